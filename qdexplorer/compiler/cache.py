@@ -1,0 +1,172 @@
+"""PtxCache: compiled task output (PTX or host object) in memory and on disk.
+
+The key is the sha256 of the task module's LLVM text plus everything else that changes the
+output, so an unchanged task is a hit after an edit elsewhere. Disk entries are namespaced by
+`sm_XX` (PTX/SASS for one arch is not portable), written to a temp file then `os.replace`d
+(several app instances may share the folder), and carry a checksum: a truncated or corrupted
+entry is detected, dropped and rebuilt.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from .stages import CompileRequest
+
+MAGIC = b"QDXC1 "
+_file_ids: dict = {}
+
+
+def _file_identity(path: str | None) -> str:
+    """sha256 of a file (libdevice), memoised on (path, size, mtime)."""
+    if not path:
+        return "none"
+    try:
+        st = os.stat(path)
+    except OSError:
+        return f"missing:{path}"
+    k = (path, st.st_size, st.st_mtime_ns)
+    if k not in _file_ids:
+        with open(path, "rb") as fh:
+            _file_ids[k] = hashlib.sha256(fh.read()).hexdigest()[:16]
+    return _file_ids[k]
+
+
+def toolchain_identity() -> str:
+    import llvmlite
+    from ..codegen.task_module import CODEGEN_VERSION
+    from .. import __version__
+    return f"llvmlite={llvmlite.__version__};codegen={CODEGEN_VERSION};qdexplorer={__version__}"
+
+
+def cache_key(req: CompileRequest) -> str:
+    h = hashlib.sha256()
+    for part in ("\x00".join(req.texts), req.target, req.arch, req.ptx_isa, str(req.opt_level),
+                 str(req.fast_math), ",".join(req.entries),
+                 _file_identity(req.libdevice) if any("__nv_" in t for t in req.texts) else "-",
+                 toolchain_identity()):
+        h.update(part.encode())
+        h.update(b"\x1f")
+    return h.hexdigest()
+
+
+def default_cache_dir() -> Path:
+    env = os.environ.get("QDEXPLORER_CACHE_DIR")
+    if env:
+        return Path(env)
+    import platformdirs
+    return Path(platformdirs.user_cache_dir("qdexplorer")) / "ptx"
+
+
+def offline_cache_default() -> bool:
+    return os.environ.get("QDEXPLORER_OFFLINE_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+@dataclass
+class CacheStats:
+    memory: int = 0
+    disk: int = 0
+    miss: int = 0
+    corrupt: int = 0
+    writes: int = 0
+
+
+class PtxCache:
+    """Two tiers: memory (this process) and disk (`<folder>/<sm_XX|host>/<ab>/<key>`).
+
+    `offline=False` means memory only: nothing under the folder is read or written.
+    """
+
+    def __init__(self, folder: str | Path | None = None, offline: bool | None = None, enabled: bool = True):
+        self.enabled = enabled
+        self.offline = offline_cache_default() if offline is None else offline
+        self.folder = Path(folder) if folder is not None else default_cache_dir()
+        self.mem: dict[str, bytes] = {}
+        self.stats = CacheStats()
+        self.warning: str | None = None
+        self._lock = threading.Lock()
+        if self.offline and self.enabled:
+            self._check_writable()
+
+    def _check_writable(self):
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, probe = tempfile.mkstemp(dir=self.folder, prefix=".probe-")
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as e:
+            self.warning = f"cache folder {self.folder} is not writable ({e.strerror or e}); using a memory-only cache"
+            warnings.warn(self.warning, stacklevel=3)
+            self.offline = False
+
+    @staticmethod
+    def namespace(req: CompileRequest) -> str:
+        return req.arch if req.target == "nvptx" else "host"
+
+    def path(self, key: str, ns: str) -> Path:
+        return self.folder / ns / key[:2] / (key + (".ptx" if ns.startswith("sm_") else ".o"))
+
+    def get(self, key: str, ns: str) -> tuple[bytes | None, str]:
+        """(payload, tier) where tier is 'memory', 'disk' or 'miss'."""
+        if not self.enabled:
+            self.stats.miss += 1
+            return None, "miss"
+        with self._lock:
+            data = self.mem.get(key)
+        if data is not None:
+            self.stats.memory += 1
+            return data, "memory"
+        if self.offline:
+            data = self._read(self.path(key, ns))
+            if data is not None:
+                with self._lock:
+                    self.mem[key] = data
+                self.stats.disk += 1
+                return data, "disk"
+        self.stats.miss += 1
+        return None, "miss"
+
+    def _read(self, p: Path) -> bytes | None:
+        try:
+            raw = p.read_bytes()
+        except OSError:
+            return None
+        head, _, payload = raw.partition(b"\n")
+        if not head.startswith(MAGIC) or head[len(MAGIC):].decode(errors="replace") != hashlib.sha256(payload).hexdigest():
+            self.stats.corrupt += 1
+            try:
+                p.unlink()
+            except OSError:
+                pass
+            return None
+        return payload
+
+    def put(self, key: str, ns: str, data: bytes):
+        if not self.enabled:
+            return
+        with self._lock:
+            self.mem[key] = data
+        if not self.offline:
+            return
+        p = self.path(key, ns)
+        try:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:8]}-", suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(MAGIC + hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
+            os.replace(tmp, p)
+            self.stats.writes += 1
+        except OSError as e:
+            if self.warning is None:
+                self.warning = f"cannot write cache entry under {self.folder} ({e.strerror or e}); continuing memory-only"
+                warnings.warn(self.warning, stacklevel=2)
+            self.offline = False
+
+    def clear_memory(self):
+        with self._lock:
+            self.mem.clear()

@@ -1,0 +1,105 @@
+"""The compile pool: spawned worker processes that turn module text into PTX / objects.
+
+LLVM can abort a process on bad input, so a crash must cost one task, not the app: when the
+pool breaks, the unfinished requests are retried one by one in throwaway subprocesses whose
+stderr (LLVM's own message) becomes the task's error.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+import subprocess
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from .stages import CompileRequest, CompileResult, compile_module
+
+_ISOLATED = ("import pickle, sys; from qdexplorer.compiler.stages import compile_module; "
+             "r = compile_module(pickle.load(sys.stdin.buffer)); sys.stdout.buffer.write(pickle.dumps(r))")
+
+
+class InlineCompiler:
+    """Compiles in this process: for scripts and quick tests, like Quadrants does."""
+    name = "inline"
+
+    def compile(self, reqs: list[CompileRequest]) -> list[CompileResult]:
+        return [compile_module(r) for r in reqs]
+
+    def close(self):
+        pass
+
+
+class CompilePool:
+    """Up to `workers` spawned processes (all cores by default), started on first use."""
+    name = "pool"
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or os.cpu_count() or 1
+        self._ex: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._ex is None:
+            self._ex = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"))
+        return self._ex
+
+    def warm(self):
+        """Start every worker now (so a first compile does not pay the spawn)."""
+        ex = self._executor()
+        list(ex.map(_warm_sleep, range(self.workers)))
+
+    def compile(self, reqs: list[CompileRequest]) -> list[CompileResult]:
+        if not reqs:
+            return []
+        ex = self._executor()
+        futures = [ex.submit(compile_module, r) for r in reqs]
+        out: list[CompileResult | None] = []
+        broken = False
+        for f in futures:
+            try:
+                out.append(f.result())
+            except BrokenProcessPool:
+                out.append(None)
+                broken = True
+        if broken:
+            self._ex.shutdown(wait=False, cancel_futures=True)
+            self._ex = None
+            out = [r if r is not None else compile_isolated(q) for r, q in zip(out, reqs)]
+        return out  # type: ignore[return-value]
+
+    def close(self):
+        if self._ex is not None:
+            self._ex.shutdown(wait=True, cancel_futures=True)
+            self._ex = None
+
+
+def _warm_sleep(_):
+    import time
+    from .stages import _llvm
+    _llvm()
+    time.sleep(0.05)  # keep each worker busy long enough that every worker gets one
+    return os.getpid()
+
+
+def compile_isolated(req: CompileRequest, timeout: float = 600) -> CompileResult:
+    """Compile one request in a throwaway subprocess; an LLVM abort becomes an error result."""
+    try:
+        p = subprocess.run([sys.executable, "-c", _ISOLATED], input=pickle.dumps(req), capture_output=True,
+                           timeout=timeout, env=_child_env())
+    except subprocess.TimeoutExpired:
+        return CompileResult(req.task, req.target, ok=False, error=f"compile timed out after {timeout:.0f} s")
+    if p.returncode == 0 and p.stdout:
+        return pickle.loads(p.stdout)
+    err = p.stderr.decode(errors="replace").strip().splitlines()
+    msg = next((ln for ln in err if "LLVM ERROR" in ln), err[-1] if err else f"exit code {p.returncode}")
+    return CompileResult(req.task, req.target, ok=False,
+                         error=f"LLVM aborted while compiling this task (exit {p.returncode}): {msg}",
+                         log=err[-20:])
+
+
+def _child_env():
+    env = dict(os.environ)
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
+    return env

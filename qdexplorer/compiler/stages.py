@@ -1,0 +1,137 @@
+"""Module text → PTX (nvptx) or an object file (host). Runs inside compile-pool workers.
+
+LLVM aborts the whole process on some inputs ("LLVM ERROR: Cannot select"), which is why
+these functions are only ever called in a spawned worker (or a throwaway subprocess), never
+in the app process. Inputs and outputs are plain picklable dataclasses.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+DEFAULT_ARCH = "sm_90"
+DEFAULT_PTX_ISA = "ptx85"
+
+
+@dataclass(frozen=True)
+class CompileRequest:
+    task: str                      # task name (or kernel name in whole-module mode)
+    target: str                    # 'nvptx' | 'host'
+    texts: tuple[str, ...]         # one module text per task (several only in whole-module mode)
+    entries: tuple[str, ...]       # entry points to keep visible
+    arch: str = DEFAULT_ARCH
+    ptx_isa: str = DEFAULT_PTX_ISA
+    opt_level: int = 3
+    libdevice: str | None = None   # linked when a module calls __nv_* functions
+    fast_math: bool = False
+
+
+@dataclass
+class CompileResult:
+    task: str
+    target: str
+    ok: bool
+    output: bytes = b""            # PTX text (utf-8, no NUL) or host object file
+    error: str = ""
+    log: list[str] = field(default_factory=list)
+    seconds: dict = field(default_factory=dict)  # stage → seconds (parse, link, opt, emit)
+
+    @property
+    def ptx(self) -> str:
+        return self.output.decode() if self.target == "nvptx" else ""
+
+
+_llvm_ready = False
+_libdevice_bc: dict = {}
+
+
+def _llvm():
+    global _llvm_ready
+    from llvmlite import binding as llvm
+    if not _llvm_ready:
+        llvm.initialize_all_targets()
+        llvm.initialize_all_asmprinters()
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        _llvm_ready = True
+    return llvm
+
+
+def host_target_machine(opt_level=3):
+    llvm = _llvm()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
+                                        opt=opt_level, reloc="pic", codemodel="default")
+
+
+def compile_module(req: CompileRequest) -> CompileResult:
+    """Parse, link (libdevice, other task modules), internalise helpers, optimise, emit."""
+    llvm = _llvm()
+    res = CompileResult(req.task, req.target, ok=False)
+    t = time.perf_counter()
+    try:
+        mods = [llvm.parse_assembly(text) for text in req.texts]
+        mod = mods[0]
+        for other in mods[1:]:
+            mod.link_in(other)
+        res.seconds["parse"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if req.target == "nvptx":
+            tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
+                cpu=req.arch, features=f"+{req.ptx_isa}", opt=req.opt_level)
+            if any(f.name.startswith("__nv_") and f.is_declaration for f in mod.functions):
+                if not req.libdevice:
+                    raise RuntimeError("this module calls libdevice (__nv_*) but no libdevice path was given")
+                mod.link_in(_libdevice(llvm, req.libdevice), preserve=True)
+                res.log.append(f"linked libdevice: {req.libdevice}")
+        else:
+            tm = host_target_machine(req.opt_level)
+            mod.triple = llvm.get_process_triple()
+        mod.data_layout = str(tm.target_data)
+        keep = set(req.entries)
+        for f in mod.functions:
+            if not f.is_declaration and f.name not in keep:
+                f.linkage = "internal"
+        for g in mod.global_variables:
+            if not g.is_declaration:
+                g.linkage = "internal"
+        mod.verify()
+        res.seconds["link"] = time.perf_counter() - t
+        t = time.perf_counter()
+        pto = llvm.create_pipeline_tuning_options(speed_level=req.opt_level)
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+        res.seconds["opt"] = time.perf_counter() - t
+        t = time.perf_counter()
+        if req.target == "nvptx":
+            res.output = tm.emit_assembly(mod).replace("\x00", "").encode()
+        else:
+            res.output = tm.emit_object(mod)
+        res.seconds["emit"] = time.perf_counter() - t
+        res.ok = True
+    except Exception as e:  # noqa: BLE001 - LLVM reports verifier/parse problems as RuntimeError
+        res.error = f"{type(e).__name__}: {e}".strip()
+    return res
+
+
+def _libdevice(llvm, path):
+    mod = _libdevice_bc.get(path)
+    if mod is None:
+        with open(path, "rb") as fh:
+            mod = llvm.parse_bitcode(fh.read())
+        mod.triple = "nvptx64-nvidia-cuda"
+        _libdevice_bc[path] = mod
+    return mod
+
+
+def optimised_ir(text: str, target: str, arch: str = DEFAULT_ARCH) -> str:
+    """The module after optimisation, for viewing (not used on the launch path)."""
+    llvm = _llvm()
+    mod = llvm.parse_assembly(text)
+    if target == "nvptx":
+        tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(cpu=arch, opt=3)
+    else:
+        tm = host_target_machine()
+    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
+    pb.getModulePassManager().run(mod, pb)
+    return str(mod)

@@ -1,0 +1,96 @@
+"""Python-side objects that kernels call (`qd.sin`, `qd.atomic_add`, `qd.simt.block.sync`...).
+
+Inside a kernel the frontend recognises these objects by identity, so any alias a user makes
+(`from qdexplorer.lang import sin as s`) still works. Called from plain Python they behave like
+the NumPy equivalent where that makes sense, so helper code can be shared.
+"""
+from __future__ import annotations
+
+import builtins as _b
+import math as _m
+
+
+class Intrinsic:
+    def __init__(self, name: str, kind: str, pyfunc=None, nargs: int | None = None):
+        self.name, self.kind, self._py, self.nargs = name, kind, pyfunc, nargs
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        if self._py is None:
+            raise RuntimeError(f"qd.{self.name}() can only be called inside a @qd.kernel or @qd.func")
+        return self._py(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<qd intrinsic {self.name}>"
+
+
+def _math(name, py, nargs=1):
+    return Intrinsic(name, "math", py, nargs)
+
+
+# math: names as in Quadrants' qd.math (and their top-level aliases)
+sqrt = _math("sqrt", _m.sqrt)
+rsqrt = _math("rsqrt", lambda x: 1.0 / _m.sqrt(x))
+sin = _math("sin", _m.sin)
+cos = _math("cos", _m.cos)
+tan = _math("tan", _m.tan)
+asin = _math("asin", _m.asin)
+acos = _math("acos", _m.acos)
+atan = _math("atan", _m.atan)
+atan2 = _math("atan2", _m.atan2, 2)
+exp = _math("exp", _m.exp)
+log = _math("log", _m.log)
+tanh = _math("tanh", _m.tanh)
+floor = _math("floor", _m.floor)
+ceil = _math("ceil", _m.ceil)
+round = _math("round", lambda x: _m.floor(x + 0.5))  # noqa: A001 - Quadrants' name
+pow = _math("pow", _m.pow, 2)  # noqa: A001
+MATH = {f.name: f for f in (sqrt, rsqrt, sin, cos, tan, asin, acos, atan, atan2, exp, log, tanh,
+                            floor, ceil, round, pow)}
+
+# builtins-like helpers
+min = Intrinsic("min", "minmax", _b.min)  # noqa: A001
+max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
+abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
+
+cast = Intrinsic("cast", "cast", lambda x, dtype: x)
+static = Intrinsic("static", "static", lambda x, *a: x)
+
+# atomics: return the old value, as in Quadrants
+atomic_add = Intrinsic("atomic_add", "atomic")
+atomic_sub = Intrinsic("atomic_sub", "atomic")
+atomic_min = Intrinsic("atomic_min", "atomic")
+atomic_max = Intrinsic("atomic_max", "atomic")
+
+
+def loop_config(block_dim=None, serialize=False, name=None, **unused):
+    """Configure the next top-level loop; a no-op outside kernels (Quadrants' signature)."""
+
+
+class ndrange:
+    """`for i, j in qd.ndrange(n, (a, b))`: one flattened parallel task; iterable in Python too."""
+
+    def __init__(self, *dims):
+        self.dims = [(0, d) if isinstance(d, int) else tuple(d) for d in dims]
+
+    def __iter__(self):
+        import itertools
+        return iter(itertools.product(*[range(a, b) for a, b in self.dims]))
+
+
+class _Block:
+    sync = Intrinsic("sync", "barrier")
+    mem_sync = Intrinsic("mem_sync", "barrier")
+    thread_idx = Intrinsic("thread_idx", "simt")
+    block_idx = Intrinsic("block_idx", "simt")
+    block_dim = Intrinsic("block_dim", "simt")
+    grid_dim = Intrinsic("grid_dim", "simt")
+    global_thread_idx = Intrinsic("global_thread_idx", "simt")
+    SharedArray = Intrinsic("SharedArray", "shared")
+
+
+class _Simt:
+    block = _Block()
+
+
+simt = _Simt()

@@ -1,0 +1,213 @@
+"""`@qd.kernel`, `@qd.func` and `@qd.workload`: the objects a project file defines.
+
+A Kernel lowers lazily (on first call or when the engine asks for its tasks) and caches its
+tasks per argument specialisation, so a kernel with `ndarray()` of unspecified dtype still
+works, as in Quadrants.
+"""
+from __future__ import annotations
+
+import inspect
+import typing
+
+import numpy as np
+
+from . import ir
+from .errors import QdCompileError
+from .types import DType, NdarrayType, as_dtype, from_numpy
+
+
+def _annotations(fn) -> dict:
+    try:
+        return typing.get_type_hints(fn)
+    except Exception:  # noqa: BLE001 - fall back to raw (possibly string) annotations
+        return dict(getattr(fn, "__annotations__", {}))
+
+
+class Func:
+    """A device function, inlined at every call site."""
+
+    def __init__(self, fn):
+        self.fn, self.name = fn, fn.__name__
+        self._source = None
+        self.__wrapped__ = fn
+        self.__doc__ = fn.__doc__
+
+    @property
+    def source(self):
+        if self._source is None:
+            from .frontend import SourceInfo
+            self._source = SourceInfo(self.fn)
+        return self._source
+
+    @property
+    def annotations(self) -> dict:
+        return _annotations(self.fn)
+
+    def __call__(self, *args, **kwargs):
+        return self.fn(*args, **kwargs)
+
+
+class Kernel:
+    """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
+
+    def __init__(self, fn):
+        self.fn, self.name = fn, fn.__name__
+        self.__wrapped__ = fn
+        self.__doc__ = fn.__doc__
+        self._source = None
+        self._tasks: dict = {}
+        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        try:
+            self.line = inspect.getsourcelines(fn)[1]
+        except OSError:
+            self.line = 0
+        self.arg_names = list(inspect.signature(fn).parameters)
+
+    def __repr__(self) -> str:
+        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    @property
+    def source(self):
+        if self._source is None:
+            from .frontend import SourceInfo
+            self._source = SourceInfo(self.fn)
+        return self._source
+
+    def arg_types(self) -> dict:
+        hints = _annotations(self.fn)
+        out = {}
+        for name in self.arg_names:
+            ann = hints.get(name)
+            if isinstance(ann, NdarrayType):
+                out[name] = ann
+            elif as_dtype(ann) is not None:
+                out[name] = as_dtype(ann)
+            else:
+                raise QdCompileError(
+                    f"argument '{name}' of kernel '{self.name}' needs a type annotation "
+                    f"(qd.types.ndarray(dtype=..., ndim=...) or a scalar type like qd.f32)",
+                    self.file, self.line)
+        return out
+
+    def spec_for(self, args: tuple | None = None) -> tuple:
+        """The specialisation key: (name, dtype, ndim) per argument, filled from `args` if given."""
+        spec = []
+        types = self.arg_types()
+        for i, name in enumerate(self.arg_names):
+            t = types[name]
+            if isinstance(t, NdarrayType):
+                dt, nd = t.dtype, t.ndim
+                if args is not None:
+                    a = args[i]
+                    if not isinstance(a, np.ndarray):
+                        raise TypeError(f"{self.name}(): argument '{name}' must be a NumPy array, "
+                                        f"got {type(a).__name__}")
+                    adt = from_numpy(a.dtype)
+                    if dt is not None and adt != dt:
+                        raise TypeError(f"{self.name}(): argument '{name}' must have dtype "
+                                        f"{dt.numpy}, got {a.dtype}")
+                    if nd is not None and a.ndim != nd:
+                        raise TypeError(f"{self.name}(): argument '{name}' must have {nd} dimension(s), "
+                                        f"got {a.ndim}")
+                    dt, nd = adt, a.ndim
+                if dt is None or nd is None:
+                    raise QdCompileError(
+                        f"ndarray argument '{name}' of kernel '{self.name}' has no dtype/ndim: give them in "
+                        f"the annotation or call the kernel (or a workload) with arrays",
+                        self.file, self.line)
+                spec.append((name, "array", dt, nd))
+            else:
+                spec.append((name, "scalar", t, 0))
+        return tuple(spec)
+
+    def arg_values(self, spec: tuple | None = None) -> dict:
+        spec = spec or self._current_spec or self.spec_for()
+        out = {}
+        for name, kind, dt, nd in spec:
+            out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
+        return out
+
+    _current_spec = None
+
+    def tasks(self, spec: tuple | None = None) -> list[ir.Task]:
+        spec = spec or self.spec_for()
+        if spec not in self._tasks:
+            from .frontend import lower_kernel
+            self._current_spec = spec
+            try:
+                self._tasks[spec] = lower_kernel(self)
+            finally:
+                self._current_spec = None
+        return self._tasks[spec]
+
+    def invalidate(self):
+        self._tasks.clear()
+        self._source = None
+
+    def bind(self, *args, **kwargs) -> dict:
+        """Match call arguments to parameter names, with clear errors for missing/extra ones."""
+        try:
+            ba = inspect.signature(self.fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.name}(): {e}") from None
+        return dict(ba.arguments)
+
+    def __call__(self, *args, **kwargs):
+        from . import runtime_api
+        return runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+
+
+class Workload:
+    """Inputs for one kernel (built from a seeded Generator) and an optional NumPy check."""
+
+    def __init__(self, kernel: Kernel, fn, check=None, name: str | None = None, repeat: int = 1):
+        if not isinstance(kernel, Kernel):
+            raise TypeError(f"@qd.workload's first argument must be a @qd.kernel, got {kernel!r}")
+        self.kernel, self.fn, self.check = kernel, fn, check
+        self.name = name or fn.__name__
+        self.file = inspect.getsourcefile(fn) or "<unknown>"
+        self.__wrapped__ = fn
+
+    def __repr__(self) -> str:
+        return f"<qd.workload {self.name} for {self.kernel.name}>"
+
+    def make_args(self, seed: int = 0) -> dict:
+        rng = np.random.default_rng(seed)
+        made = self.fn(rng)
+        if isinstance(made, dict):
+            args = self.kernel.bind(**made)
+        elif isinstance(made, (tuple, list)):
+            args = self.kernel.bind(*made)
+        else:
+            raise TypeError(f"workload '{self.name}' must return a dict or tuple of kernel arguments, "
+                            f"got {type(made).__name__}")
+        return args
+
+    def run_check(self, before: dict, after: dict) -> str | None:
+        """None when the outputs are right; otherwise the reason, in one message."""
+        if self.check is None:
+            return None
+        try:
+            res = self.check(before, after)
+        except AssertionError as e:
+            return str(e).strip() or "assertion failed"
+        if res is False:
+            return "check returned False"
+        return None
+
+
+def kernel(fn) -> Kernel:
+    return Kernel(fn)
+
+
+def func(fn) -> Func:
+    return Func(fn)
+
+
+def workload(kernel_obj: Kernel, check=None, name: str | None = None):
+    def deco(fn):
+        return Workload(kernel_obj, fn, check=check, name=name)
+    return deco
+
+
+__all__ = ["Kernel", "Func", "Workload", "kernel", "func", "workload", "DType"]

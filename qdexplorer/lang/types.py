@@ -1,0 +1,129 @@
+"""Scalar dtypes and the ndarray argument type of the kernel language.
+
+Dtypes are plain frozen dataclasses so Task IR stays picklable and hashable: the compile pool
+and the device worker receive it across process boundaries.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    kind: str  # 'f' float, 'i' signed int, 'u' unsigned int, 'b' boolean (comparison results)
+    bits: int
+
+    def __repr__(self) -> str:
+        return f"qd.{self.name}"
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "f"
+
+    @property
+    def is_int(self) -> bool:
+        return self.kind in "iu"
+
+    @property
+    def numpy(self) -> np.dtype:
+        return np.dtype(_NUMPY[self.name])
+
+    @property
+    def nbytes(self) -> int:
+        return max(1, self.bits // 8)
+
+
+f32 = DType("f32", "f", 32)
+f64 = DType("f64", "f", 64)
+i32 = DType("i32", "i", 32)
+i64 = DType("i64", "i", 64)
+u32 = DType("u32", "u", 32)
+u1 = DType("u1", "b", 1)
+float32, float64, int32, int64, uint32 = f32, f64, i32, i64, u32
+
+_NUMPY = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "u32": "uint32", "u1": "bool"}
+ALL = {d.name: d for d in (f32, f64, i32, i64, u32)}
+_FROM_NUMPY = {np.dtype(_NUMPY[n]): d for n, d in ALL.items()}
+
+
+def from_numpy(dt) -> DType:
+    try:
+        return _FROM_NUMPY[np.dtype(dt)]
+    except KeyError:
+        raise TypeError(f"numpy dtype {np.dtype(dt)} has no kernel-language equivalent "
+                        f"(supported: {', '.join(ALL)})") from None
+
+
+def as_dtype(x) -> DType | None:
+    """Map an annotation (`qd.f32`, `float`, `int`) to a DType; None if it is not a scalar type."""
+    if isinstance(x, DType):
+        return x
+    if x is float:
+        return f32
+    if x is int:
+        return i32
+    if x is bool:
+        return i32
+    return None
+
+
+def promote(a: DType, b: DType) -> DType:
+    """Binary-op result type, following Quadrants: float wins over int, wider wins, signed wins ties."""
+    if a == b:
+        return a
+    if a.kind == "b":
+        return b if b.kind != "b" else i32
+    if b.kind == "b":
+        return a
+    if a.is_float or b.is_float:
+        if a.is_float and b.is_float:
+            return a if a.bits >= b.bits else b
+        return a if a.is_float else b
+    if a.bits != b.bits:
+        return a if a.bits > b.bits else b
+    return a if a.kind == "i" else b
+
+
+@dataclass(frozen=True)
+class NdarrayType:
+    """`qd.types.ndarray(dtype=qd.f32, ndim=1)`: a kernel argument bound to a NumPy array."""
+    dtype: DType | None = None
+    ndim: int | None = None
+
+    def __repr__(self) -> str:
+        return f"ndarray(dtype={self.dtype!r}, ndim={self.ndim})"
+
+
+def ndarray(dtype=None, ndim=None) -> NdarrayType:
+    if dtype is not None and as_dtype(dtype) is None:
+        raise TypeError(f"ndarray dtype must be a qd scalar type, got {dtype!r}")
+    if ndim is not None and not (1 <= int(ndim) <= 3):
+        raise TypeError(f"ndarray ndim must be 1, 2 or 3, got {ndim}")
+    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim)
+
+
+class _NDArrayAlias:
+    """`qd.types.NDArray[qd.f32, 2]`, the subscript spelling of `ndarray(...)`."""
+
+    def __getitem__(self, item):
+        if not isinstance(item, tuple):
+            item = (item,)
+        return ndarray(*item)
+
+    def __call__(self, dtype=None, ndim=None):
+        return ndarray(dtype, ndim)
+
+
+NDArray = _NDArrayAlias()
+
+
+class _TypesNamespace:
+    ndarray = staticmethod(ndarray)
+    NDArray = NDArray
+    f32, f64, i32, i64, u32 = f32, f64, i32, i64, u32
+
+
+types = _TypesNamespace()

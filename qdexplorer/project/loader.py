@@ -1,0 +1,156 @@
+"""Load a kernel project: a folder of `*.py` kernel files and an optional `qdexplorer.toml`.
+
+Files are imported as real modules (so inspect/linecache see their source and errors carry
+real file:line), each under a name derived from the project path so two projects never clash.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import sys
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..lang.errors import QdError
+from ..lang.kernel import Kernel, Workload
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib  # type: ignore[no-redef]
+
+
+class ProjectError(QdError):
+    """A project that cannot be opened: missing folder, bad manifest, file that fails to import."""
+
+
+@dataclass
+class ProjectConfig:
+    name: str
+    files: list[str] | None = None
+    arch: str | None = None           # default sm_XX for PTX (else: detected GPU, else sm_90)
+    backend: str | None = None        # default backend for `run`
+    block_dim: int | None = None      # default block_dim for range_for tasks without loop_config
+    offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
+    cache_dir: str | None = None
+
+
+@dataclass
+class Project:
+    path: Path
+    config: ProjectConfig
+    kernels: dict[str, Kernel] = field(default_factory=dict)
+    workloads: dict[str, Workload] = field(default_factory=dict)
+    files: list[Path] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.config.name
+
+    def workload(self, name: str) -> Workload:
+        try:
+            return self.workloads[name]
+        except KeyError:
+            known = ", ".join(sorted(self.workloads)) or "none"
+            raise ProjectError(f"no workload named '{name}' in project {self.path} (known: {known})") from None
+
+    def workloads_for(self, kernel: str) -> list[Workload]:
+        return [w for w in self.workloads.values() if w.kernel.name == kernel]
+
+
+def bundled_demo() -> Path:
+    return Path(__file__).resolve().parent.parent / "resources" / "demo"
+
+
+def read_config(path: Path) -> ProjectConfig:
+    cfg = ProjectConfig(name=path.name)
+    mf = path / "qdexplorer.toml"
+    if not mf.is_file():
+        return cfg
+    try:
+        data = tomllib.loads(mf.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ProjectError(f"{mf}: invalid TOML: {e}") from None
+    section = data.get("project", data)
+    known = {"name", "files", "arch", "backend", "block_dim", "offline_cache", "cache_dir"}
+    unknown = set(section) - known - {"project"}
+    if unknown:
+        raise ProjectError(f"{mf}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
+    for k in known:
+        if k in section:
+            setattr(cfg, k, section[k])
+    if cfg.arch is not None and not (isinstance(cfg.arch, str) and cfg.arch.startswith("sm_")):
+        raise ProjectError(f"{mf}: arch must look like 'sm_90', got {cfg.arch!r}")
+    if cfg.backend not in (None, "cpu", "cuda"):
+        raise ProjectError(f"{mf}: backend must be 'cpu' or 'cuda', got {cfg.backend!r}")
+    return cfg
+
+
+_cache: dict = {}
+
+
+def load_project(path: str | Path | None = None, reload: bool = False) -> Project:
+    path = Path(path) if path is not None else bundled_demo()
+    path = path.resolve()
+    if not path.exists():
+        raise ProjectError(f"project folder not found: {path}")
+    if path.is_file():
+        files = [path]
+        cfg = ProjectConfig(name=path.stem)
+        root = path.parent
+    else:
+        cfg = read_config(path)
+        root = path
+        files = [root / f for f in cfg.files] if cfg.files else sorted(
+            p for p in root.glob("*.py") if not p.name.startswith(("_", "test_")))
+        missing = [f for f in files if not f.is_file()]
+        if missing:
+            raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file not found: {missing[0]}")
+    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    key = str(path)
+    if not reload and key in _cache and _cache[key][0] == stamp:
+        return _cache[key][1]
+    proj = Project(path=root if path.is_dir() else path, config=cfg, files=files)
+    for f in files:
+        mod = _import_file(f, root)
+        for obj in vars(mod).values():
+            if isinstance(obj, Kernel) and obj.file == str(f):
+                proj.kernels.setdefault(obj.name, obj)
+            elif isinstance(obj, Workload):
+                if obj.name in proj.workloads and proj.workloads[obj.name] is not obj:
+                    raise ProjectError(f"{f}: workload name '{obj.name}' is defined twice in the project")
+                proj.workloads[obj.name] = obj
+    if not proj.kernels:
+        raise ProjectError(f"no @qd.kernel found in {path}")
+    _cache[key] = (stamp, proj)
+    return proj
+
+
+def _import_file(f: Path, root: Path):
+    digest = hashlib.sha1(str(f).encode()).hexdigest()[:10]
+    name = f"qdx_project_{digest}_{f.stem}"
+    spec = importlib.util.spec_from_file_location(name, f)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[name] = mod
+    added = str(root) not in sys.path
+    if added:
+        sys.path.insert(0, str(root))
+    try:
+        spec.loader.exec_module(mod)
+    except SyntaxError as e:
+        sys.modules.pop(name, None)
+        raise ProjectError(f"{e.filename or f}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+    except QdError:
+        sys.modules.pop(name, None)
+        raise
+    except Exception as e:  # noqa: BLE001 - show the user's frame, not ours
+        sys.modules.pop(name, None)
+        tb = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == str(f)]
+        where = f"{f}:{tb[-1].lineno}" if tb else str(f)
+        raise ProjectError(f"{where}: error while importing: {type(e).__name__}: {e}") from None
+    finally:
+        if added and str(root) in sys.path:
+            sys.path.remove(str(root))
+    return mod

@@ -1,0 +1,115 @@
+"""CPU backend: host JIT of each task's object file, launched over its range in parallel chunks.
+
+Each task gets its own MCJIT engine so that replacing one task's code never touches another's.
+ctypes releases the GIL during the call, so threads over chunks give real parallelism.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .launch import LaunchSpec, LaunchTiming
+
+_CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
+           "f32": ctypes.c_float, "f64": ctypes.c_double}
+_lock = threading.Lock()
+
+
+class CpuBackend:
+    name = "cpu"
+
+    def __init__(self, threads: int | None = None):
+        from ..compiler.stages import _llvm
+        self.llvm = _llvm()
+        libm = ctypes.util.find_library("m")
+        if libm:
+            self.llvm.load_library_permanently(libm)
+        self.threads = threads or os.cpu_count() or 1
+        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="qd-cpu") if self.threads > 1 else None
+        self.modules: dict[str, tuple] = {}  # task -> (engine, cfunc, spec, code hash)
+
+    def close(self):
+        if self.pool:
+            self.pool.shutdown(wait=False)
+        self.modules.clear()
+
+    def load(self, spec: LaunchSpec, obj: bytes, tag: str = "", unit: str = ""):
+        """Load (or replace) one task's object file and resolve its entry point."""
+        if spec.uses_block_features:
+            raise RuntimeError(f"task {spec.task} uses qd.simt.block features, which the CPU backend "
+                               f"cannot run; use --backend cuda")
+        llvm = self.llvm
+        with _lock:
+            target = llvm.Target.from_default_triple()
+            tm = target.create_target_machine()
+            engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
+            engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            engine.finalize_object()
+            addr = engine.get_function_address(spec.task)
+        if not addr:
+            raise RuntimeError(f"entry point {spec.task} not found in its object file")
+        proto = ctypes.CFUNCTYPE(None, *[_CTYPES[t] for _, t in spec.abi])
+        self.modules[spec.task] = (engine, proto(addr), spec, tag)
+
+    def unload(self, task: str):
+        self.modules.pop(task, None)
+
+    def loaded(self, task: str) -> bool:
+        return task in self.modules
+
+    def prepare(self, args: dict) -> dict:
+        return host_arrays(args)
+
+    def fetch(self, prepared: dict, into: dict):
+        pass  # the kernel ran in place on the caller's arrays
+
+    def release(self, prepared: dict):
+        pass
+
+    def call_args(self, spec: LaunchSpec, args: dict) -> list:
+        out = []
+        for p in spec.params:
+            v = args[p.name]
+            if p.kind == "array":
+                out.append(ctypes.c_void_p(v.ctypes.data))
+                out.extend(ctypes.c_int32(int(s)) for s in v.shape)
+            else:
+                out.append(_CTYPES[p.dtype.name](v))
+        return out
+
+    def launch(self, task: str, args: dict) -> LaunchTiming:
+        _, fn, spec, _ = self.modules[task]
+        cargs = self.call_args(spec, args)
+        t0 = time.perf_counter()
+        if spec.type == "serial":
+            fn(*cargs)
+            grid = 1
+        else:
+            n = spec.trip_count(args)
+            chunks = 1 if (spec.serialize or self.pool is None or n < 4096) else self.threads * 4
+            step = -(-n // chunks) if n else 0
+            bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)] if n else []
+            if len(bounds) <= 1:
+                for lo, hi in bounds:
+                    fn(*cargs, lo, hi)
+            else:
+                list(self.pool.map(lambda b: fn(*cargs, b[0], b[1]), bounds))
+            grid = len(bounds)
+        ms = (time.perf_counter() - t0) * 1e3
+        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1)
+
+
+def host_arrays(args: dict) -> dict:
+    """Arguments as the CPU backend wants them: C-contiguous NumPy arrays and Python scalars."""
+    out = {}
+    for k, v in args.items():
+        if isinstance(v, np.ndarray) and not v.flags.c_contiguous:
+            raise ValueError(f"argument '{k}' must be a C-contiguous array (use np.ascontiguousarray)")
+        out[k] = v
+    return out
