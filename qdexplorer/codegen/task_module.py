@@ -430,9 +430,7 @@ class _Emitter:
         b, f32t = self.b, L.FloatType()
 
         def call(name, *a):
-            c = b.call(self.intrinsic(name, f32t, [f32t] * len(a)), list(a))
-            c.fastmath = ("afn",) if hasattr(c, "fastmath") else None
-            return c
+            return b.call(self.intrinsic(name, f32t, [f32t] * len(a)), list(a), fastmath=("afn",))
 
         def exp(x):
             return call("llvm.exp2.f32", b.fmul(x, f32t(1.4426950408889634)))

@@ -164,7 +164,7 @@ class LocalDevice:
                     tm.repeat, tm.workload = rep, workload
                     res.timings.append(tm)
                 if rep == 0:
-                    self.backend.fetch(prepared, args)
+                    self.backend.fetch(prepared, args)  # waits for the launches: a fault surfaces here
                     try:
                         res.check_error = wl.run_check(before, args)
                     except Exception:  # noqa: BLE001 - a broken check is the user's bug; show where

@@ -1,0 +1,225 @@
+"""CUDA backend: one CUmodule per task (driver JIT of PTX, no toolkit), timed launches.
+
+Launch configuration follows Quadrants: block_dim from `qd.loop_config` or 128; a range task
+gets min(ceil(n / block), saturating grid) blocks, where the saturating grid is
+SM count × max resident blocks per SM × 2, and the task itself grid-strides; serial tasks 1×1.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+from cuda.bindings import driver as cu
+
+from ..device import DeviceFault
+from ..launch import LaunchSpec, LaunchTiming
+from .composite import CompositeModule
+from .driver import CudaError, check
+
+DEFAULT_BLOCK = 128
+_CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
+       "f64": ctypes.c_double}
+LOG_SIZE = 1 << 16
+
+
+class CudaBackend:
+    name = "cuda"
+
+    def __init__(self, device: int = 0):
+        check("cuInit", cu.cuInit(0))
+        self.dev = check("cuDeviceGet", cu.cuDeviceGet(device))
+        self.ctx = check("cuDevicePrimaryCtxRetain", cu.cuDevicePrimaryCtxRetain(self.dev))
+        check("cuCtxSetCurrent", cu.cuCtxSetCurrent(self.ctx))
+        A = cu.CUdevice_attribute
+        attr = lambda a: check("cuDeviceGetAttribute", cu.cuDeviceGetAttribute(a, self.dev))  # noqa: E731
+        self.sm_count = attr(A.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        self.max_blocks_per_sm = attr(A.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)
+        self.max_threads_per_sm = attr(A.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
+        self.cc = (attr(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                   attr(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        self.saturating_grid = self.sm_count * self.max_blocks_per_sm * 2
+        self.stream = check("cuStreamCreate", cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING))
+        self.composite = CompositeModule()
+        self.specs: dict[str, LaunchSpec] = {}
+        self.units: dict[str, tuple[str, str]] = {}   # unit -> (tag, ptx hash) of what is loaded
+        self.task_unit: dict[str, str] = {}
+        self.logs: dict[str, str] = {}
+        self._events: list = []
+        self._alloc: dict = {}  # (name, nbytes) -> CUdeviceptr, reused across runs
+        self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
+
+    def info(self) -> dict:
+        return {"backend": "cuda", "device": self.name_str, "arch": f"sm_{self.cc[0]}{self.cc[1]}",
+                "sm_count": self.sm_count, "max_blocks_per_sm": self.max_blocks_per_sm,
+                "saturating_grid": self.saturating_grid}
+
+    # ---- modules
+    def load(self, spec: LaunchSpec, ptx: bytes, tag: str = "", unit: str = ""):
+        unit = unit or spec.task
+        if self.units.get(unit, (None,))[0] != tag or unit not in self.composite.modules:
+            mod, log = self.load_ptx(ptx, spec.task)
+            entries = {spec.task} if unit == spec.task else _entries(ptx)
+            self.composite.replace(unit, mod, entries)
+            self.units[unit] = (tag, "")
+            self.logs[spec.task] = log
+        self.specs[spec.task] = spec
+        self.task_unit[spec.task] = unit
+        self.composite.function(spec.task)  # resolve now, so a missing entry fails at load
+
+    def load_ptx(self, ptx: bytes, task: str = ""):
+        """cuModuleLoadDataEx with the JIT info and error logs captured."""
+        data = ptx.replace(b"\x00", b"") + b"\x00"
+        info, err_log = bytearray(LOG_SIZE), bytearray(LOG_SIZE)
+        O = cu.CUjit_option
+        opts = [O.CU_JIT_INFO_LOG_BUFFER, O.CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, O.CU_JIT_ERROR_LOG_BUFFER,
+                O.CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, O.CU_JIT_LOG_VERBOSE]
+        vals = [info, LOG_SIZE, err_log, LOG_SIZE, 1]
+        err, mod = cu.cuModuleLoadDataEx(data, len(opts), opts, vals)
+        text = lambda b: bytes(b).split(b"\0")[0].decode(errors="replace").strip()  # noqa: E731
+        if err != cu.CUresult.CUDA_SUCCESS:
+            raise CudaError("cuModuleLoadDataEx", err, text(err_log) or text(info))
+        return mod, text(info)
+
+    def loaded(self, task: str) -> bool:
+        return task in self.specs and task in self.composite
+
+    def unload(self, task: str):
+        unit = self.task_unit.pop(task, None)
+        self.specs.pop(task, None)
+        if unit is not None and unit not in self.task_unit.values():
+            self.composite.remove(unit)
+            self.units.pop(unit, None)
+
+    def resources(self, task: str) -> dict:
+        f = self.composite.function(task)
+        A = cu.CUfunction_attribute
+        g = lambda a: check("cuFuncGetAttribute", cu.cuFuncGetAttribute(a, f))  # noqa: E731
+        spec = self.specs[task]
+        block = self.block_of(spec)
+        active = check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                       cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(f, block, 0))
+        return {"registers": g(A.CU_FUNC_ATTRIBUTE_NUM_REGS),
+                "static_shared_bytes": g(A.CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES),
+                "local_bytes": g(A.CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES),
+                "max_threads_per_block": g(A.CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+                "block": block, "active_blocks_per_sm": active,
+                "occupancy": round(active * block / self.max_threads_per_sm, 4),
+                "jit_log": self.logs.get(task, "")}
+
+    # ---- launch configuration
+    def block_of(self, spec: LaunchSpec) -> int:
+        if spec.type == "serial" or spec.serialize:
+            return 1
+        return spec.block_dim or DEFAULT_BLOCK
+
+    def grid_of(self, spec: LaunchSpec, n: int) -> int:
+        if spec.type == "serial" or spec.serialize:
+            return 1
+        block = self.block_of(spec)
+        return max(0, min(-(-n // block), self.saturating_grid))
+
+    # ---- arguments
+    def prepare(self, args: dict) -> dict:
+        dev = {}
+        for k, v in args.items():
+            if isinstance(v, np.ndarray):
+                if not v.flags.c_contiguous:
+                    raise ValueError(f"argument '{k}' must be a C-contiguous array")
+                key = (k, v.nbytes)
+                ptr = self._alloc.get(key)
+                if ptr is None:
+                    ptr = check("cuMemAlloc", cu.cuMemAlloc(max(1, v.nbytes)))
+                    self._alloc[key] = ptr
+                if v.nbytes:
+                    check("cuMemcpyHtoDAsync", cu.cuMemcpyHtoDAsync(ptr, v.ctypes.data, v.nbytes, self.stream))
+                dev[k] = (ptr, v.shape)
+            else:
+                dev[k] = v
+        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+        return {"args": args, "dev": dev, "params": {}, "pending": []}
+
+    def params(self, spec: LaunchSpec, prepared: dict):
+        """The kernelParams block (void*[]) for one task, built once per prepared argument set."""
+        cached = prepared["params"].get(spec.task)
+        if cached is not None:
+            return cached
+        keep = []
+        for p in spec.params:
+            v = prepared["dev"][p.name]
+            if p.kind == "array":
+                ptr, shape = v
+                keep.append(ctypes.c_uint64(int(ptr)))
+                keep.extend(ctypes.c_int32(int(s)) for s in shape)
+            else:
+                keep.append(_CT[p.dtype.name](v))
+        arr = (ctypes.c_void_p * max(1, len(keep)))(*[ctypes.addressof(x) for x in keep])
+        n = spec.trip_count(prepared["args"])
+        entry = (ctypes.addressof(arr), (arr, keep), self.grid_of(spec, n), self.block_of(spec))
+        prepared["params"][spec.task] = entry
+        return entry
+
+    def _event_pair(self):
+        if self._events:
+            return self._events.pop()
+        mk = lambda: check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DEFAULT))  # noqa: E731
+        return mk(), mk()
+
+    def launch(self, task: str, prepared: dict) -> LaunchTiming:
+        spec = self.specs[task]
+        f = self.composite.function(task)
+        addr, _, grid, block = self.params(spec, prepared)
+        timing = LaunchTiming(task, spec.kernel, "cuda", 0.0, grid, block)
+        if grid == 0:
+            return timing
+        start, end = self._event_pair()
+        check("cuEventRecord", cu.cuEventRecord(start, self.stream), task)
+        check("cuLaunchKernel", cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, self.stream, addr, 0), task)
+        check("cuEventRecord", cu.cuEventRecord(end, self.stream), task)
+        prepared["pending"].append((timing, start, end))
+        if len(prepared["pending"]) >= 256:
+            self.finish(prepared)
+        return timing
+
+    def finish(self, prepared: dict):
+        """Wait for pending launches; fill each timing from its events; pin a fault on its task."""
+        for timing, start, end in prepared["pending"]:
+            err, = cu.cuEventSynchronize(end)
+            if err != cu.CUresult.CUDA_SUCCESS:
+                prepared["pending"] = []
+                check(f"launch of {timing.task}", (err,), timing.task)
+            timing.ms = check("cuEventElapsedTime", cu.cuEventElapsedTime(start, end), timing.task)
+            self._events.append((start, end))
+        prepared["pending"] = []
+
+    def fetch(self, prepared: dict, into: dict):
+        self.finish(prepared)
+        for k, v in into.items():
+            if isinstance(v, np.ndarray) and v.nbytes:
+                ptr, _ = prepared["dev"][k]
+                check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(v.ctypes.data, ptr, v.nbytes, self.stream))
+        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+
+    def release(self, prepared: dict):
+        try:
+            self.finish(prepared)
+        except DeviceFault:
+            raise
+
+    def free_all(self):
+        for ptr in self._alloc.values():
+            cu.cuMemFree(ptr)
+        self._alloc.clear()
+
+    def close(self):
+        try:
+            cu.cuStreamSynchronize(self.stream)
+            self.composite.close()
+            self.free_all()
+            cu.cuDevicePrimaryCtxRelease(self.dev)
+        except Exception:  # noqa: BLE001 - best effort on a possibly poisoned context
+            pass
+
+
+def _entries(ptx: bytes) -> set[str]:
+    return {m.decode() for m in re.findall(rb"\.entry\s+([A-Za-z_$][\w$]*)", ptx)}
