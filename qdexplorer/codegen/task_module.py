@@ -435,8 +435,11 @@ class _Emitter:
         def exp(x):
             return call("llvm.exp2.f32", b.fmul(x, f32t(1.4426950408889634)))
 
+        def log2(x):  # llvm.log2 with afn has no NVPTX lowering; the NVVM intrinsic does
+            return b.call(self.intrinsic("llvm.nvvm.lg2.approx.f", f32t, [f32t]), [x])
+
         def log(x):
-            return b.fmul(call("llvm.log2.f32", x), f32t(0.6931471805599453))
+            return b.fmul(log2(x), f32t(0.6931471805599453))
 
         x = args[0]
         if fn == "sin":
@@ -450,7 +453,7 @@ class _Emitter:
         if fn == "log":
             return log(x)
         if fn == "pow":
-            return call("llvm.exp2.f32", b.fmul(args[1], call("llvm.log2.f32", x)))
+            return call("llvm.exp2.f32", b.fmul(args[1], log2(x)))
         if fn == "tanh":
             return b.fsub(f32t(1.0), b.fdiv(f32t(2.0), b.fadd(exp(b.fmul(x, f32t(2.0))), f32t(1.0))))
         raise AssertionError(fn)

@@ -85,7 +85,7 @@ def test_math_without_libdevice_falls_back_to_afn(monkeypatch):
     task = approx.tasks()[0]
     tm = build_task_module(task, CodegenOptions("nvptx", None))
     assert any("libdevice not found" in line for line in tm.log)
-    res = compile_module(CompileRequest(task.name, "nvptx", (tm.text,), (tm.entry,)))
+    res = compile_isolated(CompileRequest(task.name, "nvptx", (tm.text,), (tm.entry,)))
     assert res.ok, res.error
     ptx = res.output.decode()
     assert "sin.approx" in ptx and "ex2.approx" in ptx and "lg2.approx" in ptx
