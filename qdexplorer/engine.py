@@ -17,6 +17,7 @@ from .compiler.service import CompiledTask, CompileService
 from .compiler.stages import DEFAULT_ARCH
 from .events import FaultEvent, LaunchEvent, LoadEvent
 from .lang.errors import QdError
+from .lang.fingerprint import TaskMemo
 from .project.loader import Project, load_project
 from .runtime.device import LoadItem, LocalDevice, WorkloadResult
 from .runtime.cuda.detect import cuda_status
@@ -46,7 +47,8 @@ class Engine:
     def __init__(self, project: str | Path | Project | None = None, backend: str | None = None,
                  arch: str | None = None, in_process: bool = False, offline_cache: bool | None = None,
                  cache_dir: str | None = None, mode: str = "per_task", load_ptx: str | None = None,
-                 workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True):
+                 workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
+                 memo: bool = True):
         self.project = project if isinstance(project, Project) else load_project(project)
         cfg = self.project.config
         self.backend = backend or cfg.backend or "cpu"
@@ -62,8 +64,15 @@ class Engine:
         self.service = CompileService(self.compiler, self.cache, self.arch, overrides=self.overrides,
                                       emit=self.emit, mode=mode)
         self.launch_timeout = launch_timeout
+        self.memo = TaskMemo(enabled=memo and use_cache)
+        self.service.memo_modules = self.memo.enabled
         self._device = None
         self.compiled: dict[str, CompiledTask] = {}
+
+    def refresh(self) -> Project:
+        """Re-read the project's files (after an edit); unchanged tasks are reused from the memo."""
+        self.project = load_project(self.project.path)
+        return self.project
 
     # -- events
     def on(self, listener):
@@ -84,7 +93,7 @@ class Engine:
             t0 = time.perf_counter()
             try:
                 spec = self._spec(k)
-                kt.tasks = k.tasks(spec)
+                kt.tasks = k.tasks(spec, memo=self.memo)
             except QdError as e:
                 kt.error = str(e)
             kt.lower_s = time.perf_counter() - t0

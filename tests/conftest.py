@@ -36,6 +36,15 @@ def cpu():
     qd.reset()
 
 
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def arch(request):
+    """Run a language test on every backend: the CPU always, CUDA where a GPU exists."""
+    import qdexplorer.lang as qd
+    qd.init(arch=request.param)
+    yield qd
+    qd.reset()
+
+
 @pytest.fixture
 def cuda():
     import qdexplorer.lang as qd

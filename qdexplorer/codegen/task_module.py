@@ -19,7 +19,7 @@ NVPTX_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 I1, I32, I64 = L.IntType(1), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
 SHARED_PTR = L.PointerType(addrspace=3)
-CODEGEN_VERSION = "1"  # bump when the emitted IR changes for the same Task IR
+CODEGEN_VERSION = "2"  # bump when the emitted IR changes for the same Task IR
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,7 @@ class CodegenOptions:
     target: str = "nvptx"  # 'nvptx' | 'host'
     libdevice: str | None = None  # path; None → afn fallbacks on nvptx
     fast_math: bool = False
+    vector: int = 4  # indices per thread per grid-stride step on nvptx (1 = plain grid-stride loop)
 
 
 @dataclass
@@ -38,6 +39,7 @@ class TaskModule:
     entry: str
     abi: list[tuple[str, str]]  # (param name, 'ptr'|'i32'|'i64'|'f32'|'f64'|'u32') in order
     needs_libdevice: bool = False
+    vector: int = 1  # indices each thread takes per grid-stride step (sizes the launch grid)
     log: list[str] = field(default_factory=list)
 
 
@@ -57,13 +59,15 @@ def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"indices), which only the CUDA backend runs; use --backend cuda")
     em = _Emitter(task, opts)
     em.build()
-    return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.log)
+    return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log)
 
 
 class _Emitter:
     def __init__(self, task: ir.Task, opts: CodegenOptions):
         self.t, self.o = task, opts
         self.nv = opts.target == "nvptx"
+        coarsen = self.nv and task.type == "range_for" and not task.serialize and not task.uses_block_features
+        self.vector = max(1, opts.vector) if coarsen else 1
         self.m = L.Module(name=task.name)
         if self.nv:
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
@@ -87,6 +91,11 @@ class _Emitter:
         self.fn = L.Function(self.m, L.FunctionType(L.VoidType(), args), task.name)
         if self.nv:
             self.fn.calling_convention = "ptx_kernel"
+        if self.nv:  # the CUDA backend gives every ndarray argument its own device buffer
+            for a, (_, kind) in zip(self.fn.args, self.abi):
+                if kind == "ptr":  # cuMemAlloc buffers are 256-byte aligned
+                    a.add_attribute("noalias")
+                    a.attributes.align = 16
         self.arrays, self.scalars = {}, {}
         it = iter(self.fn.args)
         for p in task.params:
@@ -143,37 +152,54 @@ class _Emitter:
         total = ext[0]
         for e in ext[1:]:
             total = b.mul(total, e)
-        idx = self.alloca_b.alloca(I32, name="idx")
         if self.nv:
             tid, ctaid = self.sreg("tid.x"), self.sreg("ctaid.x")
             ntid, nctaid = self.sreg("ntid.x"), self.sreg("nctaid.x")
-            start, stride = b.add(b.mul(ctaid, ntid), tid), b.mul(nctaid, ntid)
-            end = total
+            gtid, stride = b.add(b.mul(ctaid, ntid), tid), b.mul(nctaid, ntid)
+            v = self.vector
+            if v > 1:
+                # Thread coarsening: each thread takes `v` adjacent indices per grid-stride step, so
+                # the load/store vectorizer can merge them (ld.global.v4) and loads overlap stores.
+                main_end = b.mul(b.udiv(total, I32(v)), I32(v))
+                self.grid_loop(b.mul(gtid, I32(v)), b.mul(stride, I32(v)), main_end, begins, ext, unroll=v)
+                self.grid_loop(b.add(main_end, gtid), stride, total, begins, ext)
+            else:
+                self.grid_loop(gtid, stride, total, begins, ext)
         else:
             lo, hi = self.extra
-            start, stride = lo, I32(1)
             end = b.select(b.icmp_signed("<", hi, total), hi, total)
+            self.grid_loop(lo, I32(1), end, begins, ext)
+
+    def grid_loop(self, start, stride, end, begins, ext, unroll=1):
+        """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
+        b = self.b
+        idx = self.alloca_b.alloca(I32, name="idx")
         b.store(start, idx)
         head, body = self.fn.append_basic_block("loop"), self.fn.append_basic_block("body")
         latch, exit_ = self.fn.append_basic_block("latch"), self.fn.append_basic_block("exit")
         b.branch(head)
         b.position_at_end(head)
-        i = b.load(idx, typ=I32)
-        b.cbranch(b.icmp_signed("<", i, end), body, exit_)
+        b.cbranch(b.icmp_signed("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
-        rem = b.load(idx, typ=I32)
-        for k in reversed(range(len(ext))):
-            var = self.slot(self.t.loop_vars[k])
-            if k == 0:
-                b.store(b.add(begins[k], rem), var)
-            else:
-                b.store(b.add(begins[k], b.urem(rem, ext[k])), var)
-                rem = b.udiv(rem, ext[k])
-        self.loops.append((None, latch))
-        self.stmts(self.t.body)
-        self.loops.pop()
-        if not b.block.is_terminated:
-            b.branch(latch)
+        for j in range(unroll):
+            nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
+            rem = b.load(idx, typ=I32)
+            if j:
+                rem = b.add(rem, I32(j), flags=["nsw"])
+            for k in reversed(range(len(ext))):
+                var = self.slot(self.t.loop_vars[k])
+                if k == 0:
+                    b.store(b.add(begins[k], rem, flags=["nsw"]), var)
+                else:
+                    b.store(b.add(begins[k], b.urem(rem, ext[k]), flags=["nsw"]), var)
+                    rem = b.udiv(rem, ext[k])
+            self.loops.append((None, nxt))
+            self.stmts(self.t.body)
+            self.loops.pop()
+            if not b.block.is_terminated:
+                b.branch(nxt)
+            if nxt is not latch:
+                b.position_at_end(nxt)
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
         b.branch(head)

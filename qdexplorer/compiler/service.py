@@ -56,19 +56,30 @@ class CompiledTask:
 class CompileService:
     def __init__(self, compiler, cache: PtxCache | None = None, arch: str = DEFAULT_ARCH,
                  ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None, emit=None,
-                 mode: str = "per_task", fast_math: bool = False):
+                 mode: str = "per_task", fast_math: bool = False, vector: int = 4, memo_modules: bool = True):
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
         self.arch, self.ptx_isa, self.fast_math = arch, ptx_isa, fast_math
         self.overrides = overrides or OverrideStore(None)
         self.emit = emit or (lambda ev: None)
         self.mode = mode
+        self.vector = vector
+        self.memo_modules = memo_modules
+        self.modules: dict = {}  # (task fingerprint, codegen options) -> TaskModule
         # Without the disk tier, a per-session nonce keeps the driver's own compute cache from
         # serving a previous run's SASS (Quadrants does the same).
         self.nonce = None if self.cache.offline else uuid.uuid4().hex[:12]
 
     def codegen(self, task: ir.Task, target: str) -> TaskModule:
-        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, self.fast_math)
-        return build_task_module(task, opts)
+        """Task IR → module text; memoised on the task's fingerprint, so unchanged tasks skip it."""
+        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, self.fast_math,
+                              self.vector)
+        key = (task.fingerprint, opts) if task.fingerprint and self.memo_modules else None
+        if key is not None and key in self.modules:
+            return self.modules[key]
+        tm = build_task_module(task, opts)
+        if key is not None:
+            self.modules[key] = tm
+        return tm
 
     def compile_tasks(self, tasks: list[ir.Task], target: str, lower_s: float = 0.0) -> list[CompiledTask]:
         if self.mode == "whole" and tasks:
@@ -87,7 +98,7 @@ class CompileService:
                 ct.tier = "error"
                 out.append(ct)
                 continue
-            ct.spec = LaunchSpec.of(t, ct.module.abi)
+            ct.spec = LaunchSpec.of(t, ct.module.abi, ct.module.vector)
             ct.log += ct.module.log
             ct.seconds["codegen"] = time.perf_counter() - t0
             req = self._request(t.name, target, (ct.module.text,), (ct.module.entry,), ct.module.needs_libdevice)
@@ -164,7 +175,7 @@ class CompileService:
             self._run(pending)
         out = []
         for t, m in zip(tasks, mods or [None] * len(tasks)):
-            ct = CompiledTask(t.name, kernel, target, self.arch, LaunchSpec.of(t, m.abi if m else []), m,
+            ct = CompiledTask(t.name, kernel, target, self.arch, LaunchSpec.of(t, m.abi if m else [], m.vector if m else 1), m,
                               tier=unit.tier, key=unit.key, error=unit.error, unit=unit.unit)
             ct.generated, ct.seconds, ct.log = unit.generated, unit.seconds, unit.log
             ct.output = ct.generated

@@ -9,7 +9,10 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import copy
+import hashlib
 import inspect
+import linecache
 import itertools
 import textwrap
 
@@ -22,11 +25,45 @@ from .types import DType, NdarrayType, as_dtype, i32, u1
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub"}
 
 
+_FILE_AST: dict = {}  # (file, sha1 of text) -> parsed module; parsing a file once serves all its kernels
+
+
 class SourceInfo:
     """Parsed source of a Python function, with positions mapped back to the real file."""
 
     def __init__(self, fn):
         self.fn = fn
+        if not self._from_file(fn):
+            self._from_inspect(fn)
+
+    def _from_file(self, fn) -> bool:
+        """Parse the whole file once (cached by content) and find the def: no tokenize, exact positions."""
+        code = fn.__code__
+        self.file = code.co_filename
+        linecache.checkcache(self.file)
+        lines = linecache.getlines(self.file, fn.__globals__)
+        if not lines:
+            return False
+        text = "".join(lines)
+        key = (self.file, hashlib.sha1(text.encode()).hexdigest())
+        tree = _FILE_AST.get(key)
+        if tree is None:
+            try:
+                tree = ast.parse(text)
+            except SyntaxError:
+                return False
+            if len(_FILE_AST) > 256:
+                _FILE_AST.clear()
+            _FILE_AST[key] = tree
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
+                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+                if code.co_firstlineno in (first, node.lineno):
+                    self.fdef, self.raw_lines, self.line_shift, self.col_shift = node, lines, 0, 0
+                    return True
+        return False
+
+    def _from_inspect(self, fn):
         try:
             self.file = inspect.getsourcefile(fn) or "<unknown>"
             lines, first = inspect.getsourcelines(fn)
@@ -48,6 +85,12 @@ class SourceInfo:
         if not defs:
             raise QdCompileError(f"no function definition found for {fn.__qualname__}", self.file, first)
         self.fdef = defs[0]
+
+    def segment(self, stmts) -> str:
+        """The exact source text of `stmts` (what a task's fingerprint hashes)."""
+        a = stmts[0].lineno - 1
+        b = max(getattr(s, "end_lineno", s.lineno) for s in stmts)
+        return "".join(self.raw_lines[a:b])
 
     def where(self, node):
         line = getattr(node, "lineno", 1)
@@ -430,7 +473,8 @@ class TaskBuilder(ExprLowering):
 # ---- kernel → tasks ------------------------------------------------------------------------
 
 def _loop_config_call(stmt, env):
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+            getattr(stmt.value.func, "attr", getattr(stmt.value.func, "id", None)) is not None:
         try:
             f = eval(compile(ast.Expression(stmt.value.func), "<qd>", "eval"), dict(env))  # noqa: S307
         except Exception:  # noqa: BLE001 - not a loop_config call then
@@ -440,7 +484,9 @@ def _loop_config_call(stmt, env):
     return None
 
 
-def lower_kernel(kernel) -> list[ir.Task]:
+def lower_kernel(kernel, memo=None) -> list[ir.Task]:
+    """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
+    from .fingerprint import kernel_fingerprint, task_fingerprint
     src: SourceInfo = kernel.source
     env = python_env(kernel.fn)
     args = kernel.arg_values()
@@ -451,12 +497,30 @@ def lower_kernel(kernel) -> list[ir.Task]:
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
 
-    top_names = {t.id for s in body for n in ast.walk(s) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    top_names = _TopNames(body)
+
+    spec = tuple(sorted((k, repr(v)) for k, v in args.items()))
+    kernel_fp = kernel_fingerprint(kernel, spec) if memo is not None else ""
+
+    def build(stmts, make, cfg):
+        fp = task_fingerprint(kernel_fp, len(tasks), cfg, src.segment(stmts)) if memo is not None else None
+        cached = memo.get(fp) if fp else None
+        if cached is not None:
+            t = copy.copy(cached)  # same IR; refresh where it sits in the file
+            t.lines = _lines(src, stmts)
+            a, b = t.lines
+            t.file, t.source = src.file, "".join(src.raw_lines[a - 1 - src.line_shift: b - src.line_shift])
+        else:
+            t = make()
+            t.fingerprint = fp or ""
+            if fp:
+                memo.put(fp, t)
+        tasks.append(t)
 
     def flush_serial():
         if pending_serial:
-            tasks.append(_serial_task(kernel, src, args, list(pending_serial), len(tasks), top_names))
+            stmts = list(pending_serial)
+            build(stmts, lambda: _serial_task(kernel, src, args, stmts, len(tasks), top_names), {})
             pending_serial.clear()
 
     for stmt in body:
@@ -480,7 +544,8 @@ def lower_kernel(kernel) -> list[ir.Task]:
             continue
         if isinstance(stmt, ast.For):
             flush_serial()
-            tasks.append(_range_task(kernel, src, args, stmt, len(tasks), config, top_names))
+            cfg = dict(config)
+            build([stmt], lambda: _range_task(kernel, src, args, stmt, len(tasks), cfg, top_names), cfg)
             config = {}
             continue
         if config:
@@ -488,6 +553,21 @@ def lower_kernel(kernel) -> list[ir.Task]:
         pending_serial.append(stmt)
     flush_serial()
     return tasks
+
+
+class _TopNames:
+    """Names assigned anywhere in a kernel body, computed only if an error message needs them."""
+
+    def __init__(self, body):
+        self.body, self._names = body, None
+
+    def __contains__(self, name) -> bool:
+        if self._names is None:
+            self._names = {t.id for s in self.body for n in ast.walk(s)
+                           if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                           for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                           if isinstance(t, ast.Name)}
+        return name in self._names
 
 
 def _task_name(kernel, index, kind, loop_name=None):

@@ -242,10 +242,14 @@ class Task:
     params: list[Param] = field(default_factory=list)
     shared: list[SharedArray] = field(default_factory=list)
     source: str = ""
+    fingerprint: str = ""  # what the IR depends on (see lang/fingerprint.py); "" when not memoised
 
     @property
     def uses_block_features(self) -> bool:
-        return bool(self.shared) or _contains(self.body, (Barrier, SimtIndex))
+        cached = self.__dict__.get("_block_features")
+        if cached is None:
+            cached = self.__dict__["_block_features"] = bool(self.shared) or _contains(self.body, (Barrier, SimtIndex))
+        return cached
 
 
 def _contains(node, kinds) -> bool:

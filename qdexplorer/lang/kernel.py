@@ -56,11 +56,8 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self._source = None
         self._tasks: dict = {}
-        self.file = inspect.getsourcefile(fn) or "<unknown>"
-        try:
-            self.line = inspect.getsourcelines(fn)[1]
-        except OSError:
-            self.line = 0
+        self.file = fn.__code__.co_filename
+        self.line = fn.__code__.co_firstlineno
         self.arg_names = list(inspect.signature(fn).parameters)
 
     def __repr__(self) -> str:
@@ -129,13 +126,13 @@ class Kernel:
 
     _current_spec = None
 
-    def tasks(self, spec: tuple | None = None) -> list[ir.Task]:
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.spec_for()
         if spec not in self._tasks:
             from .frontend import lower_kernel
             self._current_spec = spec
             try:
-                self._tasks[spec] = lower_kernel(self)
+                self._tasks[spec] = lower_kernel(self, memo)
             finally:
                 self._current_spec = None
         return self._tasks[spec]

@@ -108,7 +108,8 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
         missing = [f for f in files if not f.is_file()]
         if missing:
             raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file not found: {missing[0]}")
-    stamp = tuple((str(f), f.stat().st_mtime_ns, f.stat().st_size) for f in files)
+    # content, not mtime: an edit within the filesystem's timestamp granularity must still count
+    stamp = tuple((str(f), hashlib.sha1(f.read_bytes()).hexdigest()) for f in files)
     key = str(path)
     if not reload and key in _cache and _cache[key][0] == stamp:
         return _cache[key][1]

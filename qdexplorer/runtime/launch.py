@@ -25,11 +25,12 @@ class LaunchSpec:
     block_dim: int | None = None
     serialize: bool = False
     uses_block_features: bool = False
+    vector: int = 1                 # indices per thread per grid-stride step (codegen's coarsening)
 
     @classmethod
-    def of(cls, task: ir.Task, abi) -> "LaunchSpec":
+    def of(cls, task: ir.Task, abi, vector: int = 1) -> "LaunchSpec":
         return cls(task.name, task.kernel, task.type, list(task.params), list(abi), list(task.ranges),
-                   task.block_dim, task.serialize, task.uses_block_features)
+                   task.block_dim, task.serialize, task.uses_block_features, vector)
 
     def trip_count(self, args: dict) -> int:
         if self.type == "serial":

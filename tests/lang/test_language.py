@@ -17,7 +17,7 @@ def saxpy(x: F1, y: F1, a: qd.f32):
         y[i] = a * x[i] + y[i]
 
 
-def test_saxpy_and_plain_python_scalars(cpu):
+def test_saxpy_and_plain_python_scalars(arch):
     x = np.arange(1000, dtype=np.float32)
     y = np.ones(1000, np.float32)
     saxpy(x, y, 3.0)
@@ -33,7 +33,7 @@ def test_saxpy_and_plain_python_scalars(cpu):
     np.testing.assert_allclose(out, [0, 0, 0] + [4.5] * 7)
 
 
-def test_ndrange_2d_3d_and_offsets(cpu):
+def test_ndrange_2d_3d_and_offsets(arch):
     @qd.kernel
     def k2(a: F2):
         for i, j in qd.ndrange((1, a.shape[0]), a.shape[1]):
@@ -54,7 +54,7 @@ def test_ndrange_2d_3d_and_offsets(cpu):
     np.testing.assert_array_equal(b, np.fromfunction(lambda i, j, k: i * 10000 + j * 100 + k, (3, 4, 5)))
 
 
-def test_control_flow(cpu):
+def test_control_flow(arch):
     @qd.kernel
     def flow(x: I1, out: I1):
         for i in range(x.shape[0]):
@@ -91,7 +91,7 @@ def test_control_flow(cpu):
     assert out.tolist() == [-1, 0, 0, collatz(6) + 100, collatz(7), collatz(27) + 100]
 
 
-def test_inner_loops_break_continue_and_range_forms(cpu):
+def test_inner_loops_break_continue_and_range_forms(arch):
     @qd.kernel
     def k(out: I1):
         for i in range(out.shape[0]):
@@ -115,7 +115,7 @@ def test_inner_loops_break_continue_and_range_forms(cpu):
         assert out[i] == s
 
 
-def test_integer_semantics(cpu):
+def test_integer_semantics(arch):
     @qd.kernel
     def ints(a: I1, b: I1, out: qd.types.ndarray(dtype=qd.i32, ndim=2)):
         for i in range(a.shape[0]):
@@ -139,7 +139,7 @@ def test_integer_semantics(cpu):
     np.testing.assert_array_equal(out, ref)
 
 
-def test_unsigned_and_64_bit(cpu):
+def test_unsigned_and_64_bit(arch):
     @qd.kernel
     def wide(a: qd.types.ndarray(dtype=qd.i64, ndim=1), u: qd.types.ndarray(dtype=qd.u32, ndim=1),
              d: qd.types.ndarray(dtype=qd.f64, ndim=1)):
@@ -158,7 +158,7 @@ def test_unsigned_and_64_bit(cpu):
     np.testing.assert_allclose(d, d0 / 3 + np.sqrt(d0), rtol=1e-15)
 
 
-def test_casts_and_mixed_types(cpu):
+def test_casts_and_mixed_types(arch):
     @qd.kernel
     def casts(x: F1, out: qd.types.ndarray(dtype=qd.f32, ndim=2)):
         for i in range(x.shape[0]):
@@ -179,7 +179,7 @@ def test_casts_and_mixed_types(cpu):
     np.testing.assert_allclose(out, ref, rtol=1e-6)
 
 
-def test_min_max_abs_and_aliases(cpu):
+def test_min_max_abs_and_aliases(arch):
     @qd.kernel
     def mm(x: F1, y: F1, out: F2):
         for i in range(x.shape[0]):
@@ -199,7 +199,7 @@ def test_min_max_abs_and_aliases(cpu):
     np.testing.assert_allclose(out, ref)
 
 
-def test_atomics_return_old_and_augassign_is_atomic(cpu):
+def test_atomics_return_old_and_augassign_is_atomic(arch):
     @qd.kernel
     def hist(x: I1, bins: I1, total: F1, olds: I1):
         for i in range(x.shape[0]):
@@ -223,7 +223,7 @@ def test_atomics_return_old_and_augassign_is_atomic(cpu):
     assert sorted(olds.tolist()) == list(range(n))  # every old value seen exactly once
 
 
-def test_serial_augassign_is_plain(cpu):
+def test_serial_augassign_is_plain(arch):
     @qd.kernel
     def k(a: F1):
         a[0] += 1.0
@@ -239,7 +239,7 @@ def test_serial_augassign_is_plain(cpu):
 SCALE = 3
 
 
-def test_static_branch_and_unroll(cpu):
+def test_static_branch_and_unroll(arch):
     @qd.kernel
     def k(out: I1):
         for i in range(out.shape[0]):
@@ -278,7 +278,7 @@ def bump(arr: F1, i: qd.i32):
     arr[i] = arr[i] + 1.0
 
 
-def test_funcs_inline_with_early_return_and_arrays(cpu):
+def test_funcs_inline_with_early_return_and_arrays(arch):
     @qd.kernel
     def k(t: F1, out: F1):
         for i in range(t.shape[0]):
@@ -296,7 +296,7 @@ def test_funcs_inline_with_early_return_and_arrays(cpu):
     ("exp", np.exp, -5, 5), ("log", np.log, 0.1, 10), ("tanh", np.tanh, -4, 4), ("floor", np.floor, -5, 5),
     ("ceil", np.ceil, -5, 5), ("asin", np.arcsin, -1, 1), ("acos", np.arccos, -1, 1), ("atan", np.arctan, -5, 5),
 ])
-def test_math_unary(cpu, fn, ref, lo, hi):
+def test_math_unary(arch, fn, ref, lo, hi):
     f = getattr(qd, fn)
     g = getattr(qd.math, fn)
     assert f is g
@@ -314,7 +314,7 @@ def test_math_unary(cpu, fn, ref, lo, hi):
     np.testing.assert_allclose(out64, ref(x.astype(np.float64)), rtol=1e-14, atol=1e-14)
 
 
-def test_math_binary_and_pow(cpu):
+def test_math_binary_and_pow(arch):
     @qd.kernel
     def k(x: F1, y: F1, out: F2):
         for i in range(x.shape[0]):
@@ -333,7 +333,7 @@ def test_math_binary_and_pow(cpu):
     np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
 
 
-def test_multi_task_kernel_order_and_serialize(cpu):
+def test_multi_task_kernel_order_and_serialize(arch):
     @qd.kernel
     def k(a: F1, s: F1):
         s[0] = 0.0
@@ -354,7 +354,7 @@ def test_multi_task_kernel_order_and_serialize(cpu):
     assert k.tasks()[2].serialize
 
 
-def test_untyped_ndarray_specialises_on_call(cpu):
+def test_untyped_ndarray_specialises_on_call(arch):
     @qd.kernel
     def twice(x: qd.types.ndarray()):
         for i in range(x.shape[0]):
@@ -368,7 +368,7 @@ def test_untyped_ndarray_specialises_on_call(cpu):
     np.testing.assert_array_equal(b, np.arange(5) * 2.0)
 
 
-def test_call_argument_errors(cpu):
+def test_call_argument_errors(arch):
     with pytest.raises(TypeError, match="dtype float32"):
         saxpy(np.zeros(3, np.float64), np.zeros(3, np.float32), 1.0)
     with pytest.raises(TypeError, match="missing"):

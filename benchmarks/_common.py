@@ -1,0 +1,32 @@
+"""Shared helpers for the benchmark scripts (each prints one JSON document)."""
+import json
+import os
+import platform
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if ROOT not in sys.path:
+    sys.path.insert(0, ROOT)
+
+
+def machine() -> dict:
+    info = {"python": platform.python_version(), "cpus": os.cpu_count(), "platform": platform.platform()}
+    try:
+        from qdexplorer.runtime.cuda.detect import cuda_status
+        st = cuda_status()
+        if st.available:
+            info.update(gpu=st.name, arch=st.arch, sms=st.sm_count, driver=st.driver_version)
+    except Exception:  # noqa: BLE001
+        pass
+    return info
+
+
+def summary(samples_ms: list[float]) -> dict:
+    s = sorted(samples_ms)
+    return {"median_ms": statistics.median(s), "min_ms": s[0], "max_ms": s[-1], "n": len(s)}
+
+
+def emit(doc: dict):
+    doc.setdefault("machine", machine())
+    print(json.dumps(doc, indent=2))

@@ -1,0 +1,98 @@
+"""Host cost of one timed launch of an empty task: qdexplorer's launch path vs bare loops.
+
+qdexplorer's path records a CUDA event pair around every launch (that is what feeds the
+timing plots). The peers: a bare `cuLaunchKernel` loop through cuda-python (no timing), the
+same through ctypes, and cuda-python with an event pair around each launch.
+"""
+import time
+
+import numpy as np
+
+from _common import emit
+
+N = 20000
+
+
+def per_launch_us(fn, sync, n=N):
+    for _ in range(200):
+        fn()
+    sync()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    sync()
+    return (time.perf_counter() - t0) / n * 1e6
+
+
+def main():
+    import ctypes
+    import textwrap
+    import tempfile
+    from pathlib import Path
+    from cuda.bindings import driver as cu
+    from qdexplorer.compiler.pool import InlineCompiler
+    from qdexplorer.compiler.service import CompileService
+    from qdexplorer.project.loader import load_project
+    from qdexplorer.runtime.cuda.backend import CudaBackend
+    from qdexplorer.runtime.cuda.fastcall import load as load_fast
+    d = Path(tempfile.mkdtemp())
+    (d / "k.py").write_text(textwrap.dedent("""\
+        import qdexplorer.lang as qd
+        @qd.kernel
+        def empty(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+            pass
+        """))
+    k = load_project(d / "k.py").kernels["empty"]
+    (ct,) = CompileService(InlineCompiler()).compile_tasks(k.tasks(), "nvptx")
+    results = {}
+    for fast in (True, False):
+        be = CudaBackend()
+        if not fast:
+            be.fast = None
+        be.load(ct.spec, ct.output, ct.load_hash)
+        prep = be.prepare({"x": np.zeros(1, np.float32)})
+
+        def ours():
+            be.launch(ct.task, prep)
+
+        results["qdexplorer_timed_launch_us" + ("" if fast else "_no_fastcall")] = per_launch_us(
+            ours, lambda: be.finish(prep))
+        if fast:
+            f = be.composite.function(ct.task)
+            addr = be.params(be.specs[ct.task], prep)[0]
+            sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
+            results["bare_cuLaunchKernel_cuda_python_us"] = per_launch_us(
+                lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0), sync)
+            ev = [cu.cuEventCreate(0)[1] for _ in range(2)]
+
+            def bare_timed():
+                cu.cuEventRecord(ev[0], be.stream)
+                cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0)
+                cu.cuEventRecord(ev[1], be.stream)
+            results["bare_cuLaunchKernel_cuda_python_with_events_us"] = per_launch_us(bare_timed, sync)
+            fc = load_fast()
+            fh, sh = int(f), int(be.stream)
+            results["bare_cuLaunchKernel_ctypes_us"] = per_launch_us(
+                lambda: fc.launch(fh, 1, 1, 1, 1, 1, 1, 0, sh, addr, None), sync)
+            # GPU-side duration of the empty task, from the app's own event timings
+            ts = [be.launch(ct.task, prep) for _ in range(1000)]
+            be.finish(prep)
+            results["empty_task_gpu_ms_median"] = float(np.median([t.ms for t in ts]))
+        be.close()
+    try:
+        import cupy as cp
+        rk = cp.RawKernel(r'extern "C" __global__ void empty() {}', "empty")
+        results["cupy_rawkernel_launch_us"] = per_launch_us(lambda: rk((1,), (1,), ()), cp.cuda.Stream.null.synchronize)
+    except ImportError:
+        pass
+    base = results["bare_cuLaunchKernel_cuda_python_us"]
+    results["ratio_qdexplorer_vs_bare_cuda_python"] = round(results["qdexplorer_timed_launch_us"] / base, 3)
+    results["ratio_qdexplorer_no_fastcall_vs_bare_cuda_python"] = round(
+        results["qdexplorer_timed_launch_us_no_fastcall"] / base, 3)
+    emit({"benchmark": "launch_overhead", "launches": N, "results": {k: round(v, 3) if isinstance(v, float) else v
+                                                                      for k, v in results.items()}})
+    _ = ctypes
+
+
+if __name__ == "__main__":
+    main()
