@@ -59,8 +59,11 @@ def default_cache_dir() -> Path:
     env = os.environ.get("QDEXPLORER_CACHE_DIR")
     if env:
         return Path(env)
-    import platformdirs
-    return Path(platformdirs.user_cache_dir("qdexplorer")) / "ptx"
+    try:
+        import platformdirs
+        return Path(platformdirs.user_cache_dir("qdexplorer")) / "ptx"
+    except ImportError:  # engine-only installs (e.g. a GPU box without the GUI's dependencies)
+        return Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "qdexplorer" / "ptx"
 
 
 def offline_cache_default() -> bool:
