@@ -58,6 +58,8 @@ def main():
         results["qdexplorer_timed_launch_us" + ("" if fast else "_no_fastcall")] = per_launch_us(
             ours, lambda: be.finish(prep))
         if fast:
+            results["qdexplorer_untimed_launch_us"] = per_launch_us(
+                lambda: be.launch(ct.task, prep, timed=False), lambda: be.finish(prep))
             f = be.composite.function(ct.task)
             addr = be.params(be.specs[ct.task], prep)[0]
             sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
@@ -70,10 +72,20 @@ def main():
                 cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0)
                 cu.cuEventRecord(ev[1], be.stream)
             results["bare_cuLaunchKernel_cuda_python_with_events_us"] = per_launch_us(bare_timed, sync)
-            fc = load_fast()
+            lib = ctypes.CDLL("libcuda.so.1")
+            launch = lib.cuLaunchKernel
+            launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
             fh, sh = int(f), int(be.stream)
             results["bare_cuLaunchKernel_ctypes_us"] = per_launch_us(
-                lambda: fc.launch(fh, 1, 1, 1, 1, 1, 1, 0, sh, addr, None), sync)
+                lambda: launch(fh, 1, 1, 1, 1, 1, 1, 0, sh, addr, None), sync)
+            fc = load_fast()
+            e0, e1 = int(ev[0]), int(ev[1])
+
+            def bare_timed_ctypes_events():
+                fc.record(e0, sh)
+                cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0)
+                fc.record(e1, sh)
+            results["bare_cuLaunchKernel_with_ctypes_events_us"] = per_launch_us(bare_timed_ctypes_events, sync)
             # GPU-side duration of the empty task, from the app's own event timings
             ts = [be.launch(ct.task, prep) for _ in range(1000)]
             be.finish(prep)
@@ -87,6 +99,9 @@ def main():
         pass
     base = results["bare_cuLaunchKernel_cuda_python_us"]
     results["ratio_qdexplorer_vs_bare_cuda_python"] = round(results["qdexplorer_timed_launch_us"] / base, 3)
+    results["ratio_qdexplorer_untimed_vs_bare_cuda_python"] = round(results["qdexplorer_untimed_launch_us"] / base, 3)
+    results["ratio_qdexplorer_vs_bare_with_events"] = round(
+        results["qdexplorer_timed_launch_us"] / results["bare_cuLaunchKernel_cuda_python_with_events_us"], 3)
     results["ratio_qdexplorer_no_fastcall_vs_bare_cuda_python"] = round(
         results["qdexplorer_timed_launch_us_no_fastcall"] / base, 3)
     emit({"benchmark": "launch_overhead", "launches": N, "results": {k: round(v, 3) if isinstance(v, float) else v

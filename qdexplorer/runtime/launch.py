@@ -41,7 +41,7 @@ class LaunchSpec:
         return total
 
 
-@dataclass
+@dataclass(slots=True)
 class LaunchTiming:
     """One timed launch of one task; the same record whichever backend ran it."""
     task: str

@@ -67,11 +67,12 @@ def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
         fb = comp.function(b)
         old_module = comp.modules[b]
         edited = compiled[1].output + b"\n// edited\n"
-        be.load(compiled[1].spec, edited, "edited")
-        assert comp.modules[b] is not old_module and comp.modules[a] is not None
-        assert comp.function(a) is fa  # untouched task keeps its memo entry
         before = comp.lookups
-        assert comp.function(b) is not fb and comp.lookups == before + 1  # replaced task looked up again
+        be.load(compiled[1].spec, edited, "edited")  # load resolves the new entry point once
+        assert comp.modules[b] is not old_module and comp.modules[a] is not None
+        assert comp.lookups == before + 1
+        assert comp.function(a) is fa  # untouched task keeps its memo entry
+        assert comp.function(b) is not fb and comp.lookups == before + 1  # replaced task: new memo entry
         x = np.arange(8, dtype=np.float32)
         prep = be.prepare({"x": x})
         for t in (a, b):
@@ -112,7 +113,7 @@ FAULTY = """
     @qd.kernel
     def oob(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
         for i in range(x.shape[0]):
-            x[i * 400000000 + 100000000] = 1.0
+            x[i + 300000000] = 1.0
 
     @qd.kernel
     def spin(x: qd.types.ndarray(dtype=qd.i32, ndim=1)):
@@ -146,7 +147,8 @@ def test_faulting_and_hanging_tasks_cost_only_the_worker(tmp_path):
         eng.on(lambda e: faults.append(e) if isinstance(e, FaultEvent) else None)
         assert eng.run(["ones"])[0].status == "passed"
         (crash,) = eng.run(["crash"])
-        assert crash.status == "error" and "ILLEGAL_ADDRESS" in crash.error, crash.error
+        assert crash.status == "error" and "ILLEGAL_ADDRESS" in crash.error or "ADDRESS_SPACE" in crash.error, \
+            crash.error
         assert crash.fault_task == "oob_kernel_0_range_for"
         assert eng.run(["ones"])[0].status == "passed"  # a fresh worker, modules reloaded
         (hang,) = eng.run(["hang"])

@@ -21,6 +21,7 @@ DEFAULT_BLOCK = 128
 _CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
        "f64": ctypes.c_double}
 LOG_SIZE = 1 << 16
+_OK = cu.CUresult.CUDA_SUCCESS
 
 
 class CudaBackend:
@@ -141,7 +142,7 @@ class CudaBackend:
             else:
                 dev[k] = v
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
-        return {"args": args, "dev": dev, "params": {}, "pending": []}
+        return {"args": args, "dev": dev, "params": {}, "pending": [], "hot": {}}
 
     def params(self, spec: LaunchSpec, prepared: dict):
         """The kernelParams block (void*[]) for one task, built once per prepared argument set."""
@@ -170,40 +171,71 @@ class CudaBackend:
         a, b = mk(), mk()
         return a, b, int(a), int(b)
 
-    def launch(self, task: str, prepared: dict) -> LaunchTiming:
-        spec = self.specs[task]
-        f = self.composite.function(task)
-        addr, _, grid, block = self.params(spec, prepared)
-        timing = LaunchTiming(task, spec.kernel, "cuda", 0.0, grid, block)
+    def _hot(self, task: str, prepared: dict):
+        """Everything a launch of `task` needs, resolved once per prepared argument set."""
+        hot = prepared["hot"].get(task)
+        if hot is None:
+            spec = self.specs[task]
+            f = self.composite.function(task)
+            addr, _, grid, block = self.params(spec, prepared)
+            hot = prepared["hot"][task] = (spec.kernel, f, addr, grid, block)
+        return hot
+
+    def launch(self, task: str, prepared: dict, timed: bool = True) -> LaunchTiming:
+        kernel, f, addr, grid, block = self._hot(task, prepared)
+        timing = LaunchTiming(task, kernel, "cuda", 0.0, grid, block)
         if grid == 0:
             return timing
-        ev = self._event_pair()
+        stream = self.stream
+        if not timed:
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
+            if err != _OK:
+                check("cuLaunchKernel", (err,), task)
+            return timing
+        ev = self._events.pop() if self._events else self._event_pair()
         fast = self.fast
         if fast is not None:
-            s = self.stream_h
-            rc = fast.record(ev[2], s) or fast.launch(int(f), grid, 1, 1, block, 1, 1, 0, s, addr, None) \
-                or fast.record(ev[3], s)
-            if rc:
-                check("cuLaunchKernel", (cu.CUresult(rc),), task)
+            rc = fast.record(ev[2], self.stream_h)
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
+            rc = rc or fast.record(ev[3], self.stream_h)
         else:
-            check("cuEventRecord", cu.cuEventRecord(ev[0], self.stream), task)
-            check("cuLaunchKernel", cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, self.stream, addr, 0), task)
-            check("cuEventRecord", cu.cuEventRecord(ev[1], self.stream), task)
-        prepared["pending"].append((timing, ev))
-        if len(prepared["pending"]) >= 256:
+            err_a, = cu.cuEventRecord(ev[0], stream)
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
+            err_b, = cu.cuEventRecord(ev[1], stream)
+            rc = int(err_a) or int(err_b)
+        if err != _OK:
+            check("cuLaunchKernel", (err,), task)
+        if rc:
+            check("cuEventRecord", (cu.CUresult(rc),), task)
+        pending = prepared["pending"]
+        pending.append((timing, ev))
+        if len(pending) >= 1024:
             self.finish(prepared)
         return timing
 
     def finish(self, prepared: dict):
-        """Wait for pending launches; fill each timing from its events; pin a fault on its task."""
-        for timing, ev in prepared["pending"]:
-            err, = cu.cuEventSynchronize(ev[1])
-            if err != cu.CUresult.CUDA_SUCCESS:
-                prepared["pending"] = []
-                check(f"launch of {timing.task}", (err,), timing.task)
-            timing.ms = check("cuEventElapsedTime", cu.cuEventElapsedTime(ev[0], ev[1]), timing.task)
-            self._events.append(ev)
+        """Wait for pending launches; fill each timing from its events; pin a fault on its task.
+
+        Events on one stream complete in order, so one wait on the last covers them all; on an
+        error the first event that did not complete names the task that faulted.
+        """
+        pending = prepared["pending"]
+        if not pending:
+            return
         prepared["pending"] = []
+        err, = cu.cuEventSynchronize(pending[-1][1][1])
+        if err != _OK:
+            for timing, ev in pending:
+                if cu.cuEventQuery(ev[1])[0] != _OK:
+                    check(f"launch of {timing.task}", (err,), timing.task)
+            check("cuEventSynchronize", (err,), pending[-1][0].task)
+        fast = self.fast
+        for timing, ev in pending:
+            if fast is not None:
+                timing.ms = fast.elapsed_ms(ev[2], ev[3])
+            else:
+                timing.ms = check("cuEventElapsedTime", cu.cuEventElapsedTime(ev[0], ev[1]), timing.task)
+        self._events.extend(ev for _, ev in pending)
 
     def fetch(self, prepared: dict, into: dict):
         self.finish(prepared)
