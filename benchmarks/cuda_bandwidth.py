@@ -64,7 +64,7 @@ def main():
         x = np.full(n, 1.5, np.float32)
         y = np.full(n, 0.25, np.float32)
         row = {"n": n, "log2": lg}
-        for vec in (4, 1):
+        for vec in (4, 8, 1):
             ms, out = ours(saxpy, {"x": x, "y": y, "a": 2.0}, vec, be)
             # every launch ran y = 2x + y again on the device: check the arithmetic once
             expect = 0.25 + (WARMUP + REPS) * 3.0

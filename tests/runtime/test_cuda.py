@@ -147,8 +147,8 @@ def test_faulting_and_hanging_tasks_cost_only_the_worker(tmp_path):
         eng.on(lambda e: faults.append(e) if isinstance(e, FaultEvent) else None)
         assert eng.run(["ones"])[0].status == "passed"
         (crash,) = eng.run(["crash"])
-        assert crash.status == "error" and "ILLEGAL_ADDRESS" in crash.error or "ADDRESS_SPACE" in crash.error, \
-            crash.error
+        assert crash.status == "error", crash
+        assert "ILLEGAL_ADDRESS" in crash.error or "ADDRESS_SPACE" in crash.error, crash.error
         assert crash.fault_task == "oob_kernel_0_range_for"
         assert eng.run(["ones"])[0].status == "passed"  # a fresh worker, modules reloaded
         (hang,) = eng.run(["hang"])
