@@ -48,9 +48,6 @@ class CudaBackend:
         self.logs: dict[str, str] = {}
         self._events: list = []
         self._alloc: dict = {}  # (name, nbytes) -> CUdeviceptr, reused across runs
-        from .fastcall import load as load_fastcalls
-        self.fast = load_fastcalls()
-        self.stream_h = int(self.stream)
         self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
 
     def info(self) -> dict:
@@ -165,11 +162,8 @@ class CudaBackend:
         return entry
 
     def _event_pair(self):
-        if self._events:
-            return self._events.pop()
         mk = lambda: check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DEFAULT))  # noqa: E731
-        a, b = mk(), mk()
-        return a, b, int(a), int(b)
+        return mk(), mk()
 
     def _hot(self, task: str, prepared: dict):
         """Everything a launch of `task` needs, resolved once per prepared argument set."""
@@ -193,20 +187,13 @@ class CudaBackend:
                 check("cuLaunchKernel", (err,), task)
             return timing
         ev = self._events.pop() if self._events else self._event_pair()
-        fast = self.fast
-        if fast is not None:
-            rc = fast.record(ev[2], self.stream_h)
-            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
-            rc = rc or fast.record(ev[3], self.stream_h)
-        else:
-            err_a, = cu.cuEventRecord(ev[0], stream)
-            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
-            err_b, = cu.cuEventRecord(ev[1], stream)
-            rc = int(err_a) or int(err_b)
+        err_a, = cu.cuEventRecord(ev[0], stream)
+        err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
+        err_b, = cu.cuEventRecord(ev[1], stream)
         if err != _OK:
             check("cuLaunchKernel", (err,), task)
-        if rc:
-            check("cuEventRecord", (cu.CUresult(rc),), task)
+        if err_a != _OK or err_b != _OK:
+            check("cuEventRecord", (err_a if err_a != _OK else err_b,), task)
         pending = prepared["pending"]
         pending.append((timing, ev))
         if len(pending) >= 1024:
@@ -229,12 +216,9 @@ class CudaBackend:
                 if cu.cuEventQuery(ev[1])[0] != _OK:
                     check(f"launch of {timing.task}", (err,), timing.task)
             check("cuEventSynchronize", (err,), pending[-1][0].task)
-        fast = self.fast
         for timing, ev in pending:
-            if fast is not None:
-                timing.ms = fast.elapsed_ms(ev[2], ev[3])
-            else:
-                timing.ms = check("cuEventElapsedTime", cu.cuEventElapsedTime(ev[0], ev[1]), timing.task)
+            err, ms = cu.cuEventElapsedTime(ev[0], ev[1])
+            timing.ms = ms if err == _OK else check("cuEventElapsedTime", (err,), timing.task)
         self._events.extend(ev for _, ev in pending)
 
     def fetch(self, prepared: dict, into: dict):
