@@ -111,6 +111,8 @@ def cmd_run(a) -> int:
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
     with _engine(a, backend=a.backend) as eng:
+        resources = {}
+        eng.on(lambda ev: resources.__setitem__(ev.task, ev.resources) if type(ev).__name__ == "LoadEvent" else None)
         results = eng.run(a.workload, repeat=a.repeat, seed=a.seed)
         out = []
         for r in results:
@@ -121,7 +123,9 @@ def cmd_run(a) -> int:
                         "check_error": r.check_error, "error": r.error, "skipped": r.skipped,
                         "fault_task": r.fault_task,
                         "tasks": [{"task": t, "launches": len(v), "mean_ms": statistics.fmean(v),
-                                   "min_ms": min(v), "median_ms": statistics.median(v)} for t, v in per.items()],
+                                   "min_ms": min(v), "median_ms": statistics.median(v),
+                                   "resources": {k: r for k, r in resources.get(t, {}).items() if k != "jit_log"}}
+                                  for t, v in per.items()],
                         "timings": [tm.to_dict() for tm in r.timings]})
         if a.json:
             print(json.dumps({"project": str(eng.project.path), "backend": eng.backend, "arch": eng.arch,
@@ -130,8 +134,11 @@ def cmd_run(a) -> int:
             for w in out:
                 print(f"{w['status'].upper():<8} {w['workload']:<24} ({w['kernel']}, {w['backend']})")
                 for t in w["tasks"]:
-                    print(f"         {t['task']:<48} {t['launches']:>4}x  mean {t['mean_ms']:9.4f} ms  "
-                          f"min {t['min_ms']:9.4f} ms")
+                    r = t["resources"]
+                    res = (f"  {r['registers']:>3} regs  {r['static_shared_bytes']:>5} B shared  "
+                           f"occupancy {r['occupancy']:.0%}") if r else ""
+                    print(f"         {t['task']:<48} {t['launches']:>4}x  median {t['median_ms']:9.4f} ms  "
+                          f"min {t['min_ms']:9.4f} ms{res}")
                 for key in ("check_error", "error", "skipped"):
                     if w[key]:
                         print(f"         {key.replace('_', ' ')}: {w[key]}")

@@ -128,7 +128,10 @@ class Engine:
             compiled = self.service.compile_tasks(tasks, target)
             for ct in compiled:
                 ct.seconds["lower"] = lower.get(ct.task, 0.0)
+        default_block = self.project.config.block_dim
         for ct in compiled:
+            if default_block and ct.spec is not None and ct.spec.block_dim is None and ct.spec.type == "range_for":
+                ct.spec.block_dim = default_block  # qdexplorer.toml's block_dim, for loops without loop_config
             self.compiled[f"{target}:{ct.task}"] = ct
         return kts, compiled
 
