@@ -29,7 +29,8 @@ def _add_project_args(p):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks.")
+    ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
+                                 "With no command, opens the desktop app on the bundled demo.")
     sub = ap.add_subparsers(dest="cmd")
     c = sub.add_parser("compile", help="compile every task to PTX and list them")
     _add_project_args(c)
@@ -198,18 +199,20 @@ def cmd_info(a) -> int:
 
 def cmd_gui(a) -> int:
     try:
-        from .gui.app import main as gui_main
+        import PySide6.QtWidgets  # noqa: F401
+        import pyqtgraph  # noqa: F401
     except ImportError as e:
-        raise QdError(f"the desktop app needs PySide6 and pyqtgraph ({e}); pip install 'qdexplorer[gui]'") from None
+        raise QdError(f"the desktop app needs PySide6-Essentials and pyqtgraph ({e}); "
+                      f"pip install PySide6-Essentials pyqtgraph, or use the compile/run commands") from None
+    from .gui.app import main as gui_main
     return gui_main(a.project)
 
 
 def main(argv=None) -> int:
     ap = build_parser()
     a = ap.parse_args(argv)
-    if a.cmd is None:
-        ap.print_help()
-        return 2
+    if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
+        a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
     try:
         return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
