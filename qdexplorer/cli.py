@@ -199,12 +199,10 @@ def cmd_info(a) -> int:
 
 def cmd_gui(a) -> int:
     try:
-        import PySide6.QtWidgets  # noqa: F401
-        import pyqtgraph  # noqa: F401
+        from .gui.app import main as gui_main
     except ImportError as e:
         raise QdError(f"the desktop app needs PySide6-Essentials and pyqtgraph ({e}); "
                       f"pip install PySide6-Essentials pyqtgraph, or use the compile/run commands") from None
-    from .gui.app import main as gui_main
     return gui_main(a.project)
 
 

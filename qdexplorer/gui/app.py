@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import sys
 
+import pyqtgraph  # noqa: F401 - fail here (and the CLI says what to install) if the GUI stack is missing
+from PySide6.QtWidgets import QApplication
+
 
 def main(project=None, argv=None) -> int:
-    from PySide6.QtWidgets import QApplication
-
     from ..engine import Engine
     from ..project.loader import load_project
     from ..runtime.cuda.detect import cuda_status
