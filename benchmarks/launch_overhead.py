@@ -46,43 +46,34 @@ def main():
     k = load_project(d / "k.py").kernels["empty"]
     (ct,) = CompileService(InlineCompiler()).compile_tasks(k.tasks(), "nvptx")
     results = {}
-    for fast in (True,):
-        be = CudaBackend()
-        be.load(ct.spec, ct.output, ct.load_hash)
-        prep = be.prepare({"x": np.zeros(1, np.float32)})
+    be = CudaBackend()
+    be.load(ct.spec, ct.output, ct.load_hash)
+    prep = be.prepare({"x": np.zeros(1, np.float32)})
+    done = lambda: be.finish(prep)  # noqa: E731
+    results["qdexplorer_timed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep), done)
+    results["qdexplorer_untimed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep, timed=False), done)
+    f = be.composite.function(ct.task)
+    addr = be.params(be.specs[ct.task], prep)[0]
+    sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
+    results["bare_cuLaunchKernel_cuda_python_us"] = per_launch_us(
+        lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0), sync)
+    ev = [cu.cuEventCreate(0)[1] for _ in range(2)]
 
-        def ours():
-            be.launch(ct.task, prep)
-
-        results["qdexplorer_timed_launch_us"] = per_launch_us(
-            ours, lambda: be.finish(prep))
-        if fast:
-            results["qdexplorer_untimed_launch_us"] = per_launch_us(
-                lambda: be.launch(ct.task, prep, timed=False), lambda: be.finish(prep))
-            f = be.composite.function(ct.task)
-            addr = be.params(be.specs[ct.task], prep)[0]
-            sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
-            results["bare_cuLaunchKernel_cuda_python_us"] = per_launch_us(
-                lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0), sync)
-            ev = [cu.cuEventCreate(0)[1] for _ in range(2)]
-
-            def bare_timed():
-                cu.cuEventRecord(ev[0], be.stream)
-                cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0)
-                cu.cuEventRecord(ev[1], be.stream)
-            results["bare_cuLaunchKernel_cuda_python_with_events_us"] = per_launch_us(bare_timed, sync)
-            lib = ctypes.CDLL("libcuda.so.1")
-            launch = lib.cuLaunchKernel
-            launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-            fh, sh = int(f), int(be.stream)
-            results["bare_cuLaunchKernel_ctypes_us"] = per_launch_us(
-                lambda: launch(fh, 1, 1, 1, 1, 1, 1, 0, sh, addr, None), sync)
-
-            # GPU-side duration of the empty task, from the app's own event timings
-            ts = [be.launch(ct.task, prep) for _ in range(1000)]
-            be.finish(prep)
-            results["empty_task_gpu_ms_median"] = float(np.median([t.ms for t in ts]))
-        be.close()
+    def bare_timed():
+        cu.cuEventRecord(ev[0], be.stream)
+        cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0)
+        cu.cuEventRecord(ev[1], be.stream)
+    results["bare_cuLaunchKernel_cuda_python_with_events_us"] = per_launch_us(bare_timed, sync)
+    launch = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
+    launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
+    fh, sh = int(f), int(be.stream)
+    results["bare_cuLaunchKernel_ctypes_us"] = per_launch_us(lambda: launch(fh, 1, 1, 1, 1, 1, 1, 0, sh, addr, None),
+                                                             sync)
+    # GPU-side duration of the empty task, from the app's own event timings
+    ts = [be.launch(ct.task, prep) for _ in range(1000)]
+    be.finish(prep)
+    results["empty_task_gpu_ms_median"] = float(np.median([t.ms for t in ts]))
+    be.close()
     try:
         import cupy as cp
         rk = cp.RawKernel(r'extern "C" __global__ void empty() {}', "empty")
@@ -96,7 +87,6 @@ def main():
         results["qdexplorer_timed_launch_us"] / results["bare_cuLaunchKernel_cuda_python_with_events_us"], 3)
     emit({"benchmark": "launch_overhead", "launches": N, "results": {k: round(v, 3) if isinstance(v, float) else v
                                                                       for k, v in results.items()}})
-    _ = ctypes
 
 
 if __name__ == "__main__":
