@@ -54,6 +54,9 @@ class Engine:
         self.backend = backend or cfg.backend or "cpu"
         if self.backend not in TARGET:
             raise QdError(f"unknown backend {self.backend!r}: choose cpu or cuda")
+        if self.backend == "cuda" and not cuda_status().available:
+            raise QdError(f"the cuda backend is unavailable here: {cuda_status().reason}; use the cpu backend "
+                          f"(PTX is still generated)")
         self.arch = pick_arch(arch, cfg.arch)
         self.in_process = in_process
         self.listeners: list = []

@@ -108,3 +108,12 @@ def test_info_never_crashes_without_a_gpu():
     p = cli("info")
     assert p.returncode == 0
     assert "available" in json.loads(p.stdout)["cuda"]
+
+
+def test_cuda_backend_without_a_gpu_is_one_clear_message():
+    from qdexplorer.runtime.cuda.detect import cuda_status
+    if cuda_status().available:
+        import pytest
+        pytest.skip("a GPU is present")
+    p = cli("run", "--backend", "cuda")
+    assert p.returncode == 2 and "cuda backend is unavailable" in p.stderr and "Traceback" not in p.stderr

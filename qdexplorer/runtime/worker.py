@@ -10,6 +10,7 @@ import multiprocessing as mp
 import os
 import traceback
 
+from ..lang.errors import QdRuntimeError
 from .device import DeviceFault, LoadItem, LoadResult, LocalDevice, WorkloadResult
 
 
@@ -68,11 +69,11 @@ class DeviceClient:
         self.conn = parent
         if not parent.poll(120):
             self.kill()
-            raise RuntimeError(f"the {self.backend_name} device worker did not start within 120 s")
+            raise QdRuntimeError(f"the {self.backend_name} device worker did not start within 120 s")
         status, info = parent.recv()
         if status != "ready":
             self.kill()
-            raise RuntimeError(f"the {self.backend_name} device worker failed to start: {info}")
+            raise QdRuntimeError(f"the {self.backend_name} device worker failed to start: {info}")
         self._info = info
 
     def kill(self):
