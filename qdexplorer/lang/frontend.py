@@ -262,7 +262,7 @@ class TaskBuilder(ExprLowering):
                 self.emit(ir.Assign(existing, cast(self.commit(v, node, like=existing.dtype), existing.dtype)))
                 return
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
-                self.frame.scopes[-1][target.id] = v if not isinstance(v, Py) else v
+                self.frame.scopes[-1][target.id] = v
                 return
             e = self.commit(v, node)
             self.frame.scopes[-1][target.id] = self.new_local(target.id, e.dtype, e)
@@ -484,12 +484,12 @@ def _loop_config_call(stmt, env):
     return None
 
 
-def lower_kernel(kernel, memo=None) -> list[ir.Task]:
+def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
     from .fingerprint import kernel_fingerprint, task_fingerprint
     src: SourceInfo = kernel.source
     env = python_env(kernel.fn)
-    args = kernel.arg_values()
+    args = kernel.arg_values(spec)
     tasks: list[ir.Task] = []
     pending_serial: list[ast.stmt] = []
     config: dict = {}
@@ -582,7 +582,7 @@ def _serial_task(kernel, src, args, stmts, index, names) -> ir.Task:
         b.stmt(s)
     t = ir.Task(_task_name(kernel, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
                 _lines(src, stmts), shared=b.shared)
-    return _finish(t, kernel, src, stmts)
+    return _finish(t, args, src, stmts)
 
 
 def _range_task(kernel, src, args, node: ast.For, index, config, names) -> ir.Task:
@@ -633,7 +633,7 @@ def _range_task(kernel, src, args, node: ast.For, index, config, names) -> ir.Ta
                 b.out[0], src.file, _lines(src, [node]), loop_name=name, loop_vars=loop_vars,
                 ranges=ranges, block_dim=config.get("block_dim"), serialize=bool(config.get("serialize")),
                 shared=b.shared)
-    return _finish(t, kernel, src, [node])
+    return _finish(t, args, src, [node])
 
 
 def _lines(src, stmts):
@@ -642,7 +642,7 @@ def _lines(src, stmts):
     return first, last
 
 
-def _finish(task: ir.Task, kernel, src, stmts) -> ir.Task:
+def _finish(task: ir.Task, args: dict, src, stmts) -> ir.Task:
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
         if isinstance(n, ir.ArrayArg):
@@ -650,7 +650,7 @@ def _finish(task: ir.Task, kernel, src, stmts) -> ir.Task:
         elif isinstance(n, ir.ScalarArg):
             used_scalars.add(n.name)
     params = []
-    for name, v in kernel.arg_values().items():
+    for name, v in args.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
             params.append(ir.Param(name, "array", v.dtype, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:

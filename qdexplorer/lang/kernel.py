@@ -118,23 +118,17 @@ class Kernel:
         return tuple(spec)
 
     def arg_values(self, spec: tuple | None = None) -> dict:
-        spec = spec or self._current_spec or self.spec_for()
+        spec = spec or self.spec_for()
         out = {}
         for name, kind, dt, nd in spec:
             out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
         return out
 
-    _current_spec = None
-
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.spec_for()
         if spec not in self._tasks:
             from .frontend import lower_kernel
-            self._current_spec = spec
-            try:
-                self._tasks[spec] = lower_kernel(self, memo)
-            finally:
-                self._current_spec = None
+            self._tasks[spec] = lower_kernel(self, memo, spec)
         return self._tasks[spec]
 
     def invalidate(self):

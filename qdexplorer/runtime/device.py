@@ -95,7 +95,7 @@ class LocalDevice:
             try:
                 self.backend.load(it.spec, it.output, it.tag, unit=it.unit)
             except DeviceFault:
-                raise
+                raise  # the context is gone: the worker must die, not report a load error
             except Exception as e:  # noqa: BLE001 - reported against the task; previous module is kept
                 out.append(LoadResult(name, False, (time.perf_counter() - t0) * 1e3, str(e)))
                 continue
@@ -157,7 +157,7 @@ class LocalDevice:
                     try:
                         tm = self._launch(t, prepared)
                     except DeviceFault:
-                        raise
+                        raise  # as in load(): the worker must die
                     except Exception as e:  # noqa: BLE001
                         res.error, res.fault_task = f"{t}: {e}", t
                         return res
