@@ -43,7 +43,7 @@ def test_hanging_task_kills_only_the_worker(tmp_path):
         def ok(rng):
             return dict(x=np.arange(4, dtype=np.int32))
         """))
-    with Engine(tmp_path, backend="cpu", launch_timeout=3.0, workers=1) as eng:
+    with Engine(tmp_path, backend="cpu", launch_timeout=8.0, workers=1) as eng:
         faults = []
         eng.on(lambda e: faults.append(e) if isinstance(e, FaultEvent) else None)
         (ok1,) = eng.run(["ok"])
