@@ -3,6 +3,7 @@ import dataclasses
 import json
 import multiprocessing as mp
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -184,14 +185,30 @@ def test_unwritable_cache_folder_degrades_to_memory(tmp_path):
     assert {ct.tier for ct in again} == {"memory"}
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
+def _make_read_only(folder):
+    """chmod for ordinary users; root ignores permissions, so use the immutable attribute there."""
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        return lambda: folder.chmod(0o700)
+    if shutil.which("chattr") is None or subprocess.run(["chattr", "+i", str(folder)]).returncode != 0:
+        pytest.skip("cannot make a folder read-only for root here (no chattr +i)")
+    return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
 def test_read_only_cache_folder(tmp_path):
+    proj = write_project(tmp_path / "p")
     ro = tmp_path / "ro"
-    ro.mkdir()
-    ro.chmod(0o500)
-    with pytest.warns(UserWarning, match="memory-only"):
-        c = PtxCache(ro)
-    assert not c.offline
+    compile_tiers(proj, ro)  # a populated cache that then becomes read-only
+    undo = _make_read_only(ro)
+    try:
+        with pytest.warns(UserWarning, match="memory-only"):
+            eng = Engine(proj, in_process=True, cache_dir=str(ro))
+        with eng:
+            _, compiled = eng.compile(target="nvptx")
+            assert all(ct.ok and ct.generated for ct in compiled)
+            assert not eng.cache.offline
+    finally:
+        undo()
 
 
 def test_override_beats_a_cache_hit_and_goes_stale_and_reverts(tmp_path):
