@@ -92,8 +92,9 @@ class CompileService:
             t0 = time.perf_counter()
             try:
                 ct.module = self.codegen(t, target)
-            except CodegenError as e:
-                ct.error = str(e)
+            except Exception as e:  # noqa: BLE001 - CodegenError, or a codegen bug: either way, this task
+                ct.error = str(e) if isinstance(e, CodegenError) else (
+                    f"internal codegen error ({type(e).__name__}: {e}) in {t.file}:{t.lines[0]}; please report it")
                 ct.spec = LaunchSpec.of(t, [])
                 ct.tier = "error"
                 out.append(ct)

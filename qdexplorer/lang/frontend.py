@@ -212,7 +212,13 @@ class TaskBuilder(ExprLowering):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
             self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
-        method(node)
+        try:
+            method(node)
+        except (QdCompileError, RecursionError):
+            raise
+        except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
+            self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "
+                           f"please report it with this kernel")
 
     def s_Expr(self, node):
         if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):

@@ -73,7 +73,7 @@ def as_dtype(x) -> DType | None:
 def promote(a: DType, b: DType) -> DType:
     """Binary-op result type, following Quadrants: float wins over int, wider wins, signed wins ties."""
     if a == b:
-        return a
+        return i32 if a.kind == "b" else a  # True + True is 2, as in Python
     if a.kind == "b":
         return b if b.kind != "b" else i32
     if b.kind == "b":

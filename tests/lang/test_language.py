@@ -388,3 +388,18 @@ def test_gpu_arch_falls_back_to_cpu_with_warning():
     saxpy(x, y, 2.0)
     np.testing.assert_allclose(y, 2)
     qd.reset()
+
+
+def test_booleans_behave_like_python(arch):
+    @qd.kernel
+    def k(x: I1, out: I1):
+        for i in range(x.shape[0]):
+            out[i] = (x[i] > 0) + (x[i] > 1) + (x[i] > 2)
+            if (x[i] > 5) == (x[i] > 6):
+                out[i] = out[i] + 100
+
+    x = np.array([0, 1, 2, 3, 6, 7], np.int32)
+    out = np.zeros_like(x)
+    k(x, out)
+    ref = (x > 0).astype(int) + (x > 1) + (x > 2) + 100 * ((x > 5) == (x > 6))
+    np.testing.assert_array_equal(out, ref)
