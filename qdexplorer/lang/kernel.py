@@ -35,7 +35,7 @@ class Func:
     @property
     def source(self):
         if self._source is None:
-            from .frontend import SourceInfo
+            from .source import SourceInfo
             self._source = SourceInfo(self.fn)
         return self._source
 
@@ -66,7 +66,7 @@ class Kernel:
     @property
     def source(self):
         if self._source is None:
-            from .frontend import SourceInfo
+            from .source import SourceInfo
             self._source = SourceInfo(self.fn)
         return self._source
 
@@ -127,7 +127,7 @@ class Kernel:
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.spec_for()
         if spec not in self._tasks:
-            from .frontend import lower_kernel
+            from .offload import lower_kernel
             self._tasks[spec] = lower_kernel(self, memo, spec)
         return self._tasks[spec]
 
