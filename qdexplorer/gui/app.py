@@ -18,7 +18,8 @@ def main(project=None, argv=None) -> int:
     proj = load_project(project)  # bad input fails here, before any window, with one message
     st = cuda_status()
     backend = "cuda" if st.available else "cpu"
-    win = MainWindow(lambda: Engine(proj, backend=backend), proj.name, "" if st.available else st.reason)
+    win = MainWindow(lambda: Engine(proj, backend=backend), proj.name, "" if st.available else st.reason,
+                     watch=proj.files)
     if st.available:
         win.backend.setCurrentText("cuda")
     win.show()

@@ -1,7 +1,7 @@
 """The main window: task tree, code views, live timing plots, and the run controls."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, Slot
 from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
                                QSpinBox, QSplitter, QTabWidget, QToolBar)
 
@@ -13,7 +13,7 @@ from .timings import TimingsPanel
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, make_engine, project_name: str, cuda_reason: str = ""):
+    def __init__(self, make_engine, project_name: str, cuda_reason: str = "", watch: list | None = None):
         super().__init__()
         self.setWindowTitle(f"qdexplorer — {project_name}")
         self.resize(1400, 900)
@@ -77,6 +77,11 @@ class MainWindow(QMainWindow):
         self.bridge.done.connect(self.on_done)
         self.bridge.failed.connect(self.on_failed)
         self.bridge.busy.connect(self.on_busy)
+        # Saving a kernel file in any editor recompiles: only the tasks that changed miss the cache.
+        self.watcher = QFileSystemWatcher([str(p) for p in (watch or [])], self)
+        self._debounce = QTimer(self, singleShot=True, interval=300)
+        self._debounce.timeout.connect(self.reload)
+        self.watcher.fileChanged.connect(self._file_changed)
         self.compile()
 
     # ---- commands (each runs on the engine thread)
@@ -88,6 +93,13 @@ class MainWindow(QMainWindow):
     def reload(self):
         self.bridge.submit("reload", lambda eng: eng.refresh())
         self.compile()
+
+    @Slot(str)
+    def _file_changed(self, path):
+        if path not in self.watcher.files():  # editors that save by rename drop the watch
+            self.watcher.addPath(path)
+        self.log(f"{path} changed: recompiling")
+        self._debounce.start()
 
     def run(self):
         name = self.workload.currentText()

@@ -27,7 +27,7 @@ def window(qtbot, tmp_path):
     shutil.copytree(bundled_demo(), proj_dir)
     proj = load_project(proj_dir)
     win = MainWindow(lambda: Engine(proj, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2),
-                     proj.name, "no GPU in this test")
+                     proj.name, "no GPU in this test", watch=proj.files)
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: len(win.compiled) >= 15 and "compiled" in win.statusBar().currentMessage(),
@@ -84,6 +84,16 @@ def test_edit_ptx_saves_an_override_and_reverts(window, qtbot):
     win.views.revert_btn.click()
     qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(2), timeout=60000)
     assert not path.exists()
+
+
+def test_saving_a_kernel_file_recompiles_only_what_changed(window, qtbot):
+    win = window
+    f = next(p for p in win.bridge.engine.project.files if p.name == "particles.py")
+    f.write_text(f.read_text().replace("RESTITUTION = 0.9", "RESTITUTION = 0.8"))
+    # RESTITUTION is a global of particle_step: its five tasks recompile, every other task hits memory
+    qtbot.waitUntil(lambda: win.tree.items["particle_step_kernel_2_bounce_range_for"].text(2) == "miss"
+                    and win.tree.items["saxpy_kernel_0_range_for"].text(2) == "memory", timeout=60000)
+    assert "changed: recompiling" in win.messages.toPlainText()
 
 
 def test_bad_project_fails_before_any_window(tmp_path):
