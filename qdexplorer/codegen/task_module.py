@@ -19,7 +19,7 @@ NVPTX_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 I1, I32, I64 = L.IntType(1), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
 SHARED_PTR = L.PointerType(addrspace=3)
-CODEGEN_VERSION = "2"  # bump when the emitted IR changes for the same Task IR
+CODEGEN_VERSION = "3"  # bump when the emitted IR changes for the same Task IR
 
 
 @dataclass(frozen=True)
@@ -179,7 +179,8 @@ class _Emitter:
         latch, exit_ = self.fn.append_basic_block("latch"), self.fn.append_basic_block("exit")
         b.branch(head)
         b.position_at_end(head)
-        b.cbranch(b.icmp_signed("<", b.load(idx, typ=I32), end), body, exit_)
+        # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
+        b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
         for j in range(unroll):
             nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
