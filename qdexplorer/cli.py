@@ -143,6 +143,10 @@ def cmd_run(a) -> int:
                 for key in ("check_error", "error", "skipped"):
                     if w[key]:
                         print(f"         {key.replace('_', ' ')}: {w[key]}")
+            counts = {}
+            for w in out:
+                counts[w["status"]] = counts.get(w["status"], 0) + 1
+            print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + f"  ({eng.backend}, {eng.arch})")
         return 0 if all(w["status"] in ("passed", "skipped") for w in out) else 1
 
 

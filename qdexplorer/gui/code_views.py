@@ -38,11 +38,14 @@ class CodeViews(QTabWidget):
         v.addWidget(self.ptx)
         bar = QHBoxLayout()
         self.override_label = QLabel("generated PTX")
+        self.resources_label = QLabel("")
+        self.resources_label.setToolTip("From cuFuncGetAttribute and the occupancy calculator after the last CUDA load")
         self.save_btn = QPushButton("Run this PTX (save override)")
         self.save_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ptx; it replaces the generated "
                                  "PTX at the next load")
         self.revert_btn = QPushButton("Revert to generated")
         bar.addWidget(self.override_label, 1)
+        bar.addWidget(self.resources_label)
         bar.addWidget(self.save_btn)
         bar.addWidget(self.revert_btn)
         v.addLayout(bar)
@@ -54,6 +57,14 @@ class CodeViews(QTabWidget):
         self.revert_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
         self.ptx.textChanged.connect(self._edited)
         self._loading = False
+
+    def show_resources(self, res: dict | None):
+        if not res:
+            self.resources_label.setText("")
+            return
+        self.resources_label.setText(f"{res['registers']} regs · {res['static_shared_bytes']} B shared · "
+                                     f"{res['local_bytes']} B local · block {res['block']} · "
+                                     f"occupancy {res['occupancy']:.0%}")
 
     def show_task(self, task, compiled):
         """`task` is the ir.Task, `compiled` its CompiledTask for nvptx (or None before compile)."""

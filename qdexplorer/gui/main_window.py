@@ -20,6 +20,7 @@ class MainWindow(QMainWindow):
         self.bridge = EngineBridge(make_engine)
         self.kernel_tasks = []
         self.compiled = {}
+        self.resources = {}  # task -> registers, shared, occupancy... from the last CUDA load
         self.tree = TaskTree()
         self.views = CodeViews()
         self.plots = TimingsPanel()
@@ -137,8 +138,13 @@ class MainWindow(QMainWindow):
         elif isinstance(ev, LaunchEvent):
             self.tree.on_launch(ev)
             self.plots.add_launch(ev)
-        elif isinstance(ev, LoadEvent) and ev.error:
-            self.log(f"load failed: {ev.task}: {ev.error}")
+        elif isinstance(ev, LoadEvent):
+            if ev.error:
+                self.log(f"load failed: {ev.task}: {ev.error}")
+            elif ev.resources:
+                self.resources[ev.task] = ev.resources
+                if ev.task == self.tree.selected_task():
+                    self.views.show_resources(ev.resources)
         elif isinstance(ev, FaultEvent):
             self.log(f"FAULT in {ev.task} ({ev.backend}): {ev.message}")
 
@@ -198,6 +204,7 @@ class MainWindow(QMainWindow):
         t = next((t for kt in self.kernel_tasks for t in kt.tasks if t.name == task), None)
         if t is not None:
             self.views.show_task(t, self.compiled.get(task))
+            self.views.show_resources(self.resources.get(task))
 
     def log(self, text):
         self.messages.appendPlainText(text)
