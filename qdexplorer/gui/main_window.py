@@ -79,7 +79,9 @@ class MainWindow(QMainWindow):
         self.bridge.failed.connect(self.on_failed)
         self.bridge.busy.connect(self.on_busy)
         # Saving a kernel file in any editor recompiles: only the tasks that changed miss the cache.
-        self.watcher = QFileSystemWatcher([str(p) for p in (watch or [])], self)
+        self.watcher = QFileSystemWatcher(self)
+        if watch:
+            self.watcher.addPaths([str(p) for p in watch])
         self._debounce = QTimer(self, singleShot=True, interval=300)
         self._debounce.timeout.connect(self.reload)
         self.watcher.fileChanged.connect(self._file_changed)

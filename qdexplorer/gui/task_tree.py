@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
-COLUMNS = ["Kernel / task", "Type", "Cache", "PTX bytes", "Compile ms", "Median launch ms"]
+COLUMNS = ["Kernel / task", "Type", "Cache", "PTX bytes", "Compile ms", "Launch ms"]
 TIER_COLORS = {"memory": "#2e7d32", "disk": "#1565c0", "miss": "#ef6c00", "error": "#c62828"}
 TASK_ROLE = Qt.UserRole + 1
 
@@ -18,6 +18,8 @@ class TaskTree(QTreeWidget):
         self.setHeaderLabels(COLUMNS)
         self.setAlternatingRowColors(True)
         self.setUniformRowHeights(True)
+        self.setTextElideMode(Qt.ElideMiddle)
+        self.headerItem().setToolTip(5, "median of every launch of this task so far")
         self.items: dict[str, QTreeWidgetItem] = {}
         self.launches: dict[str, list[float]] = {}
 
@@ -45,6 +47,8 @@ class TaskTree(QTreeWidget):
             k.setExpanded(True)
         for c in range(len(COLUMNS)):
             self.resizeColumnToContents(c)
+        self.setColumnWidth(0, min(self.columnWidth(0), 300))  # long names elide; the figures stay in view
+        self.setColumnWidth(5, max(self.columnWidth(5), 70))
 
     def on_compile(self, ev):
         it = self.items.get(ev.task)
