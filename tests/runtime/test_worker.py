@@ -66,3 +66,25 @@ def test_pool_uses_several_processes(tmp_path):
     finally:
         pool.close()
     _ = np
+
+
+def test_a_crashing_cpu_task_costs_only_the_worker(tmp_path):
+    (tmp_path / "k.py").write_text(textwrap.dedent("""\
+        import numpy as np
+        import qdexplorer.lang as qd
+
+        @qd.kernel
+        def wild(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+            for i in range(x.shape[0]):
+                x[i + 2000000000] = 1.0   # 8 GB past the array: no bounds checks, as in Quadrants
+
+        @qd.workload(wild)
+        def crash(rng):
+            return dict(x=np.zeros(4, np.float32))
+        """))
+    with Engine(tmp_path, backend="cpu", workers=1) as eng:
+        (res,) = eng.run(["crash"])
+        assert res.status == "error" and "device worker died" in res.error
+        assert res.fault_task == "wild_kernel_0_range_for"
+        eng.device.info()  # a fresh worker answers
+        assert eng.device.restarts == 1 and eng.device.proc.is_alive()
