@@ -1,14 +1,15 @@
 """Load a kernel project: a folder of `*.py` kernel files and an optional `qdexplorer.toml`.
 
-Files are imported as real modules (so inspect/linecache see their source and errors carry
-real file:line), each under a name derived from the project path so two projects never clash.
+Files run as real modules (so inspect/linecache see their source and errors carry real
+file:line), each under a name derived from the project path so two projects never clash.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib.util
+import linecache
 import sys
 import traceback
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,19 +130,25 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
 
 
 def _import_file(f: Path, root: Path):
+    """Execute a project file from its current text: no bytecode cache (an edit within the
+    filesystem's timestamp granularity must never run stale code, and the user's folder gets no
+    __pycache__), and linecache holds exactly the text that ran, so positions always match."""
     digest = hashlib.sha1(str(f).encode()).hexdigest()[:10]
     name = f"qdx_project_{digest}_{f.stem}"
-    spec = importlib.util.spec_from_file_location(name, f)
-    mod = importlib.util.module_from_spec(spec)
+    text = f.read_text(encoding="utf-8")
+    try:
+        code = compile(text, str(f), "exec", dont_inherit=True)
+    except SyntaxError as e:
+        raise ProjectError(f"{e.filename or f}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+    mod = types.ModuleType(name)
+    mod.__file__ = str(f)
+    linecache.cache[str(f)] = (len(text), None, text.splitlines(True), str(f))
     sys.modules[name] = mod
     added = str(root) not in sys.path
     if added:
         sys.path.insert(0, str(root))
     try:
-        spec.loader.exec_module(mod)
-    except SyntaxError as e:
-        sys.modules.pop(name, None)
-        raise ProjectError(f"{e.filename or f}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+        exec(code, mod.__dict__)  # noqa: S102 - running the user's project is the point
     except QdError:
         sys.modules.pop(name, None)
         raise
