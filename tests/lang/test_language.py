@@ -403,3 +403,17 @@ def test_booleans_behave_like_python(arch):
     k(x, out)
     ref = (x > 0).astype(int) + (x > 1) + (x > 2) + 100 * ((x > 5) == (x > 6))
     np.testing.assert_array_equal(out, ref)
+
+
+def test_round_and_rsqrt(arch):
+    @qd.kernel
+    def k(x: F1, out: F2):
+        for i in range(x.shape[0]):
+            out[i, 0] = qd.round(x[i])
+            out[i, 1] = qd.rsqrt(qd.abs(x[i]) + 1.0)
+
+    x = np.array([-2.5, -0.5, 0.5, 1.5, 2.4, -3.7], np.float32)
+    out = np.zeros((6, 2), np.float32)
+    k(x, out)
+    np.testing.assert_array_equal(out[:, 0], [qd.round(float(v)) for v in x])  # ties away from zero
+    np.testing.assert_allclose(out[:, 1], 1 / np.sqrt(np.abs(x.astype(np.float64)) + 1), rtol=1e-6)
