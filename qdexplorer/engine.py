@@ -121,16 +121,13 @@ class Engine:
     def compile(self, kernels: list[str] | None = None, target: str | None = None) -> tuple[list[KernelTasks], list[CompiledTask]]:
         target = target or TARGET[self.backend]
         kts = self.kernel_tasks(kernels)
+        lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
         compiled: list[CompiledTask] = []
         if self.service.mode == "whole":
             for kt in kts:
-                compiled += self.service.compile_tasks(kt.tasks, target, kt.lower_s)
+                compiled += self.service.compile_tasks(kt.tasks, target, lower)
         else:  # one batch across kernels, so a cold compile fills every pool worker
-            tasks = [t for kt in kts for t in kt.tasks]
-            lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
-            compiled = self.service.compile_tasks(tasks, target)
-            for ct in compiled:
-                ct.seconds["lower"] = lower.get(ct.task, 0.0)
+            compiled = self.service.compile_tasks([t for kt in kts for t in kt.tasks], target, lower)
         default_block = self.project.config.block_dim
         for ct in compiled:
             if default_block and ct.spec is not None and ct.spec.block_dim is None and ct.spec.type == "range_for":

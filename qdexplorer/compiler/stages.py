@@ -123,15 +123,3 @@ def _libdevice(llvm, path):
         _libdevice_bc[path] = mod
     return mod
 
-
-def optimised_ir(text: str, target: str, arch: str = DEFAULT_ARCH) -> str:
-    """The module after optimisation, for viewing (not used on the launch path)."""
-    llvm = _llvm()
-    mod = llvm.parse_assembly(text)
-    if target == "nvptx":
-        tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(cpu=arch, opt=3)
-    else:
-        tm = host_target_machine()
-    pb = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=3))
-    pb.getModulePassManager().run(mod, pb)
-    return str(mod)

@@ -45,8 +45,6 @@ floor = _math("floor", _m.floor)
 ceil = _math("ceil", _m.ceil)
 round = _math("round", lambda x: _m.copysign(_m.floor(_b.abs(x) + 0.5), x))  # noqa: A001 - ties away from zero, as llvm.round
 pow = _math("pow", _m.pow, 2)  # noqa: A001
-MATH = {f.name: f for f in (sqrt, rsqrt, sin, cos, tan, asin, acos, atan, atan2, exp, log, tanh,
-                            floor, ceil, round, pow)}
 
 # builtins-like helpers
 min = Intrinsic("min", "minmax", _b.min)  # noqa: A001

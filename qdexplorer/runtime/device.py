@@ -79,7 +79,6 @@ class LocalDevice:
         self.backend_name = backend
         self.backend = make_backend(backend, **opts)
         self.tags: dict[str, str] = {}
-        self._projects: dict = {}
 
     def info(self) -> dict:
         return getattr(self.backend, "info", lambda: {"backend": self.backend_name})()

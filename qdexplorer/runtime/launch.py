@@ -104,11 +104,3 @@ def _wrap(v, dt: DType):
         return v - m if v >= m >> 1 else v
     return v & ((1 << dt.bits) - 1)
 
-
-def check_uniform(spec: LaunchSpec):
-    for lo, hi in spec.ranges:
-        for e in (lo, hi):
-            for n in ir.walk(e):
-                if isinstance(n, (ir.Load, ir.LocalRef, ir.AtomicRMW)):
-                    return False
-    return True
