@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("task", nargs="?")
     o.add_argument("file", nargs="?", help="edited PTX (for set)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
+    from .quadrants.command import add_parser as add_quadrants_parser
+    add_quadrants_parser(sub)
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?")
     return ap
@@ -210,15 +212,26 @@ def cmd_gui(a) -> int:
     return gui_main(a.project)
 
 
+def _cmd_quadrants(a) -> int:
+    from .quadrants.command import cmd_quadrants
+    return cmd_quadrants(a)
+
+
 def main(argv=None) -> int:
     ap = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    rest = []
+    if argv[:1] == ["quadrants"] and "--" in argv:  # what follows `--` goes to the Quadrants program
+        argv, rest = argv[:argv.index("--")], argv[argv.index("--") + 1:]
     a = ap.parse_args(argv)
+    if a.cmd == "quadrants":
+        a.script_args = rest
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
         a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
     try:
         return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
-                "info": cmd_info, "gui": cmd_gui}[a.cmd](a)
+                "info": cmd_info, "gui": cmd_gui, "quadrants": _cmd_quadrants}[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,138 @@
+"""`qdexplorer quadrants SCRIPT.py`: run a real Quadrants program and list, edit and time its tasks.
+
+Exit codes as for the other commands: 0 success, 1 the program failed (its error is printed) or an
+edit was not used, 2 bad input (missing script, unknown task, no edits, Quadrants not installed).
+"""
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+
+from ..lang.errors import QdError
+from .program import INSTALL_HINT
+
+
+def add_parser(sub):
+    q = sub.add_parser("quadrants", help="run a real Quadrants program: its tasks, IR dumps, PTX edits, timings",
+                       usage="qdexplorer quadrants SCRIPT.py [options] [-- ARGS...]",
+                       description="Run a Quadrants program with dumps on, caches off and the kernel profiler on; "
+                       "list its kernels and tasks, or rerun it with edited PTX (QUADRANTS_LOAD_PTX) or LLVM IR "
+                       "(QD_LOAD_IR) and compare timings. Arguments after -- go to the program.")
+    q.add_argument("script", help="the program, e.g. my_sim.py")
+    q.set_defaults(script_args=[])  # cli.main passes what follows `--` (the program's own arguments)
+    q.add_argument("--arch", choices=("cpu", "cuda"), help="force qd.init(arch=...) (default: what the program asks)")
+    q.add_argument("--json", action="store_true", help="print machine-readable JSON (schema: docs/quadrants.md)")
+    q.add_argument("--timeout", type=float, default=300.0, help="seconds before the program is killed (default 300)")
+    q.add_argument("--dump", metavar="DIR", help="dump folder (default: a new temporary folder, kept)")
+    q.add_argument("--python", metavar="EXE", help="interpreter that has Quadrants (default: this one)")
+    g = q.add_mutually_exclusive_group()
+    g.add_argument("--load-ptx", metavar="DIR", help="rerun with the edited <task>.ptx files of DIR (CUDA)")
+    g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
+    q.add_argument("--export", metavar="TASK", help="with --load-ptx/--load-ll DIR: copy TASK's generated code "
+                   "into DIR (with the sidecar that detects stale edits) to start editing; no rerun")
+    q.add_argument("--all", action="store_true", help="also list Quadrants' own kernels (ext_arr_to_ndarray...)")
+    q.add_argument("--output", action="store_true", help="also print the program's stdout and stderr")
+    return q
+
+
+def cmd_quadrants(a) -> int:
+    from .compare import edit_and_rerun
+    from .edits import EditFolder
+    from .program import check_script, run_program
+    check_script(a.script)
+    if not a.python and importlib.util.find_spec("quadrants") is None:
+        raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
+    args = a.script_args
+    kind, folder = ("ptx", a.load_ptx) if a.load_ptx else ("ll", a.load_ll) if a.load_ll else (None, None)
+    if a.export and not folder:
+        raise QdError("--export TASK needs --load-ptx DIR or --load-ll DIR (the folder to write the edit into)")
+    common = dict(arch=a.arch, timeout=a.timeout, python=a.python)
+    if folder and not a.export:
+        res = edit_and_rerun(a.script, folder, kind, args, dump_dir=a.dump, **common)
+        base, edited = res["baseline"], res["edited"]
+    else:
+        base, edited, res = run_program(a.script, args, dump_dir=a.dump, **common), None, None
+    if a.export:
+        return _export(base, EditFolder(folder, kind), a.export)
+    if a.json:
+        doc = base.to_dict()
+        if res is not None:
+            doc["edited_run"] = edited.to_dict() if edited else None
+            doc["comparison"] = res["comparison"]
+        print(json.dumps(doc, indent=2))
+    else:
+        _print_run(base, a.all)
+        if res is not None and edited is not None:
+            _print_comparison(res, edited)
+        if a.output:
+            for r in (base, edited):
+                if r is not None:
+                    print(f"--- program output ({'edited run' if r.load else 'run'}) ---\n{r.stdout}{r.stderr}")
+    failed = [r for r in (base, edited) if r is not None and not r.ok]
+    for r in failed:
+        print(f"qdexplorer: {r.script}: {r.error}", file=sys.stderr)
+    unused = [e for e in (res or {}).get("load", None) and res["load"]["edits"] or [] if not e.get("used")]
+    for e in unused:
+        print(f"qdexplorer: the edit {e['file']} was not used ({e['evidence']})", file=sys.stderr)
+    return 1 if failed or unused else 0
+
+
+def _export(run, folder, task: str) -> int:
+    if not run.ok:
+        print(f"qdexplorer: {run.script}: {run.error}", file=sys.stderr)
+        return 1
+    t = run.task(task)
+    if t is None:
+        names = ", ".join(x.stable_name for x in run.tasks(include_internal=False))
+        raise QdError(f"no task named {task} (tasks: {names})")
+    text = t.text(folder.kind.file_kind)
+    if not text:
+        raise QdError(f"the run wrote no {folder.kind.suffix} for {t.name}"
+                      + (" (PTX exists only on CUDA: --arch cuda)" if folder.kind.name == "ptx" else ""))
+    print(folder.write(t.stable_name, text, text))
+    return 0
+
+
+def _ms(v) -> str:
+    return f"{v:9.4f}" if v is not None else "        -"
+
+
+def _print_run(run, show_internal: bool):
+    where = f"quadrants {run.quadrants_version or '?'}, arch {run.arch or run.arch_requested or '?'}"
+    print(f"{run.script}  ({where}, {run.seconds:.2f} s)  dumps: {run.dump_dir}")
+    hidden = 0
+    for k in run.kernels:
+        if k.internal and not show_internal:
+            hidden += 1
+            continue
+        loc = f"{k.file}:{k.line}" if k.file else "Quadrants runtime"
+        print(f"  {'[internal] ' if k.internal else ''}{k.name}  ({loc}; {len(k.stages)} CHI IR stages)")
+        for t in k.tasks:
+            sizes = "  ".join(f"{kd} {_size(p)} B" for kd, p in sorted(t.files.items()))
+            med = _ms(sorted(t.launches_ms)[len(t.launches_ms) // 2] if t.launches_ms else None)
+            print(f"    {t.name:<46} {t.type:<10} {len(t.launches_ms):>5}x  median {med} ms   {sizes}")
+    if hidden:
+        print(f"  (+ {hidden} Quadrants-internal kernel(s); --all lists them)")
+
+
+def _size(path) -> int:
+    import os
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _print_comparison(res, edited):
+    load = res["load"]
+    print(f"edited run ({load['env']}=1, {load['folder']}):")
+    for e in load["edits"]:
+        print(f"  {e['task']}: edit {e['file']}  {e['state']}{'' if e['known_base'] else ' (no sidecar)'}  "
+              f"{'USED' if e.get('used') else 'NOT USED'}: {e['evidence']}")
+    print(f"  {'task':<46} {'generated':>12} {'edited':>12}  ratio")
+    for r in res["comparison"]:
+        ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
+        mark = "*" if r["edited"] else " "
+        print(f" {mark}{r['task']:<46} {_ms(r['generated']['median_ms'])} ms {_ms(r['edited_run']['median_ms'])} ms"
+              f"  {ratio}")

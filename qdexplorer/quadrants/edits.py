@@ -1,0 +1,165 @@
+"""Edited task code for a Quadrants program, and the folder a rerun loads it from.
+
+Two kinds, one mechanism: `ptx` (CUDA; Quadrants reads `<debug_dump_path>/<task>.ptx` under
+`QUADRANTS_LOAD_PTX=1`, tasks without a file keep their generated PTX) and `ll` (every LLVM arch,
+the CPU included; `QD_LOAD_IR=1` reparses `<debug_dump_path>/<task>_llvm.ll` and aborts when a
+compiled task has no file, so the load folder gets the generated IR of every other task too).
+
+An edit folder holds `<name><suffix>` per edited task, where `name` is the task's stable name
+(`saxpy_kernel_1_range_for`, which survives kernels added above it) or Quadrants' own name, and a
+sidecar `<name><suffix>.json` recording the sha256 of the generated code it was derived from: when
+the generated code changes, the edit is flagged `stale` (still loaded), as for qdexplorer's own
+overrides. A rerun never loads from the edit folder itself: the files are copied under
+Quadrants' names into a fresh folder, so nothing Quadrants writes can clobber an edit.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..compiler.overrides import sha256
+from ..lang.errors import QdError
+
+
+@dataclass(frozen=True)
+class EditKind:
+    name: str        # 'ptx' | 'll'
+    suffix: str      # file name suffix Quadrants reads
+    env: str         # the variable that makes Quadrants read it
+    file_kind: str   # QuadrantsTask.files key of the generated code
+    needs_all: bool  # Quadrants aborts unless every compiled task has a file
+
+
+KINDS = {"ptx": EditKind("ptx", ".ptx", "QUADRANTS_LOAD_PTX", "ptx", False),
+         "ll": EditKind("ll", "_llvm.ll", "QD_LOAD_IR", "llvm", True)}
+_SAFE = re.compile(r"^[A-Za-z0-9_]+$")
+
+
+def _check_name(name: str) -> str:
+    if not _SAFE.match(name or "") or len(name) > 200:
+        raise QdError(f"bad task name {name!r}: task names are letters, digits and '_'")
+    return name
+
+
+def _atomic_write(path: Path, data: bytes):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+@dataclass
+class Edit:
+    name: str
+    path: Path
+    text: str
+    base_sha: str | None
+
+
+class EditFolder:
+    """The user's edits of one kind, in a folder they own (`--load-ptx DIR`, `--load-ll DIR`)."""
+
+    def __init__(self, folder: str | Path, kind: str = "ptx"):
+        if kind not in KINDS:
+            raise QdError(f"unknown edit kind {kind!r}: ptx or ll")
+        self.folder, self.kind = Path(folder), KINDS[kind]
+
+    def write(self, name: str, text: str, generated: str) -> Path:
+        """Save `text` as the edit of task `name`, derived from `generated`."""
+        p = self.folder / f"{_check_name(name)}{self.kind.suffix}"
+        data = text.replace("\x00", "").encode()
+        _atomic_write(p, data)
+        side = {"task": name, "kind": self.kind.name, "generated_sha256": sha256(generated),
+                "edit_sha256": sha256(data), "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        _atomic_write(Path(f"{p}.json"), json.dumps(side, indent=2).encode())
+        return p
+
+    def revert(self, name: str) -> bool:
+        found = False
+        for p in (self.folder / f"{name}{self.kind.suffix}", self.folder / f"{name}{self.kind.suffix}.json"):
+            if p.is_file():
+                p.unlink()
+                found = True
+        return found
+
+    def edits(self) -> list[Edit]:
+        if not self.folder.is_dir():
+            raise QdError(f"edit folder not found: {self.folder}")
+        out = []
+        for p in sorted(self.folder.glob(f"*{self.kind.suffix}")):
+            name = p.name[: -len(self.kind.suffix)]
+            if self.kind.name == "ptx" and name.endswith("_llvm"):
+                continue
+            base = None
+            side = Path(f"{p}.json")
+            if side.is_file():
+                try:
+                    base = json.loads(side.read_text()).get("generated_sha256")
+                except (OSError, ValueError):
+                    base = None
+            out.append(Edit(name, p, p.read_text(errors="replace").replace("\x00", ""), base))
+        return out
+
+
+def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) -> dict:
+    """Match each edit to a task of `baseline` (a QuadrantsRun with dumps), flag stale ones, and fill a
+    fresh load folder. Returns the `load` record run_program takes (and the JSON reports)."""
+    kind = edits.kind
+    found = edits.edits()
+    if not found:
+        raise QdError(f"no *{kind.suffix} edits in {edits.folder}")
+    folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix=f"qdx-quadrants-load-{kind.name}-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    entries, used = [], set()
+    for e in found:
+        t = baseline.task(e.name)
+        if t is None:
+            names = ", ".join(t.stable_name for t in baseline.tasks(include_internal=False))
+            raise QdError(f"{e.path}: no task named {e.name} in this run of the program (tasks: {names})")
+        generated = t.text(kind.file_kind)
+        if not generated:
+            raise QdError(f"{e.path}: the program's run wrote no {kind.suffix} for {t.name} "
+                          + ("(PTX exists only on CUDA: use --arch cuda, or edit the LLVM IR with --load-ll)"
+                             if kind.name == "ptx" else ""))
+        gen_sha = sha256(generated.encode())
+        state = "active" if e.base_sha in (None, gen_sha) else "stale"
+        _atomic_write(folder / f"{t.name}{kind.suffix}", e.text.encode())
+        used.add(t.name)
+        entries.append({"task": t.name, "stable_name": t.stable_name, "file": str(e.path), "state": state,
+                        "known_base": e.base_sha is not None, "edit_sha256": sha256(e.text.encode()),
+                        "generated_sha256": gen_sha})
+    if kind.needs_all:
+        for t in baseline.tasks():
+            src = t.files.get(kind.file_kind)
+            if t.name not in used and src:
+                shutil.copyfile(src, folder / f"{t.name}{kind.suffix}")
+    return {"kind": kind.name, "env": kind.env, "folder": str(folder), "edit_folder": str(edits.folder),
+            "edits": entries}
+
+
+_LOADED_PTX = re.compile(r"Loading PTX from file: (\S+?)\.ptx\b")
+
+
+def confirm_used(load: dict, run) -> None:
+    """Mark each edit `used` from the edited run's own evidence. PTX: Quadrants logs
+    "Loading PTX from file: <path>" per loaded task. LLVM IR: QD_LOAD_IR aborts the program when a
+    task's file cannot be parsed or found, so a clean run read every file; a task that launched is
+    confirmed."""
+    logged = {Path(m).name for m in _LOADED_PTX.findall(run.stdout + "\n" + run.stderr)}
+    launched = set(run.launches)
+    for e in load["edits"]:
+        if load["kind"] == "ptx":
+            e["used"] = e["task"] in logged
+            e["evidence"] = "Quadrants logged 'Loading PTX from file'" if e["used"] else \
+                "no 'Loading PTX from file' line for this task"
+        else:
+            e["used"] = run.ok and e["task"] in launched
+            e["evidence"] = "QD_LOAD_IR run finished and the task launched" if e["used"] else \
+                ("the run failed" if not run.ok else "the task did not launch")

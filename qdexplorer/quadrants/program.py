@@ -1,0 +1,148 @@
+"""Running a Quadrants program in a child process and collecting what it compiled and how long it ran.
+
+The child (`child.py`, run by path) forces dumps on and caches off; this side owns the process:
+a timeout that kills the whole process group, stdout/stderr captured in full, and a result that
+says what went wrong (the program's traceback, a signal, a missing Quadrants) instead of raising.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from ..lang.errors import QdError
+from .dumps import parse_dump
+from .model import QuadrantsRun
+
+CHILD = Path(__file__).with_name("child.py")
+# Variables that would change what the child dumps or loads behind our back.
+_CONTROLLED = ("QD_DUMP_IR", "QD_LOAD_IR", "QUADRANTS_LOAD_PTX", "QD_OFFLINE_CACHE", "QD_DEBUG_DUMP_PATH",
+               "QD_ARCH", "QD_KERNEL_PROFILER")
+INSTALL_HINT = ("install it with pip install 'qdexplorer[quadrants]' (or pip install quadrants==1.3.3), "
+                "or pass --python with an interpreter that has it")
+MAX_OUTPUT = 4 << 20  # keep the last 4 MiB of each stream
+
+
+def check_script(script: str | Path) -> Path:
+    p = Path(script)
+    if not p.is_file():
+        raise QdError(f"Quadrants program not found: {script} (give the path of a .py file)")
+    if p.suffix != ".py":
+        raise QdError(f"{script}: not a Python file (expected SCRIPT.py)")
+    return p.resolve()
+
+
+def run_program(script: str | Path, args=(), arch: str | None = None, timeout: float = 300.0,
+                dump_dir: str | Path | None = None, python: str | None = None,
+                load: dict | None = None, env: dict | None = None, cwd: str | Path | None = None) -> QuadrantsRun:
+    """Run SCRIPT once. Without `load`: QD_DUMP_IR=1 into `dump_dir` (a new temp folder by default).
+    With `load` ({"env": "QUADRANTS_LOAD_PTX" | "QD_LOAD_IR", "folder": ...}, from edits.prepare_load):
+    nothing is dumped (a dump would overwrite the edited files) and the folder is the debug_dump_path."""
+    script = check_script(script)
+    if arch not in (None, "cpu", "cuda"):
+        raise QdError(f"--arch must be cpu or cuda, got {arch!r}")
+    if timeout <= 0:
+        raise QdError("--timeout must be positive")
+    python = python or sys.executable
+    if load is None:
+        dump_dir = Path(dump_dir) if dump_dir else Path(tempfile.mkdtemp(prefix="qdx-quadrants-"))
+        dump_dir.mkdir(parents=True, exist_ok=True)
+    else:
+        dump_dir = Path(load["folder"])
+    e = {k: v for k, v in os.environ.items() if k not in _CONTROLLED}
+    e.update(env or {})
+    e["PYTHONUNBUFFERED"] = "1"
+    if load is None:
+        e["QD_DUMP_IR"] = "1"
+    else:
+        e[load["env"]] = "1"
+    fd, result_path = tempfile.mkstemp(prefix="qdx-quadrants-result-", suffix=".json")
+    os.close(fd)
+    os.unlink(result_path)
+    run = QuadrantsRun(str(script), list(args), arch, python, str(dump_dir), load=load)
+    cmd = [python, str(CHILD), result_path, arch or "", str(dump_dir), str(script), *map(str, args)]
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e,
+                                cwd=str(cwd) if cwd else None, start_new_session=True)
+    except OSError as ex:
+        raise QdError(f"cannot start {python}: {ex}") from None
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        out, err = proc.communicate()
+        run.timed_out = True
+    run.seconds = time.perf_counter() - t0
+    run.returncode = proc.returncode
+    run.stdout = out.decode(errors="replace")[-MAX_OUTPUT:]
+    run.stderr = err.decode(errors="replace")[-MAX_OUTPUT:]
+    result = _read_result(result_path)
+    known = None
+    if result is not None:
+        run.quadrants_version = result.get("quadrants_version")
+        run.arch = result.get("arch")
+        run.init_calls = result.get("init_calls", [])
+        known = result.get("kernels")
+        if result.get("seconds"):
+            run.seconds = result["seconds"]
+    run.error = _error(run, result, timeout)
+    if load is None:
+        run.kernels = parse_dump(dump_dir, known)
+    for rec in (result or {}).get("launches", []):
+        run.launches.setdefault(rec["task"], []).append(rec["ms"])
+    for t in run.tasks():
+        t.launches_ms = list(run.launches.get(t.name, []))
+    return run
+
+
+def _kill_group(proc):
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+
+
+def _read_result(path: str) -> dict | None:
+    try:
+        with open(path) as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _error(run: QuadrantsRun, result: dict | None, timeout: float) -> str | None:
+    if run.timed_out:
+        return f"timed out after {timeout:g} s: the program was killed (raise --timeout if it needs longer)"
+    if result is not None and result.get("exit_code") == 3 and result.get("error", "").startswith("cannot import"):
+        return f"{result['error']}; {INSTALL_HINT}"
+    if result is not None and result.get("error"):
+        return f"the program failed:\n{result['error'].rstrip()}"
+    if run.returncode and run.returncode < 0:
+        try:
+            name = signal.Signals(-run.returncode).name
+        except ValueError:
+            name = f"signal {-run.returncode}"
+        return f"the program was killed by {name}; its last output:\n{_tail(run.stderr or run.stdout)}"
+    if result is None:
+        return f"the program exited with status {run.returncode} without a result; its last output:\n" \
+               f"{_tail(run.stderr or run.stdout)}"
+    if run.returncode:
+        return f"the program exited with status {run.returncode}"
+    if not result.get("init_calls"):
+        return "the program never called qd.init(): is it a Quadrants program (import quadrants as qd)?"
+    return None
