@@ -31,6 +31,8 @@ def add_parser(sub):
     g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
     q.add_argument("--export", metavar="TASK", help="with --load-ptx/--load-ll DIR: copy TASK's generated code "
                    "into DIR (with the sidecar that detects stale edits) to start editing; no rerun")
+    q.add_argument("--ours", action="store_true", help="also run it under qdexplorer.lang (import quadrants -> "
+                   "qdexplorer.lang) and put the same tasks side by side")
     q.add_argument("--all", action="store_true", help="also list Quadrants' own kernels (ext_arr_to_ndarray...)")
     q.add_argument("--output", action="store_true", help="also print the program's stdout and stderr")
     return q
@@ -55,8 +57,15 @@ def cmd_quadrants(a) -> int:
         base, edited, res = run_program(a.script, args, dump_dir=a.dump, **common), None, None
     if a.export:
         return _export(base, EditFolder(folder, kind), a.export)
+    ours = None
+    if a.ours and base.ok:
+        from .ours import compare_with_ours, run_ours
+        o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout)
+        ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
     if a.json:
         doc = base.to_dict()
+        if ours is not None:
+            doc["ours"] = ours
         if res is not None:
             doc["edited_run"] = edited.to_dict() if edited else None
             doc["comparison"] = res["comparison"]
@@ -65,6 +74,8 @@ def cmd_quadrants(a) -> int:
         _print_run(base, a.all)
         if res is not None and edited is not None:
             _print_comparison(res, edited)
+        if ours is not None:
+            _print_ours(ours)
         if a.output:
             for r in (base, edited):
                 if r is not None:
@@ -136,3 +147,16 @@ def _print_comparison(res, edited):
         mark = "*" if r["edited"] else " "
         print(f" {mark}{r['task']:<46} {_ms(r['generated']['median_ms'])} ms {_ms(r['edited_run']['median_ms'])} ms"
               f"  {ratio}")
+
+
+def _print_ours(ours):
+    print("under qdexplorer.lang" + (f" (error: {ours['error']})" if ours["error"] else "") + ":")
+    for k in ours["kernels"]:
+        aside = f"; set aside Quadrants' bound-only {', '.join(k['set_aside'])}" if k["set_aside"] else ""
+        print(f"  {k['kernel']}: task lists {'MATCH' if k['match'] else 'DIFFER'}{aside}")
+        for t in k["tasks"]:
+            qb = t["quadrants_ptx_bytes"] or t["quadrants_llvm_bytes"]
+            kind = "ptx" if t["quadrants_ptx_bytes"] else "ll"
+            print(f"    {t['quadrants'] or '-':<46} {t['ours'] or '-':<40} {t['type']:<10} "
+                  f"quadrants {qb or '-'} B {kind}, {_ms(t['quadrants_median_ms'])} ms | "
+                  f"ours {t['ours_ptx_bytes'] or '-'} B ptx, {_ms(t['ours_median_ms'])} ms")

@@ -1,0 +1,98 @@
+"""Runs inside a child interpreter: the same Quadrants program under `qdexplorer.lang` ("change the import").
+
+Executed by path with qdexplorer on PYTHONPATH. `import quadrants` is answered with qdexplorer.lang,
+every kernel call is recorded with its argument specialisation, and launch times are taken from
+the device's own timings. At the end each called kernel is lowered to its tasks, and each task is
+compiled to PTX (LLVM's NVPTX backend needs no GPU) for its size. One JSON result file, whatever
+happens to the program.
+"""
+import json
+import os
+import runpy
+import sys
+import time
+import traceback
+
+
+def main(argv):
+    result_path, arch, script, args = argv[0], argv[1], argv[2], argv[3:]
+    out = {"script": script, "error": None, "kernels": [], "seconds": 0.0}
+    import qdexplorer.lang as lang
+    kernel_mod = sys.modules["qdexplorer.lang.kernel"]  # the attribute `kernel` is the decorator
+    sys.modules["quadrants"] = lang
+    calls, timings = {}, {}
+    real_call = kernel_mod.Kernel.__call__
+
+    def call(self, *a, **kw):
+        bound = self.bind(*a, **kw)
+        try:
+            spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
+            calls.setdefault((id(self), spec), (self, spec))
+        except Exception:  # noqa: BLE001 - the real call reports bad arguments itself
+            pass
+        return real_call(self, *a, **kw)
+    kernel_mod.Kernel.__call__ = call
+    try:
+        from qdexplorer.runtime import device
+        real_run = device.LocalDevice.run_args
+
+        def run_args(self, *a, **kw):
+            res = real_run(self, *a, **kw)
+            for tm in res or []:
+                timings.setdefault(tm.task, []).append(tm.ms)
+            return res
+        device.LocalDevice.run_args = run_args
+    except (ImportError, AttributeError):
+        pass  # no launch times then; task lists and PTX sizes still come
+    real_init = lang.init
+
+    def init(*a, **kw):
+        if arch in ("cpu", "cuda"):
+            kw["arch"], a = arch, a[1:]
+        return real_init(*a, **kw)
+    lang.init = init
+
+    sys.argv = [script] + args
+    sys.path[0] = os.path.dirname(os.path.abspath(script))
+    t0 = time.perf_counter()
+    try:
+        runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            out["error"] = f"the program exited with {e.code!r}"
+    except BaseException as e:  # noqa: BLE001
+        out["error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
+    out["seconds"] = time.perf_counter() - t0
+    try:
+        from qdexplorer.compiler.cache import PtxCache
+        from qdexplorer.compiler.pool import InlineCompiler
+        from qdexplorer.compiler.service import CompileService
+        service = CompileService(InlineCompiler(), PtxCache(enabled=False))
+    except Exception:  # noqa: BLE001 - sizes are optional
+        service = None
+    for kernel, spec in calls.values():
+        k = {"kernel": kernel.name, "file": kernel.file, "line": kernel.line, "tasks": []}
+        try:
+            tasks = kernel.tasks(spec)
+        except Exception as e:  # noqa: BLE001
+            k["error"] = str(e)
+            out["kernels"].append(k)
+            continue
+        sizes = {}
+        if service is not None:
+            try:
+                sizes = {ct.task: len(ct.generated) for ct in service.compile_tasks(tasks, "nvptx") if ct.ok}
+            except Exception:  # noqa: BLE001
+                sizes = {}
+        for t in tasks:
+            k["tasks"].append({"name": t.name, "index": t.index, "type": t.type, "loop_name": t.loop_name or "",
+                               "ptx_bytes": sizes.get(t.name), "launches_ms": timings.get(t.name, [])})
+        out["kernels"].append(k)
+    with open(result_path + ".tmp", "w") as fh:
+        json.dump(out, fh)
+    os.replace(result_path + ".tmp", result_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
