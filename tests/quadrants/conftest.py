@@ -1,0 +1,23 @@
+import importlib.util
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
+HAVE_QUADRANTS = importlib.util.find_spec("quadrants") is not None
+needs_quadrants = pytest.mark.skipif(
+    not HAVE_QUADRANTS, reason="Quadrants is not installed (pip install '.[test]' installs quadrants==1.3.3 on "
+    "Linux x86_64, Python 3.10-3.13; elsewhere pip install quadrants==1.3.3 if a wheel exists)")
+
+
+def program(name: str) -> str:
+    return os.path.join(PROGRAMS, name)
+
+
+def cli(*args, timeout=300, **kw):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout, **kw)

@@ -1,0 +1,1 @@
+print("this script never calls qd.init")

@@ -1,0 +1,140 @@
+"""`qdexplorer quadrants` as a user runs it: a real subprocess running a real Quadrants program."""
+import json
+import os
+import re
+
+import pytest
+
+from .conftest import ROOT, cli, needs_quadrants, program
+
+pytestmark = needs_quadrants
+DOC = os.path.join(ROOT, "docs", "quadrants.md")
+
+
+def documented_keys(heading: str) -> set:
+    """The keys in the first table after `heading` in docs/quadrants.md."""
+    text = open(DOC).read()
+    section = text[text.index(heading):]
+    rows = re.findall(r"^\| `([a-z_]+)` \|", section[: section.index("\n\n", section.index("| key |"))], re.M)
+    return set(rows)
+
+
+@pytest.fixture(scope="module")
+def demo_json():
+    p = cli("quadrants", program("demo_kernels.py"), "--arch", "cpu", "--json", "--", "64", "2")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_json_matches_the_documented_schema(demo_json):
+    doc = demo_json
+    assert doc["schema"] == 1
+    assert set(doc) == documented_keys("Schema version 1")
+    kernel = next(k for k in doc["kernels"] if k["func"] == "particle_step")
+    assert set(kernel) == documented_keys("A kernel:")
+    task = kernel["tasks"][2]
+    assert set(task) == documented_keys("A task:")
+    assert task["loop_name"] == "bounce" and task["type"] == "range_for" and task["launches"] == 2
+    assert task["bytes"]["llvm"] == os.path.getsize(task["files"]["llvm"]) > 0
+    assert doc["args"] == ["64", "2"] and "y0=4 total=64" in doc["stdout"]
+    assert doc["launches"][task["name"]] == task["launches_ms"]
+    assert [s["stage"] for s in kernel["stages"]][:1] == ["from_ast"] and doc["error"] is None
+
+
+def test_table_hides_quadrants_internal_kernels_unless_all():
+    p = cli("quadrants", program("ndarrays.py"))
+    assert p.returncode == 0, p.stderr
+    assert "double_c" in p.stdout and "ext_arr_to_ndarray" not in p.stdout
+    assert "Quadrants-internal kernel(s); --all lists them" in p.stdout
+    p = cli("quadrants", program("ndarrays.py"), "--all")
+    assert "[internal] ext_arr_to_ndarray_c" in p.stdout
+
+
+def test_failing_program_exits_1_with_its_error():
+    p = cli("quadrants", program("failing.py"))
+    assert p.returncode == 1
+    assert "ValueError: boom: n=3 is too large" in p.stderr and "failing.py" in p.stderr
+    p = cli("quadrants", program("failing.py"), "--json")
+    assert p.returncode == 1 and "ValueError: boom" in json.loads(p.stdout)["error"]
+
+
+def test_timeout_flag():
+    p = cli("quadrants", program("sleepy.py"), "--timeout", "5", "--", os.devnull)
+    assert p.returncode == 1 and "timed out after 5 s" in p.stderr
+
+
+def test_bad_input_exits_2_with_one_message(tmp_path):
+    p = cli("quadrants", str(tmp_path / "nope.py"))
+    assert p.returncode == 2 and "Quadrants program not found" in p.stderr and "Traceback" not in p.stderr
+    p = cli("quadrants", program("demo_kernels.py"), "--export", "saxpy_kernel_1_range_for")
+    assert p.returncode == 2 and "--export TASK needs --load-ptx DIR or --load-ll DIR" in p.stderr
+
+
+def _fsub(text: str) -> str:
+    edited = re.sub(r"= fadd (.*?)float", r"= fsub \1float", text, count=1)
+    assert edited != text
+    return edited
+
+
+def test_edit_llvm_ir_and_rerun_with_qd_load_ir(tmp_path):
+    """The CPU half of the editing loop: export a task, edit it, rerun, see the edit used and its effect."""
+    edits = tmp_path / "edits"
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--export", "saxpy_kernel_1_range_for",
+            "--", "64", "2")
+    assert p.returncode == 0, p.stderr
+    f = edits / "saxpy_kernel_1_range_for_llvm.ll"
+    assert p.stdout.strip() == str(f)
+    side = json.loads((edits / "saxpy_kernel_1_range_for_llvm.ll.json").read_text())
+    assert side["kind"] == "ll" and len(side["generated_sha256"]) == 64
+    f.write_text(_fsub(f.read_text()))  # y = a*x - y instead of a*x + y
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--json", "--", "64", "2")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert "y0=4 total=64" in doc["stdout"]             # generated: 0 -> 2 -> 4
+    assert "y0=0 total=64" in doc["edited_run"]["stdout"]  # edited: 2-0=2, then 2-2=0
+    (e,) = doc["edited_run"]["load"]["edits"]
+    assert e["stable_name"] == "saxpy_kernel_1_range_for" and e["state"] == "active" and e["used"] is True
+    row = next(r for r in doc["comparison"] if r["edited"])
+    assert row["stable_name"] == "saxpy_kernel_1_range_for"
+    assert row["generated"]["launches"] == row["edited_run"]["launches"] == 2
+    assert row["ratio"] is None or row["ratio"] > 0
+    assert sum(r["edited"] for r in doc["comparison"]) == 1 and len(doc["comparison"]) == 9
+    # the edit folder is untouched by the runs; the load folder holds every task's IR (QD_LOAD_IR needs it)
+    assert sorted(x.name for x in edits.iterdir()) == [f.name, f.name + ".json"]
+    assert len(os.listdir(doc["edited_run"]["load"]["folder"])) == 9
+    text = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--", "64", "2")
+    assert "active  USED" in text.stdout and "*saxpy_c" in text.stdout
+
+
+def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
+    from qdexplorer.quadrants.edits import EditFolder
+    from qdexplorer.quadrants.program import run_program
+    base = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu")
+    t = base.task("atomic_sum_kernel_1_range_for")
+    # derived from code that differs from what Quadrants generates now: stale
+    EditFolder(tmp_path, "ll").write(t.stable_name, t.text("llvm"), generated="; an older kernel\n")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--json", "--", "64", "1")
+    assert p.returncode == 0, p.stderr
+    (e,) = json.loads(p.stdout)["edited_run"]["load"]["edits"]
+    assert e["state"] == "stale" and e["used"] is True
+
+
+def test_edit_naming_no_task_lists_the_tasks(tmp_path):
+    (tmp_path / "nosuch_kernel_0_serial_llvm.ll").write_text("; nothing\n")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path))
+    assert p.returncode == 2 and "no task named nosuch_kernel_0_serial" in p.stderr
+    assert "saxpy_kernel_1_range_for" in p.stderr
+
+
+def test_ptx_edit_on_the_cpu_says_use_cuda(tmp_path):
+    (tmp_path / "saxpy_kernel_1_range_for.ptx").write_text("// ptx\n")
+    p = cli("quadrants", program("demo_kernels.py"), "--arch", "cpu", "--load-ptx", str(tmp_path))
+    assert p.returncode == 2 and "PTX exists only on CUDA" in p.stderr
+
+
+def test_broken_llvm_edit_shows_quadrants_error(tmp_path):
+    (tmp_path / "saxpy_kernel_1_range_for_llvm.ll").write_text("this is not LLVM IR\n")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--", "64", "1")
+    assert p.returncode == 1
+    assert "NOT USED" in p.stdout and "was not used" in p.stderr
+    assert "saxpy_c" in p.stderr and ("SIGABRT" in p.stderr or "Failed to load LLVM IR" in p.stderr)

@@ -1,0 +1,50 @@
+"""Our language against theirs: one program, run by Quadrants and by qdexplorer.lang, task by task."""
+import json
+
+from qdexplorer.quadrants import run_program
+from qdexplorer.quadrants.ours import compare_with_ours, run_ours
+
+from .conftest import cli, needs_quadrants, program
+
+pytestmark = needs_quadrants
+
+
+def test_task_lists_match_for_demo_style_kernels():
+    theirs = run_program(program("demo_kernels.py"), ["256", "2"], arch="cpu")
+    ours = run_ours(program("demo_kernels.py"), ["256", "2"])
+    assert theirs.ok and ours["error"] is None, (theirs.error, ours)
+    # the same program gives the same answer under both
+    assert theirs.stdout.strip().splitlines()[-1] == ours["stdout"].strip().splitlines()[-1]
+    rows = {r["func"]: r for r in compare_with_ours(theirs, ours)}
+    assert set(rows) == {"saxpy", "particle_step", "atomic_sum"}
+    assert all(r["match"] for r in rows.values()), rows
+    # saxpy: Quadrants' bound-only serial task is the only one set aside
+    assert [n.split("_kernel_")[1] for n in rows["saxpy"]["set_aside"]] == ["0_serial"]
+    assert [t["ours"] for t in rows["saxpy"]["tasks"]] == ["saxpy_kernel_0_range_for"]
+    assert rows["particle_step"]["set_aside"] == []
+    names = [(t["quadrants"].split("_kernel_")[1], t["ours"].split("_kernel_")[1])
+             for t in rows["particle_step"]["tasks"]]
+    assert names == [("0_serial", "0_serial"), ("1_range_for", "1_range_for"),
+                     ("2_bounce_range_for", "2_bounce_range_for"), ("3_range_for", "3_range_for"),
+                     ("4_serial", "4_serial")]
+    for t in rows["particle_step"]["tasks"]:
+        assert t["ours_ptx_bytes"] > 0 and t["quadrants_llvm_bytes"] > 0
+        assert t["ours_median_ms"] is not None and t["quadrants_median_ms"] is not None
+
+
+def test_a_different_task_list_is_reported(tmp_path):
+    """The comparison must be able to say no: a kernel whose loop count differs under our language."""
+    theirs = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu")
+    ours = run_ours(program("demo_kernels.py"), ["64", "1"])
+    k = next(k for k in ours["kernels"] if k["kernel"] == "particle_step")
+    k["tasks"] = k["tasks"][:-1]  # as if the trailing serial statement had been merged away
+    rows = {r["func"]: r for r in compare_with_ours(theirs, ours)}
+    assert rows["particle_step"]["match"] is False and rows["saxpy"]["match"] is True
+    assert rows["particle_step"]["tasks"][-1]["ours"] is None
+
+
+def test_cli_ours_json():
+    p = cli("quadrants", program("demo_kernels.py"), "--ours", "--json", "--", "64", "1")
+    assert p.returncode == 0, p.stderr
+    ours = json.loads(p.stdout)["ours"]
+    assert ours["error"] is None and all(k["match"] for k in ours["kernels"])
