@@ -19,7 +19,7 @@ NVPTX_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 I1, I32, I64 = L.IntType(1), L.IntType(32), L.IntType(64)
 PTR = L.PointerType()
 SHARED_PTR = L.PointerType(addrspace=3)
-CODEGEN_VERSION = "3"  # bump when the emitted IR changes for the same Task IR
+
 
 
 @dataclass(frozen=True)
