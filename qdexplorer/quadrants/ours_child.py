@@ -50,7 +50,7 @@ def main(argv):
         if arch in ("cpu", "cuda"):
             kw["arch"], a = arch, a[1:]
         return real_init(*a, **kw)
-    lang.init = init
+    lang.init = init  # `qd.init` is looked up on the module at call time
 
     sys.argv = [script] + args
     sys.path[0] = os.path.dirname(os.path.abspath(script))
@@ -65,11 +65,11 @@ def main(argv):
     out["seconds"] = time.perf_counter() - t0
     try:
         from qdexplorer.compiler.cache import PtxCache
+        from qdexplorer.compiler.pipeline import Pipeline
         from qdexplorer.compiler.pool import InlineCompiler
-        from qdexplorer.compiler.service import CompileService
-        service = CompileService(InlineCompiler(), PtxCache(enabled=False))
+        pipeline = Pipeline(InlineCompiler(), PtxCache(enabled=False))
     except Exception:  # noqa: BLE001 - sizes are optional
-        service = None
+        pipeline = None
     for kernel, spec in calls.values():
         k = {"kernel": kernel.name, "file": kernel.file, "line": kernel.line, "tasks": []}
         try:
@@ -79,9 +79,9 @@ def main(argv):
             out["kernels"].append(k)
             continue
         sizes = {}
-        if service is not None:
+        if pipeline is not None:
             try:
-                sizes = {ct.task: len(ct.generated) for ct in service.compile_tasks(tasks, "nvptx") if ct.ok}
+                sizes = {ct.task: len(ct.generated) for ct in pipeline.compile(tasks, "nvptx") if ct.ok}
             except Exception:  # noqa: BLE001
                 sizes = {}
         for t in tasks:
