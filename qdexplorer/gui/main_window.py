@@ -89,6 +89,9 @@ class MainWindow(QMainWindow):
         self._debounce = QTimer(self, singleShot=True, interval=300)
         self._debounce.timeout.connect(self.reload)
         self.watcher.fileChanged.connect(self._file_changed)
+        menus = {a.text(): a.menu() for a in self.menuBar().actions()}
+        file_menu = menus.get("&File") or self.menuBar().addMenu("&File")
+        self.open_quadrants_act = file_menu.addAction("Open &Quadrants program…", self.open_quadrants_program)
         self.compile()
 
     @property
@@ -209,6 +212,21 @@ class MainWindow(QMainWindow):
 
     def log(self, text):
         self.messages.appendPlainText(text)
+
+    def open_quadrants_program(self, path: str | None = None, arch: str | None = None):
+        """A real Quadrants program in a window of its own (gui/quadrants_view.py); its messages land here."""
+        from PySide6.QtWidgets import QFileDialog
+        from .quadrants_view import QuadrantsWindow
+        if not path:
+            path, _ = QFileDialog.getOpenFileName(self, "Open Quadrants program", "", "Python programs (*.py)")
+            if not path:
+                return None
+        win = QuadrantsWindow(path, arch=arch or self.backend.currentText())
+        win.message.connect(self.log)
+        self.quadrants_windows = [w for w in getattr(self, "quadrants_windows", []) if w.isVisible()] + [win]
+        win.show()
+        win.run()
+        return win
 
     def closeEvent(self, event):  # noqa: N802 - Qt's name
         self.bridge.shutdown()

@@ -108,6 +108,28 @@ class EditFolder:
         return out
 
 
+def default_edit_folder(script: str | Path) -> Path:
+    """`<script's folder>/.qdexplorer/quadrants/<script>/`, as our overrides live in the project; the user
+    data folder when the script's folder is read-only (nothing is ever written into an installed package)."""
+    script = Path(script).resolve()
+    here = script.parent / ".qdexplorer" / "quadrants" / script.stem
+    if os.access(script.parent, os.W_OK) or here.is_dir():
+        return here
+    from platformdirs import user_data_dir
+    return Path(user_data_dir("qdexplorer")) / "quadrants" / sha256(str(script))[:16] / script.stem
+
+
+def edit_states(edits: EditFolder, run) -> dict:
+    """task name -> 'active' | 'stale' for the edits in `edits` that match a task of `run`."""
+    out = {}
+    for e in edits.edits() if edits.folder.is_dir() else []:
+        t = run.task(e.name)
+        gen = t.text(edits.kind.file_kind) if t else ""
+        if t is not None and gen:
+            out[t.name] = "active" if e.base_sha in (None, sha256(gen.encode())) else "stale"
+    return out
+
+
 def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) -> dict:
     """Match each edit to a task of `baseline` (a QuadrantsRun with dumps), flag stale ones, and fill a
     fresh load folder. Returns the `load` record run_program takes (and the JSON reports)."""

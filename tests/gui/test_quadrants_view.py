@@ -1,0 +1,128 @@
+"""File ▸ Open Quadrants program…: a real Quadrants 1.3.3 program in a real (offscreen) window."""
+import importlib.util
+import os
+import re
+import shutil
+
+import pytest
+
+from qdexplorer.engine import Engine
+from qdexplorer.project.loader import bundled_demo, load_project
+
+pytestmark = [pytest.mark.gui, pytest.mark.skipif(importlib.util.find_spec("quadrants") is None,
+                                                  reason="Quadrants is not installed (pip install '.[test]')")]
+PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "quadrants", "programs")
+
+
+@pytest.fixture
+def program(tmp_path):
+    shutil.copy(os.path.join(PROGRAMS, "demo_kernels.py"), tmp_path / "demo_kernels.py")
+    return str(tmp_path / "demo_kernels.py")
+
+
+@pytest.fixture
+def qwin(qtbot, program):
+    from qdexplorer.gui.quadrants_view import QuadrantsWindow
+    win = QuadrantsWindow(program, arch="cpu", args=["256", "2"])
+    qtbot.addWidget(win)
+    win.messages = []
+    win.message.connect(win.messages.append)
+    win.show()
+    win.run()
+    qtbot.waitUntil(lambda: win.run_result is not None and not win.jobs.running, timeout=60000)
+    assert win.run_result.ok, win.run_result.error
+    return win
+
+
+def _select(win, stable):
+    t = win.run_result.task(stable)
+    win.tree.setCurrentItem(win.items[t.name])
+    return t
+
+
+def test_tree_lists_kernels_and_tasks_with_their_ir(qwin):
+    win = qwin
+    kernels = [win.tree.topLevelItem(i).text(0) for i in range(win.tree.topLevelItemCount())]
+    assert [k.split("_c")[0] for k in kernels] == ["saxpy", "particle_step", "atomic_sum"]
+    t = _select(win, "particle_step_kernel_2_bounce_range_for")
+    it = win.items[t.name]
+    assert it.text(1) == "range_for" and it.text(2) == "2" and float(it.text(3)) >= 0
+    assert f"define void @{t.name}(" in win.llvm.toPlainText()
+    assert "only on CUDA" in win.ptx.toPlainText() and not win.run_ptx_btn.isEnabled()
+    assert "y0=4 total=256" in win.output.toPlainText()
+
+
+def test_passes_view_steps_through_chi_stages_with_diffs(qwin):
+    win = qwin
+    _select(win, "saxpy_kernel_1_range_for")
+    pv = win.passes
+    assert pv.kernel_name.startswith("saxpy_c")
+    assert [s.stage for s in pv.steps] == ["from_ast", "quadrants1", "before_simplify_I", "after_simplify_I",
+                                           "after_offload", "after_simplify_III"]
+    pv.stages.setCurrentRow(0)
+    assert "from_ast (full text)" in pv.title.text() and not pv.prev_btn.isEnabled()
+    for _ in range(4):
+        pv.next_btn.click()
+    assert pv.stages.currentRow() == 4
+    assert "after_simplify_I → after_offload" in pv.title.text()
+    diff = pv.text.toPlainText()
+    assert diff.startswith("--- after_simplify_I\n+++ after_offload")
+    assert any(ln.startswith("+") and "offloaded range_for" in ln for ln in diff.splitlines())
+    pv.full.setChecked(True)
+    assert "offloaded range_for" in pv.text.toPlainText() and not pv.text.toPlainText().startswith("---")
+
+
+def test_edit_llvm_ir_rerun_and_compare(qwin, qtbot):
+    win = qwin
+    t = _select(win, "saxpy_kernel_1_range_for")
+    text = win.llvm.toPlainText()
+    edited = re.sub(r"= fadd (.*?)float", r"= fsub \1float", text, count=1)
+    assert edited != text
+    win.llvm.setPlainText(edited)
+    win.run_ll_btn.click()
+    qtbot.waitUntil(lambda: win.edit_result is not None and not win.jobs.running, timeout=60000)
+    assert win.edit_result["edited"].ok, win.edit_result["edited"].error
+    (e,) = win.edit_result["load"]["edits"]
+    assert e["used"] and e["state"] == "active"
+    assert "y0=0 total=256" in win.output.toPlainText()  # the edited run's output, after the generated one
+    assert win.items[t.name].text(8) == "ll active" and win.items[t.name].text(4) != ""
+    rows = {win.comparison.item(r, 0).text(): r for r in range(win.comparison.rowCount())}
+    assert win.comparison.item(rows[t.name], 5).text() == "yes"
+    assert any("used" in m and t.stable_name in m for m in win.messages)
+    # the edit is kept beside the program, and shown again for the task
+    saved = os.path.join(os.path.dirname(win.script), ".qdexplorer", "quadrants", "demo_kernels",
+                         "saxpy_kernel_1_range_for_llvm.ll")
+    assert os.path.isfile(saved) and os.path.isfile(saved + ".json")
+    _select(win, "saxpy_kernel_0_serial")
+    _select(win, "saxpy_kernel_1_range_for")
+    assert win.llvm.toPlainText().rstrip() == edited.rstrip() and "edit active" in win.llvm_label.text()
+    win.revert_ll_btn.click()
+    assert not os.path.exists(saved) and win.llvm.toPlainText() == text
+
+
+def test_compare_with_our_language(qwin, qtbot):
+    win = qwin
+    win.compare_ours()
+    qtbot.waitUntil(lambda: win.ours is not None and not win.jobs.running, timeout=90000)
+    assert all(k["match"] for k in win.ours)
+    ours = [win.ours_table.item(r, 1).text() for r in range(win.ours_table.rowCount())]
+    assert "saxpy_kernel_0_range_for" in ours and "particle_step_kernel_2_bounce_range_for" in ours
+
+
+def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_path):
+    from qdexplorer.gui.main_window import MainWindow
+    proj_dir = tmp_path / "demo"
+    shutil.copytree(bundled_demo(), proj_dir)
+    proj = load_project(proj_dir)
+    win = MainWindow(lambda: Engine(proj, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=1),
+                     proj.name, "no GPU in this test", watch=proj.files)
+    qtbot.addWidget(win)
+    menus = {a.text(): a.menu() for a in win.menuBar().actions()}
+    assert "Open &Quadrants program…" in [a.text() for a in menus["&File"].actions()]
+    qw = win.open_quadrants_program(os.path.join(PROGRAMS, "failing.py"))
+    qtbot.addWidget(qw)
+    qtbot.waitUntil(lambda: qw.run_result is not None and not qw.jobs.running, timeout=60000)
+    log = win.messages.toPlainText()
+    assert "ValueError: boom: n=3 is too large" in log and "failing.py" in log
+    assert "FAILED" in qw.statusBar().currentMessage()
+    win.close()
