@@ -21,7 +21,7 @@ class PassesView(QWidget):
         self.steps = []
         self.kernel_name = ""
         self.stages = QListWidget()
-        self.stages.setMaximumWidth(260)
+        self.stages.setMinimumWidth(250)
         self.text = code_editor("llvm", True)
         self.text.highlighter.lexer = DiffLexer()
         self.title = QLabel("select a kernel (or one of its tasks) to see its CHI IR passes")
@@ -45,7 +45,7 @@ class PassesView(QWidget):
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.stages)
         split.addWidget(right)
-        split.setSizes([220, 800])
+        split.setSizes([260, 800])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(split)
