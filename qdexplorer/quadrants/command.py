@@ -80,6 +80,8 @@ def cmd_quadrants(a) -> int:
             for r in (base, edited):
                 if r is not None:
                     print(f"--- program output ({'edited run' if r.load else 'run'}) ---\n{r.stdout}{r.stderr}")
+    for w in base.warnings:
+        print(f"qdexplorer: warning: {w}", file=sys.stderr)
     failed = [r for r in (base, edited) if r is not None and not r.ok]
     for r in failed:
         print(f"qdexplorer: {r.script}: {r.error}", file=sys.stderr)

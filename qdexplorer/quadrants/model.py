@@ -80,6 +80,7 @@ class QuadrantsRun:
     init_calls: list = field(default_factory=list)
     kernels: list = field(default_factory=list)
     launches: dict = field(default_factory=dict)   # profiler name -> [ms], every launch, in order
+    warnings: list = field(default_factory=list)   # e.g. Quadrants fell back from the arch asked for
 
     @property
     def ok(self) -> bool:
@@ -99,5 +100,30 @@ class QuadrantsRun:
                 "timed_out": self.timed_out, "error": self.error, "seconds": round(self.seconds, 6),
                 "dump_dir": self.dump_dir, "load": self.load, "init_calls": self.init_calls,
                 "kernels": [k.to_dict() for k in self.kernels],
-                "launches": self.launches,
+                "launches": self.launches, "warnings": list(self.warnings),
                 "stdout": self.stdout, "stderr": self.stderr}
+
+
+def run_from_dict(doc: dict, moved: tuple[str, str] | None = None) -> QuadrantsRun:
+    """The inverse of `QuadrantsRun.to_dict()` (a saved `--json`), for reopening a run elsewhere.
+    `moved=(old, new)` rewrites file paths that start with `old` (a dump folder copied to `new`)."""
+    if doc.get("schema") != SCHEMA_VERSION:
+        raise ValueError(f"unsupported run schema {doc.get('schema')!r} (expected {SCHEMA_VERSION})")
+
+    def path(p: str) -> str:
+        return new + p[len(old):] if moved and p.startswith(old := moved[0]) and (new := moved[1]) else p
+
+    run = QuadrantsRun(doc["script"], list(doc["args"]), doc["arch_requested"], doc["python"], path(doc["dump_dir"]),
+                       load=doc.get("load"), returncode=doc["returncode"], timed_out=doc["timed_out"],
+                       error=doc["error"], stdout=doc["stdout"], stderr=doc["stderr"], seconds=doc["seconds"],
+                       arch=doc["arch"], quadrants_version=doc["quadrants_version"], init_calls=doc["init_calls"],
+                       launches={k: list(v) for k, v in doc["launches"].items()}, warnings=list(doc["warnings"]))
+    for k in doc["kernels"]:
+        kern = QuadrantsKernel(k["name"], k["func"], k["counter"], k["instance"], k["file"], k["line"],
+                               k["internal"], [(s["stage"], path(s["file"])) for s in k["stages"]])
+        for t in k["tasks"]:
+            kern.tasks.append(QuadrantsTask(t["name"], t["kernel"], t["index"], t["type"], t["loop_name"],
+                                            t["stable_name"], {kd: path(p) for kd, p in t["files"].items()},
+                                            list(t["launches_ms"])))
+        run.kernels.append(kern)
+    return run

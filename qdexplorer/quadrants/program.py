@@ -92,6 +92,9 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
         if result.get("seconds"):
             run.seconds = result["seconds"]
     run.error = _error(run, result, timeout)
+    if arch and run.arch and run.arch != {"cpu": "x64", "cuda": "cuda"}[arch] and run.arch != arch:
+        why = next((ln.split("] ", 2)[-1] for ln in run.stderr.splitlines() if "falling back" in ln), "")
+        run.warnings.append(f"asked for --arch {arch}, but Quadrants started on {run.arch}" + (f": {why}" if why else ""))
     if load is None:
         run.kernels = parse_dump(dump_dir, known)
     for rec in (result or {}).get("launches", []):

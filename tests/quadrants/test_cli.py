@@ -138,3 +138,17 @@ def test_broken_llvm_edit_shows_quadrants_error(tmp_path):
     assert p.returncode == 1
     assert "NOT USED" in p.stdout and "was not used" in p.stderr
     assert "saxpy_c" in p.stderr and ("SIGABRT" in p.stderr or "Failed to load LLVM IR" in p.stderr)
+
+
+def test_saved_json_reopens_as_the_same_run(demo_json, tmp_path):
+    import shutil
+
+    from qdexplorer.quadrants.model import run_from_dict
+    moved = tmp_path / "moved"
+    shutil.copytree(demo_json["dump_dir"], moved)
+    run = run_from_dict(demo_json, moved=(demo_json["dump_dir"], str(moved)))
+    again = run.to_dict()
+    assert again["kernels"] != demo_json["kernels"]  # paths now point into the copy...
+    assert json.loads(json.dumps(again).replace(str(moved), demo_json["dump_dir"])) == demo_json  # ...and only they
+    t = run.task("particle_step_kernel_2_bounce_range_for")
+    assert t.files["llvm"].startswith(str(moved)) and "define void @" in t.text("llvm")

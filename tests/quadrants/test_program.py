@@ -122,3 +122,24 @@ def test_interpreter_without_quadrants_says_how_to_install(tmp_path):
     exe.chmod(0o755)
     r = run_program(program("demo_kernels.py"), python=str(exe))
     assert not r.ok and "cannot import quadrants" in r.error and "pip install 'qdexplorer[quadrants]'" in r.error
+
+
+def test_asking_for_cuda_without_a_gpu_warns_of_the_fallback(tmp_path):
+    from qdexplorer.runtime.cuda.detect import cuda_status
+    if cuda_status().available:
+        pytest.skip("a GPU is present: Quadrants does not fall back")
+    r = run_program(program("demo_kernels.py"), ["16", "1"], arch="cuda", dump_dir=tmp_path)
+    assert r.ok and r.arch == "x64"
+    assert r.warnings and "asked for --arch cuda, but Quadrants started on x64" in r.warnings[0]
+
+
+def test_ptx_load_evidence_is_read_from_quadrants_log():
+    """What Quadrants 1.3.3 prints for each file it loads (jit_cuda.cpp: QD_INFO "Loading PTX from file: {}")."""
+    from qdexplorer.quadrants.edits import confirm_used
+    from qdexplorer.quadrants.model import QuadrantsRun
+    run = QuadrantsRun("p.py", [], "cuda", "python", "/tmp/load")
+    run.stdout = ("[I 11/30/26 00:00:01.000 1] [jit_cuda.cpp:compile_module_to_ptx_with_dump@147] Loading PTX from "
+                  "file: /tmp/load/spin_c60_0_kernel_1_range_for.ptx\n")
+    load = {"kind": "ptx", "edits": [{"task": "spin_c60_0_kernel_1_range_for"}, {"task": "spin_c60_0_kernel_0_serial"}]}
+    confirm_used(load, run)
+    assert [e["used"] for e in load["edits"]] == [True, False]

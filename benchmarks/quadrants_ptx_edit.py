@@ -1,0 +1,93 @@
+"""A real Quadrants program's task PTX edited through the explorer, rerun with QUADRANTS_LOAD_PTX.
+
+Exports the generated PTX of `spin_kernel_1_range_for` (tests/quadrants/programs/gpu_loop.py),
+repeats the first floating-point instruction of its innermost loop TIMES more times (a longer
+dependent chain per iteration), reruns with `qdexplorer quadrants --load-ptx` and prints the
+generated and edited runs side by side (peers from the same command), with the evidence that the
+edit was used. Needs CUDA and Quadrants.
+
+Usage: python benchmarks/quadrants_ptx_edit.py [OUTDIR] [--times N] [--steps N]
+OUTDIR (optional) receives run.json (the full --json document) and dumps.tar (both folders).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAM = os.path.join(ROOT, "tests", "quadrants", "programs", "gpu_loop.py")
+TASK = "spin_kernel_1_range_for"
+_FP = re.compile(r"^\s*(fma|mul|add)(\.rn|\.rz|\.rm|\.rp)?(\.ftz)?(\.sat)?\.f32\s")
+
+
+def repeat_in_innermost_loop(ptx: str, times: int) -> str:
+    """Repeat the first f32 fma/mul/add inside a loop (a branch back to an earlier label) `times` more times."""
+    lines = ptx.splitlines()
+    labels = {ln.strip()[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$?[\w$]+:$", ln.strip())}
+    for i, ln in enumerate(lines):
+        m = re.search(r"\bbra(?:\.uni)?\s+(\$?[\w$]+);", ln)
+        if m and labels.get(m.group(1), i) < i:
+            op = next((j for j in range(labels[m.group(1)], i) if _FP.match(lines[j])), None)
+            if op is not None:
+                return "\n".join(lines[:op + 1] + [lines[op]] * times + lines[op + 1:]) + "\n"
+    raise ValueError("no f32 fma/mul/add inside a loop in this PTX")
+
+
+def qdx(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "qdexplorer", "quadrants", *args], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))),
+                          timeout=600)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out", nargs="?")
+    ap.add_argument("--times", type=int, default=8)
+    ap.add_argument("--steps", type=int, default=20000)
+    ap.add_argument("--n", type=int, default=1 << 20)
+    ap.add_argument("--repeat", type=int, default=20)
+    a = ap.parse_args(argv)
+    prog_args = ["--", str(a.n), str(a.steps), str(a.repeat)]
+    edits = tempfile.mkdtemp(prefix="qdx-edits-")
+    p = qdx(PROGRAM, "--arch", "cuda", "--load-ptx", edits, "--export", TASK, *prog_args)
+    if p.returncode:
+        print(p.stdout, p.stderr, file=sys.stderr)
+        return 1
+    path = p.stdout.strip()
+    generated = open(path).read()
+    edited = repeat_in_innermost_loop(generated, a.times)
+    open(path, "w").write(edited)
+    p = qdx(PROGRAM, "--arch", "cuda", "--load-ptx", edits, "--json", *prog_args)
+    doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else None
+    if doc is None:
+        print(p.stdout, p.stderr, file=sys.stderr)
+        return 1
+    row = next(r for r in doc["comparison"] if r["edited"])
+    (e,) = doc["edited_run"]["load"]["edits"]
+    print(json.dumps({"task": row["task"], "edit": f"first f32 fma/mul/add of the innermost loop repeated {a.times}x "
+                      f"more (+{len(edited) - len(generated)} bytes of PTX)",
+                      "used": e["used"], "evidence": e["evidence"], "state": e["state"],
+                      "generated": row["generated"], "edited": row["edited_run"], "ratio": row["ratio"],
+                      "program_output": {"generated": doc["stdout"].strip().splitlines()[-1:],
+                                         "edited": doc["edited_run"]["stdout"].strip().splitlines()[-1:]},
+                      "arch": doc["arch"], "quadrants": doc["quadrants_version"], "exit_code": p.returncode},
+                     indent=2))
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "run.json"), "w") as fh:
+            json.dump(doc, fh)
+        with tarfile.open(os.path.join(a.out, "dumps.tar"), "w") as tar:
+            tar.add(doc["dump_dir"], arcname="dump")
+            tar.add(doc["edited_run"]["load"]["folder"], arcname="load")
+            tar.add(edits, arcname="edits")
+    return p.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

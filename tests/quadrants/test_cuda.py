@@ -1,0 +1,49 @@
+"""The issue's GPU check (benchmarks/quadrants_ptx_edit.py prints it with figures): a task's PTX edited
+through the explorer, rerun with QUADRANTS_LOAD_PTX, confirmed used, and the timing change shown.
+Needs an NVIDIA GPU and Quadrants (skipped otherwise)."""
+import importlib.util
+import json
+import os
+
+import pytest
+
+from .conftest import ROOT, cli, needs_quadrants, program
+
+pytestmark = needs_quadrants
+TASK = "spin_kernel_1_range_for"
+
+
+def _edit_tool():
+    spec = importlib.util.spec_from_file_location("quadrants_ptx_edit", os.path.join(ROOT, "benchmarks",
+                                                                                   "quadrants_ptx_edit.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.repeat_in_innermost_loop
+
+
+def test_the_loop_edit_repeats_an_instruction_inside_a_loop_only():
+    ptx = ("mov.f32 %f1, 0f3F800000;\nfma.rn.f32 %f9, %f1, %f1, %f1;\n$L__BB0_2:\n"
+           "fma.rn.ftz.f32 %f5, %f5, %f2, %f3;\nadd.s32 %r1, %r1, 1;\n@%p1 bra $L__BB0_2;\nret;")
+    out = _edit_tool()(ptx, 2).splitlines()
+    assert out.count("fma.rn.ftz.f32 %f5, %f5, %f2, %f3;") == 3 and out.count("fma.rn.f32 %f9, %f1, %f1, %f1;") == 1
+
+
+@pytest.mark.cuda
+def test_ptx_edit_in_a_loop_is_used_and_slows_the_task(tmp_path):
+    args = ["--", str(1 << 20), "20000", "20"]
+    edits = tmp_path / "edits"
+    p = cli("quadrants", program("gpu_loop.py"), "--arch", "cuda", "--load-ptx", str(edits), "--export", TASK, *args)
+    assert p.returncode == 0, p.stderr
+    f = edits / f"{TASK}.ptx"
+    f.write_text(_edit_tool()(f.read_text(), 8))
+    p = cli("quadrants", program("gpu_loop.py"), "--arch", "cuda", "--load-ptx", str(edits), "--json", *args)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["arch"] == "cuda"
+    (e,) = doc["edited_run"]["load"]["edits"]
+    assert e["used"] and e["state"] == "active" and "Loading PTX from file" in e["evidence"]
+    row = next(r for r in doc["comparison"] if r["edited"])
+    assert row["generated"]["launches"] == row["edited_run"]["launches"] == 20
+    assert row["ratio"] > 1.5, row  # a dependent chain 8 instructions longer per loop iteration
+    t = next(t for k in doc["kernels"] for t in k["tasks"] if t["stable_name"] == TASK)
+    assert {"llvm", "before_ptx", "ptx"} <= set(t["files"])
