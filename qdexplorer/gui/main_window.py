@@ -218,14 +218,15 @@ class MainWindow(QMainWindow):
         from PySide6.QtWidgets import QFileDialog
         from .quadrants_view import QuadrantsWindow
         if not path:
-            path, _ = QFileDialog.getOpenFileName(self, "Open Quadrants program", "", "Python programs (*.py)")
+            path, _ = QFileDialog.getOpenFileName(self, "Open Quadrants program", "",
+                                                  "Python programs (*.py);;Saved runs (qdexplorer quadrants --json) (*.json)")
             if not path:
                 return None
         win = QuadrantsWindow(path, arch=arch or self.backend.currentText())
         win.message.connect(self.log)
         self.quadrants_windows = [w for w in getattr(self, "quadrants_windows", []) if w.isVisible()] + [win]
         win.show()
-        win.run()
+        win.show_saved(path) if path.endswith(".json") else win.run()
         return win
 
     def closeEvent(self, event):  # noqa: N802 - Qt's name

@@ -207,6 +207,30 @@ class QuadrantsWindow(QMainWindow):
         self.statusBar().showMessage("running the program under qdexplorer.lang…")
         self.jobs.submit("ours", job)
 
+    def show_saved(self, path: str):
+        """A saved `qdexplorer quadrants --json` document (with its edited run and comparison, if any).
+        When its dump folders are not where they were written (another machine), `dump/` and `load/`
+        beside the JSON are used instead."""
+        import json
+        import os
+
+        from ..quadrants.model import run_from_dict
+        doc = json.load(open(path))
+        here = os.path.dirname(os.path.abspath(path))
+
+        def moved(folder):
+            local = os.path.join(here, "dump" if folder == doc["dump_dir"] else "load")
+            return None if os.path.isdir(folder) or not os.path.isdir(local) else (folder, local)
+        base = run_from_dict(doc, moved(doc["dump_dir"]))
+        self.script = doc["script"]
+        self.args.setText(shlex.join(doc["args"]))
+        self._show_run(base)
+        if doc.get("edited_run"):
+            edited = run_from_dict(doc["edited_run"], moved(doc["edited_run"]["dump_dir"]))
+            self._show_edit({"baseline": base, "edited": edited, "load": edited.load,
+                             "comparison": doc["comparison"]})
+        self.setWindowTitle(f"Quadrants program — {doc['script']} (saved run: {path})")
+
     # ---- results
     @Slot(str, object)
     def _done(self, name, res):

@@ -126,3 +126,37 @@ def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_p
     assert "ValueError: boom: n=3 is too large" in log and "failing.py" in log
     assert "FAILED" in qw.statusBar().currentMessage()
     win.close()
+
+
+def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp_path, program):
+    """What the GPU check brings back (run.json + dump/ + load/) opens in the window, edits and timings included."""
+    import json
+    import subprocess
+    import sys
+
+    from qdexplorer.gui.quadrants_view import QuadrantsWindow
+    from qdexplorer.quadrants.edits import EditFolder
+    from qdexplorer.quadrants.program import run_program
+    base = run_program(program, ["64", "2"], arch="cpu")
+    t = base.task("saxpy_kernel_1_range_for")
+    edits = tmp_path / "edits"
+    EditFolder(edits, "ll").write(t.stable_name, t.text("llvm"), t.text("llvm"))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.run([sys.executable, "-m", "qdexplorer", "quadrants", program, "--arch", "cpu", "--load-ll",
+                        str(edits), "--json", "--", "64", "2"], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=root), timeout=300)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    saved = tmp_path / "saved"
+    shutil.copytree(doc["dump_dir"], saved / "dump")
+    shutil.copytree(doc["edited_run"]["load"]["folder"], saved / "load")
+    shutil.rmtree(doc["dump_dir"])  # as on another machine: the recorded folders do not exist here
+    (saved / "run.json").write_text(p.stdout)
+    win = QuadrantsWindow(str(saved / "run.json"), arch="cpu")
+    qtbot.addWidget(win)
+    win.show_saved(str(saved / "run.json"))
+    _select(win, "saxpy_kernel_1_range_for")
+    assert f"define void @{t.name}(" in win.llvm.toPlainText()
+    assert win.comparison.rowCount() == 9
+    assert win.items[win.run_result.task("saxpy_kernel_1_range_for").name].text(4) != ""
+    assert len(win.passes.steps) == 6
