@@ -59,8 +59,8 @@ def test_failing_program_exits_1_with_its_error():
 
 
 def test_timeout_flag():
-    p = cli("quadrants", program("sleepy.py"), "--timeout", "5", "--", os.devnull)
-    assert p.returncode == 1 and "timed out after 5 s" in p.stderr
+    p = cli("quadrants", program("sleepy.py"), "--timeout", "3", "--", os.devnull)
+    assert p.returncode == 1 and "timed out after 3 s" in p.stderr
 
 
 def test_bad_input_exits_2_with_one_message(tmp_path):
@@ -102,8 +102,6 @@ def test_edit_llvm_ir_and_rerun_with_qd_load_ir(tmp_path):
     # the edit folder is untouched by the runs; the load folder holds every task's IR (QD_LOAD_IR needs it)
     assert sorted(x.name for x in edits.iterdir()) == [f.name, f.name + ".json"]
     assert len(os.listdir(doc["edited_run"]["load"]["folder"])) == 9
-    text = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--", "64", "2")
-    assert "active  USED" in text.stdout and "*saxpy_c" in text.stdout
 
 
 def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
@@ -113,10 +111,11 @@ def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
     t = base.task("atomic_sum_kernel_1_range_for")
     # derived from code that differs from what Quadrants generates now: stale
     EditFolder(tmp_path, "ll").write(t.stable_name, t.text("llvm"), generated="; an older kernel\n")
-    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--json", "--", "64", "1")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--", "64", "1")
     assert p.returncode == 0, p.stderr
-    (e,) = json.loads(p.stdout)["edited_run"]["load"]["edits"]
-    assert e["state"] == "stale" and e["used"] is True
+    line = next(ln for ln in p.stdout.splitlines() if "_llvm.ll" in ln and "edit" in ln)
+    assert "atomic_sum_kernel_1_range_for_llvm.ll  stale  USED" in line
+    assert re.search(r"^ \*atomic_sum_c\d+_0_kernel_1_range_for +[\d.]+ ms +[\d.]+ ms", p.stdout, re.M)
 
 
 def test_edit_naming_no_task_lists_the_tasks(tmp_path):

@@ -4,14 +4,21 @@ import json
 from qdexplorer.quadrants import run_program
 from qdexplorer.quadrants.ours import compare_with_ours, run_ours
 
+import pytest
+
 from .conftest import cli, needs_quadrants, program
 
 pytestmark = needs_quadrants
 
 
-def test_task_lists_match_for_demo_style_kernels():
-    theirs = run_program(program("demo_kernels.py"), ["256", "2"], arch="cpu")
-    ours = run_ours(program("demo_kernels.py"), ["256", "2"])
+@pytest.fixture(scope="module")
+def both():
+    return (run_program(program("demo_kernels.py"), ["256", "2"], arch="cpu"),
+            run_ours(program("demo_kernels.py"), ["256", "2"]))
+
+
+def test_task_lists_match_for_demo_style_kernels(both):
+    theirs, ours = both
     assert theirs.ok and ours["error"] is None, (theirs.error, ours)
     # the same program gives the same answer under both
     assert theirs.stdout.strip().splitlines()[-1] == ours["stdout"].strip().splitlines()[-1]
@@ -32,10 +39,10 @@ def test_task_lists_match_for_demo_style_kernels():
         assert t["ours_median_ms"] is not None and t["quadrants_median_ms"] is not None
 
 
-def test_a_different_task_list_is_reported(tmp_path):
+def test_a_different_task_list_is_reported(both):
     """The comparison must be able to say no: a kernel whose loop count differs under our language."""
-    theirs = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu")
-    ours = run_ours(program("demo_kernels.py"), ["64", "1"])
+    import copy
+    theirs, ours = both[0], copy.deepcopy(both[1])
     k = next(k for k in ours["kernels"] if k["kernel"] == "particle_step")
     k["tasks"] = k["tasks"][:-1]  # as if the trailing serial statement had been merged away
     rows = {r["func"]: r for r in compare_with_ours(theirs, ours)}
