@@ -6,6 +6,8 @@ shows the `QuadrantsRun` it gets back. The program's stderr goes to the main win
 """
 from __future__ import annotations
 
+import json
+import os
 import shlex
 import statistics
 import threading
@@ -211,9 +213,6 @@ class QuadrantsWindow(QMainWindow):
         """A saved `qdexplorer quadrants --json` document (with its edited run and comparison, if any).
         When its dump folders are not where they were written (another machine), `dump/` and `load/`
         beside the JSON are used instead."""
-        import json
-        import os
-
         from ..quadrants.model import run_from_dict
         doc = json.load(open(path))
         here = os.path.dirname(os.path.abspath(path))
@@ -405,6 +404,5 @@ def _fmt(v) -> str:
 
 
 def _size(t, kind) -> str:
-    import os
     p = t.files.get(kind)
     return str(os.path.getsize(p)) if p and os.path.exists(p) else ""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import sys
 
 from ..lang.errors import QdError
@@ -85,7 +86,8 @@ def cmd_quadrants(a) -> int:
     failed = [r for r in (base, edited) if r is not None and not r.ok]
     for r in failed:
         print(f"qdexplorer: {r.script}: {r.error}", file=sys.stderr)
-    unused = [e for e in (res or {}).get("load", None) and res["load"]["edits"] or [] if not e.get("used")]
+    load = (res or {}).get("load") or {}
+    unused = [e for e in load.get("edits", []) if not e.get("used")]
     for e in unused:
         print(f"qdexplorer: the edit {e['file']} was not used ({e['evidence']})", file=sys.stderr)
     return 1 if failed or unused else 0
@@ -130,7 +132,6 @@ def _print_run(run, show_internal: bool):
 
 
 def _size(path) -> int:
-    import os
     try:
         return os.path.getsize(path)
     except OSError:
