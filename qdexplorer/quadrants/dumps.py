@@ -80,7 +80,22 @@ def parse_dump(folder: str | Path, known: list[dict] | None = None) -> list[Quad
         kernels[kname].stages = [(s, str(p)) for s, p in stages]
     for k in kernels.values():
         k.tasks.sort(key=lambda t: t.index)
+        _share_module_files(k)
     return sorted(kernels.values(), key=lambda k: (k.counter, k.instance))
+
+
+def _share_module_files(kernel):
+    """When one CUDA module holds several tasks (Quadrants' whole-module path names its dump after the
+    first function), the other tasks point at that file too; an edit then replaces the whole module."""
+    for kind, marker in (("ptx", ".entry {}("), ("before_ptx", "@{}(")):
+        owners = [t for t in kernel.tasks if kind in t.files]
+        for t in kernel.tasks:
+            if kind in t.files:
+                continue
+            for o in owners:
+                if marker.format(t.name) in Path(o.files[kind]).read_text(errors="replace"):
+                    t.files[kind] = o.files[kind]
+                    break
 
 
 def offloaded_blocks(after_offload: str) -> list[str]:

@@ -139,7 +139,7 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
         raise QdError(f"no *{kind.suffix} edits in {edits.folder}")
     folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix=f"qdx-quadrants-load-{kind.name}-"))
     folder.mkdir(parents=True, exist_ok=True)
-    entries, used = [], set()
+    entries, used = [], {}
     for e in found:
         t = baseline.task(e.name)
         if t is None:
@@ -152,16 +152,21 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
                              if kind.name == "ptx" else ""))
         gen_sha = sha256(generated.encode())
         state = "active" if e.base_sha in (None, gen_sha) else "stale"
-        _atomic_write(folder / f"{t.name}{kind.suffix}", e.text.encode())
-        used.add(t.name)
+        target = Path(t.files[kind.file_kind]).name  # what Quadrants reads back (a shared module's file too)
+        if target in used:
+            raise QdError(f"{e.path} and {used[target]} both replace {target} (one CUDA module holds both tasks): "
+                          f"keep one of them")
+        _atomic_write(folder / target, e.text.encode())
+        used[target] = e.path
         entries.append({"task": t.name, "stable_name": t.stable_name, "file": str(e.path), "state": state,
+                        "load_file": target[: -len(kind.suffix)],
                         "known_base": e.base_sha is not None, "edit_sha256": sha256(e.text.encode()),
                         "generated_sha256": gen_sha})
     if kind.needs_all:
         for t in baseline.tasks():
             src = t.files.get(kind.file_kind)
-            if t.name not in used and src:
-                shutil.copyfile(src, folder / f"{t.name}{kind.suffix}")
+            if src and Path(src).name not in used:
+                shutil.copyfile(src, folder / Path(src).name)
     return {"kind": kind.name, "env": kind.env, "folder": str(folder), "edit_folder": str(edits.folder),
             "edits": entries}
 
@@ -175,10 +180,11 @@ def confirm_used(load: dict, run) -> None:
     task's file cannot be parsed or found, so a clean run read every file; a task that launched is
     confirmed."""
     logged = {Path(m).name for m in _LOADED_PTX.findall(run.stdout + "\n" + run.stderr)}
+    files = {e["task"]: e.get("load_file", e["task"]) for e in load["edits"]}
     launched = set(run.launches)
     for e in load["edits"]:
         if load["kind"] == "ptx":
-            e["used"] = e["task"] in logged
+            e["used"] = files[e["task"]] in logged
             e["evidence"] = "Quadrants logged 'Loading PTX from file'" if e["used"] else \
                 "no 'Loading PTX from file' line for this task"
         else:

@@ -105,8 +105,10 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
 
 
 def _kill_group(proc):
+    """The program and whatever it started (it runs in its own session); just the child where there are
+    no process groups."""
     try:
-        os.killpg(proc.pid, signal.SIGKILL)
+        os.killpg(proc.pid, signal.SIGKILL) if hasattr(os, "killpg") else proc.kill()
     except (ProcessLookupError, PermissionError):
         proc.kill()
 
