@@ -10,5 +10,7 @@ from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_max, atomic
                          sin, sqrt, static, tan, tanh)
 from .intrinsics import abs, max, min  # noqa: F401,A004
 from . import qdmath as math  # noqa: F401
-from .errors import QdCompileError, QdError, QdRuntimeError  # noqa: F401
+from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
+                     QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
+                     QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
 from .runtime_api import cpu, cuda, gpu, init, reset  # noqa: F401

@@ -12,7 +12,7 @@ import typing
 import numpy as np
 
 from . import ir
-from .errors import QdCompileError
+from .errors import QdCompileError, QuadrantsRuntimeTypeError
 from .types import DType, NdarrayType, as_dtype, from_numpy
 
 
@@ -97,14 +97,14 @@ class Kernel:
                 if args is not None:
                     a = args[i]
                     if not isinstance(a, np.ndarray):
-                        raise TypeError(f"{self.name}(): argument '{name}' must be a NumPy array, "
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array, "
                                         f"got {type(a).__name__}")
                     adt = from_numpy(a.dtype)
                     if dt is not None and adt != dt:
-                        raise TypeError(f"{self.name}(): argument '{name}' must have dtype "
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
                                         f"{dt.numpy}, got {a.dtype}")
                     if nd is not None and a.ndim != nd:
-                        raise TypeError(f"{self.name}(): argument '{name}' must have {nd} dimension(s), "
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} dimension(s), "
                                         f"got {a.ndim}")
                     dt, nd = adt, a.ndim
                 if dt is None or nd is None:
@@ -114,6 +114,10 @@ class Kernel:
                         self.file, self.line)
                 spec.append((name, "array", dt, nd))
             else:
+                if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
+                    raise QuadrantsRuntimeTypeError(
+                        f"{self.name}(): argument '{name}' is {t!r} but got the float {args[i]!r}; "
+                        f"pass an int (Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
         return tuple(spec)
 

@@ -43,8 +43,8 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
     def frame(self) -> Frame:
         return self.frames[-1]
 
-    def err(self, node, msg):
-        raise self.frame.src.error(node, msg)
+    def err(self, node, msg, cls=QdCompileError):
+        raise self.frame.src.error(node, msg, cls)
 
     def emit(self, stmt):
         self.out[-1].append(stmt)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from ..errors import QuadrantsTypeError
 from ..types import DType, f32, f64, i32, i64, u1, promote
 from .values import BINOPS, CMPOPS, Py, ShapeTuple, cast, fits, fold, is_number, literal, truthy
 
@@ -173,16 +174,26 @@ class ExprLowering:
         return result
 
     def v_BoolOp(self, node):
-        vals = [self.value(v) for v in node.values]
-        if all(is_number(v) for v in vals):
-            r = vals[0].value
-            for v in vals[1:]:
-                r = (r and v.value) if isinstance(node.op, ast.And) else (r or v.value)
-            return Py(r)
-        op = "and" if isinstance(node.op, ast.And) else "or"
-        acc = truthy(self.commit(vals[0], node))
-        for v in vals[1:]:
-            acc = ir.BinOp(op, acc, truthy(self.commit(v, node)), u1)
+        """`a and b` / `a or b` give an operand's value, as in Python and Quadrants (`2 and 3` is 3)."""
+        is_and = isinstance(node.op, ast.And)
+        acc = self.value(node.values[0])
+        for v_node in node.values[1:]:
+            if is_number(acc):  # decided at compile time, like Python's short circuit
+                if bool(acc.value) == is_and:
+                    acc = self.value(v_node)
+                continue
+            v = self.value(v_node)
+            a, b = self.pair(acc, v, node)
+            if a.dtype.kind == "b" and b.dtype.kind == "b":
+                acc = ir.BinOp("and" if is_and else "or", a, b, u1)
+                continue
+            if (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
+                self.err(node, f"'{'and' if is_and else 'or'}' needs operands of one type, got "
+                               f"{a.dtype!r} and {b.dtype!r}", QuadrantsTypeError)
+            dt = promote(a.dtype, b.dtype)
+            first = ir.LocalRef(self.new_local("boolop", dt, cast(a, dt)))
+            then, other = (cast(b, dt), first) if is_and else (first, cast(b, dt))
+            acc = ir.Select(truthy(first), then, other, dt)
         return acc
 
     def v_IfExp(self, node):

@@ -6,8 +6,11 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir
+from ..errors import QuadrantsTypeError
 from ..types import as_dtype, f32, f64, i64, promote
 from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, cast, is_number
+
+ROUNDING = ("floor", "ceil", "round")
 
 
 class IntrinsicLowering:
@@ -15,20 +18,7 @@ class IntrinsicLowering:
 
     def intrinsic(self, f: I.Intrinsic, node):
         if f.kind == "math":
-            args = [self.value(a) for a in node.args]
-            if len(args) != (f.nargs or 1):
-                self.err(node, f"qd.{f.name}() takes {f.nargs or 1} argument(s)")
-            if all(is_number(a) for a in args):
-                return Py(f(*[a.value for a in args]))
-            es = [self.commit(a, node) for a in args]
-            if len(es) == 2:
-                es = list(self.pair(*args, node))
-            dt = es[0].dtype if len(es) == 1 else promote(es[0].dtype, es[1].dtype)
-            if f.name in FLOAT_ONLY_MATH and not dt.is_float:
-                dt = f64 if dt == i64 else f32
-            if f.name in ("floor", "ceil", "round") and not dt.is_float:
-                return es[0]
-            return ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
+            return self.math_call(f, node)
         if f.kind == "atomic":
             if len(node.args) != 2:
                 self.err(node, f"qd.{f.name}(x[i], value) takes two arguments")
@@ -59,3 +49,28 @@ class IntrinsicLowering:
                 self.err(node, "SharedArray needs a constant positive shape and a qd dtype")
             return self.shared_array(shape, dt)
         self.err(node, f"qd.{f.name}() is not supported here")
+
+    def math_call(self, f: I.Intrinsic, node):
+        nargs = f.nargs or 1
+        args = [self.value(a) for a in node.args]
+        out_dt = None
+        if f.name in ROUNDING and len(args) == 2:  # qd.floor(x, qd.i32): the result's dtype
+            out_dt = as_dtype(self.eval_static(node.args[1]))
+            if out_dt is None:
+                self.err(node.args[1], f"qd.{f.name}'s second argument must be a dtype", QuadrantsTypeError)
+            args = args[:1]
+        if len(args) != nargs:
+            self.err(node, f"qd.{f.name}() takes {nargs} argument(s)")
+        if all(is_number(a) for a in args) and out_dt is None:
+            return Py(f(*[a.value for a in args]))
+        es = [self.commit(a, node) for a in args]
+        if len(es) == 2:
+            es = list(self.pair(*args, node))
+        dt = es[0].dtype if len(es) == 1 else promote(es[0].dtype, es[1].dtype)
+        if f.name in ROUNDING and not dt.is_float:
+            self.err(node, f"qd.{f.name}() needs a float operand, got {dt!r} (Quadrants refuses it too)",
+                     QuadrantsTypeError)
+        if f.name in FLOAT_ONLY_MATH and not dt.is_float:
+            dt = f64 if dt == i64 else f32
+        r = ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
+        return cast(r, out_dt) if out_dt is not None else r

@@ -8,6 +8,7 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir
+from ..errors import QuadrantsSyntaxError
 from ..types import as_dtype, u1
 from .values import BINOPS, Py, ShapeTuple, cast, is_number, truthy
 
@@ -28,8 +29,13 @@ class StatementLowering:
         pass
 
     def s_Assign(self, node):
-        if len(node.targets) != 1:
-            self.err(node, "chained assignment (a = b = c) is not supported in kernels")
+        if len(node.targets) > 1:  # a = b = 7: evaluate once, assign left to right, as Python does
+            v = self.value(node.value)
+            if isinstance(v, ir.Expr) and not isinstance(v, ir.Const):
+                v = ir.LocalRef(self.new_local("chain", v.dtype, v))
+            for t in node.targets:
+                self.assign(t, v, node)
+            return
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)):
             vals = self.value(node.value)
@@ -51,16 +57,20 @@ class StatementLowering:
             self.err(node, "annotated assignment needs a name and a qd scalar type (x: qd.f32 = ...)")
         if node.value is None:
             self.err(node, "annotated declaration needs an initial value")
+        existing = self.visible(node.target.id)
+        self.refuse_kernel_arg(node.target, existing)
+        if isinstance(existing, ir.Local):
+            if existing.dtype != dt:
+                self.err(node, f"'{node.target.id}' is already declared as {existing.dtype!r}; a variable keeps "
+                               f"its type (use another name for the {dt!r} value)", QuadrantsSyntaxError)
+            return self.assign(node.target, self.value(node.value), node)
         loc = self.new_local(node.target.id, dt, self.commit(self.value(node.value), node, like=dt))
         self.frame.scopes[-1][node.target.id] = loc
 
     def assign(self, target, v, node):
         if isinstance(target, ast.Name):
-            existing = None
-            for scope in reversed(self.frame.scopes):
-                if target.id in scope:
-                    existing = scope[target.id]
-                    break
+            existing = self.visible(target.id)
+            self.refuse_kernel_arg(target, existing)
             if isinstance(existing, ir.Local):
                 self.emit(ir.Assign(existing, cast(self.commit(v, node, like=existing.dtype), existing.dtype)))
                 return
@@ -78,6 +88,20 @@ class StatementLowering:
             self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype)))
             return
         self.err(target, f"cannot assign to '{type(target).__name__}' in a kernel")
+
+    def visible(self, name):
+        """What `name` is bound to in the current function's scopes, or None."""
+        for scope in reversed(self.frame.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def refuse_kernel_arg(self, target, existing):
+        if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
+                self.frames[0].scopes[0].get(target.id) is existing:
+            self.err(target, f"kernel argument '{target.id}' cannot be assigned (Quadrants passes arguments "
+                             f"read-only); copy it into a local first: {target.id}_ = {target.id}",
+                     QuadrantsSyntaxError)
 
     def s_AugAssign(self, node):
         target = node.target
@@ -98,6 +122,7 @@ class StatementLowering:
             self.emit(ir.Store(arr, idx, cast(new, arr.dtype)))
             return
         if isinstance(target, ast.Name):
+            self.refuse_kernel_arg(target, self.visible(target.id))
             cur = self.lookup(target.id, target)
             if not isinstance(cur, ir.LocalRef):
                 self.err(target, f"'{target.id}' is not a kernel variable that can be updated")
