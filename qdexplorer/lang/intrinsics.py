@@ -76,6 +76,16 @@ class ndrange:
         return iter(itertools.product(*[range(a, b) for a, b in self.dims]))
 
 
+def _grouped_py(x):
+    import itertools
+    if isinstance(x, ndrange):
+        return iter(x)
+    return itertools.product(*[range(n) for n in x.shape])
+
+
+grouped = Intrinsic("grouped", "grouped", _grouped_py)  # for I in qd.grouped(x): one index vector
+
+
 class _Block:
     sync = Intrinsic("sync", "barrier")
     mem_sync = Intrinsic("mem_sync", "barrier")

@@ -13,7 +13,9 @@ import numpy as np
 
 from . import ir
 from .errors import QdCompileError, QuadrantsRuntimeTypeError
-from .types import DType, NdarrayType, as_dtype, from_numpy
+from .field import Field, as_kernel_array
+from .template import Template, template_spec, template_value
+from .types import DType, NDArray, NdarrayType, as_dtype, from_numpy, ndarray
 
 
 def _annotations(fn) -> dict:
@@ -75,37 +77,53 @@ class Kernel:
         out = {}
         for name in self.arg_names:
             ann = hints.get(name)
-            if isinstance(ann, NdarrayType):
+            if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
+                ann = NdarrayType()
+            if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
             elif as_dtype(ann) is not None:
                 out[name] = as_dtype(ann)
             else:
                 raise QdCompileError(
                     f"argument '{name}' of kernel '{self.name}' needs a type annotation "
-                    f"(qd.types.ndarray(dtype=..., ndim=...) or a scalar type like qd.f32)",
+                    f"(qd.types.ndarray(dtype=..., ndim=...), qd.template() or a scalar type like qd.f32)",
                     self.file, self.line)
         return out
 
+    @property
+    def return_type(self):
+        """The kernel's `-> qd.i32` (or vector) annotation, or None."""
+        return _annotations(self.fn).get("return")
+
     def spec_for(self, args: tuple | None = None) -> tuple:
-        """The specialisation key: (name, dtype, ndim) per argument, filled from `args` if given."""
+        """The specialisation key: (name, kind, dtype, ndim) per argument, filled from `args` if given.
+
+        Templates specialise per value, as in Quadrants, except fields and arrays: those specialise on
+        dtype and ndim only, since their storage is passed to the tasks at run time."""
         spec = []
         types = self.arg_types()
         for i, name in enumerate(self.arg_names):
             t = types[name]
-            if isinstance(t, NdarrayType):
+            if isinstance(t, Template):
+                if args is None:
+                    raise QdCompileError(f"template argument '{name}' of kernel '{self.name}' takes its value "
+                                         f"from a call: call the kernel (or give it a workload)",
+                                         self.file, self.line)
+                spec.append(template_spec(name, args[i]))
+            elif isinstance(t, NdarrayType):
                 dt, nd = t.dtype, t.ndim
                 if args is not None:
-                    a = args[i]
+                    a = as_kernel_array(args[i])
                     if not isinstance(a, np.ndarray):
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array, "
-                                        f"got {type(a).__name__}")
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
+                                                        f"or qd.ndarray, got {type(args[i]).__name__}")
                     adt = from_numpy(a.dtype)
                     if dt is not None and adt != dt:
                         raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
-                                        f"{dt.numpy}, got {a.dtype}")
+                                                        f"{dt.numpy}, got {a.dtype}")
                     if nd is not None and a.ndim != nd:
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} dimension(s), "
-                                        f"got {a.ndim}")
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} "
+                                                        f"dimension(s), got {a.ndim}")
                     dt, nd = adt, a.ndim
                 if dt is None or nd is None:
                     raise QdCompileError(
@@ -125,7 +143,10 @@ class Kernel:
         spec = spec or self.spec_for()
         out = {}
         for name, kind, dt, nd in spec:
-            out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
+            if kind == "static":
+                out[name] = template_value(dt)
+            else:
+                out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
         return out
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
@@ -147,9 +168,39 @@ class Kernel:
             raise TypeError(f"{self.name}(): {e}") from None
         return dict(ba.arguments)
 
+    def implicit(self, spec: tuple) -> list[ir.ImplicitArray]:
+        """The arrays the caller supplies besides the user's arguments (fields, temporaries, result)."""
+        seen, out = set(), []
+        for t in self.tasks(spec):
+            for a in t.implicit:
+                if a.name not in seen:
+                    seen.add(a.name)
+                    out.append(a)
+        return out
+
+    def call_args(self, bound: dict) -> dict:
+        """A call's full argument dict as the engine wants it: NumPy storage for every array argument
+        (fields and qd.ndarrays included) plus the implicit arrays of `implicit()`."""
+        spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
+        args = {}
+        for (name, kind, _, _), v in zip(spec, (bound[n] for n in self.arg_names)):
+            args[name] = as_kernel_array(v) if kind == "array" else v
+        for a in self.implicit(spec):
+            args[a.name] = Field.by_uid(a.key).storage if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+        return args
+
+    def result(self, args: dict):
+        """The kernel's return value, read back from its result array (None without one)."""
+        if "ret__" not in args:
+            return None
+        r = args["ret__"]
+        return r[0].item() if r.shape == (1,) else r.copy()
+
     def __call__(self, *args, **kwargs):
         from . import runtime_api
-        return runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+        full = self.call_args(self.bind(*args, **kwargs))
+        runtime_api.call_kernel(self, full)
+        return self.result(full)
 
 
 class Workload:
@@ -176,7 +227,7 @@ class Workload:
         else:
             raise TypeError(f"workload '{self.name}' must return a dict or tuple of kernel arguments, "
                             f"got {type(made).__name__}")
-        return args
+        return self.kernel.call_args(args)
 
     def run_check(self, before: dict, after: dict) -> str | None:
         """None when the outputs are right; otherwise the reason, in one message."""

@@ -125,5 +125,10 @@ class _TypesNamespace:
     NDArray = NDArray
     f32, f64, i32, i64, u32 = f32, f64, i32, i64, u32
 
+    @staticmethod
+    def template():
+        from .template import template
+        return template()
+
 
 types = _TypesNamespace()

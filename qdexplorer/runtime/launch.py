@@ -14,6 +14,9 @@ from ..lang import ir
 from ..lang.types import DType
 
 
+DYNAMIC_TRIP = 2**31 - 1  # the most indices a loop can run (32-bit indices, as in Quadrants)
+
+
 @dataclass
 class LaunchSpec:
     task: str
@@ -35,6 +38,8 @@ class LaunchSpec:
     def trip_count(self, args: dict) -> int:
         if self.type == "serial":
             return 1
+        if any(isinstance(n, ir.Load) for n in ir.walk(self.ranges)):
+            return DYNAMIC_TRIP  # bounds read from arrays: only the kernel knows them (it clips to them)
         total = 1
         for lo, hi in self.ranges:
             total *= max(0, eval_expr(hi, args) - eval_expr(lo, args))

@@ -21,9 +21,14 @@ class CallLowering:
         if not isinstance(fn, Py):
             self.err(node, "only qd functions, @qd.func functions and builtins can be called in a kernel")
         f = fn.value
-        from ..kernel import Func, Kernel  # late: kernel.py imports the frontend
+        from ..kernel import Func, Kernel, func  # late: kernel.py imports the frontend
         if isinstance(f, Func):
             return self.inline_func(f, node)
+        if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
+            g = self.value(self.one_arg(node))
+            if not isinstance(g, Py) or not callable(g.value):
+                self.err(node, "qd.func() needs a Python function")
+            return Py(g.value if isinstance(g.value, Func) else func(g.value))
         if isinstance(f, Kernel):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
         if f in (builtins.min, builtins.max, I.min, I.max):

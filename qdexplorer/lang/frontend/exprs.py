@@ -7,9 +7,9 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..errors import QuadrantsTypeError
+from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, ShapeTuple, cast, fits, fold, is_number, literal, truthy
+from .values import BINOPS, CMPOPS, Py, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 
 
 class ExprLowering:
@@ -55,7 +55,7 @@ class ExprLowering:
             return Py(base.shape)
         if isinstance(base, Py):
             try:
-                return Py(getattr(base.value, node.attr))
+                return py_value(getattr(base.value, node.attr))
             except AttributeError:
                 self.err(node, f"{base.value!r} has no attribute '{node.attr}'")
         self.err(node, f"attribute '.{node.attr}' is not supported on this value")
@@ -73,27 +73,36 @@ class ExprLowering:
         idx_node = node.slice
         if isinstance(base, ShapeTuple):
             k = self.eval_static(idx_node)
-            if not isinstance(k, int) or not (-base.array.ndim <= k < base.array.ndim):
-                self.err(idx_node, f"shape index must be a constant in range(-{base.array.ndim}, "
-                                   f"{base.array.ndim}), got {k!r}")
-            return ir.Shape(base.array, k % base.array.ndim)
+            if not isinstance(k, int) or not (-base.ndim <= k < base.ndim):
+                self.err(idx_node, f"shape index must be a constant in range(-{base.ndim}, "
+                                   f"{base.ndim}), got {k!r}", QuadrantsIndexError)
+            return ir.Shape(base.array, k % base.ndim)
+        if isinstance(base, Vec):
+            return self.vec_subscript(base, node)
         if isinstance(base, (ir.ArrayArg, ir.SharedArray)):
             return ir.Load(base, self.indices(base, idx_node))
         if isinstance(base, Py):
             k = self.eval_static(idx_node)
             try:
-                return Py(base.value[k])
+                return py_value(base.value[k])
             except Exception as e:  # noqa: BLE001 - report the Python error at the user's line
                 self.err(node, f"compile-time subscript failed: {e}")
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
 
     def indices(self, arr, idx_node) -> tuple[ir.Expr, ...]:
+        if isinstance(idx_node, ast.Constant) and idx_node.value is None and arr.ndim == 1:
+            return (ir.Const(0, i32),)  # x[None]: a 0-d field, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
-        if len(elts) != arr.ndim:
-            self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(elts)}")
-        out = []
+        vals = []
         for e in elts:
-            x = self.commit(self.value(e), e, like=i32)
+            v = self.value(e)
+            vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
+        if len(vals) != arr.ndim:
+            self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
+                     QuadrantsIndexError)
+        out = []
+        for v, e in vals:
+            x = self.commit(v, e, like=i32)
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
             out.append(cast(x, i32))

@@ -7,7 +7,7 @@ import ast
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsTypeError
-from ..types import as_dtype, f32, f64, i64, promote
+from ..types import as_dtype, f32, f64, i32, i64, promote
 from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, cast, is_number
 
 ROUNDING = ("floor", "ceil", "round")
@@ -23,8 +23,16 @@ class IntrinsicLowering:
             if len(node.args) != 2:
                 self.err(node, f"qd.{f.name}(x[i], value) takes two arguments")
             target = node.args[0]
+            if isinstance(target, ast.Name) and self.visible(target.id) is None and self.is_gtemp(target.id):
+                arr = self.kscope.gtemp(target.id)
+                if arr is None:
+                    self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
+                val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
+                return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, (ir.Const(0, i32),), val)
+            if isinstance(target, ast.Name):
+                return self.local_atomic(f, target, node)
             if not isinstance(target, ast.Subscript):
-                self.err(target, f"qd.{f.name}'s first argument must be an array element like x[i]")
+                self.err(target, f"qd.{f.name}'s first argument must be a variable or an array element like x[i]")
             arr = self.value(target.value)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
@@ -74,3 +82,15 @@ class IntrinsicLowering:
             dt = f64 if dt == i64 else f32
         r = ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
         return cast(r, out_dt) if out_dt is not None else r
+
+    def local_atomic(self, f: I.Intrinsic, target, node):
+        """`qd.atomic_add(s, v)` on a local: a plain update (a local belongs to one thread); returns the old value."""
+        cur = self.lookup(target.id, target)
+        if not isinstance(cur, ir.LocalRef):
+            self.err(target, f"qd.{f.name} needs a local variable or an array element; '{target.id}' is neither")
+        dt = cur.local.dtype
+        old = self.new_local("old", dt, cur)
+        val = cast(self.commit(self.value(node.args[1]), node, like=dt), dt)
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max"}[ATOMIC_OPS[f.name]]
+        self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
+        return ir.LocalRef(old)

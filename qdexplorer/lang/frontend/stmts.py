@@ -9,7 +9,7 @@ import ast
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsSyntaxError
-from ..types import as_dtype, u1
+from ..types import as_dtype, i32, u1
 from .values import BINOPS, Py, ShapeTuple, cast, is_number, truthy
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub"}
@@ -59,6 +59,8 @@ class StatementLowering:
             self.err(node, "annotated declaration needs an initial value")
         existing = self.visible(node.target.id)
         self.refuse_kernel_arg(node.target, existing)
+        if existing is None and self.is_gtemp(node.target.id):
+            return self.store_gtemp(node.target.id, self.value(node.value), node, dt)
         if isinstance(existing, ir.Local):
             if existing.dtype != dt:
                 self.err(node, f"'{node.target.id}' is already declared as {existing.dtype!r}; a variable keeps "
@@ -71,6 +73,8 @@ class StatementLowering:
         if isinstance(target, ast.Name):
             existing = self.visible(target.id)
             self.refuse_kernel_arg(target, existing)
+            if existing is None and self.is_gtemp(target.id):
+                return self.store_gtemp(target.id, v, node)
             if isinstance(existing, ir.Local):
                 self.emit(ir.Assign(existing, cast(self.commit(v, node, like=existing.dtype), existing.dtype)))
                 return
@@ -88,6 +92,17 @@ class StatementLowering:
             self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype)))
             return
         self.err(target, f"cannot assign to '{type(target).__name__}' in a kernel")
+
+    def is_gtemp(self, name) -> bool:
+        return len(self.frames) == 1 and name in self.kscope.gtemp_names
+
+    def store_gtemp(self, name, v, node, dt=None):
+        """A kernel-scope local that another task reads lives in a global temporary."""
+        e = self.commit(v, node, like=dt)
+        arr = self.kscope.gtemp(name, dt or e.dtype)
+        if dt is not None and arr.dtype != dt:
+            self.err(node, f"'{name}' is already declared as {arr.dtype!r}", QuadrantsSyntaxError)
+        self.emit(ir.Store(arr, (ir.Const(0, i32),), cast(e, arr.dtype)))
 
     def visible(self, name):
         """What `name` is bound to in the current function's scopes, or None."""
@@ -108,11 +123,18 @@ class StatementLowering:
         op = BINOPS.get(type(node.op))
         if op is None:
             self.err(node, "unsupported augmented assignment")
-        if isinstance(target, ast.Subscript):
-            arr = self.value(target.value)
-            if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
-                self.err(target, "only ndarray and shared-array elements can be updated")
-            idx = self.indices(arr, target.slice)
+        gtemp = isinstance(target, ast.Name) and self.visible(target.id) is None and self.is_gtemp(target.id)
+        if isinstance(target, ast.Subscript) or gtemp:
+            if gtemp:
+                arr = self.kscope.gtemp(target.id)
+                if arr is None:
+                    self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
+                idx = (ir.Const(0, i32),)
+            else:
+                arr = self.value(target.value)
+                if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
+                    self.err(target, "only ndarray and shared-array elements can be updated")
+                idx = self.indices(arr, target.slice)
             rhs = self.value(node.value)
             if self.in_parallel and type(node.op) in _AUG_ATOMIC:
                 val = cast(self.commit(rhs, node, like=arr.dtype), arr.dtype)
