@@ -6,6 +6,7 @@ from .types import (DType, NDArray, f32, f64, float32, float64, i32, i64, int32,
                     types, u32, uint32)
 from .field import Field, Ndarray, field, ndarray  # noqa: F401
 from .template import template  # noqa: F401
+from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_max, atomic_min, atomic_sub,  # noqa: F401
                          cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, pow, round, rsqrt, simt,

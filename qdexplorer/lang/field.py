@@ -36,6 +36,24 @@ def _dtype(dtype) -> DType:
     return dt
 
 
+class ElemArray(np.ndarray):
+    """NumPy storage of vectors/matrices that remembers how many trailing axes are the element, so a
+    kernel called with the bare storage still indexes it as an array of vectors."""
+
+    elem_shape: tuple = ()
+
+    def __array_finalize__(self, obj):
+        self.elem_shape = getattr(obj, "elem_shape", ())
+
+
+def _alloc(shape, elem_shape, dtype) -> np.ndarray:
+    a = np.zeros(tuple(shape) + tuple(elem_shape), dtype.numpy)
+    if elem_shape:
+        a = a.view(ElemArray)
+        a.elem_shape = tuple(elem_shape)
+    return a
+
+
 class _Storage:
     """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O."""
 
@@ -61,7 +79,7 @@ class _Storage:
 
     def __getitem__(self, key):
         v = self.storage[self._index(key)]
-        return v.copy() if isinstance(v, np.ndarray) else v.item()
+        return np.array(v) if isinstance(v, np.ndarray) else v.item()
 
     def __setitem__(self, key, value):
         self.storage[self._index(key)] = value
@@ -70,7 +88,7 @@ class _Storage:
         self.storage.fill(value)
 
     def to_numpy(self, dtype=None) -> np.ndarray:
-        out = self.storage.reshape(self.shape + self.elem_shape).copy()
+        out = np.array(self.storage).reshape(self.shape + self.elem_shape)
         return out.astype(dtype) if dtype is not None else out
 
     def from_numpy(self, arr):
@@ -93,7 +111,7 @@ class Field(_Storage):
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = ()):
         self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
         self.name = name
-        self.storage = np.zeros((self.shape or (1,)) + self.elem_shape, self.dtype.numpy)
+        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
         self.uid = next(_IDS)
         _REGISTRY[self.uid] = self
 
@@ -115,7 +133,7 @@ class Ndarray(_Storage):
         self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
         if not self.shape:
             raise ValueError("qd.ndarray needs at least one axis")
-        self.storage = np.zeros(self.shape + self.elem_shape, self.dtype.numpy)
+        self.storage = _alloc(self.shape, self.elem_shape, self.dtype)
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}>"

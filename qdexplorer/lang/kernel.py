@@ -111,26 +111,32 @@ class Kernel:
                                          self.file, self.line)
                 spec.append(template_spec(name, args[i]))
             elif isinstance(t, NdarrayType):
-                dt, nd = t.dtype, t.ndim
+                dt, nd, el = t.dtype, t.ndim, tuple(t.elem)
                 if args is not None:
                     a = as_kernel_array(args[i])
                     if not isinstance(a, np.ndarray):
                         raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
                                                         f"or qd.ndarray, got {type(args[i]).__name__}")
                     adt = from_numpy(a.dtype)
+                    if not el and getattr(a, "elem_shape", ()):
+                        el = tuple(a.elem_shape)  # a qd.ndarray of vectors for an untyped annotation
                     if dt is not None and adt != dt:
                         raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
                                                         f"{dt.numpy}, got {a.dtype}")
-                    if nd is not None and a.ndim != nd:
+                    if nd is not None and a.ndim != nd + len(el):
                         raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} "
-                                                        f"dimension(s), got {a.ndim}")
-                    dt, nd = adt, a.ndim
+                                                        f"dimension(s){' of ' + str(el) + ' elements' if el else ''}, "
+                                                        f"got an array of shape {a.shape}")
+                    if el and tuple(a.shape[a.ndim - len(el):]) != el:
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' holds {el} elements: its "
+                                                        f"last axes must be {el}, got shape {a.shape}")
+                    dt, nd = adt, a.ndim - len(el)
                 if dt is None or nd is None:
                     raise QdCompileError(
                         f"ndarray argument '{name}' of kernel '{self.name}' has no dtype/ndim: give them in "
                         f"the annotation or call the kernel (or a workload) with arrays",
                         self.file, self.line)
-                spec.append((name, "array", dt, nd))
+                spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
@@ -142,7 +148,7 @@ class Kernel:
     def arg_values(self, spec: tuple | None = None) -> dict:
         spec = spec or self.spec_for()
         out = {}
-        for name, kind, dt, nd in spec:
+        for name, kind, dt, nd, *_ in spec:
             if kind == "static":
                 out[name] = template_value(dt)
             else:
@@ -183,8 +189,8 @@ class Kernel:
         (fields and qd.ndarrays included) plus the implicit arrays of `implicit()`."""
         spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         args = {}
-        for (name, kind, _, _), v in zip(spec, (bound[n] for n in self.arg_names)):
-            args[name] = as_kernel_array(v) if kind == "array" else v
+        for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
+            args[entry[0]] = as_kernel_array(v) if entry[1] == "array" else v
         for a in self.implicit(spec):
             args[a.name] = Field.by_uid(a.key).storage if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
         return args
@@ -194,7 +200,8 @@ class Kernel:
         if "ret__" not in args:
             return None
         r = args["ret__"]
-        return r[0].item() if r.shape == (1,) else r.copy()
+        ann = self.return_type
+        return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
 
     def __call__(self, *args, **kwargs):
         from . import runtime_api

@@ -10,7 +10,7 @@ from . import intrinsics as I
 from . import ir
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast
 from .source import SourceInfo, python_env
-from .types import i32
+from .types import f32, i32
 
 def _loop_config_call(stmt, env):
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
@@ -152,6 +152,7 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     ret_dt, ret_shape = _return_type(kernel)
     gtemp_names = _kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
+    kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4})
 
     spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
@@ -184,6 +185,10 @@ def _return_type(kernel):
     if ann is None:
         return None, (1,)
     from .types import as_dtype
+    from .vector_types import VectorType
+    if isinstance(ann, VectorType):
+        import math
+        return ann.dtype or f32, (math.prod(ann.shape),)
     dt = as_dtype(ann)
     if dt is None:
         from .errors import QuadrantsSyntaxError

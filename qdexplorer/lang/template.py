@@ -46,9 +46,11 @@ def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
     from .types import from_numpy
     if isinstance(v, _Storage):
-        v = v.storage
+        el = tuple(v.elem_shape)
+        return (name, "array", v.dtype, v.storage.ndim) + ((el,) if el else ())
     if isinstance(v, np.ndarray):
-        return (name, "array", from_numpy(v.dtype), v.ndim)
+        el = tuple(getattr(v, "elem_shape", ()))
+        return (name, "array", from_numpy(v.dtype), v.ndim) + ((el,) if el else ())
     if isinstance(v, np.generic):
         v = v.item()
     try:
@@ -66,7 +68,7 @@ def template_value(key):
 def specialisation_tag(spec: tuple) -> str:
     """A short, stable, identifier-safe name for a kernel's static template values ('' if none)."""
     parts = []
-    for name, kind, value, _ in spec:
+    for name, kind, value, *_ in spec:
         if kind != "static":
             continue
         text = repr(value.value if isinstance(value, _ById) else value)

@@ -87,7 +87,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
 
     def user_ndim(self, arr) -> int:
         """Axes the user indexes (an array of vectors keeps its components as trailing axes)."""
-        return arr.ndim - self.kscope.elem_ndim.get(arr.name, 0)
+        return arr.ndim - len(self.kscope.elem_shapes.get(arr.name, ()))
 
     def eval_static(self, node):
         """Evaluate an expression in Python at compile time (qd.static, shapes, dtypes)."""

@@ -27,6 +27,9 @@ class ExprLowering:
             return v
         if is_number(v):
             return literal(v.value, like)
+        if isinstance(v, Vec):
+            self.err(node, f"expected a scalar value here, got a {'x'.join(map(str, v.shape))} vector/matrix",
+                     QuadrantsTypeError)
         what = "an ndarray" if isinstance(v, (ir.ArrayArg, ir.SharedArray)) else repr(getattr(v, "value", v))
         self.err(node, f"expected a scalar value here, got {what}")
 
@@ -50,7 +53,9 @@ class ExprLowering:
     def v_Attribute(self, node):
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
-            return ShapeTuple(base)
+            return ShapeTuple(base, base.ndim - self.user_ndim(base))
+        if isinstance(base, Vec):
+            return self.vec_attr(base, node.attr, node)
         if isinstance(base, ir.SharedArray) and node.attr == "shape":
             return Py(base.shape)
         if isinstance(base, Py):
@@ -80,7 +85,10 @@ class ExprLowering:
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
         if isinstance(base, (ir.ArrayArg, ir.SharedArray)):
-            return ir.Load(base, self.indices(base, idx_node))
+            idx = self.indices(base, idx_node, partial=True)
+            if len(idx) < base.ndim:  # an array of vectors: x[i] is the whole vector
+                return self.element_vec(base, idx)
+            return ir.Load(base, idx)
         if isinstance(base, Py):
             k = self.eval_static(idx_node)
             try:
@@ -89,15 +97,28 @@ class ExprLowering:
                 self.err(node, f"compile-time subscript failed: {e}")
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
 
-    def indices(self, arr, idx_node) -> tuple[ir.Expr, ...]:
-        if isinstance(idx_node, ast.Constant) and idx_node.value is None and arr.ndim == 1:
+    def element_vec(self, arr, idx) -> Vec:
+        from itertools import product
+        shape = self.elem_shape(arr)
+        return Vec([ir.Load(arr, idx + tuple(ir.Const(c, i32) for c in comp))
+                    for comp in product(*[range(n) for n in shape])], shape)
+
+    def elem_shape(self, arr) -> tuple:
+        k = arr.ndim - self.user_ndim(arr) if isinstance(arr, ir.ArrayArg) else 0
+        return tuple(self.kscope.elem_shapes.get(arr.name, ())) if k else ()
+
+    def indices(self, arr, idx_node, partial=False) -> tuple[ir.Expr, ...]:
+        user = self.user_ndim(arr) if isinstance(arr, ir.ArrayArg) else arr.ndim
+        if isinstance(idx_node, ast.Constant) and idx_node.value is None and user <= 1:
             return (ir.Const(0, i32),)  # x[None]: a 0-d field, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
         vals = []
         for e in elts:
             v = self.value(e)
             vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
-        if len(vals) != arr.ndim:
+        if partial and len(vals) == user and user < arr.ndim:
+            pass  # x[i] of an array of vectors: the caller loads the components
+        elif len(vals) != arr.ndim:
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
         out = []
@@ -114,11 +135,13 @@ class ExprLowering:
         if op is None:
             self.err(node, f"operator {type(node.op).__name__} is not supported")
         a, b = self.value(node.left), self.value(node.right)
-        if is_number(a) and is_number(b):
+        if is_number(a) and is_number(b) and op != "@":
             return Py(fold(op, a.value, b.value))
         return self.binop(op, a, b, node)
 
     def binop(self, op, a, b, node) -> ir.Expr:
+        if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
+            return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
             base = self.commit(a, node)
             if b.value == 0:
@@ -149,6 +172,11 @@ class ExprLowering:
 
     def v_UnaryOp(self, node):
         v = self.value(node.operand)
+        if isinstance(v, Vec):
+            return Vec([self.unary(node, x) for x in v.items], v.shape)
+        return self.unary(node, v)
+
+    def unary(self, node, v):
         if is_number(v):
             return Py({ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Not: lambda x: not x,
                        ast.Invert: lambda x: ~x}[type(node.op)](v.value))
@@ -171,6 +199,10 @@ class ExprLowering:
             if opname is None:
                 self.err(node, f"comparison '{type(op).__name__}' is not supported in kernels")
             right = self.value(right_node)
+            if isinstance(left, Vec) or isinstance(right, Vec):
+                if len(node.ops) != 1:
+                    self.err(node, "chained comparisons of vectors are not supported")
+                return self.vec_binop(opname, left, right, node)
             if is_number(left) and is_number(right):
                 c = Py(eval(f"a {opname} b", {}, {"a": left.value, "b": right.value}))  # noqa: S307
                 c = ir.Const(int(c.value), u1)

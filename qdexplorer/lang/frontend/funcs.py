@@ -7,7 +7,7 @@ from .. import ir
 from ..errors import QuadrantsSyntaxError
 from ..source import python_env
 from ..types import NdarrayType, as_dtype, i32
-from .values import Py, cast, is_number
+from .values import Py, Vec, cast, is_number
 from .frame import Frame
 
 
@@ -35,6 +35,8 @@ class FuncInlining:
                 bound[p.arg] = v
             elif isinstance(v, Py) and not is_number(v):
                 bound[p.arg] = v
+            elif isinstance(v, Vec):
+                bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
@@ -52,6 +54,8 @@ class FuncInlining:
             self.frames.pop()
             self.inline_stack.pop()
         self.emit(ir.Block(label, body))
+        if isinstance(frame.ret_local, Vec):
+            return frame.ret_local
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
 
     def bind_call(self, func, node) -> dict:
@@ -71,10 +75,17 @@ class FuncInlining:
         if fr.ret_label is None:
             return self.kernel_return(node)
         if node.value is not None:
-            e = self.commit(self.value(node.value), node, like=fr.ret_dtype)
-            if fr.ret_local is None:
-                fr.ret_local = self.new_local("ret", fr.ret_dtype or e.dtype)
-            self.emit(ir.Assign(fr.ret_local, cast(e, fr.ret_local.dtype)))
+            v = self.value(node.value)
+            if isinstance(v, Vec) or isinstance(fr.ret_local, Vec):
+                if fr.ret_local is None:
+                    fr.ret_local = self.vec_local(v, "ret")
+                else:
+                    self.assign_vec(fr.ret_local, v, node)
+            else:
+                e = self.commit(v, node, like=fr.ret_dtype)
+                if fr.ret_local is None:
+                    fr.ret_local = self.new_local("ret", fr.ret_dtype or e.dtype)
+                self.emit(ir.Assign(fr.ret_local, cast(e, fr.ret_local.dtype)))
         self.emit(ir.Return(fr.ret_label))
 
     def kernel_return(self, node):
@@ -93,5 +104,9 @@ class FuncInlining:
         self.store_result(ret, v, node)
 
     def store_result(self, ret, v, node):
+        if isinstance(v, Vec):
+            for k, x in enumerate(v.items):
+                self.emit(ir.Store(ret, (ir.Const(k, i32),), cast(self.commit(x, node, like=ret.dtype), ret.dtype)))
+            return
         e = self.commit(v, node, like=ret.dtype)
         self.emit(ir.Store(ret, (ir.Const(0, i32),), cast(e, ret.dtype)))

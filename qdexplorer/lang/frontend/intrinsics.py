@@ -8,7 +8,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsTypeError
 from ..types import as_dtype, f32, f64, i32, i64, promote
-from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, cast, is_number
+from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
 
 ROUNDING = ("floor", "ceil", "round")
 
@@ -69,6 +69,14 @@ class IntrinsicLowering:
             args = args[:1]
         if len(args) != nargs:
             self.err(node, f"qd.{f.name}() takes {nargs} argument(s)")
+        return self.apply_math(f, args, node, out_dt)
+
+    def apply_math(self, f: I.Intrinsic, args, node, out_dt=None):
+        vecs = [a for a in args if isinstance(a, Vec)]
+        if vecs:  # componentwise, scalars broadcast
+            n = len(vecs[0].items)
+            cols = [a.items if isinstance(a, Vec) else [a] * n for a in args]
+            return Vec([self.apply_math(f, list(xs), node, out_dt) for xs in zip(*cols)], vecs[0].shape)
         if all(is_number(a) for a in args) and out_dt is None:
             return Py(f(*[a.value for a in args]))
         es = [self.commit(a, node) for a in args]

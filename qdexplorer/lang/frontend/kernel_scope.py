@@ -20,7 +20,7 @@ class KernelScope:
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
         self.ret: ir.ArrayArg | None = None
-        self.elem_ndim: dict[str, int] = {}  # array name → trailing vector/matrix axes
+        self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
 
@@ -38,7 +38,7 @@ class KernelScope:
         if arr is None:
             arr = self.fields[fld.uid] = self._add(fld.name or name_hint, "field", fld.dtype,
                                                    fld.storage.shape, fld.uid)
-            self.elem_ndim[arr.name] = len(fld.elem_shape)
+            self.elem_shapes[arr.name] = tuple(fld.elem_shape)
         return arr
 
     def gtemp(self, name: str, dtype: DType | None = None) -> ir.ArrayArg | None:
@@ -60,6 +60,8 @@ class KernelScope:
             self.gtemps[a.key] = arr
         elif a.role == "field":
             self.fields[a.key] = arr
+            from ..field import Field
+            self.elem_shapes[a.name] = tuple(Field.by_uid(a.key).elem_shape)
 
     def for_task(self, used: set) -> tuple:
         return tuple(a for n, a in self.implicit.items() if n in used)
