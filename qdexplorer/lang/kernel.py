@@ -58,6 +58,7 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self._source = None
         self._tasks: dict = {}
+        self.workloads: list = []  # registered by @qd.workload, in definition order
         self.file = fn.__code__.co_filename
         self.line = fn.__code__.co_firstlineno
         self.arg_names = list(inspect.signature(fn).parameters)
@@ -155,8 +156,19 @@ class Kernel:
                 out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
         return out
 
+    def default_spec(self) -> tuple:
+        """The annotations' specialisation, or, where they leave values open (templates, untyped
+        ndarrays), the one of the kernel's first workload's arguments."""
+        try:
+            return self.spec_for()
+        except QdCompileError:
+            if not self.workloads:
+                raise
+            args = self.workloads[0].make_args(0)
+            return self.spec_for(tuple(args[n] for n in self.arg_names))
+
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
-        spec = spec or self.spec_for()
+        spec = spec or self.default_spec()
         if spec not in self._tasks:
             from .offload import lower_kernel
             self._tasks[spec] = lower_kernel(self, memo, spec)
@@ -213,6 +225,7 @@ class Workload:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"@qd.workload's first argument must be a @qd.kernel, got {kernel!r}")
         self.kernel, self.fn, self.check = kernel, fn, check
+        kernel.workloads.append(self)
         self.name = name or fn.__name__
         self.file = inspect.getsourcefile(fn) or "<unknown>"
         self.__wrapped__ = fn

@@ -72,7 +72,7 @@ def specialisation_tag(spec: tuple) -> str:
         if kind != "static":
             continue
         text = repr(value.value if isinstance(value, _ById) else value)
-        if isinstance(value, (bool, int)) or (isinstance(value, str) and len(value) <= 12):
+        if isinstance(value, (bool, int, float, str)) and len(str(value)) <= 12:
             parts.append(f"{name}{re.sub(r'[^0-9A-Za-z]', '_', str(value))}")
         else:
             parts.append(f"{name}{hashlib.sha1(text.encode()).hexdigest()[:6]}")
