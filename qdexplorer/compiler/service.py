@@ -153,6 +153,10 @@ class CompileService:
                 ct.override = ov.status(sha256(ct.generated))
                 ct.override_path = str(ov.path)
                 ct.output = ov.ptx
+                if ov.problem:  # never load a file that is not this task's PTX, never fall back silently
+                    ct.output, ct.tier = b"", "error"
+                    ct.error = (f"PTX override {ov.path} refused: {ov.problem}; fix it, or run "
+                                f"`qdexplorer override revert` for {ct.task}")
                 ct.log.append(f"PTX override ({ov.source}) loaded from {ov.path}"
                               + (" — STALE: the generated PTX changed since it was written" if ct.override == "stale" else ""))
         self.emit(CompileEvent(ct.task, ct.kernel, ct.target, ct.tier, ct.key[:16], dict(ct.seconds),
