@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import statistics
 import sys
 import warnings
@@ -15,10 +16,27 @@ import warnings
 from .lang.errors import QdError
 
 
+def _arch(value: str) -> str:
+    import re
+    if not re.fullmatch(r"sm_[0-9]+[a-z]?", value):
+        raise argparse.ArgumentTypeError(f"expected an SM architecture such as 'sm_90' or 'sm_90a', got {value!r}")
+    return value
+
+
+def _seconds(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = float("nan")
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds greater than 0, got {value!r}")
+    return v
+
+
 def _add_project_args(p):
     p.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    p.add_argument("--arch", help="PTX target such as sm_90 (default: project setting, detected GPU, else sm_90)")
+    p.add_argument("--arch", type=_arch, help="PTX target such as sm_90 (default: project setting, detected GPU, else sm_90)")
     p.add_argument("--mode", choices=("per_task", "whole"), default="per_task",
                    help="one module per task (default) or one module per kernel")
     p.add_argument("--no-offline-cache", action="store_true",
@@ -43,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    r.add_argument("--timeout", type=_seconds, default=60.0, help="seconds before a launch counts as hung (> 0)")
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
     _add_project_args(s)
     s.add_argument("task")
@@ -62,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
 def _engine(a, backend=None):
     from .compiler.dump import env_load_dir
     from .engine import Engine
+    from .project.trust import import_notice
+    notice = import_notice(a.project)
+    if notice:  # naming a project on the command line trusts it, as running a script does: say so once
+        print(notice, file=sys.stderr)
     return Engine(a.project, backend=backend, arch=a.arch, in_process=a.in_process,
                   offline_cache=False if a.no_offline_cache else None, cache_dir=a.cache_dir, mode=a.mode,
                   load_ptx=a.load_ptx or env_load_dir(), launch_timeout=getattr(a, "timeout", 60.0))
@@ -216,14 +238,25 @@ def main(argv=None) -> int:
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
         a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
+    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
     try:
         return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
                 "info": cmd_info, "gui": cmd_gui}[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
+        return 1 if type(e).__name__ == "WorkerFault" else 2
+    except KeyboardInterrupt as e:
+        return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
+    except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"qdexplorer:{where}: {e.strerror or e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt(signum)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,11 @@ import traceback
 
 from ..lang.errors import QdRuntimeError
 from .device import DeviceFault, LoadItem, LoadResult, LocalDevice, WorkloadResult
+from .orphan_guard import die_with_parent
 
 
 def worker_main(conn, backend: str, opts: dict):
+    die_with_parent()  # a killed app must not leave this process spinning on a launch
     try:
         dev = LocalDevice(backend, **opts)
         conn.send(("ready", dev.info()))
@@ -40,10 +42,23 @@ def worker_main(conn, backend: str, opts: dict):
     dev.close()
 
 
-class WorkerFault(Exception):
+class WorkerFault(QdRuntimeError):
     def __init__(self, task: str, message: str):
         super().__init__(message)
         self.task = task
+
+
+def describe_exit(code: int | None) -> str:
+    """'killed by signal SIGSEGV' / 'exit code 3' / 'still running': never 'exit code None'."""
+    if code is None:
+        return "it stopped answering"
+    if code < 0:
+        import signal
+        try:
+            return f"killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
 
 
 class DeviceClient:
@@ -108,10 +123,12 @@ class DeviceClient:
                                         f"the device worker was restarted")
             status, result = self.conn.recv()
         except (EOFError, OSError, BrokenPipeError):
-            code = self.proc.exitcode if self.proc is not None else None
+            if self.proc is not None:
+                self.proc.join(5)  # exitcode stays None until the process is reaped
+            how = describe_exit(self.proc.exitcode if self.proc is not None else None)
             self.kill()
             self.restarts += 1
-            raise WorkerFault(task, f"the device worker died (exit code {code}); it will be restarted") from None
+            raise WorkerFault(task, f"the device worker died ({how}); it will be restarted") from None
         if status == "fault":
             self.proc.join(5)
             self.kill()
