@@ -71,6 +71,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("project", nargs="?")
     o.add_argument("task", nargs="?")
     o.add_argument("file", nargs="?", help="edited PTX (for set)")
+    o.add_argument("--arch", type=_arch, help=argparse.SUPPRESS)
+    o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?")
@@ -84,9 +86,11 @@ def _engine(a, backend=None):
     notice = import_notice(a.project)
     if notice:  # naming a project on the command line trusts it, as running a script does: say so once
         print(notice, file=sys.stderr)
-    return Engine(a.project, backend=backend, arch=a.arch, in_process=a.in_process,
-                  offline_cache=False if a.no_offline_cache else None, cache_dir=a.cache_dir, mode=a.mode,
-                  load_ptx=a.load_ptx or env_load_dir(), launch_timeout=getattr(a, "timeout", 60.0))
+    opt = vars(a).get  # `override set` has fewer options than compile/run
+    return Engine(a.project, backend=backend, arch=opt("arch"), in_process=opt("in_process", False),
+                  offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
+                  mode=opt("mode", "per_task"), load_ptx=opt("load_ptx") or env_load_dir(),
+                  launch_timeout=opt("timeout", 60.0))
 
 
 def cmd_compile(a) -> int:
@@ -172,44 +176,98 @@ def cmd_run(a) -> int:
         return 0 if all(w["status"] in ("passed", "skipped") for w in out) else 1
 
 
+def _artifacts(a):
+    """The project's compile index, opened without importing the project (toml only)."""
+    from pathlib import Path
+
+    from .compiler.artifacts import ArtifactIndex
+    from .compiler.cache import PtxCache
+    from .project.loader import ProjectError, bundled_demo, read_config
+    path = Path(a.project).resolve() if a.project else bundled_demo()
+    if not path.exists():
+        raise ProjectError(f"project folder not found: {path}")
+    cfg = read_config(path) if path.is_dir() else None
+    offline = False if getattr(a, "no_offline_cache", False) else (cfg.offline_cache if cfg else None)
+    cache = PtxCache(getattr(a, "cache_dir", None) or (cfg.cache_dir if cfg else None), offline=offline)
+    return path, ArtifactIndex(cache, path)
+
+
+def _tasks_without_import(a, index, path):
+    """Tasks of the last compile; only the bundled demo (our own code) is compiled on demand."""
+    from .project.loader import bundled_demo
+    try:
+        return index.tasks("nvptx", a.arch)
+    except QdError:
+        if path != bundled_demo():
+            raise
+        with _engine(a) as eng:
+            eng.compile(target="nvptx")
+        return index.tasks("nvptx", a.arch or None)
+
+
 def cmd_show(a) -> int:
-    with _engine(a) as eng:
-        kts, compiled = eng.compile(target="nvptx")
-        for ct in compiled:
-            if ct.task == a.task:
-                if a.what == "ll":
-                    print(ct.module.text if ct.module else "")
-                elif a.what == "source":
-                    t = next(t for kt in kts for t in kt.tasks if t.name == a.task)
-                    print(f"# {t.file}:{t.lines[0]}-{t.lines[1]}\n{t.source}")
-                else:
-                    print(ct.ptx or ct.error)
-                return 0
-        raise QdError(f"no task named {a.task} (known: {', '.join(ct.task for ct in compiled)})")
+    """From compiled artifacts (the cache and its index): `show` never runs the project's code."""
+    from .compiler.overrides import OverrideStore
+    path, index = _artifacts(a)
+    arts = _tasks_without_import(a, index, path)
+    art = arts.get(a.task)
+    if art is None:
+        raise QdError(f"no task named {a.task} in the last compile of {path} "
+                      f"(known: {', '.join(sorted(arts)) or 'none'})")
+    if a.what == "source":
+        print(f"# {art.file}:{art.lines[0]}-{art.lines[1]}\n{art.source}")
+    elif a.what == "ll":
+        print(index.text(art, "ll"))
+    else:
+        ov = OverrideStore(path if path.is_dir() else None).get(a.task)
+        if ov is not None and ov.problem:
+            raise QdError(f"the PTX override {ov.path} is refused: {ov.problem}")
+        print(ov.ptx.decode() if ov is not None else index.text(art, "ptx"))
+    return 0
 
 
 def cmd_override(a) -> int:
-    from .compiler.overrides import OverrideStore
-    from .engine import Engine
-    eng = Engine(a.project, in_process=True)
-    store = eng.overrides
+    """`list` and `revert` never import the project; `set` reads the generated PTX's hash from the
+    compile index when there is one (else it compiles, which imports the project)."""
+    from .compiler.overrides import OverrideStore, sha256
+    path, index = _artifacts(a)
+    if not path.is_dir():
+        raise QdError(f"overrides need a project folder; {path} is a single file")
+    store = OverrideStore(path)
     if a.action == "list":
-        for t in store.tasks():
-            print(t)
+        try:
+            generated = {t: art.generated_sha256 for t, art in index.tasks("nvptx").items()}
+        except QdError:
+            generated = None  # never compiled here: states unknown, nothing is orphaned for sure
+        if generated is None:
+            rows = [(t, "unknown", "not compiled yet: run `qdexplorer compile` to check it") for t in store.tasks()]
+        else:
+            rows = store.states(generated)
+        for t, state, note in rows:
+            print(f"{t}  {state}" + (f"  ({note})" if note else ""))
         return 0
     if not a.task:
         raise QdError("override set/revert need a TASK name")
     if a.action == "revert":
-        print("reverted" if store.revert(a.task) else "no override for that task")
+        print("reverted" if store.revert(a.task) else f"no override for {a.task} in {store.folder}")
         return 0
     if not a.file or not os.path.isfile(a.file):
         raise QdError(f"override set needs an existing PTX file, got {a.file!r}")
-    kts, compiled = eng.compile(target="nvptx")
-    ct = next((c for c in compiled if c.task == a.task), None)
-    if ct is None:
-        raise QdError(f"no task named {a.task}")
-    assert isinstance(store, OverrideStore)
-    print(store.write(a.task, open(a.file, "rb").read(), ct.generated))
+    with open(a.file, "rb") as fh:
+        edited = fh.read()
+    try:
+        art = index.tasks("nvptx").get(a.task)
+        generated = art.generated_sha256 if art else None
+    except QdError:
+        generated = None
+    if generated is None:
+        with _engine(a) as eng:
+            _, compiled = eng.compile(target="nvptx")
+        ct = next((c for c in compiled if c.task == a.task), None)
+        if ct is None:
+            raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
+        generated = sha256(ct.generated)
+    print(store.write(a.task, edited, generated))
     return 0
 
 

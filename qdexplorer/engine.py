@@ -10,6 +10,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .compiler.artifacts import ArtifactIndex
 from .compiler.cache import PtxCache
 from .compiler.overrides import OverrideStore
 from .compiler.pool import CompilePool, InlineCompiler
@@ -133,6 +134,8 @@ class Engine:
             if default_block and ct.spec is not None and ct.spec.block_dim is None and ct.spec.type == "range_for":
                 ct.spec.block_dim = default_block  # qdexplorer.toml's block_dim, for loops without loop_config
             self.compiled[f"{target}:{ct.task}"] = ct
+        # what `show` / `override list` read later without importing the project
+        ArtifactIndex(self.cache, self.project.path).record(target, self.arch, kts, compiled, complete=not kernels)
         return kts, compiled
 
     # -- devices and runs

@@ -28,6 +28,7 @@ from .stages import CompileRequest
 
 MAGIC = b"QDXC2 "
 # errors that mean "this folder cannot hold entries at all" (vs. one entry being in the way)
+_SUFFIX = {"host": ".o", "ll": ".ll"}  # other namespaces are sm_XX: PTX
 _FOLDER_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM)
 _file_ids: dict = {}
 
@@ -160,14 +161,18 @@ class PtxCache:
 
     @staticmethod
     def namespace(req: CompileRequest) -> str:
-        return req.arch if req.target == "nvptx" else "host"
+        return PtxCache.namespace_of(req.target, req.arch)
+
+    @staticmethod
+    def namespace_of(target: str, arch: str) -> str:
+        return arch if target == "nvptx" else "host"
 
     def path(self, key: str, ns: str) -> Path:
-        if ns != "host":
+        if ns not in _SUFFIX:
             check_arch(ns, "cache namespace")
         if len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
             raise UnsafePathError(f"cache key {key[:80]!r} is not a sha256 hex digest")
-        return self.folder / ns / key[:2] / (key + (".ptx" if ns.startswith("sm_") else ".o"))
+        return self.folder / ns / key[:2] / (key + _SUFFIX.get(ns, ".ptx"))
 
     def get(self, key: str, ns: str) -> tuple[bytes | None, str]:
         """(payload, tier) where tier is 'memory', 'disk' or 'miss'."""
@@ -227,6 +232,18 @@ class PtxCache:
             self.mem[key] = data
         if not self.offline:
             return
+        if self._write(key, ns, data):
+            self.stats.writes += 1
+
+    def has(self, key: str, ns: str) -> bool:
+        """Whether the disk tier holds a file for this entry (not verified; `get` verifies)."""
+        return self.enabled and self.offline and os.path.isfile(self.path(key, ns))
+
+    def put_disk(self, key: str, ns: str, data: bytes) -> bool:
+        """Write a disk entry only (no memory tier, no stats): side artifacts such as LLVM text."""
+        return self.enabled and self.offline and self._write(key, ns, data)
+
+    def _write(self, key: str, ns: str, data: bytes) -> bool:
         p = self.path(key, ns)
         tmp = None
         try:
@@ -236,7 +253,7 @@ class PtxCache:
                 fh.write(entry_bytes(key, data))
             os.replace(tmp, p)
             tmp = None
-            self.stats.writes += 1
+            return True
         except OSError as e:
             if e.errno in _FOLDER_ERRORS:
                 if self.warning is None:
@@ -246,6 +263,7 @@ class PtxCache:
                 self.offline = False
             else:  # this entry's path is blocked (a folder in its place, ...): skip it, keep the tier
                 self.stats.skipped += 1
+            return False
         finally:
             if tmp is not None:  # a full disk must not keep half-written temporaries
                 try:
