@@ -102,6 +102,7 @@ def cmd_compile(a) -> int:
         dump_dir = a.dump or env_dump_dir()
         if dump_dir:
             dump(compiled, dump_dir)
+        _report_load_dir(eng, [ct.task for ct in compiled])
         tasks = {t.name: t for kt in kts for t in kt.tasks}
         rows = []
         for ct in compiled:
@@ -134,6 +135,18 @@ def cmd_compile(a) -> int:
         return 1 if any(r["error"] for r in rows) else 0
 
 
+def _report_load_dir(eng, tasks):
+    """Say so when a --load-ptx folder matches no task, or holds files that match none."""
+    unmatched, matched = eng.overrides.unmatched_load_files(tasks)
+    folder = eng.overrides.load_dir
+    if folder is not None and not matched:
+        print(f"qdexplorer: --load-ptx {folder}: no <task>.ptx file there matches a task of this project; "
+              f"nothing was loaded from it", file=sys.stderr)
+    elif unmatched:
+        print(f"qdexplorer: --load-ptx {folder}: {len(unmatched)} file(s) match no task and were ignored: "
+              f"{', '.join(unmatched[:5])}{' …' if len(unmatched) > 5 else ''}", file=sys.stderr)
+
+
 def cmd_run(a) -> int:
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
@@ -141,6 +154,7 @@ def cmd_run(a) -> int:
         resources = {}
         eng.on(lambda ev: resources.__setitem__(ev.task, ev.resources) if type(ev).__name__ == "LoadEvent" else None)
         results = eng.run(a.workload, repeat=a.repeat, seed=a.seed)
+        _report_load_dir(eng, [name.split(":", 1)[1] for name in eng.compiled])
         out = []
         for r in results:
             per = {}
@@ -296,6 +310,9 @@ def main(argv=None) -> int:
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
         a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
+    for stream in (sys.stdout, sys.stderr):  # a source or PTX the console cannot encode is escaped, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
     try:
         return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,

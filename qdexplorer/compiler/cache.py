@@ -202,15 +202,16 @@ class PtxCache:
         except OSError:  # a symlink (ELOOP), a folder in the entry's place, unreadable: not an entry
             self._drop(p)
             return None
-        with os.fdopen(fd, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            if not stat.S_ISREG(st.st_mode) or unsafe_owner(st):
-                raw = None
-            else:
-                try:
+        raw = None
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and not unsafe_owner(st):
+                with os.fdopen(os.dup(fd), "rb") as fh:
                     raw = fh.read()
-                except OSError:
-                    raw = None
+        except OSError:
+            raw = None
+        finally:
+            os.close(fd)
         if raw is None or not valid_entry(raw, key):
             self._drop(p)
             return None
