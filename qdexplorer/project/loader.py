@@ -132,8 +132,12 @@ def _read_source(f: Path) -> str:
     try:
         with tokenize.open(f) as fh:
             return fh.read()
-    except SyntaxError as e:  # an unknown or contradictory coding cookie
-        raise ProjectError(f"{f}:{e.lineno or 1}: {e.msg if hasattr(e, 'msg') else e}") from None
+    except SyntaxError as e:  # undecodable first lines, or an unknown or contradictory coding cookie
+        msg = str(e.msg if getattr(e, "msg", None) else e)
+        if msg.startswith("invalid or missing encoding declaration"):
+            raise ProjectError(f"{f}: not valid utf-8 text and no '# coding: ...' line; save it as UTF-8 or "
+                               f"declare its encoding") from None
+        raise ProjectError(f"{f}:{e.lineno or 1}: {msg}") from None
     except UnicodeDecodeError as e:
         raise ProjectError(f"{f}: not valid {e.encoding} text (byte {e.start}); save it as UTF-8 or declare "
                            f"its encoding with a '# coding: ...' line") from None
