@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import statistics
 import sys
@@ -17,7 +18,6 @@ from .lang.errors import QdError
 
 
 def _arch(value: str) -> str:
-    import re
     if not re.fullmatch(r"sm_[0-9]+[a-z]?", value):
         raise argparse.ArgumentTypeError(f"expected an SM architecture such as 'sm_90' or 'sm_90a', got {value!r}")
     return value
@@ -61,7 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--timeout", type=_seconds, default=60.0, help="seconds before a launch counts as hung (> 0)")
+    r.add_argument("--warmup", type=int, default=0, help="untimed passes before the timed ones")
+    r.add_argument("--timeout", type=_seconds, default=60.0,
+                   help="seconds a launch may run before it counts as hung (> 0; per launch)")
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
     _add_project_args(s)
     s.add_argument("task")
@@ -70,8 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("action", choices=("list", "set", "revert"))
     o.add_argument("project", nargs="?")
     o.add_argument("task", nargs="?")
-    o.add_argument("file", nargs="?", help="edited PTX (for set)")
-    o.add_argument("--arch", type=_arch, help=argparse.SUPPRESS)
+    o.add_argument("file", nargs="?", help="edited PTX or LLVM IR (for set)")
+    o.add_argument("--stage", choices=("ptx", "ll"), help="which stage's output the file replaces (default ptx; "
+                   "revert: both)")
+    o.add_argument("--arch", type=_arch, help="which compile's index to read (default: the last one)")
     o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
@@ -79,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _engine(a, backend=None):
+def _engine(a, backend=None, dump_dir=None):
     from .compiler.dump import env_load_dir
     from .engine import Engine
     from .project.trust import import_notice
@@ -90,18 +94,17 @@ def _engine(a, backend=None):
     return Engine(a.project, backend=backend, arch=opt("arch"), in_process=opt("in_process", False),
                   offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
                   mode=opt("mode", "per_task"), load_ptx=opt("load_ptx") or env_load_dir(),
-                  launch_timeout=opt("timeout", 60.0))
+                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir)
 
 
 def cmd_compile(a) -> int:
-    from .compiler.dump import dump, env_dump_dir
+    from .compiler.dump import env_dump_dir
+    from .events import TaskCompiled
     events = []
-    with _engine(a) as eng:
-        eng.on(lambda ev: events.append(ev.to_dict()))
+    dump_dir = a.dump or env_dump_dir()
+    with _engine(a, dump_dir=dump_dir) as eng:
+        eng.on(lambda ev: events.append(ev.to_dict()) if isinstance(ev, TaskCompiled) else None)
         kts, compiled = eng.compile(a.kernel, target=a.target)
-        dump_dir = a.dump or env_dump_dir()
-        if dump_dir:
-            dump(compiled, dump_dir)
         _report_load_dir(eng, [ct.task for ct in compiled])
         tasks = {t.name: t for kt in kts for t in kt.tasks}
         rows = []
@@ -148,12 +151,14 @@ def _report_load_dir(eng, tasks):
 
 
 def cmd_run(a) -> int:
+    from .session import Session
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
     with _engine(a, backend=a.backend) as eng:
-        resources = {}
-        eng.on(lambda ev: resources.__setitem__(ev.task, ev.resources) if type(ev).__name__ == "LoadEvent" else None)
-        results = eng.run(a.workload, repeat=a.repeat, seed=a.seed)
+        session = Session()
+        eng.on(session.apply)
+        resources = session.resources
+        results = eng.run(a.workload, repeat=a.repeat, seed=a.seed, warmup=a.warmup)
         _report_load_dir(eng, [name.split(":", 1)[1] for name in eng.compiled])
         out = []
         for r in results:
@@ -194,7 +199,7 @@ def _artifacts(a):
     """The project's compile index, opened without importing the project (toml only)."""
     from pathlib import Path
 
-    from .compiler.artifacts import ArtifactIndex
+    from .compiler.compile_index import CompileIndex
     from .compiler.cache import PtxCache
     from .project.loader import ProjectError, bundled_demo, read_config
     path = Path(a.project).resolve() if a.project else bundled_demo()
@@ -203,7 +208,7 @@ def _artifacts(a):
     cfg = read_config(path) if path.is_dir() else None
     offline = False if getattr(a, "no_offline_cache", False) else (cfg.offline_cache if cfg else None)
     cache = PtxCache(getattr(a, "cache_dir", None) or (cfg.cache_dir if cfg else None), offline=offline)
-    return path, ArtifactIndex(cache, path)
+    return path, CompileIndex(cache, path)
 
 
 def _tasks_without_import(a, index, path):
@@ -230,58 +235,58 @@ def cmd_show(a) -> int:
                       f"(known: {', '.join(sorted(arts)) or 'none'})")
     if a.what == "source":
         print(f"# {art.file}:{art.lines[0]}-{art.lines[1]}\n{art.source}")
-    elif a.what == "ll":
-        print(index.text(art, "ll"))
-    else:
-        ov = OverrideStore(path if path.is_dir() else None).get(a.task)
-        if ov is not None and ov.problem:
-            raise QdError(f"the PTX override {ov.path} is refused: {ov.problem}")
-        print(ov.ptx.decode() if ov is not None else index.text(art, "ptx"))
+        return 0
+    ov = OverrideStore(path if path.is_dir() else None).get(a.task, a.what)
+    if ov is not None and ov.problem:
+        raise QdError(f"the {a.what.upper()} override {ov.path} is refused: {ov.problem}")
+    print(ov.data.decode() if ov is not None else index.text(art, a.what))
     return 0
 
 
 def cmd_override(a) -> int:
-    """`list` and `revert` never import the project; `set` reads the generated PTX's hash from the
-    compile index when there is one (else it compiles, which imports the project)."""
+    """`list` and `revert` never import the project; `set` reads the generated text's hash from
+    the compile index when there is one (else it compiles, which imports the project)."""
     from .compiler.overrides import OverrideStore, sha256
     path, index = _artifacts(a)
     if not path.is_dir():
         raise QdError(f"overrides need a project folder; {path} is a single file")
     store = OverrideStore(path)
+    stage = a.stage or "ptx"
+    try:
+        arts = index.tasks("nvptx", a.arch)
+    except QdError:
+        arts = None  # never compiled here
     if a.action == "list":
-        try:
-            generated = {t: art.generated_sha256 for t, art in index.tasks("nvptx").items()}
-        except QdError:
-            generated = None  # never compiled here: states unknown, nothing is orphaned for sure
-        if generated is None:
-            rows = [(t, "unknown", "not compiled yet: run `qdexplorer compile` to check it") for t in store.tasks()]
+        if arts is None:
+            rows = [(t, "-", "unknown", "not compiled yet: run `qdexplorer compile` to check it") for t in store.tasks()]
         else:
-            rows = store.states(generated)
-        for t, state, note in rows:
-            print(f"{t}  {state}" + (f"  ({note})" if note else ""))
+            rows = store.states({t: {"ptx": x.generated_sha256, "ll": x.ll_sha256 or None} for t, x in arts.items()})
+        for t, kind, state, note in rows:
+            print(f"{t}  {state}" + (f"  [{kind}]" if kind != "ptx" else "") + (f"  ({note})" if note else ""))
         return 0
     if not a.task:
         raise QdError("override set/revert need a TASK name")
     if a.action == "revert":
-        print("reverted" if store.revert(a.task) else f"no override for {a.task} in {store.folder}")
+        done = store.revert(a.task, (a.stage,) if a.stage else ("ptx", "ll"))
+        print("reverted" if done else f"no override for {a.task} in {store.folder}")
         return 0
     if not a.file or not os.path.isfile(a.file):
-        raise QdError(f"override set needs an existing PTX file, got {a.file!r}")
+        raise QdError(f"override set needs an existing {'PTX' if stage != 'll' else 'LLVM IR'} file, got {a.file!r}")
     with open(a.file, "rb") as fh:
         edited = fh.read()
-    try:
-        art = index.tasks("nvptx").get(a.task)
-        generated = art.generated_sha256 if art else None
-    except QdError:
-        generated = None
-    if generated is None:
-        with _engine(a) as eng:
+    art = arts.get(a.task) if arts else None
+    generated = (art.generated_sha256 if stage == "ptx" else art.ll_sha256) if art else None
+    if not generated:
+        with _engine(a) as eng:  # compiles in the pool: LLVM never runs in this process
             _, compiled = eng.compile(target="nvptx")
         ct = next((c for c in compiled if c.task == a.task), None)
         if ct is None:
             raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
-        generated = sha256(ct.generated)
-    print(store.write(a.task, edited, generated))
+        produced = ct.produced.get(stage)
+        if produced is None:
+            raise QdError(f"{a.task} has no generated {stage} to derive an override from: {ct.error}")
+        generated = sha256(produced.data)
+    print(store.write(a.task, edited, generated, kind=stage))
     return 0
 
 
@@ -295,16 +300,13 @@ def cmd_info(a) -> int:
     return 0
 
 
-def cmd_gui(a) -> int:
-    try:
-        from .gui.app import main as gui_main
-    except ImportError as e:
-        raise QdError(f"the desktop app needs PySide6-Essentials and pyqtgraph ({e}); "
-                      f"pip install PySide6-Essentials pyqtgraph, or use the compile/run commands") from None
-    return gui_main(a.project)
-
-
-def main(argv=None) -> int:
+def main(argv=None, gui_main=None) -> int:
+    """`gui_main(args)` opens the window; the launcher (the layer above the GUI) passes it in,
+    so this module never imports Qt and the layers stay one-way."""
+    def cmd_gui(a) -> int:
+        if gui_main is None:
+            raise QdError("the window opens from the `qdexplorer` command (or `python -m qdexplorer gui`)")
+        return gui_main(a)
     ap = build_parser()
     a = ap.parse_args(argv)
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
@@ -319,7 +321,7 @@ def main(argv=None) -> int:
                 "info": cmd_info, "gui": cmd_gui}[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
-        return 1 if type(e).__name__ == "WorkerFault" else 2
+        return 2
     except KeyboardInterrupt as e:
         return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
     except OSError as e:  # a file or folder the user named (or the project holds) cannot be used

@@ -1,117 +1,124 @@
-"""What the last compile of a project produced, readable without importing the project.
+"""What compiling produces: immutable records, built once by the pipeline and never patched.
 
-Opening a project runs its Python, so `show`, `override list` and `override revert` must work
-from compiled artifacts alone. Each compile with the disk cache on records a small index per
-project (task → kernel, type, file:lines, source text, cache key, sha256 of the generated PTX)
-at `<cache folder>/projects/<sha of project path>.json`; the PTX and the LLVM text themselves
-are the cache's own checksummed entries (the LLVM text under the `ll` namespace, same key). So
-nothing is stored twice, the index follows `--cache-dir`, and a cache the owner checks refuse
-is not read for this either.
+An `Artifact` is one stage's output for one task or unit; a `CompiledTask` is a task's whole
+trip (every stage's artifact, its launch spec, its log). Views and the CLI read these; only the
+pipeline makes them.
 """
 from __future__ import annotations
 
 import hashlib
-import json
-import os
-import time
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
 
-from ..lang.errors import QdError
-from .cache import PtxCache
-from .safe_files import write_atomic
-
-INDEX_VERSION = 1
+from ..runtime.launch import LaunchSpec
 
 
-@dataclass
-class TaskArtifact:
-    task: str
-    kernel: str
-    type: str
-    file: str
-    lines: list
-    source: str
-    key: str
-    ns: str
-    generated_sha256: str
+def sha256(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
-class ArtifactIndex:
-    """The compile index of one project, inside one cache folder."""
-
-    def __init__(self, cache: PtxCache, project: str | Path):
-        self.cache = cache
-        self.project = str(Path(project).resolve())
-        digest = hashlib.sha256(self.project.encode("utf-8", "surrogatepass")).hexdigest()[:24]
-        self.path = cache.folder / "projects" / f"{digest}.json"
+@dataclass(frozen=True)
+class Artifact:
+    kind: str                   # 'll' | 'ptx' | 'obj'
+    data: bytes
+    tier: str                   # generated: 'memory' | 'disk' | 'miss' | 'memo' | 'codegen'; else 'override' | 'load'
+    key: str = ""               # cache key of the stage that made it
+    origin: str = "generated"   # 'generated' | 'override' (project) | 'load' (--load-ptx / QD_LOAD_IR folder)
+    path: str = ""              # file an override or load came from
+    status: str | None = None   # overrides: 'active' | 'stale' | 'unknown'
+    seconds: float = 0.0
 
     @property
-    def usable(self) -> bool:
-        return self.cache.enabled and self.cache.offline  # 'offline' = the disk tier is on
+    def text(self) -> str:
+        return self.data.decode(errors="replace") if self.kind != "obj" else ""
 
-    def record(self, target: str, arch: str, kernel_tasks, compiled, complete: bool = True) -> None:
-        """Remember this compile (tasks of failed kernels are left out: they have no artifacts).
-        `complete`: every kernel of the project was compiled, so tasks not seen are gone; otherwise
-        only the compiled kernels' entries are replaced."""
-        if not self.usable:
-            return
-        tasks = {t.name: t for kt in kernel_tasks for t in kt.tasks}
-        entries = {}
-        for ct in compiled:
-            t = tasks.get(ct.task)
-            if t is None or not ct.generated or not ct.key or ct.unit != ct.task:
-                continue
-            ns = PtxCache.namespace_of(target, arch)
-            if ct.module is not None and not self.cache.has(ct.key, "ll"):
-                self.cache.put_disk(ct.key, "ll", ct.module.text.encode())
-            entries[ct.task] = TaskArtifact(ct.task, ct.kernel, t.type, t.file, list(t.lines), t.source,
-                                            ct.key, ns, hashlib.sha256(ct.generated).hexdigest()).__dict__
-        data = self._load() or {"version": INDEX_VERSION, "project": self.project, "compiles": {}}
-        if not complete:
-            done = {kt.kernel for kt in kernel_tasks}
-            old = data["compiles"].get(f"{target}:{arch}", {}).get("tasks", {})
-            entries = {n: e for n, e in old.items() if e.get("kernel") not in done} | entries
-        data["compiles"][f"{target}:{arch}"] = {"written": time.strftime("%Y-%m-%dT%H:%M:%S"), "tasks": entries}
-        data["last"] = f"{target}:{arch}"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(self.path.parent, self.path.name, json.dumps(data).encode())
-        except OSError:
-            pass  # an index is a convenience: a compile never fails for it
+    @property
+    def sha(self) -> str:
+        return sha256(self.data)
 
-    def _load(self) -> dict | None:
-        if not self.usable or not os.path.isfile(self.path):
-            return None
-        try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("version") != INDEX_VERSION or data.get("project") != self.project:
-            return None
-        return data
 
-    def tasks(self, target: str = "nvptx", arch: str | None = None) -> dict[str, TaskArtifact]:
-        """Tasks of the last compile for `target` (and `arch`, if given); QdError if there is none."""
-        data = self._load()
-        compiles = (data or {}).get("compiles", {})
-        key = f"{target}:{arch}" if arch else next(
-            (k for k in [(data or {}).get("last", "")] + sorted(compiles, reverse=True) if k.startswith(target + ":")),
-            None)
-        if key not in compiles:
-            where = "" if self.usable else " (the disk cache is off)"
-            raise QdError(f"no compiled artifacts for {self.project}{' for ' + arch if arch else ''} in "
-                          f"{self.cache.folder}{where}; run `qdexplorer compile {self.project}` first "
-                          f"(show and override list/revert never import the project's Python)")
-        try:
-            return {name: TaskArtifact(**e) for name, e in compiles[key]["tasks"].items()}
-        except TypeError:
-            raise QdError(f"{self.path}: the compile index is damaged; run `qdexplorer compile` again") from None
+@dataclass(frozen=True)
+class CompiledTask:
+    task: str
+    kernel: str
+    target: str                 # 'nvptx' | 'host'
+    arch: str
+    unit: str                   # compile/load unit: the task, or '<kernel>_kernel_whole'
+    spec: LaunchSpec | None
+    produced: Mapping[str, Artifact] = field(default_factory=dict)    # kind -> what the compiler made
+    used: Mapping[str, Artifact] = field(default_factory=dict)        # kind -> what went on (override or produced)
+    loaded: bytes = b""         # exactly what the device loads (effective final artifact, tagged)
+    seconds: Mapping[str, float] = field(default_factory=dict)        # lower, codegen, cache, ptx/obj
+    log: tuple[str, ...] = ()
+    error: str = ""
+    error_stage: str = ""
+    module: object = None       # the codegen TaskModule (ABI, entry), for readers
 
-    def text(self, art: TaskArtifact, what: str) -> str:
-        """A task's PTX or LLVM text from the cache's checksummed entries."""
-        data, _ = self.cache.get(art.key, "ll" if what == "ll" else art.ns)
-        if data is None:
-            raise QdError(f"the {what} of {art.task} is no longer in the cache folder {self.cache.folder}; run "
-                          f"`qdexplorer compile {self.project}` again")
-        return data.decode("utf-8", errors="replace")
+    def __post_init__(self):
+        for name in ("produced", "used", "seconds"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    @property
+    def ok(self) -> bool:
+        return not self.error
+
+    @property
+    def final_kind(self) -> str:
+        return "ptx" if self.target == "nvptx" else "obj"
+
+    @property
+    def output(self) -> bytes:
+        """What gets loaded (an override's text when one is active)."""
+        return self.loaded
+
+    @property
+    def generated(self) -> bytes:
+        """The compiler's own final output (PTX or object), whatever override is in effect."""
+        a = self.produced.get(self.final_kind)
+        return a.data if a else b""
+
+    @property
+    def ptx(self) -> str:
+        a = self.used.get("ptx")
+        return a.text if a else ""
+
+    @property
+    def ll(self) -> str:
+        a = self.used.get("ll")
+        return a.text if a else ""
+
+    @property
+    def tier(self) -> str:
+        """The cache tier of the final stage (what the tree's Cache column shows)."""
+        if self.error:
+            return "error"
+        a = self.produced.get(self.final_kind)
+        return a.tier if a else "error"
+
+    @property
+    def key(self) -> str:
+        a = self.produced.get(self.final_kind)
+        return a.key if a else ""
+
+    @property
+    def override(self) -> str | None:
+        """Status of the override in effect at any stage ('active' / 'stale' / 'unknown'), or None."""
+        for kind in ("ptx", "obj", "ll"):
+            a = self.used.get(kind)
+            if a is not None and a.origin != "generated":
+                return a.status or "active"
+        return None
+
+    @property
+    def override_stage(self) -> str | None:
+        for kind in ("ptx", "obj", "ll"):
+            a = self.used.get(kind)
+            if a is not None and a.origin != "generated":
+                return kind
+        return None
+
+    @property
+    def load_hash(self) -> str:
+        """Identity of what is loaded: changes when an override is added, edited or reverted."""
+        return sha256(self.loaded)[:16]

@@ -25,10 +25,11 @@ from pathlib import Path
 
 from .safe_files import UnsafePathError, check_arch
 from .stages import CompileRequest
+from .toolchain import toolchain_identity
 
 MAGIC = b"QDXC2 "
-# errors that mean "this folder cannot hold entries at all" (vs. one entry being in the way)
 _SUFFIX = {"host": ".o", "ll": ".ll"}  # other namespaces are sm_XX: PTX
+# errors that mean "this folder cannot hold entries at all" (vs. one entry being in the way)
 _FOLDER_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM)
 _file_ids: dict = {}
 
@@ -46,13 +47,6 @@ def _file_identity(path: str | None) -> str:
         with open(path, "rb") as fh:
             _file_ids[k] = hashlib.sha256(fh.read()).hexdigest()[:16]
     return _file_ids[k]
-
-
-def toolchain_identity() -> str:
-    import llvmlite
-    from ..codegen.task_module import CODEGEN_VERSION
-    from .. import __version__
-    return f"llvmlite={llvmlite.__version__};codegen={CODEGEN_VERSION};qdexplorer={__version__}"
 
 
 def cache_key(req: CompileRequest) -> str:
@@ -271,7 +265,3 @@ class PtxCache:
                     os.unlink(tmp)
                 except OSError:
                     pass
-
-    def clear_memory(self):
-        with self._lock:
-            self.mem.clear()

@@ -2,9 +2,10 @@
 
 `--dump DIR` (or `QD_DUMP_IR=1` with `QD_DEBUG_DUMP_PATH`) writes `<task>_before_ptx.ll` and
 `<task>.ptx` per task; `--load-ptx DIR` (or `QUADRANTS_LOAD_PTX=1`) loads `<task>.ptx` from DIR
-for the tasks that have one. Files never contain the NUL terminator the driver wants.
-Task names become file names, so they are checked, and a symlink in the folder is refused rather
-than written through (`safe_files`).
+for the tasks that have one, and `QD_LOAD_IR=1` loads `<task>_before_ptx.ll` in place of the
+generated LLVM IR. Files never contain the NUL terminator the driver wants. Task names become
+file names, so they are checked, and a symlink in the folder is refused rather than written
+through (`safe_files`).
 """
 from __future__ import annotations
 
@@ -24,23 +25,21 @@ def env_dump_dir() -> str | None:
 
 
 def env_load_dir() -> str | None:
-    if os.environ.get("QUADRANTS_LOAD_PTX", "") in ("1", "true", "True"):
+    if env_load_kinds():
         return os.environ.get("QD_DEBUG_DUMP_PATH", QUADRANTS_DEFAULT_DUMP)
     return None
 
 
-def dump(compiled, folder: str | Path) -> list[Path]:
+def env_load_kinds() -> tuple[str, ...]:
+    """Which stages the load folder feeds: PTX with QUADRANTS_LOAD_PTX=1, LLVM IR with QD_LOAD_IR=1."""
+    on = ("1", "true", "True")
+    return tuple(k for k, var in (("ptx", "QUADRANTS_LOAD_PTX"), ("ll", "QD_LOAD_IR")) if os.environ.get(var, "") in on)
+
+
+def dump_artifact(folder: str | Path, name: str, suffix: str, data: bytes) -> Path:
+    """Write one stage's output as `<name><suffix>` (called by the pipeline at every stage)."""
     folder = check_folder(Path(folder), create=True)
-    written = []
     try:
-        for ct in compiled:
-            if ct.module is None:
-                continue
-            name = check_task_name(ct.task)
-            written.append(write_atomic(folder, f"{name}_before_ptx.ll", ct.module.text.encode()))
-            if ct.target == "nvptx" and ct.generated:
-                written.append(write_atomic(folder, f"{name}.ptx", ct.generated.replace(b"\x00", b"")))
+        return write_atomic(folder, f"{check_task_name(name)}{suffix}", data.replace(b"\x00", b""))
     except OSError as e:
-        raise QdError(f"cannot write the dump into {folder}: {e.strerror or e}"
-                      f"{' (' + e.filename + ')' if getattr(e, 'filename', None) else ''}") from None
-    return written
+        raise QdError(f"cannot write the dump into {folder}: {e.strerror or e}") from None
