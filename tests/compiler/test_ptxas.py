@@ -112,7 +112,7 @@ ptxas info    : Function properties for helper
     ("sm_86", 32, 0, 128, 12, 1.0, "warps"),         # 1536 threads per SM
     ("sm_75", 32, 0, 32, 16, 0.5, "blocks"),         # 16 one-warp blocks fill half of 32 warps
     ("sm_89", 32, 0, 32, 24, 0.5, "blocks"),
-    ("sm_120", 40, 0, 128, 12, 1.0, "warps"),
+    ("sm_120", 32, 0, 128, 12, 1.0, "warps"),
 ])
 def test_occupancy_matches_the_calculator(arch, regs, shared, block, blocks, frac, by):
     occ = occupancy(arch, regs, shared, block)
