@@ -57,12 +57,14 @@ class DiffView(QWidget):
         self.rows = aligned(generated.splitlines(), edited.splitlines())
         self.left.setPlainText("\n".join("" if r[0] is None else r[0] for r in self.rows))
         self.right.setPlainText("\n".join("" if r[1] is None else r[1] for r in self.rows))
-        kinds = [r[2] for r in self.rows]
-        removed = sum(k in ("removed", "changed") and r[0] is not None for k, r in zip(kinds, self.rows))
-        added = sum(k in ("added", "changed") and r[1] is not None for k, r in zip(kinds, self.rows))
-        self.summary.setText("generated (left) ↔ edited (right): identical" if not (added or removed) else
-                             f"generated (left) ↔ edited (right): {removed} line(s) removed or changed, "
-                             f"{added} added or changed")
+        count = {k: 0 for k in ("changed", "added", "removed")}
+        for left, right, kind in self.rows:
+            if kind == "changed" and (left is None or right is None):
+                kind = "added" if left is None else "removed"
+            if kind in count:
+                count[kind] += 1
+        self.summary.setText("generated (left) ↔ edited (right): " + (
+            ", ".join(f"{n} line{'s' if n != 1 else ''} {k}" for k, n in count.items() if n) or "identical"))
         self._paint()
 
     def set_theme(self, theme: str):

@@ -104,7 +104,7 @@ def test_diff_view_colours_only_changed_lines(qtbot):
     edited = PTX.replace("\tret;", "\tadd.s32 %r1, %r1, 1;\n\tret;")
     view.set_texts(PTX, edited)
     assert view.changed_rows() == [7]
-    assert "1 added" in view.summary.text()
+    assert view.summary.text().endswith(": 1 line added")
     assert view.left.blockCount() == view.right.blockCount()  # line N faces line N
     assert [s.cursor.blockNumber() for s in view.right.extraSelections()] == [6]
     view.set_texts(PTX, PTX)
