@@ -131,9 +131,10 @@ class QuadrantsWindow(QMainWindow):
         self.comparison = QTableWidget(0, 6)
         self.comparison.setHorizontalHeaderLabels(["Task", "Generated median ms", "Edited median ms", "Ratio",
                                                    "Edit", "Used"])
-        self.ours_table = QTableWidget(0, 7)
+        self.ours_table = QTableWidget(0, 9)
         self.ours_table.setHorizontalHeaderLabels(["Quadrants task", "qdexplorer.lang task", "Type",
-                                                   "Quadrants bytes", "Ours PTX bytes", "Quadrants ms", "Ours ms"])
+                                                   "Quadrants bytes", "Ours PTX bytes", "Quadrants regs",
+                                                   "Ours regs", "Quadrants ms", "Ours ms"])
         cmp_page = QSplitter(Qt.Vertical)
         cmp_page.addWidget(self.comparison)
         cmp_page.addWidget(self.ours_table)
@@ -348,7 +349,8 @@ class QuadrantsWindow(QMainWindow):
                 qb = t["quadrants_ptx_bytes"] or t["quadrants_llvm_bytes"]
                 cells = [t["quadrants"] or "—", t["ours"] or "—", t["type"],
                          f"{qb} ({'ptx' if t['quadrants_ptx_bytes'] else 'll'})" if qb else "",
-                         str(t["ours_ptx_bytes"] or ""), _fmt(t["quadrants_median_ms"]), _fmt(t["ours_median_ms"])]
+                         str(t["ours_ptx_bytes"] or ""), str(t["quadrants_registers"] or ""),
+                         str(t["ours_registers"] or ""), _fmt(t["quadrants_median_ms"]), _fmt(t["ours_median_ms"])]
                 for c, v in enumerate(cells):
                     item = QTableWidgetItem(v)
                     if not k["match"]:

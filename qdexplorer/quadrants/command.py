@@ -160,6 +160,8 @@ def _print_ours(ours):
         for t in k["tasks"]:
             qb = t["quadrants_ptx_bytes"] or t["quadrants_llvm_bytes"]
             kind = "ptx" if t["quadrants_ptx_bytes"] else "ll"
+            qr, orr = t["quadrants_registers"], t["ours_registers"]
             print(f"    {t['quadrants'] or '-':<46} {t['ours'] or '-':<40} {t['type']:<10} "
-                  f"quadrants {qb or '-'} B {kind}, {_ms(t['quadrants_median_ms'])} ms | "
-                  f"ours {t['ours_ptx_bytes'] or '-'} B ptx, {_ms(t['ours_median_ms'])} ms")
+                  f"quadrants {qb or '-'} B {kind}{f', {qr} regs' if qr else ''}, {_ms(t['quadrants_median_ms'])} ms"
+                  f" | ours {t['ours_ptx_bytes'] or '-'} B ptx{f', {orr} regs' if orr else ''}, "
+                  f"{_ms(t['ours_median_ms'])} ms")

@@ -81,6 +81,8 @@ def compare_with_ours(run, ours: dict) -> list[dict]:
                 "quadrants_ptx_bytes": _size(t.files.get("ptx")) if t else None,
                 "quadrants_llvm_bytes": _size(t.files.get("llvm")) if t else None,
                 "ours_ptx_bytes": u["ptx_bytes"] if u else None,
+                "quadrants_registers": registers(t.text("ptx"), t.name) if t else None,
+                "ours_registers": u.get("registers") if u else None,
                 "quadrants_median_ms": _median(t.launches_ms) if t else None,
                 "ours_median_ms": _median(u["launches_ms"]) if u else None})
         rows.append({"kernel": k.name, "func": k.func, "match": match,
@@ -88,6 +90,19 @@ def compare_with_ours(run, ours: dict) -> list[dict]:
                      "error": (o or {}).get("error") or (None if o else "not called under qdexplorer.lang"),
                      "tasks": pairs})
     return rows
+
+
+def registers(ptx: str, entry: str) -> int | None:
+    """Registers per thread of `entry` from `ptxas -v` (None without ptxas, or when it refuses the PTX)."""
+    if not ptx:
+        return None
+    try:
+        from ..compiler.ptxas import validate
+        rep = validate(ptx)
+    except Exception:  # noqa: BLE001 - registers are a nicety; ptxas may be missing
+        return None
+    res = rep.resources.get(entry) or (next(iter(rep.resources.values())) if len(rep.resources) == 1 else None)
+    return res.registers if res is not None else None
 
 
 def _size(path):

@@ -18,6 +18,7 @@ def main(argv):
     result_path, arch, script, args = argv[0], argv[1], argv[2], argv[3:]
     out = {"script": script, "error": None, "kernels": [], "seconds": 0.0}
     import qdexplorer.lang as lang
+    from qdexplorer.quadrants.ours import registers
     kernel_mod = sys.modules["qdexplorer.lang.kernel"]  # the attribute `kernel` is the decorator
     sys.modules["quadrants"] = lang
     calls, timings = {}, {}
@@ -78,15 +79,18 @@ def main(argv):
             k["error"] = str(e)
             out["kernels"].append(k)
             continue
-        sizes = {}
+        ptx = {}
         if pipeline is not None:
             try:
-                sizes = {ct.task: len(ct.generated) for ct in pipeline.compile(tasks, "nvptx") if ct.ok}
+                ptx = {ct.task: ct.generated for ct in pipeline.compile(tasks, "nvptx") if ct.ok}
             except Exception:  # noqa: BLE001
-                sizes = {}
+                ptx = {}
         for t in tasks:
+            text = ptx.get(t.name, b"")
             k["tasks"].append({"name": t.name, "index": t.index, "type": t.type, "loop_name": t.loop_name or "",
-                               "ptx_bytes": sizes.get(t.name), "launches_ms": timings.get(t.name, [])})
+                               "ptx_bytes": len(text) if text else None,
+                               "registers": registers(text.decode(errors="replace"), t.name),
+                               "launches_ms": timings.get(t.name, [])})
         out["kernels"].append(k)
     with open(result_path + ".tmp", "w") as fh:
         json.dump(out, fh)
