@@ -12,6 +12,7 @@ import shlex
 import statistics
 import threading
 
+import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
@@ -135,7 +136,18 @@ class QuadrantsWindow(QMainWindow):
         self.ours_table.setHorizontalHeaderLabels(["Quadrants task", "qdexplorer.lang task", "Type",
                                                    "Quadrants bytes", "Ours PTX bytes", "Quadrants regs",
                                                    "Ours regs", "Quadrants ms", "Ours ms"])
+        self.launch_plot = pg.PlotWidget(title="Launch times of the selected task")
+        self.launch_plot.setBackground("w")
+        self.launch_plot.setLabel("left", "ms")
+        self.launch_plot.setLabel("bottom", "launch #")
+        self.launch_plot.showGrid(x=True, y=True, alpha=0.3)
+        self.launch_plot.addLegend(offset=(-10, 10))
+        self.generated_curve = self.launch_plot.plot([], [], pen=pg.mkPen("#1565c0", width=2), symbol="o",
+                                                     symbolSize=5, symbolBrush="#1565c0", name="generated")
+        self.edited_curve = self.launch_plot.plot([], [], pen=pg.mkPen("#ef6c00", width=2), symbol="t",
+                                                  symbolSize=6, symbolBrush="#ef6c00", name="edited")
         cmp_page = QSplitter(Qt.Vertical)
+        cmp_page.addWidget(self.launch_plot)
         cmp_page.addWidget(self.comparison)
         cmp_page.addWidget(self.ours_table)
         self.output = QPlainTextEdit()
@@ -330,6 +342,9 @@ class QuadrantsWindow(QMainWindow):
         for e in load["edits"]:
             self.log(f"{e['stable_name']}: edit {e['state']}, {'used' if e['used'] else 'NOT used'} ({e['evidence']})")
         self._refresh_edit_states()
+        t = self.selected_task()
+        if t is not None:
+            self._plot_launches(t)
         self.tabs.setCurrentIndex(self.tabs.indexOf(self.comparison.parentWidget()))
         used = all(e["used"] for e in load["edits"])
         self.statusBar().showMessage("edited run finished: " + ("edit used" if used else "edit NOT used — see Messages")
@@ -391,7 +406,17 @@ class QuadrantsWindow(QMainWindow):
             label.setText(f"edit {state}: {edit.path}" if edit else "generated code" + (
                 f" · {len(generated)} bytes" if generated else ""))
         self.run_ptx_btn.setEnabled(bool(t.files.get("ptx")) and not self.jobs.running)
+        self._plot_launches(t)
         self.before_ptx.setPlainText(t.text("before_ptx") or "(only on CUDA)")
+
+    def _plot_launches(self, t):
+        """Every launch of the task in the generated run and, after an edit, in the edited run."""
+        gen = t.launches_ms
+        edited = self.edit_result["edited"].launches.get(t.name, []) if self.edit_result and \
+            self.edit_result.get("edited") else []
+        self.generated_curve.setData(list(range(len(gen))), gen)
+        self.edited_curve.setData(list(range(len(edited))), edited)
+        self.launch_plot.setTitle(f"Launch times of {t.stable_name} (Quadrants' kernel profiler)")
 
     def log(self, text: str):
         self.message.emit(text)

@@ -88,6 +88,8 @@ def test_edit_llvm_ir_rerun_and_compare(qwin, qtbot):
     assert win.items[t.name].text(8) == "ll active" and win.items[t.name].text(4) != ""
     rows = {win.comparison.item(r, 0).text(): r for r in range(win.comparison.rowCount())}
     assert win.comparison.item(rows[t.name], 5).text() == "yes"
+    xs, ys = win.edited_curve.getData()  # both runs' launches of the edited task, plotted
+    assert len(xs) == 2 and len(win.generated_curve.getData()[0]) == 2
     assert any("used" in m and t.stable_name in m for m in win.messages)
     # the edit is kept beside the program, and shown again for the task
     saved = os.path.join(os.path.dirname(win.script), ".qdexplorer", "quadrants", "demo_kernels",
