@@ -161,7 +161,7 @@ class QuadrantsWindow(QMainWindow):
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.tree)
         split.addWidget(self.tabs)
-        split.setSizes([620, 780])
+        split.setSizes([660, 740])
         self.setCentralWidget(split)
 
         self.tree.currentItemChanged.connect(lambda *_: self.show_selected())
@@ -295,7 +295,7 @@ class QuadrantsWindow(QMainWindow):
             ki.setExpanded(not k.internal)
         for c in range(len(COLUMNS)):
             self.tree.resizeColumnToContents(c)
-        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 320))
+        self.tree.setColumnWidth(0, min(self.tree.columnWidth(0), 280))
         self._refresh_edit_states()
         first = next((t for t in run.tasks(include_internal=False)), None)
         if first is not None:
@@ -342,6 +342,8 @@ class QuadrantsWindow(QMainWindow):
         for e in load["edits"]:
             self.log(f"{e['stable_name']}: edit {e['state']}, {'used' if e['used'] else 'NOT used'} ({e['evidence']})")
         self._refresh_edit_states()
+        for c in (4, 5, 8):
+            self.tree.resizeColumnToContents(c)
         t = self.selected_task()
         if t is not None:
             self._plot_launches(t)
