@@ -14,6 +14,14 @@ pytestmark = [pytest.mark.gui, pytest.mark.skipif(importlib.util.find_spec("quad
 PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "quadrants", "programs")
 
 
+@pytest.fixture(autouse=True)
+def _temp_folders_in_tmp_path(tmp_path, monkeypatch):
+    """Dump and load folders are kept by design; in tests they go to pytest's tmp."""
+    import tempfile
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+
 @pytest.fixture
 def program(tmp_path):
     shutil.copy(os.path.join(PROGRAMS, "demo_kernels.py"), tmp_path / "demo_kernels.py")

@@ -21,3 +21,18 @@ def cli(*args, timeout=300, **kw):
     env = dict(os.environ, PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *args], capture_output=True, text=True,
                           env=env, timeout=timeout, **kw)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _temp_folders_in_pytest_tmp(tmp_path_factory):
+    """Dump and load folders are kept by design (the CLI prints where); in tests they go to pytest's tmp."""
+    import tempfile
+    folder = str(tmp_path_factory.mktemp("quadrants-tmp"))
+    old_env, old_dir = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = folder, folder
+    yield
+    tempfile.tempdir = old_dir
+    if old_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = old_env
