@@ -17,13 +17,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..compiler.overrides import sha256
+from ..compiler.safe_files import check_folder, check_task_name, read_nofollow, unlink_regular, write_atomic
 from ..lang.errors import QdError
 
 
@@ -38,23 +38,6 @@ class EditKind:
 
 KINDS = {"ptx": EditKind("ptx", ".ptx", "QUADRANTS_LOAD_PTX", "ptx", False),
          "ll": EditKind("ll", "_llvm.ll", "QD_LOAD_IR", "llvm", True)}
-_SAFE = re.compile(r"^[A-Za-z0-9_]+$")
-
-
-def _check_name(name: str) -> str:
-    if not _SAFE.match(name or "") or len(name) > 200:
-        raise QdError(f"bad task name {name!r}: task names are letters, digits and '_'")
-    return name
-
-
-def _atomic_write(path: Path, data: bytes):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
-
-
 @dataclass
 class Edit:
     name: str
@@ -73,25 +56,24 @@ class EditFolder:
 
     def write(self, name: str, text: str, generated: str) -> Path:
         """Save `text` as the edit of task `name`, derived from `generated`."""
-        p = self.folder / f"{_check_name(name)}{self.kind.suffix}"
+        fname = f"{check_task_name(name)}{self.kind.suffix}"
+        check_folder(self.folder, create=True)
         data = text.replace("\x00", "").encode()
-        _atomic_write(p, data)
+        p = write_atomic(self.folder, fname, data)
         side = {"task": name, "kind": self.kind.name, "generated_sha256": sha256(generated),
                 "edit_sha256": sha256(data), "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        _atomic_write(Path(f"{p}.json"), json.dumps(side, indent=2).encode())
+        write_atomic(self.folder, f"{fname}.json", json.dumps(side, indent=2).encode())
         return p
 
     def revert(self, name: str) -> bool:
-        found = False
-        for p in (self.folder / f"{name}{self.kind.suffix}", self.folder / f"{name}{self.kind.suffix}.json"):
-            if p.is_file():
-                p.unlink()
-                found = True
-        return found
+        fname = f"{check_task_name(name)}{self.kind.suffix}"
+        found = [unlink_regular(self.folder / f) for f in (fname, f"{fname}.json")]
+        return any(found)
 
     def edits(self) -> list[Edit]:
         if not self.folder.is_dir():
             raise QdError(f"edit folder not found: {self.folder}")
+        check_folder(self.folder)
         out = []
         for p in sorted(self.folder.glob(f"*{self.kind.suffix}")):
             name = p.name[: -len(self.kind.suffix)]
@@ -101,10 +83,11 @@ class EditFolder:
             side = Path(f"{p}.json")
             if side.is_file():
                 try:
-                    base = json.loads(side.read_text()).get("generated_sha256")
+                    base = json.loads(read_nofollow(side)).get("generated_sha256")
                 except (OSError, ValueError):
                     base = None
-            out.append(Edit(name, p, p.read_text(errors="replace").replace("\x00", ""), base))
+            text = read_nofollow(p).decode(errors="replace").replace("\x00", "")
+            out.append(Edit(name, p, text, base))
         return out
 
 
@@ -137,8 +120,8 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
     found = edits.edits()
     if not found:
         raise QdError(f"no *{kind.suffix} edits in {edits.folder}")
-    folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix=f"qdx-quadrants-load-{kind.name}-"))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = check_folder(Path(folder) if folder else Path(tempfile.mkdtemp(prefix=f"qdx-quadrants-load-{kind.name}-")),
+                          create=True)
     entries, used = [], {}
     for e in found:
         t = baseline.task(e.name)
@@ -156,7 +139,7 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
         if target in used:
             raise QdError(f"{e.path} and {used[target]} both replace {target} (one CUDA module holds both tasks): "
                           f"keep one of them")
-        _atomic_write(folder / target, e.text.encode())
+        write_atomic(folder, target, e.text.encode())
         used[target] = e.path
         entries.append({"task": t.name, "stable_name": t.stable_name, "file": str(e.path), "state": state,
                         "load_file": target[: -len(kind.suffix)],
@@ -166,7 +149,7 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
         for t in baseline.tasks():
             src = t.files.get(kind.file_kind)
             if src and Path(src).name not in used:
-                shutil.copyfile(src, folder / Path(src).name)
+                write_atomic(folder, Path(src).name, read_nofollow(Path(src)))
     return {"kind": kind.name, "env": kind.env, "folder": str(folder), "edit_folder": str(edits.folder),
             "edits": entries}
 

@@ -151,3 +151,13 @@ def test_saved_json_reopens_as_the_same_run(demo_json, tmp_path):
     assert json.loads(json.dumps(again).replace(str(moved), demo_json["dump_dir"])) == demo_json  # ...and only they
     t = run.task("particle_step_kernel_2_bounce_range_for")
     assert t.files["llvm"].startswith(str(moved)) and "define void @" in t.text("llvm")
+
+
+def test_a_symlink_in_the_edit_folder_is_refused(tmp_path):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("not yours\n")
+    edits = tmp_path / "edits"
+    edits.mkdir()
+    os.symlink(secret, edits / "saxpy_kernel_1_range_for_llvm.ll")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--", "16", "1")
+    assert p.returncode == 2 and "symbolic link" in p.stderr and "Traceback" not in p.stderr
