@@ -155,7 +155,8 @@ class ExpressionEmitter:
             else:
                 op = {"add": "fadd", "min": "fmin", "max": "fmax"}[e.op]
         else:
-            op = {"add": "add", "sub": "sub", "min": "min" if dt.kind == "i" else "umin",
+            op = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
+                  "min": "min" if dt.kind == "i" else "umin",
                   "max": "max" if dt.kind == "i" else "umax"}[e.op]
         return self.b.atomic_rmw(op, ptr, v, "monotonic")
 

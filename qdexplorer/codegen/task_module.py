@@ -5,7 +5,7 @@ scratch are defined in this module (shared arrays are `internal addrspace(3)` gl
 module compiles, caches and loads on its own. The text of this module is the cache key.
 
 The emitter is assembled from one mixin per idea: the entry signature (abi.py), the loop nest
-(schedule.py), statements (statements.py), expressions (expressions.py) and math
+(schedule.py), reductions (reduction.py), statements (statements.py), expressions (expressions.py) and math
 (math_lowering.py). This file holds the options, the result and the per-task state they share.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .math_lowering import MathEmitter
+from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
 
@@ -57,7 +58,7 @@ def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log)
 
 
-class _TaskEmitter(ScheduleEmitter, StatementEmitter, ExpressionEmitter, MathEmitter):
+class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter, MathEmitter):
     """One task's module under construction: its builders, local slots and loop targets."""
 
     def __init__(self, task: ir.Task, opts: CodegenOptions):
@@ -79,6 +80,8 @@ class _TaskEmitter(ScheduleEmitter, StatementEmitter, ExpressionEmitter, MathEmi
         self.slots: dict = {}
         self.loops: list[tuple] = []  # (break_bb, continue_bb)
         self.labels: dict = {}
+        self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
+        self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}
         for s in task.shared:
             n = 1
@@ -97,7 +100,9 @@ class _TaskEmitter(ScheduleEmitter, StatementEmitter, ExpressionEmitter, MathEmi
         if self.t.type == "serial":
             self.stmts(self.t.body)
         else:
+            self.reduction_begin()
             self.range_for()
+            self.reduction_end()
         if not self.b.block.is_terminated:
             self.b.ret_void()
         self.alloca_b.branch(self.fn.basic_blocks[1])
