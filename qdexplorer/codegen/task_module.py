@@ -6,7 +6,7 @@ module compiles, caches and loads on its own. The text of this module is the cac
 
 The emitter is assembled from one mixin per idea: the entry signature (abi.py), the loop nest
 (schedule.py), reductions (reduction.py), statements (statements.py), expressions (expressions.py) and math
-(math_lowering.py). This file holds the options, the result and the per-task state they share.
+(math_lowering.py, fast_math.py). This file holds the options, the result and the per-task state they share.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from ..lang import ir
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
+from .fast_math import enable_ftz
 from .math_lowering import MathEmitter
 from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
@@ -32,7 +33,7 @@ CODEGEN_VERSION = "3"  # bump when the emitted IR changes for the same Task IR
 class CodegenOptions:
     target: str = "nvptx"  # 'nvptx' | 'host'
     libdevice: str | None = None  # path; None → afn fallbacks on nvptx
-    fast_math: bool = False
+    fast_math: bool = False  # CUDA: approximate f32 math, div.approx and ftz (fast_math.py)
     vector: int = 4  # indices per thread per grid-stride step on nvptx (1 = plain grid-stride loop)
 
 
@@ -64,6 +65,7 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
     def __init__(self, task: ir.Task, opts: CodegenOptions):
         self.t, self.o = task, opts
         self.nv = opts.target == "nvptx"
+        self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
         self.vector = coarsening(task, self.nv, opts.vector)
         self.m = L.Module(name=task.name)
         if self.nv:
@@ -92,8 +94,10 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
             g.initializer = L.Constant(g.value_type, L.Undefined)
             g.align = 16
             self.shared[s.name] = g
+        if self.fast:
+            enable_ftz(self.fn)
         if self.nv:
-            flags = self.m.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)])
+            flags = self.m.add_metadata([I32(4), "nvvm-reflect-ftz", I32(int(self.fast))])
             self.m.add_named_metadata("llvm.module.flags", flags)
 
     def build(self):
