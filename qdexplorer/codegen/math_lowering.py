@@ -9,10 +9,17 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
+from ..lang import ir
 from . import math_lib
 from .abi import lltype
 from .errors import CodegenError
 from .fast_math import APPROX, FastMathEmitter
+
+
+def calls_libdevice(task: ir.Task, fast: bool) -> bool:
+    """Whether the task's CUDA module will call libdevice (an `__nv_*` function body inlined)."""
+    return any(isinstance(n, ir.MathCall) and n.fn in math_lib.LIB and
+               not (fast and n.dtype.bits == 32 and n.fn in APPROX) for n in ir.walk(task.body))
 
 
 class MathEmitter(FastMathEmitter):

@@ -19,7 +19,7 @@ from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
-from .math_lowering import MathEmitter
+from .math_lowering import MathEmitter, calls_libdevice
 from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
@@ -66,11 +66,15 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
         self.t, self.o = task, opts
         self.nv = opts.target == "nvptx"
         self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
-        self.vector = coarsening(task, self.nv, opts.vector)
+        self.log: list[str] = []
+        heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
+        self.vector = coarsening(task, self.nv, opts.vector, heavy)
+        if heavy and coarsening(task, self.nv, opts.vector) > 1:
+            self.log.append("coarsening off: the body inlines libdevice, so 1 index per thread per step "
+                            "(compute-bound; keeps the PTX small)")
         self.m = L.Module(name=task.name)
         if self.nv:
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
-        self.log: list[str] = []
         self.needs_libdevice = False
         self._logged_fallback = False
         self.sig = EntrySignature(self.m, task, self.nv)
