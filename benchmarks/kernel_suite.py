@@ -27,7 +27,9 @@ N_SUM = 1 << 24
 N_MM = 2048
 N_PART = 1 << 22
 N_HIST = 1 << 24
-CASES = ("stencil", "wave", "total", "transpose", "transpose_tiled", "matmul_tiled", "particles", "histogram")
+CASES = ("stencil", "wave", "total", "transpose", "transpose_tiled", "matmul_tiled", "particles", "histogram",
+         "histogram_shared")
+HIST_THREADS = 132 * 8 * 256  # histogram_shared: 8 blocks of 256 threads per SM, each walking x by this stride
 
 
 # ---- qdexplorer ---------------------------------------------------------------------------
@@ -39,18 +41,18 @@ class Qdx:
         from qdexplorer.runtime.cuda.backend import CudaBackend
         self.be, self.arch = CudaBackend(), arch
 
-    def run(self, kernel, args: dict, fast_math=True, check=None):
+    def run(self, kernel, args: dict, fast_math=True, check=None, vector=4):
         from qdexplorer.compiler.cache import PtxCache
         from qdexplorer.compiler.pool import InlineCompiler
         from qdexplorer.compiler.service import CompileService
         spec = kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
-        svc = CompileService(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math)
+        svc = CompileService(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math, vector=vector)
         compiled = svc.compile_tasks(kernel.tasks(spec), "nvptx")
         names, log = [], []
         for ct in compiled:
             if not ct.ok:
                 raise RuntimeError(f"{ct.task}: {ct.error}")
-            tag = f"{ct.load_hash}-{int(fast_math)}"
+            tag = f"{ct.load_hash}-{int(fast_math)}-{vector}"
             self.be.load(ct.spec, ct.output, tag, unit=f"{ct.task}-{tag}")
             names.append(ct.task)
             log += [line for line in (ct.module.log if ct.module else []) + ct.log if "libdevice:" not in line]
@@ -133,7 +135,7 @@ def torch_peers(case, data, compile_too):
             stats[0] += (0.5 * (vx * vx + vy * vy)).sum()
             stats[1] = torch.maximum(stats[1], py.max())
         fns["torch"] = f
-    elif case == "histogram":
+    elif case in ("histogram", "histogram_shared"):
         x = d["x"]
         fns["torch"] = lambda: torch.bincount(x, minlength=256)
     res = {"torch": event_timed(fns["torch"], torch.cuda.synchronize, ev, el)}
@@ -179,7 +181,7 @@ def cupy_peers(case, data):
     elif case == "matmul_tiled":
         a, b, c = d["a"], d["b"], d["c"]
         fns["cupy"] = lambda: cp.matmul(a, b, out=c)
-    elif case == "histogram":
+    elif case in ("histogram", "histogram_shared"):
         fns["cupy"] = lambda: cp.bincount(d["x"], minlength=256)
     res = {k: event_timed(f, sync, cp.cuda.Event, el) for k, f in fns.items()}
     del d
@@ -223,14 +225,15 @@ def quadrants_child(cases):
                 ms.append((time.perf_counter() - t0) * 1e3)
             out[case] = ms
         except Exception as e:  # noqa: BLE001
-            out[case] = f"{type(e).__name__}: {e}"[:300]
+            out[case] = f"{type(e).__name__}: {str(e)[-400:]}"
     print(json.dumps(out))
 
 
 def _arg_names(case):
     return {"stencil": ["u", "out"], "wave": ["x", "y"], "total": ["x", "out"], "transpose": ["a", "b"],
             "transpose_tiled": ["a", "b"], "matmul_tiled": ["a", "b", "c"],
-            "particles": ["pos", "vel", "stats", "dt"], "histogram": ["x", "bins"]}[case]
+            "particles": ["pos", "vel", "stats", "dt"], "histogram": ["x", "bins"],
+            "histogram_shared": ["x", "bins", "nthreads"]}[case]
 
 
 # ---- inputs and NumPy checks ---------------------------------------------------------------
@@ -256,6 +259,8 @@ def inputs(case):
                     stats=np.array([0.0, -1e30], np.float32), dt=0.01)
     if case == "histogram":
         return dict(x=rng.integers(0, 256, N_HIST).astype(np.int32), bins=np.zeros(256, np.int32))
+    if case == "histogram_shared":
+        return dict(inputs("histogram"), nthreads=HIST_THREADS)
     raise KeyError(case)
 
 
@@ -287,7 +292,7 @@ def checker(case, data):
         e = (0.5 * (vel[:, 0].astype(np.float64) ** 2 + vy.astype(np.float64) ** 2)).sum()
         return lambda o: (close(o["pos"][:, 1], py, 1e-5, 1e-6), close(o["stats"][0], e, 1e-5),
                           close(o["stats"][1], py.max(), 1e-6))
-    if case == "histogram":
+    if case in ("histogram", "histogram_shared"):
         return lambda o: np.testing.assert_array_equal(o["bins"], np.bincount(data["x"], minlength=256))
     raise KeyError(case)
 
@@ -348,10 +353,14 @@ def main():
     for case in cases:
         data = inputs(case)
         row = {"case": case}
-        variants = [("qdexplorer", True)] + ([("qdexplorer_fast_math_off", False)] if case == "wave" else [])
-        for name, fast in variants:
+        variants = [("qdexplorer", True, 4)]
+        if case == "wave":
+            variants.append(("qdexplorer_fast_math_off", False, 4))
+        if case in ("stencil", "transpose", "particles", "total"):  # 1 index per thread per step
+            variants.append(("qdexplorer_v1", True, 1))
+        for name, fast, vector in variants:
             try:
-                ms, _, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data))
+                ms, _, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data), vector=vector)
                 row[name] = summary(ms)
                 row[name + "_log"] = sorted(set(log))
             except Exception as e:  # noqa: BLE001
@@ -373,6 +382,8 @@ def main():
         med = lambda k: row[k]["median_ms"] if isinstance(row.get(k), dict) else None  # noqa: E731
         ours = med("qdexplorer")
         ratios = {}
+        if med("qdexplorer_v1") and ours:
+            ratios["v1_over_v4"] = round(med("qdexplorer_v1") / ours, 3)
         for k in ("torch", "torch_compile", "cupy", "cupy_fast_intrinsics", "quadrants_1.3.3"):
             if ours and med(k):
                 ratios[k] = round(ours / med(k), 3)  # < 1: qdexplorer is faster

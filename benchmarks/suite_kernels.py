@@ -93,7 +93,8 @@ def define(qd):
             c31 = 0.0
             c32 = 0.0
             c33 = 0.0
-            for k0 in range(0, a.shape[1], 16):
+            for kb in range(a.shape[1] // 16):
+                k0 = kb * 16
                 for q in qd.static(range(4)):
                     e = t + 256 * q
                     sa[e % 16, e // 16] = a[m0 + e // 16, k0 + e % 16]
@@ -164,6 +165,22 @@ def define(qd):
         for i in range(x.shape[0]):
             bins[x[i]] += 1
 
-    return dict(stencil=stencil, wave=wave, accuracy=accuracy, total=total, transpose=transpose,
+    @qd.kernel
+    def histogram_shared(x: I1, bins: I1, nthreads: qd.i32):
+        # the explorer's answer to the atomic histogram: each block counts into its own 256 bins in
+        # shared memory (atomics there are cheap and spread over 256 addresses per block), then
+        # adds its counts to the global bins: 256 global atomics per block instead of one per element
+        qd.loop_config(block_dim=256)
+        for g in range(nthreads):
+            h = qd.simt.block.SharedArray((256,), qd.i32)
+            t = qd.simt.block.thread_idx()
+            h[t] = 0
+            qd.simt.block.sync()
+            for k in range((x.shape[0] - g + nthreads - 1) // nthreads):
+                qd.atomic_add(h[x[g + k * nthreads]], 1)
+            qd.simt.block.sync()
+            qd.atomic_add(bins[t], h[t])
+
+    return dict(histogram_shared=histogram_shared, stencil=stencil, wave=wave, accuracy=accuracy, total=total, transpose=transpose,
                 transpose_tiled=transpose_tiled, matmul_tiled=matmul_tiled, particles=particles,
                 histogram=histogram)
