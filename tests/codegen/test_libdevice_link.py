@@ -65,3 +65,35 @@ def test_libdevice_bodies_are_not_coarsened():
     on = build_task_module(light.tasks()[0], CodegenOptions("nvptx", libdevice_path(), fast_math=True, vector=4))
     off = build_task_module(light.tasks()[0], CodegenOptions("nvptx", libdevice_path(), fast_math=False, vector=4))
     assert on.vector == 4 and off.vector == 1
+
+
+def test_only_contiguous_1d_loops_are_coarsened():
+    F2 = qd.types.ndarray(dtype=qd.f32, ndim=2)
+
+    @qd.kernel
+    def axpy(x: F1, y: F1, out: F1):
+        for i in range(1, x.shape[0] - 1):
+            out[i] = 2.0 * x[i] + y[i - 1] + y[i + 1]  # a[i +- c]: merged into vector accesses
+            out[0] += x[i]  # a loop-invariant element does not spoil it
+
+    @qd.kernel
+    def rows(p: F2):
+        for i in range(p.shape[0]):
+            p[i, 1] = p[i, 0] * 2.0  # 2-D element per index: no vector access to merge
+
+    @qd.kernel
+    def grid(p: F2):
+        for i, j in qd.ndrange(p.shape[0], p.shape[1]):
+            p[i, j] = 1.0  # adjacent flat indices may straddle a row
+
+    @qd.kernel
+    def gather(x: F1, idx: qd.types.ndarray(dtype=qd.i32, ndim=1), out: F1):
+        for i in range(x.shape[0]):
+            out[i] = x[idx[i]]
+
+    vec = {k.name: build_task_module(k.tasks()[0], CodegenOptions("nvptx", vector=4)).vector
+           for k in (axpy, rows, grid, gather)}
+    assert vec == {"axpy": 4, "rows": 1, "grid": 1, "gather": 1}
+    tm = build_task_module(axpy.tasks()[0], CodegenOptions("nvptx", vector=4))
+    res = compile_module(CompileRequest(tm.task, "nvptx", (tm.text,), (tm.entry,)))
+    assert "ld.global.nc.v4.b32" in res.output.decode() or "ld.global.nc.v4.f32" in res.output.decode()
