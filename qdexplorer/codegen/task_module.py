@@ -24,9 +24,8 @@ from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
 
-__all__ = ["CODEGEN_VERSION", "CodegenError", "CodegenOptions", "TaskModule", "build_task_module"]
+__all__ = ["CodegenError", "CodegenOptions", "TaskModule", "build_task_module"]
 
-CODEGEN_VERSION = "3"  # bump when the emitted IR changes for the same Task IR
 
 
 @dataclass(frozen=True)
