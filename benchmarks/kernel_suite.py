@@ -3,7 +3,7 @@ CuPy where it has an equivalent, and Quadrants where it is installed.
 
 Every peer works on device-resident data; each time is the CUDA-event median of REPS launches
 after WARMUP (Quadrants, in its own process: wall clock around kernel + qd.sync(), median).
-qdexplorer uses the app's own timed launch path (CudaBackend.launch, one event pair per task
+qdexplorer uses the app's own timed launch path (Pipeline, then CudaBackend.launch, one event pair per task
 launch; a kernel's time is the sum over its tasks). Each qdexplorer result is checked once
 against NumPy before it is timed. Prints one JSON document; benchmarks/README.md has the table.
 
@@ -43,11 +43,13 @@ class Qdx:
 
     def run(self, kernel, args: dict, fast_math=True, check=None, vector=4):
         from qdexplorer.compiler.cache import PtxCache
+        from qdexplorer.compiler.pipeline import Pipeline
         from qdexplorer.compiler.pool import InlineCompiler
-        from qdexplorer.compiler.service import CompileService
+        from qdexplorer.lang.bounds import trip_counts
         spec = kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
-        svc = CompileService(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math, vector=vector)
-        compiled = svc.compile_tasks(kernel.tasks(spec), "nvptx")
+        pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math, vector=vector)
+        tasks = kernel.tasks(spec)
+        compiled = pipe.compile(tasks, "nvptx")
         names, log = [], []
         for ct in compiled:
             if not ct.ok:
@@ -55,8 +57,9 @@ class Qdx:
             tag = f"{ct.load_hash}-{int(fast_math)}-{vector}"
             self.be.load(ct.spec, ct.output, tag, unit=f"{ct.task}-{tag}")
             names.append(ct.task)
-            log += [line for line in (ct.module.log if ct.module else []) + ct.log if "libdevice:" not in line]
-        prep = self.be.prepare(args)
+            log += [line for line in list(ct.module.log if ct.module else []) + list(ct.log)
+                    if "libdevice:" not in line]
+        prep = self.be.prepare(args, trip_counts(tasks, args))
         for t in names:  # one checked run from the given inputs
             self.be.launch(t, prep)
         out = {k: np.empty_like(v) for k, v in args.items() if isinstance(v, np.ndarray)}
