@@ -47,6 +47,7 @@ class TaskModule:
     needs_libdevice: bool = False
     vector: int = 1  # indices each thread takes per grid-stride step (sizes the launch grid)
     log: list[str] = field(default_factory=list)
+    fast_math: bool = False  # built with fast math (CUDA only; the host ignores the setting)
 
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
@@ -55,7 +56,8 @@ def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"indices), which only the CUDA backend runs; use --backend cuda")
     em = _TaskEmitter(task, opts)
     em.build()
-    return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log)
+    return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
+                      em.fast)
 
 
 class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter, MathEmitter):

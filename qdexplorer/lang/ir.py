@@ -243,6 +243,7 @@ class Task:
     shared: list[SharedArray] = field(default_factory=list)
     source: str = ""
     fingerprint: str = ""  # what the IR depends on (see lang/fingerprint.py); "" when not memoised
+    fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
 
     @property
     def uses_block_features(self) -> bool:

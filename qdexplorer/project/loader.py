@@ -35,6 +35,7 @@ class ProjectConfig:
     block_dim: int | None = None      # default block_dim for range_for tasks without loop_config
     offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
     cache_dir: str | None = None
+    fast_math: bool = True            # CUDA f32 approximate math, as Quadrants' default; per kernel too
 
 
 @dataclass
@@ -74,7 +75,7 @@ def read_config(path: Path) -> ProjectConfig:
     except tomllib.TOMLDecodeError as e:
         raise ProjectError(f"{mf}: invalid TOML: {e}") from None
     section = data.get("project", data)
-    known = {"name", "files", "arch", "backend", "block_dim", "offline_cache", "cache_dir"}
+    known = {"name", "files", "arch", "backend", "block_dim", "offline_cache", "cache_dir", "fast_math"}
     unknown = set(section) - known - {"project"}
     if unknown:
         raise ProjectError(f"{mf}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
@@ -83,6 +84,8 @@ def read_config(path: Path) -> ProjectConfig:
             setattr(cfg, k, section[k])
     if cfg.arch is not None and not (isinstance(cfg.arch, str) and cfg.arch.startswith("sm_")):
         raise ProjectError(f"{mf}: arch must look like 'sm_90', got {cfg.arch!r}")
+    if not isinstance(cfg.fast_math, bool):
+        raise ProjectError(f"{mf}: fast_math must be true or false, got {cfg.fast_math!r}")
     if cfg.backend not in (None, "cpu", "cuda"):
         raise ProjectError(f"{mf}: backend must be 'cpu' or 'cuda', got {cfg.backend!r}")
     return cfg

@@ -1,6 +1,7 @@
 """Fast math (Quadrants' default on CUDA): approximate f32 instructions when on, libdevice when off."""
 import re
 
+import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
@@ -84,3 +85,70 @@ def test_floor_division_stays_exact_under_fast_math():
 
     _, text = ptx(fdiv, True)
     assert "div.approx" not in text  # floor(6/3) must be 2, not floor(1.9999999)
+
+
+# ---- the setting: qdexplorer.toml per project, @qd.kernel(fast_math=...) per kernel, qd.init ----
+
+PROJECT = """import qdexplorer.lang as qd
+F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)
+
+
+@qd.kernel
+def wave(x: F1):
+    for i in range(x.shape[0]):
+        x[i] = qd.sin(x[i])
+
+
+@qd.kernel{deco}
+def exact(x: F1):
+    for i in range(x.shape[0]):
+        x[i] = qd.sin(x[i])
+"""
+
+
+def compile_project(tmp_path, toml, deco="", cache="cache"):
+    from qdexplorer.engine import Engine
+    proj = tmp_path / f"p{abs(hash((toml, deco)))}"
+    proj.mkdir()
+    (proj / "k.py").write_text(PROJECT.format(deco=deco))
+    (proj / "qdexplorer.toml").write_text(toml)
+    with Engine(proj, in_process=True, cache_dir=str(tmp_path / cache)) as eng:
+        _, compiled = eng.compile(target="nvptx")
+    return {ct.kernel: ct for ct in compiled}
+
+
+def test_project_setting_kernel_override_and_cache_key(tmp_path):
+    # one cache folder for all three: a key that ignored the setting would serve the wrong PTX
+    on = compile_project(tmp_path, '[project]\nname = "a"\n')  # default: on, as in Quadrants
+    assert "sin.approx" in on["wave"].ptx and on["wave"].module.fast_math
+    off = compile_project(tmp_path, '[project]\nname = "b"\nfast_math = false\n')
+    assert "sin.approx" not in off["wave"].ptx and not off["wave"].module.fast_math
+    assert off["wave"].key != on["wave"].key
+    mixed = compile_project(tmp_path, '[project]\nname = "c"\n', deco="(fast_math=False)")
+    assert "sin.approx" in mixed["wave"].ptx and "sin.approx" not in mixed["exact"].ptx
+    forced = compile_project(tmp_path, '[project]\nname = "d"\nfast_math = false\n', deco="(fast_math=True)")
+    assert "sin.approx" in forced["exact"].ptx and "sin.approx" not in forced["wave"].ptx
+
+
+def test_bad_settings_are_clear_errors(tmp_path):
+    from qdexplorer.project.loader import ProjectError, load_project
+    (tmp_path / "k.py").write_text(PROJECT.format(deco=""))
+    (tmp_path / "qdexplorer.toml").write_text('fast_math = "yes"\n')
+    with pytest.raises(ProjectError, match="fast_math must be true or false"):
+        load_project(tmp_path)
+    with pytest.raises(TypeError, match="takes True or False"):
+        qd.kernel(fast_math=1)
+    with pytest.raises(ValueError, match=r"qd.init\(fast_math=...\) takes True or False"):
+        qd.init(arch=qd.cpu, fast_math="on")
+
+
+def test_qd_init_setting_reaches_the_pipeline(cpu):
+    from qdexplorer import script
+    x = np.linspace(0.5, 1, 64).astype(np.float32)
+    for fast, expect in ((None, True), (True, True), (False, False)):
+        cpu.init(arch=cpu.cpu, **({} if fast is None else {"fast_math": fast}))
+        out = np.zeros_like(x)
+        mix(x, np.ones_like(x), out)  # the CPU ignores the setting: same libm result either way
+        np.testing.assert_allclose(out[0], np.sin(0.5) * np.exp(-0.25) + np.cos(0.5) + np.log(0.5)
+                                   + 0.5 ** -0.5 + 0.5 ** 0.5 + 0.5 + np.tan(0.5), rtol=1e-5)
+        assert script._state["runner"].pipeline.fast_math is expect
