@@ -152,3 +152,18 @@ def test_qd_init_setting_reaches_the_pipeline(cpu):
         np.testing.assert_allclose(out[0], np.sin(0.5) * np.exp(-0.25) + np.cos(0.5) + np.log(0.5)
                                    + 0.5 ** -0.5 + 0.5 ** 0.5 + 0.5 + np.tan(0.5), rtol=1e-5)
         assert script._state["runner"].pipeline.fast_math is expect
+
+
+def test_cli_flag_overrides_the_project(tmp_path, capsys):
+    import json
+
+    from qdexplorer.cli import main
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "k.py").write_text(PROJECT.format(deco=""))
+    for flag, expect in ((["--fast-math", "off"], False), ([], True)):
+        assert main(["compile", str(tmp_path / "p"), "--json", "--in-process", "--target", "nvptx",
+                     "--cache-dir", str(tmp_path / "c"), *flag]) == 0
+        rows = {r["kernel"]: r for r in json.loads(capsys.readouterr().out)["tasks"]}
+        assert rows["wave"]["fast_math"] is expect and rows["exact"]["fast_math"] is expect
+        # x[i] only: coarsened, unless libdevice's sinf is inlined (fast math off)
+        assert rows["wave"]["vector"] == (4 if expect else 1)
