@@ -169,3 +169,50 @@ def test_odd_block_dim_falls_back_to_one_atomic_per_thread(arch):
     out = np.zeros(1, np.int32)
     odd(x, out)
     assert out[0] == int(x.sum())
+
+
+def test_bitwise_reductions_and_augmented_bit_ops(arch):
+    @qd.kernel
+    def bits(a: qd.types.ndarray(dtype=qd.u32, ndim=1), m: qd.types.ndarray(dtype=qd.u32, ndim=1),
+             olds: qd.types.ndarray(dtype=qd.u32, ndim=1)):
+        for i in range(a.shape[0]):
+            qd.atomic_and(m[0], a[i])
+            m[1] |= a[i]  # augmented bit ops in a parallel loop are atomic, as in Quadrants
+            qd.atomic_xor(m[2], a[i])
+            olds[i] = qd.atomic_or(m[3], a[i] & 1)  # old value used: stays a plain atomic
+
+    a = np.random.default_rng(4).integers(0, 1 << 32, 100_003, dtype=np.uint64).astype(np.uint32)
+    a[::2] |= 0x80000001  # keep some bits set in every element for the AND
+    m = np.array([0xFFFFFFFF, 0, 0, 0], np.uint32)
+    olds = np.zeros_like(a)
+    bits(a, m, olds)
+    assert m.tolist() == [int(np.bitwise_and.reduce(a)), int(np.bitwise_or.reduce(a)),
+                          int(np.bitwise_xor.reduce(a)), int(np.bitwise_or.reduce(a & 1))]
+    assert set(olds.tolist()) <= {0, 1}
+    # m is also the target of an atomic whose old value is used: the whole array stays plain
+    assert not build_task_module(bits.tasks()[0], CodegenOptions("nvptx")).log
+
+
+def test_bitwise_atomics_on_floats_are_an_error():
+    with pytest.raises(qd.QdCompileError, match="qd.atomic_or needs an integer array"):
+        @qd.kernel
+        def bad(x: F1):
+            for i in range(x.shape[0]):
+                qd.atomic_or(x[0], 1.0)
+        bad.tasks()
+
+
+def test_bitwise_reduction_ptx():
+    @qd.kernel
+    def anyset(a: I1, m: I1):
+        for i in range(a.shape[0]):
+            m[0] |= a[i]
+            qd.atomic_and(m[1], a[i])
+
+    tm, ptx = ptx_of(anyset)
+    assert tm.log == ["reduction: warp+block, 1 atomic per block: m[0] or (i32)",
+                      "reduction: warp+block, 1 atomic per block: m[1] and (i32)"]
+    # one atomic site per reduction for whole-warp blocks, one for the odd-block fallback
+    assert 1 <= len(re.findall(r"atom\.global\.or\.b32", ptx)) <= 2
+    assert 1 <= len(re.findall(r"atom\.global\.and\.b32", ptx)) <= 2
+    assert "shfl.sync.bfly" in ptx
