@@ -216,3 +216,19 @@ def test_bitwise_reduction_ptx():
     assert 1 <= len(re.findall(r"atom\.global\.or\.b32", ptx)) <= 2
     assert 1 <= len(re.findall(r"atom\.global\.and\.b32", ptx)) <= 2
     assert "shfl.sync.bfly" in ptx
+
+
+def test_kernel_scope_local_updated_in_the_loop_is_a_reduction(arch):
+    @qd.kernel
+    def norm2(x: F1) -> qd.f32:
+        s = 0.0
+        for i in range(x.shape[0]):
+            s += x[i] * x[i]
+        return s
+
+    loop = [t for t in norm2.tasks() if t.type == "range_for"][0]
+    log = build_task_module(loop, CodegenOptions("nvptx")).log
+    assert len(log) == 1 and log[0].startswith("reduction: warp+block, 1 atomic per block:")
+    x = np.random.default_rng(5).standard_normal(1 << 18).astype(np.float32)
+    ref = float((x.astype(np.float64) ** 2).sum())
+    assert abs(norm2(x) - ref) <= 1e-4 * ref  # per-chunk sums are sequential on the CPU: ~sqrt(n) ulps
