@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?")
+    from .cli_bench import add_commands
+    add_commands(sub, _add_project_args)
     return ap
 
 
@@ -216,9 +218,10 @@ def main(argv=None) -> int:
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
         a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
+    from .cli_bench import COMMANDS as BENCH
     try:
-        return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
-                "info": cmd_info, "gui": cmd_gui}[a.cmd](a)
+        return ({"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
+                 "info": cmd_info, "gui": cmd_gui} | BENCH)[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2

@@ -10,13 +10,14 @@ import io
 from dataclasses import dataclass, field
 
 from .run import TOTAL, Run
-from .stats import ALPHA, TaskStats, compare_samples
+from .stats import ALPHA, THRESHOLD, TaskStats, compare_samples
 
 
 @dataclass
 class Comparison:
     a: str                       # labels of the two sides (run names, or 'generated' / 'override')
     b: str
+    metric: str                  # 'ms' (wall or CUDA-event time) or 'cpu_ms' (CPU backend: CPU time)
     tasks: list[TaskStats]       # sorted by impact: the largest absolute change in ms first
     total: TaskStats | None
     only_a: list[str] = field(default_factory=list)
@@ -35,7 +36,7 @@ class Comparison:
         return [t for t in self.tasks if t.verdict == "slower" and t.ci[0] > limit]
 
     def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "tasks": [t.to_dict() for t in self.tasks],
+        return {"a": self.a, "b": self.b, "metric": self.metric, "tasks": [t.to_dict() for t in self.tasks],
                 "total": self.total.to_dict() if self.total else None, "only_a": self.only_a,
                 "only_b": self.only_b, "warnings": self.warnings}
 
@@ -52,7 +53,8 @@ class Comparison:
     def table(self) -> str:
         """The per-task table as the CLI prints it."""
         width = max([len(t.task) for t in self.tasks] + [len(TOTAL), 4])
-        lines = [f"A = {self.a}   B = {self.b}",
+        what = "CPU time per launch" if self.metric == "cpu_ms" else "time per launch"
+        lines = [f"A = {self.a}   B = {self.b}   ({what})",
                  f"{'task':<{width}}  {'A median ms':>12}  {'B median ms':>12}  {'B/A':>6}  {'95% CI':>15}  "
                  f"{'p':>8}  verdict"]
         for t in self.tasks + ([self.total] if self.total else []):
@@ -66,19 +68,21 @@ class Comparison:
         return "\n".join(lines)
 
 
-def compare_runs(a: Run, b: Run, alpha: float = ALPHA, label_a: str | None = None,
+def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float = THRESHOLD, label_a: str | None = None,
                  label_b: str | None = None) -> Comparison:
-    resolution = max(a.timer_resolution_ms, b.timer_resolution_ms)
+    metric = "cpu_ms" if a.metric == b.metric == "cpu_ms" else "ms"
+    resolution = max(a.timer_resolution_ms(metric), b.timer_resolution_ms(metric))
     ta, tb = a.tasks(), b.tasks()
     common = [t for t in ta if t in set(tb)]
-    rows = [compare_samples(t, a.samples(t), b.samples(t), resolution, alpha) for t in common]
+    rows = [compare_samples(t, a.samples(t, metric), b.samples(t, metric), resolution, alpha, threshold)
+            for t in common]
     rows.sort(key=lambda r: abs(r.impact_ms), reverse=True)
     total = None
     if common:
-        sa, sb = a.totals(), b.totals()
+        sa, sb = a.totals(metric), b.totals(metric)
         if len(sa) and len(sb):
             # the total only means something when both sides ran the same tasks
-            total = compare_samples(TOTAL, sa, sb, resolution, alpha) if set(ta) == set(tb) else None
+            total = compare_samples(TOTAL, sa, sb, resolution, alpha, threshold) if set(ta) == set(tb) else None
     warnings = []
     for side, run in (("A", a), ("B", b)):
         if run.status != "complete":
@@ -89,5 +93,5 @@ def compare_runs(a: Run, b: Run, alpha: float = ALPHA, label_a: str | None = Non
     for key in ("backend", "device", "arch", "mode"):
         if ca.get(key) != cb.get(key):
             warnings.append(f"{key} differs: A {ca.get(key)!r}, B {cb.get(key)!r}")
-    return Comparison(label_a or a.label, label_b or b.label, rows, total,
+    return Comparison(label_a or a.label, label_b or b.label, metric, rows, total,
                       [t for t in ta if t not in set(tb)], [t for t in tb if t not in set(ta)], warnings)

@@ -20,20 +20,20 @@ def _sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def perf_counter_resolution_ms(samples: int = 2000) -> float:
-    """The smallest step perf_counter shows here (what a CPU launch timing can resolve)."""
+def clock_resolution_ms(clock=time.perf_counter, samples: int = 200) -> float:
+    """The smallest step `clock` shows here (what a CPU launch timing can resolve)."""
     best = float("inf")
     for _ in range(samples):
-        t0 = time.perf_counter()
-        t1 = time.perf_counter()
+        t0 = clock()
+        t1 = clock()
         while t1 == t0:
-            t1 = time.perf_counter()
+            t1 = clock()
         best = min(best, t1 - t0)
     return best * 1e3
 
 
 def timer_resolution_ms(backend: str) -> float:
-    return CUDA_EVENT_RESOLUTION_MS if backend == "cuda" else perf_counter_resolution_ms()
+    return CUDA_EVENT_RESOLUTION_MS if backend == "cuda" else clock_resolution_ms()
 
 
 def git_state(folder: Path) -> dict | None:
@@ -87,7 +87,7 @@ def collect(engine, compiled=(), **extra) -> dict:
         st = cuda_status()
         ctx.update(device=st.name, driver=st.driver_version, sm_count=st.sm_count)
     else:
-        ctx.update(device=cpu_name(), driver="")
+        ctx.update(device=cpu_name(), driver="", cpu_timer_resolution_ms=clock_resolution_ms(time.process_time))
     folder = engine.project.path if engine.project.path.is_dir() else engine.project.path.parent
     ctx["git"] = git_state(folder)
     ctx.update(extra)

@@ -148,10 +148,10 @@ class History:
 
     @staticmethod
     def _add_launches(db, run_id: int, launches, start: int):
-        db.executemany("INSERT INTO launches (run_id, seq, task, kernel, workload, repeat, ms, grid, block) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       [(run_id, start + i, ln.task, ln.kernel, ln.workload, ln.repeat, ln.ms, ln.grid, ln.block)
-                        for i, ln in enumerate(launches)])
+        db.executemany("INSERT INTO launches (run_id, seq, task, kernel, workload, repeat, ms, grid, block, cpu_ms) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(run_id, start + i, ln.task, ln.kernel, ln.workload, ln.repeat, ln.ms, ln.grid, ln.block,
+                         ln.cpu_ms) for i, ln in enumerate(launches)])
 
     @staticmethod
     def _add_compile(db, run_id: int, compile_: dict):
@@ -186,7 +186,8 @@ class History:
         name, created, ctx, status, message, pid = self.db.execute(
             "SELECT name, created, context, status, message, pid FROM runs WHERE id = ?", (rid,)).fetchone()
         launches = [Launch(*row) for row in self.db.execute(
-            "SELECT task, kernel, workload, repeat, ms, grid, block FROM launches WHERE run_id = ? ORDER BY seq",
+            "SELECT task, kernel, workload, repeat, ms, grid, block, cpu_ms FROM launches WHERE run_id = ? "
+            "ORDER BY seq",
             (rid,))]
         compile_: dict = {}
         for task, stage, sec, tier in self.db.execute(

@@ -26,6 +26,7 @@ class Launch:
     ms: float
     grid: int = 0
     block: int = 0
+    cpu_ms: float | None = None   # CPU backend: process CPU time of the launch
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -50,33 +51,46 @@ class Run:
         """Task names in the order they first launched."""
         return list(dict.fromkeys(ln.task for ln in self.launches))
 
-    def samples(self, task: str) -> np.ndarray:
+    @property
+    def metric(self) -> str:
+        """What the statistics compare: CPU time where every launch has it, else wall time.
+
+        The CPU backend times launches on a machine shared with everything else: wall time there
+        mostly measures the other processes, while the process CPU time of a launch is the work
+        it did. CUDA launches are timed by CUDA events on the device (wall time, `ms`).
+        """
+        has = [ln.cpu_ms is not None for ln in self.launches]
+        return "cpu_ms" if has and all(has) else "ms"
+
+    def samples(self, task: str, metric: str | None = None) -> np.ndarray:
+        metric = metric or self.metric
         if task == TOTAL:
-            return self.totals()
-        return np.array([ln.ms for ln in self.launches if ln.task == task], dtype=np.float64)
+            return self.totals(metric)
+        return np.array([getattr(ln, metric) for ln in self.launches if ln.task == task], dtype=np.float64)
 
-    def medians(self) -> dict[str, float]:
-        return {t: float(np.median(self.samples(t))) for t in self.tasks()}
+    def medians(self, metric: str | None = None) -> dict[str, float]:
+        return {t: float(np.median(self.samples(t, metric))) for t in self.tasks()}
 
-    def totals(self) -> np.ndarray:
+    def totals(self, metric: str | None = None) -> np.ndarray:
         """The workload total per repeat: every task's launch time of that repeat, summed.
 
         Only repeats in which every task launched count, so a stopped run's partial last repeat
         does not look fast.
         """
+        metric = metric or self.metric
         per: dict[int, float] = {}
         seen: dict[int, set] = {}
         for ln in self.launches:
-            per[ln.repeat] = per.get(ln.repeat, 0.0) + ln.ms
+            per[ln.repeat] = per.get(ln.repeat, 0.0) + getattr(ln, metric)
             seen.setdefault(ln.repeat, set()).add((ln.workload, ln.task))
         if not per:
             return np.array([], dtype=np.float64)
         full = max(len(s) for s in seen.values())
         return np.array([v for r, v in sorted(per.items()) if len(seen[r]) == full], dtype=np.float64)
 
-    @property
-    def timer_resolution_ms(self) -> float:
-        return float(self.context.get("timer_resolution_ms", 0.0))
+    def timer_resolution_ms(self, metric: str | None = None) -> float:
+        key = "cpu_timer_resolution_ms" if (metric or self.metric) == "cpu_ms" else "timer_resolution_ms"
+        return float(self.context.get(key, 0.0))
 
     def to_dict(self) -> dict:
         return {"id": self.id, "name": self.name, "created": self.created, "status": self.status,

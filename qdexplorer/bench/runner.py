@@ -25,7 +25,7 @@ def _launches(results, warmup: int, repeat_offset: int = 0) -> list[Launch]:
         for tm in r.timings:
             if tm.repeat >= warmup:
                 out.append(Launch(tm.task, tm.kernel, r.workload, tm.repeat - warmup + repeat_offset, tm.ms,
-                                  tm.grid, tm.block))
+                                  tm.grid, tm.block, getattr(tm, "cpu_ms", None)))
     return out
 
 

@@ -30,8 +30,10 @@ MIGRATIONS: list[tuple[int, str]] = [
     CREATE INDEX launches_by_run_task ON launches(run_id, task);
     """),
     # 2: runs stream (status while running, stopped/failed with a message, the writer's pid to
-    #    spot a killed one) and keep each task's compile stages for the trace export
+    #    spot a killed one), keep each task's compile stages for the trace export, and CPU-backend
+    #    launches carry their CPU time
     (2, """
+    ALTER TABLE launches ADD COLUMN cpu_ms REAL;
     ALTER TABLE runs ADD COLUMN status TEXT NOT NULL DEFAULT 'complete';
     ALTER TABLE runs ADD COLUMN message TEXT NOT NULL DEFAULT '';
     ALTER TABLE runs ADD COLUMN pid INTEGER;

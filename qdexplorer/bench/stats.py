@@ -4,8 +4,11 @@ Launch times are skewed (a floor plus a long tail of preemptions and clock hiccu
 summary is the median, the effect is the ratio of medians B/A, its 95% interval comes from a
 percentile bootstrap (no normality assumed), and the significance from Mann–Whitney U (SciPy).
 A task is called faster or slower only when all of these agree: the p-value is below alpha,
-the interval excludes 1, and the medians differ by more than the timer can resolve; otherwise
-it is `same`. The bootstrap uses a fixed seed, so the same samples always give the same verdict.
+the interval excludes 1, the medians differ by more than the timer can resolve, and by at least
+`threshold` (5% by default, as asv and critcmp also ignore small changes: two runs of unchanged
+code on a busy machine drift by a few percent, significantly so with many launches); otherwise
+it is `same`. Interleaved A/B rounds drift less, so a lower threshold suits them.
+The bootstrap uses a fixed seed, so the same samples always give the same verdict.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 ALPHA = 0.05
+THRESHOLD = 0.05
 BOOTSTRAP = 2000
 SEED = 20240601
 
@@ -76,7 +80,7 @@ def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def compare_samples(task: str, a, b, resolution_ms: float = 0.0, alpha: float = ALPHA,
-                    n_boot: int = BOOTSTRAP, seed: int = SEED) -> TaskStats:
+                    threshold: float = THRESHOLD, n_boot: int = BOOTSTRAP, seed: int = SEED) -> TaskStats:
     """A/B statistics of one task's launch times (milliseconds)."""
     a = np.asarray(a, dtype=np.float64)
     b = np.asarray(b, dtype=np.float64)
@@ -91,6 +95,8 @@ def compare_samples(task: str, a, b, resolution_ms: float = 0.0, alpha: float = 
         reason = "too few launches to tell (need 3 per side)"
     elif abs(mb - ma) <= resolution_ms:
         reason = f"difference below the timer resolution ({resolution_ms * 1e3:.3g} µs)"
+    elif abs(ratio - 1.0) < threshold:
+        reason = f"change {ratio - 1:+.1%} is below the {threshold:.0%} threshold"
     elif p >= alpha:
         reason = f"p = {p:.3g} ≥ {alpha}"
     elif ci[0] <= 1.0 <= ci[1]:

@@ -86,7 +86,7 @@ class CpuBackend:
     def launch(self, task: str, args: dict) -> LaunchTiming:
         _, fn, spec, _ = self.modules[task]
         cargs = self.call_args(spec, args)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         if spec.type == "serial":
             fn(*cargs)
             grid = 1
@@ -102,7 +102,7 @@ class CpuBackend:
                 list(self.pool.map(lambda b: fn(*cargs, b[0], b[1]), bounds))
             grid = len(bounds)
         ms = (time.perf_counter() - t0) * 1e3
-        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1)
+        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1, cpu_ms=(time.process_time() - c0) * 1e3)
 
 
 def host_arrays(args: dict) -> dict:

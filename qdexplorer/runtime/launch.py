@@ -53,6 +53,7 @@ class LaunchTiming:
     repeat: int = 0
     workload: str = ""
     bytes_moved: int = 0
+    cpu_ms: float | None = None     # CPU backend: process CPU time of the launch (immune to a busy machine)
 
     def to_dict(self) -> dict:
         return asdict(self)

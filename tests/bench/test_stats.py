@@ -64,3 +64,11 @@ def test_bootstrap_interval_is_deterministic_and_brackets_the_ratio():
     assert bootstrap_ratio_ci(a, b) == bootstrap_ratio_ci(a, b)
     lo, hi = bootstrap_ratio_ci(a, b)
     assert lo < np.median(b) / np.median(a) < hi and 1.6 < lo and hi < 2.4
+
+
+def test_small_significant_drift_is_below_the_threshold():
+    rng = np.random.default_rng(5)
+    a, b = launch_times(rng, 2000), launch_times(rng, 2000) * 1.03
+    drift = compare_samples("t", a, b)
+    assert drift.verdict == "same" and drift.p < 1e-3 and "threshold" in drift.reason
+    assert compare_samples("t", a, b, threshold=0.01).verdict == "slower"
