@@ -1,0 +1,131 @@
+"""`bench`, `compare`, `runs` and `export` as a user runs them: real subprocesses, real SQLite files."""
+import json
+import os
+import subprocess
+import sys
+
+from qdexplorer.bench.history import History
+
+from .conftest import make_run
+from .test_export import validate_trace
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cli(*args, env=None):
+    e = dict(os.environ, PYTHONPATH=ROOT)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *map(str, args)], capture_output=True,
+                          text=True, env=e, timeout=300)
+
+
+def saved_project(tmp_path):
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    with History(proj / ".qdexplorer" / "history.sqlite") as h:
+        h.save(make_run("base", seed=1))
+        h.save(make_run("rerun", seed=2))
+        h.save(make_run("slow", scale={"k_kernel_0_range_for": 1.6}, seed=3))
+    return proj
+
+
+def test_compare_exit_codes_and_json(tmp_path):
+    proj = saved_project(tmp_path)
+    p = cli("compare", proj, "base", "slow", "--json")
+    assert p.returncode == 0, p.stderr  # no gate asked for: a regression is reported, not failed
+    out = json.loads(p.stdout)
+    rows = {t["task"]: t for t in out["tasks"]}
+    assert set(rows) == {"k_kernel_0_range_for", "k_kernel_1_serial"}
+    for t in rows.values():
+        assert {"task", "ratio", "ci", "p", "verdict"} <= set(t) and len(t["ci"]) == 2
+    assert rows["k_kernel_0_range_for"]["verdict"] == "slower" and rows["k_kernel_1_serial"]["verdict"] == "same"
+    assert 1.5 < rows["k_kernel_0_range_for"]["ratio"] < 1.7
+    assert out["tasks"][0]["task"] == "k_kernel_0_range_for"  # sorted by impact
+    assert cli("compare", proj, "base", "slow", "--fail-if-slower", "25").returncode == 1
+    p = cli("compare", proj, "base", "slow", "--fail-if-slower", "80")
+    assert p.returncode == 0, p.stdout  # slower, but not by more than 80%
+    assert "k_kernel_0_range_for" in p.stdout and "slower" in p.stdout
+    assert cli("compare", proj, "base", "rerun", "--fail-if-slower", "1").returncode == 0
+    assert cli("compare", proj, "slow", "base", "--fail-if-slower", "1").returncode == 0  # faster never fails
+    bad = cli("compare", proj, "base", "nope")
+    assert bad.returncode == 2 and "no run 'nope'" in bad.stderr and "base" in bad.stderr
+
+
+def test_runs_export_and_delete(tmp_path):
+    proj = saved_project(tmp_path)
+    p = cli("runs", proj)
+    assert p.returncode == 0 and [ln.split()[0] for ln in p.stdout.splitlines()] == ["base", "rerun", "slow"]
+    trace = tmp_path / "t.json"
+    assert cli("export", proj, "slow", "--perfetto", trace).returncode == 0
+    validate_trace(json.loads(trace.read_text()))
+    assert cli("export", proj, "latest", "--csv", tmp_path / "r.csv").returncode == 0
+    assert len((tmp_path / "r.csv").read_text().splitlines()) == 61
+    assert cli("runs", proj, "--delete", "rerun", "--rename", "slow", "candidate").returncode == 0
+    runs = json.loads(cli("runs", proj, "--json").stdout)["runs"]
+    assert [r["name"] for r in runs] == ["base", "candidate"]
+
+
+HOT = """
+import numpy as np
+import qdexplorer.lang as qd
+
+
+@qd.kernel
+def hot(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+    for i in range(x.shape[0]):
+        acc = x[i]
+        for j in range(2000):
+            acc = acc * 0.999 + 0.001
+{doubled}        x[i] = acc
+
+
+@qd.kernel
+def steady(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+    for i in range(x.shape[0]):
+        acc = x[i]
+        for j in range(2000):
+            acc = acc * 0.999 + 0.002
+        x[i] = acc
+
+
+@qd.workload(hot)
+def hot_2k(rng):
+    return dict(x=rng.standard_normal(2048, dtype=np.float32))
+
+
+@qd.workload(steady)
+def steady_2k(rng):
+    return dict(x=rng.standard_normal(2048, dtype=np.float32))
+"""
+DOUBLED = "        for j in range(2000):\n            acc = acc * 0.999 + 0.001\n"
+
+
+def test_doubled_hot_loop_is_slower_and_a_rerun_never_fails_the_gate(tmp_path):
+    """The CPU acceptance: 2048 indices (one chunk, one thread) × 2000 dependent steps ≈ 5 ms a launch."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    src = proj / "kernels.py"
+    src.write_text(HOT.format(doubled=""))
+    bench = lambda name: cli("bench", proj, "--save", name, "--repeat", "15", "--backend", "cpu",  # noqa: E731
+                             "--cache-dir", tmp_path / "cache")
+    assert (p := bench("before")).returncode == 0, p.stderr
+    src.write_text(HOT.format(doubled=DOUBLED))
+    assert bench("after").returncode == 0
+    assert bench("after-again").returncode == 0
+
+    p = cli("compare", proj, "before", "after", "--json", "--fail-if-slower", "25")
+    out = json.loads(p.stdout)
+    rows = {t["task"]: t for t in out["tasks"]}
+    hot, steady = rows["hot_kernel_0_range_for"], rows["steady_kernel_0_range_for"]
+    assert hot["verdict"] == "slower" and hot["ci"][0] > 1.0 and 1.6 < hot["ratio"] < 2.5, out
+    assert steady["verdict"] == "same", out
+    assert p.returncode == 1 and out["failing"] == ["hot_kernel_0_range_for"]
+
+    p = cli("compare", proj, "after", "after-again", "--fail-if-slower", "25")
+    assert p.returncode == 0, p.stdout + p.stderr  # unchanged code never fails the gate
+    with History(proj / ".qdexplorer" / "history.sqlite") as h:
+        before, after = h.load("before"), h.load("after")
+    assert before.context["tasks"]["hot_kernel_0_range_for"]["loaded_sha256"] != \
+        after.context["tasks"]["hot_kernel_0_range_for"]["loaded_sha256"]
+    assert before.context["tasks"]["steady_kernel_0_range_for"] == after.context["tasks"]["steady_kernel_0_range_for"]
+    assert before.context["repeat"] == 15 and len(before.samples("hot_kernel_0_range_for")) == 15
