@@ -104,3 +104,15 @@ def compare_samples(task: str, a, b, resolution_ms: float = 0.0, alpha: float = 
     else:
         verdict = "slower" if ratio > 1 else "faster"
     return TaskStats(task, len(a), len(b), ma, mb, ratio, ci, p, verdict, reason)
+
+
+def median_ci(x, n_boot: int = BOOTSTRAP, level: float = 0.95, seed: int = SEED) -> tuple[float, float]:
+    """Percentile bootstrap interval of one side's median (the whiskers of a median bar)."""
+    x = np.asarray(x, dtype=np.float64)
+    if len(x) == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    meds = np.median(x[rng.integers(0, len(x), (n_boot, len(x)))], axis=1)
+    tail = (1.0 - level) / 2 * 100
+    lo, hi = np.percentile(meds, [tail, 100 - tail])
+    return (float(lo), float(hi))

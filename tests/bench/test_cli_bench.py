@@ -7,6 +7,7 @@ import sys
 from qdexplorer.bench.history import History
 
 from .conftest import make_run
+from .hot_project import HOT, STEADY, write_project
 from .test_export import validate_trace
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -65,67 +66,28 @@ def test_runs_export_and_delete(tmp_path):
     assert [r["name"] for r in runs] == ["base", "candidate"]
 
 
-HOT = """
-import numpy as np
-import qdexplorer.lang as qd
-
-
-@qd.kernel
-def hot(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
-    for i in range(x.shape[0]):
-        acc = x[i]
-        for j in range(2000):
-            acc = acc * 0.999 + 0.001
-{doubled}        x[i] = acc
-
-
-@qd.kernel
-def steady(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
-    for i in range(x.shape[0]):
-        acc = x[i]
-        for j in range(2000):
-            acc = acc * 0.999 + 0.002
-        x[i] = acc
-
-
-@qd.workload(hot)
-def hot_2k(rng):
-    return dict(x=rng.standard_normal(2048, dtype=np.float32))
-
-
-@qd.workload(steady)
-def steady_2k(rng):
-    return dict(x=rng.standard_normal(2048, dtype=np.float32))
-"""
-DOUBLED = "        for j in range(2000):\n            acc = acc * 0.999 + 0.001\n"
-
-
 def test_doubled_hot_loop_is_slower_and_a_rerun_never_fails_the_gate(tmp_path):
     """The CPU acceptance: 2048 indices (one chunk, one thread) × 2000 dependent steps ≈ 5 ms a launch."""
-    proj = tmp_path / "proj"
-    proj.mkdir()
-    src = proj / "kernels.py"
-    src.write_text(HOT.format(doubled=""))
+    proj = write_project(tmp_path / "proj")
     bench = lambda name: cli("bench", proj, "--save", name, "--repeat", "15", "--backend", "cpu",  # noqa: E731
                              "--cache-dir", tmp_path / "cache")
     assert (p := bench("before")).returncode == 0, p.stderr
-    src.write_text(HOT.format(doubled=DOUBLED))
+    write_project(proj, doubled=True)
     assert bench("after").returncode == 0
     assert bench("after-again").returncode == 0
 
     p = cli("compare", proj, "before", "after", "--json", "--fail-if-slower", "25")
     out = json.loads(p.stdout)
     rows = {t["task"]: t for t in out["tasks"]}
-    hot, steady = rows["hot_kernel_0_range_for"], rows["steady_kernel_0_range_for"]
+    hot, steady = rows[HOT], rows[STEADY]
     assert hot["verdict"] == "slower" and hot["ci"][0] > 1.0 and 1.6 < hot["ratio"] < 2.5, out
     assert steady["verdict"] == "same", out
-    assert p.returncode == 1 and out["failing"] == ["hot_kernel_0_range_for"]
+    assert p.returncode == 1 and out["failing"] == [HOT]
 
     p = cli("compare", proj, "after", "after-again", "--fail-if-slower", "25")
     assert p.returncode == 0, p.stdout + p.stderr  # unchanged code never fails the gate
     with History(proj / ".qdexplorer" / "history.sqlite") as h:
         before, after = h.load("before"), h.load("after")
-    assert before.context["tasks"]["hot_kernel_0_range_for"]["loaded_sha256"] != \
-        after.context["tasks"]["hot_kernel_0_range_for"]["loaded_sha256"]
-    assert before.context["tasks"]["steady_kernel_0_range_for"] == after.context["tasks"]["steady_kernel_0_range_for"]
-    assert before.context["repeat"] == 15 and len(before.samples("hot_kernel_0_range_for")) == 15
+    assert before.context["tasks"][HOT]["loaded_sha256"] != after.context["tasks"][HOT]["loaded_sha256"]
+    assert before.context["tasks"][STEADY] == after.context["tasks"][STEADY]
+    assert before.context["repeat"] == 15 and len(before.samples(HOT)) == 15
