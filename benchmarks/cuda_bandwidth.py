@@ -16,12 +16,14 @@ WARMUP, REPS = 5, 30
 def ours(kernel, args, vector, be):
     from qdexplorer.compiler.cache import PtxCache
     from qdexplorer.compiler.pool import InlineCompiler
-    from qdexplorer.compiler.service import CompileService
+    from qdexplorer.compiler.pipeline import Pipeline
+    from qdexplorer.lang.bounds import trip_counts
     spec = kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
-    svc = CompileService(InlineCompiler(), PtxCache(offline=False), "sm_90", vector=vector)
-    (ct,) = svc.compile_tasks(kernel.tasks(spec), "nvptx")
+    pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), "sm_90", vector=vector)
+    tasks = kernel.tasks(spec)
+    (ct,) = pipe.compile(tasks, "nvptx")
     be.load(ct.spec, ct.output, f"{ct.load_hash}-{vector}", unit=f"{ct.task}-v{vector}")
-    prep = be.prepare(args)
+    prep = be.prepare(args, trip_counts(tasks, args))
     for _ in range(WARMUP):
         be.launch(ct.task, prep)
     be.finish(prep)

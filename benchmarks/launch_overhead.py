@@ -33,7 +33,7 @@ def main():
     from pathlib import Path
     from cuda.bindings import driver as cu
     from qdexplorer.compiler.pool import InlineCompiler
-    from qdexplorer.compiler.service import CompileService
+    from qdexplorer.compiler.pipeline import Pipeline
     from qdexplorer.project.loader import load_project
     from qdexplorer.runtime.cuda.backend import CudaBackend
     d = Path(tempfile.mkdtemp())
@@ -44,11 +44,11 @@ def main():
             pass
         """))
     k = load_project(d / "k.py").kernels["empty"]
-    (ct,) = CompileService(InlineCompiler()).compile_tasks(k.tasks(), "nvptx")
+    (ct,) = Pipeline(InlineCompiler()).compile(k.tasks(), "nvptx")
     results = {}
     be = CudaBackend()
     be.load(ct.spec, ct.output, ct.load_hash)
-    prep = be.prepare({"x": np.zeros(1, np.float32)})
+    prep = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
     done = lambda: be.finish(prep)  # noqa: E731
     results["qdexplorer_timed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep), done)
     results["qdexplorer_untimed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep, timed=False), done)

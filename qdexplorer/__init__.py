@@ -1,2 +1,28 @@
 """qdexplorer: explore, edit and time what Quadrants-style kernels compile to, task by task."""
 __version__ = "0.1.0"
+
+
+def _install_script_caller():
+    """Let `import qdexplorer.lang as qd` call kernels without lang importing the engine.
+
+    The hooks import `qdexplorer.script` only when a script first calls `qd.init` or a kernel,
+    so importing the language stays cheap and free of LLVM and CUDA.
+    """
+    from .lang import runtime_api
+
+    def init(arch, **options):
+        from . import script
+        return script.init(arch, **options)
+
+    def call(kernel, args):
+        from . import script
+        return script.call_kernel(kernel, args)
+
+    def reset():
+        from . import script
+        return script.reset()
+
+    runtime_api.install(init, call, reset)
+
+
+_install_script_caller()

@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
     r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--warmup", type=int, default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
     _add_project_args(s)
@@ -52,7 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("action", choices=("list", "set", "revert"))
     o.add_argument("project", nargs="?")
     o.add_argument("task", nargs="?")
-    o.add_argument("file", nargs="?", help="edited PTX (for set)")
+    o.add_argument("file", nargs="?", help="edited PTX or LLVM IR (for set)")
+    o.add_argument("--stage", choices=("ptx", "ll"), help="which stage's output the file replaces (default ptx; "
+                   "revert: both)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?")
@@ -61,23 +64,23 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _engine(a, backend=None):
+def _engine(a, backend=None, dump_dir=None):
     from .compiler.dump import env_load_dir
     from .engine import Engine
     return Engine(a.project, backend=backend, arch=a.arch, in_process=a.in_process,
                   offline_cache=False if a.no_offline_cache else None, cache_dir=a.cache_dir, mode=a.mode,
-                  load_ptx=a.load_ptx or env_load_dir(), launch_timeout=getattr(a, "timeout", 60.0))
+                  load_ptx=a.load_ptx or env_load_dir(), launch_timeout=getattr(a, "timeout", 60.0),
+                  dump_dir=dump_dir)
 
 
 def cmd_compile(a) -> int:
-    from .compiler.dump import dump, env_dump_dir
+    from .compiler.dump import env_dump_dir
+    from .events import TaskCompiled
     events = []
-    with _engine(a) as eng:
-        eng.on(lambda ev: events.append(ev.to_dict()))
+    dump_dir = a.dump or env_dump_dir()
+    with _engine(a, dump_dir=dump_dir) as eng:
+        eng.on(lambda ev: events.append(ev.to_dict()) if isinstance(ev, TaskCompiled) else None)
         kts, compiled = eng.compile(a.kernel, target=a.target)
-        dump_dir = a.dump or env_dump_dir()
-        if dump_dir:
-            dump(compiled, dump_dir)
         tasks = {t.name: t for kt in kts for t in kt.tasks}
         rows = []
         for ct in compiled:
@@ -111,12 +114,14 @@ def cmd_compile(a) -> int:
 
 
 def cmd_run(a) -> int:
+    from .session import Session
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
     with _engine(a, backend=a.backend) as eng:
-        resources = {}
-        eng.on(lambda ev: resources.__setitem__(ev.task, ev.resources) if type(ev).__name__ == "LoadEvent" else None)
-        results = eng.run(a.workload, repeat=a.repeat, seed=a.seed)
+        session = Session()
+        eng.on(session.apply)
+        resources = session.resources
+        results = eng.run(a.workload, repeat=a.repeat, seed=a.seed, warmup=a.warmup)
         out = []
         for r in results:
             per = {}
@@ -158,7 +163,7 @@ def cmd_show(a) -> int:
         for ct in compiled:
             if ct.task == a.task:
                 if a.what == "ll":
-                    print(ct.module.text if ct.module else "")
+                    print(ct.ll)
                 elif a.what == "source":
                     t = next(t for kt in kts for t in kt.tasks if t.name == a.task)
                     print(f"# {t.file}:{t.lines[0]}-{t.lines[1]}\n{t.source}")
@@ -170,9 +175,9 @@ def cmd_show(a) -> int:
 
 def cmd_override(a) -> int:
     from .compiler.overrides import OverrideStore
-    from .engine import Engine
-    eng = Engine(a.project, in_process=True)
-    store = eng.overrides
+    from .project.loader import load_project
+    proj = load_project(a.project)
+    store = OverrideStore(proj.path if proj.path.is_dir() else None)
     if a.action == "list":
         for t in store.tasks():
             print(t)
@@ -180,16 +185,22 @@ def cmd_override(a) -> int:
     if not a.task:
         raise QdError("override set/revert need a TASK name")
     if a.action == "revert":
-        print("reverted" if store.revert(a.task) else "no override for that task")
+        print("reverted" if store.revert(a.task, (a.stage,) if a.stage else ("ptx", "ll")) else "no override for that task")
         return 0
     if not a.file or not os.path.isfile(a.file):
-        raise QdError(f"override set needs an existing PTX file, got {a.file!r}")
-    kts, compiled = eng.compile(target="nvptx")
+        raise QdError(f"override set needs an existing {'PTX' if a.stage != 'll' else 'LLVM IR'} file, got {a.file!r}")
+    from .engine import Engine
+    stage = a.stage or "ptx"
+    with Engine(proj) as eng:  # compiles in the pool: LLVM never runs in this process
+        _, compiled = eng.compile(target="nvptx")
     ct = next((c for c in compiled if c.task == a.task), None)
     if ct is None:
-        raise QdError(f"no task named {a.task}")
-    assert isinstance(store, OverrideStore)
-    print(store.write(a.task, open(a.file, "rb").read(), ct.generated))
+        raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
+    produced = ct.produced.get(stage)
+    if produced is None:
+        raise QdError(f"{a.task} has no generated {stage} to derive an override from: {ct.error}")
+    with open(a.file, "rb") as fh:
+        print(store.write(a.task, fh.read(), produced.data, kind=stage))
     return 0
 
 
@@ -203,16 +214,13 @@ def cmd_info(a) -> int:
     return 0
 
 
-def cmd_gui(a) -> int:
-    try:
-        from .gui.app import main as gui_main
-    except ImportError as e:
-        raise QdError(f"the desktop app needs PySide6-Essentials and pyqtgraph ({e}); "
-                      f"pip install PySide6-Essentials pyqtgraph, or use the compile/run commands") from None
-    return gui_main(a.project)
-
-
-def main(argv=None) -> int:
+def main(argv=None, gui_main=None) -> int:
+    """`gui_main(args)` opens the window; the launcher (the layer above the GUI) passes it in,
+    so this module never imports Qt and the layers stay one-way."""
+    def cmd_gui(a) -> int:
+        if gui_main is None:
+            raise QdError("the window opens from the `qdexplorer` command (or `python -m qdexplorer gui`)")
+        return gui_main(a)
     ap = build_parser()
     a = ap.parse_args(argv)
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo

@@ -91,14 +91,15 @@ def cmd_bench(a) -> int:
         raise QdError("--repeat must be at least 1")
     if a.save in FRESH:
         raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
-    with _engine(a) as eng:
-        run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
-                    name=a.save)
-    where = None
-    if not a.no_save:
-        with _history(a.project) as h:
-            h.save(run)
-            where = str(h.path)
+    history = None if a.no_save else _history(a.project)  # opened first: a bad --save name fails before running
+    try:
+        with _engine(a) as eng:
+            run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
+                        name=a.save, history=history)
+    finally:
+        if history is not None:
+            history.close()
+    where = str(history.path) if history is not None else None
     rows = _run_summary(run)
     if a.json:
         print(json.dumps({"run": run.id, "name": run.name, "history": where, "status": run.status,

@@ -1,28 +1,37 @@
-"""The orchestrator: commands in, events out; no Qt.
+"""The orchestrator: commands in, typed events out; no Qt.
 
-The GUI, the CLI, tests and plain scripts drive the same Engine. It lowers kernels, asks the
-CompileService for each task's PTX/object (cache → pool), hands the results to a device (a
-worker process, or in-process for scripts) and forwards every step as an event.
+The GUI, the CLI and tests drive the same Engine. It lowers kernels, walks each task through
+the compile pipeline (cache → pool → overrides, dumps), loads the results on a device (a worker
+process, or in-process), builds each workload's inputs once, here, and streams its launches.
 """
 from __future__ import annotations
 
+import copy
+import itertools
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from .compiler.artifacts import CompiledTask
 from .compiler.cache import PtxCache
+from .compiler.dump import env_load_kinds
 from .compiler.overrides import OverrideStore
+from .compiler.pipeline import Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
-from .compiler.service import CompiledTask, CompileService
-from .compiler.stages import DEFAULT_ARCH
-from .events import FaultEvent, LaunchEvent, LoadEvent
+from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
+                     RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
+from .lang.bounds import trip_counts
 from .lang.errors import QdError
 from .lang.fingerprint import TaskMemo
 from .project.loader import Project, load_project
-from .runtime.device import LoadItem, LocalDevice, WorkloadResult
-from .runtime.cuda.detect import cuda_status
+from .runtime.device import LoadItem, LocalDevice, RunJob, WorkloadResult
+from .runtime.faults import WorkerFault
+from .runtime.targets import TARGET, check_backend, pick_arch  # noqa: F401 - re-exported
 
-TARGET = {"cpu": "host", "cuda": "nvptx"}
+_run_ids = itertools.count(1)
 
 
 @dataclass
@@ -33,49 +42,53 @@ class KernelTasks:
     error: str = ""
 
 
-def pick_arch(flag: str | None, project_arch: str | None = None) -> str:
-    """sm_XX by flag, then project setting, then the detected GPU, then sm_90."""
-    if flag:
-        return flag
-    if project_arch:
-        return project_arch
-    st = cuda_status()
-    return st.arch if st.available else DEFAULT_ARCH
-
-
 class Engine:
     def __init__(self, project: str | Path | Project | None = None, backend: str | None = None,
                  arch: str | None = None, in_process: bool = False, offline_cache: bool | None = None,
                  cache_dir: str | None = None, mode: str = "per_task", load_ptx: str | None = None,
+                 load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
-                 memo: bool = True):
+                 memo: bool = True, overrides_dir: str | None = None):
         self.project = project if isinstance(project, Project) else load_project(project)
         cfg = self.project.config
         self.backend = backend or cfg.backend or "cpu"
-        if self.backend not in TARGET:
-            raise QdError(f"unknown backend {self.backend!r}: choose cpu or cuda")
-        if self.backend == "cuda" and not cuda_status().available:
-            raise QdError(f"the cuda backend is unavailable here: {cuda_status().reason}; use the cpu backend "
-                          f"(PTX is still generated)")
+        check_backend(self.backend)
         self.arch = pick_arch(arch, cfg.arch)
         self.in_process = in_process
         self.listeners: list = []
         offline = offline_cache if offline_cache is not None else cfg.offline_cache
         self.cache = PtxCache(cache_dir or cfg.cache_dir, offline=offline, enabled=use_cache)
-        self.overrides = OverrideStore(self.project.path if self.project.path.is_dir() else None, load_ptx)
+        self.overrides = OverrideStore(self.project.path if self.project.path.is_dir() else None, load_ptx,
+                                       load_kinds or env_load_kinds() or ("ptx",), folder=overrides_dir)
         self.compiler = InlineCompiler() if in_process else CompilePool(workers)
-        self.service = CompileService(self.compiler, self.cache, self.arch, overrides=self.overrides,
-                                      emit=self.emit, mode=mode)
-        self.launch_timeout = launch_timeout
         self.memo = TaskMemo(enabled=memo and use_cache)
-        self.service.memo_modules = self.memo.enabled
+        self.pipeline = Pipeline(self.compiler, self.cache, self.arch, overrides=self.overrides, dump_dir=dump_dir,
+                                 mode=mode, memo=self.memo.enabled, default_block=cfg.block_dim,
+                                 on_task=self._task_compiled)
+        self.launch_timeout = launch_timeout
         self._device = None
-        self.compiled: dict[str, CompiledTask] = {}
+        self._stop = threading.Event()
+        self.compiled: dict[str, CompiledTask] = {}   # "<target>:<task>" -> latest
+
+    @property
+    def mode(self) -> str:
+        return self.pipeline.mode
 
     def refresh(self) -> Project:
         """Re-read the project's files (after an edit); unchanged tasks are reused from the memo."""
-        self.project = load_project(self.project.path)
+        try:
+            self.project = load_project(self.project.path)
+        except QdError as e:
+            self.emit(ProjectFailed(str(self.project.path), str(e)))
+            raise
+        self.announce()
         return self.project
+
+    def announce(self):
+        """Tell listeners which project is open (its kernels, workloads and files)."""
+        p = self.project
+        self.emit(ProjectOpened(str(p.path), p.name, tuple(p.kernels), tuple(sorted(p.workloads)),
+                                tuple(str(f) for f in p.files)))
 
     # -- events
     def on(self, listener):
@@ -86,6 +99,11 @@ class Engine:
         for cb in list(self.listeners):
             cb(event)
 
+    def _task_compiled(self, ct: CompiledTask):
+        self.compiled[f"{ct.target}:{ct.task}"] = ct
+        self.emit(TaskCompiled(ct.task, ct.kernel, ct.target, ct.tier, ct.key[:16], dict(ct.seconds),
+                               len(ct.output), ct.override, ct.error, ct))
+
     # -- lowering and compiling
     def kernel_tasks(self, names: list[str] | None = None) -> list[KernelTasks]:
         out = []
@@ -95,11 +113,11 @@ class Engine:
             kt = KernelTasks(name)
             t0 = time.perf_counter()
             try:
-                spec = self._spec(k)
-                kt.tasks = k.tasks(spec, memo=self.memo)
+                kt.tasks = k.tasks(self._spec(k), memo=self.memo)
             except QdError as e:
                 kt.error = str(e)
             kt.lower_s = time.perf_counter() - t0
+            self.emit(KernelLowered(name, tuple(kt.tasks), kt.lower_s, kt.error))
             out.append(kt)
         if names:
             unknown = set(names) - {kt.kernel for kt in out}
@@ -120,20 +138,29 @@ class Engine:
 
     def compile(self, kernels: list[str] | None = None, target: str | None = None) -> tuple[list[KernelTasks], list[CompiledTask]]:
         target = target or TARGET[self.backend]
+        t0 = time.perf_counter()
         kts = self.kernel_tasks(kernels)
         lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
-        compiled: list[CompiledTask] = []
-        if self.service.mode == "whole":
-            for kt in kts:
-                compiled += self.service.compile_tasks(kt.tasks, target, lower)
-        else:  # one batch across kernels, so a cold compile fills every pool worker
-            compiled = self.service.compile_tasks([t for kt in kts for t in kt.tasks], target, lower)
-        default_block = self.project.config.block_dim
+        # one batch across kernels, so a cold compile fills every pool worker
+        compiled = self.pipeline.compile([t for kt in kts for t in kt.tasks], target, lower)
+        tiers: dict[str, int] = {}
         for ct in compiled:
-            if default_block and ct.spec is not None and ct.spec.block_dim is None and ct.spec.type == "range_for":
-                ct.spec.block_dim = default_block  # qdexplorer.toml's block_dim, for loops without loop_config
-            self.compiled[f"{target}:{ct.task}"] = ct
+            tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
+        self.emit(CompileFinished(target, len(compiled), tiers, sum(1 for ct in compiled if ct.error)
+                                  + sum(1 for kt in kts if kt.error), time.perf_counter() - t0))
+        if kernels is None:
+            self._forget_vanished({ct.task for ct in compiled}, target)
         return kts, compiled
+
+    def _forget_vanished(self, alive: set[str], target: str):
+        """Tasks that no longer exist (a kernel edited or removed): drop them, unload their modules."""
+        for key in [k for k in self.compiled if k.startswith(target + ":") and k.split(":", 1)[1] not in alive]:
+            del self.compiled[key]
+        if self._device is not None and target == TARGET[self.backend]:
+            gone = [t for t in self._device.loaded_tasks() if t not in alive]
+            if gone:
+                self._device.unload(gone)
+                self.emit(TasksUnloaded(tuple(gone)))
 
     # -- devices and runs
     @property
@@ -146,56 +173,114 @@ class Engine:
                 self._device = DeviceClient(self.backend, timeout=self.launch_timeout)
         return self._device
 
+    def set_backend(self, backend: str):
+        """Switch backends; the next run starts the other device worker."""
+        if backend != self.backend:
+            check_backend(backend)
+            self.close_device()
+            self.backend = backend
+
     def load(self, compiled: list[CompiledTask]):
         items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit) for ct in compiled if ct.ok]
         results = self.device.load(items) if items else []
         for r in results:
-            self.emit(LoadEvent(r.task, self.backend, r.ms, r.resources, r.error))
+            self.emit(TaskLoaded(r.task, self.backend, r.ms, r.resources, r.error))
         return results
 
-    def run(self, workloads: list[str] | None = None, repeat: int = 1, seed: int = 0) -> list[WorkloadResult]:
+    def stop(self):
+        """Ask the current run to stop after the launch in flight (thread-safe)."""
+        self._stop.set()
+
+    def run(self, workloads: list[str] | None = None, repeat: int = 1, seed: int = 0,
+            warmup: int = 0) -> list[WorkloadResult]:
         names = workloads or list(self.project.workloads)
         if not names:
             raise QdError(f"project {self.project.path} has no @qd.workload to run")
+        self._stop.clear()
         results = []
         for name in names:
-            wl = self.project.workload(name)
-            kts, compiled = self.compile([wl.kernel.name])
-            if kts[0].error:
-                results.append(WorkloadResult(name, wl.kernel.name, self.backend, False, error=kts[0].error))
-                continue
-            cuda_only = [t.name for t in kts[0].tasks if t.uses_block_features]
-            if self.backend == "cpu" and cuda_only:
-                results.append(WorkloadResult(name, wl.kernel.name, self.backend, False,
-                                              skipped=f"{cuda_only[0]} uses qd.simt.block features (CUDA only)"))
-                continue
-            bad = [ct for ct in compiled if not ct.ok]
-            if bad:
-                results.append(WorkloadResult(name, wl.kernel.name, self.backend, False,
-                                              error=f"{bad[0].task}: {bad[0].error}", fault_task=bad[0].task))
-                continue
-            loads = self.load(compiled)
-            failed = [r for r in loads if not r.ok]
-            if failed:
-                results.append(WorkloadResult(name, wl.kernel.name, self.backend, False,
-                                              error=f"{failed[0].task}: load failed: {failed[0].error}",
-                                              fault_task=failed[0].task))
-                continue
-            kwargs = {} if self.in_process else {"timeout": self.launch_timeout}
-            res = self.device.run_workload(str(self.project.path), name, [ct.task for ct in compiled],
-                                           repeat, seed, **kwargs)
-            res.kernel = wl.kernel.name
-            if res.fault_task and not res.ok and "restarted" in res.error:
-                self.emit(FaultEvent(res.fault_task, self.backend, res.error))
-            for tm in res.timings:
-                self.emit(LaunchEvent(tm.task, tm.kernel, tm.backend, tm.ms, tm.grid, tm.block, tm.repeat, name))
-            results.append(res)
+            if self._stop.is_set():
+                break
+            results.append(self._run_one(name, repeat, seed, warmup))
         return results
 
-    def close(self):
+    def _run_one(self, name: str, repeat: int, seed: int, warmup: int) -> WorkloadResult:
+        wl = self.project.workload(name)
+        kernel = wl.kernel.name
+        res = WorkloadResult(name, kernel, self.backend, False)
+        kts, compiled = self.compile([kernel])
+        tasks = kts[0].tasks
+        run_id = next(_run_ids)
+        self.emit(RunStarted(run_id, name, kernel, self.backend, repeat, tuple(t.name for t in tasks)))
+        cuda_only = [t.name for t in tasks if t.uses_block_features]
+        bad = [ct for ct in compiled if not ct.ok]
+        if kts[0].error:
+            res.error = kts[0].error
+        elif self.backend == "cpu" and cuda_only:
+            res.skipped = f"{cuda_only[0]} uses qd.simt.block features (CUDA only)"
+        elif bad:
+            res.error, res.fault_task = f"{bad[0].task}: {bad[0].error}", bad[0].task
+        else:
+            self._launch_workload(wl, compiled, tasks, res, run_id, repeat, seed, warmup)
+        self.emit(RunFinished(run_id, name, res.status, res))
+        return res
+
+    def _launch_workload(self, wl, compiled, tasks, res, run_id, repeat, seed, warmup):
+        t0 = time.perf_counter()
+        try:
+            loads = self.load(compiled)
+        except WorkerFault as f:
+            self._fault(res, f)
+            return
+        failed = [r for r in loads if not r.ok]
+        if failed:
+            res.error, res.fault_task = f"{failed[0].task}: load failed: {failed[0].error}", failed[0].task
+            return
+        try:
+            args = wl.make_args(seed)   # built once, here: the worker never imports the project
+        except Exception as e:  # noqa: BLE001 - the user's workload code
+            res.error = f"workload '{wl.name}' failed to build its inputs: {type(e).__name__}: {e}"
+            return
+        before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()}
+        try:
+            trips = trip_counts(tasks, args)
+        except (ValueError, KeyError) as e:
+            res.error = f"{wl.kernel.name}: cannot size the launch: {e}"
+            return
+        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup)
+
+        def sink(kind, payload):
+            if kind == "timings":
+                res.timings.extend(payload)
+                self.emit(LaunchesTimed(run_id, wl.name, tuple(payload)))
+            elif kind == "checkpoint":
+                try:
+                    res.check_error = wl.run_check(before, args)
+                except Exception as e:  # noqa: BLE001 - a broken check is the user's bug; show where
+                    res.check_error = f"check raised {type(e).__name__}: {e}"
+        try:
+            if self.in_process:
+                out = self.device.run(job, args, sink, self._stop.is_set)
+            else:
+                out = self.device.run(job, args, sink, self._stop)
+        except WorkerFault as f:
+            self._fault(res, f)
+            return
+        res.error, res.fault_task, res.stopped = out.error, out.fault_task, out.stopped
+        res.ok = res.check_error is None and not res.error
+        res.seconds = time.perf_counter() - t0
+
+    def _fault(self, res: WorkloadResult, f: WorkerFault):
+        res.error, res.fault_task, res.fault = str(f), f.task, f.fault
+        self.emit(WorkerFaulted(f.task, self.backend, f.fault))
+
+    def close_device(self):
         if self._device is not None:
             self._device.close()
             self._device = None
+
+    def close(self):
+        self.close_device()
         self.compiler.close()
 
     def __enter__(self):
@@ -203,36 +288,3 @@ class Engine:
 
     def __exit__(self, *exc):
         self.close()
-
-
-class InlineRunner:
-    """Kernel calls from plain scripts: compile in-process on first call, then launch in place."""
-
-    def __init__(self, arch: str = "cpu", **options):
-        self.backend = "cuda" if arch == "cuda" else "cpu"
-        self.target = TARGET[self.backend]
-        self.service = CompileService(InlineCompiler(), PtxCache(options.get("cache_dir"),
-                                                                 offline=options.get("offline_cache")),
-                                      pick_arch(options.get("sm")))
-        self.device = LocalDevice(self.backend)
-        self.loaded: dict = {}
-
-    def call(self, kernel, args: dict):
-        ordered = tuple(args[n] for n in kernel.arg_names)
-        spec = kernel.spec_for(ordered)
-        key = (id(kernel), spec)
-        names = self.loaded.get(key)
-        if names is None:
-            tasks = kernel.tasks(spec)
-            compiled = self.service.compile_tasks(tasks, self.target)
-            bad = [ct for ct in compiled if not ct.ok]
-            if bad:
-                raise QdError(f"{bad[0].task}: {bad[0].error}")
-            for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit) for ct in compiled]):
-                if not r.ok:
-                    raise QdError(f"{r.task}: load failed: {r.error}")
-            names = self.loaded[key] = [ct.task for ct in compiled]
-        self.device.run_args(names, args)
-
-    def close(self):
-        self.device.close()

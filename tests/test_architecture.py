@@ -9,7 +9,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROBE = """
 import sys
 import qdexplorer.engine, qdexplorer.cli, qdexplorer.lang, qdexplorer.runtime.worker, qdexplorer.compiler.pool
-import qdexplorer.runtime.cpu, qdexplorer.bench
+import qdexplorer.runtime.cpu, qdexplorer.bench, qdexplorer.session, qdexplorer.script, qdexplorer.launcher
 bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'shiboken6'))
 print(','.join(bad))
 """

@@ -25,7 +25,7 @@ def test_compile_json_on_the_demo():
         assert t["bytes"] > 0 and not t["error"]
         assert t["type"] in ("range_for", "serial")
         assert {"codegen", "cache"} <= set(t["seconds"])
-    assert {e["event"] for e in out["events"]} == {"CompileEvent"}
+    assert {e["event"] for e in out["events"]} == {"TaskCompiled"}
 
 
 def test_run_cpu_json_on_the_demo():

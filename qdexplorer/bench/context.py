@@ -80,7 +80,7 @@ def collect(engine, compiled=(), **extra) -> dict:
     backend = engine.backend
     ctx = {"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "qdexplorer": __version__, "backend": backend, "arch": engine.arch,
-           "mode": engine.service.mode, "project": str(engine.project.path), "project_name": engine.project.name,
+           "mode": engine.mode, "project": str(engine.project.path), "project_name": engine.project.name,
            "python": platform.python_version(), "platform": platform.platform(),
            "timer_resolution_ms": timer_resolution_ms(backend), "tasks": task_hashes(compiled)}
     if backend == "cuda":

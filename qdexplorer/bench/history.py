@@ -259,7 +259,12 @@ class RunWriter:
         self.written += len(launches)
         self.run.launches.extend(launches)
 
-    def finish(self, status: str = "complete", message: str = "", context: dict | None = None):
+    def add_compile(self, compile_: dict):
+        with self.history.transaction() as db:
+            History._add_compile(db, self.run.id, compile_)
+        self.run.compile.update(compile_)
+
+    def finish(self, status: str = "complete", message: str = "", context: dict | None = None) -> Run:
         if context is not None:
             self.run.context = context
         self.run.status, self.run.message = status, message

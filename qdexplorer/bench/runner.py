@@ -1,7 +1,9 @@
 """Make runs with an Engine: warm-ups, timed repeats, context, and interleaved A/B rounds.
 
-A bench run drops its warm-up repeats (first-launch costs: module loading, page faults, cold
-caches) and keeps every timed launch. A fresh A/B comparison alternates the two sides round by
+The engine is passed in, never imported (bench sits below the engine in the layers). A bench
+run has the engine run untimed warm-ups first (module loading, page faults, cold caches) and
+keeps every timed launch; with a `RunWriter` each streamed batch is committed to the history
+as it arrives, so a run that is stopped or killed keeps what it measured. A fresh A/B comparison alternates the two sides round by
 round (A B A B …) so that drift (thermal, other processes, clocks) hits both alike; each side
 keeps its modules compiled, so a swap only reloads the loaded code, never recompiles it.
 """
@@ -11,7 +13,7 @@ import contextlib
 from dataclasses import dataclass, field
 from typing import Callable
 
-from ..events import CompileEvent
+from ..events import LaunchesTimed, TaskCompiled
 from .clocks import clock_warning, sm_clock_mhz
 from .context import collect
 from .run import Launch, Run
@@ -19,14 +21,19 @@ from .run import Launch, Run
 WARMUP = 2
 
 
-def _launches(results, warmup: int, repeat_offset: int = 0) -> list[Launch]:
-    out = []
-    for r in results:
-        for tm in r.timings:
-            if tm.repeat >= warmup:
-                out.append(Launch(tm.task, tm.kernel, r.workload, tm.repeat - warmup + repeat_offset, tm.ms,
-                                  tm.grid, tm.block, getattr(tm, "cpu_ms", None)))
-    return out
+def _launch(tm, workload: str, repeat_offset: int = 0) -> Launch:
+    return Launch(tm.task, tm.kernel, workload, tm.repeat + repeat_offset, tm.ms, tm.grid, tm.block,
+                  getattr(tm, "cpu_ms", None))
+
+
+def _launches(results, repeat_offset: int = 0) -> list[Launch]:
+    return [_launch(tm, r.workload, repeat_offset) for r in results for tm in r.timings]
+
+
+def _status(results) -> str:
+    if any(r.status == "stopped" for r in results):
+        return "stopped"
+    return "failed" if _problems(results) else "complete"
 
 
 def _problems(results) -> list[str]:
@@ -45,9 +52,19 @@ def _compiled_for(engine, tasks) -> list:
 
 
 @contextlib.contextmanager
+def _listening(engine, fn):
+    engine.on(fn)
+    try:
+        yield
+    finally:
+        if fn in engine.listeners:
+            engine.listeners.remove(fn)
+
+
+@contextlib.contextmanager
 def _recording_compiles(engine, into: dict):
     def on(ev):
-        if isinstance(ev, CompileEvent):
+        if isinstance(ev, TaskCompiled):
             d = {k: float(v) for k, v in ev.seconds.items()}
             d["tier"] = ev.tier
             into[ev.task] = d
@@ -60,25 +77,47 @@ def _recording_compiles(engine, into: dict):
 
 
 def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: int = WARMUP, seed: int = 0,
-          name: str | None = None) -> Run:
-    """Run `workloads` (default: all) `warmup + repeat` times; a Run of the timed repeats."""
+          name: str | None = None, history=None) -> Run:
+    """Run `workloads` (default: all) with `warmup` untimed and `repeat` timed passes.
+
+    With `history` (a bench.history.History), the run is saved as it streams: a row marked
+    running at the start, each batch of launches committed as it arrives, the status at the end.
+    """
     if repeat < 1 or warmup < 0:
         raise ValueError("repeat must be at least 1 and warmup at least 0")
     compile_: dict = {}
+    writer = history.begin(Run(name, {"backend": engine.backend, "streaming": True})) if history else None
+
+    def on(ev):
+        if isinstance(ev, LaunchesTimed):
+            writer.add([_launch(tm, ev.workload) for tm in ev.timings])
     clock0 = sm_clock_mhz() if engine.backend == "cuda" else None
-    with _recording_compiles(engine, compile_):
-        results = engine.run(workloads, repeat=warmup + repeat, seed=seed)
+    try:
+        with _recording_compiles(engine, compile_), _listening(engine, on if writer else (lambda ev: None)):
+            results = engine.run(workloads, repeat=repeat, seed=seed, warmup=warmup)
+    except KeyboardInterrupt:
+        if writer:
+            writer.finish("stopped", "interrupted (Ctrl-C): the launches measured until then are kept")
+        raise
+    except BaseException as e:
+        if writer:
+            writer.finish("failed", f"{type(e).__name__}: {e}")
+        raise
     clock1 = sm_clock_mhz() if engine.backend == "cuda" else None
-    launches = _launches(results, warmup)
+    launches = _launches(results)
     tasks = list(dict.fromkeys(ln.task for ln in launches))
     ctx = collect(engine, _compiled_for(engine, tasks), workloads=[r.workload for r in results],
                   warmup=warmup, repeat=repeat, seed=seed, clocks_mhz={"before": clock0, "after": clock1},
                   skipped={r.workload: r.skipped for r in results if r.skipped})
-    problems = _problems(results)
     warn = clock_warning(clock0, clock1)
-    status = "failed" if problems else "complete"
-    return Run(name, ctx, launches, {t: compile_[t] for t in tasks if t in compile_}, status,
-               "; ".join(problems + ([warn] if warn else [])))
+    status = _status(results)
+    message = "; ".join(_problems(results) + (["stopped: the timings are what was measured until then"]
+                                              if status == "stopped" else []) + ([warn] if warn else []))
+    compiled = {t: compile_[t] for t in tasks if t in compile_}
+    if writer is None:
+        return Run(name, ctx, launches, compiled, status, message)
+    writer.add_compile(compiled)
+    return writer.finish(status, message, ctx)
 
 
 @dataclass
@@ -105,21 +144,25 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
     for side in (a, b):
         clocks.setdefault(side.engine.backend, sm_clock_mhz() if side.engine.backend == "cuda" else None)
     problems: dict[str, list[str]] = {a.label: [], b.label: []}
+    stopped = False
     for rnd in range(rounds):
         for side in (a, b):
             side.enter()
             try:
                 with _recording_compiles(side.engine, side.compile):
-                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed)
+                    results = side.engine.run(workloads, repeat=per_round, seed=seed, warmup=warmup)
             finally:
                 side.leave()
-            side.run.launches += _launches(results, warmup, repeat_offset=rnd * per_round)
+            side.run.launches += _launches(results, repeat_offset=rnd * per_round)
+            stopped = stopped or any(r.status == "stopped" for r in results)
             problems[side.label] += [p for p in _problems(results) if p not in problems[side.label]]
             if rnd == 0:
                 side.compiled = _compiled_for(side.engine, [ln.task for ln in side.run.launches])
                 side.workloads = [r.workload for r in results]
         if on_round:
             on_round(rnd + 1, rounds)
+        if stopped:
+            break
     for side in (a, b):
         eng = side.engine
         after = sm_clock_mhz() if eng.backend == "cuda" else None
@@ -131,30 +174,38 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
                                    clocks_mhz={"before": clocks.get(eng.backend), "after": after})
         side.run.compile = {t: v for t, v in side.compile.items() if t in tasks}
         msgs = problems[side.label] + ([warn] if warn else [])
-        side.run.status = "failed" if problems[side.label] else "complete"
+        side.run.status = "failed" if problems[side.label] else ("stopped" if stopped else "complete")
         side.run.message = "; ".join(msgs)
     return a.run, b.run
 
 
+class _HiddenOverrides:
+    """An override store that hides the overrides of `task` (or all of them) from the pipeline."""
+
+    def __init__(self, inner, task: str | None):
+        self.inner, self.task = inner, task
+
+    def get(self, name: str, kind: str = "ptx"):
+        return None if self.task is None or name == self.task else self.inner.get(name, kind)
+
+    def __getattr__(self, attr):
+        return getattr(self.inner, attr)
+
+
 def without_override(engine, task: str | None = None) -> tuple[Callable, Callable]:
-    """enter/leave callables that hide the project's overrides (all, or one task's) from `engine`."""
-    from ..compiler.overrides import OverrideStore
+    """enter/leave callables that hide the project's overrides (all, or one task's) from `engine`.
+
+    The generated side compiles to the cached artifacts (no codegen, no PTX generation); the
+    device only swaps which module is loaded.
+    """
     saved = {}
 
-    class _Hidden(OverrideStore):
-        def __init__(self, inner):
-            self.inner = inner
-            self.folder, self.load_dir = inner.folder, inner.load_dir
-
-        def get(self, t):
-            return None if task is None or t == task else self.inner.get(t)
-
     def enter():
-        saved["store"] = engine.service.overrides
-        engine.service.overrides = _Hidden(saved["store"])
+        saved["store"] = engine.pipeline.overrides
+        engine.pipeline.overrides = _HiddenOverrides(saved["store"], task)
 
     def leave():
-        engine.service.overrides = saved.pop("store")
+        engine.pipeline.overrides = saved.pop("store")
     return enter, leave
 
 
@@ -163,9 +214,9 @@ def with_mode(engine, mode: str) -> tuple[Callable, Callable]:
     saved = {}
 
     def enter():
-        saved["mode"] = engine.service.mode
-        engine.service.mode = mode
+        saved["mode"] = engine.pipeline.mode
+        engine.pipeline.mode = mode
 
     def leave():
-        engine.service.mode = saved.pop("mode")
+        engine.pipeline.mode = saved.pop("mode")
     return enter, leave

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .stages import CompileRequest
+from .toolchain import toolchain_identity
 
 MAGIC = b"QDXC1 "
 _file_ids: dict = {}
@@ -35,13 +36,6 @@ def _file_identity(path: str | None) -> str:
         with open(path, "rb") as fh:
             _file_ids[k] = hashlib.sha256(fh.read()).hexdigest()[:16]
     return _file_ids[k]
-
-
-def toolchain_identity() -> str:
-    import llvmlite
-    from ..codegen.task_module import CODEGEN_VERSION
-    from .. import __version__
-    return f"llvmlite={llvmlite.__version__};codegen={CODEGEN_VERSION};qdexplorer={__version__}"
 
 
 def cache_key(req: CompileRequest) -> str:
@@ -169,7 +163,3 @@ class PtxCache:
                 self.warning = f"cannot write cache entry under {self.folder} ({e.strerror or e}); continuing memory-only"
                 warnings.warn(self.warning, stacklevel=2)
             self.offline = False
-
-    def clear_memory(self):
-        with self._lock:
-            self.mem.clear()

@@ -2,7 +2,8 @@
 
 `--dump DIR` (or `QD_DUMP_IR=1` with `QD_DEBUG_DUMP_PATH`) writes `<task>_before_ptx.ll` and
 `<task>.ptx` per task; `--load-ptx DIR` (or `QUADRANTS_LOAD_PTX=1`) loads `<task>.ptx` from DIR
-for the tasks that have one. Files never contain the NUL terminator the driver wants.
+for the tasks that have one, and `QD_LOAD_IR=1` loads `<task>_before_ptx.ll` in place of the
+generated LLVM IR. Files never contain the NUL terminator the driver wants.
 """
 from __future__ import annotations
 
@@ -19,23 +20,21 @@ def env_dump_dir() -> str | None:
 
 
 def env_load_dir() -> str | None:
-    if os.environ.get("QUADRANTS_LOAD_PTX", "") in ("1", "true", "True"):
+    if env_load_kinds():
         return os.environ.get("QD_DEBUG_DUMP_PATH", QUADRANTS_DEFAULT_DUMP)
     return None
 
 
-def dump(compiled, folder: str | Path) -> list[Path]:
+def env_load_kinds() -> tuple[str, ...]:
+    """Which stages the load folder feeds: PTX with QUADRANTS_LOAD_PTX=1, LLVM IR with QD_LOAD_IR=1."""
+    on = ("1", "true", "True")
+    return tuple(k for k, var in (("ptx", "QUADRANTS_LOAD_PTX"), ("ll", "QD_LOAD_IR")) if os.environ.get(var, "") in on)
+
+
+def dump_artifact(folder: str | Path, name: str, suffix: str, data: bytes) -> Path:
+    """Write one stage's output as `<name><suffix>` (called by the pipeline at every stage)."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for ct in compiled:
-        if ct.module is None:
-            continue
-        ll = folder / f"{ct.task}_before_ptx.ll"
-        ll.write_text(ct.module.text)
-        written.append(ll)
-        if ct.target == "nvptx" and ct.generated:
-            p = folder / f"{ct.task}.ptx"
-            p.write_bytes(ct.generated.replace(b"\x00", b""))
-            written.append(p)
-    return written
+    p = folder / f"{name}{suffix}"
+    p.write_bytes(data.replace(b"\x00", b""))
+    return p

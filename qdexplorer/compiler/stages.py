@@ -1,8 +1,14 @@
-"""Module text → PTX (nvptx) or an object file (host). Runs inside compile-pool workers.
+"""The compile stages, as data: a table keyed by output kind, and the functions behind it.
 
-LLVM aborts the whole process on some inputs ("LLVM ERROR: Cannot select"), which is why
-these functions are only ever called in a spawned worker (or a throwaway subprocess), never
-in the app process. Inputs and outputs are plain picklable dataclasses.
+    Task IR ──ll──▶ LLVM module text ──ptx──▶ PTX text          (target nvptx)
+                                     ──obj──▶ host object file   (target host)
+                                     ──opt_ll─▶ optimised LLVM    (on demand, for reading)
+
+`compiler.pipeline` walks a target's path through this table and applies cache, override,
+dump and load the same way at every stage. The `ll` stage is pure Python (codegen) and runs in
+the app process; the LLVM stages abort the whole process on some inputs ("LLVM ERROR: Cannot
+select"), which is why `compile_module` only ever runs in a spawned pool worker (or a throwaway
+subprocess), never in the app process. Inputs and outputs are plain picklable dataclasses.
 """
 from __future__ import annotations
 
@@ -24,6 +30,7 @@ class CompileRequest:
     opt_level: int = 3
     libdevice: str | None = None   # linked when a module calls __nv_* functions
     fast_math: bool = False
+    emit: str = "code"             # 'code': PTX or object; 'll': the optimised module text (not cached)
 
 
 @dataclass
@@ -55,6 +62,11 @@ def _llvm():
         llvm.initialize_native_asmprinter()
         _llvm_ready = True
     return llvm
+
+
+def llvm_binding():
+    """llvmlite's binding with every target initialised (the CPU backend's JIT needs it too)."""
+    return _llvm()
 
 
 def host_target_machine(opt_level=3):
@@ -103,7 +115,9 @@ def compile_module(req: CompileRequest) -> CompileResult:
         pb.getModulePassManager().run(mod, pb)
         res.seconds["opt"] = time.perf_counter() - t
         t = time.perf_counter()
-        if req.target == "nvptx":
+        if req.emit == "ll":
+            res.output = str(mod).encode()
+        elif req.target == "nvptx":
             res.output = tm.emit_assembly(mod).replace("\x00", "").encode()
         else:
             res.output = tm.emit_object(mod)
@@ -123,3 +137,22 @@ def _libdevice(llvm, path):
         _libdevice_bc[path] = mod
     return mod
 
+
+
+@dataclass(frozen=True)
+class Stage:
+    kind: str            # what it produces: 'll' | 'ptx' | 'obj'
+    source: str          # what it consumes: 'task_ir' | 'll'
+    where: str           # 'app': pure Python here; 'pool': LLVM in a spawned worker
+    cached: bool         # results kept in the PtxCache (memory + disk tiers)
+    dump_suffix: str     # Quadrants' dump name: <task><suffix>; '' = not dumped
+    per: str             # 'task' (one artifact per task) or 'unit' (per compile unit)
+
+
+STAGES: dict[str, Stage] = {
+    "ll": Stage("ll", "task_ir", "app", False, "_before_ptx.ll", "task"),
+    "ptx": Stage("ptx", "ll", "pool", True, ".ptx", "unit"),
+    "obj": Stage("obj", "ll", "pool", True, "", "unit"),
+}
+
+PATHS: dict[str, tuple[str, ...]] = {"nvptx": ("ll", "ptx"), "host": ("ll", "obj")}

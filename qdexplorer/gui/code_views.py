@@ -72,10 +72,11 @@ class CodeViews(QTabWidget):
         self.task = task.name
         self.source.setPlainText(f"# {task.file}:{task.lines[0]}-{task.lines[1]}\n{task.source}")
         if compiled is not None:
-            self.llvm.setPlainText(compiled.module.text if compiled.module else compiled.error)
+            self.llvm.setPlainText(compiled.ll or compiled.error)
             self.ptx.setPlainText(compiled.ptx or compiled.error)
-            self.log.setPlainText("\n".join(compiled.log + ([compiled.error] if compiled.error else [])))
+            self.log.setPlainText("\n".join(list(compiled.log) + ([compiled.error] if compiled.error else [])))
             state = {None: "generated PTX", "active": "override active",
+                     "unknown": "override active (its sidecar is missing: staleness unknown)",
                      "stale": "override STALE: the generated PTX changed since it was written"}[compiled.override]
             self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes")
             self.revert_btn.setEnabled(compiled.override is not None)

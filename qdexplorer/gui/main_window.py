@@ -1,11 +1,15 @@
-"""The main window: task tree, code views, live timing plots, and the run controls."""
+"""The main window: task tree, code views, live timing plots, and the run controls.
+
+The window owns one `Session` (the Qt-free model); engine events arrive through the bridge
+and are applied to it in the GUI thread; the views take the session and redraw from it.
+"""
 from __future__ import annotations
 
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, Slot
 from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit, QProgressBar,
                                QSpinBox, QSplitter, QTabWidget, QToolBar)
 
-from ..events import CompileEvent, FaultEvent, LaunchEvent, LoadEvent
+from ..session import Session
 from .bridge import EngineBridge
 from .code_views import CodeViews
 from .task_tree import TaskTree
@@ -18,12 +22,10 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"qdexplorer — {project_name}")
         self.resize(1400, 900)
         self.bridge = EngineBridge(make_engine)
-        self.kernel_tasks = []
-        self.compiled = {}
-        self.resources = {}  # task -> registers, shared, occupancy... from the last CUDA load
-        self.tree = TaskTree()
+        self.session = Session()
+        self.tree = TaskTree(self.session)
         self.views = CodeViews()
-        self.plots = TimingsPanel()
+        self.plots = TimingsPanel(self.session)
         self.messages = QPlainTextEdit()
         self.messages.setReadOnly(True)
         self.messages.setMaximumBlockCount(5000)
@@ -64,7 +66,8 @@ class MainWindow(QMainWindow):
         self.repeat.setValue(20)
         tb.addWidget(self.repeat)
         self.run_act = tb.addAction("Run", self.run)
-        tb.addAction("Clear plots", self.plots.clear)
+        self.stop_act = tb.addAction("Stop", self.bridge.stop)
+        self.stop_act.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setRange(0, 0)
@@ -75,9 +78,10 @@ class MainWindow(QMainWindow):
         self.views.save_override.connect(self.save_override)
         self.views.revert_override.connect(self.revert_override)
         self.bridge.event.connect(self.on_event)
-        self.bridge.done.connect(self.on_done)
-        self.bridge.failed.connect(self.on_failed)
         self.bridge.busy.connect(self.on_busy)
+        self.session.message.connect(self.log)
+        self.session.task_changed.connect(self._task_changed)
+        self.session.project_changed.connect(self._project_changed)
         # Saving a kernel file in any editor recompiles: only the tasks that changed miss the cache.
         self.watcher = QFileSystemWatcher(self)
         if watch:
@@ -87,14 +91,19 @@ class MainWindow(QMainWindow):
         self.watcher.fileChanged.connect(self._file_changed)
         self.compile()
 
+    @property
+    def compiled(self) -> dict:
+        """task -> its nvptx CompiledTask (read from the session)."""
+        return {task: ct for (target, task), ct in self.session.compiled.items() if target == "nvptx"}
+
     # ---- commands (each runs on the engine thread)
     def compile(self):
-        self.plots.reset_tiers()
         self.statusBar().showMessage("compiling every task…")
-        self.bridge.submit("compile", lambda eng: (eng.compile(target="nvptx"), sorted(eng.project.workloads)))
+        self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=self._compiled,
+                           errored=lambda m: self._failed("compile", m))
 
     def reload(self):
-        self.bridge.submit("reload", lambda eng: eng.refresh())
+        self.bridge.submit(lambda eng: eng.refresh(), errored=lambda m: self._failed("reload", m))
         self.compile()
 
     @Slot(str)
@@ -110,88 +119,78 @@ class MainWindow(QMainWindow):
         backend, repeat = self.backend.currentText(), self.repeat.value()
 
         def job(eng):
-            if eng.backend != backend:
-                eng.close()
-                eng.backend = backend
+            eng.set_backend(backend)
             return eng.run(workloads, repeat=repeat)
-        self.plots.reset_tiers()
         self.statusBar().showMessage(f"running {name or 'all workloads'} on {backend} ×{repeat}…")
-        self.bridge.submit("run", job)
+        self.stop_act.setEnabled(True)
+        self.bridge.submit(job, returned=self._ran, errored=lambda m: self._failed("run", m))
 
     @Slot(str, str)
     def save_override(self, task, text):
         ct = self.compiled.get(task)
         if ct is None:
             return
-        self.bridge.submit("override", lambda eng: eng.overrides.write(task, text, ct.generated))
+        generated = ct.generated
+        self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated),
+                           errored=lambda m: self._failed("override", m))
         self.compile()
 
     @Slot(str)
     def revert_override(self, task):
-        self.bridge.submit("revert", lambda eng: eng.overrides.revert(task))
+        self.bridge.submit(lambda eng: eng.overrides.revert(task), errored=lambda m: self._failed("revert", m))
         self.compile()
 
     # ---- results
     @Slot(object)
     def on_event(self, ev):
-        if isinstance(ev, CompileEvent):
-            self.tree.on_compile(ev)
-            self.plots.add_compile(ev)
-        elif isinstance(ev, LaunchEvent):
-            self.tree.on_launch(ev)
-            self.plots.add_launch(ev)
-        elif isinstance(ev, LoadEvent):
-            if ev.error:
-                self.log(f"load failed: {ev.task}: {ev.error}")
-            elif ev.resources:
-                self.resources[ev.task] = ev.resources
-                if ev.task == self.tree.selected_task():
-                    self.views.show_resources(ev.resources)
-        elif isinstance(ev, FaultEvent):
-            self.log(f"FAULT in {ev.task} ({ev.backend}): {ev.message}")
+        self.session.apply(ev)
 
-    @Slot(str, object)
-    def on_done(self, name, result):
-        if name == "compile":
-            (kts, compiled), workloads = result
-            self.kernel_tasks = kts
-            self.compiled = {ct.task: ct for ct in compiled}
-            selected = self.tree.selected_task()
-            self.tree.set_kernels(kts)
-            for kt in self.tree.items.values():
-                task = kt.data(0, Qt.UserRole + 1)
-                ct = self.compiled.get(task)
-                if ct is not None:
-                    self.tree.on_compile(_as_event(ct))
+    def _project_changed(self, ev):
+        names = set(getattr(ev, "kernels", ()) or ())
+        if names:
+            self.session.forget_kernels_not_in(names)
             current = self.workload.currentText()
             self.workload.clear()
-            self.workload.addItems(["all workloads"] + workloads)
+            self.workload.addItems(["all workloads"] + list(ev.workloads))
             if current:
                 self.workload.setCurrentText(current)
-            self.tree.select(selected or next(iter(self.tree.items), ""))
-            errors = [kt for kt in kts if kt.error] + [ct for ct in compiled if ct.error]
-            tiers = {}
-            for ct in compiled:
-                tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
-            self.statusBar().showMessage(
-                f"{len(compiled)} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(tiers.items()))})"
-                + (f" — {len(errors)} error(s), see Messages" if errors else ""))
-            for e in errors:
-                self.log(getattr(e, "error", ""))
-        elif name == "run":
-            for r in result:
-                line = f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})"
-                detail = r.check_error or r.error or r.skipped
-                self.log(line + (f": {detail}" if detail else ""))
-            passed = sum(r.status == "passed" for r in result)
-            self.statusBar().showMessage(f"run finished: {passed}/{len(result)} passed")
 
-    @Slot(str, str)
-    def on_failed(self, name, message):
-        self.log(f"{name} failed: {message}")
-        self.statusBar().showMessage(f"{name} failed — see Messages")
-        if name == "compile" and not self.kernel_tasks:
-            QMessageBox.warning(self, "qdexplorer", message.splitlines()[0] if message else name)
+    def _task_changed(self, task):
+        if task == self.tree.selected_task():
+            self.views.show_resources(self.session.resources.get(task))
+
+    def _compiled(self, result):
+        kts, compiled = result
+        if self.tree.selected_task() is None:
+            self.tree.select(next(iter(self.tree.items), ""))
+        else:
+            self.show_selected()
+        errors = [kt.error for kt in kts if kt.error] + [ct.error for ct in compiled if ct.error]
+        tiers = {}
+        for ct in compiled:
+            tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
+        self.statusBar().showMessage(
+            f"{len(compiled)} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(tiers.items()))})"
+            + (f" — {len(errors)} error(s), see Messages" if errors else ""))
+        for ct in compiled:
+            if ct.error:
+                self.log(f"{ct.task}: {ct.error}")
+
+    def _ran(self, results):
+        self.stop_act.setEnabled(False)
+        for r in results:
+            line = f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})"
+            detail = r.check_error or r.error or r.skipped
+            self.log(line + (f": {detail}" if detail else ""))
+        passed = sum(r.status == "passed" for r in results)
+        self.statusBar().showMessage(f"run finished: {passed}/{len(results)} passed")
+
+    def _failed(self, what, message):
+        self.stop_act.setEnabled(False)
+        self.log(f"{what} failed: {message}")
+        self.statusBar().showMessage(f"{what} failed — see Messages")
+        if what == "compile" and not self.session.kernels:
+            QMessageBox.warning(self, "qdexplorer", message.splitlines()[0] if message else what)
 
     @Slot(bool)
     def on_busy(self, busy):
@@ -203,10 +202,10 @@ class MainWindow(QMainWindow):
         task = self.tree.selected_task()
         if not task:
             return
-        t = next((t for kt in self.kernel_tasks for t in kt.tasks if t.name == task), None)
+        t = self.session.task(task)
         if t is not None:
-            self.views.show_task(t, self.compiled.get(task))
-            self.views.show_resources(self.resources.get(task))
+            self.views.show_task(t, self.session.compiled_task(task, "nvptx"))
+            self.views.show_resources(self.session.resources.get(task))
 
     def log(self, text):
         self.messages.appendPlainText(text)
@@ -214,8 +213,3 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event):  # noqa: N802 - Qt's name
         self.bridge.shutdown()
         super().closeEvent(event)
-
-
-def _as_event(ct) -> CompileEvent:
-    return CompileEvent(ct.task, ct.kernel, ct.target, ct.tier, ct.key[:16], dict(ct.seconds), len(ct.output),
-                        ct.override, ct.error)

@@ -1,7 +1,8 @@
-"""Live plots: per-task launch times and cache tiers.
+"""Live plots of the session: per-task launch times of the latest run, and cache tiers.
 
 pyqtgraph's way: each curve is created once and fed with setData from a timer, with peak
-downsampling and clipping to the view, so thousands of launches stay smooth.
+downsampling and clipping to the view, so thousands of launches stay smooth. The data is the
+session's; this view only draws it.
 """
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ TIER_BRUSH = ["#2e7d32", "#1565c0", "#ef6c00", "#c62828"]
 
 
 class TimingsPanel(QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, session, parent=None):
         super().__init__(parent)
+        self.session = session
         pg.setConfigOptions(antialias=True, background="w", foreground="k")
         lay = QHBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -24,7 +26,7 @@ class TimingsPanel(QWidget):
         self.plot.setLabel("bottom", "launch #")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.legend = self.plot.addLegend(offset=(-10, 10))
-        self.tiers = pg.PlotWidget(title="Cache tiers, last command")
+        self.tiers = pg.PlotWidget(title="PTX stage cache tiers")
         self.tiers.getAxis("bottom").setTicks([list(enumerate(TIERS))])
         self.bars = pg.BarGraphItem(x=list(range(4)), height=[0] * 4, width=0.6, brushes=TIER_BRUSH)
         self.tiers.addItem(self.bars)
@@ -32,38 +34,48 @@ class TimingsPanel(QWidget):
         self.tiers.setMinimumWidth(260)
         lay.addWidget(self.plot, 3)
         lay.addWidget(self.tiers, 1)
-        self.series: dict[str, list[float]] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
-        self.tier_counts = dict.fromkeys(TIERS, 0)
+        self.shown_run = None
         self._dirty = False
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.refresh)
         self.timer.start(100)
+        session.launches_added.connect(self._mark)
+        session.run_started.connect(self._mark)
+        session.compile_finished.connect(self._mark)
 
-    def add_launch(self, ev):
-        self.series.setdefault(ev.task, []).append(ev.ms)
-        self._dirty = True
+    @property
+    def series(self) -> dict[str, list[float]]:
+        """Launch times per task of the run on show (the latest one)."""
+        return self.shown_run.times if self.shown_run is not None else {}
 
-    def reset_tiers(self):
-        self.tier_counts = dict.fromkeys(TIERS, 0)
-        self._dirty = True
-
-    def add_compile(self, ev):
-        self.tier_counts[ev.tier if ev.tier in self.tier_counts else "error"] += 1
+    def _mark(self, *_):
         self._dirty = True
 
     def clear(self):
-        self.series.clear()
         for c in self.curves.values():
             self.plot.removeItem(c)
         self.curves.clear()
         self.legend.clear()
-        self._dirty = True
+        self.shown_run = None
+
+    def tier_counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(TIERS, 0)
+        for (target, _), ct in self.session.compiled.items():
+            if target == "nvptx":
+                counts[ct.tier if ct.tier in counts else "error"] += 1
+        return counts
 
     def refresh(self):
         if not self._dirty:
             return
         self._dirty = False
+        latest = self.session.runs[-1] if self.session.runs else None
+        if latest is not self.shown_run:
+            self.clear()
+            self.shown_run = latest
+            if latest is not None:
+                self.plot.setTitle(f"Launch time per task — run {latest.id}: {latest.workload} ({latest.backend})")
         for i, (task, ys) in enumerate(self.series.items()):
             curve = self.curves.get(task)
             if curve is None:
@@ -73,4 +85,5 @@ class TimingsPanel(QWidget):
                 curve.setClipToView(True)
                 self.curves[task] = curve
             curve.setData(ys)
-        self.bars.setOpts(height=[self.tier_counts[t] for t in TIERS])
+        counts = self.tier_counts()
+        self.bars.setOpts(height=[counts[t] for t in TIERS])

@@ -131,10 +131,6 @@ class Kernel:
             self._tasks[spec] = lower_kernel(self, memo, spec)
         return self._tasks[spec]
 
-    def invalidate(self):
-        self._tasks.clear()
-        self._source = None
-
     def bind(self, *args, **kwargs) -> dict:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         try:

@@ -8,8 +8,7 @@ import copy
 
 from . import intrinsics as I
 from . import ir
-from .frontend import TaskBuilder
-from .frontend_expr import Py, cast
+from .frontend import Py, TaskBuilder, cast
 from .source import SourceInfo, python_env
 from .types import i32
 

@@ -1,49 +1,36 @@
-"""`qd.init(arch=...)` and calling kernels from plain Python scripts.
+"""`qd.init(...)` and kernel calls from plain scripts, as seen from the language.
 
-Scripts share the engine with the app and the CLI; they just run it in-process (compile and
-launch without helper processes), the way Quadrants scripts do.
+The language sits below the engine, so it cannot call the engine itself. It keeps the chosen
+options and hands each call to a *caller* that a higher layer installs (`qdexplorer.script`,
+wired by the package root). This keeps the layers one-way: lang never imports what runs it.
 """
 from __future__ import annotations
 
-import warnings
-
 cpu, cuda, gpu = "cpu", "cuda", "gpu"
-_state: dict = {"arch": None, "runner": None}
+
+_hooks: dict = {"init": None, "call": None, "reset": None}
+
+
+def install(init, call, reset):
+    """Called once by `qdexplorer.script` (the layer that owns compile + launch for scripts)."""
+    _hooks.update(init=init, call=call, reset=reset)
+
+
+def _hook(name):
+    fn = _hooks[name]
+    if fn is None:  # the package root installs the hooks; reaching here means a broken install
+        raise RuntimeError("qdexplorer.script is not installed as the kernel caller")
+    return fn
 
 
 def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists."""
-    if arch not in (cpu, cuda, gpu):
-        raise ValueError(f"qd.init(arch=...) takes qd.cpu, qd.cuda or qd.gpu, got {arch!r}")
-    if arch in (cuda, gpu):
-        from ..runtime.cuda.detect import cuda_status
-        st = cuda_status()
-        if not st.available:
-            if arch == cuda:
-                raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
-            warnings.warn(f"qd.gpu: no usable GPU ({st.reason}); falling back to the CPU backend",
-                          stacklevel=2)
-            arch = cpu
-        else:
-            arch = cuda
-    reset()
-    _state["arch"], _state["options"] = arch, options
-    return arch
+    return _hook("init")(arch, **options)
 
 
 def reset():
-    r = _state.get("runner")
-    if r is not None:
-        r.close()
-    _state["runner"] = None
-
-
-def current_arch() -> str:
-    return _state["arch"] or cpu
+    return _hook("reset")()
 
 
 def call_kernel(kernel, args: dict):
-    from ..engine import InlineRunner
-    if _state.get("runner") is None:
-        _state["runner"] = InlineRunner(current_arch(), **_state.get("options", {}) or {})
-    return _state["runner"].call(kernel, args)
+    return _hook("call")(kernel, args)

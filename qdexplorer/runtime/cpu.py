@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .backend import Prepared
 from .launch import LaunchSpec, LaunchTiming
 
 _CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
@@ -25,8 +26,8 @@ class CpuBackend:
     name = "cpu"
 
     def __init__(self, threads: int | None = None):
-        from ..compiler.stages import _llvm
-        self.llvm = _llvm()
+        from ..compiler.stages import llvm_binding
+        self.llvm = llvm_binding()
         libm = ctypes.util.find_library("m")
         if libm:
             self.llvm.load_library_permanently(libm)
@@ -54,7 +55,7 @@ class CpuBackend:
             addr = engine.get_function_address(spec.task)
         if not addr:
             raise RuntimeError(f"entry point {spec.task} not found in its object file")
-        proto = ctypes.CFUNCTYPE(None, *[_CTYPES[t] for _, t in spec.abi])
+        proto = ctypes.CFUNCTYPE(None, *[_CTYPES[t] for t in spec.abi])
         self.modules[spec.task] = (engine, proto(addr), spec, tag)
 
     def unload(self, task: str):
@@ -63,35 +64,55 @@ class CpuBackend:
     def loaded(self, task: str) -> bool:
         return task in self.modules
 
-    def prepare(self, args: dict) -> dict:
-        return host_arrays(args)
+    def info(self) -> dict:
+        import platform
+        return {"backend": "cpu", "device": platform.processor() or platform.machine(), "threads": self.threads}
 
-    def fetch(self, prepared: dict, into: dict):
-        pass  # the kernel ran in place on the caller's arrays
+    def resources(self, task: str) -> dict:
+        return {}  # registers and occupancy are GPU notions; ptxas reports them from the PTX
 
-    def release(self, prepared: dict):
+    def prepare(self, args: dict, trips: dict, in_place: bool = False) -> Prepared:
+        """Kernels run on private copies (the caller's arrays stay as built until `fetch`), or
+        on the caller's own arrays for script calls, which update in place as in Quadrants."""
+        host = host_arrays(args)
+        if not in_place:
+            host = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in host.items()}
+        return Prepared(host, dict(trips))
+
+    def finish(self, prepared: Prepared):
+        pass  # launches are synchronous
+
+    def fetch(self, prepared: Prepared, into: dict):
+        for k, v in into.items():
+            src = prepared.host.get(k)
+            if isinstance(v, np.ndarray) and src is not v:
+                v[...] = src
+
+    def release(self, prepared: Prepared):
         pass
 
     def call_args(self, spec: LaunchSpec, args: dict) -> list:
         out = []
-        for p in spec.params:
-            v = args[p.name]
-            if p.kind == "array":
+        for slot in spec.args:
+            v = args[slot.name]
+            if slot.kind == "array":
                 out.append(ctypes.c_void_p(v.ctypes.data))
                 out.extend(ctypes.c_int32(int(s)) for s in v.shape)
             else:
-                out.append(_CTYPES[p.dtype.name](v))
+                out.append(_CTYPES[slot.ctype](v))
         return out
 
-    def launch(self, task: str, args: dict) -> LaunchTiming:
+    def launch(self, task: str, prepared: Prepared) -> LaunchTiming:
         _, fn, spec, _ = self.modules[task]
-        cargs = self.call_args(spec, args)
+        cargs = prepared.params.get(task)
+        if cargs is None:
+            cargs = prepared.params[task] = self.call_args(spec, prepared.host)
         t0, c0 = time.perf_counter(), time.process_time()
         if spec.type == "serial":
             fn(*cargs)
             grid = 1
         else:
-            n = spec.trip_count(args)
+            n = prepared.trips[task]
             chunks = 1 if (spec.serialize or self.pool is None or n < 4096) else self.threads * 4
             step = -(-n // chunks) if n else 0
             bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)] if n else []

@@ -1,30 +1,32 @@
-"""The device side: one backend (cpu or cuda) behind load / run messages.
+"""The device side: one backend behind load / run messages, in whatever process holds it.
 
-`LocalDevice` runs in whatever process holds it: the device worker process for the app and
-the CLI, or the script's own process for `qd.init()` + kernel calls. Messages and results are
-plain dataclasses, so the same calls cross a process boundary unchanged.
+`LocalDevice` runs in the device worker process for the app and the CLI, or in the script's
+own process for `qd.init()` + kernel calls. A run streams: timings go to a sink in batches
+while launches complete, a stop request is honoured between launches, and the outputs after
+the first repetition are written back to the caller's arrays for the check.
 """
 from __future__ import annotations
 
-import copy
 import time
-import traceback
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from .backend import Backend, make_backend
+from .faults import DeviceFault, Fault
 from .launch import LaunchSpec, LaunchTiming
 
+FLUSH_S = 0.05          # timings reach the views at ≥ 20 Hz while a run streams
+FLUSH_LAUNCHES = 1024   # and at least every this many launches
 
-@dataclass
+
+@dataclass(frozen=True)
 class LoadItem:
     spec: LaunchSpec
-    output: bytes          # PTX (nvptx) or object file (host)
+    code: bytes            # PTX (nvptx) or object file (host)
     tag: str = ""          # identity of what is loaded (hash), to skip reloading the same code
     unit: str = ""         # load unit (task, or whole-module name)
 
 
-@dataclass
+@dataclass(frozen=True)
 class LoadResult:
     task: str
     ok: bool
@@ -32,6 +34,26 @@ class LoadResult:
     error: str = ""
     resources: dict = field(default_factory=dict)
     reused: bool = False
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """One workload's launches: which tasks, in order, how often, with which trip counts."""
+    workload: str
+    kernel: str
+    tasks: tuple[str, ...]
+    trips: dict
+    repeat: int = 1
+    warmup: int = 0
+
+
+@dataclass
+class RunOutcome:
+    launches: int = 0
+    stopped: bool = False
+    error: str = ""
+    fault_task: str = ""
+    seconds: float = 0.0
 
 
 @dataclass
@@ -43,9 +65,11 @@ class WorkloadResult:
     check_error: str | None = None
     error: str = ""
     fault_task: str = ""
+    fault: Fault | None = None
     timings: list[LaunchTiming] = field(default_factory=list)
     seconds: float = 0.0
     skipped: str = ""      # why the workload did not run on this backend (e.g. CUDA-only tasks)
+    stopped: bool = False  # Stop was pressed: the timings are what was measured until then
 
     @property
     def status(self) -> str:
@@ -53,126 +77,113 @@ class WorkloadResult:
             return "skipped"
         if self.error:
             return "error"
+        if self.stopped:
+            return "stopped"
         return "passed" if self.ok else "failed"
-
-
-class DeviceFault(Exception):
-    """A sticky device error: the context is unusable and the process must be replaced."""
-
-    def __init__(self, task: str, message: str):
-        super().__init__(message)
-        self.task = task
-
-
-def make_backend(name: str, **opts):
-    if name == "cpu":
-        from .cpu import CpuBackend
-        return CpuBackend(threads=opts.get("threads"))
-    if name == "cuda":
-        from .cuda.backend import CudaBackend
-        return CudaBackend(device=opts.get("device", 0))
-    raise ValueError(f"unknown backend {name!r} (cpu or cuda)")
 
 
 class LocalDevice:
     def __init__(self, backend: str = "cpu", **opts):
         self.backend_name = backend
-        self.backend = make_backend(backend, **opts)
+        self.backend: Backend = make_backend(backend, **opts)
         self.tags: dict[str, str] = {}
 
     def info(self) -> dict:
-        return getattr(self.backend, "info", lambda: {"backend": self.backend_name})()
+        return self.backend.info()
 
     def load(self, items: list[LoadItem]) -> list[LoadResult]:
         out = []
         for it in items:
             name = it.spec.task
             if self.tags.get(name) == it.tag and self.backend.loaded(name):
-                out.append(LoadResult(name, True, reused=True, resources=self._resources(name)))
+                out.append(LoadResult(name, True, reused=True, resources=self.backend.resources(name)))
                 continue
             t0 = time.perf_counter()
             try:
-                self.backend.load(it.spec, it.output, it.tag, unit=it.unit)
+                self.backend.load(it.spec, it.code, it.tag, unit=it.unit)
             except DeviceFault:
                 raise  # the context is gone: the worker must die, not report a load error
             except Exception as e:  # noqa: BLE001 - reported against the task; previous module is kept
                 out.append(LoadResult(name, False, (time.perf_counter() - t0) * 1e3, str(e)))
                 continue
             self.tags[name] = it.tag
-            out.append(LoadResult(name, True, (time.perf_counter() - t0) * 1e3, resources=self._resources(name)))
+            out.append(LoadResult(name, True, (time.perf_counter() - t0) * 1e3,
+                                  resources=self.backend.resources(name)))
         return out
-
-    def _resources(self, task) -> dict:
-        res = getattr(self.backend, "resources", None)
-        return res(task) if res else {}
 
     def unload(self, tasks: list[str]):
         for t in tasks:
             self.backend.unload(t)
             self.tags.pop(t, None)
 
-    def run_args(self, tasks: list[str], args: dict, repeat: int = 1, workload: str = "") -> list[LaunchTiming]:
-        """Run `tasks` in order on `args` (NumPy arrays updated in place)."""
-        prepared = self.backend.prepare(args)
-        timings = []
+    def loaded_tasks(self) -> list[str]:
+        return [t for t in self.tags if self.backend.loaded(t)]
+
+    def run_args(self, tasks: list[str], trips: dict, args: dict) -> list[LaunchTiming]:
+        """Scripts: run `tasks` once, in order, on the caller's arrays (updated in place)."""
+        prepared = self.backend.prepare(args, trips, in_place=True)
         try:
-            for rep in range(repeat):
-                for t in tasks:
-                    tm = self._launch(t, prepared)
-                    tm.repeat, tm.workload = rep, workload
-                    timings.append(tm)
+            timings = [self._launch(t, prepared) for t in tasks]
             self.backend.fetch(prepared, args)
         finally:
             self.backend.release(prepared)
         return timings
-
-    def run_args_copy(self, tasks, args, repeat=1, workload=""):
-        """`run_args` for callers in another process: returns the updated arrays too."""
-        timings = self.run_args(tasks, args, repeat, workload)
-        return timings, {k: v for k, v in args.items() if isinstance(v, np.ndarray)}
 
     def _launch(self, task, prepared):
         if not self.backend.loaded(task):
             raise RuntimeError(f"task {task} is not loaded (its compile or load failed)")
         return self.backend.launch(task, prepared)
 
-    def run_workload(self, project_dir: str, workload: str, tasks: list[str], repeat: int = 1,
-                     seed: int = 0) -> WorkloadResult:
+    def run(self, job: RunJob, args: dict, sink, should_stop=lambda: False) -> RunOutcome:
+        """Warm-ups, then `repeat` timed passes over `job.tasks`, streaming timings to `sink`.
+
+        `sink(kind, payload)`: ('timings', [LaunchTiming]) in batches; ('checkpoint', None) once
+        the outputs of the first timed pass are in `args` (the caller checks them then).
+        """
         t0 = time.perf_counter()
-        from ..project.loader import load_project
-        proj = load_project(project_dir)
-        wl = proj.workload(workload)
-        res = WorkloadResult(workload, wl.kernel.name, self.backend_name, ok=False)
+        out = RunOutcome()
+        prepared = self.backend.prepare(args, dict(job.trips))
+        batch: list[LaunchTiming] = []
+        last = polled = time.perf_counter()
+
+        def flush(force=False):
+            nonlocal batch, last
+            if batch and (force or len(batch) >= FLUSH_LAUNCHES or time.perf_counter() - last >= FLUSH_S):
+                self.backend.finish(prepared)  # fills each timing; a fault surfaces here
+                sink("timings", batch)
+                batch, last = [], time.perf_counter()
         try:
-            args = wl.make_args(seed)
-        except Exception as e:  # noqa: BLE001
-            res.error = f"workload '{workload}' failed to build its inputs: {type(e).__name__}: {e}"
-            return res
-        before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()}
-        prepared = self.backend.prepare(args)
-        try:
-            for rep in range(repeat):
-                for t in tasks:
+            for rep in range(-job.warmup, job.repeat):
+                for t in job.tasks:
                     try:
                         tm = self._launch(t, prepared)
                     except DeviceFault:
-                        raise  # as in load(): the worker must die
-                    except Exception as e:  # noqa: BLE001
-                        res.error, res.fault_task = f"{t}: {e}", t
-                        return res
-                    tm.repeat, tm.workload = rep, workload
-                    res.timings.append(tm)
+                        raise  # the worker must die
+                    except Exception as e:  # noqa: BLE001 - reported against the task
+                        out.error, out.fault_task = f"{t}: {e}", t
+                        flush(force=True)
+                        return out
+                    if rep >= 0:
+                        tm.repeat, tm.workload = rep, job.workload
+                        batch.append(tm)
+                        out.launches += 1
+                    flush()
+                    if time.perf_counter() - polled >= FLUSH_S:
+                        polled = time.perf_counter()
+                        if rep > 0 and should_stop():  # the first pass always completes: it is checked
+                            out.stopped = True
+                            break
+                if out.stopped:
+                    break
                 if rep == 0:
-                    self.backend.fetch(prepared, args)  # waits for the launches: a fault surfaces here
-                    try:
-                        res.check_error = wl.run_check(before, args)
-                    except Exception:  # noqa: BLE001 - a broken check is the user's bug; show where
-                        res.check_error = "check raised: " + traceback.format_exc(limit=-1).strip()
+                    flush(force=True)
+                    self.backend.fetch(prepared, args)
+                    sink("checkpoint", None)
+            flush(force=True)
         finally:
             self.backend.release(prepared)
-        res.ok = res.check_error is None and not res.error
-        res.seconds = time.perf_counter() - t0
-        return res
+            out.seconds = time.perf_counter() - t0
+        return out
 
     def close(self):
         self.backend.close()

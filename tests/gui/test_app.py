@@ -104,12 +104,12 @@ def test_bad_project_fails_before_any_window(tmp_path):
 
 def test_cuda_resources_of_the_selected_task_are_shown(window):
     # the CPU backend reports no resources; feed the window what the CUDA backend's LoadEvent carries
-    from qdexplorer.events import LoadEvent
+    from qdexplorer.events import TaskLoaded
     win = window
     win.tree.select("saxpy_kernel_0_range_for")
     res = {"registers": 24, "static_shared_bytes": 0, "local_bytes": 0, "max_threads_per_block": 1024,
            "block": 128, "active_blocks_per_sm": 16, "occupancy": 1.0}
-    win.on_event(LoadEvent("saxpy_kernel_0_range_for", "cuda", 0.6, res))
+    win.on_event(TaskLoaded("saxpy_kernel_0_range_for", "cuda", 0.6, res))
     assert win.views.resources_label.text() == "24 regs · 0 B shared · 0 B local · block 128 · occupancy 100%"
     win.tree.select("copy_kernel_0_range_for")
     assert win.views.resources_label.text() == ""

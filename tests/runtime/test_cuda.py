@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qdexplorer.engine import Engine
-from qdexplorer.events import FaultEvent, LoadEvent
+from qdexplorer.events import TaskLoaded, WorkerFaulted
 
 pytestmark = pytest.mark.cuda
 
@@ -14,7 +14,7 @@ pytestmark = pytest.mark.cuda
 def test_every_demo_workload_passes_on_the_gpu():
     with Engine(None, backend="cuda") as eng:
         loads = []
-        eng.on(lambda e: loads.append(e) if isinstance(e, LoadEvent) else None)
+        eng.on(lambda e: loads.append(e) if isinstance(e, TaskLoaded) else None)
         results = eng.run(repeat=3)
         bad = {r.workload: (r.status, r.check_error, r.error) for r in results if r.status != "passed"}
         assert not bad, bad
@@ -41,8 +41,8 @@ def _backend_with(tasks_src, tmp_path):
 
 
 def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
+    from qdexplorer.compiler.pipeline import Pipeline
     from qdexplorer.compiler.pool import InlineCompiler
-    from qdexplorer.compiler.service import CompileService
     from qdexplorer.runtime.cuda.backend import CudaBackend
     proj = _backend_with("""
         import qdexplorer.lang as qd
@@ -53,7 +53,7 @@ def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
             for i in range(x.shape[0]):
                 x[i] = x[i] * 2.0
         """, tmp_path)
-    compiled = CompileService(InlineCompiler()).compile_tasks(proj.kernels["two"].tasks(), "nvptx")
+    compiled = Pipeline(InlineCompiler()).compile(proj.kernels["two"].tasks(), "nvptx")
     be = CudaBackend()
     try:
         for ct in compiled:
@@ -74,7 +74,7 @@ def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
         assert comp.function(a) is fa  # untouched task keeps its memo entry
         assert comp.function(b) is not fb and comp.lookups == before + 1  # replaced task: new memo entry
         x = np.arange(8, dtype=np.float32)
-        prep = be.prepare({"x": x})
+        prep = be.prepare({"x": x}, {a: 8, b: 8})
         for t in (a, b):
             be.launch(t, prep)
         be.fetch(prep, {"x": x})
@@ -144,7 +144,7 @@ def test_faulting_and_hanging_tasks_cost_only_the_worker(tmp_path):
     (tmp_path / "k.py").write_text(textwrap.dedent(FAULTY))
     with Engine(tmp_path, backend="cuda", launch_timeout=8.0) as eng:
         faults = []
-        eng.on(lambda e: faults.append(e) if isinstance(e, FaultEvent) else None)
+        eng.on(lambda e: faults.append(e) if isinstance(e, WorkerFaulted) else None)
         assert eng.run(["ones"])[0].status == "passed"
         (crash,) = eng.run(["crash"])
         assert crash.status == "error", crash
@@ -177,12 +177,10 @@ def test_edited_ptx_really_runs(tmp_path):
 
 
 def test_dump_and_load_ptx_on_the_gpu(tmp_path):
-    from qdexplorer.compiler.dump import dump
     (tmp_path / "p").mkdir()
     (tmp_path / "p" / "k.py").write_text(textwrap.dedent(FAULTY))
-    with Engine(tmp_path / "p", backend="cuda") as eng:
-        _, compiled = eng.compile(["fill_one"])
-        dump(compiled, tmp_path / "dump")
+    with Engine(tmp_path / "p", backend="cuda", dump_dir=str(tmp_path / "dump")) as eng:
+        eng.compile(["fill_one"])
     f = tmp_path / "dump" / "fill_one_kernel_0_range_for.ptx"
     f.write_bytes(f.read_bytes().replace(b"0f3F800000", b"0f40400000"))  # 3.0f
     with Engine(tmp_path / "p", backend="cuda", load_ptx=str(tmp_path / "dump")) as eng:
@@ -210,10 +208,10 @@ def test_launch_grid_follows_quadrants():
     from qdexplorer.runtime.launch import LaunchSpec
     be = CudaBackend()
     try:
-        spec = LaunchSpec("t", "k", "range_for", [], [], block_dim=None, vector=1)
+        spec = LaunchSpec("t", "k", "range_for", (), block_dim=None, vector=1)
         assert be.block_of(spec) == 128
         assert be.grid_of(spec, 1000) == 8
         assert be.grid_of(spec, 1 << 30) == be.sm_count * be.max_blocks_per_sm * 2
-        assert be.grid_of(LaunchSpec("t", "k", "serial", [], []), 10) == 1
+        assert be.grid_of(LaunchSpec("t", "k", "serial", ()), 10) == 1
     finally:
         be.close()

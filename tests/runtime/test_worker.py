@@ -4,7 +4,7 @@ import textwrap
 import numpy as np
 
 from qdexplorer.engine import Engine
-from qdexplorer.events import FaultEvent, LaunchEvent
+from qdexplorer.events import LaunchesTimed, WorkerFaulted
 
 
 def test_worker_and_pool_run_the_demo_like_in_process():
@@ -14,7 +14,7 @@ def test_worker_and_pool_run_the_demo_like_in_process():
         res = {r.workload: r for r in eng.run(["particles_64k", "jacobi_512"], repeat=3)}
         assert all(r.status == "passed" for r in res.values())
         assert len(res["particles_64k"].timings) == 15
-        launches = [e for e in events if isinstance(e, LaunchEvent)]
+        launches = [tm for e in events if isinstance(e, LaunchesTimed) for tm in e.timings]
         assert len(launches) == 15 + 6
         assert eng.device.proc.is_alive() and eng.device.proc.pid
 
@@ -45,7 +45,7 @@ def test_hanging_task_kills_only_the_worker(tmp_path):
         """))
     with Engine(tmp_path, backend="cpu", launch_timeout=8.0, workers=1) as eng:
         faults = []
-        eng.on(lambda e: faults.append(e) if isinstance(e, FaultEvent) else None)
+        eng.on(lambda e: faults.append(e) if isinstance(e, WorkerFaulted) else None)
         (ok1,) = eng.run(["ok"])
         pid = eng.device.proc.pid
         (hung,) = eng.run(["hang"])

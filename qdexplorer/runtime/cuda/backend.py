@@ -12,6 +12,7 @@ import re
 import numpy as np
 from cuda.bindings import driver as cu
 
+from ..backend import Prepared
 from ..launch import LaunchSpec, LaunchTiming
 from .composite import CompositeModule
 from .driver import CudaError, check
@@ -109,19 +110,20 @@ class CudaBackend:
 
     # ---- launch configuration
     def block_of(self, spec: LaunchSpec) -> int:
-        if spec.type == "serial" or spec.serialize:
+        if spec.serial:
             return 1
         return spec.block_dim or DEFAULT_BLOCK
 
     def grid_of(self, spec: LaunchSpec, n: int) -> int:
-        if spec.type == "serial" or spec.serialize:
+        if spec.serial:
             return 1
         block = self.block_of(spec)
         threads = -(-n // max(1, spec.vector))
         return max(0, min(-(-threads // block), self.saturating_grid))
 
     # ---- arguments
-    def prepare(self, args: dict) -> dict:
+    def prepare(self, args: dict, trips: dict, in_place: bool = False) -> Prepared:
+        """Copy arrays to device buffers (reused across runs of the same shapes)."""
         dev = {}
         for k, v in args.items():
             if isinstance(v, np.ndarray):
@@ -138,43 +140,43 @@ class CudaBackend:
             else:
                 dev[k] = v
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
-        return {"args": args, "dev": dev, "params": {}, "pending": [], "hot": {}}
+        return Prepared(args, dict(trips), dev)
 
-    def params(self, spec: LaunchSpec, prepared: dict):
+    def params(self, spec: LaunchSpec, prepared: Prepared):
         """The kernelParams block (void*[]) for one task, built once per prepared argument set."""
-        cached = prepared["params"].get(spec.task)
+        cached = prepared.params.get(spec.task)
         if cached is not None:
             return cached
         keep = []
-        for p in spec.params:
-            v = prepared["dev"][p.name]
-            if p.kind == "array":
+        for slot in spec.args:
+            v = prepared.device[slot.name]
+            if slot.kind == "array":
                 ptr, shape = v
                 keep.append(ctypes.c_uint64(int(ptr)))
                 keep.extend(ctypes.c_int32(int(s)) for s in shape)
             else:
-                keep.append(_CT[p.dtype.name](v))
+                keep.append(_CT[slot.ctype](v))
         arr = (ctypes.c_void_p * max(1, len(keep)))(*[ctypes.addressof(x) for x in keep])
-        n = spec.trip_count(prepared["args"])
+        n = prepared.trips[spec.task]
         entry = (ctypes.addressof(arr), (arr, keep), self.grid_of(spec, n), self.block_of(spec))
-        prepared["params"][spec.task] = entry
+        prepared.params[spec.task] = entry
         return entry
 
     def _event_pair(self):
         mk = lambda: check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DEFAULT))  # noqa: E731
         return mk(), mk()
 
-    def _hot(self, task: str, prepared: dict):
+    def _hot(self, task: str, prepared: Prepared):
         """Everything a launch of `task` needs, resolved once per prepared argument set."""
-        hot = prepared["hot"].get(task)
+        hot = prepared.hot.get(task)
         if hot is None:
             spec = self.specs[task]
             f = self.composite.function(task)
             addr, _, grid, block = self.params(spec, prepared)
-            hot = prepared["hot"][task] = (spec.kernel, f, addr, grid, block)
+            hot = prepared.hot[task] = (spec.kernel, f, addr, grid, block)
         return hot
 
-    def launch(self, task: str, prepared: dict, timed: bool = True) -> LaunchTiming:
+    def launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
         kernel, f, addr, grid, block = self._hot(task, prepared)
         timing = LaunchTiming(task, kernel, "cuda", 0.0, grid, block)
         if grid == 0:
@@ -193,22 +195,22 @@ class CudaBackend:
             check("cuLaunchKernel", (err,), task)
         if err_a != _OK or err_b != _OK:
             check("cuEventRecord", (err_a if err_a != _OK else err_b,), task)
-        pending = prepared["pending"]
+        pending = prepared.pending
         pending.append((timing, ev))
         if len(pending) >= 1024:
             self.finish(prepared)
         return timing
 
-    def finish(self, prepared: dict):
+    def finish(self, prepared: Prepared):
         """Wait for pending launches; fill each timing from its events; pin a fault on its task.
 
         Events on one stream complete in order, so one wait on the last covers them all; on an
         error the first event that did not complete names the task that faulted.
         """
-        pending = prepared["pending"]
+        pending = prepared.pending
         if not pending:
             return
-        prepared["pending"] = []
+        prepared.pending = []
         err, = cu.cuEventSynchronize(pending[-1][1][1])
         if err != _OK:
             for timing, ev in pending:
@@ -220,15 +222,15 @@ class CudaBackend:
             timing.ms = ms if err == _OK else check("cuEventElapsedTime", (err,), timing.task)
         self._events.extend(ev for _, ev in pending)
 
-    def fetch(self, prepared: dict, into: dict):
+    def fetch(self, prepared: Prepared, into: dict):
         self.finish(prepared)
         for k, v in into.items():
             if isinstance(v, np.ndarray) and v.nbytes:
-                ptr, _ = prepared["dev"][k]
+                ptr, _ = prepared.device[k]
                 check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(v.ctypes.data, ptr, v.nbytes, self.stream))
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
 
-    def release(self, prepared: dict):
+    def release(self, prepared: Prepared):
         self.finish(prepared)  # device buffers stay allocated for the next run of the same shapes
 
     def free_all(self):

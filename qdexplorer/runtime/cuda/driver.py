@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from cuda.bindings import driver as cu
 
-from ..device import DeviceFault
+from ..faults import DeviceFault
 
 # Errors after which the context is unusable: the process must be replaced.
 STICKY = {

@@ -1,0 +1,6 @@
+"""`python -m qdexplorer`: the same as the `qdexplorer` command."""
+import sys
+
+from .launcher import main
+
+sys.exit(main())

@@ -1,0 +1,71 @@
+"""The entry function's signature: how a task's parameters become kernel arguments.
+
+The ABI list is what the launcher packs: every ndarray is a pointer followed by one i32 per
+axis; scalars pass by value; a host range_for also takes the `[__lo, __hi)` chunk its caller
+hands each thread. CUDA buffers are separate cuMemAlloc allocations, hence `noalias` + align.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as L
+
+from ..lang import ir
+from ..lang.types import DType
+
+NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
+NVPTX_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+I1, I32, I64 = L.IntType(1), L.IntType(32), L.IntType(64)
+PTR = L.PointerType()
+SHARED_PTR = L.PointerType(addrspace=3)
+
+
+def lltype(dt: DType):
+    if dt.is_float:
+        return L.FloatType() if dt.bits == 32 else L.DoubleType()
+    return L.IntType(dt.bits)
+
+
+def abi_name(dt: DType) -> str:
+    return dt.name
+
+
+class EntrySignature:
+    """The task's entry function in `module`, with its arguments bound to parameter names."""
+
+    def __init__(self, module: L.Module, task: ir.Task, nv: bool):
+        args, self.abi = [], []
+        for p in task.params:
+            if p.kind == "array":
+                args.append(PTR)
+                self.abi.append((p.name, "ptr"))
+                for k in range(p.ndim):
+                    args.append(I32)
+                    self.abi.append((f"{p.name}.shape[{k}]", "i32"))
+            else:
+                args.append(lltype(p.dtype))
+                self.abi.append((p.name, abi_name(p.dtype)))
+        if not nv and task.type == "range_for":
+            args += [I32, I32]
+            self.abi += [("__lo", "i32"), ("__hi", "i32")]
+        self.fn = L.Function(module, L.FunctionType(L.VoidType(), args), task.name)
+        if nv:
+            self.fn.calling_convention = "ptx_kernel"
+            for a, (_, kind) in zip(self.fn.args, self.abi):
+                if kind == "ptr":  # cuMemAlloc buffers are 256-byte aligned
+                    a.add_attribute("noalias")
+                    a.attributes.align = 16
+        self.arrays: dict = {}  # name -> (pointer, [shape args])
+        self.scalars: dict = {}  # name -> argument
+        it = iter(self.fn.args)
+        for p in task.params:
+            a = next(it)
+            a.name = p.name
+            if p.kind == "array":
+                shape = []
+                for k in range(p.ndim):
+                    s = next(it)
+                    s.name = f"{p.name}.shape{k}"
+                    shape.append(s)
+                self.arrays[p.name] = (a, shape)
+            else:
+                self.scalars[p.name] = a
+        self.extra = list(it)  # host range_for: (__lo, __hi)

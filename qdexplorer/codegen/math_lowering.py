@@ -1,0 +1,80 @@
+"""`qd.math` calls → LLVM: intrinsics everywhere, libdevice on CUDA, libm on the host.
+
+Without libdevice a few f32 functions fall back to `afn` approximations (sin.approx,
+ex2.approx, lg2.approx) and the compile log says so once per task. Tables and the libdevice
+search are in math_lib.py.
+"""
+from __future__ import annotations
+
+from llvmlite import ir as L
+
+from . import math_lib
+from .abi import lltype
+from .errors import CodegenError
+
+
+class MathEmitter:
+    """Mixin of the task emitter."""
+
+    def float_intrinsic(self, base, dt, args):
+        t = lltype(dt)
+        f = self.intrinsic(f"{base}.f{dt.bits}", t, [t] * len(args))
+        return self.b.call(f, args)
+
+    def e_MathCall(self, e):
+        dt, args = e.dtype, [self.expr(a) for a in e.args]
+        if e.fn in math_lib.INTRINSIC:
+            return self.float_intrinsic(math_lib.INTRINSIC[e.fn], dt, args)
+        if e.fn == "rsqrt":
+            return self.b.fdiv(L.Constant(lltype(dt), 1.0), self.float_intrinsic("llvm.sqrt", dt, args))
+        nv32, nv64, c32, c64 = math_lib.LIB[e.fn]
+        t = lltype(dt)
+        if not self.nv:
+            name = c32 if dt.bits == 32 else c64
+        elif self.o.libdevice:
+            name = nv32 if dt.bits == 32 else nv64
+            self.needs_libdevice = True
+        else:
+            return self.approx(e.fn, dt, args)
+        f = self.intrinsic(name, t, [t] * len(args))
+        return self.b.call(f, args)
+
+    def approx(self, fn, dt, args):
+        """afn fallbacks for NVPTX without libdevice: sin.approx, ex2.approx, lg2.approx."""
+        if dt.bits != 32 or fn not in math_lib.APPROX_F32:
+            raise CodegenError(f"qd.{fn} on {dt!r} needs libdevice (libdevice.10.bc), which was not found; "
+                               f"install the nvidia-nvvm wheel or a CUDA toolkit, or set QDEXPLORER_LIBDEVICE")
+        if not self._logged_fallback:
+            self.log.append("libdevice not found: qd.math uses afn approximations (sin.approx, ex2.approx, "
+                            "lg2.approx); install nvidia-nvvm or set QDEXPLORER_LIBDEVICE for accurate math")
+            self._logged_fallback = True
+        b, f32t = self.b, L.FloatType()
+
+        def call(name, *a):
+            return b.call(self.intrinsic(name, f32t, [f32t] * len(a)), list(a), fastmath=("afn",))
+
+        def exp(x):
+            return call("llvm.exp2.f32", b.fmul(x, f32t(1.4426950408889634)))
+
+        def log2(x):  # llvm.log2 with afn has no NVPTX lowering; the NVVM intrinsic does
+            return b.call(self.intrinsic("llvm.nvvm.lg2.approx.f", f32t, [f32t]), [x])
+
+        def log(x):
+            return b.fmul(log2(x), f32t(0.6931471805599453))
+
+        x = args[0]
+        if fn == "sin":
+            return call("llvm.sin.f32", x)
+        if fn == "cos":
+            return call("llvm.cos.f32", x)
+        if fn == "tan":
+            return b.fdiv(call("llvm.sin.f32", x), call("llvm.cos.f32", x))
+        if fn == "exp":
+            return exp(x)
+        if fn == "log":
+            return log(x)
+        if fn == "pow":
+            return call("llvm.exp2.f32", b.fmul(args[1], log2(x)))
+        if fn == "tanh":
+            return b.fsub(f32t(1.0), b.fdiv(f32t(2.0), b.fadd(exp(b.fmul(x, f32t(2.0))), f32t(1.0))))
+        raise AssertionError(fn)

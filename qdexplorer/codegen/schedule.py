@@ -1,0 +1,86 @@
+"""How a range_for's index space is spread over threads: grid-stride loops and coarsening.
+
+On CUDA every thread walks the flattened index space with a grid stride; with coarsening it
+takes `vector` adjacent indices per step so loads and stores merge (ld.global.v4). On the host
+the caller hands each thread a `[lo, hi)` chunk and the loop walks it with stride 1.
+"""
+from __future__ import annotations
+
+from ..lang import ir
+from .abi import I32
+
+
+def coarsening(task: ir.Task, nv: bool, vector: int) -> int:
+    """Indices per thread per grid-stride step; only plain CUDA range_for tasks are coarsened."""
+    if nv and task.type == "range_for" and not task.serialize and not task.uses_block_features:
+        return max(1, vector)
+    return 1
+
+
+class ScheduleEmitter:
+    """Mixin of the task emitter: the loop nest around a range_for's body."""
+
+    def range_for(self):
+        b = self.b
+        ext, begins = [], []
+        for lo, hi in self.t.ranges:
+            lo_v, hi_v = self.expr(lo), self.expr(hi)
+            d = b.sub(hi_v, lo_v)
+            ext.append(b.select(b.icmp_signed("<", d, I32(0)), I32(0), d))
+            begins.append(lo_v)
+        total = ext[0]
+        for e in ext[1:]:
+            total = b.mul(total, e)
+        if self.nv:
+            tid, ctaid = self.sreg("tid.x"), self.sreg("ctaid.x")
+            ntid, nctaid = self.sreg("ntid.x"), self.sreg("nctaid.x")
+            gtid, stride = b.add(b.mul(ctaid, ntid), tid), b.mul(nctaid, ntid)
+            v = self.vector
+            if v > 1:
+                # Thread coarsening: each thread takes `v` adjacent indices per grid-stride step, so
+                # the load/store vectorizer can merge them (ld.global.v4) and loads overlap stores.
+                main_end = b.mul(b.udiv(total, I32(v)), I32(v))
+                self.grid_loop(b.mul(gtid, I32(v)), b.mul(stride, I32(v)), main_end, begins, ext, unroll=v)
+                self.grid_loop(b.add(main_end, gtid), stride, total, begins, ext)
+            else:
+                self.grid_loop(gtid, stride, total, begins, ext)
+        else:
+            lo, hi = self.sig.extra
+            end = b.select(b.icmp_signed("<", hi, total), hi, total)
+            self.grid_loop(lo, I32(1), end, begins, ext)
+
+    def grid_loop(self, start, stride, end, begins, ext, unroll=1):
+        """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
+        b = self.b
+        idx = self.alloca_b.alloca(I32, name="idx")
+        b.store(start, idx)
+        head, body = self.fn.append_basic_block("loop"), self.fn.append_basic_block("body")
+        latch, exit_ = self.fn.append_basic_block("latch"), self.fn.append_basic_block("exit")
+        b.branch(head)
+        b.position_at_end(head)
+        # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
+        b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
+        b.position_at_end(body)
+        for j in range(unroll):
+            nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
+            rem = b.load(idx, typ=I32)
+            if j:
+                rem = b.add(rem, I32(j), flags=["nsw"])
+            for k in reversed(range(len(ext))):
+                var = self.slot(self.t.loop_vars[k])
+                if k == 0:
+                    b.store(b.add(begins[k], rem, flags=["nsw"]), var)
+                else:
+                    b.store(b.add(begins[k], b.urem(rem, ext[k]), flags=["nsw"]), var)
+                    rem = b.udiv(rem, ext[k])
+            self.loops.append((None, nxt))
+            self.stmts(self.t.body)
+            self.loops.pop()
+            if not b.block.is_terminated:
+                b.branch(nxt)
+            if nxt is not latch:
+                b.position_at_end(nxt)
+        b.position_at_end(latch)
+        b.store(b.add(b.load(idx, typ=I32), stride), idx)
+        b.branch(head)
+        b.position_at_end(exit_)

@@ -1,0 +1,202 @@
+"""The one compile loop: walk a target's path through the stage table, the same way at every stage.
+
+For each stage (see `stages.STAGES`), each task or unit goes through the same four steps:
+produce (memo or cache first, then the stage's function, batched into the pool for LLVM
+stages), dump (Quadrants' names), then let an override or a load folder enter in place of what
+was produced, and hand the result to the next stage. Whole-module mode only groups tasks into
+units differently before the first pooled stage; nothing else knows about it.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+
+from ..codegen.math_lib import libdevice_path
+from ..codegen.task_module import CodegenError, CodegenOptions, TaskModule, build_task_module
+from ..lang import ir
+from ..runtime.launch import ArgSlot, LaunchSpec
+from .artifacts import Artifact, CompiledTask, sha256
+from .cache import PtxCache, cache_key
+from .dump import dump_artifact
+from .overrides import OverrideStore
+from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one pooled stage compiles as one module: a task, or all of a kernel's tasks."""
+    name: str
+    kernel: str
+    tasks: tuple[ir.Task, ...]
+
+
+def group_units(tasks: list[ir.Task], mode: str) -> list[Unit]:
+    if mode == "per_task":
+        return [Unit(t.name, t.kernel, (t,)) for t in tasks]
+    if mode == "whole":
+        by_kernel: dict[str, list[ir.Task]] = {}
+        for t in tasks:
+            by_kernel.setdefault(t.kernel, []).append(t)
+        return [Unit(f"{k}_kernel_whole", k, tuple(ts)) for k, ts in by_kernel.items()]
+    raise ValueError(f"unknown compile mode {mode!r} (per_task or whole)")
+
+
+def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | None = None) -> LaunchSpec:
+    slots = tuple(ArgSlot(p.name, p.kind, "ptr" if p.kind == "array" else p.dtype.name, p.ndim)
+                  for p in task.params)
+    block = task.block_dim
+    if block is None and task.type == "range_for":
+        block = default_block
+    vector, abi = (module.vector, tuple(t for _, t in module.abi)) if module is not None else (1, ())
+    return LaunchSpec(task.name, task.kernel, task.type, slots, block, task.serialize,
+                      task.uses_block_features, vector, abi)
+
+
+class _Trip:
+    """One task's mutable state while the loop runs; frozen into a CompiledTask at the end."""
+
+    def __init__(self, task: ir.Task, unit: Unit, lower_s: float):
+        self.task, self.unit = task, unit
+        self.produced: dict[str, Artifact] = {}
+        self.used: dict[str, Artifact] = {}
+        self.seconds = {"lower": lower_s}
+        self.log: list[str] = []
+        self.error = self.error_stage = ""
+        self.module: TaskModule | None = None
+
+
+class Pipeline:
+    def __init__(self, compiler, cache: PtxCache | None = None, arch: str = DEFAULT_ARCH,
+                 ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None,
+                 dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = False,
+                 vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None):
+        self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
+        self.arch, self.ptx_isa, self.fast_math, self.vector = arch, ptx_isa, fast_math, vector
+        self.overrides = overrides or OverrideStore(None)
+        self.dump_dir, self.mode, self.memo = dump_dir, mode, memo
+        self.default_block = default_block
+        self.on_task = on_task or (lambda ct: None)
+        self.modules: dict = {}  # (task fingerprint, codegen options) -> TaskModule
+        # Without the disk tier, a per-session nonce keeps the driver's own compute cache from
+        # serving a previous run's SASS (Quadrants does the same).
+        self.nonce = None if self.cache.offline else uuid.uuid4().hex[:12]
+
+    # ---- the loop
+    def compile(self, tasks: list[ir.Task], target: str, lower_s: dict[str, float] | None = None) -> list[CompiledTask]:
+        lower_s = lower_s or {}
+        units = group_units(tasks, self.mode)
+        trips = [_Trip(t, u, lower_s.get(t.name, 0.0)) for u in units for t in u.tasks]
+        for kind in PATHS[target]:
+            stage = STAGES[kind]
+            if stage.where == "app":
+                for tr in trips:
+                    if not tr.error:
+                        self._app_stage(tr, target, kind)
+            else:
+                self._pool_stage(units, trips, target, kind)
+        return [self._finish(tr, target) for tr in trips]
+
+    def _app_stage(self, tr: _Trip, target: str, kind: str):
+        t0 = time.perf_counter()
+        try:
+            tr.module, tier = self._codegen(tr.task, target)
+        except Exception as e:  # noqa: BLE001 - CodegenError, or a codegen bug: either way, this task
+            tr.error = str(e) if isinstance(e, CodegenError) else (
+                f"internal codegen error ({type(e).__name__}: {e}) in {tr.task.file}:{tr.task.lines[0]}; please report it")
+            tr.error_stage = kind
+            return
+        tr.seconds["codegen"] = time.perf_counter() - t0
+        tr.log += tr.module.log
+        art = Artifact(kind, tr.module.text.encode(), tier, seconds=tr.seconds["codegen"])
+        self._hand_on(tr.task.name, kind, art, [tr])
+
+    def _pool_stage(self, units: list[Unit], trips: list[_Trip], target: str, kind: str):
+        by_unit: dict[str, list[_Trip]] = {}
+        for tr in trips:
+            by_unit.setdefault(tr.unit.name, []).append(tr)
+        pending = []
+        for u in units:
+            group = by_unit[u.name]
+            failed = next((tr for tr in group if tr.error), None)
+            if failed is not None:
+                for tr in group:
+                    if not tr.error:
+                        tr.error, tr.error_stage = f"{failed.task.name}: {failed.error}", failed.error_stage
+                continue
+            src = STAGES[kind].source
+            texts = tuple(tr.used[src].text for tr in group)
+            mods = [tr.module for tr in group]
+            req = CompileRequest(u.name, target, texts, tuple(m.entry for m in mods), self.arch, self.ptx_isa, 3,
+                                 libdevice_path() if any(m.needs_libdevice for m in mods) else None, self.fast_math)
+            t0 = time.perf_counter()
+            key = cache_key(req)
+            data, tier = self.cache.get(key, PtxCache.namespace(req))
+            for tr in group:
+                tr.seconds["cache"] = time.perf_counter() - t0
+            if data is not None:
+                self._hand_on(u.name, kind, Artifact(kind, data, tier, key), group)
+            else:
+                pending.append((u, group, req, key))
+        if not pending:
+            return
+        t0 = time.perf_counter()
+        results = self.compiler.compile([req for _, _, req, _ in pending])
+        wall = time.perf_counter() - t0
+        for (u, group, req, key), res in zip(pending, results):
+            secs = sum(res.seconds.values()) or wall / len(pending)
+            for tr in group:
+                tr.seconds[kind] = secs
+                tr.log += res.log
+            if not res.ok:
+                for tr in group:
+                    tr.error, tr.error_stage = res.error, kind
+                continue
+            self.cache.put(key, PtxCache.namespace(req), res.output)
+            self._hand_on(u.name, kind, Artifact(kind, res.output, "miss", key, seconds=secs), group)
+
+    def _hand_on(self, name: str, kind: str, produced: Artifact, group: list[_Trip]):
+        """Dump what the stage produced, then let an override or a load folder take its place."""
+        if self.dump_dir and STAGES[kind].dump_suffix:
+            dump_artifact(self.dump_dir, name, STAGES[kind].dump_suffix, produced.data)
+        used = produced
+        ov = self.overrides.get(name, kind)
+        if ov is not None:
+            status = ov.status(produced.sha)
+            used = Artifact(kind, ov.data, "override" if ov.source == "project" else "load", sha256(ov.data),
+                            "override" if ov.source == "project" else "load", str(ov.path), status)
+            note = f"{kind.upper()} override ({ov.source}) loaded from {ov.path}"
+            if status == "stale":
+                note += f" — STALE: the generated {kind.upper()} changed since it was written"
+            elif status == "unknown":
+                note += " — its sidecar is missing, so whether it is stale is unknown"
+            for tr in group:
+                tr.log.append(note)
+        for tr in group:
+            tr.produced[kind], tr.used[kind] = produced, used
+
+    def _finish(self, tr: _Trip, target: str) -> CompiledTask:
+        final = "ptx" if target == "nvptx" else "obj"
+        art = tr.used.get(final)
+        loaded = b""
+        if art is not None and not tr.error:
+            loaded = art.data
+            if final == "ptx" and art.origin == "generated" and self.nonce:
+                tag = f"// qdexplorer session nonce {self.nonce}\n".encode()
+                loaded = loaded if loaded.startswith(tag) else tag + loaded
+        ct = CompiledTask(tr.task.name, tr.task.kernel, target, self.arch, tr.unit.name,
+                          launch_spec(tr.task, tr.module, self.default_block), tr.produced, tr.used, loaded,
+                          tr.seconds, tuple(tr.log), tr.error, tr.error_stage, tr.module)
+        self.on_task(ct)
+        return ct
+
+    # ---- the ll stage's producer, memoised on the task's fingerprint
+    def _codegen(self, task: ir.Task, target: str) -> tuple[TaskModule, str]:
+        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, self.fast_math, self.vector)
+        key = (task.fingerprint, opts) if task.fingerprint and self.memo else None
+        if key is not None and key in self.modules:
+            return self.modules[key], "memo"
+        tm = build_task_module(task, opts)
+        if key is not None:
+            self.modules[key] = tm
+        return tm, "codegen"

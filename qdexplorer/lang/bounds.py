@@ -1,0 +1,74 @@
+"""Trip counts of a task's loop, evaluated on the host from the actual arguments.
+
+Grid sizing needs the number of iterations before launch. The bounds are uniform IR
+expressions (scalar arguments, shapes, constants), so they are evaluated here in Python where
+the arguments were built, and only the resulting counts travel to the device.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import ir
+from .types import DType
+
+
+def trip_count(task: ir.Task, args: dict) -> int:
+    if task.type == "serial":
+        return 1
+    total = 1
+    for lo, hi in task.ranges:
+        total *= max(0, eval_expr(hi, args) - eval_expr(lo, args))
+    return total
+
+
+def trip_counts(tasks, args: dict) -> dict[str, int]:
+    return {t.name: trip_count(t, args) for t in tasks}
+
+
+def eval_expr(e: ir.Expr, args: dict) -> int | float:
+    """Evaluate a uniform IR expression (no locals, no loads) with Python numbers."""
+    if isinstance(e, ir.Const):
+        return e.value
+    if isinstance(e, ir.ScalarArg):
+        return _wrap(args[e.name], e.dtype)
+    if isinstance(e, ir.Shape):
+        return int(np.shape(args[e.array.name])[e.axis])
+    if isinstance(e, ir.Cast):
+        v = eval_expr(e.operand, args)
+        return float(v) if e.dtype.is_float else _wrap(int(v), e.dtype)
+    if isinstance(e, ir.UnOp):
+        v = eval_expr(e.operand, args)
+        return {"neg": lambda: -v, "abs": lambda: abs(v), "bitnot": lambda: ~v, "not": lambda: int(not v)}[e.op]()
+    if isinstance(e, ir.BinOp):
+        a, b = eval_expr(e.lhs, args), eval_expr(e.rhs, args)
+        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "//": lambda: a // b,
+               "%": lambda: a % b, "/": lambda: a / b, "min": lambda: min(a, b), "max": lambda: max(a, b),
+               "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b, "<<": lambda: a << b,
+               ">>": lambda: a >> b}
+        v = ops[e.op]()
+        return float(v) if e.dtype.is_float else _wrap(int(v), e.dtype)
+    if isinstance(e, ir.Select):
+        return eval_expr(e.a, args) if eval_expr(e.cond, args) else eval_expr(e.b, args)
+    if isinstance(e, ir.Compare):
+        a, b = eval_expr(e.lhs, args), eval_expr(e.rhs, args)
+        return int({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[e.op])
+    if isinstance(e, ir.MathCall):
+        vals = [eval_expr(a, args) for a in e.args]
+        fn = {"floor": math.floor, "ceil": math.ceil, "sqrt": math.sqrt}.get(e.fn)
+        if fn is not None:
+            return fn(*vals)
+    raise ValueError(f"loop bound uses {type(e).__name__}, which is not known before launch; bounds may only "
+                     f"use scalar arguments, x.shape[k] and constants")
+
+
+def _wrap(v, dt: DType):
+    if dt.is_float:
+        return float(v)
+    v = int(v)
+    if dt.kind == "i":
+        m = 1 << dt.bits
+        v &= m - 1
+        return v - m if v >= m >> 1 else v
+    return v & ((1 << dt.bits) - 1)

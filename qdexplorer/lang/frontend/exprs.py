@@ -1,0 +1,194 @@
+"""Expression lowering: names, attributes, subscripts and operators → typed Task IR expressions.
+
+Calls live in `calls.py` and `intrinsics.py`; the value rules (weak literals, casts) in `values.py`.
+"""
+from __future__ import annotations
+
+import ast
+
+from .. import ir
+from ..types import DType, f32, f64, i32, i64, u1, promote
+from .values import BINOPS, CMPOPS, Py, ShapeTuple, cast, fits, fold, is_number, literal, truthy
+
+
+class ExprLowering:
+    """Mixin for `TaskBuilder`: turns AST expressions into IR, emitting statements as needed."""
+
+    # -- helpers the builder provides: err, lookup, emit, new_local, eval_static, inline_func,
+    #    in_parallel, shared_array
+
+    def expr(self, node) -> ir.Expr:
+        """Lower `node` and commit it to a typed IR expression."""
+        return self.commit(self.value(node), node)
+
+    def commit(self, v, node, like: DType | None = None) -> ir.Expr:
+        if isinstance(v, ir.Expr):
+            return v
+        if is_number(v):
+            return literal(v.value, like)
+        what = "an ndarray" if isinstance(v, (ir.ArrayArg, ir.SharedArray)) else repr(getattr(v, "value", v))
+        self.err(node, f"expected a scalar value here, got {what}")
+
+    def value(self, node):
+        method = getattr(self, "v_" + type(node).__name__, None)
+        if method is None:
+            self.err(node, f"unsupported expression '{type(node).__name__}' in a kernel")
+        return method(node)
+
+    # ---- leaves
+    def v_Constant(self, node):
+        if isinstance(node.value, (int, float, bool)):
+            return Py(node.value)
+        if isinstance(node.value, str):
+            return Py(node.value)
+        self.err(node, f"unsupported constant {node.value!r}")
+
+    def v_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def v_Attribute(self, node):
+        base = self.value(node.value)
+        if isinstance(base, ir.ArrayArg) and node.attr == "shape":
+            return ShapeTuple(base)
+        if isinstance(base, ir.SharedArray) and node.attr == "shape":
+            return Py(base.shape)
+        if isinstance(base, Py):
+            try:
+                return Py(getattr(base.value, node.attr))
+            except AttributeError:
+                self.err(node, f"{base.value!r} has no attribute '{node.attr}'")
+        self.err(node, f"attribute '.{node.attr}' is not supported on this value")
+
+    def v_Tuple(self, node):
+        items = [self.value(e) for e in node.elts]
+        if all(isinstance(i, Py) for i in items):
+            return Py(tuple(i.value for i in items))
+        return items  # a tuple of runtime values; only valid as an assignment source
+
+    v_List = v_Tuple
+
+    def v_Subscript(self, node):
+        base = self.value(node.value)
+        idx_node = node.slice
+        if isinstance(base, ShapeTuple):
+            k = self.eval_static(idx_node)
+            if not isinstance(k, int) or not (-base.array.ndim <= k < base.array.ndim):
+                self.err(idx_node, f"shape index must be a constant in range(-{base.array.ndim}, "
+                                   f"{base.array.ndim}), got {k!r}")
+            return ir.Shape(base.array, k % base.array.ndim)
+        if isinstance(base, (ir.ArrayArg, ir.SharedArray)):
+            return ir.Load(base, self.indices(base, idx_node))
+        if isinstance(base, Py):
+            k = self.eval_static(idx_node)
+            try:
+                return Py(base.value[k])
+            except Exception as e:  # noqa: BLE001 - report the Python error at the user's line
+                self.err(node, f"compile-time subscript failed: {e}")
+        self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
+
+    def indices(self, arr, idx_node) -> tuple[ir.Expr, ...]:
+        elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
+        if len(elts) != arr.ndim:
+            self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(elts)}")
+        out = []
+        for e in elts:
+            x = self.commit(self.value(e), e, like=i32)
+            if not x.dtype.is_int and x.dtype != u1:
+                self.err(e, f"array index must be an integer, got {x.dtype!r}")
+            out.append(cast(x, i32))
+        return tuple(out)
+
+    # ---- operators
+    def v_BinOp(self, node):
+        op = BINOPS.get(type(node.op))
+        if op is None:
+            self.err(node, f"operator {type(node.op).__name__} is not supported")
+        a, b = self.value(node.left), self.value(node.right)
+        if is_number(a) and is_number(b):
+            return Py(fold(op, a.value, b.value))
+        return self.binop(op, a, b, node)
+
+    def binop(self, op, a, b, node) -> ir.Expr:
+        if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
+            base = self.commit(a, node)
+            if b.value == 0:
+                return ir.Const(1.0 if base.dtype.is_float else 1, base.dtype)
+            tmp = self.new_local("pow", base.dtype, base)
+            acc: ir.Expr = ir.LocalRef(tmp)
+            for _ in range(b.value - 1):
+                acc = ir.BinOp("*", acc, ir.LocalRef(tmp), base.dtype)
+            return acc
+        ea, eb = self.pair(a, b, node)
+        dt = promote(ea.dtype, eb.dtype)
+        if op in ("/", "**") and not dt.is_float:
+            dt = f64 if dt == i64 else f32
+        if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
+            self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
+        if op == "**":
+            return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
+        return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
+
+    def pair(self, a, b, node):
+        if is_number(a) and not is_number(b):
+            eb = self.commit(b, node)
+            return literal(a.value, eb.dtype if fits(a.value, eb.dtype) else None), eb
+        if is_number(b) and not is_number(a):
+            ea = self.commit(a, node)
+            return ea, literal(b.value, ea.dtype if fits(b.value, ea.dtype) else None)
+        return self.commit(a, node), self.commit(b, node)
+
+    def v_UnaryOp(self, node):
+        v = self.value(node.operand)
+        if is_number(v):
+            return Py({ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Not: lambda x: not x,
+                       ast.Invert: lambda x: ~x}[type(node.op)](v.value))
+        e = self.commit(v, node)
+        if isinstance(node.op, ast.USub):
+            return ir.UnOp("neg", e, e.dtype)
+        if isinstance(node.op, ast.UAdd):
+            return e
+        if isinstance(node.op, ast.Not):
+            return ir.UnOp("not", truthy(e), u1)
+        if not e.dtype.is_int:
+            self.err(node, "'~' needs an integer operand")
+        return ir.UnOp("bitnot", e, e.dtype)
+
+    def v_Compare(self, node):
+        result = None
+        left = self.value(node.left)
+        for op, right_node in zip(node.ops, node.comparators):
+            opname = CMPOPS.get(type(op))
+            if opname is None:
+                self.err(node, f"comparison '{type(op).__name__}' is not supported in kernels")
+            right = self.value(right_node)
+            if is_number(left) and is_number(right):
+                c = Py(eval(f"a {opname} b", {}, {"a": left.value, "b": right.value}))  # noqa: S307
+                c = ir.Const(int(c.value), u1)
+            else:
+                ea, eb = self.pair(left, right, node)
+                dt = promote(ea.dtype, eb.dtype)
+                c = ir.Compare(opname, cast(ea, dt), cast(eb, dt), u1)
+            result = c if result is None else ir.BinOp("and", result, c, u1)
+            left = right
+        return result
+
+    def v_BoolOp(self, node):
+        vals = [self.value(v) for v in node.values]
+        if all(is_number(v) for v in vals):
+            r = vals[0].value
+            for v in vals[1:]:
+                r = (r and v.value) if isinstance(node.op, ast.And) else (r or v.value)
+            return Py(r)
+        op = "and" if isinstance(node.op, ast.And) else "or"
+        acc = truthy(self.commit(vals[0], node))
+        for v in vals[1:]:
+            acc = ir.BinOp(op, acc, truthy(self.commit(v, node)), u1)
+        return acc
+
+    def v_IfExp(self, node):
+        c = self.value(node.test)
+        if is_number(c):
+            return self.value(node.body if c.value else node.orelse)
+        a, b = self.pair(self.value(node.body), self.value(node.orelse), node)
+        dt = promote(a.dtype, b.dtype)
+        return ir.Select(truthy(self.commit(c, node)), cast(a, dt), cast(b, dt), dt)

@@ -1,0 +1,108 @@
+"""Loops inside a task: `while`, `for … in range(…)`, unrolled `qd.static` loops, `break`/`continue`.
+
+A task's own top-level parallel loop is built by `offload.py`; these are the loops inside it.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+
+from .. import intrinsics as I
+from .. import ir
+from ..types import i32, u1
+from .values import Py, is_number, truthy
+
+
+class LoopLowering:
+    """Mixin for `TaskBuilder`: lowers loops and loop jumps."""
+
+    def s_While(self, node):
+        if node.orelse:
+            self.err(node, "while/else is not supported in kernels")
+        self.out.append([])
+        cond = truthy(self.commit(self.value(node.test), node.test))
+        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
+        self.frame.loop_depth += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.frame.loop_depth -= 1
+        head = self.out.pop()
+        self.emit(ir.Loop(head + body))
+
+    def s_For(self, node):
+        if node.orelse:
+            self.err(node, "for/else is not supported in kernels")
+        it = node.iter
+        fn = self.value(it.func) if isinstance(it, ast.Call) else None
+        if isinstance(fn, Py) and fn.value is I.static:
+            return self.static_for(node, self.eval_static(self.one_arg(it)))
+        if not (isinstance(fn, Py) and fn.value is builtins.range):
+            self.err(it, "inner for loops must iterate over range(...) or qd.static(...)")
+        if not isinstance(node.target, ast.Name):
+            self.err(node.target, "a range loop needs a single loop variable")
+        args = [self.value(a) for a in it.args]
+        if not 1 <= len(args) <= 3:
+            self.err(it, "range() takes 1 to 3 arguments")
+        step = 1
+        if len(args) == 3:
+            if not is_number(args[2]) or args[2].value == 0:
+                self.err(it.args[2], "range()'s step must be a nonzero constant in a kernel")
+            step = args[2].value
+        begin = self.commit(args[0], it, like=i32) if len(args) > 1 else ir.Const(0, i32)
+        end = self.commit(args[-1] if len(args) == 1 else args[1], it, like=i32)
+        dt = begin.dtype if begin.dtype.bits >= end.dtype.bits else end.dtype
+        if not dt.is_int:
+            self.err(it, "range() bounds must be integers")
+        var = self.new_local(node.target.id, dt, begin)
+        end_l = self.new_local("end", dt, end)
+        ref = ir.LocalRef(var)
+        test = ir.Compare(">=" if step > 0 else "<=", ref, ir.LocalRef(end_l), u1)
+        self.frame.scopes.append({node.target.id: var})
+        self.frame.loop_depth += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.frame.loop_depth -= 1
+            self.frame.scopes.pop()
+        self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
+                          step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))]))
+
+    def static_for(self, node, seq):
+        try:
+            items = list(seq)
+        except TypeError:
+            self.err(node.iter, "qd.static(...) in a for loop must be iterable at compile time")
+        names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        if not all(isinstance(n, ast.Name) for n in names):
+            self.err(node.target, "static loop targets must be names")
+        depth = self.frame.loop_depth
+        self.frame.loop_depth = -10_000  # break/continue cannot target an unrolled loop
+        try:
+            for item in items:
+                vals = item if len(names) > 1 else (item,)
+                self.frame.scopes.append({n.id: Py(v) for n, v in zip(names, vals)})
+                try:
+                    for s in node.body:
+                        self.stmt(s)
+                finally:
+                    self.frame.scopes.pop()
+        finally:
+            self.frame.loop_depth = depth
+
+    def s_Break(self, node):
+        self.loop_jump(node, ir.Break(), "break")
+
+    def s_Continue(self, node):
+        if self.frame.loop_depth == 0 and self.in_parallel and len(self.frames) == 1:
+            self.emit(ir.Continue())  # skips to the next index of the parallel loop
+            return
+        self.loop_jump(node, ir.Continue(), "continue")
+
+    def loop_jump(self, node, stmt, word):
+        if self.frame.loop_depth < 0:
+            self.err(node, f"'{word}' cannot be used in a qd.static loop (it is unrolled)")
+        if self.frame.loop_depth == 0:
+            where = "the top-level parallel loop" if self.in_parallel else "a serial task outside a loop"
+            self.err(node, f"'{word}' is not allowed in {where}")
+        self.emit(stmt)

@@ -1,0 +1,80 @@
+"""The values the frontend passes around: compile-time Python values (`Py`) and typed IR.
+
+Python literals stay "weak" until they meet a typed operand (Quadrants' rule: `x * 2.0` keeps
+x's float type), so the frontend carries compile-time values as `Py` until it must commit; the
+helpers here are the commit and conversion rules every lowering module shares.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .. import ir
+from ..types import DType, f32, i32, i64, u1
+
+
+@dataclass
+class Py:
+    """A compile-time Python value (literal, global constant, module, function)."""
+    value: object
+
+
+@dataclass
+class ShapeTuple:
+    array: ir.ArrayArg
+
+
+BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+          ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
+          ast.RShift: ">>"}
+CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
+ATOMIC_OPS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max"}
+FLOAT_ONLY_MATH = {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "exp", "log",
+                   "tanh", "pow"}
+
+
+def is_number(v) -> bool:
+    return isinstance(v, Py) and isinstance(v.value, (int, float, bool))
+
+
+def literal(value, like: DType | None = None) -> ir.Const:
+    """Commit a Python number to a typed constant, adopting `like`'s type where it fits."""
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, int):
+        dt = like if like is not None and like.kind in "iuf" else i32
+        if dt.kind == "i" and dt.bits == 32 and not (-2**31 <= value < 2**31):
+            dt = i64
+        return ir.Const(float(value) if dt.is_float else value, dt)
+    dt = like if like is not None and like.is_float else f32
+    return ir.Const(float(value), dt)
+
+
+def cast(e: ir.Expr, dt: DType) -> ir.Expr:
+    if e.dtype == dt:
+        return e
+    if isinstance(e, ir.Const) and dt.kind != "b":
+        return ir.Const(float(e.value) if dt.is_float else int(e.value), dt)
+    return ir.Cast(e, dt)
+
+
+def truthy(e: ir.Expr) -> ir.Expr:
+    if e.dtype == u1:
+        return e
+    zero = ir.Const(0.0 if e.dtype.is_float else 0, e.dtype)
+    return ir.Compare("!=", e, zero, u1)
+
+
+def fits(value, dt: DType) -> bool:
+    if isinstance(value, float):
+        return dt.is_float
+    return dt.kind in "iuf"
+
+
+def fold(op, a, b):
+    try:
+        return {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "/": lambda: a / b,
+                "//": lambda: a // b, "%": lambda: a % b, "**": lambda: a ** b, "&": lambda: a & b,
+                "|": lambda: a | b, "^": lambda: a ^ b, "<<": lambda: a << b, ">>": lambda: a >> b}[op]()
+    except ZeroDivisionError:
+        raise ZeroDivisionError("division by zero in a compile-time constant") from None

@@ -1,0 +1,50 @@
+"""The contract every backend fulfils, CPU and CUDA alike, so callers never probe with getattr."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from .launch import LaunchSpec, LaunchTiming
+
+
+@dataclass
+class Prepared:
+    """One argument set made ready for launches: typed, so backends agree on what they receive.
+
+    `host` holds the arrays the kernels work on (private copies, or the caller's own arrays for
+    in-place script calls) and the scalars; `trips` the trip count of each task, computed where
+    the arguments were built; the rest is the backend's own (device pointers, param blocks).
+    """
+    host: dict
+    trips: dict[str, int]
+    device: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    pending: list = field(default_factory=list)
+    hot: dict = field(default_factory=dict)
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+
+    def info(self) -> dict: ...
+    def load(self, spec: LaunchSpec, code: bytes, tag: str = "", unit: str = "") -> None: ...
+    def unload(self, task: str) -> None: ...
+    def loaded(self, task: str) -> bool: ...
+    def resources(self, task: str) -> dict: ...
+    def prepare(self, args: dict, trips: dict[str, int], in_place: bool = False) -> Prepared: ...
+    def launch(self, task: str, prepared: Prepared) -> LaunchTiming: ...
+    def finish(self, prepared: Prepared) -> None: ...
+    def fetch(self, prepared: Prepared, into: dict) -> None: ...
+    def release(self, prepared: Prepared) -> None: ...
+    def close(self) -> None: ...
+
+
+def make_backend(name: str, **opts) -> Backend:
+    if name == "cpu":
+        from .cpu import CpuBackend
+        return CpuBackend(threads=opts.get("threads"))
+    if name == "cuda":
+        from .cuda.backend import CudaBackend
+        return CudaBackend(device=opts.get("device", 0))
+    raise ValueError(f"unknown backend {name!r} (cpu or cuda)")
