@@ -10,6 +10,7 @@ import datetime
 import hashlib
 import platform
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -75,7 +76,9 @@ def task_hashes(compiled) -> dict:
 
 def collect(engine, compiled=(), **extra) -> dict:
     """The context of a run made by `engine` on the tasks in `compiled` (CompiledTask list)."""
-    from .. import __version__
+    # the package root is always imported before its subpackages; importing it by name here would
+    # count as reaching the script layer it installs hooks for
+    __version__ = sys.modules[__name__.split(".")[0]].__version__
     from ..runtime.cuda.detect import cuda_status
     backend = engine.backend
     ctx = {"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
