@@ -30,8 +30,9 @@ def add_commands(sub, add_project_args):
     c.add_argument("--fail-if-slower", type=float, metavar="PCT",
                    help="exit 1 when a task is slower by more than PCT percent with 95%% confidence")
     c.add_argument("--alpha", type=float, default=0.05, help="significance level of the rank test (default 0.05)")
-    c.add_argument("--threshold", type=float, default=5.0, metavar="PCT",
-                   help="changes below PCT percent count as the same (default 5)")
+    c.add_argument("--threshold", type=float, metavar="PCT",
+                   help="changes below PCT percent count as the same (default: 5 for saved CUDA runs, 15 for "
+                        "saved CPU runs, 2 / 5 for interleaved fresh sides on CUDA / CPU)")
     c.add_argument("--task", help="fresh generated/override: only this task's override (default: all)")
     c.add_argument("--rounds", type=int, default=10, help="fresh comparisons: A/B rounds (default 10)")
     _add_run_args(c, repeat=5, repeat_help="fresh comparisons: timed repeats per side per round (default 5); "
@@ -177,7 +178,7 @@ def cmd_compare(a) -> int:
             ra, rb = (now, saved) if fresh_a else (saved, now)
         else:
             ra, rb = h.load(a.a), h.load(a.b)
-    cmp = compare_runs(ra, rb, alpha=a.alpha, threshold=a.threshold / 100.0)
+    cmp = compare_runs(ra, rb, alpha=a.alpha, threshold=None if a.threshold is None else a.threshold / 100.0)
     failing = cmp.regressions(a.fail_if_slower) if a.fail_if_slower is not None else []
     if a.json:
         out = cmp.to_dict()

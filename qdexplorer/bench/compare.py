@@ -10,7 +10,7 @@ import io
 from dataclasses import dataclass, field
 
 from .run import TOTAL, Run
-from .stats import ALPHA, THRESHOLD, TaskStats, compare_samples
+from .stats import ALPHA, TaskStats, compare_samples, default_threshold
 
 
 @dataclass
@@ -18,6 +18,7 @@ class Comparison:
     a: str                       # labels of the two sides (run names, or 'generated' / 'override')
     b: str
     metric: str                  # 'ms' (wall or CUDA-event time) or 'cpu_ms' (CPU backend: CPU time)
+    threshold: float             # relative changes below this count as 'same'
     tasks: list[TaskStats]       # sorted by impact: the largest absolute change in ms first
     total: TaskStats | None
     only_a: list[str] = field(default_factory=list)
@@ -36,7 +37,7 @@ class Comparison:
         return [t for t in self.tasks if t.verdict == "slower" and t.ci[0] > limit]
 
     def to_dict(self) -> dict:
-        return {"a": self.a, "b": self.b, "metric": self.metric, "tasks": [t.to_dict() for t in self.tasks],
+        return {"a": self.a, "b": self.b, "metric": self.metric, "threshold": self.threshold, "tasks": [t.to_dict() for t in self.tasks],
                 "total": self.total.to_dict() if self.total else None, "only_a": self.only_a,
                 "only_b": self.only_b, "warnings": self.warnings}
 
@@ -54,7 +55,7 @@ class Comparison:
         """The per-task table as the CLI prints it."""
         width = max([len(t.task) for t in self.tasks] + [len(TOTAL), 4])
         what = "CPU time per launch" if self.metric == "cpu_ms" else "time per launch"
-        lines = [f"A = {self.a}   B = {self.b}   ({what})",
+        lines = [f"A = {self.a}   B = {self.b}   ({what}; changes under {self.threshold:.0%} count as same)",
                  f"{'task':<{width}}  {'A median ms':>12}  {'B median ms':>12}  {'B/A':>6}  {'95% CI':>15}  "
                  f"{'p':>8}  verdict"]
         for t in self.tasks + ([self.total] if self.total else []):
@@ -68,8 +69,12 @@ class Comparison:
         return "\n".join(lines)
 
 
-def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float = THRESHOLD, label_a: str | None = None,
+def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float | None = None, label_a: str | None = None,
                  label_b: str | None = None) -> Comparison:
+    """Per-task statistics of B against A; `threshold` None: `stats.default_threshold` for these runs."""
+    if threshold is None:
+        interleaved = bool(a.context.get("interleaved_with") and b.context.get("interleaved_with"))
+        threshold = default_threshold({a.context.get("backend"), b.context.get("backend")}, interleaved)
     metric = "cpu_ms" if a.metric == b.metric == "cpu_ms" else "ms"
     resolution = max(a.timer_resolution_ms(metric), b.timer_resolution_ms(metric))
     ta, tb = a.tasks(), b.tasks()
@@ -93,5 +98,5 @@ def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float = THRESH
     for key in ("backend", "device", "arch", "mode"):
         if ca.get(key) != cb.get(key):
             warnings.append(f"{key} differs: A {ca.get(key)!r}, B {cb.get(key)!r}")
-    return Comparison(label_a or a.label, label_b or b.label, metric, rows, total,
+    return Comparison(label_a or a.label, label_b or b.label, metric, threshold, rows, total,
                       [t for t in ta if t not in set(tb)], [t for t in tb if t not in set(ta)], warnings)

@@ -90,7 +90,7 @@ def collect(engine, compiled=(), **extra) -> dict:
         st = cuda_status()
         ctx.update(device=st.name, driver=st.driver_version, sm_count=st.sm_count)
     else:
-        ctx.update(device=cpu_name(), driver="", cpu_timer_resolution_ms=clock_resolution_ms(time.process_time))
+        ctx.update(device=cpu_name(), driver="", cpu_timer_resolution_ms=clock_resolution_ms(time.thread_time))
     folder = engine.project.path if engine.project.path.is_dir() else engine.project.path.parent
     ctx["git"] = git_state(folder)
     ctx.update(extra)

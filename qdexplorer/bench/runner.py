@@ -1,7 +1,7 @@
 """Make runs with an Engine: warm-ups, timed repeats, context, and interleaved A/B rounds.
 
 The engine is passed in, never imported (bench sits below the engine in the layers). A bench
-run has the engine run untimed warm-ups first (module loading, page faults, cold caches) and
+run drops its first passes as warm-ups (module loading, page faults, cold caches) and
 keeps every timed launch; with a `RunWriter` each streamed batch is committed to the history
 as it arrives, so a run that is stopped or killed keeps what it measured. A fresh A/B comparison alternates the two sides round by
 round (A B A B …) so that drift (thermal, other processes, clocks) hits both alike; each side
@@ -21,13 +21,15 @@ from .run import Launch, Run
 WARMUP = 2
 
 
-def _launch(tm, workload: str, repeat_offset: int = 0) -> Launch:
-    return Launch(tm.task, tm.kernel, workload, tm.repeat + repeat_offset, tm.ms, tm.grid, tm.block,
+def _launch(tm, workload: str, warmup: int, repeat_offset: int = 0) -> Launch:
+    return Launch(tm.task, tm.kernel, workload, tm.repeat - warmup + repeat_offset, tm.ms, tm.grid, tm.block,
                   getattr(tm, "cpu_ms", None))
 
 
-def _launches(results, repeat_offset: int = 0) -> list[Launch]:
-    return [_launch(tm, r.workload, repeat_offset) for r in results for tm in r.timings]
+def _launches(results, warmup: int, repeat_offset: int = 0) -> list[Launch]:
+    """The timed launches: passes from `warmup` on, renumbered from 0 (+ offset)."""
+    return [_launch(tm, r.workload, warmup, repeat_offset) for r in results for tm in r.timings
+            if tm.repeat >= warmup]
 
 
 def _status(results) -> str:
@@ -90,11 +92,14 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
 
     def on(ev):
         if isinstance(ev, LaunchesTimed):
-            writer.add([_launch(tm, ev.workload) for tm in ev.timings])
+            writer.add([_launch(tm, ev.workload, warmup) for tm in ev.timings if tm.repeat >= warmup])
     clock0 = sm_clock_mhz() if engine.backend == "cuda" else None
     try:
         with _recording_compiles(engine, compile_), _listening(engine, on if writer else (lambda ev: None)):
-            results = engine.run(workloads, repeat=repeat, seed=seed, warmup=warmup)
+            # warm-ups as the first passes, dropped here: the engine checks the first pass against
+            # the inputs it built, which in-place workloads (a particle step) only match before
+            # any warm-up has run
+            results = engine.run(workloads, repeat=warmup + repeat, seed=seed)
     except KeyboardInterrupt:
         if writer:
             writer.finish("stopped", "interrupted (Ctrl-C): the launches measured until then are kept")
@@ -104,7 +109,7 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
             writer.finish("failed", f"{type(e).__name__}: {e}")
         raise
     clock1 = sm_clock_mhz() if engine.backend == "cuda" else None
-    launches = _launches(results)
+    launches = _launches(results, warmup)
     tasks = list(dict.fromkeys(ln.task for ln in launches))
     ctx = collect(engine, _compiled_for(engine, tasks), workloads=[r.workload for r in results],
                   warmup=warmup, repeat=repeat, seed=seed, clocks_mhz={"before": clock0, "after": clock1},
@@ -150,10 +155,10 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
             side.enter()
             try:
                 with _recording_compiles(side.engine, side.compile):
-                    results = side.engine.run(workloads, repeat=per_round, seed=seed, warmup=warmup)
+                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed)
             finally:
                 side.leave()
-            side.run.launches += _launches(results, repeat_offset=rnd * per_round)
+            side.run.launches += _launches(results, warmup, repeat_offset=rnd * per_round)
             stopped = stopped or any(r.status == "stopped" for r in results)
             problems[side.label] += [p for p in _problems(results) if p not in problems[side.label]]
             if rnd == 0:

@@ -72,3 +72,10 @@ def test_small_significant_drift_is_below_the_threshold():
     drift = compare_samples("t", a, b)
     assert drift.verdict == "same" and drift.p < 1e-3 and "threshold" in drift.reason
     assert compare_samples("t", a, b, threshold=0.01).verdict == "slower"
+
+
+def test_default_threshold_follows_the_expected_drift():
+    from qdexplorer.bench.stats import default_threshold
+    assert default_threshold({"cuda"}, interleaved=True) < default_threshold({"cuda"}, interleaved=False)
+    assert default_threshold({"cuda"}, False) < default_threshold({"cpu"}, False)
+    assert default_threshold({"cpu", "cuda"}, False) == default_threshold({"cpu"}, False)
