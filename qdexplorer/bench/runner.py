@@ -173,10 +173,14 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
         after = sm_clock_mhz() if eng.backend == "cuda" else None
         warn = clock_warning(clocks.get(eng.backend), after)
         tasks = set(side.run.tasks())
-        side.run.context = collect(eng, side.compiled, workloads=side.workloads, warmup=warmup,
-                                   repeat=rounds * per_round, rounds=rounds, per_round=per_round, seed=seed,
-                                   interleaved_with=(b if side is a else a).label,
-                                   clocks_mhz={"before": clocks.get(eng.backend), "after": after})
+        side.enter()  # the context describes the side's own state (its compile mode, say)
+        try:
+            side.run.context = collect(eng, side.compiled, workloads=side.workloads, warmup=warmup,
+                                       repeat=rounds * per_round, rounds=rounds, per_round=per_round, seed=seed,
+                                       interleaved_with=(b if side is a else a).label,
+                                       clocks_mhz={"before": clocks.get(eng.backend), "after": after})
+        finally:
+            side.leave()
         side.run.compile = {t: v for t, v in side.compile.items() if t in tasks}
         msgs = problems[side.label] + ([warn] if warn else [])
         side.run.status = "failed" if problems[side.label] else ("stopped" if stopped else "complete")
