@@ -1,8 +1,15 @@
 """GPU detection that never crashes: no driver, no GPU or a broken install all just mean
-'cuda unavailable, here is why', and the CPU backend is used."""
+'cuda unavailable, here is why', and the CPU backend is used.
+
+The probe runs in a short child process, so the app process never initialises CUDA (a broken
+driver can hang or abort `cuInit`; the device worker is the only process that owns a context).
+"""
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 from dataclasses import dataclass
 
 
@@ -23,12 +30,35 @@ _status: list = []
 def cuda_status(refresh: bool = False) -> CudaStatus:
     if _status and not refresh:
         return _status[0]
-    st = _probe()
+    st = _probe_in_child()
     _status[:] = [st]
     return st
 
 
-def _probe() -> CudaStatus:
+_CHILD = ("import json, dataclasses; from qdexplorer.runtime.cuda.detect import probe_here; "
+          "print(json.dumps(dataclasses.asdict(probe_here())))")
+
+
+def _probe_in_child(timeout: float = 30.0) -> CudaStatus:
+    if os.environ.get("QDEXPLORER_DISABLE_CUDA"):
+        return CudaStatus(False, "disabled by QDEXPLORER_DISABLE_CUDA")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    try:
+        p = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return CudaStatus(False, f"the CUDA probe did not answer within {timeout:g} s (a hung driver?)")
+    except OSError as e:
+        return CudaStatus(False, f"could not start the CUDA probe: {e}")
+    try:
+        return CudaStatus(**json.loads(p.stdout.strip().splitlines()[-1]))
+    except (ValueError, IndexError, TypeError):
+        err = (p.stderr.strip().splitlines() or [f"exit code {p.returncode}"])[-1]
+        return CudaStatus(False, f"the CUDA probe failed: {err}")
+
+
+def probe_here() -> CudaStatus:
+    """Initialise CUDA in this process and describe device 0 (the probe child runs this)."""
     if os.environ.get("QDEXPLORER_DISABLE_CUDA"):
         return CudaStatus(False, "disabled by QDEXPLORER_DISABLE_CUDA")
     try:
