@@ -60,6 +60,9 @@ def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
                                                             "and round in fresh comparisons)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    p.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
+                   help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch, "
+                        "as Nsight Compute does)")
 
 
 def _history(project):
@@ -96,7 +99,7 @@ def cmd_bench(a) -> int:
     try:
         with _engine(a) as eng:
             run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
-                        name=a.save, history=history)
+                        name=a.save, history=history, flush_l2=a.flush_l2)
     finally:
         if history is not None:
             history.close()
@@ -142,7 +145,7 @@ def _fresh_pair(a):
             raise QdError("--rounds and --repeat must be at least 1")
         print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
         return interleaved(sa, sb, a.workload, rounds=a.rounds, per_round=a.repeat,
-                           warmup=1 if a.warmup is None else a.warmup, seed=a.seed)
+                           warmup=1 if a.warmup is None else a.warmup, seed=a.seed, flush_l2=a.flush_l2)
     finally:
         for eng in engines.values():
             eng.close()
@@ -156,7 +159,8 @@ def _now_like(a, saved):
         a.backend = ctx["backend"]
     with _engine(a) as eng:
         return bench(eng, a.workload or ctx.get("workloads"), repeat=int(ctx.get("repeat", 20)),
-                     warmup=int(ctx.get("warmup", 2)) if a.warmup is None else a.warmup, seed=a.seed, name="now")
+                     warmup=int(ctx.get("warmup", 2)) if a.warmup is None else a.warmup, seed=a.seed, name="now",
+                     flush_l2=ctx.get("l2_flush", a.flush_l2) if a.flush_l2 else False)
 
 
 def cmd_compare(a) -> int:

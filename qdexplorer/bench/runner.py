@@ -54,6 +54,16 @@ def _compiled_for(engine, tasks) -> list:
 
 
 @contextlib.contextmanager
+def _flushing(engine, on: bool):
+    saved = engine.flush_l2
+    engine.flush_l2 = on
+    try:
+        yield
+    finally:
+        engine.flush_l2 = saved
+
+
+@contextlib.contextmanager
 def _listening(engine, fn):
     engine.on(fn)
     try:
@@ -79,8 +89,11 @@ def _recording_compiles(engine, into: dict):
 
 
 def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: int = WARMUP, seed: int = 0,
-          name: str | None = None, history=None) -> Run:
+          name: str | None = None, history=None, flush_l2: bool = True) -> Run:
     """Run `workloads` (default: all) with `warmup` untimed and `repeat` timed passes.
+
+    `flush_l2` (default on, as runs are made to be compared, and as Nsight Compute does) evicts
+    the GPU's L2 before every launch, so a task never inherits the previous one's cached data.
 
     With `history` (a bench.history.History), the run is saved as it streams: a row marked
     running at the start, each batch of launches committed as it arrives, the status at the end.
@@ -95,7 +108,8 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
             writer.add([_launch(tm, ev.workload, warmup) for tm in ev.timings if tm.repeat >= warmup])
     clock0 = sm_clock_mhz() if engine.backend == "cuda" else None
     try:
-        with _recording_compiles(engine, compile_), _listening(engine, on if writer else (lambda ev: None)):
+        with _recording_compiles(engine, compile_), _listening(engine, on if writer else (lambda ev: None)), \
+                _flushing(engine, flush_l2):
             # warm-ups as the first passes, dropped here: the engine checks the first pass against
             # the inputs it built, which in-place workloads (a particle step) only match before
             # any warm-up has run
@@ -113,6 +127,7 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
     tasks = list(dict.fromkeys(ln.task for ln in launches))
     ctx = collect(engine, _compiled_for(engine, tasks), workloads=[r.workload for r in results],
                   warmup=warmup, repeat=repeat, seed=seed, clocks_mhz={"before": clock0, "after": clock1},
+                  l2_flush=flush_l2 and engine.backend == "cuda",
                   skipped={r.workload: r.skipped for r in results if r.skipped})
     warn = clock_warning(clock0, clock1)
     status = _status(results)
@@ -139,7 +154,8 @@ class Side:
 
 
 def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: int = 10, per_round: int = 5,
-                warmup: int = 1, seed: int = 0, on_round: Callable[[int, int], None] | None = None) -> tuple[Run, Run]:
+                warmup: int = 1, seed: int = 0, on_round: Callable[[int, int], None] | None = None,
+                flush_l2: bool = True) -> tuple[Run, Run]:
     """A B A B … for `rounds` rounds of `per_round` timed repeats each (after `warmup` per swap)."""
     if rounds < 1 or per_round < 1:
         raise ValueError("rounds and per_round must be at least 1")
@@ -154,7 +170,7 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
         for side in (a, b):
             side.enter()
             try:
-                with _recording_compiles(side.engine, side.compile):
+                with _recording_compiles(side.engine, side.compile), _flushing(side.engine, flush_l2):
                     results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed)
             finally:
                 side.leave()
@@ -178,6 +194,7 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
             side.run.context = collect(eng, side.compiled, workloads=side.workloads, warmup=warmup,
                                        repeat=rounds * per_round, rounds=rounds, per_round=per_round, seed=seed,
                                        interleaved_with=(b if side is a else a).label,
+                                       l2_flush=flush_l2 and eng.backend == "cuda",
                                        clocks_mhz={"before": clocks.get(eng.backend), "after": after})
         finally:
             side.leave()

@@ -102,6 +102,9 @@ class CpuBackend:
                 out.append(_CTYPES[slot.ctype](v))
         return out
 
+    def flush_caches(self):
+        """Nothing: a host cache flush would time the flush's own side effects, not the task."""
+
     def launch(self, task: str, prepared: Prepared) -> LaunchTiming:
         _, fn, spec, _ = self.modules[task]
         cargs = prepared.params.get(task)

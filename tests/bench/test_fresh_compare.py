@@ -84,3 +84,23 @@ def test_slowed_override_is_flagged_slower_on_the_gpu(tmp_path, monkeypatch, cap
     rc = compare_override_main()
     out = capsys.readouterr()
     assert rc == 0, out.err
+
+
+def test_runs_record_the_flush_setting_and_cpu_runs_never_flush(demo, tmp_path):
+    from qdexplorer.bench.runner import bench
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        run = bench(eng, ["saxpy_1m"], repeat=3)
+        assert eng.flush_l2 is False  # restored after the run
+    assert run.status == "complete" and run.context["l2_flush"] is False  # no cache flush on the host
+
+
+@pytest.mark.cuda
+def test_l2_flush_evicts_a_cache_resident_copy(demo, tmp_path):
+    from qdexplorer.bench.runner import bench
+    with Engine(demo, backend="cuda", cache_dir=str(tmp_path / "c")) as eng:
+        warm = bench(eng, ["copy_1m"], repeat=40, flush_l2=False)
+        cold = bench(eng, ["copy_1m"], repeat=40, flush_l2=True)
+    assert cold.context["l2_flush"] and not warm.context["l2_flush"]
+    task = "copy_kernel_0_range_for"
+    # 8 MB of source and destination fit in L2: without the flush the copy is served from it
+    assert compare_runs(warm, cold).task(task).verdict == "slower"
