@@ -91,3 +91,34 @@ def test_doubled_hot_loop_is_slower_and_a_rerun_never_fails_the_gate(tmp_path):
     assert before.context["tasks"][HOT]["loaded_sha256"] != after.context["tasks"][HOT]["loaded_sha256"]
     assert before.context["tasks"][STEADY] == after.context["tasks"][STEADY]
     assert before.context["repeat"] == 15 and len(before.samples(HOT)) == 15
+
+
+def test_a_bench_killed_mid_run_keeps_what_it_measured(tmp_path):
+    import signal
+    import time
+    proj = write_project(tmp_path / "proj", steps=500)
+    db = proj / ".qdexplorer" / "history.sqlite"
+    e = dict(os.environ, PYTHONPATH=ROOT)
+    p = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "bench", str(proj), "--save", "long",
+                          "--repeat", "100000", "--cache-dir", str(tmp_path / "cache")], env=e,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            if db.exists():
+                with History(db) as h:
+                    if h.list() and h.list()[0].launches >= 100:
+                        break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("no launches were streamed into the history within 120 s")
+    finally:
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+    with History(db) as h:
+        assert h.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        run = h.load("long")
+        assert run.status == "interrupted" and len(run.launches) >= 100
+        assert run.compile == {} and run.context["streaming"]  # it never reached its end
+    p = cli("runs", proj)
+    assert "[interrupted]" in p.stdout
