@@ -68,10 +68,12 @@ class CompareView(QWidget):
             p.setMouseEnabled(y=False)
         self.ratio.setYLink(self.medians)
         self.ratio.getAxis("left").setStyle(showValues=False)
-        self.legend = self.medians.addLegend(offset=(-10, 10))
+        self.legend = self.medians.addLegend(offset=(-10, -10))  # bottom right: the smallest bars are there
+        self.medians.getAxis("bottom").enableAutoSIPrefix(False)
 
         self.dist = pg.PlotWidget(title="distribution of the selected task")
         self.dist.setLabel("bottom", "ms per launch")
+        self.dist.getAxis("bottom").enableAutoSIPrefix(False)
         self.dist.setLabel("left", "launches")
         self.dist.addLegend(offset=(-10, 10))
         self.table = QTableWidget(0, len(COLUMNS))
@@ -178,11 +180,13 @@ class CompareView(QWidget):
             label.setPos(r.ratio, yy)
             self.ratio.addItem(label)
         self.ratio.setLabel("bottom", "ratio B / A (left of 1: B faster)")
-        finite = np.concatenate([lo, hi, ratio, [1.0]])
+        # the range follows the ratios (and 1), not the intervals: one noisy microsecond task's
+        # wide whiskers would squash every other row; its whiskers run off the edge instead
+        finite = np.concatenate([ratio, [1.0]])
         finite = finite[np.isfinite(finite)]
         x0, x1 = float(finite.min()), float(finite.max())
-        span = max(x1 - x0, 0.05)
-        self.ratio.setXRange(x0 - 0.08 * span, x1 + 0.45 * span, padding=0)  # room for the labels
+        span = max(x1 - x0, 0.1)
+        self.ratio.setXRange(max(0.0, x0 - 0.25 * span), x1 + 0.5 * span, padding=0)  # room for the labels
         self.medians.setXRange(0, float(max(np.nanmax(mb), np.nanmax(ma))) * 1.12 if len(tasks) else 1, padding=0)
         self.medians.setYRange(-0.65, len(tasks) - 0.4, padding=0)
 
