@@ -65,10 +65,15 @@ def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
                         "as Nsight Compute does)")
 
 
-def _history(project):
+def _history(project, create: bool = True):
+    """The project's run history; reading commands never create one."""
     from .bench.history import History
     from .bench.location import history_path
-    return History(history_path(project))
+    path = history_path(project)
+    if not create and not path.exists():
+        raise QdError(f"no saved runs yet for this project ({path} does not exist); "
+                      f"save one with: qdexplorer bench --save NAME")
+    return History(path)
 
 
 def _engine(a, backend=None):
@@ -166,22 +171,24 @@ def _now_like(a, saved):
 def cmd_compare(a) -> int:
     from .bench.compare import compare_runs
     fresh_a, fresh_b = a.a in FRESH, a.b in FRESH
-    with _history(a.project) as h:
-        if fresh_a and fresh_b:
-            ra, rb = _fresh_pair(a)
-            if a.save:
-                ra.name, rb.name = f"{a.save}-A", f"{a.save}-B"
+    if fresh_a and fresh_b:
+        ra, rb = _fresh_pair(a)
+        if a.save:
+            ra.name, rb.name = f"{a.save}-A", f"{a.save}-B"
+            with _history(a.project) as h:
                 h.save(ra)
                 h.save(rb)
-        elif fresh_a or fresh_b:
-            if "now" not in (a.a, a.b):
-                raise QdError(f"a saved run can only be compared with 'now' (got {a.a!r} and {a.b!r}); "
-                              f"compare two fresh sides, e.g. `compare generated override`")
-            saved = h.load(a.b if fresh_a else a.a)
-            now = _now_like(a, saved)
-            ra, rb = (now, saved) if fresh_a else (saved, now)
-        else:
-            ra, rb = h.load(a.a), h.load(a.b)
+    else:
+        with _history(a.project, create=False) as h:
+            if fresh_a or fresh_b:
+                if "now" not in (a.a, a.b):
+                    raise QdError(f"a saved run can only be compared with 'now' (got {a.a!r} and {a.b!r}); "
+                                  f"compare two fresh sides, e.g. `compare generated override`")
+                saved = h.load(a.b if fresh_a else a.a)
+                now = _now_like(a, saved)
+                ra, rb = (now, saved) if fresh_a else (saved, now)
+            else:
+                ra, rb = h.load(a.a), h.load(a.b)
     cmp = compare_runs(ra, rb, alpha=a.alpha, threshold=None if a.threshold is None else a.threshold / 100.0)
     failing = cmp.regressions(a.fail_if_slower) if a.fail_if_slower is not None else []
     if a.json:
@@ -198,7 +205,11 @@ def cmd_compare(a) -> int:
 
 
 def cmd_runs(a) -> int:
-    with _history(a.project) as h:
+    from .bench.location import history_path
+    if not history_path(a.project).exists() and not (a.delete or a.rename):
+        print(f"no saved runs in {history_path(a.project)} (save one with: qdexplorer bench --save NAME)")
+        return 0
+    with _history(a.project, create=False) as h:
         for ref in a.delete or []:
             print(f"deleted #{h.delete(ref)}", file=sys.stderr)
         if a.rename:
@@ -221,7 +232,7 @@ def cmd_runs(a) -> int:
 def cmd_export(a) -> int:
     from .bench.export import write
     kind, path = next((k, getattr(a, k)) for k in ("perfetto", "csv", "json") if getattr(a, k))
-    with _history(a.project) as h:
+    with _history(a.project, create=False) as h:
         run = h.load(a.run)
     print(f"wrote {write(run, path, kind)} ({len(run.launches)} launches of {run.label})")
     return 0

@@ -122,3 +122,13 @@ def test_a_bench_killed_mid_run_keeps_what_it_measured(tmp_path):
         assert run.compile == {} and run.context["streaming"]  # it never reached its end
     p = cli("runs", proj)
     assert "[interrupted]" in p.stdout
+
+
+def test_reading_commands_never_create_a_history(tmp_path):
+    proj = write_project(tmp_path / "proj")
+    p = cli("runs", proj)
+    assert p.returncode == 0 and "no saved runs" in p.stdout
+    p = cli("compare", proj, "a", "b")
+    assert p.returncode == 2 and "no saved runs yet" in p.stderr
+    assert cli("export", proj, "latest", "--csv", tmp_path / "x.csv").returncode == 2
+    assert not (proj / ".qdexplorer").exists()
