@@ -121,8 +121,10 @@ def cmd_bench(a) -> int:
         if run.message:
             print(f"{run.status}: {run.message}", file=sys.stderr)
         ctx = run.context
-        print(f"{len(run.launches)} launches of {len(rows)} tasks ({ctx['backend']}, {ctx['device']}); "
-              + (f"saved as {run.label} in {where}" if where else "not saved"))
+        res = run.timer_resolution_ms() * 1e3
+        flush = ", L2 flushed before each launch" if ctx.get("l2_flush") else ""
+        print(f"{len(run.launches)} launches of {len(rows)} tasks ({ctx['backend']}, {ctx['device']}; timer "
+              f"resolution {res:.3g} µs{flush}); " + (f"saved as {run.label} in {where}" if where else "not saved"))
     return 0 if run.status == "complete" else 1
 
 
