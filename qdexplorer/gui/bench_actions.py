@@ -24,7 +24,8 @@ class BenchActions(QObject):
         super().__init__(window)
         self.win = window
         self.tabs = tabs
-        self.history: History | None = None
+        self.history: History | None = None     # opened once the file exists: opening a project writes nothing
+        self.history_path = None
         self.compare = CompareView()
         self.hist = HistoryView()
         tabs.addTab(self.compare, "Compare")
@@ -44,12 +45,19 @@ class BenchActions(QObject):
         if not path:
             return
         target = history_path(path)
-        if self.history is not None and self.history.path == target:
+        if self.history_path == target:
             return
+        self.history_path = target
         if self.history is not None:
             self.history.close()
+            self.history = None
+        self._open()
+
+    def _open(self):
+        if self.history is not None or self.history_path is None or not self.history_path.exists():
+            return
         try:
-            self.history = History(target)
+            self.history = History(self.history_path)
         except Exception as e:  # noqa: BLE001 - a broken history file must not break the window
             self.history = None
             self.win.log(f"run history unavailable: {e}")
@@ -68,11 +76,11 @@ class BenchActions(QObject):
         return None if name in ("", "all workloads") else [name]
 
     def bench(self):
-        if self.history is None:
+        if self.history_path is None:
             self.win.log("no project is open yet")
             return
         workloads, backend, repeat = self._workloads(), self.win.backend.currentText(), self.win.repeat.value()
-        path = self.history.path
+        path = self.history_path
 
         def job(eng):
             eng.set_backend(backend)
@@ -88,6 +96,7 @@ class BenchActions(QObject):
         self.win.log(f"saved run {run.label}: {len(run.launches)} launches of {len(run.tasks())} tasks "
                      f"({run.status}{': ' + run.message if run.message else ''})")
         self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
+        self._open()
         self.refresh()
         n = self.compare.combo_b.count()
         if n >= 2:  # the new run against the one before it, ready to compare

@@ -27,13 +27,14 @@ def window(qtbot, tmp_path):
 
 def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     win, bench = window, window.bench
-    assert bench.history.path == tmp_path / "demo" / ".qdexplorer" / "history.sqlite"
+    assert bench.history is None and not (tmp_path / "demo" / ".qdexplorer" / "history.sqlite").exists()
     win.workload.setCurrentText("particles_64k")
     win.repeat.setValue(5)
     for n in (1, 2):
         bench.bench_act.trigger()
         qtbot.waitUntil(lambda: "saved run" in win.statusBar().currentMessage() and bench.compare.combo_b.count() == n,
                         timeout=90000)
+    assert bench.history.path == tmp_path / "demo" / ".qdexplorer" / "history.sqlite"
     runs = bench.history.list()
     assert [(r.status, r.launches, r.tasks) for r in runs] == [("complete", 25, 5)] * 2
     assert bench.hist.task.count() == 5 and len(bench.hist.points) == 2
