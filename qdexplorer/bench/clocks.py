@@ -31,7 +31,11 @@ def _nvml():
 
 
 def sm_clock_mhz(device: int = 0) -> int | None:
-    """The device's current SM clock in MHz, or None where NVML is unavailable."""
+    """The device's current SM clock in MHz, or None where NVML is unavailable.
+
+    NVML numbers devices in PCI order, CUDA by default fastest first; they agree on one-GPU
+    machines and wherever CUDA_DEVICE_ORDER=PCI_BUS_ID.
+    """
     lib = _nvml()
     if lib is None:
         return None

@@ -146,6 +146,9 @@ class CompareView(QWidget):
         tasks = [r for r in self.rows if r.task != TOTAL]
         run_a, run_b = self.runs
         metric = self.comparison.metric
+        what = "CPU time" if metric == "cpu_ms" else "time"
+        self.medians.setTitle(f"median {what} per launch (ms), A vs B")
+        self.dist.setLabel("bottom", f"{what} per launch (ms)")
         y = np.arange(len(tasks), dtype=float)
         ma = np.array([r.median_a for r in tasks])
         mb = np.array([r.median_b for r in tasks])
