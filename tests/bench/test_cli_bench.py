@@ -132,3 +132,19 @@ def test_reading_commands_never_create_a_history(tmp_path):
     assert p.returncode == 2 and "no saved runs yet" in p.stderr
     assert cli("export", proj, "latest", "--csv", tmp_path / "x.csv").returncode == 2
     assert not (proj / ".qdexplorer").exists()
+
+
+def test_fresh_sides_from_the_cli_are_interleaved_and_saved(tmp_path):
+    proj = write_project(tmp_path / "proj", steps=200)
+    p = cli("compare", proj, "per_task", "whole", "--rounds", "2", "--repeat", "3", "--save", "pw", "--json",
+            "--cache-dir", tmp_path / "cache")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert (out["a"], out["b"]) == ("pw-A", "pw-B") and out["threshold"] == 0.05  # interleaved, CPU
+    assert {t["task"] for t in out["tasks"]} == {HOT, STEADY} and all(t["n_a"] == 6 for t in out["tasks"])
+    with History(proj / ".qdexplorer" / "history.sqlite") as h:
+        a, b = h.load("pw-A"), h.load("pw-B")
+    assert (a.context["mode"], b.context["mode"]) == ("per_task", "whole")
+    assert a.context["interleaved_with"] == "whole" and a.context["rounds"] == 2
+    bad = cli("compare", proj, "pw-A", "whole")
+    assert bad.returncode == 2 and "only be compared with 'now'" in bad.stderr
