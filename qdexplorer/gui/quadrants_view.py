@@ -129,9 +129,9 @@ class QuadrantsWindow(QMainWindow):
             self.ptx, "Run this PTX", "Saves the edit, reruns the program with QUADRANTS_LOAD_PTX=1 (CUDA) and "
             "compares timings")
         self.passes = PassesView()
-        self.comparison = QTableWidget(0, 6)
+        self.comparison = QTableWidget(0, 8)
         self.comparison.setHorizontalHeaderLabels(["Task", "Generated median ms", "Edited median ms", "Ratio",
-                                                   "Edit", "Used"])
+                                                   "Edit", "Used", "95% CI", "Verdict"])
         self.ours_table = QTableWidget(0, 9)
         self.ours_table.setHorizontalHeaderLabels(["Quadrants task", "qdexplorer.lang task", "Type",
                                                    "Quadrants bytes", "Ours PTX bytes", "Quadrants regs",
@@ -335,7 +335,9 @@ class QuadrantsWindow(QMainWindow):
             self.comparison.insertRow(r)
             cells = [row["task"], _fmt(row["generated"]["median_ms"]), _fmt(row["edited_run"]["median_ms"]),
                      f"{row['ratio']:.3f}" if row["ratio"] is not None else "", row["state"] or "",
-                     "" if row["used"] is None else ("yes" if row["used"] else "NO")]
+                     "" if row["used"] is None else ("yes" if row["used"] else "NO"),
+                     f"{st['ci'][0]:.3f} – {st['ci'][1]:.3f}" if (st := row.get("stats")) else "",
+                     (st["verdict"] + (f" ({st['reason']})" if st["reason"] else "")) if st else ""]
             for c, v in enumerate(cells):
                 self.comparison.setItem(r, c, QTableWidgetItem(v))
         self.comparison.resizeColumnsToContents()

@@ -144,12 +144,15 @@ def _print_comparison(res, edited):
     for e in load["edits"]:
         print(f"  {e['task']}: edit {e['file']}  {e['state']}{'' if e['known_base'] else ' (no sidecar)'}  "
               f"{'USED' if e.get('used') else 'NOT USED'}: {e['evidence']}")
-    print(f"  {'task':<46} {'generated':>12} {'edited':>12}  ratio")
+    print(f"  {'task':<46} {'generated':>12} {'edited':>12}  ratio  [95% CI]          verdict")
     for r in res["comparison"]:
         ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
+        st = r["stats"]
+        ci = f"[{st['ci'][0]:.3f}, {st['ci'][1]:.3f}]" if st and st["ci"][0] == st["ci"][0] else ""
+        verdict = f"{st['verdict']}" + (f" ({st['reason']})" if st["reason"] else "") if st else ""
         mark = "*" if r["edited"] else " "
         print(f" {mark}{r['task']:<46} {_ms(r['generated']['median_ms'])} ms {_ms(r['edited_run']['median_ms'])} ms"
-              f"  {ratio}")
+              f"  {ratio:<6} {ci:<17} {verdict}")
 
 
 def _print_ours(ours):

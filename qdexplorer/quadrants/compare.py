@@ -7,8 +7,16 @@ from .edits import EditFolder, confirm_used, prepare_load
 from .program import run_program
 
 
+# Quadrants' kernel profiler: CUDA events (about 0.5 µs) on CUDA, a host clock in microseconds elsewhere
+RESOLUTION_MS = {"cuda": 0.0005}
+
+
 def compare_runs(baseline, edited, load: dict | None = None) -> list[dict]:
-    """One row per task of the baseline that launched in either run: medians, minimums, edited/generated."""
+    """One row per task of the baseline that launched in either run: medians, minimums, edited/generated,
+    and the verdict of bench/stats.py (bootstrap CI of the ratio, Mann–Whitney p, drift threshold)."""
+    from ..bench.stats import compare_samples, default_threshold
+    backend = "cuda" if baseline.arch == "cuda" else "cpu"
+    threshold = default_threshold([backend], interleaved=False)
     edited_tasks = {e["task"]: e for e in (load or {}).get("edits", [])}
     rows = []
     for t in baseline.tasks():
@@ -23,7 +31,9 @@ def compare_runs(baseline, edited, load: dict | None = None) -> list[dict]:
                      "used": e.get("used") if e else None,
                      "generated": {"launches": len(a), "median_ms": ma, "min_ms": min(a) if a else None},
                      "edited_run": {"launches": len(b), "median_ms": mb, "min_ms": min(b) if b else None},
-                     "ratio": (mb / ma) if ma and mb is not None else None})
+                     "ratio": (mb / ma) if ma and mb is not None else None,
+                     "stats": compare_samples(t.name, a, b, RESOLUTION_MS.get(backend, 0.001),
+                                              threshold=threshold).to_dict() if a and b else None})
     return rows
 
 

@@ -161,3 +161,14 @@ def test_a_symlink_in_the_edit_folder_is_refused(tmp_path):
     os.symlink(secret, edits / "saxpy_kernel_1_range_for_llvm.ll")
     p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--", "16", "1")
     assert p.returncode == 2 and "symbolic link" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_comparison_rows_carry_the_bench_statistics(tmp_path):
+    from qdexplorer.quadrants.compare import compare_runs
+    from qdexplorer.quadrants.program import run_program
+    a = run_program(program("demo_kernels.py"), ["64", "6"], arch="cpu", dump_dir=tmp_path / "a")
+    b = run_program(program("demo_kernels.py"), ["64", "6"], arch="cpu", dump_dir=tmp_path / "b")
+    rows = {r["stable_name"]: r for r in compare_runs(a, b)}
+    st = rows["particle_step_kernel_3_range_for"]["stats"]
+    assert st["n_a"] == st["n_b"] == 6 and st["verdict"] in ("same", "faster", "slower")
+    assert st["ci"][0] <= st["ratio"] <= st["ci"][1] and 0 <= st["p"] <= 1
