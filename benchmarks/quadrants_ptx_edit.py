@@ -74,6 +74,7 @@ def main(argv=None) -> int:
                       f"more (+{len(edited) - len(generated)} bytes of PTX)",
                       "used": e["used"], "evidence": e["evidence"], "state": e["state"],
                       "generated": row["generated"], "edited": row["edited_run"], "ratio": row["ratio"],
+                      "stats": row["stats"],
                       "program_output": {"generated": doc["stdout"].strip().splitlines()[-1:],
                                          "edited": doc["edited_run"]["stdout"].strip().splitlines()[-1:]},
                       "arch": doc["arch"], "quadrants": doc["quadrants_version"], "exit_code": p.returncode},
