@@ -154,7 +154,8 @@ def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     p = subprocess.run([sys.executable, "-m", "qdexplorer", "quadrants", program, "--arch", "cpu", "--load-ll",
                         str(edits), "--json", "--", "64", "2"], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=root), timeout=300)
+                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))),
+                       timeout=300)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     saved = tmp_path / "saved"

@@ -18,7 +18,7 @@ def program(name: str) -> str:
 
 
 def cli(*args, timeout=300, **kw):
-    env = dict(os.environ, PYTHONPATH=ROOT)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
     return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *args], capture_output=True, text=True,
                           env=env, timeout=timeout, **kw)
 
