@@ -225,7 +225,8 @@ class QuadrantsWindow(QMainWindow):
     def show_saved(self, path: str):
         """A saved `qdexplorer quadrants --json` document (with its edited run and comparison, if any).
         When its dump folders are not where they were written (another machine), `dump/` and `load/`
-        beside the JSON are used instead."""
+        beside the JSON are used instead, and `edits/` there as the edit folder (as
+        benchmarks/quadrants_ptx_edit.py packs them)."""
         from ..quadrants.model import run_from_dict
         doc = json.load(open(path))
         here = os.path.dirname(os.path.abspath(path))
@@ -234,6 +235,8 @@ class QuadrantsWindow(QMainWindow):
             local = os.path.join(here, "dump" if folder == doc["dump_dir"] else "load")
             return None if os.path.isdir(folder) or not os.path.isdir(local) else (folder, local)
         base = run_from_dict(doc, moved(doc["dump_dir"]))
+        if os.path.isdir(os.path.join(here, "edits")):  # the edit folder travelled with the run
+            self.edit_folder = os.path.join(here, "edits")
         self.script = doc["script"]
         self.args.setText(shlex.join(doc["args"]))
         self._show_run(base)
