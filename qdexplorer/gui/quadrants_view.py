@@ -12,16 +12,16 @@ import shlex
 import statistics
 import threading
 
-import pyqtgraph as pg
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
-                               QPlainTextEdit, QPushButton, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget,
+                               QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
                                QToolBar, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..quadrants.edits import EditFolder, default_edit_folder, edit_states
 from .code_views import code_editor
 from .passes_view import PassesView
+from .quadrants_compare import ComparisonPanel, fmt_ms
 
 COLUMNS = ["Kernel / task", "Type", "Launches", "Median ms", "Edited ms", "Edited / generated", "IR bytes",
            "PTX bytes", "Edit"]
@@ -129,34 +129,14 @@ class QuadrantsWindow(QMainWindow):
             self.ptx, "Run this PTX", "Saves the edit, reruns the program with QUADRANTS_LOAD_PTX=1 (CUDA) and "
             "compares timings")
         self.passes = PassesView()
-        self.comparison = QTableWidget(0, 8)
-        self.comparison.setHorizontalHeaderLabels(["Task", "Generated median ms", "Edited median ms", "Ratio",
-                                                   "Edit", "Used", "95% CI", "Verdict"])
-        self.ours_table = QTableWidget(0, 9)
-        self.ours_table.setHorizontalHeaderLabels(["Quadrants task", "qdexplorer.lang task", "Type",
-                                                   "Quadrants bytes", "Ours PTX bytes", "Quadrants regs",
-                                                   "Ours regs", "Quadrants ms", "Ours ms"])
-        self.launch_plot = pg.PlotWidget(title="Launch times of the selected task")
-        self.launch_plot.setBackground("w")
-        self.launch_plot.setLabel("left", "ms")
-        self.launch_plot.setLabel("bottom", "launch #")
-        self.launch_plot.showGrid(x=True, y=True, alpha=0.3)
-        self.launch_plot.addLegend(offset=(-10, 10))
-        self.generated_curve = self.launch_plot.plot([], [], pen=pg.mkPen("#1565c0", width=2), symbol="o",
-                                                     symbolSize=5, symbolBrush="#1565c0", name="generated")
-        self.edited_curve = self.launch_plot.plot([], [], pen=pg.mkPen("#ef6c00", width=2), symbol="t",
-                                                  symbolSize=6, symbolBrush="#ef6c00", name="edited")
-        cmp_page = QSplitter(Qt.Vertical)
-        cmp_page.addWidget(self.launch_plot)
-        cmp_page.addWidget(self.comparison)
-        cmp_page.addWidget(self.ours_table)
+        self.compare = ComparisonPanel()
         self.output = QPlainTextEdit()
         self.output.setReadOnly(True)
         self.tabs.addTab(llvm_page, "LLVM IR")
         self.tabs.addTab(ptx_page, "PTX")
         self.tabs.addTab(self.before_ptx, "Before PTX")
         self.tabs.addTab(self.passes, "Passes")
-        self.tabs.addTab(cmp_page, "Comparison")
+        self.tabs.addTab(self.compare, "Comparison")
         self.tabs.addTab(self.output, "Output")
         split = QSplitter(Qt.Horizontal)
         split.addWidget(self.tree)
@@ -328,22 +308,12 @@ class QuadrantsWindow(QMainWindow):
             return
         self._report(edited, "edited run")
         self.output.appendPlainText(f"\n--- edited run ({load['env']}=1) ---\n{edited.stdout}\n{edited.stderr}")
-        self.comparison.setRowCount(0)
         for row in res["comparison"]:
             it = self.items.get(row["task"])
             if it is not None:
-                it.setText(4, _fmt(row["edited_run"]["median_ms"]))
+                it.setText(4, fmt_ms(row["edited_run"]["median_ms"]))
                 it.setText(5, f"{row['ratio']:.3f}" if row["ratio"] is not None else "")
-            r = self.comparison.rowCount()
-            self.comparison.insertRow(r)
-            cells = [row["task"], _fmt(row["generated"]["median_ms"]), _fmt(row["edited_run"]["median_ms"]),
-                     f"{row['ratio']:.3f}" if row["ratio"] is not None else "", row["state"] or "",
-                     "" if row["used"] is None else ("yes" if row["used"] else "NO"),
-                     f"{st['ci'][0]:.3f} – {st['ci'][1]:.3f}" if (st := row.get("stats")) else "",
-                     (st["verdict"] + (f" ({st['reason']})" if st["reason"] else "")) if st else ""]
-            for c, v in enumerate(cells):
-                self.comparison.setItem(r, c, QTableWidgetItem(v))
-        self.comparison.resizeColumnsToContents()
+        self.compare.show_edit_rows(res["comparison"])
         for e in load["edits"]:
             self.log(f"{e['stable_name']}: edit {e['state']}, {'used' if e['used'] else 'NOT used'} ({e['evidence']})")
         self._refresh_edit_states()
@@ -352,7 +322,7 @@ class QuadrantsWindow(QMainWindow):
         t = self.selected_task()
         if t is not None:
             self._plot_launches(t)
-        self.tabs.setCurrentIndex(self.tabs.indexOf(self.comparison.parentWidget()))
+        self.tabs.setCurrentIndex(self.tabs.indexOf(self.compare))
         used = all(e["used"] for e in load["edits"])
         self.statusBar().showMessage("edited run finished: " + ("edit used" if used else "edit NOT used — see Messages")
                                      + ("" if edited.ok else f" — FAILED: {edited.error.splitlines()[0]}"))
@@ -361,25 +331,11 @@ class QuadrantsWindow(QMainWindow):
         self.ours = rows
         if ours.get("error"):
             self.log(f"under qdexplorer.lang: {ours['error']}")
-        self.ours_table.setRowCount(0)
         for k in rows:
             self.log(f"{k['kernel']}: task lists {'match' if k['match'] else 'DIFFER'}"
                      + (f" (set aside Quadrants' bound-only {', '.join(k['set_aside'])})" if k["set_aside"] else ""))
-            for t in k["tasks"]:
-                r = self.ours_table.rowCount()
-                self.ours_table.insertRow(r)
-                qb = t["quadrants_ptx_bytes"] or t["quadrants_llvm_bytes"]
-                cells = [t["quadrants"] or "—", t["ours"] or "—", t["type"],
-                         f"{qb} ({'ptx' if t['quadrants_ptx_bytes'] else 'll'})" if qb else "",
-                         str(t["ours_ptx_bytes"] or ""), str(t["quadrants_registers"] or ""),
-                         str(t["ours_registers"] or ""), _fmt(t["quadrants_median_ms"]), _fmt(t["ours_median_ms"])]
-                for c, v in enumerate(cells):
-                    item = QTableWidgetItem(v)
-                    if not k["match"]:
-                        item.setForeground(QBrush(QColor("#c62828")))
-                    self.ours_table.setItem(r, c, item)
-        self.ours_table.resizeColumnsToContents()
-        self.tabs.setCurrentIndex(self.tabs.indexOf(self.comparison.parentWidget()))
+        self.compare.show_ours_rows(rows)
+        self.tabs.setCurrentIndex(self.tabs.indexOf(self.compare))
         self.statusBar().showMessage("task lists " + ("match" if all(k["match"] for k in rows) else "DIFFER"))
 
     # ---- selection
@@ -418,12 +374,9 @@ class QuadrantsWindow(QMainWindow):
 
     def _plot_launches(self, t):
         """Every launch of the task in the generated run and, after an edit, in the edited run."""
-        gen = t.launches_ms
         edited = self.edit_result["edited"].launches.get(t.name, []) if self.edit_result and \
             self.edit_result.get("edited") else []
-        self.generated_curve.setData(list(range(len(gen))), gen)
-        self.edited_curve.setData(list(range(len(edited))), edited)
-        self.launch_plot.setTitle(f"Launch times of {t.stable_name} (Quadrants' kernel profiler)")
+        self.compare.plot_task(t.stable_name, t.launches_ms, edited)
 
     def log(self, text: str):
         self.message.emit(text)
@@ -431,10 +384,6 @@ class QuadrantsWindow(QMainWindow):
 
 def _ms(v) -> str:
     return f"{statistics.median(v):.4f}" if v else ""
-
-
-def _fmt(v) -> str:
-    return f"{v:.4f}" if v is not None else ""
 
 
 def _size(t, kind) -> str:

@@ -94,10 +94,10 @@ def test_edit_llvm_ir_rerun_and_compare(qwin, qtbot):
     assert e["used"] and e["state"] == "active"
     assert "y0=0 total=256" in win.output.toPlainText()  # the edited run's output, after the generated one
     assert win.items[t.name].text(8) == "ll active" and win.items[t.name].text(4) != ""
-    rows = {win.comparison.item(r, 0).text(): r for r in range(win.comparison.rowCount())}
-    assert win.comparison.item(rows[t.name], 5).text() == "yes"
-    xs, ys = win.edited_curve.getData()  # both runs' launches of the edited task, plotted
-    assert len(xs) == 2 and len(win.generated_curve.getData()[0]) == 2
+    rows = {win.compare.edits.item(r, 0).text(): r for r in range(win.compare.edits.rowCount())}
+    assert win.compare.edits.item(rows[t.name], 5).text() == "yes"
+    xs, ys = win.compare.edited_curve.getData()  # both runs' launches of the edited task, plotted
+    assert len(xs) == 2 and len(win.compare.generated_curve.getData()[0]) == 2
     assert any("used" in m and t.stable_name in m for m in win.messages)
     # the edit is kept beside the program, and shown again for the task
     saved = os.path.join(os.path.dirname(win.script), ".qdexplorer", "quadrants", "demo_kernels",
@@ -115,7 +115,7 @@ def test_compare_with_our_language(qwin, qtbot):
     win.compare_ours()
     qtbot.waitUntil(lambda: win.ours is not None and not win.jobs.running, timeout=90000)
     assert all(k["match"] for k in win.ours)
-    ours = [win.ours_table.item(r, 1).text() for r in range(win.ours_table.rowCount())]
+    ours = [win.compare.ours.item(r, 1).text() for r in range(win.compare.ours.rowCount())]
     assert "saxpy_kernel_0_range_for" in ours and "particle_step_kernel_2_bounce_range_for" in ours
 
 
@@ -168,6 +168,6 @@ def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp
     win.show_saved(str(saved / "run.json"))
     _select(win, "saxpy_kernel_1_range_for")
     assert f"define void @{t.name}(" in win.llvm.toPlainText()
-    assert win.comparison.rowCount() == 9
+    assert win.compare.edits.rowCount() == 9
     assert win.items[win.run_result.task("saxpy_kernel_1_range_for").name].text(4) != ""
     assert len(win.passes.steps) == 6

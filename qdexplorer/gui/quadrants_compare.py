@@ -1,0 +1,82 @@
+"""The Quadrants window's Comparison tab: generated against edited, and Quadrants against qdexplorer.lang.
+
+Top: every launch of the selected task in both runs (Quadrants' kernel profiler). Middle: one row
+per task with medians, ratio, bench/stats.py's interval and verdict, and whether the edit was
+used. Bottom: the same program's tasks as Quadrants and qdexplorer.lang compiled them.
+"""
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QSplitter, QTableWidget, QTableWidgetItem
+
+EDIT_COLUMNS = ["Task", "Generated median ms", "Edited median ms", "Ratio", "Edit", "Used", "95% CI", "Verdict"]
+OURS_COLUMNS = ["Quadrants task", "qdexplorer.lang task", "Type", "Quadrants bytes", "Ours PTX bytes",
+                "Quadrants regs", "Ours regs", "Quadrants ms", "Ours ms"]
+
+
+def fmt_ms(v) -> str:
+    return f"{v:.4f}" if v is not None else ""
+
+
+def _fill(table: QTableWidget, rows: list[list[str]], color: list[str | None] | None = None):
+    table.setRowCount(0)
+    for r, cells in enumerate(rows):
+        table.insertRow(r)
+        for c, v in enumerate(cells):
+            item = QTableWidgetItem(v)
+            if color and color[r]:
+                item.setForeground(QBrush(QColor(color[r])))
+            table.setItem(r, c, item)
+    table.resizeColumnsToContents()
+
+
+class ComparisonPanel(QSplitter):
+    def __init__(self, parent=None):
+        super().__init__(Qt.Vertical, parent)
+        self.plot = pg.PlotWidget(title="Launch times of the selected task")
+        self.plot.setBackground("w")
+        self.plot.setLabel("left", "ms")
+        self.plot.setLabel("bottom", "launch #")
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.addLegend(offset=(-10, 10))
+        self.generated_curve = self.plot.plot([], [], pen=pg.mkPen("#1565c0", width=2), symbol="o", symbolSize=5,
+                                              symbolBrush="#1565c0", name="generated")
+        self.edited_curve = self.plot.plot([], [], pen=pg.mkPen("#ef6c00", width=2), symbol="t", symbolSize=6,
+                                           symbolBrush="#ef6c00", name="edited")
+        self.edits = QTableWidget(0, len(EDIT_COLUMNS))
+        self.edits.setHorizontalHeaderLabels(EDIT_COLUMNS)
+        self.ours = QTableWidget(0, len(OURS_COLUMNS))
+        self.ours.setHorizontalHeaderLabels(OURS_COLUMNS)
+        for w in (self.plot, self.edits, self.ours):
+            self.addWidget(w)
+
+    def plot_task(self, name: str, generated: list, edited: list):
+        self.generated_curve.setData(list(range(len(generated))), generated)
+        self.edited_curve.setData(list(range(len(edited))), edited)
+        self.plot.setTitle(f"Launch times of {name} (Quadrants' kernel profiler)")
+
+    def show_edit_rows(self, rows: list[dict]):
+        out = []
+        for row in rows:
+            st = row.get("stats")
+            out.append([row["task"], fmt_ms(row["generated"]["median_ms"]), fmt_ms(row["edited_run"]["median_ms"]),
+                        f"{row['ratio']:.3f}" if row["ratio"] is not None else "", row["state"] or "",
+                        "" if row["used"] is None else ("yes" if row["used"] else "NO"),
+                        f"{st['ci'][0]:.3f} – {st['ci'][1]:.3f}" if st else "",
+                        (st["verdict"] + (f" ({st['reason']})" if st["reason"] else "")) if st else ""])
+        _fill(self.edits, out)
+
+    def show_ours_rows(self, kernels: list[dict]):
+        out, color = [], []
+        for k in kernels:
+            for t in k["tasks"]:
+                qb = t["quadrants_ptx_bytes"] or t["quadrants_llvm_bytes"]
+                out.append([t["quadrants"] or "—", t["ours"] or "—", t["type"],
+                            f"{qb} ({'ptx' if t['quadrants_ptx_bytes'] else 'll'})" if qb else "",
+                            str(t["ours_ptx_bytes"] or ""), str(t["quadrants_registers"] or ""),
+                            str(t["ours_registers"] or ""), fmt_ms(t["quadrants_median_ms"]),
+                            fmt_ms(t["ours_median_ms"])])
+                color.append(None if k["match"] else "#c62828")
+        _fill(self.ours, out, color)
