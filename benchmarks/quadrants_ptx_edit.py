@@ -68,6 +68,10 @@ def main(argv=None) -> int:
     if doc is None:
         print(p.stdout, p.stderr, file=sys.stderr)
         return 1
+    if not doc.get("edited_run") or not any(r["edited"] for r in doc.get("comparison", [])):
+        print(json.dumps({"error": doc.get("error"), "edited_error": (doc.get("edited_run") or {}).get("error"),
+                          "stderr": p.stderr[-4000:]}, indent=2))
+        return 1
     row = next(r for r in doc["comparison"] if r["edited"])
     (e,) = doc["edited_run"]["load"]["edits"]
     print(json.dumps({"task": row["task"], "edit": f"first f32 fma/mul/add of the innermost loop repeated {a.times}x "
