@@ -1,8 +1,8 @@
 """A real Quadrants program's task PTX edited through the explorer, rerun with QUADRANTS_LOAD_PTX.
 
 Exports the generated PTX of `spin_kernel_1_range_for` (tests/quadrants/programs/gpu_loop.py),
-repeats the first floating-point instruction of its innermost loop TIMES more times (a longer
-dependent chain per iteration), reruns with `qdexplorer quadrants --load-ptx` and prints the
+adds TIMES dependent copies of the first floating-point instruction of its innermost loop (a
+longer chain per iteration), reruns with `qdexplorer quadrants --load-ptx` and prints the
 generated and edited runs side by side (peers from the same command), with the evidence that the
 edit was used. Needs CUDA and Quadrants.
 
@@ -23,11 +23,13 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "tests", "quadrants", "programs", "gpu_loop.py")
 TASK = "spin_kernel_1_range_for"
-_FP = re.compile(r"^\s*(fma|mul|add)(\.rn|\.rz|\.rm|\.rp)?(\.ftz)?(\.sat)?\.f32\s")
+_FP = re.compile(r"^(\s*)((?:fma|mul|add)(?:\.rn|\.rz|\.rm|\.rp)?(?:\.ftz)?(?:\.sat)?\.f32)\s+(%\w+),\s*([^,]+),(.*);\s*$")
 
 
 def repeat_in_innermost_loop(ptx: str, times: int) -> str:
-    """Repeat the first f32 fma/mul/add inside a loop (a branch back to an earlier label) `times` more times."""
+    """After the first f32 fma/mul/add inside a loop (a branch back to an earlier label), `times` more of it
+    that each take the previous one's result (`fma d, d, b, c`): a longer dependent chain per iteration
+    that ptxas cannot drop, since the value it computes is the one stored."""
     lines = ptx.splitlines()
     labels = {ln.strip()[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$?[\w$]+:$", ln.strip())}
     for i, ln in enumerate(lines):
@@ -35,7 +37,9 @@ def repeat_in_innermost_loop(ptx: str, times: int) -> str:
         if m and labels.get(m.group(1), i) < i:
             op = next((j for j in range(labels[m.group(1)], i) if _FP.match(lines[j])), None)
             if op is not None:
-                return "\n".join(lines[:op + 1] + [lines[op]] * times + lines[op + 1:]) + "\n"
+                indent, opcode, dst, _, rest = _FP.match(lines[op]).groups()
+                extra = f"{indent}{opcode} {dst}, {dst},{rest};"
+                return "\n".join(lines[:op + 1] + [extra] * times + lines[op + 1:]) + "\n"
     raise ValueError("no f32 fma/mul/add inside a loop in this PTX")
 
 
@@ -74,8 +78,8 @@ def main(argv=None) -> int:
         return 1
     row = next(r for r in doc["comparison"] if r["edited"])
     (e,) = doc["edited_run"]["load"]["edits"]
-    print(json.dumps({"task": row["task"], "edit": f"first f32 fma/mul/add of the innermost loop repeated {a.times}x "
-                      f"more (+{len(edited) - len(generated)} bytes of PTX)",
+    print(json.dumps({"task": row["task"], "edit": f"{a.times} dependent copies of the first f32 fma/mul/add of the innermost "
+                      f"loop (+{len(edited) - len(generated)} bytes of PTX)",
                       "used": e["used"], "evidence": e["evidence"], "state": e["state"],
                       "generated": row["generated"], "edited": row["edited_run"], "ratio": row["ratio"],
                       "stats": row["stats"],

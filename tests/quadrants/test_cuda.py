@@ -21,11 +21,12 @@ def _edit_tool():
     return mod.repeat_in_innermost_loop
 
 
-def test_the_loop_edit_repeats_an_instruction_inside_a_loop_only():
+def test_the_loop_edit_lengthens_the_chain_inside_a_loop_only():
     ptx = ("mov.f32 %f1, 0f3F800000;\nfma.rn.f32 %f9, %f1, %f1, %f1;\n$L__BB0_2:\n"
-           "fma.rn.ftz.f32 %f5, %f5, %f2, %f3;\nadd.s32 %r1, %r1, 1;\n@%p1 bra $L__BB0_2;\nret;")
+           "\tfma.rn.ftz.f32 %f6, %f5, %f2, %f3;\nadd.s32 %r1, %r1, 1;\n@%p1 bra $L__BB0_2;\nret;")
     out = _edit_tool()(ptx, 2).splitlines()
-    assert out.count("fma.rn.ftz.f32 %f5, %f5, %f2, %f3;") == 3 and out.count("fma.rn.f32 %f9, %f1, %f1, %f1;") == 1
+    assert out[4:6] == ["\tfma.rn.ftz.f32 %f6, %f6, %f2, %f3;"] * 2  # each takes the previous result
+    assert out.count("fma.rn.f32 %f9, %f1, %f1, %f1;") == 1 and out[3] == "\tfma.rn.ftz.f32 %f6, %f5, %f2, %f3;"
 
 
 @pytest.mark.cuda
