@@ -49,6 +49,18 @@ def qdx(*args) -> subprocess.CompletedProcess:
                           timeout=600)
 
 
+def _save(out: str, doc: dict, edits: str):
+    """run.json and dumps.tar (dump/, load/, edits/): what the window's "open a saved run" reads."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "run.json"), "w") as fh:
+        json.dump(doc, fh)
+    with tarfile.open(os.path.join(out, "dumps.tar"), "w") as tar:
+        tar.add(doc["dump_dir"], arcname="dump")
+        if (doc.get("edited_run") or {}).get("load"):
+            tar.add(doc["edited_run"]["load"]["folder"], arcname="load")
+        tar.add(edits, arcname="edits")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("out", nargs="?")
@@ -65,21 +77,31 @@ def main(argv=None) -> int:
         return 1
     path = p.stdout.strip()
     generated = open(path).read()
-    edited = repeat_in_innermost_loop(generated, a.times)
+    if a.out:
+        os.makedirs(a.out, exist_ok=True)
+        with open(os.path.join(a.out, "generated.ptx"), "w") as fh:
+            fh.write(generated)
+    try:
+        edited = repeat_in_innermost_loop(generated, a.times)
+    except ValueError as e:
+        print(f"{e}:\n{generated[:6000]}", file=sys.stderr)
+        return 1
     open(path, "w").write(edited)
     p = qdx(PROGRAM, "--arch", "cuda", "--load-ptx", edits, "--json", *prog_args)
     doc = json.loads(p.stdout) if p.stdout.strip().startswith("{") else None
     if doc is None:
         print(p.stdout, p.stderr, file=sys.stderr)
         return 1
+    if a.out:
+        _save(a.out, doc, edits)
     if not doc.get("edited_run") or not any(r["edited"] for r in doc.get("comparison", [])):
         print(json.dumps({"error": doc.get("error"), "edited_error": (doc.get("edited_run") or {}).get("error"),
                           "stderr": p.stderr[-4000:]}, indent=2))
         return 1
     row = next(r for r in doc["comparison"] if r["edited"])
     (e,) = doc["edited_run"]["load"]["edits"]
-    print(json.dumps({"task": row["task"], "edit": f"{a.times} dependent copies of the first f32 fma/mul/add of the innermost "
-                      f"loop (+{len(edited) - len(generated)} bytes of PTX)",
+    print(json.dumps({"task": row["task"], "edit": f"{a.times} dependent copies of the first f32 fma/mul/add of "
+                      f"the innermost loop (+{len(edited) - len(generated)} bytes of PTX)",
                       "used": e["used"], "evidence": e["evidence"], "state": e["state"],
                       "generated": row["generated"], "edited": row["edited_run"], "ratio": row["ratio"],
                       "stats": row["stats"],
@@ -87,14 +109,6 @@ def main(argv=None) -> int:
                                          "edited": doc["edited_run"]["stdout"].strip().splitlines()[-1:]},
                       "arch": doc["arch"], "quadrants": doc["quadrants_version"], "exit_code": p.returncode},
                      indent=2))
-    if a.out:
-        os.makedirs(a.out, exist_ok=True)
-        with open(os.path.join(a.out, "run.json"), "w") as fh:
-            json.dump(doc, fh)
-        with tarfile.open(os.path.join(a.out, "dumps.tar"), "w") as tar:
-            tar.add(doc["dump_dir"], arcname="dump")
-            tar.add(doc["edited_run"]["load"]["folder"], arcname="load")
-            tar.add(edits, arcname="edits")
     return p.returncode
 
 
