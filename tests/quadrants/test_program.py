@@ -143,3 +143,12 @@ def test_ptx_load_evidence_is_read_from_quadrants_log():
     load = {"kind": "ptx", "edits": [{"task": "spin_c60_0_kernel_1_range_for"}, {"task": "spin_c60_0_kernel_0_serial"}]}
     confirm_used(load, run)
     assert [e["used"] for e in load["edits"]] == [True, False]
+
+
+def test_every_launch_is_kept_across_profiler_clears_and_resets(tmp_path):
+    r = run_program(program("profiler_games.py"), arch="cpu", dump_dir=tmp_path)
+    assert r.ok, r.error
+    assert "x0 = 5.0" in r.stdout and len(r.init_calls) == 2
+    launches = {name: len(v) for name, v in r.launches.items() if name.startswith("inc_")}
+    # 5 calls of a 2-task kernel; the second qd.init compiles it again under the same name
+    assert sorted(launches.values()) == [5, 5], launches
