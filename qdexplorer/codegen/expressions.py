@@ -156,7 +156,7 @@ class ExpressionEmitter:
                 op = {"add": "fadd", "min": "fmin", "max": "fmax"}[e.op]
         else:
             op = {"add": "add", "sub": "sub", "min": "min" if dt.kind == "i" else "umin",
-                  "max": "max" if dt.kind == "i" else "umax"}[e.op]
+                  "max": "max" if dt.kind == "i" else "umax", "and": "and", "or": "or", "xor": "xor"}[e.op]
         return self.b.atomic_rmw(op, ptr, v, "monotonic")
 
     def e_SimtIndex(self, e):

@@ -102,7 +102,7 @@ def _loop_config(call, env, src) -> dict:
             raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
     if call.args:
         raise src.error(call, "qd.loop_config takes keyword arguments only (block_dim=, serialize=, name=)")
-    unknown = set(config) - {"block_dim", "serialize", "name"}
+    unknown = set(config) - {"block_dim", "serialize", "name", "parallelize"}  # parallelize: a CPU hint, unused
     if unknown:
         raise src.error(call, f"unknown qd.loop_config option(s): {', '.join(sorted(unknown))}")
     bd = config.get("block_dim")
@@ -122,7 +122,7 @@ def _kernel_scope_names(groups) -> set:
                 for n in ast.walk(stmt):
                     if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                         for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                            a |= {e.id for e in ast.walk(t) if isinstance(e, ast.Name)}
+                            a |= _bound_names(t)
         assigned.append(a)
         mentioned.append({n.id for stmt, _ in items for n in ast.walk(stmt) if isinstance(n, ast.Name)})
     out = set()
@@ -131,6 +131,15 @@ def _kernel_scope_names(groups) -> set:
             if i != j:
                 out |= a & m
     return out
+
+
+def _bound_names(target) -> set:
+    """Names a target binds: `a`, `a, b`; not the array of `x[i] = ...` nor the object of `v.x = ...`."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*[_bound_names(e) for e in target.elts])
+    return set()
 
 
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
@@ -177,6 +186,7 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
             if fp:
                 memo.put(fp, t)
         tasks.append(t)
+    kernel.assert_sites = kscope.assert_sites
     return tasks
 
 

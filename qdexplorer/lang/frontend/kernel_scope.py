@@ -8,6 +8,8 @@ supplies.
 """
 from __future__ import annotations
 
+import ast
+
 from .. import ir
 from ..types import DType, i32, u1
 
@@ -20,6 +22,7 @@ class KernelScope:
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
         self.ret: ir.ArrayArg | None = None
+        self.assert_sites: list[str] = []  # message of each debug-mode assert, numbered from 1
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
@@ -32,6 +35,20 @@ class KernelScope:
         self.taken.add(name)
         self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key)
         return ir.ArrayArg(name, dtype, len(shape))
+
+    def assert_flag(self) -> ir.ArrayArg:
+        """The one-element array a failed `assert` writes its site number into (debug mode)."""
+        if "assert__" not in self.implicit:
+            self._add("assert__", "assert", i32, (1,))
+        return ir.ArrayArg("assert__", i32, 1)
+
+    def assert_site(self, src, node) -> int:
+        file, line, _, text = src.where(node)
+        msg = ""
+        if node.msg is not None and isinstance(node.msg, ast.Constant):
+            msg = f": {node.msg.value}"
+        self.assert_sites.append(f"{file}:{line}: assertion failed: {text.strip()}{msg}")
+        return len(self.assert_sites)
 
     def field_arg(self, fld, name_hint: str) -> ir.ArrayArg:
         arr = self.fields.get(fld.uid)
@@ -68,6 +85,8 @@ class KernelScope:
 
     def arrays(self) -> dict:
         out = {arr.name: arr for arr in list(self.fields.values()) + list(self.gtemps.values())}
+        if "assert__" in self.implicit:
+            out["assert__"] = ir.ArrayArg("assert__", i32, 1)
         if self.ret is not None:
             out[self.ret.name] = self.ret
         return out

@@ -261,4 +261,12 @@ class StatementLowering:
         self.emit(ir.If(cond, then, orelse))
 
     def s_Assert(self, node):
-        self.err(node, "assert is not supported in kernels")
+        """Compiled only under `qd.init(debug=True)`, as in Quadrants: a failed assert records its site in
+        the kernel's assert flag, and the call raises `QuadrantsAssertionError` when the kernel returns."""
+        from .. import runtime_api
+        if not runtime_api.debug():
+            return
+        cond = truthy(self.commit(self.value(node.test), node.test))
+        site = self.kscope.assert_site(self.frame.src, node)
+        flag = self.kscope.assert_flag()
+        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
