@@ -177,3 +177,16 @@ def test_select_and_bitwise_atomics(arch):
     k(x, flags)
     np.testing.assert_array_equal(x, np.where(np.arange(6) > 2, np.arange(6) * 10, -np.arange(6)))
     assert flags.tolist() == [0b111111, ~0b111111, 0]
+
+
+def test_print_in_kernels_uses_quadrants_formats(cpu, capfd):
+    @qd.kernel
+    def k(a: qd.i32, b: qd.f32, c: qd.f64, x: I1):
+        print("a =", a, "b =", b, c, a > 0)
+        for i in x:
+            if i == 1:
+                print(f"x[{i}] = {x[i]} 100%", qd.math.vec2(1.5, 2.0), sep=" | ")
+
+    k(3, 1.5, 2.25, np.array([5, 7, 9], np.int32))
+    out = capfd.readouterr().out
+    assert out == "a = 3 b = 1.500000 2.250000000000 1\nx[1] = 7 100% | [1.500000, 2.000000]\n"

@@ -16,7 +16,7 @@ CASES = {
     "with": ("with open('f') as fh:\n                pass", "unsupported statement 'With'"),
     "undefined": ("x[i] = nope", "name 'nope' is not defined"),
     "break_top": ("break", "'break' is not allowed in the top-level parallel loop"),
-    "python_call": ("x[i] = print(1)", "calling print is not supported"),
+    "python_call": ("x[i] = open(1)", "calling open is not supported"),
     "bad_index_count": ("x[i, i] = 1.0", "'x' has 1 dimension(s) but is indexed with 2"),
     "float_index": ("x[1.5] = 1.0", "array index must be an integer"),
     "string": ("x[i] = 'a'", "expected a scalar value"),
