@@ -19,3 +19,23 @@ from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertion
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
 from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
+
+_LEFT_OUT = {  # name: (what it is, what to do instead)
+    "root": ("an SNode tree (qd.root.dense/pointer/bitmasked)", "use qd.field(dtype, shape=...) for dense data"),
+    "ad": ("autodiff (qd.ad.Tape, kernel.grad)", ""),
+    "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
+    "Struct": ("a struct type", "use one field or ndarray per member"),
+    "dataclass": ("a struct type", "use one field or ndarray per member"),
+    "data_oriented": ("@qd.data_oriented", "pass fields as qd.template() arguments"),
+    "sparse_matrix_builder": ("a sparse matrix", ""),
+    "quant": ("a quantized type", ""),
+}
+
+
+def __getattr__(name):
+    """Quadrants names qdexplorer leaves out fail with what to do instead, not a bare AttributeError."""
+    if name in _LEFT_OUT:
+        what, instead = _LEFT_OUT[name]
+        raise AttributeError(f"qd.{name}: {what} is not supported by qdexplorer" + (f"; {instead}" if instead else "")
+                             + " (see docs/language.md)")
+    raise AttributeError(f"module 'qdexplorer.lang' has no attribute '{name}'")

@@ -190,3 +190,15 @@ def test_print_in_kernels_uses_quadrants_formats(cpu, capfd):
     k(3, 1.5, 2.25, np.array([5, 7, 9], np.int32))
     out = capfd.readouterr().out
     assert out == "a = 3 b = 1.500000 2.250000000000 1\nx[1] = 7 100% | [1.500000, 2.000000]\n"
+
+
+@pytest.mark.parametrize("name, hint", [("root", "use qd.field"), ("ad", "autodiff"), ("real_func", "use @qd.func"),
+                                        ("Struct", "one field or ndarray per member")])
+def test_left_out_features_say_so(name, hint):
+    with pytest.raises(AttributeError, match=f"qd.{name}: .*not supported by qdexplorer.*{hint}|{hint}.*not supported"):
+        getattr(qd, name)
+
+
+def test_qd_init_refuses_backends_qdexplorer_lacks():
+    with pytest.raises(ValueError, match="runs on qd.cpu and qd.cuda only"):
+        qd.init(arch=qd.vulkan)

@@ -16,3 +16,8 @@ def wanted_arch(request, req_arch, req_options):
 def pytest_generate_tests(metafunc):
     if not getattr(metafunc.function, "__qd_test__", False):
         metafunc.parametrize("req_arch,req_options", [(None, None)], ids=["none"])
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: upstream's marker for long cases")
+    config.addinivalue_line("markers", "run_in_serial: upstream's marker for tests its runner serialises")
