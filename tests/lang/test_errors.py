@@ -23,7 +23,7 @@ CASES = {
     "nested_def": ("def g():\n                pass", "unsupported statement 'FunctionDef'"),
     "bitwise_float": ("x[i] = x[i] & 1", "bitwise operator '&' needs integer operands"),
     "kernel_in_kernel": ("other(x)", "cannot be called from inside a kernel"),
-    "ndrange_inner": ("for j in qd.ndrange(3):\n                pass", "inner for loops must iterate over range"),
+    "struct_for_inner": ("for j in x:\n                pass", "inner for loops must iterate over range"),
     "shared_cpu_serial": ("pass\n        qd.simt.block.sync()", "only allowed inside a parallel for loop"),
 }
 
