@@ -58,12 +58,15 @@ class KernelScope:
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
         return arr
 
-    def gtemp(self, name: str, dtype: DType | None = None) -> ir.ArrayArg | None:
-        """The global temporary of kernel-scope local `name`; created with `dtype` on first assignment."""
+    def gtemp(self, name: str, dtype: DType | None = None, elem: tuple = ()) -> ir.ArrayArg | None:
+        """The global temporary of kernel-scope local `name` (one element; a vector keeps its components
+        as trailing axes); created with `dtype` on first assignment."""
         arr = self.gtemps.get(name)
         if arr is None and dtype is not None:
-            arr = self.gtemps[name] = self._add(f"{name}__gtmp", "gtmp", i32 if dtype == u1 else dtype, (1,),
-                                                key=name)
+            arr = self.gtemps[name] = self._add(f"{name}__gtmp", "gtmp", i32 if dtype == u1 else dtype,
+                                                (1,) + tuple(elem), key=name)
+            if elem:
+                self.elem_shapes[arr.name] = tuple(elem)
         return arr
 
     def adopt(self, a: ir.ImplicitArray):
@@ -75,6 +78,8 @@ class KernelScope:
         arr = ir.ArrayArg(a.name, a.dtype, len(a.shape))
         if a.role == "gtmp":
             self.gtemps[a.key] = arr
+            if len(a.shape) > 1:
+                self.elem_shapes[a.name] = tuple(a.shape[1:])
         elif a.role == "field":
             self.fields[a.key] = arr
             from ..field import Field
