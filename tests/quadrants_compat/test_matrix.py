@@ -57,6 +57,61 @@ def _test_local_matrix_non_constant_index():
             assert func2(i, j, 10) == 10 * (i + j + 1)
 
 
+@test_utils.test()
+def test_local_matrix_non_constant_index():
+    _test_local_matrix_non_constant_index()
+
+
+@test_utils.test(arch=[qd.cpu, qd.cuda, qd.amdgpu], real_matrix_scalarize=False)
+def test_local_matrix_non_constant_index_real_matrix():
+    _test_local_matrix_non_constant_index()
+
+
+@test_utils.test()
+def test_matrix_field_non_constant_index():
+    m = qd.Matrix.field(2, 2, qd.i32, 5)
+    v = qd.Vector.field(10, qd.i32, 5)
+
+    @qd.kernel
+    def func1():
+        for i in range(5):
+            for j, k in qd.ndrange(2, 2):
+                m[i][j, k] = j * j + k * k
+
+    func1()
+    assert m[1][0, 1] == 1
+    assert m[2][1, 0] == 1
+    assert m[3][1, 1] == 2
+    assert m[4][0, 1] == 1
+
+    @qd.kernel
+    def func2():
+        for i in range(5):
+            for j in range(4):
+                v[i][j * j] = j * j
+
+    func2()
+    assert v[1][0] == 0
+    assert v[1][1] == 1
+    assert v[1][4] == 4
+    assert v[1][9] == 9
+
+
+@test_utils.test()
+def test_matrix_field_constant_index():
+    m = qd.Matrix.field(2, 2, qd.i32, 5)
+
+    @qd.kernel
+    def func():
+        for i in range(5):
+            for j, k in qd.static(qd.ndrange(2, 2)):
+                m[i][j, k] = 12
+
+    func()
+
+    assert np.allclose(m.to_numpy(), np.ones((5, 2, 2), np.int32) * 12)
+
+
 @test_utils.test(arch=qd.cpu)
 def test_vector_to_list():
     a = qd.Vector.field(2, float, ())
@@ -134,6 +189,28 @@ def test_copy_matrix_in_quadrants_scope():
     test()
 
 
+@test_utils.test()
+def test_matrix_field_dynamic_index_multiple_materialize():
+    @qd.kernel
+    def empty():
+        pass
+
+    empty()
+
+    n = 5
+    a = qd.Vector.field(3, dtype=qd.i32, shape=n)
+
+    @qd.kernel
+    def func():
+        for i in a:
+            a[i][i % 3] = i
+
+    func()
+    for i in range(n):
+        for j in range(3):
+            assert a[i][j] == (i if j == i % 3 else 0)
+
+
 @test_utils.test(debug=True)
 def test_local_vector_initialized_in_a_loop():
     @qd.kernel
@@ -168,6 +245,67 @@ def test_local_matrix_read_without_assign():
 
     for i in range(3):
         assert local_vector_read(i) == i
+
+
+@test_utils.test(arch=[qd.cpu, qd.cuda, qd.amdgpu], real_matrix_scalarize=False, debug=True)
+def test_elementwise_ops():
+    @qd.kernel
+    def test():
+        # TODO: fix parallelization
+        x = qd.Matrix([[1, 2], [3, 4]])
+        # Unify rhs
+        t1 = x + 10
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert t1[i, j] == x[i, j] + 10
+        t2 = x * 2
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert t2[i, j] == x[i, j] * 2
+        # elementwise-add
+        t3 = t1 + t2
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert t3[i, j] == t1[i, j] + t2[i, j]
+        # Unify lhs
+        t4 = 1 / t1
+        # these should be *exactly* equals
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert t4[i, j] == 1 / t1[i, j]
+        t5 = 1 << x
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert t5[i, j] == 1 << x[i, j]
+        t6 = 1 + (x // 2)
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert t6[i, j] == 1 + (x[i, j] // 2)
+
+        # test floordiv
+        y = qd.Matrix([[1, 2], [3, 4]], dt=qd.i32)
+        z = y * 2
+        factors = z // y
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert factors[i, j] == 2
+
+        y1 = qd.Matrix([[1, 2], [3, 4]], dt=qd.f32)
+        z1 = y1 * 2
+        factors1 = z1 // y1
+        qd.loop_config(serialize=True)
+        for i in range(2):
+            for j in range(2):
+                assert factors1[i, j] == 2
+
+    test()
 
 
 @test_utils.test(debug=True)
@@ -238,6 +376,43 @@ def test_ternary_op_scalarize():
         assert z[2] == 3
 
     test()
+
+
+@test_utils.test(debug=True)
+def test_ternary_op_cond_is_scalar():
+    @qd.kernel
+    def test():
+        x = qd.Vector([3, 3, 3])
+        y = qd.Vector([5, 5, 5])
+
+        for i in range(10):
+            z = qd.select(i % 2, x, y)
+            if i % 2 == 1:
+                assert z[0] == x[0] and z[1] == x[1] and z[2] == x[2]
+            else:
+                assert z[0] == y[0] and z[1] == y[1] and z[2] == y[2]
+
+    test()
+
+
+@test_utils.test(debug=True)
+def test_global_tmp_overwrite():
+    # https://github.com/taichi-dev/taichi/issues/6663
+    @qd.kernel
+    def foo() -> qd.i32:
+        p = qd.Matrix([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]])
+        loop = 1
+        sig = qd.Vector([0, 0, 0, 0])
+        assert p[0, 0] == 1
+        while loop == 1:
+            assert p[0, 0] == 1
+            loop = 0
+            p[0, 0] = -1
+        for i in range(1):
+            sig[i] = 2
+        return sig.sum() + p.sum()
+
+    assert foo() == 4
 
 
 @test_utils.test()

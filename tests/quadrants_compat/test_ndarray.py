@@ -192,6 +192,16 @@ def _test_matrix_ndarray_quadrants_scope():
     assert m[4][0, 1] == 1
 
 
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_matrix_ndarray_quadrants_scope():
+    _test_matrix_ndarray_quadrants_scope()
+
+
+@test_utils.test(arch=[qd.cpu, qd.cuda, qd.amdgpu], real_matrix_scalarize=False)
+def test_matrix_ndarray_quadrants_scope_real_matrix():
+    _test_matrix_ndarray_quadrants_scope()
+
+
 def _test_matrix_ndarray_quadrants_scope_struct_for():
     @qd.kernel
     def func(a: qd.types.NDArray[qd.types.matrix(2, 2, qd.i32), 1]):
@@ -208,6 +218,16 @@ def _test_matrix_ndarray_quadrants_scope_struct_for():
     assert m[4][0, 1] == 1
 
 
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_matrix_ndarray_quadrants_scope_struct_for():
+    _test_matrix_ndarray_quadrants_scope_struct_for()
+
+
+@test_utils.test(arch=[qd.cpu, qd.cuda, qd.amdgpu], real_matrix_scalarize=False)
+def test_matrix_ndarray_quadrants_scope_struct_for_real_matrix():
+    _test_matrix_ndarray_quadrants_scope_struct_for()
+
+
 def _test_vector_ndarray_quadrants_scope():
     @qd.kernel
     def func(a: qd.types.NDArray[qd.types.vector(10, qd.i32), 1]):
@@ -222,6 +242,16 @@ def _test_vector_ndarray_quadrants_scope():
     assert v[2][1] == 1
     assert v[3][4] == 4
     assert v[4][9] == 9
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_vector_ndarray_quadrants_scope():
+    _test_vector_ndarray_quadrants_scope()
+
+
+@test_utils.test(arch=[qd.cpu, qd.cuda, qd.amdgpu], real_matrix_scalarize=False)
+def test_vector_ndarray_quadrants_scope_real_matrix():
+    _test_vector_ndarray_quadrants_scope()
 
 
 # number of compiled functions
@@ -364,6 +394,16 @@ def _test_ndarray_grouped():
             for k in range(2):
                 for p in range(2):
                     assert a2[i, j][k, p] == k * k
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_grouped():
+    _test_ndarray_grouped()
+
+
+@test_utils.test(arch=[qd.cpu, qd.cuda, qd.amdgpu], real_matrix_scalarize=False)
+def test_ndarray_grouped_real_matrix():
+    _test_ndarray_grouped()
 
 
 @pytest.mark.parametrize("shape", [1, np.int32(1), (1, np.int32(1), 4096)])

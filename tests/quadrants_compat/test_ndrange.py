@@ -65,6 +65,30 @@ def test_3d():
 
 
 @test_utils.test()
+def test_tensor_based_3d():
+    x = qd.field(qd.i32, shape=(6, 6, 6))
+    y = qd.field(qd.i32, shape=(6, 6, 6))
+
+    @qd.kernel
+    def func():
+        lower = qd.Vector([0, 1, 2])
+        upper = qd.Vector([3, 4, 5])
+        for I in qd.grouped(qd.ndrange((lower[0], upper[0]), (lower[1], upper[1]), (lower[2], upper[2]))):
+            x[I] = I[0] + I[1] + I[2]
+        for i in range(0, 3):
+            for j in range(1, 4):
+                for k in range(2, 5):
+                    y[i, j, k] = i + j + k
+
+    func()
+
+    for i in range(6):
+        for j in range(6):
+            for k in range(6):
+                assert x[i, j, k] == y[i, j, k]
+
+
+@test_utils.test()
 def test_field_init_eye():
     # https://github.com/taichi-dev/taichi/issues/1824
 
@@ -103,6 +127,30 @@ def test_ndrange_index_floordiv():
                 assert A[i, j] == i
             else:
                 assert A[i, j] == 0
+
+
+@test_utils.test()
+def test_nested_ndrange():
+    # https://github.com/taichi-dev/taichi/issues/1829
+
+    n = 2
+
+    A = qd.field(qd.i32, (n, n, n, n))
+
+    @qd.kernel
+    def init():
+        for i, j in qd.ndrange(n, n):
+            for k, l in qd.ndrange(n, n):
+                r = i * n**3 + j * n**2 + k * n + l
+                A[i, j, k, l] = r
+
+    init()
+    for i in range(n):
+        for j in range(n):
+            for k in range(n):
+                for l in range(n):
+                    r = i * n**3 + j * n**2 + k * n + l
+                    assert A[i, j, k, l] == r
 
 
 @test_utils.test(qd.cpu)

@@ -109,3 +109,17 @@ def test_func_scalar_return_cast():
     assert foo(1.5) == 1.0
 
 
+@test_utils.test(exclude=[qd.amdgpu])
+def test_ret_4k():
+    vec1024 = qd.types.vector(1024, qd.i32)
+
+    @qd.kernel
+    def foo() -> vec1024:
+        ret = vec1024(0)
+        for i in range(1024):
+            ret[i] = i
+        return ret
+
+    ret = foo()
+    for i in range(1024):
+        assert ret[i] == i
