@@ -83,7 +83,7 @@ class CallLowering:
             elif kw.arg == "end" and isinstance(val, str):
                 end = val
             else:
-                self.err(kw, f"print() supports only constant sep= and end= in kernels")
+                self.err(kw, "print() supports only constant sep= and end= in kernels")
         parts: list = []
         for i, a in enumerate(node.args):
             if i:
