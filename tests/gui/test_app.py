@@ -81,7 +81,7 @@ def test_edit_ptx_saves_an_override_and_reverts(window, qtbot):
     path = win.bridge.engine.overrides.folder / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
     win.tree.select(task)
-    assert "override active" in win.views.override_label.text()
+    qtbot.waitUntil(lambda: "override active" in win.views.override_label.text(), timeout=10000)
     win.views.revert_btn.click()
     qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(2), timeout=60000)
     assert not path.exists()
