@@ -49,13 +49,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_project_args(s)
     s.add_argument("task")
     s.add_argument("--what", choices=("ll", "ptx", "source"), default="ptx")
-    o = sub.add_parser("override", help="manage per-task PTX overrides of a project")
+    o = sub.add_parser("override", help="manage per-task PTX or LLVM-IR overrides of a project")
     o.add_argument("action", choices=("list", "set", "revert"))
     o.add_argument("project", nargs="?")
     o.add_argument("task", nargs="?")
     o.add_argument("file", nargs="?", help="edited PTX or LLVM IR (for set)")
     o.add_argument("--stage", choices=("ptx", "ll"), help="which stage's output the file replaces (default ptx; "
                    "revert: both)")
+    o.add_argument("--target", choices=("nvptx", "host"), default="nvptx",
+                   help="for --stage ll: which target's LLVM IR the file is (default nvptx; host = the CPU backend)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?")
@@ -190,7 +192,7 @@ def cmd_override(a) -> int:
     from .engine import Engine
     stage = a.stage or "ptx"
     with Engine(proj) as eng:  # compiles in the pool: LLVM never runs in this process
-        _, compiled = eng.compile(target="nvptx")
+        _, compiled = eng.compile(target=a.target if stage == "ll" else "nvptx")
     ct = next((c for c in compiled if c.task == a.task), None)
     if ct is None:
         raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
@@ -198,7 +200,7 @@ def cmd_override(a) -> int:
     if produced is None:
         raise QdError(f"{a.task} has no generated {stage} to derive an override from: {ct.error}")
     with open(a.file, "rb") as fh:
-        print(store.write(a.task, fh.read(), produced.data, kind=stage))
+        print(store.write(a.task, fh.read(), produced.data, kind=stage, target=a.target if stage == "ll" else None))
     return 0
 
 

@@ -37,6 +37,7 @@ class Override:
     source: str            # 'project' | 'load-ptx'
 
     kind: str = "ptx"
+    target: str | None = None  # LLVM IR is per target ('nvptx' | 'host'); None: any (PTX, or unrecorded)
 
     @property
     def ptx(self) -> bytes:
@@ -84,23 +85,28 @@ class OverrideStore:
         if not p.is_file():
             return None
         data = p.read_bytes().replace(b"\x00", b"")
-        base = None
+        base = target = None
         side = self.folder / f"{task}{SIDECAR[kind]}"
         if side.is_file():
             try:
-                base = json.loads(side.read_text()).get("generated_sha256")
-            except (OSError, ValueError):
+                meta = json.loads(side.read_text())
+                base, target = meta.get("generated_sha256"), meta.get("target")
+            except (OSError, ValueError, AttributeError):
                 base = None
-        return Override(task, p, data, sha256(data), base, "project", kind)
+        return Override(task, p, data, sha256(data), base, "project", kind, target)
 
-    def write(self, task: str, text: str | bytes, generated: str | bytes, kind: str = "ptx") -> Path:
-        """Save an edited stage output for `task`, derived from the `generated` one."""
+    def write(self, task: str, text: str | bytes, generated: str | bytes, kind: str = "ptx",
+              target: str | None = None) -> Path:
+        """Save an edited stage output for `task`, derived from the `generated` one.
+
+        `target`: which target's LLVM IR it is ('nvptx' or 'host'); an LLVM-IR override is only
+        used when compiling for that target (the two modules differ: thread indices, triple)."""
         if self.folder is None:
             raise ValueError("overrides need a project folder")
         data = (text.encode() if isinstance(text, str) else text).replace(b"\x00", b"")
         p = self.folder / f"{task}{SUFFIX[kind]}"
         _atomic_write(p, data)
-        side = {"task": task, "stage": kind, "generated_sha256": sha256(generated), "override_sha256": sha256(data),
+        side = {"task": task, "stage": kind, "target": target, "generated_sha256": sha256(generated), "override_sha256": sha256(data),
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
         _atomic_write(self.folder / f"{task}{SIDECAR[kind]}", json.dumps(side, indent=2).encode())
         return p

@@ -19,6 +19,7 @@ from ..runtime.launch import ArgSlot, LaunchSpec
 from .artifacts import Artifact, CompiledTask, sha256
 from .cache import PtxCache, cache_key
 from .dump import dump_artifact
+from .ll_errors import Source, locate
 from .overrides import OverrideStore
 from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest
 
@@ -56,8 +57,8 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
 class _Trip:
     """One task's mutable state while the loop runs; frozen into a CompiledTask at the end."""
 
-    def __init__(self, task: ir.Task, unit: Unit, lower_s: float):
-        self.task, self.unit = task, unit
+    def __init__(self, task: ir.Task, unit: Unit, lower_s: float, target: str = "nvptx"):
+        self.task, self.unit, self.target = task, unit, target
         self.produced: dict[str, Artifact] = {}
         self.used: dict[str, Artifact] = {}
         self.seconds = {"lower": lower_s}
@@ -86,7 +87,7 @@ class Pipeline:
     def compile(self, tasks: list[ir.Task], target: str, lower_s: dict[str, float] | None = None) -> list[CompiledTask]:
         lower_s = lower_s or {}
         units = group_units(tasks, self.mode)
-        trips = [_Trip(t, u, lower_s.get(t.name, 0.0)) for u in units for t in u.tasks]
+        trips = [_Trip(t, u, lower_s.get(t.name, 0.0), target) for u in units for t in u.tasks]
         for kind in PATHS[target]:
             stage = STAGES[kind]
             if stage.where == "app":
@@ -149,11 +150,30 @@ class Pipeline:
                 tr.seconds[kind] = secs
                 tr.log += res.log
             if not res.ok:
+                err = self._locate(res.error, group, STAGES[kind].source)
                 for tr in group:
-                    tr.error, tr.error_stage = res.error, kind
+                    tr.error, tr.error_stage = err, kind
                 continue
             self.cache.put(key, PtxCache.namespace(req), res.output)
             self._hand_on(u.name, kind, Artifact(kind, res.output, "miss", key, seconds=secs), group)
+
+    @staticmethod
+    def _locate(error: str, group: list[_Trip], src: str) -> str:
+        """A failed stage's error pointed at the file and line of its input (an edited LLVM IR above all)."""
+        if src != "ll":
+            return error
+        sources = []
+        for tr in group:
+            art = tr.used[src]
+            edited = art.origin != "generated"
+            label = art.path if edited else f"{tr.task.name}{STAGES[src].dump_suffix} (generated)"
+            sources.append(Source(tr.task.name, label, art.text, edited))
+        err = locate(error, sources)
+        edits = [s.label for s in sources if s.edited]
+        if edits:
+            err += (f"\nThe LLVM IR in {edits[0]} does not compile; what was loaded before stays loaded. "
+                    f"Fix the file, or revert the override.")
+        return err
 
     def _hand_on(self, name: str, kind: str, produced: Artifact, group: list[_Trip]):
         """Dump what the stage produced, then let an override or a load folder take its place."""
@@ -161,6 +181,18 @@ class Pipeline:
             dump_artifact(self.dump_dir, name, STAGES[kind].dump_suffix, produced.data)
         used = produced
         ov = self.overrides.get(name, kind)
+        if ov is not None and ov.target not in (None, group[0].target):
+            for tr in group:
+                tr.log.append(f"{kind.upper()} override {ov.path} was written for target {ov.target}; "
+                              f"not used when compiling for {group[0].target}")
+            ov = None
+        if ov is not None and kind == "ll":
+            ptx_ov = self.overrides.get(group[0].unit.name, "ptx") if "ptx" in PATHS[group[0].target] else None
+            if ptx_ov is not None:
+                for tr in group:
+                    tr.log.append(f"LL override {ov.path} is not used: the PTX override {ptx_ov.path} wins "
+                                  f"(a PTX override replaces everything the LLVM IR would become)")
+                ov = None
         if ov is not None:
             status = ov.status(produced.sha)
             used = Artifact(kind, ov.data, "override" if ov.source == "project" else "load", sha256(ov.data),

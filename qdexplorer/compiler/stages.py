@@ -82,7 +82,7 @@ def compile_module(req: CompileRequest) -> CompileResult:
     res = CompileResult(req.task, req.target, ok=False)
     t = time.perf_counter()
     try:
-        mods = [llvm.parse_assembly(text) for text in req.texts]
+        mods = [_parse(llvm, text, entry) for text, entry in zip(req.texts, req.entries)]
         mod = mods[0]
         for other in mods[1:]:
             mod.link_in(other)
@@ -126,6 +126,14 @@ def compile_module(req: CompileRequest) -> CompileResult:
     except Exception as e:  # noqa: BLE001 - LLVM reports verifier/parse problems as RuntimeError
         res.error = f"{type(e).__name__}: {e}".strip()
     return res
+
+
+def _parse(llvm, text, entry):
+    """Parse one module text; a parse error names it `<entry>` (compiler.ll_errors maps that to its file)."""
+    try:
+        return llvm.parse_assembly(text)
+    except RuntimeError as e:
+        raise RuntimeError(str(e).replace("<string>", f"<{entry}>")) from None
 
 
 def _libdevice(llvm, path):
