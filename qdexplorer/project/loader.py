@@ -35,6 +35,8 @@ class ProjectConfig:
     block_dim: int | None = None      # default block_dim for range_for tasks without loop_config
     offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
     cache_dir: str | None = None
+    mode: str | None = None           # assembly mode: per_task (default), whole or culink
+    print_kernel_asm: bool = False    # write each task's PTX as <task>.ptx in the project folder
 
 
 @dataclass
@@ -74,7 +76,7 @@ def read_config(path: Path) -> ProjectConfig:
     except tomllib.TOMLDecodeError as e:
         raise ProjectError(f"{mf}: invalid TOML: {e}") from None
     section = data.get("project", data)
-    known = {"name", "files", "arch", "backend", "block_dim", "offline_cache", "cache_dir"}
+    known = {"name", "files", "arch", "backend", "block_dim", "offline_cache", "cache_dir", "mode", "print_kernel_asm"}
     unknown = set(section) - known - {"project"}
     if unknown:
         raise ProjectError(f"{mf}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
@@ -83,6 +85,10 @@ def read_config(path: Path) -> ProjectConfig:
             setattr(cfg, k, section[k])
     if cfg.arch is not None and not (isinstance(cfg.arch, str) and cfg.arch.startswith("sm_")):
         raise ProjectError(f"{mf}: arch must look like 'sm_90', got {cfg.arch!r}")
+    if cfg.mode not in (None, "per_task", "whole", "culink"):
+        raise ProjectError(f"{mf}: mode must be 'per_task', 'whole' or 'culink', got {cfg.mode!r}")
+    if not isinstance(cfg.print_kernel_asm, bool):
+        raise ProjectError(f"{mf}: print_kernel_asm must be true or false, got {cfg.print_kernel_asm!r}")
     if cfg.backend not in (None, "cpu", "cuda"):
         raise ProjectError(f"{mf}: backend must be 'cpu' or 'cuda', got {cfg.backend!r}")
     return cfg
