@@ -19,8 +19,10 @@ def _add_project_args(p):
     p.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("--arch", help="PTX target such as sm_90 (default: project setting, detected GPU, else sm_90)")
-    p.add_argument("--mode", choices=("per_task", "whole"), default="per_task",
-                   help="one module per task (default) or one module per kernel")
+    p.add_argument("--mode", choices=("per_task", "whole", "culink"), default=None,
+                   help="assembly mode: one PTX module per task (per_task, the default), one per kernel (whole), "
+                        "or per-task cubins from ptxas linked into one module per kernel (culink; needs ptxas) "
+                        "(default: the project's mode setting, else per_task)")
     p.add_argument("--no-offline-cache", action="store_true",
                    help="memory-only cache: read and write nothing in the cache folder")
     p.add_argument("--cache-dir", help="cache folder (default: the user cache folder, or $QDEXPLORER_CACHE_DIR)")
@@ -89,16 +91,17 @@ def cmd_compile(a) -> int:
                          "lines": list(t.lines), "block_dim": t.block_dim, "params": [p.name for p in t.params],
                          "target": ct.target, "arch": ct.arch, "bytes": len(ct.output), "tier": ct.tier,
                          "seconds": {k: round(v, 6) for k, v in ct.seconds.items()},
-                         "override": ct.override, "error": ct.error, "log": ct.log})
+                         "override": ct.override, "error": ct.error, "log": ct.log, "unit": ct.unit,
+                         "kind": ct.final_kind})
         errors = [kt for kt in kts if kt.error]
         if a.json:
             print(json.dumps({"project": str(eng.project.path), "arch": eng.arch, "target": a.target,
-                              "mode": a.mode, "tasks": rows, "kernel_errors": {k.kernel: k.error for k in errors},
+                              "mode": eng.mode, "tasks": rows, "kernel_errors": {k.kernel: k.error for k in errors},
                               "cache": vars(eng.cache.stats) | {"folder": str(eng.cache.folder),
                                                                 "offline": eng.cache.offline},
                               "events": events, "dump": dump_dir}, indent=2))
         else:
-            print(f"{eng.project.path}  ({a.target} {eng.arch}, {a.mode})")
+            print(f"{eng.project.path}  ({a.target} {eng.arch}, {eng.mode})")
             for r in rows:
                 total = sum(r["seconds"].values())
                 flag = f"  override:{r['override']}" if r["override"] else ""

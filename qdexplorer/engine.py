@@ -198,7 +198,7 @@ class Engine:
             self.backend = backend
 
     def load(self, compiled: list[CompiledTask]):
-        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit) for ct in compiled if ct.ok]
+        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled if ct.ok]
         results = self.device.load(items) if items else []
         for r in results:
             self.emit(TaskLoaded(r.task, self.backend, r.ms, r.resources, r.error))

@@ -88,7 +88,7 @@ class InlineRunner:
             if self.print_asm:  # PTX whatever the backend: on the CPU it is compiled for reading
                 ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
                 write_ptx(Path.cwd(), ptx)
-            for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit) for ct in compiled]):
+            for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]):
                 if not r.ok:
                     raise QdError(f"{r.task}: load failed: {r.error}")
             entry = self.loaded[key] = (tasks, [ct.task for ct in compiled])

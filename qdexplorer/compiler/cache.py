@@ -8,6 +8,7 @@ entry is detected, dropped and rebuilt.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import tempfile
@@ -38,12 +39,30 @@ def _file_identity(path: str | None) -> str:
     return _file_ids[k]
 
 
+def _ptxas_identity() -> str:
+    return _ptxas_identity_in(os.environ.get("QDEXPLORER_PTXAS"), os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=8)
+def _ptxas_identity_in(_explicit, _path) -> str:
+    """Which ptxas made a cubin: its path, size and mtime (a new toolkit means new cubins)."""
+    from .ptxas import find_ptxas
+    exe = find_ptxas()
+    if exe is None:
+        return "ptxas:none"
+    try:
+        st = os.stat(exe)
+    except OSError:
+        return f"ptxas:{exe}"
+    return f"ptxas:{exe}:{st.st_size}:{st.st_mtime_ns}"
+
+
 def cache_key(req: CompileRequest) -> str:
     h = hashlib.sha256()
     for part in ("\x00".join(req.texts), req.target, req.arch, req.ptx_isa, str(req.opt_level),
                  str(req.fast_math), ",".join(req.entries),
                  _file_identity(req.libdevice) if any("__nv_" in t for t in req.texts) else "-",
-                 toolchain_identity()):
+                 toolchain_identity(), _ptxas_identity() if req.emit == "cubin" else req.emit):
         h.update(part.encode())
         h.update(b"\x1f")
     return h.hexdigest()
@@ -103,10 +122,14 @@ class PtxCache:
 
     @staticmethod
     def namespace(req: CompileRequest) -> str:
+        """`sm_XX` (PTX), `sm_XX-cubin` (relocatable cubins: SASS for one SM), `host` (objects)."""
+        if req.emit == "cubin":
+            return f"{req.arch}-cubin"
         return req.arch if req.target == "nvptx" else "host"
 
     def path(self, key: str, ns: str) -> Path:
-        return self.folder / ns / key[:2] / (key + (".ptx" if ns.startswith("sm_") else ".o"))
+        ext = ".cubin" if ns.endswith("-cubin") else ".ptx" if ns.startswith("sm_") else ".o"
+        return self.folder / ns / key[:2] / (key + ext)
 
     def get(self, key: str, ns: str) -> tuple[bytes | None, str]:
         """(payload, tier) where tier is 'memory', 'disk' or 'miss'."""

@@ -21,7 +21,7 @@ from .cache import PtxCache, cache_key
 from .dump import dump_artifact
 from .ll_errors import Source, locate
 from .overrides import OverrideStore
-from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest
+from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest, path_for
 
 
 @dataclass(frozen=True)
@@ -32,15 +32,25 @@ class Unit:
     tasks: tuple[ir.Task, ...]
 
 
+MODES = ("per_task", "whole", "culink")
+
+
 def group_units(tasks: list[ir.Task], mode: str) -> list[Unit]:
-    if mode == "per_task":
+    """How tasks are grouped for the pooled stages. culink compiles and assembles per task (cubins
+    cached per task); only loading links a kernel's cubins into one module (`link_unit`)."""
+    if mode in ("per_task", "culink"):
         return [Unit(t.name, t.kernel, (t,)) for t in tasks]
     if mode == "whole":
         by_kernel: dict[str, list[ir.Task]] = {}
         for t in tasks:
             by_kernel.setdefault(t.kernel, []).append(t)
         return [Unit(f"{k}_kernel_whole", k, tuple(ts)) for k, ts in by_kernel.items()]
-    raise ValueError(f"unknown compile mode {mode!r} (per_task or whole)")
+    raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
+
+
+def link_unit(task: ir.Task, unit: Unit, mode: str) -> str:
+    """What the device loads as one module: the compile unit, or in culink mode the whole kernel."""
+    return f"{task.kernel}_kernel_culink" if mode == "culink" else unit.name
 
 
 def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | None = None) -> LaunchSpec:
@@ -72,6 +82,8 @@ class Pipeline:
                  ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None,
                  dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = False,
                  vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None):
+        if mode not in MODES:
+            raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
         self.arch, self.ptx_isa, self.fast_math, self.vector = arch, ptx_isa, fast_math, vector
         self.overrides = overrides or OverrideStore(None)
@@ -88,7 +100,7 @@ class Pipeline:
         lower_s = lower_s or {}
         units = group_units(tasks, self.mode)
         trips = [_Trip(t, u, lower_s.get(t.name, 0.0), target) for u in units for t in u.tasks]
-        for kind in PATHS[target]:
+        for kind in path_for(target, self.mode):
             stage = STAGES[kind]
             if stage.where == "app":
                 for tr in trips:
@@ -129,7 +141,8 @@ class Pipeline:
             texts = tuple(tr.used[src].text for tr in group)
             mods = [tr.module for tr in group]
             req = CompileRequest(u.name, target, texts, tuple(m.entry for m in mods), self.arch, self.ptx_isa, 3,
-                                 libdevice_path() if any(m.needs_libdevice for m in mods) else None, self.fast_math)
+                                 libdevice_path() if any(m.needs_libdevice for m in mods) and src == "ll" else None,
+                                 self.fast_math, emit="cubin" if kind == "cubin" else "code")
             t0 = time.perf_counter()
             key = cache_key(req)
             data, tier = self.cache.get(key, PtxCache.namespace(req))
@@ -208,7 +221,7 @@ class Pipeline:
             tr.produced[kind], tr.used[kind] = produced, used
 
     def _finish(self, tr: _Trip, target: str) -> CompiledTask:
-        final = "ptx" if target == "nvptx" else "obj"
+        final = path_for(target, self.mode)[-1]
         art = tr.used.get(final)
         loaded = b""
         if art is not None and not tr.error:
@@ -216,7 +229,7 @@ class Pipeline:
             if final == "ptx" and art.origin == "generated" and self.nonce:
                 tag = f"// qdexplorer session nonce {self.nonce}\n".encode()
                 loaded = loaded if loaded.startswith(tag) else tag + loaded
-        ct = CompiledTask(tr.task.name, tr.task.kernel, target, self.arch, tr.unit.name,
+        ct = CompiledTask(tr.task.name, tr.task.kernel, target, self.arch, link_unit(tr.task, tr.unit, self.mode),
                           launch_spec(tr.task, tr.module, self.default_block), tr.produced, tr.used, loaded,
                           tr.seconds, tuple(tr.log), tr.error, tr.error_stage, tr.module)
         self.on_task(ct)
