@@ -19,6 +19,7 @@ import numpy as np
 from .compiler.artifacts import CompiledTask
 from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
+from .compiler.compile_index import CompileIndex
 from .compiler.dump import env_load_kinds
 from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
@@ -145,6 +146,8 @@ class Engine:
         lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
         # one batch across kernels, so a cold compile fills every pool worker
         compiled = self.pipeline.compile([t for kt in kts for t in kt.tasks], target, lower)
+        # what `show` / `override list` read later without importing the project
+        CompileIndex(self.cache, self.project.path).record(target, self.arch, kts, compiled, complete=kernels is None)
         tiers: dict[str, int] = {}
         for ct in compiled:
             tiers[ct.tier] = tiers.get(ct.tier, 0) + 1

@@ -87,6 +87,19 @@ def find_ptxas() -> Path | None:
     return next((Path(c) for c in candidates if os.access(c, os.X_OK)), None)
 
 
+def find_tool(name: str) -> Path | None:
+    """Another CUDA binary (nvdisasm, cuobjdump) from the same places as ptxas, next to ptxas first."""
+    exe = name + (".exe" if sys.platform == "win32" else "")
+    ptxas = find_ptxas()
+    places = [ptxas.parent / exe] if ptxas else []
+    on_path = shutil.which(exe)
+    places += [Path(on_path)] if on_path else []
+    places += [Path(os.environ[v], "bin", exe) for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
+    for pattern in TOOLKIT_GLOBS:
+        places += [Path(p) for p in sorted(glob.glob(os.path.join(pattern, exe)), reverse=True)]
+    return next((p for p in places if os.access(p, os.X_OK)), None)
+
+
 def ptxas_version(path: Path | None = None) -> str | None:
     path = path or find_ptxas()
     if path is None:
@@ -192,3 +205,43 @@ def assemble_cubin(ptx: str, arch: str | None = None, relocatable: bool = True,
                    ptxas: Path | None = None) -> tuple[PtxasReport, bytes | None]:
     """PTX → cubin bytes (`ptxas -c`: relocatable, for linking with nvJitLink/cuLink); None when it failed."""
     return _run(ptx, arch, ["-c"] if relocatable else [], True, ptxas)
+
+
+def task_resources(ptx: str, task: str, block: int, arch: str | None = None) -> dict:
+    """What the tree's columns show for one task: registers, spills, shared, local, occupancy at `block`.
+
+    Keys match the CUDA backend's resources (registers, static_shared_bytes, local_bytes, block,
+    active_blocks_per_sm, occupancy) plus spill_bytes, limited_by and source="ptxas"; `error` when
+    ptxas refused the PTX (with the diagnostics under "diagnostics").
+    """
+    from .occupancy import occupancy
+    rep = validate(ptx, arch)
+    if not rep.ok:
+        return {"source": "ptxas", "arch": rep.arch, "error": "; ".join(map(str, rep.errors)) or "ptxas failed",
+                "diagnostics": rep.diagnostics}
+    res = rep.resources.get(task) or next(iter(rep.resources.values()), None)
+    if res is None:
+        return {"source": "ptxas", "arch": rep.arch, "error": "ptxas reported no .entry", "diagnostics": []}
+    occ = occupancy(rep.arch, res.registers, res.shared_bytes, max(1, block))
+    return {"source": "ptxas", "arch": rep.arch, "registers": res.registers, "spill_bytes": res.spills,
+            "static_shared_bytes": res.shared_bytes, "local_bytes": res.local_bytes + res.stack_bytes,
+            "block": block, "active_blocks_per_sm": occ.active_blocks, "occupancy": round(occ.fraction, 4),
+            "limited_by": occ.limited_by, "diagnostics": rep.diagnostics}
+
+
+def disassemble_sass(ptx: str, arch: str | None = None) -> str:
+    """PTX → SASS text via ptxas then nvdisasm (or cuobjdump -sass); raises PtxasNotFound without them."""
+    rep, cubin = assemble_cubin(ptx, arch, relocatable=False)
+    if cubin is None:
+        raise ValueError("ptxas failed: " + "; ".join(map(str, rep.errors)))
+    nvdisasm, cuobjdump = find_tool("nvdisasm"), find_tool("cuobjdump")
+    if nvdisasm is None and cuobjdump is None:
+        raise PtxasNotFound("SASS needs nvdisasm or cuobjdump from a CUDA toolkit (not found)")
+    with tempfile.TemporaryDirectory(prefix="qdexplorer-sass-") as tmp:
+        path = Path(tmp) / "task.cubin"
+        path.write_bytes(cubin)
+        cmd = [str(nvdisasm), "-c", str(path)] if nvdisasm else [str(cuobjdump), "-sass", str(path)]
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        if out.returncode != 0:
+            raise ValueError(f"{Path(cmd[0]).name} failed: {out.stderr.strip()}")
+        return out.stdout

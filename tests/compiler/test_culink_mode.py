@@ -8,6 +8,7 @@ import sys
 import pytest
 
 from qdexplorer.compiler import ptxas
+from qdexplorer.compiler.cache import MAGIC
 from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import InlineCompiler
 from qdexplorer.engine import Engine
@@ -47,7 +48,7 @@ def test_each_task_becomes_a_relocatable_cubin_cached_per_sm(tmp_path):
     files = sorted(p.relative_to(cache).parts[0] for p in cache.rglob("*.cubin"))
     assert files == ["sm_90-cubin"] * 3
     for p in cache.rglob("*.cubin"):                      # same checksummed, atomic entries as PTX
-        assert p.read_bytes().startswith(b"QDXC1 ")
+        assert p.read_bytes().startswith(MAGIC)
 
     warm, _ = _compile(proj, cache)
     assert {warm[t].tier for t in TASKS} == {"disk"}

@@ -112,7 +112,7 @@ ptxas info    : Function properties for helper
     ("sm_86", 32, 0, 128, 12, 1.0, "warps"),         # 1536 threads per SM
     ("sm_75", 32, 0, 32, 16, 0.5, "blocks"),         # 16 one-warp blocks fill half of 32 warps
     ("sm_89", 32, 0, 32, 24, 0.5, "blocks"),
-    ("sm_120", 40, 0, 128, 12, 1.0, "warps"),
+    ("sm_120", 32, 0, 128, 12, 1.0, "warps"),
 ])
 def test_occupancy_matches_the_calculator(arch, regs, shared, block, blocks, frac, by):
     occ = occupancy(arch, regs, shared, block)
@@ -126,3 +126,35 @@ def test_occupancy_edges():
         occupancy("sm_90", 16, 0, 2048)
     with pytest.raises(ValueError, match="oldest known"):
         limits_for("sm_60")
+
+
+def test_driver_jit_log_maps_to_lines_too():
+    log = ("ptxas application ptx input, line 56; error   : Not a name of any known instruction: 'addx'\n"
+           "ptxas fatal   : Ptx assembly aborted due to errors")
+    assert [(d.line, d.severity) for d in ptxas.parse_diagnostics(log)] == [(56, "error")]
+
+
+@needs_ptxas
+def test_task_resources_for_the_tree(saxpy_ptx):
+    res = ptxas.task_resources(saxpy_ptx, "saxpy_kernel_0_range_for", 128)
+    assert res["source"] == "ptxas" and res["spill_bytes"] == 0 and 0 < res["occupancy"] <= 1
+    assert res["occupancy"] == occupancy("sm_90", res["registers"], 0, 128).fraction
+    bad = ptxas.task_resources(saxpy_ptx.replace("mad.lo.s32", "madd.lo.s32"), "saxpy_kernel_0_range_for", 128)
+    assert "error" in bad and bad["diagnostics"][0].line
+
+
+@pytest.mark.skipif(ptxas.find_tool("nvdisasm") is None and ptxas.find_tool("cuobjdump") is None,
+                    reason="no nvdisasm or cuobjdump (CUDA toolkit) on this machine")
+def test_sass(saxpy_ptx):
+    assert "FFMA" in ptxas.disassemble_sass(saxpy_ptx)
+
+
+def test_line_map_from_loc_directives():
+    from qdexplorer.compiler.ptx_lines import line_map
+    ptx = "\n".join([".version 8.5", ".target sm_90", '.file 1 "/p/saxpy.py"', ".visible .entry k(", ")", "{",
+                     ".loc 1 9 5", "mov.u32 %r1, %tid.x;", "$L__BB0_1:", ".loc 1 10 9", "ld.global.f32 %f1, [%rd1];",
+                     "fma.rn.f32 %f2, %f1, %f1, %f1;", ".loc 1 0 9", "ret;", "}"])
+    m = line_map(ptx)
+    assert m.source_line(8) == ("/p/saxpy.py", 9) and m.source_line(11) == ("/p/saxpy.py", 10)
+    assert m.ptx_lines(10, "saxpy.py") == [11, 12] and m.ptx_lines(10, "other.py") == []
+    assert m.source_line(9) is None and m.source_line(14) is None  # labels and line-0 code belong to no line
