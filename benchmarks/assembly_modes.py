@@ -122,6 +122,10 @@ def child(path: str, full: bool):
            "load_errors": [f"{r.task}: {r.error}"[:300] for r in results if not r.ok][:3],
            "modules": len(be.composite.modules),
            "linked_bytes": sum(be.linked_bytes.values()) or None}
+    if out["load_errors"]:
+        dev.close()
+        print(json.dumps(out))
+        return
     sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
     first, steady, runtime = {}, {}, {}
     for _name, tasks, args, trips in jobs:
