@@ -77,7 +77,12 @@ class CodeViews(QTabWidget):
             self.log.setPlainText("\n".join(list(compiled.log) + ([compiled.error] if compiled.error else [])))
             state = {None: "generated PTX", "active": "override active",
                      "unknown": "override active (its sidecar is missing: staleness unknown)",
-                     "stale": "override STALE: the generated PTX changed since it was written"}[compiled.override]
+                     "stale": "override STALE: the generated code changed since it was written"}.get(
+                         compiled.override, f"override {compiled.override}")
+            if compiled.override_stage == "ll":
+                state += " (LLVM IR)"
+            if any("PTX override" in line and " wins " in line for line in compiled.log):
+                state += " — the PTX override wins over this task's LLVM-IR override"
             self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes")
             self.revert_btn.setEnabled(compiled.override is not None)
         else:
