@@ -22,7 +22,7 @@ from .compiler.cache import PtxCache
 from .compiler.compile_index import CompileIndex
 from .compiler.dump import env_load_kinds
 from .compiler.overrides import OverrideStore
-from .compiler.pipeline import Pipeline
+from .compiler.pipeline import MODES, Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
 from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
                      RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
@@ -199,6 +199,14 @@ class Engine:
             check_backend(backend)
             self.close_device()
             self.backend = backend
+
+    def set_mode(self, mode: str):
+        """Switch assembly modes (per_task, whole, culink); modules are loaded afresh in the new layout."""
+        if mode != self.pipeline.mode:
+            if mode not in MODES:
+                raise QdError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
+            self.close_device()
+            self.pipeline.mode = mode
 
     def load(self, compiled: list[CompiledTask]):
         items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled if ct.ok]

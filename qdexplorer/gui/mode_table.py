@@ -3,7 +3,10 @@ bars of one column, grouped by project, one colour per mode (docs/assembly_modes
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtWidgets import QComboBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+import json
+
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QLabel, QPushButton, QTableWidget,
+                               QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..bench.assembly_table import COLUMNS, rows
 from .theme import current_theme, restyle
@@ -24,11 +27,37 @@ class ModeTable(QWidget):
         self.plot.hideButtons()
         self.legend = self.plot.addLegend(offset=(10, 10))
         restyle(self.plot, current_theme())
+        self.open_btn = QPushButton("Open assembly_modes.py JSON…")
+        self.open_btn.setToolTip("Output of `python benchmarks/assembly_modes.py > modes.json` (docs/assembly_modes.md)")
+        self.open_btn.clicked.connect(self._open)
+        self.status = QLabel("No comparison loaded: run benchmarks/assembly_modes.py and open its JSON.")
+        top = QHBoxLayout()
+        top.addWidget(self.open_btn)
+        top.addWidget(self.status, 1)
         lay = QVBoxLayout(self)
+        lay.addLayout(top)
         lay.addWidget(self.table, 2)
         lay.addWidget(self.column)
         lay.addWidget(self.plot, 3)
         self.column.currentIndexChanged.connect(lambda _: self._bars())
+
+    def _open(self):
+        path, _ = QFileDialog.getOpenFileName(self, "Open assembly_modes.py output", "", "JSON (*.json)")
+        if path:
+            self.show_file(path)
+
+    def show_file(self, path: str):
+        """Show a saved run; a file that is not one says so in the status line."""
+        try:
+            with open(path, encoding="utf-8") as fh:
+                doc = json.load(fh)
+            if not isinstance(doc, dict) or doc.get("benchmark") != "assembly_modes":
+                raise ValueError("not the output of benchmarks/assembly_modes.py")
+        except (OSError, ValueError) as e:
+            self.status.setText(f"{path}: {e}")
+            return
+        self.show_doc(doc)
+        self.status.setText(f"{path} · GPU: {doc.get('machine', {}).get('gpu') or 'none (GPU columns empty)'}")
 
     def show_doc(self, doc: dict):
         """Show one `assembly_modes.py` JSON document."""

@@ -113,3 +113,17 @@ def test_cuda_resources_of_the_selected_task_are_shown(window):
     assert win.views.resources_label.text() == "24 regs · 0 B shared · 0 B local · block 128 · occupancy 100%"
     win.tree.select("copy_kernel_0_range_for")
     assert win.views.resources_label.text() == ""
+
+
+def test_assembly_mode_is_chosen_in_the_window(window, qtbot):
+    from qdexplorer.compiler.ptxas import find_ptxas
+    win = window
+    assert win.mode.currentText() == "per_task"
+    win.mode.setCurrentText("whole")
+    qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_whole", timeout=90000)
+    assert win.bridge.engine.mode == "whole"
+    if find_ptxas() is not None:
+        win.mode.setCurrentText("culink")
+        qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
+                        and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
+    assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()

@@ -11,7 +11,7 @@ from qdexplorer.gui.mode_table import ModeTable
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def test_table_and_bars_of_a_real_run(qtbot):
+def test_table_and_bars_of_a_real_run(qtbot, tmp_path):
     p = subprocess.run([sys.executable, os.path.join(ROOT, "benchmarks", "assembly_modes.py"), "--no-demo",
                         "--k", "2", "3", "--workers", "1"], env=dict(os.environ, PYTHONPATH=ROOT),
                        capture_output=True, text=True, timeout=600)
@@ -19,7 +19,13 @@ def test_table_and_bars_of_a_real_run(qtbot):
     doc = json.loads(p.stdout)
     view = ModeTable()
     qtbot.addWidget(view)
-    view.show_doc(doc)
+    bad = tmp_path / "other.json"
+    bad.write_text('{"benchmark": "warm_edit"}')
+    view.show_file(str(bad))
+    assert "not the output of benchmarks/assembly_modes.py" in view.status.text() and view.table.rowCount() == 0
+    saved = tmp_path / "modes.json"
+    saved.write_text(p.stdout)
+    view.show_file(str(saved))
     assert view.table.rowCount() == 6
     cells = [[view.table.item(i, j).text() for j in range(3)] for i in range(6)]
     assert [c[:2] for c in cells] == [["K=2", "whole"], ["K=2", "per_task"], ["K=2", "culink"],
