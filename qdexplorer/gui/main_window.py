@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         self.tree.currentItemChanged.connect(lambda *_: self.show_selected())
         self.views.save_override.connect(self.save_override)
         self.views.revert_override.connect(self.revert_override)
+        self.views.save_ll_override.connect(self.save_ll_override)
         self.bridge.event.connect(self.on_event)
         self.mode.currentTextChanged.connect(self.set_mode)
         self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
@@ -154,6 +155,16 @@ class MainWindow(QMainWindow):
             return
         generated = ct.produced["ptx"].data if "ptx" in ct.produced else ct.generated  # culink: not the cubin
         self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated),
+                           errored=lambda m: self._failed("override", m))
+        self.compile()
+
+    @Slot(str, str)
+    def save_ll_override(self, task, text):
+        ct = self.compiled.get(task)
+        if ct is None or "ll" not in ct.produced:
+            return
+        generated = ct.produced["ll"].data
+        self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated, kind="ll", target="nvptx"),
                            errored=lambda m: self._failed("override", m))
         self.compile()
 

@@ -127,3 +127,34 @@ def test_assembly_mode_is_chosen_in_the_window(window, qtbot):
         qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
                         and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
     assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()
+
+
+def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window, qtbot):
+    win = window
+    task = "copy_kernel_0_range_for"
+    win.tree.select(task)
+    ll = win.views.llvm.toPlainText()
+    assert "generated LLVM IR" in win.views.ll_label.text()
+    edited = ll.replace("ret void", "ret void\n", 1) + "\n; edited in the window\n"
+    win.views.llvm.setPlainText(edited)
+    assert "not saved" in win.views.ll_label.text()
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "override (active)" in win.tree.items[task].text(2), timeout=60000)
+    path = win.bridge.engine.overrides.folder / f"{task}.ll"
+    assert path.read_text().endswith("; edited in the window\n")
+    assert '"target": "nvptx"' in (path.parent / f"{task}.ll.json").read_text()
+    win.tree.select(task)
+    assert win.views.ll_label.text().startswith("LLVM-IR override active")
+    assert "override active (LLVM IR)" in win.views.override_label.text()
+
+    lines = edited.splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if " = load " in line)
+    lines[n - 1] = lines[n - 1].replace(" = load ", " = lod ")
+    win.views.llvm.setPlainText("\n".join(lines) + "\n")
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: win.compiled[task].error != "", timeout=60000)
+    win.tree.select(task)
+    assert "does not compile" in win.views.ll_label.text()
+    assert f"{path}:{n}:" in win.views.log.toPlainText()
+    win.views.revert_ll_btn.click()
+    qtbot.waitUntil(lambda: not path.exists() and win.compiled[task].ok, timeout=60000)
