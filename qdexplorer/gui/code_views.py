@@ -25,6 +25,7 @@ class CodeViews(QTabWidget):
     save_override = Signal(str, str)   # (task, ptx text)
     revert_override = Signal(str)      # task
     save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
+    compare_generated = Signal(str)    # task: time its override against the generated code
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -46,10 +47,14 @@ class CodeViews(QTabWidget):
         self.save_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ptx; it replaces the generated "
                                  "PTX at the next load")
         self.revert_btn = QPushButton("Revert to generated")
+        self.compare_btn = QPushButton("Compare with generated")
+        self.compare_btn.setToolTip("Time the override against the generated PTX, interleaved round by round")
+        self.compare_btn.setEnabled(False)
         bar.addWidget(self.override_label, 1)
         bar.addWidget(self.resources_label)
         bar.addWidget(self.save_btn)
         bar.addWidget(self.revert_btn)
+        bar.addWidget(self.compare_btn)
         v.addLayout(bar)
         ll_page = QWidget()
         lv = QVBoxLayout(ll_page)
@@ -71,6 +76,7 @@ class CodeViews(QTabWidget):
         self.addTab(self.log, "Compile log")
         self.save_btn.clicked.connect(lambda: self.task and self.save_override.emit(self.task, self.ptx.toPlainText()))
         self.revert_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.compare_btn.clicked.connect(lambda: self.task and self.compare_generated.emit(self.task))
         self.ptx.textChanged.connect(self._edited)
         self.save_ll_btn.clicked.connect(
             lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
@@ -112,6 +118,7 @@ class CodeViews(QTabWidget):
                 ll_state += " — it does not compile: the error and its line are in the Compile log"
             self.ll_label.setText(ll_state)
             self.revert_ll_btn.setEnabled(compiled.override is not None)
+            self.compare_btn.setEnabled(compiled.override is not None)
         else:
             self.llvm.setPlainText("(compiling…)")
             self.ptx.setPlainText("(compiling…)")

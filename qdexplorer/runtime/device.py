@@ -46,6 +46,7 @@ class RunJob:
     trips: dict
     repeat: int = 1
     warmup: int = 0
+    flush_l2: bool = False     # evict device caches before every launch (comparisons: cold-cache timing)
 
 
 @dataclass
@@ -178,6 +179,8 @@ class LocalDevice:
             for rep in range(-job.warmup, job.repeat):
                 for t in job.tasks:
                     try:
+                        if job.flush_l2:
+                            self.backend.flush_caches()
                         tm = self._launch(t, prepared)
                     except DeviceFault:
                         raise  # the worker must die
