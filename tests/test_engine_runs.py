@@ -109,3 +109,11 @@ def test_modules_of_vanished_tasks_are_unloaded(tmp_path):
         assert unloaded == ["k_kernel_1_range_for"]
         assert eng.device.loaded_tasks() == ["k_kernel_0_range_for"]
         assert eng.run(["w"])[0].status == "passed"
+
+
+def test_warm_ups_do_not_change_what_the_first_pass_is_checked_against(tmp_path):
+    # particles_64k updates its particles in place: a warm-up on the checked inputs would fail the check
+    with Engine(None, backend="cpu", workers=1, cache_dir=str(tmp_path / "c")) as eng:
+        (res,) = eng.run(["particles_64k"], repeat=2, warmup=3)
+        assert res.status == "passed", res.check_error or res.error
+        assert len(res.timings) == 2 * 5
