@@ -1,4 +1,5 @@
-"""Source, LLVM IR and PTX of the selected task; the PTX view is editable and runs as an override."""
+"""Source, LLVM IR and PTX of the selected task; the LLVM IR and PTX views are editable and run as
+overrides (the LLVM IR shown is the GPU target's: its edit is verified, compiled to PTX and loaded)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
@@ -23,13 +24,14 @@ def code_editor(language: str, read_only: bool) -> QPlainTextEdit:
 class CodeViews(QTabWidget):
     save_override = Signal(str, str)   # (task, ptx text)
     revert_override = Signal(str)      # task
+    save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
     compare_generated = Signal(str)    # task: time its override against the generated code
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.task: str | None = None
         self.source = code_editor("python", True)
-        self.llvm = code_editor("llvm", True)
+        self.llvm = code_editor("llvm", False)
         self.ptx = code_editor("ptx", False)
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
@@ -54,14 +56,32 @@ class CodeViews(QTabWidget):
         bar.addWidget(self.revert_btn)
         bar.addWidget(self.compare_btn)
         v.addLayout(bar)
+        ll_page = QWidget()
+        lv = QVBoxLayout(ll_page)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.llvm)
+        ll_bar = QHBoxLayout()
+        self.ll_label = QLabel("generated LLVM IR (GPU target)")
+        self.save_ll_btn = QPushButton("Run this LLVM IR (save override)")
+        self.save_ll_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ll for the GPU target; it is "
+                                    "verified (errors at their line) and compiled to PTX at the next compile")
+        self.revert_ll_btn = QPushButton("Revert to generated")
+        ll_bar.addWidget(self.ll_label, 1)
+        ll_bar.addWidget(self.save_ll_btn)
+        ll_bar.addWidget(self.revert_ll_btn)
+        lv.addLayout(ll_bar)
         self.addTab(self.source, "Source")
-        self.addTab(self.llvm, "LLVM IR")
+        self.addTab(ll_page, "LLVM IR")
         self.addTab(ptx_page, "PTX")
         self.addTab(self.log, "Compile log")
         self.save_btn.clicked.connect(lambda: self.task and self.save_override.emit(self.task, self.ptx.toPlainText()))
         self.revert_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
         self.compare_btn.clicked.connect(lambda: self.task and self.compare_generated.emit(self.task))
         self.ptx.textChanged.connect(self._edited)
+        self.save_ll_btn.clicked.connect(
+            lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
+        self.revert_ll_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.llvm.textChanged.connect(self._ll_edited)
         self._loading = False
 
     def show_resources(self, res: dict | None):
@@ -83,14 +103,32 @@ class CodeViews(QTabWidget):
             self.log.setPlainText("\n".join(list(compiled.log) + ([compiled.error] if compiled.error else [])))
             state = {None: "generated PTX", "active": "override active",
                      "unknown": "override active (its sidecar is missing: staleness unknown)",
-                     "stale": "override STALE: the generated PTX changed since it was written"}[compiled.override]
-            self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes")
+                     "stale": "override STALE: the generated code changed since it was written"}.get(
+                         compiled.override, f"override {compiled.override}")
+            if compiled.override_stage == "ll":
+                state += " (LLVM IR)"
+            if any("PTX override" in line and " wins " in line for line in compiled.log):
+                state += " — the PTX override wins over this task's LLVM-IR override"
+            fast = getattr(compiled.module, "fast_math", None)
+            math = "" if fast is None or compiled.target != "nvptx" else f"  ·  fast math {'on' if fast else 'off'}"
+            self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes{math}")
             self.revert_btn.setEnabled(compiled.override is not None)
+            ll = compiled.used.get("ll")
+            ll_state = "generated LLVM IR (GPU target)" if ll is None or ll.origin == "generated" else \
+                f"LLVM-IR override {ll.status or 'active'}"
+            if compiled.error and compiled.error_stage in ("ptx", "cubin") and ll is not None and ll.origin != "generated":
+                ll_state += " — it does not compile: the error and its line are in the Compile log"
+            self.ll_label.setText(ll_state)
+            self.revert_ll_btn.setEnabled(compiled.override is not None)
             self.compare_btn.setEnabled(compiled.override is not None)
         else:
             self.llvm.setPlainText("(compiling…)")
             self.ptx.setPlainText("(compiling…)")
         self._loading = False
+
+    def _ll_edited(self):
+        if not self._loading and self.task:
+            self.ll_label.setText("edited — not saved: press 'Run this LLVM IR' to use it")
 
     def _edited(self):
         if not self._loading and self.task:

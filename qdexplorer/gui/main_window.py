@@ -13,6 +13,7 @@ from ..session import Session
 from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .code_views import CodeViews
+from .mode_table import ModeTable
 from .task_tree import TaskTree
 from .timings import TimingsPanel
 
@@ -36,6 +37,8 @@ class MainWindow(QMainWindow):
         bottom = QTabWidget()
         bottom.addTab(self.plots, "Timings")
         bottom.addTab(self.messages, "Messages")
+        self.modes = ModeTable()
+        bottom.addTab(self.modes, "Assembly modes")
         right.addWidget(bottom)
         right.setSizes([560, 340])
         split = QSplitter(Qt.Horizontal)
@@ -57,6 +60,12 @@ class MainWindow(QMainWindow):
             self.backend.model().item(1).setEnabled(False)
             self.backend.setItemData(1, f"CUDA unavailable: {cuda_reason}", Qt.ToolTipRole)
         tb.addWidget(self.backend)
+        tb.addWidget(QLabel(" Mode "))
+        self.mode = QComboBox()  # assembly mode (docs/assembly_modes.md)
+        self.mode.addItems(["per_task", "whole", "culink"])
+        self.mode.setToolTip("per_task: one PTX module per task · whole: one per kernel · "
+                             "culink: per-task cubins (ptxas) linked into one module per kernel")
+        tb.addWidget(self.mode)
         tb.addWidget(QLabel(" Workload "))
         self.workload = QComboBox()
         self.workload.setMinimumWidth(180)
@@ -79,7 +88,10 @@ class MainWindow(QMainWindow):
         self.tree.currentItemChanged.connect(lambda *_: self.show_selected())
         self.views.save_override.connect(self.save_override)
         self.views.revert_override.connect(self.revert_override)
+        self.views.save_ll_override.connect(self.save_ll_override)
         self.bridge.event.connect(self.on_event)
+        self.mode.currentTextChanged.connect(self.set_mode)
+        self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
         self.bridge.busy.connect(self.on_busy)
         self.session.message.connect(self.log)
         self.session.task_changed.connect(self._task_changed)
@@ -103,6 +115,17 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("compiling every task…")
         self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=self._compiled,
                            errored=lambda m: self._failed("compile", m))
+
+    @Slot(str)
+    def set_mode(self, mode):
+        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda m: self._failed("mode", m))
+        self.compile()
+
+    def _show_mode(self, mode):
+        """The project's mode (qdexplorer.toml) as the combo's choice, without recompiling."""
+        self.mode.blockSignals(True)
+        self.mode.setCurrentText(mode)
+        self.mode.blockSignals(False)
 
     def reload(self):
         self.bridge.submit(lambda eng: eng.refresh(), errored=lambda m: self._failed("reload", m))
@@ -132,8 +155,18 @@ class MainWindow(QMainWindow):
         ct = self.compiled.get(task)
         if ct is None:
             return
-        generated = ct.generated
+        generated = ct.produced["ptx"].data if "ptx" in ct.produced else ct.generated  # culink: not the cubin
         self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated),
+                           errored=lambda m: self._failed("override", m))
+        self.compile()
+
+    @Slot(str, str)
+    def save_ll_override(self, task, text):
+        ct = self.compiled.get(task)
+        if ct is None or "ll" not in ct.produced:
+            return
+        generated = ct.produced["ll"].data
+        self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated, kind="ll", target="nvptx"),
                            errored=lambda m: self._failed("override", m))
         self.compile()
 

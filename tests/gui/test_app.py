@@ -44,6 +44,7 @@ def test_window_shows_every_task_and_its_code(window, qtbot, tmp_path):
     assert ".entry saxpy_kernel_0_range_for" in win.views.ptx.toPlainText()
     assert 'define ptx_kernel void @"saxpy_kernel_0_range_for"' in win.views.llvm.toPlainText()
     assert "y[i] = a * x[i] + y[i]" in win.views.source.toPlainText()
+    assert "fast math on" in win.views.override_label.text()  # the project's setting, Quadrants' default
     assert not win.backend.model().item(1).isEnabled()  # cuda greyed out, with the reason
     shot = win.grab()
     assert shot.width() > 800 and shot.height() > 600
@@ -79,8 +80,8 @@ def test_edit_ptx_saves_an_override_and_reverts(window, qtbot):
     qtbot.waitUntil(lambda: "override (active)" in win.tree.items[task].text(2), timeout=60000)
     path = win.bridge.engine.overrides.folder / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
-    win.tree.select(task)
-    assert "override active" in win.views.override_label.text()
+    win.tree.select(task)  # the views refresh when the compile returns, just after its events
+    qtbot.waitUntil(lambda: "override active" in win.views.override_label.text(), timeout=60000)
     win.views.revert_btn.click()
     qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(2), timeout=60000)
     assert not path.exists()
@@ -113,3 +114,46 @@ def test_cuda_resources_of_the_selected_task_are_shown(window):
     assert win.views.resources_label.text() == "24 regs · 0 B shared · 0 B local · block 128 · occupancy 100%"
     win.tree.select("copy_kernel_0_range_for")
     assert win.views.resources_label.text() == ""
+
+
+def test_assembly_mode_is_chosen_in_the_window(window, qtbot):
+    from qdexplorer.compiler.ptxas import find_ptxas
+    win = window
+    assert win.mode.currentText() == "per_task"
+    win.mode.setCurrentText("whole")
+    qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_whole", timeout=90000)
+    assert win.bridge.engine.mode == "whole"
+    if find_ptxas() is not None:
+        win.mode.setCurrentText("culink")
+        qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
+                        and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
+    assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()
+
+
+def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window, qtbot):
+    win = window
+    task = "copy_kernel_0_range_for"
+    win.tree.select(task)
+    ll = win.views.llvm.toPlainText()
+    assert "generated LLVM IR" in win.views.ll_label.text()
+    edited = ll.replace("ret void", "ret void\n", 1) + "\n; edited in the window\n"
+    win.views.llvm.setPlainText(edited)
+    assert "not saved" in win.views.ll_label.text()
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "override (active)" in win.tree.items[task].text(2), timeout=60000)
+    path = win.bridge.engine.overrides.folder / f"{task}.ll"
+    assert path.read_text().endswith("; edited in the window\n")
+    assert '"target": "nvptx"' in (path.parent / f"{task}.ll.json").read_text()
+    win.tree.select(task)  # the views refresh when the compile returns, just after its events
+    qtbot.waitUntil(lambda: win.views.ll_label.text().startswith("LLVM-IR override active"), timeout=60000)
+    assert "override active (LLVM IR)" in win.views.override_label.text()
+
+    lines = edited.splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if " = load " in line)
+    lines[n - 1] = lines[n - 1].replace(" = load ", " = lod ")
+    win.views.llvm.setPlainText("\n".join(lines) + "\n")
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "does not compile" in win.views.ll_label.text(), timeout=60000)
+    assert f"{path}:{n}:" in win.views.log.toPlainText()
+    win.views.revert_ll_btn.click()
+    qtbot.waitUntil(lambda: not path.exists() and win.compiled[task].ok, timeout=60000)
