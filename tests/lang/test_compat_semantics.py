@@ -202,3 +202,18 @@ def test_left_out_features_say_so(name, hint):
 def test_qd_init_refuses_backends_qdexplorer_lacks():
     with pytest.raises(ValueError, match="runs on qd.cpu and qd.cuda only"):
         qd.init(arch=qd.vulkan)
+
+
+@pytest.mark.cuda
+def test_print_in_kernels_on_cuda(cuda, capfd):
+    @qd.kernel
+    def k(a: qd.i32, b: qd.f32, x: I1):
+        print("a =", a, "b =", b)
+        for i in x:
+            if i == 1:
+                print(f"x[{i}] = {x[i]}", qd.math.vec2(1.5, 2.0))
+
+    k(3, 1.5, np.array([5, 7, 9], np.int32))
+    qd.sync()
+    out = capfd.readouterr().out
+    assert out == "a = 3 b = 1.500000\nx[1] = 7 [1.500000, 2.000000]\n"
