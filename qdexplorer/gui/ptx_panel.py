@@ -31,7 +31,10 @@ class _Validate(QRunnable):
             rep = ptxas.validate(self.text, self.arch)
         except Exception as e:  # noqa: BLE001 - shown in the panel (no ptxas, timeout...)
             rep = e
-        self.sink.ready.emit(self.task, self.text, rep)
+        try:
+            self.sink.ready.emit(self.task, self.text, rep)
+        except RuntimeError:  # the panel closed while ptxas ran
+            pass
 
 
 class PtxPanel(QWidget):
@@ -78,7 +81,7 @@ class PtxPanel(QWidget):
         self.save_btn.setToolTip("Check with ptxas, then save <project>/.qdexplorer/overrides/<task>.ptx; it replaces "
                                  "the generated PTX at the next CUDA load")
         self.revert_btn = QPushButton("Revert to generated")
-        bar = QHBoxLayout()
+        bar = self.bar = QHBoxLayout()
         bar.addWidget(self.state, 1)
         for b in (self.validate_btn, self.save_btn, self.revert_btn):
             bar.addWidget(b)
@@ -134,6 +137,10 @@ class PtxPanel(QWidget):
             self._show_diagnostics(diags, "driver")
 
     # ---- user actions
+    def shutdown(self):
+        self.pool.clear()
+        self.pool.waitForDone(2000)
+
     def dirty(self, task: str | None = None) -> bool:
         task = task or self.task
         return task in self.drafts
