@@ -493,6 +493,15 @@ class MainWindow(QMainWindow):
         return not drafts or self.views.ptx_panel.confirm_discard(drafts)
 
     def closeEvent(self, event):  # noqa: N802 - Qt's name
+        """Never raises: PySide aborts the process on an exception escaping a virtual override."""
+        try:
+            self._close(event)
+        except Exception:  # noqa: BLE001
+            import traceback
+            traceback.print_exc()
+            event.accept()
+
+    def _close(self, event):
         if self._shut_down:
             event.accept()
             return

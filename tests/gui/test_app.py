@@ -299,7 +299,7 @@ def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path):
     shutil.copy(bundled_demo() / "saxpy.py", other / "saxpy.py")
     assert win.open_project(str(other))
     wait_compiled(qtbot, win, 1)
-    assert list(win.tree.kernel_items) == ["saxpy"] and "other" in win.windowTitle()
+    assert list(win.tree.kernel_items) == ["saxpy", "copy"] and "other" in win.windowTitle()
     assert [a.text() for a in win.recent_menu.actions()][0] == str(other)
     shown = []
     import qdexplorer.gui.main_window as mw
@@ -310,10 +310,12 @@ def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path):
     finally:
         mw.QMessageBox.warning = orig
     assert shown and "project folder not found" in shown[0]
-    assert "cannot open" in win.messages.toPlainText() and list(win.tree.kernel_items) == ["saxpy"]
-    assert win.open_project(str(bundled_demo() / "copy.py"))  # one kernel file is a project too
-    wait_compiled(qtbot, win, 1)
-    assert "copy" in win.tree.kernel_items
+    assert "cannot open" in win.messages.toPlainText() and list(win.tree.kernel_items) == ["saxpy", "copy"]
+    single = tmp_path / "stencil.py"
+    shutil.copy(bundled_demo() / "stencil.py", single)
+    assert win.open_project(str(single))  # one kernel file is a project too
+    wait_compiled(qtbot, win, 2)
+    assert list(win.tree.kernel_items) == ["jacobi"] and "stencil.py" in win.windowTitle()
 
 
 def test_menus_have_the_standard_shortcuts(window):
