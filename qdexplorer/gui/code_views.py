@@ -18,12 +18,14 @@ from .editor import EditorPane
 from .ptx_panel import PtxPanel
 
 
-def _titled(title: str, pane: QWidget) -> QWidget:
+def _titled(title: str, pane: QWidget, tip: str = "") -> QWidget:
     w = QWidget()
     v = QVBoxLayout(w)
     v.setContentsMargins(0, 0, 0, 0)
     v.setSpacing(2)
     label = QLabel(title)
+    label.setToolTip(tip)
+    label.setMinimumWidth(40)
     label.setContentsMargins(4, 2, 4, 0)
     v.addWidget(label)
     v.addWidget(pane, 1)
@@ -49,8 +51,8 @@ class CodeViews(QTabWidget):
         self.opt_pane = EditorPane("llvm", True)
         self.opt_llvm = self.opt_pane.editor
         ir = QSplitter(Qt.Horizontal)
-        ir.addWidget(_titled("as generated (the module text the caches key on)", self.llvm_pane))
-        self.opt_box = _titled("optimised (-O3, what the PTX is made from)", self.opt_pane)
+        ir.addWidget(_titled("as generated", self.llvm_pane, "the module text codegen makes; the caches key on it"))
+        self.opt_box = _titled("optimised (-O3)", self.opt_pane, "after LLVM's -O3 pipeline: what the PTX is made from")
         ir.addWidget(self.opt_box)
         self.ir_split = ir
         self.ptx_panel = PtxPanel()
@@ -63,7 +65,9 @@ class CodeViews(QTabWidget):
         self.resources_label = QLabel("")
         self.resources_label.setToolTip("From the driver after a CUDA load, else from ptxas -v and the occupancy "
                                         "calculator")
-        self.ptx_panel.bar.insertWidget(1, self.resources_label)
+        self.resources_label.setContentsMargins(0, 0, 6, 0)
+        self.resources_label.setMinimumWidth(60)
+        self.ptx_panel.tabs.setCornerWidget(self.resources_label, Qt.TopRightCorner)
         self.addTab(self.source_pane, "Source")
         self.addTab(ir, "LLVM IR")
         self.addTab(self.ptx_panel, "PTX")
@@ -134,9 +138,12 @@ class CodeViews(QTabWidget):
             self.resources_label.setText("")
             return
         spill = f" · {res['spill_bytes']} B spills" if res.get("spill_bytes") else ""
-        self.resources_label.setText(f"{res['registers']} regs · {res.get('static_shared_bytes', 0)} B shared · "
-                                     f"{res.get('local_bytes', 0)} B local{spill} · block {res['block']} · "
-                                     f"occupancy {res['occupancy']:.0%}")
+        self.resources_label.setText(f"{res['registers']} regs · {res.get('static_shared_bytes', 0)} B smem · "
+                                     f"{res.get('local_bytes', 0)} B lmem{spill} · occ. {res['occupancy']:.0%} "
+                                     f"@ {res['block']}")
+        self.resources_label.setToolTip(f"registers per thread, static shared memory, local memory per thread"
+                                        f"{', spill bytes' if spill else ''}, occupancy at block size {res['block']}"
+                                        f" ({'driver, last CUDA load' if res.get('source') != 'ptxas' else 'ptxas -v'})")
 
     # ---- internals
     def _show_source(self, task):

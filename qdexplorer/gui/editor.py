@@ -111,7 +111,7 @@ class CodeEditor(QPlainTextEdit):
         if scroll and self.marked:
             first = min(self.marked)
             self.goto_line(first, select=False)
-            QTimer.singleShot(0, lambda: self.goto_line(first, select=False))  # again once the new text is laid out
+            QTimer.singleShot(0, self, lambda: self.goto_line(first, select=False))  # again once laid out
 
     def goto_line(self, line: int, select: bool = True):
         block = self.document().findBlockByNumber(max(0, line - 1))

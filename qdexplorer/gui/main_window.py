@@ -70,6 +70,8 @@ class MainWindow(QMainWindow):
         self.split.addWidget(self.tree)
         self.split.addWidget(self.right)
         self.split.setSizes([700, 700])
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 1)
         self.setCentralWidget(self.split)
 
         tb = QToolBar("Run")
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
         self.progress.setRange(0, 0)
         self.progress.hide()
         self.run_status = QLabel("")
+        self.run_status.setMinimumWidth(60)  # a long progress line is clipped, never widens the window
         self.statusBar().addPermanentWidget(self.run_status)
         self.statusBar().addPermanentWidget(self.progress)
 

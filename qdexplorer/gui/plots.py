@@ -62,9 +62,9 @@ class _Legend(QListWidget):
 
     def __init__(self):
         super().__init__()
-        self.setMinimumWidth(150)
+        self.setMinimumWidth(140)
         self.setMaximumWidth(360)
-        self.setTextElideMode(Qt.ElideMiddle)  # kernel prefix and task suffix both stay readable
+        self.setTextElideMode(Qt.ElideRight)  # "kernel #index loop…": the kernel and the task index stay readable
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.itemChanged.connect(lambda it: self.toggled.emit(it.data(Qt.UserRole), it.checkState() == Qt.Checked))
 
@@ -82,7 +82,13 @@ class _Legend(QListWidget):
             self.addItem(it)
         self.blockSignals(False)
         longest = max((self.fontMetrics().horizontalAdvance(short_name(t)) for t, _, _ in entries), default=0)
-        self.setMinimumWidth(max(150, min(longest + 60, 280)))
+        self._wanted_width = max(150, min(longest + 60, 300))
+        self.updateGeometry()
+
+    def sizeHint(self):  # noqa: N802 - wide enough for the names, but never a minimum that squeezes the tree
+        hint = super().sizeHint()
+        hint.setWidth(getattr(self, "_wanted_width", 200))
+        return hint
 
 
 class LaunchPlots(QWidget):
@@ -113,6 +119,7 @@ class LaunchPlots(QWidget):
         self.scope.setToolTip("Which tasks the timeline shows; tick or untick them in the legend")
         self.log_scale = QCheckBox("log scale")
         self.summary = QLabel("")
+        self.summary.setMinimumWidth(20)  # clipped in a narrow window rather than widening it
         for w in (QLabel("View"), self.view, QLabel("Tasks"), self.scope, self.log_scale):
             bar.addWidget(w)
         bar.addWidget(self.summary, 1)
@@ -132,8 +139,8 @@ class LaunchPlots(QWidget):
         split = QSplitter()
         split.addWidget(self.stack)
         split.addWidget(self.legend)
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)  # the legend keeps the width its names ask for (capped); the plot takes the rest
         split.setChildrenCollapsible(False)
         self.splitter = split
         v = QVBoxLayout(self)
@@ -274,9 +281,14 @@ class LaunchPlots(QWidget):
             starts.append(x0)
             x0 += max((len(v) for v in run.times.values()), default=0) + 2
         if len(runs) > 1:
-            for run, s in zip(runs, starts):
+            px = self.plot.getPlotItem().vb.width() / max(1, x0)  # pixels per launch, at full zoom-out
+            ends = starts[1:] + [x0]
+            for run, s, e in zip(runs, starts, ends):
+                roomy = (e - s) * px > 28  # a label only where it does not collide with the next one
                 line = pg.InfiniteLine(pos=s - 1, angle=90, pen=pg.mkPen("#888", style=Qt.DashLine),
-                                       label=run_label(run), labelOpts={"position": 0.95, "color": "#888"})
+                                       label=f"#{run.id}" if roomy else None,
+                                       labelOpts={"position": 0.97, "color": "#888"})
+                line.setToolTip(run_label(run))
                 self.plot.addItem(line)
                 self._run_lines.append(line)
         for task in self.tasks():

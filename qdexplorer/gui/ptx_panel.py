@@ -67,11 +67,11 @@ class PtxPanel(QWidget):
         self.tabs.addTab(self.pane, "Edit")
         self.tabs.addTab(self.diff, "Diff vs generated")
         self.problems = QListWidget()
-        self.problems.setMaximumHeight(110)
+        self.problems.setMaximumHeight(72)
         self.problems.itemActivated.connect(self._goto_problem)
         self.problems.itemClicked.connect(self._goto_problem)
         self.state = QLabel("generated PTX")
-        self.state.setWordWrap(True)
+        self.state.setMinimumWidth(40)  # elided by the layout rather than wrapping word by word
         self.notice = QLabel("")
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("QLabel { padding: 3px 6px; border-radius: 3px; background: #fff4ce; color: #5c4400; }")
@@ -89,6 +89,7 @@ class PtxPanel(QWidget):
         split.addWidget(self.tabs)
         split.addWidget(self.problems)
         split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
@@ -273,9 +274,9 @@ class PtxPanel(QWidget):
         self.save_btn.setEnabled(True)
         self.revert_btn.setEnabled(self.dirty() or bool(self.saved.get(t)))
         if self.dirty():
-            text = "edited, not saved (Ctrl+S checks with ptxas and saves)"
+            text = "edited, unsaved"
         elif self.saved.get(t):
-            text = {"stale": "override STALE: the generated PTX changed since it was written"}.get(
+            text = {"stale": "override STALE: generated PTX changed since"}.get(
                 getattr(self, "override_state", None), "override saved")
         else:
             text = "generated PTX"
@@ -287,9 +288,8 @@ class PtxPanel(QWidget):
 
     def _update_notice(self):
         if self.backend != "cuda" and self.task and (self.saved.get(self.task) or self.dirty()):
-            self.notice.setText("PTX overrides take effect on CUDA only: the CPU backend runs host code compiled "
-                                "from the kernel source, so this edit does not change CPU results or timings. "
-                                "ptxas still checks it.")
+            self.notice.setText("PTX overrides take effect on CUDA only: the CPU backend runs host code built "
+                                "from the kernel source. ptxas still checks this PTX.")
             self.notice.show()
         else:
             self.notice.hide()

@@ -12,15 +12,16 @@ from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from .theme import STATUS, current_theme
 
-COLUMNS = ["Kernel / task", "Type", "Cache", "Compile ms", "Regs", "Spills B", "Occupancy", "Launch"]
+COLUMNS = ["Kernel / task", "Cache", "Compile", "Regs", "Spills", "Occ.", "Launch"]
 COL = {name: i for i, name in enumerate(COLUMNS)}
-NUMERIC = {"Compile ms", "Regs", "Spills B", "Occupancy", "Launch"}
+NUMERIC = {"Compile", "Regs", "Spills", "Occ.", "Launch"}
 TIPS = {
     "Cache": "cache tier of the PTX stage (memory ▸ disk ▸ miss), and any PTX override in effect; "
              "the tooltip has the PTX size and each stage's time",
     "Regs": "registers per thread (driver after a CUDA load, else ptxas -v)",
-    "Spills B": "bytes of register spill stores + loads (ptxas -v)",
-    "Occupancy": "resident warps / maximum warps per SM at the task's block size "
+    "Compile": "milliseconds spent in codegen, the cache and the PTX stage for this task",
+    "Spills": "bytes of register spill stores + loads (ptxas -v)",
+    "Occ.": "occupancy: resident warps / maximum warps per SM at the task's block size "
                  "(driver's calculator after a CUDA load, else the CUDA occupancy calculator on ptxas figures)",
     "Launch": "median launch time in the latest run of this task (µs below 1 ms)",
 }
@@ -60,6 +61,7 @@ class TaskTree(QTreeWidget):
         self.setUniformRowHeights(True)
         self.setTextElideMode(Qt.ElideMiddle)
         self.setSortingEnabled(True)
+        self.setMinimumWidth(200)
         self.sortByColumn(-1, Qt.AscendingOrder)  # project order until the user clicks a header
         self.header().setSectionResizeMode(QHeaderView.Interactive)
         self.header().setStretchLastSection(False)
@@ -101,20 +103,21 @@ class TaskTree(QTreeWidget):
         for entry in self.session.kernels.values():
             error = entry.error or self._kernel_file_error(entry)
             n = len(entry.tasks)
-            k = _Item([entry.name, "error" if error else f"{n} task{'s' if n != 1 else ''}"])
+            k = _Item([entry.name])
+            k.setText(COL["Cache"], "error" if error else f"{n} task{'s' if n != 1 else ''}")
             k.setData(0, KERNEL_ROLE, entry.name)
             if error:
                 first = error.splitlines()[0]
-                k.setText(2, first if len(first) < 80 else first[:77] + "…")
+                k.setText(0, f"{entry.name}: {first}")
                 for col in range(len(COLUMNS)):
                     k.setForeground(col, red)
                     k.setToolTip(col, error)
             self.addTopLevelItem(k)
             self.kernel_items[entry.name] = k
             for t in entry.tasks:
-                it = _Item([t.name, t.type])
+                it = _Item([t.name])
                 it.setData(0, TASK_ROLE, t.name)
-                it.setToolTip(0, f"{t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
+                it.setToolTip(0, f"{t.type} task, {t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
                                  f"params: {', '.join(p.name for p in t.params)}")
                 for name in NUMERIC:
                     it.setTextAlignment(COL[name], Qt.AlignRight | Qt.AlignVCenter)
@@ -157,7 +160,7 @@ class TaskTree(QTreeWidget):
                          else ""),
                       c.get(ct.tier, c["muted"]))
             ms = sum(v for k, v in ct.seconds.items() if k != "lower") * 1e3
-            self._set(it, "Compile ms", f"{ms:.1f}", ms)
+            self._set(it, "Compile", f"{ms:.1f}", ms)
         res = self.session.resources.get(task)
         source = "driver (last CUDA load)"
         if not res and self.meter is not None:
@@ -169,10 +172,10 @@ class TaskTree(QTreeWidget):
                                                                      if res.get("limited_by") else ""))
             self._set(it, "Regs", str(res.get("registers", "")), res.get("registers"), tip)
             spills = res.get("spill_bytes")
-            self._set(it, "Spills B", "" if spills is None else str(spills), spills, tip,
+            self._set(it, "Spills", "" if spills is None else str(spills), spills, tip,
                       c["error"] if spills else None)
             occ = res.get("occupancy")
-            self._set(it, "Occupancy", "" if occ is None else f"{occ:.0%}", occ, tip)
+            self._set(it, "Occ.", "" if occ is None else f"{occ:.0%}", occ, tip)
         elif res and res.get("error"):
             self._set(it, "Regs", "?", None, f"ptxas: {res['error']}", c["error"])
         med = self.session.median(task)
@@ -189,8 +192,8 @@ class TaskTree(QTreeWidget):
         """Every column as wide as its content; the name column capped so the figures stay in view."""
         for col in range(len(COLUMNS)):
             self.resizeColumnToContents(col)
-        self.setColumnWidth(0, min(self.columnWidth(0), 270))
-        self.setColumnWidth(COL["Cache"], min(self.columnWidth(COL["Cache"]), 260))
+        self.setColumnWidth(0, min(self.columnWidth(0), 250))
+        self.setColumnWidth(COL["Cache"], min(self.columnWidth(COL["Cache"]), 220))
 
     def selected_task(self) -> str | None:
         it = self.currentItem()

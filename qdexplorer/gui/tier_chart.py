@@ -12,7 +12,7 @@ from .theme import current_theme, restyle
 
 TIERS = ["memory", "disk", "miss", "error"]
 TIER_COLORS = ["#2e7d32", "#1565c0", "#ef6c00", "#c62828"]
-STAGES = {"nvptx": "PTX", "host": "host object"}
+STAGES = {"nvptx": "PTX", "host": "host obj"}
 
 
 class TierChart(pg.PlotWidget):

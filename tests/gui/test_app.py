@@ -83,7 +83,7 @@ def run_and_wait(win, qtbot, workload, repeat, timeout=120000):
 def test_window_shows_every_task_and_its_code(window, tmp_path):
     win = window
     assert len(win.tree.items) == 15
-    assert win.tree.items["saxpy_kernel_0_range_for"].text(2) == "miss"
+    assert win.tree.items["saxpy_kernel_0_range_for"].text(1) == "miss"
     win.tree.select("saxpy_kernel_0_range_for")
     assert ".entry saxpy_kernel_0_range_for" in win.views.ptx.toPlainText()
     assert 'define ptx_kernel void @"saxpy_kernel_0_range_for"' in win.views.llvm.toPlainText()
@@ -106,8 +106,8 @@ def test_resources_columns_without_a_gpu_and_sorting(window, qtbot):
     win = window
     qtbot.waitUntil(lambda: all(it.text(COL["Regs"]) for it in win.tree.items.values()), timeout=60000)
     saxpy = win.tree.items["saxpy_kernel_0_range_for"]
-    assert int(saxpy.text(COL["Regs"])) > 0 and saxpy.text(COL["Spills B"]) == "0"
-    assert saxpy.text(COL["Occupancy"]).endswith("%")
+    assert int(saxpy.text(COL["Regs"])) > 0 and saxpy.text(COL["Spills"]) == "0"
+    assert saxpy.text(COL["Occ."]).endswith("%")
     assert "ptxas" in saxpy.toolTip(COL["Regs"])
     from PySide6.QtCore import Qt
     win.tree.sortByColumn(COL["Regs"], Qt.DescendingOrder)  # the kernel with the most registers first
@@ -130,7 +130,7 @@ def test_run_streams_progress_and_plots(window, qtbot):
     qtbot.wait(250)  # one plot refresh tick
     xs, ys = win.plots.curves["particle_step_kernel_1_range_for"].getData()
     assert sum(y == y for y in ys) == 6
-    assert win.tree.items["particle_step_kernel_1_range_for"].text(7) != ""
+    assert win.tree.items["particle_step_kernel_1_range_for"].text(6) != ""
     assert "PASSED" in win.messages.toPlainText()
 
 
@@ -155,18 +155,18 @@ def test_cpu_run_of_an_override_is_marked_cuda_only(window, qtbot):
     win.tree.select(task)
     win.views.setCurrentWidget(win.views.ptx_panel)
     win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "\n// tuned by hand\n")
-    assert "not saved" in win.views.override_label.text()
+    assert "unsaved" in win.views.override_label.text()
     assert win.views.ptx_panel.notice.isVisible() and "CUDA only" in win.views.ptx_panel.notice.text()
     win.save_act.trigger()  # File ▸ Save PTX Override (Ctrl+S)
-    qtbot.waitUntil(lambda: "override (CUDA only)" in win.tree.items[task].text(2), timeout=60000)
+    qtbot.waitUntil(lambda: "override (CUDA only)" in win.tree.items[task].text(1), timeout=60000)
     path = win.bridge.engine.overrides.folder / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
-    assert "CUDA backend only" in win.tree.items[task].toolTip(2)
+    assert "CUDA backend only" in win.tree.items[task].toolTip(1)
     rec = run_and_wait(win, qtbot, "copy_1m", 2)
     assert rec.status == "passed" and "take effect on CUDA only" in win.messages.toPlainText()
     win.views.ptx_panel.answers = [True]
     win.views.revert_btn.click()
-    qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(2), timeout=60000)
+    qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(1), timeout=60000)
     assert not path.exists()
 
 
@@ -194,9 +194,9 @@ def test_unsaved_edits_survive_a_recompile_or_are_confirmed_away(window, qtbot):
     win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "// my edit\n")
     win.tree.select(b)
     win.compile()
-    qtbot.waitUntil(lambda: win.tree.items[a].text(2) == "memory" and not win.bridge_busy(), timeout=60000)
+    qtbot.waitUntil(lambda: win.tree.items[a].text(1) == "memory" and not win.bridge_busy(), timeout=60000)
     win.tree.select(a)
-    assert win.views.ptx.toPlainText().endswith("// my edit\n") and "not saved" in win.views.override_label.text()
+    assert win.views.ptx.toPlainText().endswith("// my edit\n") and "unsaved" in win.views.override_label.text()
     win.views.ptx_panel.answers = [False]  # closing: "Discard unsaved PTX edits?" → Cancel
     win.close()
     assert win.isVisible()

@@ -124,8 +124,8 @@ def test_tiers_are_counted_per_stage(qtbot, tmp_path):
         eng.compile(["saxpy", "copy"], target="nvptx")
         eng.compile(["saxpy", "copy"], target="nvptx")  # warm: memory hits replace the misses
         eng.compile(["saxpy"], target="host")
-    assert (chart.count("PTX", "memory"), chart.count("PTX", "miss"), chart.count("host object", "miss")) == (2, 0, 1)
-    assert "PTX: 2 memory" in chart.toolTip() and "host object: 1 miss" in chart.toolTip()
+    assert (chart.count("PTX", "memory"), chart.count("PTX", "miss"), chart.count("host obj", "miss")) == (2, 0, 1)
+    assert "PTX: 2 memory" in chart.toolTip() and "host obj: 1 miss" in chart.toolTip()
 
 
 def test_streaming_updates_existing_curves(plots, qtbot):
