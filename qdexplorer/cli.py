@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import signal
 import statistics
 import sys
 import warnings
@@ -15,10 +17,26 @@ import warnings
 from .lang.errors import QdError
 
 
+def _arch(value: str) -> str:
+    if not re.fullmatch(r"sm_[0-9]+[a-z]?", value):
+        raise argparse.ArgumentTypeError(f"expected an SM architecture such as 'sm_90' or 'sm_90a', got {value!r}")
+    return value
+
+
+def _seconds(value: str) -> float:
+    try:
+        v = float(value)
+    except ValueError:
+        v = float("nan")
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds greater than 0, got {value!r}")
+    return v
+
+
 def _add_project_args(p):
     p.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
-    p.add_argument("--arch", help="PTX target such as sm_90 (default: project setting, detected GPU, else sm_90)")
+    p.add_argument("--arch", type=_arch, help="PTX target such as sm_90 (default: project setting, detected GPU, else sm_90)")
     p.add_argument("--mode", choices=("per_task", "whole"), default="per_task",
                    help="one module per task (default) or one module per kernel")
     p.add_argument("--no-offline-cache", action="store_true",
@@ -44,7 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--warmup", type=int, default=0, help="untimed passes before the timed ones")
-    r.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    r.add_argument("--timeout", type=_seconds, default=60.0,
+                   help="seconds a launch may run before it counts as hung (> 0; per launch)")
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
     _add_project_args(s)
     s.add_argument("task")
@@ -56,6 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("file", nargs="?", help="edited PTX or LLVM IR (for set)")
     o.add_argument("--stage", choices=("ptx", "ll"), help="which stage's output the file replaces (default ptx; "
                    "revert: both)")
+    o.add_argument("--arch", type=_arch, help="which compile's index to read (default: the last one)")
+    o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?", help="folder or kernel file (default: the last one, else the demo)")
@@ -65,16 +86,23 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
+    from .cli_bench import add_commands
+    add_commands(sub, _add_project_args)
     return ap
 
 
 def _engine(a, backend=None, dump_dir=None):
     from .compiler.dump import env_load_dir
     from .engine import Engine
-    return Engine(a.project, backend=backend, arch=a.arch, in_process=a.in_process,
-                  offline_cache=False if a.no_offline_cache else None, cache_dir=a.cache_dir, mode=a.mode,
-                  load_ptx=a.load_ptx or env_load_dir(), launch_timeout=getattr(a, "timeout", 60.0),
-                  dump_dir=dump_dir)
+    from .project.trust import import_notice
+    notice = import_notice(a.project)
+    if notice:  # naming a project on the command line trusts it, as running a script does: say so once
+        print(notice, file=sys.stderr)
+    opt = vars(a).get  # `override set` has fewer options than compile/run
+    return Engine(a.project, backend=backend, arch=opt("arch"), in_process=opt("in_process", False),
+                  offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
+                  mode=opt("mode", "per_task"), load_ptx=opt("load_ptx") or env_load_dir(),
+                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir)
 
 
 def cmd_compile(a) -> int:
@@ -85,6 +113,7 @@ def cmd_compile(a) -> int:
     with _engine(a, dump_dir=dump_dir) as eng:
         eng.on(lambda ev: events.append(ev.to_dict()) if isinstance(ev, TaskCompiled) else None)
         kts, compiled = eng.compile(a.kernel, target=a.target)
+        _report_load_dir(eng, [ct.task for ct in compiled])
         tasks = {t.name: t for kt in kts for t in kt.tasks}
         rows = []
         for ct in compiled:
@@ -117,6 +146,18 @@ def cmd_compile(a) -> int:
         return 1 if any(r["error"] for r in rows) else 0
 
 
+def _report_load_dir(eng, tasks):
+    """Say so when a --load-ptx folder matches no task, or holds files that match none."""
+    unmatched, matched = eng.overrides.unmatched_load_files(tasks)
+    folder = eng.overrides.load_dir
+    if folder is not None and not matched:
+        print(f"qdexplorer: --load-ptx {folder}: no <task>.ptx file there matches a task of this project; "
+              f"nothing was loaded from it", file=sys.stderr)
+    elif unmatched:
+        print(f"qdexplorer: --load-ptx {folder}: {len(unmatched)} file(s) match no task and were ignored: "
+              f"{', '.join(unmatched[:5])}{' …' if len(unmatched) > 5 else ''}", file=sys.stderr)
+
+
 def cmd_run(a) -> int:
     from .session import Session
     if a.repeat < 1:
@@ -126,6 +167,7 @@ def cmd_run(a) -> int:
         eng.on(session.apply)
         resources = session.resources
         results = eng.run(a.workload, repeat=a.repeat, seed=a.seed, warmup=a.warmup)
+        _report_load_dir(eng, [name.split(":", 1)[1] for name in eng.compiled])
         out = []
         for r in results:
             per = {}
@@ -161,50 +203,98 @@ def cmd_run(a) -> int:
         return 0 if all(w["status"] in ("passed", "skipped") for w in out) else 1
 
 
+def _artifacts(a):
+    """The project's compile index, opened without importing the project (toml only)."""
+    from pathlib import Path
+
+    from .compiler.compile_index import CompileIndex
+    from .compiler.cache import PtxCache
+    from .project.loader import ProjectError, bundled_demo, read_config
+    path = Path(a.project).resolve() if a.project else bundled_demo()
+    if not path.exists():
+        raise ProjectError(f"project folder not found: {path}")
+    cfg = read_config(path) if path.is_dir() else None
+    offline = False if getattr(a, "no_offline_cache", False) else (cfg.offline_cache if cfg else None)
+    cache = PtxCache(getattr(a, "cache_dir", None) or (cfg.cache_dir if cfg else None), offline=offline)
+    return path, CompileIndex(cache, path)
+
+
+def _tasks_without_import(a, index, path):
+    """Tasks of the last compile; only the bundled demo (our own code) is compiled on demand."""
+    from .project.loader import bundled_demo
+    try:
+        return index.tasks("nvptx", a.arch)
+    except QdError:
+        if path != bundled_demo():
+            raise
+        with _engine(a) as eng:
+            eng.compile(target="nvptx")
+        return index.tasks("nvptx", a.arch or None)
+
+
 def cmd_show(a) -> int:
-    with _engine(a) as eng:
-        kts, compiled = eng.compile(target="nvptx")
-        for ct in compiled:
-            if ct.task == a.task:
-                if a.what == "ll":
-                    print(ct.ll)
-                elif a.what == "source":
-                    t = next(t for kt in kts for t in kt.tasks if t.name == a.task)
-                    print(f"# {t.file}:{t.lines[0]}-{t.lines[1]}\n{t.source}")
-                else:
-                    print(ct.ptx or ct.error)
-                return 0
-        raise QdError(f"no task named {a.task} (known: {', '.join(ct.task for ct in compiled)})")
+    """From compiled artifacts (the cache and its index): `show` never runs the project's code."""
+    from .compiler.overrides import OverrideStore
+    path, index = _artifacts(a)
+    arts = _tasks_without_import(a, index, path)
+    art = arts.get(a.task)
+    if art is None:
+        raise QdError(f"no task named {a.task} in the last compile of {path} "
+                      f"(known: {', '.join(sorted(arts)) or 'none'})")
+    if a.what == "source":
+        print(f"# {art.file}:{art.lines[0]}-{art.lines[1]}\n{art.source}")
+        return 0
+    ov = OverrideStore(path if path.is_dir() else None).get(a.task, a.what)
+    if ov is not None and ov.problem:
+        raise QdError(f"the {a.what.upper()} override {ov.path} is refused: {ov.problem}")
+    print(ov.data.decode() if ov is not None else index.text(art, a.what))
+    return 0
 
 
 def cmd_override(a) -> int:
-    from .compiler.overrides import OverrideStore
-    from .project.loader import load_project
-    proj = load_project(a.project)
-    store = OverrideStore(proj.path if proj.path.is_dir() else None)
+    """`list` and `revert` never import the project; `set` reads the generated text's hash from
+    the compile index when there is one (else it compiles, which imports the project)."""
+    from .compiler.overrides import OverrideStore, sha256
+    path, index = _artifacts(a)
+    if not path.is_dir():
+        raise QdError(f"overrides need a project folder; {path} is a single file")
+    store = OverrideStore(path)
+    stage = a.stage or "ptx"
+    try:
+        arts = index.tasks("nvptx", a.arch)
+    except QdError:
+        arts = None  # never compiled here
     if a.action == "list":
-        for t in store.tasks():
-            print(t)
+        if arts is None:
+            rows = [(t, "-", "unknown", "not compiled yet: run `qdexplorer compile` to check it") for t in store.tasks()]
+        else:
+            rows = store.states({t: {"ptx": x.generated_sha256, "ll": x.ll_sha256 or None} for t, x in arts.items()})
+        for t, kind, state, note in rows:
+            print(f"{t}  {state}" + (f"  [{kind}]" if kind != "ptx" else "") + (f"  ({note})" if note else ""))
         return 0
     if not a.task:
         raise QdError("override set/revert need a TASK name")
     if a.action == "revert":
-        print("reverted" if store.revert(a.task, (a.stage,) if a.stage else ("ptx", "ll")) else "no override for that task")
+        done = store.revert(a.task, (a.stage,) if a.stage else ("ptx", "ll"))
+        print("reverted" if done else f"no override for {a.task} in {store.folder}")
         return 0
     if not a.file or not os.path.isfile(a.file):
-        raise QdError(f"override set needs an existing {'PTX' if a.stage != 'll' else 'LLVM IR'} file, got {a.file!r}")
-    from .engine import Engine
-    stage = a.stage or "ptx"
-    with Engine(proj) as eng:  # compiles in the pool: LLVM never runs in this process
-        _, compiled = eng.compile(target="nvptx")
-    ct = next((c for c in compiled if c.task == a.task), None)
-    if ct is None:
-        raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
-    produced = ct.produced.get(stage)
-    if produced is None:
-        raise QdError(f"{a.task} has no generated {stage} to derive an override from: {ct.error}")
+        raise QdError(f"override set needs an existing {'PTX' if stage != 'll' else 'LLVM IR'} file, got {a.file!r}")
     with open(a.file, "rb") as fh:
-        print(store.write(a.task, fh.read(), produced.data, kind=stage))
+        edited = fh.read()
+    art = arts.get(a.task) if arts else None
+    generated = (art.generated_sha256 if stage == "ptx" else art.ll_sha256) if art else None
+    if not generated:
+        with _engine(a) as eng:  # compiles in the pool: LLVM never runs in this process
+            _, compiled = eng.compile(target="nvptx")
+        ct = next((c for c in compiled if c.task == a.task), None)
+        if ct is None:
+            raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
+        produced = ct.produced.get(stage)
+        if produced is None:
+            raise QdError(f"{a.task} has no generated {stage} to derive an override from: {ct.error}")
+        generated = sha256(produced.data)
+    print(store.write(a.task, edited, generated, kind=stage))
     return 0
 
 
@@ -230,14 +320,29 @@ def main(argv=None, gui_main=None) -> int:
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
         a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
+    from .cli_bench import COMMANDS as BENCH
+    for stream in (sys.stdout, sys.stderr):  # a source or PTX the console cannot encode is escaped, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
     try:
-        return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
-                "info": cmd_info, "gui": cmd_gui}[a.cmd](a)
+        return ({"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
+                 "info": cmd_info, "gui": cmd_gui} | BENCH)[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:
+        return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
+    except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"qdexplorer:{where}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum, frame):
+    raise KeyboardInterrupt(signum)
 
 
 if __name__ == "__main__":

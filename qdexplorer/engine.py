@@ -17,6 +17,7 @@ import numpy as np
 
 from .compiler.artifacts import CompiledTask
 from .compiler.cache import PtxCache
+from .compiler.compile_index import CompileIndex
 from .compiler.dump import env_load_kinds
 from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
@@ -66,6 +67,7 @@ class Engine:
                                  mode=mode, memo=self.memo.enabled, default_block=cfg.block_dim,
                                  on_task=self._task_compiled)
         self.launch_timeout = launch_timeout
+        self.flush_l2 = False   # evict device caches before every launch (benchmark comparisons set it)
         self._device = None
         self._stop = threading.Event()
         self.compiled: dict[str, CompiledTask] = {}   # "<target>:<task>" -> latest
@@ -143,6 +145,8 @@ class Engine:
         lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
         # one batch across kernels, so a cold compile fills every pool worker
         compiled = self.pipeline.compile([t for kt in kts for t in kt.tasks], target, lower)
+        # what `show` / `override list` read later without importing the project
+        CompileIndex(self.cache, self.project.path).record(target, self.arch, kts, compiled, complete=kernels is None)
         tiers: dict[str, int] = {}
         for ct in compiled:
             tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
@@ -247,7 +251,8 @@ class Engine:
         except (ValueError, KeyError) as e:
             res.error = f"{wl.kernel.name}: cannot size the launch: {e}"
             return
-        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup)
+        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup,
+                     self.flush_l2)
 
         def sink(kind, payload):
             if kind == "timings":

@@ -94,11 +94,14 @@ def test_show_and_override_commands(tmp_path):
     from qdexplorer.project.loader import bundled_demo
     proj = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj)
+    p = cli("show", str(proj), "saxpy_kernel_0_range_for")  # never imports: needs a compile first
+    assert p.returncode == 2 and "run `qdexplorer compile" in p.stderr and "importing" not in p.stderr
+    assert cli("compile", str(proj)).returncode == 0
     ptx = tmp_path / "edit.ptx"
     ptx.write_text(cli("show", str(proj), "saxpy_kernel_0_range_for").stdout + "// edited\n")
     p = cli("override", "set", str(proj), "saxpy_kernel_0_range_for", str(ptx))
     assert p.returncode == 0, p.stderr
-    assert cli("override", "list", str(proj)).stdout.split() == ["saxpy_kernel_0_range_for"]
+    assert cli("override", "list", str(proj)).stdout.split() == ["saxpy_kernel_0_range_for", "active"]
     out = json.loads(cli("compile", str(proj), "--json").stdout)
     assert {t["task"]: t["override"] for t in out["tasks"]}["saxpy_kernel_0_range_for"] == "active"
     assert "reverted" in cli("override", "revert", str(proj), "saxpy_kernel_0_range_for").stdout

@@ -5,21 +5,32 @@ output, so an unchanged task is a hit after an edit elsewhere. Disk entries are 
 `sm_XX` (PTX/SASS for one arch is not portable), written to a temp file then `os.replace`d
 (several app instances may share the folder), and carry a checksum: a truncated or corrupted
 entry is detected, dropped and rebuilt.
+
+The disk tier is also a way in (a host object from it is executed), so: the checksummed header
+binds the entry's key (a valid entry planted under another key's name is rejected), entries and
+the folder must belong to this user and not be writable by others (else: one warning, memory
+only), entries are opened with O_NOFOLLOW, and one bad entry is skipped, never the whole tier.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 import tempfile
 import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from .safe_files import UnsafePathError, check_arch
 from .stages import CompileRequest
 from .toolchain import toolchain_identity
 
-MAGIC = b"QDXC1 "
+MAGIC = b"QDXC2 "
+_SUFFIX = {"host": ".o", "ll": ".ll"}  # other namespaces are sm_XX: PTX
+# errors that mean "this folder cannot hold entries at all" (vs. one entry being in the way)
+_FOLDER_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM)
 _file_ids: dict = {}
 
 
@@ -64,6 +75,37 @@ def offline_cache_default() -> bool:
     return os.environ.get("QDEXPLORER_OFFLINE_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
+def entry_bytes(key: str, data: bytes) -> bytes:
+    """Header `QDXC2 <key> <sha256(key, payload)>` + newline + payload: the checksum covers the key."""
+    return MAGIC + key.encode() + b" " + _digest(key, data).encode() + b"\n" + data
+
+
+def _digest(key: str, data: bytes) -> str:
+    return hashlib.sha256(key.encode() + b"\x1f" + data).hexdigest()
+
+
+def valid_entry(raw: bytes, key: str) -> bool:
+    head, _, payload = raw.partition(b"\n")
+    parts = head.split(b" ")
+    return (len(parts) == 3 and parts[0] + b" " == MAGIC and parts[1] == key.encode()
+            and parts[2] == _digest(key, payload).encode())
+
+
+def unsafe_owner(target) -> str | None:
+    """Why a folder/file (a path or an os.stat_result) may not be trusted: another user's, or
+    writable by group/others. None where it is safe, or where the OS has no owners (Windows)."""
+    if not hasattr(os, "getuid"):
+        return None
+    st = target if isinstance(target, os.stat_result) else os.stat(target)
+    if st.st_uid != os.getuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX and st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+        return "is a shared sticky folder (like /tmp), writable by others"
+    if st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+        return "is writable by other users"
+    return None
+
+
 @dataclass
 class CacheStats:
     memory: int = 0
@@ -71,6 +113,7 @@ class CacheStats:
     miss: int = 0
     corrupt: int = 0
     writes: int = 0
+    skipped: int = 0       # entries that could not be written (their path is blocked); the tier stays on
 
 
 class PtxCache:
@@ -93,20 +136,37 @@ class PtxCache:
     def _check_writable(self):
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
+            problem = unsafe_owner(self.folder)
+            if problem:
+                self._memory_only(f"cache folder {self.folder} {problem}; not loading anything from it "
+                                  f"(fix: chmod go-w, or pick another --cache-dir); using a memory-only cache")
+                return
             fd, probe = tempfile.mkstemp(dir=self.folder, prefix=".probe-")
             os.close(fd)
             os.unlink(probe)
         except OSError as e:
-            self.warning = f"cache folder {self.folder} is not writable ({e.strerror or e}); using a memory-only cache"
-            warnings.warn(self.warning, stacklevel=3)
-            self.offline = False
+            self._memory_only(f"cache folder {self.folder} is not writable ({e.strerror or e}); "
+                              f"using a memory-only cache")
+
+    def _memory_only(self, message: str):
+        self.warning = message
+        warnings.warn(message, stacklevel=4)
+        self.offline = False
 
     @staticmethod
     def namespace(req: CompileRequest) -> str:
-        return req.arch if req.target == "nvptx" else "host"
+        return PtxCache.namespace_of(req.target, req.arch)
+
+    @staticmethod
+    def namespace_of(target: str, arch: str) -> str:
+        return arch if target == "nvptx" else "host"
 
     def path(self, key: str, ns: str) -> Path:
-        return self.folder / ns / key[:2] / (key + (".ptx" if ns.startswith("sm_") else ".o"))
+        if ns not in _SUFFIX:
+            check_arch(ns, "cache namespace")
+        if len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
+            raise UnsafePathError(f"cache key {key[:80]!r} is not a sha256 hex digest")
+        return self.folder / ns / key[:2] / (key + _SUFFIX.get(ns, ".ptx"))
 
     def get(self, key: str, ns: str) -> tuple[bytes | None, str]:
         """(payload, tier) where tier is 'memory', 'disk' or 'miss'."""
@@ -119,7 +179,7 @@ class PtxCache:
             self.stats.memory += 1
             return data, "memory"
         if self.offline:
-            data = self._read(self.path(key, ns))
+            data = self._read(self.path(key, ns), key)
             if data is not None:
                 with self._lock:
                     self.mem[key] = data
@@ -128,20 +188,37 @@ class PtxCache:
         self.stats.miss += 1
         return None, "miss"
 
-    def _read(self, p: Path) -> bytes | None:
+    def _read(self, p: Path, key: str) -> bytes | None:
         try:
-            raw = p.read_bytes()
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            return None
+        except OSError:  # a symlink (ELOOP), a folder in the entry's place, unreadable: not an entry
+            self._drop(p)
+            return None
+        raw = None
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode) and not unsafe_owner(st):
+                with os.fdopen(os.dup(fd), "rb") as fh:
+                    raw = fh.read()
         except OSError:
+            raw = None
+        finally:
+            os.close(fd)
+        if raw is None or not valid_entry(raw, key):
+            self._drop(p)
             return None
-        head, _, payload = raw.partition(b"\n")
-        if not head.startswith(MAGIC) or head[len(MAGIC):].decode(errors="replace") != hashlib.sha256(payload).hexdigest():
-            self.stats.corrupt += 1
-            try:
-                p.unlink()
-            except OSError:
-                pass
-            return None
-        return payload
+        return raw.partition(b"\n")[2]
+
+    def _drop(self, p: Path):
+        """Count and remove a bad entry (a file or a link; a folder in its place stays and is skipped)."""
+        self.stats.corrupt += 1
+        try:
+            if not os.path.isdir(p) or os.path.islink(p):
+                os.unlink(p)
+        except OSError:
+            pass
 
     def put(self, key: str, ns: str, data: bytes):
         if not self.enabled:
@@ -150,16 +227,41 @@ class PtxCache:
             self.mem[key] = data
         if not self.offline:
             return
+        if self._write(key, ns, data):
+            self.stats.writes += 1
+
+    def has(self, key: str, ns: str) -> bool:
+        """Whether the disk tier holds a file for this entry (not verified; `get` verifies)."""
+        return self.enabled and self.offline and os.path.isfile(self.path(key, ns))
+
+    def put_disk(self, key: str, ns: str, data: bytes) -> bool:
+        """Write a disk entry only (no memory tier, no stats): side artifacts such as LLVM text."""
+        return self.enabled and self.offline and self._write(key, ns, data)
+
+    def _write(self, key: str, ns: str, data: bytes) -> bool:
         p = self.path(key, ns)
+        tmp = None
         try:
             p.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:8]}-", suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
-                fh.write(MAGIC + hashlib.sha256(data).hexdigest().encode() + b"\n" + data)
+                fh.write(entry_bytes(key, data))
             os.replace(tmp, p)
-            self.stats.writes += 1
+            tmp = None
+            return True
         except OSError as e:
-            if self.warning is None:
-                self.warning = f"cannot write cache entry under {self.folder} ({e.strerror or e}); continuing memory-only"
-                warnings.warn(self.warning, stacklevel=2)
-            self.offline = False
+            if e.errno in _FOLDER_ERRORS:
+                if self.warning is None:
+                    self.warning = (f"cannot write cache entries under {self.folder} ({e.strerror or e}); "
+                                    f"continuing memory-only")
+                    warnings.warn(self.warning, stacklevel=2)
+                self.offline = False
+            else:  # this entry's path is blocked (a folder in its place, ...): skip it, keep the tier
+                self.stats.skipped += 1
+            return False
+        finally:
+            if tmp is not None:  # a full disk must not keep half-written temporaries
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass

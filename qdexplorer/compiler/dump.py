@@ -3,12 +3,17 @@
 `--dump DIR` (or `QD_DUMP_IR=1` with `QD_DEBUG_DUMP_PATH`) writes `<task>_before_ptx.ll` and
 `<task>.ptx` per task; `--load-ptx DIR` (or `QUADRANTS_LOAD_PTX=1`) loads `<task>.ptx` from DIR
 for the tasks that have one, and `QD_LOAD_IR=1` loads `<task>_before_ptx.ll` in place of the
-generated LLVM IR. Files never contain the NUL terminator the driver wants.
+generated LLVM IR. Files never contain the NUL terminator the driver wants. Task names become
+file names, so they are checked, and a symlink in the folder is refused rather than written
+through (`safe_files`).
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+from ..lang.errors import QdError
+from .safe_files import check_folder, check_task_name, write_atomic
 
 QUADRANTS_DEFAULT_DUMP = "/tmp/ir"
 
@@ -33,8 +38,8 @@ def env_load_kinds() -> tuple[str, ...]:
 
 def dump_artifact(folder: str | Path, name: str, suffix: str, data: bytes) -> Path:
     """Write one stage's output as `<name><suffix>` (called by the pipeline at every stage)."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    p = folder / f"{name}{suffix}"
-    p.write_bytes(data.replace(b"\x00", b""))
-    return p
+    folder = check_folder(Path(folder), create=True)
+    try:
+        return write_atomic(folder, f"{check_task_name(name)}{suffix}", data.replace(b"\x00", b""))
+    except OSError as e:
+        raise QdError(f"cannot write the dump into {folder}: {e.strerror or e}") from None

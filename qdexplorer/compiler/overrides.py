@@ -4,19 +4,26 @@ without turning caches off.
 `<project>/.qdexplorer/overrides/<task>.ptx` replaces the generated PTX, and `<task>.ll` the
 generated LLVM module text (which is then compiled to PTX as usual). A sidecar (`<task>.json`,
 `<task>.ll.json`) records the sha256 of the generated text it was derived from, so when the
-kernel source changes underneath, the override is reported as stale rather than silently kept.
-A load folder (`--load-ptx DIR`, `QUADRANTS_LOAD_PTX=1`, `QD_LOAD_IR=1`) uses Quadrants' names:
-`<task>.ptx` and `<task>_before_ptx.ll`.
+kernel source changes underneath, the override is reported as stale rather than silently kept;
+without a sidecar its state is "unknown". A load folder (`--load-ptx DIR`, `QUADRANTS_LOAD_PTX=1`,
+`QD_LOAD_IR=1`) uses Quadrants' names: `<task>.ptx` and `<task>_before_ptx.ll`.
+
+Task names become file names here, so each is checked (`safe_files`); the override folder and
+its files may not be symlinks (a project is untrusted input too); and a file that is not this
+task's PTX (or LLVM IR) is refused, never loaded.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
-import tempfile
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from ..lang.errors import QdError
+from .safe_files import UnsafePathError, check_folder, check_task_name, read_nofollow, unlink_regular, write_atomic
 
 SUFFIX = {"ptx": ".ptx", "ll": ".ll"}
 SIDECAR = {"ptx": ".json", "ll": ".ll.json"}
@@ -27,35 +34,64 @@ def sha256(data: bytes | str) -> str:
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
+_VERSION = re.compile(rb"^\s*\.version\s+\d+\.\d+", re.M)
+_TARGET = re.compile(rb"^\s*\.target\s+\w+", re.M)
+
+
+def content_problem(data: bytes, task: str, kind: str = "ptx") -> str | None:
+    """Why `data` cannot be `task`'s PTX / LLVM IR (None if it looks right). PTX: UTF-8 text with a
+    `.version`, a `.target` and an `.entry` named after the task; LLVM IR: UTF-8 text that defines
+    the task's entry. Catches the wrong file, a binary, or another task's code before LLVM or the
+    driver sees it."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return f"it is not UTF-8 text (byte {e.start}); a {kind.upper()} file is text"
+    name = re.escape(task.encode())
+    if kind == "ll":
+        if not re.search(rb"\bdefine\b[^\n]*@\"?" + name + rb"\"?\s*\(", data):
+            return f"it does not define @{task} (is it LLVM IR, and this task's?)"
+        return None
+    if not _VERSION.search(data) or not _TARGET.search(data):
+        return "it does not look like PTX (no '.version' or '.target' line)"
+    if not re.search(rb"\.entry\s+" + name + rb"\s*\(", data):
+        return f"it has no '.entry {task}(' (is it another task's PTX?)"
+    return None
+
+
 @dataclass
 class Override:
     task: str
     path: Path
     data: bytes
     sha: str
-    base_sha: str | None   # hash of the generated PTX it was derived from (None: unknown)
-    source: str            # 'project' | 'load-ptx'
-
+    base_sha: str | None   # hash of the generated text it was derived from (None: unknown)
+    source: str            # 'project' | 'load-ptx' | 'load-ir'
     kind: str = "ptx"
+    problem: str | None = None  # why it is refused (not this task's code, unreadable, a symlink)
 
     @property
     def ptx(self) -> bytes:
         return self.data
 
-    def status(self, generated_sha: str) -> str:
+    def status(self, generated_sha: str | None) -> str:
+        """'refused', 'active' (load folders: no sidecars, the file is simply used), 'unknown' (no
+        sidecar, or nothing generated to compare with), 'active' or 'stale'."""
+        if self.problem:
+            return "refused"
         if self.source != "project":
             return "active"
-        if self.base_sha is None:
+        if self.base_sha is None or generated_sha is None:
             return "unknown"
         return "active" if self.base_sha == generated_sha else "stale"
 
 
-def _atomic_write(path: Path, data: bytes):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
+def _safe(name: str) -> bool:
+    try:
+        check_task_name(name)
+        return True
+    except UnsafePathError:
+        return False
 
 
 class OverrideStore:
@@ -65,58 +101,117 @@ class OverrideStore:
                  load_kinds: tuple[str, ...] = ("ptx",), folder: str | Path | None = None):
         """`folder` overrides where a project's overrides live (a read-only project keeps them in
         the user data folder); `load_kinds`: which stages the load folder feeds."""
+        self.project_dir = Path(project_dir) if project_dir else None
         if folder is not None:
             self.folder = Path(folder)
+            self._below = None
         else:
-            self.folder = Path(project_dir) / ".qdexplorer" / "overrides" if project_dir else None
+            self.folder = self.project_dir / ".qdexplorer" / "overrides" if self.project_dir else None
+            self._below = self.project_dir
         self.load_dir = Path(load_dir) if load_dir else None
         self.load_kinds = load_kinds
+        if self.load_dir is not None and not self.load_dir.is_dir():
+            raise QdError(f"--load-ptx folder {self.load_dir} "
+                          f"{'is not a folder' if self.load_dir.exists() else 'does not exist'}")
+
+    def _folder(self, create: bool = False) -> Path:
+        if self.folder is None:
+            raise QdError("overrides need a project folder (this project is a single file)")
+        return check_folder(self.folder, create=create, below=self._below)
+
+    def _exists(self) -> bool:
+        return self.folder is not None and os.path.lexists(self.folder)
+
+    def _read(self, task: str, p: Path, source: str, base: str | None, kind: str) -> Override:
+        try:
+            data = read_nofollow(p).replace(b"\x00", b"")
+        except (UnsafePathError, OSError) as e:
+            msg = str(e) if isinstance(e, UnsafePathError) else f"cannot read it: {e.strerror or e}"
+            return Override(task, p, b"", "", base, source, kind, problem=msg)
+        return Override(task, p, data, sha256(data), base, source, kind, content_problem(data, task, kind))
 
     def get(self, task: str, kind: str = "ptx") -> Override | None:
+        if not _safe(task):
+            return None  # no file can be named after it: nothing qdexplorer wrote can apply
         if self.load_dir is not None and kind in self.load_kinds:
             p = self.load_dir / f"{task}{LOAD_NAME[kind]}"
-            if p.is_file():
-                data = p.read_bytes().replace(b"\x00", b"")
-                return Override(task, p, data, sha256(data), None, "load-ptx" if kind == "ptx" else "load-ir", kind)
-        if self.folder is None or kind not in SUFFIX:
+            if os.path.lexists(p):
+                return self._read(task, p, "load-ptx" if kind == "ptx" else "load-ir", None, kind)
+        if kind not in SUFFIX or not self._exists():
             return None
-        p = self.folder / f"{task}{SUFFIX[kind]}"
-        if not p.is_file():
+        folder = self._folder()
+        p = folder / f"{task}{SUFFIX[kind]}"
+        if not os.path.lexists(p):
             return None
-        data = p.read_bytes().replace(b"\x00", b"")
-        base = None
-        side = self.folder / f"{task}{SIDECAR[kind]}"
-        if side.is_file():
-            try:
-                base = json.loads(side.read_text()).get("generated_sha256")
-            except (OSError, ValueError):
-                base = None
-        return Override(task, p, data, sha256(data), base, "project", kind)
+        return self._read(task, p, "project", self._base_sha(folder / f"{task}{SIDECAR[kind]}"), kind)
+
+    @staticmethod
+    def _base_sha(side: Path) -> str | None:
+        try:
+            base = json.loads(read_nofollow(side)).get("generated_sha256")
+        except (OSError, ValueError, AttributeError, UnsafePathError):
+            return None
+        return base if isinstance(base, str) else None
 
     def write(self, task: str, text: str | bytes, generated: str | bytes, kind: str = "ptx") -> Path:
-        """Save an edited stage output for `task`, derived from the `generated` one."""
-        if self.folder is None:
-            raise ValueError("overrides need a project folder")
+        """Save an edited stage output for `task`, derived from the `generated` one (its bytes, or
+        its sha256 as 64 hex characters)."""
+        check_task_name(task)
         data = (text.encode() if isinstance(text, str) else text).replace(b"\x00", b"")
-        p = self.folder / f"{task}{SUFFIX[kind]}"
-        _atomic_write(p, data)
-        side = {"task": task, "stage": kind, "generated_sha256": sha256(generated), "override_sha256": sha256(data),
+        problem = content_problem(data, task, kind)
+        if problem:
+            raise QdError(f"refusing the {kind.upper()} override for {task}: {problem}")
+        gen_sha = generated if isinstance(generated, str) and re.fullmatch(r"[0-9a-f]{64}", generated) \
+            else sha256(generated)
+        folder = self._folder(create=True)
+        side = {"task": task, "stage": kind, "generated_sha256": gen_sha, "override_sha256": sha256(data),
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
-        _atomic_write(self.folder / f"{task}{SIDECAR[kind]}", json.dumps(side, indent=2).encode())
+        try:
+            p = write_atomic(folder, f"{task}{SUFFIX[kind]}", data)
+            write_atomic(folder, f"{task}{SIDECAR[kind]}", json.dumps(side, indent=2).encode())
+        except OSError as e:
+            raise QdError(f"cannot write the override into {folder}: {e.strerror or e}") from None
         return p
 
     def revert(self, task: str, kinds: tuple[str, ...] = ("ptx", "ll")) -> bool:
-        if self.folder is None:
+        check_task_name(task)
+        if not self._exists():
             return False
-        found = False
-        for suffix in [s for k in kinds for s in (SUFFIX[k], SIDECAR[k])]:
-            p = self.folder / f"{task}{suffix}"
-            if p.exists():
-                p.unlink()
-                found = True
-        return found
+        folder = self._folder()
+        try:
+            return any([unlink_regular(folder / f"{task}{s}") for k in kinds for s in (SUFFIX[k], SIDECAR[k])])
+        except OSError as e:
+            raise QdError(f"cannot remove the override of {task} from {folder}: {e.strerror or e}") from None
 
     def tasks(self) -> list[str]:
-        if self.folder is None or not self.folder.is_dir():
+        """Task names that have an override file (names that could not be a task are skipped)."""
+        if not self._exists():
             return []
-        return sorted({p.name[:-len(s)] for s in (".ptx", ".ll") for p in self.folder.glob("*" + s)})
+        folder = self._folder()
+        names = {p.name[:-len(s)] for s in (".ptx", ".ll") for p in folder.glob("*" + s)}
+        return sorted(n for n in names if _safe(n))
+
+    def states(self, generated: dict[str, dict[str, str | None]]) -> list[tuple[str, str, str, str]]:
+        """(task, stage, state, note) per override; `generated` maps every known task to
+        {stage: sha256 of its generated text}."""
+        out = []
+        for t in self.tasks():
+            for kind in SUFFIX:
+                ov = self.get(t, kind)
+                if ov is None or ov.source != "project":
+                    continue
+                if t not in generated:
+                    out.append((t, kind, "orphaned", "no task of that name exists any more; revert it"))
+                else:
+                    out.append((t, kind, ov.status(generated[t].get(kind)), ov.problem or ""))
+        return out
+
+    def unmatched_load_files(self, tasks) -> tuple[list[str], bool]:
+        """(files in the load folder that match no task, whether any file matched a task)."""
+        if self.load_dir is None:
+            return [], False
+        names = set(tasks)
+        files = sorted(p.name for k in self.load_kinds for p in self.load_dir.glob("*" + LOAD_NAME[k]))
+        stem = {f: next((f[:-len(LOAD_NAME[k])] for k in ("ll", "ptx") if f.endswith(LOAD_NAME[k])), f)
+                for f in files}
+        return [f for f in files if stem[f] not in names], any(stem[f] in names for f in files)

@@ -172,6 +172,9 @@ class Pipeline:
                 note += " — its sidecar is missing, so whether it is stale is unknown"
             for tr in group:
                 tr.log.append(note)
+                if ov.problem:  # never use a file that is not this task's code, never fall back silently
+                    tr.error, tr.error_stage = (f"{kind.upper()} override {ov.path} refused: {ov.problem}; fix it, "
+                                                f"or run `qdexplorer override revert` for {name}"), kind
         for tr in group:
             tr.produced[kind], tr.used[kind] = produced, used
 

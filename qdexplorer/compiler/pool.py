@@ -14,6 +14,7 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from ..runtime.orphan_guard import die_with_parent
 from .stages import CompileRequest, CompileResult, compile_module
 
 _ISOLATED = ("import pickle, sys; from qdexplorer.compiler.stages import compile_module; "
@@ -41,7 +42,8 @@ class CompilePool:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._ex is None:
-            self._ex = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"))
+            self._ex = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
+                                           initializer=die_with_parent)  # no orphans if the app is killed
         return self._ex
 
     def warm(self):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from ..compiler.ptx_lines import LineMap, line_map
 from .editor import EditorPane
@@ -38,6 +38,7 @@ class CodeViews(QTabWidget):
     revert_override = Signal(str)      # task
     want_optimised = Signal(str)       # task: the window compiles its optimised IR and calls show_optimised
     want_sass = Signal(str)            # task: the window disassembles and calls show_sass
+    compare_generated = Signal(str)    # task: time its override against the generated code (bench_actions)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -73,6 +74,12 @@ class CodeViews(QTabWidget):
         self.addTab(self.ptx_panel, "PTX")
         self.addTab(self.sass_pane, "SASS")
         self.addTab(self.log, "Compile log")
+        self.compare_btn = QPushButton("Compare…")
+        self.compare_btn.setToolTip("Compare with generated: time the override against the generated PTX, "
+                                    "interleaved round by round")
+        self.compare_btn.setEnabled(False)
+        self.compare_btn.clicked.connect(lambda: self.task and self.compare_generated.emit(self.task))
+        self.ptx_panel.bar.addWidget(self.compare_btn)
         self.save_btn = self.ptx_panel.save_btn
         self.revert_btn = self.ptx_panel.revert_btn
         self.override_label = self.ptx_panel.state
@@ -98,6 +105,7 @@ class CodeViews(QTabWidget):
         override = compiled.used["ptx"].text if compiled.override_stage == "ptx" else None
         self.ptx_panel.arch = compiled.arch
         self.ptx_panel.show_task(task.name, generated or compiled.error, override, compiled.override)
+        self.compare_btn.setEnabled(compiled.override is not None)
         self.lines = line_map(self.ptx.toPlainText())
         self.ptx.setToolTip("" if self.lines else "This PTX has no .loc line info, so PTX and source lines "
                                                   "cannot be matched")

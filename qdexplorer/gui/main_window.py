@@ -13,13 +13,15 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QProgressBar, QSpinBox, QSplitter, QTabWidget, QToolBar)
+                               QProgressBar, QSpinBox, QSplitter, QToolBar)
 
 from ..session import Session
 from . import jobs
+from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .code_views import CodeViews
 from .menus import build_menus
+from .panel_tabs import PanelTabs
 from .resource_meter import ResourceMeter
 from .settings import Settings
 from .task_tree import TaskTree
@@ -61,7 +63,7 @@ class MainWindow(QMainWindow):
 
         self.right = QSplitter(Qt.Vertical)
         self.right.addWidget(self.views)
-        self.bottom = QTabWidget()
+        self.bottom = PanelTabs()
         self.bottom.addTab(self.plots, "Timings")
         self.bottom.addTab(self.messages, "Messages")
         self.right.addWidget(self.bottom)
@@ -101,6 +103,9 @@ class MainWindow(QMainWindow):
             tb.addWidget(w)
         tb.addAction(self.run_act)
         tb.addAction(self.stop_act)
+        self.bench = BenchActions(self, self.bottom, tb)   # Bench & save, the Compare and History tabs (issue 8)
+        for i in range(2, self.bottom.count()):
+            self.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setRange(0, 0)
@@ -236,6 +241,7 @@ class MainWindow(QMainWindow):
         self.bridge = EngineBridge(make_engine)
         self.bridge.event.connect(self.on_event)
         self.bridge.busy.connect(self.on_busy)
+        self.bridge.busy.connect(lambda busy: self.bench.bench_act.setEnabled(not busy))
         self.session = Session()
         self._rewire_session()
         self.project_path, self.project_name = str(Path(path).resolve()), project.name
@@ -268,6 +274,7 @@ class MainWindow(QMainWindow):
         s.run_started.connect(self._run_progress)
         s.launches_added.connect(self._run_progress)
         s.run_finished.connect(self._run_progress)
+        s.project_changed.connect(self.bench._project_changed)
         self.plots.clear()
 
     def _show_project_error(self, path, message):

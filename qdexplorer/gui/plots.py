@@ -62,7 +62,7 @@ class _Legend(QListWidget):
 
     def __init__(self):
         super().__init__()
-        self.setMinimumWidth(140)
+        self.setMinimumWidth(110)
         self.setMaximumWidth(360)
         self.setTextElideMode(Qt.ElideRight)  # "kernel #index loop…": the kernel and the task index stay readable
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
@@ -117,7 +117,8 @@ class LaunchPlots(QWidget):
         self.scope.addItems(SCOPES)
         self.scope.setCurrentText("top 10")
         self.scope.setToolTip("Which tasks the timeline shows; tick or untick them in the legend")
-        self.log_scale = QCheckBox("log scale")
+        self.log_scale = QCheckBox("log y")
+        self.log_scale.setToolTip("logarithmic launch-time axis")
         self.summary = QLabel("")
         self.summary.setMinimumWidth(20)  # clipped in a narrow window rather than widening it
         for w in (QLabel("View"), self.view, QLabel("Tasks"), self.scope, self.log_scale):

@@ -75,12 +75,13 @@ class PtxPanel(QWidget):
         self.notice = QLabel("")
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("QLabel { padding: 3px 6px; border-radius: 3px; background: #fff4ce; color: #5c4400; }")
-        self.validate_btn = QPushButton("Check with ptxas")
-        self.validate_btn.setToolTip("Assemble this PTX with ptxas: errors at their lines, registers and spills")
-        self.save_btn = QPushButton("Save && use (Ctrl+S)")
-        self.save_btn.setToolTip("Check with ptxas, then save <project>/.qdexplorer/overrides/<task>.ptx; it replaces "
+        self.validate_btn = QPushButton("Check")
+        self.validate_btn.setToolTip("Check with ptxas (Ctrl+Shift+C): errors at their lines, registers and spills")
+        self.save_btn = QPushButton("Save && use")
+        self.save_btn.setToolTip("Ctrl+S: check with ptxas, then save <project>/.qdexplorer/overrides/<task>.ptx; it replaces "
                                  "the generated PTX at the next CUDA load")
-        self.revert_btn = QPushButton("Revert to generated")
+        self.revert_btn = QPushButton("Revert")
+        self.revert_btn.setToolTip("Back to the generated PTX: drops the edit (asks first) and the saved override")
         bar = self.bar = QHBoxLayout()
         bar.addWidget(self.state, 1)
         for b in (self.validate_btn, self.save_btn, self.revert_btn):

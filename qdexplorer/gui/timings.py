@@ -20,7 +20,7 @@ class TimingsPanel(QSplitter):
         label.setWordWrap(True)
         v.addWidget(label)
         v.addWidget(self.tiers, 1)
-        box.setMinimumWidth(150)
+        box.setMinimumWidth(130)
         self.addWidget(self.launches)
         self.addWidget(box)
         self.setStretchFactor(0, 4)

@@ -14,9 +14,16 @@ from . import ir
 from .types import DType
 
 
+DYNAMIC_TRIP = 2**31 - 1  # the most indices a loop can run (32-bit indices, as in Quadrants)
+
+
 def trip_count(task: ir.Task, args: dict) -> int:
+    """The loop's index count; for bounds read from arrays (`range(lim[0], lim[1])`), which an earlier
+    task may write, the most a loop can run: the kernel computes the real bounds and clips to them."""
     if task.type == "serial":
         return 1
+    if any(isinstance(n, ir.Load) for n in ir.walk(task.ranges)):
+        return DYNAMIC_TRIP
     total = 1
     for lo, hi in task.ranges:
         total *= max(0, eval_expr(hi, args) - eval_expr(lo, args))

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import hashlib
 import linecache
+import os
+import re
 import sys
+import tokenize
 import traceback
 import types
 from dataclasses import dataclass, field
@@ -15,6 +18,7 @@ from pathlib import Path
 
 from ..lang.errors import QdError
 from ..lang.kernel import Kernel, Workload
+from .import_guard import import_deadline
 
 try:
     import tomllib
@@ -64,28 +68,81 @@ def bundled_demo() -> Path:
     return Path(__file__).resolve().parent.parent / "resources" / "demo"
 
 
+_ARCH = re.compile(r"sm_[0-9]+[a-z]?\Z")
+# setting -> (check, what a valid value looks like); one line per mistake, naming the setting
+_SETTINGS = {
+    "name": (lambda v: isinstance(v, str) and v.strip() != "", "a non-empty string"),
+    "files": (lambda v: isinstance(v, list) and v and all(isinstance(f, str) and f for f in v),
+              'a list of file names, e.g. files = ["a.py", "b.py"]'),
+    "arch": (lambda v: isinstance(v, str) and bool(_ARCH.match(v)), "an SM architecture such as 'sm_90'"),
+    "backend": (lambda v: v in ("cpu", "cuda"), "'cpu' or 'cuda'"),
+    "block_dim": (lambda v: type(v) is int and 1 <= v <= 1024, "an integer from 1 to 1024"),
+    "offline_cache": (lambda v: isinstance(v, bool), "true or false"),
+    "cache_dir": (lambda v: isinstance(v, str) and v != "" and "\x00" not in v, "a folder path string"),
+}
+
+
 def read_config(path: Path) -> ProjectConfig:
     cfg = ProjectConfig(name=path.name)
     mf = path / "qdexplorer.toml"
     if not mf.is_file():
         return cfg
     try:
-        data = tomllib.loads(mf.read_text())
+        data = tomllib.loads(mf.read_bytes().decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ProjectError(f"{mf}: invalid TOML: {e}") from None
+    except UnicodeDecodeError as e:
+        raise ProjectError(f"{mf}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
+    except OSError as e:
+        raise ProjectError(f"{mf}: cannot read it: {e.strerror or e}") from None
     section = data.get("project", data)
-    known = {"name", "files", "arch", "backend", "block_dim", "offline_cache", "cache_dir"}
+    if not isinstance(section, dict):
+        raise ProjectError(f"{mf}: [project] must be a table of settings")
+    known = set(_SETTINGS)
     unknown = set(section) - known - {"project"}
     if unknown:
         raise ProjectError(f"{mf}: unknown setting(s) {', '.join(sorted(unknown))} (known: {', '.join(sorted(known))})")
-    for k in known:
+    for k, (ok, expected) in _SETTINGS.items():
         if k in section:
+            if not ok(section[k]):
+                raise ProjectError(f"{mf}: {k} must be {expected}, got {section[k]!r}")
             setattr(cfg, k, section[k])
-    if cfg.arch is not None and not (isinstance(cfg.arch, str) and cfg.arch.startswith("sm_")):
-        raise ProjectError(f"{mf}: arch must look like 'sm_90', got {cfg.arch!r}")
-    if cfg.backend not in (None, "cpu", "cuda"):
-        raise ProjectError(f"{mf}: backend must be 'cpu' or 'cuda', got {cfg.backend!r}")
     return cfg
+
+
+def _listed_files(root: Path, cfg: ProjectConfig) -> list[Path]:
+    """The toml's `files`, each of which must stay inside the project (after following links)."""
+    out = []
+    real_root = root.resolve()
+    for name in cfg.files or []:
+        f = (root / name)
+        try:
+            inside = f.resolve().is_relative_to(real_root)
+        except (OSError, ValueError):
+            inside = False
+        if os.path.isabs(name) or not inside:
+            raise ProjectError(f"{root / 'qdexplorer.toml'}: files: {name!r} is outside the project folder "
+                               f"{root}; list only files inside it")
+        out.append(f)
+    return out
+
+
+def _read_source(f: Path) -> str:
+    """A project file's text, decoded as Python does (a `# coding:` line, else UTF-8)."""
+    try:
+        with tokenize.open(f) as fh:
+            return fh.read()
+    except SyntaxError as e:  # undecodable first lines, or an unknown or contradictory coding cookie
+        msg = str(e.msg if getattr(e, "msg", None) else e)
+        if msg.startswith("invalid or missing encoding declaration"):
+            raise ProjectError(f"{f}: not valid utf-8 text and no '# coding: ...' line; save it as UTF-8 or "
+                               f"declare its encoding") from None
+        raise ProjectError(f"{f}:{e.lineno or 1}: {msg}") from None
+    except UnicodeDecodeError as e:
+        raise ProjectError(f"{f}: not valid {e.encoding} text (byte {e.start}); save it as UTF-8 or declare "
+                           f"its encoding with a '# coding: ...' line") from None
+    except OSError as e:
+        raise ProjectError(f"{f}: cannot read it: {e.strerror or e}") from None
 
 
 _cache: dict = {}
@@ -103,19 +160,25 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
     else:
         cfg = read_config(path)
         root = path
-        files = [root / f for f in cfg.files] if cfg.files else sorted(
-            p for p in root.glob("*.py") if not p.name.startswith(("_", "test_")))
+        try:
+            files = _listed_files(root, cfg) if cfg.files else sorted(
+                p for p in root.glob("*.py") if not p.name.startswith(("_", "test_")))
+            os.listdir(root)  # an unreadable folder must not look like an empty one
+        except OSError as e:
+            raise ProjectError(f"cannot read project folder {root}: {e.strerror or e}") from None
         missing = [f for f in files if not f.is_file()]
         if missing:
             raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file not found: {missing[0]}")
+    texts = {f: _read_source(f) for f in files}
     # content, not mtime: an edit within the filesystem's timestamp granularity must still count
-    stamp = tuple((str(f), hashlib.sha1(f.read_bytes()).hexdigest()) for f in files)
+    stamp = tuple((str(f), hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest()) for f, t in texts.items())
     key = str(path)
     if not reload and key in _cache and _cache[key][0] == stamp:
         return _cache[key][1]
     proj = Project(path=root if path.is_dir() else path, config=cfg, files=files)
-    for f in files:
-        mod = _import_file(f, root)
+    with import_deadline(path, files):
+        mods = [(f, _import_file(f, root, texts[f])) for f in files]
+    for f, mod in mods:
         for obj in vars(mod).values():
             if isinstance(obj, Kernel) and obj.file == str(f):
                 proj.kernels.setdefault(obj.name, obj)
@@ -129,17 +192,19 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
     return proj
 
 
-def _import_file(f: Path, root: Path):
+def _import_file(f: Path, root: Path, text: str):
     """Execute a project file from its current text: no bytecode cache (an edit within the
     filesystem's timestamp granularity must never run stale code, and the user's folder gets no
     __pycache__), and linecache holds exactly the text that ran, so positions always match."""
     digest = hashlib.sha1(str(f).encode()).hexdigest()[:10]
     name = f"qdx_project_{digest}_{f.stem}"
-    text = f.read_text(encoding="utf-8")
     try:
         code = compile(text, str(f), "exec", dont_inherit=True)
     except SyntaxError as e:
         raise ProjectError(f"{e.filename or f}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+    except ValueError as e:  # NUL bytes: binary data, not Python source
+        raise ProjectError(f"{f}: not a Python source file ({e}); remove it from the project or from "
+                           f"qdexplorer.toml's files") from None
     mod = types.ModuleType(name)
     mod.__file__ = str(f)
     linecache.cache[str(f)] = (len(text), None, text.splitlines(True), str(f))

@@ -17,10 +17,12 @@ import traceback
 from ..lang.errors import QdRuntimeError
 from .device import LoadItem, LoadResult, LocalDevice, RunJob, RunOutcome
 from .faults import DeviceFault, Fault, WorkerFault, describe_exit
+from .orphan_guard import die_with_parent
 from .shared_arrays import SharedArrays
 
 
 def worker_main(conn, backend: str, opts: dict):
+    die_with_parent()  # a killed app must not leave this process spinning on a launch
     try:
         dev = LocalDevice(backend, **opts)
         conn.send(("ready", dev.info()))

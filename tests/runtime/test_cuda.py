@@ -170,7 +170,8 @@ def test_edited_ptx_really_runs(tmp_path):
         eng.overrides.revert(ct.task)
         assert eng.run(["ones"])[0].status == "passed"
         # an override the driver rejects keeps the previous module and the file
-        p = eng.overrides.write(ct.task, b".version 8.5\n.target sm_90\nbogus;\n", ct.generated)
+        bad = f".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry {ct.task}()\n{{\nbogus;\n}}\n"
+        p = eng.overrides.write(ct.task, bad.encode(), ct.generated)
         (res,) = eng.run(["ones"])
         assert res.status == "error" and "load failed" in res.error and "line" in res.error
         assert p.exists()

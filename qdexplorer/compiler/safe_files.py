@@ -1,0 +1,125 @@
+"""Files whose names come from input (task names, `--arch`, project settings) stay where they belong.
+
+A kernel can be given any `__name__`, a project can plant symlinks, and a command line can name
+`../../victim`: every file qdexplorer writes, reads or deletes by a derived name goes through here.
+Names are checked (never silently rewritten: a renamed dump would no longer match Quadrants'
+scheme), symlinks are refused with `O_NOFOLLOW` and `lstat`, and writes go to a temporary file
+that is `os.replace`d, which replaces a link rather than writing through it.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+
+from ..lang.errors import QdError
+
+MAX_NAME_BYTES = 200
+_NAME = re.compile(r"[^\W\d]\w*\Z")       # a Python identifier (Unicode letters allowed)
+_ARCH = re.compile(r"sm_[0-9]+[a-z]?\Z")
+
+
+class UnsafePathError(QdError):
+    """A name or path that would leave its folder, follow a link, or is not a file name at all."""
+
+
+def check_task_name(name: str, what: str = "task name") -> str:
+    """`name` unchanged if it is safe as a file name stem, else UnsafePathError."""
+    if not isinstance(name, str) or not name:
+        raise UnsafePathError(f"{what} {name!r} is empty or not text")
+    if len(name.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES:
+        raise UnsafePathError(f"{what} {name[:40]!r}… is longer than {MAX_NAME_BYTES} bytes; "
+                              f"use a shorter kernel name")
+    if not _NAME.match(name):
+        raise UnsafePathError(f"{what} {name!r} is not an identifier (letters, digits, '_'); it cannot name a "
+                              f"file (kernel names must be Python identifiers)")
+    return name
+
+
+def check_arch(arch, where: str = "--arch") -> str:
+    if not isinstance(arch, str) or not _ARCH.match(arch):
+        raise UnsafePathError(f"{where}: expected an SM architecture such as 'sm_90' or 'sm_90a', got {arch!r}")
+    return arch
+
+
+def _is_link(p: Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(p).st_mode)
+    except OSError:
+        return False
+
+
+def check_folder(folder: Path, create: bool = False, below: Path | None = None) -> Path:
+    """Refuse `folder` if it (or any part of it under `below`) is a symlink, or is not a folder."""
+    folder = Path(folder)
+    parts = [folder]
+    if below is not None:
+        try:
+            rel = folder.relative_to(below)
+        except ValueError:
+            raise UnsafePathError(f"{folder} is not inside {below}") from None
+        p = Path(below)
+        parts = []
+        for piece in rel.parts:
+            p = p / piece
+            parts.append(p)
+    for p in parts:
+        if _is_link(p):
+            raise UnsafePathError(f"{p} is a symbolic link; qdexplorer refuses to read or write through it "
+                                  f"(replace it with a real folder)")
+    if create:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:
+            raise UnsafePathError(f"{folder} exists and is not a folder; pick another path") from None
+        except OSError as e:
+            raise UnsafePathError(f"cannot create folder {folder}: {e.strerror or e}") from None
+    if folder.exists() and not folder.is_dir():
+        raise UnsafePathError(f"{folder} exists and is not a folder; pick another path")
+    return folder
+
+
+def read_nofollow(path: Path) -> bytes:
+    """The bytes of a regular file, refusing a symlink at the last component."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise UnsafePathError(f"{path} is a symbolic link; qdexplorer refuses to follow it") from None
+        raise
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+            raise UnsafePathError(f"{path} is not a regular file")
+        return fh.read()
+
+
+def write_atomic(folder: Path, name: str, data: bytes) -> Path:
+    """Write `folder/name` through a temporary file; refuses a symlink already at that name."""
+    target = folder / name
+    if _is_link(target):
+        raise UnsafePathError(f"{target} is a symbolic link; qdexplorer refuses to write through it "
+                              f"(remove it, or pick another folder)")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name[:40]}-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return target
+
+
+def unlink_regular(path: Path) -> bool:
+    """Delete a file (a symlink itself is deleted, never its target). False if there was none."""
+    try:
+        os.unlink(path)
+        return True
+    except FileNotFoundError:
+        return False
