@@ -15,6 +15,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QSpinBox, QSplitter, QToolBar)
 
+from ..events import TaskLoaded
 from ..session import Session
 from . import jobs
 from .bench_actions import BenchActions
@@ -314,6 +315,8 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def on_event(self, ev):
         self.session.apply(ev)
+        if isinstance(ev, TaskLoaded) and ev.error:  # the driver's JIT log, put on the lines it names
+            self.views.ptx_panel.show_driver_log(ev.task, ev.error)
 
     def _project_changed(self, ev):
         names = set(getattr(ev, "kernels", ()) or ())

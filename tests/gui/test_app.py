@@ -192,6 +192,18 @@ def test_a_bad_ptx_edit_gets_a_marker_at_its_line(window, qtbot):
     assert not (win.bridge.engine.overrides.folder / f"{task}.ptx").exists()
 
 
+def test_a_driver_load_error_is_put_on_its_ptx_line(window):
+    # what the CUDA backend's TaskLoaded carries when cuModuleLoadDataEx rejects an edited PTX
+    from qdexplorer.events import TaskLoaded
+    win = window
+    win.tree.select("saxpy_kernel_0_range_for")
+    log = ("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX: ptxas application ptx input, line 34; error   : "
+           "Not a name of any known instruction: 'madd'\nptxas fatal   : Ptx assembly aborted due to errors")
+    win.on_event(TaskLoaded("saxpy_kernel_0_range_for", "cuda", 0.0, {}, log))
+    assert list(win.views.ptx.markers) == [34] and "madd" in win.views.ptx.marker_text(34)
+    assert "load failed" in win.messages.toPlainText()
+
+
 def test_unsaved_edits_survive_a_recompile_or_are_confirmed_away(window, qtbot):
     win = window
     a, b = "saxpy_kernel_0_range_for", "copy_kernel_0_range_for"
