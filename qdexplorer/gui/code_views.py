@@ -11,7 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from ..compiler.ptx_lines import LineMap, line_map
 from .editor import EditorPane
@@ -39,6 +40,7 @@ class CodeViews(QTabWidget):
     want_optimised = Signal(str)       # task: the window compiles its optimised IR and calls show_optimised
     want_sass = Signal(str)            # task: the window disassembles and calls show_sass
     compare_generated = Signal(str)    # task: time its override against the generated code (bench_actions)
+    save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -47,12 +49,26 @@ class CodeViews(QTabWidget):
         self.lines = LineMap()
         self.source_pane = EditorPane("python", True)
         self.source = self.source_pane.editor
-        self.llvm_pane = EditorPane("llvm", True)
+        self.llvm_pane = EditorPane("llvm", False)   # editable: an edit runs as the task's LLVM-IR override
         self.llvm = self.llvm_pane.editor
         self.opt_pane = EditorPane("llvm", True)
         self.opt_llvm = self.opt_pane.editor
         ir = QSplitter(Qt.Horizontal)
-        ir.addWidget(_titled("as generated", self.llvm_pane, "the module text codegen makes; the caches key on it"))
+        ll_box = _titled("as generated (editable)", self.llvm_pane, "the module text codegen makes (GPU target); "
+                         "the caches key on it. An edit is verified, compiled to PTX and loaded")
+        self.ll_label = QLabel("generated LLVM IR (GPU target)")
+        self.ll_label.setMinimumWidth(40)
+        self.save_ll_btn = QPushButton("Run this LLVM IR")
+        self.save_ll_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ll for the GPU target; it is "
+                                    "verified (errors at their line) and compiled to PTX at the next compile")
+        self.revert_ll_btn = QPushButton("Revert")
+        self.revert_ll_btn.setToolTip("Back to the generated LLVM IR (deletes the task's overrides)")
+        ll_bar = QHBoxLayout()
+        ll_bar.addWidget(self.ll_label, 1)
+        ll_bar.addWidget(self.save_ll_btn)
+        ll_bar.addWidget(self.revert_ll_btn)
+        ll_box.layout().addLayout(ll_bar)
+        ir.addWidget(ll_box)
         self.opt_box = _titled("optimised (-O3)", self.opt_pane, "after LLVM's -O3 pipeline: what the PTX is made from")
         ir.addWidget(self.opt_box)
         self.ir_split = ir
@@ -88,7 +104,12 @@ class CodeViews(QTabWidget):
         self.ptx.line_selected.connect(self._ptx_line_selected)
         self.source.line_selected.connect(self._source_line_selected)
         self.currentChanged.connect(self._tab_changed)
+        self.save_ll_btn.clicked.connect(
+            lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
+        self.revert_ll_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.llvm.textChanged.connect(self._ll_edited)
         self._opt_for = self._sass_for = None
+        self._loading = False
 
     # ---- what the window shows
     def show_task(self, task, compiled):
@@ -100,11 +121,22 @@ class CodeViews(QTabWidget):
             self.llvm.setPlainText("(compiling…)")
             self.log.setPlainText("(compiling…)")
             return
-        self.llvm.set_text_keep_view(compiled.produced["ll"].text if "ll" in compiled.produced else compiled.error)
+        self._loading = True
+        self.llvm.set_text_keep_view(compiled.ll or compiled.error)
+        self._loading = False
         generated = compiled.produced["ptx"].text if "ptx" in compiled.produced else ""
-        override = compiled.used["ptx"].text if compiled.override_stage == "ptx" else None
+        ptx_override = compiled.used.get("ptx")
+        override = ptx_override.text if ptx_override is not None and ptx_override.origin != "generated" else None
         self.ptx_panel.arch = compiled.arch
-        self.ptx_panel.show_task(task.name, generated or compiled.error, override, compiled.override)
+        self.ptx_panel.show_task(task.name, generated or compiled.error, override, compiled.override,
+                                 status=self._status(compiled))
+        ll = compiled.used.get("ll")
+        ll_state = "generated LLVM IR (GPU target)" if ll is None or ll.origin == "generated" else \
+            f"LLVM-IR override {ll.status or 'active'}"
+        if compiled.error and compiled.error_stage in ("ptx", "cubin") and ll is not None and ll.origin != "generated":
+            ll_state += " — it does not compile: the error and its line are in the Compile log"
+        self.ll_label.setText(ll_state)
+        self.revert_ll_btn.setEnabled(compiled.override is not None)
         self.compare_btn.setEnabled(compiled.override is not None)
         self.lines = line_map(self.ptx.toPlainText())
         self.ptx.setToolTip("" if self.lines else "This PTX has no .loc line info, so PTX and source lines "
@@ -154,6 +186,25 @@ class CodeViews(QTabWidget):
                                         f" ({'driver, last CUDA load' if res.get('source') != 'ptxas' else 'ptxas -v'})")
 
     # ---- internals
+    @staticmethod
+    def _status(compiled) -> str:
+        """The PTX tab's status line when there is no unsaved edit: override stage and state, tier, size."""
+        state = {None: "generated PTX", "active": "override active",
+                 "unknown": "override active (its sidecar is missing: staleness unknown)",
+                 "stale": "override STALE: the generated code changed since it was written"}.get(
+                     compiled.override, f"override {compiled.override}")
+        if compiled.override_stage == "ll":
+            state += " (LLVM IR)"
+        if any("PTX override" in line and " wins " in line for line in compiled.log):
+            state += " — the PTX override wins over this task's LLVM-IR override"
+        fast = getattr(compiled.module, "fast_math", None)
+        math = "" if fast is None or compiled.target != "nvptx" else f"  ·  fast math {'on' if fast else 'off'}"
+        return f"{state}  ·  {compiled.tier}  ·  {len(compiled.output)} B{math}"
+
+    def _ll_edited(self):
+        if not self._loading and self.task:
+            self.ll_label.setText("edited — not saved: press 'Run this LLVM IR' to use it")
+
     def _show_source(self, task):
         path = Path(str(task.file))
         try:

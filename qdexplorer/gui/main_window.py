@@ -22,6 +22,7 @@ from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .code_views import CodeViews
 from .menus import build_menus
+from .mode_table import ModeTable
 from .panel_tabs import PanelTabs
 from .resource_meter import ResourceMeter
 from .settings import Settings
@@ -67,6 +68,8 @@ class MainWindow(QMainWindow):
         self.bottom = PanelTabs()
         self.bottom.addTab(self.plots, "Timings")
         self.bottom.addTab(self.messages, "Messages")
+        self.modes = ModeTable()
+        self.bottom.addTab(self.modes, "Assembly modes")
         self.right.addWidget(self.bottom)
         self.right.setSizes([540, 360])
         self.split = QSplitter(Qt.Horizontal)
@@ -95,17 +98,23 @@ class MainWindow(QMainWindow):
         self.repeat.setRange(1, 1_000_000)
         self.repeat.setValue(20)
         self.repeat.setToolTip("Launches of every task per workload")
+        self.mode = QComboBox()  # assembly mode (docs/assembly_modes.md)
+        self.mode.addItems(["per_task", "whole", "culink"])
+        self.mode.setToolTip("per_task: one PTX module per task · whole: one per kernel · "
+                             "culink: per-task cubins (ptxas) linked into one module per kernel")
         build_menus(self)  # actions: compile_act, run_act, stop_act, reload_act, open_act, ...
         tb.addAction(self.compile_act)
         tb.addAction(self.reload_act)
         tb.addSeparator()
-        for label, w in ((" Backend ", self.backend), (" Workload ", self.workload), (" Repeat ", self.repeat)):
+        for label, w in ((" Backend ", self.backend), (" Mode ", self.mode), (" Workload ", self.workload),
+                         (" Repeat ", self.repeat)):
             tb.addWidget(QLabel(label))
             tb.addWidget(w)
         tb.addAction(self.run_act)
         tb.addAction(self.stop_act)
+        listed = self.bottom.count()  # tabs View ▸ Panels already has
         self.bench = BenchActions(self, self.bottom, tb)   # Bench & save, the Compare and History tabs (issue 8)
-        for i in range(2, self.bottom.count()):
+        for i in range(listed, self.bottom.count()):
             self.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
@@ -119,6 +128,8 @@ class MainWindow(QMainWindow):
         self.tree.currentItemChanged.connect(lambda *_: self.show_selected())
         self.views.save_override.connect(self.save_override)
         self.views.revert_override.connect(self.revert_override)
+        self.views.save_ll_override.connect(self.save_ll_override)
+        self.mode.currentTextChanged.connect(self.set_mode)
         self.views.want_optimised.connect(self._want_optimised)
         self.views.want_sass.connect(self._want_sass)
         self.backend.currentTextChanged.connect(self._backend_changed)
@@ -140,6 +151,7 @@ class MainWindow(QMainWindow):
         self.watcher.directoryChanged.connect(self._dir_changed)
         self._restore_settings()
         self._set_title()
+        self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
         self.compile()
 
     # ---- places for other views
@@ -183,6 +195,17 @@ class MainWindow(QMainWindow):
         self.stop_act.setEnabled(True)
         self.bridge.submit(job, returned=self._ran, errored=lambda m: self._failed("run", m))
 
+    @Slot(str)
+    def set_mode(self, mode):
+        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda m: self._failed("mode", m))
+        self.compile()
+
+    def _show_mode(self, mode):
+        """The project's mode (qdexplorer.toml) as the combo's choice, without recompiling."""
+        self.mode.blockSignals(True)
+        self.mode.setCurrentText(mode)
+        self.mode.blockSignals(False)
+
     def stop(self):
         self.bridge.stop()
         self.statusBar().showMessage("stopping after the launch in flight…")
@@ -192,9 +215,19 @@ class MainWindow(QMainWindow):
         ct = self.compiled.get(task)
         if ct is None:
             return
-        generated = ct.generated
+        generated = ct.produced["ptx"].data if "ptx" in ct.produced else ct.generated  # culink: not the cubin
         self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated),
                            returned=lambda path: self.log(f"{task}: override saved to {path}"),
+                           errored=lambda m: self._failed("override", m))
+        self.compile()
+
+    @Slot(str, str)
+    def save_ll_override(self, task, text):
+        ct = self.compiled.get(task)
+        if ct is None or "ll" not in ct.produced:
+            return
+        generated = ct.produced["ll"].data
+        self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated, kind="ll", target="nvptx"),
                            errored=lambda m: self._failed("override", m))
         self.compile()
 
@@ -253,6 +286,7 @@ class MainWindow(QMainWindow):
         self.tree.set_file_errors({})
         self._set_title()
         self.log(f"opened {self.project_path}")
+        self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
         self.compile()
         return True
 

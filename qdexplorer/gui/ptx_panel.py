@@ -112,9 +112,12 @@ class PtxPanel(QWidget):
         self.backend = backend
         self._update_notice()
 
-    def show_task(self, task: str, generated: str, override_text: str | None = None, override_state: str | None = None):
-        """Show `task`; a draft of it (from before a recompile or a detour) wins over what is on disk."""
+    def show_task(self, task: str, generated: str, override_text: str | None = None, override_state: str | None = None,
+                  status: str | None = None):
+        """Show `task`; a draft of it (from before a recompile or a detour) wins over what is on disk.
+        `status` is the line shown while there is no unsaved edit (the code views compose it)."""
         self.task = task
+        self.status = status
         self.generated[task] = generated
         self.saved[task] = override_text or ""
         self.override_state = override_state
@@ -276,6 +279,8 @@ class PtxPanel(QWidget):
         self.revert_btn.setEnabled(self.dirty() or bool(self.saved.get(t)))
         if self.dirty():
             text = "edited, unsaved"
+        elif getattr(self, "status", None):
+            text = self.status
         elif self.saved.get(t):
             text = {"stale": "override STALE: generated PTX changed since"}.get(
                 getattr(self, "override_state", None), "override saved")

@@ -61,6 +61,10 @@ class CpuBackend:
     def unload(self, task: str):
         self.modules.pop(task, None)
 
+    def load_linked(self, unit: str, items):
+        raise RuntimeError(f"{unit}: linked cubins (assembly mode culink) are GPU code; the CPU backend loads "
+                           f"host objects (compile for target host)")
+
     def loaded(self, task: str) -> bool:
         return task in self.modules
 

@@ -95,6 +95,7 @@ def test_window_shows_every_task_and_its_code(window, tmp_path):
     assert "y[i] = a * x[i] + y[i]" in src and src.startswith('"""')  # the whole file...
     line = next(i for i, t in enumerate(src.splitlines(), 1) if "y[i] = a * x[i] + y[i]" in t)
     assert line in win.views.source.marked  # ...with the task's lines banded
+    assert "fast math on" in win.views.override_label.text()  # the project's setting, Quadrants' default
     assert not win.backend.model().item(1).isEnabled()  # cuda greyed out, with the reason
     assert [a.text().replace("&", "") for a in win.menuBar().actions()] == ["File", "Edit", "View", "Run", "Help"]
     shot = win.grab()
@@ -386,3 +387,46 @@ def test_screenshot_command(tmp_path):
     assert "slowest task particle_step" in r.stdout
     img = QImage(str(out))
     assert (img.width(), img.height()) == (900, 600)
+
+
+def test_assembly_mode_is_chosen_in_the_window(window, qtbot):
+    win = window
+    assert win.mode.currentText() == "per_task"
+    win.mode.setCurrentText("whole")
+    qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_whole", timeout=90000)
+    assert win.bridge.engine.mode == "whole"
+    if ptxas.find_ptxas() is not None:
+        win.mode.setCurrentText("culink")
+        qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
+                        and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
+    assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()
+
+
+def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window, qtbot):
+    from qdexplorer.gui.task_tree import COL
+    win = window
+    task = "copy_kernel_0_range_for"
+    win.tree.select(task)
+    ll = win.views.llvm.toPlainText()
+    assert "generated LLVM IR" in win.views.ll_label.text()
+    edited = ll.replace("ret void", "ret void\n", 1) + "\n; edited in the window\n"
+    win.views.llvm.setPlainText(edited)
+    assert "not saved" in win.views.ll_label.text()
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "override" in win.tree.items[task].text(COL["Cache"]), timeout=60000)
+    path = win.bridge.engine.overrides.folder / f"{task}.ll"
+    assert path.read_text().endswith("; edited in the window\n")
+    assert '"target": "nvptx"' in (path.parent / f"{task}.ll.json").read_text()
+    win.tree.select(task)  # the views refresh when the compile returns, just after its events
+    qtbot.waitUntil(lambda: win.views.ll_label.text().startswith("LLVM-IR override active"), timeout=60000)
+    assert "override active (LLVM IR)" in win.views.override_label.text()
+
+    lines = edited.splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if " = load " in line)
+    lines[n - 1] = lines[n - 1].replace(" = load ", " = lod ")
+    win.views.llvm.setPlainText("\n".join(lines) + "\n")
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "does not compile" in win.views.ll_label.text(), timeout=60000)
+    assert f"{path}:{n}:" in win.views.log.toPlainText()
+    win.views.revert_ll_btn.click()
+    qtbot.waitUntil(lambda: not path.exists() and win.compiled[task].ok, timeout=60000)
