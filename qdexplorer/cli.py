@@ -85,7 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
     o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
-    g.add_argument("project", nargs="?")
+    g.add_argument("project", nargs="?", help="folder or kernel file (default: the last one, else the demo)")
+    g.add_argument("--screenshot", metavar="OUT.png", help="offscreen: compile, run, select the slowest task, "
+                   "save the window to OUT.png and exit")
+    g.add_argument("--workload", help="with --screenshot: the workload to run (default: the first)")
+    g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
+    g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
+    g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     from .cli_bench import add_commands
     add_commands(sub, _add_project_args)
     return ap
