@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QListWidget, QLis
                                QSplitter, QVBoxLayout, QWidget)
 
 from ..quadrants.passes import pass_steps
-from .code_views import code_editor
+from .editor import CodeEditor
 
 
 class PassesView(QWidget):
@@ -22,7 +22,7 @@ class PassesView(QWidget):
         self.kernel_name = ""
         self.stages = QListWidget()
         self.stages.setMinimumWidth(250)
-        self.text = code_editor("llvm", True)
+        self.text = CodeEditor("llvm", True)
         self.text.highlighter.lexer = DiffLexer()
         self.title = QLabel("select a kernel (or one of its tasks) to see its CHI IR passes")
         self.prev_btn = QPushButton("◀ Previous pass")

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, Q
                                QToolBar, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
 from ..quadrants.edits import EditFolder, default_edit_folder, edit_states
-from .code_views import code_editor
+from .editor import CodeEditor
 from .passes_view import PassesView
 from .quadrants_compare import ComparisonPanel, fmt_ms
 
@@ -120,9 +120,9 @@ class QuadrantsWindow(QMainWindow):
         self.tree.setUniformRowHeights(True)
         self.tree.setTextElideMode(Qt.ElideMiddle)
         self.tabs = QTabWidget()
-        self.llvm = code_editor("llvm", False)
-        self.ptx = code_editor("ptx", False)
-        self.before_ptx = code_editor("llvm", True)
+        self.llvm = CodeEditor("llvm", False)
+        self.ptx = CodeEditor("ptx", False)
+        self.before_ptx = CodeEditor("llvm", True)
         llvm_page, self.llvm_label, self.run_ll_btn, self.revert_ll_btn = _edit_page(
             self.llvm, "Run this LLVM IR", "Saves the edit, reruns the program with QD_LOAD_IR=1 and compares timings")
         ptx_page, self.ptx_label, self.run_ptx_btn, self.revert_ptx_btn = _edit_page(

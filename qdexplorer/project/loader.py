@@ -40,6 +40,8 @@ class ProjectConfig:
     offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
     cache_dir: str | None = None
     fast_math: bool = True            # CUDA f32 approximate math, as Quadrants' default; per kernel too
+    mode: str | None = None           # assembly mode: per_task (default), whole or culink
+    print_kernel_asm: bool = False    # write each task's PTX as <task>.ptx in the project folder
 
 
 @dataclass
@@ -81,6 +83,8 @@ _SETTINGS = {
     "offline_cache": (lambda v: isinstance(v, bool), "true or false"),
     "cache_dir": (lambda v: isinstance(v, str) and v != "" and "\x00" not in v, "a folder path string"),
     "fast_math": (lambda v: isinstance(v, bool), "true or false"),
+    "mode": (lambda v: v in ("per_task", "whole", "culink"), "'per_task', 'whole' or 'culink'"),
+    "print_kernel_asm": (lambda v: isinstance(v, bool), "true or false"),
 }
 
 
