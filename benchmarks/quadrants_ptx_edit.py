@@ -31,7 +31,8 @@ def repeat_in_innermost_loop(ptx: str, times: int) -> str:
     that each take the previous one's result (`fma d, d, b, c`): a longer dependent chain per iteration
     that ptxas cannot drop, since the value it computes is the one stored."""
     lines = ptx.splitlines()
-    labels = {ln.strip()[:-1]: i for i, ln in enumerate(lines) if re.match(r"^\$?[\w$]+:$", ln.strip())}
+    code = [ln.split("//", 1)[0].strip() for ln in lines]  # labels carry comments: `$L__BB1_5:  // %loop`
+    labels = {c[:-1]: i for i, c in enumerate(code) if re.match(r"^\$?[\w$]+:$", c)}
     for i, ln in enumerate(lines):
         m = re.search(r"\bbra(?:\.uni)?\s+(\$?[\w$]+);", ln)
         if m and labels.get(m.group(1), i) < i:

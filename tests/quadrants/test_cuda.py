@@ -21,6 +21,17 @@ def _edit_tool():
     return mod.repeat_in_innermost_loop
 
 
+def test_the_loop_edit_on_real_quadrants_ptx_assembles():
+    """data/: what Quadrants 1.3.3 wrote for gpu_loop.py's kernel on an H200 (whole-module path: both tasks
+    in `spin_c60_0_kernel_0_serial.ptx`; LLVM folded 8 iterations into one fma)."""
+    ptx = open(os.path.join(os.path.dirname(__file__), "data", "spin_whole_module_cuda.ptx")).read()
+    out = _edit_tool()(ptx, 8)
+    assert out.count("fma.rn.ftz.f32 %r13, %r13, 0f3F7DF58D, 0f3C029D3B;") == 8
+    from qdexplorer.compiler.ptxas import find_ptxas, validate
+    if find_ptxas() is not None:
+        assert validate(out).ok
+
+
 def test_the_loop_edit_lengthens_the_chain_inside_a_loop_only():
     ptx = ("mov.f32 %f1, 0f3F800000;\nfma.rn.f32 %f9, %f1, %f1, %f1;\n$L__BB0_2:\n"
            "\tfma.rn.ftz.f32 %f6, %f5, %f2, %f3;\nadd.s32 %r1, %r1, 1;\n@%p1 bra $L__BB0_2;\nret;")
