@@ -27,6 +27,17 @@ from ..compiler.safe_files import check_folder, check_task_name, read_nofollow, 
 from ..lang.errors import QdError
 
 
+# Quadrants 1.3.3 ends every PTX it hands the driver with a per-process nonce comment (so the driver's
+# compute cache cannot serve another run); it changes every run, so it is no part of "what changed".
+_NONCE = re.compile(r"^\s*// quadrants-session-nonce:.*$\n?", re.M)
+
+
+def code_sha(text: str | bytes) -> str:
+    """sha256 of generated code as far as staleness goes: without Quadrants' per-run nonce comment."""
+    text = text.decode(errors="replace") if isinstance(text, bytes) else text
+    return sha256(_NONCE.sub("", text))
+
+
 @dataclass(frozen=True)
 class EditKind:
     name: str        # 'ptx' | 'll'
@@ -60,7 +71,7 @@ class EditFolder:
         check_folder(self.folder, create=True)
         data = text.replace("\x00", "").encode()
         p = write_atomic(self.folder, fname, data)
-        side = {"task": name, "kind": self.kind.name, "generated_sha256": sha256(generated),
+        side = {"task": name, "kind": self.kind.name, "generated_sha256": code_sha(generated),
                 "edit_sha256": sha256(data), "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
         write_atomic(self.folder, f"{fname}.json", json.dumps(side, indent=2).encode())
         return p
@@ -109,7 +120,7 @@ def edit_states(edits: EditFolder, run) -> dict:
         t = run.task(e.name)
         gen = t.text(edits.kind.file_kind) if t else ""
         if t is not None and gen:
-            out[t.name] = "active" if e.base_sha in (None, sha256(gen.encode())) else "stale"
+            out[t.name] = "active" if e.base_sha in (None, code_sha(gen)) else "stale"
     return out
 
 
@@ -133,7 +144,7 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
             raise QdError(f"{e.path}: the program's run wrote no {kind.suffix} for {t.name} "
                           + ("(PTX exists only on CUDA: use --arch cuda, or edit the LLVM IR with --load-ll)"
                              if kind.name == "ptx" else ""))
-        gen_sha = sha256(generated.encode())
+        gen_sha = code_sha(generated)
         state = "active" if e.base_sha in (None, gen_sha) else "stale"
         target = Path(t.files[kind.file_kind]).name  # what Quadrants reads back (a shared module's file too)
         if target in used:

@@ -36,3 +36,19 @@ def test_kernels_the_program_did_not_define_are_quadrants_own(tmp_path):
     (tmp_path / "mine_c60_0_kernel_0_serial_llvm.ll").write_text("")
     ks = parse_dump(tmp_path, [{"func": "mine", "counter": 60, "file": "/p.py", "line": 1, "internal": False}])
     assert [(k.func, k.internal) for k in ks] == [("ext_arr_to_ndarray", True), ("mine", False)]
+
+
+def test_quadrants_per_run_nonce_does_not_make_an_edit_stale(tmp_path):
+    """Quadrants 1.3.3 ends each PTX with `// quadrants-session-nonce: <per run>` (seen on the H200): two runs
+    of an unchanged kernel must count as the same generated code."""
+    import os
+
+    from qdexplorer.quadrants.edits import EditFolder, code_sha
+    ptx = open(os.path.join(os.path.dirname(__file__), "data", "spin_whole_module_cuda.ptx")).read()
+    assert "// quadrants-session-nonce: " in ptx
+    other_run = ptx.replace("1796002314143695685-97d2fe96", "1796002365214039611-b47a0fe4")
+    assert other_run != ptx and code_sha(other_run) == code_sha(ptx)
+    assert code_sha(ptx.replace("0f3F7DF58D", "0f3F800000")) != code_sha(ptx)  # a real change still counts
+    EditFolder(tmp_path, "ptx").write("spin_kernel_1_range_for", ptx, generated=ptx)
+    (edit,) = EditFolder(tmp_path, "ptx").edits()
+    assert edit.base_sha == code_sha(other_run)
