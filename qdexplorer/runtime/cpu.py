@@ -18,7 +18,8 @@ from .backend import Prepared
 from .launch import LaunchSpec, LaunchTiming
 
 _CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
-           "f32": ctypes.c_float, "f64": ctypes.c_double}
+           "f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
+           "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 _lock = threading.Lock()
 
 

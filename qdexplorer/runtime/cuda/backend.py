@@ -24,7 +24,8 @@ from .driver import CudaError, check
 
 DEFAULT_BLOCK = 128
 _CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
-       "f64": ctypes.c_double}
+       "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
+       "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 LOG_SIZE = 1 << 16
 _OK = cu.CUresult.CUDA_SUCCESS
 
