@@ -27,5 +27,6 @@ step gui_cuda 150 "QDX_SHOTS=$OUT python3 -m pytest -q -p no:cacheprovider -m 'g
 step screenshot_cuda 60 "python3 -m qdexplorer gui --screenshot $OUT/gpu-window.png --workload particles_64k --repeat 50"
 step assembly_modes 200 "python3 benchmarks/assembly_modes.py > $R/assembly_modes.json"
 step pytest_rest 200 "python3 -m pytest -q -p no:cacheprovider -n 8 -m 'not cuda' -rfE tests"
+mv "$OUT"/*.json "$OUT"/*.svg "$OUT"/*.csv "$OUT"/*.txt "$R"/ 2>/dev/null
 (cd "$OUT" && tar czf results.tgz r)
 cat "$R/steps.txt"; tail -5 "$R/pytest_cuda.txt"
