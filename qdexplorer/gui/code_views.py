@@ -82,9 +82,9 @@ class CodeViews(QTabWidget):
         self.resources_label = QLabel("")
         self.resources_label.setToolTip("From the driver after a CUDA load, else from ptxas -v and the occupancy "
                                         "calculator")
-        self.resources_label.setContentsMargins(0, 0, 6, 0)
-        self.resources_label.setMinimumWidth(60)
-        self.ptx_panel.tabs.setCornerWidget(self.resources_label, Qt.TopRightCorner)
+        self.resources_label.setContentsMargins(6, 0, 6, 0)
+        self.resources_label.setMinimumWidth(1)  # squeezed out in a narrow window (the tree has the figures too)
+        self.ptx_panel.bar.insertWidget(1, self.resources_label, 1)
         self.addTab(self.source_pane, "Source")
         self.addTab(ir, "LLVM IR")
         self.addTab(self.ptx_panel, "PTX")
@@ -184,6 +184,10 @@ class CodeViews(QTabWidget):
         self.resources_label.setToolTip(f"registers per thread, static shared memory, local memory per thread"
                                         f"{', spill bytes' if spill else ''}, occupancy at block size {res['block']}"
                                         f" ({'driver, last CUDA load' if res.get('source') != 'ptxas' else 'ptxas -v'})")
+
+    def resizeEvent(self, event):  # noqa: N802 - a narrow panel keeps the status line, drops the figures line
+        super().resizeEvent(event)
+        self.resources_label.setVisible(self.width() >= 720)
 
     # ---- internals
     @staticmethod

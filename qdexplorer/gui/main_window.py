@@ -92,7 +92,7 @@ class MainWindow(QMainWindow):
             self.backend.model().item(1).setEnabled(False)
             self.backend.setItemData(1, f"CUDA unavailable: {cuda_reason}", Qt.ToolTipRole)
         self.workload = QComboBox()
-        self.workload.setMinimumWidth(170)
+        self.workload.setMinimumWidth(130)
         self.workload.setSizeAdjustPolicy(QComboBox.AdjustToContents)
         self.repeat = QSpinBox()
         self.repeat.setRange(1, 1_000_000)

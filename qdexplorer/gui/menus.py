@@ -44,7 +44,7 @@ def build_menus(win):
     f.addSeparator()
     win.save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
                         "Check the edited PTX with ptxas and save it as the task's override")
-    win.reload_act = _act(win, f, "Re&load Project", win.reload, "Ctrl+R", "Re-read the project's files")
+    win.reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
     f.addSeparator()
     win.quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
     win.quit_act.setMenuRole(QAction.QuitRole)
@@ -91,7 +91,7 @@ def build_menus(win):
         win.panels_menu.addAction(win.bottom.tabText(i), lambda w=w: win.bottom.setCurrentWidget(w))
 
     r = mb.addMenu("&Run")
-    win.compile_act = _act(win, r, "&Compile All", win.compile, "Ctrl+B", "Compile every task to PTX")
+    win.compile_act = _act(win, r, "&Compile", win.compile, "Ctrl+B", "Compile every task to PTX")
     win.run_act = _act(win, r, "&Run", win.run, "F5", "Run the workload on the chosen backend")
     win.stop_act = _act(win, r, "&Stop", win.stop, "Shift+F5", "Stop the run after the launch in flight")
     win.stop_act.setEnabled(False)

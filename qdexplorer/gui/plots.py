@@ -166,6 +166,12 @@ class LaunchPlots(QWidget):
     def _mark(self, *_):
         self._dirty = True
 
+    def resizeEvent(self, event):  # noqa: N802 - the legend never takes more than 40% of the plot's room
+        super().resizeEvent(event)
+        w = self.splitter.width()
+        lw = min(getattr(self.legend, "_wanted_width", 200), max(110, int(0.4 * w)))
+        self.splitter.setSizes([max(1, w - lw), lw])
+
     # ---- what is on show
     @property
     def runs(self) -> list:

@@ -83,7 +83,7 @@ class PtxPanel(QWidget):
         self.revert_btn = QPushButton("Revert")
         self.revert_btn.setToolTip("Back to the generated PTX: drops the edit (asks first) and the saved override")
         bar = self.bar = QHBoxLayout()
-        bar.addWidget(self.state, 1)
+        bar.addWidget(self.state, 2)
         for b in (self.validate_btn, self.save_btn, self.revert_btn):
             bar.addWidget(b)
         split = QSplitter(Qt.Vertical)

@@ -61,7 +61,7 @@ class TaskTree(QTreeWidget):
         self.setUniformRowHeights(True)
         self.setTextElideMode(Qt.ElideMiddle)
         self.setSortingEnabled(True)
-        self.setMinimumWidth(180)
+        self.setMinimumWidth(300)
         self.sortByColumn(-1, Qt.AscendingOrder)  # project order until the user clicks a header
         self.header().setSectionResizeMode(QHeaderView.Interactive)
         self.header().setStretchLastSection(False)

@@ -63,5 +63,5 @@ class TierChart(pg.PlotWidget):
 
 def legend_html() -> str:
     """The chart's legend as one line of text, shown above the chart rather than over its bars."""
-    return "Cache tiers by stage: " + " ".join(
+    return "Cache tiers: " + " ".join(
         f'<span style="color:{c}">■</span>&nbsp;{t}' for t, c in zip(TIERS, TIER_COLORS))

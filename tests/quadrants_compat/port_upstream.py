@@ -2,7 +2,8 @@
 
     python tests/quadrants_compat/port_upstream.py /path/to/Genesis-Embodied-AI/quadrants [commit]
 
-Each file is upstream's `tests/python/<file>` with two changes only: the import lines
+Each file is upstream's `tests/python/<file>` with two changes only: the import lines (helpers
+from Quadrants' internals come from `upstream.py`)
 (`import qdexplorer.lang as qd`, `from tests.quadrants_compat import test_utils`), and the test
 functions not listed in `ported.json` removed. Ported from upstream commit 009f0a2d2.
 """
@@ -24,6 +25,9 @@ def upstream(repo: str, name: str, commit: str = "HEAD") -> str:
 def port_text(text: str, keep: set) -> str:
     text = text.replace("import quadrants as qd", "import qdexplorer.lang as qd")
     text = text.replace("from tests import test_utils", "from tests.quadrants_compat import test_utils")
+    # helpers imported from Quadrants' internals come from qdexplorer (tests/quadrants_compat/upstream.py)
+    text = re.sub(r"^from quadrants(\.[\w.]+)? import (\([^)]*\)|[^\n]*)$",
+                  lambda m: "from tests.quadrants_compat.upstream import " + m.group(2), text, flags=re.M)
     lines = text.splitlines(keepends=True)
     drop = []
     for node in ast.parse(text).body:

@@ -1,7 +1,7 @@
 import pytest
 
 import qdexplorer.lang as qd
-from quadrants.lang import impl
+from tests.quadrants_compat.upstream import impl
 
 from tests.quadrants_compat import test_utils
 

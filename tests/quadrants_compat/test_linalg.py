@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from quadrants.lang.misc import get_host_arch_list
+from tests.quadrants_compat.upstream import get_host_arch_list
 
 from tests.quadrants_compat import test_utils
 

@@ -1,7 +1,7 @@
 import pytest
 
 import qdexplorer.lang as qd
-from quadrants.math import inf, isinf, isnan, nan, pi, vdir
+from tests.quadrants_compat.upstream import inf, isinf, isnan, nan, pi, vdir
 
 from tests.quadrants_compat import test_utils
 

@@ -8,9 +8,9 @@ import pytest
 from pytest import approx
 
 import qdexplorer.lang as qd
-from quadrants.lang import impl
-from quadrants.lang.exception import QuadrantsCompilationError
-from quadrants.lang.misc import get_host_arch_list
+from tests.quadrants_compat.upstream import impl
+from tests.quadrants_compat.upstream import QuadrantsCompilationError
+from tests.quadrants_compat.upstream import get_host_arch_list
 
 from tests.quadrants_compat import test_utils
 

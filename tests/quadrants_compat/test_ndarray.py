@@ -6,16 +6,16 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from quadrants._test_tools.load_kernel_string import load_kernel_from_string
-from quadrants.lang import impl
-from quadrants.lang.exception import (
+from tests.quadrants_compat.upstream import load_kernel_from_string
+from tests.quadrants_compat.upstream import impl
+from tests.quadrants_compat.upstream import (
     QuadrantsIndexError,
     QuadrantsRuntimeError,
     QuadrantsTypeError,
 )
-from quadrants.lang.misc import get_host_arch_list
-from quadrants.lang.util import has_pytorch
-from quadrants.math import ivec3, vec3
+from tests.quadrants_compat.upstream import get_host_arch_list
+from tests.quadrants_compat.upstream import has_pytorch
+from tests.quadrants_compat.upstream import ivec3, vec3
 
 from tests.quadrants_compat import test_utils
 

@@ -1,7 +1,7 @@
 import pytest
 
 import qdexplorer.lang as qd
-from quadrants.lang.exception import QuadrantsRuntimeError
+from tests.quadrants_compat.upstream import QuadrantsRuntimeError
 
 from tests.quadrants_compat import test_utils
 

@@ -153,6 +153,8 @@ class ExprLowering:
             return acc
         ea, eb = self.pair(a, b, node)
         dt = promote(ea.dtype, eb.dtype)
+        if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
+            return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in ("/", "**") and not dt.is_float:
             dt = f64 if dt == i64 else f32
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
