@@ -23,9 +23,10 @@ def cli(*args, timeout=300, **kw):
                           env=env, timeout=timeout, **kw)
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(scope="package", autouse=True)
 def _temp_folders_in_pytest_tmp(tmp_path_factory):
-    """Dump and load folders are kept by design (the CLI prints where); in tests they go to pytest's tmp."""
+    """Dump and load folders are kept by design (the CLI prints where); in tests they go to pytest's tmp.
+    Package scope: the rest of the suite gets the real temp folder back (pytest's is private to root)."""
     import tempfile
     folder = str(tmp_path_factory.mktemp("quadrants-tmp"))
     old_env, old_dir = os.environ.get("TMPDIR"), tempfile.tempdir
