@@ -24,6 +24,7 @@ from .compiler.pipeline import Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
 from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
                      RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
+from .lang.arg_check import check_call_args
 from .lang.bounds import trip_counts
 from .lang.errors import QdError
 from .lang.fingerprint import TaskMemo
@@ -70,6 +71,7 @@ class Engine:
         self._device = None
         self._stop = threading.Event()
         self.compiled: dict[str, CompiledTask] = {}   # "<target>:<task>" -> latest
+        self.specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
 
     @property
     def mode(self) -> str:
@@ -114,7 +116,8 @@ class Engine:
             kt = KernelTasks(name)
             t0 = time.perf_counter()
             try:
-                kt.tasks = k.tasks(self._spec(k), memo=self.memo)
+                spec = self.specs[name] = self._spec(k)
+                kt.tasks = k.tasks(spec, memo=self.memo)
             except QdError as e:
                 kt.error = str(e)
             kt.lower_s = time.perf_counter() - t0
@@ -243,6 +246,11 @@ class Engine:
             args = wl.make_args(seed)   # built once, here: the worker never imports the project
         except Exception as e:  # noqa: BLE001 - the user's workload code
             res.error = f"workload '{wl.name}' failed to build its inputs: {type(e).__name__}: {e}"
+            return
+        try:  # against the specialisation the tasks were compiled for: nothing misread, nothing overflows
+            args = check_call_args(wl.kernel.name, self.specs[wl.kernel.name], args, tasks)
+        except QdError as e:
+            res.error = f"workload '{wl.name}': {e}"
             return
         before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()}
         try:

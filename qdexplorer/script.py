@@ -11,6 +11,7 @@ import warnings
 from .compiler.cache import PtxCache
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
+from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
 from .lang.errors import QdError
 from .lang.runtime_api import cpu, cuda, gpu
@@ -82,7 +83,12 @@ class InlineRunner:
                     raise QdError(f"{r.task}: load failed: {r.error}")
             entry = self.loaded[key] = (tasks, [ct.task for ct in compiled])
         tasks, names = entry
-        self.device.run_args(names, trip_counts(tasks, args), args)
+        args = check_call_args(kernel.name, spec, args, tasks)
+        try:
+            trips = trip_counts(tasks, args)
+        except ValueError as e:
+            raise ArgumentError(f"{kernel.name}(): {e}") from None
+        self.device.run_args(names, trips, args)
 
     def close(self):
         self.device.close()

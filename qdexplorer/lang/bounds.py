@@ -14,12 +14,23 @@ from . import ir
 from .types import DType
 
 
+MAX_TRIPS = 2**31 - 1  # loop indices are 32-bit in the generated code
+
+
 def trip_count(task: ir.Task, args: dict) -> int:
+    """Iterations of a task's loop; ValueError (never a wrapped count) at 2^31 or more."""
     if task.type == "serial":
         return 1
     total = 1
     for lo, hi in task.ranges:
-        total *= max(0, eval_expr(hi, args) - eval_expr(lo, args))
+        a, b = eval_expr(lo, args), eval_expr(hi, args)
+        if max(abs(a), abs(b)) > MAX_TRIPS:
+            raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): a loop bound of {max(abs(a), abs(b))} "
+                             f"does not fit the 32-bit loop index; split the loop (at most 2^31 - 1 iterations)")
+        total *= max(0, b - a)
+    if total > MAX_TRIPS:
+        raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): {total} iterations is 2^31 or more, which "
+                         f"the 32-bit loop index cannot count; split the loop (at most 2^31 - 1 iterations)")
     return total
 
 

@@ -99,7 +99,11 @@ class Kernel:
                     if not isinstance(a, np.ndarray):
                         raise TypeError(f"{self.name}(): argument '{name}' must be a NumPy array, "
                                         f"got {type(a).__name__}")
-                    adt = from_numpy(a.dtype)
+                    try:
+                        adt = from_numpy(a.dtype)
+                    except TypeError as e:
+                        raise TypeError(f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
+                                        + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
                     if dt is not None and adt != dt:
                         raise TypeError(f"{self.name}(): argument '{name}' must have dtype "
                                         f"{dt.numpy}, got {a.dtype}")
