@@ -141,7 +141,12 @@ class Pipeline:
         if not pending:
             return
         t0 = time.perf_counter()
-        results = self.compiler.compile([req for _, _, req, _ in pending])
+
+        def keep(i, res):  # on disk as soon as it is done: a killed compile keeps what it finished
+            if res.ok:
+                _, _, req, key = pending[i]
+                self.cache.put(key, PtxCache.namespace(req), res.output)
+        results = self.compiler.compile([req for _, _, req, _ in pending], on_done=keep)
         wall = time.perf_counter() - t0
         for (u, group, req, key), res in zip(pending, results):
             secs = sum(res.seconds.values()) or wall / len(pending)
@@ -152,7 +157,6 @@ class Pipeline:
                 for tr in group:
                     tr.error, tr.error_stage = res.error, kind
                 continue
-            self.cache.put(key, PtxCache.namespace(req), res.output)
             self._hand_on(u.name, kind, Artifact(kind, res.output, "miss", key, seconds=secs), group)
 
     def _hand_on(self, name: str, kind: str, produced: Artifact, group: list[_Trip]):
