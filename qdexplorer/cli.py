@@ -80,6 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?")
+    from .cli_bench import add_commands
+    add_commands(sub, _add_project_args)
     return ap
 
 
@@ -312,13 +314,14 @@ def main(argv=None, gui_main=None) -> int:
     if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
         a = ap.parse_args(["gui"])
     warnings.simplefilter("default")
+    from .cli_bench import COMMANDS as BENCH
     for stream in (sys.stdout, sys.stderr):  # a source or PTX the console cannot encode is escaped, not a crash
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
     previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
     try:
-        return {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
-                "info": cmd_info, "gui": cmd_gui}[a.cmd](a)
+        return ({"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override,
+                 "info": cmd_info, "gui": cmd_gui} | BENCH)[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2

@@ -68,6 +68,7 @@ class Engine:
                                  mode=mode, memo=self.memo.enabled, default_block=cfg.block_dim,
                                  on_task=self._task_compiled)
         self.launch_timeout = launch_timeout
+        self.flush_l2 = False   # evict device caches before every launch (benchmark comparisons set it)
         self._device = None
         self._stop = threading.Event()
         self.compiled: dict[str, CompiledTask] = {}   # "<target>:<task>" -> latest
@@ -258,7 +259,8 @@ class Engine:
         except (ValueError, KeyError) as e:
             res.error = f"{wl.kernel.name}: cannot size the launch: {e}"
             return
-        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup)
+        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup,
+                     self.flush_l2)
 
         def sink(kind, payload):
             if kind == "timings":

@@ -23,6 +23,7 @@ def code_editor(language: str, read_only: bool) -> QPlainTextEdit:
 class CodeViews(QTabWidget):
     save_override = Signal(str, str)   # (task, ptx text)
     revert_override = Signal(str)      # task
+    compare_generated = Signal(str)    # task: time its override against the generated code
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -44,10 +45,14 @@ class CodeViews(QTabWidget):
         self.save_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ptx; it replaces the generated "
                                  "PTX at the next load")
         self.revert_btn = QPushButton("Revert to generated")
+        self.compare_btn = QPushButton("Compare with generated")
+        self.compare_btn.setToolTip("Time the override against the generated PTX, interleaved round by round")
+        self.compare_btn.setEnabled(False)
         bar.addWidget(self.override_label, 1)
         bar.addWidget(self.resources_label)
         bar.addWidget(self.save_btn)
         bar.addWidget(self.revert_btn)
+        bar.addWidget(self.compare_btn)
         v.addLayout(bar)
         self.addTab(self.source, "Source")
         self.addTab(self.llvm, "LLVM IR")
@@ -55,6 +60,7 @@ class CodeViews(QTabWidget):
         self.addTab(self.log, "Compile log")
         self.save_btn.clicked.connect(lambda: self.task and self.save_override.emit(self.task, self.ptx.toPlainText()))
         self.revert_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.compare_btn.clicked.connect(lambda: self.task and self.compare_generated.emit(self.task))
         self.ptx.textChanged.connect(self._edited)
         self._loading = False
 
@@ -80,6 +86,7 @@ class CodeViews(QTabWidget):
                      "stale": "override STALE: the generated PTX changed since it was written"}[compiled.override]
             self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes")
             self.revert_btn.setEnabled(compiled.override is not None)
+            self.compare_btn.setEnabled(compiled.override is not None)
         else:
             self.llvm.setPlainText("(compiling…)")
             self.ptx.setPlainText("(compiling…)")

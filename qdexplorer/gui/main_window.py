@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (QComboBox, QLabel, QMainWindow, QMessageBox, QPla
                                QSpinBox, QSplitter, QTabWidget, QToolBar)
 
 from ..session import Session
+from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .code_views import CodeViews
 from .task_tree import TaskTree
@@ -68,6 +69,7 @@ class MainWindow(QMainWindow):
         self.run_act = tb.addAction("Run", self.run)
         self.stop_act = tb.addAction("Stop", self.bridge.stop)
         self.stop_act.setEnabled(False)
+        self.bench = BenchActions(self, bottom, tb)   # Bench & save, the Compare and History tabs
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setRange(0, 0)

@@ -4,10 +4,10 @@ A kernel's code trusts its ABI: a float64 array passed where f32 was compiled is
 wrong bits, an array shorter than the loop overflows the heap, a shape over 2^31 wraps in the
 i32 the ABI passes. So every call (script, workload, app) goes through `check_call_args`: arrays
 must match the specialisation's dtype and ndim and be C-contiguous (refused with the fix named,
-as Quadrants refuses them); scalars are converted where Quadrants converts (an int for a float,
-an integral float for an int) and refused otherwise; and an array indexed by a loop variable
-whose range is another array's shape must be at least that long (the common `y[i] = x[i]` over
-`range(x.shape[0])`). Debug mode (`--debug`) checks every access at run time.
+as Quadrants refuses them); scalars are converted where Quadrants converts (an int for a float)
+and refused otherwise (a float for an int, even 2.0, as Quadrants refuses it); and an array
+indexed by a loop variable must be at least as long as that variable's range (the common
+`y[i] = x[i]` over `range(x.shape[0])`).
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import numpy as np
 from . import ir
 from .bounds import eval_expr
 from .errors import QdError
+from .field import as_kernel_array
 from .types import from_numpy
 
 I32_MAX = 2**31 - 1
@@ -31,17 +32,23 @@ class ArgumentError(QdError, TypeError):
 def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=()) -> dict:
     """`args` with scalars converted; ArgumentError for anything that would be misread."""
     out = dict(args)
-    for name, kind, dt, nd in spec:
+    arrays = {}
+    for entry in spec:
+        name, kind, dt, nd = entry[:4]
         where = f"{kernel_name}(): argument '{name}'"
         if name not in args:
             raise ArgumentError(f"{where} is missing")
         v = args[name]
         if kind == "array":
-            _check_array(where, v, dt, nd)
-        else:
+            try:
+                arrays[name] = as_kernel_array(v)
+            except TypeError as e:
+                raise ArgumentError(f"{where}: {e}") from None
+            _check_array(where, arrays[name], dt, nd)
+        elif kind == "scalar" and hasattr(dt, "is_float"):
             out[name] = _convert_scalar(where, v, dt)
     for t in tasks:
-        check_ranges(kernel_name, t, out)
+        check_ranges(kernel_name, t, out | arrays)
     return out
 
 
@@ -77,9 +84,7 @@ def _convert_scalar(where: str, v, dt):
         raise ArgumentError(f"{where} must be a number (the kernel takes {dt.name}), got {type(v).__name__}")
     if isinstance(v, bool) or isinstance(v, numbers.Integral):
         iv = int(v)
-    elif isinstance(v, numbers.Real) and float(v).is_integer():
-        iv = int(v)  # 2.0 for an integer parameter, as Quadrants converts it
-    else:
+    else:  # Quadrants refuses a float for an integer argument (even 2.0): so do we
         raise ArgumentError(f"{where} must be an integer (the kernel takes {dt.name}), got {v!r}")
     lo, hi = _INT_RANGE.get(dt.name, (-2**63, 2**64 - 1))
     if not lo <= iv <= hi:

@@ -14,13 +14,17 @@ from . import ir
 from .types import DType
 
 
-MAX_TRIPS = 2**31 - 1  # loop indices are 32-bit in the generated code
+DYNAMIC_TRIP = MAX_TRIPS = 2**31 - 1  # the most indices a loop can run (32-bit indices, as in Quadrants)
 
 
 def trip_count(task: ir.Task, args: dict) -> int:
-    """Iterations of a task's loop; ValueError (never a wrapped count) at 2^31 or more."""
+    """The loop's index count; for bounds read from arrays (`range(lim[0], lim[1])`), which an earlier
+    task may write, the most a loop can run: the kernel computes the real bounds and clips to them.
+    ValueError (never a wrapped count) at 2^31 or more."""
     if task.type == "serial":
         return 1
+    if any(isinstance(n, ir.Load) for n in ir.walk(task.ranges)):
+        return DYNAMIC_TRIP
     total = 1
     for lo, hi in task.ranges:
         a, b = eval_expr(lo, args), eval_expr(hi, args)

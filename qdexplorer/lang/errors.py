@@ -1,4 +1,10 @@
-"""Errors that point at the user's source, never at the compiler's own frames."""
+"""Errors that point at the user's source, never at the compiler's own frames.
+
+Quadrants' users catch `qd.QuadrantsCompilationError`, `QuadrantsSyntaxError`, `QuadrantsTypeError`,
+`QuadrantsRuntimeError` and the rest of that family; they are the same classes here (the compile
+ones are `QdCompileError` and its subclasses), with the same Python bases (`SyntaxError`,
+`TypeError`, ...), so a ported `pytest.raises(...)` keeps working.
+"""
 from __future__ import annotations
 
 
@@ -25,8 +31,41 @@ class QdCompileError(QdError):
         return head
 
     def __reduce__(self):
-        return (QdCompileError, (self.message, self.file, self.line, self.col, self.source_line))
+        return (type(self), (self.message, self.file, self.line, self.col, self.source_line))
 
 
 class QdRuntimeError(QdError):
     """A launch, load or check failure, reported against the task or workload that caused it."""
+
+
+# Quadrants' names (quadrants/lang/exception.py), with the same standard-library bases.
+QuadrantsCompilationError = QdCompileError
+
+
+class QuadrantsSyntaxError(QdCompileError, SyntaxError):
+    """Code Quadrants refuses to compile: assigning to an argument, re-annotating a local, ..."""
+
+    __str__ = QdCompileError.__str__
+
+
+class QuadrantsNameError(QdCompileError, NameError):
+    """A name that is not defined where the kernel uses it."""
+
+
+class QuadrantsIndexError(QdCompileError, IndexError):
+    """Indexing with the wrong number of indices."""
+
+
+class QuadrantsTypeError(QdCompileError, TypeError):
+    """An operation on the wrong type (`qd.floor` of an integer, a float index, ...)."""
+
+
+QuadrantsRuntimeError = QdRuntimeError
+
+
+class QuadrantsAssertionError(QdRuntimeError, AssertionError):
+    """An `assert` in a kernel failed (debug mode)."""
+
+
+class QuadrantsRuntimeTypeError(QdRuntimeError, TypeError):
+    """A kernel called with an argument of the wrong type."""

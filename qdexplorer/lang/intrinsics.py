@@ -41,9 +41,9 @@ atan2 = _math("atan2", _m.atan2, 2)
 exp = _math("exp", _m.exp)
 log = _math("log", _m.log)
 tanh = _math("tanh", _m.tanh)
-floor = _math("floor", _m.floor)
-ceil = _math("ceil", _m.ceil)
-round = _math("round", lambda x: _m.copysign(_m.floor(_b.abs(x) + 0.5), x))  # noqa: A001 - ties away from zero, as llvm.round
+floor = _math("floor", lambda x, dtype=None: _m.floor(x))
+ceil = _math("ceil", lambda x, dtype=None: _m.ceil(x))
+round = _math("round", lambda x, dtype=None: _m.copysign(_m.floor(_b.abs(x) + 0.5), x))  # noqa: A001 - ties away from zero, as llvm.round
 pow = _math("pow", _m.pow, 2)  # noqa: A001
 
 # builtins-like helpers
@@ -74,6 +74,16 @@ class ndrange:
     def __iter__(self):
         import itertools
         return iter(itertools.product(*[range(a, b) for a, b in self.dims]))
+
+
+def _grouped_py(x):
+    import itertools
+    if isinstance(x, ndrange):
+        return iter(x)
+    return itertools.product(*[range(n) for n in x.shape])
+
+
+grouped = Intrinsic("grouped", "grouped", _grouped_py)  # for I in qd.grouped(x): one index vector
 
 
 class _Block:

@@ -225,6 +225,18 @@ class Param:
     ndim: int = 0
 
 
+@dataclass(frozen=True)
+class ImplicitArray:
+    """An array the caller supplies without the user passing it: a field's storage, a kernel-scope
+    local kept between tasks (Quadrants' global temporaries), or the kernel's return value.
+    Fields are passed by their storage; the others start zeroed at every call."""
+    name: str
+    role: str  # 'field' | 'gtmp' | 'ret'
+    dtype: DType
+    shape: tuple
+    key: object = 0  # a field's registry id; a kernel-scope local's name
+
+
 @dataclass
 class Task:
     name: str
@@ -243,6 +255,7 @@ class Task:
     shared: list[SharedArray] = field(default_factory=list)
     source: str = ""
     fingerprint: str = ""  # what the IR depends on (see lang/fingerprint.py); "" when not memoised
+    implicit: tuple = ()   # ImplicitArray params of this task, which the kernel's caller supplies
 
     @property
     def uses_block_features(self) -> bool:

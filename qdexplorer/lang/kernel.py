@@ -12,8 +12,10 @@ import typing
 import numpy as np
 
 from . import ir
-from .errors import QdCompileError
-from .types import DType, NdarrayType, as_dtype, from_numpy
+from .errors import QdCompileError, QuadrantsRuntimeTypeError
+from .field import Field, as_kernel_array
+from .template import Template, template_spec, template_value
+from .types import DType, NDArray, NdarrayType, as_dtype, from_numpy, ndarray
 
 
 def _annotations(fn) -> dict:
@@ -56,6 +58,7 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self._source = None
         self._tasks: dict = {}
+        self.workloads: list = []  # registered by @qd.workload, in definition order
         self.file = fn.__code__.co_filename
         self.line = fn.__code__.co_firstlineno
         self.arg_names = list(inspect.signature(fn).parameters)
@@ -75,61 +78,102 @@ class Kernel:
         out = {}
         for name in self.arg_names:
             ann = hints.get(name)
-            if isinstance(ann, NdarrayType):
+            if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
+                ann = NdarrayType()
+            if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
             elif as_dtype(ann) is not None:
                 out[name] = as_dtype(ann)
             else:
                 raise QdCompileError(
                     f"argument '{name}' of kernel '{self.name}' needs a type annotation "
-                    f"(qd.types.ndarray(dtype=..., ndim=...) or a scalar type like qd.f32)",
+                    f"(qd.types.ndarray(dtype=..., ndim=...), qd.template() or a scalar type like qd.f32)",
                     self.file, self.line)
         return out
 
+    @property
+    def return_type(self):
+        """The kernel's `-> qd.i32` (or vector) annotation, or None."""
+        return _annotations(self.fn).get("return")
+
     def spec_for(self, args: tuple | None = None) -> tuple:
-        """The specialisation key: (name, dtype, ndim) per argument, filled from `args` if given."""
+        """The specialisation key: (name, kind, dtype, ndim) per argument, filled from `args` if given.
+
+        Templates specialise per value, as in Quadrants, except fields and arrays: those specialise on
+        dtype and ndim only, since their storage is passed to the tasks at run time."""
         spec = []
         types = self.arg_types()
         for i, name in enumerate(self.arg_names):
             t = types[name]
-            if isinstance(t, NdarrayType):
-                dt, nd = t.dtype, t.ndim
+            if isinstance(t, Template):
+                if args is None:
+                    raise QdCompileError(f"template argument '{name}' of kernel '{self.name}' takes its value "
+                                         f"from a call: call the kernel (or give it a workload)",
+                                         self.file, self.line)
+                spec.append(template_spec(name, args[i]))
+            elif isinstance(t, NdarrayType):
+                dt, nd, el = t.dtype, t.ndim, tuple(t.elem)
                 if args is not None:
-                    a = args[i]
+                    a = as_kernel_array(args[i])
                     if not isinstance(a, np.ndarray):
-                        raise TypeError(f"{self.name}(): argument '{name}' must be a NumPy array, "
-                                        f"got {type(a).__name__}")
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
+                                                        f"or qd.ndarray, got {type(args[i]).__name__}")
                     try:
                         adt = from_numpy(a.dtype)
                     except TypeError as e:
-                        raise TypeError(f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
-                                        + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
+                        raise QuadrantsRuntimeTypeError(
+                            f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
+                            + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
+                    if not el and getattr(a, "elem_shape", ()):
+                        el = tuple(a.elem_shape)  # a qd.ndarray of vectors for an untyped annotation
                     if dt is not None and adt != dt:
-                        raise TypeError(f"{self.name}(): argument '{name}' must have dtype "
-                                        f"{dt.numpy}, got {a.dtype}")
-                    if nd is not None and a.ndim != nd:
-                        raise TypeError(f"{self.name}(): argument '{name}' must have {nd} dimension(s), "
-                                        f"got {a.ndim}")
-                    dt, nd = adt, a.ndim
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
+                                                        f"{dt.numpy}, got {a.dtype}")
+                    if nd is not None and a.ndim != nd + len(el):
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} "
+                                                        f"dimension(s){' of ' + str(el) + ' elements' if el else ''}, "
+                                                        f"got an array of shape {a.shape}")
+                    if el and tuple(a.shape[a.ndim - len(el):]) != el:
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' holds {el} elements: its "
+                                                        f"last axes must be {el}, got shape {a.shape}")
+                    dt, nd = adt, a.ndim - len(el)
                 if dt is None or nd is None:
                     raise QdCompileError(
                         f"ndarray argument '{name}' of kernel '{self.name}' has no dtype/ndim: give them in "
                         f"the annotation or call the kernel (or a workload) with arrays",
                         self.file, self.line)
-                spec.append((name, "array", dt, nd))
+                spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
             else:
+                if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
+                    raise QuadrantsRuntimeTypeError(
+                        f"{self.name}(): argument '{name}' is {t!r} but got the float {args[i]!r}; "
+                        f"pass an int (Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
         return tuple(spec)
 
     def arg_values(self, spec: tuple | None = None) -> dict:
         spec = spec or self.spec_for()
         out = {}
-        for name, kind, dt, nd in spec:
-            out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
+        for name, kind, dt, nd, *_ in spec:
+            if kind == "static":
+                out[name] = template_value(dt)
+            else:
+                out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
         return out
 
+    def default_spec(self) -> tuple:
+        """The annotations' specialisation, or, where they leave values open (templates, untyped
+        ndarrays), the one of the kernel's first workload's arguments."""
+        try:
+            return self.spec_for()
+        except QdCompileError:
+            if not self.workloads:
+                raise
+            args = self.workloads[0].make_args(0)
+            return self.spec_for(tuple(args[n] for n in self.arg_names))
+
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
-        spec = spec or self.spec_for()
+        spec = spec or self.default_spec()
         if spec not in self._tasks:
             from .offload import lower_kernel
             self._tasks[spec] = lower_kernel(self, memo, spec)
@@ -143,9 +187,40 @@ class Kernel:
             raise TypeError(f"{self.name}(): {e}") from None
         return dict(ba.arguments)
 
+    def implicit(self, spec: tuple) -> list[ir.ImplicitArray]:
+        """The arrays the caller supplies besides the user's arguments (fields, temporaries, result)."""
+        seen, out = set(), []
+        for t in self.tasks(spec):
+            for a in t.implicit:
+                if a.name not in seen:
+                    seen.add(a.name)
+                    out.append(a)
+        return out
+
+    def call_args(self, bound: dict) -> dict:
+        """A call's full argument dict as the engine wants it: NumPy storage for every array argument
+        (fields and qd.ndarrays included) plus the implicit arrays of `implicit()`."""
+        spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
+        args = {}
+        for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
+            args[entry[0]] = as_kernel_array(v) if entry[1] == "array" else v
+        for a in self.implicit(spec):
+            args[a.name] = Field.by_uid(a.key).storage if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+        return args
+
+    def result(self, args: dict):
+        """The kernel's return value, read back from its result array (None without one)."""
+        if "ret__" not in args:
+            return None
+        r = args["ret__"]
+        ann = self.return_type
+        return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
+
     def __call__(self, *args, **kwargs):
         from . import runtime_api
-        return runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+        full = self.call_args(self.bind(*args, **kwargs))
+        runtime_api.call_kernel(self, full)
+        return self.result(full)
 
 
 class Workload:
@@ -155,6 +230,7 @@ class Workload:
         if not isinstance(kernel, Kernel):
             raise TypeError(f"@qd.workload's first argument must be a @qd.kernel, got {kernel!r}")
         self.kernel, self.fn, self.check = kernel, fn, check
+        kernel.workloads.append(self)
         self.name = name or fn.__name__
         self.file = inspect.getsourcefile(fn) or "<unknown>"
         self.__wrapped__ = fn
@@ -172,7 +248,7 @@ class Workload:
         else:
             raise TypeError(f"workload '{self.name}' must return a dict or tuple of kernel arguments, "
                             f"got {type(made).__name__}")
-        return args
+        return self.kernel.call_args(args)
 
     def run_check(self, before: dict, after: dict) -> str | None:
         """None when the outputs are right; otherwise the reason, in one message."""

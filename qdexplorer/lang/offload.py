@@ -8,9 +8,9 @@ import copy
 
 from . import intrinsics as I
 from . import ir
-from .frontend import Py, TaskBuilder, cast
+from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast
 from .source import SourceInfo, python_env
-from .types import i32
+from .types import f32, i32
 
 def _loop_config_call(stmt, env):
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
@@ -24,75 +24,177 @@ def _loop_config_call(stmt, env):
     return None
 
 
+def _expand(body, env, kernel_src, bind=None) -> list:
+    """The kernel's top-level statements as (stmt, static bindings): a top-level `qd.static` for
+    unrolls into one copy of its body per item, and `if qd.static(c):` keeps one branch, as in
+    Quadrants, so their loops still become tasks."""
+    bind = dict(bind or {})
+    out = []
+    for stmt in body:
+        static = _static_arg(stmt, env)
+        if isinstance(stmt, ast.For) and static is not None:
+            try:
+                items = list(eval(compile(ast.Expression(static), "<qd.static>", "eval"), {**env, **bind}))  # noqa: S307
+            except Exception as e:  # noqa: BLE001
+                raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
+            names = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
+            if not all(isinstance(n, ast.Name) for n in names):
+                raise kernel_src.error(stmt.target, "static loop targets must be names")
+            for item in items:
+                vals = item if len(names) > 1 else (item,)
+                out += _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}})
+            continue
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and _static_arg(ast.Expr(stmt.test), env) is not None:
+            try:
+                cond = eval(compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval"), {**env, **bind})  # noqa: S307
+            except Exception as e:  # noqa: BLE001
+                raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
+            out += _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind)
+            continue
+        out.append((stmt, bind))
+    return out
+
+
+def _static_arg(stmt, env):
+    """The argument node of `qd.static(arg)` when `stmt` is `for ... in qd.static(arg)` or that call."""
+    call = stmt.iter if isinstance(stmt, ast.For) else getattr(stmt, "value", None)
+    if not (isinstance(call, ast.Call) and len(call.args) == 1):
+        return None
+    try:
+        f = eval(compile(ast.Expression(call.func), "<qd>", "eval"), dict(env))  # noqa: S307
+    except Exception:  # noqa: BLE001 - not qd.static then
+        return None
+    return call.args[0] if f is I.static else None
+
+
+def _group(items, env, src):
+    """Split top-level (stmt, bind) items into tasks: ('range', [item], config) | ('serial', items, {})."""
+    groups, pending, config = [], [], {}
+    for stmt, bind in items:
+        call = _loop_config_call(stmt, env)
+        if call is not None:
+            if pending:
+                groups.append(("serial", pending, {}))
+                pending = []
+            config = _loop_config(call, env, src)
+            continue
+        if isinstance(stmt, ast.For):
+            if pending:
+                groups.append(("serial", pending, {}))
+                pending = []
+            groups.append(("range", [(stmt, bind)], config))
+            config = {}
+            continue
+        if config:
+            raise src.error(stmt, "qd.loop_config() must be directly followed by a for loop")
+        pending.append((stmt, bind))
+    if pending:
+        groups.append(("serial", pending, {}))
+    return groups
+
+
+def _loop_config(call, env, src) -> dict:
+    config = {}
+    for kw in call.keywords:
+        try:
+            config[kw.arg] = eval(compile(ast.Expression(kw.value), "<qd>", "eval"), dict(env))  # noqa: S307
+        except Exception as e:  # noqa: BLE001
+            raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
+    if call.args:
+        raise src.error(call, "qd.loop_config takes keyword arguments only (block_dim=, serialize=, name=)")
+    unknown = set(config) - {"block_dim", "serialize", "name"}
+    if unknown:
+        raise src.error(call, f"unknown qd.loop_config option(s): {', '.join(sorted(unknown))}")
+    bd = config.get("block_dim")
+    if bd is not None and (not isinstance(bd, int) or not 1 <= bd <= 1024):
+        raise src.error(call, f"block_dim must be an integer in 1..1024, got {bd!r}")
+    return config
+
+
+def _kernel_scope_names(groups) -> set:
+    """Locals assigned by a serial task's own statements and mentioned by another task: Quadrants keeps
+    these in global temporaries, so they live in one-element arrays here."""
+    assigned, mentioned = [], []
+    for kind, items, _ in groups:
+        a = set()
+        if kind == "serial":
+            for stmt, _ in items:
+                for n in ast.walk(stmt):
+                    if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                            a |= {e.id for e in ast.walk(t) if isinstance(e, ast.Name)}
+        assigned.append(a)
+        mentioned.append({n.id for stmt, _ in items for n in ast.walk(stmt) if isinstance(n, ast.Name)})
+    out = set()
+    for i, a in enumerate(assigned):
+        for j, m in enumerate(mentioned):
+            if i != j:
+                out |= a & m
+    return out
+
+
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
     from .fingerprint import kernel_fingerprint, task_fingerprint
+    from .frontend.kernel_scope import KernelScope
+    from .template import specialisation_tag
     src: SourceInfo = kernel.source
     env = python_env(kernel.fn)
     args = kernel.arg_values(spec)
+    tag = specialisation_tag(spec or ())
+    prefix = f"{kernel.name}_{tag}" if tag else kernel.name
     tasks: list[ir.Task] = []
-    pending_serial: list[ast.stmt] = []
-    config: dict = {}
     body = src.fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
-
+    groups = _group(_expand(body, env, src), env, src)
     top_names = _TopNames(body)
+    ret_dt, ret_shape = _return_type(kernel)
+    gtemp_names = _kernel_scope_names(groups)
+    kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
+    kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4})
 
-    spec = tuple(sorted((k, repr(v)) for k, v in args.items()))
-    kernel_fp = kernel_fingerprint(kernel, spec) if memo is not None else ""
+    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
+    kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
+    whole = src.segment(body) if gtemp_names and body else ""  # shared locals: a task depends on the others
 
-    def build(stmts, make, cfg):
-        fp = task_fingerprint(kernel_fp, len(tasks), cfg, src.segment(stmts)) if memo is not None else None
+    for kind, items, cfg in groups:
+        stmts = [st for st, _ in items]
+        fp_cfg = {**cfg, "static": repr([b for _, b in items]), "whole": whole}
+        fp = task_fingerprint(kernel_fp, len(tasks), fp_cfg, src.segment(stmts)) if memo is not None else None
         cached = memo.get(fp) if fp else None
         if cached is not None:
             t = copy.copy(cached)  # same IR; refresh where it sits in the file
             t.lines = _lines(src, stmts)
             a, b = t.lines
             t.file, t.source = src.file, "".join(src.raw_lines[a - 1 - src.line_shift: b - src.line_shift])
+            for imp in t.implicit:
+                kscope.adopt(imp)
         else:
-            t = make()
+            ctx = (kernel, prefix, src, args, kscope, top_names)
+            t = _serial_task(ctx, items, len(tasks)) if kind == "serial" else _range_task(ctx, items[0], len(tasks), cfg)
             t.fingerprint = fp or ""
             if fp:
                 memo.put(fp, t)
         tasks.append(t)
-
-    def flush_serial():
-        if pending_serial:
-            stmts = list(pending_serial)
-            build(stmts, lambda: _serial_task(kernel, src, args, stmts, len(tasks), top_names), {})
-            pending_serial.clear()
-
-    for stmt in body:
-        call = _loop_config_call(stmt, env)
-        if call is not None:
-            flush_serial()
-            config = {}
-            for kw in call.keywords:
-                try:
-                    config[kw.arg] = eval(compile(ast.Expression(kw.value), "<qd>", "eval"), dict(env))  # noqa: S307
-                except Exception as e:  # noqa: BLE001
-                    raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
-            if call.args:
-                raise src.error(call, "qd.loop_config takes keyword arguments only (block_dim=, serialize=, name=)")
-            unknown = set(config) - {"block_dim", "serialize", "name"}
-            if unknown:
-                raise src.error(call, f"unknown qd.loop_config option(s): {', '.join(sorted(unknown))}")
-            bd = config.get("block_dim")
-            if bd is not None and (not isinstance(bd, int) or not 1 <= bd <= 1024):
-                raise src.error(call, f"block_dim must be an integer in 1..1024, got {bd!r}")
-            continue
-        if isinstance(stmt, ast.For):
-            flush_serial()
-            cfg = dict(config)
-            build([stmt], lambda: _range_task(kernel, src, args, stmt, len(tasks), cfg, top_names), cfg)
-            config = {}
-            continue
-        if config:
-            raise src.error(stmt, "qd.loop_config() must be directly followed by a for loop")
-        pending_serial.append(stmt)
-    flush_serial()
     return tasks
+
+
+def _return_type(kernel):
+    ann = kernel.return_type
+    if ann is None:
+        return None, (1,)
+    from .types import as_dtype
+    from .vector_types import VectorType
+    if isinstance(ann, VectorType):
+        import math
+        return ann.dtype or f32, (math.prod(ann.shape),)
+    dt = as_dtype(ann)
+    if dt is None:
+        from .errors import QuadrantsSyntaxError
+        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
+                                   f"qd scalar type", kernel.file, kernel.line)
+    return dt, (1,)
 
 
 class _TopNames:
@@ -110,70 +212,114 @@ class _TopNames:
         return name in self._names
 
 
-def _task_name(kernel, index, kind, loop_name=None):
+def _task_name(prefix, index, kind, loop_name=None):
     mid = f"{loop_name}_" if loop_name else ""
-    return f"{kernel.name}_kernel_{index}_{mid}{kind}"
+    return f"{prefix}_kernel_{index}_{mid}{kind}"
 
 
-def _serial_task(kernel, src, args, stmts, index, names) -> ir.Task:
-    b = TaskBuilder(kernel.name, src, args, parallel=False)
+def _builder(ctx, parallel):
+    kernel, _, src, args, kscope, names = ctx
+    b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope)
     b.other_task_names = names
-    for s in stmts:
+    return b
+
+
+def _serial_task(ctx, items, index) -> ir.Task:
+    kernel, prefix, src, args, kscope, _ = ctx
+    b = _builder(ctx, parallel=False)
+    for s, bind in items:
+        b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
         b.stmt(s)
-    t = ir.Task(_task_name(kernel, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
+    stmts = [s for s, _ in items]
+    t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
                 _lines(src, stmts), shared=b.shared)
-    return _finish(t, args, src, stmts)
+    return _finish(t, args, kscope, src, stmts)
 
 
-def _range_task(kernel, src, args, node: ast.For, index, config, names) -> ir.Task:
-    b = TaskBuilder(kernel.name, src, args, parallel=True)
-    b.other_task_names = names
-    it = node.iter
-    fn = b.value(it.func) if isinstance(it, ast.Call) else None
-    if isinstance(fn, Py) and fn.value is I.static:
-        raise src.error(it, "a kernel's top-level loop cannot be qd.static; wrap it in an outer loop "
-                            "or move it into a @qd.func")
+def _range_task(ctx, item, index, config) -> ir.Task:
+    kernel, prefix, src, args, kscope, _ = ctx
+    node, bind = item
+    b = _builder(ctx, parallel=True)
+    b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
     targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
     if not all(isinstance(t, ast.Name) for t in targets):
         raise src.error(node.target, "loop targets must be plain names")
-    ranges = []
-    if isinstance(fn, Py) and fn.value is builtins.range:
-        if len(it.args) not in (1, 2) or it.keywords:
-            raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
-        ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
-        ranges.append((ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1]))
-    elif isinstance(fn, Py) and fn.value is I.ndrange:
-        for a in it.args:
-            if isinstance(a, ast.Tuple):
-                if len(a.elts) != 2:
-                    raise src.error(a, "ndrange bounds are n or (begin, end)")
-                ranges.append(tuple(b.commit(b.value(x), x, like=i32) for x in a.elts))
-            else:
-                ranges.append((ir.Const(0, i32), b.commit(b.value(a), a, like=i32)))
-        if not ranges:
-            raise src.error(it, "qd.ndrange() needs at least one dimension")
-    else:
-        raise src.error(it, "a kernel's top-level for must iterate over range(...) or qd.ndrange(...)")
+    ranges, grouped = _loop_ranges(b, src, node.iter)
     for lo, hi in ranges:
-        for e, nd in ((lo, it), (hi, it)):
+        for e in (lo, hi):
             if not e.dtype.is_int:
-                raise src.error(nd, f"loop bounds must be integers, got {e.dtype!r}")
-    if len(targets) != len(ranges):
-        raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
-                                     f"loop variable(s)")
+                raise src.error(node.iter, f"loop bounds must be integers, got {e.dtype!r}")
     ranges = [(cast(lo, i32), cast(hi, i32)) for lo, hi in ranges]
-    loop_vars = [ir.Local(t.id, i32) for t in targets]
-    b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
+    if grouped:
+        if len(targets) != 1:
+            raise src.error(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
+        loop_vars = [ir.Local(f"{targets[0].id}_{k}", i32) for k in range(len(ranges))]
+        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])})
+    else:
+        if len(targets) != len(ranges):
+            raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
+                                         f"loop variable(s)")
+        loop_vars = [ir.Local(t.id, i32) for t in targets]
+        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
     for s in node.body:
         b.stmt(s)
     name = config.get("name")
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise src.error(node, f"loop_config name must be an identifier, got {name!r}")
-    t = ir.Task(_task_name(kernel, index, "range_for", name), kernel.name, index, "range_for",
+    t = ir.Task(_task_name(prefix, index, "range_for", name), kernel.name, index, "range_for",
                 b.out[0], src.file, _lines(src, [node]), loop_name=name, loop_vars=loop_vars,
                 ranges=ranges, block_dim=config.get("block_dim"), serialize=bool(config.get("serialize")),
                 shared=b.shared)
-    return _finish(t, args, src, [node])
+    return _finish(t, args, kscope, src, [node])
+
+
+def _loop_ranges(b, src, it):
+    """(ranges, grouped) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a struct-for
+    over an ndarray or field (`for i in x`: its index space)."""
+    if isinstance(it, ast.Call):
+        fn = b.value(it.func)
+        if isinstance(fn, Py) and fn.value is I.static:
+            raise src.error(it, "qd.static(...) here must be iterable at compile time")
+        if isinstance(fn, Py) and fn.value is I.grouped:
+            if len(it.args) != 1:
+                raise src.error(it, "qd.grouped() takes one argument")
+            return _loop_ranges(b, src, it.args[0])[0], True
+        if isinstance(fn, Py) and fn.value is builtins.range:
+            if len(it.args) not in (1, 2) or it.keywords:
+                raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
+            ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
+            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False
+        if isinstance(fn, Py) and fn.value is I.ndrange:
+            ranges = []
+            for a in it.args:
+                if isinstance(a, ast.Starred):
+                    v = b.value(a.value)
+                    if isinstance(v, ShapeTuple):
+                        ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
+                    elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
+                        ranges += [_bounds(b, src, a, x) for x in v.value]
+                    else:
+                        raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
+                elif isinstance(a, ast.Tuple):
+                    if len(a.elts) != 2:
+                        raise src.error(a, "ndrange bounds are n or (begin, end)")
+                    ranges.append(tuple(b.commit(b.value(x), x, like=i32) for x in a.elts))
+                else:
+                    ranges.append(_bounds(b, src, a, b.value(a)))
+            if not ranges:
+                raise src.error(it, "qd.ndrange() needs at least one dimension")
+            return ranges, False
+    v = b.value(it)
+    if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
+        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False
+    raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
+                        "qd.grouped(...), an ndarray or a field")
+
+
+def _bounds(b, src, node, v):
+    if isinstance(v, Py) and isinstance(v.value, (tuple, list)) and len(v.value) == 2:
+        return tuple(b.commit(Py(x), node, like=i32) for x in v.value)
+    return (ir.Const(0, i32), b.commit(v, node, like=i32))
 
 
 def _lines(src, stmts):
@@ -182,7 +328,7 @@ def _lines(src, stmts):
     return first, last
 
 
-def _finish(task: ir.Task, args: dict, src, stmts) -> ir.Task:
+def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
         if isinstance(n, ir.ArrayArg):
@@ -190,12 +336,13 @@ def _finish(task: ir.Task, args: dict, src, stmts) -> ir.Task:
         elif isinstance(n, ir.ScalarArg):
             used_scalars.add(n.name)
     params = []
-    for name, v in args.items():
+    for name, v in {**args, **kscope.arrays()}.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
             params.append(ir.Param(name, "array", v.dtype, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:
             params.append(ir.Param(name, "scalar", v.dtype))
     task.params = params
+    task.implicit = kscope.for_task(used_arrays)
     a, b = task.lines
     task.source = "".join(src.raw_lines[a - 1 - src.line_shift: b - src.line_shift])
     return task

@@ -85,8 +85,8 @@ class SourceInfo:
         src = self.raw_lines[line - 1] if 0 < line <= len(self.raw_lines) else ""
         return self.file, real, col, src
 
-    def error(self, node, msg) -> QdCompileError:
-        return QdCompileError(msg, *self.where(node))
+    def error(self, node, msg, cls=QdCompileError) -> QdCompileError:
+        return cls(msg, *self.where(node))
 
 
 def python_env(fn) -> collections.ChainMap:

@@ -92,17 +92,23 @@ class NdarrayType:
     """`qd.types.ndarray(dtype=qd.f32, ndim=1)`: a kernel argument bound to a NumPy array."""
     dtype: DType | None = None
     ndim: int | None = None
+    elem: tuple = ()  # element shape of an array of vectors/matrices: trailing axes of the NumPy array
 
     def __repr__(self) -> str:
-        return f"ndarray(dtype={self.dtype!r}, ndim={self.ndim})"
+        el = f", elem={self.elem}" if self.elem else ""
+        return f"ndarray(dtype={self.dtype!r}, ndim={self.ndim}{el})"
 
 
-def ndarray(dtype=None, ndim=None) -> NdarrayType:
+def ndarray(dtype=None, ndim=None, **unused) -> NdarrayType:
+    from .vector_types import VectorType
+    elem = ()
+    if isinstance(dtype, VectorType):
+        elem, dtype = dtype.shape, (dtype.dtype or f32)
     if dtype is not None and as_dtype(dtype) is None:
-        raise TypeError(f"ndarray dtype must be a qd scalar type, got {dtype!r}")
-    if ndim is not None and not (1 <= int(ndim) <= 3):
-        raise TypeError(f"ndarray ndim must be 1, 2 or 3, got {ndim}")
-    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim)
+        raise TypeError(f"ndarray dtype must be a qd scalar, vector or matrix type, got {dtype!r}")
+    if ndim is not None and not (0 <= int(ndim) <= 3):
+        raise TypeError(f"ndarray ndim must be 0 to 3, got {ndim}")
+    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem))
 
 
 class _NDArrayAlias:
@@ -124,6 +130,21 @@ class _TypesNamespace:
     ndarray = staticmethod(ndarray)
     NDArray = NDArray
     f32, f64, i32, i64, u32 = f32, f64, i32, i64, u32
+
+    @staticmethod
+    def vector(n, dtype=None):
+        from .vector_types import vector
+        return vector(n, dtype)
+
+    @staticmethod
+    def matrix(n, m, dtype=None):
+        from .vector_types import matrix
+        return matrix(n, m, dtype)
+
+    @staticmethod
+    def template():
+        from .template import template
+        return template()
 
 
 types = _TypesNamespace()

@@ -102,14 +102,22 @@ class CpuBackend:
                 out.append(_CTYPES[slot.ctype](v))
         return out
 
+    def flush_caches(self):
+        """Nothing: a host cache flush would time the flush's own side effects, not the task."""
+
     def launch(self, task: str, prepared: Prepared) -> LaunchTiming:
         _, fn, spec, _ = self.modules[task]
         cargs = prepared.params.get(task)
         if cargs is None:
             cargs = prepared.params[task] = self.call_args(spec, prepared.host)
+
+        def work(*bounds):  # CPU time of this thread's share: other threads' work never counts
+            c = time.thread_time()
+            fn(*cargs, *bounds)
+            return time.thread_time() - c
         t0 = time.perf_counter()
         if spec.type == "serial":
-            fn(*cargs)
+            cpu = work()
             grid = 1
         else:
             n = prepared.trips[task]
@@ -117,13 +125,12 @@ class CpuBackend:
             step = -(-n // chunks) if n else 0
             bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)] if n else []
             if len(bounds) <= 1:
-                for lo, hi in bounds:
-                    fn(*cargs, lo, hi)
+                cpu = sum(work(lo, hi) for lo, hi in bounds)
             else:
-                list(self.pool.map(lambda b: fn(*cargs, b[0], b[1]), bounds))
+                cpu = sum(self.pool.map(lambda b: work(*b), bounds))
             grid = len(bounds)
         ms = (time.perf_counter() - t0) * 1e3
-        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1)
+        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1, cpu_ms=cpu * 1e3)
 
 
 def host_arrays(args: dict) -> dict:

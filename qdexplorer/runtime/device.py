@@ -45,6 +45,7 @@ class RunJob:
     trips: dict
     repeat: int = 1
     warmup: int = 0
+    flush_l2: bool = False     # evict device caches before every launch (comparisons: cold-cache timing)
 
 
 @dataclass
@@ -142,6 +143,8 @@ class LocalDevice:
         """
         t0 = time.perf_counter()
         out = RunOutcome()
+        if job.warmup:
+            self._warm_up(job, args)  # on their own copy: the checked pass starts from the built inputs
         prepared = self.backend.prepare(args, dict(job.trips))
         batch: list[LaunchTiming] = []
         last = polled = time.perf_counter()
@@ -153,9 +156,11 @@ class LocalDevice:
                 sink("timings", batch)
                 batch, last = [], time.perf_counter()
         try:
-            for rep in range(-job.warmup, job.repeat):
+            for rep in range(job.repeat):
                 for t in job.tasks:
                     try:
+                        if job.flush_l2:
+                            self.backend.flush_caches()
                         tm = self._launch(t, prepared)
                     except DeviceFault:
                         raise  # the worker must die
@@ -163,10 +168,9 @@ class LocalDevice:
                         out.error, out.fault_task = f"{t}: {e}", t
                         flush(force=True)
                         return out
-                    if rep >= 0:
-                        tm.repeat, tm.workload = rep, job.workload
-                        batch.append(tm)
-                        out.launches += 1
+                    tm.repeat, tm.workload = rep, job.workload
+                    batch.append(tm)
+                    out.launches += 1
                     flush()
                     if time.perf_counter() - polled >= FLUSH_S:
                         polled = time.perf_counter()
@@ -184,6 +188,20 @@ class LocalDevice:
             self.backend.release(prepared)
             out.seconds = time.perf_counter() - t0
         return out
+
+    def _warm_up(self, job: RunJob, args: dict):
+        """Untimed passes (JIT caches, clocks, allocations) on a prepared copy of the inputs, so
+        in-place kernels do not change what the first timed pass is checked against."""
+        prepared = self.backend.prepare(args, dict(job.trips))
+        try:
+            for _ in range(job.warmup):
+                for t in job.tasks:
+                    if job.flush_l2:
+                        self.backend.flush_caches()
+                    self._launch(t, prepared)
+            self.backend.finish(prepared)
+        finally:
+            self.backend.release(prepared)
 
     def close(self):
         self.backend.close()

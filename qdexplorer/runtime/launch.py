@@ -46,6 +46,7 @@ class LaunchTiming:
     block: int
     repeat: int = 0
     workload: str = ""
+    cpu_ms: float | None = None     # CPU backend: process CPU time of the launch (immune to a busy machine)
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -80,10 +80,11 @@ def test_short_output_is_refused_before_the_heap_overflows(mod):
 
 def test_scalars_convert_where_quadrants_converts(mod):
     x = np.ones(8, np.float32)
-    mod.scale(x, 4.0, 3)          # an integral float for i32, an int for f32
+    mod.scale(x, np.int64(4), 3)          # a NumPy int for i32, an int for f32
     assert x.tolist() == [3.0] * 4 + [1.0] * 4
-    with pytest.raises(ArgumentError, match="'n' must be an integer .*i32.*2.5"):
-        mod.scale(x, 2.5, 1.0)
+    for bad in (2.5, 4.0):                # Quadrants refuses floats for integer arguments
+        with pytest.raises(TypeError, match="'n'.*(i32|int)"):
+            mod.scale(x, bad, 1.0)
     with pytest.raises(ArgumentError, match="'n' = 4294967296 does not fit in i32"):
         mod.scale(x, 2**32, 1.0)
     with pytest.raises(ArgumentError, match="'a' must be a number"):
@@ -109,6 +110,10 @@ WORKLOADS = textwrap.dedent("""\
     def short_out(rng):
         return dict(x=np.ones(1 << 16, np.float32), y=np.zeros(16, np.float32))
 
+    @qd.workload(scale)
+    def float_n(rng):
+        return dict(x=np.ones(8, np.float32), n=2.0, a=1.0)
+
     @qd.workload(wraps)
     def wrap(rng):
         return dict(x=np.zeros(8, np.float32))
@@ -118,8 +123,9 @@ WORKLOADS = textwrap.dedent("""\
 def test_workloads_get_the_same_checks(tmp_path):
     (tmp_path / "k.py").write_text(KERNELS + WORKLOADS)
     with Engine(tmp_path, in_process=True) as eng:
-        res = {r.workload: r for r in eng.run(["f64", "short_out", "wrap"])}
+        res = {r.workload: r for r in eng.run(["f64", "short_out", "wrap", "float_n"])}
     assert all(r.status == "error" for r in res.values())
-    assert "must be an array of float32" in res["f64"].error
+    assert "float32" in res["f64"].error and "float64" in res["f64"].error
     assert "'y' has shape (16,)" in res["short_out"].error
     assert "32-bit loop index" in res["wrap"].error
+    assert "'n'" in res["float_n"].error and "2.0" in res["float_n"].error

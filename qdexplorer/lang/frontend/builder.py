@@ -16,18 +16,24 @@ from ..types import DType, i32, u1
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .frame import Frame
+from .kernel_scope import KernelScope
+from ..field import Field
 from .funcs import FuncInlining
 from .intrinsics import IntrinsicLowering
 from .loops import LoopLowering
 from .stmts import StatementLowering
-from .values import Py, cast
+from .values import Py, cast, py_value
+from .vectors import VectorLowering
 
 
-class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, ExprLowering):
+class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, VectorLowering,
+                  ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
-    def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool):
+    def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,
+                 kscope: KernelScope | None = None):
         self.kernel_name = kernel_name
+        self.kscope = kscope or KernelScope(args)
         self.frames = [Frame(src, python_env(src.fn))]
         self.frames[0].scopes[0].update(args)
         self.in_parallel = parallel
@@ -43,8 +49,8 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
     def frame(self) -> Frame:
         return self.frames[-1]
 
-    def err(self, node, msg):
-        raise self.frame.src.error(node, msg)
+    def err(self, node, msg, cls=QdCompileError):
+        raise self.frame.src.error(node, msg, cls)
 
     def emit(self, stmt):
         self.out[-1].append(stmt)
@@ -62,14 +68,26 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
             if name in scope:
                 v = scope[name]
                 return ir.LocalRef(v) if isinstance(v, ir.Local) else v
+        if len(self.frames) == 1 and name in self.kscope.gtemp_names:
+            arr = self.kscope.gtemp(name)
+            if arr is None:
+                self.err(node, f"kernel-scope variable '{name}' is used before a task assigns it")
+            return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
-            return Py(self.frame.env[name])
+            v = self.frame.env[name]
+            if isinstance(v, Field):
+                return self.kscope.field_arg(v, name)
+            return py_value(v)
         if len(self.frames) == 1 and name in self.other_task_names:
             self.err(node, f"'{name}' is assigned in another offloaded task of this kernel; each top-level "
                            f"loop and each run of top-level statements is its own task, so locals do not "
                            f"cross them (pass the value through an ndarray)")
         self.err(node, f"name '{name}' is not defined (kernel variables are block-scoped: "
                        f"assign it before the block that uses it)")
+
+    def user_ndim(self, arr) -> int:
+        """Axes the user indexes (an array of vectors keeps its components as trailing axes)."""
+        return arr.ndim - len(self.kscope.elem_shapes.get(arr.name, ()))
 
     def eval_static(self, node):
         """Evaluate an expression in Python at compile time (qd.static, shapes, dtypes)."""

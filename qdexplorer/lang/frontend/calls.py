@@ -5,12 +5,15 @@ Callees are recognised by identity of the Python object, so any alias a user mak
 """
 from __future__ import annotations
 
+import ast
 import builtins
+import types
 
 from .. import intrinsics as I
 from .. import ir
 from ..types import DType, as_dtype, f32, i32, promote
-from .values import Py, cast, is_number
+from ..errors import QuadrantsTypeError
+from .values import Py, Vec, cast, is_number
 
 
 class CallLowering:
@@ -21,16 +24,26 @@ class CallLowering:
         if not isinstance(fn, Py):
             self.err(node, "only qd functions, @qd.func functions and builtins can be called in a kernel")
         f = fn.value
-        from ..kernel import Func, Kernel  # late: kernel.py imports the frontend
+        from ..kernel import Func, Kernel, func  # late: kernel.py imports the frontend
         if isinstance(f, Func):
             return self.inline_func(f, node)
+        if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
+            g = self.value(self.one_arg(node))
+            if not isinstance(g, Py) or not callable(g.value):
+                self.err(node, "qd.func() needs a Python function")
+            return Py(g.value if isinstance(g.value, Func) else func(g.value))
         if isinstance(f, Kernel):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
+        vec = self.vector_call(f, node)
+        if vec is not None:
+            return vec
         if f in (builtins.min, builtins.max, I.min, I.max):
             return self.minmax("min" if f in (builtins.min, I.min) else "max", node)
         if f in (builtins.abs, I.abs):
-            e = self.expr(self.one_arg(node))
-            return ir.UnOp("abs", e, e.dtype)
+            v = self.value(self.one_arg(node))
+            if isinstance(v, Vec):
+                return Vec([self.abs_of(x, node) for x in v.items], v.shape)
+            return self.abs_of(v, node)
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
             if is_number(v):
@@ -42,7 +55,10 @@ class CallLowering:
             dt = as_dtype(self.eval_static(node.args[1]))
             if dt is None:
                 self.err(node.args[1], "qd.cast's second argument must be a qd dtype")
-            return cast(self.commit(self.value(node.args[0]), node, like=dt), dt)
+            v = self.value(node.args[0])
+            if isinstance(v, Vec):
+                return Vec([cast(self.commit(x, node, like=dt), dt) for x in v.items], v.shape)
+            return cast(self.commit(v, node, like=dt), dt)
         if isinstance(f, DType):  # qd.f32(x)
             return cast(self.commit(self.value(self.one_arg(node)), node, like=f), f)
         if f is I.static:
@@ -55,6 +71,75 @@ class CallLowering:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
         self.err(node, f"calling {getattr(f, '__name__', repr(f))!s} is not supported inside a kernel")
 
+    def abs_of(self, v, node):
+        if is_number(v):
+            return Py(abs(v.value))
+        e = self.commit(v, node)
+        return ir.UnOp("abs", e, e.dtype)
+
+    def vector_call(self, f, node):
+        """Vector and matrix constructors, methods and `qd.math` vector functions; None if `f` is none."""
+        from .. import vector_types as V
+        from .vectors import VecMethod
+        if isinstance(f, VecMethod):
+            return self.vec_call_method(f, node)
+        if isinstance(f, V.VectorType):
+            return self.vec_from_type(f, node)
+        if f is V.Vector or f is V.Matrix:
+            dt = None
+            rest = node.args[1:] + [k.value for k in node.keywords if k.arg in ("dt", "dtype")]
+            if rest:
+                dt = as_dtype(self.eval_static(rest[0]))
+            return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
+        statics = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
+                   V.Matrix.zero: "mzero"}
+        kind = statics.get(f) if isinstance(f, types.FunctionType) else None
+        if kind is not None:
+            a = [self.eval_static(x) for x in node.args]
+            import numpy as np
+            arr = np.asarray(f(*a))
+            dt = as_dtype(a[0]) if kind != "unit" else (as_dtype(a[2]) if len(a) > 2 else None)
+            dt = dt or (f32 if arr.dtype.kind == "f" else i32)
+            return self.make_vec([Py(x.item()) for x in arr.ravel()], arr.shape, dt, node)
+        if f in (builtins.all, builtins.any):
+            v = self.value(self.one_arg(node))
+            if not isinstance(v, Vec):
+                return v
+            return self.vec_anyall(f.__name__, v, node)
+        if isinstance(f, I.Intrinsic) and f.kind == "vecmath":
+            args = [self.value(a) for a in node.args]
+            if f.name in ("dot", "cross", "normalize", "length", "transpose", "determinant", "norm"):
+                if not args or not isinstance(args[0], Vec):
+                    self.err(node, f"qd.math.{f.name}() needs a vector or matrix", QuadrantsTypeError)
+                return self.vec_call_method(VecMethod(args[0], f.name), ast.Call(func=node.func, args=node.args[1:],
+                                                                               keywords=[]))
+            if f.name == "clamp":
+                lo = self.binop_max(args[0], args[1], node)
+                return self.binop_min(lo, args[2], node)
+            if f.name == "mix":
+                x, y, a = args
+                return self.binop("+", self.binop("*", x, self.binop("-", Py(1.0), a, node), node),
+                                  self.binop("*", y, a, node), node)
+        return None
+
+    def binop_max(self, a, b, node):
+        if isinstance(a, Vec) or isinstance(b, Vec):
+            n = len((a if isinstance(a, Vec) else b).items)
+            xs = a.items if isinstance(a, Vec) else [a] * n
+            ys = b.items if isinstance(b, Vec) else [b] * n
+            return Vec([self.minmax_pair("max", x, y, node) for x, y in zip(xs, ys)],
+                       (a if isinstance(a, Vec) else b).shape)
+        return self.minmax_pair("max", a, b, node)
+
+    def binop_min(self, a, b, node):
+        if isinstance(a, Vec) or isinstance(b, Vec):
+            n = len((a if isinstance(a, Vec) else b).items)
+            xs = a.items if isinstance(a, Vec) else [a] * n
+            ys = b.items if isinstance(b, Vec) else [b] * n
+            return Vec([self.minmax_pair("min", x, y, node) for x, y in zip(xs, ys)],
+                       (a if isinstance(a, Vec) else b).shape)
+        return self.minmax_pair("min", a, b, node)
+
     def one_arg(self, node):
         if len(node.args) != 1 or node.keywords:
             self.err(node, "this call takes exactly one positional argument")
@@ -66,6 +151,9 @@ class CallLowering:
         acc = self.value(node.args[0])
         for a in node.args[1:]:
             b = self.value(a)
+            if isinstance(acc, Vec) or isinstance(b, Vec):
+                acc = self.binop_min(acc, b, node) if op == "min" else self.binop_max(acc, b, node)
+                continue
             if is_number(acc) and is_number(b):
                 acc = Py(min(acc.value, b.value) if op == "min" else max(acc.value, b.value))
                 continue

@@ -7,8 +7,9 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, ShapeTuple, cast, fits, fold, is_number, literal, truthy
+from .values import BINOPS, CMPOPS, Py, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 
 
 class ExprLowering:
@@ -26,6 +27,9 @@ class ExprLowering:
             return v
         if is_number(v):
             return literal(v.value, like)
+        if isinstance(v, Vec):
+            self.err(node, f"expected a scalar value here, got a {'x'.join(map(str, v.shape))} vector/matrix",
+                     QuadrantsTypeError)
         what = "an ndarray" if isinstance(v, (ir.ArrayArg, ir.SharedArray)) else repr(getattr(v, "value", v))
         self.err(node, f"expected a scalar value here, got {what}")
 
@@ -49,12 +53,14 @@ class ExprLowering:
     def v_Attribute(self, node):
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
-            return ShapeTuple(base)
+            return ShapeTuple(base, base.ndim - self.user_ndim(base))
+        if isinstance(base, Vec):
+            return self.vec_attr(base, node.attr, node)
         if isinstance(base, ir.SharedArray) and node.attr == "shape":
             return Py(base.shape)
         if isinstance(base, Py):
             try:
-                return Py(getattr(base.value, node.attr))
+                return py_value(getattr(base.value, node.attr))
             except AttributeError:
                 self.err(node, f"{base.value!r} has no attribute '{node.attr}'")
         self.err(node, f"attribute '.{node.attr}' is not supported on this value")
@@ -72,27 +78,52 @@ class ExprLowering:
         idx_node = node.slice
         if isinstance(base, ShapeTuple):
             k = self.eval_static(idx_node)
-            if not isinstance(k, int) or not (-base.array.ndim <= k < base.array.ndim):
-                self.err(idx_node, f"shape index must be a constant in range(-{base.array.ndim}, "
-                                   f"{base.array.ndim}), got {k!r}")
-            return ir.Shape(base.array, k % base.array.ndim)
+            if not isinstance(k, int) or not (-base.ndim <= k < base.ndim):
+                self.err(idx_node, f"shape index must be a constant in range(-{base.ndim}, "
+                                   f"{base.ndim}), got {k!r}", QuadrantsIndexError)
+            return ir.Shape(base.array, k % base.ndim)
+        if isinstance(base, Vec):
+            return self.vec_subscript(base, node)
         if isinstance(base, (ir.ArrayArg, ir.SharedArray)):
-            return ir.Load(base, self.indices(base, idx_node))
+            idx = self.indices(base, idx_node, partial=True)
+            if len(idx) < base.ndim:  # an array of vectors: x[i] is the whole vector
+                return self.element_vec(base, idx)
+            return ir.Load(base, idx)
         if isinstance(base, Py):
             k = self.eval_static(idx_node)
             try:
-                return Py(base.value[k])
+                return py_value(base.value[k])
             except Exception as e:  # noqa: BLE001 - report the Python error at the user's line
                 self.err(node, f"compile-time subscript failed: {e}")
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
 
-    def indices(self, arr, idx_node) -> tuple[ir.Expr, ...]:
+    def element_vec(self, arr, idx) -> Vec:
+        from itertools import product
+        shape = self.elem_shape(arr)
+        return Vec([ir.Load(arr, idx + tuple(ir.Const(c, i32) for c in comp))
+                    for comp in product(*[range(n) for n in shape])], shape)
+
+    def elem_shape(self, arr) -> tuple:
+        k = arr.ndim - self.user_ndim(arr) if isinstance(arr, ir.ArrayArg) else 0
+        return tuple(self.kscope.elem_shapes.get(arr.name, ())) if k else ()
+
+    def indices(self, arr, idx_node, partial=False) -> tuple[ir.Expr, ...]:
+        user = self.user_ndim(arr) if isinstance(arr, ir.ArrayArg) else arr.ndim
+        if isinstance(idx_node, ast.Constant) and idx_node.value is None and user <= 1:
+            return (ir.Const(0, i32),)  # x[None]: a 0-d field, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
-        if len(elts) != arr.ndim:
-            self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(elts)}")
-        out = []
+        vals = []
         for e in elts:
-            x = self.commit(self.value(e), e, like=i32)
+            v = self.value(e)
+            vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
+        if partial and len(vals) == user and user < arr.ndim:
+            pass  # x[i] of an array of vectors: the caller loads the components
+        elif len(vals) != arr.ndim:
+            self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
+                     QuadrantsIndexError)
+        out = []
+        for v, e in vals:
+            x = self.commit(v, e, like=i32)
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
             out.append(cast(x, i32))
@@ -104,11 +135,13 @@ class ExprLowering:
         if op is None:
             self.err(node, f"operator {type(node.op).__name__} is not supported")
         a, b = self.value(node.left), self.value(node.right)
-        if is_number(a) and is_number(b):
+        if is_number(a) and is_number(b) and op != "@":
             return Py(fold(op, a.value, b.value))
         return self.binop(op, a, b, node)
 
     def binop(self, op, a, b, node) -> ir.Expr:
+        if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
+            return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
             base = self.commit(a, node)
             if b.value == 0:
@@ -139,6 +172,11 @@ class ExprLowering:
 
     def v_UnaryOp(self, node):
         v = self.value(node.operand)
+        if isinstance(v, Vec):
+            return Vec([self.unary(node, x) for x in v.items], v.shape)
+        return self.unary(node, v)
+
+    def unary(self, node, v):
         if is_number(v):
             return Py({ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Not: lambda x: not x,
                        ast.Invert: lambda x: ~x}[type(node.op)](v.value))
@@ -161,6 +199,10 @@ class ExprLowering:
             if opname is None:
                 self.err(node, f"comparison '{type(op).__name__}' is not supported in kernels")
             right = self.value(right_node)
+            if isinstance(left, Vec) or isinstance(right, Vec):
+                if len(node.ops) != 1:
+                    self.err(node, "chained comparisons of vectors are not supported")
+                return self.vec_binop(opname, left, right, node)
             if is_number(left) and is_number(right):
                 c = Py(eval(f"a {opname} b", {}, {"a": left.value, "b": right.value}))  # noqa: S307
                 c = ir.Const(int(c.value), u1)
@@ -173,16 +215,26 @@ class ExprLowering:
         return result
 
     def v_BoolOp(self, node):
-        vals = [self.value(v) for v in node.values]
-        if all(is_number(v) for v in vals):
-            r = vals[0].value
-            for v in vals[1:]:
-                r = (r and v.value) if isinstance(node.op, ast.And) else (r or v.value)
-            return Py(r)
-        op = "and" if isinstance(node.op, ast.And) else "or"
-        acc = truthy(self.commit(vals[0], node))
-        for v in vals[1:]:
-            acc = ir.BinOp(op, acc, truthy(self.commit(v, node)), u1)
+        """`a and b` / `a or b` give an operand's value, as in Python and Quadrants (`2 and 3` is 3)."""
+        is_and = isinstance(node.op, ast.And)
+        acc = self.value(node.values[0])
+        for v_node in node.values[1:]:
+            if is_number(acc):  # decided at compile time, like Python's short circuit
+                if bool(acc.value) == is_and:
+                    acc = self.value(v_node)
+                continue
+            v = self.value(v_node)
+            a, b = self.pair(acc, v, node)
+            if a.dtype.kind == "b" and b.dtype.kind == "b":
+                acc = ir.BinOp("and" if is_and else "or", a, b, u1)
+                continue
+            if (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
+                self.err(node, f"'{'and' if is_and else 'or'}' needs operands of one type, got "
+                               f"{a.dtype!r} and {b.dtype!r}", QuadrantsTypeError)
+            dt = promote(a.dtype, b.dtype)
+            first = ir.LocalRef(self.new_local("boolop", dt, cast(a, dt)))
+            then, other = (cast(b, dt), first) if is_and else (first, cast(b, dt))
+            acc = ir.Select(truthy(first), then, other, dt)
         return acc
 
     def v_IfExp(self, node):

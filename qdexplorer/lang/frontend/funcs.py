@@ -1,10 +1,13 @@
 """`@qd.func` calls: inlined at every call site, as a labelled block that `return` leaves."""
 from __future__ import annotations
 
+import ast
+
 from .. import ir
+from ..errors import QuadrantsSyntaxError
 from ..source import python_env
-from ..types import NdarrayType, as_dtype
-from .values import Py, cast, is_number
+from ..types import NdarrayType, as_dtype, i32
+from .values import Py, Vec, cast, is_number
 from .frame import Frame
 
 
@@ -17,25 +20,23 @@ class FuncInlining:
         src = func.source
         fdef = src.fdef
         params = fdef.args.args
-        if len(node.args) + len(node.keywords) != len(params):
-            self.err(node, f"'{func.name}' takes {len(params)} argument(s), got "
-                           f"{len(node.args) + len(node.keywords)}")
-        actual = dict(zip([p.arg for p in params], node.args))
-        for kw in node.keywords:
-            actual[kw.arg] = kw.value
+        actual = self.bind_call(func, node)
         hints = func.annotations
         label = f"{func.name}.{next(self.counter)}"
         bound = {}
         for p in params:
-            v = self.value(actual[p.arg])
+            a = actual[p.arg]
+            v = a if isinstance(a, Py) else self.value(a)
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
             if isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
-                    self.err(actual[p.arg], f"argument '{p.arg}' of '{func.name}' must be an ndarray")
+                    self.err(node, f"argument '{p.arg}' of '{func.name}' must be an ndarray")
                 bound[p.arg] = v
             elif isinstance(v, Py) and not is_number(v):
                 bound[p.arg] = v
+            elif isinstance(v, Vec):
+                bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
@@ -53,15 +54,59 @@ class FuncInlining:
             self.frames.pop()
             self.inline_stack.pop()
         self.emit(ir.Block(label, body))
+        if isinstance(frame.ret_local, Vec):
+            return frame.ret_local
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
+
+    def bind_call(self, func, node) -> dict:
+        """Parameter name → AST node (or `Py` default), with Python's own rules and messages."""
+        import inspect
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            self.err(node, f"*args and **kwargs are not supported when calling '{func.name}' in a kernel")
+        try:
+            ba = inspect.signature(func.fn).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+        except TypeError as e:
+            self.err(node, f"{func.name}(): {e}", QuadrantsSyntaxError)
+        ba.apply_defaults()
+        return {k: (v if isinstance(v, ast.AST) else Py(v)) for k, v in ba.arguments.items()}
 
     def s_Return(self, node):
         fr = self.frame
         if fr.ret_label is None:
-            self.err(node, "kernels cannot return values; write results into an ndarray argument")
+            return self.kernel_return(node)
         if node.value is not None:
-            e = self.commit(self.value(node.value), node, like=fr.ret_dtype)
-            if fr.ret_local is None:
-                fr.ret_local = self.new_local("ret", fr.ret_dtype or e.dtype)
-            self.emit(ir.Assign(fr.ret_local, cast(e, fr.ret_local.dtype)))
+            v = self.value(node.value)
+            if isinstance(v, Vec) or isinstance(fr.ret_local, Vec):
+                if fr.ret_local is None:
+                    fr.ret_local = self.vec_local(v, "ret")
+                else:
+                    self.assign_vec(fr.ret_local, v, node)
+            else:
+                e = self.commit(v, node, like=fr.ret_dtype)
+                if fr.ret_local is None:
+                    fr.ret_local = self.new_local("ret", fr.ret_dtype or e.dtype)
+                self.emit(ir.Assign(fr.ret_local, cast(e, fr.ret_local.dtype)))
         self.emit(ir.Return(fr.ret_label))
+
+    def kernel_return(self, node):
+        """`return v` at a kernel's top level stores v in the result array (it does not stop later
+        tasks, as in Quadrants); a bare `return` there does nothing."""
+        if len(self.out) != 1 or self.frame.loop_depth or self.in_parallel:
+            self.err(node, "a kernel can only return from its top level, not from inside an if or a loop",
+                     QuadrantsSyntaxError)
+        ret = self.kscope.ret
+        if node.value is None:
+            return
+        if ret is None:
+            self.err(node, "this kernel returns a value but has no return annotation; add one "
+                           "(def k(...) -> qd.f32:)", QuadrantsSyntaxError)
+        v = self.value(node.value)
+        self.store_result(ret, v, node)
+
+    def store_result(self, ret, v, node):
+        if isinstance(v, Vec):
+            for k, x in enumerate(v.items):
+                self.emit(ir.Store(ret, (ir.Const(k, i32),), cast(self.commit(x, node, like=ret.dtype), ret.dtype)))
+            return
+        e = self.commit(v, node, like=ret.dtype)
+        self.emit(ir.Store(ret, (ir.Const(0, i32),), cast(e, ret.dtype)))

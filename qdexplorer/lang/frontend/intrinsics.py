@@ -6,8 +6,11 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir
-from ..types import as_dtype, f32, f64, i64, promote
-from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, cast, is_number
+from ..errors import QuadrantsTypeError
+from ..types import as_dtype, f32, f64, i32, i64, promote
+from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
+
+ROUNDING = ("floor", "ceil", "round")
 
 
 class IntrinsicLowering:
@@ -15,26 +18,21 @@ class IntrinsicLowering:
 
     def intrinsic(self, f: I.Intrinsic, node):
         if f.kind == "math":
-            args = [self.value(a) for a in node.args]
-            if len(args) != (f.nargs or 1):
-                self.err(node, f"qd.{f.name}() takes {f.nargs or 1} argument(s)")
-            if all(is_number(a) for a in args):
-                return Py(f(*[a.value for a in args]))
-            es = [self.commit(a, node) for a in args]
-            if len(es) == 2:
-                es = list(self.pair(*args, node))
-            dt = es[0].dtype if len(es) == 1 else promote(es[0].dtype, es[1].dtype)
-            if f.name in FLOAT_ONLY_MATH and not dt.is_float:
-                dt = f64 if dt == i64 else f32
-            if f.name in ("floor", "ceil", "round") and not dt.is_float:
-                return es[0]
-            return ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
+            return self.math_call(f, node)
         if f.kind == "atomic":
             if len(node.args) != 2:
                 self.err(node, f"qd.{f.name}(x[i], value) takes two arguments")
             target = node.args[0]
+            if isinstance(target, ast.Name) and self.visible(target.id) is None and self.is_gtemp(target.id):
+                arr = self.kscope.gtemp(target.id)
+                if arr is None:
+                    self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
+                val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
+                return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, (ir.Const(0, i32),), val)
+            if isinstance(target, ast.Name):
+                return self.local_atomic(f, target, node)
             if not isinstance(target, ast.Subscript):
-                self.err(target, f"qd.{f.name}'s first argument must be an array element like x[i]")
+                self.err(target, f"qd.{f.name}'s first argument must be a variable or an array element like x[i]")
             arr = self.value(target.value)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
@@ -59,3 +57,48 @@ class IntrinsicLowering:
                 self.err(node, "SharedArray needs a constant positive shape and a qd dtype")
             return self.shared_array(shape, dt)
         self.err(node, f"qd.{f.name}() is not supported here")
+
+    def math_call(self, f: I.Intrinsic, node):
+        nargs = f.nargs or 1
+        args = [self.value(a) for a in node.args]
+        out_dt = None
+        if f.name in ROUNDING and len(args) == 2:  # qd.floor(x, qd.i32): the result's dtype
+            out_dt = as_dtype(self.eval_static(node.args[1]))
+            if out_dt is None:
+                self.err(node.args[1], f"qd.{f.name}'s second argument must be a dtype", QuadrantsTypeError)
+            args = args[:1]
+        if len(args) != nargs:
+            self.err(node, f"qd.{f.name}() takes {nargs} argument(s)")
+        return self.apply_math(f, args, node, out_dt)
+
+    def apply_math(self, f: I.Intrinsic, args, node, out_dt=None):
+        vecs = [a for a in args if isinstance(a, Vec)]
+        if vecs:  # componentwise, scalars broadcast
+            n = len(vecs[0].items)
+            cols = [a.items if isinstance(a, Vec) else [a] * n for a in args]
+            return Vec([self.apply_math(f, list(xs), node, out_dt) for xs in zip(*cols)], vecs[0].shape)
+        if all(is_number(a) for a in args) and out_dt is None:
+            return Py(f(*[a.value for a in args]))
+        es = [self.commit(a, node) for a in args]
+        if len(es) == 2:
+            es = list(self.pair(*args, node))
+        dt = es[0].dtype if len(es) == 1 else promote(es[0].dtype, es[1].dtype)
+        if f.name in ROUNDING and not dt.is_float:
+            self.err(node, f"qd.{f.name}() needs a float operand, got {dt!r} (Quadrants refuses it too)",
+                     QuadrantsTypeError)
+        if f.name in FLOAT_ONLY_MATH and not dt.is_float:
+            dt = f64 if dt == i64 else f32
+        r = ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
+        return cast(r, out_dt) if out_dt is not None else r
+
+    def local_atomic(self, f: I.Intrinsic, target, node):
+        """`qd.atomic_add(s, v)` on a local: a plain update (a local belongs to one thread); returns the old value."""
+        cur = self.lookup(target.id, target)
+        if not isinstance(cur, ir.LocalRef):
+            self.err(target, f"qd.{f.name} needs a local variable or an array element; '{target.id}' is neither")
+        dt = cur.local.dtype
+        old = self.new_local("old", dt, cur)
+        val = cast(self.commit(self.value(node.args[1]), node, like=dt), dt)
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max"}[ATOMIC_OPS[f.name]]
+        self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
+        return ir.LocalRef(old)

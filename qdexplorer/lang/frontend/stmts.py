@@ -8,8 +8,9 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir
-from ..types import as_dtype, u1
-from .values import BINOPS, Py, ShapeTuple, cast, is_number, truthy
+from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+from ..types import as_dtype, i32, u1
+from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub"}
 
@@ -28,18 +29,28 @@ class StatementLowering:
         pass
 
     def s_Assign(self, node):
-        if len(node.targets) != 1:
-            self.err(node, "chained assignment (a = b = c) is not supported in kernels")
+        if len(node.targets) > 1:  # a = b = 7: evaluate once, assign left to right, as Python does
+            v = self.value(node.value)
+            if isinstance(v, ir.Expr) and not isinstance(v, ir.Const):
+                v = ir.LocalRef(self.new_local("chain", v.dtype, v))
+            elif isinstance(v, Vec):
+                v = self.vec_local(v, "chain")
+            for t in node.targets:
+                self.assign(t, v, node)
+            return
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)):
             vals = self.value(node.value)
+            if isinstance(vals, Vec):
+                vals = list(vals.items) if len(vals.shape) == 1 else \
+                    [Vec(vals.items[r * vals.shape[1]:(r + 1) * vals.shape[1]]) for r in range(vals.shape[0])]
             if isinstance(vals, Py) and isinstance(vals.value, tuple):
                 vals = [Py(v) for v in vals.value]
             if not isinstance(vals, list) or len(vals) != len(target.elts):
                 self.err(node, "tuple assignment needs a tuple of the same length on the right")
-            temps = [self.commit(v, node) if not isinstance(v, Py) or is_number(v) else v for v in vals]
-            temps = [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else t
-                     for t in temps]
+            temps = [self.commit(v, node) if not isinstance(v, (Py, Vec)) or is_number(v) else v for v in vals]
+            temps = [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else
+                     (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
             for t_node, v in zip(target.elts, temps):
                 self.assign(t_node, v, node)
             return
@@ -51,18 +62,31 @@ class StatementLowering:
             self.err(node, "annotated assignment needs a name and a qd scalar type (x: qd.f32 = ...)")
         if node.value is None:
             self.err(node, "annotated declaration needs an initial value")
+        existing = self.visible(node.target.id)
+        self.refuse_kernel_arg(node.target, existing)
+        if existing is None and self.is_gtemp(node.target.id):
+            return self.store_gtemp(node.target.id, self.value(node.value), node, dt)
+        if isinstance(existing, ir.Local):
+            if existing.dtype != dt:
+                self.err(node, f"'{node.target.id}' is already declared as {existing.dtype!r}; a variable keeps "
+                               f"its type (use another name for the {dt!r} value)", QuadrantsSyntaxError)
+            return self.assign(node.target, self.value(node.value), node)
         loc = self.new_local(node.target.id, dt, self.commit(self.value(node.value), node, like=dt))
         self.frame.scopes[-1][node.target.id] = loc
 
     def assign(self, target, v, node):
         if isinstance(target, ast.Name):
-            existing = None
-            for scope in reversed(self.frame.scopes):
-                if target.id in scope:
-                    existing = scope[target.id]
-                    break
+            existing = self.visible(target.id)
+            self.refuse_kernel_arg(target, existing)
+            if existing is None and self.is_gtemp(target.id):
+                return self.store_gtemp(target.id, v, node)
             if isinstance(existing, ir.Local):
                 self.emit(ir.Assign(existing, cast(self.commit(v, node, like=existing.dtype), existing.dtype)))
+                return
+            if isinstance(existing, Vec):
+                return self.assign_vec(existing, v, node)
+            if isinstance(v, Vec):
+                self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
                 return
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
@@ -72,23 +96,101 @@ class StatementLowering:
             return
         if isinstance(target, ast.Subscript):
             arr = self.value(target.value)
+            if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
+                keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
+                                                else [target.slice])]
+                if all(isinstance(it, ir.Load) for it in arr.items):
+                    return self.store_vec(arr, self.vec_pick_loads(arr, keys, target), v, node)
+                return self.vec_assign_component(arr, keys, v, node)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, "only ndarray and shared-array elements can be assigned")
-            idx = self.indices(arr, target.slice)
+            idx = self.indices(arr, target.slice, partial=True)
+            if len(idx) < arr.ndim:
+                return self.store_vec(arr, self.element_vec(arr, idx), v, node)
             self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype)))
             return
+        if isinstance(target, ast.Attribute):
+            base = self.value(target.value)
+            from .vectors import SWIZZLE
+            if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
+                keys = [Py(SWIZZLE[target.attr])]
+                if all(isinstance(it, ir.Load) for it in base.items):
+                    return self.store_vec(base.items[0].array, self.vec_pick_loads(base, keys, target), v, node)
+                return self.vec_assign_component(base, keys, v, node)
         self.err(target, f"cannot assign to '{type(target).__name__}' in a kernel")
+
+    def assign_vec(self, existing: Vec, v, node):
+        vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
+        if isinstance(v, Vec) and v.shape != existing.shape:
+            self.err(node, f"cannot assign a {v.shape} value to a {existing.shape} variable", QuadrantsTypeError)
+        vals = [self.commit(x, node) for x in vals]
+        temps = [ir.LocalRef(self.new_local("vtmp", x.dtype, x)) for x in vals]  # v = v.yx reads before writing
+        for t, x in zip(existing.items, temps):
+            self._assign_ref(t, x, node)
+
+    def store_vec(self, arr, target: Vec, v, node):
+        """Store a vector (or one scalar, broadcast) into the array elements that `target` loads."""
+        vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
+        if len(vals) != len(target.items):
+            self.err(node, f"cannot store {len(vals)} components into {len(target.items)}", QuadrantsTypeError)
+        vals = [cast(self.commit(x, node, like=arr.dtype), arr.dtype) for x in vals]
+        temps = [ir.LocalRef(self.new_local("st", x.dtype, x)) for x in vals] if len(vals) > 1 else vals
+        for ld, x in zip(target.items, temps):
+            self.emit(ir.Store(ld.array, ld.indices, x))
+
+    def vec_pick_loads(self, v: Vec, keys, node):
+        """The component loads `v[keys]` names, as a Vec (to store through them)."""
+        if not all(is_number(k) for k in keys):
+            self.err(node, "a component index of an array element must be a compile-time constant when assigned")
+        picked = self.vec_pick(v, keys, node)
+        return picked if isinstance(picked, Vec) else Vec([picked])
+
+    def is_gtemp(self, name) -> bool:
+        return len(self.frames) == 1 and name in self.kscope.gtemp_names
+
+    def store_gtemp(self, name, v, node, dt=None):
+        """A kernel-scope local that another task reads lives in a global temporary."""
+        e = self.commit(v, node, like=dt)
+        arr = self.kscope.gtemp(name, dt or e.dtype)
+        if dt is not None and arr.dtype != dt:
+            self.err(node, f"'{name}' is already declared as {arr.dtype!r}", QuadrantsSyntaxError)
+        self.emit(ir.Store(arr, (ir.Const(0, i32),), cast(e, arr.dtype)))
+
+    def visible(self, name):
+        """What `name` is bound to in the current function's scopes, or None."""
+        for scope in reversed(self.frame.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def refuse_kernel_arg(self, target, existing):
+        if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
+                self.frames[0].scopes[0].get(target.id) is existing:
+            self.err(target, f"kernel argument '{target.id}' cannot be assigned (Quadrants passes arguments "
+                             f"read-only); copy it into a local first: {target.id}_ = {target.id}",
+                     QuadrantsSyntaxError)
 
     def s_AugAssign(self, node):
         target = node.target
         op = BINOPS.get(type(node.op))
         if op is None:
             self.err(node, "unsupported augmented assignment")
-        if isinstance(target, ast.Subscript):
-            arr = self.value(target.value)
-            if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
-                self.err(target, "only ndarray and shared-array elements can be updated")
-            idx = self.indices(arr, target.slice)
+        if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):
+            handled = self.aug_vec(node, op)
+            if handled:
+                return
+        gtemp = isinstance(target, ast.Name) and self.visible(target.id) is None and self.is_gtemp(target.id)
+        if isinstance(target, ast.Subscript) or gtemp:
+            if gtemp:
+                arr = self.kscope.gtemp(target.id)
+                if arr is None:
+                    self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
+                idx = (ir.Const(0, i32),)
+            else:
+                arr = self.value(target.value)
+                if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
+                    self.err(target, "only ndarray and shared-array elements can be updated")
+                idx = self.indices(arr, target.slice)
             rhs = self.value(node.value)
             if self.in_parallel and type(node.op) in _AUG_ATOMIC:
                 val = cast(self.commit(rhs, node, like=arr.dtype), arr.dtype)
@@ -98,6 +200,7 @@ class StatementLowering:
             self.emit(ir.Store(arr, idx, cast(new, arr.dtype)))
             return
         if isinstance(target, ast.Name):
+            self.refuse_kernel_arg(target, self.visible(target.id))
             cur = self.lookup(target.id, target)
             if not isinstance(cur, ir.LocalRef):
                 self.err(target, f"'{target.id}' is not a kernel variable that can be updated")
@@ -105,6 +208,42 @@ class StatementLowering:
             self.emit(ir.Assign(cur.local, cast(new, cur.local.dtype)))
             return
         self.err(target, "unsupported augmented-assignment target")
+
+    def aug_vec(self, node, op) -> bool:
+        """`v += w` on vector variables and on array-of-vector elements; False if no vector is involved."""
+        target = node.target
+        if isinstance(target, ast.Name):
+            cur = self.visible(target.id)
+            if not isinstance(cur, Vec):
+                return False
+            self.assign_vec(cur, self.binop(op, cur, self.value(node.value), node), node)
+            return True
+        base = self.value(target.value)
+        if isinstance(base, Vec):
+            keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])]
+            if all(isinstance(it, ir.Load) for it in base.items):
+                loads = self.vec_pick_loads(base, keys, target)
+            else:
+                cur = self.vec_pick(base, keys, node)
+                self.vec_assign_component(base, keys, self.binop(op, cur, self.value(node.value), node), node)
+                return True
+        elif isinstance(base, ir.ArrayArg):
+            idx = self.indices(base, target.slice, partial=True)
+            if len(idx) == base.ndim:
+                return False
+            loads = self.element_vec(base, idx)
+        else:
+            return False
+        rhs = self.value(node.value)
+        vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(loads.items)
+        arr = loads.items[0].array
+        if self.in_parallel and type(node.op) in _AUG_ATOMIC:
+            for ld, x in zip(loads.items, vals):
+                val = cast(self.commit(x, node, like=arr.dtype), arr.dtype)
+                self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, ld.indices, val)))
+            return True
+        self.store_vec(arr, loads, self.binop(op, loads, rhs, node), node)
+        return True
 
     def s_If(self, node):
         test = node.test

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+import numpy as np
+
 from .. import ir
 from ..types import DType, f32, i32, i64, u1
 
@@ -21,16 +23,41 @@ class Py:
 
 @dataclass
 class ShapeTuple:
+    """`x.shape` of an ndarray or field inside a kernel (its element axes are not part of it)."""
     array: ir.ArrayArg
+    elem_ndim: int = 0
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim - self.elem_ndim
+
+
+@dataclass
+class Vec:
+    """A small vector or matrix inside a kernel, lowered to one scalar expression per component
+    (Quadrants' `qd.Vector`/`qd.Matrix`, and the index vector of `qd.grouped`). `shape` is (n,) or (n, m)."""
+    items: list
+    shape: tuple = ()
+
+    def __post_init__(self):
+        if not self.shape:
+            self.shape = (len(self.items),)
 
 
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
-          ast.RShift: ">>"}
+          ast.RShift: ">>", ast.MatMult: "@"}
 CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 ATOMIC_OPS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max"}
 FLOAT_ONLY_MATH = {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "exp", "log",
                    "tanh", "pow"}
+
+
+def py_value(v) -> Py:
+    """A compile-time Python value; NumPy scalars and 0-d arrays become Python numbers, as in Quadrants."""
+    if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
+        return Py(v.item())
+    return Py(v)
 
 
 def is_number(v) -> bool:

@@ -40,6 +40,8 @@ class CudaBackend:
         self.cc = (attr(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
                    attr(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
         self.saturating_grid = self.sm_count * self.max_blocks_per_sm * 2
+        self.l2_bytes = attr(A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
+        self._scrub = None  # (CUdeviceptr, bytes): written before a timed launch to evict L2
         self.stream = check("cuStreamCreate", cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING))
         self.composite = CompositeModule()
         self.specs: dict[str, LaunchSpec] = {}
@@ -201,6 +203,15 @@ class CudaBackend:
             self.finish(prepared)
         return timing
 
+    def flush_caches(self):
+        """Evict L2 before the next launch, as Nsight Compute does by default: write a buffer twice
+        its size on the launch stream. It runs before the launch's start event, so it is not timed."""
+        if self._scrub is None:
+            n = max(1 << 20, 2 * self.l2_bytes)
+            self._scrub = (check("cuMemAlloc", cu.cuMemAlloc(n)), n)
+        ptr, n = self._scrub
+        check("cuMemsetD32Async", cu.cuMemsetD32Async(ptr, 0, n // 4, self.stream))
+
     def finish(self, prepared: Prepared):
         """Wait for pending launches; fill each timing from its events; pin a fault on its task.
 
@@ -237,6 +248,9 @@ class CudaBackend:
         for ptr in self._alloc.values():
             cu.cuMemFree(ptr)
         self._alloc.clear()
+        if self._scrub is not None:
+            cu.cuMemFree(self._scrub[0])
+            self._scrub = None
 
     def close(self):
         try:

@@ -1,0 +1,104 @@
+"""A run: one workload set executed with warm-ups and N timed repeats, kept whole.
+
+Every launch time is kept (not just a median), so any two runs can be compared later with the
+full statistics, and a run can be exported as a trace. The context says what was measured
+(device, clocks, driver, compile mode, the hash of each task's code and overrides, the
+project's git revision), because a comparison is only as good as knowing what changed.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+STATUSES = ("running", "complete", "stopped", "failed", "interrupted")
+TOTAL = "(workload total)"   # the pseudo-task that sums every task of one repeat
+
+
+@dataclass(slots=True)
+class Launch:
+    """One timed launch inside a run, in launch order."""
+    task: str
+    kernel: str
+    workload: str
+    repeat: int
+    ms: float
+    grid: int = 0
+    block: int = 0
+    cpu_ms: float | None = None   # CPU backend: process CPU time of the launch
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Run:
+    name: str | None = None
+    context: dict = field(default_factory=dict)
+    launches: list[Launch] = field(default_factory=list)
+    compile: dict = field(default_factory=dict)     # task -> {stage: seconds, 'tier': ...}
+    status: str = "complete"                        # one of STATUSES
+    message: str = ""                               # why stopped or failed; warnings (clocks moved)
+    created: float = field(default_factory=time.time)
+    id: int | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or (f"#{self.id}" if self.id is not None else "(unsaved)")
+
+    def tasks(self) -> list[str]:
+        """Task names in the order they first launched."""
+        return list(dict.fromkeys(ln.task for ln in self.launches))
+
+    @property
+    def metric(self) -> str:
+        """What the statistics compare: CPU time where every launch has it, else wall time.
+
+        The CPU backend times launches on a machine shared with everything else: wall time there
+        mostly measures the other processes, while the process CPU time of a launch is the work
+        it did. CUDA launches are timed by CUDA events on the device (wall time, `ms`).
+        """
+        has = [ln.cpu_ms is not None for ln in self.launches]
+        return "cpu_ms" if has and all(has) else "ms"
+
+    def samples(self, task: str, metric: str | None = None) -> np.ndarray:
+        metric = metric or self.metric
+        if task == TOTAL:
+            return self.totals(metric)
+        return np.array([getattr(ln, metric) for ln in self.launches if ln.task == task], dtype=np.float64)
+
+    def medians(self, metric: str | None = None) -> dict[str, float]:
+        return {t: float(np.median(self.samples(t, metric))) for t in self.tasks()}
+
+    def totals(self, metric: str | None = None) -> np.ndarray:
+        """The workload total per repeat: every task's launch time of that repeat, summed.
+
+        Only repeats in which every task launched count, so a stopped run's partial last repeat
+        does not look fast.
+        """
+        metric = metric or self.metric
+        per: dict[int, float] = {}
+        seen: dict[int, set] = {}
+        for ln in self.launches:
+            per[ln.repeat] = per.get(ln.repeat, 0.0) + getattr(ln, metric)
+            seen.setdefault(ln.repeat, set()).add((ln.workload, ln.task))
+        if not per:
+            return np.array([], dtype=np.float64)
+        full = max(len(s) for s in seen.values())
+        return np.array([v for r, v in sorted(per.items()) if len(seen[r]) == full], dtype=np.float64)
+
+    def timer_resolution_ms(self, metric: str | None = None) -> float:
+        key = "cpu_timer_resolution_ms" if (metric or self.metric) == "cpu_ms" else "timer_resolution_ms"
+        return float(self.context.get(key, 0.0))
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "name": self.name, "created": self.created, "status": self.status,
+                "message": self.message, "context": self.context, "compile": self.compile,
+                "launches": [ln.to_dict() for ln in self.launches]}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Run":
+        return cls(d.get("name"), d.get("context", {}), [Launch(**ln) for ln in d.get("launches", [])],
+                   d.get("compile", {}), d.get("status", "complete"), d.get("message", ""),
+                   d.get("created", time.time()), d.get("id"))

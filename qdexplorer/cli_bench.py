@@ -1,0 +1,243 @@
+"""`qdexplorer bench | compare | runs | export`: saved runs and A/B comparisons for scripts and CI.
+
+Kept apart from cli.py (which holds the compile/run/show commands) because it is one idea: the
+run history. `compare` takes two saved runs, or fresh sides that are measured now, interleaved
+round by round: `now` (the code as it is), `generated` / `override` (hide or use the project's
+PTX overrides), `per_task` / `whole` (compile mode), `cpu` / `cuda` (backend).
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import sys
+
+from .lang.errors import QdError
+
+FRESH = ("now", "generated", "override", "per_task", "whole", "cpu", "cuda")
+
+
+def add_commands(sub, add_project_args):
+    b = sub.add_parser("bench", help="run workloads with warm-ups and N timed repeats, and save the run")
+    add_project_args(b)
+    _add_run_args(b)
+    b.add_argument("--save", metavar="NAME", help="name the saved run (default: numbered only)")
+    b.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
+    c = sub.add_parser("compare", help="compare two runs task by task (saved names, or fresh: "
+                                       + ", ".join(FRESH) + ")")
+    add_project_args(c)
+    c.add_argument("a", metavar="A", help="baseline: a saved run (name, #id, latest, latest~1) or a fresh side")
+    c.add_argument("b", metavar="B", help="candidate, as A")
+    c.add_argument("--fail-if-slower", type=float, metavar="PCT",
+                   help="exit 1 when a task is slower by more than PCT percent with 95%% confidence")
+    c.add_argument("--alpha", type=float, default=0.05, help="significance level of the rank test (default 0.05)")
+    c.add_argument("--threshold", type=float, metavar="PCT",
+                   help="changes below PCT percent count as the same (default: 5 for saved CUDA runs, 15 for "
+                        "saved CPU runs, 2 / 5 for interleaved fresh sides on CUDA / CPU)")
+    c.add_argument("--task", help="fresh generated/override: only this task's override (default: all)")
+    c.add_argument("--rounds", type=int, default=10, help="fresh comparisons: A/B rounds (default 10)")
+    _add_run_args(c, repeat=5, repeat_help="fresh comparisons: timed repeats per side per round (default 5); "
+                                           "'now' against a saved run: the saved run's repeat")
+    c.add_argument("--save", metavar="PREFIX", help="fresh sides: save them as PREFIX-A and PREFIX-B")
+    r = sub.add_parser("runs", help="list, rename or delete the saved runs of a project")
+    r.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
+    r.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    r.add_argument("--delete", metavar="RUN", action="append", help="delete a saved run (repeatable)")
+    r.add_argument("--rename", nargs=2, metavar=("RUN", "NAME"), help="rename a saved run")
+    e = sub.add_parser("export", help="export a saved run as a Perfetto trace, CSV or JSON")
+    e.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
+    e.add_argument("run", metavar="RUN", help="saved run: name, #id, latest, latest~1")
+    g = e.add_mutually_exclusive_group(required=True)
+    g.add_argument("--perfetto", metavar="FILE", help="Chrome/Perfetto trace-event JSON (open in ui.perfetto.dev)")
+    g.add_argument("--csv", metavar="FILE", help="one row per launch")
+    g.add_argument("--json", metavar="FILE", help="the whole run: context and every launch")
+
+
+def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
+    p.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
+    p.add_argument("--workload", action="append", help="only this workload (repeatable; default: all)")
+    p.add_argument("--repeat", type=int, default=repeat, help=repeat_help)
+    p.add_argument("--warmup", type=int, default=None, help="untimed repeats first (default 2; 1 per side "
+                                                            "and round in fresh comparisons)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    p.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
+                   help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch, "
+                        "as Nsight Compute does)")
+
+
+def _history(project, create: bool = True):
+    """The project's run history; reading commands never create one."""
+    from .bench.history import History
+    from .bench.location import history_path
+    path = history_path(project)
+    if not create and not path.exists():
+        raise QdError(f"no saved runs yet for this project ({path} does not exist); "
+                      f"save one with: qdexplorer bench --save NAME")
+    return History(path)
+
+
+def _engine(a, backend=None):
+    from .cli import _engine as make
+    return make(a, backend=backend or a.backend)
+
+
+def _when(ts: float) -> str:
+    return datetime.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
+
+
+def _run_summary(run) -> list[dict]:
+    import numpy as np
+    out = []
+    for t in run.tasks():
+        s = run.samples(t)
+        out.append({"task": t, "launches": len(s), "median_ms": float(np.median(s)), "min_ms": float(s.min())})
+    return out
+
+
+def cmd_bench(a) -> int:
+    from .bench.runner import bench
+    if a.repeat < 1:
+        raise QdError("--repeat must be at least 1")
+    if a.save in FRESH:
+        raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
+    history = None if a.no_save else _history(a.project)  # opened first: a bad --save name fails before running
+    try:
+        with _engine(a) as eng:
+            run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
+                        name=a.save, history=history, flush_l2=a.flush_l2)
+    finally:
+        if history is not None:
+            history.close()
+    where = str(history.path) if history is not None else None
+    rows = _run_summary(run)
+    if a.json:
+        print(json.dumps({"run": run.id, "name": run.name, "history": where, "status": run.status,
+                          "message": run.message, "tasks": rows, "context": run.context}, indent=2))
+    else:
+        width = max([len(r["task"]) for r in rows] + [4])
+        for r in rows:
+            print(f"{r['task']:<{width}}  {r['launches']:>5}x  median {r['median_ms']:10.4f} ms  "
+                  f"min {r['min_ms']:10.4f} ms")
+        if run.message:
+            print(f"{run.status}: {run.message}", file=sys.stderr)
+        ctx = run.context
+        res = run.timer_resolution_ms() * 1e3
+        flush = ", L2 flushed before each launch" if ctx.get("l2_flush") else ""
+        print(f"{len(run.launches)} launches of {len(rows)} tasks ({ctx['backend']}, {ctx['device']}; timer "
+              f"resolution {res:.3g} µs{flush}); " + (f"saved as {run.label} in {where}" if where else "not saved"))
+    return 0 if run.status == "complete" else 1
+
+
+def _fresh_side(a, which: str, engines: dict):
+    """A runner.Side for a fresh variant; engines are shared per backend."""
+    from .bench.runner import Side, with_mode, without_override
+    backend = which if which in ("cpu", "cuda") else None
+    key = backend or "default"
+    if key not in engines:
+        engines[key] = _engine(a, backend=backend)
+    eng = engines[key]
+    if which == "generated":
+        return Side("generated", eng, *without_override(eng, a.task))
+    if which in ("per_task", "whole"):
+        return Side(which, eng, *with_mode(eng, which))
+    return Side(which, eng)
+
+
+def _fresh_pair(a):
+    from .bench.runner import interleaved
+    engines: dict = {}
+    try:
+        sa, sb = _fresh_side(a, a.a, engines), _fresh_side(a, a.b, engines)
+        if a.rounds < 1 or a.repeat < 1:
+            raise QdError("--rounds and --repeat must be at least 1")
+        print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
+        return interleaved(sa, sb, a.workload, rounds=a.rounds, per_round=a.repeat,
+                           warmup=1 if a.warmup is None else a.warmup, seed=a.seed, flush_l2=a.flush_l2)
+    finally:
+        for eng in engines.values():
+            eng.close()
+
+
+def _now_like(a, saved):
+    """Measure the code as it is now, with the saved run's workloads, repeat and backend."""
+    from .bench.runner import bench
+    ctx = saved.context
+    if a.backend is None and ctx.get("backend"):
+        a.backend = ctx["backend"]
+    with _engine(a) as eng:
+        return bench(eng, a.workload or ctx.get("workloads"), repeat=int(ctx.get("repeat", 20)),
+                     warmup=int(ctx.get("warmup", 2)) if a.warmup is None else a.warmup, seed=a.seed, name="now",
+                     flush_l2=ctx.get("l2_flush", a.flush_l2) if a.flush_l2 else False)
+
+
+def cmd_compare(a) -> int:
+    from .bench.compare import compare_runs
+    fresh_a, fresh_b = a.a in FRESH, a.b in FRESH
+    if fresh_a and fresh_b:
+        ra, rb = _fresh_pair(a)
+        if a.save:
+            ra.name, rb.name = f"{a.save}-A", f"{a.save}-B"
+            with _history(a.project) as h:
+                h.save(ra)
+                h.save(rb)
+    else:
+        with _history(a.project, create=False) as h:
+            if fresh_a or fresh_b:
+                if "now" not in (a.a, a.b):
+                    raise QdError(f"a saved run can only be compared with 'now' (got {a.a!r} and {a.b!r}); "
+                                  f"compare two fresh sides, e.g. `compare generated override`")
+                saved = h.load(a.b if fresh_a else a.a)
+                now = _now_like(a, saved)
+                ra, rb = (now, saved) if fresh_a else (saved, now)
+            else:
+                ra, rb = h.load(a.a), h.load(a.b)
+    cmp = compare_runs(ra, rb, alpha=a.alpha, threshold=None if a.threshold is None else a.threshold / 100.0)
+    failing = cmp.regressions(a.fail_if_slower) if a.fail_if_slower is not None else []
+    if a.json:
+        out = cmp.to_dict()
+        out["fail_if_slower"] = a.fail_if_slower
+        out["failing"] = [t.task for t in failing]
+        print(json.dumps(out, indent=2))
+    else:
+        print(cmp.table())
+        for t in failing:
+            print(f"FAIL {t.task}: {t.change:+.1%} slower (95% CI {t.ci[0]:.3f}–{t.ci[1]:.3f}), "
+                  f"more than {a.fail_if_slower:g}%", file=sys.stderr)
+    return 1 if failing else 0
+
+
+def cmd_runs(a) -> int:
+    from .bench.location import history_path
+    if not history_path(a.project).exists() and not (a.delete or a.rename):
+        print(f"no saved runs in {history_path(a.project)} (save one with: qdexplorer bench --save NAME)")
+        return 0
+    with _history(a.project, create=False) as h:
+        for ref in a.delete or []:
+            print(f"deleted #{h.delete(ref)}", file=sys.stderr)
+        if a.rename:
+            h.rename(*a.rename)
+        runs = h.list()
+        if a.json:
+            print(json.dumps({"history": str(h.path), "runs": [vars(s) for s in runs]}, indent=2))
+            return 0
+        if not runs:
+            print(f"no saved runs in {h.path} (save one with: qdexplorer bench --save NAME)")
+            return 0
+        width = max(len(s.label) for s in runs)
+        for s in runs:
+            flag = "" if s.status == "complete" else f"  [{s.status}]"
+            print(f"{s.label:<{width}}  #{s.id:<4} {_when(s.created)}  {s.backend:<4} {s.launches:>6} launches  "
+                  f"{s.tasks:>3} tasks  {s.git}{flag}")
+    return 0
+
+
+def cmd_export(a) -> int:
+    from .bench.export import write
+    kind, path = next((k, getattr(a, k)) for k in ("perfetto", "csv", "json") if getattr(a, k))
+    with _history(a.project, create=False) as h:
+        run = h.load(a.run)
+    print(f"wrote {write(run, path, kind)} ({len(run.launches)} launches of {run.label})")
+    return 0
+
+
+COMMANDS = {"bench": cmd_bench, "compare": cmd_compare, "runs": cmd_runs, "export": cmd_export}

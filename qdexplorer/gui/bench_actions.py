@@ -1,0 +1,157 @@
+"""The window's benchmark commands: Bench & save, compare saved runs, Compare with generated.
+
+Kept out of main_window.py (one idea: runs and their comparison). It adds the Compare and
+History tabs and a toolbar action to the window, and wires the PTX editor's "Compare with
+generated". Measuring runs on the engine thread (through the bridge); reading the history and
+computing a comparison of saved runs happen in the GUI thread, with the views' own connection.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+
+from ..bench.compare import compare_runs
+from ..bench.history import History
+from ..bench.location import history_path
+from ..bench.runner import Side, bench, interleaved, without_override
+from .compare_view import CompareView
+from .history_view import HistoryView
+
+ROUNDS, PER_ROUND = 8, 5      # Compare with generated: 8 × (A, B) rounds of 5 timed repeats each
+
+
+class BenchActions(QObject):
+    def __init__(self, window, tabs, toolbar):
+        super().__init__(window)
+        self.win = window
+        self.tabs = tabs
+        self.history: History | None = None     # opened once the file exists: opening a project writes nothing
+        self.history_path = None
+        self.compare = CompareView()
+        self.hist = HistoryView()
+        tabs.addTab(self.compare, "Compare")
+        tabs.addTab(self.hist, "History")
+        self.bench_act = toolbar.addAction("Bench && save", self.bench)
+        self.bench_act.setToolTip("Run the chosen workload(s) with 2 warm-ups and Repeat timed passes, and save "
+                                  "the run to the project's history")
+        self.compare.compare_requested.connect(self.compare_saved)
+        self.hist.run_selected.connect(self._history_point)
+        window.views.compare_generated.connect(self.compare_generated)
+        window.bridge.busy.connect(lambda busy: self.bench_act.setEnabled(not busy))
+        window.session.project_changed.connect(self._project_changed)
+
+    # -- history
+    def _project_changed(self, ev):
+        path = getattr(ev, "path", None)
+        if not path:
+            return
+        target = history_path(path)
+        if self.history_path == target:
+            return
+        self.history_path = target
+        if self.history is not None:
+            self.history.close()
+            self.history = None
+        self._open()
+
+    def _open(self):
+        if self.history is not None or self.history_path is None or not self.history_path.exists():
+            return
+        try:
+            self.history = History(self.history_path)
+        except Exception as e:  # noqa: BLE001 - a broken history file must not break the window
+            self.history = None
+            self.win.log(f"run history unavailable: {e}")
+            return
+        self.refresh()
+
+    def refresh(self):
+        if self.history is None:
+            return
+        self.compare.set_runs(self.history.list())
+        self.hist.set_history(self.history)
+
+    # -- commands
+    def _workloads(self):
+        name = self.win.workload.currentText()
+        return None if name in ("", "all workloads") else [name]
+
+    def bench(self):
+        if self.history_path is None:
+            self.win.log("no project is open yet")
+            return
+        workloads, backend, repeat = self._workloads(), self.win.backend.currentText(), self.win.repeat.value()
+        path = self.history_path
+
+        def job(eng):
+            eng.set_backend(backend)
+            with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
+                return bench(eng, workloads, repeat=repeat, history=h)
+        self.win.statusBar().showMessage(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
+                                         f"{backend}: 2 warm-ups + {repeat} timed passes…")
+        self.win.stop_act.setEnabled(True)
+        self.win.bridge.submit(job, returned=self._benched, errored=lambda m: self.win._failed("bench", m))
+
+    def _benched(self, run):
+        self.win.stop_act.setEnabled(False)
+        self.win.log(f"saved run {run.label}: {len(run.launches)} launches of {len(run.tasks())} tasks "
+                     f"({run.status}{': ' + run.message if run.message else ''})")
+        self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
+        self._open()
+        self.refresh()
+        n = self.compare.combo_b.count()
+        if n >= 2:  # the new run against the one before it, ready to compare
+            self.compare.combo_a.setCurrentIndex(n - 2)
+            self.compare.combo_b.setCurrentIndex(n - 1)
+
+    def compare_saved(self, a: str, b: str):
+        if self.history is None or not a or not b:
+            return
+        try:
+            ra, rb = self.history.load(a), self.history.load(b)
+        except Exception as e:  # noqa: BLE001 - shown, never a crash
+            self.win.log(f"compare failed: {e}")
+            return
+        self.show(compare_runs(ra, rb), ra, rb)
+
+    def _history_point(self, run_id: int):
+        """A point in the history view: compare that run (A) with the latest (B)."""
+        summaries = self.history.list() if self.history else []
+        if not summaries:
+            return
+        a = next((s.label for s in summaries if s.id == run_id), None)
+        if a is not None:
+            self.compare.combo_a.setCurrentIndex(max(0, self.compare.combo_a.findData(a)))
+            self.compare.combo_b.setCurrentIndex(len(summaries) - 1)
+
+    def compare_generated(self, task: str):
+        """Interleave the generated code and the task's override, on the chosen backend."""
+        kernel = self.win.session.kernel_of(task)
+        backend = self.win.backend.currentText()
+
+        def job(eng):
+            eng.set_backend(backend)
+            workloads = [w.name for w in eng.project.workloads_for(kernel)] if kernel else []
+            if not workloads:
+                raise ValueError(f"no workload runs kernel {kernel}: add a @qd.workload for it to time {task}")
+            gen = Side("generated", eng, *without_override(eng, task))
+            ovr = Side("override", eng)
+            return interleaved(gen, ovr, workloads[:1], rounds=ROUNDS, per_round=PER_ROUND)
+        self.win.statusBar().showMessage(f"comparing {task}: generated vs override, {ROUNDS} interleaved rounds…")
+        self.win.stop_act.setEnabled(True)
+        self.win.bridge.submit(job, returned=lambda runs: self._compared_fresh(task, runs),
+                               errored=lambda m: self.win._failed("compare", m))
+
+    def _compared_fresh(self, task, runs):
+        self.win.stop_act.setEnabled(False)
+        ra, rb = runs
+        cmp = compare_runs(ra, rb)  # interleaved: a lower threshold than for separate runs
+        self.show(cmp, ra, rb)
+        self.compare.select_task(task)
+        row = next((t for t in cmp.tasks if t.task == task), None)
+        if row is not None:
+            self.win.statusBar().showMessage(f"{task}: override is {row.verdict} "
+                                             f"({row.ratio:.3f}× generated, 95% CI {row.ci[0]:.3f}–{row.ci[1]:.3f})")
+
+    def show(self, cmp, ra, rb):
+        self.compare.show_comparison(cmp, ra, rb)
+        self.tabs.setCurrentWidget(self.compare)

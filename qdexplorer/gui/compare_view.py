@@ -1,0 +1,295 @@
+"""The comparison view: did B get faster or slower than A, task by task, and is it real?
+
+Top: per-task median bars for A and B (bootstrap whiskers on each median) beside the ratio B/A
+with its 95% interval, sorted by impact (milliseconds gained or lost per launch), coloured by
+verdict. Bottom: the selected task's two distributions overlaid, and the summary table. The
+chart exports as PNG/SVG, the numbers as CSV/JSON. The view takes a `bench.compare.Comparison`
+and the two `Run`s; it computes nothing the CLI would not print.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter / SVGExporter
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ..bench.run import TOTAL
+from ..bench.stats import median_ci
+
+COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
+VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575"}
+COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "verdict"]
+
+
+class CompareView(QWidget):
+    task_selected = Signal(str)
+    compare_requested = Signal(str, str)   # two saved-run references chosen in the combos
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=True, background="w", foreground="k")
+        self.comparison = None
+        self.runs = (None, None)
+        self.rows: list = []              # TaskStats in display order (impact), total last
+
+        head = QHBoxLayout()
+        self.combo_a, self.combo_b = QComboBox(), QComboBox()
+        for c in (self.combo_a, self.combo_b):
+            c.setMinimumWidth(160)
+        self.compare_btn = QPushButton("Compare")
+        self.compare_btn.clicked.connect(
+            lambda: self.compare_requested.emit(self.combo_a.currentData() or "", self.combo_b.currentData() or ""))
+        self.title = QLabel("No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX")
+        self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.chart_btn = QPushButton("Export chart…")
+        self.numbers_btn = QPushButton("Export numbers…")
+        self.chart_btn.clicked.connect(self._ask_chart)
+        self.numbers_btn.clicked.connect(self._ask_numbers)
+        for w in (QLabel("A"), self.combo_a, QLabel("B"), self.combo_b, self.compare_btn):
+            head.addWidget(w)
+        head.addWidget(self.title, 1)
+        head.addWidget(self.chart_btn)
+        head.addWidget(self.numbers_btn)
+
+        self.chart = pg.GraphicsLayoutWidget()
+        self.medians = self.chart.addPlot(title="median per launch (ms), A vs B")
+        self.ratio = self.chart.addPlot(title="B / A with 95% CI")
+        self.chart.ci.layout.setColumnStretchFactor(0, 3)
+        self.chart.ci.layout.setColumnStretchFactor(1, 2)
+        for p in (self.medians, self.ratio):
+            p.invertY(True)
+            p.showGrid(x=True, alpha=0.15)
+            p.setMouseEnabled(y=False)
+        self.ratio.setYLink(self.medians)
+        self.ratio.getAxis("left").setStyle(showValues=False)
+        self.legend = self.medians.addLegend(offset=(-10, -10))  # bottom right: the smallest bars are there
+        self.medians.getAxis("bottom").enableAutoSIPrefix(False)
+
+        self.dist = pg.PlotWidget(title="distribution of the selected task")
+        self.dist.setLabel("bottom", "ms per launch")
+        self.dist.getAxis("bottom").enableAutoSIPrefix(False)
+        self.dist.setLabel("left", "launches")
+        self.dist.addLegend(offset=(-10, 10))
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.verticalHeader().hide()
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        self.table.setSelectionMode(QTableWidget.SingleSelection)
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+        self.table.itemSelectionChanged.connect(self._row_selected)
+
+        bottom = QSplitter(Qt.Horizontal)
+        bottom.addWidget(self.table)
+        bottom.addWidget(self.dist)
+        bottom.setSizes([600, 400])
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(self.chart)
+        split.addWidget(bottom)
+        split.setSizes([320, 260])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(4, 4, 4, 4)
+        lay.addLayout(head)
+        lay.addWidget(split, 1)
+        self._enable(False)
+
+    # -- inputs
+    def set_runs(self, summaries):
+        """Fill the A/B pickers with saved runs (`bench.history.RunSummary`), newest last."""
+        for combo in (self.combo_a, self.combo_b):
+            current = combo.currentData()
+            combo.clear()
+            for s in summaries:
+                combo.addItem(f"{s.label} · {s.backend} · {s.launches} launches", s.label)
+            if current is not None:
+                i = combo.findData(current)
+                if i >= 0:
+                    combo.setCurrentIndex(i)
+        n = len(summaries)
+        if n >= 2 and self.combo_a.currentIndex() == self.combo_b.currentIndex():
+            self.combo_a.setCurrentIndex(n - 2)
+            self.combo_b.setCurrentIndex(n - 1)
+        self.compare_btn.setEnabled(n >= 1)
+
+    def show_comparison(self, cmp, run_a, run_b):
+        self.comparison, self.runs = cmp, (run_a, run_b)
+        self.rows = list(cmp.tasks) + ([cmp.total] if cmp.total else [])
+        counts = {v: sum(t.verdict == v for t in cmp.tasks) for v in VERDICT_COLOR}
+        what = "CPU time" if cmp.metric == "cpu_ms" else "time"
+        self.title.setText(f"<b>A</b> {cmp.a} vs <b>B</b> {cmp.b} ({what} per launch): "
+                           + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
+                           + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
+        self.title.setToolTip("\n".join(cmp.warnings))
+        self._fill_chart()
+        self._fill_table()
+        self._enable(True)
+        if cmp.tasks:
+            self.select_task(cmp.tasks[0].task)
+
+    def select_task(self, task: str):
+        for i, r in enumerate(self.rows):
+            if r.task == task:
+                self.table.selectRow(i)
+                return
+
+    # -- drawing
+    def _fill_chart(self):
+        for p in (self.medians, self.ratio):
+            p.clear()
+        self.legend.clear()
+        tasks = [r for r in self.rows if r.task != TOTAL]
+        run_a, run_b = self.runs
+        metric = self.comparison.metric
+        what = "CPU time" if metric == "cpu_ms" else "time"
+        self.medians.setTitle(f"median {what} per launch (ms), A vs B")
+        self.dist.setLabel("bottom", f"{what} per launch (ms)")
+        y = np.arange(len(tasks), dtype=float)
+        ma = np.array([r.median_a for r in tasks])
+        mb = np.array([r.median_b for r in tasks])
+        bar_a = pg.BarGraphItem(x0=0, y=y - 0.15, width=ma, height=0.28, brush=COLOR_A)
+        bar_b = pg.BarGraphItem(x0=0, y=y + 0.15, width=mb, height=0.28, brush=COLOR_B)
+        self.medians.addItem(bar_a)
+        self.medians.addItem(bar_b)
+        self.legend.addItem(bar_a, f"A  {self.comparison.a}")
+        self.legend.addItem(bar_b, f"B  {self.comparison.b}")
+        for side, run, offset, med in ((0, run_a, -0.15, ma), (1, run_b, 0.15, mb)):
+            cis = np.array([median_ci(run.samples(r.task, metric), n_boot=500) for r in tasks]).reshape(-1, 2)
+            self.medians.addItem(pg.ErrorBarItem(x=med, y=y + offset, left=med - cis[:, 0], right=cis[:, 1] - med,
+                                                 beam=0.12, pen=pg.mkPen("k", width=1)))
+        # task names above their bars: long names fit there, never in a narrow axis
+        for r, yy in zip(tasks, y):
+            name = pg.TextItem(r.task, color="#212121", anchor=(0, 0.5))
+            name.setPos(0, yy - 0.41)
+            self.medians.addItem(name)
+        for p in (self.medians, self.ratio):
+            p.getAxis("left").setTicks([[(yy, "") for yy in y]])
+        self.medians.setLabel("bottom", "ms")
+        ratio = np.array([r.ratio for r in tasks])
+        lo = np.array([r.ci[0] for r in tasks])
+        hi = np.array([r.ci[1] for r in tasks])
+        self.ratio.addItem(pg.InfiniteLine(1.0, angle=90, pen=pg.mkPen("#9e9e9e", style=Qt.DashLine)))
+        self.ratio.addItem(pg.ErrorBarItem(x=ratio, y=y, left=np.nan_to_num(ratio - lo), right=np.nan_to_num(hi - ratio),
+                                           beam=0.2, pen=pg.mkPen("#424242", width=1.5)))
+        self.ratio.addItem(pg.ScatterPlotItem(x=ratio, y=y, size=11, pen=None,
+                                              brush=[pg.mkBrush(VERDICT_COLOR[r.verdict]) for r in tasks]))
+        for r, yy in zip(tasks, y):
+            label = pg.TextItem(f"{r.ratio:.2f}×  {r.verdict}", color=VERDICT_COLOR[r.verdict], anchor=(0, 1.1))
+            label.setPos(r.ratio, yy)
+            self.ratio.addItem(label)
+        self.ratio.setLabel("bottom", "ratio B / A (left of 1: B faster)")
+        # the range follows the ratios (and 1), not the intervals: one noisy microsecond task's
+        # wide whiskers would squash every other row; its whiskers run off the edge instead
+        finite = np.concatenate([ratio, [1.0]])
+        finite = finite[np.isfinite(finite)]
+        x0, x1 = float(finite.min()), float(finite.max())
+        span = max(x1 - x0, 0.1)
+        self.ratio.setXRange(max(0.0, x0 - 0.25 * span), x1 + 0.5 * span, padding=0)  # room for the labels
+        self.medians.setXRange(0, float(max(np.nanmax(mb), np.nanmax(ma))) * 1.12 if len(tasks) else 1, padding=0)
+        self.medians.setYRange(-0.65, len(tasks) - 0.4, padding=0)
+
+    def _fill_table(self):
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(self.rows))
+        for i, r in enumerate(self.rows):
+            cells = [r.task, f"{r.median_a:.4f}", f"{r.median_b:.4f}", f"{r.ratio:.3f}",
+                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", r.verdict]
+            for j, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if j:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if j == len(cells) - 1:
+                    item.setForeground(QColor(VERDICT_COLOR[r.verdict]))
+                    item.setToolTip(r.reason or f"{r.change:+.1%}, p = {r.p:.2g}")
+                self.table.setItem(i, j, item)
+        self.table.blockSignals(False)
+        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.Stretch)
+
+    def _row_selected(self):
+        rows = self.table.selectionModel().selectedRows()
+        if not rows or not self.rows:
+            return
+        task = self.rows[rows[0].row()].task
+        self._fill_distribution(task)
+        self.task_selected.emit(task)
+
+    def _fill_distribution(self, task: str):
+        self.dist.clear()
+        run_a, run_b = self.runs
+        metric = self.comparison.metric
+        a, b = run_a.samples(task, metric), run_b.samples(task, metric)
+        both = np.concatenate([a, b])
+        if len(both) == 0:
+            return
+        hi = np.percentile(both, 99) if len(both) > 20 else both.max()  # keep outliers from squashing the plot
+        edges = np.histogram_bin_edges(both[both <= hi], bins=min(40, max(20, len(both) // 3)))
+        self.dist.setTitle(f"{task}: {len(a)} vs {len(b)} launches")
+        for name, xs, color in (("A", a, COLOR_A), ("B", b, COLOR_B)):
+            counts, _ = np.histogram(np.clip(xs, edges[0], edges[-1]), edges)
+            c = QColor(color)
+            c.setAlpha(90)
+            self.dist.plot(edges, counts, stepMode="center", fillLevel=0, brush=c, pen=pg.mkPen(color, width=2),
+                           name=f"{name} median {np.median(xs):.4g} ms")
+            self.dist.addItem(pg.InfiniteLine(float(np.median(xs)), angle=90, pen=pg.mkPen(color, style=Qt.DashLine)))
+
+    def distribution_curves(self) -> list:
+        """The histogram curves now drawn (for tests and exports)."""
+        return [i for i in self.dist.getPlotItem().listDataItems()]
+
+    # -- exports
+    def export_chart(self, path: str | Path) -> Path:
+        """The bar and ratio chart as PNG or SVG (by the file's suffix)."""
+        path = Path(path)
+        scene_item = self.chart.ci
+        if path.suffix.lower() == ".svg":
+            # QtSvg's generator: pyqtgraph's own SVGExporter cannot parse the paths recent Qt writes
+            from PySide6.QtCore import QRect, QSize
+            from PySide6.QtGui import QPainter
+            from PySide6.QtSvg import QSvgGenerator
+            gen = QSvgGenerator()
+            gen.setFileName(str(path))
+            size = self.chart.size()
+            gen.setSize(QSize(size.width(), size.height()))
+            gen.setViewBox(QRect(0, 0, size.width(), size.height()))
+            gen.setTitle(f"{self.comparison.a} vs {self.comparison.b}")
+            painter = QPainter(gen)
+            self.chart.render(painter)
+            painter.end()
+        elif path.suffix.lower() == ".png":
+            ex = pg.exporters.ImageExporter(scene_item)
+            ex.parameters()["width"] = max(1200, int(self.chart.width()))
+            ex.export(str(path))
+        else:
+            raise ValueError(f"export the chart as .png or .svg, not {path.suffix or 'no suffix'}")
+        return path
+
+    def export_numbers(self, path: str | Path) -> Path:
+        """The comparison's numbers as CSV or JSON (by the file's suffix)."""
+        path = Path(path)
+        if path.suffix.lower() == ".json":
+            path.write_text(json.dumps(self.comparison.to_dict(), indent=2))
+        elif path.suffix.lower() == ".csv":
+            path.write_text(self.comparison.to_csv())
+        else:
+            raise ValueError(f"export the numbers as .csv or .json, not {path.suffix or 'no suffix'}")
+        return path
+
+    def _ask_chart(self):
+        path, _ = QFileDialog.getSaveFileName(self, "Export chart", "comparison.png", "PNG (*.png);;SVG (*.svg)")
+        if path:
+            self.export_chart(path)
+
+    def _ask_numbers(self):
+        path, _ = QFileDialog.getSaveFileName(self, "Export numbers", "comparison.csv", "CSV (*.csv);;JSON (*.json)")
+        if path:
+            self.export_numbers(path)
+
+    def _enable(self, on: bool):
+        self.chart_btn.setEnabled(on)
+        self.numbers_btn.setEnabled(on)

@@ -1,0 +1,340 @@
+"""Launch-time plots that stay readable at 15+ tasks: legend beside the data, distinct colours, µs/ms.
+
+- Timeline: one curve per task, made once and fed with `setData` from a 10 Hz timer while a run
+  streams (pyqtgraph's recipe: peak downsampling, clip to view). Runs are kept apart: each run starts
+  after a gap, at a dashed line labelled with the run number.
+- Scope: the selected kernel's tasks, the top N by median, or all; the legend is a list beside the
+  plot, not an item over it, and unticking a task hides its curve (the rest is one click away).
+- Distribution: the selected task's launches as one box (quartiles, median, 1.5 IQR whiskers) and
+  its points per run, so two runs of one task compare at a glance.
+- Units: µs below 1 ms, ms otherwise, chosen from the data shown (never pyqtgraph's "ms (x0.001)").
+"""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
+                               QSplitter, QStackedWidget, QVBoxLayout, QWidget)
+
+from .theme import current_theme, restyle
+
+# Kelly's 22 colours of maximum contrast (K. L. Kelly, 1965), without white and black, most distinct first.
+DISTINCT = ["#f3c300", "#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856",
+            "#e68fac", "#0067a5", "#f99379", "#604e97", "#f6a600", "#b3446c", "#dcd300", "#882d17",
+            "#8db600", "#654522", "#e25822", "#2b3d26"]
+SCOPES = ["selected kernel", "top 5", "top 10", "all tasks"]
+
+
+def short_name(task: str) -> str:
+    """'particle_step_kernel_2_bounce_range_for' → 'particle_step #2 bounce_range_for' (legend width)."""
+    m = re.match(r"^(.*)_kernel_(\d+)_(.*)$", task)
+    return f"{m[1]} #{m[2]} {m[3]}" if m else task
+
+
+def color_for(index: int) -> str:
+    return DISTINCT[index % len(DISTINCT)]
+
+
+def time_unit(max_ms: float) -> tuple[str, float]:
+    """('µs', 1000) below a millisecond, else ('ms', 1): the factor turns ms into the unit."""
+    return ("µs", 1000.0) if max_ms < 1.0 else ("ms", 1.0)
+
+
+def box_stats(values) -> dict:
+    v = np.sort(np.asarray(values, dtype=float))
+    q1, med, q3 = np.percentile(v, [25, 50, 75])
+    iqr = q3 - q1
+    inside = v[(v >= q1 - 1.5 * iqr) & (v <= q3 + 1.5 * iqr)]
+    return {"q1": q1, "median": med, "q3": q3, "low": inside.min(), "high": inside.max(), "n": len(v)}
+
+
+class RunStore:
+    """Every launch time, by run and task, in arrival order. Plain data; the views read it."""
+
+    def __init__(self):
+        self.runs: list[dict] = []          # [{"label": str, "tasks": {task: [ms]}}]
+        self.kernel_of: dict[str, str] = {}
+
+    def begin_run(self, label: str = ""):
+        self.runs.append({"label": label or f"run {len(self.runs) + 1}", "tasks": {}})
+
+    def add(self, task: str, kernel: str, ms: float):
+        if not self.runs:
+            self.begin_run()
+        self.runs[-1]["tasks"].setdefault(task, []).append(ms)
+        self.kernel_of[task] = kernel
+
+    def clear(self):
+        self.runs.clear()
+
+    def tasks(self) -> list[str]:
+        seen = {}
+        for r in self.runs:
+            seen.update(dict.fromkeys(r["tasks"]))
+        return list(seen)
+
+    def values(self, task: str, scope: str = "all runs") -> list[float]:
+        runs = self.runs[-1:] if scope == "last run" else self.runs
+        return [ms for r in runs for ms in r["tasks"].get(task, [])]
+
+    def median(self, task: str, scope: str = "all runs") -> float | None:
+        v = self.values(task, scope)
+        return float(np.median(v)) if v else None
+
+
+class _Legend(QListWidget):
+    """The legend, as a list beside the plot: a colour swatch and a tick per task."""
+    toggled = Signal(str, bool)
+
+    def __init__(self):
+        super().__init__()
+        self.setMinimumWidth(150)
+        self.setMaximumWidth(360)
+        self.setTextElideMode(Qt.ElideMiddle)  # kernel prefix and task suffix both stay readable
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.itemChanged.connect(lambda it: self.toggled.emit(it.data(Qt.UserRole), it.checkState() == Qt.Checked))
+
+    def set_entries(self, entries: list[tuple[str, str, bool]]):
+        self.blockSignals(True)
+        self.clear()
+        for task, color, shown in entries:
+            pm = QPixmap(14, 14)
+            pm.fill(QColor(color))
+            it = QListWidgetItem(QIcon(pm), short_name(task))
+            it.setData(Qt.UserRole, task)
+            it.setFlags(it.flags() | Qt.ItemIsUserCheckable)
+            it.setCheckState(Qt.Checked if shown else Qt.Unchecked)
+            it.setToolTip(task)
+            self.addItem(it)
+        self.blockSignals(False)
+        longest = max((self.fontMetrics().horizontalAdvance(short_name(t)) for t, _, _ in entries), default=0)
+        self.setMinimumWidth(max(150, min(longest + 60, 280)))
+
+
+class LaunchPlots(QWidget):
+    """Timeline and distribution of launch times, fed by `add_launch(ev)` and `begin_run()`."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.store = RunStore()
+        self.selected_task: str | None = None
+        self.selected_kernel: str | None = None
+        self.hidden: set[str] = set()
+        self.curves: dict[str, pg.PlotDataItem] = {}
+        self.colors: dict[str, str] = {}
+        self._run_lines: list = []
+        self._legend_tasks: list | None = None
+        self._dirty = False
+        self.unit = ("ms", 1.0)
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 2)
+        self.view = QComboBox()
+        self.view.addItems(["timeline", "distribution"])
+        self.view.setToolTip("Timeline: every launch in order. Distribution: the selected task's launches per run")
+        self.scope = QComboBox()
+        self.scope.addItems(SCOPES)
+        self.scope.setCurrentText("top 10")
+        self.scope.setToolTip("Which tasks the timeline shows; tick or untick them in the legend")
+        self.log_scale = QCheckBox("log scale")
+        self.summary = QLabel("")
+        for w in (QLabel("View"), self.view, QLabel("Tasks"), self.scope, self.log_scale):
+            bar.addWidget(w)
+        bar.addWidget(self.summary, 1)
+
+        self.plot = pg.PlotWidget()
+        self.plot.showGrid(x=True, y=True, alpha=0.3)
+        self.plot.setLabel("bottom", "launch # (runs apart)")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.legend = _Legend()
+        self.dist = pg.PlotWidget()
+        self.dist.showGrid(x=False, y=True, alpha=0.3)
+        self.dist.getAxis("left").enableAutoSIPrefix(False)
+        self.dist.setLabel("bottom", "run")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.plot)
+        self.stack.addWidget(self.dist)
+        split = QSplitter()
+        split.addWidget(self.stack)
+        split.addWidget(self.legend)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+        split.setChildrenCollapsible(False)
+        self.splitter = split
+        v = QVBoxLayout(self)
+        v.setContentsMargins(0, 0, 0, 0)
+        v.setSpacing(0)
+        v.addLayout(bar)
+        v.addWidget(split, 1)
+
+        self.view.currentIndexChanged.connect(self._view_changed)
+        self.scope.currentTextChanged.connect(lambda _: self._relayout())
+        self.log_scale.toggled.connect(self._log_toggled)
+        self.legend.toggled.connect(self._legend_toggled)
+        restyle(self, current_theme())
+        self.timer = QTimer(self)
+        self.timer.timeout.connect(self.refresh)
+        self.timer.start(100)  # 10 Hz while data streams; idle ticks cost one flag check
+
+    # ---- data in
+    def begin_run(self, label: str = ""):
+        self.store.begin_run(label)
+        self._dirty = True
+
+    def add_launch(self, ev):
+        self.store.add(ev.task, getattr(ev, "kernel", ""), ev.ms)
+        self._dirty = True
+
+    def clear(self):
+        self.store.clear()
+        for c in self.curves.values():
+            self.plot.removeItem(c)
+        self.curves.clear()
+        self.hidden.clear()
+        self._relayout()
+
+    def select(self, task: str | None = None, kernel: str | None = None):
+        self.selected_task, self.selected_kernel = task, kernel
+        self._relayout()
+
+    # ---- what is shown
+    def shown_tasks(self) -> list[str]:
+        tasks = self.store.tasks()
+        scope = self.scope.currentText()
+        if scope == "selected kernel" and self.selected_kernel:
+            return [t for t in tasks if self.store.kernel_of.get(t) == self.selected_kernel]
+        if scope.startswith("top "):
+            n = int(scope.split()[1])
+            ranked = sorted(tasks, key=lambda t: -(self.store.median(t, "last run") or 0.0))
+            keep = set(ranked[:n])
+            if self.selected_task in tasks:
+                keep.add(self.selected_task)
+            return [t for t in tasks if t in keep]
+        return tasks
+
+    def legend_overlaps_data(self) -> bool:
+        """True if any legend pixel lies over the data area (tests assert it never does)."""
+        vb = self.plot.getPlotItem().vb
+        data = vb.mapRectToScene(vb.boundingRect())
+        data_global = self.plot.mapToGlobal(self.plot.mapFromScene(data.topLeft())), \
+            self.plot.mapToGlobal(self.plot.mapFromScene(data.bottomRight()))
+        lg = self.legend
+        tl, br = lg.mapToGlobal(lg.rect().topLeft()), lg.mapToGlobal(lg.rect().bottomRight())
+        return lg.isVisible() and not (br.x() < data_global[0].x() or tl.x() > data_global[1].x()
+                                       or br.y() < data_global[0].y() or tl.y() > data_global[1].y())
+
+    def _relayout(self):
+        self._legend_tasks = None
+        self._dirty = True
+        self.refresh()
+
+    def _update_legend(self):
+        for t in self.store.tasks():
+            self.colors.setdefault(t, color_for(len(self.colors)))
+        shown = self.shown_tasks()
+        if shown != self._legend_tasks:
+            self._legend_tasks = shown
+            self.legend.set_entries([(t, self.colors[t], t not in self.hidden) for t in shown])
+
+    def _legend_toggled(self, task, shown):
+        (self.hidden.discard if shown else self.hidden.add)(task)
+        self._dirty = True
+        self.refresh()
+
+    def _view_changed(self, index):
+        self.stack.setCurrentIndex(index)
+        self.legend.setVisible(index == 0)  # the distribution is one task's; its title names it
+        self._dirty = True
+        self.refresh()
+
+    def _log_toggled(self, on):
+        self.plot.setLogMode(y=on)
+        self.dist.setLogMode(y=on)
+        self._dirty = True
+        self.refresh()
+
+    # ---- drawing
+    def refresh(self):
+        if not self._dirty:
+            return
+        self._dirty = False
+        self._update_legend()
+        if self.stack.currentIndex() == 0:
+            self._draw_timeline()
+        else:
+            self._draw_distribution()
+
+    def _draw_timeline(self):
+        shown = [t for t in self.shown_tasks() if t not in self.hidden]
+        peak = max((max(self.store.values(t)) for t in shown if self.store.values(t)), default=0.0)
+        self.unit = unit, k = time_unit(peak)
+        self.plot.setLabel("left", f"launch time ({unit})")
+        for line in self._run_lines:
+            self.plot.removeItem(line)
+        self._run_lines = []
+        starts, x0 = [], 0
+        for run in self.store.runs:  # each run starts after the longest series of the run before, plus a gap
+            starts.append(x0)
+            x0 += max((len(v) for v in run["tasks"].values()), default=0) + 2
+        if len(self.store.runs) > 1:
+            for i, (run, s) in enumerate(zip(self.store.runs, starts)):
+                line = pg.InfiniteLine(pos=s - 1, angle=90, pen=pg.mkPen("#888", style=Qt.DashLine),
+                                       label=run["label"], labelOpts={"position": 0.95, "color": "#888"})
+                self.plot.addItem(line)
+                self._run_lines.append(line)
+        for task in self.store.tasks():
+            curve = self.curves.get(task)
+            visible = task in shown
+            if curve is None:
+                if not visible:
+                    continue
+                curve = self.plot.plot([], [], pen=pg.mkPen(self.colors[task], width=2), symbol="o", symbolSize=4,
+                                       symbolBrush=self.colors[task], symbolPen=None, connect="finite")
+                curve.setDownsampling(auto=True, method="peak")
+                curve.setClipToView(True)
+                self.curves[task] = curve
+            curve.setVisible(visible)
+            if not visible:
+                continue
+            xs, ys = [], []
+            for run, s in zip(self.store.runs, starts):
+                v = run["tasks"].get(task, [])
+                xs += list(range(s, s + len(v))) + [s + len(v)]
+                ys += [ms * k for ms in v] + [np.nan]  # NaN: no line drawn from one run into the next
+            curve.setData(np.asarray(xs, float), np.asarray(ys, float))
+        n = sum(len(v) for r in self.store.runs for v in r["tasks"].values())
+        self.summary.setText(f"{len(shown)}/{len(self.store.tasks())} tasks · {len(self.store.runs)} run(s) · "
+                             f"{n} launches" if n else "no launches yet: Run (F5)")
+
+    def _draw_distribution(self):
+        self.dist.clear()
+        task = self.selected_task if self.selected_task in self.store.tasks() else None
+        if task is None:
+            self.dist.setTitle("select a task with launches")
+            return
+        per_run = [(i + 1, r["tasks"].get(task, [])) for i, r in enumerate(self.store.runs)]
+        per_run = [(i, v) for i, v in per_run if v]
+        peak = max(max(v) for _, v in per_run)
+        unit, k = time_unit(peak)
+        self.dist.setTitle(f"{task}: launch times per run")
+        self.dist.setLabel("left", f"launch time ({unit})")
+        color = QColor(self.colors.get(task, DISTINCT[0]))
+        fill = QColor(color)
+        fill.setAlpha(90)
+        rng = np.random.default_rng(0)
+        for x, v in per_run:
+            st = box_stats(np.asarray(v) * k)
+            self.dist.addItem(pg.BarGraphItem(x=[x], y0=[st["q1"]], height=[max(st["q3"] - st["q1"], 1e-12)],
+                                              width=0.5, brush=fill, pen=pg.mkPen(color, width=1.5)))
+            self.dist.addItem(pg.PlotDataItem([x - 0.25, x + 0.25], [st["median"]] * 2, pen=pg.mkPen(color, width=3)))
+            self.dist.addItem(pg.PlotDataItem([x, x, np.nan, x, x], [st["low"], st["q1"], np.nan, st["q3"], st["high"]],
+                                              pen=pg.mkPen(color, width=1), connect="finite"))
+            jitter = x + rng.uniform(-0.18, 0.18, len(v))
+            self.dist.addItem(pg.ScatterPlotItem(jitter, np.asarray(v) * k, size=4, pen=None,
+                                                 brush=pg.mkBrush(color.red(), color.green(), color.blue(), 110)))
+        self.dist.getAxis("bottom").setTicks([[(x, self.store.runs[x - 1]["label"]) for x, _ in per_run]])
+        self.dist.setXRange(0.4, len(self.store.runs) + 0.6)

@@ -1,0 +1,170 @@
+"""`qd.field(...)` and `qd.ndarray(dtype, shape)`: data that lives outside any one kernel call.
+
+Both are NumPy storage to the engine: a kernel that touches a field gets the field's array as an
+implicit parameter of each task that uses it (so every task module stays self-contained), and a
+host ndarray is passed like any NumPy array, without a copy on the CPU. A 0-d field (`x[None]`)
+is stored as one element. Vector and matrix fields keep their components as trailing axes.
+"""
+from __future__ import annotations
+
+import itertools
+import weakref
+
+import numpy as np
+
+from .types import DType, as_dtype
+
+_REGISTRY: "weakref.WeakValueDictionary[int, Field]" = weakref.WeakValueDictionary()
+_IDS = itertools.count(1)
+
+
+def _shape(shape) -> tuple:
+    if shape is None:
+        return ()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    shape = tuple(int(s) for s in shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(f"a shape cannot be negative, got {shape}")
+    return shape
+
+
+def _dtype(dtype) -> DType:
+    dt = as_dtype(dtype)
+    if dt is None:
+        raise TypeError(f"expected a qd scalar dtype (qd.f32, qd.i32, ...), got {dtype!r}")
+    return dt
+
+
+class ElemArray(np.ndarray):
+    """NumPy storage of vectors/matrices that remembers how many trailing axes are the element, so a
+    kernel called with the bare storage still indexes it as an array of vectors."""
+
+    elem_shape: tuple = ()
+
+    def __array_finalize__(self, obj):
+        self.elem_shape = getattr(obj, "elem_shape", ())
+
+
+def _alloc(shape, elem_shape, dtype) -> np.ndarray:
+    a = np.zeros(tuple(shape) + tuple(elem_shape), dtype.numpy)
+    if elem_shape:
+        a = a.view(ElemArray)
+        a.elem_shape = tuple(elem_shape)
+    return a
+
+
+class _Storage:
+    """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O."""
+
+    storage: np.ndarray
+    shape: tuple
+    dtype: DType
+    elem_shape: tuple = ()
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def _index(self, key):
+        if key is None or key == ():
+            if self.shape:
+                raise IndexError(f"a {len(self.shape)}-d {type(self).__name__.lower()} needs "
+                                 f"{len(self.shape)} indices")
+            return (0,)
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) != len(self.shape):
+            raise IndexError(f"expected {len(self.shape)} indices, got {len(key)}")
+        return key if self.shape else (0,)
+
+    def __getitem__(self, key):
+        v = self.storage[self._index(key)]
+        return np.array(v) if isinstance(v, np.ndarray) else v.item()
+
+    def __setitem__(self, key, value):
+        self.storage[self._index(key)] = value
+
+    def fill(self, value):
+        self.storage.fill(value)
+
+    def to_numpy(self, dtype=None) -> np.ndarray:
+        out = np.array(self.storage).reshape(self.shape + self.elem_shape)
+        return out.astype(dtype) if dtype is not None else out
+
+    def from_numpy(self, arr):
+        arr = np.asarray(arr)
+        want = self.shape + self.elem_shape
+        if arr.shape != want:
+            raise ValueError(f"from_numpy: expected an array of shape {want}, got {arr.shape}")
+        self.storage[...] = arr.reshape(self.storage.shape)
+
+    def copy_from(self, other):
+        self.from_numpy(other.to_numpy())
+
+    def __array__(self, dtype=None, copy=None):
+        return self.to_numpy(dtype)
+
+
+class Field(_Storage):
+    """A dense `qd.field`: kernels read and write it as a global; Python indexes it directly."""
+
+    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = ()):
+        self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
+        self.name = name
+        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
+        self.uid = next(_IDS)
+        _REGISTRY[self.uid] = self
+
+    def __repr__(self) -> str:
+        return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
+
+    @staticmethod
+    def by_uid(uid: int) -> "Field":
+        f = _REGISTRY.get(uid)
+        if f is None:
+            raise RuntimeError(f"field #{uid} no longer exists (it was garbage-collected)")
+        return f
+
+
+class Ndarray(_Storage):
+    """`qd.ndarray(dtype, shape)`: an array allocated by the user and passed to kernels as an argument."""
+
+    def __init__(self, dtype, shape, elem_shape: tuple = ()):
+        self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
+        if not self.shape:
+            raise ValueError("qd.ndarray needs at least one axis")
+        self.storage = _alloc(self.shape, self.elem_shape, self.dtype)
+
+    def __repr__(self) -> str:
+        return f"<qd.ndarray {self.dtype!r} shape={self.shape}>"
+
+
+def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
+    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes and autodiff are not supported)."""
+    if offset is not None:
+        raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
+    if needs_grad:
+        raise NotImplementedError("qd.field(needs_grad=True): autodiff is not supported by qdexplorer")
+    return Field(dtype, shape, name)
+
+
+def ndarray(dtype, shape) -> Ndarray:
+    """`qd.ndarray(qd.f32, shape=(n,))`: a host-allocated array to pass to kernels."""
+    return Ndarray(dtype, shape)
+
+
+def as_kernel_array(v):
+    """What the engine passes for an ndarray argument: NumPy storage (fields, ndarrays, CPU tensors)."""
+    if isinstance(v, np.ndarray):
+        return v
+    if isinstance(v, _Storage):
+        return v.storage
+    if hasattr(v, "__dlpack__") and hasattr(v, "device") and "cuda" in str(getattr(v, "device", "")):
+        raise TypeError("GPU tensors are not accepted yet: pass a CPU tensor or a NumPy array "
+                        "(qdexplorer copies arrays to the device itself)")
+    if hasattr(v, "__array__") or hasattr(v, "__dlpack__"):
+        try:
+            return np.from_dlpack(v) if hasattr(v, "__dlpack__") else np.asarray(v)
+        except (TypeError, RuntimeError, BufferError):
+            return np.asarray(v)
+    return v

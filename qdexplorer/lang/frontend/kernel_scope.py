@@ -1,0 +1,73 @@
+"""What the tasks of one kernel share: fields, kernel-scope locals kept between tasks, the result.
+
+Each task is its own module, so anything that outlives a task lives in an array: a field's storage,
+a global temporary for a local that one task assigns and a later one reads (Quadrants keeps these
+in its global temporary buffer too), and a one-element array for the kernel's return value. Each
+becomes an implicit parameter of the tasks that touch it (`ir.ImplicitArray`), which the caller
+supplies.
+"""
+from __future__ import annotations
+
+from .. import ir
+from ..types import DType, i32, u1
+
+
+class KernelScope:
+    def __init__(self, arg_names, gtemp_names=(), ret_dtype: DType | None = None, ret_shape=(1,)):
+        self.taken = set(arg_names)
+        self.implicit: dict[str, ir.ImplicitArray] = {}
+        self.fields: dict[int, ir.ArrayArg] = {}
+        self.gtemp_names = set(gtemp_names)
+        self.gtemps: dict[str, ir.ArrayArg] = {}
+        self.ret: ir.ArrayArg | None = None
+        self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
+        if ret_dtype is not None:
+            self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
+
+    def _add(self, name, role, dtype, shape, key=0, elem_ndim=0) -> ir.ArrayArg:
+        base, n = name, 1
+        while name in self.taken:
+            n += 1
+            name = f"{base}_{n}"
+        self.taken.add(name)
+        self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key)
+        return ir.ArrayArg(name, dtype, len(shape))
+
+    def field_arg(self, fld, name_hint: str) -> ir.ArrayArg:
+        arr = self.fields.get(fld.uid)
+        if arr is None:
+            arr = self.fields[fld.uid] = self._add(fld.name or name_hint, "field", fld.dtype,
+                                                   fld.storage.shape, fld.uid)
+            self.elem_shapes[arr.name] = tuple(fld.elem_shape)
+        return arr
+
+    def gtemp(self, name: str, dtype: DType | None = None) -> ir.ArrayArg | None:
+        """The global temporary of kernel-scope local `name`; created with `dtype` on first assignment."""
+        arr = self.gtemps.get(name)
+        if arr is None and dtype is not None:
+            arr = self.gtemps[name] = self._add(f"{name}__gtmp", "gtmp", i32 if dtype == u1 else dtype, (1,),
+                                                key=name)
+        return arr
+
+    def adopt(self, a: ir.ImplicitArray):
+        """Take over an implicit array of a task reused from the memo (it was not lowered again)."""
+        if a.name in self.implicit:
+            return
+        self.taken.add(a.name)
+        self.implicit[a.name] = a
+        arr = ir.ArrayArg(a.name, a.dtype, len(a.shape))
+        if a.role == "gtmp":
+            self.gtemps[a.key] = arr
+        elif a.role == "field":
+            self.fields[a.key] = arr
+            from ..field import Field
+            self.elem_shapes[a.name] = tuple(Field.by_uid(a.key).elem_shape)
+
+    def for_task(self, used: set) -> tuple:
+        return tuple(a for n, a in self.implicit.items() if n in used)
+
+    def arrays(self) -> dict:
+        out = {arr.name: arr for arr in list(self.fields.values()) + list(self.gtemps.values())}
+        if self.ret is not None:
+            out[self.ret.name] = self.ret
+        return out

@@ -1,0 +1,320 @@
+"""Small vectors and matrices in kernels, lowered to one scalar per component (Quadrants' `qd.Vector`,
+`qd.Matrix`, `qd.math.vec3`...): no vector type reaches the IR, so codegen is unchanged.
+
+A `Vec` holds one value per component (row-major for matrices). A vector local is a `Vec` of
+`LocalRef`s, so assigning to it or to one component is an ordinary scalar assignment.
+"""
+from __future__ import annotations
+
+import ast
+import math
+
+from .. import ir
+from ..errors import QuadrantsIndexError, QuadrantsTypeError
+from ..types import as_dtype, f32, i32, promote, u1
+from .values import Py, Vec, cast, is_number
+
+SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
+
+
+class VecMethod:
+    """`v.dot` before it is called."""
+
+    def __init__(self, vec: Vec, name: str):
+        self.vec, self.name = vec, name
+
+
+class VectorLowering:
+    """Mixin for `TaskBuilder`: building, indexing, arithmetic and methods of `Vec` values."""
+
+    # ---- building
+    def make_vec(self, items, shape, dt=None, node=None) -> Vec:
+        if dt is not None:
+            items = [cast(self.commit(x, node, like=dt), dt) for x in items]
+        return Vec(list(items), tuple(shape))
+
+    def vec_literal(self, args, node, dt=None, matrix=False) -> Vec:
+        """`qd.Vector([a, b])`, `qd.Matrix([[a, b], [c, d]])`, `vec3(a, b, c)`, `vec3(0)`, `vec3(v2, z)`."""
+        def flat(v):
+            if isinstance(v, Vec):
+                return list(v.items)
+            if isinstance(v, Py) and isinstance(v.value, (list, tuple)):
+                return [x for e in v.value for x in flat(Py(e))]
+            if isinstance(v, list):
+                return [x for e in v for x in flat(e)]
+            return [v]
+        if matrix:
+            rows = args if not (len(args) == 1) else args[0]
+            rows = rows.value if isinstance(rows, Py) else rows
+            rows = [flat(r if not isinstance(r, (list, tuple)) else Py(r)) if not isinstance(r, list) else flat(r)
+                    for r in rows]
+            if not rows or any(len(r) != len(rows[0]) for r in rows):
+                self.err(node, "qd.Matrix needs rows of equal length")
+            items = [x for r in rows for x in r]
+            shape = (len(rows), len(rows[0]))
+        else:
+            items = [x for a in args for x in flat(a)]
+            shape = (len(items),)
+        return self.typed_vec(items, shape, dt, node)
+
+    def typed_vec(self, items, shape, dt, node) -> Vec:
+        if dt is None:
+            exprs = [x for x in items if not is_number(x)]
+            if exprs:
+                dt = self.commit(exprs[0], node).dtype
+                for x in exprs[1:]:
+                    dt = promote(dt, self.commit(x, node).dtype)
+            else:
+                dt = f32 if any(isinstance(x.value, float) for x in items) else i32
+        return Vec([cast(self.commit(x, node, like=dt), dt) for x in items], tuple(shape))
+
+    def vec_from_type(self, vt, node) -> Vec:
+        args = [self.value(a) for a in node.args]
+        size = math.prod(vt.shape)
+        flat = []
+        for a in args:
+            flat += list(a.items) if isinstance(a, Vec) else [a]
+        if len(flat) == 1 and size > 1:
+            flat = flat * size
+        if len(flat) != size:
+            self.err(node, f"{vt!r} takes {size} components, got {len(flat)}")
+        return self.typed_vec(flat, vt.shape, vt.dtype, node)
+
+    def vec_local(self, v: Vec, name="v") -> Vec:
+        items = [self.commit(x, None) for x in v.items]
+        return Vec([ir.LocalRef(self.new_local(name, x.dtype, x)) for x in items], v.shape)
+
+    # ---- indexing
+    def vec_subscript(self, v: Vec, node):
+        idx = node.slice
+        elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+        if len(elts) > len(v.shape):
+            self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
+                     QuadrantsIndexError)
+        keys = [self.value(e) for e in elts]
+        return self.vec_pick(v, keys, node)
+
+    def vec_pick(self, v: Vec, keys, node):
+        cols = v.shape[1] if len(v.shape) == 2 else 1
+        if len(v.shape) == 2 and len(keys) == 1:  # m[i]: row i
+            return self._pick([Vec(v.items[r * cols:(r + 1) * cols]) for r in range(v.shape[0])], keys[0], node)
+        if len(keys) == 2:
+            if is_number(keys[0]) and is_number(keys[1]):
+                self._check_range(keys[0].value, v.shape[0], node)
+                self._check_range(keys[1].value, cols, node)
+                return v.items[keys[0].value * cols + keys[1].value]
+            k0 = cast(self.commit(keys[0], node, like=i32), i32)
+            k1 = cast(self.commit(keys[1], node, like=i32), i32)
+            flat = ir.BinOp("+", ir.BinOp("*", k0, ir.Const(cols, i32), i32), k1, i32)
+            return self._pick(v.items, flat, node)
+        return self._pick(v.items, keys[0], node)
+
+    def _check_range(self, k, n, node):
+        if not isinstance(k, int) or not -n <= k < n:
+            self.err(node, f"index {k!r} is out of range for {n} components", QuadrantsIndexError)
+
+    def _pick(self, items, key, node):
+        if is_number(key):
+            self._check_range(key.value, len(items), node)
+            return items[key.value]
+        k = cast(self.commit(key, node, like=i32), i32)
+        if any(isinstance(it, Vec) for it in items):
+            self.err(node, "a matrix row index must be a compile-time constant (use m[i, j] instead)")
+        items = [self.commit(it, node) for it in items]
+        acc = items[-1]
+        dt = acc.dtype
+        for j in range(len(items) - 2, -1, -1):
+            acc = ir.Select(ir.Compare("==", k, ir.Const(j, i32), u1), cast(items[j], dt), acc, dt)
+        return acc
+
+    def vec_assign_component(self, v: Vec, keys, value, node):
+        """`v[i] = x` / `m[i, j] = x` on a vector local (a dynamic index becomes one guarded store each)."""
+        cols = v.shape[1] if len(v.shape) == 2 else 1
+        if len(v.shape) == 2 and len(keys) == 1:
+            if not is_number(keys[0]):
+                self.err(node, "a matrix row index must be a compile-time constant")
+            targets = v.items[keys[0].value * cols:(keys[0].value + 1) * cols]
+            vals = value.items if isinstance(value, Vec) else [value] * cols
+            for t, x in zip(targets, vals):
+                self._assign_ref(t, x, node)
+            return
+        if len(keys) == 2:
+            if is_number(keys[0]) and is_number(keys[1]):
+                return self._assign_ref(v.items[keys[0].value * cols + keys[1].value], value, node)
+            flat = ir.BinOp("+", ir.BinOp("*", cast(self.commit(keys[0], node, like=i32), i32), ir.Const(cols, i32),
+                                          i32), cast(self.commit(keys[1], node, like=i32), i32), i32)
+            key = flat
+        else:
+            key = keys[0]
+        if is_number(key):
+            self._check_range(key.value, len(v.items), node)
+            return self._assign_ref(v.items[key.value], value, node)
+        k = cast(self.commit(key, node, like=i32), i32)
+        x = self.commit(value, node)
+        tmp = ir.LocalRef(self.new_local("elem", x.dtype, x))
+        for j, t in enumerate(v.items):
+            self.out.append([])
+            self._assign_ref(t, tmp, node)
+            body = self.out.pop()
+            self.emit(ir.If(ir.Compare("==", k, ir.Const(j, i32), u1), body, []))
+
+    def _assign_ref(self, target, value, node):
+        if not isinstance(target, ir.LocalRef):
+            self.err(node, "only components of a vector variable can be assigned")
+        dt = target.local.dtype
+        self.emit(ir.Assign(target.local, cast(self.commit(value, node, like=dt), dt)))
+
+    def vec_attr(self, v: Vec, attr, node):
+        if attr == "n":
+            return Py(v.shape[0])
+        if attr == "m":
+            return Py(v.shape[1] if len(v.shape) == 2 else 1)
+        if attr in ("T",):
+            return self.vec_transpose(v)
+        if all(c in SWIZZLE for c in attr) and len(v.shape) == 1:
+            idx = [SWIZZLE[c] for c in attr]
+            if max(idx) >= v.shape[0]:
+                self.err(node, f"'.{attr}' needs a vector of at least {max(idx) + 1} components")
+            return v.items[idx[0]] if len(idx) == 1 else Vec([v.items[i] for i in idx])
+        return Py(VecMethod(v, attr))
+
+    # ---- arithmetic
+    def vec_binop(self, op, a, b, node):
+        if op == "@":
+            return self.vec_matmul(a, b, node)
+        if isinstance(a, Vec) and isinstance(b, Vec) and a.shape != b.shape:
+            self.err(node, f"shapes {a.shape} and {b.shape} do not match for '{op}'", QuadrantsTypeError)
+        shape = a.shape if isinstance(a, Vec) else b.shape
+        n = len(a.items if isinstance(a, Vec) else b.items)
+        xs = a.items if isinstance(a, Vec) else [a] * n
+        ys = b.items if isinstance(b, Vec) else [b] * n
+        return Vec([self.scalar_binop(op, x, y, node) for x, y in zip(xs, ys)], shape)
+
+    def scalar_binop(self, op, x, y, node):
+        if is_number(x) and is_number(y):
+            from .values import fold
+            return Py(fold(op, x.value, y.value))
+        if op in ("<", "<=", ">", ">=", "==", "!="):
+            ea, eb = self.pair(x, y, node)
+            dt = promote(ea.dtype, eb.dtype)
+            return cast(ir.Compare(op, cast(ea, dt), cast(eb, dt), u1), i32)
+        return self.binop(op, x, y, node)
+
+    def vec_matmul(self, a, b, node):
+        if not (isinstance(a, Vec) and isinstance(b, Vec)):
+            self.err(node, "'@' needs two vectors or matrices", QuadrantsTypeError)
+        am = a if len(a.shape) == 2 else Vec(a.items, (1, a.shape[0]))
+        bm = b if len(b.shape) == 2 else Vec(b.items, (b.shape[0], 1))
+        if am.shape[1] != bm.shape[0]:
+            self.err(node, f"cannot multiply {a.shape} by {b.shape}", QuadrantsTypeError)
+        n, k, m = am.shape[0], am.shape[1], bm.shape[1]
+        out = []
+        for i in range(n):
+            for j in range(m):
+                acc = None
+                for t in range(k):
+                    p = self.binop("*", am.items[i * k + t], bm.items[t * m + j], node)
+                    acc = p if acc is None else self.binop("+", acc, p, node)
+                out.append(acc)
+        if len(a.shape) == 1 and len(b.shape) == 1:
+            return out[0]
+        if len(b.shape) == 1:
+            return Vec(out, (n,))
+        if len(a.shape) == 1:
+            return Vec(out, (m,))
+        return Vec(out, (n, m))
+
+    def vec_transpose(self, v: Vec) -> Vec:
+        if len(v.shape) == 1:
+            return Vec(list(v.items), (1, v.shape[0]))
+        n, m = v.shape
+        return Vec([v.items[i * m + j] for j in range(m) for i in range(n)], (m, n))
+
+    def vec_unary(self, fn, v: Vec) -> Vec:
+        return Vec([fn(x) for x in v.items], v.shape)
+
+    def vec_reduce(self, op, v: Vec, node):
+        acc = v.items[0]
+        for x in v.items[1:]:
+            acc = self.binop(op, acc, x, node) if op in ("+", "*") else self.minmax_pair(op, acc, x, node)
+        return acc
+
+    def minmax_pair(self, op, a, b, node):
+        if is_number(a) and is_number(b):
+            return Py(min(a.value, b.value) if op == "min" else max(a.value, b.value))
+        ea, eb = self.pair(a, b, node)
+        dt = promote(ea.dtype, eb.dtype)
+        return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
+
+    def vec_call_method(self, m: VecMethod, node):
+        v, name = m.vec, m.name
+        args = [self.value(a) for a in node.args]
+        if name == "dot":
+            return self.vec_reduce("+", self.vec_binop("*", v, args[0], node), node)
+        if name == "cross":
+            return self.vec_cross(v, args[0], node)
+        if name in ("norm", "length"):
+            return self.math_of("sqrt", self.vec_reduce("+", self.vec_binop("*", v, v, node), node), node)
+        if name == "norm_sqr":
+            return self.vec_reduce("+", self.vec_binop("*", v, v, node), node)
+        if name in ("normalized", "normalize"):
+            inv = self.math_of("sqrt", self.vec_reduce("+", self.vec_binop("*", v, v, node), node), node)
+            return self.vec_binop("/", v, inv, node)
+        if name == "sum":
+            return self.vec_reduce("+", v, node)
+        if name in ("max", "min"):
+            return self.vec_reduce(name, v, node)
+        if name == "transpose":
+            return self.vec_transpose(v)
+        if name == "trace":
+            n = v.shape[0]
+            return self.vec_reduce("+", Vec([v.items[i * n + i] for i in range(n)]), node)
+        if name == "determinant":
+            return self.vec_det(v, node)
+        if name == "outer_product":
+            w = args[0]
+            return Vec([self.binop("*", x, y, node) for x in v.items for y in w.items], (len(v.items), len(w.items)))
+        if name == "cast":
+            dt = as_dtype(self.eval_static(node.args[0]))
+            return Vec([cast(self.commit(x, node, like=dt), dt) for x in v.items], v.shape)
+        if name in ("any", "all"):
+            return self.vec_anyall(name, v, node)
+        if name == "to_numpy":
+            self.err(node, "to_numpy() is for Python code, not kernels")
+        self.err(node, f"vectors have no method '{name}' in kernels")
+
+    def vec_anyall(self, name, v: Vec, node):
+        acc = None
+        for x in v.items:
+            t = self.commit(x, node)
+            t = t if t.dtype == u1 else ir.Compare("!=", t, ir.Const(0.0 if t.dtype.is_float else 0, t.dtype), u1)
+            acc = t if acc is None else ir.BinOp("and" if name == "all" else "or", acc, t, u1)
+        return acc
+
+    def vec_cross(self, a, b, node):
+        if a.shape == (3,) and b.shape == (3,):
+            x, y = a.items, b.items
+            m = lambda p, q, r, s: self.binop("-", self.binop("*", p, q, node), self.binop("*", r, s, node), node)  # noqa: E731
+            return Vec([m(x[1], y[2], x[2], y[1]), m(x[2], y[0], x[0], y[2]), m(x[0], y[1], x[1], y[0])])
+        if a.shape == (2,) and b.shape == (2,):
+            return self.binop("-", self.binop("*", a.items[0], b.items[1], node),
+                              self.binop("*", a.items[1], b.items[0], node), node)
+        self.err(node, "cross() needs two 2- or 3-vectors", QuadrantsTypeError)
+
+    def vec_det(self, v: Vec, node):
+        n = v.shape[0]
+        e = lambda i, j: v.items[i * n + j]  # noqa: E731
+        mul, sub, add = (lambda p, q: self.binop("*", p, q, node)), (lambda p, q: self.binop("-", p, q, node)), \
+            (lambda p, q: self.binop("+", p, q, node))
+        if v.shape == (2, 2):
+            return sub(mul(e(0, 0), e(1, 1)), mul(e(0, 1), e(1, 0)))
+        if v.shape == (3, 3):
+            c0 = sub(mul(e(1, 1), e(2, 2)), mul(e(1, 2), e(2, 1)))
+            c1 = sub(mul(e(1, 0), e(2, 2)), mul(e(1, 2), e(2, 0)))
+            c2 = sub(mul(e(1, 0), e(2, 1)), mul(e(1, 1), e(2, 0)))
+            return add(sub(mul(e(0, 0), c0), mul(e(0, 1), c1)), mul(e(0, 2), c2))
+        self.err(node, "determinant() supports 2x2 and 3x3 matrices", QuadrantsTypeError)
+
+    def math_of(self, name, x, node):
+        from .. import intrinsics as I
+        return self.apply_math(getattr(I, name), [x], node)

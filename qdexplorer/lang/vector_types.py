@@ -1,0 +1,110 @@
+"""Small vector and matrix types: `qd.Vector`, `qd.Matrix`, `qd.math.vec3`, `qd.types.vector(n, dt)`.
+
+Inside kernels they lower to one scalar per component (`frontend/vectors.py`); as an ndarray or
+field element type their components are trailing array axes. From Python they build NumPy arrays,
+so helper code and checks can share them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .types import DType, as_dtype, f32, i32
+
+
+@dataclass(frozen=True)
+class VectorType:
+    """`qd.types.vector(3, qd.f32)` / `qd.types.matrix(2, 2, qd.f32)`; `dtype` None adopts the values'."""
+    n: int
+    m: int | None = None
+    dtype: DType | None = None
+
+    @property
+    def shape(self) -> tuple:
+        return (self.n,) if self.m is None else (self.n, self.m)
+
+    def __repr__(self) -> str:
+        dt = f", {self.dtype!r}" if self.dtype else ""
+        return f"qd.types.vector({self.n}{dt})" if self.m is None else f"qd.types.matrix({self.n}, {self.m}{dt})"
+
+    def __call__(self, *values):
+        """From Python: a NumPy array of this shape (`vec3(1, 2, 3)`, `vec3(0)` broadcasts)."""
+        flat = np.ravel(np.array(values, dtype=(self.dtype or f32).numpy))
+        size = int(np.prod(self.shape))
+        if flat.size == 1:
+            flat = np.full(size, flat[0])
+        return flat.reshape(self.shape)
+
+    def field(self, shape=(), name: str = "", **unused):
+        from .field import Field
+        return Field(self.dtype or f32, shape, name, elem_shape=self.shape)
+
+    def ndarray(self, shape, **unused):
+        from .field import Ndarray
+        return Ndarray(self.dtype or f32, shape, elem_shape=self.shape)
+
+
+def vector(n: int, dtype=None) -> VectorType:
+    return VectorType(int(n), None, as_dtype(dtype) if dtype is not None else None)
+
+
+def matrix(n: int, m: int, dtype=None) -> VectorType:
+    return VectorType(int(n), int(m), as_dtype(dtype) if dtype is not None else None)
+
+
+class Vector:
+    """`qd.Vector([x, y, z])` in kernels; `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` outside."""
+
+    def __new__(cls, values, dt=None):
+        return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
+
+    @staticmethod
+    def field(n, dtype, shape=(), name: str = "", **unused):
+        return vector(n, dtype).field(shape, name)
+
+    @staticmethod
+    def ndarray(n, dtype, shape, **unused):
+        return vector(n, dtype).ndarray(shape)
+
+    @staticmethod
+    def zero(dt, n):
+        return np.zeros(n, (as_dtype(dt) or f32).numpy)
+
+    @staticmethod
+    def one(dt, n):
+        return np.ones(n, (as_dtype(dt) or f32).numpy)
+
+    @staticmethod
+    def unit(n, i, dt=None):
+        v = np.zeros(n, (as_dtype(dt) or f32).numpy)
+        v[i] = 1
+        return v
+
+
+class Matrix:
+    """`qd.Matrix([[a, b], [c, d]])` in kernels; `qd.Matrix.field(n, m, dtype, shape)` outside."""
+
+    def __new__(cls, values, dt=None):
+        return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
+
+    @staticmethod
+    def field(n, m, dtype, shape=(), name: str = "", **unused):
+        return matrix(n, m, dtype).field(shape, name)
+
+    @staticmethod
+    def ndarray(n, m, dtype, shape, **unused):
+        return matrix(n, m, dtype).ndarray(shape)
+
+    @staticmethod
+    def identity(dt, n):
+        return np.eye(n, dtype=(as_dtype(dt) or f32).numpy)
+
+    @staticmethod
+    def zero(dt, n, m=None):
+        return np.zeros((n, m or n), (as_dtype(dt) or f32).numpy)
+
+
+vec2, vec3, vec4 = vector(2, f32), vector(3, f32), vector(4, f32)
+ivec2, ivec3, ivec4 = vector(2, i32), vector(3, i32), vector(4, i32)
+mat2, mat3, mat4 = matrix(2, 2, f32), matrix(3, 3, f32), matrix(4, 4, f32)

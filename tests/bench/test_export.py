@@ -1,0 +1,70 @@
+"""Exports: CSV and JSON round trips, and a trace that follows the trace-event format."""
+import csv
+import io
+import json
+
+from qdexplorer.bench.export import to_csv, to_json, to_trace, write
+from qdexplorer.bench.run import Run
+
+PHASES = set("BEXiIbneCMPOND") | {"s", "t", "f"}
+METADATA = {"process_name", "process_labels", "process_sort_index", "thread_name", "thread_sort_index"}
+
+
+def validate_trace(doc):
+    """The Trace Event Format (JSON object form) as chrome://tracing and Perfetto read it."""
+    assert isinstance(doc, dict) and isinstance(doc["traceEvents"], list)
+    assert doc.get("displayTimeUnit", "ms") in ("ms", "ns")
+    json.dumps(doc, allow_nan=False)  # strict JSON: no NaN/Infinity
+    tracks = {}
+    for ev in doc["traceEvents"]:
+        assert ev["ph"] in PHASES, ev
+        assert isinstance(ev["name"], str) and ev["name"], ev
+        assert isinstance(ev["pid"], int), ev
+        if ev["ph"] == "M":
+            assert ev["name"] in METADATA and isinstance(ev["args"], dict), ev
+            if ev["name"].startswith("thread"):
+                assert isinstance(ev["tid"], int)
+            continue
+        assert isinstance(ev["tid"], int) and isinstance(ev["ts"], (int, float)) and ev["ts"] >= 0, ev
+        assert isinstance(ev.get("args", {}), dict)
+        if ev["ph"] == "X":
+            assert isinstance(ev["dur"], (int, float)) and ev["dur"] >= 0, ev
+            tracks.setdefault((ev["pid"], ev["tid"]), []).append((ev["ts"], ev["ts"] + ev["dur"]))
+    for key, slices in tracks.items():  # complete events on one track must nest, never straddle
+        stack = []
+        for start, end in sorted(slices, key=lambda s: (s[0], -s[1])):
+            while stack and stack[-1] <= start + 1e-6:
+                stack.pop()
+            assert not stack or end <= stack[-1] + 1e-6, f"slices straddle on track {key}"
+            stack.append(end)
+    return tracks
+
+
+def test_trace_has_a_track_per_task_and_a_compile_track(runs):
+    run = runs("r")
+    doc = json.loads(json.dumps(to_trace(run)))
+    tracks = validate_trace(doc)
+    names = {(e["pid"], e["tid"]): e["args"]["name"] for e in doc["traceEvents"] if e["name"] == "thread_name"}
+    launch_tracks = {names[k]: v for k, v in tracks.items() if k[0] == 1}
+    compile_tracks = {names[k]: v for k, v in tracks.items() if k[0] == 2}
+    assert set(launch_tracks) == set(compile_tracks) == {"k_kernel_0_range_for", "k_kernel_1_serial"}
+    assert len(launch_tracks["k_kernel_0_range_for"]) == 30  # each launch one slice
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X" and e["pid"] == 1]
+    assert [e["args"]["seq"] for e in slices] == list(range(60))
+    assert abs(slices[0]["dur"] - run.launches[0].ms * 1e3) < 1e-3  # microseconds
+    stages = [e["name"] for e in doc["traceEvents"] if e["ph"] == "X" and e["pid"] == 2 and e["tid"] == 1]
+    assert stages == ["lower", "codegen", "cache", "ptx"]
+    assert min(s[0] for s in launch_tracks["k_kernel_0_range_for"]) >= max(
+        s[1] for v in compile_tracks.values() for s in v) - 1e-6  # launches after the compile
+
+
+def test_csv_and_json_round_trip(tmp_path, runs):
+    run = runs("r")
+    rows = list(csv.DictReader(io.StringIO(to_csv(run))))
+    assert len(rows) == 60 and rows[1]["task"] == "k_kernel_1_serial"
+    assert [float(r["ms"]) for r in rows] == [ln.ms for ln in run.launches]
+    back = Run.from_dict(json.loads(to_json(run)))
+    assert back.launches == run.launches and back.context == run.context
+    p = write(run, tmp_path / "out" / "r.json", "perfetto")
+    validate_trace(json.loads(p.read_text()))
+    assert not [f for f in p.parent.iterdir() if f.name.startswith(".")]  # no temp file left behind

@@ -1,0 +1,106 @@
+"""Fresh A/B comparisons: interleaved rounds, module swaps without recompiling, the GPU acceptance."""
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from qdexplorer.bench.compare import compare_runs
+from qdexplorer.bench.runner import Side, interleaved, with_mode, without_override
+from qdexplorer.engine import Engine
+from qdexplorer.project.loader import bundled_demo
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+from compare_override import main as compare_override_main, slowed_ptx  # noqa: E402
+
+TASK = "saxpy_kernel_0_range_for"
+
+
+@pytest.fixture
+def demo(tmp_path):
+    proj = tmp_path / "demo"
+    shutil.copytree(bundled_demo(), proj)
+    return proj
+
+
+def test_rounds_alternate_a_and_b(demo, tmp_path):
+    order = []
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        mode_in, mode_out = with_mode(eng, "whole")
+        a = Side("per_task", eng, lambda: order.append("A"))
+        b = Side("whole", eng, lambda: (order.append("B"), mode_in()), mode_out)
+        ra, rb = interleaved(a, b, ["particles_64k"], rounds=3, per_round=4)
+    assert order == ["A", "B"] * 3 + ["A", "B"]  # then once more each, to describe each side
+    for run, other in ((ra, "whole"), (rb, "per_task")):
+        assert run.status == "complete" and run.context["interleaved_with"] == other
+        assert run.context["rounds"] == 3 and run.context["repeat"] == 12
+        assert len(run.tasks()) == 5
+        assert sorted({ln.repeat for ln in run.launches}) == list(range(12))
+    assert ra.context["mode"] == "per_task" and rb.context["mode"] == "whole"
+    cmp = compare_runs(ra, rb)
+    assert cmp.threshold == 0.05 and {t.task for t in cmp.tasks} == set(ra.tasks())
+
+
+def test_generated_side_swaps_to_cached_code_without_recompiling(demo, tmp_path):
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        _, cts = eng.compile(target="nvptx")
+        ct = next(c for c in cts if c.task == TASK)
+        eng.overrides.write(TASK, slowed_ptx(ct.ptx, TASK, 1000), ct.generated)
+        enter, leave = without_override(eng, TASK)
+        for _ in range(2):
+            _, cts = eng.compile(target="nvptx")
+            ovr = next(c for c in cts if c.task == TASK)
+            enter()
+            try:
+                _, cts = eng.compile(target="nvptx")
+            finally:
+                leave()
+            gen = next(c for c in cts if c.task == TASK)
+            assert ovr.override == "active" and b"nanosleep" in ovr.loaded
+            assert gen.override is None and gen.loaded == ct.generated and gen.tier == "memory"
+        other = next(c for c in cts if c.task == "copy_kernel_0_range_for")
+        assert other.tier == "memory"
+
+
+@pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas (CUDA toolkit) is not on PATH")
+def test_the_slowed_override_is_valid_ptx(demo, tmp_path):
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        _, cts = eng.compile(target="nvptx")
+    ct = next(c for c in cts if c.task == TASK)
+    src = tmp_path / "slow.ptx"
+    src.write_text(slowed_ptx(ct.ptx, TASK, 20000))
+    p = subprocess.run(["ptxas", f"-arch={ct.arch}", str(src), "-o", str(tmp_path / "slow.cubin")],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    with pytest.raises(ValueError, match="no .entry"):
+        slowed_ptx(ct.ptx, "missing_task", 1)
+
+
+@pytest.mark.cuda
+def test_slowed_override_is_flagged_slower_on_the_gpu(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["compare_override.py", "--rounds", "4", "--out", str(tmp_path)])
+    rc = compare_override_main()
+    out = capsys.readouterr()
+    assert rc == 0, out.err
+
+
+def test_runs_record_the_flush_setting_and_cpu_runs_never_flush(demo, tmp_path):
+    from qdexplorer.bench.runner import bench
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        run = bench(eng, ["saxpy_1m"], repeat=3)
+        assert eng.flush_l2 is False  # restored after the run
+    assert run.status == "complete" and run.context["l2_flush"] is False  # no cache flush on the host
+
+
+@pytest.mark.cuda
+def test_l2_flush_evicts_a_cache_resident_copy(demo, tmp_path):
+    from qdexplorer.bench.runner import bench
+    with Engine(demo, backend="cuda", cache_dir=str(tmp_path / "c")) as eng:
+        warm = bench(eng, ["copy_1m"], repeat=40, flush_l2=False)
+        cold = bench(eng, ["copy_1m"], repeat=40, flush_l2=True)
+    assert cold.context["l2_flush"] and not warm.context["l2_flush"]
+    task = "copy_kernel_0_range_for"
+    # 8 MB of source and destination fit in L2: without the flush the copy is served from it
+    assert compare_runs(warm, cold).task(task).verdict == "slower"

@@ -1,0 +1,97 @@
+"""The comparison and history views in a real offscreen window, filled with real CPU runs."""
+import json
+
+import pytest
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QImage
+
+from qdexplorer.bench.compare import compare_runs
+from qdexplorer.bench.history import History
+from tests.bench.hot_project import HOT, STEADY, real_runs
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bench-views")
+    return real_runs(tmp / "proj", tmp / "cache")
+
+
+def drawn(img: QImage) -> int:
+    return len({img.pixel(x, y) for x in range(0, img.width(), 23) for y in range(0, img.height(), 23)})
+
+
+def test_compare_view_shows_a_real_regression(qtbot, tmp_path, runs):
+    from qdexplorer.gui.compare_view import CompareView
+    before, after, _ = runs
+    cmp = compare_runs(before, after)
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.resize(1300, 800)
+    view.show()
+    view.show_comparison(cmp, before, after)
+
+    table = [[view.table.item(r, c).text() for c in range(view.table.columnCount())]
+             for r in range(view.table.rowCount())]
+    assert [row[0] for row in table] == [HOT, STEADY, "(workload total)"]  # the biggest impact first
+    assert table[0][-1] == "slower" and table[1][-1] == "same"
+    assert 1.6 < float(table[0][3]) < 2.5
+    assert "1 slower" in view.title.text() and "1 same" in view.title.text()
+    bars = [i for i in view.medians.items if type(i).__name__ == "BarGraphItem"]
+    assert len(bars) == 2 and list(bars[0].opts["width"]) == [r.median_a for r in cmp.tasks]
+
+    view.select_task(STEADY)  # the table row drives the overlaid distributions
+    curves = view.distribution_curves()
+    assert len(curves) == 2
+    assert [int(c.yData.sum()) for c in curves] == [len(before.samples(STEADY)), len(after.samples(STEADY))]
+    with qtbot.waitSignal(view.task_selected) as sig:
+        view.select_task(HOT)
+    assert sig.args == [HOT]
+
+    png = view.export_chart(tmp_path / "cmp.png")
+    img = QImage(str(png))
+    assert img.width() >= 1200 and drawn(img) > 10
+    svg = view.export_chart(tmp_path / "cmp.svg").read_text()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and HOT in svg
+    data = json.loads(view.export_numbers(tmp_path / "cmp.json").read_text())
+    assert [t["verdict"] for t in data["tasks"]] == ["slower", "same"]
+    csv = view.export_numbers(tmp_path / "cmp.csv").read_text().splitlines()
+    assert csv[0].startswith("task,") and csv[1].startswith(HOT) and csv[1].endswith(",slower")
+    with pytest.raises(ValueError, match="png or .svg"):
+        view.export_chart(tmp_path / "cmp.gif")
+    shot = view.grab()
+    shot.save(str(tmp_path / "view.png"))
+    assert drawn(shot.toImage()) > 20
+
+
+def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path, runs):
+    from qdexplorer.gui.history_view import HistoryView
+    with History(tmp_path / "h.sqlite") as h:
+        for r in runs:
+            h.save(r)
+        view = HistoryView()
+        qtbot.addWidget(view)
+        view.resize(1000, 500)
+        view.show()
+        view.set_history(h)
+        assert [view.task.itemText(i) for i in range(view.task.count())] == [HOT, STEADY]
+        view.task.setCurrentText(HOT)
+        assert [p["label"] for p in view.points] == ["before", "after", "after-again"]
+        medians = [p["median"] for p in view.points]
+        assert 1.6 < medians[1] / medians[0] < 2.5 and 0.8 < medians[2] / medians[1] < 1.25
+        assert view.measure == "cpu"  # CPU runs: the same robust metric the comparison uses
+
+        # a real mouse click on the second point selects that run
+        qtbot.waitExposed(view)
+        vb = view.plot.getPlotItem().vb
+        qtbot.waitUntil(lambda: vb.viewRange()[0][1] > 2)  # the auto range follows on the next paint
+        scene_pos = vb.mapViewToScene(QPointF(1.0, medians[1]))
+        widget_pos = view.plot.mapFromScene(scene_pos)
+        with qtbot.waitSignal(view.run_selected, timeout=3000) as sig:
+            qtbot.mouseClick(view.plot.viewport(), Qt.LeftButton, pos=widget_pos)
+        assert sig.args == [runs[1].id]
+        assert "after" in view.info.text() and f"#{runs[1].id}" in view.info.text()
+
+        view.task.setCurrentText(STEADY)
+        assert len(view.points) == 3

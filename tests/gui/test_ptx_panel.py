@@ -1,0 +1,119 @@
+"""The PTX editing loop as a user drives it: edit, check, see markers and the diff, save, switch, revert."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from qdexplorer.compiler import ptxas
+from qdexplorer.gui.ptx_panel import PtxPanel
+
+pytestmark = [pytest.mark.gui,
+              pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)]
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TASK = "saxpy_kernel_0_range_for"
+
+
+@pytest.fixture(scope="module")
+def generated():
+    out = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "show", TASK, "--what", "ptx"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.fixture
+def panel(qtbot, generated):
+    p = PtxPanel()
+    qtbot.addWidget(p)
+    p.resize(900, 600)
+    p.show()
+    p.show_task(TASK, generated)
+    p.answers = []
+    p.ask = lambda title, text: p.answers.pop(0)  # the user's answers to the dialogs, in order
+    return p
+
+
+def break_line(panel, opcode="mad.lo.s32"):
+    lines = panel.editor.toPlainText().splitlines()
+    n = next(i for i, ln in enumerate(lines) if opcode in ln)
+    lines[n] = lines[n].replace(opcode, "madd.lo.s32")
+    panel.editor.setPlainText("\n".join(lines) + "\n")
+    return n + 1
+
+
+def test_a_bad_edit_gets_a_marker_at_its_line_and_is_not_saved_silently(panel, qtbot):
+    saved = []
+    panel.save_requested.connect(lambda t, text: saved.append(text))
+    line = break_line(panel)
+    assert panel.dirty() and "not saved" in panel.state.text()
+    panel.answers = [False]  # "ptxas refused this PTX — save anyway?" → Cancel
+    with qtbot.waitSignal(panel.validated, timeout=30000):
+        panel.save()
+    assert list(panel.editor.markers) == [line]
+    assert "madd" in panel.editor.marker_text(line)
+    assert panel.problems.isVisible() and f"line {line}" in panel.problems.item(0).text()
+    assert panel.editor.current_line() == line  # the editor jumps to the error
+    assert saved == [] and panel.dirty() and "1 error" in panel.state.text()
+    panel.problems.setCurrentRow(0)
+    panel.editor.goto_line(1)
+    panel._goto_problem(panel.problems.item(0))
+    assert panel.editor.current_line() == line
+
+
+def test_a_good_edit_is_checked_then_saved_and_reports_resources(panel, qtbot, generated):
+    saved = []
+    panel.save_requested.connect(lambda t, text: saved.append((t, text)))
+    panel.editor.setPlainText(generated + "\n// tuned\n")
+    with qtbot.waitSignal(panel.save_requested, timeout=30000):
+        panel.save()
+    assert saved == [(TASK, generated + "\n// tuned\n")]
+    assert not panel.dirty() and panel.editor.markers == {}
+    assert "registers" in panel.problems.item(panel.problems.count() - 1).text()
+    assert "ptxas: OK" in panel.state.text()
+
+
+def test_edits_survive_selecting_another_task_and_a_recompile(panel, generated):
+    panel.editor.setPlainText(generated + "\n// mine\n")
+    panel.show_task("copy_kernel_0_range_for", "// copy ptx\n")
+    assert panel.editor.toPlainText() == "// copy ptx\n" and not panel.dirty()
+    panel.show_task(TASK, generated)  # back, as after a recompile that regenerated the same PTX
+    assert panel.editor.toPlainText().endswith("// mine\n") and panel.dirty()
+    assert panel.dirty_tasks() == [TASK]
+
+
+def test_revert_asks_before_discarding_and_cancel_keeps_the_edit(panel, generated):
+    reverted = []
+    panel.revert_requested.connect(reverted.append)
+    panel.editor.setPlainText(generated + "\n// mine\n")
+    panel.answers = [False]
+    panel.revert()
+    assert panel.editor.toPlainText().endswith("// mine\n") and panel.dirty()
+    panel.answers = [True]
+    panel.revert()
+    assert panel.editor.toPlainText() == generated and not panel.dirty()
+    assert reverted == []  # nothing was saved, so there is no override to delete
+    panel.show_task(TASK, generated, override_text=generated + "// saved\n", override_state="active")
+    panel.revert()
+    assert reverted == [TASK]
+
+
+def test_diff_shows_the_edit(panel, generated):
+    panel.editor.setPlainText(generated.replace("mad.lo.s32", "mul.lo.s32", 1))
+    panel.tabs.setCurrentIndex(1)
+    assert len(panel.diff.changed_rows()) == 1 and "1 line changed" in panel.diff.summary.text()
+
+
+def test_cpu_backend_says_overrides_are_cuda_only(panel, generated):
+    panel.set_backend("cpu")
+    assert not panel.notice.isVisible()
+    panel.editor.setPlainText(generated + "// x\n")
+    assert panel.notice.isVisible() and "CUDA only" in panel.notice.text()
+    panel.set_backend("cuda")
+    assert not panel.notice.isVisible()
+
+
+def test_driver_jit_log_becomes_markers(panel):
+    panel.show_driver_log(TASK, "ptxas application ptx input, line 21; error   : Unknown symbol 'x'\n"
+                                "ptxas fatal   : Ptx assembly aborted due to errors")
+    assert list(panel.editor.markers) == [21] and "driver" in panel.problems.item(0).text()

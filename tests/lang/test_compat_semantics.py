@@ -1,0 +1,119 @@
+"""Issue 11, first part: results that differ from Quadrants, and code Quadrants rejects."""
+import importlib.util
+
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
+
+I1 = qd.types.ndarray(dtype=qd.i32, ndim=1)
+F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)
+
+
+def kernel_from_text(tmp_path, text, name="k"):
+    """A kernel defined in a real file (kernels need their source), imported as a module."""
+    f = tmp_path / f"mod_{abs(hash(text))}.py"
+    f.write_text("import qdexplorer.lang as qd\n\n@qd.kernel\n" + text)
+    spec = importlib.util.spec_from_file_location(f.stem, f)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return getattr(mod, name)
+
+
+def test_and_or_return_an_operand_like_python(arch):
+    @qd.kernel
+    def k(a: I1, b: I1, out: qd.types.ndarray(dtype=qd.i32, ndim=2)):
+        for i in range(a.shape[0]):
+            out[i, 0] = a[i] and b[i]
+            out[i, 1] = a[i] or b[i]
+            out[i, 2] = (a[i] > 0) and b[i]
+            out[i, 3] = a[i] and b[i] and 7
+            out[i, 4] = 0 or a[i]
+
+    a = np.array([2, 0, 5, -1, 0], np.int32)
+    b = np.array([3, 3, 0, 4, 0], np.int32)
+    out = np.zeros((5, 5), np.int32)
+    k(a, b, out)
+    ref = np.array([[int(x and y), int(x or y), int((x > 0) and y), int(x and y and 7), int(0 or x)]
+                    for x, y in zip(a.tolist(), b.tolist())])
+    np.testing.assert_array_equal(out, ref)
+
+
+def test_and_or_mixing_float_and_int_is_a_type_error(cpu):
+    @qd.kernel
+    def k(x: F1, n: qd.i32):
+        x[0] = x[0] or n
+
+    with pytest.raises(qd.QuadrantsTypeError, match="'or' needs operands of one type"):
+        k(np.zeros(1, np.float32), 1)
+
+
+@pytest.mark.parametrize("body", ["a = 1", "a: qd.i32 = 1", "a += 1", "x = x"])
+def test_assigning_a_kernel_argument_is_a_syntax_error(cpu, tmp_path, body):
+    kern = kernel_from_text(tmp_path, f"def k(a: qd.i32, x: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n    {body}\n")
+    with pytest.raises(qd.QuadrantsSyntaxError, match="cannot be assigned") as ei:
+        kern(1, np.zeros(1, np.int32))
+    assert isinstance(ei.value, qd.QuadrantsCompilationError) and isinstance(ei.value, SyntaxError)
+
+
+def test_reannotating_a_local_with_another_type_is_an_error(cpu):
+    @qd.kernel
+    def same(out: I1):
+        v: qd.i32 = 1
+        v: qd.i32 = 2  # noqa: F842 - the same type is an assignment, as in Quadrants
+        out[0] = v
+
+    out = np.zeros(1, np.int32)
+    same(out)
+    assert out[0] == 2
+
+    @qd.kernel
+    def other(out: I1):
+        v = 1
+        if out[0] > 0:
+            v: qd.f32 = 2.0
+        out[0] = v
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="already declared as qd.i32"):
+        other(out)
+
+
+def test_floor_of_an_integer_is_a_type_error_and_floor_takes_a_dtype(cpu):
+    @qd.kernel
+    def bad(a: qd.i32, out: I1):
+        out[0] = qd.floor(a)
+
+    with pytest.raises(qd.QuadrantsTypeError, match="needs a float operand"):
+        bad(1, np.zeros(1, np.int32))
+
+    @qd.kernel
+    def good(x: F1, out: I1):
+        for i in range(x.shape[0]):
+            out[i] = qd.floor(x[i], qd.i32) * 100 + qd.ceil(x[i], int) * 10 + qd.round(x[i], qd.i32)
+
+    x = np.array([1.2, -1.5, 2.5, 3.7], np.float32)
+    out = np.zeros(4, np.int32)
+    good(x, out)
+    ref = np.floor(x) * 100 + np.ceil(x) * 10 + np.copysign(np.floor(np.abs(x) + 0.5), x)
+    np.testing.assert_array_equal(out, ref.astype(np.int32))
+
+
+def test_a_float_for_an_integer_argument_is_a_runtime_type_error(cpu):
+    @qd.kernel
+    def k(a: qd.i32, out: F1):
+        out[0] = 1.0
+
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="got the float 1.5") as ei:
+        k(1.5, np.zeros(1, np.float32))
+    assert isinstance(ei.value, TypeError) and isinstance(ei.value, qd.QuadrantsRuntimeError)
+    k(np.int64(3), np.zeros(1, np.float32))  # NumPy integers are fine
+
+
+def test_error_class_family_matches_quadrants():
+    assert qd.QuadrantsCompilationError is qd.QdCompileError
+    assert qd.QuadrantsRuntimeError is qd.QdRuntimeError
+    for cls, base in [(qd.QuadrantsSyntaxError, SyntaxError), (qd.QuadrantsTypeError, TypeError),
+                      (qd.QuadrantsNameError, NameError), (qd.QuadrantsIndexError, IndexError)]:
+        assert issubclass(cls, qd.QuadrantsCompilationError) and issubclass(cls, base)
+    assert issubclass(qd.QuadrantsAssertionError, AssertionError)
+    assert issubclass(qd.QuadrantsRuntimeTypeError, qd.QuadrantsRuntimeError)

@@ -1,0 +1,134 @@
+"""Issue 11: small vectors and matrices, lowered to scalars per component, against NumPy."""
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
+
+vec3 = qd.math.vec3
+V3 = qd.types.ndarray(dtype=qd.math.vec3, ndim=1)
+
+
+@qd.func
+def reflect(d, n):
+    return d - 2.0 * d.dot(n) * n
+
+
+def test_vector_arithmetic_methods_and_arrays_of_vectors(arch):
+    @qd.kernel
+    def k(a: V3, b: V3, out: V3, s: qd.types.ndarray(dtype=qd.f32, ndim=2)):
+        for i in a:
+            u = a[i]
+            v = b[i]
+            w = u + 2.0 * v - qd.Vector([1.0, 0.0, 0.0])
+            out[i] = u.cross(v) + w * 0.5
+            s[i, 0] = u.dot(v)
+            s[i, 1] = u.norm()
+            s[i, 2] = (u * v).sum() + u.x * 10 + v[2]
+            s[i, 3] = qd.math.length(qd.math.normalize(v))
+            r = reflect(u, qd.math.normalize(v))
+            s[i, 4] = r.y
+            m = qd.max(u, v)
+            s[i, 5] = m[0] + m[1] + m[2]
+
+    rng = np.random.default_rng(1)
+    a = rng.random((16, 3), dtype=np.float32)
+    b = rng.random((16, 3), dtype=np.float32) + 0.1
+    out = np.zeros((16, 3), np.float32)
+    s = np.zeros((16, 6), np.float32)
+    k(a, b, out, s)
+    w = a + 2 * b - [1, 0, 0]
+    np.testing.assert_allclose(out, np.cross(a, b) + 0.5 * w, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(s[:, 0], (a * b).sum(1), rtol=1e-5)
+    np.testing.assert_allclose(s[:, 1], np.linalg.norm(a, axis=1), rtol=1e-5)
+    np.testing.assert_allclose(s[:, 2], (a * b).sum(1) + a[:, 0] * 10 + b[:, 2], rtol=1e-5)
+    np.testing.assert_allclose(s[:, 3], 1.0, rtol=1e-5)
+    n = b / np.linalg.norm(b, axis=1, keepdims=True)
+    refl = a - 2 * (a * n).sum(1, keepdims=True) * n
+    np.testing.assert_allclose(s[:, 4], refl[:, 1], rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(s[:, 5], np.maximum(a, b).sum(1), rtol=1e-5)
+
+
+def test_matrices_products_transpose_determinant(arch):
+    @qd.kernel
+    def k(m: qd.types.ndarray(dtype=qd.math.mat3, ndim=1), v: V3, out: V3, det: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in m:
+            a = m[i]
+            out[i] = a @ v[i] + a.transpose() @ v[i]
+            det[i] = a.determinant() + (a @ a)[0, 1] + qd.Matrix.identity(qd.f32, 3)[1, 1]
+
+    rng = np.random.default_rng(2)
+    m = rng.random((8, 3, 3), dtype=np.float32)
+    v = rng.random((8, 3), dtype=np.float32)
+    out = np.zeros((8, 3), np.float32)
+    det = np.zeros(8, np.float32)
+    k(m, v, out, det)
+    np.testing.assert_allclose(out, np.einsum("nij,nj->ni", m, v) + np.einsum("nji,nj->ni", m, v), rtol=1e-5)
+    np.testing.assert_allclose(det, np.linalg.det(m) + (m @ m)[:, 0, 1] + 1, rtol=1e-4)
+
+
+def test_vector_locals_components_swizzles_and_dynamic_index(arch):
+    @qd.kernel
+    def k(out: qd.types.ndarray(dtype=qd.i32, ndim=2)):
+        for i in range(out.shape[0]):
+            v = qd.math.ivec3(i, i * 2, 7)
+            v[0] += 100
+            v.z = 0 if False else v.z  # noqa: SIM222 - a plain read/write of a swizzle component
+            v[i % 3] = -1
+            a, b, c = v
+            out[i, 0] = a
+            out[i, 1] = b
+            out[i, 2] = c
+            out[i, 3] = v[i % 3 - 1] + v.yx[0]
+
+    out = np.zeros((5, 4), np.int32)
+    k(out)
+    for i in range(5):
+        v = [i + 100, i * 2, 7]
+        v[i % 3] = -1
+        assert out[i, :3].tolist() == v, i
+        assert out[i, 3] == v[(i % 3) - 1] + v[1]
+
+
+def test_vector_fields_and_vector_return_values(arch):
+    x = qd.Vector.field(2, qd.f32, shape=(4,))
+    total = qd.Vector.field(2, qd.f32, shape=())
+
+    @qd.kernel
+    def k() -> qd.types.vector(2, qd.f32):
+        for i in x:
+            x[i] = qd.math.vec2(i, i * i)
+        for i in x:
+            total[None] += x[i]
+        return total[None] * 2.0
+
+    r = k()
+    np.testing.assert_allclose(x.to_numpy(), [[i, i * i] for i in range(4)])
+    np.testing.assert_allclose(total.to_numpy(), [6, 14])
+    np.testing.assert_allclose(r, [12, 28])
+    assert x.to_numpy().shape == (4, 2) and total.to_numpy().shape == (2,)
+
+
+def test_vector_errors(cpu):
+    @qd.kernel
+    def shape_mismatch(out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        a = qd.math.vec2(1.0, 2.0)
+        b = qd.math.vec3(1.0, 2.0, 3.0)
+        c = a + b
+        out[0] = c[0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match=r"shapes \(2,\) and \(3,\) do not match"):
+        shape_mismatch(np.zeros(1, np.float32))
+
+    @qd.kernel
+    def scalar_expected(out: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        out[0] = qd.math.vec2(1.0, 2.0) + 1.0 > 0
+
+    with pytest.raises(qd.QuadrantsTypeError, match="expected a scalar value here, got a 2 vector"):
+        scalar_expected(np.zeros(1, np.float32))
+
+
+def test_python_side_vector_types():
+    np.testing.assert_array_equal(vec3(1, 2, 3), [1, 2, 3])
+    np.testing.assert_array_equal(vec3(0), [0, 0, 0])
+    assert qd.math.mat2(1, 2, 3, 4).shape == (2, 2)
+    assert qd.types.vector(3, qd.i32) == qd.math.ivec3
