@@ -12,9 +12,13 @@ def main(project=None, argv=None) -> int:
     from ..project.loader import load_project
     from ..runtime.cuda.detect import cuda_status
     from .main_window import MainWindow
+    from .trust_dialog import confirm_trust
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("qdexplorer")
+    if not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
+        print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
+        return 2
     proj = load_project(project)  # bad input fails here, before any window, with one message
     st = cuda_status()
     backend = "cuda" if st.available else "cpu"

@@ -217,10 +217,13 @@ def _import_file(f: Path, root: Path, text: str):
     except QdError:
         sys.modules.pop(name, None)
         raise
-    except Exception as e:  # noqa: BLE001 - show the user's frame, not ours
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - show the user's frame, not ours
         sys.modules.pop(name, None)
         tb = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == str(f)]
         where = f"{f}:{tb[-1].lineno}" if tb else str(f)
+        if isinstance(e, SystemExit):  # a script's exit() must not end the app, nor pass silently
+            raise ProjectError(f"{where}: the file called exit({e.code!r}) while being imported; a kernel "
+                               f"file must not exit (guard script code with `if __name__ == \"__main__\":`)") from None
         raise ProjectError(f"{where}: error while importing: {type(e).__name__}: {e}") from None
     finally:
         if added and str(root) in sys.path:
