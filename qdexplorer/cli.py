@@ -42,6 +42,8 @@ def _add_project_args(p):
     p.add_argument("--no-offline-cache", action="store_true",
                    help="memory-only cache: read and write nothing in the cache folder")
     p.add_argument("--cache-dir", help="cache folder (default: the user cache folder, or $QDEXPLORER_CACHE_DIR)")
+    p.add_argument("--fast-math", choices=("on", "off"), default=None,
+                   help="CUDA f32 approximate math (default: the project's fast_math setting, on)")
     p.add_argument("--load-ptx", metavar="DIR", help="load <task>.ptx from DIR in place of generated PTX")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
@@ -96,7 +98,8 @@ def _engine(a, backend=None, dump_dir=None):
     return Engine(a.project, backend=backend, arch=opt("arch"), in_process=opt("in_process", False),
                   offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
                   mode=opt("mode", "per_task"), load_ptx=opt("load_ptx") or env_load_dir(),
-                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir)
+                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
+                  fast_math=None if opt("fast_math") is None else opt("fast_math") == "on")
 
 
 def cmd_compile(a) -> int:
@@ -116,7 +119,9 @@ def cmd_compile(a) -> int:
                          "lines": list(t.lines), "block_dim": t.block_dim, "params": [p.name for p in t.params],
                          "target": ct.target, "arch": ct.arch, "bytes": len(ct.output), "tier": ct.tier,
                          "seconds": {k: round(v, 6) for k, v in ct.seconds.items()},
-                         "override": ct.override, "error": ct.error, "log": ct.log})
+                         "override": ct.override, "error": ct.error, "log": ct.log,
+                         "fast_math": getattr(ct.module, "fast_math", None),
+                         "vector": getattr(ct.module, "vector", None)})
         errors = [kt for kt in kts if kt.error]
         if a.json:
             print(json.dumps({"project": str(eng.project.path), "arch": eng.arch, "target": a.target,

@@ -34,6 +34,8 @@ def init(arch: str = cpu, **options):
             arch = cpu
         else:
             arch = cuda
+    if not isinstance(options.get("fast_math", True), bool):
+        raise ValueError(f"qd.init(fast_math=...) takes True or False, got {options['fast_math']!r}")
     reset()
     _state["arch"], _state["options"] = arch, options
     return arch
@@ -63,7 +65,10 @@ class InlineRunner:
         self.backend = "cuda" if arch == "cuda" else "cpu"
         self.target = TARGET[self.backend]
         cache = PtxCache(options.get("cache_dir"), offline=options.get("offline_cache"))
-        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")))
+        fast = options.get("fast_math", True)  # qd.init(fast_math=...), on by default as in Quadrants
+        if not isinstance(fast, bool):
+            raise ValueError(f"qd.init(fast_math=...) takes True or False, got {fast!r}")
+        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), fast_math=fast)
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
 

@@ -110,8 +110,10 @@ class ExpressionEmitter:
         if op in ("and", "or"):
             return b.and_(x, y) if op == "and" else b.or_(x, y)
         if dt.is_float:
-            if op in ("+", "-", "*", "/"):
-                return {"+": b.fadd, "-": b.fsub, "*": b.fmul, "/": b.fdiv}[op](x, y)
+            if op == "/":
+                return self.fdiv(x, y, dt)  # div.approx under fast math
+            if op in ("+", "-", "*"):
+                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y)
             if op == "//":
                 return self.float_intrinsic("llvm.floor", dt, [b.fdiv(x, y)])
             if op == "%":
@@ -155,7 +157,8 @@ class ExpressionEmitter:
             else:
                 op = {"add": "fadd", "min": "fmin", "max": "fmax"}[e.op]
         else:
-            op = {"add": "add", "sub": "sub", "min": "min" if dt.kind == "i" else "umin",
+            op = {"add": "add", "sub": "sub", "and": "and", "or": "or", "xor": "xor",
+                  "min": "min" if dt.kind == "i" else "umin",
                   "max": "max" if dt.kind == "i" else "umax"}[e.op]
         return self.b.atomic_rmw(op, ptr, v, "monotonic")
 

@@ -1,6 +1,7 @@
 """`qd.math` calls → LLVM: intrinsics everywhere, libdevice on CUDA, libm on the host.
 
-Without libdevice a few f32 functions fall back to `afn` approximations (sin.approx,
+With fast math on CUDA, f32 sin/cos/exp/log/rsqrt/sqrt use the approximate instructions
+(fast_math.py). Without libdevice a few f32 functions fall back to `afn` approximations (sin.approx,
 ex2.approx, lg2.approx) and the compile log says so once per task. Tables and the libdevice
 search are in math_lib.py.
 """
@@ -8,13 +9,21 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
+from ..lang import ir
 from . import math_lib
 from .abi import lltype
 from .errors import CodegenError
+from .fast_math import APPROX, FastMathEmitter
 
 
-class MathEmitter:
-    """Mixin of the task emitter."""
+def calls_libdevice(task: ir.Task, fast: bool) -> bool:
+    """Whether the task's CUDA module will call libdevice (an `__nv_*` function body inlined)."""
+    return any(isinstance(n, ir.MathCall) and n.fn in math_lib.LIB and
+               not (fast and n.dtype.bits == 32 and n.fn in APPROX) for n in ir.walk(task.body))
+
+
+class MathEmitter(FastMathEmitter):
+    """Mixin of the task emitter; fast_math.py holds the approximate forms."""
 
     def float_intrinsic(self, base, dt, args):
         t = lltype(dt)
@@ -23,6 +32,8 @@ class MathEmitter:
 
     def e_MathCall(self, e):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
+        if self.fast and dt.bits == 32 and e.fn in APPROX:
+            return self.fast_call(e.fn, args)
         if e.fn in math_lib.INTRINSIC:
             return self.float_intrinsic(math_lib.INTRINSIC[e.fn], dt, args)
         if e.fn == "rsqrt":

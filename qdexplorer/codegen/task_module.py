@@ -5,8 +5,8 @@ scratch are defined in this module (shared arrays are `internal addrspace(3)` gl
 module compiles, caches and loads on its own. The text of this module is the cache key.
 
 The emitter is assembled from one mixin per idea: the entry signature (abi.py), the loop nest
-(schedule.py), statements (statements.py), expressions (expressions.py) and math
-(math_lowering.py). This file holds the options, the result and the per-task state they share.
+(schedule.py), reductions (reduction.py), statements (statements.py), expressions (expressions.py) and math
+(math_lowering.py, fast_math.py). This file holds the options, the result and the per-task state they share.
 """
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from ..lang import ir
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
-from .math_lowering import MathEmitter
+from .fast_math import enable_ftz
+from .math_lowering import MathEmitter, calls_libdevice
+from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
 
@@ -30,7 +32,7 @@ __all__ = ["CodegenError", "CodegenOptions", "TaskModule", "build_task_module"]
 class CodegenOptions:
     target: str = "nvptx"  # 'nvptx' | 'host'
     libdevice: str | None = None  # path; None → afn fallbacks on nvptx
-    fast_math: bool = False
+    fast_math: bool = False  # CUDA: approximate f32 math, div.approx and ftz (fast_math.py)
     vector: int = 4  # indices per thread per grid-stride step on nvptx (1 = plain grid-stride loop)
 
 
@@ -45,6 +47,7 @@ class TaskModule:
     needs_libdevice: bool = False
     vector: int = 1  # indices each thread takes per grid-stride step (sizes the launch grid)
     log: list[str] = field(default_factory=list)
+    fast_math: bool = False  # built with fast math (CUDA only; the host ignores the setting)
 
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
@@ -53,20 +56,26 @@ def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"indices), which only the CUDA backend runs; use --backend cuda")
     em = _TaskEmitter(task, opts)
     em.build()
-    return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log)
+    return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
+                      em.fast)
 
 
-class _TaskEmitter(ScheduleEmitter, StatementEmitter, ExpressionEmitter, MathEmitter):
+class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter, MathEmitter):
     """One task's module under construction: its builders, local slots and loop targets."""
 
     def __init__(self, task: ir.Task, opts: CodegenOptions):
         self.t, self.o = task, opts
         self.nv = opts.target == "nvptx"
-        self.vector = coarsening(task, self.nv, opts.vector)
+        self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
+        self.log: list[str] = []
+        heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
+        self.vector = coarsening(task, self.nv, opts.vector, heavy)
+        if heavy and coarsening(task, self.nv, opts.vector) > 1:
+            self.log.append("coarsening off: the body inlines libdevice, so 1 index per thread per step "
+                            "(compute-bound; keeps the PTX small)")
         self.m = L.Module(name=task.name)
         if self.nv:
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
-        self.log: list[str] = []
         self.needs_libdevice = False
         self._logged_fallback = False
         self.sig = EntrySignature(self.m, task, self.nv)
@@ -78,6 +87,8 @@ class _TaskEmitter(ScheduleEmitter, StatementEmitter, ExpressionEmitter, MathEmi
         self.slots: dict = {}
         self.loops: list[tuple] = []  # (break_bb, continue_bb)
         self.labels: dict = {}
+        self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
+        self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}
         for s in task.shared:
             n = 1
@@ -88,15 +99,19 @@ class _TaskEmitter(ScheduleEmitter, StatementEmitter, ExpressionEmitter, MathEmi
             g.initializer = L.Constant(g.value_type, L.Undefined)
             g.align = 16
             self.shared[s.name] = g
+        if self.fast:
+            enable_ftz(self.fn)
         if self.nv:
-            flags = self.m.add_metadata([I32(4), "nvvm-reflect-ftz", I32(0)])
+            flags = self.m.add_metadata([I32(4), "nvvm-reflect-ftz", I32(int(self.fast))])
             self.m.add_named_metadata("llvm.module.flags", flags)
 
     def build(self):
         if self.t.type == "serial":
             self.stmts(self.t.body)
         else:
+            self.reduction_begin()
             self.range_for()
+            self.reduction_end()
         if not self.b.block.is_terminated:
             self.b.ret_void()
         self.alloca_b.branch(self.fn.basic_blocks[1])

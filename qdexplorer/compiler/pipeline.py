@@ -69,7 +69,7 @@ class _Trip:
 class Pipeline:
     def __init__(self, compiler, cache: PtxCache | None = None, arch: str = DEFAULT_ARCH,
                  ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None,
-                 dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = False,
+                 dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = True,
                  vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None):
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
         self.arch, self.ptx_isa, self.fast_math, self.vector = arch, ptx_isa, fast_math, vector
@@ -128,7 +128,8 @@ class Pipeline:
             texts = tuple(tr.used[src].text for tr in group)
             mods = [tr.module for tr in group]
             req = CompileRequest(u.name, target, texts, tuple(m.entry for m in mods), self.arch, self.ptx_isa, 3,
-                                 libdevice_path() if any(m.needs_libdevice for m in mods) else None, self.fast_math)
+                                 libdevice_path() if any(m.needs_libdevice for m in mods) else None,
+                                 any(m.fast_math for m in mods))
             t0 = time.perf_counter()
             key = cache_key(req)
             data, tier = self.cache.get(key, PtxCache.namespace(req))
@@ -199,7 +200,8 @@ class Pipeline:
 
     # ---- the ll stage's producer, memoised on the task's fingerprint
     def _codegen(self, task: ir.Task, target: str) -> tuple[TaskModule, str]:
-        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, self.fast_math, self.vector)
+        fast = self.fast_math if task.fast_math is None else task.fast_math  # @qd.kernel(fast_math=...) wins
+        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector)
         key = (task.fingerprint, opts) if task.fingerprint and self.memo else None
         if key is not None and key in self.modules:
             return self.modules[key], "memo"

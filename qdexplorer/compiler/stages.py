@@ -15,6 +15,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from .libdevice import libdevice_subset
+
 DEFAULT_ARCH = "sm_90"
 DEFAULT_PTX_ISA = "ptx85"
 
@@ -49,7 +51,6 @@ class CompileResult:
 
 
 _llvm_ready = False
-_libdevice_bc: dict = {}
 
 
 def _llvm():
@@ -91,11 +92,12 @@ def compile_module(req: CompileRequest) -> CompileResult:
         if req.target == "nvptx":
             tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
                 cpu=req.arch, features=f"+{req.ptx_isa}", opt=req.opt_level)
-            if any(f.name.startswith("__nv_") and f.is_declaration for f in mod.functions):
+            wanted = sorted(f.name for f in mod.functions if f.name.startswith("__nv_") and f.is_declaration)
+            if wanted:
                 if not req.libdevice:
                     raise RuntimeError("this module calls libdevice (__nv_*) but no libdevice path was given")
-                mod.link_in(_libdevice(llvm, req.libdevice), preserve=True)
-                res.log.append(f"linked libdevice: {req.libdevice}")
+                mod.link_in(libdevice_subset(llvm, req.libdevice, wanted, tm))  # only what the task calls
+                res.log.append(f"linked libdevice: {req.libdevice} ({', '.join(wanted)} and their callees)")
         else:
             tm = host_target_machine(req.opt_level)
             mod.triple = llvm.get_process_triple()
@@ -126,17 +128,6 @@ def compile_module(req: CompileRequest) -> CompileResult:
     except Exception as e:  # noqa: BLE001 - LLVM reports verifier/parse problems as RuntimeError
         res.error = f"{type(e).__name__}: {e}".strip()
     return res
-
-
-def _libdevice(llvm, path):
-    mod = _libdevice_bc.get(path)
-    if mod is None:
-        with open(path, "rb") as fh:
-            mod = llvm.parse_bitcode(fh.read())
-        mod.triple = "nvptx64-nvidia-cuda"
-        _libdevice_bc[path] = mod
-    return mod
-
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,9 @@ class CodeViews(QTabWidget):
             state = {None: "generated PTX", "active": "override active",
                      "unknown": "override active (its sidecar is missing: staleness unknown)",
                      "stale": "override STALE: the generated PTX changed since it was written"}[compiled.override]
-            self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes")
+            fast = getattr(compiled.module, "fast_math", None)
+            math = "" if fast is None or compiled.target != "nvptx" else f"  ·  fast math {'on' if fast else 'off'}"
+            self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes{math}")
             self.revert_btn.setEnabled(compiled.override is not None)
             self.compare_btn.setEnabled(compiled.override is not None)
         else:

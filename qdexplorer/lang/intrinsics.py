@@ -59,6 +59,9 @@ atomic_add = Intrinsic("atomic_add", "atomic")
 atomic_sub = Intrinsic("atomic_sub", "atomic")
 atomic_min = Intrinsic("atomic_min", "atomic")
 atomic_max = Intrinsic("atomic_max", "atomic")
+atomic_and = Intrinsic("atomic_and", "atomic")  # integer arrays only
+atomic_or = Intrinsic("atomic_or", "atomic")
+atomic_xor = Intrinsic("atomic_xor", "atomic")
 
 
 def loop_config(block_dim=None, serialize=False, name=None, **unused):

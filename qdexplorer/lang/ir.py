@@ -256,6 +256,7 @@ class Task:
     source: str = ""
     fingerprint: str = ""  # what the IR depends on (see lang/fingerprint.py); "" when not memoised
     implicit: tuple = ()   # ImplicitArray params of this task, which the kernel's caller supplies
+    fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
 
     @property
     def uses_block_features(self) -> bool:

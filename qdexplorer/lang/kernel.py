@@ -52,10 +52,11 @@ class Func:
 class Kernel:
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, fast_math: bool | None = None):
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
+        self.fast_math = fast_math  # None: follow the project / qd.init setting
         self._source = None
         self._tasks: dict = {}
         self.workloads: list = []  # registered by @qd.workload, in definition order
@@ -263,7 +264,12 @@ class Workload:
         return None
 
 
-def kernel(fn) -> Kernel:
+def kernel(fn=None, *, fast_math: bool | None = None):
+    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting."""
+    if fn is None:
+        if fast_math is not None and not isinstance(fast_math, bool):
+            raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
+        return lambda f: Kernel(f, fast_math)
     return Kernel(fn)
 
 

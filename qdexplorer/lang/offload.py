@@ -176,6 +176,7 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
             t.fingerprint = fp or ""
             if fp:
                 memo.put(fp, t)
+        t.fast_math = getattr(kernel, "fast_math", None)  # the decorator's override, read at every lowering
         tasks.append(t)
     return tasks
 

@@ -39,6 +39,7 @@ class ProjectConfig:
     block_dim: int | None = None      # default block_dim for range_for tasks without loop_config
     offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
     cache_dir: str | None = None
+    fast_math: bool = True            # CUDA f32 approximate math, as Quadrants' default; per kernel too
 
 
 @dataclass
@@ -79,6 +80,7 @@ _SETTINGS = {
     "block_dim": (lambda v: type(v) is int and 1 <= v <= 1024, "an integer from 1 to 1024"),
     "offline_cache": (lambda v: isinstance(v, bool), "true or false"),
     "cache_dir": (lambda v: isinstance(v, str) and v != "" and "\x00" not in v, "a folder path string"),
+    "fast_math": (lambda v: isinstance(v, bool), "true or false"),
 }
 
 

@@ -44,6 +44,7 @@ def test_window_shows_every_task_and_its_code(window, qtbot, tmp_path):
     assert ".entry saxpy_kernel_0_range_for" in win.views.ptx.toPlainText()
     assert 'define ptx_kernel void @"saxpy_kernel_0_range_for"' in win.views.llvm.toPlainText()
     assert "y[i] = a * x[i] + y[i]" in win.views.source.toPlainText()
+    assert "fast math on" in win.views.override_label.text()  # the project's setting, Quadrants' default
     assert not win.backend.model().item(1).isEnabled()  # cuda greyed out, with the reason
     shot = win.grab()
     assert shot.width() > 800 and shot.height() > 600

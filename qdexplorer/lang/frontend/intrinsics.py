@@ -37,6 +37,8 @@ class IntrinsicLowering:
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
             idx = self.indices(arr, target.slice)
+            if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not arr.dtype.is_int:
+                self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}")
             val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val)
         if f.kind == "simt":

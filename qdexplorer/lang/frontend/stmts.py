@@ -12,7 +12,7 @@ from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
 from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
 
-_AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub"}
+_AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
 
 class StatementLowering:
@@ -192,7 +192,8 @@ class StatementLowering:
                     self.err(target, "only ndarray and shared-array elements can be updated")
                 idx = self.indices(arr, target.slice)
             rhs = self.value(node.value)
-            if self.in_parallel and type(node.op) in _AUG_ATOMIC:
+            if self.in_parallel and type(node.op) in _AUG_ATOMIC and (arr.dtype.is_int or type(node.op) in
+                                                                      (ast.Add, ast.Sub)):
                 val = cast(self.commit(rhs, node, like=arr.dtype), arr.dtype)
                 self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, idx, val)))
                 return
