@@ -572,10 +572,10 @@ def _(c: Ctx):
 
 @case("show: non-ASCII source on an ASCII console", "poor")
 def _(c: Ctx):
-    c.project({"k.py": ("# -*- coding: latin-1 -*-\n" + INC.replace("+ 1.0", "+ 1.0  # é")).encode("latin-1")})
+    c.project({"k.py": ("# -*- coding: latin-1 -*-\n" + INC.replace("x[i] = x[i] + 1.0", "x[i] = x[i] + 1.0  # é")).encode("latin-1")})
     c.cli("compile", c.proj)
     o = c.cli("show", c.proj, "inc_kernel_0_range_for", "--what", "source", env={"PYTHONIOENCODING": "ascii"})
-    return o.rc == 0 and o.clean and "x[i] + 1.0" in o.out, o.out.strip().splitlines()[-1][:80]
+    return o.rc == 0 and o.clean and "x[i] + 1.0" in o.out, (o.out.strip() or o.err.strip())[-100:]
 
 
 # ---------------------------------------------------------------- overrides and load folders
