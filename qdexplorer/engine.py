@@ -50,7 +50,8 @@ class Engine:
                  cache_dir: str | None = None, mode: str = "per_task", load_ptx: str | None = None,
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
-                 memo: bool = True, overrides_dir: str | None = None, fast_math: bool | None = None):
+                 memo: bool = True, overrides_dir: str | None = None, fast_math: bool | None = None,
+                 debug: bool | None = None):
         self.project = project if isinstance(project, Project) else load_project(project)
         cfg = self.project.config
         self.backend = backend or cfg.backend or "cpu"
@@ -67,7 +68,8 @@ class Engine:
         self.pipeline = Pipeline(self.compiler, self.cache, self.arch, overrides=self.overrides, dump_dir=dump_dir,
                                  mode=mode, memo=self.memo.enabled, default_block=cfg.block_dim,
                                  fast_math=cfg.fast_math if fast_math is None else fast_math,
-                                 on_task=self._task_compiled)
+                                 on_task=self._task_compiled,
+                                 debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
         self.launch_timeout = launch_timeout
         self.flush_l2 = False   # evict device caches before every launch (benchmark comparisons set it)
         self._device = None

@@ -68,7 +68,10 @@ class InlineRunner:
         fast = options.get("fast_math", True)  # qd.init(fast_math=...), on by default as in Quadrants
         if not isinstance(fast, bool):
             raise ValueError(f"qd.init(fast_math=...) takes True or False, got {fast!r}")
-        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), fast_math=fast)
+        debug = options.get("debug", False)  # qd.init(debug=True): bounds-check every ndarray access
+        if not isinstance(debug, bool):
+            raise ValueError(f"qd.init(debug=...) takes True or False, got {debug!r}")
+        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), fast_math=fast, debug=debug)
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
 

@@ -40,6 +40,7 @@ class ProjectConfig:
     offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
     cache_dir: str | None = None
     fast_math: bool = True            # CUDA f32 approximate math, as Quadrants' default; per kernel too
+    debug: bool = False               # bounds-check every ndarray access (as `--debug`)
 
 
 @dataclass
@@ -81,6 +82,7 @@ _SETTINGS = {
     "offline_cache": (lambda v: isinstance(v, bool), "true or false"),
     "cache_dir": (lambda v: isinstance(v, str) and v != "" and "\x00" not in v, "a folder path string"),
     "fast_math": (lambda v: isinstance(v, bool), "true or false"),
+    "debug": (lambda v: isinstance(v, bool), "true or false"),
 }
 
 
