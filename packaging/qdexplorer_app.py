@@ -1,4 +1,4 @@
-"""Entry point of the frozen app: the CLI's `main` (no arguments opens the window on the bundled demo).
+"""Entry point of the frozen app: the launcher's `main` (no arguments opens the window on the bundled demo).
 
 PyInstaller needs a script, not a console_scripts entry; multiprocessing's freeze_support lets the
 spawned compile-pool and device-worker processes start from the frozen executable.
@@ -8,5 +8,5 @@ import sys
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()
-    from qdexplorer.cli import main
+    from qdexplorer.launcher import main
     sys.exit(main())

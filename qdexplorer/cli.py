@@ -37,8 +37,10 @@ def _add_project_args(p):
     p.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")
     p.add_argument("--arch", type=_arch, help="PTX target such as sm_90 (default: project setting, detected GPU, else sm_90)")
-    p.add_argument("--mode", choices=("per_task", "whole"), default="per_task",
-                   help="one module per task (default) or one module per kernel")
+    p.add_argument("--mode", choices=("per_task", "whole", "culink"), default=None,
+                   help="assembly mode: one PTX module per task (per_task, the default), one per kernel (whole), "
+                        "or per-task cubins from ptxas linked into one module per kernel (culink; needs ptxas) "
+                        "(default: the project's mode setting, else per_task)")
     p.add_argument("--no-offline-cache", action="store_true",
                    help="memory-only cache: read and write nothing in the cache folder")
     p.add_argument("--cache-dir", help="cache folder (default: the user cache folder, or $QDEXPLORER_CACHE_DIR)")
@@ -72,18 +74,26 @@ def build_parser() -> argparse.ArgumentParser:
     _add_project_args(s)
     s.add_argument("task")
     s.add_argument("--what", choices=("ll", "ptx", "source"), default="ptx")
-    o = sub.add_parser("override", help="manage per-task PTX overrides of a project")
+    o = sub.add_parser("override", help="manage per-task PTX or LLVM-IR overrides of a project")
     o.add_argument("action", choices=("list", "set", "revert"))
     o.add_argument("project", nargs="?")
     o.add_argument("task", nargs="?")
     o.add_argument("file", nargs="?", help="edited PTX or LLVM IR (for set)")
     o.add_argument("--stage", choices=("ptx", "ll"), help="which stage's output the file replaces (default ptx; "
                    "revert: both)")
+    o.add_argument("--target", choices=("nvptx", "host"), default="nvptx",
+                   help="for --stage ll: which target's LLVM IR the file is (default nvptx; host = the CPU backend)")
     o.add_argument("--arch", type=_arch, help="which compile's index to read (default: the last one)")
     o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
     sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
     g = sub.add_parser("gui", help="open the desktop app")
-    g.add_argument("project", nargs="?")
+    g.add_argument("project", nargs="?", help="folder or kernel file (default: the last one, else the demo)")
+    g.add_argument("--screenshot", metavar="OUT.png", help="offscreen: compile, run, select the slowest task, "
+                   "save the window to OUT.png and exit")
+    g.add_argument("--workload", help="with --screenshot: the workload to run (default: the first)")
+    g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
+    g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
+    g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     from .cli_bench import add_commands
     add_commands(sub, _add_project_args)
     return ap
@@ -99,7 +109,7 @@ def _engine(a, backend=None, dump_dir=None):
     opt = vars(a).get  # `override set` has fewer options than compile/run
     return Engine(a.project, backend=backend, arch=opt("arch"), in_process=opt("in_process", False),
                   offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
-                  mode=opt("mode", "per_task"), load_ptx=opt("load_ptx") or env_load_dir(),
+                  mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
                   launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
                   fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
                   debug=opt("debug"))
@@ -122,18 +132,18 @@ def cmd_compile(a) -> int:
                          "lines": list(t.lines), "block_dim": t.block_dim, "params": [p.name for p in t.params],
                          "target": ct.target, "arch": ct.arch, "bytes": len(ct.output), "tier": ct.tier,
                          "seconds": {k: round(v, 6) for k, v in ct.seconds.items()},
-                         "override": ct.override, "error": ct.error, "log": ct.log,
-                         "fast_math": getattr(ct.module, "fast_math", None),
+                         "override": ct.override, "error": ct.error, "log": ct.log, "unit": ct.unit,
+                         "kind": ct.final_kind, "fast_math": getattr(ct.module, "fast_math", None),
                          "vector": getattr(ct.module, "vector", None)})
         errors = [kt for kt in kts if kt.error]
         if a.json:
             print(json.dumps({"project": str(eng.project.path), "arch": eng.arch, "target": a.target,
-                              "mode": a.mode, "tasks": rows, "kernel_errors": {k.kernel: k.error for k in errors},
+                              "mode": eng.mode, "tasks": rows, "kernel_errors": {k.kernel: k.error for k in errors},
                               "cache": vars(eng.cache.stats) | {"folder": str(eng.cache.folder),
                                                                 "offline": eng.cache.offline},
                               "events": events, "dump": dump_dir}, indent=2))
         else:
-            print(f"{eng.project.path}  ({a.target} {eng.arch}, {a.mode})")
+            print(f"{eng.project.path}  ({a.target} {eng.arch}, {eng.mode})")
             for r in rows:
                 total = sum(r["seconds"].values())
                 flag = f"  override:{r['override']}" if r["override"] else ""
@@ -262,8 +272,9 @@ def cmd_override(a) -> int:
         raise QdError(f"overrides need a project folder; {path} is a single file")
     store = OverrideStore(path)
     stage = a.stage or "ptx"
+    target = a.target if stage == "ll" else "nvptx"  # LLVM IR is per target; PTX is nvptx's
     try:
-        arts = index.tasks("nvptx", a.arch)
+        arts = index.tasks(target, a.arch)
     except QdError:
         arts = None  # never compiled here
     if a.action == "list":
@@ -288,7 +299,7 @@ def cmd_override(a) -> int:
     generated = (art.generated_sha256 if stage == "ptx" else art.ll_sha256) if art else None
     if not generated:
         with _engine(a) as eng:  # compiles in the pool: LLVM never runs in this process
-            _, compiled = eng.compile(target="nvptx")
+            _, compiled = eng.compile(target=target)
         ct = next((c for c in compiled if c.task == a.task), None)
         if ct is None:
             raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
@@ -296,7 +307,7 @@ def cmd_override(a) -> int:
         if produced is None:
             raise QdError(f"{a.task} has no generated {stage} to derive an override from: {ct.error}")
         generated = sha256(produced.data)
-    print(store.write(a.task, edited, generated, kind=stage))
+    print(store.write(a.task, edited, generated, kind=stage, target=target if stage == "ll" else None))
     return 0
 
 

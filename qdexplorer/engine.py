@@ -10,17 +10,19 @@ import copy
 import itertools
 import threading
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from .compiler.artifacts import CompiledTask
+from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
 from .compiler.compile_index import CompileIndex
 from .compiler.dump import env_load_kinds
 from .compiler.overrides import OverrideStore
-from .compiler.pipeline import Pipeline
+from .compiler.pipeline import MODES, Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
 from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
                      RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
@@ -47,7 +49,7 @@ class KernelTasks:
 class Engine:
     def __init__(self, project: str | Path | Project | None = None, backend: str | None = None,
                  arch: str | None = None, in_process: bool = False, offline_cache: bool | None = None,
-                 cache_dir: str | None = None, mode: str = "per_task", load_ptx: str | None = None,
+                 cache_dir: str | None = None, mode: str | None = None, load_ptx: str | None = None,
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
                  memo: bool = True, overrides_dir: str | None = None, fast_math: bool | None = None,
@@ -66,7 +68,7 @@ class Engine:
         self.compiler = InlineCompiler() if in_process else CompilePool(workers)
         self.memo = TaskMemo(enabled=memo and use_cache)
         self.pipeline = Pipeline(self.compiler, self.cache, self.arch, overrides=self.overrides, dump_dir=dump_dir,
-                                 mode=mode, memo=self.memo.enabled, default_block=cfg.block_dim,
+                                 mode=mode or cfg.mode or "per_task", memo=self.memo.enabled, default_block=cfg.block_dim,
                                  fast_math=cfg.fast_math if fast_math is None else fast_math,
                                  on_task=self._task_compiled,
                                  debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
@@ -160,7 +162,22 @@ class Engine:
                                   + sum(1 for kt in kts if kt.error), time.perf_counter() - t0))
         if kernels is None:
             self._forget_vanished({ct.task for ct in compiled}, target)
+        if self.project.config.print_kernel_asm:
+            self._print_asm(kts, compiled, target)
         return kts, compiled
+
+    def _print_asm(self, kts: list[KernelTasks], compiled: list[CompiledTask], target: str):
+        """The project's `print_kernel_asm`: each task's PTX beside the kernels (CPU runs compile it too,
+        quietly: those nvptx results are for the files only, not events)."""
+        folder = self.project.path if self.project.path.is_dir() else self.project.path.parent
+        if target != "nvptx":
+            quiet = copy.copy(self.pipeline)
+            quiet.on_task = lambda ct: None
+            compiled = quiet.compile([t for kt in kts for t in kt.tasks], "nvptx")
+        try:
+            write_ptx(folder, compiled)
+        except OSError as e:
+            warnings.warn(f"print_kernel_asm: cannot write PTX into {folder} ({e.strerror or e})", stacklevel=2)
 
     def _forget_vanished(self, alive: set[str], target: str):
         """Tasks that no longer exist (a kernel edited or removed): drop them, unload their modules."""
@@ -190,8 +207,16 @@ class Engine:
             self.close_device()
             self.backend = backend
 
+    def set_mode(self, mode: str):
+        """Switch assembly modes (per_task, whole, culink); modules are loaded afresh in the new layout."""
+        if mode != self.pipeline.mode:
+            if mode not in MODES:
+                raise QdError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
+            self.close_device()
+            self.pipeline.mode = mode
+
     def load(self, compiled: list[CompiledTask]):
-        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit) for ct in compiled if ct.ok]
+        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled if ct.ok]
         results = self.device.load(items) if items else []
         for r in results:
             self.emit(TaskLoaded(r.task, self.backend, r.ms, r.resources, r.error))

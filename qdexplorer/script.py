@@ -7,8 +7,12 @@ reaches this module through the hook in `lang.runtime_api`, installed by the pac
 from __future__ import annotations
 
 import warnings
+from pathlib import Path
 
+from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
+from .compiler.dump import env_dump_dir, env_load_dir, env_load_kinds
+from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
 from .lang.arg_check import ArgumentError, check_call_args
@@ -71,7 +75,11 @@ class InlineRunner:
         debug = options.get("debug", False)  # qd.init(debug=True): bounds-check every ndarray access
         if not isinstance(debug, bool):
             raise ValueError(f"qd.init(debug=...) takes True or False, got {debug!r}")
-        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), fast_math=fast, debug=debug)
+        # Quadrants' environment works here too: QD_DUMP_IR / QD_LOAD_IR / QUADRANTS_LOAD_PTX
+        overrides = OverrideStore(None, env_load_dir(), env_load_kinds())
+        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), overrides=overrides,
+                                 dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
+        self.print_asm = bool(options.get("print_kernel_asm"))
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
 
@@ -86,7 +94,10 @@ class InlineRunner:
             bad = [ct for ct in compiled if not ct.ok]
             if bad:
                 raise QdError(f"{bad[0].task}: {bad[0].error}")
-            for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit) for ct in compiled]):
+            if self.print_asm:  # PTX whatever the backend: on the CPU it is compiled for reading
+                ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
+                write_ptx(Path.cwd(), ptx)
+            for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]):
                 if not r.ok:
                     raise QdError(f"{r.task}: load failed: {r.error}")
             entry = self.loaded[key] = (tasks, [ct.task for ct in compiled])

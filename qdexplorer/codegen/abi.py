@@ -21,7 +21,7 @@ SHARED_PTR = L.PointerType(addrspace=3)
 
 def lltype(dt: DType):
     if dt.is_float:
-        return L.FloatType() if dt.bits == 32 else L.DoubleType()
+        return {16: L.HalfType(), 32: L.FloatType()}.get(dt.bits, L.DoubleType())
     return L.IntType(dt.bits)
 
 

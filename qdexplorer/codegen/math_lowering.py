@@ -32,6 +32,8 @@ class MathEmitter(FastMathEmitter):
 
     def e_MathCall(self, e):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
+        if e.fn == "ipow":
+            return self.int_pow(*args)
         if self.fast and dt.bits == 32 and e.fn in APPROX:
             return self.fast_call(e.fn, args)
         if e.fn in math_lib.INTRINSIC:
@@ -49,6 +51,28 @@ class MathEmitter(FastMathEmitter):
             return self.approx(e.fn, dt, args)
         f = self.intrinsic(name, t, [t] * len(args))
         return self.b.call(f, args)
+
+    def int_pow(self, base, exp):
+        """Exact integer power by squaring (a negative exponent gives 1, the empty product)."""
+        b, t = self.b, base.type
+        one, zero = L.Constant(t, 1), L.Constant(t, 0)
+        pre = b.block
+        head, body, done = (self.fn.append_basic_block(n) for n in ("ipow.head", "ipow.body", "ipow.done"))
+        b.branch(head)
+        b.position_at_end(head)
+        acc, sq, e = b.phi(t), b.phi(t), b.phi(t)
+        acc.add_incoming(one, pre)
+        sq.add_incoming(base, pre)
+        e.add_incoming(exp, pre)
+        b.cbranch(b.icmp_signed(">", e, zero), body, done)
+        b.position_at_end(body)
+        odd = b.icmp_unsigned("!=", b.and_(e, one), zero)
+        acc.add_incoming(b.select(odd, b.mul(acc, sq), acc), body)
+        sq.add_incoming(b.mul(sq, sq), body)
+        e.add_incoming(b.ashr(e, one), body)
+        b.branch(head)
+        b.position_at_end(done)
+        return acc
 
     def approx(self, fn, dt, args):
         """afn fallbacks for NVPTX without libdevice: sin.approx, ex2.approx, lg2.approx."""

@@ -74,3 +74,47 @@ class StatementEmitter:
     def s_Return(self, s):
         self.b.branch(self.labels[s.label])
         self.dead_block()
+
+    def s_Print(self, s):
+        """printf on the host, vprintf (arguments packed 8 bytes each) on CUDA; Quadrants' formats."""
+        b = self.b
+        fmt, vals = [], []
+        for p in s.parts:
+            if isinstance(p, str):
+                fmt.append(p.replace("%", "%%"))
+                continue
+            v, dt = self.expr(p), p.dtype
+            if dt.is_float:
+                fmt.append("%.12f" if dt.bits == 64 else "%f")
+                vals.append(b.fpext(v, L.DoubleType()) if dt.bits < 64 else v)
+            elif dt.bits == 64:
+                fmt.append("%lld" if dt.kind == "i" else "%llu")
+                vals.append(v)
+            else:  # narrower integers (and comparison results) widen to 64 bits
+                fmt.append("%lld" if dt.kind == "i" else "%llu")
+                vals.append(b.sext(v, L.IntType(64)) if dt.kind == "i" else b.zext(v, L.IntType(64)))
+        ptr = b.bitcast(self.format_string("".join(fmt)), L.PointerType())
+        if self.nv:
+            buf = self.alloca_b.alloca(L.ArrayType(L.IntType(64), max(1, len(vals))), name="printf_args")
+            for k, v in enumerate(vals):
+                slot = b.gep(buf, [L.Constant(L.IntType(32), 0), L.Constant(L.IntType(32), k)])
+                b.store(b.bitcast(v, L.IntType(64)) if isinstance(v.type, L.DoubleType) else v, slot)
+            vprintf = self.intrinsic("vprintf", L.IntType(32), [L.PointerType(), L.PointerType()])
+            b.call(vprintf, [ptr, b.bitcast(buf, L.PointerType())])
+        else:
+            printf = self.m.globals.get("printf") or L.Function(
+                self.m, L.FunctionType(L.IntType(32), [L.PointerType()], var_arg=True), "printf")
+            b.call(printf, [ptr] + vals)
+            fflush = self.intrinsic("fflush", L.IntType(32), [L.PointerType()])
+            b.call(fflush, [L.Constant(L.PointerType(), None)])
+
+    def format_string(self, fmt: str):
+        """One internal constant per distinct format (an unrolled loop prints through the same one)."""
+        cache = self.__dict__.setdefault("_formats", {})
+        g = cache.get(fmt)
+        if g is None:
+            text = bytearray(fmt.encode()) + b"\0"
+            ty = L.ArrayType(L.IntType(8), len(text))
+            g = cache[fmt] = L.GlobalVariable(self.m, ty, self.m.get_unique_name("fmt"))
+            g.global_constant, g.linkage, g.initializer = True, "internal", L.Constant(ty, text)
+        return g

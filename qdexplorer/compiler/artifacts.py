@@ -20,7 +20,7 @@ def sha256(data: bytes | str) -> str:
 
 @dataclass(frozen=True)
 class Artifact:
-    kind: str                   # 'll' | 'ptx' | 'obj'
+    kind: str                   # 'll' | 'ptx' | 'obj' | 'cubin'
     data: bytes
     tier: str                   # generated: 'memory' | 'disk' | 'miss' | 'memo' | 'codegen'; else 'override' | 'load'
     key: str = ""               # cache key of the stage that made it
@@ -31,7 +31,7 @@ class Artifact:
 
     @property
     def text(self) -> str:
-        return self.data.decode(errors="replace") if self.kind != "obj" else ""
+        return self.data.decode(errors="replace") if self.kind not in ("obj", "cubin") else ""
 
     @property
     def sha(self) -> str:
@@ -65,6 +65,8 @@ class CompiledTask:
 
     @property
     def final_kind(self) -> str:
+        if "cubin" in self.produced:   # assembly mode 'culink'
+            return "cubin"
         return "ptx" if self.target == "nvptx" else "obj"
 
     @property
@@ -104,7 +106,7 @@ class CompiledTask:
     @property
     def override(self) -> str | None:
         """Status of the override in effect at any stage ('active' / 'stale' / 'unknown'), or None."""
-        for kind in ("ptx", "obj", "ll"):
+        for kind in ("cubin", "ptx", "obj", "ll"):
             a = self.used.get(kind)
             if a is not None and a.origin != "generated":
                 return a.status or "active"
@@ -112,7 +114,7 @@ class CompiledTask:
 
     @property
     def override_stage(self) -> str | None:
-        for kind in ("ptx", "obj", "ll"):
+        for kind in ("cubin", "ptx", "obj", "ll"):
             a = self.used.get(kind)
             if a is not None and a.origin != "generated":
                 return kind

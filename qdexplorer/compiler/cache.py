@@ -14,6 +14,7 @@ only), entries are opened with O_NOFOLLOW, and one bad entry is skipped, never t
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import os
 import stat
@@ -28,7 +29,8 @@ from .stages import CompileRequest
 from .toolchain import toolchain_identity
 
 MAGIC = b"QDXC2 "
-_SUFFIX = {"host": ".o", "ll": ".ll"}  # other namespaces are sm_XX: PTX
+_SUFFIX = {"host": ".o", "ll": ".ll"}  # other namespaces are sm_XX: PTX, or sm_XX-cubin: relocatable cubins
+CUBIN_NS = "-cubin"
 # errors that mean "this folder cannot hold entries at all" (vs. one entry being in the way)
 _FOLDER_ERRORS = (errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EACCES, errno.EPERM)
 _file_ids: dict = {}
@@ -49,12 +51,30 @@ def _file_identity(path: str | None) -> str:
     return _file_ids[k]
 
 
+def _ptxas_identity() -> str:
+    return _ptxas_identity_in(os.environ.get("QDEXPLORER_PTXAS"), os.environ.get("PATH"))
+
+
+@functools.lru_cache(maxsize=8)
+def _ptxas_identity_in(_explicit, _path) -> str:
+    """Which ptxas made a cubin: its path, size and mtime (a new toolkit means new cubins)."""
+    from .ptxas import find_ptxas
+    exe = find_ptxas()
+    if exe is None:
+        return "ptxas:none"
+    try:
+        st = os.stat(exe)
+    except OSError:
+        return f"ptxas:{exe}"
+    return f"ptxas:{exe}:{st.st_size}:{st.st_mtime_ns}"
+
+
 def cache_key(req: CompileRequest) -> str:
     h = hashlib.sha256()
     for part in ("\x00".join(req.texts), req.target, req.arch, req.ptx_isa, str(req.opt_level),
                  str(req.fast_math), ",".join(req.entries),
                  _file_identity(req.libdevice) if any("__nv_" in t for t in req.texts) else "-",
-                 toolchain_identity()):
+                 toolchain_identity(), _ptxas_identity() if req.emit == "cubin" else req.emit):
         h.update(part.encode())
         h.update(b"\x1f")
     return h.hexdigest()
@@ -155,6 +175,9 @@ class PtxCache:
 
     @staticmethod
     def namespace(req: CompileRequest) -> str:
+        """`sm_XX` (PTX), `sm_XX-cubin` (relocatable cubins: SASS for one SM), `host` (objects)."""
+        if req.emit == "cubin":
+            return req.arch + CUBIN_NS
         return PtxCache.namespace_of(req.target, req.arch)
 
     @staticmethod
@@ -162,11 +185,12 @@ class PtxCache:
         return arch if target == "nvptx" else "host"
 
     def path(self, key: str, ns: str) -> Path:
+        cubin = ns.endswith(CUBIN_NS)
         if ns not in _SUFFIX:
-            check_arch(ns, "cache namespace")
+            check_arch(ns[:-len(CUBIN_NS)] if cubin else ns, "cache namespace")
         if len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
             raise UnsafePathError(f"cache key {key[:80]!r} is not a sha256 hex digest")
-        return self.folder / ns / key[:2] / (key + _SUFFIX.get(ns, ".ptx"))
+        return self.folder / ns / key[:2] / (key + (".cubin" if cubin else _SUFFIX.get(ns, ".ptx")))
 
     def get(self, key: str, ns: str) -> tuple[bytes | None, str]:
         """(payload, tier) where tier is 'memory', 'disk' or 'miss'."""

@@ -69,6 +69,7 @@ class Override:
     source: str            # 'project' | 'load-ptx' | 'load-ir'
     kind: str = "ptx"
     problem: str | None = None  # why it is refused (not this task's code, unreadable, a symlink)
+    target: str | None = None   # LLVM IR is per target ('nvptx' | 'host'); None: any (PTX, or unrecorded)
 
     @property
     def ptx(self) -> bytes:
@@ -122,13 +123,14 @@ class OverrideStore:
     def _exists(self) -> bool:
         return self.folder is not None and os.path.lexists(self.folder)
 
-    def _read(self, task: str, p: Path, source: str, base: str | None, kind: str) -> Override:
+    def _read(self, task: str, p: Path, source: str, base: str | None, kind: str,
+              target: str | None = None) -> Override:
         try:
             data = read_nofollow(p).replace(b"\x00", b"")
         except (UnsafePathError, OSError) as e:
             msg = str(e) if isinstance(e, UnsafePathError) else f"cannot read it: {e.strerror or e}"
-            return Override(task, p, b"", "", base, source, kind, problem=msg)
-        return Override(task, p, data, sha256(data), base, source, kind, content_problem(data, task, kind))
+            return Override(task, p, b"", "", base, source, kind, problem=msg, target=target)
+        return Override(task, p, data, sha256(data), base, source, kind, content_problem(data, task, kind), target)
 
     def get(self, task: str, kind: str = "ptx") -> Override | None:
         if not _safe(task):
@@ -143,19 +145,26 @@ class OverrideStore:
         p = folder / f"{task}{SUFFIX[kind]}"
         if not os.path.lexists(p):
             return None
-        return self._read(task, p, "project", self._base_sha(folder / f"{task}{SIDECAR[kind]}"), kind)
+        base, target = self._sidecar(folder / f"{task}{SIDECAR[kind]}")
+        return self._read(task, p, "project", base, kind, target)
 
     @staticmethod
-    def _base_sha(side: Path) -> str | None:
+    def _sidecar(side: Path) -> tuple[str | None, str | None]:
+        """(sha256 of the generated text it came from, target it was written for), None where unknown."""
         try:
-            base = json.loads(read_nofollow(side)).get("generated_sha256")
+            meta = json.loads(read_nofollow(side))
+            base, target = meta.get("generated_sha256"), meta.get("target")
         except (OSError, ValueError, AttributeError, UnsafePathError):
-            return None
-        return base if isinstance(base, str) else None
+            return None, None
+        return (base if isinstance(base, str) else None), (target if target in ("nvptx", "host") else None)
 
-    def write(self, task: str, text: str | bytes, generated: str | bytes, kind: str = "ptx") -> Path:
+    def write(self, task: str, text: str | bytes, generated: str | bytes, kind: str = "ptx",
+              target: str | None = None) -> Path:
         """Save an edited stage output for `task`, derived from the `generated` one (its bytes, or
-        its sha256 as 64 hex characters)."""
+        its sha256 as 64 hex characters).
+
+        `target`: which target's LLVM IR it is ('nvptx' or 'host'); an LLVM-IR override is only
+        used when compiling for that target (the two modules differ: thread indices, triple)."""
         check_task_name(task)
         data = (text.encode() if isinstance(text, str) else text).replace(b"\x00", b"")
         problem = content_problem(data, task, kind)
@@ -164,7 +173,7 @@ class OverrideStore:
         gen_sha = generated if isinstance(generated, str) and re.fullmatch(r"[0-9a-f]{64}", generated) \
             else sha256(generated)
         folder = self._folder(create=True)
-        side = {"task": task, "stage": kind, "generated_sha256": gen_sha, "override_sha256": sha256(data),
+        side = {"task": task, "stage": kind, "target": target, "generated_sha256": gen_sha, "override_sha256": sha256(data),
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
         try:
             p = write_atomic(folder, f"{task}{SUFFIX[kind]}", data)

@@ -19,8 +19,9 @@ from ..runtime.launch import ArgSlot, LaunchSpec
 from .artifacts import Artifact, CompiledTask, sha256
 from .cache import PtxCache, cache_key
 from .dump import dump_artifact
+from .ll_errors import Source, locate
 from .overrides import OverrideStore
-from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest
+from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest, path_for
 
 
 @dataclass(frozen=True)
@@ -31,15 +32,25 @@ class Unit:
     tasks: tuple[ir.Task, ...]
 
 
+MODES = ("per_task", "whole", "culink")
+
+
 def group_units(tasks: list[ir.Task], mode: str) -> list[Unit]:
-    if mode == "per_task":
+    """How tasks are grouped for the pooled stages. culink compiles and assembles per task (cubins
+    cached per task); only loading links a kernel's cubins into one module (`link_unit`)."""
+    if mode in ("per_task", "culink"):
         return [Unit(t.name, t.kernel, (t,)) for t in tasks]
     if mode == "whole":
         by_kernel: dict[str, list[ir.Task]] = {}
         for t in tasks:
             by_kernel.setdefault(t.kernel, []).append(t)
         return [Unit(f"{k}_kernel_whole", k, tuple(ts)) for k, ts in by_kernel.items()]
-    raise ValueError(f"unknown compile mode {mode!r} (per_task or whole)")
+    raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
+
+
+def link_unit(task: ir.Task, unit: Unit, mode: str) -> str:
+    """What the device loads as one module: the compile unit, or in culink mode the whole kernel."""
+    return f"{task.kernel}_kernel_culink" if mode == "culink" else unit.name
 
 
 def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | None = None) -> LaunchSpec:
@@ -58,8 +69,8 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
 class _Trip:
     """One task's mutable state while the loop runs; frozen into a CompiledTask at the end."""
 
-    def __init__(self, task: ir.Task, unit: Unit, lower_s: float):
-        self.task, self.unit = task, unit
+    def __init__(self, task: ir.Task, unit: Unit, lower_s: float, target: str = "nvptx"):
+        self.task, self.unit, self.target = task, unit, target
         self.produced: dict[str, Artifact] = {}
         self.used: dict[str, Artifact] = {}
         self.seconds = {"lower": lower_s}
@@ -74,6 +85,8 @@ class Pipeline:
                  dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = True,
                  vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None,
                  debug: bool = False):
+        if mode not in MODES:
+            raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
         self.arch, self.ptx_isa, self.fast_math, self.vector = arch, ptx_isa, fast_math, vector
         self.overrides = overrides or OverrideStore(None)
@@ -90,8 +103,8 @@ class Pipeline:
     def compile(self, tasks: list[ir.Task], target: str, lower_s: dict[str, float] | None = None) -> list[CompiledTask]:
         lower_s = lower_s or {}
         units = group_units(tasks, self.mode)
-        trips = [_Trip(t, u, lower_s.get(t.name, 0.0)) for u in units for t in u.tasks]
-        for kind in PATHS[target]:
+        trips = [_Trip(t, u, lower_s.get(t.name, 0.0), target) for u in units for t in u.tasks]
+        for kind in path_for(target, self.mode):
             stage = STAGES[kind]
             if stage.where == "app":
                 for tr in trips:
@@ -132,8 +145,8 @@ class Pipeline:
             texts = tuple(tr.used[src].text for tr in group)
             mods = [tr.module for tr in group]
             req = CompileRequest(u.name, target, texts, tuple(m.entry for m in mods), self.arch, self.ptx_isa, 3,
-                                 libdevice_path() if any(m.needs_libdevice for m in mods) else None,
-                                 any(m.fast_math for m in mods))
+                                 libdevice_path() if any(m.needs_libdevice for m in mods) and src == "ll" else None,
+                                 any(m.fast_math for m in mods), emit="cubin" if kind == "cubin" else "code")
             t0 = time.perf_counter()
             key = cache_key(req)
             data, tier = self.cache.get(key, PtxCache.namespace(req))
@@ -159,10 +172,29 @@ class Pipeline:
                 tr.seconds[kind] = secs
                 tr.log += res.log
             if not res.ok:
+                err = self._locate(res.error, group, STAGES[kind].source)
                 for tr in group:
-                    tr.error, tr.error_stage = res.error, kind
+                    tr.error, tr.error_stage = err, kind
                 continue
             self._hand_on(u.name, kind, Artifact(kind, res.output, "miss", key, seconds=secs), group)
+
+    @staticmethod
+    def _locate(error: str, group: list[_Trip], src: str) -> str:
+        """A failed stage's error pointed at the file and line of its input (an edited LLVM IR above all)."""
+        if src != "ll":
+            return error
+        sources = []
+        for tr in group:
+            art = tr.used[src]
+            edited = art.origin != "generated"
+            label = art.path if edited else f"{tr.task.name}{STAGES[src].dump_suffix} (generated)"
+            sources.append(Source(tr.task.name, label, art.text, edited))
+        err = locate(error, sources)
+        edits = [s.label for s in sources if s.edited]
+        if edits:
+            err += (f"\nThe LLVM IR in {edits[0]} does not compile; what was loaded before stays loaded. "
+                    f"Fix the file, or revert the override.")
+        return err
 
     def _hand_on(self, name: str, kind: str, produced: Artifact, group: list[_Trip]):
         """Dump what the stage produced, then let an override or a load folder take its place."""
@@ -170,6 +202,18 @@ class Pipeline:
             dump_artifact(self.dump_dir, name, STAGES[kind].dump_suffix, produced.data)
         used = produced
         ov = self.overrides.get(name, kind)
+        if ov is not None and ov.target not in (None, group[0].target):
+            for tr in group:
+                tr.log.append(f"{kind.upper()} override {ov.path} was written for target {ov.target}; "
+                              f"not used when compiling for {group[0].target}")
+            ov = None
+        if ov is not None and kind == "ll":
+            ptx_ov = self.overrides.get(group[0].unit.name, "ptx") if "ptx" in PATHS[group[0].target] else None
+            if ptx_ov is not None:
+                for tr in group:
+                    tr.log.append(f"LL override {ov.path} is not used: the PTX override {ptx_ov.path} wins "
+                                  f"(a PTX override replaces everything the LLVM IR would become)")
+                ov = None
         if ov is not None:
             status = ov.status(produced.sha)
             used = Artifact(kind, ov.data, "override" if ov.source == "project" else "load", sha256(ov.data),
@@ -188,7 +232,7 @@ class Pipeline:
             tr.produced[kind], tr.used[kind] = produced, used
 
     def _finish(self, tr: _Trip, target: str) -> CompiledTask:
-        final = "ptx" if target == "nvptx" else "obj"
+        final = path_for(target, self.mode)[-1]
         art = tr.used.get(final)
         loaded = b""
         if art is not None and not tr.error:
@@ -196,7 +240,7 @@ class Pipeline:
             if final == "ptx" and art.origin == "generated" and self.nonce:
                 tag = f"// qdexplorer session nonce {self.nonce}\n".encode()
                 loaded = loaded if loaded.startswith(tag) else tag + loaded
-        ct = CompiledTask(tr.task.name, tr.task.kernel, target, self.arch, tr.unit.name,
+        ct = CompiledTask(tr.task.name, tr.task.kernel, target, self.arch, link_unit(tr.task, tr.unit, self.mode),
                           launch_spec(tr.task, tr.module, self.default_block), tr.produced, tr.used, loaded,
                           tr.seconds, tuple(tr.log), tr.error, tr.error_stage, tr.module)
         self.on_task(ct)

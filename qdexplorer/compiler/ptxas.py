@@ -115,7 +115,8 @@ def ptx_target(ptx: str, default: str = "sm_90") -> str:
     return m.group(1) if m else default
 
 
-_DIAG = re.compile(r"^ptxas\s+(?P<file>[^,\n]*?), line (?P<line>\d+); (?P<sev>error|warning|fatal)\s*: (?P<msg>.*)$")
+# searched, not matched: the driver's error carries the log after its own prefix ("...INVALID_PTX: ptxas ...")
+_DIAG = re.compile(r"ptxas\s+(?P<file>[^,\n]*?), line (?P<line>\d+); (?P<sev>error|warning|fatal)\s*: (?P<msg>.*)$")
 _PLAIN = re.compile(r"^ptxas\s+(?P<sev>error|warning|fatal)\s*: (?P<msg>.*)$")
 
 
@@ -123,7 +124,7 @@ def parse_diagnostics(text: str) -> list[Diagnostic]:
     """`ptxas x.ptx, line 56; error   : ...` lines → Diagnostics (lines without a number keep line None)."""
     out = []
     for raw in text.splitlines():
-        m = _DIAG.match(raw.strip())
+        m = _DIAG.search(raw.strip())
         if m:
             out.append(Diagnostic(int(m["line"]), m["sev"], m["msg"].strip()))
             continue

@@ -32,7 +32,8 @@ class CompileRequest:
     opt_level: int = 3
     libdevice: str | None = None   # linked when a module calls __nv_* functions
     fast_math: bool = False
-    emit: str = "code"             # 'code': PTX or object; 'll': the optimised module text (not cached)
+    emit: str = "code"             # 'code': PTX or object; 'll': the optimised module text (not cached);
+                                   # 'cubin': texts are PTX, assembled by ptxas to a relocatable cubin
 
 
 @dataclass
@@ -79,11 +80,13 @@ def host_target_machine(opt_level=3):
 
 def compile_module(req: CompileRequest) -> CompileResult:
     """Parse, link (libdevice, other task modules), internalise helpers, optimise, emit."""
+    if req.emit == "cubin":
+        return assemble_cubin(req)
     llvm = _llvm()
     res = CompileResult(req.task, req.target, ok=False)
     t = time.perf_counter()
     try:
-        mods = [llvm.parse_assembly(text) for text in req.texts]
+        mods = [_parse(llvm, text, entry) for text, entry in zip(req.texts, req.entries)]
         mod = mods[0]
         for other in mods[1:]:
             mod.link_in(other)
@@ -130,6 +133,38 @@ def compile_module(req: CompileRequest) -> CompileResult:
     return res
 
 
+def assemble_cubin(req: CompileRequest) -> CompileResult:
+    """The `cubin` stage: `ptxas -c -arch=<arch>` of one unit's PTX, a relocatable cubin for cuLink.
+
+    Runs in the pool like the LLVM stages (ptxas is a subprocess; the pool keeps cores busy)."""
+    from . import ptxas
+    res = CompileResult(req.task, req.target, ok=False)
+    t = time.perf_counter()
+    if len(req.texts) != 1:
+        res.error = f"the cubin stage assembles one PTX per unit, got {len(req.texts)}"
+        return res
+    try:
+        report, cubin = ptxas.assemble_cubin(req.texts[0], req.arch, relocatable=True)
+    except ptxas.PtxasNotFound as e:
+        res.error = f"assembly mode 'culink' needs ptxas: {e}"
+        return res
+    res.seconds["ptxas"] = time.perf_counter() - t
+    res.log += [f"ptxas {d}" for d in report.diagnostics if d.severity == "warning"]
+    if not report.ok or cubin is None:
+        res.error = "ptxas rejected the PTX:\n" + "\n".join(str(d) for d in report.errors or report.diagnostics)
+        return res
+    res.output, res.ok = cubin, True
+    return res
+
+
+def _parse(llvm, text, entry):
+    """Parse one module text; a parse error names it `<entry>` (compiler.ll_errors maps that to its file)."""
+    try:
+        return llvm.parse_assembly(text)
+    except RuntimeError as e:
+        raise RuntimeError(str(e).replace("<string>", f"<{entry}>")) from None
+
+
 @dataclass(frozen=True)
 class Stage:
     kind: str            # what it produces: 'll' | 'ptx' | 'obj'
@@ -144,6 +179,13 @@ STAGES: dict[str, Stage] = {
     "ll": Stage("ll", "task_ir", "app", False, "_before_ptx.ll", "task"),
     "ptx": Stage("ptx", "ll", "pool", True, ".ptx", "unit"),
     "obj": Stage("obj", "ll", "pool", True, "", "unit"),
+    "cubin": Stage("cubin", "ptx", "pool", True, "", "unit"),   # assembly mode 'culink' only
 }
 
-PATHS: dict[str, tuple[str, ...]] = {"nvptx": ("ll", "ptx"), "host": ("ll", "obj")}
+# A target's path; "<target>:<mode>" where an assembly mode walks further (culink: ptxas to cubins).
+PATHS: dict[str, tuple[str, ...]] = {"nvptx": ("ll", "ptx"), "host": ("ll", "obj"),
+                                     "nvptx:culink": ("ll", "ptx", "cubin")}
+
+
+def path_for(target: str, mode: str) -> tuple[str, ...]:
+    return PATHS.get(f"{target}:{mode}", PATHS[target])

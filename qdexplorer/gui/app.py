@@ -1,33 +1,126 @@
-"""`qdexplorer gui [PROJECT]`: open the desktop app on a project (the bundled demo by default)."""
+"""`qdexplorer gui [PROJECT]`: open the desktop app on a project (the last one, else the bundled demo).
+
+Also the `--screenshot OUT.png` mode used for the README's picture: offscreen, compile, run a
+workload, select the slowest task, save the window, exit.
+"""
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
+import time
+from pathlib import Path
 
-import pyqtgraph  # noqa: F401 - fail here (and the CLI says what to install) if the GUI stack is missing
-from PySide6.QtWidgets import QApplication
+from ..lang.errors import QdError
+from .display import display_problem
 
 
-def main(project=None, argv=None) -> int:
+def engine_factory(backend: str):
+    """path → (make_engine, project): what File ▸ Open and the start-up use to open a project."""
     from ..engine import Engine
     from ..project.loader import load_project
+    from .user_data import overrides_dir
+
+    def engine_for(path):
+        project = load_project(path)   # bad input raises here, with one message naming the file
+        folder = overrides_dir(project.path)
+        return (lambda: Engine(project, backend=backend, overrides_dir=folder)), project
+    return engine_for
+
+
+def main(project=None, argv=None, screenshot: str | None = None, workload: str | None = None,
+         size: str = "1400x900", theme: str | None = None, repeat: int | None = None) -> int:
+    if screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    problem = display_problem()
+    if problem:
+        raise QdError(problem)
+    import pyqtgraph  # noqa: F401 - fail here (and the launcher says what to install) if the GUI stack is missing
+    from PySide6.QtWidgets import QApplication
+
+    from ..project.loader import bundled_demo
     from ..runtime.cuda.detect import cuda_status
-    from .main_window import MainWindow
+    from .main_window import MainWindow, window_icon
     from .trust_dialog import confirm_trust
+    from .settings import Settings
+    from .theme import apply_theme
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     app.setApplicationName("qdexplorer")
+    app.setOrganizationName("qdexplorer")
+    app.setDesktopFileName("io.github.qdexplorer.qdexplorer")
+    app.setWindowIcon(window_icon())
+    settings = Settings(str(Path(tempfile.mkdtemp(prefix="qdx-shot-")) / "s.ini")) if screenshot else Settings()
+    apply_theme(theme or settings.theme)
+    st = cuda_status()
+    backend = "cuda" if st.available else "cpu"
+    engine_for = engine_factory(backend)
+    startup_error = ""
+    if project is None and not screenshot and settings.last_project and Path(settings.last_project).exists():
+        project = settings.last_project
     if not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
         print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
         return 2
-    proj = load_project(project)  # bad input fails here, before any window, with one message
-    st = cuda_status()
-    backend = "cuda" if st.available else "cpu"
-    win = MainWindow(lambda: Engine(proj, backend=backend), proj.name, "" if st.available else st.reason,
-                     watch=proj.files)
+    try:
+        make_engine, proj = engine_for(project if project is not None else bundled_demo())
+    except QdError as e:
+        if project is None or str(project) != settings.last_project:
+            raise  # a project named on the command line: one message, exit 2, before any window
+        startup_error = f"could not reopen the last project {project}: {e}"
+        make_engine, proj = engine_for(bundled_demo())
+    win = MainWindow(make_engine, proj.name, "" if st.available else st.reason, watch=proj.files,
+                     settings=settings, project_path=str(proj.path), engine_for=engine_for)
     if st.available:
         win.backend.setCurrentText("cuda")
+    if startup_error:
+        win.log(startup_error)
+        win.statusBar().showMessage(startup_error)
+    settings.add_recent(str(proj.path))
+    win.update_recent_menu()
+    if screenshot:
+        w, h = (int(x) for x in size.lower().split("x"))
+        return take_screenshot(app, win, screenshot, workload, (w, h), repeat or 20)
     win.show()
     return app.exec()
+
+
+def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, int], repeat: int,
+                    timeout: float = 600) -> int:
+    """Compile, run `workload` (default: the first), select the slowest task, save the window."""
+    win.resize(*size)
+    win.show()
+
+    def wait(cond, what):
+        t0 = time.monotonic()
+        while not cond():
+            app.processEvents()
+            time.sleep(0.01)
+            if time.monotonic() - t0 > timeout:
+                raise QdError(f"--screenshot: timed out waiting for {what}")
+    wait(lambda: win.workload.count() > 1 and win.compiled and not win.bridge_busy(), "the compile")
+    names = [win.workload.itemText(i) for i in range(1, win.workload.count())]
+    if workload and workload not in names:
+        raise QdError(f"--screenshot: no workload named '{workload}' (known: {', '.join(names)})")
+    win.workload.setCurrentText(workload or names[0])
+    win.repeat.setValue(repeat)
+    runs = len(win.session.runs)
+    win.run()
+    wait(lambda: len(win.session.runs) > runs and win.session.runs[-1].status != "running" and not win.bridge_busy(),
+         "the run")
+    medians = {t: win.session.median(t) for t in win.session.task_names()}
+    slowest = max((t for t in medians if medians[t] is not None), key=lambda t: medians[t], default=None)
+    if slowest:
+        win.tree.select(slowest)
+    win.meter.wait()
+    for _ in range(30):  # let the plots' 10 Hz timer and the resource meter land
+        app.processEvents()
+        time.sleep(0.02)
+    ok = win.grab().save(out)
+    win.close()
+    if not ok:
+        raise QdError(f"--screenshot: could not write {out}")
+    print(f"saved {out} ({size[0]}x{size[1]}; slowest task {slowest})")
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,99 +1,257 @@
-"""Source, LLVM IR and PTX of the selected task; the PTX view is editable and runs as an override."""
+"""What the selected task compiles to: its source, LLVM IR (as generated and optimised), PTX, SASS, log.
+
+The source tab shows the task's whole file with the task's lines banded. When the PTX carries
+`.loc` line info, selecting a PTX line bands its source line and selecting a source line bands its
+PTX lines. The PTX tab is the editing loop (`ptx_panel.PtxPanel`). Optimised IR and SASS cost a
+compile-pool round trip or a ptxas + nvdisasm run, so they are asked for (signals) only when their
+tab is opened; the window answers with `show_optimised` / `show_sass`.
+"""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
-from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QTabWidget, QVBoxLayout,
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
                                QWidget)
 
-from .highlight import PygmentsHighlighter
+from ..compiler.ptx_lines import LineMap, line_map
+from .editor import EditorPane
+from .ptx_panel import PtxPanel
 
 
-def code_editor(language: str, read_only: bool) -> QPlainTextEdit:
-    ed = QPlainTextEdit()
-    font = QFontDatabase.systemFont(QFontDatabase.FixedFont)
-    font.setStyleHint(QFont.Monospace)
-    ed.setFont(font)
-    ed.setReadOnly(read_only)
-    ed.setLineWrapMode(QPlainTextEdit.NoWrap)
-    ed.highlighter = PygmentsHighlighter(ed.document(), language)
-    return ed
+def _titled(title: str, pane: QWidget, tip: str = "") -> QWidget:
+    w = QWidget()
+    v = QVBoxLayout(w)
+    v.setContentsMargins(0, 0, 0, 0)
+    v.setSpacing(2)
+    label = QLabel(title)
+    label.setToolTip(tip)
+    label.setMinimumWidth(40)
+    label.setContentsMargins(4, 2, 4, 0)
+    v.addWidget(label)
+    v.addWidget(pane, 1)
+    w.label = label
+    return w
 
 
 class CodeViews(QTabWidget):
     save_override = Signal(str, str)   # (task, ptx text)
     revert_override = Signal(str)      # task
-    compare_generated = Signal(str)    # task: time its override against the generated code
+    want_optimised = Signal(str)       # task: the window compiles its optimised IR and calls show_optimised
+    want_sass = Signal(str)            # task: the window disassembles and calls show_sass
+    compare_generated = Signal(str)    # task: time its override against the generated code (bench_actions)
+    save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.task: str | None = None
-        self.source = code_editor("python", True)
-        self.llvm = code_editor("llvm", True)
-        self.ptx = code_editor("ptx", False)
+        self.task_obj = None
+        self.lines = LineMap()
+        self.source_pane = EditorPane("python", True)
+        self.source = self.source_pane.editor
+        self.llvm_pane = EditorPane("llvm", False)   # editable: an edit runs as the task's LLVM-IR override
+        self.llvm = self.llvm_pane.editor
+        self.opt_pane = EditorPane("llvm", True)
+        self.opt_llvm = self.opt_pane.editor
+        ir = QSplitter(Qt.Horizontal)
+        ll_box = _titled("as generated (editable)", self.llvm_pane, "the module text codegen makes (GPU target); "
+                         "the caches key on it. An edit is verified, compiled to PTX and loaded")
+        self.ll_label = QLabel("generated LLVM IR (GPU target)")
+        self.ll_label.setMinimumWidth(40)
+        self.save_ll_btn = QPushButton("Run this LLVM IR")
+        self.save_ll_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ll for the GPU target; it is "
+                                    "verified (errors at their line) and compiled to PTX at the next compile")
+        self.revert_ll_btn = QPushButton("Revert")
+        self.revert_ll_btn.setToolTip("Back to the generated LLVM IR (deletes the task's overrides)")
+        ll_bar = QHBoxLayout()
+        ll_bar.addWidget(self.ll_label, 1)
+        ll_bar.addWidget(self.save_ll_btn)
+        ll_bar.addWidget(self.revert_ll_btn)
+        ll_box.layout().addLayout(ll_bar)
+        ir.addWidget(ll_box)
+        self.opt_box = _titled("optimised (-O3)", self.opt_pane, "after LLVM's -O3 pipeline: what the PTX is made from")
+        ir.addWidget(self.opt_box)
+        self.ir_split = ir
+        self.ptx_panel = PtxPanel()
+        self.ptx = self.ptx_panel.editor
+        self.sass_pane = EditorPane("ptx", True)
+        self.sass = self.sass_pane.editor
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
-        ptx_page = QWidget()
-        v = QVBoxLayout(ptx_page)
-        v.setContentsMargins(0, 0, 0, 0)
-        v.addWidget(self.ptx)
-        bar = QHBoxLayout()
-        self.override_label = QLabel("generated PTX")
+        self.log.setLineWrapMode(QPlainTextEdit.NoWrap)
         self.resources_label = QLabel("")
-        self.resources_label.setToolTip("From cuFuncGetAttribute and the occupancy calculator after the last CUDA load")
-        self.save_btn = QPushButton("Run this PTX (save override)")
-        self.save_btn.setToolTip("Saves <project>/.qdexplorer/overrides/<task>.ptx; it replaces the generated "
-                                 "PTX at the next load")
-        self.revert_btn = QPushButton("Revert to generated")
-        self.compare_btn = QPushButton("Compare with generated")
-        self.compare_btn.setToolTip("Time the override against the generated PTX, interleaved round by round")
-        self.compare_btn.setEnabled(False)
-        bar.addWidget(self.override_label, 1)
-        bar.addWidget(self.resources_label)
-        bar.addWidget(self.save_btn)
-        bar.addWidget(self.revert_btn)
-        bar.addWidget(self.compare_btn)
-        v.addLayout(bar)
-        self.addTab(self.source, "Source")
-        self.addTab(self.llvm, "LLVM IR")
-        self.addTab(ptx_page, "PTX")
+        self.resources_label.setToolTip("From the driver after a CUDA load, else from ptxas -v and the occupancy "
+                                        "calculator")
+        self.resources_label.setContentsMargins(6, 0, 6, 0)
+        self.resources_label.setMinimumWidth(1)  # squeezed out in a narrow window (the tree has the figures too)
+        self.ptx_panel.bar.insertWidget(1, self.resources_label, 1)
+        self.addTab(self.source_pane, "Source")
+        self.addTab(ir, "LLVM IR")
+        self.addTab(self.ptx_panel, "PTX")
+        self.addTab(self.sass_pane, "SASS")
         self.addTab(self.log, "Compile log")
-        self.save_btn.clicked.connect(lambda: self.task and self.save_override.emit(self.task, self.ptx.toPlainText()))
-        self.revert_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.compare_btn = QPushButton("Compare…")
+        self.compare_btn.setToolTip("Compare with generated: time the override against the generated PTX, "
+                                    "interleaved round by round")
+        self.compare_btn.setEnabled(False)
         self.compare_btn.clicked.connect(lambda: self.task and self.compare_generated.emit(self.task))
-        self.ptx.textChanged.connect(self._edited)
+        self.ptx_panel.bar.addWidget(self.compare_btn)
+        self.save_btn = self.ptx_panel.save_btn
+        self.revert_btn = self.ptx_panel.revert_btn
+        self.override_label = self.ptx_panel.state
+        self.ptx_panel.save_requested.connect(self.save_override)
+        self.ptx_panel.revert_requested.connect(self.revert_override)
+        self.ptx.line_selected.connect(self._ptx_line_selected)
+        self.source.line_selected.connect(self._source_line_selected)
+        self.currentChanged.connect(self._tab_changed)
+        self.save_ll_btn.clicked.connect(
+            lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
+        self.revert_ll_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.llvm.textChanged.connect(self._ll_edited)
+        self._opt_for = self._sass_for = None
         self._loading = False
+
+    # ---- what the window shows
+    def show_task(self, task, compiled):
+        """`task` is the ir.Task; `compiled` its nvptx CompiledTask (None while it compiles)."""
+        changed = task.name != self.task
+        self.task, self.task_obj = task.name, task
+        self._show_source(task)
+        if compiled is None:
+            self.llvm.setPlainText("(compiling…)")
+            self.log.setPlainText("(compiling…)")
+            return
+        self._loading = True
+        self.llvm.set_text_keep_view(compiled.ll or compiled.error)
+        self._loading = False
+        generated = compiled.produced["ptx"].text if "ptx" in compiled.produced else ""
+        ptx_override = compiled.used.get("ptx")
+        override = ptx_override.text if ptx_override is not None and ptx_override.origin != "generated" else None
+        self.ptx_panel.arch = compiled.arch
+        self.ptx_panel.show_task(task.name, generated or compiled.error, override, compiled.override,
+                                 status=self._status(compiled))
+        ll = compiled.used.get("ll")
+        ll_state = "generated LLVM IR (GPU target)" if ll is None or ll.origin == "generated" else \
+            f"LLVM-IR override {ll.status or 'active'}"
+        if compiled.error and compiled.error_stage in ("ptx", "cubin") and ll is not None and ll.origin != "generated":
+            ll_state += " — it does not compile: the error and its line are in the Compile log"
+        self.ll_label.setText(ll_state)
+        self.revert_ll_btn.setEnabled(compiled.override is not None)
+        self.compare_btn.setEnabled(compiled.override is not None)
+        self.lines = line_map(self.ptx.toPlainText())
+        self.ptx.setToolTip("" if self.lines else "This PTX has no .loc line info, so PTX and source lines "
+                                                  "cannot be matched")
+        self.log.setPlainText(self._log_text(compiled))
+        if changed or self._opt_for != (task.name, compiled.key):
+            self._opt_for = None
+            self.opt_llvm.setPlainText("(open this tab to compile the optimised IR)")
+        if changed or self._sass_for != (task.name, compiled.key):
+            self._sass_for = None
+            self.sass.setPlainText("(open this tab to disassemble)")
+        self._compiled_key = compiled.key
+        self._tab_changed(self.currentIndex())
+
+    def show_kernel_error(self, kernel: str, message: str):
+        """A kernel row (or an error row) selected: its error, not the previous task's code."""
+        self.task = None
+        self.source.setPlainText(message)
+        self.source.mark_lines(set())
+        for ed in (self.llvm, self.opt_llvm, self.sass):
+            ed.setPlainText(f"({kernel}: no code — {message.splitlines()[0] if message else 'not compiled'})")
+        self.log.setPlainText(message)
+        self.ptx_panel.task = None
+        self.ptx_panel.editor.setPlainText(f"// {kernel}: {message.splitlines()[0] if message else 'no task'}")
+        self.ptx_panel._update_state()
+
+    def show_optimised(self, task: str, text: str):
+        if task == self.task:
+            self.opt_llvm.set_text_keep_view(text)
+            self._opt_for = (task, self._compiled_key)
+
+    def show_sass(self, task: str, text: str):
+        if task == self.task:
+            self.sass.set_text_keep_view(text)
+            self._sass_for = (task, self._compiled_key)
 
     def show_resources(self, res: dict | None):
-        if not res:
+        if not res or res.get("error"):
             self.resources_label.setText("")
             return
-        self.resources_label.setText(f"{res['registers']} regs · {res['static_shared_bytes']} B shared · "
-                                     f"{res['local_bytes']} B local · block {res['block']} · "
-                                     f"occupancy {res['occupancy']:.0%}")
+        spill = f" · {res['spill_bytes']} B spills" if res.get("spill_bytes") else ""
+        self.resources_label.setText(f"{res['registers']} regs · {res.get('static_shared_bytes', 0)} B smem · "
+                                     f"{res.get('local_bytes', 0)} B lmem{spill} · occ. {res['occupancy']:.0%} "
+                                     f"@ {res['block']}")
+        self.resources_label.setToolTip(f"registers per thread, static shared memory, local memory per thread"
+                                        f"{', spill bytes' if spill else ''}, occupancy at block size {res['block']}"
+                                        f" ({'driver, last CUDA load' if res.get('source') != 'ptxas' else 'ptxas -v'})")
 
-    def show_task(self, task, compiled):
-        """`task` is the ir.Task, `compiled` its CompiledTask for nvptx (or None before compile)."""
-        self._loading = True
-        self.task = task.name
-        self.source.setPlainText(f"# {task.file}:{task.lines[0]}-{task.lines[1]}\n{task.source}")
-        if compiled is not None:
-            self.llvm.setPlainText(compiled.ll or compiled.error)
-            self.ptx.setPlainText(compiled.ptx or compiled.error)
-            self.log.setPlainText("\n".join(list(compiled.log) + ([compiled.error] if compiled.error else [])))
-            state = {None: "generated PTX", "active": "override active",
-                     "unknown": "override active (its sidecar is missing: staleness unknown)",
-                     "stale": "override STALE: the generated PTX changed since it was written"}[compiled.override]
-            fast = getattr(compiled.module, "fast_math", None)
-            math = "" if fast is None or compiled.target != "nvptx" else f"  ·  fast math {'on' if fast else 'off'}"
-            self.override_label.setText(f"{state}  ·  cache tier: {compiled.tier}  ·  {len(compiled.output)} bytes{math}")
-            self.revert_btn.setEnabled(compiled.override is not None)
-            self.compare_btn.setEnabled(compiled.override is not None)
-        else:
-            self.llvm.setPlainText("(compiling…)")
-            self.ptx.setPlainText("(compiling…)")
-        self._loading = False
+    def resizeEvent(self, event):  # noqa: N802 - a narrow panel keeps the status line, drops the figures line
+        super().resizeEvent(event)
+        self.resources_label.setVisible(self.width() >= 720)
 
-    def _edited(self):
+    # ---- internals
+    @staticmethod
+    def _status(compiled) -> str:
+        """The PTX tab's status line when there is no unsaved edit: override stage and state, tier, size."""
+        state = {None: "generated PTX", "active": "override active",
+                 "unknown": "override active (its sidecar is missing: staleness unknown)",
+                 "stale": "override STALE: the generated code changed since it was written"}.get(
+                     compiled.override, f"override {compiled.override}")
+        if compiled.override_stage == "ll":
+            state += " (LLVM IR)"
+        if any("PTX override" in line and " wins " in line for line in compiled.log):
+            state += " — the PTX override wins over this task's LLVM-IR override"
+        fast = getattr(compiled.module, "fast_math", None)
+        math = "" if fast is None or compiled.target != "nvptx" else f"  ·  fast math {'on' if fast else 'off'}"
+        return f"{state}  ·  {compiled.tier}  ·  {len(compiled.output)} B{math}"
+
+    def _ll_edited(self):
         if not self._loading and self.task:
-            self.override_label.setText("edited — not saved: press 'Run this PTX' to use it")
+            self.ll_label.setText("edited — not saved: press 'Run this LLVM IR' to use it")
+
+    def _show_source(self, task):
+        path = Path(str(task.file))
+        try:
+            text = path.read_text()
+            lines = set(range(task.lines[0], task.lines[1] + 1))
+        except OSError:
+            text, lines = task.source, set()
+        self.source.set_text_keep_view(text) if self.source.toPlainText() == text else self.source.setPlainText(text)
+        self.source.mark_lines(lines)
+
+    def _log_text(self, ct) -> str:
+        out = [f"{ct.task}  ({ct.target}, {ct.arch}, unit {ct.unit})",
+               "stages: " + ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in ct.seconds.items())]
+        for kind, a in ct.produced.items():
+            out.append(f"  {kind:4} {a.tier:8} {len(a.data):>8} B  key {a.key[:16] or '-'}")
+        for kind, a in ct.used.items():
+            if a.origin != "generated":
+                out.append(f"  {kind:4} replaced by {a.origin} {a.path} ({a.status or 'active'})")
+        out += list(ct.log)
+        if ct.error:
+            out.append(f"error ({ct.error_stage or 'compile'}): {ct.error}")
+        return "\n".join(out)
+
+    def _tab_changed(self, index):
+        if not self.task:
+            return
+        w = self.widget(index)
+        if w is self.ir_split and self._opt_for is None:
+            self.opt_llvm.setPlainText("(compiling the optimised IR…)")
+            self._opt_for = (self.task, "pending")
+            self.want_optimised.emit(self.task)
+        elif w is self.sass_pane and self._sass_for is None:
+            self.sass.setPlainText("(disassembling…)")
+            self._sass_for = (self.task, "pending")
+            self.want_sass.emit(self.task)
+
+    def _ptx_line_selected(self, line: int):
+        hit = self.lines.source_line(line) if self.lines else None
+        if hit and self.task_obj is not None and Path(hit[0]).name == Path(str(self.task_obj.file)).name:
+            self.source.mark_lines({hit[1]})
+
+    def _source_line_selected(self, line: int):
+        if self.lines and self.task_obj is not None:
+            ptx_lines = self.lines.ptx_lines(line, str(self.task_obj.file))
+            if ptx_lines:
+                self.ptx.mark_lines(ptx_lines)

@@ -66,6 +66,9 @@ class DiffView(QWidget):
         self.summary.setText("generated (left) ↔ edited (right): " + (
             ", ".join(f"{n} line{'s' if n != 1 else ''} {k}" for k, n in count.items() if n) or "identical"))
         self._paint()
+        changed = self.changed_rows()
+        if changed:  # open on the first difference, not on the header both sides share
+            self.left.goto_line(changed[0], select=False)
 
     def set_theme(self, theme: str):
         self.theme = theme

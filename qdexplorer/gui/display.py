@@ -28,11 +28,11 @@ def display_problem(env=None, platform: str | None = None, find=ctypes.util.find
     if env.get("QT_QPA_PLATFORM") or not platform.startswith("linux"):
         return None  # the user chose a platform plugin (offscreen, wayland, vnc...), or not Linux
     if not env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
-        return ("qdexplorer gui: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); " + CLI_HINT +
+        return ("no display for the window (neither DISPLAY nor WAYLAND_DISPLAY is set); " + CLI_HINT +
                 ", or set QT_QPA_PLATFORM=offscreen")
     if env.get("DISPLAY") and not env.get("WAYLAND_DISPLAY"):
         missing = sorted(pkg for lib, pkg in XCB_LIBRARIES.items() if not find(lib))
         if missing:
-            return ("qdexplorer gui: Qt's X11 (xcb) plugin needs libraries this system lacks; install them "
+            return ("the window cannot open: Qt's X11 (xcb) plugin needs libraries this system lacks; install them "
                     f"with `sudo apt install {' '.join(missing)}` (Debian/Ubuntu), or " + CLI_HINT)
     return None

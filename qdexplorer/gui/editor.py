@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (QColor, QFont, QFontDatabase, QKeySequence, QPainter, QPalette,
                            QTextCharFormat, QTextCursor, QTextDocument, QTextFormat)
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QTextEdit, QToolButton,
@@ -109,7 +109,9 @@ class CodeEditor(QPlainTextEdit):
         self.marked = {int(n) for n in lines if n}
         self._refresh_selections()
         if scroll and self.marked:
-            self.goto_line(min(self.marked), select=False)
+            first = min(self.marked)
+            self.goto_line(first, select=False)
+            QTimer.singleShot(0, self, lambda: self.goto_line(first, select=False))  # again once laid out
 
     def goto_line(self, line: int, select: bool = True):
         block = self.document().findBlockByNumber(max(0, line - 1))
@@ -121,12 +123,10 @@ class CodeEditor(QPlainTextEdit):
         self.centerCursor() if select else self._center_on(cur)
 
     def _center_on(self, cur: QTextCursor):
-        keep = self.textCursor()
-        self.blockSignals(True)
-        self.setTextCursor(cur)
-        self.centerCursor()
-        self.setTextCursor(keep)
-        self.blockSignals(False)
+        """Scrolls `cur`'s line to the middle without moving the user's cursor."""
+        line_h = max(1.0, self.blockBoundingRect(cur.block()).height())
+        visible = self.viewport().height() / line_h
+        self.verticalScrollBar().setValue(max(0, int(cur.blockNumber() - visible / 2)))
 
     def current_line(self) -> int:
         return self.textCursor().blockNumber() + 1

@@ -52,38 +52,8 @@ def box_stats(values) -> dict:
     return {"q1": q1, "median": med, "q3": q3, "low": inside.min(), "high": inside.max(), "n": len(v)}
 
 
-class RunStore:
-    """Every launch time, by run and task, in arrival order. Plain data; the views read it."""
-
-    def __init__(self):
-        self.runs: list[dict] = []          # [{"label": str, "tasks": {task: [ms]}}]
-        self.kernel_of: dict[str, str] = {}
-
-    def begin_run(self, label: str = ""):
-        self.runs.append({"label": label or f"run {len(self.runs) + 1}", "tasks": {}})
-
-    def add(self, task: str, kernel: str, ms: float):
-        if not self.runs:
-            self.begin_run()
-        self.runs[-1]["tasks"].setdefault(task, []).append(ms)
-        self.kernel_of[task] = kernel
-
-    def clear(self):
-        self.runs.clear()
-
-    def tasks(self) -> list[str]:
-        seen = {}
-        for r in self.runs:
-            seen.update(dict.fromkeys(r["tasks"]))
-        return list(seen)
-
-    def values(self, task: str, scope: str = "all runs") -> list[float]:
-        runs = self.runs[-1:] if scope == "last run" else self.runs
-        return [ms for r in runs for ms in r["tasks"].get(task, [])]
-
-    def median(self, task: str, scope: str = "all runs") -> float | None:
-        v = self.values(task, scope)
-        return float(np.median(v)) if v else None
+def run_label(run) -> str:
+    return f"#{run.id} {run.workload}"
 
 
 class _Legend(QListWidget):
@@ -92,9 +62,9 @@ class _Legend(QListWidget):
 
     def __init__(self):
         super().__init__()
-        self.setMinimumWidth(150)
+        self.setMinimumWidth(110)
         self.setMaximumWidth(360)
-        self.setTextElideMode(Qt.ElideMiddle)  # kernel prefix and task suffix both stay readable
+        self.setTextElideMode(Qt.ElideRight)  # "kernel #index loop…": the kernel and the task index stay readable
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.itemChanged.connect(lambda it: self.toggled.emit(it.data(Qt.UserRole), it.checkState() == Qt.Checked))
 
@@ -112,15 +82,22 @@ class _Legend(QListWidget):
             self.addItem(it)
         self.blockSignals(False)
         longest = max((self.fontMetrics().horizontalAdvance(short_name(t)) for t, _, _ in entries), default=0)
-        self.setMinimumWidth(max(150, min(longest + 60, 280)))
+        self._wanted_width = max(150, min(longest + 60, 300))
+        self.updateGeometry()
+
+    def sizeHint(self):  # noqa: N802 - wide enough for the names, but never a minimum that squeezes the tree
+        hint = super().sizeHint()
+        hint.setWidth(getattr(self, "_wanted_width", 200))
+        return hint
 
 
 class LaunchPlots(QWidget):
-    """Timeline and distribution of launch times, fed by `add_launch(ev)` and `begin_run()`."""
+    """Timeline and distribution of the session's launch times; it draws, the session keeps the data."""
 
-    def __init__(self, parent=None):
+    def __init__(self, session, parent=None):
         super().__init__(parent)
-        self.store = RunStore()
+        self.session = session
+        self.first_run = 0           # runs before this index are cleared from view (Clear keeps the session)
         self.selected_task: str | None = None
         self.selected_kernel: str | None = None
         self.hidden: set[str] = set()
@@ -140,8 +117,10 @@ class LaunchPlots(QWidget):
         self.scope.addItems(SCOPES)
         self.scope.setCurrentText("top 10")
         self.scope.setToolTip("Which tasks the timeline shows; tick or untick them in the legend")
-        self.log_scale = QCheckBox("log scale")
+        self.log_scale = QCheckBox("log y")
+        self.log_scale.setToolTip("logarithmic launch-time axis")
         self.summary = QLabel("")
+        self.summary.setMinimumWidth(20)  # clipped in a narrow window rather than widening it
         for w in (QLabel("View"), self.view, QLabel("Tasks"), self.scope, self.log_scale):
             bar.addWidget(w)
         bar.addWidget(self.summary, 1)
@@ -161,8 +140,8 @@ class LaunchPlots(QWidget):
         split = QSplitter()
         split.addWidget(self.stack)
         split.addWidget(self.legend)
-        split.setStretchFactor(0, 4)
-        split.setStretchFactor(1, 1)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 0)  # the legend keeps the width its names ask for (capped); the plot takes the rest
         split.setChildrenCollapsible(False)
         self.splitter = split
         v = QVBoxLayout(self)
@@ -180,17 +159,44 @@ class LaunchPlots(QWidget):
         self.timer.timeout.connect(self.refresh)
         self.timer.start(100)  # 10 Hz while data streams; idle ticks cost one flag check
 
-    # ---- data in
-    def begin_run(self, label: str = ""):
-        self.store.begin_run(label)
+        session.launches_added.connect(self._mark)
+        session.run_started.connect(self._mark)
+        session.run_finished.connect(self._mark)
+
+    def _mark(self, *_):
         self._dirty = True
 
-    def add_launch(self, ev):
-        self.store.add(ev.task, getattr(ev, "kernel", ""), ev.ms)
-        self._dirty = True
+    def resizeEvent(self, event):  # noqa: N802 - the legend never takes more than 40% of the plot's room
+        super().resizeEvent(event)
+        w = self.splitter.width()
+        lw = min(getattr(self.legend, "_wanted_width", 200), max(110, int(0.4 * w)))
+        self.splitter.setSizes([max(1, w - lw), lw])
+
+    # ---- what is on show
+    @property
+    def runs(self) -> list:
+        return self.session.runs[self.first_run:]
+
+    def tasks(self) -> list[str]:
+        seen = {}
+        for r in self.runs:
+            seen.update(dict.fromkeys(r.times))
+        return list(seen)
+
+    def values(self, task: str, last_only: bool = False) -> list[float]:
+        runs = self.runs[-1:] if last_only else self.runs
+        return [ms for r in runs for ms in r.times.get(task, [])]
+
+    def _median(self, task: str) -> float:
+        r = self.session.last_run_of(task)
+        return (r.median(task) or 0.0) if r is not None else 0.0
+
+    def _kernel_of(self, task: str) -> str | None:
+        return self.session.kernel_of(task) or next((r.kernel for r in self.runs if task in r.times), None)
 
     def clear(self):
-        self.store.clear()
+        """Clears the plots (the session keeps every run: the tree's medians do not change)."""
+        self.first_run = len(self.session.runs)
         for c in self.curves.values():
             self.plot.removeItem(c)
         self.curves.clear()
@@ -203,13 +209,13 @@ class LaunchPlots(QWidget):
 
     # ---- what is shown
     def shown_tasks(self) -> list[str]:
-        tasks = self.store.tasks()
+        tasks = self.tasks()
         scope = self.scope.currentText()
         if scope == "selected kernel" and self.selected_kernel:
-            return [t for t in tasks if self.store.kernel_of.get(t) == self.selected_kernel]
+            return [t for t in tasks if self._kernel_of(t) == self.selected_kernel]
         if scope.startswith("top "):
             n = int(scope.split()[1])
-            ranked = sorted(tasks, key=lambda t: -(self.store.median(t, "last run") or 0.0))
+            ranked = sorted(tasks, key=lambda t: -self._median(t))
             keep = set(ranked[:n])
             if self.selected_task in tasks:
                 keep.add(self.selected_task)
@@ -233,7 +239,7 @@ class LaunchPlots(QWidget):
         self.refresh()
 
     def _update_legend(self):
-        for t in self.store.tasks():
+        for t in self.tasks():
             self.colors.setdefault(t, color_for(len(self.colors)))
         shown = self.shown_tasks()
         if shown != self._legend_tasks:
@@ -270,23 +276,29 @@ class LaunchPlots(QWidget):
 
     def _draw_timeline(self):
         shown = [t for t in self.shown_tasks() if t not in self.hidden]
-        peak = max((max(self.store.values(t)) for t in shown if self.store.values(t)), default=0.0)
+        peak = max((max(self.values(t)) for t in shown if self.values(t)), default=0.0)
         self.unit = unit, k = time_unit(peak)
         self.plot.setLabel("left", f"launch time ({unit})")
         for line in self._run_lines:
             self.plot.removeItem(line)
         self._run_lines = []
         starts, x0 = [], 0
-        for run in self.store.runs:  # each run starts after the longest series of the run before, plus a gap
+        runs = self.runs
+        for run in runs:  # each run starts after the longest series of the run before, plus a gap
             starts.append(x0)
-            x0 += max((len(v) for v in run["tasks"].values()), default=0) + 2
-        if len(self.store.runs) > 1:
-            for i, (run, s) in enumerate(zip(self.store.runs, starts)):
+            x0 += max((len(v) for v in run.times.values()), default=0) + 2
+        if len(runs) > 1:
+            px = self.plot.getPlotItem().vb.width() / max(1, x0)  # pixels per launch, at full zoom-out
+            ends = starts[1:] + [x0]
+            for run, s, e in zip(runs, starts, ends):
+                roomy = (e - s) * px > 28  # a label only where it does not collide with the next one
                 line = pg.InfiniteLine(pos=s - 1, angle=90, pen=pg.mkPen("#888", style=Qt.DashLine),
-                                       label=run["label"], labelOpts={"position": 0.95, "color": "#888"})
+                                       label=f"#{run.id}" if roomy else None,
+                                       labelOpts={"position": 0.97, "color": "#888"})
+                line.setToolTip(run_label(run))
                 self.plot.addItem(line)
                 self._run_lines.append(line)
-        for task in self.store.tasks():
+        for task in self.tasks():
             curve = self.curves.get(task)
             visible = task in shown
             if curve is None:
@@ -301,24 +313,26 @@ class LaunchPlots(QWidget):
             if not visible:
                 continue
             xs, ys = [], []
-            for run, s in zip(self.store.runs, starts):
-                v = run["tasks"].get(task, [])
+            for run, s in zip(runs, starts):
+                v = run.times.get(task, [])
+                if not v:
+                    continue
                 xs += list(range(s, s + len(v))) + [s + len(v)]
                 ys += [ms * k for ms in v] + [np.nan]  # NaN: no line drawn from one run into the next
             curve.setData(np.asarray(xs, float), np.asarray(ys, float))
-        n = sum(len(v) for r in self.store.runs for v in r["tasks"].values())
-        self.summary.setText(f"{len(shown)}/{len(self.store.tasks())} tasks · {len(self.store.runs)} run(s) · "
+        n = sum(r.launches for r in runs)
+        self.summary.setText(f"{len(shown)}/{len(self.tasks())} tasks · {len(runs)} run(s) · "
                              f"{n} launches" if n else "no launches yet: Run (F5)")
 
     def _draw_distribution(self):
         self.dist.clear()
-        task = self.selected_task if self.selected_task in self.store.tasks() else None
+        task = self.selected_task if self.selected_task in self.tasks() else None
         if task is None:
             self.dist.setTitle("select a task with launches")
             return
-        per_run = [(i + 1, r["tasks"].get(task, [])) for i, r in enumerate(self.store.runs)]
-        per_run = [(i, v) for i, v in per_run if v]
-        peak = max(max(v) for _, v in per_run)
+        per_run = [(r, r.times.get(task, [])) for r in self.runs]
+        per_run = [(i + 1, r, v) for i, (r, v) in enumerate((r, v) for r, v in per_run if v)]
+        peak = max(max(v) for _, _, v in per_run)
         unit, k = time_unit(peak)
         self.dist.setTitle(f"{task}: launch times per run")
         self.dist.setLabel("left", f"launch time ({unit})")
@@ -326,7 +340,7 @@ class LaunchPlots(QWidget):
         fill = QColor(color)
         fill.setAlpha(90)
         rng = np.random.default_rng(0)
-        for x, v in per_run:
+        for x, _, v in per_run:
             st = box_stats(np.asarray(v) * k)
             self.dist.addItem(pg.BarGraphItem(x=[x], y0=[st["q1"]], height=[max(st["q3"] - st["q1"], 1e-12)],
                                               width=0.5, brush=fill, pen=pg.mkPen(color, width=1.5)))
@@ -336,5 +350,5 @@ class LaunchPlots(QWidget):
             jitter = x + rng.uniform(-0.18, 0.18, len(v))
             self.dist.addItem(pg.ScatterPlotItem(jitter, np.asarray(v) * k, size=4, pen=None,
                                                  brush=pg.mkBrush(color.red(), color.green(), color.blue(), 110)))
-        self.dist.getAxis("bottom").setTicks([[(x, self.store.runs[x - 1]["label"]) for x, _ in per_run]])
-        self.dist.setXRange(0.4, len(self.store.runs) + 0.6)
+        self.dist.getAxis("bottom").setTicks([[(x, run_label(r)) for x, r, _ in per_run]])
+        self.dist.setXRange(0.4, len(per_run) + 0.6)

@@ -31,7 +31,10 @@ class _Validate(QRunnable):
             rep = ptxas.validate(self.text, self.arch)
         except Exception as e:  # noqa: BLE001 - shown in the panel (no ptxas, timeout...)
             rep = e
-        self.sink.ready.emit(self.task, self.text, rep)
+        try:
+            self.sink.ready.emit(self.task, self.text, rep)
+        except RuntimeError:  # the panel closed while ptxas ran
+            pass
 
 
 class PtxPanel(QWidget):
@@ -64,28 +67,30 @@ class PtxPanel(QWidget):
         self.tabs.addTab(self.pane, "Edit")
         self.tabs.addTab(self.diff, "Diff vs generated")
         self.problems = QListWidget()
-        self.problems.setMaximumHeight(110)
+        self.problems.setMaximumHeight(72)
         self.problems.itemActivated.connect(self._goto_problem)
         self.problems.itemClicked.connect(self._goto_problem)
         self.state = QLabel("generated PTX")
-        self.state.setWordWrap(True)
+        self.state.setMinimumWidth(40)  # elided by the layout rather than wrapping word by word
         self.notice = QLabel("")
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("QLabel { padding: 3px 6px; border-radius: 3px; background: #fff4ce; color: #5c4400; }")
-        self.validate_btn = QPushButton("Check with ptxas")
-        self.validate_btn.setToolTip("Assemble this PTX with ptxas: errors at their lines, registers and spills")
-        self.save_btn = QPushButton("Save && use (Ctrl+S)")
-        self.save_btn.setToolTip("Check with ptxas, then save <project>/.qdexplorer/overrides/<task>.ptx; it replaces "
+        self.validate_btn = QPushButton("Check")
+        self.validate_btn.setToolTip("Check with ptxas (Ctrl+Shift+C): errors at their lines, registers and spills")
+        self.save_btn = QPushButton("Save && use")
+        self.save_btn.setToolTip("Ctrl+S: check with ptxas, then save <project>/.qdexplorer/overrides/<task>.ptx; it replaces "
                                  "the generated PTX at the next CUDA load")
-        self.revert_btn = QPushButton("Revert to generated")
-        bar = QHBoxLayout()
-        bar.addWidget(self.state, 1)
+        self.revert_btn = QPushButton("Revert")
+        self.revert_btn.setToolTip("Back to the generated PTX: drops the edit (asks first) and the saved override")
+        bar = self.bar = QHBoxLayout()
+        bar.addWidget(self.state, 2)
         for b in (self.validate_btn, self.save_btn, self.revert_btn):
             bar.addWidget(b)
         split = QSplitter(Qt.Vertical)
         split.addWidget(self.tabs)
         split.addWidget(self.problems)
         split.setStretchFactor(0, 5)
+        split.setStretchFactor(1, 1)
         split.setChildrenCollapsible(False)
         v = QVBoxLayout(self)
         v.setContentsMargins(0, 0, 0, 0)
@@ -107,9 +112,12 @@ class PtxPanel(QWidget):
         self.backend = backend
         self._update_notice()
 
-    def show_task(self, task: str, generated: str, override_text: str | None = None, override_state: str | None = None):
-        """Show `task`; a draft of it (from before a recompile or a detour) wins over what is on disk."""
+    def show_task(self, task: str, generated: str, override_text: str | None = None, override_state: str | None = None,
+                  status: str | None = None):
+        """Show `task`; a draft of it (from before a recompile or a detour) wins over what is on disk.
+        `status` is the line shown while there is no unsaved edit (the code views compose it)."""
         self.task = task
+        self.status = status
         self.generated[task] = generated
         self.saved[task] = override_text or ""
         self.override_state = override_state
@@ -134,6 +142,10 @@ class PtxPanel(QWidget):
             self._show_diagnostics(diags, "driver")
 
     # ---- user actions
+    def shutdown(self):
+        self.pool.clear()
+        self.pool.waitForDone(2000)
+
     def dirty(self, task: str | None = None) -> bool:
         task = task or self.task
         return task in self.drafts
@@ -266,9 +278,11 @@ class PtxPanel(QWidget):
         self.save_btn.setEnabled(True)
         self.revert_btn.setEnabled(self.dirty() or bool(self.saved.get(t)))
         if self.dirty():
-            text = "edited, not saved (Ctrl+S checks with ptxas and saves)"
+            text = "edited, unsaved"
+        elif getattr(self, "status", None):
+            text = self.status
         elif self.saved.get(t):
-            text = {"stale": "override STALE: the generated PTX changed since it was written"}.get(
+            text = {"stale": "override STALE: generated PTX changed since"}.get(
                 getattr(self, "override_state", None), "override saved")
         else:
             text = "generated PTX"
@@ -280,9 +294,8 @@ class PtxPanel(QWidget):
 
     def _update_notice(self):
         if self.backend != "cuda" and self.task and (self.saved.get(self.task) or self.dirty()):
-            self.notice.setText("PTX overrides take effect on CUDA only: the CPU backend runs host code compiled "
-                                "from the kernel source, so this edit does not change CPU results or timings. "
-                                "ptxas still checks it.")
+            self.notice.setText("PTX overrides take effect on CUDA only: the CPU backend runs host code built "
+                                "from the kernel source. ptxas still checks this PTX.")
             self.notice.show()
         else:
             self.notice.hide()

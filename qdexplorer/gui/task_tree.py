@@ -1,84 +1,199 @@
-"""The kernels → tasks tree: a view of the session's tasks, their latest compile and run figures.
+"""The kernels → tasks tree: a view of the session's tasks, their compile, resources and run figures.
 
-It keeps no figures of its own: every cell is read from the session when the session says that
-task changed, so the tree, the plots and the code views can never disagree.
+It keeps no figures of its own: every cell is read from the session (and the ptxas resource meter)
+when either says a task changed, so the tree, the plots and the code views can never disagree.
+Columns sort by value (numbers as numbers), and are sized to their content after each change.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
-COLUMNS = ["Kernel / task", "Type", "Cache", "PTX bytes", "Compile ms", "Launch ms"]
-TIER_COLORS = {"memory": "#2e7d32", "disk": "#1565c0", "miss": "#ef6c00", "error": "#c62828"}
+from .theme import STATUS, current_theme
+
+COLUMNS = ["Kernel / task", "Cache", "Compile", "Regs", "Spills", "Occ.", "Launch"]
+COL = {name: i for i, name in enumerate(COLUMNS)}
+NUMERIC = {"Compile", "Regs", "Spills", "Occ.", "Launch"}
+TIPS = {
+    "Cache": "cache tier of the PTX stage (memory ▸ disk ▸ miss), and any PTX override in effect; "
+             "the tooltip has the PTX size and each stage's time",
+    "Regs": "registers per thread (driver after a CUDA load, else ptxas -v)",
+    "Compile": "milliseconds spent in codegen, the cache and the PTX stage for this task",
+    "Spills": "bytes of register spill stores + loads (ptxas -v)",
+    "Occ.": "occupancy: resident warps / maximum warps per SM at the task's block size "
+                 "(driver's calculator after a CUDA load, else the CUDA occupancy calculator on ptxas figures)",
+    "Launch": "median launch time in the latest run of this task (µs below 1 ms)",
+}
 TASK_ROLE = Qt.UserRole + 1
 KERNEL_ROLE = Qt.UserRole + 2
+SORT_ROLE = Qt.UserRole + 3
+
+
+def fmt_time(ms: float) -> str:
+    return f"{ms * 1e3:.1f} µs" if ms < 1.0 else f"{ms:.3f} ms"
+
+
+class _Item(QTreeWidgetItem):
+    """Sorts numeric columns by the number stored under SORT_ROLE (empty cells last)."""
+
+    def __lt__(self, other):
+        tree = self.treeWidget()
+        col = tree.sortColumn() if tree else 0
+        if COLUMNS[col] in NUMERIC:
+            a, b = self.data(col, SORT_ROLE), other.data(col, SORT_ROLE)
+            a = float("inf") if a is None else a
+            b = float("inf") if b is None else b
+            return a < b
+        return self.text(col).lower() < other.text(col).lower()
 
 
 class TaskTree(QTreeWidget):
-    def __init__(self, session, parent=None):
+    def __init__(self, session, meter=None, parent=None):
         super().__init__(parent)
         self.session = session
+        self.meter = meter
+        self.backend = "cpu"
         self.setHeaderLabels(COLUMNS)
+        for name, tip in TIPS.items():
+            self.headerItem().setToolTip(COL[name], tip)
         self.setAlternatingRowColors(True)
         self.setUniformRowHeights(True)
         self.setTextElideMode(Qt.ElideMiddle)
-        self.headerItem().setToolTip(5, "median launch time in the latest run of this task")
-        self.header().setSectionResizeMode(0, QHeaderView.Interactive)
+        self.setSortingEnabled(True)
+        self.setMinimumWidth(300)
+        self.sortByColumn(-1, Qt.AscendingOrder)  # project order until the user clicks a header
+        self.header().setSectionResizeMode(QHeaderView.Interactive)
+        self.header().setStretchLastSection(False)
         self.items: dict[str, QTreeWidgetItem] = {}
         self.kernel_items: dict[str, QTreeWidgetItem] = {}
+        self.file_errors: dict[str, str] = {}   # file path -> message, while that file does not load
+        self._fit = QTimer(self, singleShot=True, interval=150)
+        self._fit.timeout.connect(self.fit_columns)
         session.kernels_changed.connect(self.rebuild)
         session.task_changed.connect(self.update_task)
+        if meter is not None:
+            meter.measured.connect(self.update_task)
+
+    def colors(self) -> dict:
+        return STATUS[current_theme()]
+
+    def set_backend(self, backend: str):
+        self.backend = backend
+        for t in self.items:
+            self.update_task(t)
+
+    def set_file_errors(self, errors: dict[str, str]):
+        """Files that failed to load: their kernels turn red with the message (the rest stay usable)."""
+        self.file_errors = dict(errors)
+        self.rebuild()
+
+    def _kernel_file_error(self, entry) -> str:
+        files = {str(t.file) for t in entry.tasks}
+        return next((msg for f, msg in self.file_errors.items() if f in files), "")
 
     def rebuild(self):
         selected = self.selected_task()
+        sorting = self.isSortingEnabled()
+        self.setSortingEnabled(False)
         self.clear()
         self.items.clear()
         self.kernel_items.clear()
+        red = QBrush(QColor(self.colors()["error"]))
         for entry in self.session.kernels.values():
-            k = QTreeWidgetItem([entry.name, f"{len(entry.tasks)} tasks" if not entry.error else "error"])
+            error = entry.error or self._kernel_file_error(entry)
+            n = len(entry.tasks)
+            k = _Item([entry.name])
+            k.setText(COL["Cache"], "error" if error else f"{n} task{'s' if n != 1 else ''}")
             k.setData(0, KERNEL_ROLE, entry.name)
-            if entry.error:
-                k.setToolTip(0, entry.error)
-                k.setToolTip(1, entry.error)
-                for col in (0, 1):
-                    k.setForeground(col, QBrush(QColor(TIER_COLORS["error"])))
+            if error:
+                first = error.splitlines()[0]
+                k.setText(0, f"{entry.name}: {first}")
+                for col in range(len(COLUMNS)):
+                    k.setForeground(col, red)
+                    k.setToolTip(col, error)
             self.addTopLevelItem(k)
             self.kernel_items[entry.name] = k
             for t in entry.tasks:
-                it = QTreeWidgetItem([t.name, t.type])
+                it = _Item([t.name])
                 it.setData(0, TASK_ROLE, t.name)
-                it.setToolTip(0, f"{t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
+                it.setToolTip(0, f"{t.type} task, {t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
                                  f"params: {', '.join(p.name for p in t.params)}")
-                for col in (3, 4, 5):
-                    it.setTextAlignment(col, Qt.AlignRight | Qt.AlignVCenter)
+                for name in NUMERIC:
+                    it.setTextAlignment(COL[name], Qt.AlignRight | Qt.AlignVCenter)
                 k.addChild(it)
                 self.items[t.name] = it
                 self.update_task(t.name)
+                if error:
+                    for col in range(len(COLUMNS)):
+                        it.setForeground(col, red)
             k.setExpanded(True)
-        for c in range(len(COLUMNS)):
-            self.resizeColumnToContents(c)
-        self.setColumnWidth(0, min(self.columnWidth(0), 300))  # long names elide; the figures stay in view
-        self.setColumnWidth(2, max(self.columnWidth(2), 90))
-        self.setColumnWidth(5, max(self.columnWidth(5), 70))
+        self.setSortingEnabled(sorting)
+        self.fit_columns()
         if selected:
             self.select(selected)
+
+    def _set(self, it, name: str, text: str, value=None, tip: str | None = None, color: str | None = None):
+        col = COL[name]
+        it.setText(col, text)
+        it.setData(col, SORT_ROLE, value)
+        if tip is not None:
+            it.setToolTip(col, tip)
+        if color is not None:
+            it.setForeground(col, QBrush(QColor(color)))
 
     def update_task(self, task: str):
         it = self.items.get(task)
         if it is None:
             return
+        c = self.colors()
         ct = self.session.compiled_task(task, "nvptx")
         if ct is not None:
-            tier = ct.tier + (f" + override ({ct.override})" if ct.override else "")
-            it.setText(2, tier)
-            it.setForeground(2, QBrush(QColor(TIER_COLORS.get(ct.tier, "#000"))))
-            it.setText(3, str(len(ct.output)) if ct.output else "")
+            tier = ct.tier
+            if ct.override:
+                where = " (CUDA only)" if self.backend != "cuda" else ""
+                tier += f" + override{where}" + (" STALE" if ct.override == "stale" else "")
+            self._set(it, "Cache", tier, None,
+                      ct.error or f"{len(ct.output)} B of PTX; " + ", ".join(f"{k} {v * 1e3:.2f} ms"
+                                                                             for k, v in ct.seconds.items())
+                      + ("\nPTX overrides take effect on the CUDA backend only" if ct.override and self.backend != "cuda"
+                         else ""),
+                      c.get(ct.tier, c["muted"]))
             ms = sum(v for k, v in ct.seconds.items() if k != "lower") * 1e3
-            it.setText(4, f"{ms:.1f}")
-            it.setToolTip(2, ct.error or ", ".join(f"{k} {v * 1e3:.2f} ms" for k, v in ct.seconds.items()))
+            self._set(it, "Compile", f"{ms:.1f}", ms)
+        res = self.session.resources.get(task)
+        source = "driver (last CUDA load)"
+        if not res and self.meter is not None:
+            res, source = self.meter.results.get(task), "ptxas -v + occupancy calculator"
+        if res and not res.get("error"):
+            tip = (f"{source}: {res.get('registers')} registers, {res.get('static_shared_bytes', 0)} B shared, "
+                   f"{res.get('local_bytes', 0)} B local, block {res.get('block')}, "
+                   f"{res.get('active_blocks_per_sm')} blocks/SM" + (f", limited by {res['limited_by']}"
+                                                                     if res.get("limited_by") else ""))
+            self._set(it, "Regs", str(res.get("registers", "")), res.get("registers"), tip)
+            spills = res.get("spill_bytes")
+            self._set(it, "Spills", "" if spills is None else str(spills), spills, tip,
+                      c["error"] if spills else None)
+            occ = res.get("occupancy")
+            self._set(it, "Occ.", "" if occ is None else f"{occ:.0%}", occ, tip)
+        elif res and res.get("error"):
+            self._set(it, "Regs", "?", None, f"ptxas: {res['error']}", c["error"])
         med = self.session.median(task)
-        it.setText(5, f"{med:.4f}" if med is not None else "")
+        self._set(it, "Launch", fmt_time(med) if med is not None else "", med)
+        parent = it.parent()
+        if parent is not None:  # a kernel sorts by its largest task figure
+            for name in NUMERIC:
+                vals = [parent.child(i).data(COL[name], SORT_ROLE) for i in range(parent.childCount())]
+                vals = [v for v in vals if v is not None]
+                parent.setData(COL[name], SORT_ROLE, max(vals) if vals else None)
+        self._fit.start()
+
+    def fit_columns(self):
+        """Every column as wide as its content; the name column capped so the figures stay in view."""
+        for col in range(len(COLUMNS)):
+            self.resizeColumnToContents(col)
+        self.setColumnWidth(0, min(self.columnWidth(0), 250))
+        self.setColumnWidth(COL["Cache"], min(self.columnWidth(COL["Cache"]), 220))
 
     def selected_task(self) -> str | None:
         it = self.currentItem()

@@ -1,7 +1,8 @@
-"""Cache tiers of the last command, counted per stage: PTX (nvptx) and host object (CPU run) apart.
+"""Cache tiers of the tasks, counted per stage: PTX (nvptx) and host object (CPU run) apart.
 
 A Run on the CPU compiles host objects while the tree shows the PTX stage; counting both in one bar
-made the chart disagree with the tree. Each stage gets its own group of bars, labelled by stage.
+made the chart disagree with the tree. Each stage gets its own group of bars, labelled by stage, and
+the counts are the session's latest compile of every task (what the tree shows), not an event tally.
 """
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ from .theme import current_theme, restyle
 
 TIERS = ["memory", "disk", "miss", "error"]
 TIER_COLORS = ["#2e7d32", "#1565c0", "#ef6c00", "#c62828"]
-STAGES = {"nvptx": "PTX", "host": "host object"}
+STAGES = {"nvptx": "PTX", "host": "host obj"}
 
 
 class TierChart(pg.PlotWidget):
-    def __init__(self, parent=None):
-        super().__init__(parent, title="Cache tiers, last command")
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
         self.counts: dict[str, dict[str, int]] = {}
         self.setMouseEnabled(False, False)
         self.hideButtons()
@@ -25,20 +27,20 @@ class TierChart(pg.PlotWidget):
         self.legend = None
         restyle(self, current_theme())
         self.refresh()
+        session.compile_finished.connect(lambda *_: self.refresh())
 
-    def reset(self):
+    def recount(self):
         self.counts = {}
-        self.refresh()
-
-    def add_compile(self, ev):
-        stage = STAGES.get(ev.target, ev.target)
-        tier = ev.tier if ev.tier in TIERS else "error"
-        self.counts.setdefault(stage, dict.fromkeys(TIERS, 0))[tier] += 1
+        for (target, _), ct in sorted(self.session.compiled.items(), key=lambda kv: kv[0][0] != "nvptx"):
+            stage = STAGES.get(target, target)
+            tier = ct.tier if ct.tier in TIERS else "error"
+            self.counts.setdefault(stage, dict.fromkeys(TIERS, 0))[tier] += 1
 
     def count(self, stage: str, tier: str) -> int:
         return self.counts.get(stage, {}).get(tier, 0)
 
     def refresh(self):
+        self.recount()
         for b in self.bars:
             self.removeItem(b)
         self.bars = []
@@ -54,6 +56,12 @@ class TierChart(pg.PlotWidget):
         self.setXRange(-0.5, len(stages) - 0.5, padding=0)
         top = max([self.count(s, t) for s in stages for t in TIERS] + [1])
         self.setYRange(0, top * 1.15, padding=0)
-        self.setTitle("Cache tiers, last command: " + ", ".join(
-            f"{s} " + " ".join(f"{self.count(s, t)} {t}" for t in TIERS if self.count(s, t)) for s in self.counts)
-            if self.counts else "Cache tiers, last command")
+        self.setTitle(None)
+        self.setToolTip("\n".join(f"{s}: " + ", ".join(f"{self.count(s, t)} {t}" for t in TIERS if self.count(s, t))
+                                   for s in self.counts))
+
+
+def legend_html() -> str:
+    """The chart's legend as one line of text, shown above the chart rather than over its bars."""
+    return "Cache tiers: " + " ".join(
+        f'<span style="color:{c}">■</span>&nbsp;{t}' for t, c in zip(TIERS, TIER_COLORS))

@@ -2,19 +2,40 @@
 
 Quadrants' surface, so a Quadrants kernel ports by changing its import line.
 """
-from .types import (DType, NDArray, f32, f64, float32, float64, i32, i64, int32, int64,  # noqa: F401
-                    types, u32, uint32)
+from .types import (DType, NDArray, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
+                    int8, int16, int32, int64, types, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
 from .field import Field, Ndarray, field, ndarray  # noqa: F401
 from .template import template  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
                          atomic_or, atomic_sub, atomic_xor,
-                         cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, pow, round, rsqrt, simt,
+                         cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, select, pow, round, rsqrt, simt,
                          sin, sqrt, static, tan, tanh)
 from .intrinsics import abs, max, min  # noqa: F401,A004
 from . import qdmath as math  # noqa: F401
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
-from .runtime_api import cpu, cuda, gpu, init, reset  # noqa: F401
+from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
+from .extension import extension  # noqa: F401
+
+_LEFT_OUT = {  # name: (what it is, what to do instead)
+    "root": ("an SNode tree (qd.root.dense/pointer/bitmasked)", "use qd.field(dtype, shape=...) for dense data"),
+    "ad": ("autodiff (qd.ad.Tape, kernel.grad)", ""),
+    "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
+    "Struct": ("a struct type", "use one field or ndarray per member"),
+    "dataclass": ("a struct type", "use one field or ndarray per member"),
+    "data_oriented": ("@qd.data_oriented", "pass fields as qd.template() arguments"),
+    "sparse_matrix_builder": ("a sparse matrix", ""),
+    "quant": ("a quantized type", ""),
+}
+
+
+def __getattr__(name):
+    """Quadrants names qdexplorer leaves out fail with what to do instead, not a bare AttributeError."""
+    if name in _LEFT_OUT:
+        what, instead = _LEFT_OUT[name]
+        raise AttributeError(f"qd.{name}: {what} is not supported by qdexplorer" + (f"; {instead}" if instead else "")
+                             + " (see docs/language.md)")
+    raise AttributeError(f"module 'qdexplorer.lang' has no attribute '{name}'")

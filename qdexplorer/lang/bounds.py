@@ -71,7 +71,8 @@ def eval_expr(e: ir.Expr, args: dict) -> int | float:
         return int({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[e.op])
     if isinstance(e, ir.MathCall):
         vals = [eval_expr(a, args) for a in e.args]
-        fn = {"floor": math.floor, "ceil": math.ceil, "sqrt": math.sqrt}.get(e.fn)
+        fn = {"floor": math.floor, "ceil": math.ceil, "sqrt": math.sqrt,
+              "ipow": lambda a, b: int(a) ** int(b) if b >= 0 else 1}.get(e.fn)
         if fn is not None:
             return fn(*vals)
     raise ValueError(f"loop bound uses {type(e).__name__}, which is not known before launch; bounds may only "

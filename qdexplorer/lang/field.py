@@ -140,7 +140,11 @@ class Ndarray(_Storage):
 
 
 def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
-    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes and autodiff are not supported)."""
+    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes and autodiff are not supported);
+    a vector or matrix dtype (`qd.math.vec3`) makes a field of vectors."""
+    from .vector_types import VectorType
+    if isinstance(dtype, VectorType):
+        return dtype.field(shape, name)
     if offset is not None:
         raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
     if needs_grad:
@@ -148,8 +152,11 @@ def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False
     return Field(dtype, shape, name)
 
 
-def ndarray(dtype, shape) -> Ndarray:
+def ndarray(dtype, shape, **unused) -> Ndarray:
     """`qd.ndarray(qd.f32, shape=(n,))`: a host-allocated array to pass to kernels."""
+    from .vector_types import VectorType
+    if isinstance(dtype, VectorType):
+        return dtype.ndarray(shape)
     return Ndarray(dtype, shape)
 
 

@@ -52,6 +52,7 @@ max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
 abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
+select = Intrinsic("select", "select", lambda c, a, b: a if c else b)  # both sides evaluated
 static = Intrinsic("static", "static", lambda x, *a: x)
 
 # atomics: return the old value, as in Quadrants
@@ -59,12 +60,12 @@ atomic_add = Intrinsic("atomic_add", "atomic")
 atomic_sub = Intrinsic("atomic_sub", "atomic")
 atomic_min = Intrinsic("atomic_min", "atomic")
 atomic_max = Intrinsic("atomic_max", "atomic")
-atomic_and = Intrinsic("atomic_and", "atomic")  # integer arrays only
+atomic_and = Intrinsic("atomic_and", "atomic")  # integers only
 atomic_or = Intrinsic("atomic_or", "atomic")
 atomic_xor = Intrinsic("atomic_xor", "atomic")
 
 
-def loop_config(block_dim=None, serialize=False, name=None, **unused):
+def loop_config(block_dim=None, serialize=False, name=None, parallelize=None, **unused):
     """Configure the next top-level loop; a no-op outside kernels (Quadrants' signature)."""
 
 

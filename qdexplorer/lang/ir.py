@@ -174,6 +174,12 @@ class ExprStmt(Stmt):
 
 
 @dataclass
+class Print(Stmt):
+    """In-kernel `print`: text pieces and scalar values, written with printf (CPU) or vprintf (CUDA)."""
+    parts: tuple  # str | Expr, in order; the newline is part of the text
+
+
+@dataclass
 class If(Stmt):
     cond: Expr
     then: list[Stmt]

@@ -12,7 +12,7 @@ import typing
 import numpy as np
 
 from . import ir
-from .errors import QdCompileError, QuadrantsRuntimeTypeError
+from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .field import Field, as_kernel_array
 from .template import Template, template_spec, template_value
 from .types import DType, NDArray, NdarrayType, as_dtype, from_numpy, ndarray
@@ -60,6 +60,8 @@ class Kernel:
         self._source = None
         self._tasks: dict = {}
         self.workloads: list = []  # registered by @qd.workload, in definition order
+        self.assert_sites: list = []
+        self._sites: dict = {}
         self.file = fn.__code__.co_filename
         self.line = fn.__code__.co_firstlineno
         self.arg_names = list(inspect.signature(fn).parameters)
@@ -174,11 +176,15 @@ class Kernel:
             return self.spec_for(tuple(args[n] for n in self.arg_names))
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        from . import runtime_api
         spec = spec or self.default_spec()
-        if spec not in self._tasks:
+        key = (spec, runtime_api.debug())  # debug mode compiles asserts in
+        if key not in self._tasks:
             from .offload import lower_kernel
-            self._tasks[spec] = lower_kernel(self, memo, spec)
-        return self._tasks[spec]
+            self._tasks[key] = lower_kernel(self, memo, spec)
+            self._sites[key] = self.assert_sites
+        self.assert_sites = self._sites[key]
+        return self._tasks[key]
 
     def bind(self, *args, **kwargs) -> dict:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
@@ -210,7 +216,13 @@ class Kernel:
         return args
 
     def result(self, args: dict):
-        """The kernel's return value, read back from its result array (None without one)."""
+        """The kernel's return value, read back from its result array (None without one); raises
+        `QuadrantsAssertionError` if a debug-mode assert failed."""
+        flag = args.get("assert__")
+        if flag is not None and int(flag[0]) != 0:
+            site = int(flag[0])
+            raise QuadrantsAssertionError(self.assert_sites[site - 1] if 0 < site <= len(self.assert_sites)
+                                          else f"assertion failed in kernel '{self.name}'")
         if "ret__" not in args:
             return None
         r = args["ret__"]

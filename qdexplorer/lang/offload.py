@@ -10,128 +10,8 @@ from . import intrinsics as I
 from . import ir
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast
 from .source import SourceInfo, python_env
+from .toplevel import expand, group, kernel_scope_names
 from .types import f32, i32
-
-def _loop_config_call(stmt, env):
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
-            getattr(stmt.value.func, "attr", getattr(stmt.value.func, "id", None)) is not None:
-        try:
-            f = eval(compile(ast.Expression(stmt.value.func), "<qd>", "eval"), dict(env))  # noqa: S307
-        except Exception:  # noqa: BLE001 - not a loop_config call then
-            return None
-        if f is I.loop_config:
-            return stmt.value
-    return None
-
-
-def _expand(body, env, kernel_src, bind=None) -> list:
-    """The kernel's top-level statements as (stmt, static bindings): a top-level `qd.static` for
-    unrolls into one copy of its body per item, and `if qd.static(c):` keeps one branch, as in
-    Quadrants, so their loops still become tasks."""
-    bind = dict(bind or {})
-    out = []
-    for stmt in body:
-        static = _static_arg(stmt, env)
-        if isinstance(stmt, ast.For) and static is not None:
-            try:
-                items = list(eval(compile(ast.Expression(static), "<qd.static>", "eval"), {**env, **bind}))  # noqa: S307
-            except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
-            names = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
-            if not all(isinstance(n, ast.Name) for n in names):
-                raise kernel_src.error(stmt.target, "static loop targets must be names")
-            for item in items:
-                vals = item if len(names) > 1 else (item,)
-                out += _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}})
-            continue
-        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and _static_arg(ast.Expr(stmt.test), env) is not None:
-            try:
-                cond = eval(compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval"), {**env, **bind})  # noqa: S307
-            except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
-            out += _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind)
-            continue
-        out.append((stmt, bind))
-    return out
-
-
-def _static_arg(stmt, env):
-    """The argument node of `qd.static(arg)` when `stmt` is `for ... in qd.static(arg)` or that call."""
-    call = stmt.iter if isinstance(stmt, ast.For) else getattr(stmt, "value", None)
-    if not (isinstance(call, ast.Call) and len(call.args) == 1):
-        return None
-    try:
-        f = eval(compile(ast.Expression(call.func), "<qd>", "eval"), dict(env))  # noqa: S307
-    except Exception:  # noqa: BLE001 - not qd.static then
-        return None
-    return call.args[0] if f is I.static else None
-
-
-def _group(items, env, src):
-    """Split top-level (stmt, bind) items into tasks: ('range', [item], config) | ('serial', items, {})."""
-    groups, pending, config = [], [], {}
-    for stmt, bind in items:
-        call = _loop_config_call(stmt, env)
-        if call is not None:
-            if pending:
-                groups.append(("serial", pending, {}))
-                pending = []
-            config = _loop_config(call, env, src)
-            continue
-        if isinstance(stmt, ast.For):
-            if pending:
-                groups.append(("serial", pending, {}))
-                pending = []
-            groups.append(("range", [(stmt, bind)], config))
-            config = {}
-            continue
-        if config:
-            raise src.error(stmt, "qd.loop_config() must be directly followed by a for loop")
-        pending.append((stmt, bind))
-    if pending:
-        groups.append(("serial", pending, {}))
-    return groups
-
-
-def _loop_config(call, env, src) -> dict:
-    config = {}
-    for kw in call.keywords:
-        try:
-            config[kw.arg] = eval(compile(ast.Expression(kw.value), "<qd>", "eval"), dict(env))  # noqa: S307
-        except Exception as e:  # noqa: BLE001
-            raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
-    if call.args:
-        raise src.error(call, "qd.loop_config takes keyword arguments only (block_dim=, serialize=, name=)")
-    unknown = set(config) - {"block_dim", "serialize", "name"}
-    if unknown:
-        raise src.error(call, f"unknown qd.loop_config option(s): {', '.join(sorted(unknown))}")
-    bd = config.get("block_dim")
-    if bd is not None and (not isinstance(bd, int) or not 1 <= bd <= 1024):
-        raise src.error(call, f"block_dim must be an integer in 1..1024, got {bd!r}")
-    return config
-
-
-def _kernel_scope_names(groups) -> set:
-    """Locals assigned by a serial task's own statements and mentioned by another task: Quadrants keeps
-    these in global temporaries, so they live in one-element arrays here."""
-    assigned, mentioned = [], []
-    for kind, items, _ in groups:
-        a = set()
-        if kind == "serial":
-            for stmt, _ in items:
-                for n in ast.walk(stmt):
-                    if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                        for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                            a |= {e.id for e in ast.walk(t) if isinstance(e, ast.Name)}
-        assigned.append(a)
-        mentioned.append({n.id for stmt, _ in items for n in ast.walk(stmt) if isinstance(n, ast.Name)})
-    out = set()
-    for i, a in enumerate(assigned):
-        for j, m in enumerate(mentioned):
-            if i != j:
-                out |= a & m
-    return out
-
 
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
@@ -147,10 +27,10 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     body = src.fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
-    groups = _group(_expand(body, env, src), env, src)
+    groups = group(expand(body, env, src), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
-    gtemp_names = _kernel_scope_names(groups)
+    gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4})
 
@@ -178,6 +58,7 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
                 memo.put(fp, t)
         t.fast_math = getattr(kernel, "fast_math", None)  # the decorator's override, read at every lowering
         tasks.append(t)
+    kernel.assert_sites = kscope.assert_sites
     return tasks
 
 

@@ -7,8 +7,11 @@ wired by the package root). This keeps the layers one-way: lang never imports wh
 from __future__ import annotations
 
 cpu, cuda, gpu = "cpu", "cuda", "gpu"
+amdgpu, metal, vulkan = "amdgpu", "metal", "vulkan"  # Quadrants' other backends: named so ported
+x64 = cpu                                             # code parses; qd.init refuses them
 
 _hooks: dict = {"init": None, "call": None, "reset": None}
+_config: dict = {"debug": False}  # what lowering needs of qd.init's options
 
 
 def install(init, call, reset):
@@ -24,8 +27,17 @@ def _hook(name):
 
 
 def init(arch: str = cpu, **options):
-    """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists."""
-    return _hook("init")(arch, **options)
+    """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
+    `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`)."""
+    if arch in (amdgpu, metal, vulkan):
+        raise ValueError(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only")
+    result = _hook("init")(arch, **options)
+    _config["debug"] = bool(options.get("debug", False))
+    return result
+
+
+def debug() -> bool:
+    return _config["debug"]
 
 
 def reset():
@@ -34,3 +46,7 @@ def reset():
 
 def call_kernel(kernel, args: dict):
     return _hook("call")(kernel, args)
+
+
+def sync():
+    """Kernel calls from scripts return after the kernel finished, so there is nothing to wait for."""

@@ -42,10 +42,18 @@ i32 = DType("i32", "i", 32)
 i64 = DType("i64", "i", 64)
 u32 = DType("u32", "u", 32)
 u1 = DType("u1", "b", 1)
+f16 = DType("f16", "f", 16)
+i8 = DType("i8", "i", 8)
+i16 = DType("i16", "i", 16)
+u8 = DType("u8", "u", 8)
+u16 = DType("u16", "u", 16)
+u64 = DType("u64", "u", 64)
 float32, float64, int32, int64, uint32 = f32, f64, i32, i64, u32
+float16, int8, int16, uint8, uint16, uint64 = f16, i8, i16, u8, u16, u64
 
-_NUMPY = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "u32": "uint32", "u1": "bool"}
-ALL = {d.name: d for d in (f32, f64, i32, i64, u32)}
+_NUMPY = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "u32": "uint32", "u1": "bool",
+          "f16": "float16", "i8": "int8", "i16": "int16", "u8": "uint8", "u16": "uint16", "u64": "uint64"}
+ALL = {d.name: d for d in (f32, f64, i32, i64, u32, f16, i8, i16, u8, u16, u64)}
 _FROM_NUMPY = {np.dtype(_NUMPY[n]): d for n, d in ALL.items()}
 
 
@@ -130,6 +138,7 @@ class _TypesNamespace:
     ndarray = staticmethod(ndarray)
     NDArray = NDArray
     f32, f64, i32, i64, u32 = f32, f64, i32, i64, u32
+    f16, i8, i16, u8, u16, u64 = f16, i8, i16, u8, u16, u64
 
     @staticmethod
     def vector(n, dtype=None):

@@ -41,6 +41,8 @@ class ProjectConfig:
     cache_dir: str | None = None
     fast_math: bool = True            # CUDA f32 approximate math, as Quadrants' default; per kernel too
     debug: bool = False               # bounds-check every ndarray access (as `--debug`)
+    mode: str | None = None           # assembly mode: per_task (default), whole or culink
+    print_kernel_asm: bool = False    # write each task's PTX as <task>.ptx in the project folder
 
 
 @dataclass
@@ -83,6 +85,8 @@ _SETTINGS = {
     "cache_dir": (lambda v: isinstance(v, str) and v != "" and "\x00" not in v, "a folder path string"),
     "fast_math": (lambda v: isinstance(v, bool), "true or false"),
     "debug": (lambda v: isinstance(v, bool), "true or false"),
+    "mode": (lambda v: v in ("per_task", "whole", "culink"), "'per_task', 'whole' or 'culink'"),
+    "print_kernel_asm": (lambda v: isinstance(v, bool), "true or false"),
 }
 
 

@@ -19,7 +19,8 @@ from .debug import check_record, new_record
 from .launch import LaunchSpec, LaunchTiming
 
 _CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
-           "f32": ctypes.c_float, "f64": ctypes.c_double}
+           "f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
+           "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 _lock = threading.Lock()
 
 
@@ -61,6 +62,10 @@ class CpuBackend:
 
     def unload(self, task: str):
         self.modules.pop(task, None)
+
+    def load_linked(self, unit: str, items):
+        raise RuntimeError(f"{unit}: linked cubins (assembly mode culink) are GPU code; the CPU backend loads "
+                           f"host objects (compile for target host)")
 
     def loaded(self, task: str) -> bool:
         return task in self.modules

@@ -1,5 +1,14 @@
+import os
+import tempfile
+
 import pytest
 
 pytest.importorskip("PySide6.QtWidgets", reason="PySide6 is not installed (the GUI is optional on this machine)")
 pytest.importorskip("pyqtgraph")
 pytest.importorskip("pytestqt")
+
+# Windows made without an explicit Settings use QSettings' user file, and read-only projects write to the
+# user data folder: point both at a throwaway folder so tests never touch (or read) the developer's own.
+_HOME = tempfile.mkdtemp(prefix="qdx-gui-home-")
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
+os.environ.setdefault("QDEXPLORER_DATA_DIR", os.path.join(_HOME, "data"))

@@ -1,13 +1,23 @@
-"""The desktop app in a real (offscreen) Qt window, driving a real engine with worker processes."""
+"""The desktop app in a real (offscreen) Qt window, driving a real engine with worker processes.
+
+Each test is something a user does, with what they should then see asserted.
+"""
+import os
 import shutil
+import subprocess
 import sys
+import time
 
 import pytest
+from PySide6.QtGui import QKeySequence
 
+from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import ProjectError, bundled_demo, load_project
 
 pytestmark = pytest.mark.gui
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
 
 
 def test_qt_binding_keeps_none_alive(qapp):
@@ -20,81 +30,333 @@ def test_qt_binding_keeps_none_alive(qapp):
     assert sys.getrefcount(None) - before > -50, "this PySide6 build drops references to None; avoid 6.12.0"
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
+def make_window(qtbot, tmp_path, proj_dir, settings_file=None):
     from qdexplorer.gui.main_window import MainWindow
-    proj_dir = tmp_path / "demo"
-    shutil.copytree(bundled_demo(), proj_dir)
-    proj = load_project(proj_dir)
-    win = MainWindow(lambda: Engine(proj, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2),
-                     proj.name, "no GPU in this test", watch=proj.files)
+    from qdexplorer.gui.settings import Settings
+
+    def engine_for(path):
+        project = load_project(path)
+        return (lambda: Engine(project, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2)), project
+    make_engine, proj = engine_for(proj_dir)
+    win = MainWindow(make_engine, proj.name, "no GPU in this test", watch=proj.files,
+                     settings=Settings(str(settings_file or tmp_path / "settings.ini")), project_path=str(proj.path),
+                     engine_for=engine_for)
     qtbot.addWidget(win)
     win.show()
-    qtbot.waitUntil(lambda: len(win.compiled) >= 15 and "compiled" in win.statusBar().currentMessage(),
-                    timeout=90000)
+    wait_compiled(qtbot, win)
+    return win
+
+
+def wait_compiled(qtbot, win, n=None):
+    """Until every task of the project (or `n`) has compiled and the engine is idle."""
+    def done():
+        want = n if n is not None else len(win.session.task_names())
+        return want > 0 and len(win.compiled) >= want and not win.bridge_busy() \
+            and "compiled" in win.statusBar().currentMessage()
+    qtbot.waitUntil(done, timeout=120000)
+
+
+@pytest.fixture
+def project(tmp_path):
+    proj_dir = tmp_path / "demo"
+    shutil.copytree(bundled_demo(), proj_dir)
+    return proj_dir
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, project):
+    win = make_window(qtbot, tmp_path, project)
+    win.views.ptx_panel.answers = []
+    # the user's answers to dialogs, in order; none left: "Discard" (as when the test ends and closes)
+    win.views.ptx_panel.ask = lambda title, text: win.views.ptx_panel.answers.pop(0) if win.views.ptx_panel.answers else True
     yield win
+    win._closing = True
     win.close()
 
 
-def test_window_shows_every_task_and_its_code(window, qtbot, tmp_path):
+def run_and_wait(win, qtbot, workload, repeat, timeout=120000):
+    win.workload.setCurrentText(workload)
+    win.repeat.setValue(repeat)
+    n = len(win.session.runs)
+    win.run()
+    qtbot.waitUntil(lambda: len(win.session.runs) > n and win.session.runs[-1].status != "running"
+                    and not win.bridge_busy(), timeout=timeout)
+    return win.session.runs[-1]
+
+
+def test_window_shows_every_task_and_its_code(window, tmp_path):
     win = window
-    assert len(win.tree.items) >= 15
-    assert win.tree.items["saxpy_kernel_0_range_for"].text(2) == "miss"
+    assert len(win.tree.items) == len(win.session.task_names()) >= 15
+    assert win.tree.items["saxpy_kernel_0_range_for"].text(1) == "miss"
     win.tree.select("saxpy_kernel_0_range_for")
     assert ".entry saxpy_kernel_0_range_for" in win.views.ptx.toPlainText()
     assert 'define ptx_kernel void @"saxpy_kernel_0_range_for"' in win.views.llvm.toPlainText()
-    assert "y[i] = a * x[i] + y[i]" in win.views.source.toPlainText()
+    src = win.views.source.toPlainText()
+    assert "y[i] = a * x[i] + y[i]" in src and src.startswith('"""')  # the whole file...
+    line = next(i for i, t in enumerate(src.splitlines(), 1) if "y[i] = a * x[i] + y[i]" in t)
+    assert line in win.views.source.marked  # ...with the task's lines banded
     assert "fast math on" in win.views.override_label.text()  # the project's setting, Quadrants' default
     assert not win.backend.model().item(1).isEnabled()  # cuda greyed out, with the reason
+    assert [a.text().replace("&", "") for a in win.menuBar().actions()] == ["File", "Edit", "View", "Run", "Help"]
     shot = win.grab()
     assert shot.width() > 800 and shot.height() > 600
-    assert shot.save(str(tmp_path / "window.png"))
     img = shot.toImage()
     colors = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 37)}
     assert len(colors) > 20  # a real, drawn window, not a blank surface
 
 
-def test_run_plots_live_timings(window, qtbot):
+@needs_ptxas
+def test_resources_columns_without_a_gpu_and_sorting(window, qtbot):
+    from qdexplorer.gui.task_tree import COL
     win = window
-    win.workload.setCurrentText("particles_64k")
-    win.repeat.setValue(6)
-    win.run()
-    qtbot.waitUntil(lambda: "run finished" in win.statusBar().currentMessage(), timeout=90000)
-    assert "1/1 passed" in win.statusBar().currentMessage()
-    series = win.plots.series
-    assert len(series) == 5 and all(len(v) == 6 for v in series.values())
+    qtbot.waitUntil(lambda: all(it.text(COL["Regs"]) for it in win.tree.items.values()), timeout=60000)
+    saxpy = win.tree.items["saxpy_kernel_0_range_for"]
+    assert int(saxpy.text(COL["Regs"])) > 0 and saxpy.text(COL["Spills"]) == "0"
+    assert saxpy.text(COL["Occ."]).endswith("%")
+    assert "ptxas" in saxpy.toolTip(COL["Regs"])
+    from PySide6.QtCore import Qt
+    win.tree.sortByColumn(COL["Regs"], Qt.DescendingOrder)  # the kernel with the most registers first
+    regs = [int(it.text(COL["Regs"])) for it in win.tree.items.values()]
+    assert int(win.tree.topLevelItem(0).child(0).text(COL["Regs"])) == max(regs)
+    ps = win.tree.kernel_items["particle_step"]
+    child_regs = [int(ps.child(i).text(COL["Regs"])) for i in range(ps.childCount())]
+    assert child_regs == sorted(child_regs, reverse=True)  # numbers sort as numbers, within each kernel
+    for col in range(1, len(COL)):
+        text = max((it.text(col) for it in win.tree.items.values()), key=len)
+        assert win.tree.columnWidth(col) >= win.tree.fontMetrics().horizontalAdvance(text)  # nothing elided
+
+
+def test_run_streams_progress_and_plots(window, qtbot):
+    win = window
+    rec = run_and_wait(win, qtbot, "particles_64k", 6)
+    assert rec.status == "passed" and "1/1 passed" in win.statusBar().currentMessage()
+    assert len(rec.times) == 5 and all(len(v) == 6 for v in rec.times.values())
+    assert win.run_status.text() == "particles_64k: task 5/5, launch 6/6 (passed)"
     qtbot.wait(250)  # one plot refresh tick
     xs, ys = win.plots.curves["particle_step_kernel_1_range_for"].getData()
-    assert len(ys) == 6
-    assert win.tree.items["particle_step_kernel_1_range_for"].text(5) != ""
+    assert sum(y == y for y in ys) == 6
+    assert win.tree.items["particle_step_kernel_1_range_for"].text(6) != ""
     assert "PASSED" in win.messages.toPlainText()
 
 
-def test_edit_ptx_saves_an_override_and_reverts(window, qtbot):
+def test_legend_never_overlaps_the_data_with_fifteen_tasks(window, qtbot):
+    win = window
+    win.plots.launches.scope.setCurrentText("all tasks")
+    win.workload.setCurrentText("all workloads")
+    win.repeat.setValue(2)
+    win.run()
+    qtbot.waitUntil(lambda: "run finished" in win.statusBar().currentMessage(), timeout=120000)
+    for size in ((1400, 900), (900, 600)):
+        win.resize(*size)
+        qtbot.wait(150)
+        n = len(win.plots.launches.tasks())  # every task that ran (block_sum's two are CUDA only)
+        assert n >= 13 and win.plots.launches.legend.count() == n
+        assert not win.plots.launches.legend_overlaps_data()
+
+
+@needs_ptxas
+def test_cpu_run_of_an_override_is_marked_cuda_only(window, qtbot):
     win = window
     task = "copy_kernel_0_range_for"
     win.tree.select(task)
+    win.views.setCurrentWidget(win.views.ptx_panel)
     win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "\n// tuned by hand\n")
-    assert "not saved" in win.views.override_label.text()
-    win.views.save_btn.click()
-    qtbot.waitUntil(lambda: "override (active)" in win.tree.items[task].text(2), timeout=60000)
+    assert "unsaved" in win.views.override_label.text()
+    assert win.views.ptx_panel.notice.isVisible() and "CUDA only" in win.views.ptx_panel.notice.text()
+    win.save_act.trigger()  # File ▸ Save PTX Override (Ctrl+S)
+    qtbot.waitUntil(lambda: "override (CUDA only)" in win.tree.items[task].text(1), timeout=60000)
     path = win.bridge.engine.overrides.folder / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
-    win.tree.select(task)
-    assert "override active" in win.views.override_label.text()
+    assert "CUDA backend only" in win.tree.items[task].toolTip(1)
+    rec = run_and_wait(win, qtbot, "copy_1m", 2)
+    assert rec.status == "passed" and "take effect on CUDA only" in win.messages.toPlainText()
+    win.views.ptx_panel.answers = [True]
     win.views.revert_btn.click()
-    qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(2), timeout=60000)
+    qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(1), timeout=60000)
     assert not path.exists()
 
 
-def test_saving_a_kernel_file_recompiles_only_what_changed(window, qtbot):
+@needs_ptxas
+def test_a_bad_ptx_edit_gets_a_marker_at_its_line(window, qtbot):
     win = window
-    f = next(p for p in win.bridge.engine.project.files if p.name == "particles.py")
-    f.write_text(f.read_text().replace("RESTITUTION = 0.9", "RESTITUTION = 0.8"))
-    # RESTITUTION is a global of particle_step: its five tasks recompile, every other task hits memory
-    qtbot.waitUntil(lambda: win.tree.items["particle_step_kernel_2_bounce_range_for"].text(2) == "miss"
-                    and win.tree.items["saxpy_kernel_0_range_for"].text(2) == "memory", timeout=60000)
-    assert "changed: recompiling" in win.messages.toPlainText()
+    task = "saxpy_kernel_0_range_for"
+    win.tree.select(task)
+    lines = win.views.ptx.toPlainText().splitlines()
+    n = next(i for i, t in enumerate(lines) if "mad.lo.s32" in t)
+    lines[n] = lines[n].replace("mad.lo.s32", "madd.lo.s32")
+    win.views.ptx.setPlainText("\n".join(lines))
+    win.views.ptx_panel.answers = [False]  # "ptxas refused this PTX. Save anyway?" → no
+    with qtbot.waitSignal(win.views.ptx_panel.validated, timeout=30000):
+        win.save_act.trigger()
+    assert list(win.views.ptx.markers) == [n + 1] and "madd" in win.views.ptx.marker_text(n + 1)
+    assert win.views.ptx_panel.problems.item(0).text().startswith(f"ptxas: line {n + 1}: error")
+    assert not (win.bridge.engine.overrides.folder / f"{task}.ptx").exists()
+
+
+def test_a_driver_load_error_is_put_on_its_ptx_line(window):
+    # what the CUDA backend's TaskLoaded carries when cuModuleLoadDataEx rejects an edited PTX
+    from qdexplorer.events import TaskLoaded
+    win = window
+    win.tree.select("saxpy_kernel_0_range_for")
+    log = ("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX: ptxas application ptx input, line 34; error   : "
+           "Not a name of any known instruction: 'madd'\nptxas fatal   : Ptx assembly aborted due to errors")
+    win.on_event(TaskLoaded("saxpy_kernel_0_range_for", "cuda", 0.0, {}, log))
+    assert list(win.views.ptx.markers) == [34] and "madd" in win.views.ptx.marker_text(34)
+    assert "load failed" in win.messages.toPlainText()
+
+
+def test_unsaved_edits_survive_a_recompile_or_are_confirmed_away(window, qtbot):
+    win = window
+    a, b = "saxpy_kernel_0_range_for", "copy_kernel_0_range_for"
+    win.tree.select(a)
+    win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "// my edit\n")
+    win.tree.select(b)
+    win.compile()
+    qtbot.waitUntil(lambda: win.tree.items[a].text(1) == "memory" and not win.bridge_busy(), timeout=60000)
+    win.tree.select(a)
+    assert win.views.ptx.toPlainText().endswith("// my edit\n") and "unsaved" in win.views.override_label.text()
+    win.views.ptx_panel.answers = [False]  # closing: "Discard unsaved PTX edits?" → Cancel
+    win.close()
+    assert win.isVisible()
+    win.views.ptx_panel.answers = [True]
+    win.close()
+    assert not win.isVisible()
+
+
+def test_a_syntax_error_turns_the_tree_red_and_the_status_bar_says_so(window, qtbot, project):
+    from PySide6.QtCore import Qt
+    win = window
+    win.tree.select("jacobi_kernel_0_range_for")
+    f = project / "saxpy.py"  # saxpy and copy live here; jacobi in stencil.py
+    text = f.read_text()
+    f.write_text(text.replace("y[i] = a * x[i] + y[i]", "y[i] = a * x[i] +"))
+    qtbot.waitUntil(lambda: "saxpy.py:" in win.statusBar().currentMessage(), timeout=60000)
+    msg = win.statusBar().currentMessage()
+    assert "syntax" in msg and "compiled" not in msg
+    k = win.tree.kernel_items["saxpy"]
+    assert k.foreground(0).color().name() == win.tree.colors()["error"]
+    assert k.text(1) == "error" and "syntax error" in k.toolTip(0)
+    assert win.tree.kernel_items["copy"].text(1) == "error"  # same file
+    assert win.tree.kernel_items["jacobi"].foreground(0).color().name() != win.tree.colors()["error"]
+    win.tree.setCurrentItem(k)  # the red row shows its error, not the previous task's code
+    assert "syntax error" in win.views.source.toPlainText() and "jacobi" not in win.views.ptx.toPlainText()
+    rec = run_and_wait(win, qtbot, win.workload.itemText(win.workload.findText("jacobi", Qt.MatchStartsWith)), 1)
+    assert rec.status == "passed"
+    f.write_text(text)
+    qtbot.waitUntil(lambda: win.tree.kernel_items["saxpy"].text(1) == "1 task", timeout=60000)
+
+
+def test_a_new_file_in_the_folder_is_noticed(window, qtbot, project):
+    win = window
+    (project / "extra.py").write_text(
+        "import qdexplorer.lang as qd\n\n\n@qd.kernel\ndef scale(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+        "    for i in range(x.shape[0]):\n        x[i] = x[i] * 2.0\n")
+    qtbot.waitUntil(lambda: "scale" in win.tree.kernel_items, timeout=60000)
+    assert "new file" in win.messages.toPlainText()
+    qtbot.waitUntil(lambda: "scale_kernel_0_range_for" in win.compiled, timeout=60000)
+
+
+def test_settings_persist_across_two_window_instances(qtbot, tmp_path, project):
+    ini = tmp_path / "persist.ini"
+    win = make_window(qtbot, tmp_path, project, ini)
+    win.resize(796, 560)  # within the offscreen screen (800x600): restoreGeometry keeps windows on screen
+    win.split.setSizes([250, 510])
+    qtbot.wait(50)
+    left = win.split.sizes()[0]
+    win.repeat.setValue(77)
+    win.workload.setCurrentText("copy_1m")
+    win.dark_act.setChecked(True)
+    win.plots.launches.scope.setCurrentText("top 5")
+    try:
+        win.close()
+        win2 = make_window(qtbot, tmp_path, project, ini)
+        assert (win2.width(), win2.height()) == (796, 560)
+        assert abs(win2.split.sizes()[0] - left) <= 10, (left, win2.split.sizes())
+        assert win2.repeat.value() == 77 and win2.workload.currentText() == "copy_1m"
+        assert win2.dark_act.isChecked() and win2.plots.launches.scope.currentText() == "top 5"
+        assert win2.settings.last_project == str(project)
+        win2.close()
+    finally:
+        from qdexplorer.gui.theme import apply_theme
+        apply_theme("light")
+
+
+def test_stop_ends_a_run_within_a_second_and_keeps_its_timings(window, qtbot):
+    win = window
+    win.workload.setCurrentText("particles_64k")
+    win.repeat.setValue(1_000_000)
+    win.run()
+    qtbot.waitUntil(lambda: bool(win.session.runs) and win.session.runs[-1].launches > 20, timeout=60000)
+    assert "launch" in win.run_status.text() and "/1000000" in win.run_status.text()
+    t0 = time.monotonic()
+    win.stop_act.trigger()
+    qtbot.waitUntil(lambda: win.session.runs[-1].status != "running", timeout=5000)
+    assert time.monotonic() - t0 < 1.0
+    rec = win.session.runs[-1]
+    assert rec.status == "stopped" and rec.launches > 20
+    qtbot.waitUntil(lambda: "stopped" in win.statusBar().currentMessage(), timeout=5000)
+    assert win.session.median("particle_step_kernel_1_range_for") is not None
+
+
+def test_closing_during_a_run_stops_it_within_a_second(qtbot, tmp_path, project):
+    win = make_window(qtbot, tmp_path, project)
+    win.workload.setCurrentText("particles_64k")
+    win.repeat.setValue(1_000_000)
+    win.run()
+    qtbot.waitUntil(lambda: bool(win.session.runs) and win.session.runs[-1].launches > 5, timeout=60000)
+    t0 = time.monotonic()
+    win.close()
+    assert time.monotonic() - t0 < 1.5
+    assert not win.bridge._thread.isRunning()
+
+
+def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path):
+    win = window
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(bundled_demo() / "saxpy.py", other / "saxpy.py")
+    assert win.open_project(str(other))
+    wait_compiled(qtbot, win, 1)
+    assert list(win.tree.kernel_items) == ["saxpy", "copy"] and "other" in win.windowTitle()
+    assert [a.text() for a in win.recent_menu.actions()][0] == str(other)
+    shown = []
+    import qdexplorer.gui.main_window as mw
+    orig = mw.QMessageBox.warning
+    mw.QMessageBox.warning = lambda *a: shown.append(a[2])
+    try:
+        assert not win.open_project(str(tmp_path / "missing"))
+    finally:
+        mw.QMessageBox.warning = orig
+    assert shown and "project folder not found" in shown[0]
+    assert "cannot open" in win.messages.toPlainText() and list(win.tree.kernel_items) == ["saxpy", "copy"]
+    single = tmp_path / "stencil.py"
+    shutil.copy(bundled_demo() / "stencil.py", single)
+    assert win.open_project(str(single))  # one kernel file is a project too
+    wait_compiled(qtbot, win, 2)
+    assert list(win.tree.kernel_items) == ["jacobi"] and "stencil.py" in win.windowTitle()
+
+
+def test_menus_have_the_standard_shortcuts(window):
+    win = window
+    assert win.open_act.shortcut() == QKeySequence(QKeySequence.Open)
+    assert win.save_act.shortcut() == QKeySequence(QKeySequence.Save)
+    assert win.quit_act.shortcut() == QKeySequence(QKeySequence.Quit)
+    assert win.run_act.shortcut().toString() == "F5" and win.stop_act.shortcut().toString() == "Shift+F5"
+    from qdexplorer.gui.menus import versions
+    v = versions()
+    assert {"qdexplorer", "Qt", "llvmlite", "CUDA", "ptxas"} <= set(v) and v["Qt"].startswith("6.")
+
+
+def test_read_only_projects_keep_overrides_in_the_user_data_folder(tmp_path, monkeypatch):
+    from qdexplorer.gui.user_data import overrides_dir
+    monkeypatch.setenv("QDEXPLORER_DATA_DIR", str(tmp_path / "data"))
+    folder = overrides_dir(bundled_demo())
+    assert folder.startswith(str(tmp_path / "data")) and "demo-" in folder
+    with Engine(bundled_demo(), backend="cpu", in_process=True, overrides_dir=folder, cache_dir=str(tmp_path)) as eng:
+        path = eng.overrides.write("saxpy_kernel_0_range_for", ".version 8.5\n.target sm_90\n.visible .entry saxpy_kernel_0_range_for()\n{\n}\n", b"gen")
+    assert str(path).startswith(str(tmp_path / "data"))
+    assert not (bundled_demo() / ".qdexplorer").exists()
+    assert overrides_dir(tmp_path) is None  # a writable project keeps its own
 
 
 def test_bad_project_fails_before_any_window(tmp_path):
@@ -103,17 +365,71 @@ def test_bad_project_fails_before_any_window(tmp_path):
         main(tmp_path / "missing")
 
 
-def test_cuda_resources_of_the_selected_task_are_shown(window):
-    # the CPU backend reports no resources; feed the window what the CUDA backend's LoadEvent carries
-    from qdexplorer.events import TaskLoaded
+def test_no_display_is_one_line_and_a_non_zero_exit(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui"], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT, env={**env, "PYTHONPATH": ROOT})
+    assert out.returncode == 2
+    lines = [ln for ln in out.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "no display" in lines[0] and "qdexplorer compile" in lines[0]
+
+
+def test_screenshot_command(tmp_path):
+    from PySide6.QtGui import QImage
+    out = tmp_path / "shot.png"
+    env = {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+           "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    env.pop("QT_QPA_PLATFORM", None)
+    r = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui", "--screenshot", str(out), "--workload",
+                        "particles_64k", "--repeat", "3", "--size", "900x600"], capture_output=True, text=True,
+                       timeout=300, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "slowest task particle_step" in r.stdout
+    img = QImage(str(out))
+    assert (img.width(), img.height()) == (900, 600)
+
+
+def test_assembly_mode_is_chosen_in_the_window(window, qtbot):
     win = window
-    win.tree.select("saxpy_kernel_0_range_for")
-    res = {"registers": 24, "static_shared_bytes": 0, "local_bytes": 0, "max_threads_per_block": 1024,
-           "block": 128, "active_blocks_per_sm": 16, "occupancy": 1.0}
-    win.on_event(TaskLoaded("saxpy_kernel_0_range_for", "cuda", 0.6, res))
-    assert win.views.resources_label.text() == "24 regs · 0 B shared · 0 B local · block 128 · occupancy 100%"
-    win.tree.select("copy_kernel_0_range_for")
-    assert win.views.resources_label.text() == ""
+    assert win.mode.currentText() == "per_task"
+    win.mode.setCurrentText("whole")
+    qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_whole", timeout=90000)
+    assert win.bridge.engine.mode == "whole"
+    if ptxas.find_ptxas() is not None:
+        win.mode.setCurrentText("culink")
+        qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
+                        and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
+    assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()
+
+
+def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window, qtbot):
+    from qdexplorer.gui.task_tree import COL
+    win = window
+    task = "copy_kernel_0_range_for"
+    win.tree.select(task)
+    ll = win.views.llvm.toPlainText()
+    assert "generated LLVM IR" in win.views.ll_label.text()
+    edited = ll.replace("ret void", "ret void\n", 1) + "\n; edited in the window\n"
+    win.views.llvm.setPlainText(edited)
+    assert "not saved" in win.views.ll_label.text()
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "override" in win.tree.items[task].text(COL["Cache"]), timeout=60000)
+    path = win.bridge.engine.overrides.folder / f"{task}.ll"
+    assert path.read_text().endswith("; edited in the window\n")
+    assert '"target": "nvptx"' in (path.parent / f"{task}.ll.json").read_text()
+    win.tree.select(task)  # the views refresh when the compile returns, just after its events
+    qtbot.waitUntil(lambda: win.views.ll_label.text().startswith("LLVM-IR override active"), timeout=60000)
+    assert "override active (LLVM IR)" in win.views.override_label.text()
+
+    lines = edited.splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if " = load " in line)
+    lines[n - 1] = lines[n - 1].replace(" = load ", " = lod ")
+    win.views.llvm.setPlainText("\n".join(lines) + "\n")
+    win.views.save_ll_btn.click()
+    qtbot.waitUntil(lambda: "does not compile" in win.views.ll_label.text(), timeout=60000)
+    assert f"{path}:{n}:" in win.views.log.toPlainText()
+    win.views.revert_ll_btn.click()
+    qtbot.waitUntil(lambda: not path.exists() and win.compiled[task].ok, timeout=60000)
 
 
 def test_trust_is_asked_once_per_folder_and_remembered(tmp_path, qtbot):
@@ -141,3 +457,12 @@ def test_trust_is_asked_once_per_folder_and_remembered(tmp_path, qtbot):
     assert confirm_trust(proj, store) is True and len(asked) == 2   # declined folders are asked again
     assert confirm_trust(proj, store) is True and len(asked) == 2   # trusted ones are not
     assert confirm_trust(bundled_demo(), store) and confirm_trust(None, store) and len(asked) == 2
+    assert win.mode.currentText() == "per_task"
+    win.mode.setCurrentText("whole")
+    qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_whole", timeout=90000)
+    assert win.bridge.engine.mode == "whole"
+    if ptxas.find_ptxas() is not None:
+        win.mode.setCurrentText("culink")
+        qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
+                        and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
+    assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()

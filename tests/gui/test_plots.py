@@ -1,27 +1,42 @@
 """Launch plots at demo scale (15 tasks, several runs), as the user reads them."""
-from types import SimpleNamespace as NS
+import itertools
 
 import pytest
 from PySide6.QtGui import QColor
 
+from qdexplorer.events import LaunchesTimed, RunFinished, RunStarted
 from qdexplorer.gui.plots import DISTINCT, LaunchPlots, box_stats, time_unit
 from qdexplorer.gui.tier_chart import TierChart
+from qdexplorer.runtime.launch import LaunchTiming
+from qdexplorer.session import Session
 
 pytestmark = pytest.mark.gui
 TASKS = [(f"k{i // 3}_kernel_{i % 3}_range_for", f"k{i // 3}") for i in range(15)]
+KERNELS = sorted({k for _, k in TASKS})
+_ids = itertools.count(1)
 
 
-def feed(plots, runs=1, n=20, scale=0.01):
-    for r in range(runs):
-        plots.begin_run()
-        for rep in range(n):
-            for i, (task, kernel) in enumerate(TASKS):
-                plots.add_launch(NS(task=task, kernel=kernel, ms=scale * (i + 1) * (1 + 0.01 * rep) * (r + 1)))
+def timing(task, kernel, ms):
+    return LaunchTiming(task, kernel, "cpu", ms, 1, 128)
+
+
+def feed(plots, rounds=1, n=20, scale=0.01):
+    """Each round runs every kernel's workload once, as `Run all` does: one RunRecord per kernel."""
+    s = plots.session
+    for r in range(rounds):
+        for kernel in KERNELS:
+            tasks = [(i, t) for i, (t, k) in enumerate(TASKS) if k == kernel]
+            rid = next(_ids)
+            s.apply(RunStarted(rid, f"{kernel}_wl", kernel, "cpu", n, tuple(t for _, t in tasks)))
+            for rep in range(n):
+                s.apply(LaunchesTimed(rid, f"{kernel}_wl", tuple(
+                    timing(t, kernel, scale * (i + 1) * (1 + 0.01 * rep) * (r + 1)) for i, t in tasks)))
+            s.apply(RunFinished(rid, f"{kernel}_wl", "passed"))
 
 
 @pytest.fixture
 def plots(qtbot):
-    p = LaunchPlots()
+    p = LaunchPlots(Session())
     qtbot.addWidget(p)
     p.resize(1000, 340)
     p.show()
@@ -49,8 +64,8 @@ def test_units_are_picked_from_the_data(plots):
     assert plots.unit == ("µs", 1000.0) and "µs" in plots.plot.getAxis("left").labelText
     ys = plots.curves[TASKS[-1][0]].getData()[1]
     assert ys[0] == pytest.approx(150)  # 0.15 ms shown as 150 µs, not "ms (x0.001)"
-    plots.begin_run()
-    plots.add_launch(NS(task=TASKS[0][0], kernel="k0", ms=5.0))
+    plots.session.apply(RunStarted(999, "big", "k0", "cpu", 1, (TASKS[0][0],)))
+    plots.session.apply(LaunchesTimed(999, "big", (timing(TASKS[0][0], "k0", 5.0),)))
     plots.refresh()
     assert plots.unit == ("ms", 1.0) and time_unit(0.5) == ("µs", 1000.0)
 
@@ -72,18 +87,21 @@ def test_top_n_and_selected_kernel_scopes_and_the_rest_one_click_away(plots):
 
 def test_runs_are_separated_and_medians_have_a_run_scope(plots):
     plots.scope.setCurrentText("all tasks")
-    feed(plots, runs=2, n=10)
+    feed(plots, rounds=2, n=10)
     plots.refresh()
     xs, ys = plots.curves[TASKS[0][0]].getData()
-    gap = [i for i, y in enumerate(ys) if y != y]  # NaN breaks the line between runs
-    assert len(gap) == 2 and xs[gap[0] + 1] > xs[gap[0] - 1] + 1
-    assert len(plots._run_lines) == 2 and plots._run_lines[1].label.format == "run 2"
+    finite = [(x, y) for x, y in zip(xs, ys) if y == y]
+    assert len(finite) == 20 and len(ys) - len(finite) == 2  # NaN breaks the line where each of its runs ends
+    second = [x for x, y in finite[10:]]
+    assert second[0] > finite[9][0] + 1  # the second run of k0 starts further right, not glued on
+    assert len(plots._run_lines) == 10 and plots._run_lines[5].label.format.startswith("#")
     t = TASKS[0][0]
-    assert plots.store.median(t, "last run") == pytest.approx(2 * plots.store.median(t, "all runs") / 1.5, rel=0.05)
+    first_median = sorted(plots.values(t)[:10])[5]
+    assert plots.session.median(t) == pytest.approx(2 * first_median, rel=0.06)  # the tree's median: latest run
 
 
 def test_log_scale_and_distribution_view(plots, qtbot):
-    feed(plots, runs=2)
+    feed(plots, rounds=2)
     plots.log_scale.setChecked(True)
     assert plots.plot.getPlotItem().ctrl.logYCheck.isChecked()
     plots.select(task=TASKS[4][0], kernel="k1")
@@ -95,16 +113,19 @@ def test_log_scale_and_distribution_view(plots, qtbot):
     assert st["median"] == 3 and st["high"] == 4  # the outlier is beyond the whisker
 
 
-def test_tiers_are_counted_per_stage(qtbot):
-    chart = TierChart()
+def test_tiers_are_counted_per_stage(qtbot, tmp_path):
+    from qdexplorer.engine import Engine
+    from qdexplorer.project.loader import bundled_demo
+    session = Session()
+    chart = TierChart(session)
     qtbot.addWidget(chart)
-    for tier in ("miss", "miss", "memory"):
-        chart.add_compile(NS(target="nvptx", tier=tier))
-    chart.add_compile(NS(target="host", tier="disk"))
-    chart.refresh()
-    assert (chart.count("PTX", "miss"), chart.count("PTX", "memory"), chart.count("host object", "disk")) == (2, 1, 1)
-    assert chart.count("PTX", "disk") == 0
-    assert "PTX 1 memory 2 miss" in chart.getPlotItem().titleLabel.text
+    with Engine(bundled_demo(), backend="cpu", in_process=True, cache_dir=str(tmp_path)) as eng:
+        eng.on(session.apply)
+        eng.compile(["saxpy", "copy"], target="nvptx")
+        eng.compile(["saxpy", "copy"], target="nvptx")  # warm: memory hits replace the misses
+        eng.compile(["saxpy"], target="host")
+    assert (chart.count("PTX", "memory"), chart.count("PTX", "miss"), chart.count("host obj", "miss")) == (2, 0, 1)
+    assert "PTX: 2 memory" in chart.toolTip() and "host obj: 1 miss" in chart.toolTip()
 
 
 def test_streaming_updates_existing_curves(plots, qtbot):
@@ -112,7 +133,8 @@ def test_streaming_updates_existing_curves(plots, qtbot):
     feed(plots, n=3)
     plots.refresh()
     curve = plots.curves[TASKS[0][0]]
-    plots.add_launch(NS(task=TASKS[0][0], kernel="k0", ms=0.02))
+    last = plots.session.runs[0]
+    plots.session.apply(LaunchesTimed(last.id, last.workload, (timing(TASKS[0][0], "k0", 0.02),)))
     qtbot.waitUntil(lambda: len(curve.getData()[1]) == 5, timeout=1000)  # the 10 Hz timer, no manual refresh
     assert plots.curves[TASKS[0][0]] is curve  # made once, fed with setData
     assert QColor(DISTINCT[0]).isValid()

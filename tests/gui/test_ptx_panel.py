@@ -46,7 +46,7 @@ def test_a_bad_edit_gets_a_marker_at_its_line_and_is_not_saved_silently(panel, q
     saved = []
     panel.save_requested.connect(lambda t, text: saved.append(text))
     line = break_line(panel)
-    assert panel.dirty() and "not saved" in panel.state.text()
+    assert panel.dirty() and "unsaved" in panel.state.text()
     panel.answers = [False]  # "ptxas refused this PTX — save anyway?" → Cancel
     with qtbot.waitSignal(panel.validated, timeout=30000):
         panel.save()

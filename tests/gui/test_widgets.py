@@ -1,6 +1,6 @@
 """The window's building blocks as a user meets them: the code editor, the diff, the themes, the settings."""
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 

@@ -117,3 +117,103 @@ def test_error_class_family_matches_quadrants():
         assert issubclass(cls, qd.QuadrantsCompilationError) and issubclass(cls, base)
     assert issubclass(qd.QuadrantsAssertionError, AssertionError)
     assert issubclass(qd.QuadrantsRuntimeTypeError, qd.QuadrantsRuntimeError)
+
+
+def test_asserts_check_only_in_debug_mode(tmp_path):
+    k = kernel_from_text(tmp_path, "def k(x: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+                                   "    for i in x:\n"
+                                   "        assert x[i] < 3, 'x must stay small'\n")
+    x = np.arange(5, dtype=np.int32)
+    qd.init(arch=qd.cpu)
+    try:
+        k(x)  # compiled out, as in Quadrants without debug
+        qd.init(arch=qd.cpu, debug=True)
+        with pytest.raises(qd.QuadrantsAssertionError, match=r"mod_\d+\.py:6: assertion failed: assert x\[i\] < 3, "
+                                                             r"'x must stay small': x must stay small"):
+            k(x)
+        k(np.zeros(3, np.int32))  # passes
+    finally:
+        qd.reset()
+        qd.init(arch=qd.cpu)
+        qd.reset()
+
+
+def test_more_scalar_dtypes(arch):
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.i8, ndim=1), b: qd.types.ndarray(dtype=qd.u16, ndim=1),
+          h: qd.types.ndarray(dtype=qd.f16, ndim=1), u: qd.types.ndarray(dtype=qd.u64, ndim=1),
+          c: qd.types.ndarray(dtype=qd.u8, ndim=1), d: qd.types.ndarray(dtype=qd.i16, ndim=1), s: qd.i8):
+        for i in a:
+            a[i] = a[i] * 2 + s
+            b[i] = b[i] + 1000
+            h[i] = h[i] * 1.5 + qd.sqrt(h[i])
+            u[i] = u[i] * 3
+            c[i] = c[i] + 250
+            d[i] = d[i] - 30000
+
+    n = 6
+    a, b = np.arange(n, dtype=np.int8), np.arange(n, dtype=np.uint16)
+    h, u = np.arange(n, dtype=np.float16), np.arange(n, dtype=np.uint64) + (1 << 40)
+    c, d = np.arange(n, dtype=np.uint8), np.arange(n, dtype=np.int16)
+    ref = [a * 2 + 3, b + 1000, h * np.float16(1.5) + np.sqrt(h),  # each f16 op rounds, as in NumPy
+           u * 3, (c.astype(np.int32) + 250).astype(np.uint8), (d.astype(np.int32) - 30000).astype(np.int16)]
+    k(a, b, h, u, c, d, 3)
+    for got, want in zip((a, b, h, u, c, d), ref):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_select_and_bitwise_atomics(arch):
+    @qd.kernel
+    def k(x: I1, flags: I1):
+        for i in x:
+            x[i] = qd.select(x[i] > 2, x[i] * 10, -x[i])
+            qd.atomic_or(flags[0], 1 << i)
+            qd.atomic_and(flags[1], ~(1 << i))
+            qd.atomic_xor(flags[2], 1)
+
+    x = np.arange(6, dtype=np.int32)
+    flags = np.array([0, -1, 0], np.int32)
+    k(x, flags)
+    np.testing.assert_array_equal(x, np.where(np.arange(6) > 2, np.arange(6) * 10, -np.arange(6)))
+    assert flags.tolist() == [0b111111, ~0b111111, 0]
+
+
+def test_print_in_kernels_uses_quadrants_formats(cpu, capfd):
+    @qd.kernel
+    def k(a: qd.i32, b: qd.f32, c: qd.f64, x: I1):
+        print("a =", a, "b =", b, c, a > 0)
+        for i in x:
+            if i == 1:
+                print(f"x[{i}] = {x[i]} 100%", qd.math.vec2(1.5, 2.0), sep=" | ")
+
+    k(3, 1.5, 2.25, np.array([5, 7, 9], np.int32))
+    out = capfd.readouterr().out
+    assert out == "a = 3 b = 1.500000 2.250000000000 1\nx[1] = 7 100% | [1.500000, 2.000000]\n"
+
+
+@pytest.mark.parametrize("name, hint", [("root", "use qd.field"), ("ad", "autodiff"), ("real_func", "use @qd.func"),
+                                        ("Struct", "one field or ndarray per member")])
+def test_left_out_features_say_so(name, hint):
+    with pytest.raises(AttributeError, match=f"qd.{name}: .*not supported by qdexplorer.*{hint}|{hint}.*not supported"):
+        getattr(qd, name)
+
+
+def test_qd_init_refuses_backends_qdexplorer_lacks():
+    with pytest.raises(ValueError, match="runs on qd.cpu and qd.cuda only"):
+        qd.init(arch=qd.vulkan)
+
+
+@pytest.mark.cuda
+def test_print_in_kernels_on_cuda(cuda, capfd):
+    @qd.kernel
+    def k(a: qd.i32, b: qd.f32, x: I1):
+        print("a =", a, "b =", b)
+        for i in x:
+            if i == 1:
+                print(f"x[{i}] = {x[i]}", qd.math.vec2(1.5, 2.0))
+
+    k(3, 1.5, np.array([5, 7, 9], np.int32))
+    qd.sync()
+    out = capfd.readouterr().out
+    assert out == "a = 3 b = 1.500000\nx[1] = 7 [1.500000, 2.000000]\n"

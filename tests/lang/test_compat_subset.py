@@ -183,3 +183,20 @@ def test_struct_for_over_ndarrays(arch):
     np.testing.assert_array_equal(x, np.arange(5) * 2)
     np.testing.assert_array_equal(y, np.fromfunction(lambda i, j: i * 10 + j + 1000, (3, 4)))
     np.testing.assert_array_equal(z, np.fromfunction(lambda i, j: i + j * 100, (2, 3)))
+
+
+def test_inner_ndrange_and_grouped_loops(arch):
+    @qd.kernel
+    def k(out: I1):
+        for t in range(out.shape[0]):
+            s = 0
+            for i, j in qd.ndrange(t, (1, 4)):
+                s += i * 10 + j
+            for I in qd.grouped(qd.ndrange(2, 2)):
+                s += I[0] * 1000 + I[1] * 100
+            out[t] = s
+
+    out = np.zeros(4, np.int32)
+    k(out)
+    ref = [sum(i * 10 + j for i in range(t) for j in range(1, 4)) + 2 * 1000 + 2 * 100 for t in range(4)]
+    np.testing.assert_array_equal(out, ref)

@@ -132,3 +132,36 @@ def test_python_side_vector_types():
     np.testing.assert_array_equal(vec3(0), [0, 0, 0])
     assert qd.math.mat2(1, 2, 3, 4).shape == (2, 2)
     assert qd.types.vector(3, qd.i32) == qd.math.ivec3
+
+
+def test_dynamic_component_index_of_array_elements(arch):
+    @qd.kernel
+    def k(x: qd.types.ndarray(dtype=qd.math.vec3, ndim=1), m: qd.types.ndarray(dtype=qd.math.mat2, ndim=1)):
+        for i in x:
+            for c in range(3):
+                x[i][c] = i * 10 + c
+                x[i][c] += 1
+            for r in range(2):
+                m[i][r] = qd.math.vec2(r, i)
+                m[i][r, 1] += 100
+
+    x = np.zeros((4, 3), np.float32)
+    m = np.zeros((4, 2, 2), np.float32)
+    k(x, m)
+    np.testing.assert_array_equal(x, np.fromfunction(lambda i, c: i * 10 + c + 1, (4, 3)))
+    np.testing.assert_array_equal(m[:, :, 0], [[0, 1]] * 4)
+    np.testing.assert_array_equal(m[:, :, 1], np.arange(4)[:, None] + 100 + np.zeros((4, 2)))
+
+
+def test_kernel_scope_vector_locals(arch):
+    @qd.kernel
+    def centroid(p: V3) -> qd.types.vector(3, qd.f32):
+        total = qd.math.vec3(0.0)
+        for i in p:
+            total += p[i]
+        for k in range(3):
+            total[k] = total[k] / p.shape[0]
+        return total
+
+    p = np.random.default_rng(3).random((100, 3), dtype=np.float32)
+    np.testing.assert_allclose(centroid(p), p.mean(0), rtol=1e-5)

@@ -216,3 +216,45 @@ def test_launch_grid_follows_quadrants():
         assert be.grid_of(LaunchSpec("t", "k", "serial", ()), 10) == 1
     finally:
         be.close()
+
+
+@pytest.mark.parametrize("mode", ["per_task", "whole", "culink"])
+def test_every_demo_workload_passes_in_every_assembly_mode(mode):
+    from qdexplorer.compiler import ptxas
+    if mode == "culink" and ptxas.find_ptxas() is None:
+        pytest.skip(ptxas.INSTALL_HINT)
+    with Engine(None, backend="cuda", mode=mode) as eng:
+        loads = []
+        eng.on(lambda e: loads.append(e) if isinstance(e, TaskLoaded) else None)
+        results = eng.run(repeat=2)
+        bad = {r.workload: (r.status, r.check_error, r.error) for r in results if r.status != "passed"}
+        assert not bad, bad
+        assert all(not e.error for e in loads)
+        if mode == "culink":
+            units = {ct.unit for ct in eng.compiled.values() if ct.target == "nvptx"}
+            assert units and all(u.endswith("_kernel_culink") for u in units)
+            assert all(ct.final_kind == "cubin" for ct in eng.compiled.values() if ct.target == "nvptx")
+
+
+@pytest.mark.parametrize("mode", ["per_task", "culink"])
+def test_an_llvm_ir_edit_changes_the_result_on_the_gpu(tmp_path, mode):
+    from qdexplorer.compiler import ptxas
+    if mode == "culink" and ptxas.find_ptxas() is None:
+        pytest.skip(ptxas.INSTALL_HINT)
+    (tmp_path / "k.py").write_text(textwrap.dedent(FAULTY))
+    with Engine(tmp_path, backend="cuda", mode=mode) as eng:
+        assert eng.run(["ones"])[0].status == "passed"
+        ct = eng.compiled["nvptx:fill_one_kernel_0_range_for"]
+        ll = ct.produced["ll"].data
+        assert b"0x3ff0000000000000" in ll  # 1.0
+        eng.overrides.write(ct.task, ll.replace(b"0x3ff0000000000000", b"0x4000000000000000"), ll,
+                            kind="ll", target="nvptx")
+        (res,) = eng.run(["ones"])
+        assert res.status == "failed" and "2." in res.check_error  # the edited IR (2.0) ran on the GPU
+        # a broken edit: its line, and the last good module keeps running the edit before it
+        p = eng.overrides.write(ct.task, ll.replace(b"store float", b"store flaot"), ll, kind="ll",
+                                target="nvptx")
+        (res,) = eng.run(["ones"])
+        assert res.status == "error" and f"{p}:" in res.error
+        eng.overrides.revert(ct.task)
+        assert eng.run(["ones"])[0].status == "passed"

@@ -77,6 +77,8 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
             arr = self.kscope.gtemp(name)
             if arr is None:
                 self.err(node, f"kernel-scope variable '{name}' is used before a task assigns it")
+            if arr.ndim > 1:
+                return self.element_vec(arr, (ir.Const(0, i32),))
             return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
             v = self.frame.env[name]

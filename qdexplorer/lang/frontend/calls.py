@@ -37,6 +37,8 @@ class CallLowering:
         vec = self.vector_call(f, node)
         if vec is not None:
             return vec
+        if f is builtins.print:
+            return self.lower_print(node)
         if f in (builtins.min, builtins.max, I.min, I.max):
             return self.minmax("min" if f in (builtins.min, I.min) else "max", node)
         if f in (builtins.abs, I.abs):
@@ -70,6 +72,48 @@ class CallLowering:
         if f is I.ndrange or f is builtins.range:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
         self.err(node, f"calling {getattr(f, '__name__', repr(f))!s} is not supported inside a kernel")
+
+    def lower_print(self, node):
+        """`print(a, "text", v, f"x={x}")` as Quadrants prints: f32 as %f, f64 as %.12f, vectors as [a, b]."""
+        sep, end = " ", "\n"
+        for kw in node.keywords:
+            val = self.eval_static(kw.value)
+            if kw.arg == "sep" and isinstance(val, str):
+                sep = val
+            elif kw.arg == "end" and isinstance(val, str):
+                end = val
+            else:
+                self.err(kw, "print() supports only constant sep= and end= in kernels")
+        parts: list = []
+        for i, a in enumerate(node.args):
+            if i:
+                parts.append(sep)
+            parts += self.print_parts(a)
+        parts.append(end)
+        merged: list = []
+        for p in parts:
+            if isinstance(p, str) and merged and isinstance(merged[-1], str):
+                merged[-1] += p
+            else:
+                merged.append(p)
+        self.emit(ir.Print(tuple(merged)))
+        return Py(None)
+
+    def print_parts(self, a) -> list:
+        if isinstance(a, ast.JoinedStr):
+            out = []
+            for v in a.values:
+                out += [v.value] if isinstance(v, ast.Constant) else self.print_parts(v.value)
+            return out
+        v = self.value(a)
+        if isinstance(v, Py) and not is_number(v):
+            return [str(v.value)]
+        if isinstance(v, Vec):
+            out = ["["]
+            for k, x in enumerate(v.items):
+                out += ([", "] if k else []) + [self.commit(x, a)]
+            return out + ["]"]
+        return [self.commit(v, a)]
 
     def abs_of(self, v, node):
         if is_number(v):

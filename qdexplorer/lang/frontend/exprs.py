@@ -8,7 +8,7 @@ import ast
 
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
-from ..types import DType, f32, f64, i32, i64, u1, promote
+from ..types import DType, f16, f32, f64, i32, i64, u1, promote
 from .values import BINOPS, CMPOPS, Py, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 
 
@@ -153,10 +153,14 @@ class ExprLowering:
             return acc
         ea, eb = self.pair(a, b, node)
         dt = promote(ea.dtype, eb.dtype)
+        if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
+            return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in ("/", "**") and not dt.is_float:
             dt = f64 if dt == i64 else f32
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
             self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
+        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do
+            return cast(self.binop(op, cast(ea, f32), cast(eb, f32), node), f16)
         if op == "**":
             return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
         return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)

@@ -7,7 +7,7 @@ import ast
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsTypeError
-from ..types import as_dtype, f32, f64, i32, i64, promote
+from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1
 from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
 
 ROUNDING = ("floor", "ceil", "round")
@@ -19,6 +19,16 @@ class IntrinsicLowering:
     def intrinsic(self, f: I.Intrinsic, node):
         if f.kind == "math":
             return self.math_call(f, node)
+        if f.kind == "select":
+            if len(node.args) != 3:
+                self.err(node, "qd.select(cond, a, b) takes three arguments")
+            c, a, b = (self.value(x) for x in node.args)
+            if any(isinstance(v, Vec) for v in (c, a, b)):
+                n = next(len(v.items) for v in (c, a, b) if isinstance(v, Vec))
+                shape = next(v.shape for v in (c, a, b) if isinstance(v, Vec))
+                col = lambda v: v.items if isinstance(v, Vec) else [v] * n  # noqa: E731
+                return Vec([self.select_of(x, y, z, node) for x, y, z in zip(col(c), col(a), col(b))], shape)
+            return self.select_of(c, a, b, node)
         if f.kind == "atomic":
             if len(node.args) != 2:
                 self.err(node, f"qd.{f.name}(x[i], value) takes two arguments")
@@ -38,7 +48,7 @@ class IntrinsicLowering:
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
             idx = self.indices(arr, target.slice)
             if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not arr.dtype.is_int:
-                self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}")
+                self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}", QuadrantsTypeError)
             val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
         if f.kind == "simt":
@@ -59,6 +69,14 @@ class IntrinsicLowering:
                 self.err(node, "SharedArray needs a constant positive shape and a qd dtype")
             return self.shared_array(shape, dt)
         self.err(node, f"qd.{f.name}() is not supported here")
+
+    def select_of(self, c, a, b, node):
+        ea, eb = self.pair(a, b, node)
+        dt = promote(ea.dtype, eb.dtype)
+        cond = self.commit(c, node)
+        cond = cond if cond.dtype == u1 else ir.Compare("!=", cond, ir.Const(0.0 if cond.dtype.is_float else 0,
+                                                                            cond.dtype), u1)
+        return ir.Select(cond, cast(ea, dt), cast(eb, dt), dt)
 
     def math_call(self, f: I.Intrinsic, node):
         nargs = f.nargs or 1
@@ -90,6 +108,9 @@ class IntrinsicLowering:
                      QuadrantsTypeError)
         if f.name in FLOAT_ONLY_MATH and not dt.is_float:
             dt = f64 if dt == i64 else f32
+        if dt == f16:
+            out_dt = out_dt or f16
+            dt = f32
         r = ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
         return cast(r, out_dt) if out_dt is not None else r
 
@@ -101,6 +122,6 @@ class IntrinsicLowering:
         dt = cur.local.dtype
         old = self.new_local("old", dt, cur)
         val = cast(self.commit(self.value(node.args[1]), node, like=dt), dt)
-        op = {"add": "+", "sub": "-", "min": "min", "max": "max"}[ATOMIC_OPS[f.name]]
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^"}[ATOMIC_OPS[f.name]]
         self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
         return ir.LocalRef(old)

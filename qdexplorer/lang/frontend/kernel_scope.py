@@ -8,6 +8,8 @@ supplies.
 """
 from __future__ import annotations
 
+import ast
+
 from .. import ir
 from ..types import DType, i32, u1
 
@@ -20,6 +22,7 @@ class KernelScope:
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
         self.ret: ir.ArrayArg | None = None
+        self.assert_sites: list[str] = []  # message of each debug-mode assert, numbered from 1
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
@@ -33,6 +36,20 @@ class KernelScope:
         self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key)
         return ir.ArrayArg(name, dtype, len(shape))
 
+    def assert_flag(self) -> ir.ArrayArg:
+        """The one-element array a failed `assert` writes its site number into (debug mode)."""
+        if "assert__" not in self.implicit:
+            self._add("assert__", "assert", i32, (1,))
+        return ir.ArrayArg("assert__", i32, 1)
+
+    def assert_site(self, src, node) -> int:
+        file, line, _, text = src.where(node)
+        msg = ""
+        if node.msg is not None and isinstance(node.msg, ast.Constant):
+            msg = f": {node.msg.value}"
+        self.assert_sites.append(f"{file}:{line}: assertion failed: {text.strip()}{msg}")
+        return len(self.assert_sites)
+
     def field_arg(self, fld, name_hint: str) -> ir.ArrayArg:
         arr = self.fields.get(fld.uid)
         if arr is None:
@@ -41,12 +58,15 @@ class KernelScope:
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
         return arr
 
-    def gtemp(self, name: str, dtype: DType | None = None) -> ir.ArrayArg | None:
-        """The global temporary of kernel-scope local `name`; created with `dtype` on first assignment."""
+    def gtemp(self, name: str, dtype: DType | None = None, elem: tuple = ()) -> ir.ArrayArg | None:
+        """The global temporary of kernel-scope local `name` (one element; a vector keeps its components
+        as trailing axes); created with `dtype` on first assignment."""
         arr = self.gtemps.get(name)
         if arr is None and dtype is not None:
-            arr = self.gtemps[name] = self._add(f"{name}__gtmp", "gtmp", i32 if dtype == u1 else dtype, (1,),
-                                                key=name)
+            arr = self.gtemps[name] = self._add(f"{name}__gtmp", "gtmp", i32 if dtype == u1 else dtype,
+                                                (1,) + tuple(elem), key=name)
+            if elem:
+                self.elem_shapes[arr.name] = tuple(elem)
         return arr
 
     def adopt(self, a: ir.ImplicitArray):
@@ -58,6 +78,8 @@ class KernelScope:
         arr = ir.ArrayArg(a.name, a.dtype, len(a.shape))
         if a.role == "gtmp":
             self.gtemps[a.key] = arr
+            if len(a.shape) > 1:
+                self.elem_shapes[a.name] = tuple(a.shape[1:])
         elif a.role == "field":
             self.fields[a.key] = arr
             from ..field import Field
@@ -68,6 +90,8 @@ class KernelScope:
 
     def arrays(self) -> dict:
         out = {arr.name: arr for arr in list(self.fields.values()) + list(self.gtemps.values())}
+        if "assert__" in self.implicit:
+            out["assert__"] = ir.ArrayArg("assert__", i32, 1)
         if self.ret is not None:
             out[self.ret.name] = self.ret
         return out

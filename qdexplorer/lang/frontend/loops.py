@@ -10,7 +10,7 @@ import builtins
 from .. import intrinsics as I
 from .. import ir
 from ..types import i32, u1
-from .values import Py, is_number, truthy
+from .values import Py, cast, is_number, truthy
 
 
 class LoopLowering:
@@ -37,8 +37,11 @@ class LoopLowering:
         fn = self.value(it.func) if isinstance(it, ast.Call) else None
         if isinstance(fn, Py) and fn.value is I.static:
             return self.static_for(node, self.eval_static(self.one_arg(it)))
+        if isinstance(fn, Py) and fn.value in (I.ndrange, I.grouped):
+            return self.nested_for(node, fn.value is I.grouped)
         if not (isinstance(fn, Py) and fn.value is builtins.range):
-            self.err(it, "inner for loops must iterate over range(...) or qd.static(...)")
+            self.err(it, "inner for loops must iterate over range(...), qd.ndrange(...), qd.grouped(...) "
+                         "or qd.static(...)")
         if not isinstance(node.target, ast.Name):
             self.err(node.target, "a range loop needs a single loop variable")
         args = [self.value(a) for a in it.args]
@@ -67,6 +70,50 @@ class LoopLowering:
             self.frame.scopes.pop()
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
                           step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))]))
+
+    def nested_for(self, node, grouped: bool):
+        """An inner `qd.ndrange(...)` / `qd.grouped(...)`: one ordinary loop per dimension, the first
+        outermost (a `break` leaves the innermost one)."""
+        from .values import Vec
+        it = node.iter
+        if grouped:
+            inner = it.args[0] if len(it.args) == 1 else None
+            if not (isinstance(inner, ast.Call) and self.value(inner.func) == Py(I.ndrange)):
+                self.err(it, "an inner qd.grouped() takes a qd.ndrange(...)")
+            it = inner
+        bounds = []
+        for a in it.args:
+            if isinstance(a, ast.Tuple):
+                if len(a.elts) != 2:
+                    self.err(a, "ndrange bounds are n or (begin, end)")
+                bounds.append(tuple(self.commit(self.value(x), x, like=i32) for x in a.elts))
+            else:
+                bounds.append((ir.Const(0, i32), self.commit(self.value(a), a, like=i32)))
+        targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
+        if not all(isinstance(t, ast.Name) for t in targets):
+            self.err(node.target, "loop targets must be plain names")
+        if grouped and len(targets) != 1:
+            self.err(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
+        if not grouped and len(targets) != len(bounds):
+            self.err(node.target, f"the loop has {len(bounds)} dimension(s) but {len(targets)} loop variable(s)")
+        loop_vars = [self.new_local(f"nd{k}", i32, cast(lo, i32)) for k, (lo, _) in enumerate(bounds)]
+        ends = [self.new_local("end", i32, cast(hi, i32)) for _, hi in bounds]
+        scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])} if grouped
+                 else {t.id: v for t, v in zip(targets, loop_vars)})
+        self.frame.scopes.append(scope)
+        self.frame.loop_depth += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.frame.loop_depth -= 1
+            self.frame.scopes.pop()
+        for k in range(len(bounds) - 1, -1, -1):
+            ref = ir.LocalRef(loop_vars[k])
+            head = [ir.If(ir.Compare(">=", ref, ir.LocalRef(ends[k]), u1), [ir.Break()], [])]
+            if k + 1 < len(bounds):  # restart the next dimension each time this one advances
+                head.append(ir.Assign(loop_vars[k + 1], cast(bounds[k + 1][0], i32)))
+            body = [ir.Loop(head + body, step=[ir.Assign(loop_vars[k], ir.BinOp("+", ref, ir.Const(1, i32), i32))])]
+        self.emit(body[0])
 
     def static_for(self, node, seq):
         try:

@@ -100,7 +100,7 @@ class StatementLowering:
                 keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
                                                 else [target.slice])]
                 if all(isinstance(it, ir.Load) for it in arr.items):
-                    return self.store_vec(arr, self.vec_pick_loads(arr, keys, target), v, node)
+                    return self.store_vec(arr.items[0].array, self.vec_pick_loads(arr, keys, target), v, node)
                 return self.vec_assign_component(arr, keys, v, node)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, "only ndarray and shared-array elements can be assigned")
@@ -139,9 +139,15 @@ class StatementLowering:
             self.emit(ir.Store(ld.array, ld.indices, x))
 
     def vec_pick_loads(self, v: Vec, keys, node):
-        """The component loads `v[keys]` names, as a Vec (to store through them)."""
+        """The component loads `v[keys]` names, as a Vec (to store through them); a dynamic component
+        index becomes part of the array index."""
         if not all(is_number(k) for k in keys):
-            self.err(node, "a component index of an array element must be a compile-time constant when assigned")
+            first = v.items[0]
+            prefix = first.indices[:len(first.indices) - len(v.shape)]
+            idx = tuple(cast(self.commit(k, node, like=i32), i32) for k in keys)
+            if len(idx) == len(v.shape):
+                return Vec([ir.Load(first.array, prefix + idx)])
+            return Vec([ir.Load(first.array, prefix + idx + (ir.Const(c, i32),)) for c in range(v.shape[1])])
         picked = self.vec_pick(v, keys, node)
         return picked if isinstance(picked, Vec) else Vec([picked])
 
@@ -150,6 +156,10 @@ class StatementLowering:
 
     def store_gtemp(self, name, v, node, dt=None):
         """A kernel-scope local that another task reads lives in a global temporary."""
+        if isinstance(v, Vec):
+            dt0 = self.commit(v.items[0], node).dtype
+            arr = self.kscope.gtemp(name, dt0, v.shape)
+            return self.store_vec(arr, self.element_vec(arr, (ir.Const(0, i32),)), v, node)
         e = self.commit(v, node, like=dt)
         arr = self.kscope.gtemp(name, dt or e.dtype)
         if dt is not None and arr.dtype != dt:
@@ -215,12 +225,22 @@ class StatementLowering:
         target = node.target
         if isinstance(target, ast.Name):
             cur = self.visible(target.id)
-            if not isinstance(cur, Vec):
+            if cur is None and self.is_gtemp(target.id):
+                arr = self.kscope.gtemp(target.id)
+                if arr is None or arr.ndim == 1:
+                    return False
+                loads = self.element_vec(arr, (ir.Const(0, i32),))
+                base = None
+            elif not isinstance(cur, Vec):
                 return False
-            self.assign_vec(cur, self.binop(op, cur, self.value(node.value), node), node)
-            return True
-        base = self.value(target.value)
-        if isinstance(base, Vec):
+            else:
+                self.assign_vec(cur, self.binop(op, cur, self.value(node.value), node), node)
+                return True
+        else:
+            base = self.value(target.value)
+        if base is None:
+            pass
+        elif isinstance(base, Vec):
             keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])]
             if all(isinstance(it, ir.Load) for it in base.items):
                 loads = self.vec_pick_loads(base, keys, target)
@@ -262,4 +282,12 @@ class StatementLowering:
         self.emit(ir.If(cond, then, orelse))
 
     def s_Assert(self, node):
-        self.err(node, "assert is not supported in kernels")
+        """Compiled only under `qd.init(debug=True)`, as in Quadrants: a failed assert records its site in
+        the kernel's assert flag, and the call raises `QuadrantsAssertionError` when the kernel returns."""
+        from .. import runtime_api
+        if not runtime_api.debug():
+            return
+        cond = truthy(self.commit(self.value(node.test), node.test))
+        site = self.kscope.assert_site(self.frame.src, node)
+        flag = self.kscope.assert_flag()
+        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))

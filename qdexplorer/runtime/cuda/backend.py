@@ -1,5 +1,9 @@
 """CUDA backend: one CUmodule per task (driver JIT of PTX, no toolkit), timed launches.
 
+Assembly modes (see docs/assembly_modes.md): per_task (B) loads one PTX module per task behind
+the composite; whole loads one PTX module per kernel; culink (A) links a kernel's relocatable
+cubins (ptxas, offline) into one module with cuLink (`load_linked`, `culink.py`).
+
 Launch configuration follows Quadrants: block_dim from `qd.loop_config` or 128; a range task
 gets min(ceil(n / block), saturating grid) blocks, where the saturating grid is
 SM count × max resident blocks per SM × 2, and the task itself grid-strides; serial tasks 1×1.
@@ -16,11 +20,13 @@ from ..backend import Prepared
 from ..debug import RECORD_WORDS, check_record, new_record
 from ..launch import LaunchSpec, LaunchTiming
 from .composite import CompositeModule
+from .culink import link_cubins
 from .driver import CudaError, check
 
 DEFAULT_BLOCK = 128
 _CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
-       "f64": ctypes.c_double}
+       "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
+       "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 LOG_SIZE = 1 << 16
 _OK = cu.CUresult.CUDA_SUCCESS
 
@@ -49,6 +55,8 @@ class CudaBackend:
         self.units: dict[str, tuple[str, str]] = {}   # unit -> (tag, ptx hash) of what is loaded
         self.task_unit: dict[str, str] = {}
         self.logs: dict[str, str] = {}
+        self.cubins: dict[str, dict[str, bytes]] = {}  # culink unit -> task -> relocatable cubin
+        self.linked_bytes: dict[str, int] = {}
         self._events: list = []
         self._alloc: dict = {}  # (name, nbytes) -> CUdeviceptr, reused across runs
         self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
@@ -71,6 +79,26 @@ class CudaBackend:
         self.task_unit[spec.task] = unit
         self.composite.function(spec.task)  # resolve now, so a missing entry fails at load
 
+    def load_linked(self, unit: str, items: list[tuple[LaunchSpec, bytes, str]]):
+        """Assembly mode culink: (re)link `unit` from its tasks' relocatable cubins into one module.
+
+        `items` are the tasks whose cubin is new; the unit's other tasks keep theirs, so a
+        one-task edit relinks the kernel from cubins already here (no ptxas, no JIT)."""
+        parts = dict(self.cubins.get(unit, {}))
+        for spec, cubin, _tag in items:
+            parts[spec.task] = cubin
+        mod, log, nbytes = link_cubins(sorted(parts.items()))  # a failed link keeps the previous module
+        self.cubins[unit] = parts
+        self.composite.replace(unit, mod, set(parts))
+        self.units[unit] = (",".join(tag for _, _, tag in items), "")
+        self.linked_bytes[unit] = nbytes
+        for spec, _cubin, _tag in items:
+            self.specs[spec.task] = spec
+            self.task_unit[spec.task] = unit
+            self.logs[spec.task] = log
+        for spec, _cubin, _tag in items:
+            self.composite.function(spec.task)  # resolve now, so a missing entry fails at load
+
     def load_ptx(self, ptx: bytes, task: str = ""):
         """cuModuleLoadDataEx with the JIT info and error logs captured."""
         data = ptx.replace(b"\x00", b"") + b"\x00"
@@ -91,9 +119,11 @@ class CudaBackend:
     def unload(self, task: str):
         unit = self.task_unit.pop(task, None)
         self.specs.pop(task, None)
+        self.cubins.get(unit, {}).pop(task, None)
         if unit is not None and unit not in self.task_unit.values():
             self.composite.remove(unit)
             self.units.pop(unit, None)
+            self.cubins.pop(unit, None)
 
     def resources(self, task: str) -> dict:
         f = self.composite.function(task)

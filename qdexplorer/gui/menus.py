@@ -1,0 +1,137 @@
+"""The window's menus and shortcuts (File, Edit, View, Run, Help) and the About box.
+
+Every command is a QAction with the platform's standard shortcut where one exists (Open, Save,
+Find, Quit), so the menus, the toolbar and the keyboard all reach the same code.
+"""
+from __future__ import annotations
+
+import platform
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl, qVersion
+from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMessageBox
+
+DOCS = "https://github.com/qdexplorer/qdexplorer#readme"
+
+
+def _act(win, menu, text, slot, shortcut=None, tip=""):
+    a = QAction(text, win)
+    if shortcut is not None:
+        a.setShortcut(QKeySequence(shortcut))
+        a.setShortcutContext(Qt.WindowShortcut)
+    if tip:
+        a.setStatusTip(tip)
+        a.setToolTip(f"{tip} ({a.shortcut().toString(QKeySequence.NativeText)})" if shortcut is not None else tip)
+    a.triggered.connect(lambda *_: slot())
+    menu.addAction(a)
+    return a
+
+
+def build_menus(win):
+    mb = win.menuBar()
+    f = mb.addMenu("&File")
+    win.open_act = _act(win, f, "&Open Folder…", lambda: open_dialog(win, folder=True), QKeySequence.Open,
+                        "Open a project folder")
+    win.open_file_act = _act(win, f, "Open &Kernel File…", lambda: open_dialog(win, folder=False), "Ctrl+Shift+O",
+                             "Open one Python file of kernels as a project")
+    win.recent_menu = f.addMenu("Open &Recent")
+    win.update_recent_menu()
+    for a in (win.open_act, win.open_file_act):
+        a.setEnabled(win.engine_for is not None)
+    f.addSeparator()
+    win.save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
+                        "Check the edited PTX with ptxas and save it as the task's override")
+    win.reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
+    f.addSeparator()
+    win.quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
+    win.quit_act.setMenuRole(QAction.QuitRole)
+
+    e = mb.addMenu("&Edit")
+    _act(win, e, "&Find…", win.find, QKeySequence.Find, "Find in the code view on show")
+    win.check_act = _act(win, e, "&Check PTX with ptxas", lambda: win.views.ptx_panel.validate(), "Ctrl+Shift+C",
+                         "Assemble the PTX in the editor: errors at their lines, registers, spills")
+    _act(win, e, "&Revert PTX to Generated", lambda: win.views.ptx_panel.revert(), None,
+         "Drop the edit (asks first) and the saved override")
+    _act(win, e, "Show PTX &Diff", lambda: (win.views.setCurrentWidget(win.views.ptx_panel),
+                                            win.views.ptx_panel.tabs.setCurrentIndex(1)), "Ctrl+D",
+         "Generated PTX beside the edited one")
+
+    v = mb.addMenu("&View")
+    win.dark_act = QAction("&Dark Theme", win, checkable=True)
+    win.dark_act.setShortcut(QKeySequence("Ctrl+Shift+T"))
+    win.dark_act.toggled.connect(win.set_dark)
+    v.addAction(win.dark_act)
+    v.addSeparator()
+    lp = win.plots.launches
+    win.dist_act = QAction("Launch &Distribution", win, checkable=True)
+    win.dist_act.toggled.connect(lambda on: lp.view.setCurrentIndex(1 if on else 0))
+    lp.view.currentIndexChanged.connect(lambda i: win.dist_act.setChecked(i == 1))
+    v.addAction(win.dist_act)
+    win.log_act = QAction("&Log Scale", win, checkable=True)
+    win.log_act.toggled.connect(lp.log_scale.setChecked)
+    lp.log_scale.toggled.connect(win.log_act.setChecked)
+    v.addAction(win.log_act)
+    scope = v.addMenu("Plot &Tasks")
+    group = QActionGroup(win)
+    for i, name in enumerate([lp.scope.itemText(i) for i in range(lp.scope.count())]):
+        a = QAction(name, win, checkable=True)
+        a.setChecked(name == lp.scope.currentText())
+        a.triggered.connect(lambda _=False, n=name: lp.scope.setCurrentText(n))
+        lp.scope.currentTextChanged.connect(lambda t, a=a, n=name: a.setChecked(t == n))
+        group.addAction(a)
+        scope.addAction(a)
+    _act(win, v, "&Clear Plots", win.plots.clear, None, "Clear the plots (the tree keeps its medians)")
+    v.addSeparator()
+    win.panels_menu = v.addMenu("&Panels")
+    for i in range(win.bottom.count()):
+        w = win.bottom.widget(i)
+        win.panels_menu.addAction(win.bottom.tabText(i), lambda w=w: win.bottom.setCurrentWidget(w))
+
+    r = mb.addMenu("&Run")
+    win.compile_act = _act(win, r, "&Compile", win.compile, "Ctrl+B", "Compile every task to PTX")
+    win.run_act = _act(win, r, "&Run", win.run, "F5", "Run the workload on the chosen backend")
+    win.stop_act = _act(win, r, "&Stop", win.stop, "Shift+F5", "Stop the run after the launch in flight")
+    win.stop_act.setEnabled(False)
+
+    h = mb.addMenu("&Help")
+    _act(win, h, "&Documentation", lambda: QDesktopServices.openUrl(QUrl(DOCS)), QKeySequence.HelpContents)
+    win.about_act = _act(win, h, "&About qdexplorer", lambda: about(win))
+    win.about_act.setMenuRole(QAction.AboutRole)
+
+
+def open_dialog(win, folder: bool):
+    start = str(Path(win.project_path).parent) if win.project_path else str(Path.home())
+    if folder:
+        path = QFileDialog.getExistingDirectory(win, "Open project folder", start)
+    else:
+        path, _ = QFileDialog.getOpenFileName(win, "Open kernel file", start, "Python kernels (*.py)")
+    if path:
+        win.open_project(path)
+
+
+def versions() -> dict[str, str]:
+    def ver(dist):
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+    from ..compiler import ptxas
+    from ..runtime.cuda.detect import cuda_status
+    st = cuda_status()
+    driver = (f"{st.name}, driver {st.driver_version // 1000}.{st.driver_version % 1000 // 10}, {st.arch}"
+              if st.available else f"none ({st.reason})")
+    return {"qdexplorer": ver("qdexplorer") if ver("qdexplorer") != "not installed" else "source checkout",
+            "Qt": qVersion(), "PySide6": ver("PySide6-Essentials") if ver("PySide6-Essentials") != "not installed"
+            else ver("PySide6"), "pyqtgraph": ver("pyqtgraph"), "llvmlite": ver("llvmlite"),
+            "Python": sys.version.split()[0], "platform": platform.platform(terse=True),
+            "ptxas": ptxas.ptxas_version() or "not found", "CUDA": driver}
+
+
+def about(win):
+    rows = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;{v}</td></tr>" for k, v in versions().items())
+    QMessageBox.about(win, "About qdexplorer",
+                      "<h3>qdexplorer</h3><p>Explore, edit and time what Quadrants-style GPU kernels compile to, "
+                      f"one offloaded task at a time.</p><table>{rows}</table>")

@@ -1,0 +1,171 @@
+"""LLVM-IR overrides: an edited `<task>.ll` (or `QD_LOAD_IR`'s `<task>_before_ptx.ll`) really runs.
+
+The CPU backend compiles `ll → obj`, so a changed constant in the LLVM IR changes what the CPU
+computes: the workload's check sees it. On the nvptx path the same edit changes the PTX.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from qdexplorer.engine import Engine
+
+from .test_cache import ROOT, write_project
+
+TASK = "three_kernel_0_range_for"          # x[i] = x[i] + 1.0
+ONE, TWO = b"0x3ff0000000000000", b"0x4000000000000000"   # 1.0 and 2.0 as LLVM float constants
+
+
+def _by_task(compiled):
+    return {ct.task: ct for ct in compiled}
+
+
+def test_a_changed_constant_changes_the_cpu_result_and_the_ptx(tmp_path):
+    proj = write_project(tmp_path / "p")
+    with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+        assert eng.run()[0].status == "passed"
+        gen = eng.compiled[f"host:{TASK}"]
+        ll = gen.produced["ll"].data
+        assert ll.count(ONE) == 1
+        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="host")
+        (res,) = eng.run()
+        assert res.status == "failed" and "Mismatched elements: 1000 / 1000" in res.check_error
+        ct = eng.compiled[f"host:{TASK}"]
+        assert ct.override == "active" and ct.override_stage == "ll"
+        assert ct.output != gen.output  # a different object file was loaded
+        assert any("LL override (project)" in line for line in ct.log)
+
+        # the same edit on the nvptx path: the PTX now adds 2.0f, not 1.0f
+        _, before = eng.compile(target="nvptx")
+        nv_ll = _by_task(before)[TASK].produced["ll"].data
+        assert b"0f3F800000" in _by_task(before)[TASK].ptx.encode()
+        eng.overrides.write(TASK, nv_ll.replace(ONE, TWO), nv_ll, kind="ll", target="nvptx")
+        _, after = eng.compile(target="nvptx")
+        ptx = _by_task(after)[TASK].ptx
+        assert "0f40000000" in ptx and "0f3F800000" not in ptx
+        assert _by_task(after)[TASK].override_stage == "ll"
+        # the other tasks are untouched
+        assert _by_task(after)["three_kernel_1_range_for"].ptx == _by_task(before)["three_kernel_1_range_for"].ptx
+
+
+def test_an_override_for_the_other_target_is_not_used(tmp_path):
+    proj = write_project(tmp_path / "p")
+    with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+        _, compiled = eng.compile(target="nvptx")
+        ll = _by_task(compiled)[TASK].produced["ll"].data
+        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="nvptx")
+        (res,) = eng.run()  # the CPU backend compiles for host: the nvptx IR must not reach it
+        assert res.status == "passed"
+        ct = eng.compiled[f"host:{TASK}"]
+        assert ct.override is None
+        assert any("written for target nvptx; not used when compiling for host" in line for line in ct.log)
+
+
+def test_a_broken_edit_reports_its_file_and_line_and_keeps_what_was_loaded(tmp_path):
+    proj = write_project(tmp_path / "p")
+    with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+        assert eng.run()[0].status == "passed"
+        ll = eng.compiled[f"host:{TASK}"].produced["ll"].data
+        good = ll.replace(ONE, TWO)
+        eng.overrides.write(TASK, good, ll, kind="ll", target="host")
+        assert eng.run()[0].status == "failed"
+        loaded_tag = eng.device.tags[TASK]
+
+        lines = good.decode().splitlines()
+        bad_line = next(n for n, line in enumerate(lines, 1) if "fadd float" in line)
+        path = eng.overrides.write(TASK, good.replace(b"fadd float", b"fadd flaot"), ll, kind="ll", target="host")
+        (res,) = eng.run()
+        assert res.status == "error" and res.fault_task == TASK
+        assert f"{path}:{bad_line}:" in res.error and "expected type" in res.error
+        assert "stays loaded" in res.error
+        assert eng.compiled[f"host:{TASK}"].error_stage == "obj"
+        # nothing lost: the file is still there, the device still holds the last good module
+        assert path.read_bytes().count(b"flaot") == 1
+        assert eng.device.tags[TASK] == loaded_tag
+
+        # a verifier error (no line from llvmlite) is pointed at the instruction's line too
+        name = lines[bad_line - 1].split("=")[0].strip()        # %".23" = fadd float %".22", ...
+        use = next(n for n, line in enumerate(lines, 1) if f", {name}" in line or f" {name}," in line)
+        swapped = lines[:]
+        swapped[bad_line - 1], swapped[use - 1] = lines[use - 1], lines[bad_line - 1]
+        eng.overrides.write(TASK, "\n".join(swapped).encode(), ll, kind="ll", target="host")
+        (res,) = eng.run()
+        assert res.status == "error" and "does not dominate" in res.error
+        assert f"{path}:{use}:" in res.error or f"{path}:{bad_line}:" in res.error, res.error
+
+        assert eng.overrides.revert(TASK)
+        assert eng.run()[0].status == "passed"
+
+
+def test_stale_and_revert(tmp_path):
+    proj = write_project(tmp_path / "p")
+    cache = tmp_path / "cache"
+    with Engine(proj, in_process=True, cache_dir=str(cache)) as eng:
+        _, compiled = eng.compile(target="host")
+        ll = _by_task(compiled)[TASK].produced["ll"].data
+        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="host")
+    write_project(tmp_path / "p", a="1.5")  # the kernel changes under the override
+    with Engine(proj, in_process=True, cache_dir=str(cache)) as eng:
+        (res,) = eng.run()
+        ct = eng.compiled[f"host:{TASK}"]
+        assert ct.override == "stale" and any("STALE" in line for line in ct.log)
+        assert res.status == "failed"  # the stale edit (+2.0) still runs, as the user asked
+        assert eng.overrides.revert(TASK, ("ll",))
+        assert eng.run()[0].status == "passed"
+        assert eng.compiled[f"host:{TASK}"].override is None
+    assert not list((proj / ".qdexplorer" / "overrides").iterdir())
+
+
+def test_ptx_override_wins_over_an_ll_override(tmp_path):
+    proj = write_project(tmp_path / "p")
+    with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+        _, compiled = eng.compile(target="nvptx")
+        gen = _by_task(compiled)[TASK]
+        ll = gen.produced["ll"].data
+        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="nvptx")
+        hand = gen.generated + b"\n// hand-written PTX\n"
+        eng.overrides.write(TASK, hand, gen.generated)
+        _, again = eng.compile(target="nvptx")
+        ct = _by_task(again)[TASK]
+        assert ct.output == hand and ct.override == "active" and ct.override_stage == "ptx"
+        assert ct.used["ll"].origin == "generated"   # the LL edit was not compiled into anything
+        assert any("PTX override" in line and "wins" in line for line in ct.log)
+
+
+def test_qd_load_ir_round_trip_through_a_dump_folder(tmp_path):
+    proj = write_project(tmp_path / "p")
+    dump = tmp_path / "dump"
+    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    base = [sys.executable, "-m", "qdexplorer.cli"]
+    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(dump)], env=env, check=True,
+                   capture_output=True)
+    f = dump / f"{TASK}_before_ptx.ll"
+    f.write_bytes(f.read_bytes().replace(ONE, TWO))
+    run = base + ["run", str(proj), "--json"]
+    plain = json.loads(subprocess.run(run, env=env, capture_output=True).stdout)
+    assert plain["workloads"][0]["status"] == "passed"
+    env_ir = dict(env, QD_LOAD_IR="1", QD_DEBUG_DUMP_PATH=str(dump))
+    p = subprocess.run(run, env=env_ir, capture_output=True)
+    out = json.loads(p.stdout)
+    assert p.returncode == 1 and out["workloads"][0]["status"] == "failed", out   # the edited +2.0 ran
+    # every task with a `<task>_before_ptx.ll` in the folder is loaded from it
+    out = json.loads(subprocess.run(base + ["compile", str(proj), "--json", "--target", "host"], env=env_ir,
+                                    check=True, capture_output=True).stdout)
+    assert {t["task"]: t["override"] for t in out["tasks"]} == {f"three_kernel_{i}_range_for": "active"
+                                                                for i in range(3)}
+
+
+def test_cli_override_set_stage_ll_for_the_cpu(tmp_path):
+    proj = write_project(tmp_path / "p")
+    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    base = [sys.executable, "-m", "qdexplorer.cli"]
+    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d")], env=env,
+                        check=True, capture_output=True)
+    edited = tmp_path / "edited.ll"
+    edited.write_bytes((tmp_path / "d" / f"{TASK}_before_ptx.ll").read_bytes().replace(ONE, TWO))
+    subprocess.run(base + ["override", "set", str(proj), TASK, str(edited), "--stage", "ll", "--target", "host"],
+                   env=env, check=True, capture_output=True)
+    side = json.loads((proj / ".qdexplorer" / "overrides" / f"{TASK}.ll.json").read_text())
+    assert side["target"] == "host" and side["stage"] == "ll"
+    p = subprocess.run(base + ["run", str(proj), "--json"], env=env, capture_output=True)
+    assert p.returncode == 1 and json.loads(p.stdout)["workloads"][0]["status"] == "failed"
