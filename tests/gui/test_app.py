@@ -457,12 +457,3 @@ def test_trust_is_asked_once_per_folder_and_remembered(tmp_path, qtbot):
     assert confirm_trust(proj, store) is True and len(asked) == 2   # declined folders are asked again
     assert confirm_trust(proj, store) is True and len(asked) == 2   # trusted ones are not
     assert confirm_trust(bundled_demo(), store) and confirm_trust(None, store) and len(asked) == 2
-    assert win.mode.currentText() == "per_task"
-    win.mode.setCurrentText("whole")
-    qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_whole", timeout=90000)
-    assert win.bridge.engine.mode == "whole"
-    if ptxas.find_ptxas() is not None:
-        win.mode.setCurrentText("culink")
-        qtbot.waitUntil(lambda: win.compiled["saxpy_kernel_0_range_for"].unit == "saxpy_kernel_culink"
-                        and win.compiled["saxpy_kernel_0_range_for"].final_kind == "cubin", timeout=90000)
-    assert win.modes.table.rowCount() == 0 and "No comparison loaded" in win.modes.status.text()
