@@ -54,7 +54,7 @@ def test_wrong_dtype_is_refused_not_reinterpreted(mod):
     y = np.zeros(8, np.float32)
     with pytest.raises(TypeError, match="'x'.*float32.*float64"):
         mod.copy(np.full(8, 2.0), y)
-    with pytest.raises(TypeError, match=r"'x' \(dtype int8\).*float32"):
+    with pytest.raises(TypeError, match=r"'x'.*(float32.*int8|int8.*float32)"):
         mod.copy(np.ones(8, np.int8), y)
     assert not y.any()
 
