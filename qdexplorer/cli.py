@@ -47,6 +47,8 @@ def _add_project_args(p):
     p.add_argument("--fast-math", choices=("on", "off"), default=None,
                    help="CUDA f32 approximate math (default: the project's fast_math setting, on)")
     p.add_argument("--load-ptx", metavar="DIR", help="load <task>.ptx from DIR in place of generated PTX")
+    p.add_argument("--debug", action="store_true", default=None,
+                   help="bounds-check every ndarray access (slower; reports kernel, task, file:line, index, shape)")
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -111,7 +113,8 @@ def _engine(a, backend=None, dump_dir=None):
                   offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
                   mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
                   launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
-                  fast_math=None if opt("fast_math") is None else opt("fast_math") == "on")
+                  fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
+                  debug=opt("debug"))
 
 
 def cmd_compile(a) -> int:

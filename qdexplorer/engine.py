@@ -26,6 +26,7 @@ from .compiler.pipeline import MODES, Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
 from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
                      RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
+from .lang.arg_check import check_call_args
 from .lang.bounds import trip_counts
 from .lang.errors import QdError
 from .lang.fingerprint import TaskMemo
@@ -51,7 +52,8 @@ class Engine:
                  cache_dir: str | None = None, mode: str | None = None, load_ptx: str | None = None,
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
-                 memo: bool = True, overrides_dir: str | None = None, fast_math: bool | None = None):
+                 memo: bool = True, overrides_dir: str | None = None, fast_math: bool | None = None,
+                 debug: bool | None = None):
         self.project = project if isinstance(project, Project) else load_project(project)
         cfg = self.project.config
         self.backend = backend or cfg.backend or "cpu"
@@ -68,12 +70,14 @@ class Engine:
         self.pipeline = Pipeline(self.compiler, self.cache, self.arch, overrides=self.overrides, dump_dir=dump_dir,
                                  mode=mode or cfg.mode or "per_task", memo=self.memo.enabled, default_block=cfg.block_dim,
                                  fast_math=cfg.fast_math if fast_math is None else fast_math,
-                                 on_task=self._task_compiled)
+                                 on_task=self._task_compiled,
+                                 debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
         self.launch_timeout = launch_timeout
         self.flush_l2 = False   # evict device caches before every launch (benchmark comparisons set it)
         self._device = None
         self._stop = threading.Event()
         self.compiled: dict[str, CompiledTask] = {}   # "<target>:<task>" -> latest
+        self.specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
 
     @property
     def mode(self) -> str:
@@ -118,7 +122,8 @@ class Engine:
             kt = KernelTasks(name)
             t0 = time.perf_counter()
             try:
-                kt.tasks = k.tasks(self._spec(k), memo=self.memo)
+                spec = self.specs[name] = self._spec(k)
+                kt.tasks = k.tasks(spec, memo=self.memo)
             except QdError as e:
                 kt.error = str(e)
             kt.lower_s = time.perf_counter() - t0
@@ -270,6 +275,11 @@ class Engine:
             args = wl.make_args(seed)   # built once, here: the worker never imports the project
         except Exception as e:  # noqa: BLE001 - the user's workload code
             res.error = f"workload '{wl.name}' failed to build its inputs: {type(e).__name__}: {e}"
+            return
+        try:  # against the specialisation the tasks were compiled for: nothing misread, nothing overflows
+            args = check_call_args(wl.kernel.name, self.specs[wl.kernel.name], args, tasks)
+        except QdError as e:
+            res.error = f"workload '{wl.name}': {e}"
             return
         before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()}
         try:

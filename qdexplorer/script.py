@@ -15,6 +15,7 @@ from .compiler.dump import env_dump_dir, env_load_dir, env_load_kinds
 from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
+from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
 from .lang.errors import QdError
 from .lang.runtime_api import cpu, cuda, gpu
@@ -71,10 +72,13 @@ class InlineRunner:
         fast = options.get("fast_math", True)  # qd.init(fast_math=...), on by default as in Quadrants
         if not isinstance(fast, bool):
             raise ValueError(f"qd.init(fast_math=...) takes True or False, got {fast!r}")
+        debug = options.get("debug", False)  # qd.init(debug=True): bounds-check every ndarray access
+        if not isinstance(debug, bool):
+            raise ValueError(f"qd.init(debug=...) takes True or False, got {debug!r}")
         # Quadrants' environment works here too: QD_DUMP_IR / QD_LOAD_IR / QUADRANTS_LOAD_PTX
         overrides = OverrideStore(None, env_load_dir(), env_load_kinds())
         self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), overrides=overrides,
-                                 dump_dir=env_dump_dir(), fast_math=fast)
+                                 dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
@@ -98,7 +102,12 @@ class InlineRunner:
                     raise QdError(f"{r.task}: load failed: {r.error}")
             entry = self.loaded[key] = (tasks, [ct.task for ct in compiled])
         tasks, names = entry
-        self.device.run_args(names, trip_counts(tasks, args), args)
+        args = check_call_args(kernel.name, spec, args, tasks)
+        try:
+            trips = trip_counts(tasks, args)
+        except ValueError as e:
+            raise ArgumentError(f"{kernel.name}(): {e}") from None
+        self.device.run_args(names, trips, args)
 
     def close(self):
         self.device.close()

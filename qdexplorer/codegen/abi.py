@@ -3,6 +3,7 @@
 The ABI list is what the launcher packs: every ndarray is a pointer followed by one i32 per
 axis; scalars pass by value; a host range_for also takes the `[__lo, __hi)` chunk its caller
 hands each thread. CUDA buffers are separate cuMemAlloc allocations, hence `noalias` + align.
+In debug mode a last pointer argument receives the first out-of-bounds access (see debug_checks).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def abi_name(dt: DType) -> str:
 class EntrySignature:
     """The task's entry function in `module`, with its arguments bound to parameter names."""
 
-    def __init__(self, module: L.Module, task: ir.Task, nv: bool):
+    def __init__(self, module: L.Module, task: ir.Task, nv: bool, debug: bool = False):
         args, self.abi = [], []
         for p in task.params:
             if p.kind == "array":
@@ -46,6 +47,9 @@ class EntrySignature:
         if not nv and task.type == "range_for":
             args += [I32, I32]
             self.abi += [("__lo", "i32"), ("__hi", "i32")]
+        if debug:  # debug mode: where the first out-of-bounds access is recorded (4 x i64, see debug_checks)
+            args.append(PTR)
+            self.abi.append(("__debug", "ptr"))
         self.fn = L.Function(module, L.FunctionType(L.VoidType(), args), task.name)
         if nv:
             self.fn.calling_convention = "ptx_kernel"
@@ -69,3 +73,4 @@ class EntrySignature:
             else:
                 self.scalars[p.name] = a
         self.extra = list(it)  # host range_for: (__lo, __hi)
+        self.debug_ptr = self.extra.pop() if debug else None

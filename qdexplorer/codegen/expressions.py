@@ -18,9 +18,11 @@ class ExpressionEmitter:
     def expr(self, e):
         return getattr(self, "e_" + type(e).__name__)(e)
 
-    def address(self, arr, indices):
+    def address(self, arr, indices, where: str = ""):
         b = self.b
         idx = [self.expr(i) for i in indices]
+        if self.sig.debug_ptr is not None and isinstance(arr, ir.ArrayArg):
+            self.check_bounds(arr, idx, self.arrays[arr.name][1], where)
         if isinstance(arr, ir.SharedArray):
             lin = idx[0]
             for k in range(1, len(idx)):
@@ -50,7 +52,7 @@ class ExpressionEmitter:
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
     def e_Load(self, e):
-        v = self.b.load(self.address(e.array, e.indices), typ=lltype(e.array.dtype))
+        v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
         return v
 
@@ -148,7 +150,7 @@ class ExpressionEmitter:
         raise AssertionError(op)
 
     def e_AtomicRMW(self, e):
-        ptr = self.address(e.array, e.indices)
+        ptr = self.address(e.array, e.indices, e.where)
         v = self.expr(e.value)
         dt = e.array.dtype
         if dt.is_float:

@@ -19,7 +19,7 @@ class StatementEmitter:
         self.b.store(self.expr(s.value), self.slot(s.local))
 
     def s_Store(self, s):
-        st = self.b.store(self.expr(s.value), self.address(s.array, s.indices))
+        st = self.b.store(self.expr(s.value), self.address(s.array, s.indices, s.where))
         st.align = s.array.dtype.nbytes
 
     def s_ExprStmt(self, s):

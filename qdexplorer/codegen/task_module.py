@@ -16,6 +16,7 @@ from llvmlite import ir as L
 
 from ..lang import ir
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
+from .debug_checks import DebugChecks
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
@@ -34,6 +35,7 @@ class CodegenOptions:
     libdevice: str | None = None  # path; None → afn fallbacks on nvptx
     fast_math: bool = False  # CUDA: approximate f32 math, div.approx and ftz (fast_math.py)
     vector: int = 4  # indices per thread per grid-stride step on nvptx (1 = plain grid-stride loop)
+    debug: bool = False  # bounds-check every ndarray access (debug_checks.py)
 
 
 @dataclass
@@ -48,6 +50,7 @@ class TaskModule:
     vector: int = 1  # indices each thread takes per grid-stride step (sizes the launch grid)
     log: list[str] = field(default_factory=list)
     fast_math: bool = False  # built with fast math (CUDA only; the host ignores the setting)
+    debug_sites: tuple = ()  # debug mode: (file:line, array) per bounds-check site, by site number
 
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
@@ -57,10 +60,11 @@ def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
-                      em.fast)
+                      em.fast, tuple(em.debug_sites))
 
 
-class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter, MathEmitter):
+class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter, MathEmitter,
+                   DebugChecks):
     """One task's module under construction: its builders, local slots and loop targets."""
 
     def __init__(self, task: ir.Task, opts: CodegenOptions):
@@ -78,7 +82,9 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
         self.needs_libdevice = False
         self._logged_fallback = False
-        self.sig = EntrySignature(self.m, task, self.nv)
+        self.debug_sites: list[tuple[str, str]] = []
+        self.sig = EntrySignature(self.m, task, self.nv, debug=opts.debug and any(p.kind == "array"
+                                                                              for p in task.params))
         self.fn, self.abi = self.sig.fn, self.sig.abi
         self.arrays, self.scalars = self.sig.arrays, self.sig.scalars
         self.entry = self.fn.append_basic_block("entry")

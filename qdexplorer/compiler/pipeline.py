@@ -61,7 +61,9 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
         block = default_block
     vector, abi = (module.vector, tuple(t for _, t in module.abi)) if module is not None else (1, ())
     return LaunchSpec(task.name, task.kernel, task.type, slots, block, task.serialize,
-                      task.uses_block_features, vector, abi)
+                      task.uses_block_features, vector, abi,
+                      bool(module is not None and module.abi and module.abi[-1][0] == "__debug"),
+                      module.debug_sites if module is not None else ())
 
 
 class _Trip:
@@ -81,7 +83,8 @@ class Pipeline:
     def __init__(self, compiler, cache: PtxCache | None = None, arch: str = DEFAULT_ARCH,
                  ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None,
                  dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = True,
-                 vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None):
+                 vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None,
+                 debug: bool = False):
         if mode not in MODES:
             raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
@@ -89,6 +92,7 @@ class Pipeline:
         self.overrides = overrides or OverrideStore(None)
         self.dump_dir, self.mode, self.memo = dump_dir, mode, memo
         self.default_block = default_block
+        self.debug = debug  # bounds-check every ndarray access (codegen/debug_checks.py)
         self.on_task = on_task or (lambda ct: None)
         self.modules: dict = {}  # (task fingerprint, codegen options) -> TaskModule
         # Without the disk tier, a per-session nonce keeps the driver's own compute cache from
@@ -155,7 +159,12 @@ class Pipeline:
         if not pending:
             return
         t0 = time.perf_counter()
-        results = self.compiler.compile([req for _, _, req, _ in pending])
+
+        def keep(i, res):  # on disk as soon as it is done: a killed compile keeps what it finished
+            if res.ok:
+                _, _, req, key = pending[i]
+                self.cache.put(key, PtxCache.namespace(req), res.output)
+        results = self.compiler.compile([req for _, _, req, _ in pending], on_done=keep)
         wall = time.perf_counter() - t0
         for (u, group, req, key), res in zip(pending, results):
             secs = sum(res.seconds.values()) or wall / len(pending)
@@ -167,7 +176,6 @@ class Pipeline:
                 for tr in group:
                     tr.error, tr.error_stage = err, kind
                 continue
-            self.cache.put(key, PtxCache.namespace(req), res.output)
             self._hand_on(u.name, kind, Artifact(kind, res.output, "miss", key, seconds=secs), group)
 
     @staticmethod
@@ -241,7 +249,7 @@ class Pipeline:
     # ---- the ll stage's producer, memoised on the task's fingerprint
     def _codegen(self, task: ir.Task, target: str) -> tuple[TaskModule, str]:
         fast = self.fast_math if task.fast_math is None else task.fast_math  # @qd.kernel(fast_math=...) wins
-        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector)
+        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector, self.debug)
         key = (task.fingerprint, opts) if task.fingerprint and self.memo else None
         if key is not None and key in self.modules:
             return self.modules[key], "memo"

@@ -11,7 +11,7 @@ import os
 import pickle
 import subprocess
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 
 from ..runtime.orphan_guard import die_with_parent
@@ -25,8 +25,13 @@ class InlineCompiler:
     """Compiles in this process: for scripts and quick tests, like Quadrants does."""
     name = "inline"
 
-    def compile(self, reqs: list[CompileRequest]) -> list[CompileResult]:
-        return [compile_module(r) for r in reqs]
+    def compile(self, reqs: list[CompileRequest], on_done=None) -> list[CompileResult]:
+        out = []
+        for i, r in enumerate(reqs):
+            out.append(compile_module(r))
+            if on_done is not None:
+                on_done(i, out[-1])
+        return out
 
     def close(self):
         pass
@@ -51,23 +56,31 @@ class CompilePool:
         ex = self._executor()
         list(ex.map(_warm_sleep, range(self.workers)))
 
-    def compile(self, reqs: list[CompileRequest]) -> list[CompileResult]:
+    def compile(self, reqs: list[CompileRequest], on_done=None) -> list[CompileResult]:
+        """Results in request order; `on_done(i, result)` is called as each one finishes, so a
+        caller can keep (cache) finished work even if this compile is killed halfway."""
         if not reqs:
             return []
         ex = self._executor()
-        futures = [ex.submit(compile_module, r) for r in reqs]
-        out: list[CompileResult | None] = []
+        futures = {ex.submit(compile_module, r): i for i, r in enumerate(reqs)}
+        out: list[CompileResult | None] = [None] * len(reqs)
         broken = False
-        for f in futures:
+        for f in as_completed(futures):
             try:
-                out.append(f.result())
+                out[futures[f]] = f.result()
             except BrokenProcessPool:
-                out.append(None)
                 broken = True
+                continue
+            if on_done is not None:
+                on_done(futures[f], out[futures[f]])
         if broken:
             self._ex.shutdown(wait=False, cancel_futures=True)
             self._ex = None
-            out = [r if r is not None else compile_isolated(q) for r, q in zip(out, reqs)]
+            for i, q in enumerate(reqs):
+                if out[i] is None:
+                    out[i] = compile_isolated(q)
+                    if on_done is not None:
+                        on_done(i, out[i])
         return out  # type: ignore[return-value]
 
     def close(self):

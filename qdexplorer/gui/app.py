@@ -41,6 +41,7 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     from ..project.loader import bundled_demo
     from ..runtime.cuda.detect import cuda_status
     from .main_window import MainWindow, window_icon
+    from .trust_dialog import confirm_trust
     from .settings import Settings
     from .theme import apply_theme
 
@@ -57,6 +58,9 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     startup_error = ""
     if project is None and not screenshot and settings.last_project and Path(settings.last_project).exists():
         project = settings.last_project
+    if not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
+        print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
+        return 2
     try:
         make_engine, proj = engine_for(project if project is not None else bundled_demo())
     except QdError as e:

@@ -14,19 +14,27 @@ from . import ir
 from .types import DType
 
 
-DYNAMIC_TRIP = 2**31 - 1  # the most indices a loop can run (32-bit indices, as in Quadrants)
+DYNAMIC_TRIP = MAX_TRIPS = 2**31 - 1  # the most indices a loop can run (32-bit indices, as in Quadrants)
 
 
 def trip_count(task: ir.Task, args: dict) -> int:
     """The loop's index count; for bounds read from arrays (`range(lim[0], lim[1])`), which an earlier
-    task may write, the most a loop can run: the kernel computes the real bounds and clips to them."""
+    task may write, the most a loop can run: the kernel computes the real bounds and clips to them.
+    ValueError (never a wrapped count) at 2^31 or more."""
     if task.type == "serial":
         return 1
     if any(isinstance(n, ir.Load) for n in ir.walk(task.ranges)):
         return DYNAMIC_TRIP
     total = 1
     for lo, hi in task.ranges:
-        total *= max(0, eval_expr(hi, args) - eval_expr(lo, args))
+        a, b = eval_expr(lo, args), eval_expr(hi, args)
+        if max(abs(a), abs(b)) > MAX_TRIPS:
+            raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): a loop bound of {max(abs(a), abs(b))} "
+                             f"does not fit the 32-bit loop index; split the loop (at most 2^31 - 1 iterations)")
+        total *= max(0, b - a)
+    if total > MAX_TRIPS:
+        raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): {total} iterations is 2^31 or more, which "
+                         f"the 32-bit loop index cannot count; split the loop (at most 2^31 - 1 iterations)")
     return total
 
 

@@ -78,6 +78,7 @@ class LocalRef(Expr):
 class Load(Expr):
     array: ArrayArg | SharedArray
     indices: tuple[Expr, ...]
+    where: str = field(default="", compare=False)  # "file:line" of the access (debug-mode reports)
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]
@@ -134,6 +135,7 @@ class AtomicRMW(Expr):
     array: ArrayArg | SharedArray
     indices: tuple[Expr, ...]
     value: Expr
+    where: str = field(default="", compare=False)
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]
@@ -163,6 +165,7 @@ class Store(Stmt):
     array: ArrayArg | SharedArray
     indices: tuple[Expr, ...]
     value: Expr
+    where: str = field(default="", compare=False)
 
 
 @dataclass

@@ -121,7 +121,12 @@ class Kernel:
                     if not isinstance(a, np.ndarray):
                         raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
                                                         f"or qd.ndarray, got {type(args[i]).__name__}")
-                    adt = from_numpy(a.dtype)
+                    try:
+                        adt = from_numpy(a.dtype)
+                    except TypeError as e:
+                        raise QuadrantsRuntimeTypeError(
+                            f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
+                            + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
                     if not el and getattr(a, "elem_shape", ()):
                         el = tuple(a.elem_shape)  # a qd.ndarray of vectors for an untyped annotation
                     if dt is not None and adt != dt:

@@ -40,6 +40,7 @@ class ProjectConfig:
     offline_cache: bool | None = None  # None: QDEXPLORER_OFFLINE_CACHE / default on
     cache_dir: str | None = None
     fast_math: bool = True            # CUDA f32 approximate math, as Quadrants' default; per kernel too
+    debug: bool = False               # bounds-check every ndarray access (as `--debug`)
     mode: str | None = None           # assembly mode: per_task (default), whole or culink
     print_kernel_asm: bool = False    # write each task's PTX as <task>.ptx in the project folder
 
@@ -83,6 +84,7 @@ _SETTINGS = {
     "offline_cache": (lambda v: isinstance(v, bool), "true or false"),
     "cache_dir": (lambda v: isinstance(v, str) and v != "" and "\x00" not in v, "a folder path string"),
     "fast_math": (lambda v: isinstance(v, bool), "true or false"),
+    "debug": (lambda v: isinstance(v, bool), "true or false"),
     "mode": (lambda v: v in ("per_task", "whole", "culink"), "'per_task', 'whole' or 'culink'"),
     "print_kernel_asm": (lambda v: isinstance(v, bool), "true or false"),
 }
@@ -223,10 +225,13 @@ def _import_file(f: Path, root: Path, text: str):
     except QdError:
         sys.modules.pop(name, None)
         raise
-    except Exception as e:  # noqa: BLE001 - show the user's frame, not ours
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - show the user's frame, not ours
         sys.modules.pop(name, None)
         tb = [fr for fr in traceback.extract_tb(e.__traceback__) if fr.filename == str(f)]
         where = f"{f}:{tb[-1].lineno}" if tb else str(f)
+        if isinstance(e, SystemExit):  # a script's exit() must not end the app, nor pass silently
+            raise ProjectError(f"{where}: the file called exit({e.code!r}) while being imported; a kernel "
+                               f"file must not exit (guard script code with `if __name__ == \"__main__\":`)") from None
         raise ProjectError(f"{where}: error while importing: {type(e).__name__}: {e}") from None
     finally:
         if added and str(root) in sys.path:

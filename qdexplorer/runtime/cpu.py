@@ -15,6 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from .backend import Prepared
+from .debug import check_record, new_record
 from .launch import LaunchSpec, LaunchTiming
 
 _CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
@@ -116,9 +117,12 @@ class CpuBackend:
         if cargs is None:
             cargs = prepared.params[task] = self.call_args(spec, prepared.host)
 
+        rec = new_record() if spec.debug else None  # debug mode: the out-of-bounds record
+        tail = (ctypes.c_void_p(rec.ctypes.data),) if rec is not None else ()
+
         def work(*bounds):  # CPU time of this thread's share: other threads' work never counts
             c = time.thread_time()
-            fn(*cargs, *bounds)
+            fn(*cargs, *bounds, *tail)
             return time.thread_time() - c
         t0 = time.perf_counter()
         if spec.type == "serial":
@@ -135,6 +139,8 @@ class CpuBackend:
                 cpu = sum(self.pool.map(lambda b: work(*b), bounds))
             grid = len(bounds)
         ms = (time.perf_counter() - t0) * 1e3
+        if rec is not None:
+            check_record(rec, spec, {k: np.shape(v) for k, v in prepared.host.items() if isinstance(v, np.ndarray)})
         return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1, cpu_ms=cpu * 1e3)
 
 

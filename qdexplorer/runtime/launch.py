@@ -29,6 +29,8 @@ class LaunchSpec:
     uses_block_features: bool = False
     vector: int = 1                 # indices per thread per grid-stride step (codegen's coarsening)
     abi: tuple[str, ...] = ()       # the entry's parameter types in order ('ptr', 'i32', 'f32', ...)
+    debug: bool = False             # debug mode: the entry takes a last pointer, the out-of-bounds record
+    debug_sites: tuple = ()         # (file:line, array) per bounds-check site (see runtime/debug.py)
 
     @property
     def serial(self) -> bool:

@@ -124,3 +124,32 @@ def test_a_bad_arch_never_becomes_a_cache_path(tmp_path):
         c.path("ab" * 32, "../../escape")
     with pytest.raises(UnsafePathError):
         c.path("../x", "sm_90")
+
+
+def _slow_tasks(n, sins=4):
+    body = "\n".join(f"    for i in range(x.shape[0]):\n        x[i] = "
+                     + "qd.sin(" * sins + f"x[i] * {k}.5" + ")" * sins for k in range(n))
+    return "import qdexplorer.lang as qd\n\n@qd.kernel\ndef slow(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n" + body + "\n"
+
+
+def test_a_killed_compile_keeps_the_entries_it_finished(tmp_path):
+    import time
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "k.py").write_text(_slow_tasks(40))
+    cache = tmp_path / "cache"
+    p = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "compile", str(tmp_path / "p")],
+                         env=dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(cache)),
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        end = time.monotonic() + 240
+        while not list(cache.glob("sm_*/*/*.ptx")) and p.poll() is None and time.monotonic() < end:
+            time.sleep(0.05)
+        assert p.poll() is None, "the first entry reached the disk only when the whole compile had ended"
+        p.kill()
+        p.wait(10)
+    finally:
+        p.kill()
+    entries = list(cache.glob("sm_*/*/*.ptx"))
+    assert 1 <= len(entries) < 40
+    c = PtxCache(cache)
+    assert all(c._read(e, e.stem) is not None for e in entries)

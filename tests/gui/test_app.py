@@ -430,3 +430,30 @@ def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window
     assert f"{path}:{n}:" in win.views.log.toPlainText()
     win.views.revert_ll_btn.click()
     qtbot.waitUntil(lambda: not path.exists() and win.compiled[task].ok, timeout=60000)
+
+
+def test_trust_is_asked_once_per_folder_and_remembered(tmp_path, qtbot):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+    from qdexplorer.gui.trust_dialog import confirm_trust
+    from qdexplorer.project.loader import bundled_demo
+    from qdexplorer.project.trust import TrustStore
+    store = TrustStore(tmp_path / "cfg" / "trusted.json")
+    proj = tmp_path / "p"
+    proj.mkdir()
+    asked = []
+
+    def answer(button):
+        box = QApplication.activeModalWidget()
+        if box is None:
+            QTimer.singleShot(50, lambda: answer(button))
+            return
+        asked.append(box.text())
+        box.button(button).click()
+    QTimer.singleShot(50, lambda: answer(QMessageBox.StandardButton.No))
+    assert confirm_trust(proj, store) is False and "runs its Python files" in asked[0]
+    assert store.answer(proj) is False
+    QTimer.singleShot(50, lambda: answer(QMessageBox.StandardButton.Yes))
+    assert confirm_trust(proj, store) is True and len(asked) == 2   # declined folders are asked again
+    assert confirm_trust(proj, store) is True and len(asked) == 2   # trusted ones are not
+    assert confirm_trust(bundled_demo(), store) and confirm_trust(None, store) and len(asked) == 2

@@ -52,6 +52,11 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
     def err(self, node, msg, cls=QdCompileError):
         raise self.frame.src.error(node, msg, cls)
 
+    def at(self, node) -> str:
+        """"file:line" of `node` in the user's source (debug mode reports accesses by it)."""
+        f, line, *_ = self.frame.src.where(node)
+        return f"{f}:{line}"
+
     def emit(self, stmt):
         self.out[-1].append(stmt)
 

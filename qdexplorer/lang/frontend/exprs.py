@@ -88,7 +88,7 @@ class ExprLowering:
             idx = self.indices(base, idx_node, partial=True)
             if len(idx) < base.ndim:  # an array of vectors: x[i] is the whole vector
                 return self.element_vec(base, idx)
-            return ir.Load(base, idx)
+            return ir.Load(base, idx, self.at(node))
         if isinstance(base, Py):
             k = self.eval_static(idx_node)
             try:

@@ -50,7 +50,7 @@ class IntrinsicLowering:
             if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not arr.dtype.is_int:
                 self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}", QuadrantsTypeError)
             val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
-            return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val)
+            return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
         if f.kind == "simt":
             self.require_block_features(node, f"qd.simt.block.{f.name}()")
             return ir.SimtIndex(f.name)

@@ -107,7 +107,7 @@ class StatementLowering:
             idx = self.indices(arr, target.slice, partial=True)
             if len(idx) < arr.ndim:
                 return self.store_vec(arr, self.element_vec(arr, idx), v, node)
-            self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype)))
+            self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype), self.at(target)))
             return
         if isinstance(target, ast.Attribute):
             base = self.value(target.value)
@@ -205,10 +205,10 @@ class StatementLowering:
             if self.in_parallel and type(node.op) in _AUG_ATOMIC and (arr.dtype.is_int or type(node.op) in
                                                                       (ast.Add, ast.Sub)):
                 val = cast(self.commit(rhs, node, like=arr.dtype), arr.dtype)
-                self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, idx, val)))
+                self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, idx, val, self.at(target))))
                 return
-            new = self.binop(op, ir.Load(arr, idx), rhs, node)
-            self.emit(ir.Store(arr, idx, cast(new, arr.dtype)))
+            new = self.binop(op, ir.Load(arr, idx, self.at(target)), rhs, node)
+            self.emit(ir.Store(arr, idx, cast(new, arr.dtype), self.at(target)))
             return
         if isinstance(target, ast.Name):
             self.refuse_kernel_arg(target, self.visible(target.id))

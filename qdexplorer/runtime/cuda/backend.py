@@ -17,6 +17,7 @@ import numpy as np
 from cuda.bindings import driver as cu
 
 from ..backend import Prepared
+from ..debug import RECORD_WORDS, check_record, new_record
 from ..launch import LaunchSpec, LaunchTiming
 from .composite import CompositeModule
 from .culink import link_cubins
@@ -188,6 +189,13 @@ class CudaBackend:
                 keep.extend(ctypes.c_int32(int(s)) for s in shape)
             else:
                 keep.append(_CT[slot.ctype](v))
+        if spec.debug:  # debug mode: the out-of-bounds record, zeroed for this argument set
+            key = ("__debug__", spec.task)
+            rec = self._alloc.get(key)
+            if rec is None:
+                rec = self._alloc[key] = check("cuMemAlloc", cu.cuMemAlloc(8 * RECORD_WORDS))
+            check("cuMemsetD8", cu.cuMemsetD8(rec, 0, 8 * RECORD_WORDS))
+            keep.append(ctypes.c_uint64(int(rec)))
         arr = (ctypes.c_void_p * max(1, len(keep)))(*[ctypes.addressof(x) for x in keep])
         n = prepared.trips[spec.task]
         entry = (ctypes.addressof(arr), (arr, keep), self.grid_of(spec, n), self.block_of(spec))
@@ -218,6 +226,8 @@ class CudaBackend:
             err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
             if err != _OK:
                 check("cuLaunchKernel", (err,), task)
+            if self.specs[task].debug:
+                self._check_debug(task, prepared)
             return timing
         ev = self._events.pop() if self._events else self._event_pair()
         err_a, = cu.cuEventRecord(ev[0], stream)
@@ -231,7 +241,17 @@ class CudaBackend:
         pending.append((timing, ev))
         if len(pending) >= 1024:
             self.finish(prepared)
+        if self.specs[task].debug:
+            self._check_debug(task, prepared)
         return timing
+
+    def _check_debug(self, task: str, prepared: Prepared):
+        """Debug mode: wait for the launch and raise OutOfBounds if it recorded a bad access."""
+        self.finish(prepared)
+        rec = new_record()
+        check("cuMemcpyDtoH", cu.cuMemcpyDtoH(rec.ctypes.data, self._alloc[("__debug__", task)], rec.nbytes))
+        check_record(rec, self.specs[task], {k: np.shape(v) for k, v in prepared.host.items()
+                                             if isinstance(v, np.ndarray)})
 
     def flush_caches(self):
         """Evict L2 before the next launch, as Nsight Compute does by default: write a buffer twice

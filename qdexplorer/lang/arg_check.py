@@ -1,0 +1,162 @@
+"""Call arguments checked against what the kernel was compiled for, before anything launches.
+
+A kernel's code trusts its ABI: a float64 array passed where f32 was compiled is read as the
+wrong bits, an array shorter than the loop overflows the heap, a shape over 2^31 wraps in the
+i32 the ABI passes. So every call (script, workload, app) goes through `check_call_args`: arrays
+must match the specialisation's dtype and ndim and be C-contiguous (refused with the fix named,
+as Quadrants refuses them); scalars are converted where Quadrants converts (an int for a float)
+and refused otherwise (a float for an int, even 2.0, as Quadrants refuses it); and an array
+indexed by a loop variable must be at least as long as that variable's range (the common
+`y[i] = x[i]` over `range(x.shape[0])`).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from . import ir
+from .bounds import eval_expr
+from .errors import QdError
+from .field import as_kernel_array
+from .types import from_numpy
+
+I32_MAX = 2**31 - 1
+_INT_RANGE = {"i32": (-2**31, 2**31 - 1), "i64": (-2**63, 2**63 - 1), "u32": (0, 2**32 - 1)}
+
+
+class ArgumentError(QdError, TypeError):
+    """A call argument that does not fit the compiled kernel; names the kernel and the argument."""
+
+
+def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=()) -> dict:
+    """`args` with scalars converted; ArgumentError for anything that would be misread."""
+    out = dict(args)
+    arrays = {}
+    for entry in spec:
+        name, kind, dt, nd = entry[:4]
+        where = f"{kernel_name}(): argument '{name}'"
+        if name not in args:
+            raise ArgumentError(f"{where} is missing")
+        v = args[name]
+        if kind == "array":
+            try:
+                arrays[name] = as_kernel_array(v)
+            except TypeError as e:
+                raise ArgumentError(f"{where}: {e}") from None
+            _check_array(where, arrays[name], dt, nd)
+        elif kind == "scalar" and hasattr(dt, "is_float"):
+            out[name] = _convert_scalar(where, v, dt)
+    for t in tasks:
+        check_ranges(kernel_name, t, out | arrays)
+    return out
+
+
+def _check_array(where: str, v, dt, nd: int):
+    if not isinstance(v, np.ndarray):
+        raise ArgumentError(f"{where} must be a NumPy array of {dt.numpy} with {nd} dimension(s), "
+                            f"got {type(v).__name__}")
+    try:
+        got = from_numpy(v.dtype)
+    except TypeError:
+        got = None
+    if got != dt:
+        raise ArgumentError(f"{where} must be an array of {dt.numpy} (the kernel was compiled for {dt.name}), "
+                            f"got {v.dtype}; convert it with .astype(np.{dt.numpy})")
+    if v.ndim != nd:
+        raise ArgumentError(f"{where} must have {nd} dimension(s), got {v.ndim} (shape {v.shape})")
+    if not v.flags.c_contiguous:
+        raise ArgumentError(f"{where} must be C-contiguous (a slice or transpose is not); pass "
+                            f"np.ascontiguousarray({v.shape}-array)")
+    if any(s > I32_MAX for s in v.shape):
+        raise ArgumentError(f"{where} has an axis longer than 2^31 - 1 (shape {v.shape}); kernels index "
+                            f"with 32-bit shapes: split the array")
+
+
+def _convert_scalar(where: str, v, dt):
+    if isinstance(v, np.ndarray) and v.ndim == 0:
+        v = v.item()
+    if isinstance(v, np.generic):
+        v = v.item()
+    if dt.is_float:
+        if isinstance(v, numbers.Real) and not isinstance(v, complex):
+            return float(v)
+        raise ArgumentError(f"{where} must be a number (the kernel takes {dt.name}), got {type(v).__name__}")
+    if isinstance(v, bool) or isinstance(v, numbers.Integral):
+        iv = int(v)
+    else:  # Quadrants refuses a float for an integer argument (even 2.0): so do we
+        raise ArgumentError(f"{where} must be an integer (the kernel takes {dt.name}), got {v!r}")
+    lo, hi = _INT_RANGE.get(dt.name, (-2**63, 2**64 - 1))
+    if not lo <= iv <= hi:
+        raise ArgumentError(f"{where} = {iv} does not fit in {dt.name} ({lo}..{hi})")
+    return iv
+
+
+def check_ranges(kernel_name: str, task: ir.Task, args: dict):
+    """Every array indexed by a loop variable (unguarded, at the top of the task) is at least as
+    long, on that axis, as the variable's range."""
+    if task.type != "range_for" or not task.loop_vars:
+        return
+    extents = {}
+    for var, (lo, hi) in zip(task.loop_vars, task.ranges):
+        try:
+            extents[id(var)] = (var.name, int(eval_expr(lo, args)), int(eval_expr(hi, args)))
+        except (ValueError, KeyError, TypeError):
+            continue
+    for array, indices in _unguarded_accesses(task.body):
+        if not isinstance(array, ir.ArrayArg) or array.name not in args:
+            continue
+        shape = np.shape(args[array.name])
+        for axis, idx in enumerate(indices):
+            local = _loop_local(idx)
+            if local is None or id(local) not in extents or axis >= len(shape):
+                continue
+            var, lo, hi = extents[id(local)]
+            if hi > lo and (lo < 0 or hi > shape[axis]):
+                raise ArgumentError(
+                    f"{kernel_name}(): argument '{array.name}' has shape {tuple(shape)}, but {task.file}:"
+                    f"{task.lines[0]} indexes it with '{var}' over range({lo}, {hi}) on axis {axis}: it would "
+                    f"read or write out of bounds; pass a larger array (or guard the access)")
+
+
+def _loop_local(e):
+    while isinstance(e, ir.Cast):
+        e = e.operand
+    return e.local if isinstance(e, ir.LocalRef) else None
+
+
+def _unguarded_accesses(body):
+    """(array, indices) of loads and stores that run on every iteration: top-level statements only,
+    up to the first statement that may skip the rest (if, loop, break, return)."""
+    for st in body:
+        if isinstance(st, ir.Store):
+            yield st.array, st.indices
+            yield from _loads(st.indices)
+            yield from _loads(st.value)
+        elif isinstance(st, ir.Assign):
+            yield from _loads(st.value)
+        elif isinstance(st, ir.ExprStmt):
+            yield from _loads(st.value)
+        else:
+            return
+
+
+def _loads(e):
+    if isinstance(e, (list, tuple)):
+        for x in e:
+            yield from _loads(x)
+        return
+    if isinstance(e, ir.Select):  # only one branch runs
+        yield from _loads(e.cond)
+        return
+    if isinstance(e, (ir.Load, ir.AtomicRMW)):
+        yield e.array, e.indices
+        if isinstance(e, ir.AtomicRMW):
+            yield from _loads(e.value)
+        yield from _loads(e.indices)
+        return
+    if isinstance(e, ir.Expr) and hasattr(e, "__dataclass_fields__"):
+        for f in e.__dataclass_fields__:
+            v = getattr(e, f)
+            if isinstance(v, (ir.Expr, list, tuple)):
+                yield from _loads(v)

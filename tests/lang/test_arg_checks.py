@@ -1,0 +1,131 @@
+"""Arguments are checked against the compiled kernel: nothing is misread, nothing overflows, no count wraps."""
+import shutil
+import textwrap
+
+import numpy as np
+import pytest
+
+from qdexplorer.engine import Engine
+from qdexplorer.lang.arg_check import ArgumentError
+
+KERNELS = textwrap.dedent("""\
+    import numpy as np
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def copy(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            y[i] = x[i]
+
+    @qd.kernel
+    def scale(x: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32, a: qd.f32):
+        for i in range(n):
+            x[i] = x[i] * a
+
+    @qd.kernel
+    def guarded(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            if i < y.shape[0]:
+                y[i] = x[i]
+
+    @qd.kernel
+    def wraps(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(2**32 + 5):
+            x[i % 8] = 1.0
+
+    @qd.kernel
+    def square(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i, j in qd.ndrange(70000, 70000):
+            x[0] = 1.0
+    """)
+
+
+@pytest.fixture
+def mod(tmp_path, arch):
+    (tmp_path / "kmod.py").write_text(KERNELS)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("kmod_args", tmp_path / "kmod.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def test_wrong_dtype_is_refused_not_reinterpreted(mod):
+    y = np.zeros(8, np.float32)
+    with pytest.raises(TypeError, match="'x'.*float32.*float64"):
+        mod.copy(np.full(8, 2.0), y)
+    with pytest.raises(TypeError, match=r"'x'.*(float32.*int8|int8.*float32)"):
+        mod.copy(np.ones(8, np.int8), y)
+    assert not y.any()
+
+
+def test_non_contiguous_and_wrong_ndim_are_refused(mod):
+    y = np.zeros(8, np.float32)
+    with pytest.raises(ArgumentError, match="'x' must be C-contiguous"):
+        mod.copy(np.ones(16, np.float32)[::2], y)
+    with pytest.raises(TypeError, match="'x'.*1 dimension"):
+        mod.copy(np.ones((2, 4), np.float32), y)
+
+
+def test_short_output_is_refused_before_the_heap_overflows(mod):
+    y = np.zeros(16, np.float32)
+    with pytest.raises(ArgumentError, match=r"'y' has shape \(16,\).*range\(0, 1048576\)"):
+        mod.copy(np.ones(1 << 20, np.float32), y)
+    x = np.ones(8, np.float32)
+    with pytest.raises(ArgumentError, match=r"'x' has shape \(8,\).*range\(0, 100\)"):
+        mod.scale(x, 100, 2.0)
+    mod.guarded(np.ones(32, np.float32), y)  # a guarded access is the user's business, and right
+    assert (y == 1).all()
+
+
+def test_scalars_convert_where_quadrants_converts(mod):
+    x = np.ones(8, np.float32)
+    mod.scale(x, np.int64(4), 3)          # a NumPy int for i32, an int for f32
+    assert x.tolist() == [3.0] * 4 + [1.0] * 4
+    for bad in (2.5, 4.0):                # Quadrants refuses floats for integer arguments
+        with pytest.raises(TypeError, match="'n'.*(i32|int)"):
+            mod.scale(x, bad, 1.0)
+    with pytest.raises(ArgumentError, match="'n' = 4294967296 does not fit in i32"):
+        mod.scale(x, 2**32, 1.0)
+    with pytest.raises(ArgumentError, match="'a' must be a number"):
+        mod.scale(x, 1, "2")
+
+
+def test_trip_counts_of_2_31_or_more_are_refused_never_wrapped(mod):
+    x = np.zeros(8, np.float32)
+    with pytest.raises(ArgumentError, match="does not fit the 32-bit loop index"):
+        mod.wraps(x)
+    with pytest.raises(ArgumentError, match="4900000000 iterations"):
+        mod.square(x)
+    assert not x.any()
+
+
+WORKLOADS = textwrap.dedent("""\
+
+    @qd.workload(copy)
+    def f64(rng):
+        return dict(x=np.full(8, 2.0), y=np.zeros(8, np.float32))
+
+    @qd.workload(copy)
+    def short_out(rng):
+        return dict(x=np.ones(1 << 16, np.float32), y=np.zeros(16, np.float32))
+
+    @qd.workload(scale)
+    def float_n(rng):
+        return dict(x=np.ones(8, np.float32), n=2.0, a=1.0)
+
+    @qd.workload(wraps)
+    def wrap(rng):
+        return dict(x=np.zeros(8, np.float32))
+    """)
+
+
+def test_workloads_get_the_same_checks(tmp_path):
+    (tmp_path / "k.py").write_text(KERNELS + WORKLOADS)
+    with Engine(tmp_path, in_process=True) as eng:
+        res = {r.workload: r for r in eng.run(["f64", "short_out", "wrap", "float_n"])}
+    assert all(r.status == "error" for r in res.values())
+    assert "float32" in res["f64"].error and "float64" in res["f64"].error
+    assert "'y' has shape (16,)" in res["short_out"].error
+    assert "32-bit loop index" in res["wrap"].error
+    assert "'n'" in res["float_n"].error and "2.0" in res["float_n"].error

@@ -1,0 +1,107 @@
+"""Debug mode: every ndarray access is bounds-checked and reported with kernel, task, file:line, index, shape."""
+import importlib.util
+import textwrap
+
+import numpy as np
+import pytest
+
+from qdexplorer.runtime.debug import OutOfBounds
+from tests.test_cli import cli
+
+KERNELS = textwrap.dedent("""\
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def shift(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            y[i] = x[i + 1]
+
+    @qd.kernel
+    def back(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            y[i] = x[i - 1]
+
+    @qd.kernel
+    def spread(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i * 2] = 1.0
+
+    @qd.kernel
+    def grid(a: qd.types.ndarray(dtype=qd.f32, ndim=2)):
+        for i, j in qd.ndrange(a.shape[0], a.shape[1]):
+            a[i, j + 1] += 1.0
+
+    @qd.kernel
+    def tally(h: qd.types.ndarray(dtype=qd.i32, ndim=1), k: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+        for i in range(k.shape[0]):
+            qd.atomic_add(h[k[i]], 1)
+
+    @qd.kernel
+    def fine(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = x[i] * 2.0 + 1.0
+    """)
+
+
+@pytest.fixture(params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def dbg(request, tmp_path):
+    import qdexplorer.lang as qd
+    qd.init(arch=request.param, debug=True)
+    (tmp_path / "dk.py").write_text(KERNELS)
+    spec = importlib.util.spec_from_file_location("dk_debug", tmp_path / "dk.py")
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    m.path = str(tmp_path / "dk.py")
+    yield m
+    qd.reset()
+
+
+def test_off_by_one_read_is_caught_with_its_line_index_and_shape(dbg):
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    with pytest.raises(OutOfBounds) as e:
+        dbg.shift(x, y)
+    msg = str(e.value)
+    assert "kernel shift" in msg and "task shift_kernel_0_range_for" in msg
+    assert f"{dbg.path}:6" in msg and "x index 8 on axis 0" in msg and "shape (8,)" in msg
+
+
+def test_negative_index_store_and_second_axis(dbg):
+    with pytest.raises(OutOfBounds, match=r"x index -1 on axis 0.*shape \(8,\)"):
+        dbg.back(np.ones(8, np.float32), np.zeros(8, np.float32))
+    x = np.zeros(8, np.float32)
+    with pytest.raises(OutOfBounds, match=rf"{dbg.path}:16: x index (8|10|12|14) on axis 0"):
+        dbg.spread(x)
+    with pytest.raises(OutOfBounds, match=rf"{dbg.path}:21: a index 5 on axis 1.*shape \(4, 5\)"):
+        dbg.grid(np.zeros((4, 5), np.float32))
+
+
+def test_atomics_are_checked_too(dbg):
+    with pytest.raises(OutOfBounds, match=rf"{dbg.path}:26: h index 7 on axis 0"):
+        dbg.tally(np.zeros(4, np.int32), np.array([0, 1, 7, 2], np.int32))
+
+
+def test_in_bounds_kernels_give_the_same_results(dbg):
+    x = np.arange(1 << 16, dtype=np.float32)
+    dbg.fine(x)
+    np.testing.assert_array_equal(x, np.arange(1 << 16, dtype=np.float32) * 2 + 1)
+
+
+WORKLOAD = textwrap.dedent("""\
+
+    import numpy as np
+
+    @qd.workload(shift)
+    def w(rng):
+        return dict(x=np.arange(8, dtype=np.float32), y=np.zeros(8, np.float32))
+    """)
+
+
+def test_cli_debug_flag_and_toml_setting(tmp_path):
+    (tmp_path / "k.py").write_text(KERNELS + WORKLOAD)
+    p = cli("run", str(tmp_path))
+    assert p.returncode == 0 and "PASSED" in p.stdout   # release mode reads past the end, unnoticed
+    p = cli("run", str(tmp_path), "--debug")
+    assert p.returncode == 1 and "out-of-bounds access in kernel shift" in p.stdout and "k.py:6" in p.stdout
+    (tmp_path / "qdexplorer.toml").write_text("[project]\ndebug = true\n")
+    p = cli("run", str(tmp_path))
+    assert p.returncode == 1 and "x index 8 on axis 0" in p.stdout
