@@ -95,12 +95,16 @@ def test_runs_record_the_flush_setting_and_cpu_runs_never_flush(demo, tmp_path):
 
 
 @pytest.mark.cuda
-def test_l2_flush_evicts_a_cache_resident_copy(demo, tmp_path):
+def test_l2_flush_scrubs_twice_the_l2_outside_the_timing(demo, tmp_path):
+    # On the H200 a flushed 4 MB copy measured *faster* than an unflushed one (the scrub keeps the
+    # clocks up between launches), so the flush's effect on one copy is no test. What must hold:
+    # the scrub covers twice the L2 before every launch, and it is not part of the launch's time.
     from qdexplorer.bench.runner import bench
-    with Engine(demo, backend="cuda", cache_dir=str(tmp_path / "c")) as eng:
-        warm = bench(eng, ["copy_1m"], repeat=40, flush_l2=False)
-        cold = bench(eng, ["copy_1m"], repeat=40, flush_l2=True)
-    assert cold.context["l2_flush"] and not warm.context["l2_flush"]
-    task = "copy_kernel_0_range_for"
-    # 8 MB of source and destination fit in L2: without the flush the copy is served from it
-    assert compare_runs(warm, cold).task(task).verdict == "slower"
+    with Engine(demo, backend="cuda", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        flushed = bench(eng, ["copy_1m"], repeat=20, flush_l2=True)
+        be = eng.device.backend
+        assert be._scrub is not None and be._scrub[1] >= 2 * be.l2_bytes > 0
+    assert flushed.context["l2_flush"]
+    times = sorted(ln.ms for ln in flushed.launches if ln.task == "copy_kernel_0_range_for")
+    # writing 2 x L2 (about 100 MB) takes tens of microseconds; the copy of 4 MB a few
+    assert times[len(times) // 2] < 0.02, times
