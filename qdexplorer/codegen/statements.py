@@ -3,12 +3,18 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
+from .line_info import stmt_line
+
 
 class StatementEmitter:
     """Mixin of the task emitter; `self.loops` holds (break, continue) targets innermost last."""
 
     def stmts(self, body):
         for s in body:
+            if self.line_info is not None:
+                line = stmt_line(s)
+                if line:
+                    self.b.debug_metadata = self.line_info.at(line)
             getattr(self, "s_" + type(s).__name__)(s)
 
     def dead_block(self):

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from llvmlite import ir as L
 
 from ..lang import ir
+from .line_info import LineInfo
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .debug_checks import DebugChecks
 from .errors import CodegenError
@@ -110,6 +111,9 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
         if self.nv:
             flags = self.m.add_metadata([I32(4), "nvvm-reflect-ftz", I32(int(self.fast))])
             self.m.add_named_metadata("llvm.module.flags", flags)
+        self.line_info = LineInfo(self.m, self.fn, task) if self.nv else None
+        if self.line_info is not None:
+            self.b.debug_metadata = self.line_info.first
 
     def build(self):
         if self.t.type == "serial":

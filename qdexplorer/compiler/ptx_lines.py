@@ -34,11 +34,14 @@ class LineMap:
 
 def line_map(ptx: str) -> LineMap:
     m = LineMap()
-    current = None
-    for i, text in enumerate(ptx.splitlines(), start=1):
+    lines = ptx.splitlines()
+    for text in lines:  # LLVM's NVPTX backend writes the .file directives after the code
         f = _FILE.match(text)
         if f:
             m.files[int(f[1])] = f[2]
+    current = None
+    for i, text in enumerate(lines, start=1):
+        if _FILE.match(text):
             continue
         loc = _LOC.match(text)
         if loc:

@@ -457,3 +457,24 @@ def test_trust_is_asked_once_per_folder_and_remembered(tmp_path, qtbot):
     assert confirm_trust(proj, store) is True and len(asked) == 2   # declined folders are asked again
     assert confirm_trust(proj, store) is True and len(asked) == 2   # trusted ones are not
     assert confirm_trust(bundled_demo(), store) and confirm_trust(None, store) and len(asked) == 2
+
+
+def test_a_ptx_line_marks_its_source_line_and_back(window, qtbot):
+    from qdexplorer.compiler.ptx_lines import line_map
+    win = window
+    win.tree.select("saxpy_kernel_0_range_for")
+    ptx = win.views.ptx.toPlainText()
+    m = line_map(ptx)
+    store = next(n for n in sorted(m.ptx_to_source) if "st.global" in ptx.splitlines()[n - 1])
+    src_line = m.source_line(store)[1]
+    assert "y[i] = a * x[i] + y[i]" in win.views.source.toPlainText().splitlines()[src_line - 1]
+
+    def marked(ed):
+        return [s.cursor.blockNumber() + 1 for s in ed.extraSelections()
+                if s.format.background().color() == ed.colors["marked"]]
+    win.views.ptx.setFocus()
+    win.views.ptx.goto_line(store)   # the user puts the cursor on the store in the PTX
+    qtbot.waitUntil(lambda: marked(win.views.source) == [src_line], timeout=5000)
+    win.views.source.setFocus()
+    win.views.source.goto_line(src_line)  # and back: the source line marks its PTX lines
+    qtbot.waitUntil(lambda: store in marked(win.views.ptx), timeout=5000)
