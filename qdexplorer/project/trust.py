@@ -69,7 +69,7 @@ def import_notice(project: str | Path | None) -> str | None:
     if project is None:
         return None
     p = Path(project).resolve()
-    if (p if p.is_dir() else p.parent) == bundled_demo():
-        return None
+    if not p.exists() or (p if p.is_dir() else p.parent) == bundled_demo():
+        return None  # a missing folder gets its own one-line error, and nothing is imported
     return (f"qdexplorer: importing the Python files of {p} (this runs the project's code, as running a "
             f"script would)")
