@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QFileSystemWatcher, Qt, QTimer, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QSpinBox, QSplitter, QToolBar)
@@ -24,6 +24,7 @@ from .code_views import CodeViews
 from .menus import build_menus
 from .mode_table import ModeTable
 from .panel_tabs import PanelTabs
+from .project_watch import ProjectWatcher
 from .resource_meter import ResourceMeter
 from .settings import Settings
 from .task_tree import TaskTree
@@ -135,20 +136,13 @@ class MainWindow(QMainWindow):
         self.backend.currentTextChanged.connect(self._backend_changed)
         self.bridge.event.connect(self.on_event)
         self.bridge.busy.connect(self.on_busy)
-        self.session.message.connect(self.log)
-        self.session.task_changed.connect(self._task_changed)
-        self.session.project_changed.connect(self._project_changed)
-        self.session.run_started.connect(self._run_progress)
-        self.session.launches_added.connect(self._run_progress)
-        self.session.run_finished.connect(self._run_progress)
+        self._connect_session(self.session)
         self.meter.measured.connect(self._task_changed)
         # Saving a kernel file in any editor recompiles; a new file in the folder is noticed too.
-        self.watcher = QFileSystemWatcher(self)
-        self._watch(watch or [])
-        self._debounce = QTimer(self, singleShot=True, interval=300)
-        self._debounce.timeout.connect(self.reload)
-        self.watcher.fileChanged.connect(self._file_changed)
-        self.watcher.directoryChanged.connect(self._dir_changed)
+        self.files = ProjectWatcher(self)
+        self.files.watch(watch or [])
+        self.files.changed.connect(self.log)
+        self.files.reload_wanted.connect(self.reload)
         self._restore_settings()
         self._set_title()
         self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
@@ -286,8 +280,7 @@ class MainWindow(QMainWindow):
         self.project_path, self.project_name = str(Path(path).resolve()), project.name
         self.settings.add_recent(self.project_path)
         self.update_recent_menu()
-        self.watcher.removePaths(self.watcher.files() + self.watcher.directories())
-        self._watch(project.files)
+        self.files.watch(project.files)
         self.tree.set_file_errors({})
         self._set_title()
         self.log(f"opened {self.project_path}")
@@ -298,57 +291,26 @@ class MainWindow(QMainWindow):
     def _rewire_session(self):
         """Views take the new session (the old one goes with its project)."""
         s = self.session
-        self.tree.session = s
-        s.kernels_changed.connect(self.tree.rebuild)
-        s.task_changed.connect(self.tree.update_task)
+        self.tree.set_session(s)
         self.tree.rebuild()
-        self.plots.session = self.plots.launches.session = self.plots.tiers.session = s
-        self.plots.launches.first_run = 0
-        s.launches_added.connect(self.plots.launches._mark)
-        s.run_started.connect(self.plots.launches._mark)
-        s.run_finished.connect(self.plots.launches._mark)
-        s.compile_finished.connect(lambda *_: self.plots.tiers.refresh())
+        self.plots.set_session(s)
+        self._connect_session(s)
+        s.project_changed.connect(self.bench._project_changed)
+        self.plots.clear()
+
+    def _connect_session(self, s):
+        """The window's own subscriptions to a session (its views subscribe themselves)."""
         s.message.connect(self.log)
         s.task_changed.connect(self._task_changed)
         s.project_changed.connect(self._project_changed)
         s.run_started.connect(self._run_progress)
         s.launches_added.connect(self._run_progress)
         s.run_finished.connect(self._run_progress)
-        s.project_changed.connect(self.bench._project_changed)
-        self.plots.clear()
 
     def _show_project_error(self, path, message):
         self.log(f"cannot open {path}: {message}")
         self.statusBar().showMessage(f"cannot open {Path(path).name}: {message.splitlines()[0]}")
         QMessageBox.warning(self, "qdexplorer — cannot open project", message)
-
-    def _watch(self, files):
-        paths = [str(f) for f in files]
-        dirs = sorted({str(Path(f).parent) for f in paths})
-        if paths:
-            self.watcher.addPaths(paths)
-        if dirs:
-            self.watcher.addPaths(dirs)
-        self._known_files = set(paths)
-
-    @Slot(str)
-    def _file_changed(self, path):
-        if Path(path).exists() and path not in self.watcher.files():  # editors that save by rename drop the watch
-            self.watcher.addPath(path)
-        self.log(f"{path} changed: recompiling")
-        self._debounce.start()
-
-    @Slot(str)
-    def _dir_changed(self, folder):
-        present = {str(p) for p in Path(folder).glob("*.py") if not p.name.startswith(("_", "test_"))}
-        new = sorted(present - self._known_files)
-        gone = sorted(f for f in self._known_files if Path(f).parent == Path(folder) and not Path(f).exists())
-        if new or gone:
-            for f in new:
-                self.log(f"new file {f}: reloading the project")
-            for f in gone:
-                self.log(f"{f} was removed: reloading the project")
-            self._debounce.start()
 
     # ---- results
     @Slot(object)
@@ -368,11 +330,7 @@ class MainWindow(QMainWindow):
             if current and self.workload.findText(current) >= 0:
                 self.workload.setCurrentText(current)
             self.workload.blockSignals(False)
-            files = set(getattr(ev, "files", ()) or ())
-            new = files - self._known_files
-            if new:
-                self.watcher.addPaths(sorted(new))
-                self._known_files |= new
+            self.files.add(getattr(ev, "files", ()) or ())
 
     def _task_changed(self, task):
         if task == self.tree.selected_task():

@@ -159,6 +159,11 @@ class LaunchPlots(QWidget):
         self.timer.timeout.connect(self.refresh)
         self.timer.start(100)  # 10 Hz while data streams; idle ticks cost one flag check
 
+        self.set_session(session)
+
+    def set_session(self, session):
+        self.session = session
+        self.first_run = 0
         session.launches_added.connect(self._mark)
         session.run_started.connect(self._mark)
         session.run_finished.connect(self._mark)

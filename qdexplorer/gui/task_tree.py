@@ -70,8 +70,7 @@ class TaskTree(QTreeWidget):
         self.file_errors: dict[str, str] = {}   # file path -> message, while that file does not load
         self._fit = QTimer(self, singleShot=True, interval=150)
         self._fit.timeout.connect(self.fit_columns)
-        session.kernels_changed.connect(self.rebuild)
-        session.task_changed.connect(self.update_task)
+        self.set_session(session)
         if meter is not None:
             meter.measured.connect(self.update_task)
 
@@ -91,6 +90,12 @@ class TaskTree(QTreeWidget):
     def _kernel_file_error(self, entry) -> str:
         files = {str(t.file) for t in entry.tasks}
         return next((msg for f, msg in self.file_errors.items() if f in files), "")
+
+    def set_session(self, session):
+        """Show `session` (a newly opened project's); the old one goes with its project."""
+        self.session = session
+        session.kernels_changed.connect(self.rebuild)
+        session.task_changed.connect(self.update_task)
 
     def rebuild(self):
         selected = self.selected_task()

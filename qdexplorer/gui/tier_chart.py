@@ -26,8 +26,12 @@ class TierChart(pg.PlotWidget):
         self.bars: list = []
         self.legend = None
         restyle(self, current_theme())
-        self.refresh()
+        self.set_session(session)
+
+    def set_session(self, session):
+        self.session = session
         session.compile_finished.connect(lambda *_: self.refresh())
+        self.refresh()
 
     def recount(self):
         self.counts = {}

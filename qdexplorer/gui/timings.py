@@ -31,6 +31,11 @@ class TimingsPanel(QSplitter):
     def curves(self):
         return self.launches.curves
 
+    def set_session(self, session):
+        self.session = session
+        self.launches.set_session(session)
+        self.tiers.set_session(session)
+
     def clear(self):
         self.launches.clear()
 
