@@ -22,6 +22,22 @@ def machine() -> dict:
     return info
 
 
+def event_timed(fn, sync, make_event, elapsed, warmup: int = 5, reps: int = 30) -> list[float]:
+    """A peer's launch times by its own CUDA events (torch.cuda.Event, cupy.cuda.Event), after warm-ups."""
+    for _ in range(warmup):
+        fn()
+    sync()
+    ms = []
+    for _ in range(reps):
+        a, b = make_event(), make_event()
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        ms.append(elapsed(a, b))
+    return ms
+
+
 def summary(samples_ms: list[float]) -> dict:
     s = sorted(samples_ms)
     return {"median_ms": statistics.median(s), "min_ms": s[0], "max_ms": s[-1], "n": len(s)}

@@ -8,7 +8,7 @@ import argparse
 
 import numpy as np
 
-from _common import emit, summary
+from _common import emit, event_timed, summary
 
 WARMUP, REPS = 5, 30
 
@@ -35,19 +35,6 @@ def ours(kernel, args, vector, be):
     return [t.ms for t in timings], out
 
 
-def timed(fn, stream_sync, make_event, elapsed):
-    for _ in range(WARMUP):
-        fn()
-    stream_sync()
-    ms = []
-    for _ in range(REPS):
-        a, b = make_event(), make_event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ms.append(elapsed(a, b))
-    return ms
 
 
 def main():
@@ -95,9 +82,9 @@ def main():
             cpy = cp.ElementwiseKernel("float32 x", "float32 y", "y = x", "qdx_copy")
             cx, cy = cp.asarray(x), cp.asarray(y)
             el = cp.cuda.get_elapsed_time
-            row["cupy_saxpy"] = _bw(timed(lambda: ker(cx, np.float32(2.0), cy), cp.cuda.Stream.null.synchronize,
+            row["cupy_saxpy"] = _bw(event_timed(lambda: ker(cx, np.float32(2.0), cy), cp.cuda.Stream.null.synchronize,
                                           cp.cuda.Event, el), 12 * n)
-            row["cupy_copy"] = _bw(timed(lambda: cpy(cx, cy), cp.cuda.Stream.null.synchronize, cp.cuda.Event, el),
+            row["cupy_copy"] = _bw(event_timed(lambda: cpy(cx, cy), cp.cuda.Stream.null.synchronize, cp.cuda.Event, el),
                                    8 * n)
             del cx, cy
             cp.get_default_memory_pool().free_all_blocks()
@@ -108,8 +95,8 @@ def main():
             tx, ty = torch.from_numpy(x).cuda(), torch.from_numpy(y).cuda()
             ev_t = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
             el = lambda a, b: a.elapsed_time(b)  # noqa: E731
-            row["torch_saxpy"] = _bw(timed(lambda: ty.add_(tx, alpha=2.0), torch.cuda.synchronize, ev_t, el), 12 * n)
-            row["torch_copy"] = _bw(timed(lambda: ty.copy_(tx), torch.cuda.synchronize, ev_t, el), 8 * n)
+            row["torch_saxpy"] = _bw(event_timed(lambda: ty.add_(tx, alpha=2.0), torch.cuda.synchronize, ev_t, el), 12 * n)
+            row["torch_copy"] = _bw(event_timed(lambda: ty.copy_(tx), torch.cuda.synchronize, ev_t, el), 8 * n)
             del tx, ty
             torch.cuda.empty_cache()
         except ImportError as e:

@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from _common import ROOT, emit, summary
+from _common import ROOT, emit, event_timed, summary
 
 WARMUP, REPS = 5, 30
 N2D = 4096            # stencil / transpose side
@@ -78,19 +78,6 @@ class Qdx:
 
 # ---- peers --------------------------------------------------------------------------------
 
-def event_timed(fn, sync, event, elapsed):
-    for _ in range(WARMUP):
-        fn()
-    sync()
-    ms = []
-    for _ in range(REPS):
-        a, b = event(), event()
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ms.append(elapsed(a, b))
-    return ms
 
 
 def torch_peers(case, data, compile_too):
