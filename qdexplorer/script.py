@@ -7,6 +7,7 @@ reaches this module through the hook in `lang.runtime_api`, installed by the pac
 from __future__ import annotations
 
 import warnings
+import weakref
 from pathlib import Path
 
 from .compiler.asm_print import write_ptx
@@ -17,7 +18,10 @@ from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
 from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
+from .lang.device_array import DeviceArray
 from .lang.errors import QdError
+from .lang.field import _Storage as Storage
+from .lang.field import as_kernel_array
 from .lang.runtime_api import cpu, cuda, gpu
 from .runtime.device import LoadItem, LocalDevice
 from .runtime.targets import TARGET, pick_arch
@@ -56,10 +60,12 @@ def current_arch() -> str:
     return _state["arch"] or cpu
 
 
-def call_kernel(kernel, args: dict):
+def call_kernel(kernel, bound: dict) -> dict:
+    """Run one call of `kernel` with the user's bound arguments; returns the full argument dict
+    (the kernel reads its return value and assert flag from it)."""
     if _state.get("runner") is None:
         _state["runner"] = InlineRunner(current_arch(), **_state.get("options", {}) or {})
-    return _state["runner"].call(kernel, args)
+    return _state["runner"].call(kernel, bound)
 
 
 class InlineRunner:
@@ -82,9 +88,12 @@ class InlineRunner:
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
+        self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
 
-    def call(self, kernel, args: dict):
-        ordered = tuple(args[n] for n in kernel.arg_names)
+    def call(self, kernel, bound: dict) -> dict:
+        resident: list = []
+        args = kernel.call_args(bound, self._resolver(resident))
+        ordered = tuple(bound[n] for n in kernel.arg_names)
         spec = kernel.spec_for(ordered)
         key = (id(kernel), spec)
         entry = self.loaded.get(key)
@@ -102,12 +111,47 @@ class InlineRunner:
                     raise QdError(f"{r.task}: load failed: {r.error}")
             entry = self.loaded[key] = (tasks, [ct.task for ct in compiled])
         tasks, names = entry
-        args = check_call_args(kernel.name, spec, args, tasks)
+        checked = check_call_args(kernel.name, spec, args, tasks, on_device=self.backend == "cuda")
         try:
-            trips = trip_counts(tasks, args)
+            trips = trip_counts(tasks, checked)
         except ValueError as e:
             raise ArgumentError(f"{kernel.name}(): {e}") from None
-        self.device.run_args(names, trips, args)
+        try:
+            self.device.run_args(names, trips, checked)
+        finally:  # conservatively: a kernel (even one that faulted midway) may have written them
+            for st in resident:
+                st._where = "device"
+        return args
+
+    def _resolver(self, resident: list):
+        """How array arguments reach the backend. On CUDA, qd.ndarrays and fields get a device copy
+        that stays between calls (uploaded only when Python wrote the host side last) and GPU
+        arrays pass by pointer; plain NumPy arrays are copied in and out around the call."""
+        if self.backend != "cuda":
+            return as_kernel_array
+        from .runtime.cuda.mirror import DeviceMirror
+        backend = self.device.backend
+
+        def resolve(v):
+            if not isinstance(v, Storage):
+                return as_kernel_array(v)
+            m = v._mirror
+            if m is None or m.backend is not backend:
+                v.host()  # a copy owned by an earlier runner (qd.init again): bring it home first
+                v._mirror, v._where = DeviceMirror(backend, v.storage), "host"
+                self.mirrored.add(v)
+            if v._where == "host":
+                v._mirror.upload(v.storage)
+                v._where = "both"
+            resident.append(v)
+            return DeviceArray(v._mirror.ptr, v.storage.shape, v.storage.dtype, v.elem_shape, None, v,
+                               type(v).__name__)
+        return resolve
 
     def close(self):
+        for st in list(self.mirrored):  # nothing lost: kernels' results come home before the context goes
+            try:
+                st.detach_mirror()
+            except Exception:  # noqa: BLE001 - a faulted context cannot copy back; drop the copy
+                st._mirror, st._where = None, "host"
         self.device.close()

@@ -17,6 +17,7 @@ import numpy as np
 
 from . import ir
 from .bounds import eval_expr
+from .device_array import DeviceArray
 from .errors import QdError
 from .field import as_kernel_array
 from .types import from_numpy
@@ -29,8 +30,11 @@ class ArgumentError(QdError, TypeError):
     """A call argument that does not fit the compiled kernel; names the kernel and the argument."""
 
 
-def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=()) -> dict:
-    """`args` with scalars converted; ArgumentError for anything that would be misread."""
+def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_device: bool = False) -> dict:
+    """`args` with scalars converted; ArgumentError for anything that would be misread.
+
+    `on_device`: the call runs on CUDA in this process, so GPU arrays (DeviceArray) are accepted
+    by pointer; anywhere else one is refused with the fix named."""
     out = dict(args)
     arrays = {}
     for entry in spec:
@@ -44,6 +48,10 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=()) -> dict
                 arrays[name] = as_kernel_array(v)
             except TypeError as e:
                 raise ArgumentError(f"{where}: {e}") from None
+            if isinstance(arrays[name], DeviceArray) and not on_device:
+                raise ArgumentError(f"{where} is a GPU array ({arrays[name].source}), but this call runs on the "
+                                    f"CPU backend: call qd.init(arch=qd.cuda) first, or pass a host copy "
+                                    f"(tensor.cpu(), cupy.asnumpy(a))")
             _check_array(where, arrays[name], dt, nd)
         elif kind == "scalar" and hasattr(dt, "is_float"):
             out[name] = _convert_scalar(where, v, dt)
@@ -53,9 +61,18 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=()) -> dict
 
 
 def _check_array(where: str, v, dt, nd: int):
+    if isinstance(v, DeviceArray):  # contiguity was checked when its interface was read
+        return _check_dtype_ndim(where, v, dt, nd)
     if not isinstance(v, np.ndarray):
         raise ArgumentError(f"{where} must be a NumPy array of {dt.numpy} with {nd} dimension(s), "
                             f"got {type(v).__name__}")
+    _check_dtype_ndim(where, v, dt, nd)
+    if not v.flags.c_contiguous:
+        raise ArgumentError(f"{where} must be C-contiguous (a slice or transpose is not); pass "
+                            f"np.ascontiguousarray({v.shape}-array)")
+
+
+def _check_dtype_ndim(where: str, v, dt, nd: int):
     try:
         got = from_numpy(v.dtype)
     except TypeError:
@@ -65,9 +82,6 @@ def _check_array(where: str, v, dt, nd: int):
                             f"got {v.dtype}; convert it with .astype(np.{dt.numpy})")
     if v.ndim != nd:
         raise ArgumentError(f"{where} must have {nd} dimension(s), got {v.ndim} (shape {v.shape})")
-    if not v.flags.c_contiguous:
-        raise ArgumentError(f"{where} must be C-contiguous (a slice or transpose is not); pass "
-                            f"np.ascontiguousarray({v.shape}-array)")
     if any(s > I32_MAX for s in v.shape):
         raise ArgumentError(f"{where} has an axis longer than 2^31 - 1 (shape {v.shape}); kernels index "
                             f"with 32-bit shapes: split the array")

@@ -4,6 +4,12 @@ Both are NumPy storage to the engine: a kernel that touches a field gets the fie
 implicit parameter of each task that uses it (so every task module stays self-contained), and a
 host ndarray is passed like any NumPy array, without a copy on the CPU. A 0-d field (`x[None]`)
 is stored as one element. Vector and matrix fields keep their components as trailing axes.
+
+When scripts run on CUDA, the backend gives each one a *mirror* (a device buffer) at its first
+kernel call, and the data then stays on the device between calls: `_where` says which copy is
+current, and Python-side access (indexing, `to_numpy`) copies back only when a kernel wrote it
+since. The language never imports the backend: a mirror is any object with `upload(host)`,
+`download(host)` and `fill(value, dtype) -> bool`.
 """
 from __future__ import annotations
 
@@ -12,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .device_array import device_array_of
 from .types import DType, as_dtype
 
 _REGISTRY: "weakref.WeakValueDictionary[int, Field]" = weakref.WeakValueDictionary()
@@ -61,6 +68,24 @@ class _Storage:
     shape: tuple
     dtype: DType
     elem_shape: tuple = ()
+    _mirror = None       # the device copy while scripts run on CUDA (set by the script layer)
+    _where = "host"      # which copy is current: "host", "device" or "both"
+
+    def host(self) -> np.ndarray:
+        """The NumPy storage, brought up to date from the device copy if a kernel wrote that last."""
+        if self._where == "device":
+            self._mirror.download(self.storage)
+            self._where = "both"
+        return self.storage
+
+    def _host_written(self):
+        if self._mirror is not None:
+            self._where = "host"
+
+    def detach_mirror(self):
+        """Bring the data home and forget the device copy (the backend that owns it is closing)."""
+        self.host()
+        self._mirror, self._where = None, "host"
 
     @property
     def ndim(self) -> int:
@@ -78,17 +103,22 @@ class _Storage:
         return key if self.shape else (0,)
 
     def __getitem__(self, key):
-        v = self.storage[self._index(key)]
+        v = self.host()[self._index(key)]
         return np.array(v) if isinstance(v, np.ndarray) else v.item()
 
     def __setitem__(self, key, value):
-        self.storage[self._index(key)] = value
+        self.host()[self._index(key)] = value
+        self._host_written()
 
     def fill(self, value):
+        if self._mirror is not None and self._mirror.fill(value, self.storage.dtype):
+            self._where = "device"   # filled where it lives: no copy either way
+            return
         self.storage.fill(value)
+        self._host_written()
 
     def to_numpy(self, dtype=None) -> np.ndarray:
-        out = np.array(self.storage).reshape(self.shape + self.elem_shape)
+        out = np.array(self.host()).reshape(self.shape + self.elem_shape)
         return out.astype(dtype) if dtype is not None else out
 
     def from_numpy(self, arr):
@@ -96,7 +126,8 @@ class _Storage:
         want = self.shape + self.elem_shape
         if arr.shape != want:
             raise ValueError(f"from_numpy: expected an array of shape {want}, got {arr.shape}")
-        self.storage[...] = arr.reshape(self.storage.shape)
+        self.storage[...] = arr.reshape(self.storage.shape)  # all of it: the device copy is not read
+        self._host_written()
 
     def copy_from(self, other):
         self.from_numpy(other.to_numpy())
@@ -160,15 +191,24 @@ def ndarray(dtype, shape, **unused) -> Ndarray:
     return Ndarray(dtype, shape)
 
 
+def array_meta(v):
+    """An object with the dtype, ndim and shape `v` will have as an argument, for specialising a
+    kernel without moving any data (a field's device copy stays where it is)."""
+    if isinstance(v, _Storage):
+        return v.storage
+    return as_kernel_array(v)
+
+
 def as_kernel_array(v):
-    """What the engine passes for an ndarray argument: NumPy storage (fields, ndarrays, CPU tensors)."""
+    """What a host backend gets for an ndarray argument: NumPy storage (fields, ndarrays, CPU
+    tensors, without copies), or a DeviceArray for a GPU array (which only CUDA accepts)."""
     if isinstance(v, np.ndarray):
         return v
     if isinstance(v, _Storage):
-        return v.storage
-    if hasattr(v, "__dlpack__") and hasattr(v, "device") and "cuda" in str(getattr(v, "device", "")):
-        raise TypeError("GPU tensors are not accepted yet: pass a CPU tensor or a NumPy array "
-                        "(qdexplorer copies arrays to the device itself)")
+        return v.host()
+    dev = device_array_of(v)
+    if dev is not None:
+        return dev
     if hasattr(v, "__array__") or hasattr(v, "__dlpack__"):
         try:
             return np.from_dlpack(v) if hasattr(v, "__dlpack__") else np.asarray(v)

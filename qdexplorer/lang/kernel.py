@@ -13,7 +13,8 @@ import numpy as np
 
 from . import ir
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
-from .field import Field, as_kernel_array
+from .device_array import DeviceArray
+from .field import Field, array_meta, as_kernel_array
 from .template import Template, template_spec, template_value
 from .types import DType, NDArray, NdarrayType, as_dtype, from_numpy, ndarray
 
@@ -117,8 +118,11 @@ class Kernel:
             elif isinstance(t, NdarrayType):
                 dt, nd, el = t.dtype, t.ndim, tuple(t.elem)
                 if args is not None:
-                    a = as_kernel_array(args[i])
-                    if not isinstance(a, np.ndarray):
+                    try:
+                        a = array_meta(args[i])
+                    except TypeError as e:
+                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}': {e}") from None
+                    if not isinstance(a, (np.ndarray, DeviceArray)):
                         raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
                                                         f"or qd.ndarray, got {type(args[i]).__name__}")
                     try:
@@ -204,15 +208,16 @@ class Kernel:
                     out.append(a)
         return out
 
-    def call_args(self, bound: dict) -> dict:
-        """A call's full argument dict as the engine wants it: NumPy storage for every array argument
-        (fields and qd.ndarrays included) plus the implicit arrays of `implicit()`."""
+    def call_args(self, bound: dict, resolve=as_kernel_array) -> dict:
+        """A call's full argument dict as the engine wants it: every array argument (fields and
+        qd.ndarrays included) through `resolve` (NumPy storage by default; a CUDA script passes device
+        copies), plus the implicit arrays of `implicit()`."""
         spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         args = {}
         for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
-            args[entry[0]] = as_kernel_array(v) if entry[1] == "array" else v
+            args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for a in self.implicit(spec):
-            args[a.name] = Field.by_uid(a.key).storage if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+            args[a.name] = resolve(Field.by_uid(a.key)) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
         return args
 
     def result(self, args: dict):
@@ -231,8 +236,7 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         from . import runtime_api
-        full = self.call_args(self.bind(*args, **kwargs))
-        runtime_api.call_kernel(self, full)
+        full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         return self.result(full)
 
 

@@ -44,8 +44,10 @@ def reset():
     return _hook("reset")()
 
 
-def call_kernel(kernel, args: dict):
-    return _hook("call")(kernel, args)
+def call_kernel(kernel, bound: dict) -> dict:
+    """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
+    (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
+    return _hook("call")(kernel, bound)
 
 
 def sync():

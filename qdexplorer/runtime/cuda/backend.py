@@ -16,6 +16,7 @@ import re
 import numpy as np
 from cuda.bindings import driver as cu
 
+from ...lang.device_array import NO_STREAM, DeviceArray
 from ..backend import Prepared
 from ..debug import RECORD_WORDS, check_record, new_record
 from ..launch import LaunchSpec, LaunchTiming
@@ -29,6 +30,7 @@ _CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f3
        "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 LOG_SIZE = 1 << 16
 _OK = cu.CUresult.CUDA_SUCCESS
+_LEGACY_STREAM = 1  # CU_STREAM_LEGACY: the implicit default stream PyTorch and CuPy use by default
 
 
 class CudaBackend:
@@ -59,6 +61,9 @@ class CudaBackend:
         self.linked_bytes: dict[str, int] = {}
         self._events: list = []
         self._alloc: dict = {}  # (name, nbytes) -> CUdeviceptr, reused across runs
+        self._buffers: set[int] = set()  # device copies of qd.ndarrays / fields (alloc_buffer)
+        self._order_event = None          # orders our stream after a GPU array's producer
+        self.transfers = {"htod": 0, "dtoh": 0}  # bytes copied, so tests can see what stays resident
         self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
 
     def info(self) -> dict:
@@ -156,10 +161,15 @@ class CudaBackend:
 
     # ---- arguments
     def prepare(self, args: dict, trips: dict, in_place: bool = False) -> Prepared:
-        """Copy arrays to device buffers (reused across runs of the same shapes)."""
+        """Copy host arrays to device buffers (reused across runs of the same shapes); GPU arrays
+        (DeviceArray: CUDA tensors, qd.ndarray device copies) are passed by pointer, after the
+        work their producer queued on its own stream."""
         dev = {}
         for k, v in args.items():
-            if isinstance(v, np.ndarray):
+            if isinstance(v, DeviceArray):
+                self._after_producer(v.stream)
+                dev[k] = (v.ptr, v.shape)
+            elif isinstance(v, np.ndarray):
                 if not v.flags.c_contiguous:
                     raise ValueError(f"argument '{k}' must be a C-contiguous array")
                 key = (k, v.nbytes)
@@ -169,11 +179,56 @@ class CudaBackend:
                     self._alloc[key] = ptr
                 if v.nbytes:
                     check("cuMemcpyHtoDAsync", cu.cuMemcpyHtoDAsync(ptr, v.ctypes.data, v.nbytes, self.stream))
+                    self.transfers["htod"] += v.nbytes
                 dev[k] = (ptr, v.shape)
             else:
                 dev[k] = v
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
         return Prepared(args, dict(trips), dev)
+
+    def _after_producer(self, stream):
+        """Order our stream after the GPU array's producer without blocking the host.
+
+        `__cuda_array_interface__` v3 names the producer's stream (None: no ordering needed); an
+        older interface (PyTorch's v2) names none, so we order after the legacy default stream,
+        where PyTorch and CuPy queue work unless told otherwise. Our stream is non-blocking, so
+        without this wait a kernel could read a tensor before the op that fills it ran."""
+        if stream is None:
+            return
+        handle = _LEGACY_STREAM if stream is NO_STREAM else int(stream)
+        if self._order_event is None:
+            self._order_event = check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING))
+        check("cuEventRecord", cu.cuEventRecord(self._order_event, cu.CUstream(handle)))
+        check("cuStreamWaitEvent", cu.cuStreamWaitEvent(self.stream, self._order_event, 0))
+
+    # ---- buffers that outlive one call: the device copies of qd.ndarrays and fields (scripts)
+    def alloc_buffer(self, nbytes: int) -> int:
+        ptr = check("cuMemAlloc", cu.cuMemAlloc(max(1, nbytes)))
+        self._buffers.add(int(ptr))
+        return int(ptr)
+
+    def free_buffer(self, ptr: int):
+        if ptr in self._buffers:  # after close() the context is gone and so is the buffer
+            self._buffers.discard(ptr)
+            cu.cuMemFree(cu.CUdeviceptr(ptr))
+
+    def copy_in(self, ptr: int, host: np.ndarray):
+        if host.nbytes:
+            check("cuMemcpyHtoDAsync", cu.cuMemcpyHtoDAsync(ptr, host.ctypes.data, host.nbytes, self.stream))
+            check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+            self.transfers["htod"] += host.nbytes
+
+    def copy_out(self, host: np.ndarray, ptr: int):
+        if host.nbytes:
+            check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(host.ctypes.data, ptr, host.nbytes, self.stream))
+            check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+            self.transfers["dtoh"] += host.nbytes
+
+    def memset(self, ptr: int, pattern: int, itemsize: int, count: int):
+        """Fill `count` elements of 1, 2 or 4 bytes with `pattern` on the device (no transfer)."""
+        fn = {1: cu.cuMemsetD8Async, 2: cu.cuMemsetD16Async, 4: cu.cuMemsetD32Async}[itemsize]
+        check("cuMemset", fn(ptr, pattern, count, self.stream))
+        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
 
     def params(self, spec: LaunchSpec, prepared: Prepared):
         """The kernelParams block (void*[]) for one task, built once per prepared argument set."""
@@ -250,8 +305,8 @@ class CudaBackend:
         self.finish(prepared)
         rec = new_record()
         check("cuMemcpyDtoH", cu.cuMemcpyDtoH(rec.ctypes.data, self._alloc[("__debug__", task)], rec.nbytes))
-        check_record(rec, self.specs[task], {k: np.shape(v) for k, v in prepared.host.items()
-                                             if isinstance(v, np.ndarray)})
+        check_record(rec, self.specs[task], {k: tuple(v.shape) for k, v in prepared.host.items()
+                                             if isinstance(v, (np.ndarray, DeviceArray))})
 
     def flush_caches(self):
         """Evict L2 before the next launch, as Nsight Compute does by default: write a buffer twice
@@ -289,6 +344,7 @@ class CudaBackend:
             if isinstance(v, np.ndarray) and v.nbytes:
                 ptr, _ = prepared.device[k]
                 check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(v.ctypes.data, ptr, v.nbytes, self.stream))
+                self.transfers["dtoh"] += v.nbytes
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
 
     def release(self, prepared: Prepared):
@@ -298,6 +354,8 @@ class CudaBackend:
         for ptr in self._alloc.values():
             cu.cuMemFree(ptr)
         self._alloc.clear()
+        for ptr in list(self._buffers):
+            self.free_buffer(ptr)
         if self._scrub is not None:
             cu.cuMemFree(self._scrub[0])
             self._scrub = None

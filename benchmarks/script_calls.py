@@ -1,0 +1,104 @@
+"""Kernel calls from a script on CUDA: what a call costs with each kind of array argument.
+
+A Quadrants time-step loop calls the same kernels thousands of times on arrays that live on the
+GPU. This measures wall time per call of `y = a*x + y` from Python (`qd.init(arch=qd.cuda)`), with
+the arguments as NumPy arrays (copied in and out around every call), as `qd.ndarray`s (kept on
+the device), as PyTorch CUDA tensors and as CuPy arrays (passed by pointer), against PyTorch's
+own `y.add_(x, alpha=a)` in the same loop, synchronised after each call like ours. It also reports
+the bytes the backend copied per call (its transfer counters) and the effective bandwidth.
+
+Usage (GPU machine): python benchmarks/script_calls.py [--log2 20 24] [--calls 200]
+"""
+import argparse
+import time
+
+import numpy as np
+
+from _common import emit, summary
+
+
+def per_call_ms(fn, sync, calls: int, warmup: int = 5) -> list[float]:
+    for _ in range(warmup):
+        fn()
+    sync()
+    out = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log2", type=int, nargs="+", default=[16, 20, 24])
+    ap.add_argument("--calls", type=int, default=200)
+    a = ap.parse_args()
+    import qdexplorer.lang as qd
+    from qdexplorer import script
+    qd.init(arch=qd.cuda)
+    F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)
+
+    @qd.kernel
+    def axpy(x: F1, y: F1, alpha: qd.f32):
+        for i in range(x.shape[0]):
+            y[i] = alpha * x[i] + y[i]
+
+    def counters():
+        return dict(script._state["runner"].device.backend.transfers)
+
+    rows = []
+    for lg in a.log2:
+        n = 1 << lg
+        x0 = np.random.default_rng(0).random(n, dtype=np.float32)
+        row = {"n": n, "log2": lg, "bytes_per_call_kernel": 12 * n}
+        variants = {}
+
+        xs, ys = x0.copy(), np.zeros(n, np.float32)
+        variants["numpy"] = (lambda: axpy(xs, ys, 1.0), lambda: None)
+        xq, yq = qd.ndarray(qd.f32, shape=(n,)), qd.ndarray(qd.f32, shape=(n,))
+        xq.from_numpy(x0)
+        yq.fill(0)
+        variants["qd.ndarray"] = (lambda: axpy(xq, yq, 1.0), lambda: None)
+        try:
+            import torch
+            xt, yt = torch.from_numpy(x0).cuda(), torch.zeros(n, device="cuda")
+            variants["torch_tensor"] = (lambda: axpy(xt, yt, 1.0), torch.cuda.synchronize)
+            xp, yp = xt.clone(), torch.zeros(n, device="cuda")
+            variants["peer:torch.add_"] = (lambda: yp.add_(xp, alpha=1.0), torch.cuda.synchronize)
+        except ImportError:
+            row["torch"] = "not installed"
+        try:
+            import cupy as cp
+            xc, yc = cp.asarray(x0), cp.zeros(n, dtype=cp.float32)
+            variants["cupy_array"] = (lambda: axpy(xc, yc, 1.0), cp.cuda.runtime.deviceSynchronize)
+        except ImportError:
+            row["cupy"] = "not installed"
+        for name, (fn, sync) in variants.items():
+            c0 = counters()
+            ms = per_call_ms(fn, sync, a.calls)
+            c1 = counters()
+            calls = a.calls + 5
+            s = summary(ms)
+            s["copied_bytes_per_call"] = {k: (c1[k] - c0[k]) // calls for k in c1}
+            s["effective_GBps"] = round(12 * n / (s["median_ms"] * 1e-3) / 1e9, 1)
+            variants_out = row.setdefault("variants", {})
+            variants_out[name] = s
+        # the results are right, whichever way the arrays came in
+        total = 5 + a.calls
+        np.testing.assert_allclose(ys, total * x0, rtol=1e-4)
+        np.testing.assert_allclose(yq.to_numpy(), total * x0, rtol=1e-4)
+        if "torch_tensor" in variants:
+            np.testing.assert_allclose(yt.cpu().numpy(), total * x0, rtol=1e-4)
+        best = row["variants"]
+        if "peer:torch.add_" in best:
+            peer = best["peer:torch.add_"]["median_ms"]
+            row["vs_torch"] = {k: round(v["median_ms"] / peer, 2) for k, v in best.items()}
+        rows.append(row)
+    emit({"benchmark": "script_calls", "what": "wall ms per kernel call from Python, saxpy f32, synchronised",
+          "rows": rows})
+
+
+if __name__ == "__main__":
+    main()

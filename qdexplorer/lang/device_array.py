@@ -1,0 +1,90 @@
+"""Arrays that already live in GPU memory, passed to kernels by pointer instead of copied.
+
+Quadrants users hand kernels PyTorch tensors (and CuPy arrays) that sit on the GPU; copying them
+to the host and back on every call would cost more than most kernels. Such objects publish
+`__cuda_array_interface__` (pointer, shape, dtype, strides, stream), which is all a launch needs.
+The same descriptor carries the device copy of a `qd.ndarray` or field while scripts run on
+CUDA. Which backend may take a `DeviceArray` is decided above the language: the CPU backend
+refuses it with the fix named (`arg_check`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+NO_STREAM = object()  # the interface did not say (version < 3): order after the legacy default stream
+
+
+class DeviceArray:
+    """A C-contiguous array in device memory: a pointer with the metadata a kernel's ABI needs."""
+
+    __slots__ = ("ptr", "shape", "dtype", "elem_shape", "stream", "owner", "source")
+
+    def __init__(self, ptr: int, shape: tuple, dtype, elem_shape: tuple = (), stream=None, owner=None,
+                 source: str = ""):
+        self.ptr, self.shape, self.dtype = int(ptr), tuple(int(s) for s in shape), np.dtype(dtype)
+        self.elem_shape, self.stream, self.owner, self.source = tuple(elem_shape), stream, owner, source
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64))
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    def __repr__(self) -> str:
+        return f"<DeviceArray {self.source or 'cuda'} {self.dtype} {self.shape} at {self.ptr:#x}>"
+
+
+def cuda_interface(v) -> dict | None:
+    """The object's `__cuda_array_interface__`, or None if it is not a GPU array.
+
+    PyTorch raises instead of answering for a tensor that requires grad; that is a GPU array the
+    user must detach, so it is reported (TypeError), not treated as a host object."""
+    try:
+        return getattr(v, "__cuda_array_interface__", None)
+    except AttributeError:   # PyTorch: a CPU tensor has no CUDA interface
+        return None
+    except RuntimeError as e:
+        raise TypeError(f"{type(v).__name__} cannot be passed by pointer: {e}") from None
+
+
+def from_cuda_interface(v, iface: dict) -> DeviceArray:
+    """A DeviceArray over `v`'s memory; TypeError (with the fix) for what a kernel cannot index."""
+    kind = type(v).__module__.split(".")[0] + "." + type(v).__name__
+    try:
+        dtype = np.dtype(iface["typestr"])
+    except TypeError:
+        raise TypeError(f"a {kind} of type {iface['typestr']!r} has no kernel dtype") from None
+    shape = tuple(int(s) for s in iface["shape"])
+    strides = iface.get("strides")
+    if strides is not None and not _is_c_contiguous(shape, tuple(strides), dtype.itemsize):
+        raise TypeError(f"a {kind} with strides {tuple(strides)} (shape {shape}) is not C-contiguous; pass "
+                        f"a contiguous copy (tensor.contiguous(), cupy.ascontiguousarray(a))")
+    ptr, _readonly = iface["data"]
+    stream = iface["stream"] if "stream" in iface else NO_STREAM
+    return DeviceArray(ptr or 0, shape, dtype, getattr(v, "elem_shape", ()), stream, owner=v, source=kind)
+
+
+def _is_c_contiguous(shape: tuple, strides: tuple, itemsize: int) -> bool:
+    """Row-major without gaps; a size-1 axis may carry any stride, as NumPy's flags allow."""
+    if 0 in shape:
+        return True
+    step = itemsize
+    for n, st in zip(reversed(shape), reversed(strides)):
+        if n != 1 and st != step:
+            return False
+        step *= n
+    return True
+
+
+def device_array_of(v) -> DeviceArray | None:
+    """`v` as a DeviceArray if it is a GPU array (PyTorch CUDA tensor, CuPy array, ...), else None."""
+    if isinstance(v, DeviceArray):
+        return v
+    iface = cuda_interface(v)
+    return None if iface is None else from_cuda_interface(v, iface)
