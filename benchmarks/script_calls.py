@@ -46,7 +46,7 @@ def main():
             y[i] = alpha * x[i] + y[i]
 
     def counters():
-        return dict(script._state["runner"].device.backend.transfers)
+        return dict(script.runner().device.backend.transfers)
 
     rows = []
     for lg in a.log2:

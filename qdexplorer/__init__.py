@@ -22,7 +22,13 @@ def _install_script_caller():
         from . import script
         return script.reset()
 
-    runtime_api.install(init, call, reset)
+    def adopt(storage):
+        import sys
+        script = sys.modules.get("qdexplorer.script")  # not loaded: qd.init never ran, nothing to adopt
+        if script is not None:
+            script.adopt(storage)
+
+    runtime_api.install(init, call, reset, adopt)
 
 
 _install_script_caller()

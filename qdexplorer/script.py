@@ -63,9 +63,21 @@ def current_arch() -> str:
 def call_kernel(kernel, bound: dict) -> dict:
     """Run one call of `kernel` with the user's bound arguments; returns the full argument dict
     (the kernel reads its return value and assert flag from it)."""
+    return runner().call(kernel, bound)
+
+
+def runner() -> "InlineRunner":
+    """The runner of the current `qd.init` (made on first use: CUDA starts only when needed)."""
     if _state.get("runner") is None:
         _state["runner"] = InlineRunner(current_arch(), **_state.get("options", {}) or {})
-    return _state["runner"].call(kernel, bound)
+    return _state["runner"]
+
+
+def adopt(storage):
+    """A new qd.ndarray or field after `qd.init(arch=qd.cuda)`: it lives on the device from the
+    start (zeroed there), so filling or passing it to kernels moves no data."""
+    if _state["arch"] == cuda:
+        runner().attach(storage)
 
 
 class InlineRunner:
@@ -129,7 +141,6 @@ class InlineRunner:
         arrays pass by pointer; plain NumPy arrays are copied in and out around the call."""
         if self.backend != "cuda":
             return as_kernel_array
-        from .runtime.cuda.mirror import DeviceMirror
         backend = self.device.backend
 
         def resolve(v):
@@ -137,9 +148,7 @@ class InlineRunner:
                 return as_kernel_array(v)
             m = v._mirror
             if m is None or m.backend is not backend:
-                v.host()  # a copy owned by an earlier runner (qd.init again): bring it home first
-                v._mirror, v._where = DeviceMirror(backend, v.storage), "host"
-                self.mirrored.add(v)
+                self.attach(v, zeroed=False)
             if v._where == "host":
                 v._mirror.upload(v.storage)
                 v._where = "both"
@@ -147,6 +156,16 @@ class InlineRunner:
             return DeviceArray(v._mirror.ptr, v.storage.shape, v.storage.dtype, v.elem_shape, None, v,
                                type(v).__name__)
         return resolve
+
+    def attach(self, v, zeroed: bool = True):
+        """Give a qd.ndarray or field its device copy here. `zeroed`: it was just allocated (all
+        zeros on both sides), so the device copy is made current without a transfer."""
+        from .runtime.cuda.mirror import DeviceMirror
+        v.host()  # a copy owned by an earlier runner (qd.init again): bring it home first
+        v._mirror, v._where = DeviceMirror(self.device.backend, v.storage), "host"
+        if zeroed and v._mirror.fill(0, v.storage.dtype):
+            v._where = "both"
+        self.mirrored.add(v)
 
     def close(self):
         for st in list(self.mirrored):  # nothing lost: kernels' results come home before the context goes

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from . import runtime_api
 from .device_array import device_array_of
 from .types import DType, as_dtype
 
@@ -145,6 +146,7 @@ class Field(_Storage):
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
         self.uid = next(_IDS)
         _REGISTRY[self.uid] = self
+        runtime_api.adopt(self)
 
     def __repr__(self) -> str:
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
@@ -165,6 +167,7 @@ class Ndarray(_Storage):
         if not self.shape:
             raise ValueError("qd.ndarray needs at least one axis")
         self.storage = _alloc(self.shape, self.elem_shape, self.dtype)
+        runtime_api.adopt(self)
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}>"

@@ -6,17 +6,19 @@ wired by the package root). This keeps the layers one-way: lang never imports wh
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 cpu, cuda, gpu = "cpu", "cuda", "gpu"
 amdgpu, metal, vulkan = "amdgpu", "metal", "vulkan"  # Quadrants' other backends: named so ported
 x64 = cpu                                             # code parses; qd.init refuses them
 
-_hooks: dict = {"init": None, "call": None, "reset": None}
-_config: dict = {"debug": False}  # what lowering needs of qd.init's options
+_hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None}
+_config: dict = {"debug": False, "host_only": 0}  # what lowering needs of qd.init's options
 
 
-def install(init, call, reset):
+def install(init, call, reset, adopt=None):
     """Called once by `qdexplorer.script` (the layer that owns compile + launch for scripts)."""
-    _hooks.update(init=init, call=call, reset=reset)
+    _hooks.update(init=init, call=call, reset=reset, adopt=adopt)
 
 
 def _hook(name):
@@ -48,6 +50,26 @@ def call_kernel(kernel, bound: dict) -> dict:
     """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
     (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
     return _hook("call")(kernel, bound)
+
+
+def adopt(storage):
+    """A qd.ndarray or field was just allocated: the backend of the current `qd.init` may give it
+    device memory (on CUDA it lives there from the start). Nothing happens before `qd.init`."""
+    fn = _hooks["adopt"]
+    if fn is not None and not _config["host_only"]:
+        fn(storage)
+
+
+@contextmanager
+def host_only():
+    """While the app or CLI imports a project file: its kernels run through the engine, whose device
+    lives in a worker process, so fields it allocates stay host arrays even after a top-level
+    `qd.init(arch=qd.cuda)` (the app process never opens a CUDA context)."""
+    _config["host_only"] += 1
+    try:
+        yield
+    finally:
+        _config["host_only"] -= 1
 
 
 def sync():

@@ -16,6 +16,7 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..lang import runtime_api
 from ..lang.errors import QdError
 from ..lang.kernel import Kernel, Workload
 from .import_guard import import_deadline
@@ -221,7 +222,8 @@ def _import_file(f: Path, root: Path, text: str):
     if added:
         sys.path.insert(0, str(root))
     try:
-        exec(code, mod.__dict__)  # noqa: S102 - running the user's project is the point
+        with runtime_api.host_only():
+            exec(code, mod.__dict__)  # noqa: S102 - running the user's project is the point
     except QdError:
         sys.modules.pop(name, None)
         raise

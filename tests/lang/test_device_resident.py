@@ -24,7 +24,7 @@ def scale_in_place(y: F1, a: qd.f32):
 
 def _transfers():
     from qdexplorer import script
-    return dict(script._state["runner"].device.backend.transfers)
+    return dict(script.runner().device.backend.transfers)
 
 
 def _torch():
@@ -207,3 +207,32 @@ def test_a_gpu_tensor_on_the_cpu_backend_names_the_fix():
         torch.testing.assert_close(t, torch.arange(8, dtype=torch.float32) * 2)
     finally:
         qd.reset()
+
+
+@pytest.mark.cuda
+def test_a_project_that_calls_qd_init_cuda_keeps_its_fields_on_the_host(tmp_path):
+    """The app imports project files in its own process; the device lives in a worker. A top-level
+    `qd.init(arch=qd.cuda)` must not give the file's fields device memory (nor open a context)."""
+    from qdexplorer import script
+    from qdexplorer.project.loader import load_project
+    (tmp_path / "k.py").write_text(
+        "import qdexplorer.lang as qd\n"
+        "qd.init(arch=qd.cuda)\n"
+        "heat = qd.field(qd.f32, shape=(64,))\n"
+        "@qd.kernel\n"
+        "def warm(dt: qd.f32):\n"
+        "    for i in heat:\n"
+        "        heat[i] += dt\n")
+    from qdexplorer.lang.field import _REGISTRY
+    qd.reset()
+    before = set(_REGISTRY.keys())
+    try:
+        proj = load_project(tmp_path)
+        assert "warm" in proj.kernels
+        new = [_REGISTRY[u] for u in set(_REGISTRY.keys()) - before]
+        assert [f.shape for f in new] == [(64,)]
+        assert new[0]._mirror is None                   # a host array, as the engine passes it
+        assert script._state["runner"] is None          # and no CUDA context in this process
+    finally:
+        qd.reset()
+        script._state["arch"] = None
