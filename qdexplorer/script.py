@@ -103,10 +103,9 @@ class InlineRunner:
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
 
     def call(self, kernel, bound: dict) -> dict:
+        spec = kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))
         resident: list = []
-        args = kernel.call_args(bound, self._resolver(resident))
-        ordered = tuple(bound[n] for n in kernel.arg_names)
-        spec = kernel.spec_for(ordered)
+        args = kernel.call_args(bound, self._resolver(resident), spec)
         key = (id(kernel), spec)
         entry = self.loaded.get(key)
         if entry is None:

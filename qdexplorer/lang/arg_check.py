@@ -117,7 +117,7 @@ def check_ranges(kernel_name: str, task: ir.Task, args: dict):
             extents[id(var)] = (var.name, int(eval_expr(lo, args)), int(eval_expr(hi, args)))
         except (ValueError, KeyError, TypeError):
             continue
-    for array, indices in _unguarded_accesses(task.body):
+    for array, indices in _accesses_of(task):
         if not isinstance(array, ir.ArrayArg) or array.name not in args:
             continue
         shape = np.shape(args[array.name])
@@ -137,6 +137,15 @@ def _loop_local(e):
     while isinstance(e, ir.Cast):
         e = e.operand
     return e.local if isinstance(e, ir.LocalRef) else None
+
+
+def _accesses_of(task: ir.Task) -> list:
+    """`_unguarded_accesses` of a task, walked once: a task's IR never changes after lowering,
+    and scripts check every call."""
+    cached = task.__dict__.get("_unguarded")
+    if cached is None:
+        cached = task.__dict__["_unguarded"] = list(_unguarded_accesses(task.body))
+    return cached
 
 
 def _unguarded_accesses(body):

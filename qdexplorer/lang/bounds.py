@@ -23,7 +23,10 @@ def trip_count(task: ir.Task, args: dict) -> int:
     ValueError (never a wrapped count) at 2^31 or more."""
     if task.type == "serial":
         return 1
-    if any(isinstance(n, ir.Load) for n in ir.walk(task.ranges)):
+    dynamic = task.__dict__.get("_dynamic_trip")  # the IR is fixed after lowering: walk it once
+    if dynamic is None:
+        dynamic = task.__dict__["_dynamic_trip"] = any(isinstance(n, ir.Load) for n in ir.walk(task.ranges))
+    if dynamic:
         return DYNAMIC_TRIP
     total = 1
     for lo, hi in task.ranges:

@@ -65,7 +65,9 @@ class Kernel:
         self._sites: dict = {}
         self.file = fn.__code__.co_filename
         self.line = fn.__code__.co_firstlineno
-        self.arg_names = list(inspect.signature(fn).parameters)
+        self._signature = inspect.signature(fn)
+        self.arg_names = list(self._signature.parameters)
+        self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
@@ -78,6 +80,11 @@ class Kernel:
         return self._source
 
     def arg_types(self) -> dict:
+        if self._arg_types is None:
+            self._arg_types = self._read_arg_types()
+        return self._arg_types
+
+    def _read_arg_types(self) -> dict:
         hints = _annotations(self.fn)
         out = {}
         for name in self.arg_names:
@@ -193,7 +200,7 @@ class Kernel:
     def bind(self, *args, **kwargs) -> dict:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         try:
-            ba = inspect.signature(self.fn).bind(*args, **kwargs)
+            ba = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.name}(): {e}") from None
         return dict(ba.arguments)
@@ -208,11 +215,12 @@ class Kernel:
                     out.append(a)
         return out
 
-    def call_args(self, bound: dict, resolve=as_kernel_array) -> dict:
+    def call_args(self, bound: dict, resolve=as_kernel_array, spec: tuple | None = None) -> dict:
         """A call's full argument dict as the engine wants it: every array argument (fields and
         qd.ndarrays included) through `resolve` (NumPy storage by default; a CUDA script passes device
-        copies), plus the implicit arrays of `implicit()`."""
-        spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
+        copies), plus the implicit arrays of `implicit()`. `spec`: the call's, if already known."""
+        if spec is None:
+            spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         args = {}
         for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
