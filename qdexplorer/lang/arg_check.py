@@ -55,9 +55,21 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
             _check_array(where, arrays[name], dt, nd)
         elif kind == "scalar" and hasattr(dt, "is_float"):
             out[name] = _convert_scalar(where, v, dt)
+    _check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)})
     for t in tasks:
         check_ranges(kernel_name, t, out | arrays)
     return out
+
+
+def _check_no_alias(kernel_name: str, dev: dict):
+    """Array parameters are compiled `noalias`: one device buffer reached through two of them would
+    let the optimiser reorder their loads and stores, so the call is refused instead."""
+    spans = sorted((v.ptr, v.ptr + v.nbytes, k) for k, v in dev.items() if v.nbytes)
+    for (_a0, a1, an), (b0, _b1, bn) in zip(spans, spans[1:]):
+        if b0 < a1:
+            raise ArgumentError(f"{kernel_name}(): arguments '{an}' and '{bn}' are the same device memory "
+                                f"(or overlap); kernels compile array arguments as non-aliasing, so pass "
+                                f"distinct arrays (a copy for one of them)")
 
 
 def _check_array(where: str, v, dt, nd: int):

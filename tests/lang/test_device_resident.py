@@ -236,3 +236,15 @@ def test_a_project_that_calls_qd_init_cuda_keeps_its_fields_on_the_host(tmp_path
     finally:
         qd.reset()
         script._state["arch"] = None
+
+
+@pytest.mark.cuda
+def test_the_same_device_array_twice_is_refused(cuda):
+    torch = _torch()
+    y = qd.ndarray(qd.f32, shape=(32,))
+    with pytest.raises(Exception, match="'x' and 'y' are the same device memory"):
+        axpy(y, y, 1.0)
+    t = torch.zeros(64, device="cuda")
+    with pytest.raises(Exception, match="overlap"):
+        axpy(t[:32], t[16:48], 1.0)
+    axpy(t[:32], t[32:], 1.0)                    # disjoint halves of one tensor are fine
