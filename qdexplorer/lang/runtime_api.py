@@ -30,9 +30,15 @@ def _hook(name):
 
 def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
-    `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`)."""
+    `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
+    `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
     if arch in (amdgpu, metal, vulkan):
         raise ValueError(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only")
+    if not options.get("short_circuit_operators", True):
+        raise ValueError(f"qd.init(short_circuit_operators={options['short_circuit_operators']!r}): qdexplorer "
+                         f"always short-circuits 'and'/'or' (Quadrants' default, short_circuit_operators=True); "
+                         f"the bitwise mode is not supported (write '&' / '|' for bitwise operations)")
+    options.pop("short_circuit_operators", None)
     result = _hook("init")(arch, **options)
     _config["debug"] = bool(options.get("debug", False))
     return result

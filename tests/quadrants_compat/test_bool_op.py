@@ -4,12 +4,42 @@ from tests.quadrants_compat import test_utils
 
 
 @test_utils.test(debug=True, short_circuit_operators=True)
+def test_and_shorted():
+    a = qd.field(qd.i32, shape=10)
+
+    @qd.func
+    def explode() -> qd.u1:
+        return qd.u1(a[-1])
+
+    @qd.kernel
+    def func() -> qd.u1:
+        return False and explode()
+
+    assert func() == False
+
+
+@test_utils.test(debug=True, short_circuit_operators=True)
 def test_and_not_shorted():
     @qd.kernel
     def func() -> qd.i32:
         return True and False
 
     assert func() == 0
+
+
+@test_utils.test(debug=True, short_circuit_operators=True)
+def test_or_shorted():
+    a = qd.field(qd.i32, shape=10)
+
+    @qd.func
+    def explode() -> qd.u1:
+        return qd.u1(a[-1])
+
+    @qd.kernel
+    def func() -> qd.i32:
+        return True or explode()
+
+    assert func() == 1
 
 
 @test_utils.test(debug=True, short_circuit_operators=True)

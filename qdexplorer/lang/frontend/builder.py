@@ -43,6 +43,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         self.block_features_ok = True
         self.inline_stack: list = []
         self.other_task_names: set = set()  # top-level names of the kernel, for a better error hint
+        self.made_locals: list[ir.Local] = []  # every local new_local made, in order (see v_BoolOp)
 
     # -- plumbing used by ExprLowering
     @property
@@ -64,6 +65,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         if dtype == u1:
             dtype = i32
         loc = ir.Local(f"{name}.{next(self.counter)}", dtype)
+        self.made_locals.append(loc)
         if init is not None:
             self.emit(ir.Assign(loc, cast(init, dtype)))
         return loc

@@ -219,26 +219,52 @@ class ExprLowering:
         return result
 
     def v_BoolOp(self, node):
-        """`a and b` / `a or b` give an operand's value, as in Python and Quadrants (`2 and 3` is 3)."""
+        """`a and b` / `a or b` give an operand's value, as in Python and Quadrants (`2 and 3` is 3), and
+        short-circuit as Quadrants does by default (`short_circuit_operators=True`): `b` runs only when
+        `a` does not decide, so `i < n and x[i] > 0` never loads `x[n]`, and a `@qd.func` in `b` with
+        side effects runs only when Python would call it. A `b` that can neither fault nor have effects
+        keeps the branch-free form (a select, or `and`/`or` of two u1), which gives the same result."""
         is_and = isinstance(node.op, ast.And)
+        word = "and" if is_and else "or"
         acc = self.value(node.values[0])
         for v_node in node.values[1:]:
             if is_number(acc):  # decided at compile time, like Python's short circuit
                 if bool(acc.value) == is_and:
                     acc = self.value(v_node)
                 continue
-            v = self.value(v_node)
-            a, b = self.pair(acc, v, node)
-            if a.dtype.kind == "b" and b.dtype.kind == "b":
-                acc = ir.BinOp("and" if is_and else "or", a, b, u1)
+            self.out.append([])  # the statements `b` needs run only when `a` does not decide
+            made = len(self.made_locals)
+            try:
+                v = self.value(v_node)
+                a, b = self.pair(acc, v, node)
+            finally:
+                b_stmts = self.out.pop()
+            both_u1 = a.dtype.kind == "b" and b.dtype.kind == "b"
+            if not both_u1 and (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
+                self.err(node, f"'{word}' needs operands of one type, got {a.dtype!r} and {b.dtype!r}",
+                         QuadrantsTypeError)
+            temps = {id(loc) for loc in self.made_locals[made:]}
+            if _pure(b) and all(isinstance(s, ir.Assign) and id(s.local) in temps and _pure(s.value)
+                                for s in b_stmts):
+                # nothing to skip (at most pure temporaries of `b`, e.g. a nested and/or, `x ** 2`):
+                # the branch-free form is equivalent, and stays what it always was
+                for s in b_stmts:
+                    self.emit(s)
+                if both_u1:
+                    acc = ir.BinOp(word, a, b, u1)
+                    continue
+                dt = promote(a.dtype, b.dtype)
+                first = ir.LocalRef(self.new_local("boolop", dt, cast(a, dt)))
+                then, other = (cast(b, dt), first) if is_and else (first, cast(b, dt))
+                acc = ir.Select(truthy(first), then, other, dt)
                 continue
-            if (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
-                self.err(node, f"'{'and' if is_and else 'or'}' needs operands of one type, got "
-                               f"{a.dtype!r} and {b.dtype!r}", QuadrantsTypeError)
-            dt = promote(a.dtype, b.dtype)
-            first = ir.LocalRef(self.new_local("boolop", dt, cast(a, dt)))
-            then, other = (cast(b, dt), first) if is_and else (first, cast(b, dt))
-            acc = ir.Select(truthy(first), then, other, dt)
+            # Quadrants' lowering (frontend_ir.cpp, logical_and/or): result = a; if result [not]: result = b
+            dt = u1 if both_u1 else promote(a.dtype, b.dtype)
+            res = self.new_local("boolop", dt, cast(a, dt))  # a u1 result lives in an i32 local
+            ref = ir.LocalRef(res)
+            run_b = b_stmts + [ir.Assign(res, cast(b, res.dtype))]
+            self.emit(ir.If(truthy(ref), run_b, []) if is_and else ir.If(truthy(ref), [], run_b))
+            acc = truthy(ref) if both_u1 else ref
         return acc
 
     def v_IfExp(self, node):
@@ -248,3 +274,19 @@ class ExprLowering:
         a, b = self.pair(self.value(node.body), self.value(node.orelse), node)
         dt = promote(a.dtype, b.dtype)
         return ir.Select(truthy(self.commit(c, node)), cast(a, dt), cast(b, dt), dt)
+
+
+# Expressions that can neither fault nor have side effects (loads can fault out of bounds, atomics and
+# inlined calls have effects); integer division and modulo fault on a zero (or -1 overflow) divisor.
+_PURE = (ir.Const, ir.ScalarArg, ir.Shape, ir.LocalRef, ir.BinOp, ir.UnOp, ir.Compare, ir.Cast, ir.Select,
+         ir.MathCall, ir.SimtIndex)
+
+
+def _pure(e: ir.Expr) -> bool:
+    for n in ir.walk(e):
+        if not isinstance(n, _PURE):
+            return False
+        if isinstance(n, ir.BinOp) and n.op in ("//", "%") and n.dtype.is_int and \
+                not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
+            return False
+    return True
