@@ -239,3 +239,23 @@ def test_short_circuit_operators_false_is_refused():
     qd.reset()
     with pytest.raises(ValueError, match=r"short_circuit_operators=False.*always short-circuits"):
         qd.init(arch=qd.cpu, short_circuit_operators=False)
+
+
+def test_conditional_expression_evaluates_only_the_chosen_side(debug_arch):
+    """`x[i] if i < n else 0`, as Python and Quadrants (`make_ifte`) run it: no load of x[n]."""
+    @qd.kernel
+    def pick(x: I1, c: I1, out: I1):
+        for i in range(out.shape[0]):  # longer than x
+            out[i] = x[i] if i < x.shape[0] else -1
+            out[i] += bump(c, 0, 100) if i % 2 == 0 else bump(c, 1, 1000)
+            out[i] += (2 if i < 3 else 4)  # pure sides: stays a select
+
+    x = np.array([7, 8, 9], np.int32)
+    c = np.zeros(2, np.int32)
+    out = np.zeros(6, np.int32)
+    pick(x, c, out)
+    cc = [0, 0]
+    ref = [(x[i] if i < 3 else -1) + (py_bump(cc, 0, 100) if i % 2 == 0 else py_bump(cc, 1, 1000))
+           + (2 if i < 3 else 4) for i in range(6)]
+    np.testing.assert_array_equal(out, ref)
+    np.testing.assert_array_equal(c, cc)

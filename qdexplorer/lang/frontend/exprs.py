@@ -268,12 +268,35 @@ class ExprLowering:
         return acc
 
     def v_IfExp(self, node):
+        """`a if c else b` evaluates only the chosen side, as in Python and Quadrants (`make_ifte`), so
+        `x[i] if i < n else 0` never loads `x[n]`; two sides that can neither fault nor have effects
+        keep the branch-free select."""
         c = self.value(node.test)
         if is_number(c):
             return self.value(node.body if c.value else node.orelse)
-        a, b = self.pair(self.value(node.body), self.value(node.orelse), node)
+        cond = truthy(self.commit(c, node))
+        made = len(self.made_locals)
+        sides = []
+        for side in (node.body, node.orelse):
+            self.out.append([])
+            try:
+                v = self.value(side)
+            finally:
+                stmts = self.out.pop()
+            sides.append((v, stmts))
+        (va, a_stmts), (vb, b_stmts) = sides
+        a, b = self.pair(va, vb, node)
         dt = promote(a.dtype, b.dtype)
-        return ir.Select(truthy(self.commit(c, node)), cast(a, dt), cast(b, dt), dt)
+        temps = {id(loc) for loc in self.made_locals[made:]}
+        if _pure(a) and _pure(b) and all(isinstance(st, ir.Assign) and id(st.local) in temps and _pure(st.value)
+                                         for st in a_stmts + b_stmts):
+            for st in a_stmts + b_stmts:
+                self.emit(st)
+            return ir.Select(cond, cast(a, dt), cast(b, dt), dt)
+        res = self.new_local("ifexp", dt)  # a u1 result lives in an i32 local
+        self.emit(ir.If(cond, a_stmts + [ir.Assign(res, cast(a, res.dtype))],
+                        b_stmts + [ir.Assign(res, cast(b, res.dtype))]))
+        return truthy(ir.LocalRef(res)) if dt.kind == "b" else ir.LocalRef(res)
 
 
 # Expressions that can neither fault nor have side effects (loads can fault out of bounds, atomics and
