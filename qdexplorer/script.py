@@ -18,7 +18,7 @@ from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
 from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
-from .lang.device_array import DeviceArray
+from .lang.device_array import DeviceArray, device_array_of
 from .lang.errors import QdError
 from .lang.field import _Storage as Storage
 from .lang.field import as_kernel_array
@@ -80,6 +80,13 @@ def adopt(storage):
         runner().attach(storage)
 
 
+def _gpu_array(kernel, name: str, v):
+    try:
+        return device_array_of(v) or v
+    except TypeError as e:
+        raise ArgumentError(f"{kernel.name}(): argument '{name}': {e}") from None
+
+
 class InlineRunner:
     """Compile in-process on first call (per argument specialisation), then launch in place."""
 
@@ -103,6 +110,8 @@ class InlineRunner:
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
 
     def call(self, kernel, bound: dict) -> dict:
+        if self.backend == "cuda":  # read each GPU array's interface once per call, not per check
+            bound = {k: _gpu_array(kernel, k, v) for k, v in bound.items()}
         spec = kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))
         resident: list = []
         args = kernel.call_args(bound, self._resolver(resident), spec)

@@ -9,6 +9,8 @@ refuses it with the fix named (`arg_check`).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 NO_STREAM = object()  # the interface did not say (version < 3): order after the legacy default stream
@@ -30,7 +32,7 @@ class DeviceArray:
 
     @property
     def size(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:

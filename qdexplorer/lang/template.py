@@ -12,6 +12,8 @@ import re
 
 import numpy as np
 
+from .device_array import DeviceArray
+
 from .field import _Storage
 
 
@@ -48,7 +50,7 @@ def template_spec(name: str, v) -> tuple:
     if isinstance(v, _Storage):
         el = tuple(v.elem_shape)
         return (name, "array", v.dtype, v.storage.ndim) + ((el,) if el else ())
-    if isinstance(v, np.ndarray):
+    if isinstance(v, (np.ndarray, DeviceArray)):
         el = tuple(getattr(v, "elem_shape", ()))
         return (name, "array", from_numpy(v.dtype), v.ndim) + ((el,) if el else ())
     if isinstance(v, np.generic):
