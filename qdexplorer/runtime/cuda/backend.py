@@ -164,7 +164,7 @@ class CudaBackend:
         """Copy host arrays to device buffers (reused across runs of the same shapes); GPU arrays
         (DeviceArray: CUDA tensors, qd.ndarray device copies) are passed by pointer, after the
         work their producer queued on its own stream."""
-        dev = {}
+        dev, copied = {}, False
         for k, v in args.items():
             if isinstance(v, DeviceArray):
                 self._after_producer(v.stream)
@@ -180,10 +180,12 @@ class CudaBackend:
                 if v.nbytes:
                     check("cuMemcpyHtoDAsync", cu.cuMemcpyHtoDAsync(ptr, v.ctypes.data, v.nbytes, self.stream))
                     self.transfers["htod"] += v.nbytes
+                    copied = True
                 dev[k] = (ptr, v.shape)
             else:
                 dev[k] = v
-        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+        if copied:  # the host arrays may change once we return
+            check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
         return Prepared(args, dict(trips), dev)
 
     def _after_producer(self, stream):
@@ -339,13 +341,17 @@ class CudaBackend:
         self._events.extend(ev for _, ev in pending)
 
     def fetch(self, prepared: Prepared, into: dict):
+        waited = bool(prepared.pending)  # the last launch's end event covers all earlier stream work
         self.finish(prepared)
+        copied = False
         for k, v in into.items():
             if isinstance(v, np.ndarray) and v.nbytes:
                 ptr, _ = prepared.device[k]
                 check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(v.ctypes.data, ptr, v.nbytes, self.stream))
                 self.transfers["dtoh"] += v.nbytes
-        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+                copied = True
+        if copied or not waited:
+            check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
 
     def release(self, prepared: Prepared):
         self.finish(prepared)  # device buffers stay allocated for the next run of the same shapes
