@@ -25,6 +25,7 @@ step run_demo_cuda 60 "python3 -m qdexplorer run --backend cuda --repeat 10"
 step compare_override 120 "python3 benchmarks/compare_override.py --out $OUT"
 step gui_cuda 150 "QDX_SHOTS=$OUT python3 -m pytest -q -p no:cacheprovider -m 'gui and cuda' -rfE tests/gui"
 step screenshot_cuda 60 "python3 -m qdexplorer gui --screenshot $OUT/gpu-window.png --workload particles_64k --repeat 50"
+step script_calls 90 "python3 benchmarks/script_calls.py > $R/script_calls.json"
 step assembly_modes 200 "python3 benchmarks/assembly_modes.py > $R/assembly_modes.json"
 step pytest_rest 200 "python3 -m pytest -q -p no:cacheprovider -n 8 -m 'not cuda' -rfE tests"
 mv "$OUT"/*.json "$OUT"/*.svg "$OUT"/*.csv "$OUT"/*.txt "$R"/ 2>/dev/null

@@ -13,6 +13,7 @@ timeout 60 python3 benchmarks/module_load.py > "$OUT/module_load.json" 2>&1
 timeout 90 python3 -m qdexplorer.cli run --backend cuda --repeat 10 > "$OUT/run_cuda.txt" 2>&1
 timeout 150 python3 benchmarks/warm_edit.py > "$OUT/warm_edit.json" 2>&1
 timeout 400 python3 benchmarks/kernel_suite.py > "$OUT/kernel_suite.json" 2> "$OUT/kernel_suite.err"
+timeout 120 python3 benchmarks/script_calls.py > "$OUT/script_calls.json" 2>&1
 timeout 90 python3 benchmarks/libdevice_link.py > "$OUT/libdevice_link.json" 2>&1
 timeout 400 python3 benchmarks/assembly_modes.py > "$OUT/assembly_modes.json" 2>&1
 timeout 300 python3 benchmarks/compare_override.py --out "$OUT" > /dev/null 2> "$OUT/compare_override.txt"
