@@ -30,6 +30,12 @@ class ArgumentError(QdError, TypeError):
     """A call argument that does not fit the compiled kernel; names the kernel and the argument."""
 
 
+class NonContiguousArgumentError(ArgumentError, ValueError):
+    """A strided view (slice, transpose) passed as an array argument. Also a `ValueError`, the
+    class Quadrants raises for it ("Non contiguous tensors are not supported"), so code that
+    catches Quadrants' error catches this one."""
+
+
 def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_device: bool = False) -> dict:
     """`args` with scalars converted; ArgumentError for anything that would be misread.
 
@@ -80,8 +86,9 @@ def _check_array(where: str, v, dt, nd: int):
                             f"got {type(v).__name__}")
     _check_dtype_ndim(where, v, dt, nd)
     if not v.flags.c_contiguous:
-        raise ArgumentError(f"{where} must be C-contiguous (a slice or transpose is not); pass "
-                            f"np.ascontiguousarray({v.shape}-array)")
+        raise NonContiguousArgumentError(
+            f"{where} must be C-contiguous (a slice or transpose is not): Non contiguous tensors are not "
+            f"supported; pass np.ascontiguousarray({v.shape}-array) or tensor.contiguous()")
 
 
 def _check_dtype_ndim(where: str, v, dt, nd: int):

@@ -118,17 +118,53 @@ class _Storage:
         self.storage.fill(value)
         self._host_written()
 
-    def to_numpy(self, dtype=None) -> np.ndarray:
-        out = np.array(self.host()).reshape(self.shape + self.elem_shape)
+    def _elem_dims(self, keep_dims: bool) -> tuple:
+        """The element axes as Quadrants' I/O shows them: `keep_dims=True` gives a vector of n
+        its column shape (n, 1), as Quadrants' `to_numpy(keep_dims=True)` does."""
+        return self.elem_shape + (1,) if keep_dims and len(self.elem_shape) == 1 else self.elem_shape
+
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+        """A copy of the data; `copy=False` returns a view of the host storage instead (only where
+        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export)."""
+        shape = self.shape + self._elem_dims(keep_dims)
+        if not copy:
+            return self.zero_copy_view("to_numpy").reshape(shape)
+        out = np.array(self.host()).reshape(shape)
         return out.astype(dtype) if dtype is not None else out
+
+    def zero_copy_view(self, what: str) -> np.ndarray:
+        """The host storage itself, for `copy=False` exports; refused (ValueError, Quadrants'
+        class for it) while kernels use a device copy, which a host view would not follow."""
+        if self._mirror is not None:
+            raise ValueError(f"{what}(copy=False): Zero-copy not available: this {type(self).__name__.lower()} "
+                             f"lives on the GPU (qd.init(arch=qd.cuda)); use copy=True")
+        return self.host().view(np.ndarray)
 
     def from_numpy(self, arr):
         arr = np.asarray(arr)
         want = self.shape + self.elem_shape
-        if arr.shape != want:
+        if arr.shape != want and not self._is_vector_io_shape(arr.shape):
             raise ValueError(f"from_numpy: expected an array of shape {want}, got {arr.shape}")
         self.storage[...] = arr.reshape(self.storage.shape)  # all of it: the device copy is not read
         self._host_written()
+
+    def _is_vector_io_shape(self, shape: tuple) -> bool:
+        """A vector field also takes its data as columns (n, 1) or rows (1, n), as Quadrants does."""
+        if len(self.elem_shape) != 1:
+            return False
+        n = self.elem_shape[0]
+        return shape in (self.shape + (n, 1), self.shape + (1, n))
+
+    def to_torch(self, device=None, keep_dims: bool = False, copy: bool = True):
+        """A PyTorch tensor of the data (on the CPU unless `device` says otherwise), as Quadrants'
+        `to_torch`; `copy=False` shares the host storage (see `to_numpy`)."""
+        from .torch_io import to_torch
+        return to_torch(self, device, keep_dims, copy)
+
+    def from_torch(self, tensor):
+        """Copy a PyTorch tensor (on any device, requiring grad or not) into this array."""
+        from .torch_io import tensor_to_numpy
+        self.from_numpy(tensor_to_numpy(tensor))
 
     def copy_from(self, other):
         self.from_numpy(other.to_numpy())

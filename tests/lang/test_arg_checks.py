@@ -63,6 +63,8 @@ def test_non_contiguous_and_wrong_ndim_are_refused(mod):
     y = np.zeros(8, np.float32)
     with pytest.raises(ArgumentError, match="'x' must be C-contiguous"):
         mod.copy(np.ones(16, np.float32)[::2], y)
+    with pytest.raises(ValueError, match="Non contiguous tensors are not supported"):  # Quadrants' class
+        mod.copy(np.ones(16, np.float32)[::2], y)
     with pytest.raises(TypeError, match="'x'.*1 dimension"):
         mod.copy(np.ones((2, 4), np.float32), y)
 

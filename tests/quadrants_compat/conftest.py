@@ -21,3 +21,4 @@ def pytest_generate_tests(metafunc):
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: upstream's marker for long cases")
     config.addinivalue_line("markers", "run_in_serial: upstream's marker for tests its runner serialises")
+    config.addinivalue_line("markers", "needs_torch: upstream's marker for tests that use PyTorch (they skip without it)")

@@ -127,6 +127,16 @@ def test_ndarray_2d():
     _test_ndarray_2d()
 
 
+@test_utils.test(arch=[qd.cuda])
+def test_ndarray_caching_allocator():
+    n = 8
+    a = qd.ndarray(qd.i32, shape=(n))
+    a.fill(2)
+    a = 1
+    b = qd.ndarray(qd.i32, shape=(n))
+    b.fill(2)
+
+
 def _test_ndarray_numpy_io():
     n = 7
     m = 4
