@@ -45,13 +45,16 @@ class DeviceArray:
 def cuda_interface(v) -> dict | None:
     """The object's `__cuda_array_interface__`, or None if it is not a GPU array.
 
-    PyTorch raises instead of answering for a tensor that requires grad; that is a GPU array the
-    user must detach, so it is reported (TypeError), not treated as a host object."""
+    PyTorch will not answer for a tensor that requires grad; Quadrants still takes such tensors
+    (a kernel inside a custom `torch.autograd.Function` writes them in place), so we read the
+    interface of its detached view, which is the same memory."""
     try:
         return getattr(v, "__cuda_array_interface__", None)
     except AttributeError:   # PyTorch: a CPU tensor has no CUDA interface
         return None
     except RuntimeError as e:
+        if getattr(v, "requires_grad", False) and hasattr(v, "detach"):
+            return v.detach().__cuda_array_interface__
         raise TypeError(f"{type(v).__name__} cannot be passed by pointer: {e}") from None
 
 
