@@ -4,7 +4,8 @@ A Quadrants time-step loop calls the same kernels thousands of times on arrays t
 GPU. This measures wall time per call of `y = a*x + y` from Python (`qd.init(arch=qd.cuda)`), with
 the arguments as NumPy arrays (copied in and out around every call), as `qd.ndarray`s (kept on
 the device), as PyTorch CUDA tensors and as CuPy arrays (passed by pointer), against PyTorch's
-own `y.add_(x, alpha=a)` in the same loop, synchronised after each call like ours. It also reports
+own `y.add_(x, alpha=a)` in the same loop, synchronised after each call like ours, and against
+Quadrants itself (same kernel, same three kinds of argument) when it is installed. It also reports
 the bytes the backend copied per call (its transfer counters) and the effective bandwidth.
 
 Usage (GPU machine): python benchmarks/script_calls.py [--log2 20 24] [--calls 200]
@@ -28,6 +29,33 @@ def per_call_ms(fn, sync, calls: int) -> list[float]:
         sync()
         out.append((time.perf_counter() - t0) * 1e3)
     return out
+
+
+def quadrants_peer(a, rows):
+    """Quadrants' own per-call cost for the same kernel and arguments, if it is installed (in a
+    child process: see _quadrants_calls.py)."""
+    import importlib.util
+    import json
+    import os
+    import subprocess
+    import sys
+    if importlib.util.find_spec("quadrants") is None:
+        for row in rows:
+            row["quadrants"] = "not installed"
+        return
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = subprocess.run([sys.executable, os.path.join(here, "_quadrants_calls.py"), "--log2",
+                        *map(str, a.log2), "--calls", str(a.calls)], capture_output=True, text=True, timeout=600)
+    if p.returncode != 0:
+        for row in rows:
+            row["quadrants"] = f"failed: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}"
+        return
+    got = json.loads(p.stdout.strip().splitlines()[-1])
+    for row in rows:
+        for name, ms in got["rows"].get(str(row["log2"]), {}).items():
+            s = summary(ms)
+            s["effective_GBps"] = round(12 * row["n"] / (s["median_ms"] * 1e-3) / 1e9, 1)
+            row["variants"][f"peer:quadrants {got['version']} {name}"] = s
 
 
 def main():
@@ -93,11 +121,13 @@ def main():
         np.testing.assert_allclose(yq.to_numpy(), total * x0, rtol=1e-4)
         if "torch_tensor" in variants:
             np.testing.assert_allclose(yt.cpu().numpy(), total * x0, rtol=1e-4)
+        rows.append(row)
+    quadrants_peer(a, rows)
+    for row in rows:
         best = row["variants"]
         if "peer:torch.add_" in best:
             peer = best["peer:torch.add_"]["median_ms"]
             row["vs_torch"] = {k: round(v["median_ms"] / peer, 2) for k, v in best.items()}
-        rows.append(row)
     emit({"benchmark": "script_calls", "what": "wall ms per kernel call from Python, saxpy f32, synchronised",
           "rows": rows})
 

@@ -1,0 +1,61 @@
+"""The Quadrants peer of script_calls.py, in its own process (two CUDA runtimes in one process
+would share and perturb one context). Prints {log2: {variant: [ms per call...]}} as JSON.
+
+Usage: python _quadrants_calls.py --log2 16 20 24 --calls 200
+"""
+import argparse
+import json
+import time
+
+import numpy as np
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--log2", type=int, nargs="+", required=True)
+    ap.add_argument("--calls", type=int, default=200)
+    a = ap.parse_args()
+    import quadrants as qd
+    qd.init(arch=qd.cuda, offline_cache=False, log_level="error")
+    F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)
+
+    @qd.kernel
+    def axpy(x: F1, y: F1, alpha: qd.f32):
+        for i in range(x.shape[0]):
+            y[i] = alpha * x[i] + y[i]
+
+    out = {"version": qd.__version__, "rows": {}}
+    for lg in a.log2:
+        n = 1 << lg
+        x0 = np.random.default_rng(0).random(n, dtype=np.float32)
+        variants = {}
+        xs, ys = x0.copy(), np.zeros(n, np.float32)
+        variants["numpy"] = lambda: axpy(xs, ys, 1.0)
+        xq, yq = qd.ndarray(qd.f32, shape=(n,)), qd.ndarray(qd.f32, shape=(n,))
+        xq.from_numpy(x0)
+        yq.fill(0)
+        variants["qd.ndarray"] = lambda: axpy(xq, yq, 1.0)
+        try:
+            import torch
+            xt, yt = torch.from_numpy(x0).cuda(), torch.zeros(n, device="cuda")
+            variants["torch_tensor"] = lambda: axpy(xt, yt, 1.0)
+        except ImportError:
+            pass
+        row = out["rows"][str(lg)] = {}
+        for name, fn in variants.items():
+            for _ in range(5):
+                fn()
+            qd.sync()
+            ms = []
+            for _ in range(a.calls):
+                t0 = time.perf_counter()
+                fn()
+                qd.sync()
+                ms.append((time.perf_counter() - t0) * 1e3)
+            row[name] = ms
+        np.testing.assert_allclose(yq.to_numpy(), (5 + a.calls) * x0, rtol=1e-4)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
