@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import warnings
 import weakref
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
 
 from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
@@ -16,6 +19,7 @@ from .compiler.dump import env_dump_dir, env_load_dir, env_load_kinds
 from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
+from .lang import ir
 from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray, device_array_of
@@ -87,6 +91,31 @@ def _gpu_array(kernel, name: str, v):
         raise ArgumentError(f"{kernel.name}(): argument '{name}': {e}") from None
 
 
+@dataclass
+class _Plan:
+    """What every call of one specialisation needs, worked out once: a time-step loop calls the
+    same kernel thousands of times, and Quadrants users expect a call to cost microseconds."""
+    tasks: list
+    names: list
+    implicit: list
+    trips: dict = field(default_factory=dict)  # (array shapes, range scalars) -> checked trip counts
+    range_scalars: tuple = ()
+
+    def __post_init__(self):
+        used = {n.name for t in self.tasks for n in ir.walk(t.ranges) if isinstance(n, ir.ScalarArg)}
+        self.range_scalars = tuple(sorted(used))
+
+    def key(self, args: dict):
+        """What the range checks and trip counts depend on; None when a value cannot be a key."""
+        try:
+            k = (tuple((n, v.shape) for n, v in args.items() if isinstance(v, (np.ndarray, DeviceArray))),
+                 tuple(args[n] for n in self.range_scalars))
+            hash(k)
+        except (TypeError, KeyError):
+            return None
+        return k
+
+
 class InlineRunner:
     """Compile in-process on first call (per argument specialisation), then launch in place."""
 
@@ -113,35 +142,42 @@ class InlineRunner:
         if self.backend == "cuda":  # read each GPU array's interface once per call, not per check
             bound = {k: _gpu_array(kernel, k, v) for k, v in bound.items()}
         spec = kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))
+        plan = self.loaded.get((id(kernel), spec)) or self._load(kernel, spec)
         resident: list = []
-        args = kernel.call_args(bound, self._resolver(resident), spec)
-        key = (id(kernel), spec)
-        entry = self.loaded.get(key)
-        if entry is None:
-            tasks = kernel.tasks(spec)
-            compiled = self.pipeline.compile(tasks, self.target)
-            bad = [ct for ct in compiled if not ct.ok]
-            if bad:
-                raise QdError(f"{bad[0].task}: {bad[0].error}")
-            if self.print_asm:  # PTX whatever the backend: on the CPU it is compiled for reading
-                ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
-                write_ptx(Path.cwd(), ptx)
-            for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]):
-                if not r.ok:
-                    raise QdError(f"{r.task}: load failed: {r.error}")
-            entry = self.loaded[key] = (tasks, [ct.task for ct in compiled])
-        tasks, names = entry
-        checked = check_call_args(kernel.name, spec, args, tasks, on_device=self.backend == "cuda")
+        args = kernel.call_args(bound, self._resolver(resident), spec, plan.implicit)
+        key = plan.key(args)
+        trips = plan.trips.get(key) if key is not None else None
+        # loop ranges and the shapes they are checked against were seen before: skip re-checking them
+        checked = check_call_args(kernel.name, spec, args, plan.tasks if trips is None else (),
+                                  on_device=self.backend == "cuda")
+        if trips is None:
+            try:
+                trips = trip_counts(plan.tasks, checked)
+            except ValueError as e:
+                raise ArgumentError(f"{kernel.name}(): {e}") from None
+            if key is not None and len(plan.trips) < 256:
+                plan.trips[key] = trips
         try:
-            trips = trip_counts(tasks, checked)
-        except ValueError as e:
-            raise ArgumentError(f"{kernel.name}(): {e}") from None
-        try:
-            self.device.run_args(names, trips, checked)
+            self.device.run_args(plan.names, trips, checked, timed=False)
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for st in resident:
                 st._where = "device"
         return args
+
+    def _load(self, kernel, spec) -> "_Plan":
+        tasks = kernel.tasks(spec)
+        compiled = self.pipeline.compile(tasks, self.target)
+        bad = [ct for ct in compiled if not ct.ok]
+        if bad:
+            raise QdError(f"{bad[0].task}: {bad[0].error}")
+        if self.print_asm:  # PTX whatever the backend: on the CPU it is compiled for reading
+            ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
+            write_ptx(Path.cwd(), ptx)
+        for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]):
+            if not r.ok:
+                raise QdError(f"{r.task}: load failed: {r.error}")
+        plan = self.loaded[(id(kernel), spec)] = _Plan(tasks, [ct.task for ct in compiled], kernel.implicit(spec))
+        return plan
 
     def _resolver(self, resident: list):
         """How array arguments reach the backend. On CUDA, qd.ndarrays and fields get a device copy

@@ -215,7 +215,8 @@ class Kernel:
                     out.append(a)
         return out
 
-    def call_args(self, bound: dict, resolve=as_kernel_array, spec: tuple | None = None) -> dict:
+    def call_args(self, bound: dict, resolve=as_kernel_array, spec: tuple | None = None,
+                  implicit: list | None = None) -> dict:
         """A call's full argument dict as the engine wants it: every array argument (fields and
         qd.ndarrays included) through `resolve` (NumPy storage by default; a CUDA script passes device
         copies), plus the implicit arrays of `implicit()`. `spec`: the call's, if already known."""
@@ -224,7 +225,7 @@ class Kernel:
         args = {}
         for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
-        for a in self.implicit(spec):
+        for a in self.implicit(spec) if implicit is None else implicit:
             args[a.name] = resolve(Field.by_uid(a.key)) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
         return args
 

@@ -142,20 +142,21 @@ class LocalDevice:
     def loaded_tasks(self) -> list[str]:
         return [t for t in self.tags if self.backend.loaded(t)]
 
-    def run_args(self, tasks: list[str], trips: dict, args: dict) -> list[LaunchTiming]:
-        """Scripts: run `tasks` once, in order, on the caller's arrays (updated in place)."""
+    def run_args(self, tasks: list[str], trips: dict, args: dict, timed: bool = True) -> list[LaunchTiming]:
+        """Scripts: run `tasks` once, in order, on the caller's arrays (updated in place).
+        `timed=False` skips the per-launch GPU timing (events) that plain script calls never read."""
         prepared = self.backend.prepare(args, trips, in_place=True)
         try:
-            timings = [self._launch(t, prepared) for t in tasks]
+            timings = [self._launch(t, prepared, timed) for t in tasks]
             self.backend.fetch(prepared, args)
         finally:
             self.backend.release(prepared)
         return timings
 
-    def _launch(self, task, prepared):
+    def _launch(self, task, prepared, timed: bool = True):
         if not self.backend.loaded(task):
             raise RuntimeError(f"task {task} is not loaded (its compile or load failed)")
-        return self.backend.launch(task, prepared)
+        return self.backend.launch(task, prepared, timed)
 
     def run(self, job: RunJob, args: dict, sink, should_stop=lambda: False) -> RunOutcome:
         """Warm-ups, then `repeat` timed passes over `job.tasks`, streaming timings to `sink`.

@@ -131,3 +131,33 @@ def test_workloads_get_the_same_checks(tmp_path):
     assert "'y' has shape (16,)" in res["short_out"].error
     assert "32-bit loop index" in res["wrap"].error
     assert "'n'" in res["float_n"].error and "2.0" in res["float_n"].error
+
+
+def test_repeated_calls_recheck_ranges_when_shapes_or_range_scalars_change(arch):
+    """Script calls remember the checked trip counts per (shapes, range scalars); a new shape or a
+    new bound must be checked again, never run with the remembered counts."""
+    qd = arch
+
+    @qd.kernel
+    def copy(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            y[i] = x[i]
+
+    @qd.kernel
+    def ones(y: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32, v: qd.f32):
+        for i in range(n):
+            y[i] = v
+
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.float32)
+    copy(x, y)
+    copy(x, y)
+    np.testing.assert_array_equal(y, x)
+    with pytest.raises(ArgumentError, match="out of bounds"):
+        copy(x, np.zeros(4, np.float32))
+    ones(y, 4, 1.0)
+    ones(y, 4, 2.0)            # a scalar the ranges do not read: same counts
+    np.testing.assert_array_equal(y, [2, 2, 2, 2, 4, 5, 6, 7])
+    with pytest.raises(ArgumentError, match="out of bounds"):
+        ones(y, 100, 3.0)
+    ones(y, 8, 5.0)
+    np.testing.assert_array_equal(y, np.full(8, 5.0))

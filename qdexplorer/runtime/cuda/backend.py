@@ -350,8 +350,8 @@ class CudaBackend:
                 check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(v.ctypes.data, ptr, v.nbytes, self.stream))
                 self.transfers["dtoh"] += v.nbytes
                 copied = True
-        if copied or not waited:
-            check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
+        if copied or not waited:  # untimed launches fault here: name every task this call ran
+            check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream), " or ".join(prepared.hot))
 
     def release(self, prepared: Prepared):
         self.finish(prepared)  # device buffers stay allocated for the next run of the same shapes
