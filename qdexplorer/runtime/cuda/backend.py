@@ -164,10 +164,12 @@ class CudaBackend:
         """Copy host arrays to device buffers (reused across runs of the same shapes); GPU arrays
         (DeviceArray: CUDA tensors, qd.ndarray device copies) are passed by pointer, after the
         work their producer queued on its own stream."""
-        dev, copied = {}, False
+        dev, copied, waited_on = {}, False, set()
         for k, v in args.items():
             if isinstance(v, DeviceArray):
-                self._after_producer(v.stream)
+                if v.stream not in waited_on:  # one wait per producer stream, however many arrays
+                    waited_on.add(v.stream)
+                    self._after_producer(v.stream)
                 dev[k] = (v.ptr, v.shape)
             elif isinstance(v, np.ndarray):
                 if not v.flags.c_contiguous:
