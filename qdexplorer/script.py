@@ -19,7 +19,7 @@ from .compiler.pool import InlineCompiler
 from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray
-from .lang.errors import QdError
+from .lang.errors import QdError, QuadrantsAssertionError
 from .lang.field import _Storage as Storage
 from .lang.field import as_kernel_array
 from .lang.runtime_api import cpu, cuda, gpu
@@ -129,6 +129,9 @@ class InlineRunner:
             raise ArgumentError(f"{kernel.name}(): {e}") from None
         try:
             self.device.run_args(names, trips, checked)
+        except QuadrantsAssertionError:  # a bad access in debug mode: an assert that failed before it
+            kernel.result(args)          # (and let it happen) is the error to report, as in Quadrants
+            raise
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for st in resident:
                 st._where = "device"

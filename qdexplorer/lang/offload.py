@@ -218,7 +218,10 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
         elif isinstance(n, ir.ScalarArg):
             used_scalars.add(n.name)
     params = []
-    for name, v in {**args, **kscope.arrays()}.items():
+    flat = {}
+    for name, v in {**args, **kscope.arrays()}.items():  # a vector argument is one scalar per component
+        flat.update({c.name: c for c in v.items} if isinstance(v, Vec) else {name: v})
+    for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
             params.append(ir.Param(name, "array", v.dtype, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:
