@@ -32,6 +32,7 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     ret_dt, ret_shape = _return_type(kernel)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
+    kscope.ret_annotation = kernel.return_type
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4})
 
     spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))

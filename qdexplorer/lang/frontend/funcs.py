@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..errors import QuadrantsSyntaxError
+from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
 from ..types import NdarrayType, as_dtype, i32
 from .values import Py, Vec, cast, is_number
@@ -137,6 +137,10 @@ class FuncInlining:
 
     def store_result(self, ret, v, node):
         if isinstance(v, Vec):
+            want = getattr(self.kscope.ret_annotation, "shape", None)  # None: a scalar result
+            if want is None or tuple(want) != tuple(v.shape):
+                self.err(node, f"this kernel returns {self.kscope.ret_annotation!r}, but the value is a "
+                               f"{'x'.join(map(str, v.shape))} vector/matrix", QuadrantsTypeError)
             for k, x in enumerate(v.items):
                 self.emit(ir.Store(ret, (ir.Const(k, i32),), cast(self.commit(x, node, like=ret.dtype), ret.dtype)))
             return
