@@ -23,7 +23,7 @@ from .lang import ir
 from .lang.arg_check import ArgumentError, check_call_args
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray, device_array_of
-from .lang.errors import QdError
+from .lang.errors import QdError, QuadrantsAssertionError
 from .lang.field import _Storage as Storage
 from .lang.field import as_kernel_array
 from .lang.runtime_api import cpu, cuda, gpu
@@ -159,6 +159,9 @@ class InlineRunner:
                 plan.trips[key] = trips
         try:
             self.device.run_args(plan.names, trips, checked, timed=False)
+        except QuadrantsAssertionError:  # a bad access in debug mode: an assert that failed before it
+            kernel.result(args)          # (and let it happen) is the error to report, as in Quadrants
+            raise
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for st in resident:
                 st._where = "device"

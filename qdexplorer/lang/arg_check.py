@@ -46,6 +46,12 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
     for entry in spec:
         name, kind, dt, nd = entry[:4]
         where = f"{kernel_name}(): argument '{name}'"
+        if kind == "vector":  # expanded by Kernel.call_args into name__0, name__1, ...
+            for k in range(int(np.prod(nd))):
+                if f"{name}__{k}" not in args:
+                    raise ArgumentError(f"{where} is missing")
+                out[f"{name}__{k}"] = _convert_scalar(f"{where} (component {k})", args[f"{name}__{k}"], dt)
+            continue
         if name not in args:
             raise ArgumentError(f"{where} is missing")
         v = args[name]

@@ -16,7 +16,8 @@ from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTyp
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .template import Template, template_spec, template_value
-from .types import DType, NDArray, NdarrayType, as_dtype, from_numpy, ndarray
+from .types import DType, NDArray, NdarrayType, as_dtype, f32, from_numpy, ndarray
+from .vector_types import VectorType
 
 
 def _annotations(fn) -> dict:
@@ -93,6 +94,8 @@ class Kernel:
                 ann = NdarrayType()
             if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
+            elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
+                out[name] = ann
             elif as_dtype(ann) is not None:
                 out[name] = as_dtype(ann)
             else:
@@ -157,6 +160,8 @@ class Kernel:
                         f"the annotation or call the kernel (or a workload) with arrays",
                         self.file, self.line)
                 spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
+            elif isinstance(t, VectorType):
+                spec.append((name, "vector", t.dtype or f32, t.shape))
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
@@ -171,6 +176,9 @@ class Kernel:
         for name, kind, dt, nd, *_ in spec:
             if kind == "static":
                 out[name] = template_value(dt)
+            elif kind == "vector":  # one scalar parameter per component: `c` is c__0, c__1, ...
+                from .frontend.values import Vec
+                out[name] = Vec([ir.ScalarArg(f"{name}__{k}", dt) for k in range(int(np.prod(nd)))], nd)
             else:
                 out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
         return out
@@ -224,6 +232,9 @@ class Kernel:
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         args = {}
         for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
+            if entry[1] == "vector":
+                args.update(vector_components(self.name, entry, v))
+                continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for a in self.implicit(spec) if implicit is None else implicit:
             args[a.name] = resolve(Field.by_uid(a.key)) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
@@ -247,6 +258,20 @@ class Kernel:
         from . import runtime_api
         full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         return self.result(full)
+
+
+def vector_components(kernel_name: str, entry: tuple, v) -> dict:
+    """A vector or matrix argument's components as the scalar arguments `name__k` (row-major)."""
+    name, _, dt, shape = entry[:4]
+    try:
+        a = np.asarray(v, dtype=dt.numpy)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.shape != tuple(shape):
+        got = f"shape {a.shape}" if a is not None else type(v).__name__
+        raise QuadrantsRuntimeTypeError(f"{kernel_name}(): argument '{name}' must be a {'x'.join(map(str, shape))} "
+                                        f"vector/matrix (e.g. qd.math.vec3(1, 2, 3)), got {got}")
+    return {f"{name}__{k}": x.item() for k, x in enumerate(a.reshape(-1))}
 
 
 class Workload:

@@ -32,6 +32,7 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     ret_dt, ret_shape = _return_type(kernel)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
+    kscope.ret_annotation = kernel.return_type
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4})
 
     spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
@@ -218,7 +219,10 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
         elif isinstance(n, ir.ScalarArg):
             used_scalars.add(n.name)
     params = []
-    for name, v in {**args, **kscope.arrays()}.items():
+    flat = {}
+    for name, v in {**args, **kscope.arrays()}.items():  # a vector argument is one scalar per component
+        flat.update({c.name: c for c in v.items} if isinstance(v, Vec) else {name: v})
+    for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
             params.append(ir.Param(name, "array", v.dtype, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lang.errors import QdRuntimeError
+from ..lang.errors import QuadrantsAssertionError
 
 RECORD_WORDS = 4
 
 
-class OutOfBounds(QdRuntimeError):
-    """An ndarray access outside its array, caught by debug mode."""
+class OutOfBounds(QuadrantsAssertionError):
+    """An ndarray access outside its array, caught by debug mode. Quadrants raises its
+    `QuadrantsAssertionError` (an AssertionError) for this, so `except AssertionError` catches both."""
 
 
 def new_record() -> np.ndarray:

@@ -149,6 +149,14 @@ class LocalDevice:
         try:
             timings = [self._launch(t, prepared, timed) for t in tasks]
             self.backend.fetch(prepared, args)
+        except DeviceFault:
+            raise  # the context is gone: nothing can be copied back
+        except Exception:
+            try:  # what ran before the error is the caller's (a debug-mode assert's flag, partial results)
+                self.backend.fetch(prepared, args)
+            except Exception:  # noqa: BLE001 - the first error is the one to report
+                pass
+            raise
         finally:
             self.backend.release(prepared)
         return timings

@@ -11,7 +11,9 @@ import types
 
 from .. import intrinsics as I
 from .. import ir
+from .. import vector_types as V
 from ..types import DType, as_dtype, f32, i32, promote
+from ..types import types as qd_types
 from ..errors import QuadrantsTypeError
 from .values import Py, Vec, cast, is_number
 
@@ -65,6 +67,8 @@ class CallLowering:
             return cast(self.commit(self.value(self.one_arg(node)), node, like=f), f)
         if f is I.static:
             return Py(self.eval_static(self.one_arg(node)))
+        if f in (V.vector, V.matrix, qd_types.vector, qd_types.matrix):  # qd.types.matrix(2, 2, qd.f32)(...)
+            return Py(self.eval_static(node))
         if isinstance(f, I.Intrinsic):
             return self.intrinsic(f, node)
         if f is I.loop_config:
@@ -123,7 +127,6 @@ class CallLowering:
 
     def vector_call(self, f, node):
         """Vector and matrix constructors, methods and `qd.math` vector functions; None if `f` is none."""
-        from .. import vector_types as V
         from .vectors import VecMethod
         if isinstance(f, VecMethod):
             return self.vec_call_method(f, node)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
-from ..errors import QuadrantsSyntaxError
+from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
 from ..types import NdarrayType, as_dtype, i32
 from .values import Py, Vec, cast, is_number
@@ -56,6 +56,8 @@ class FuncInlining:
         self.emit(ir.Block(label, body))
         if isinstance(frame.ret_local, Vec):
             return frame.ret_local
+        if isinstance(frame.ret_local, tuple):  # `return a, b`: a runtime tuple, for `x, y = f()`
+            return [r if isinstance(r, Vec) else ir.LocalRef(r) for r in frame.ret_local]
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
 
     def bind_call(self, func, node) -> dict:
@@ -76,7 +78,10 @@ class FuncInlining:
             return self.kernel_return(node)
         if node.value is not None:
             v = self.value(node.value)
-            if isinstance(v, Vec) or isinstance(fr.ret_local, Vec):
+            if isinstance(v, list) or isinstance(fr.ret_local, tuple) or (
+                    isinstance(v, Py) and isinstance(v.value, tuple)):
+                self.return_tuple(v, node)
+            elif isinstance(v, Vec) or isinstance(fr.ret_local, Vec):
                 if fr.ret_local is None:
                     fr.ret_local = self.vec_local(v, "ret")
                 else:
@@ -87,6 +92,33 @@ class FuncInlining:
                     fr.ret_local = self.new_local("ret", fr.ret_dtype or e.dtype)
                 self.emit(ir.Assign(fr.ret_local, cast(e, fr.ret_local.dtype)))
         self.emit(ir.Return(fr.ret_label))
+
+    def return_tuple(self, v, node):
+        """`return a, b` from a `@qd.func`: one result local per item, typed by the first return
+        (as Quadrants types a func's results); every later return must give as many items."""
+        fr = self.frame
+        items = v if isinstance(v, list) else [Py(x) for x in v.value] if (
+            isinstance(v, Py) and isinstance(v.value, tuple)) else None
+        n_before = len(fr.ret_local) if isinstance(fr.ret_local, tuple) else None
+        if items is None or (fr.ret_local is not None and n_before != len(items)):
+            self.err(node, f"'{fr.ret_label.split('.')[0]}' returns {n_before or 1} value(s) here "
+                           f"and {len(items) if items is not None else 1} elsewhere; every return "
+                           "must give the same number of values", QuadrantsSyntaxError)
+        if fr.ret_local is None:
+            made = []
+            for k, x in enumerate(items):
+                if isinstance(x, Vec):
+                    made.append(self.vec_local(x, f"ret{k}"))
+                else:
+                    e = self.commit(x, node)
+                    made.append(self.new_local(f"ret{k}", e.dtype, e))
+            fr.ret_local = tuple(made)
+            return
+        for r, x in zip(fr.ret_local, items):
+            if isinstance(r, Vec):
+                self.assign_vec(r, x, node)
+            else:
+                self.emit(ir.Assign(r, cast(self.commit(x, node, like=r.dtype), r.dtype)))
 
     def kernel_return(self, node):
         """`return v` at a kernel's top level stores v in the result array (it does not stop later
@@ -105,6 +137,10 @@ class FuncInlining:
 
     def store_result(self, ret, v, node):
         if isinstance(v, Vec):
+            want = getattr(self.kscope.ret_annotation, "shape", None)  # None: a scalar result
+            if want is None or tuple(want) != tuple(v.shape):
+                self.err(node, f"this kernel returns {self.kscope.ret_annotation!r}, but the value is a "
+                               f"{'x'.join(map(str, v.shape))} vector/matrix", QuadrantsTypeError)
             for k, x in enumerate(v.items):
                 self.emit(ir.Store(ret, (ir.Const(k, i32),), cast(self.commit(x, node, like=ret.dtype), ret.dtype)))
             return

@@ -22,6 +22,7 @@ class KernelScope:
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
         self.ret: ir.ArrayArg | None = None
+        self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
         self.assert_sites: list[str] = []  # message of each debug-mode assert, numbered from 1
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         if ret_dtype is not None:

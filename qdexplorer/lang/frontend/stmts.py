@@ -11,6 +11,7 @@ from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
 from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
+from .vectors import components
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -129,7 +130,11 @@ class StatementLowering:
             self._assign_ref(t, x, node)
 
     def store_vec(self, arr, target: Vec, v, node):
-        """Store a vector (or one scalar, broadcast) into the array elements that `target` loads."""
+        """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
+        A list or tuple (`x[i] = [a, b]`, `m[i] = ((1, 0), (0, 1))`) is taken component by component
+        in row-major order, as Quadrants takes it."""
+        if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
+            v = Vec(components(v))
         vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
         if len(vals) != len(target.items):
             self.err(node, f"cannot store {len(vals)} components into {len(target.items)}", QuadrantsTypeError)
@@ -291,3 +296,4 @@ class StatementLowering:
         site = self.kscope.assert_site(self.frame.src, node)
         flag = self.kscope.assert_flag()
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
+

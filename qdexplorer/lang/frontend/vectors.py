@@ -17,6 +17,17 @@ from .values import Py, Vec, cast, is_number
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
 
+def components(v) -> list:
+    """The scalar components of a vector, or of a (nested) list or tuple of values, row-major."""
+    if isinstance(v, Vec):
+        return list(v.items)
+    if isinstance(v, Py) and isinstance(v.value, (list, tuple)):
+        return [x for e in v.value for x in components(Py(e))]
+    if isinstance(v, list):
+        return [x for e in v for x in components(e)]
+    return [v]
+
+
 class VecMethod:
     """`v.dot` before it is called."""
 
@@ -35,14 +46,7 @@ class VectorLowering:
 
     def vec_literal(self, args, node, dt=None, matrix=False) -> Vec:
         """`qd.Vector([a, b])`, `qd.Matrix([[a, b], [c, d]])`, `vec3(a, b, c)`, `vec3(0)`, `vec3(v2, z)`."""
-        def flat(v):
-            if isinstance(v, Vec):
-                return list(v.items)
-            if isinstance(v, Py) and isinstance(v.value, (list, tuple)):
-                return [x for e in v.value for x in flat(Py(e))]
-            if isinstance(v, list):
-                return [x for e in v for x in flat(e)]
-            return [v]
+        flat = components
         if matrix:
             rows = args if not (len(args) == 1) else args[0]
             rows = rows.value if isinstance(rows, Py) else rows
@@ -72,8 +76,8 @@ class VectorLowering:
         args = [self.value(a) for a in node.args]
         size = math.prod(vt.shape)
         flat = []
-        for a in args:
-            flat += list(a.items) if isinstance(a, Vec) else [a]
+        for a in args:  # vec3(x, y, z), vec3(v2, z), mat2([[a, b], [c, d]]), mat2(a, b, c, d)
+            flat += components(a)
         if len(flat) == 1 and size > 1:
             flat = flat * size
         if len(flat) != size:
