@@ -143,7 +143,7 @@ class Engine:
             wls = self.project.workloads_for(kernel.name)
             if not wls:
                 raise
-            args = wls[0].make_args(0)
+            args = wls[0].bound_args(0)
             return kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
 
     def compile(self, kernels: list[str] | None = None, target: str | None = None) -> tuple[list[KernelTasks], list[CompiledTask]]:

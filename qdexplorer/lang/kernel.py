@@ -191,7 +191,7 @@ class Kernel:
         except QdCompileError:
             if not self.workloads:
                 raise
-            args = self.workloads[0].make_args(0)
+            args = self.workloads[0].bound_args(0)
             return self.spec_for(tuple(args[n] for n in self.arg_names))
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
@@ -290,6 +290,11 @@ class Workload:
         return f"<qd.workload {self.name} for {self.kernel.name}>"
 
     def make_args(self, seed: int = 0) -> dict:
+        return self.kernel.call_args(self.bound_args(seed))
+
+    def bound_args(self, seed: int = 0) -> dict:
+        """The workload's arguments by the kernel's parameter names (what `spec_for` reads; a vector
+        argument is still one value here, split into its components only by `call_args`)."""
         rng = np.random.default_rng(seed)
         made = self.fn(rng)
         if isinstance(made, dict):
@@ -299,7 +304,7 @@ class Workload:
         else:
             raise TypeError(f"workload '{self.name}' must return a dict or tuple of kernel arguments, "
                             f"got {type(made).__name__}")
-        return self.kernel.call_args(args)
+        return args
 
     def run_check(self, before: dict, after: dict) -> str | None:
         """None when the outputs are right; otherwise the reason, in one message."""

@@ -140,3 +140,25 @@ def test_debug_out_of_bounds_is_an_assertion_error_and_a_failed_assert_wins():
             gather(x, np.array([0, 9], np.int32), out, 0)
     finally:
         qd.reset()
+
+
+def test_a_workload_of_a_kernel_with_a_vector_and_a_template_argument_runs(tmp_path):
+    """The app specialises such a kernel from its first workload: by parameter name, before the
+    vector argument is split into components (it used to fail with KeyError: 'c')."""
+    from qdexplorer.engine import Engine
+    (tmp_path / "k.py").write_text(
+        "import numpy as np\n"
+        "import qdexplorer.lang as qd\n"
+        "@qd.kernel\n"
+        "def shift(c: qd.math.vec3, x: qd.types.ndarray(dtype=qd.math.vec3, ndim=1), s: qd.template()):\n"
+        "    for i in range(x.shape[0]):\n"
+        "        x[i] = x[i] + c * s\n"
+        "def check(before, after):\n"
+        "    np.testing.assert_allclose(after['x'], before['x'] + 2 * np.array([1, 2, 3]))\n"
+        "@qd.workload(shift, check=check)\n"
+        "def shift_small(rng):\n"
+        "    return dict(c=qd.math.vec3(1.0, 2.0, 3.0), x=rng.random((8, 3), dtype=np.float32), s=2)\n")
+    with Engine(tmp_path, in_process=True) as eng:
+        (res,) = eng.run(["shift_small"])
+    assert res.status == "passed", res.error or res.check_error
+    assert [t.task for t in res.timings] == ["shift_s2_kernel_0_range_for"]
