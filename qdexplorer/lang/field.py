@@ -13,14 +13,27 @@ since. The language never imports the backend: a mirror is any object with `uplo
 """
 from __future__ import annotations
 
+import copy
 import itertools
+import numbers
+import os
+import sys
 import weakref
 
 import numpy as np
 
 from . import runtime_api
 from .device_array import device_array_of
+from .element import Element
+from .errors import QdRuntimeError, QuadrantsIndexError
 from .types import DType, as_dtype
+
+I32_MAX = 2**31 - 1
+
+
+class InvalidShapeError(QdRuntimeError, ValueError):
+    """`qd.ndarray` with an axis that is not an integer in 1 .. 2^31 - 1: Quadrants'
+    `QuadrantsRuntimeError` ("... is not a valid shape for ndarray"), and a `ValueError` too."""
 
 _REGISTRY: "weakref.WeakValueDictionary[int, Field]" = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
@@ -35,6 +48,21 @@ def _shape(shape) -> tuple:
     if any(s < 0 for s in shape):
         raise ValueError(f"a shape cannot be negative, got {shape}")
     return shape
+
+
+def _ndarray_shape(shape) -> tuple:
+    """`qd.ndarray`'s shape, checked as Quadrants checks it: every axis an integer in 1 .. 2^31 - 1
+    (kernels index with 32-bit integers), or `()` for a 0-d array."""
+    if isinstance(shape, numbers.Number):
+        shape = (shape,)
+    try:
+        shape = tuple(shape)
+    except TypeError:
+        raise TypeError(f"qd.ndarray: shape must be an int or a tuple of ints, got {shape!r}") from None
+    if not all(isinstance(s, (int, np.integer)) and 0 < s <= I32_MAX for s in shape):
+        raise InvalidShapeError(f"{shape} is not a valid shape for ndarray: each axis must be an integer from 1 "
+                                f"to 2^31 - 1 (use shape=() for a single element)")
+    return tuple(int(s) for s in shape)
 
 
 def _dtype(dtype) -> DType:
@@ -92,31 +120,84 @@ class _Storage:
     def ndim(self) -> int:
         return len(self.shape)
 
-    def _index(self, key):
-        if key is None or key == ():
+    @property
+    def element_shape(self) -> tuple:
+        """The shape of one element: () for scalars, (n,) for vectors, (n, m) for matrices."""
+        return self.elem_shape
+
+    @property
+    def n(self) -> int:
+        """Components of a vector element (rows of a matrix), as Quadrants' `x.n`."""
+        if not self.elem_shape:
+            raise AttributeError(f"a {self._kind()} of scalars has no '.n' (only vector and matrix ones do)")
+        return self.elem_shape[0]
+
+    @property
+    def m(self) -> int:
+        """Columns of a matrix element (1 for a vector), as Quadrants' `x.m`."""
+        if not self.elem_shape:
+            raise AttributeError(f"a {self._kind()} of scalars has no '.m' (only vector and matrix ones do)")
+        return self.elem_shape[1] if len(self.elem_shape) > 1 else 1
+
+    def _kind(self) -> str:
+        return type(self).__name__.lower()
+
+    def _index(self, key) -> tuple:
+        """The storage index of element `key`; a 0-d array (one stored element) takes `x[None]` or
+        `x[()]`. The wrong number of indices is a `QuadrantsIndexError` at the caller's line."""
+        if key is None or (isinstance(key, tuple) and not key):
             if self.shape:
-                raise IndexError(f"a {len(self.shape)}-d {type(self).__name__.lower()} needs "
-                                 f"{len(self.shape)} indices")
+                self._index_error(0)
             return (0,)
         key = key if isinstance(key, tuple) else (key,)
         if len(key) != len(self.shape):
-            raise IndexError(f"expected {len(self.shape)} indices, got {len(key)}")
-        return key if self.shape else (0,)
+            self._index_error(len(key))
+        return key
+
+    def _index_error(self, got: int):
+        file, line = _caller()
+        want = ", ".join("ijkl"[k % 4] for k in range(len(self.shape))) if self.shape else "None"
+        raise QuadrantsIndexError(f"{len(self.shape)}d {self._kind()} indexed with {got}d indices: write "
+                                  f"x[{want}]", file, line)
 
     def __getitem__(self, key):
-        v = self.host()[self._index(key)]
+        idx = self._index(key)
+        if self.elem_shape and all(isinstance(k, (int, np.integer)) for k in idx):
+            return Element(self, idx)  # one vector/matrix: a view that writes through (x[i][j] = v)
+        v = self.host()[idx]           # a number, or a copy of a slice
         return np.array(v) if isinstance(v, np.ndarray) else v.item()
 
     def __setitem__(self, key, value):
-        self.host()[self._index(key)] = value
+        idx = self._index(key)
+        if self.elem_shape:
+            value = np.array(value, dtype=self.storage.dtype)  # a copy: `x[i] = x[j]` reads before writing
+            if value.shape != self.elem_shape:
+                raise ValueError(f"x[...] = value: this {self._kind()} holds {self.elem_shape} elements, got a "
+                                 f"value of shape {value.shape}; use fill() to set every element to a number")
+        self.host()[idx] = value
         self._host_written()
 
     def fill(self, value):
+        """Every element set to `value`: a number, or for vectors/matrices also one element's value
+        (`x.fill(qd.math.vec2(2, 4))`). On the device when it lives there and the pattern allows."""
+        value = self._fill_value(value)
         if self._mirror is not None and self._mirror.fill(value, self.storage.dtype):
             self._where = "device"   # filled where it lives: no copy either way
             return
-        self.storage.fill(value)
+        self.storage[...] = value    # all of it: the device copy need not be read first
         self._host_written()
+
+    def _fill_value(self, value):
+        arr = np.asarray(value)
+        if arr.ndim == 0:
+            return arr.item()
+        if not self.elem_shape:
+            raise TypeError(f"fill: a {self._kind()} of scalars takes a number, got a value of shape {arr.shape}")
+        arr = np.array(arr, dtype=self.storage.dtype)
+        if arr.shape != self.elem_shape:
+            raise ValueError(f"fill: this {self._kind()} holds {self.elem_shape} elements, got a value of "
+                             f"shape {arr.shape}")
+        return arr
 
     def _elem_dims(self, keep_dims: bool) -> tuple:
         """The element axes as Quadrants' I/O shows them: `keep_dims=True` gives a vector of n
@@ -167,7 +248,27 @@ class _Storage:
         self.from_numpy(tensor_to_numpy(tensor))
 
     def copy_from(self, other):
+        """Copy another field's or ndarray's data (same shape and element shape) into this one."""
+        if not isinstance(other, _Storage):
+            raise TypeError(f"copy_from: expected a qd.field or qd.ndarray, got {type(other).__name__}")
+        if (other.shape, other.elem_shape) != (self.shape, self.elem_shape):
+            raise ValueError(f"copy_from: shapes differ: {self.shape}{self.elem_shape or ''} here, "
+                             f"{other.shape}{other.elem_shape or ''} in the source")
         self.from_numpy(other.to_numpy())
+
+    def __deepcopy__(self, memo):
+        """An independent copy of the data: the storage is copied (from the device first if a kernel
+        wrote it there), and the copy gets its own device memory, never the original's mirror."""
+        new = copy.copy(self)
+        new.storage = self.host().copy()
+        new._mirror, new._where = None, "host"
+        new._registered()
+        runtime_api.adopt(new)   # on CUDA: fresh (zeroed) device memory ...
+        new._host_written()      # ... that the copied host data replaces at the next call
+        return new
+
+    def _registered(self):
+        """Hook for a deep copy to take a new identity (fields register by uid)."""
 
     def __array__(self, dtype=None, copy=None):
         return self.to_numpy(dtype)
@@ -180,9 +281,12 @@ class Field(_Storage):
         self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
         self.name = name
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
+        self._registered()
+        runtime_api.adopt(self)
+
+    def _registered(self):
         self.uid = next(_IDS)
         _REGISTRY[self.uid] = self
-        runtime_api.adopt(self)
 
     def __repr__(self) -> str:
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
@@ -199,14 +303,22 @@ class Ndarray(_Storage):
     """`qd.ndarray(dtype, shape)`: an array allocated by the user and passed to kernels as an argument."""
 
     def __init__(self, dtype, shape, elem_shape: tuple = ()):
-        self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
-        if not self.shape:
-            raise ValueError("qd.ndarray needs at least one axis")
-        self.storage = _alloc(self.shape, self.elem_shape, self.dtype)
+        self.shape = _ndarray_shape(shape)
+        self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
+        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)  # 0-d: one element, as fields
         runtime_api.adopt(self)
 
     def __repr__(self) -> str:
-        return f"<qd.ndarray {self.dtype!r} shape={self.shape}>"
+        return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
+
+
+def _caller() -> tuple:
+    """(file, line) of the user code that called into this package, for errors raised here."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    f = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(here):
+        f = f.f_back
+    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
 
 
 def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:

@@ -15,9 +15,15 @@ from . import ir
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
+from .field import _Storage as Storage
 from .template import Template, template_spec, template_value
 from .types import DType, NDArray, NdarrayType, as_dtype, f32, from_numpy, ndarray
 from .vector_types import VectorType
+
+
+class ArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
+    """An array whose element type does not fit the annotation's (`qd.types.vector()` given a
+    matrix). Also a `ValueError`, Quadrants' class for it ("Invalid value for argument x")."""
 
 
 def _annotations(fn) -> dict:
@@ -128,36 +134,13 @@ class Kernel:
             elif isinstance(t, NdarrayType):
                 dt, nd, el = t.dtype, t.ndim, tuple(t.elem)
                 if args is not None:
-                    try:
-                        a = array_meta(args[i])
-                    except TypeError as e:
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}': {e}") from None
-                    if not isinstance(a, (np.ndarray, DeviceArray)):
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
-                                                        f"or qd.ndarray, got {type(args[i]).__name__}")
-                    try:
-                        adt = from_numpy(a.dtype)
-                    except TypeError as e:
-                        raise QuadrantsRuntimeTypeError(
-                            f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
-                            + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
-                    if not el and getattr(a, "elem_shape", ()):
-                        el = tuple(a.elem_shape)  # a qd.ndarray of vectors for an untyped annotation
-                    if dt is not None and adt != dt:
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
-                                                        f"{dt.numpy}, got {a.dtype}")
-                    if nd is not None and a.ndim != nd + len(el):
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} "
-                                                        f"dimension(s){' of ' + str(el) + ' elements' if el else ''}, "
-                                                        f"got an array of shape {a.shape}")
-                    if el and tuple(a.shape[a.ndim - len(el):]) != el:
-                        raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' holds {el} elements: its "
-                                                        f"last axes must be {el}, got shape {a.shape}")
-                    dt, nd = adt, a.ndim - len(el)
-                if dt is None or nd is None:
+                    dt, nd, el = self._array_spec(name, t, args[i])
+                elif nd == 0:
+                    nd = 1   # a 0-d array is stored as one element, as a 0-d field is
+                if dt is None or nd is None or (t.elem_rank and not el):
                     raise QdCompileError(
-                        f"ndarray argument '{name}' of kernel '{self.name}' has no dtype/ndim: give them in "
-                        f"the annotation or call the kernel (or a workload) with arrays",
+                        f"ndarray argument '{name}' of kernel '{self.name}' has no dtype/ndim{'/element shape' if t.elem_rank else ''}: "
+                        f"give them in the annotation or call the kernel (or a workload) with arrays",
                         self.file, self.line)
                 spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
             elif isinstance(t, VectorType):
@@ -169,6 +152,46 @@ class Kernel:
                         f"pass an int (Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
         return tuple(spec)
+
+    def _array_spec(self, name: str, t: NdarrayType, v) -> tuple:
+        """(dtype, storage ndim less the element axes, element shape) of array argument `v` for
+        annotation `t`, or the error Quadrants gives for the mismatch. A 0-d qd.ndarray or field
+        matches `ndim=0` and is passed as its one-element storage (`x[None]` in the kernel)."""
+        dt, nd, el = t.dtype, t.ndim, tuple(t.elem)
+        try:
+            a = array_meta(v)
+        except TypeError as e:
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}': {e}") from None
+        if not isinstance(a, (np.ndarray, DeviceArray)):
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
+                                            f"or qd.ndarray, got {type(v).__name__}")
+        try:
+            adt = from_numpy(a.dtype)
+        except TypeError as e:
+            raise QuadrantsRuntimeTypeError(
+                f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
+                + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
+        got_el = tuple(getattr(a, "elem_shape", ()))
+        if t.elem_rank is not None and len(got_el) != t.elem_rank:
+            what = "vector" if t.elem_rank == 1 else "matrix"
+            raise ArgumentValueError(f"Invalid value for argument {name} - {self.name}() takes an ndarray of "
+                                     f"{what}s (qd.types.{what}()), but an array of "
+                                     f"{'shape ' + str(got_el) + ' elements' if got_el else 'scalars'} is provided")
+        if not el and got_el:
+            el = got_el  # a qd.ndarray of vectors for an untyped annotation
+        if dt is not None and adt != dt:
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
+                                            f"{dt.numpy}, got {a.dtype}")
+        zero_d = isinstance(v, Storage) and v.shape == ()
+        user_nd = 0 if zero_d else a.ndim - len(el)
+        if nd is not None and user_nd != nd:
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have {nd} "
+                                            f"dimension(s){' of ' + str(el) + ' elements' if el else ''}, "
+                                            f"got an array of shape {getattr(v, 'shape', a.shape)}")
+        if el and tuple(a.shape[a.ndim - len(el):]) != el:
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' holds {el} elements: its "
+                                            f"last axes must be {el}, got shape {a.shape}")
+        return adt, a.ndim - len(el), el
 
     def arg_values(self, spec: tuple | None = None) -> dict:
         spec = spec or self.spec_for()
@@ -203,6 +226,7 @@ class Kernel:
             self._tasks[key] = lower_kernel(self, memo, spec)
             self._sites[key] = self.assert_sites
         self.assert_sites = self._sites[key]
+        runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
     def bind(self, *args, **kwargs) -> dict:

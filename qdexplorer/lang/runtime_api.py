@@ -14,6 +14,7 @@ x64 = cpu                                             # code parses; qd.init ref
 
 _hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None}
 _config: dict = {"debug": False, "host_only": 0}  # what lowering needs of qd.init's options
+_compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
 
 
 def install(init, call, reset, adopt=None):
@@ -41,6 +42,7 @@ def init(arch: str = cpu, **options):
     options.pop("short_circuit_operators", None)
     result = _hook("init")(arch, **options)
     _config["debug"] = bool(options.get("debug", False))
+    _compiled.clear()
     return result
 
 
@@ -49,7 +51,19 @@ def debug() -> bool:
 
 
 def reset():
+    _compiled.clear()
     return _hook("reset")()
+
+
+def note_compiled(kernel, key):
+    """A kernel specialisation was lowered (or reused) for this session: counted once per distinct one."""
+    _compiled.add((kernel, key))
+
+
+def num_compiled() -> int:
+    """Distinct kernel specialisations used since the last `qd.init`/`qd.reset`: what Quadrants counts
+    as compiled functions (one per kernel and argument types; a new array shape compiles nothing)."""
+    return len(_compiled)
 
 
 def call_kernel(kernel, bound: dict) -> dict:

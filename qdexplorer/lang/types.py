@@ -101,22 +101,26 @@ class NdarrayType:
     dtype: DType | None = None
     ndim: int | None = None
     elem: tuple = ()  # element shape of an array of vectors/matrices: trailing axes of the NumPy array
+    elem_rank: int | None = None  # bare qd.types.vector() (1) / matrix() (2): any such element, from the call
 
     def __repr__(self) -> str:
         el = f", elem={self.elem}" if self.elem else ""
+        el += f", elem={'vector' if self.elem_rank == 1 else 'matrix'}" if self.elem_rank else ""
         return f"ndarray(dtype={self.dtype!r}, ndim={self.ndim}{el})"
 
 
 def ndarray(dtype=None, ndim=None, **unused) -> NdarrayType:
     from .vector_types import VectorType
-    elem = ()
-    if isinstance(dtype, VectorType):
+    elem, rank = (), None
+    if isinstance(dtype, VectorType) and dtype.is_bare:  # any vector / matrix: dtype and size from the call
+        rank, dtype = dtype.rank, dtype.dtype
+    elif isinstance(dtype, VectorType):
         elem, dtype = dtype.shape, (dtype.dtype or f32)
     if dtype is not None and as_dtype(dtype) is None:
         raise TypeError(f"ndarray dtype must be a qd scalar, vector or matrix type, got {dtype!r}")
     if ndim is not None and not (0 <= int(ndim) <= 3):
         raise TypeError(f"ndarray ndim must be 0 to 3, got {ndim}")
-    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem))
+    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem), rank)
 
 
 class _NDArrayAlias:
@@ -141,12 +145,12 @@ class _TypesNamespace:
     f16, i8, i16, u8, u16, u64 = f16, i8, i16, u8, u16, u64
 
     @staticmethod
-    def vector(n, dtype=None):
+    def vector(n=None, dtype=None):
         from .vector_types import vector
         return vector(n, dtype)
 
     @staticmethod
-    def matrix(n, m, dtype=None):
+    def matrix(n=None, m=None, dtype=None):
         from .vector_types import matrix
         return matrix(n, m, dtype)
 

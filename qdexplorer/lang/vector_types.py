@@ -15,17 +15,30 @@ from .types import DType, as_dtype, f32, i32
 
 @dataclass(frozen=True)
 class VectorType:
-    """`qd.types.vector(3, qd.f32)` / `qd.types.matrix(2, 2, qd.f32)`; `dtype` None adopts the values'."""
-    n: int
+    """`qd.types.vector(3, qd.f32)` / `qd.types.matrix(2, 2, qd.f32)`; `dtype` None adopts the values'.
+
+    Bare `qd.types.vector()` / `qd.types.matrix()` (n None, `rank` 1 or 2) only make sense as an
+    ndarray annotation's element type: any vector (matrix), specialised on the first call's array."""
+    n: int | None
     m: int | None = None
     dtype: DType | None = None
+    rank: int = 1      # 1: a vector, 2: a matrix
+
+    @property
+    def is_bare(self) -> bool:
+        return self.n is None
 
     @property
     def shape(self) -> tuple:
+        if self.is_bare:
+            raise TypeError(f"{self!r} has no size: give it one (qd.types.vector(3, qd.f32)) to build values, "
+                            f"fields or ndarrays; the bare form is only an ndarray annotation's element type")
         return (self.n,) if self.m is None else (self.n, self.m)
 
     def __repr__(self) -> str:
         dt = f", {self.dtype!r}" if self.dtype else ""
+        if self.is_bare:
+            return f"qd.types.{'vector' if self.rank == 1 else 'matrix'}()"
         return f"qd.types.vector({self.n}{dt})" if self.m is None else f"qd.types.matrix({self.n}, {self.m}{dt})"
 
     def __call__(self, *values):
@@ -45,12 +58,20 @@ class VectorType:
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape)
 
 
-def vector(n: int, dtype=None) -> VectorType:
-    return VectorType(int(n), None, as_dtype(dtype) if dtype is not None else None)
+def vector(n: int | None = None, dtype=None) -> VectorType:
+    """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation."""
+    dt = as_dtype(dtype) if dtype is not None else None
+    return VectorType(None, None, dt, 1) if n is None else VectorType(int(n), None, dt)
 
 
-def matrix(n: int, m: int, dtype=None) -> VectorType:
-    return VectorType(int(n), int(m), as_dtype(dtype) if dtype is not None else None)
+def matrix(n: int | None = None, m: int | None = None, dtype=None) -> VectorType:
+    """`qd.types.matrix(n, m, dtype)`; bare `qd.types.matrix()` is "any matrix" in an ndarray annotation."""
+    dt = as_dtype(dtype) if dtype is not None else None
+    if n is None and m is None:
+        return VectorType(None, None, dt, 2)
+    if n is None or m is None:
+        raise TypeError(f"qd.types.matrix(n, m): give both sizes (or neither, for an annotation), got n={n}, m={m}")
+    return VectorType(int(n), int(m), dt, 2)
 
 
 class Vector:

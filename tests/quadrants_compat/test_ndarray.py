@@ -49,6 +49,13 @@ def _test_scalar_ndarray(dtype, shape):
     assert x.dtype == dtype
 
 
+@pytest.mark.parametrize("dtype", data_types)
+@pytest.mark.parametrize("shape", ndarray_shapes)
+@test_utils.test(arch=get_host_arch_list())
+def test_scalar_ndarray(dtype, shape):
+    _test_scalar_ndarray(dtype, shape)
+
+
 def _test_vector_ndarray(n, dtype, shape):
     x = qd.Vector.ndarray(n, dtype, shape)
 
@@ -60,6 +67,14 @@ def _test_vector_ndarray(n, dtype, shape):
 
     assert x.dtype == dtype
     assert x.n == n
+
+
+@pytest.mark.parametrize("n", vector_dims)
+@pytest.mark.parametrize("dtype", data_types)
+@pytest.mark.parametrize("shape", ndarray_shapes)
+@test_utils.test(arch=get_host_arch_list())
+def test_vector_ndarray(n, dtype, shape):
+    _test_vector_ndarray(n, dtype, shape)
 
 
 def _test_matrix_ndarray(n, m, dtype, shape):
@@ -74,6 +89,14 @@ def _test_matrix_ndarray(n, m, dtype, shape):
     assert x.dtype == dtype
     assert x.n == n
     assert x.m == m
+
+
+@pytest.mark.parametrize("n,m", matrix_dims)
+@pytest.mark.parametrize("dtype", data_types)
+@pytest.mark.parametrize("shape", ndarray_shapes)
+@test_utils.test(arch=get_host_arch_list())
+def test_matrix_ndarray(n, m, dtype, shape):
+    _test_matrix_ndarray(n, m, dtype, shape)
 
 
 @test_utils.test(arch=supported_archs_quadrants_ndarray)
@@ -127,6 +150,98 @@ def test_ndarray_2d():
     _test_ndarray_2d()
 
 
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_copy_from_ndarray():
+    n = 16
+    a = qd.ndarray(qd.i32, shape=n)
+    b = qd.ndarray(qd.i32, shape=n)
+    a[0] = 1
+    a[4] = 2
+    b[0] = 4
+    b[4] = 5
+
+    a.copy_from(b)
+
+    assert a[0] == 4
+    assert a[4] == 5
+
+    x = qd.Vector.ndarray(10, qd.i32, 5)
+    y = qd.Vector.ndarray(10, qd.i32, 5)
+    x[1][0] = 1
+    x[2][4] = 2
+    y[1][0] = 4
+    y[2][4] = 5
+
+    x.copy_from(y)
+
+    assert x[1][0] == 4
+    assert x[2][4] == 5
+
+    x = qd.Matrix.ndarray(2, 2, qd.i32, 5)
+    y = qd.Matrix.ndarray(2, 2, qd.i32, 5)
+    x[0][0, 0] = 1
+    x[4][1, 0] = 3
+    y[0][0, 0] = 4
+    y[4][1, 0] = 6
+
+    x.copy_from(y)
+
+    assert x[0][0, 0] == 4
+    assert x[4][1, 0] == 6
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_deepcopy():
+    n = 16
+    x = qd.ndarray(qd.i32, shape=n)
+    x[0] = 1
+    x[4] = 2
+
+    y = copy.deepcopy(x)
+
+    assert y.shape == x.shape
+    assert y.dtype == x.dtype
+    assert y[0] == 1
+    assert y[4] == 2
+    x[0] = 4
+    x[4] = 5
+    assert y[0] == 1
+    assert y[4] == 2
+
+    x = qd.Vector.ndarray(10, qd.i32, 5)
+    x[1][0] = 4
+    x[2][4] = 5
+
+    y = copy.deepcopy(x)
+
+    assert y.shape == x.shape
+    assert y.dtype == x.dtype
+    assert y.n == x.n
+    assert y[1][0] == 4
+    assert y[2][4] == 5
+    x[1][0] = 1
+    x[2][4] = 2
+    assert y[1][0] == 4
+    assert y[2][4] == 5
+
+    x = qd.Matrix.ndarray(2, 2, qd.i32, 5)
+    x[0][0, 0] = 7
+    x[4][1, 0] = 9
+
+    y = copy.deepcopy(x)
+
+    assert y.shape == x.shape
+    assert y.dtype == x.dtype
+    assert y.m == x.m
+    assert y.n == x.n
+    assert y[0][0, 0] == 7
+    assert y[4][1, 0] == 9
+    x[0][0, 0] = 3
+    x[4][1, 0] = 5
+    assert y[0][0, 0] == 7
+    assert y[4][1, 0] == 9
+
+
 @test_utils.test(arch=[qd.cuda])
 def test_ndarray_caching_allocator():
     n = 8
@@ -135,6 +250,40 @@ def test_ndarray_caching_allocator():
     a = 1
     b = qd.ndarray(qd.i32, shape=(n))
     b.fill(2)
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_fill():
+    n = 8
+    a = qd.ndarray(qd.i32, shape=(n))
+    anp = np.ones((n,), dtype=np.int32)
+    a.fill(2)
+    anp.fill(2)
+    assert (a.to_numpy() == anp).all()
+
+    b = qd.Vector.ndarray(4, qd.f32, shape=(n))
+    bnp = np.ones(shape=b.arr.total_shape(), dtype=np.float32)
+    b.fill(2.5)
+    bnp.fill(2.5)
+    assert (b.to_numpy() == bnp).all()
+
+    c = qd.Matrix.ndarray(4, 4, qd.f32, shape=(n))
+    cnp = np.ones(shape=c.arr.total_shape(), dtype=np.float32)
+    c.fill(1.5)
+    cnp.fill(1.5)
+    assert (c.to_numpy() == cnp).all()
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_rw_cache():
+    a = qd.Vector.ndarray(3, qd.f32, ())
+    b = qd.Vector.ndarray(3, qd.f32, 12)
+
+    n = 100
+    for i in range(n):
+        c_a = copy.deepcopy(a)
+        c_b = copy.deepcopy(b)
+        c_a[None] = c_b[10]
 
 
 def _test_ndarray_numpy_io():
@@ -184,6 +333,19 @@ def test_ndarray_matrix_numpy_io():
     x_np = 1 + np.arange(m * k * n).reshape(n, m, k).astype(np.int32)
     x.from_numpy(x_np)
     assert (x_np.flatten() == x.to_numpy().flatten()).all()
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_matrix_ndarray_python_scope():
+    a = qd.Matrix.ndarray(2, 2, qd.i32, 5)
+    for i in range(5):
+        for j, k in qd.ndrange(2, 2):
+            a[i][j, k] = j * j + k * k
+    assert a[0][0, 0] == 0
+    assert a[1][0, 1] == 1
+    assert a[2][1, 0] == 1
+    assert a[3][1, 1] == 2
+    assert a[4][0, 1] == 1
 
 
 def _test_matrix_ndarray_quadrants_scope():
@@ -238,6 +400,19 @@ def test_matrix_ndarray_quadrants_scope_struct_for_real_matrix():
     _test_matrix_ndarray_quadrants_scope_struct_for()
 
 
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_vector_ndarray_python_scope():
+    a = qd.Vector.ndarray(10, qd.i32, 5)
+    for i in range(5):
+        for j in range(4):
+            a[i][j * j] = j * j
+    assert a[0][9] == 9
+    assert a[1][0] == 0
+    assert a[2][1] == 1
+    assert a[3][4] == 4
+    assert a[4][9] == 9
+
+
 def _test_vector_ndarray_quadrants_scope():
     @qd.kernel
     def func(a: qd.types.NDArray[qd.types.vector(10, qd.i32), 1]):
@@ -278,6 +453,11 @@ def _test_compiled_functions():
     v = np.zeros((6, 10), dtype=np.int32)
     func(v)
     assert impl.get_runtime().get_num_compiled_functions() == 1
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_compiled_functions():
+    _test_compiled_functions()
 
 
 # annotation compatibility
@@ -416,6 +596,13 @@ def test_ndarray_grouped_real_matrix():
     _test_ndarray_grouped()
 
 
+@pytest.mark.parametrize("shape", [2**31, 1.5, 0, (1, 0), (1, 0.5), (1, 2**31)])
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_shape_invalid(shape):
+    with pytest.raises(QuadrantsRuntimeError, match=r"is not a valid shape for ndarray"):
+        x = qd.ndarray(dtype=int, shape=shape)
+
+
 @pytest.mark.parametrize("shape", [1, np.int32(1), (1, np.int32(1), 4096)])
 @test_utils.test(arch=supported_archs_quadrants_ndarray)
 def test_ndarray_shape_valid(shape):
@@ -551,6 +738,116 @@ def test_ndarray_with_fp16():
 
 
 @test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_mismatched_index_python_scope():
+    x = qd.ndarray(dtype=qd.f32, shape=(4, 4))
+    with pytest.raises(QuadrantsIndexError, match=r"2d ndarray indexed with 1d indices"):
+        x[0]
+
+    with pytest.raises(QuadrantsIndexError, match=r"2d ndarray indexed with 3d indices"):
+        x[0, 0, 0]
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_0dim_ndarray_read_write_python_scope():
+    x = qd.ndarray(dtype=qd.f32, shape=())
+
+    x[()] = 1.0
+    assert x[None] == 1.0
+
+    y = qd.ndarray(dtype=qd.math.vec2, shape=())
+    y[()] = [1.0, 2.0]
+    assert y[None] == [1.0, 2.0]
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_0dim_ndarray_read_write_quadrants_scope():
+    x = qd.ndarray(dtype=qd.f32, shape=())
+
+    @qd.kernel
+    def write(x: qd.types.NDArray):
+        a = x[()] + 1
+        x[None] = 2 * a
+
+    write(x)
+    assert x[None] == 2.0
+
+    y = qd.ndarray(dtype=qd.math.vec2, shape=())
+    write(y)
+    assert y[None] == [2.0, 2.0]
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray, require=qd.extension.data64)
+def test_read_write_f64_python_scope():
+    x = qd.ndarray(dtype=qd.f64, shape=2)
+
+    x[0] = 1.0
+    assert x[0] == 1.0
+
+    y = qd.ndarray(dtype=qd.math.vec2, shape=2)
+    y[0] = [1.0, 2.0]
+    assert y[0] == [1.0, 2.0]
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_fill():
+    vec2 = qd.types.vector(2, qd.f32)
+    x_vec = qd.ndarray(vec2, (512, 512))
+    x_vec.fill(1.0)
+    assert (x_vec[2, 2] == [1.0, 1.0]).all()
+
+    x_vec.fill(vec2(2.0, 4.0))
+    assert (x_vec[3, 3] == [2.0, 4.0]).all()
+
+    mat2x2 = qd.types.matrix(2, 2, qd.f32)
+    x_mat = qd.ndarray(mat2x2, (512, 512))
+    x_mat.fill(2.0)
+    assert (x_mat[2, 2] == [[2.0, 2.0], [2.0, 2.0]]).all()
+
+    x_mat.fill(mat2x2([[2.0, 4.0], [1.0, 3.0]]))
+    assert (x_mat[3, 3] == [[2.0, 4.0], [1.0, 3.0]]).all()
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_type_hint_matrix():
+    @qd.kernel
+    def test(x: qd.types.NDArray[qd.types.matrix(), 1]):
+        for I in qd.grouped(x):
+            x[I] = 1.0
+
+    x = qd.ndarray(qd.math.mat2, (3))
+    test(x)
+    assert impl.get_runtime().get_num_compiled_functions() == 1
+
+    y = qd.ndarray(qd.math.mat3, (3))
+    test(y)
+    assert impl.get_runtime().get_num_compiled_functions() == 2
+
+    z = qd.ndarray(qd.math.vec2, (3))
+    with pytest.raises(ValueError, match=r"Invalid value for argument x"):
+        test(z)
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_type_hint_vector():
+    @qd.kernel
+    def test(x: qd.types.NDArray[qd.types.vector(), 1]):
+        for I in qd.grouped(x):
+            x[I] = 1.0
+
+    x = qd.ndarray(qd.math.vec3, (3))
+    test(x)
+    assert impl.get_runtime().get_num_compiled_functions() == 1
+
+    y = qd.ndarray(qd.math.vec2, (3))
+    test(y)
+    assert impl.get_runtime().get_num_compiled_functions() == 2
+
+    z = qd.ndarray(qd.math.mat2, (3))
+    with pytest.raises(ValueError, match=r"Invalid value for argument x"):
+        test(z)
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
 def test_pass_ndarray_to_func():
     @qd.func
     def bar(weight: qd.types.NDArray[qd.f32, 3]) -> qd.f32:
@@ -579,6 +876,17 @@ def test_ndarray_clamp_verify():
     ao = qd.ndarray(qd.f32, shape=(height, width))
     test(ao)
     assert (ao.to_numpy() == np.zeros((height, width))).all()
+
+
+@test_utils.test(arch=supported_archs_quadrants_ndarray)
+def test_ndarray_arg_builtin_float_type():
+    @qd.kernel
+    def foo(x: qd.types.NDArray[float, 0]) -> qd.f32:
+        return x[None]
+
+    x = qd.ndarray(qd.f32, shape=())
+    x[None] = 42
+    assert foo(x) == 42
 
 
 # exclude metal, because metal limited to < 30 parametrs AFAIK

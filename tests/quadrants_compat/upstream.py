@@ -53,8 +53,15 @@ def load_kernel_from_string(source: str, name: str):
 
 
 class impl:  # noqa: N801 - upstream's module name
-    """Only referenced by upstream helpers that the port does not collect."""
+    """Upstream's `quadrants.lang.impl`: only `get_runtime().get_num_compiled_functions()`, the
+    number of kernel specialisations used since `qd.init` (`qd.lang.runtime_api.num_compiled`)."""
+
+    class _Runtime:
+        @staticmethod
+        def get_num_compiled_functions() -> int:
+            from qdexplorer.lang import runtime_api
+            return runtime_api.num_compiled()
 
     @staticmethod
     def get_runtime():
-        raise NotImplementedError("Quadrants' runtime internals are not part of qdexplorer")
+        return impl._Runtime()

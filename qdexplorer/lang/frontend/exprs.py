@@ -109,8 +109,10 @@ class ExprLowering:
 
     def indices(self, arr, idx_node, partial=False) -> tuple[ir.Expr, ...]:
         user = self.user_ndim(arr) if isinstance(arr, ir.ArrayArg) else arr.ndim
-        if isinstance(idx_node, ast.Constant) and idx_node.value is None and user <= 1:
-            return (ir.Const(0, i32),)  # x[None]: a 0-d field, stored as one element
+        empty = (isinstance(idx_node, ast.Constant) and idx_node.value is None) or \
+            (isinstance(idx_node, ast.Tuple) and not idx_node.elts)
+        if empty and user <= 1:
+            return (ir.Const(0, i32),)  # x[None] / x[()]: a 0-d field or ndarray, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
         vals = []
         for e in elts:

@@ -1,0 +1,127 @@
+"""`x[i]` of a vector or matrix field / ndarray, from Python: a view that reads and writes the array.
+
+Quadrants returns a Vector/Matrix bound to the array, so `x[i][j] = v` and `x[i][j, k] = v` write
+through. A NumPy copy would silently drop such writes (upstream's `copy_from` test read zeros
+because of it), so `x[i]` is an `Element`: every read goes through the owner's `host()` (which
+copies back from the device if a kernel wrote it last) and every write ends with the owner's
+`_host_written()` (so the next kernel call uploads it). Comparisons give an `ElementComparison`,
+a NumPy bool array whose truth is "all equal", so both `assert x[i] == [1, 2]` and
+`(x[i] == [1, 2]).all()` read as in Quadrants.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+class ElementComparison(np.ndarray):
+    """The componentwise result of `x[i] == v`; `bool()` of it is True when every component is."""
+
+    def __bool__(self) -> bool:
+        return bool(np.all(np.asarray(self)))
+
+
+class Element:
+    """One vector/matrix element `owner[index]` of a field or ndarray, bound to the owner's storage."""
+
+    __slots__ = ("_index", "_owner")
+
+    def __init__(self, owner, index: tuple):
+        self._owner, self._index = owner, tuple(index)
+
+    # ---- what it is
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._owner.elem_shape)
+
+    @property
+    def n(self) -> int:
+        return self.shape[0]
+
+    @property
+    def m(self) -> int:
+        return self.shape[1] if len(self.shape) > 1 else 1
+
+    @property
+    def dtype(self):
+        return self._owner.dtype
+
+    def to_numpy(self) -> np.ndarray:
+        """A copy of the element's components."""
+        return np.array(self._owner.host()[self._index])
+
+    def __array__(self, dtype=None, copy=None):
+        a = self.to_numpy()
+        return a.astype(dtype) if dtype is not None else a
+
+    def tolist(self) -> list:
+        return self.to_numpy().tolist()
+
+    def __repr__(self) -> str:
+        return repr(self.to_numpy())
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    # ---- components
+    def _key(self, key) -> tuple:
+        key = key if isinstance(key, tuple) else (key,)
+        if len(key) != len(self.shape) or not all(isinstance(k, (int, np.integer)) for k in key):
+            want = "v[j]" if len(self.shape) == 1 else "m[j, k]"
+            raise IndexError(f"a {'x'.join(map(str, self.shape))} element takes {len(self.shape)} integer "
+                             f"index(es) ({want}), got {key!r}")
+        for k, n in zip(key, self.shape):
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of range for an element of shape {self.shape}")
+        return tuple(int(k) for k in key)
+
+    def __getitem__(self, key):
+        return self._owner.host()[self._index + self._key(key)].item()
+
+    def __setitem__(self, key, value):
+        self._owner.host()[self._index + self._key(key)] = value
+        self._owner._host_written()
+
+    # ---- comparisons and arithmetic give NumPy values (as Quadrants' Python-scope matrices compute)
+    def __eq__(self, other):
+        return (self.to_numpy() == np.asarray(other)).view(ElementComparison)
+
+    def __ne__(self, other):
+        return (self.to_numpy() != np.asarray(other)).view(ElementComparison)
+
+    __hash__ = None
+
+    def __neg__(self):
+        return -self.to_numpy()
+
+    def __add__(self, o):
+        return self.to_numpy() + np.asarray(o)
+
+    def __radd__(self, o):
+        return np.asarray(o) + self.to_numpy()
+
+    def __sub__(self, o):
+        return self.to_numpy() - np.asarray(o)
+
+    def __rsub__(self, o):
+        return np.asarray(o) - self.to_numpy()
+
+    def __mul__(self, o):
+        return self.to_numpy() * np.asarray(o)
+
+    def __rmul__(self, o):
+        return np.asarray(o) * self.to_numpy()
+
+    def __truediv__(self, o):
+        return self.to_numpy() / np.asarray(o)
+
+    def __rtruediv__(self, o):
+        return np.asarray(o) / self.to_numpy()
+
+    def __matmul__(self, o):
+        return self.to_numpy() @ np.asarray(o)
+
+    def __rmatmul__(self, o):
+        return np.asarray(o) @ self.to_numpy()
