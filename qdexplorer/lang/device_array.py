@@ -101,7 +101,8 @@ def _torch_tensor(v) -> DeviceArray | None:
     if not v.is_contiguous():
         raise TypeError(f"a torch.Tensor with strides {tuple(v.stride())} (shape {tuple(v.shape)}) is not "
                         f"C-contiguous; pass a contiguous copy (tensor.contiguous())")
-    stream = torch.cuda.current_stream(v.device).cuda_stream
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # what Triton uses: ~0.2 µs, not ~7
+    stream = raw(v.get_device()) if raw is not None else torch.cuda.current_stream(v.device).cuda_stream
     return DeviceArray(v.data_ptr(), tuple(v.shape), dtype, (), stream, owner=v, source="torch.Tensor")
 
 

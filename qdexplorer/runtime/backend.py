@@ -21,6 +21,7 @@ class Prepared:
     params: dict = field(default_factory=dict)
     pending: list = field(default_factory=list)
     hot: dict = field(default_factory=dict)
+    reuse: bool = False  # a script call: one at a time, so per-task parameter buffers may be reused
 
 
 @runtime_checkable

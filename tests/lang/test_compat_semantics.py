@@ -163,6 +163,26 @@ def test_more_scalar_dtypes(arch):
         np.testing.assert_array_equal(got, want)
 
 
+def test_scalar_arguments_of_every_width_reach_the_kernel(arch):
+    """Each scalar type in its own parameter slot (CUDA script calls pack them into one reused buffer)."""
+    @qd.kernel
+    def k(out: qd.types.ndarray(dtype=qd.f64, ndim=1), a: qd.i8, b: qd.u8, c: qd.i16, d: qd.u16, e: qd.i32,
+          f: qd.u32, g: qd.i64, h: qd.u64, x: qd.f32, y: qd.f64):
+        for i in range(1):
+            out[0], out[1], out[2], out[3], out[4] = a, b, c, d, e
+            out[5], out[6], out[7], out[8], out[9] = f, g, h, x, y
+
+    vals = (-5, 200, -30000, 60000, -2_000_000_000, 4_000_000_000, -(1 << 40), (1 << 40) + 7, 1.5, 2.0 ** -30)
+    for _ in range(2):  # twice: the second call reuses the first call's parameter buffer
+        out = np.zeros(10)
+        k(out, *vals)
+        np.testing.assert_array_equal(out, np.array(vals, dtype=np.float64))
+        vals = tuple(v * 2 if isinstance(v, float) else v for v in vals[:8]) + (3.0, 0.25)
+    out = np.zeros(10)
+    k(out, 0, 0, 0, 0, 0, 0, 0, 0, 1e39, 0.0)  # beyond f32: inf, as C converts it
+    assert out[8] == np.inf
+
+
 def test_select_and_bitwise_atomics(arch):
     @qd.kernel
     def k(x: I1, flags: I1):
