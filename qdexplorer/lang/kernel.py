@@ -74,6 +74,8 @@ class Kernel:
         self.line = fn.__code__.co_firstlineno
         self._signature = inspect.signature(fn)
         self.arg_names = list(self._signature.parameters)
+        self._plain_params = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                 for p in self._signature.parameters.values())
         self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
 
     def __repr__(self) -> str:
@@ -231,6 +233,8 @@ class Kernel:
 
     def bind(self, *args, **kwargs) -> dict:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
+        if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
+            return dict(zip(self.arg_names, args))  # the common call, without inspect's general binding
         try:
             ba = self._signature.bind(*args, **kwargs)
         except TypeError as e:
