@@ -95,6 +95,7 @@ def _gpu_array(kernel, name: str, v):
 class _Plan:
     """What every call of one specialisation needs, worked out once: a time-step loop calls the
     same kernel thousands of times, and Quadrants users expect a call to cost microseconds."""
+    kernel: object   # held, so the id in the runner's key cannot be reused by another kernel
     tasks: list
     names: list
     implicit: list
@@ -142,7 +143,9 @@ class InlineRunner:
         if self.backend == "cuda":  # read each GPU array's interface once per call, not per check
             bound = {k: _gpu_array(kernel, k, v) for k, v in bound.items()}
         spec = kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))
-        plan = self.loaded.get((id(kernel), spec)) or self._load(kernel, spec)
+        plan = self.loaded.get((id(kernel), spec))
+        if plan is None or plan.kernel is not kernel:  # an id can be reused once a kernel is collected
+            plan = self._load(kernel, spec)
         resident: list = []
         args = kernel.call_args(bound, self._resolver(resident), spec, plan.implicit)
         key = plan.key(args)
@@ -179,7 +182,8 @@ class InlineRunner:
         for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]):
             if not r.ok:
                 raise QdError(f"{r.task}: load failed: {r.error}")
-        plan = self.loaded[(id(kernel), spec)] = _Plan(tasks, [ct.task for ct in compiled], kernel.implicit(spec))
+        plan = self.loaded[(id(kernel), spec)] = _Plan(kernel, tasks, [ct.task for ct in compiled],
+                                                       kernel.implicit(spec))
         return plan
 
     def _resolver(self, resident: list):

@@ -161,3 +161,19 @@ def test_repeated_calls_recheck_ranges_when_shapes_or_range_scalars_change(arch)
         ones(y, 100, 3.0)
     ones(y, 8, 5.0)
     np.testing.assert_array_equal(y, np.full(8, 5.0))
+
+
+def test_kernels_made_in_a_loop_each_run_their_own_code(arch):
+    """A runner remembers each kernel's compiled plan; a kernel collected and replaced by a new one
+    (which CPython may place at the same id) must still run its own code."""
+    qd = arch
+    for k in range(6):
+        @qd.kernel
+        def put(x: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+            for i in range(x.shape[0]):
+                x[i] = k
+
+        x = np.zeros(4, np.int32)
+        put(x)
+        np.testing.assert_array_equal(x, np.full(4, k))
+        del put

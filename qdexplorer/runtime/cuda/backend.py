@@ -349,7 +349,11 @@ class CudaBackend:
         """Debug mode: wait for the launch and raise OutOfBounds if it recorded a bad access."""
         self.finish(prepared)
         rec = new_record()
-        check("cuMemcpyDtoH", cu.cuMemcpyDtoH(rec.ctypes.data, self._alloc[("__debug__", task)], rec.nbytes))
+        # on our own stream, then wait: an untimed launch left no event to wait on, and a plain
+        # cuMemcpyDtoH (legacy stream) is not ordered after our non-blocking stream's kernel
+        check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(rec.ctypes.data, self._alloc[("__debug__", task)],
+                                                        rec.nbytes, self.stream))
+        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream), task)
         check_record(rec, self.specs[task], {k: tuple(v.shape) for k, v in prepared.host.items()
                                              if isinstance(v, (np.ndarray, DeviceArray))})
 
