@@ -28,7 +28,13 @@ def _install_script_caller():
         if script is not None:
             script.adopt(storage)
 
-    runtime_api.install(init, call, reset, adopt)
+    def sync():
+        import sys
+        script = sys.modules.get("qdexplorer.script")  # not loaded: no kernel ran, nothing to wait for
+        if script is not None:
+            script.sync()
+
+    runtime_api.install(init, call, reset, adopt, sync)
 
 
 _install_script_caller()

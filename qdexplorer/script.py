@@ -77,6 +77,13 @@ def runner() -> "InlineRunner":
     return _state["runner"]
 
 
+def sync():
+    """`qd.sync()`: wait for the kernels the current runner queued (nothing to do before any call)."""
+    r = _state.get("runner")
+    if r is not None:
+        r.sync()
+
+
 def adopt(storage):
     """A new qd.ndarray or field after `qd.init(arch=qd.cuda)`: it lives on the device from the
     start (zeroed there), so filling or passing it to kernels moves no data."""
@@ -102,9 +109,12 @@ class _Plan:
     trips: dict = field(default_factory=dict)  # (array shapes, range scalars) -> checked trip counts
     range_scalars: tuple = ()
 
+    prints: bool = False  # a task prints: the call waits, so its output appears at the call
+
     def __post_init__(self):
         used = {n.name for t in self.tasks for n in ir.walk(t.ranges) if isinstance(n, ir.ScalarArg)}
         self.range_scalars = tuple(sorted(used))
+        self.prints = any(isinstance(n, ir.Print) for t in self.tasks for n in ir.walk(t.body))
 
     def key(self, args: dict):
         """What the range checks and trip counts depend on; None when a value cannot be a key."""
@@ -135,6 +145,7 @@ class InlineRunner:
         self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), overrides=overrides,
                                  dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
         self.print_asm = bool(options.get("print_kernel_asm"))
+        self.debug = debug
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
@@ -161,7 +172,7 @@ class InlineRunner:
             if key is not None and len(plan.trips) < 256:
                 plan.trips[key] = trips
         try:
-            self.device.run_args(plan.names, trips, checked, timed=False)
+            self.device.run_args(plan.names, trips, checked, timed=False, wait=self._must_wait(plan, checked))
         except QuadrantsAssertionError:  # a bad access in debug mode: an assert that failed before it
             kernel.result(args)          # (and let it happen) is the error to report, as in Quadrants
             raise
@@ -169,6 +180,25 @@ class InlineRunner:
             for st in resident:
                 st._where = "device"
         return args
+
+    def _must_wait(self, plan: "_Plan", args: dict) -> bool:
+        """Whether the call must return only after its kernels finished. On CUDA it need not when
+        every array lives on the GPU, as Quadrants' calls do not: Python's next statements overlap
+        the kernels, and everything that reads their results is ordered after them (see handoff).
+        It must when a host array is copied back (NumPy arguments, the return value, kernel-scope
+        temporaries), in debug mode (each launch is checked), when the kernel prints (the output
+        appears at the call), and for a GPU array whose interface names no stream to order."""
+        if self.backend != "cuda" or self.debug or plan.prints:
+            return True
+        for v in args.values():
+            if isinstance(v, np.ndarray):
+                return True
+            if isinstance(v, DeviceArray) and v.stream is None and not isinstance(v.owner, Storage):
+                return True
+        return False
+
+    def sync(self):
+        self.device.backend.sync()
 
     def _load(self, kernel, spec) -> "_Plan":
         tasks = kernel.tasks(spec)

@@ -12,14 +12,14 @@ cpu, cuda, gpu = "cpu", "cuda", "gpu"
 amdgpu, metal, vulkan = "amdgpu", "metal", "vulkan"  # Quadrants' other backends: named so ported
 x64 = cpu                                             # code parses; qd.init refuses them
 
-_hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None}
+_hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None, "sync": None}
 _config: dict = {"debug": False, "host_only": 0}  # what lowering needs of qd.init's options
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
 
 
-def install(init, call, reset, adopt=None):
+def install(init, call, reset, adopt=None, sync=None):
     """Called once by `qdexplorer.script` (the layer that owns compile + launch for scripts)."""
-    _hooks.update(init=init, call=call, reset=reset, adopt=adopt)
+    _hooks.update(init=init, call=call, reset=reset, adopt=adopt, sync=sync)
 
 
 def _hook(name):
@@ -93,4 +93,9 @@ def host_only():
 
 
 def sync():
-    """Kernel calls from scripts return after the kernel finished, so there is nothing to wait for."""
+    """Wait for every kernel launched so far. On CUDA a call whose arrays all live on the GPU returns
+    as soon as its kernels are queued, as in Quadrants; reading a qd.ndarray or field from Python,
+    or a PyTorch/CuPy op on the arrays, is ordered after them without this."""
+    fn = _hooks["sync"]
+    if fn is not None:
+        fn()

@@ -22,6 +22,7 @@ class Prepared:
     pending: list = field(default_factory=list)
     hot: dict = field(default_factory=dict)
     reuse: bool = False  # a script call: one at a time, so per-task parameter buffers may be reused
+    streams: set = field(default_factory=set)  # producer streams of the GPU arrays (CUDA handles)
 
 
 @runtime_checkable
@@ -40,6 +41,8 @@ class Backend(Protocol):
     def finish(self, prepared: Prepared) -> None: ...
     def fetch(self, prepared: Prepared, into: dict) -> None: ...
     def release(self, prepared: Prepared) -> None: ...
+    def handoff(self, prepared: Prepared) -> None: ...  # order the arrays' producers after our launches, without waiting
+    def sync(self) -> None: ...
     def close(self) -> None: ...
 
 

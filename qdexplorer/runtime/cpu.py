@@ -97,6 +97,12 @@ class CpuBackend:
     def release(self, prepared: Prepared):
         pass
 
+    def handoff(self, prepared: Prepared):
+        """Nothing: host launches have finished when they return."""
+
+    def sync(self):
+        """Nothing: host launches have finished when they return."""
+
     def call_args(self, spec: LaunchSpec, args: dict) -> list:
         out = []
         for slot in spec.args:

@@ -142,13 +142,18 @@ class LocalDevice:
     def loaded_tasks(self) -> list[str]:
         return [t for t in self.tags if self.backend.loaded(t)]
 
-    def run_args(self, tasks: list[str], trips: dict, args: dict, timed: bool = True) -> list[LaunchTiming]:
+    def run_args(self, tasks: list[str], trips: dict, args: dict, timed: bool = True,
+                 wait: bool = True) -> list[LaunchTiming]:
         """Scripts: run `tasks` once, in order, on the caller's arrays (updated in place).
-        `timed=False` skips the per-launch GPU timing (events) that plain script calls never read."""
+        `timed=False` skips the per-launch GPU timing (events) that plain script calls never read;
+        `wait=False` (every array already on the device) returns once the launches are queued."""
         prepared = self.backend.prepare(args, trips, in_place=True)
         try:
             timings = [self._launch(t, prepared, timed) for t in tasks]
-            self.backend.fetch(prepared, args)
+            if wait:
+                self.backend.fetch(prepared, args)
+            else:
+                self.backend.handoff(prepared)
         except DeviceFault:
             raise  # the context is gone: nothing can be copied back
         except Exception:

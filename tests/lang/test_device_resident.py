@@ -248,3 +248,52 @@ def test_the_same_device_array_twice_is_refused(cuda):
     with pytest.raises(Exception, match="overlap"):
         axpy(t[:32], t[16:48], 1.0)
     axpy(t[:32], t[32:], 1.0)                    # disjoint halves of one tensor are fine
+
+
+@qd.kernel
+def spin(x: F1, iters: qd.i32):
+    """Long enough (milliseconds) that it is still running when the call returns."""
+    for i in range(x.shape[0]):
+        v = 1.0
+        for _ in range(iters):  # stays at its fixed point 1.0: each call adds about 1
+            v = v * 0.999999 + 0.000001
+        x[i] += v
+
+
+def _stream_busy() -> bool:
+    from cuda.bindings import driver as cu
+
+    from qdexplorer import script
+    err, = cu.cuStreamQuery(script.runner().device.backend.stream)
+    return err == cu.CUresult.CUDA_ERROR_NOT_READY
+
+
+@pytest.mark.cuda
+def test_a_call_on_device_arrays_returns_before_its_kernel_finishes(cuda):
+    """As in Quadrants: the call queues the kernel; qd.sync() (or any read) waits for it."""
+    x = qd.ndarray(qd.f32, shape=(1 << 20,))
+    spin(x, 2)                                 # compiled and loaded: the next call only launches
+    qd.sync()
+    spin(x, 2_000_000)
+    assert _stream_busy()                      # returned while the kernel still runs
+    qd.sync()
+    assert not _stream_busy()
+    np.testing.assert_allclose(x.to_numpy()[:4], 2.0, rtol=1e-4)
+    spin(x, 2_000_000)
+    np.testing.assert_allclose(x.to_numpy()[-4:], 3.0, rtol=1e-4)   # a read waits by itself
+    y = np.zeros(8, np.float32)
+    spin(y, 2_000_000)                          # a NumPy argument is copied back: the call waits
+    assert not _stream_busy()
+    np.testing.assert_allclose(y, 1.0, rtol=1e-4)
+
+
+@pytest.mark.cuda
+def test_pytorch_ops_after_an_asynchronous_call_see_its_results(cuda):
+    torch = _torch()
+    t = torch.zeros(1 << 20, device="cuda")
+    spin(t, 2)
+    torch.cuda.synchronize()
+    spin(t, 2_000_000)                          # still running when the next line queues its op
+    assert _stream_busy()
+    s = (t * 2).sum().item()                    # PyTorch's stream was made to wait for the kernel
+    assert s == pytest.approx(2 * 2.0 * (1 << 20), rel=1e-3)

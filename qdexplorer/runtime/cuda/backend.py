@@ -67,6 +67,7 @@ class CudaBackend:
         self._buffers: set[int] = set()  # device copies of qd.ndarrays / fields (alloc_buffer)
         self._order_event = None          # orders our stream after a GPU array's producer
         self._blocks: dict = {}           # task -> kernelParams kept between script calls
+        self._handoff_event = None        # orders the arrays' producers after an async call
         self.transfers = {"htod": 0, "dtoh": 0}  # bytes copied, so tests can see what stays resident
         self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
 
@@ -193,7 +194,8 @@ class CudaBackend:
                 dev[k] = v
         if copied:  # the host arrays may change once we return
             check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
-        return Prepared(args, dict(trips), dev, reuse=in_place)
+        streams = {_LEGACY_STREAM if st is NO_STREAM else int(st) for st in waited_on if st is not None}
+        return Prepared(args, dict(trips), dev, reuse=in_place, streams=streams)
 
     def _after_producer(self, stream):
         """Order our stream after the GPU array's producer without blocking the host.
@@ -402,6 +404,23 @@ class CudaBackend:
 
     def release(self, prepared: Prepared):
         self.finish(prepared)  # device buffers stay allocated for the next run of the same shapes
+
+    def handoff(self, prepared: Prepared):
+        """An asynchronous script call returns without waiting: instead, each GPU array's producer
+        stream waits (on the device) for the kernels just queued, so the next PyTorch or CuPy op on
+        those arrays reads what they wrote. qd.ndarrays and fields need nothing: every copy to or
+        from them runs on our stream, after the kernels."""
+        if not prepared.streams:
+            return
+        if self._handoff_event is None:
+            self._handoff_event = check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING))
+        check("cuEventRecord", cu.cuEventRecord(self._handoff_event, self.stream))
+        for handle in prepared.streams:
+            check("cuStreamWaitEvent", cu.cuStreamWaitEvent(cu.CUstream(handle), self._handoff_event, 0))
+
+    def sync(self):
+        """`qd.sync()`: wait for every kernel queued; a fault in one of them surfaces here."""
+        check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream), "a kernel queued before qd.sync()")
 
     def free_all(self):
         for ptr in self._alloc.values():
