@@ -239,6 +239,7 @@ class Kernel:
             ba = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self.name}(): {e}") from None
+        ba.apply_defaults()  # `def k(x, a: qd.f32 = 3.0)` called as k(x)
         return dict(ba.arguments)
 
     def implicit(self, spec: tuple) -> list[ir.ImplicitArray]:

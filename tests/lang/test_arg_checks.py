@@ -177,3 +177,18 @@ def test_kernels_made_in_a_loop_each_run_their_own_code(arch):
         put(x)
         np.testing.assert_array_equal(x, np.full(4, k))
         del put
+
+
+def test_kernel_arguments_with_defaults(arch):
+    qd = arch
+
+    @qd.kernel
+    def put(x: qd.types.ndarray(dtype=qd.f32, ndim=1), a: qd.f32 = 3.0, b: qd.i32 = 2):
+        for i in range(x.shape[0]):
+            x[i] = a * b
+
+    x = np.zeros(3, np.float32)
+    put(x)
+    np.testing.assert_array_equal(x, np.full(3, 6.0))
+    put(x, b=5)
+    np.testing.assert_array_equal(x, np.full(3, 15.0))

@@ -251,11 +251,12 @@ def test_the_same_device_array_twice_is_refused(cuda):
 
 
 @qd.kernel
-def spin(x: F1, iters: qd.i32):
-    """Long enough (milliseconds) that it is still running when the call returns."""
+def spin(x: F1, iters: qd.i32, seed: qd.f32):
+    """Long enough (milliseconds) that it is still running when the call returns. The seed is an
+    argument: from the constant 1.0, LLVM proves v never changes and deletes the loop."""
     for i in range(x.shape[0]):
-        v = 1.0
-        for _ in range(iters):  # stays at its fixed point 1.0: each call adds about 1
+        v = seed
+        for _ in range(iters):  # 1.0 is its fixed point: each call adds 1
             v = v * 0.999999 + 0.000001
         x[i] += v
 
@@ -272,17 +273,17 @@ def _stream_busy() -> bool:
 def test_a_call_on_device_arrays_returns_before_its_kernel_finishes(cuda):
     """As in Quadrants: the call queues the kernel; qd.sync() (or any read) waits for it."""
     x = qd.ndarray(qd.f32, shape=(1 << 20,))
-    spin(x, 2)                                 # compiled and loaded: the next call only launches
+    spin(x, 2, 1.0)                            # compiled and loaded: the next call only launches
     qd.sync()
-    spin(x, 2_000_000)
+    spin(x, 2_000_000, 1.0)
     assert _stream_busy()                      # returned while the kernel still runs
     qd.sync()
     assert not _stream_busy()
     np.testing.assert_allclose(x.to_numpy()[:4], 2.0, rtol=1e-4)
-    spin(x, 2_000_000)
+    spin(x, 2_000_000, 1.0)
     np.testing.assert_allclose(x.to_numpy()[-4:], 3.0, rtol=1e-4)   # a read waits by itself
     y = np.zeros(8, np.float32)
-    spin(y, 2_000_000)                          # a NumPy argument is copied back: the call waits
+    spin(y, 2_000_000, 1.0)                          # a NumPy argument is copied back: the call waits
     assert not _stream_busy()
     np.testing.assert_allclose(y, 1.0, rtol=1e-4)
 
@@ -291,9 +292,9 @@ def test_a_call_on_device_arrays_returns_before_its_kernel_finishes(cuda):
 def test_pytorch_ops_after_an_asynchronous_call_see_its_results(cuda):
     torch = _torch()
     t = torch.zeros(1 << 20, device="cuda")
-    spin(t, 2)
+    spin(t, 2, 1.0)
     torch.cuda.synchronize()
-    spin(t, 2_000_000)                          # still running when the next line queues its op
+    spin(t, 2_000_000, 1.0)                          # still running when the next line queues its op
     assert _stream_busy()
     s = (t * 2).sum().item()                    # PyTorch's stream was made to wait for the kernel
     assert s == pytest.approx(2 * 2.0 * (1 << 20), rel=1e-3)
