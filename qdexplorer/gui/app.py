@@ -40,12 +40,14 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
 
     from ..project.loader import bundled_demo
     from ..runtime.cuda.detect import cuda_status
+    from . import main_thread_gc
     from .main_window import MainWindow, window_icon
     from .trust_dialog import confirm_trust
     from .settings import Settings
     from .theme import apply_theme
 
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
+    main_thread_gc.install(app)  # worker threads must never free Qt objects (see main_thread_gc)
     app.setApplicationName("qdexplorer")
     app.setOrganizationName("qdexplorer")
     app.setDesktopFileName("io.github.qdexplorer.qdexplorer")
@@ -58,7 +60,10 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     startup_error = ""
     if project is None and not screenshot and settings.last_project and Path(settings.last_project).exists():
         project = settings.last_project
-    if not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
+    if screenshot and project is not None:  # no one to answer a dialog: naming it is consent, as in the CLI
+        print(f"qdexplorer: importing the Python files of {project} (this runs the project's code, "
+              f"as running a script would)", file=sys.stderr)
+    elif not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
         print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
         return 2
     try:

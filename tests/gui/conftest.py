@@ -12,3 +12,13 @@ pytest.importorskip("pytestqt")
 _HOME = tempfile.mkdtemp(prefix="qdx-gui-home-")
 os.environ["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
 os.environ.setdefault("QDEXPLORER_DATA_DIR", os.path.join(_HOME, "data"))
+
+
+@pytest.fixture(autouse=True)
+def _collect_on_the_gui_thread(qapp):
+    """As the app does (gui/main_thread_gc.py): worker threads of a window under test must never be
+    the ones that free Qt objects; whatever is left is collected here, on the GUI thread."""
+    from qdexplorer.gui import main_thread_gc
+    main_thread_gc.install(qapp)
+    yield
+    main_thread_gc.uninstall()

@@ -389,6 +389,52 @@ def test_screenshot_command(tmp_path):
     assert (img.width(), img.height()) == (900, 600)
 
 
+def test_screenshot_of_a_named_project_does_not_wait_for_a_trust_answer(tmp_path):
+    """--screenshot is non-interactive: a project named on its command line is opened as the CLI
+    opens it (one line on stderr), never behind a dialog no one can answer (it used to hang)."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "k.py").write_text("import numpy as np\nimport qdexplorer.lang as qd\n\n@qd.kernel\n"
+                               "def twice(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                               "    for i in range(x.shape[0]):\n        x[i] *= 2.0\n\n"
+                               "@qd.workload(twice)\ndef small(rng):\n    return (np.ones(64, np.float32),)\n")
+    out = tmp_path / "shot.png"
+    env = {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+           "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    r = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui", str(proj), "--screenshot", str(out),
+                        "--size", "900x600"], capture_output=True, text=True, timeout=240, cwd=ROOT, env=env)
+    assert r.returncode == 0, r.stderr
+    assert f"importing the Python files of {proj}" in r.stderr and out.exists()
+
+
+def test_the_window_collects_garbage_on_its_own_thread_only(qapp, qtbot):
+    """Automatic collection is off while the app runs (a worker thread freeing the GUI thread's Qt
+    objects deadlocks), and a timer on the GUI thread collects in its place."""
+    import gc
+    import weakref
+
+    from qdexplorer.gui import main_thread_gc
+
+    class Node:
+        pass
+
+    main_thread_gc.uninstall()
+    main_thread_gc.install(qapp)
+    try:
+        assert not gc.isenabled()
+        a, b = Node(), Node()
+        a.other, b.other = b, a  # a cycle: only the collector frees it
+        alive = weakref.ref(a)
+        del a, b
+        junk = [[] for _ in range(3 * gc.get_threshold()[0])]  # past generation 0's threshold
+        assert alive() is not None                               # nothing collected it on the spot
+        qtbot.waitUntil(lambda: alive() is None, timeout=5000)   # the GUI-thread timer did
+        del junk
+    finally:
+        main_thread_gc.uninstall()
+    assert gc.isenabled()
+
+
 def test_assembly_mode_is_chosen_in_the_window(window, qtbot):
     win = window
     assert win.mode.currentText() == "per_task"
