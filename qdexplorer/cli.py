@@ -54,7 +54,7 @@ def _add_project_args(p):
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
-                                 "With no command, opens the desktop app on the bundled demo.")
+                                 "With no command, opens the desktop app on the last project, else the bundled demo.")
     sub = ap.add_subparsers(dest="cmd")
     c = sub.add_parser("compile", help="compile every task to PTX and list them")
     _add_project_args(c)

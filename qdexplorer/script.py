@@ -42,7 +42,7 @@ def init(arch: str = cpu, **options):
         if not st.available:
             if arch == cuda:
                 raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
-            warnings.warn(f"qd.gpu: no usable GPU ({st.reason}); falling back to the CPU backend", stacklevel=3)
+            warnings.warn(f"qd.gpu: no usable GPU ({st.reason}); falling back to the CPU backend", stacklevel=4)
             arch = cpu
         else:
             arch = cuda
@@ -205,7 +205,8 @@ class InlineRunner:
         compiled = self.pipeline.compile(tasks, self.target)
         bad = [ct for ct in compiled if not ct.ok]
         if bad:
-            raise QdError(f"{bad[0].task}: {bad[0].error}")
+            err = str(bad[0].error)
+            raise QdError(err if bad[0].task in err else f"{bad[0].task}: {err}")
         if self.print_asm:  # PTX whatever the backend: on the CPU it is compiled for reading
             ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
             write_ptx(Path.cwd(), ptx)

@@ -64,7 +64,7 @@ def test_bad_inputs_exit_nonzero_with_one_message(tmp_path):
                 x[i] = [1 for _ in x]
         """))
     p = cli("compile", str(tmp_path / "bad"))
-    assert p.returncode == 2 and "k.py:5:" in p.stderr and "ListComp" in p.stderr
+    assert p.returncode == 2 and "k.py:5:" in p.stderr and "list comprehension" in p.stderr
     assert "Traceback" not in p.stderr
 
 

@@ -56,8 +56,9 @@ class TaskModule:
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
     if opts.target == "host" and task.uses_block_features:
-        raise CodegenError(f"task {task.name} uses qd.simt.block features (shared arrays, sync, thread "
-                           f"indices), which only the CUDA backend runs; use --backend cuda")
+        raise CodegenError(f"{task.file}:{task.lines[0]}: task {task.name} uses qd.simt.block features (shared "
+                           f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "
+                           f"cuda, or qd.init(arch=qd.cuda) in a script")
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,

@@ -92,9 +92,10 @@ def _check_array(where: str, v, dt, nd: int):
                             f"got {type(v).__name__}")
     _check_dtype_ndim(where, v, dt, nd)
     if not v.flags.c_contiguous:
+        arg = where.rsplit("'", 2)[-2]  # where = "k(): argument 'x'"
         raise NonContiguousArgumentError(
             f"{where} must be C-contiguous (a slice or transpose is not): Non contiguous tensors are not "
-            f"supported; pass np.ascontiguousarray({v.shape}-array) or tensor.contiguous()")
+            f"supported; pass np.ascontiguousarray({arg}) (shape {v.shape}) or {arg}.contiguous() for a tensor")
 
 
 def _check_dtype_ndim(where: str, v, dt, nd: int):

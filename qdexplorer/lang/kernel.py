@@ -64,6 +64,7 @@ class Kernel:
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
+        self.__name__, self.__qualname__, self.__module__ = fn.__name__, fn.__qualname__, fn.__module__
         self.fast_math = fast_math  # None: follow the project / qd.init setting
         self._source = None
         self._tasks: dict = {}
@@ -235,6 +236,10 @@ class Kernel:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
             return dict(zip(self.arg_names, args))  # the common call, without inspect's general binding
+        unknown = [k for k in kwargs if k not in self._signature.parameters]
+        if unknown:
+            raise TypeError(f"{self.name}(): unexpected keyword argument '{unknown[0]}' (the kernel takes "
+                            f"{', '.join(self.arg_names)})")
         try:
             ba = self._signature.bind(*args, **kwargs)
         except TypeError as e:
@@ -285,7 +290,10 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         from . import runtime_api
-        full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
+        try:
+            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
+        except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
+            raise e.with_traceback(None) from None  # frames would only bury it
         return self.result(full)
 
 

@@ -46,7 +46,7 @@ class CpuBackend:
         """Load (or replace) one task's object file and resolve its entry point."""
         if spec.uses_block_features:
             raise RuntimeError(f"task {spec.task} uses qd.simt.block features, which the CPU backend "
-                               f"cannot run; use --backend cuda")
+                               f"cannot run; use --backend cuda, or qd.init(arch=qd.cuda) in a script")
         llvm = self.llvm
         with _lock:
             target = llvm.Target.from_default_triple()

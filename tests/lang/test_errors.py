@@ -10,8 +10,8 @@ from qdexplorer.lang.errors import QdCompileError
 from qdexplorer.project.loader import ProjectError, load_project
 
 CASES = {
-    "lambda": ("y = (lambda v: v)(x[i])", "unsupported expression 'Lambda'"),
-    "listcomp": ("y = [v for v in range(3)]", "unsupported expression 'ListComp'"),
+    "lambda": ("y = (lambda v: v)(x[i])", "unsupported expression 'lambda'"),
+    "listcomp": ("y = [v for v in range(3)]", "unsupported expression 'list comprehension'"),
     "try": ("try:\n                x[i] = 1.0\n            except Exception:\n                pass", "unsupported statement 'Try'"),
     "with": ("with open('f') as fh:\n                pass", "unsupported statement 'With'"),
     "undefined": ("x[i] = nope", "name 'nope' is not defined"),
@@ -159,3 +159,56 @@ def test_check_failure_is_reported(tmp_path, cpu):
     assert res.status == "failed"
     assert "Not equal to tolerance" in res.check_error
     _ = np
+
+
+def test_a_compile_error_from_a_call_shows_no_compiler_frames(cpu):
+    """What the user sees is their call and the error at file:line:col, not the frontend's stack."""
+    import traceback
+
+    @qd.kernel
+    def bad(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = [v for v in range(3)][0]
+
+    with pytest.raises(QdCompileError, match="unsupported expression 'list comprehension'") as e:
+        bad(np.zeros(4, np.float32))
+    frames = [f.filename for f in traceback.extract_tb(e.value.__traceback__)]
+    assert not any("/lang/frontend/" in f or "/lang/offload" in f or "/script.py" in f for f in frames), frames
+
+
+def test_call_mistakes_name_what_to_fix(cpu):
+    @qd.kernel
+    def saxpy(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1), a: qd.f32):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+    x = np.zeros(8, np.float32)
+    assert saxpy.__name__ == "saxpy" and saxpy.__qualname__.endswith("saxpy")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha' .*x, y, a"):
+        saxpy(x, x.copy(), alpha=2.0)
+    with pytest.raises(Exception, match=r"np.ascontiguousarray\(x\)"):
+        saxpy(np.zeros(16, np.float32)[::2], x, 2.0)
+
+    @qd.kernel
+    def uses_numpy(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = np.sin(x[i])
+
+    with pytest.raises(QdCompileError, match="calling sin is not supported inside a kernel; use qd.sin"):
+        uses_numpy(x)
+
+
+def test_block_features_on_the_cpu_say_where_and_how_to_pick_cuda(cpu):
+    @qd.kernel
+    def blocky(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        qd.loop_config(block_dim=32)
+        for i in range(x.shape[0]):
+            s = qd.simt.block.SharedArray((32,), qd.f32)
+            s[qd.simt.block.thread_idx()] = x[i]
+            qd.simt.block.sync()
+            x[i] = s[0]
+
+    with pytest.raises(qd.QuadrantsError if hasattr(qd, "QuadrantsError") else Exception) as e:
+        blocky(np.zeros(64, np.float32))
+    msg = str(e.value)
+    assert "test_errors.py:" in msg and "qd.init(arch=qd.cuda)" in msg and msg.count("blocky_kernel_0") == 1

@@ -75,7 +75,11 @@ class CallLowering:
             self.err(node, "qd.loop_config() must be a statement directly before a kernel's top-level for")
         if f is I.ndrange or f is builtins.range:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
-        self.err(node, f"calling {getattr(f, '__name__', repr(f))!s} is not supported inside a kernel")
+        name = getattr(f, "__name__", repr(f))
+        import qdexplorer.lang as qd_lang
+        hint = f"; use qd.{name}" if isinstance(name, str) and hasattr(qd_lang, name) and \
+            getattr(f, "__module__", "") not in ("qdexplorer.lang",) else ""
+        self.err(node, f"calling {name!s} is not supported inside a kernel{hint}")
 
     def lower_print(self, node):
         """`print(a, "text", v, f"x={x}")` as Quadrants prints: f32 as %f, f64 as %.12f, vectors as [a, b]."""

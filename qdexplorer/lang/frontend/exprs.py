@@ -36,7 +36,8 @@ class ExprLowering:
     def value(self, node):
         method = getattr(self, "v_" + type(node).__name__, None)
         if method is None:
-            self.err(node, f"unsupported expression '{type(node).__name__}' in a kernel")
+            what = _EXPR_NAMES.get(type(node).__name__, f"'{type(node).__name__}'")
+            self.err(node, f"unsupported expression {what} in a kernel")
         return method(node)
 
     # ---- leaves
@@ -300,6 +301,12 @@ class ExprLowering:
                         b_stmts + [ir.Assign(res, cast(b, res.dtype))]))
         return truthy(ir.LocalRef(res)) if dt.kind == "b" else ir.LocalRef(res)
 
+
+_EXPR_NAMES = {"ListComp": "'list comprehension'", "SetComp": "'set comprehension'",
+               "DictComp": "'dict comprehension'", "GeneratorExp": "'generator expression'",
+               "Lambda": "'lambda'", "JoinedStr": "'f-string'", "Dict": "'dict'", "Set": "'set'",
+               "NamedExpr": "'assignment expression (:=)'", "Await": "'await'", "Yield": "'yield'",
+               "YieldFrom": "'yield from'", "Starred": "'*unpacking'", "Slice": "'slice'"}
 
 # Expressions that can neither fault nor have side effects (loads can fault out of bounds, atomics and
 # inlined calls have effects); integer division and modulo fault on a zero (or -1 overflow) divisor.
