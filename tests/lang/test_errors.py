@@ -212,3 +212,24 @@ def test_block_features_on_the_cpu_say_where_and_how_to_pick_cuda(cpu):
         blocky(np.zeros(64, np.float32))
     msg = str(e.value)
     assert "test_errors.py:" in msg and "qd.init(arch=qd.cuda)" in msg and msg.count("blocky_kernel_0") == 1
+
+
+def test_undefined_names_get_the_scoping_hint_only_when_assigned_elsewhere(cpu):
+    @qd.kernel
+    def scoped(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                t = 1.0
+            x[i] = t
+
+    @qd.kernel
+    def typo(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = nope  # noqa: F821
+
+    x = np.ones(4, np.float32)
+    with pytest.raises(QdCompileError, match="name 't' is not defined here .*block-scoped"):
+        scoped(x)
+    with pytest.raises(QdCompileError, match=r"name 'nope' is not defined \(not an argument") as e:
+        typo(x)
+    assert "block-scoped" not in str(e.value)

@@ -87,12 +87,17 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
             if isinstance(v, Field):
                 return self.kscope.field_arg(v, name)
             return py_value(v)
-        if len(self.frames) == 1 and name in self.other_task_names:
+        fdef = getattr(self.frame.src, "fdef", None)
+        line = getattr(node, "lineno", -1)
+        top = next((st for st in getattr(fdef, "body", ()) if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
+        if len(self.frames) == 1 and name in self.other_task_names and not (top and _assigns(top, name)):
             self.err(node, f"'{name}' is assigned in another offloaded task of this kernel; each top-level "
                            f"loop and each run of top-level statements is its own task, so locals do not "
                            f"cross them (pass the value through an ndarray)")
-        self.err(node, f"name '{name}' is not defined (kernel variables are block-scoped: "
-                       f"assign it before the block that uses it)")
+        if fdef is not None and _assigns(fdef, name):  # it exists, in a block this use cannot see
+            self.err(node, f"name '{name}' is not defined here (kernel variables are block-scoped: "
+                           f"assign it before the block that uses it)")
+        self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
 
     def user_ndim(self, arr) -> int:
         """Axes the user indexes (an array of vectors keeps its components as trailing axes)."""
@@ -145,3 +150,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
             self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "
                            f"please report it with this kernel")
+
+
+def _assigns(tree, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(tree))
