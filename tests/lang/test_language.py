@@ -381,8 +381,9 @@ def test_gpu_arch_falls_back_to_cpu_with_warning():
     from qdexplorer.runtime.cuda.detect import cuda_status
     if cuda_status().available:
         pytest.skip("a GPU is present")
-    with pytest.warns(UserWarning, match="falling back to the CPU"):
+    with pytest.warns(UserWarning, match="falling back to the CPU") as rec:
         assert qd.init(arch=qd.gpu) == qd.cpu
+    assert rec[0].filename == __file__  # reported at the user's qd.init line, not inside qdexplorer
     x = np.ones(4, np.float32)
     y = np.zeros(4, np.float32)
     saxpy(x, y, 2.0)
