@@ -1,6 +1,8 @@
 """Run one example under qdexplorer (default) or real Quadrants and write its results as JSON.
 
     python examples/quadrants_style/run_example.py heat_jacobi [--quadrants] [--out FILE]
+    python examples/quadrants_style/run_example.py heat_jacobi --check   # against reference/
+
 
 Each example imports `quadrants as qd`; with qdexplorer (the default) only that import line is
 changed, to `import qdexplorer.lang as qd`, so the same file runs on both. Results are each
@@ -46,12 +48,57 @@ def run(name: str, quadrants: bool) -> dict:
     return runpy.run_path(path, run_name="qd_example")["main"]()
 
 
+def mismatches(got: dict, want: dict) -> list[str]:
+    """How `got` differs from Quadrants' `want` (decoded arrays): integers must match exactly, floats
+    to 1e-4 of the array's scale (parallel float sums are reassociated differently)."""
+    out = []
+    if sorted(got) != sorted(want):
+        out.append(f"results {sorted(got)} != reference {sorted(want)}")
+    for k in sorted(set(got) & set(want)):
+        g, w = got[k], want[k]
+        if g.shape != w.shape or g.dtype != w.dtype:
+            out.append(f"{k}: {g.dtype}{list(g.shape)} != reference {w.dtype}{list(w.shape)}")
+        elif np.issubdtype(w.dtype, np.floating):
+            scale = float(np.max(np.abs(w))) if w.size else 0.0
+            if not np.allclose(g, w, rtol=1e-4, atol=1e-4 * scale + 1e-7):
+                out.append(f"{k}: largest difference {float(np.max(np.abs(g - w))):.3g} (scale {scale:.3g})")
+        elif not np.array_equal(g, w):
+            out.append(f"{k}: {int(np.sum(g != w))} of {w.size} values differ")
+    return out
+
+
+def check(name: str) -> int:
+    """Run `name` under qdexplorer in its own process (kernel prints go to that process's stdout) and
+    compare with reference/<name>.json; 0 when everything matches."""
+    import subprocess
+    with open(os.path.join(HERE, "reference", name + ".json")) as f:
+        ref = json.load(f)
+    printed = ref.pop("stdout")
+    out = os.path.join(tempfile.mkdtemp(prefix="qdx-example-"), "out.json")
+    p = subprocess.run([sys.executable, os.path.abspath(__file__), name, "--out", out], capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"{name}: failed to run\n{p.stderr[-3000:]}", file=sys.stderr)
+        return 1
+    with open(out) as f:
+        problems = mismatches(decode(json.load(f)), decode(ref))
+    if p.stdout.splitlines() != printed:
+        problems.append(f"printed output differs: {p.stdout.splitlines()[:3]}... != {printed[:3]}...")
+    for msg in problems:
+        print(f"{name}: {msg}")
+    if not problems:
+        print(f"{name}: matches Quadrants 1.3.3 ({len(ref)} arrays, {len(printed)} printed lines)")
+    return 1 if problems else 0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("name", choices=EXAMPLES)
     ap.add_argument("--quadrants", action="store_true", help="run under real Quadrants (the reference)")
     ap.add_argument("--out", help="write the results as JSON here (default: stdout)")
+    ap.add_argument("--check", action="store_true", help="run under qdexplorer and compare with reference/")
     a = ap.parse_args()
+    if a.check:
+        sys.exit(check(a.name))
     res = encode(run(a.name, a.quadrants))
     sys.stdout.flush()
     text = json.dumps(res, indent=None)

@@ -16,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 EX = os.path.join(ROOT, "examples", "quadrants_style")
 sys.path.insert(0, EX)
-from run_example import EXAMPLES, decode  # noqa: E402
+from run_example import EXAMPLES, decode, mismatches  # noqa: E402
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
@@ -30,13 +30,16 @@ def test_example_matches_quadrants(name, tmp_path):
                        capture_output=True, text=True, env=env, timeout=300)
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.splitlines() == printed
-    got, want = decode(json.loads(out.read_text())), decode(ref)
-    assert sorted(got) == sorted(want)
-    for k, w in want.items():
-        g = got[k]
-        assert g.shape == w.shape and g.dtype == w.dtype, (k, g.shape, g.dtype, w.shape, w.dtype)
-        if np.issubdtype(w.dtype, np.floating):
-            scale = float(np.max(np.abs(w))) if w.size else 0.0
-            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 * scale + 1e-7, err_msg=f"{name}: {k}")
-        else:
-            np.testing.assert_array_equal(g, w, err_msg=f"{name}: {k}")
+    assert mismatches(decode(json.loads(out.read_text())), decode(ref)) == []
+
+
+def test_check_mode_reports_a_match_and_a_mismatch(tmp_path):
+    """`run_example.py NAME --check` is how a user checks an example against Quadrants."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, os.environ.get("PYTHONPATH", "")]))
+    p = subprocess.run([sys.executable, os.path.join(EX, "run_example.py"), "histogram", "--check"],
+                       capture_output=True, text=True, env=env, timeout=300)
+    assert p.returncode == 0 and "histogram: matches Quadrants 1.3.3" in p.stdout, p.stdout + p.stderr
+    want = {"a": np.arange(4, dtype=np.int32), "b": np.ones(3)}
+    assert mismatches(dict(want), want) == []
+    assert mismatches({"a": want["a"] + 1, "b": want["b"]}, want) == ["a: 4 of 4 values differ"]
+    assert "largest difference" in mismatches({"a": want["a"], "b": want["b"] * 1.01}, want)[0]
