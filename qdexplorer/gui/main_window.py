@@ -12,8 +12,8 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import (QApplication, QComboBox, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QProgressBar, QSpinBox, QSplitter, QToolBar)
+from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
+                               QProgressBar, QSplitter)
 
 from ..events import TaskLoaded
 from ..session import Session
@@ -21,11 +21,11 @@ from . import jobs
 from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .code_views import CodeViews
-from .menus import build_menus
 from .mode_table import ModeTable
 from .panel_tabs import PanelTabs
 from .project_watch import ProjectWatcher
 from .resource_meter import ResourceMeter
+from .run_toolbar import build_run_toolbar
 from .settings import Settings
 from .task_tree import TaskTree
 from .theme import apply_theme, current_theme
@@ -81,40 +81,9 @@ class MainWindow(QMainWindow):
         self.split.setStretchFactor(1, 1)
         self.setCentralWidget(self.split)
 
-        tb = QToolBar("Run")
-        tb.setObjectName("run-toolbar")
-        tb.setMovable(False)
-        self.addToolBar(tb)
-        self.toolbar = tb
-        self.backend = QComboBox()
-        self.backend.addItems(["cpu", "cuda"])
-        self.backend.setToolTip("Where Run launches the tasks")
-        if cuda_reason:
-            self.backend.model().item(1).setEnabled(False)
-            self.backend.setItemData(1, f"CUDA unavailable: {cuda_reason}", Qt.ToolTipRole)
-        self.workload = QComboBox()
-        self.workload.setMinimumWidth(130)
-        self.workload.setSizeAdjustPolicy(QComboBox.AdjustToContents)
-        self.repeat = QSpinBox()
-        self.repeat.setRange(1, 1_000_000)
-        self.repeat.setValue(20)
-        self.repeat.setToolTip("Launches of every task per workload")
-        self.mode = QComboBox()  # assembly mode (docs/assembly_modes.md)
-        self.mode.addItems(["per_task", "whole", "culink"])
-        self.mode.setToolTip("per_task: one PTX module per task · whole: one per kernel · "
-                             "culink: per-task cubins (ptxas) linked into one module per kernel")
-        build_menus(self)  # actions: compile_act, run_act, stop_act, reload_act, open_act, ...
-        tb.addAction(self.compile_act)
-        tb.addAction(self.reload_act)
-        tb.addSeparator()
-        for label, w in ((" Backend ", self.backend), (" Mode ", self.mode), (" Workload ", self.workload),
-                         (" Repeat ", self.repeat)):
-            tb.addWidget(QLabel(label))
-            tb.addWidget(w)
-        tb.addAction(self.run_act)
-        tb.addAction(self.stop_act)
+        build_run_toolbar(self, cuda_reason)  # toolbar, backend, mode, workload, repeat; and the menus
         listed = self.bottom.count()  # tabs View ▸ Panels already has
-        self.bench = BenchActions(self, self.bottom, tb)   # Bench & save, the Compare and History tabs (issue 8)
+        self.bench = BenchActions(self, self.bottom, self.toolbar)   # Bench & save, the Compare and History tabs (issue 8)
         for i in range(listed, self.bottom.count()):
             self.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
         self.progress = QProgressBar()
@@ -146,11 +115,6 @@ class MainWindow(QMainWindow):
         self._restore_settings()
         self._set_title()
         self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
-        menus = {a.text(): a.menu() for a in self.menuBar().actions()}
-        file_menu = menus.get("&File") or self.menuBar().addMenu("&File")
-        self.open_quadrants_act = file_menu.addAction("Open &Quadrants program…", self.open_quadrants_program)
-        if getattr(self, "quit_act", None) is not None:  # above Quit, with the other Open items
-            file_menu.insertAction(self.quit_act, self.open_quadrants_act)
         self.compile()
 
     # ---- places for other views

@@ -39,6 +39,8 @@ def build_menus(win):
                              "Open one Python file of kernels as a project")
     win.recent_menu = f.addMenu("Open &Recent")
     win.update_recent_menu()
+    win.open_quadrants_act = _act(win, f, "Open &Quadrants program…", win.open_quadrants_program, None,
+                                  "Run a real Quadrants program and explore what it compiled")
     for a in (win.open_act, win.open_file_act):
         a.setEnabled(win.engine_for is not None)
     f.addSeparator()
