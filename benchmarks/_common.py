@@ -4,6 +4,7 @@ import os
 import platform
 import statistics
 import sys
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
@@ -36,6 +37,26 @@ def event_timed(fn, sync, make_event, elapsed, warmup: int = 5, reps: int = 30) 
         b.synchronize()
         ms.append(elapsed(a, b))
     return ms
+
+
+def per_call_ms(fn, sync, calls: int) -> list[float]:
+    """Wall ms of each of `calls` calls of `fn`, each followed by `sync` (what one call costs)."""
+    out = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return out
+
+
+def queued_ms(fn, sync, calls: int) -> float:
+    """Wall ms per call of `calls` calls back to back and one `sync` at the end (a time-step loop)."""
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    sync()
+    return (time.perf_counter() - t0) * 1e3 / calls
 
 
 def summary(samples_ms: list[float]) -> dict:

@@ -5,9 +5,10 @@ Usage: python _quadrants_calls.py --log2 16 20 24 --calls 200
 """
 import argparse
 import json
-import time
 
 import numpy as np
+
+from _common import per_call_ms, queued_ms
 
 
 def main():
@@ -46,18 +47,8 @@ def main():
             for _ in range(5):
                 fn()
             qd.sync()
-            ms = []
-            for _ in range(a.calls):
-                t0 = time.perf_counter()
-                fn()
-                qd.sync()
-                ms.append((time.perf_counter() - t0) * 1e3)
-            row[name] = ms
-        t0 = time.perf_counter()
-        for _ in range(a.calls):
-            axpy(xq, yq, 1.0)
-        qd.sync()
-        row["qd.ndarray, queued"] = (time.perf_counter() - t0) * 1e3 / a.calls
+            row[name] = per_call_ms(fn, qd.sync, a.calls)
+        row["qd.ndarray, queued"] = queued_ms(lambda: axpy(xq, yq, 1.0), qd.sync, a.calls)
         np.testing.assert_allclose(yq.to_numpy(), (5 + 2 * a.calls) * x0, rtol=1e-4)
     print(json.dumps(out))
 

@@ -11,24 +11,12 @@ the bytes the backend copied per call (its transfer counters) and the effective 
 Usage (GPU machine): python benchmarks/script_calls.py [--log2 20 24] [--calls 200]
 """
 import argparse
-import time
 
 import numpy as np
 
-from _common import emit, summary
-
+from _common import emit, per_call_ms, queued_ms, summary
 
 WARMUP = 5
-
-
-def per_call_ms(fn, sync, calls: int) -> list[float]:
-    out = []
-    for _ in range(calls):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return out
 
 
 def quadrants_peer(a, rows):
@@ -117,11 +105,7 @@ def main():
             variants_out[name] = s
         # a time-step loop: calls queued back to back, one qd.sync() at the end (calls on device
         # arrays do not wait for their kernels, as in Quadrants)
-        t0 = time.perf_counter()
-        for _ in range(a.calls):
-            axpy(xq, yq, 1.0)
-        qd.sync()
-        per = (time.perf_counter() - t0) * 1e3 / a.calls
+        per = queued_ms(lambda: axpy(xq, yq, 1.0), qd.sync, a.calls)
         row["variants"]["qd.ndarray, queued"] = {"median_ms": per, "n": a.calls, "copied_bytes_per_call": {},
                                                  "effective_GBps": round(12 * n / (per * 1e-3) / 1e9, 1)}
         # the results are right, whichever way the arrays came in

@@ -170,12 +170,13 @@ class CudaBackend:
         """Copy host arrays to device buffers (reused across runs of the same shapes); GPU arrays
         (DeviceArray: CUDA tensors, qd.ndarray device copies) are passed by pointer, after the
         work their producer queued on its own stream."""
-        dev, copied, waited_on = {}, False, set()
+        dev, copied, streams = {}, False, set()
         for k, v in args.items():
             if isinstance(v, DeviceArray):
-                if v.stream not in waited_on:  # one wait per producer stream, however many arrays
-                    waited_on.add(v.stream)
-                    self._after_producer(v.stream)
+                handle = _stream_handle(v.stream)
+                if handle is not None and handle not in streams:  # one wait per producer stream
+                    streams.add(handle)
+                    self._after_producer(handle)
                 dev[k] = (v.ptr, v.shape)
             elif isinstance(v, np.ndarray):
                 if not v.flags.c_contiguous:
@@ -194,19 +195,12 @@ class CudaBackend:
                 dev[k] = v
         if copied:  # the host arrays may change once we return
             check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
-        streams = {_LEGACY_STREAM if st is NO_STREAM else int(st) for st in waited_on if st is not None}
         return Prepared(args, dict(trips), dev, reuse=in_place, streams=streams)
 
-    def _after_producer(self, stream):
-        """Order our stream after the GPU array's producer without blocking the host.
-
-        `__cuda_array_interface__` v3 names the producer's stream (None: no ordering needed); an
-        older interface (PyTorch's v2) names none, so we order after the legacy default stream,
-        where PyTorch and CuPy queue work unless told otherwise. Our stream is non-blocking, so
-        without this wait a kernel could read a tensor before the op that fills it ran."""
-        if stream is None:
-            return
-        handle = _LEGACY_STREAM if stream is NO_STREAM else int(stream)
+    def _after_producer(self, handle: int):
+        """Order our stream after the GPU array's producer stream without blocking the host. Our
+        stream is non-blocking, so without this wait a kernel could read a tensor before the op that
+        fills it ran."""
         if self._order_event is None:
             self._order_event = check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DISABLE_TIMING))
         check("cuEventRecord", cu.cuEventRecord(self._order_event, cu.CUstream(handle)))
@@ -440,6 +434,15 @@ class CudaBackend:
             cu.cuDevicePrimaryCtxRelease(self.dev)
         except Exception:  # noqa: BLE001 - best effort on a possibly poisoned context
             pass
+
+
+def _stream_handle(stream) -> int | None:
+    """The producer stream a GPU array names: `__cuda_array_interface__` v3 gives one (None: no
+    ordering needed); an older interface (PyTorch's v2) gives none, so the legacy default stream,
+    where PyTorch and CuPy queue work unless told otherwise."""
+    if stream is None:
+        return None
+    return _LEGACY_STREAM if stream is NO_STREAM else int(stream)
 
 
 def _entries(ptx: bytes) -> set[str]:
