@@ -67,7 +67,7 @@ def compile_phases(proj: Path, mode: str, edit, workers, tmp: Path):
     eng = Engine(proj, in_process=False, cache_dir=str(cache), mode=mode, workers=workers)
     try:
         t0 = time.perf_counter()
-        eng.compiler.warm()
+        eng.warm_up()
         out = {"pool_start_s": round(time.perf_counter() - t0, 4)}
         compiled = kts = None
         for phase in ("cold", "warm_unchanged", "warm_one_edit"):
@@ -219,13 +219,13 @@ def edit_source(k):
 
 def edit_one_ll(eng):
     """One task's LLVM IR changes (a float constant's last bit): its PTX and cubin must be rebuilt."""
-    for ct in sorted(eng.compiled.values(), key=lambda c: c.task):
+    for ct in sorted(eng.session.compiled.values(), key=lambda c: c.task):
         ll = ct.produced["ll"].data
         m = re.search(rb"0x[0-9a-f]{16}", ll) if ct.target == "nvptx" else None
         if m:
             c = m.group(0)  # a double's bits; an f32 constant's last mantissa bit is bit 29
             edited = ll.replace(c, b"0x%016x" % (int(c, 16) ^ (1 << 29)), 1)
-            eng.overrides.write(ct.task, edited, ll, kind="ll", target="nvptx")
+            eng.set_override(ct.task, edited, kind="ll", target="nvptx")
             return
     raise RuntimeError("no task with a float constant to edit")
 

@@ -65,7 +65,7 @@ def main():
     os.makedirs(a.out, exist_ok=True)
 
     from qdexplorer.bench.compare import compare_runs
-    from qdexplorer.bench.runner import Side, interleaved, without_override
+    from qdexplorer.bench.runner import Side, interleaved
     from qdexplorer.engine import Engine
     from qdexplorer.project.loader import bundled_demo
 
@@ -74,8 +74,8 @@ def main():
     with Engine(proj, backend=a.backend) as eng:
         _, compiled = eng.compile(target="nvptx")
         ct = next(c for c in compiled if c.task == a.task)
-        eng.overrides.write(a.task, slowed_ptx(ct.ptx, a.task, a.sleep_ns), ct.generated)
-        gen = Side("generated", eng, *without_override(eng, a.task))
+        eng.set_override(a.task, slowed_ptx(ct.ptx, a.task, a.sleep_ns))
+        gen = Side("generated", eng, {"hide_overrides": a.task})
         ovr = Side("override", eng)
         ra, rb = interleaved(gen, ovr, a.workload, rounds=a.rounds, per_round=a.per_round)
     cmp = compare_runs(ra, rb)

@@ -42,7 +42,7 @@ def run(k: int, mode: str, workers: int | None) -> dict:
     f.write_text(source(k))
     eng = Engine(tmp / "p", in_process=False, cache_dir=str(tmp / "cache"), mode=mode, workers=workers)
     t0 = time.perf_counter()
-    eng.compiler.warm()
+    eng.warm_up()
     out = {"pool_start_s": time.perf_counter() - t0}
     for phase in ("cold", "warm_unchanged", "warm_one_edit"):
         if phase == "warm_one_edit":

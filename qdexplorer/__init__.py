@@ -1,5 +1,5 @@
 """qdexplorer: explore, edit and time what Quadrants-style kernels compile to, task by task."""
-__version__ = "0.1.0"
+from .version import __version__  # noqa: F401 - the public version
 
 
 def _install_script_caller():

@@ -1,177 +1,271 @@
 """The orchestrator: commands in, typed events out; no Qt.
 
-The GUI, the CLI and tests drive the same Engine. It lowers kernels, walks each task through
-the compile pipeline (cache → pool → overrides, dumps), loads the results on a device (a worker
+The CLI, bench, the window and the Quadrants bridge drive the same Engine through its public
+methods and nothing else; its state is private. It lowers kernels, walks each task through the
+compile pipeline (cache → pool → overrides, dumps), loads the results on a `Device` (a worker
 process, or in-process), builds each workload's inputs once, here, and streams its launches.
+Every result it produces is an event, folded first into its own Session, which is the one store
+that `compiled_for` and the CLI read (the window mirrors the same events on its thread).
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import itertools
 import threading
 import time
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from .compiler import ptxas
 from .compiler.artifacts import CompiledTask
 from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
 from .compiler.compile_index import CompileIndex
 from .compiler.dump import env_load_kinds
-from .compiler.overrides import OverrideStore
+from .compiler.overrides import Override, OverrideStore
 from .compiler.pipeline import MODES, Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
-from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
-                     RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
+from .compiler.resources import estimate_resources
+from .events import (CompileFinished, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
+                     ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
+                     WorkerFaulted, WorkloadResult)
 from .lang.arg_check import check_call_args
 from .lang.bounds import trip_counts
 from .lang.errors import QdError
 from .lang.fingerprint import TaskMemo
+from .lang.ir import Task
+from .lang.kernel import Kernel, Workload
+from .project.data_folder import override_store
 from .project.loader import Project, load_project
-from .runtime.device import LoadItem, LocalDevice, RunJob, WorkloadResult
+from .runtime.device import LoadItem, LoadResult, LocalDevice, RunJob
+from .runtime.device_api import Device
 from .runtime.faults import WorkerFault
-from .runtime.targets import TARGET, check_backend, pick_arch  # noqa: F401 - re-exported
+from .runtime.launch import LaunchTiming
+from .runtime.targets import TARGET, check_backend, pick_arch
+from .runtime.worker import DeviceClient
+from .session import Session
 
 _run_ids = itertools.count(1)
+
+Listener = Callable[[Event], None]
 
 
 @dataclass
 class KernelTasks:
     kernel: str
-    tasks: list = field(default_factory=list)
+    tasks: list[Task] = field(default_factory=list)
     lower_s: float = 0.0
     error: str = ""
 
 
+class Compiled(NamedTuple):
+    """What one compile produced: the kernels as lowered (with their errors) and each task's result."""
+    kernels: list[KernelTasks]
+    tasks: list[CompiledTask]
+
+
+class _HiddenOverrides(OverrideStore):
+    """The project's overrides with those of `task` (or all, for None) hidden from the pipeline."""
+
+    def __init__(self, inner: OverrideStore, task: str | None):
+        self.__dict__.update(inner.__dict__)
+        self._hidden = task
+
+    def get(self, task: str, kind: str = "ptx") -> Override | None:
+        return None if self._hidden is None or task == self._hidden else super().get(task, kind)
+
+
+class _RunSink:
+    """Where one run's launches go: an event per batch, and the workload's check at the checkpoint."""
+
+    def __init__(self, engine: Engine, run_id: int, wl: Workload, before: dict[str, Any], args: dict[str, Any],
+                 res: WorkloadResult):
+        self.engine, self.run_id, self.wl, self.before, self.args, self.res = engine, run_id, wl, before, args, res
+
+    def timings(self, batch: list[LaunchTiming]) -> None:
+        self.res.launches += len(batch)
+        self.engine._emit(LaunchesTimed(self.run_id, self.wl.name, tuple(batch)))
+
+    def checkpoint(self) -> None:
+        try:
+            self.res.check_error = self.wl.run_check(self.before, self.args)
+        except Exception as e:  # noqa: BLE001 - a broken check is the user's bug; show where
+            self.res.check_error = f"check raised {type(e).__name__}: {e}"
+
+
 class Engine:
+    """One open project on one backend. Not thread-safe: drive it from one thread (the window's
+    engine thread, the CLI's main thread); only `stop` may be called from another."""
+
     def __init__(self, project: str | Path | Project | None = None, backend: str | None = None,
                  arch: str | None = None, in_process: bool = False, offline_cache: bool | None = None,
                  cache_dir: str | None = None, mode: str | None = None, load_ptx: str | None = None,
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
-                 memo: bool = True, overrides_dir: str | None = None, fast_math: bool | None = None,
-                 debug: bool | None = None):
-        self.project = project if isinstance(project, Project) else load_project(project)
-        cfg = self.project.config
-        self.backend = backend or cfg.backend or "cpu"
-        check_backend(self.backend)
-        self.arch = pick_arch(arch, cfg.arch)
-        self.in_process = in_process
-        self.listeners: list = []
+                 memo: bool = True, fast_math: bool | None = None, debug: bool | None = None):
+        self._project = project if isinstance(project, Project) else load_project(project)
+        cfg = self._project.config
+        self._backend = backend or cfg.backend or "cpu"
+        check_backend(self._backend)
+        self._arch = pick_arch(arch, cfg.arch)
+        self._in_process = in_process
+        self._session = Session()
+        self._listeners: list[Listener] = [self._session.apply]
         offline = offline_cache if offline_cache is not None else cfg.offline_cache
-        self.cache = PtxCache(cache_dir or cfg.cache_dir, offline=offline, enabled=use_cache)
-        self.overrides = OverrideStore(self.project.path if self.project.path.is_dir() else None, load_ptx,
-                                       load_kinds or env_load_kinds() or ("ptx",), folder=overrides_dir)
-        self.compiler = InlineCompiler() if in_process else CompilePool(workers)
-        self.memo = TaskMemo(enabled=memo and use_cache)
-        self.pipeline = Pipeline(self.compiler, self.cache, self.arch, overrides=self.overrides, dump_dir=dump_dir,
-                                 mode=mode or cfg.mode or "per_task", memo=self.memo.enabled, default_block=cfg.block_dim,
-                                 fast_math=cfg.fast_math if fast_math is None else fast_math,
-                                 on_task=self._task_compiled,
-                                 debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
-        self.launch_timeout = launch_timeout
-        self.flush_l2 = False   # evict device caches before every launch (benchmark comparisons set it)
-        self._device = None
+        self._cache = PtxCache(cache_dir or cfg.cache_dir, offline=offline, enabled=use_cache)
+        # where overrides live is the project layer's rule (a read-only project keeps them in the
+        # user data folder), so the CLI and the window agree
+        self._overrides = override_store(self._project.path, load_ptx, load_kinds or env_load_kinds() or ("ptx",))
+        self._compiler = InlineCompiler() if in_process else CompilePool(workers)
+        self._memo = TaskMemo(enabled=memo and use_cache)
+        self._pipeline = Pipeline(self._compiler, self._cache, self._arch, overrides=self._overrides,
+                                  dump_dir=dump_dir, mode=mode or cfg.mode or "per_task", memo=self._memo.enabled,
+                                  default_block=cfg.block_dim,
+                                  fast_math=cfg.fast_math if fast_math is None else fast_math,
+                                  on_task=lambda ct: self._emit(TaskCompiled(ct)),
+                                  debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
+        self._launch_timeout = launch_timeout
+        self._device: Device | None = None
         self._stop = threading.Event()
-        self.compiled: dict[str, CompiledTask] = {}   # "<target>:<task>" -> latest
-        self.specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
+        self._specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
+
+    # ---- what is open
+    @property
+    def project(self) -> Project:
+        return self._project
+
+    @property
+    def backend(self) -> str:
+        return self._backend
+
+    @property
+    def target(self) -> str:
+        """The code target the current backend runs: 'nvptx' (cuda) or 'host' (cpu)."""
+        return TARGET[self._backend]
+
+    @property
+    def arch(self) -> str:
+        return self._arch
 
     @property
     def mode(self) -> str:
-        return self.pipeline.mode
+        return self._pipeline.mode
+
+    @property
+    def session(self) -> Session:
+        """The engine's results, folded from its own events: read it, never write it."""
+        return self._session
+
+    def cache_info(self) -> dict[str, Any]:
+        return vars(self._cache.stats) | {"folder": str(self._cache.folder), "offline": self._cache.offline}
+
+    def load_folder_report(self, tasks: list[str]) -> tuple[Path | None, list[str], bool]:
+        """(the --load-ptx folder, its files that match no task, whether any file matched)."""
+        unmatched, matched = self._overrides.unmatched_load_files(tasks)
+        return self._overrides.load_dir, unmatched, matched
+
+    def warm_up(self) -> None:
+        """Start the compile pool's workers now (about a second each to spawn), so that the first
+        compile the user waits for, or a benchmark times, does not pay for it."""
+        if isinstance(self._compiler, CompilePool):
+            self._compiler.warm()
+
+    # ---- events
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener(event)` for every event from now on; returns the function that stops it."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+        return unsubscribe
+
+    def _emit(self, event: Event) -> None:
+        for cb in list(self._listeners):
+            cb(event)
+
+    def announce(self) -> None:
+        """Tell listeners which project is open (its kernels, workloads and files)."""
+        p = self._project
+        self._emit(ProjectOpened(str(p.path), p.name, tuple(p.kernels), tuple(sorted(p.workloads)),
+                                 tuple(str(f) for f in p.files)))
 
     def refresh(self) -> Project:
         """Re-read the project's files (after an edit); unchanged tasks are reused from the memo."""
         try:
-            self.project = load_project(self.project.path)
+            self._project = load_project(self._project.path)
         except QdError as e:
-            self.emit(ProjectFailed(str(self.project.path), str(e)))
+            self._emit(ProjectFailed(str(self._project.path), str(e)))
             raise
         self.announce()
-        return self.project
+        return self._project
 
-    def announce(self):
-        """Tell listeners which project is open (its kernels, workloads and files)."""
-        p = self.project
-        self.emit(ProjectOpened(str(p.path), p.name, tuple(p.kernels), tuple(sorted(p.workloads)),
-                                tuple(str(f) for f in p.files)))
-
-    # -- events
-    def on(self, listener):
-        self.listeners.append(listener)
-        return listener
-
-    def emit(self, event):
-        for cb in list(self.listeners):
-            cb(event)
-
-    def _task_compiled(self, ct: CompiledTask):
-        self.compiled[f"{ct.target}:{ct.task}"] = ct
-        self.emit(TaskCompiled(ct.task, ct.kernel, ct.target, ct.tier, ct.key[:16], dict(ct.seconds),
-                               len(ct.output), ct.override, ct.error, ct))
-
-    # -- lowering and compiling
-    def kernel_tasks(self, names: list[str] | None = None) -> list[KernelTasks]:
+    # ---- lowering and compiling
+    def _lower(self, names: list[str] | None = None) -> list[KernelTasks]:
         out = []
-        for name, k in self.project.kernels.items():
+        for name, k in self._project.kernels.items():
             if names and name not in names:
                 continue
             kt = KernelTasks(name)
             t0 = time.perf_counter()
             try:
-                spec = self.specs[name] = self._spec(k)
-                kt.tasks = k.tasks(spec, memo=self.memo)
+                spec = self._specs[name] = self._spec(k)
+                kt.tasks = k.tasks(spec, memo=self._memo)
             except QdError as e:
                 kt.error = str(e)
             kt.lower_s = time.perf_counter() - t0
-            self.emit(KernelLowered(name, tuple(kt.tasks), kt.lower_s, kt.error))
+            self._emit(KernelLowered(name, tuple(kt.tasks), kt.lower_s, kt.error))
             out.append(kt)
         if names:
             unknown = set(names) - {kt.kernel for kt in out}
             if unknown:
-                raise QdError(f"no kernel named {', '.join(sorted(unknown))} in {self.project.path} "
-                              f"(known: {', '.join(sorted(self.project.kernels))})")
+                raise QdError(f"no kernel named {', '.join(sorted(unknown))} in {self._project.path} "
+                              f"(known: {', '.join(sorted(self._project.kernels))})")
         return out
 
-    def _spec(self, kernel):
+    def _spec(self, kernel: Kernel) -> tuple:
         try:
             return kernel.spec_for()
         except QdError:
-            wls = self.project.workloads_for(kernel.name)
+            wls = self._project.workloads_for(kernel.name)
             if not wls:
                 raise
             args = wls[0].bound_args(0)
             return kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
 
-    def compile(self, kernels: list[str] | None = None, target: str | None = None) -> tuple[list[KernelTasks], list[CompiledTask]]:
-        target = target or TARGET[self.backend]
+    def compile(self, kernels: list[str] | None = None, target: str | None = None) -> Compiled:
+        """Lower `kernels` (default: all) and compile each task for `target` (default: the backend's)."""
+        target = target or self.target
         t0 = time.perf_counter()
-        kts = self.kernel_tasks(kernels)
+        kts = self._lower(kernels)
         lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
         # one batch across kernels, so a cold compile fills every pool worker
-        compiled = self.pipeline.compile([t for kt in kts for t in kt.tasks], target, lower)
+        compiled = self._pipeline.compile([t for kt in kts for t in kt.tasks], target, lower)
         # what `show` / `override list` read later without importing the project
-        CompileIndex(self.cache, self.project.path).record(target, self.arch, kts, compiled, complete=kernels is None)
+        CompileIndex(self._cache, self._project.path).record(target, self._arch, kts, compiled,
+                                                              complete=kernels is None)
         tiers: dict[str, int] = {}
         for ct in compiled:
             tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
-        self.emit(CompileFinished(target, len(compiled), tiers, sum(1 for ct in compiled if ct.error)
-                                  + sum(1 for kt in kts if kt.error), time.perf_counter() - t0))
-        if kernels is None:
-            self._forget_vanished({ct.task for ct in compiled}, target)
-        if self.project.config.print_kernel_asm:
+        self._emit(CompileFinished(target, len(compiled), tiers, sum(1 for ct in compiled if ct.error)
+                                   + sum(1 for kt in kts if kt.error), time.perf_counter() - t0))
+        self._forget_vanished(kts, compiled, target, everything=kernels is None)
+        if self._project.config.print_kernel_asm:
             self._print_asm(kts, compiled, target)
-        return kts, compiled
+        return Compiled(kts, compiled)
 
-    def _print_asm(self, kts: list[KernelTasks], compiled: list[CompiledTask], target: str):
+    def _print_asm(self, kts: list[KernelTasks], compiled: list[CompiledTask], target: str) -> None:
         """The project's `print_kernel_asm`: each task's PTX beside the kernels (CPU runs compile it too,
         quietly: those nvptx results are for the files only, not events)."""
-        folder = self.project.path if self.project.path.is_dir() else self.project.path.parent
+        folder = self._project.path if self._project.path.is_dir() else self._project.path.parent
         if target != "nvptx":
-            quiet = copy.copy(self.pipeline)
+            quiet = copy.copy(self._pipeline)
             quiet.on_task = lambda ct: None
             compiled = quiet.compile([t for kt in kts for t in kt.tasks], "nvptx")
         try:
@@ -179,91 +273,168 @@ class Engine:
         except OSError as e:
             warnings.warn(f"print_kernel_asm: cannot write PTX into {folder} ({e.strerror or e})", stacklevel=2)
 
-    def _forget_vanished(self, alive: set[str], target: str):
-        """Tasks that no longer exist (a kernel edited or removed): drop them, unload their modules."""
-        for key in [k for k in self.compiled if k.startswith(target + ":") and k.split(":", 1)[1] not in alive]:
-            del self.compiled[key]
-        if self._device is not None and target == TARGET[self.backend]:
-            gone = [t for t in self._device.loaded_tasks() if t not in alive]
-            if gone:
-                self._device.unload(gone)
-                self.emit(TasksUnloaded(tuple(gone)))
+    def _forget_vanished(self, kts: list[KernelTasks], compiled: list[CompiledTask], target: str,
+                         everything: bool) -> None:
+        """Tasks that no longer exist (a kernel edited or removed) leave the store and the device."""
+        alive = {ct.task for ct in compiled}
+        lowered = {kt.kernel for kt in kts}
+        gone = tuple(task for (tg, task), ct in self._session.compiled.items()
+                     if tg == target and task not in alive and (everything or ct.kernel in lowered))
+        if gone:
+            self._emit(TasksForgotten(target, gone))
+        if self._device is not None and target == self.target:
+            unload = [t for t in self._device.loaded_tasks() if t in gone or (everything and t not in alive)]
+            if unload:
+                self._device.unload(unload)
 
-    # -- devices and runs
-    @property
-    def device(self):
+    def compiled_for(self, task: str, target: str | None = None) -> CompiledTask | None:
+        """The latest result of `task` for `target` (default: the backend's), or None."""
+        return self._session.compiled.get((target or self.target, task))
+
+    @contextlib.contextmanager
+    def variant(self, *, hide_overrides: bool | str = False, mode: str | None = None) -> Iterator[None]:
+        """Compile and run inside the block as another variant of the project: with the overrides
+        hidden (True: all; a task name: that task's), or in another assembly mode. The generated
+        side of a comparison compiles to cached artifacts; the device only swaps what is loaded."""
+        if mode is not None and mode not in MODES:
+            raise QdError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
+        saved = self._pipeline.overrides, self._pipeline.mode
+        if hide_overrides:
+            self._pipeline.overrides = _HiddenOverrides(self._overrides,
+                                                        None if hide_overrides is True else str(hide_overrides))
+        if mode is not None:
+            self._pipeline.mode = mode
+        try:
+            yield
+        finally:
+            self._pipeline.overrides, self._pipeline.mode = saved
+
+    # ---- what a task compiles to, beyond its PTX
+    def optimised_ll(self, task: str) -> str:
+        """The task's module after the -O3 pipeline the PTX stage runs (in a pool worker, never here)."""
+        ct = self.compiled_for(task, "nvptx")
+        if ct is None or "ll" not in ct.used:
+            return f"; {task} is not compiled yet"
+        return self._pipeline.optimised_ll(ct)
+
+    def sass(self, task: str) -> str:
+        """SASS of the PTX in use (override included), via ptxas + nvdisasm/cuobjdump; else why not."""
+        ct = self.compiled_for(task, "nvptx")
+        if ct is None or not ct.ptx:
+            return f"// {task} has no PTX yet"
+        try:
+            return ptxas.disassemble_sass(ct.ptx, ct.arch)
+        except (ptxas.PtxasNotFound, ValueError) as e:
+            return (f"// SASS is not available on this machine: {e}.\n// Install a CUDA toolkit with nvdisasm "
+                    f"(PATH, CUDA_HOME or /usr/local/cuda*); on a GPU machine it is usually there.")
+
+    def resources(self, task: str) -> dict[str, Any]:
+        """Registers, spills and occupancy of the task's PTX in use, from `ptxas -v` at its block size
+        (no GPU needed); also reported as a ResourcesEstimated event. {} before it is compiled."""
+        ct = self.compiled_for(task, "nvptx")
+        if ct is None or not ct.ok:
+            return {}
+        res = estimate_resources(ct)
+        self._emit(ResourcesEstimated(task, res))
+        return res
+
+    # ---- overrides
+    def set_override(self, task: str, text: str | bytes, kind: str = "ptx", target: str = "nvptx") -> Path:
+        """Save `text` as the task's `kind` ('ptx' or 'll') override, recording the generated text it
+        was derived from (so a later kernel edit shows it stale); the next compile uses it."""
+        ct = self.compiled_for(task, target if kind == "ll" else "nvptx")
+        if ct is None:
+            raise QdError(f"{task} is not compiled yet: compile before saving an override of it")
+        produced = ct.produced.get(kind)
+        if produced is None:
+            raise QdError(f"{task} has no generated {kind} to derive an override from: {ct.error}")
+        return self._overrides.write(task, text, produced.data, kind=kind, target=target if kind == "ll" else None)
+
+    def revert_override(self, task: str, kinds: tuple[str, ...] = ("ptx", "ll")) -> bool:
+        """Drop the task's overrides of `kinds`; False when there was none."""
+        return self._overrides.revert(task, kinds)
+
+    def override(self, task: str, kind: str = "ptx") -> Override | None:
+        """The task's saved override of `kind`, if any (a refused one carries its `problem`)."""
+        return self._overrides.get(task, kind)
+
+    # ---- devices and runs
+    def _the_device(self) -> Device:
         if self._device is None:
-            if self.in_process:
-                self._device = LocalDevice(self.backend)
+            if self._in_process:
+                self._device = LocalDevice(self._backend)
             else:
-                from .runtime.worker import DeviceClient
-                self._device = DeviceClient(self.backend, timeout=self.launch_timeout)
+                self._device = DeviceClient(self._backend, timeout=self._launch_timeout)
         return self._device
 
-    def set_backend(self, backend: str):
-        """Switch backends; the next run starts the other device worker."""
-        if backend != self.backend:
+    def set_backend(self, backend: str) -> None:
+        """Switch backends; the next run starts the other device."""
+        if backend != self._backend:
             check_backend(backend)
             self.close_device()
-            self.backend = backend
+            self._backend = backend
 
-    def set_mode(self, mode: str):
+    def set_mode(self, mode: str) -> None:
         """Switch assembly modes (per_task, whole, culink); modules are loaded afresh in the new layout."""
-        if mode != self.pipeline.mode:
+        if mode != self._pipeline.mode:
             if mode not in MODES:
                 raise QdError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
             self.close_device()
-            self.pipeline.mode = mode
+            self._pipeline.mode = mode
 
-    def load(self, compiled: list[CompiledTask]):
-        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled if ct.ok]
-        results = self.device.load(items) if items else []
+    def _load(self, compiled: list[CompiledTask]) -> list[LoadResult]:
+        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled
+                 if ct.ok and ct.spec is not None]
+        results = self._the_device().load(items) if items else []
         for r in results:
-            self.emit(TaskLoaded(r.task, self.backend, r.ms, r.resources, r.error))
+            self._emit(TaskLoaded(r.task, self._backend, r.ms, r.resources, r.error))
         return results
 
-    def stop(self):
+    def stop(self) -> None:
         """Ask the current run to stop after the launch in flight (thread-safe)."""
         self._stop.set()
 
-    def run(self, workloads: list[str] | None = None, repeat: int = 1, seed: int = 0,
-            warmup: int = 0) -> list[WorkloadResult]:
-        names = workloads or list(self.project.workloads)
+    def run(self, workloads: list[str] | None = None, repeat: int = 1, seed: int = 0, warmup: int = 0,
+            flush_l2: bool = False) -> list[WorkloadResult]:
+        """Run `workloads` (default: all), each `repeat` timed passes after `warmup` untimed ones; the
+        first timed pass is checked. `flush_l2` evicts device caches before every launch (comparisons)."""
+        names = workloads or list(self._project.workloads)
         if not names:
-            raise QdError(f"project {self.project.path} has no @qd.workload to run")
+            raise QdError(f"project {self._project.path} has no @qd.workload to run")
         self._stop.clear()
         results = []
         for name in names:
             if self._stop.is_set():
                 break
-            results.append(self._run_one(name, repeat, seed, warmup))
+            results.append(self._run_one(name, repeat, seed, warmup, flush_l2))
         return results
 
-    def _run_one(self, name: str, repeat: int, seed: int, warmup: int) -> WorkloadResult:
-        wl = self.project.workload(name)
+    def _run_one(self, name: str, repeat: int, seed: int, warmup: int, flush_l2: bool) -> WorkloadResult:
+        wl = self._project.workload(name)
         kernel = wl.kernel.name
-        res = WorkloadResult(name, kernel, self.backend, False)
+        res = WorkloadResult(name, kernel, self._backend)
         kts, compiled = self.compile([kernel])
         tasks = kts[0].tasks
         run_id = next(_run_ids)
-        self.emit(RunStarted(run_id, name, kernel, self.backend, repeat, tuple(t.name for t in tasks)))
+        self._emit(RunStarted(run_id, name, kernel, self._backend, repeat, tuple(t.name for t in tasks)))
         cuda_only = [t.name for t in tasks if t.uses_block_features]
         bad = [ct for ct in compiled if not ct.ok]
         if kts[0].error:
             res.error = kts[0].error
-        elif self.backend == "cpu" and cuda_only:
+        elif self._backend == "cpu" and cuda_only:
             res.skipped = f"{cuda_only[0]} uses qd.simt.block features (CUDA only)"
         elif bad:
             res.error, res.fault_task = f"{bad[0].task}: {bad[0].error}", bad[0].task
         else:
-            self._launch_workload(wl, compiled, tasks, res, run_id, repeat, seed, warmup)
-        self.emit(RunFinished(run_id, name, res.status, res))
+            self._launch_workload(wl, compiled, tasks, res, run_id, repeat, seed, warmup, flush_l2)
+        self._emit(RunFinished(run_id, name, res.status, res))
         return res
 
-    def _launch_workload(self, wl, compiled, tasks, res, run_id, repeat, seed, warmup):
+    def _launch_workload(self, wl: Workload, compiled: list[CompiledTask], tasks: list[Task], res: WorkloadResult,
+                         run_id: int, repeat: int, seed: int, warmup: int, flush_l2: bool) -> None:
         t0 = time.perf_counter()
         try:
-            loads = self.load(compiled)
+            loads = self._load(compiled)
         except WorkerFault as f:
             self._fault(res, f)
             return
@@ -272,12 +443,12 @@ class Engine:
             res.error, res.fault_task = f"{failed[0].task}: load failed: {failed[0].error}", failed[0].task
             return
         try:
-            args = wl.make_args(seed)   # built once, here: the worker never imports the project
+            args = wl.make_args(seed)   # built once, here: the device never imports the project
         except Exception as e:  # noqa: BLE001 - the user's workload code
             res.error = f"workload '{wl.name}' failed to build its inputs: {type(e).__name__}: {e}"
             return
         try:  # against the specialisation the tasks were compiled for: nothing misread, nothing overflows
-            args = check_call_args(wl.kernel.name, self.specs[wl.kernel.name], args, tasks)
+            args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], args, tasks)
         except QdError as e:
             res.error = f"workload '{wl.name}': {e}"
             return
@@ -287,23 +458,9 @@ class Engine:
         except (ValueError, KeyError) as e:
             res.error = f"{wl.kernel.name}: cannot size the launch: {e}"
             return
-        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup,
-                     self.flush_l2)
-
-        def sink(kind, payload):
-            if kind == "timings":
-                res.timings.extend(payload)
-                self.emit(LaunchesTimed(run_id, wl.name, tuple(payload)))
-            elif kind == "checkpoint":
-                try:
-                    res.check_error = wl.run_check(before, args)
-                except Exception as e:  # noqa: BLE001 - a broken check is the user's bug; show where
-                    res.check_error = f"check raised {type(e).__name__}: {e}"
+        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup, flush_l2)
         try:
-            if self.in_process:
-                out = self.device.run(job, args, sink, self._stop.is_set)
-            else:
-                out = self.device.run(job, args, sink, self._stop)
+            out = self._the_device().run(job, args, _RunSink(self, run_id, wl, before, args, res), self._stop)
         except WorkerFault as f:
             self._fault(res, f)
             return
@@ -311,21 +468,22 @@ class Engine:
         res.ok = res.check_error is None and not res.error
         res.seconds = time.perf_counter() - t0
 
-    def _fault(self, res: WorkloadResult, f: WorkerFault):
+    def _fault(self, res: WorkloadResult, f: WorkerFault) -> None:
         res.error, res.fault_task, res.fault = str(f), f.task, f.fault
-        self.emit(WorkerFaulted(f.task, self.backend, f.fault))
+        self._emit(WorkerFaulted(f.task, self._backend, f.fault))
 
-    def close_device(self):
+    def close_device(self) -> None:
         if self._device is not None:
             self._device.close()
             self._device = None
 
-    def close(self):
+    def close(self) -> None:
         self.close_device()
-        self.compiler.close()
+        self._compiler.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Engine:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
+

@@ -1,17 +1,23 @@
 """What the engine reports: one event type per thing that happened, each carrying what a view needs.
 
-Events are immutable records. The session model applies them (and views read the model); the
-CLI prints them; tests assert on them. They sit at the bottom of the layers, so the payloads
-they carry from higher layers (a CompiledTask, a LaunchTiming, a Fault) are typed loosely here.
+Events are immutable records with typed payloads. The session folds them into its model (the
+engine's own session and the window's mirror alike), the CLI prints them, tests assert on them.
+They sit just below bench in the layers, above the compiler and runtime whose records they carry.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
+
+from .compiler.artifacts import CompiledTask
+from .lang.ir import Task
+from .runtime.faults import Fault
+from .runtime.launch import LaunchTiming
 
 
 @dataclass(frozen=True)
 class Event:
-    def to_dict(self) -> dict:
+    def to_dict(self) -> dict[str, Any]:
         d = {k: v for k, v in vars(self).items() if isinstance(v, (str, int, float, bool, dict, list, tuple, type(None)))}
         d["event"] = type(self).__name__
         return d
@@ -21,9 +27,9 @@ class Event:
 class ProjectOpened(Event):
     path: str
     name: str
-    kernels: tuple = ()
-    workloads: tuple = ()
-    files: tuple = ()
+    kernels: tuple[str, ...] = ()
+    workloads: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,33 +42,46 @@ class ProjectFailed(Event):
 @dataclass(frozen=True)
 class KernelLowered(Event):
     kernel: str
-    tasks: tuple = ()          # lang.ir.Task, in launch order
+    tasks: tuple[Task, ...] = ()    # in launch order
     seconds: float = 0.0
     error: str = ""
 
 
 @dataclass(frozen=True)
 class TaskCompiled(Event):
-    """One task's trip through every stage; `compiled` is the immutable CompiledTask."""
-    task: str
-    kernel: str
-    target: str
-    tier: str                  # cache tier of the final stage: memory | disk | miss | error
-    key: str
-    seconds: dict = field(default_factory=dict)
-    size: int = 0
-    override: str | None = None
-    error: str = ""
-    compiled: object = None
+    """One task's trip through every stage."""
+    compiled: CompiledTask
+
+    @property
+    def task(self) -> str:
+        return self.compiled.task
+
+    @property
+    def target(self) -> str:
+        return self.compiled.target
+
+    def to_dict(self) -> dict[str, Any]:
+        ct = self.compiled
+        return {"event": "TaskCompiled", "task": ct.task, "kernel": ct.kernel, "target": ct.target, "tier": ct.tier,
+                "key": ct.key[:16], "seconds": dict(ct.seconds), "size": len(ct.output), "override": ct.override,
+                "error": ct.error}
 
 
 @dataclass(frozen=True)
 class CompileFinished(Event):
     target: str
     tasks: int
-    tiers: dict = field(default_factory=dict)
+    tiers: dict[str, int] = field(default_factory=dict)   # cache tier -> how many tasks
     errors: int = 0
     seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class TasksForgotten(Event):
+    """Tasks that no longer exist (a kernel was edited or removed): their results and loaded
+    modules are gone, so no view keeps showing them."""
+    target: str
+    tasks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,14 +89,16 @@ class TaskLoaded(Event):
     task: str
     backend: str
     ms: float
-    resources: dict = field(default_factory=dict)
+    resources: dict[str, Any] = field(default_factory=dict)
     error: str = ""
 
 
 @dataclass(frozen=True)
-class TasksUnloaded(Event):
-    """Modules of tasks that no longer exist (a kernel was edited or removed) were unloaded."""
-    tasks: tuple = ()
+class ResourcesEstimated(Event):
+    """Registers, spills and occupancy from `ptxas -v` (no GPU needed); the driver's figures from a
+    CUDA load (TaskLoaded) win over these."""
+    task: str
+    resources: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -87,15 +108,43 @@ class RunStarted(Event):
     kernel: str
     backend: str
     repeat: int
-    tasks: tuple = ()
+    tasks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class LaunchesTimed(Event):
-    """A batch of launches that completed while a run streams (LaunchTiming records)."""
+    """A batch of launches that completed while a run streams."""
     run_id: int
     workload: str
-    timings: tuple = ()
+    timings: tuple[LaunchTiming, ...] = ()
+
+
+@dataclass
+class WorkloadResult:
+    """How one workload's run ended. Its launches are not here: they stream as LaunchesTimed and
+    are kept once, in the session's RunRecord."""
+    workload: str
+    kernel: str
+    backend: str
+    ok: bool = False
+    check_error: str | None = None
+    error: str = ""
+    fault_task: str = ""
+    fault: Fault | None = None
+    launches: int = 0
+    seconds: float = 0.0
+    skipped: str = ""      # why the workload did not run on this backend (e.g. CUDA-only tasks)
+    stopped: bool = False  # Stop was pressed: the timings are what was measured until then
+
+    @property
+    def status(self) -> str:
+        if self.skipped:
+            return "skipped"
+        if self.error:
+            return "error"
+        if self.stopped:
+            return "stopped"
+        return "passed" if self.ok else "failed"
 
 
 @dataclass(frozen=True)
@@ -103,7 +152,7 @@ class RunFinished(Event):
     run_id: int
     workload: str
     status: str                # passed | failed | error | skipped | stopped
-    result: object = None      # runtime.device.WorkloadResult
+    result: WorkloadResult
 
 
 @dataclass(frozen=True)
@@ -111,7 +160,7 @@ class WorkerFaulted(Event):
     """A task broke the device worker (illegal address, hang, crash); a fresh one replaced it."""
     task: str
     backend: str
-    fault: object = None       # runtime.faults.Fault
+    fault: Fault
 
     @property
     def message(self) -> str:

@@ -1,50 +1,68 @@
 """The open project as a Qt-free model: its kernels and tasks, their artifacts, runs and timings.
 
-The engine emits events; `Session.apply` folds each one into this model and then announces
-what changed through psygnal signals. The window's views take the session and subscribe (as
-napari's layer controls take a layer), reading the data here rather than keeping copies; the
-CLI reads the same model. A run keeps every launch of every task, so a median always has a
-run scope and a second run never blurs into the first.
+The one store of results. The engine emits events; `Session.apply` folds each one into this
+model and then announces what changed through psygnal signals. The engine keeps its own results
+in a Session it feeds first (so `Engine.compiled_for` and the CLI read the same model the window
+shows), and the window keeps a mirror on the GUI thread fed by the same events, so the two cannot
+drift. Views take the session and subscribe (as napari's layer controls take a layer), reading
+the data here rather than keeping copies. A run keeps every launch of every task, once, so a
+median always has a run scope and a second run never blurs into the first.
 """
 from __future__ import annotations
 
 import statistics
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from psygnal import Signal
 
-from .events import (CompileFinished, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened, RunFinished,
-                     RunStarted, TaskCompiled, TaskLoaded, TasksUnloaded, WorkerFaulted)
+from .compiler.artifacts import CompiledTask
+from .events import (CompileFinished, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
+                     ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
+                     WorkerFaulted, WorkloadResult)
+from .lang.ir import Task
+from .runtime.launch import LaunchTiming
 
 
 @dataclass
 class KernelEntry:
     name: str
-    tasks: tuple = ()          # lang.ir.Task
+    tasks: tuple[Task, ...] = ()
     error: str = ""
 
 
 @dataclass
 class RunRecord:
-    """One workload run: every launch time per task, in order, as it streams in."""
+    """One workload run: every launch, in order, as it streams in (the one copy of its timings)."""
     id: int
     workload: str
     kernel: str
     backend: str
     repeat: int
-    tasks: tuple = ()
+    tasks: tuple[str, ...] = ()
     started: float = field(default_factory=time.time)
     status: str = "running"    # running | passed | failed | error | skipped | stopped
-    times: dict = field(default_factory=dict)    # task -> [ms, ...]
-    result: object = None      # runtime.device.WorkloadResult once finished
+    timings: list[LaunchTiming] = field(default_factory=list)
+    result: WorkloadResult | None = None
+    _by_task: dict[str, list[float]] = field(default_factory=dict, repr=False)
+
+    def add(self, batch: tuple[LaunchTiming, ...]) -> None:
+        self.timings.extend(batch)
+        for tm in batch:
+            self._by_task.setdefault(tm.task, []).append(tm.ms)
+
+    @property
+    def times(self) -> dict[str, list[float]]:
+        """task -> launch times in ms: an index over `timings` (read-only)."""
+        return self._by_task
 
     @property
     def launches(self) -> int:
-        return sum(len(v) for v in self.times.values())
+        return len(self.timings)
 
     def median(self, task: str) -> float | None:
-        v = self.times.get(task)
+        v = self._by_task.get(task)
         return statistics.median(v) if v else None
 
 
@@ -59,18 +77,18 @@ class Session:
     fault = Signal(object)                # WorkerFaulted
     message = Signal(str)                 # a line for the Messages panel
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.project: ProjectOpened | None = None
         self.project_error: str = ""
         self.kernels: dict[str, KernelEntry] = {}
-        self.compiled: dict[tuple[str, str], object] = {}   # (target, task) -> CompiledTask
-        self.resources: dict[str, dict] = {}                 # task -> registers, occupancy... (last load)
+        self.compiled: dict[tuple[str, str], CompiledTask] = {}   # (target, task) -> latest
+        self.resources: dict[str, dict[str, Any]] = {}           # task -> registers, occupancy... (latest)
         self.runs: list[RunRecord] = []
         self.last_compile: CompileFinished | None = None
         self._runs_by_id: dict[int, RunRecord] = {}
 
     # ---- queries
-    def task(self, name: str):
+    def task(self, name: str) -> Task | None:
         for k in self.kernels.values():
             for t in k.tasks:
                 if t.name == name:
@@ -81,11 +99,14 @@ class Session:
         t = self.task(task)
         return t.kernel if t is not None else None
 
-    def compiled_task(self, task: str, target: str = "nvptx"):
+    def compiled_task(self, task: str, target: str = "nvptx") -> CompiledTask | None:
         return self.compiled.get((target, task))
 
     def task_names(self) -> list[str]:
         return [t.name for k in self.kernels.values() for t in k.tasks]
+
+    def run(self, run_id: int) -> RunRecord | None:
+        return self._runs_by_id.get(run_id)
 
     def last_run_of(self, task: str) -> RunRecord | None:
         for r in reversed(self.runs):
@@ -99,9 +120,10 @@ class Session:
         return r.median(task) if r else None
 
     # ---- the one way in
-    def apply(self, ev):
+    def apply(self, ev: Event) -> None:
         if isinstance(ev, ProjectOpened):
             self.project, self.project_error = ev, ""
+            self._forget_kernels_not_in(set(ev.kernels))
             self.project_changed.emit(ev)
         elif isinstance(ev, ProjectFailed):
             self.project_error = ev.message
@@ -120,41 +142,51 @@ class Session:
         elif isinstance(ev, CompileFinished):
             self.last_compile = ev
             self.compile_finished.emit(ev)
+        elif isinstance(ev, TasksForgotten):
+            for t in ev.tasks:
+                self.compiled.pop((ev.target, t), None)
+                self.resources.pop(t, None)
         elif isinstance(ev, TaskLoaded):
             if ev.error:
                 self.message.emit(f"load failed: {ev.task}: {ev.error}")
-            else:
+            elif ev.resources:   # the CPU reports none: a ptxas estimate stays
+                self.resources[ev.task] = {"source": "driver", **ev.resources}
+                self.task_changed.emit(ev.task)
+        elif isinstance(ev, ResourcesEstimated):
+            if self.resources.get(ev.task, {}).get("source") != "driver":   # the driver's figures win
                 self.resources[ev.task] = dict(ev.resources)
                 self.task_changed.emit(ev.task)
-        elif isinstance(ev, TasksUnloaded):
-            for t in ev.tasks:
-                self.resources.pop(t, None)
         elif isinstance(ev, RunStarted):
             rec = RunRecord(ev.run_id, ev.workload, ev.kernel, ev.backend, ev.repeat, ev.tasks)
             self.runs.append(rec)
             self._runs_by_id[rec.id] = rec
             self.run_started.emit(rec)
         elif isinstance(ev, LaunchesTimed):
-            rec = self._runs_by_id.get(ev.run_id)
-            if rec is not None:
-                for tm in ev.timings:
-                    rec.times.setdefault(tm.task, []).append(tm.ms)
-                self.launches_added.emit(rec, len(ev.timings))
+            found = self._runs_by_id.get(ev.run_id)
+            if found is not None:
+                found.add(ev.timings)
+                self.launches_added.emit(found, len(ev.timings))
         elif isinstance(ev, RunFinished):
-            rec = self._runs_by_id.get(ev.run_id)
-            if rec is not None:
-                rec.status, rec.result = ev.status, ev.result
-                self.run_finished.emit(rec)
-                for t in rec.times:
+            done = self._runs_by_id.get(ev.run_id)
+            if done is not None:
+                done.status, done.result = ev.status, ev.result
+                self.run_finished.emit(done)
+                for t in done.times:
                     self.task_changed.emit(t)
         elif isinstance(ev, WorkerFaulted):
             self.message.emit(f"FAULT in {ev.task} ({ev.backend}): {ev.message}")
             self.fault.emit(ev)
 
-    def forget_kernels_not_in(self, names: set[str]):
-        """After a reload: kernels that vanished from the project leave the model."""
+    def _forget_kernels_not_in(self, names: set[str]) -> None:
+        """A reload: kernels that vanished from the project leave the model, with their results."""
         gone = [k for k in self.kernels if k not in names]
+        if not gone:
+            return
+        tasks = {t.name for k in gone for t in self.kernels[k].tasks}
         for k in gone:
             del self.kernels[k]
-        if gone:
-            self.kernels_changed.emit()
+        for key in [key for key in self.compiled if key[1] in tasks]:
+            del self.compiled[key]
+        for t in tasks:
+            self.resources.pop(t, None)
+        self.kernels_changed.emit()

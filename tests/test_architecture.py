@@ -1,10 +1,15 @@
-"""Only qdexplorer.gui imports Qt: the engine must run where there is no PySide6 (the GPU box)."""
+"""The shape of the house: Qt only in the window, layers that point down, no import cycles, and an
+Engine that everyone drives through its public API."""
+import ast
 import os
-import shutil
 import subprocess
 import sys
+from pathlib import Path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+import grimp
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
 
 PROBE = """
 import sys
@@ -17,14 +22,98 @@ print(','.join(bad))
 
 def test_engine_imports_without_qt():
     p = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, PYTHONPATH=ROOT), check=True)
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)), check=True)
     assert p.stdout.strip() == ""
 
 
-def test_import_linter_contract():
-    exe = shutil.which("lint-imports")
-    if exe is None:
-        import pytest
-        pytest.skip("import-linter is not installed (pip install '.[test]')")
-    p = subprocess.run([exe], capture_output=True, text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT))
+def test_import_linter_contracts():
+    """Run from the environment the tests run in: a missing import-linter is a failure, not a skip."""
+    exe = Path(sys.executable).with_name("lint-imports")
+    assert exe.exists(), f"import-linter is not installed beside {sys.executable}: pip install '.[test]'"
+    p = subprocess.run([str(exe)], capture_output=True, text=True, cwd=ROOT,
+                       env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def _cycles(graph, modules):
+    """Strongly connected components of more than one module (Tarjan), over every import the
+    code makes, those inside functions included."""
+    index, low, on, stack, out, counter = {}, {}, set(), [], [], [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.find_modules_directly_imported_by(v):
+            if w not in modules:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+    sys.setrecursionlimit(10000)
+    for m in sorted(modules):
+        if m not in index:
+            visit(m)
+    return out
+
+
+def test_no_module_imports_itself_through_others():
+    graph = grimp.build_graph("qdexplorer", include_external_packages=False)
+    # a package's __init__ that only hands names on is part of its modules, not a room of its own
+    modules = {m for m in graph.modules if not m.startswith("qdexplorer.resources")}
+    assert _cycles(graph, modules) == []
+
+
+ENGINE_API = ["announce", "arch", "backend", "cache_info", "close", "close_device", "compile", "compiled_for",
+              "load_folder_report", "mode", "optimised_ll", "override", "project", "refresh", "resources",
+              "revert_override", "run", "sass", "session", "set_backend", "set_mode", "set_override", "stop",
+              "subscribe", "target", "variant", "warm_up"]
+
+
+def test_the_engine_public_api_is_this_and_no_more():
+    from qdexplorer.engine import Engine
+    assert sorted(n for n in dir(Engine) if not n.startswith("_")) == ENGINE_API
+
+
+def _engine_private_names():
+    tree = ast.parse((ROOT / "qdexplorer" / "engine.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Engine")
+    names = {f.name for f in cls.body if isinstance(f, ast.FunctionDef) and f.name.startswith("_")
+             and not f.name.startswith("__")}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                and node.attr.startswith("_") and not node.attr.startswith("__"):
+            names.add(node.attr)
+    return names
+
+
+def _engine_like(expr) -> bool:
+    text = ast.unparse(expr).lower()
+    return "eng" in text.rsplit(".", 1)[-1] or text.endswith("engine")
+
+
+@pytest.mark.parametrize("folder", ["qdexplorer", "tests", "benchmarks", "examples"])
+def test_no_one_outside_the_engine_touches_its_private_state(folder):
+    private = _engine_private_names()
+    assert {"_device", "_pipeline", "_session", "_listeners"} <= private
+    found = []
+    for path in sorted((ROOT / folder).rglob("*.py")):
+        if path == ROOT / "qdexplorer" / "engine.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in private and _engine_like(node.value):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
+    assert found == []

@@ -73,8 +73,8 @@ def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float | None =
                  label_b: str | None = None) -> Comparison:
     """Per-task statistics of B against A; `threshold` None: `stats.default_threshold` for these runs."""
     if threshold is None:
-        interleaved = bool(a.context.get("interleaved_with") and b.context.get("interleaved_with"))
-        threshold = default_threshold({a.context.get("backend"), b.context.get("backend")}, interleaved)
+        interleaved = bool(a.context.interleaved_with and b.context.interleaved_with)
+        threshold = default_threshold({a.context.backend, b.context.backend}, interleaved)
     metric = "cpu_ms" if a.metric == b.metric == "cpu_ms" else "ms"
     resolution = max(a.timer_resolution_ms(metric), b.timer_resolution_ms(metric))
     ta, tb = a.tasks(), b.tasks()
@@ -96,7 +96,7 @@ def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float | None =
             warnings.append(f"{side} ({run.label}): {run.message}")
     ca, cb = a.context, b.context
     for key in ("backend", "device", "arch", "mode"):
-        if ca.get(key) != cb.get(key):
-            warnings.append(f"{key} differs: A {ca.get(key)!r}, B {cb.get(key)!r}")
+        if getattr(ca, key) != getattr(cb, key):
+            warnings.append(f"{key} differs: A {getattr(ca, key)!r}, B {getattr(cb, key)!r}")
     return Comparison(label_a or a.label, label_b or b.label, metric, threshold, rows, total,
                       [t for t in ta if t not in set(tb)], [t for t in tb if t not in set(ta)], warnings)

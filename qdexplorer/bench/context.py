@@ -6,13 +6,21 @@ explain a difference is recorded: the hash of each task's loaded code and of its
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import platform
 import subprocess
-import sys
 import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from ..compiler.artifacts import CompiledTask
+from ..runtime.cuda.detect import cuda_status
+from ..version import __version__
+from .engine_api import BenchEngine
 
 CUDA_EVENT_RESOLUTION_MS = 0.0005   # cuEventElapsedTime: "a resolution of around 0.5 microseconds"
 
@@ -61,7 +69,7 @@ def cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
-def task_hashes(compiled) -> dict:
+def task_hashes(compiled: list[CompiledTask]) -> dict[str, dict[str, str]]:
     """Per task: sha256 of what was loaded, of what the compiler generated, and the override state."""
     out = {}
     for ct in compiled:
@@ -74,24 +82,68 @@ def task_hashes(compiled) -> dict:
     return out
 
 
-def collect(engine, compiled=(), **extra) -> dict:
-    """The context of a run made by `engine` on the tasks in `compiled` (CompiledTask list)."""
-    # the package root is always imported before its subpackages; importing it by name here would
-    # count as reaching the script layer it installs hooks for
-    __version__ = sys.modules[__name__.split(".")[0]].__version__
-    from ..runtime.cuda.detect import cuda_status
+@dataclass
+class RunContext:
+    """Everything that could explain a difference between two runs. Saved as JSON with the run;
+    keys it does not know (from a newer or older qdexplorer) are kept in `extra`, never dropped."""
+    backend: str = ""
+    time: str = ""
+    qdexplorer: str = ""
+    arch: str = ""
+    mode: str = ""
+    project: str = ""
+    project_name: str = ""
+    python: str = ""
+    platform: str = ""
+    device: str = ""
+    driver: str | int = ""
+    sm_count: int | None = None
+    timer_resolution_ms: float = 0.0
+    cpu_timer_resolution_ms: float | None = None
+    tasks: dict[str, dict[str, str]] = field(default_factory=dict)
+    git: dict[str, Any] | None = None
+    workloads: list[str] = field(default_factory=list)
+    warmup: int = 0
+    repeat: int = 0
+    seed: int = 0
+    rounds: int | None = None
+    per_round: int | None = None
+    interleaved_with: str | None = None
+    l2_flush: bool = False
+    clocks_mhz: dict[str, float | None] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+    streaming: bool = False        # saved while streaming (its end may never have come)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "extra"}
+        return d | self.extra
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RunContext:
+        names = {f.name for f in dataclasses.fields(cls)} - {"extra"}
+        known = {k: v for k, v in d.items() if k in names}
+        return cls(**known, extra={k: v for k, v in d.items() if k not in names})
+
+
+def collect(engine: BenchEngine, compiled: Sequence[CompiledTask] = (), **extra: Any) -> RunContext:
+    """The context of a run made by `engine` on the tasks in `compiled`."""
     backend = engine.backend
-    ctx = {"time": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "qdexplorer": __version__, "backend": backend, "arch": engine.arch,
-           "mode": engine.mode, "project": str(engine.project.path), "project_name": engine.project.name,
-           "python": platform.python_version(), "platform": platform.platform(),
-           "timer_resolution_ms": timer_resolution_ms(backend), "tasks": task_hashes(compiled)}
+    project = engine.project
+    ctx = RunContext(backend=backend, time=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                     qdexplorer=__version__, arch=engine.arch, mode=engine.mode, project=str(project.path),
+                     project_name=project.name, python=platform.python_version(), platform=platform.platform(),
+                     timer_resolution_ms=timer_resolution_ms(backend), tasks=task_hashes(list(compiled)))
     if backend == "cuda":
         st = cuda_status()
-        ctx.update(device=st.name, driver=st.driver_version, sm_count=st.sm_count)
+        ctx.device, ctx.driver, ctx.sm_count = st.name, st.driver_version, st.sm_count
     else:
-        ctx.update(device=cpu_name(), driver="", cpu_timer_resolution_ms=clock_resolution_ms(time.thread_time))
-    folder = engine.project.path if engine.project.path.is_dir() else engine.project.path.parent
-    ctx["git"] = git_state(folder)
-    ctx.update(extra)
+        ctx.device, ctx.cpu_timer_resolution_ms = cpu_name(), clock_resolution_ms(time.thread_time)
+    folder = project.path if project.path.is_dir() else project.path.parent
+    ctx.git = git_state(folder)
+    for k, v in extra.items():
+        if hasattr(ctx, k) and k != "extra":
+            setattr(ctx, k, v)
+        else:
+            ctx.extra[k] = v
     return ctx

@@ -44,8 +44,8 @@ def _meta(pid: int, tid: int | None, kind: str, name: str) -> dict:
 
 def to_trace(run: Run) -> dict:
     """Trace-event JSON (a dict; `json.dump` it) with launch and compile tracks."""
-    events = [_meta(LAUNCH_PID, None, "process_name", f"launches ({run.context.get('backend', '?')}, "
-                                                      f"{run.context.get('device', '?')})"),
+    events = [_meta(LAUNCH_PID, None, "process_name", f"launches ({run.context.backend or '?'}, "
+                                                      f"{run.context.device or '?'})"),
               _meta(COMPILE_PID, None, "process_name", "compile")]
     # compile stages first, each task on its own compile track, all starting at 0
     ctids: dict[str, int] = {}
@@ -80,8 +80,8 @@ def to_trace(run: Run) -> dict:
                                 "ms": ln.ms, "cpu_ms": ln.cpu_ms, "grid": ln.grid, "block": ln.block}})
         ts += dur
     return {"traceEvents": events, "displayTimeUnit": "ms",
-            "otherData": {"run": run.label, "status": run.status, "qdexplorer": run.context.get("qdexplorer", ""),
-                          "created": run.context.get("time", "")}}
+            "otherData": {"run": run.label, "status": run.status, "qdexplorer": run.context.qdexplorer,
+                          "created": run.context.time}}
 
 
 def write(run: Run, path, kind: str):

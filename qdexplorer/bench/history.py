@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.errors import QdError
+from .context import RunContext
 from .run import Launch, Run
 from .schema import LATEST, MIGRATIONS
 
@@ -131,7 +132,7 @@ class History:
         self._check_name(db, run.name)
         cur = db.execute("INSERT INTO runs (name, created, context, status, message, pid, host) "
                          "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                         (run.name, run.created, json.dumps(run.context), run.status, run.message, pid,
+                         (run.name, run.created, json.dumps(run.context.to_dict()), run.status, run.message, pid,
                           socket.gethostname()))
         return cur.lastrowid
 
@@ -196,7 +197,7 @@ class History:
             d[stage] = sec
             if tier:
                 d["tier"] = tier
-        return Run(name, json.loads(ctx), launches, compile_, self._status(status, pid), message, created, rid)
+        return Run(name, RunContext.from_dict(json.loads(ctx)), launches, compile_, self._status(status, pid), message, created, rid)
 
     @staticmethod
     def _status(status: str, pid) -> str:
@@ -209,11 +210,11 @@ class History:
             "(SELECT COUNT(DISTINCT task) FROM launches l WHERE l.run_id = r.id) FROM runs r ORDER BY r.id")
         out = []
         for rid, name, created, status, message, pid, ctx, n, ntasks in rows:
-            c = json.loads(ctx)
-            g = c.get("git") or {}
+            c = RunContext.from_dict(json.loads(ctx))
+            g = c.git or {}
             git = (g.get("revision", "")[:10] + ("+dirty" if g.get("dirty") else "")) if g else ""
             out.append(RunSummary(rid, name, created, self._status(status, pid), message, n, ntasks,
-                                  c.get("backend", ""), c.get("device", ""), git))
+                                  c.backend, c.device, git))
         return out
 
     def delete(self, ref: str | int) -> int:
@@ -264,11 +265,11 @@ class RunWriter:
             History._add_compile(db, self.run.id, compile_)
         self.run.compile.update(compile_)
 
-    def finish(self, status: str = "complete", message: str = "", context: dict | None = None) -> Run:
+    def finish(self, status: str = "complete", message: str = "", context: RunContext | None = None) -> Run:
         if context is not None:
             self.run.context = context
         self.run.status, self.run.message = status, message
         with self.history.transaction() as db:
             db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
-                       (status, message, json.dumps(self.run.context), self.run.id))
+                       (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
         return self.run

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .context import RunContext
+
 STATUSES = ("running", "complete", "stopped", "failed", "interrupted")
 TOTAL = "(workload total)"   # the pseudo-task that sums every task of one repeat
 
@@ -35,7 +37,7 @@ class Launch:
 @dataclass
 class Run:
     name: str | None = None
-    context: dict = field(default_factory=dict)
+    context: RunContext = field(default_factory=RunContext)
     launches: list[Launch] = field(default_factory=list)
     compile: dict = field(default_factory=dict)     # task -> {stage: seconds, 'tier': ...}
     status: str = "complete"                        # one of STATUSES
@@ -89,16 +91,16 @@ class Run:
         return np.array([v for r, v in sorted(per.items()) if len(seen[r]) == full], dtype=np.float64)
 
     def timer_resolution_ms(self, metric: str | None = None) -> float:
-        key = "cpu_timer_resolution_ms" if (metric or self.metric) == "cpu_ms" else "timer_resolution_ms"
-        return float(self.context.get(key, 0.0))
+        c = self.context
+        return float((c.cpu_timer_resolution_ms or 0.0) if (metric or self.metric) == "cpu_ms" else c.timer_resolution_ms)
 
     def to_dict(self) -> dict:
         return {"id": self.id, "name": self.name, "created": self.created, "status": self.status,
-                "message": self.message, "context": self.context, "compile": self.compile,
+                "message": self.message, "context": self.context.to_dict(), "compile": self.compile,
                 "launches": [ln.to_dict() for ln in self.launches]}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Run":
-        return cls(d.get("name"), d.get("context", {}), [Launch(**ln) for ln in d.get("launches", [])],
+        return cls(d.get("name"), RunContext.from_dict(d.get("context", {})), [Launch(**ln) for ln in d.get("launches", [])],
                    d.get("compile", {}), d.get("status", "complete"), d.get("message", ""),
                    d.get("created", time.time()), d.get("id"))

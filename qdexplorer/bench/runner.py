@@ -10,86 +10,74 @@ keeps its modules compiled, so a swap only reloads the loaded code, never recomp
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any
 
-from ..events import LaunchesTimed, TaskCompiled
+from ..compiler.artifacts import CompiledTask
+from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
+from ..runtime.launch import LaunchTiming
 from .clocks import clock_warning, sm_clock_mhz
-from .context import collect
+from .context import RunContext, collect
+from .engine_api import BenchEngine
 from .run import Launch, Run
 
 WARMUP = 2
 
 
-def _launch(tm, workload: str, warmup: int, repeat_offset: int = 0) -> Launch:
+def _launch(tm: LaunchTiming, workload: str, warmup: int, repeat_offset: int = 0) -> Launch:
     return Launch(tm.task, tm.kernel, workload, tm.repeat - warmup + repeat_offset, tm.ms, tm.grid, tm.block,
-                  getattr(tm, "cpu_ms", None))
+                  tm.cpu_ms)
 
 
-def _launches(results, warmup: int, repeat_offset: int = 0) -> list[Launch]:
-    """The timed launches: passes from `warmup` on, renumbered from 0 (+ offset)."""
-    return [_launch(tm, r.workload, warmup, repeat_offset) for r in results for tm in r.timings
-            if tm.repeat >= warmup]
-
-
-def _status(results) -> str:
+def _status(results: list[WorkloadResult]) -> str:
     if any(r.status == "stopped" for r in results):
         return "stopped"
     return "failed" if _problems(results) else "complete"
 
 
-def _problems(results) -> list[str]:
-    msgs = []
-    for r in results:
-        if r.status in ("error", "failed"):
-            msgs.append(f"{r.workload}: {r.error or r.check_error}")
-    return msgs
+def _problems(results: list[WorkloadResult]) -> list[str]:
+    return [f"{r.workload}: {r.error or r.check_error}" for r in results if r.status in ("error", "failed")]
 
 
-def _compiled_for(engine, tasks) -> list:
+def _compiled_for(engine: BenchEngine, tasks: list[str]) -> list[CompiledTask]:
     """The CompiledTasks that `engine` last loaded for `tasks` (for their hashes)."""
-    target = {"cpu": "host", "cuda": "nvptx"}[engine.backend]
-    wanted = set(tasks)
-    return [ct for key, ct in engine.compiled.items() if ct.task in wanted and key.startswith(f"{target}:")]
+    found = (engine.compiled_for(t) for t in dict.fromkeys(tasks))
+    return [ct for ct in found if ct is not None]
 
 
 @contextlib.contextmanager
-def _flushing(engine, on: bool):
-    saved = engine.flush_l2
-    engine.flush_l2 = on
+def _listening(engine: BenchEngine, fn: Callable[[Event], None]) -> Iterator[None]:
+    stop = engine.subscribe(fn)
     try:
         yield
     finally:
-        engine.flush_l2 = saved
+        stop()
 
 
 @contextlib.contextmanager
-def _listening(engine, fn):
-    engine.on(fn)
-    try:
-        yield
-    finally:
-        if fn in engine.listeners:
-            engine.listeners.remove(fn)
+def _measuring(engine: BenchEngine, warmup: int, compiles: dict[str, dict[str, Any]], repeat_offset: int = 0,
+               each: Callable[[list[Launch]], None] | None = None) -> Iterator[list[Launch]]:
+    """The timed launches of the runs inside the block (passes from `warmup` on, renumbered from 0 +
+    offset), taken from the engine's events as they stream, and each task's compile record."""
+    launches: list[Launch] = []
+
+    def on(ev: Event) -> None:
+        if isinstance(ev, LaunchesTimed):
+            batch = [_launch(tm, ev.workload, warmup, repeat_offset) for tm in ev.timings if tm.repeat >= warmup]
+            launches.extend(batch)
+            if each is not None and batch:
+                each(batch)
+        elif isinstance(ev, TaskCompiled):
+            d: dict[str, Any] = {k: float(v) for k, v in ev.compiled.seconds.items()}
+            d["tier"] = ev.compiled.tier
+            compiles[ev.task] = d
+    with _listening(engine, on):
+        yield launches
 
 
-@contextlib.contextmanager
-def _recording_compiles(engine, into: dict):
-    def on(ev):
-        if isinstance(ev, TaskCompiled):
-            d = {k: float(v) for k, v in ev.seconds.items()}
-            d["tier"] = ev.tier
-            into[ev.task] = d
-    engine.on(on)
-    try:
-        yield
-    finally:
-        if on in engine.listeners:
-            engine.listeners.remove(on)
-
-
-def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: int = WARMUP, seed: int = 0,
-          name: str | None = None, history=None, flush_l2: bool = True) -> Run:
+def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int = 20, warmup: int = WARMUP,
+          seed: int = 0, name: str | None = None, history: Any = None, flush_l2: bool = True) -> Run:
     """Run `workloads` (default: all) with `warmup` untimed and `repeat` timed passes.
 
     `flush_l2` (default on, as runs are made to be compared, and as Nsight Compute does) evicts
@@ -100,20 +88,15 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
     """
     if repeat < 1 or warmup < 0:
         raise ValueError("repeat must be at least 1 and warmup at least 0")
-    compile_: dict = {}
-    writer = history.begin(Run(name, {"backend": engine.backend, "streaming": True})) if history else None
-
-    def on(ev):
-        if isinstance(ev, LaunchesTimed):
-            writer.add([_launch(tm, ev.workload, warmup) for tm in ev.timings if tm.repeat >= warmup])
+    compiles: dict[str, dict[str, Any]] = {}
+    writer = history.begin(Run(name, RunContext(backend=engine.backend, streaming=True))) if history else None
     clock0 = sm_clock_mhz() if engine.backend == "cuda" else None
     try:
-        with _recording_compiles(engine, compile_), _listening(engine, on if writer else (lambda ev: None)), \
-                _flushing(engine, flush_l2):
+        with _measuring(engine, warmup, compiles, each=writer.add if writer else None) as launches:
             # warm-ups as the first passes, dropped here: the engine checks the first pass against
             # the inputs it built, which in-place workloads (a particle step) only match before
             # any warm-up has run
-            results = engine.run(workloads, repeat=warmup + repeat, seed=seed)
+            results = engine.run(workloads, repeat=warmup + repeat, seed=seed, flush_l2=flush_l2)
     except KeyboardInterrupt:
         if writer:
             writer.finish("stopped", "interrupted (Ctrl-C): the launches measured until then are kept")
@@ -123,7 +106,6 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
             writer.finish("failed", f"{type(e).__name__}: {e}")
         raise
     clock1 = sm_clock_mhz() if engine.backend == "cuda" else None
-    launches = _launches(results, warmup)
     tasks = list(dict.fromkeys(ln.task for ln in launches))
     ctx = collect(engine, _compiled_for(engine, tasks), workloads=[r.workload for r in results],
                   warmup=warmup, repeat=repeat, seed=seed, clocks_mhz={"before": clock0, "after": clock1},
@@ -133,7 +115,7 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
     status = _status(results)
     message = "; ".join(_problems(results) + (["stopped: the timings are what was measured until then"]
                                               if status == "stopped" else []) + ([warn] if warn else []))
-    compiled = {t: compile_[t] for t in tasks if t in compile_}
+    compiled = {t: compiles[t] for t in tasks if t in compiles}
     if writer is None:
         return Run(name, ctx, launches, compiled, status, message)
     writer.add_compile(compiled)
@@ -142,15 +124,15 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
 
 @dataclass
 class Side:
-    """One side of a fresh comparison: an engine, and how to put it into this side's state."""
+    """One side of a fresh comparison: an engine, and the variant of the project it runs
+    (`Engine.variant` keywords: hide_overrides=True or a task name, mode='whole'...)."""
     label: str
-    engine: object
-    enter: Callable[[], None] = lambda: None
-    leave: Callable[[], None] = lambda: None
-    run: Run | None = None
-    compile: dict = field(default_factory=dict)
-    compiled: list = field(default_factory=list)
-    workloads: list = field(default_factory=list)
+    engine: BenchEngine
+    variant: dict[str, Any] = field(default_factory=dict)
+    run: Run = field(default_factory=Run)
+    compile: dict[str, dict[str, Any]] = field(default_factory=dict)
+    compiled: list[CompiledTask] = field(default_factory=list)
+    workloads: list[str] = field(default_factory=list)
 
 
 def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: int = 10, per_round: int = 5,
@@ -161,24 +143,22 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
         raise ValueError("rounds and per_round must be at least 1")
     for side in (a, b):
         side.run, side.compile = Run(side.label, status="complete"), {}
-    clocks = {}
+    clocks: dict[str, float | None] = {}
     for side in (a, b):
         clocks.setdefault(side.engine.backend, sm_clock_mhz() if side.engine.backend == "cuda" else None)
     problems: dict[str, list[str]] = {a.label: [], b.label: []}
     stopped = False
     for rnd in range(rounds):
         for side in (a, b):
-            side.enter()
-            try:
-                with _recording_compiles(side.engine, side.compile), _flushing(side.engine, flush_l2):
-                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed)
-            finally:
-                side.leave()
-            side.run.launches += _launches(results, warmup, repeat_offset=rnd * per_round)
+            with side.engine.variant(**side.variant), \
+                    _measuring(side.engine, warmup, side.compile, repeat_offset=rnd * per_round) as launches:
+                results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2)
+                if rnd == 0:
+                    side.compiled = _compiled_for(side.engine, [ln.task for ln in launches])
+            side.run.launches += launches
             stopped = stopped or any(r.status == "stopped" for r in results)
             problems[side.label] += [p for p in _problems(results) if p not in problems[side.label]]
             if rnd == 0:
-                side.compiled = _compiled_for(side.engine, [ln.task for ln in side.run.launches])
                 side.workloads = [r.workload for r in results]
         if on_round:
             on_round(rnd + 1, rounds)
@@ -189,60 +169,14 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
         after = sm_clock_mhz() if eng.backend == "cuda" else None
         warn = clock_warning(clocks.get(eng.backend), after)
         tasks = set(side.run.tasks())
-        side.enter()  # the context describes the side's own state (its compile mode, say)
-        try:
+        with eng.variant(**side.variant):  # the context describes the side's own state (its compile mode, say)
             side.run.context = collect(eng, side.compiled, workloads=side.workloads, warmup=warmup,
                                        repeat=rounds * per_round, rounds=rounds, per_round=per_round, seed=seed,
                                        interleaved_with=(b if side is a else a).label,
                                        l2_flush=flush_l2 and eng.backend == "cuda",
                                        clocks_mhz={"before": clocks.get(eng.backend), "after": after})
-        finally:
-            side.leave()
         side.run.compile = {t: v for t, v in side.compile.items() if t in tasks}
         msgs = problems[side.label] + ([warn] if warn else [])
         side.run.status = "failed" if problems[side.label] else ("stopped" if stopped else "complete")
         side.run.message = "; ".join(msgs)
     return a.run, b.run
-
-
-class _HiddenOverrides:
-    """An override store that hides the overrides of `task` (or all of them) from the pipeline."""
-
-    def __init__(self, inner, task: str | None):
-        self.inner, self.task = inner, task
-
-    def get(self, name: str, kind: str = "ptx"):
-        return None if self.task is None or name == self.task else self.inner.get(name, kind)
-
-    def __getattr__(self, attr):
-        return getattr(self.inner, attr)
-
-
-def without_override(engine, task: str | None = None) -> tuple[Callable, Callable]:
-    """enter/leave callables that hide the project's overrides (all, or one task's) from `engine`.
-
-    The generated side compiles to the cached artifacts (no codegen, no PTX generation); the
-    device only swaps which module is loaded.
-    """
-    saved = {}
-
-    def enter():
-        saved["store"] = engine.pipeline.overrides
-        engine.pipeline.overrides = _HiddenOverrides(saved["store"], task)
-
-    def leave():
-        engine.pipeline.overrides = saved.pop("store")
-    return enter, leave
-
-
-def with_mode(engine, mode: str) -> tuple[Callable, Callable]:
-    """enter/leave callables that compile `engine`'s tasks per_task or whole-module."""
-    saved = {}
-
-    def enter():
-        saved["mode"] = engine.pipeline.mode
-        engine.pipeline.mode = mode
-
-    def leave():
-        engine.pipeline.mode = saved.pop("mode")
-    return enter, leave

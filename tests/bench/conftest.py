@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from qdexplorer.bench.context import RunContext
 from qdexplorer.bench.run import Launch, Run
 
 
@@ -18,7 +19,7 @@ def make_run(name=None, tasks=("k_kernel_0_range_for", "k_kernel_1_serial"), rep
            "git": {"revision": "0123456789abcdef", "dirty": True},
            "tasks": {t: {"loaded_sha256": "ab" * 32} for t in tasks}}
     compile_ = {t: {"lower": 0.001, "codegen": 0.002, "ptx": 0.01, "cache": 0.0001, "tier": "miss"} for t in tasks}
-    return Run(name, ctx, launches, compile_)
+    return Run(name, RunContext.from_dict(ctx), launches, compile_)
 
 
 @pytest.fixture

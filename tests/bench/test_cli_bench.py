@@ -88,9 +88,9 @@ def test_doubled_hot_loop_is_slower_and_a_rerun_never_fails_the_gate(tmp_path):
     assert p.returncode == 0, p.stdout + p.stderr  # unchanged code never fails the gate
     with History(proj / ".qdexplorer" / "history.sqlite") as h:
         before, after = h.load("before"), h.load("after")
-    assert before.context["tasks"][HOT]["loaded_sha256"] != after.context["tasks"][HOT]["loaded_sha256"]
-    assert before.context["tasks"][STEADY] == after.context["tasks"][STEADY]
-    assert before.context["repeat"] == 15 and len(before.samples(HOT)) == 15
+    assert before.context.tasks[HOT]["loaded_sha256"] != after.context.tasks[HOT]["loaded_sha256"]
+    assert before.context.tasks[STEADY] == after.context.tasks[STEADY]
+    assert before.context.repeat == 15 and len(before.samples(HOT)) == 15
 
 
 def test_a_bench_killed_mid_run_keeps_what_it_measured(tmp_path):
@@ -119,7 +119,7 @@ def test_a_bench_killed_mid_run_keeps_what_it_measured(tmp_path):
         assert h.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         run = h.load("long")
         assert run.status == "interrupted" and len(run.launches) >= 100
-        assert run.compile == {} and run.context["streaming"]  # it never reached its end
+        assert run.compile == {} and run.context.streaming  # it never reached its end
     p = cli("runs", proj)
     assert "[interrupted]" in p.stdout
 
@@ -144,7 +144,7 @@ def test_fresh_sides_from_the_cli_are_interleaved_and_saved(tmp_path):
     assert {t["task"] for t in out["tasks"]} == {HOT, STEADY} and all(t["n_a"] == 6 for t in out["tasks"])
     with History(proj / ".qdexplorer" / "history.sqlite") as h:
         a, b = h.load("pw-A"), h.load("pw-B")
-    assert (a.context["mode"], b.context["mode"]) == ("per_task", "whole")
-    assert a.context["interleaved_with"] == "whole" and a.context["rounds"] == 2
+    assert (a.context.mode, b.context.mode) == ("per_task", "whole")
+    assert a.context.interleaved_with == "whole" and a.context.rounds == 2
     bad = cli("compare", proj, "pw-A", "whole")
     assert bad.returncode == 2 and "only be compared with 'now'" in bad.stderr

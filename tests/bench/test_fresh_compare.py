@@ -7,9 +7,11 @@ import sys
 import pytest
 
 from qdexplorer.bench.compare import compare_runs
-from qdexplorer.bench.runner import Side, interleaved, with_mode, without_override
+from qdexplorer.bench.runner import Side, interleaved
 from qdexplorer.engine import Engine
+from qdexplorer.events import RunStarted
 from qdexplorer.project.loader import bundled_demo
+from qdexplorer.runtime.device import LocalDevice
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
@@ -28,17 +30,18 @@ def demo(tmp_path):
 def test_rounds_alternate_a_and_b(demo, tmp_path):
     order = []
     with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
-        mode_in, mode_out = with_mode(eng, "whole")
-        a = Side("per_task", eng, lambda: order.append("A"))
-        b = Side("whole", eng, lambda: (order.append("B"), mode_in()), mode_out)
+        eng.subscribe(lambda ev: order.append(eng.mode) if isinstance(ev, RunStarted) else None)
+        a = Side("per_task", eng)
+        b = Side("whole", eng, {"mode": "whole"})
         ra, rb = interleaved(a, b, ["particles_64k"], rounds=3, per_round=4)
-    assert order == ["A", "B"] * 3 + ["A", "B"]  # then once more each, to describe each side
+        assert eng.mode == "per_task"          # the variant ends with its side
+    assert order == ["per_task", "whole"] * 3  # each side's runs in its own mode, A B A B
     for run, other in ((ra, "whole"), (rb, "per_task")):
-        assert run.status == "complete" and run.context["interleaved_with"] == other
-        assert run.context["rounds"] == 3 and run.context["repeat"] == 12
+        assert run.status == "complete" and run.context.interleaved_with == other
+        assert run.context.rounds == 3 and run.context.repeat == 12
         assert len(run.tasks()) == 5
         assert sorted({ln.repeat for ln in run.launches}) == list(range(12))
-    assert ra.context["mode"] == "per_task" and rb.context["mode"] == "whole"
+    assert ra.context.mode == "per_task" and rb.context.mode == "whole"
     cmp = compare_runs(ra, rb)
     assert cmp.threshold == 0.05 and {t.task for t in cmp.tasks} == set(ra.tasks())
 
@@ -47,16 +50,12 @@ def test_generated_side_swaps_to_cached_code_without_recompiling(demo, tmp_path)
     with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
         _, cts = eng.compile(target="nvptx")
         ct = next(c for c in cts if c.task == TASK)
-        eng.overrides.write(TASK, slowed_ptx(ct.ptx, TASK, 1000), ct.generated)
-        enter, leave = without_override(eng, TASK)
+        eng.set_override(TASK, slowed_ptx(ct.ptx, TASK, 1000))
         for _ in range(2):
             _, cts = eng.compile(target="nvptx")
             ovr = next(c for c in cts if c.task == TASK)
-            enter()
-            try:
+            with eng.variant(hide_overrides=TASK):
                 _, cts = eng.compile(target="nvptx")
-            finally:
-                leave()
             gen = next(c for c in cts if c.task == TASK)
             assert ovr.override == "active" and b"nanosleep" in ovr.loaded
             assert gen.override is None and gen.loaded == ct.generated and gen.tier == "memory"
@@ -90,8 +89,7 @@ def test_runs_record_the_flush_setting_and_cpu_runs_never_flush(demo, tmp_path):
     from qdexplorer.bench.runner import bench
     with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
         run = bench(eng, ["saxpy_1m"], repeat=3)
-        assert eng.flush_l2 is False  # restored after the run
-    assert run.status == "complete" and run.context["l2_flush"] is False  # no cache flush on the host
+    assert run.status == "complete" and run.context.l2_flush is False  # no cache flush on the host
 
 
 @pytest.mark.cuda
@@ -102,9 +100,13 @@ def test_l2_flush_scrubs_twice_the_l2_outside_the_timing(demo, tmp_path):
     from qdexplorer.bench.runner import bench
     with Engine(demo, backend="cuda", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
         flushed = bench(eng, ["copy_1m"], repeat=20, flush_l2=True)
-        be = eng.device.backend
+    be = LocalDevice("cuda").backend
+    try:
+        be.flush_caches()
         assert be._scrub is not None and be._scrub[1] >= 2 * be.l2_bytes > 0
-    assert flushed.context["l2_flush"]
+    finally:
+        be.close()
+    assert flushed.context.l2_flush
     times = sorted(ln.ms for ln in flushed.launches if ln.task == "copy_kernel_0_range_for")
     # writing 2 x L2 (about 100 MB) takes tens of microseconds; the copy of 4 MB a few
     assert times[len(times) // 2] < 0.02, times

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from qdexplorer.bench.history import History, HistoryError
-from qdexplorer.bench.location import history_path
+from qdexplorer.project.data_folder import history_path
 from qdexplorer.bench.schema import LATEST, MIGRATIONS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -101,9 +101,10 @@ def test_newer_or_foreign_files_are_refused_clearly(tmp_path):
 WRITER = """
 import sys
 from qdexplorer.bench.history import History
+from qdexplorer.bench.context import RunContext
 from qdexplorer.bench.run import Launch, Run
 h = History(sys.argv[1])
-w = h.begin(Run("streaming", {"backend": "cpu"}))
+w = h.begin(Run("streaming", RunContext(backend="cpu")))
 batch = 0
 while True:
     w.add([Launch("t", "k", "w", batch, float(i), 1, 1) for i in range(500)])

@@ -1,22 +1,32 @@
 """`qdexplorer bench | compare | runs | export`: saved runs and A/B comparisons for scripts and CI.
 
-Kept apart from cli.py (which holds the compile/run/show commands) because it is one idea: the
-run history. `compare` takes two saved runs, or fresh sides that are measured now, interleaved
+One idea apart from the project commands: the run history. `compare` takes two saved runs, or fresh sides that are measured now, interleaved
 round by round: `now` (the code as it is), `generated` / `override` (hide or use the project's
 PTX overrides), `per_task` / `whole` (compile mode), `cpu` / `cuda` (backend).
 """
 from __future__ import annotations
 
+import argparse
 import datetime
 import json
 import sys
+from typing import Any
 
-from .lang.errors import QdError
+import numpy as np
+
+from ..bench.compare import compare_runs
+from ..bench.export import write
+from ..bench.run import Run
+from ..bench.runner import Side, bench, interleaved
+from ..engine import Engine
+from ..lang.errors import QdError
+from ..project.data_folder import history_path
+from .common import add_project_args, make_engine, open_history
 
 FRESH = ("now", "generated", "override", "per_task", "whole", "cpu", "cuda")
 
 
-def add_commands(sub, add_project_args):
+def add_commands(sub: Any) -> None:
     b = sub.add_parser("bench", help="run workloads with warm-ups and N timed repeats, and save the run")
     add_project_args(b)
     _add_run_args(b)
@@ -65,28 +75,15 @@ def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
                         "as Nsight Compute does)")
 
 
-def _history(project, create: bool = True):
-    """The project's run history; reading commands never create one."""
-    from .bench.history import History
-    from .bench.location import history_path
-    path = history_path(project)
-    if not create and not path.exists():
-        raise QdError(f"no saved runs yet for this project ({path} does not exist); "
-                      f"save one with: qdexplorer bench --save NAME")
-    return History(path)
-
-
-def _engine(a, backend=None):
-    from .cli import _engine as make
-    return make(a, backend=backend or a.backend)
+def _engine(a: argparse.Namespace, backend: str | None = None) -> Engine:
+    return make_engine(a, backend=backend or a.backend)
 
 
 def _when(ts: float) -> str:
     return datetime.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M")
 
 
-def _run_summary(run) -> list[dict]:
-    import numpy as np
+def _run_summary(run: Run) -> list[dict[str, Any]]:
     out = []
     for t in run.tasks():
         s = run.samples(t)
@@ -95,12 +92,11 @@ def _run_summary(run) -> list[dict]:
 
 
 def cmd_bench(a) -> int:
-    from .bench.runner import bench
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
     if a.save in FRESH:
         raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
-    history = None if a.no_save else _history(a.project)  # opened first: a bad --save name fails before running
+    history = None if a.no_save else open_history(a.project)  # opened first: a bad --save name fails before running
     try:
         with _engine(a) as eng:
             run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
@@ -112,7 +108,7 @@ def cmd_bench(a) -> int:
     rows = _run_summary(run)
     if a.json:
         print(json.dumps({"run": run.id, "name": run.name, "history": where, "status": run.status,
-                          "message": run.message, "tasks": rows, "context": run.context}, indent=2))
+                          "message": run.message, "tasks": rows, "context": run.context.to_dict()}, indent=2))
     else:
         width = max([len(r["task"]) for r in rows] + [4])
         for r in rows:
@@ -122,29 +118,27 @@ def cmd_bench(a) -> int:
             print(f"{run.status}: {run.message}", file=sys.stderr)
         ctx = run.context
         res = run.timer_resolution_ms() * 1e3
-        flush = ", L2 flushed before each launch" if ctx.get("l2_flush") else ""
-        print(f"{len(run.launches)} launches of {len(rows)} tasks ({ctx['backend']}, {ctx['device']}; timer "
+        flush = ", L2 flushed before each launch" if ctx.l2_flush else ""
+        print(f"{len(run.launches)} launches of {len(rows)} tasks ({ctx.backend}, {ctx.device}; timer "
               f"resolution {res:.3g} µs{flush}); " + (f"saved as {run.label} in {where}" if where else "not saved"))
     return 0 if run.status == "complete" else 1
 
 
 def _fresh_side(a, which: str, engines: dict):
     """A runner.Side for a fresh variant; engines are shared per backend."""
-    from .bench.runner import Side, with_mode, without_override
     backend = which if which in ("cpu", "cuda") else None
     key = backend or "default"
     if key not in engines:
         engines[key] = _engine(a, backend=backend)
     eng = engines[key]
     if which == "generated":
-        return Side("generated", eng, *without_override(eng, a.task))
+        return Side("generated", eng, {"hide_overrides": a.task or True})
     if which in ("per_task", "whole"):
-        return Side(which, eng, *with_mode(eng, which))
+        return Side(which, eng, {"mode": which})
     return Side(which, eng)
 
 
 def _fresh_pair(a):
-    from .bench.runner import interleaved
     engines: dict = {}
     try:
         sa, sb = _fresh_side(a, a.a, engines), _fresh_side(a, a.b, engines)
@@ -160,28 +154,26 @@ def _fresh_pair(a):
 
 def _now_like(a, saved):
     """Measure the code as it is now, with the saved run's workloads, repeat and backend."""
-    from .bench.runner import bench
     ctx = saved.context
-    if a.backend is None and ctx.get("backend"):
-        a.backend = ctx["backend"]
+    if a.backend is None and ctx.backend:
+        a.backend = ctx.backend
     with _engine(a) as eng:
-        return bench(eng, a.workload or ctx.get("workloads"), repeat=int(ctx.get("repeat", 20)),
-                     warmup=int(ctx.get("warmup", 2)) if a.warmup is None else a.warmup, seed=a.seed, name="now",
-                     flush_l2=ctx.get("l2_flush", a.flush_l2) if a.flush_l2 else False)
+        return bench(eng, a.workload or ctx.workloads or None, repeat=ctx.repeat or 20,
+                     warmup=ctx.warmup if a.warmup is None else a.warmup, seed=a.seed, name="now",
+                     flush_l2=ctx.l2_flush if a.flush_l2 else False)
 
 
 def cmd_compare(a) -> int:
-    from .bench.compare import compare_runs
     fresh_a, fresh_b = a.a in FRESH, a.b in FRESH
     if fresh_a and fresh_b:
         ra, rb = _fresh_pair(a)
         if a.save:
             ra.name, rb.name = f"{a.save}-A", f"{a.save}-B"
-            with _history(a.project) as h:
+            with open_history(a.project) as h:
                 h.save(ra)
                 h.save(rb)
     else:
-        with _history(a.project, create=False) as h:
+        with open_history(a.project, create=False) as h:
             if fresh_a or fresh_b:
                 if "now" not in (a.a, a.b):
                     raise QdError(f"a saved run can only be compared with 'now' (got {a.a!r} and {a.b!r}); "
@@ -207,11 +199,10 @@ def cmd_compare(a) -> int:
 
 
 def cmd_runs(a) -> int:
-    from .bench.location import history_path
     if not history_path(a.project).exists() and not (a.delete or a.rename):
         print(f"no saved runs in {history_path(a.project)} (save one with: qdexplorer bench --save NAME)")
         return 0
-    with _history(a.project, create=False) as h:
+    with open_history(a.project, create=False) as h:
         for ref in a.delete or []:
             print(f"deleted #{h.delete(ref)}", file=sys.stderr)
         if a.rename:
@@ -232,9 +223,8 @@ def cmd_runs(a) -> int:
 
 
 def cmd_export(a) -> int:
-    from .bench.export import write
     kind, path = next((k, getattr(a, k)) for k in ("perfetto", "csv", "json") if getattr(a, k))
-    with _history(a.project, create=False) as h:
+    with open_history(a.project, create=False) as h:
         run = h.load(a.run)
     print(f"wrote {write(run, path, kind)} ({len(run.launches)} launches of {run.label})")
     return 0

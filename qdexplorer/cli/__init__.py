@@ -1,0 +1,110 @@
+"""`qdexplorer`: headless commands over the same Engine the window uses.
+
+Exit codes: 0 success, 1 a workload failed its check or faulted, 2 bad input (missing project,
+syntax error, unsupported construct, unknown workload).
+"""
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import warnings
+from collections.abc import Callable
+from types import FrameType
+
+from ..lang.errors import QdError
+from ..quadrants.command import add_parser as add_quadrants_parser
+from ..quadrants.command import cmd_quadrants
+from . import bench_cmds, project_cmds
+from .common import add_project_args, arch, seconds
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
+                                 "With no command, opens the desktop app on the last project, else the bundled demo.")
+    sub = ap.add_subparsers(dest="cmd")
+    c = sub.add_parser("compile", help="compile every task to PTX and list them")
+    add_project_args(c)
+    c.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
+    c.add_argument("--target", choices=("nvptx", "host"), default="nvptx")
+    c.add_argument("--dump", metavar="DIR", help="write <task>_before_ptx.ll and <task>.ptx into DIR")
+    r = sub.add_parser("run", help="run workloads and check results")
+    add_project_args(r)
+    r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
+    r.add_argument("--workload", action="append", help="only this workload (repeatable)")
+    r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--warmup", type=int, default=0, help="untimed passes before the timed ones")
+    r.add_argument("--timeout", type=seconds, default=60.0,
+                   help="seconds a launch may run before it counts as hung (> 0; per launch)")
+    s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
+    add_project_args(s)
+    s.add_argument("task")
+    s.add_argument("--what", choices=("ll", "ptx", "source"), default="ptx")
+    o = sub.add_parser("override", help="manage per-task PTX or LLVM-IR overrides of a project")
+    o.add_argument("action", choices=("list", "set", "revert"))
+    o.add_argument("project", nargs="?")
+    o.add_argument("task", nargs="?")
+    o.add_argument("file", nargs="?", help="edited PTX or LLVM IR (for set)")
+    o.add_argument("--stage", choices=("ptx", "ll"), help="which stage's output the file replaces (default ptx; "
+                   "revert: both)")
+    o.add_argument("--target", choices=("nvptx", "host"), default="nvptx",
+                   help="for --stage ll: which target's LLVM IR the file is (default nvptx; host = the CPU backend)")
+    o.add_argument("--arch", type=arch, help="which compile's index to read (default: the last one)")
+    o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
+    sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
+    add_quadrants_parser(sub)
+    g = sub.add_parser("gui", help="open the desktop app")
+    g.add_argument("project", nargs="?", help="folder or kernel file (default: the last one, else the demo)")
+    g.add_argument("--screenshot", metavar="OUT.png", help="offscreen: compile, run, select the slowest task, "
+                   "save the window to OUT.png and exit")
+    g.add_argument("--workload", help="with --screenshot: the workload to run (default: the first)")
+    g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
+    g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
+    g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
+    from .cli_bench import add_commands
+    add_commands(sub, _add_project_args)
+    return ap
+
+
+
+def main(argv: list[str] | None = None, gui_main: Callable[[argparse.Namespace], int] | None = None) -> int:
+    """`gui_main(args)` opens the window; the launcher (the layer above the GUI) passes it in,
+    so this module never imports Qt and the layers stay one-way."""
+    def cmd_gui(a: argparse.Namespace) -> int:
+        if gui_main is None:
+            raise QdError("the window opens from the `qdexplorer` command (or `python -m qdexplorer gui`)")
+        return gui_main(a)
+    ap = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    rest = []
+    if argv[:1] == ["quadrants"] and "--" in argv:  # what follows `--` goes to the Quadrants program
+        argv, rest = argv[:argv.index("--")], argv[argv.index("--") + 1:]
+    a = ap.parse_args(argv)
+    if a.cmd == "quadrants":
+        a.script_args = rest
+    if a.cmd is None:  # plain `qdexplorer` opens the app on the bundled demo
+        a = ap.parse_args(["gui"])
+    warnings.simplefilter("default")
+    for stream in (sys.stdout, sys.stderr):  # a source or PTX the console cannot encode is escaped, not a crash
+        if hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
+    try:
+        commands = project_cmds.COMMANDS | bench_cmds.COMMANDS | {"gui": cmd_gui, "quadrants": cmd_quadrants}
+        return commands[a.cmd](a)
+    except QdError as e:
+        print(f"qdexplorer: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as e:
+        return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
+    except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"qdexplorer:{where}: {e.strerror or e}", file=sys.stderr)
+        return 2
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _terminate(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signum)
+

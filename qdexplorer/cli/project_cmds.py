@@ -1,0 +1,205 @@
+"""`qdexplorer compile | run | show | override | info`: one project's tasks, headless.
+
+`show` and `override list/revert` read the compile index and never import the project; `compile`
+and `run` drive an Engine and read its session, the same model the window shows.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+from ..codegen.math_lib import libdevice_path
+from ..compiler.cache import PtxCache, default_cache_dir, offline_cache_default
+from ..compiler.compile_index import CompileIndex, TaskArtifact
+from ..compiler.dump import env_dump_dir
+from ..events import Event, TaskCompiled
+from ..lang.errors import QdError
+from ..project.data_folder import override_store
+from ..project.loader import ProjectError, bundled_demo, read_config
+from ..runtime.cuda.detect import cuda_status
+from .common import make_engine, report_load_dir
+
+
+def cmd_compile(a: argparse.Namespace) -> int:
+    events: list[dict] = []
+    dump_dir = a.dump or env_dump_dir()
+
+    def on(ev: Event) -> None:
+        if isinstance(ev, TaskCompiled):
+            events.append(ev.to_dict())
+    with make_engine(a, dump_dir=dump_dir) as eng:
+        eng.subscribe(on)
+        kts, compiled = eng.compile(a.kernel, target=a.target)
+        report_load_dir(eng, [ct.task for ct in compiled])
+        tasks = {t.name: t for kt in kts for t in kt.tasks}
+        rows = []
+        for ct in compiled:
+            t = tasks[ct.task]
+            rows.append({"task": ct.task, "kernel": ct.kernel, "type": t.type, "file": t.file,
+                         "lines": list(t.lines), "block_dim": t.block_dim, "params": [p.name for p in t.params],
+                         "target": ct.target, "arch": ct.arch, "bytes": len(ct.output), "tier": ct.tier,
+                         "seconds": {k: round(v, 6) for k, v in ct.seconds.items()},
+                         "override": ct.override, "error": ct.error, "log": ct.log, "unit": ct.unit,
+                         "kind": ct.final_kind, "fast_math": getattr(ct.module, "fast_math", None),
+                         "vector": getattr(ct.module, "vector", None)})
+        errors = [kt for kt in kts if kt.error]
+        if a.json:
+            print(json.dumps({"project": str(eng.project.path), "arch": eng.arch, "target": a.target,
+                              "mode": eng.mode, "tasks": rows, "kernel_errors": {k.kernel: k.error for k in errors},
+                              "cache": eng.cache_info(), "events": events, "dump": dump_dir}, indent=2))
+        else:
+            print(f"{eng.project.path}  ({a.target} {eng.arch}, {eng.mode})")
+            for r in rows:
+                total = sum(r["seconds"].values())
+                flag = f"  override:{r['override']}" if r["override"] else ""
+                status = f"ERROR {r['error']}" if r["error"] else f"{r['bytes']:>7} B  {total * 1e3:8.1f} ms  {r['tier']}"
+                print(f"  {r['task']:<48} {r['type']:<10} {status}{flag}")
+            for k in errors:
+                print(k.error, file=sys.stderr)
+            if dump_dir:
+                print(f"dumped to {dump_dir}")
+        if errors:
+            return 2
+        return 1 if any(r["error"] for r in rows) else 0
+
+
+def cmd_run(a: argparse.Namespace) -> int:
+    if a.repeat < 1:
+        raise QdError("--repeat must be at least 1")
+    with make_engine(a, backend=a.backend) as eng:
+        results = eng.run(a.workload, repeat=a.repeat, seed=a.seed, warmup=a.warmup)
+        session = eng.session   # the one store: launches and resources as the window sees them
+        report_load_dir(eng, [task for (_, task) in session.compiled])
+        runs = {rec.result.workload: rec for rec in session.runs if rec.result is not None}
+        out = []
+        for r in results:
+            rec = runs.get(r.workload)
+            timings = rec.timings if rec is not None else []
+            per = rec.times if rec is not None else {}
+            out.append({"workload": r.workload, "kernel": r.kernel, "backend": r.backend, "status": r.status,
+                        "check_error": r.check_error, "error": r.error, "skipped": r.skipped,
+                        "fault_task": r.fault_task,
+                        "tasks": [{"task": t, "launches": len(v), "mean_ms": statistics.fmean(v),
+                                   "min_ms": min(v), "median_ms": statistics.median(v),
+                                   "resources": {k: x for k, x in session.resources.get(t, {}).items()
+                                                 if k not in ("jit_log", "source")}}
+                                  for t, v in per.items()],
+                        "timings": [tm.to_dict() for tm in timings]})
+        if a.json:
+            print(json.dumps({"project": str(eng.project.path), "backend": eng.backend, "arch": eng.arch,
+                              "repeat": a.repeat, "workloads": out}, indent=2))
+        else:
+            for w in out:
+                print(f"{w['status'].upper():<8} {w['workload']:<24} ({w['kernel']}, {w['backend']})")
+                for t in w["tasks"]:
+                    res = t["resources"]
+                    line = (f"  {res['registers']:>3} regs  {res['static_shared_bytes']:>5} B shared  "
+                            f"occupancy {res['occupancy']:.0%}") if res else ""
+                    print(f"         {t['task']:<48} {t['launches']:>4}x  median {t['median_ms']:9.4f} ms  "
+                          f"min {t['min_ms']:9.4f} ms{line}")
+                for key in ("check_error", "error", "skipped"):
+                    if w[key]:
+                        print(f"         {key.replace('_', ' ')}: {w[key]}")
+            counts: dict[str, int] = {}
+            for w in out:
+                counts[w["status"]] = counts.get(w["status"], 0) + 1
+            print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + f"  ({eng.backend}, {eng.arch})")
+        return 0 if all(w["status"] in ("passed", "skipped") for w in out) else 1
+
+
+def _artifacts(a: argparse.Namespace) -> tuple[Path, CompileIndex]:
+    """The project's compile index, opened without importing the project (toml only)."""
+    path = Path(a.project).resolve() if a.project else bundled_demo()
+    if not path.exists():
+        raise ProjectError(f"project folder not found: {path}")
+    cfg = read_config(path) if path.is_dir() else None
+    offline = False if getattr(a, "no_offline_cache", False) else (cfg.offline_cache if cfg else None)
+    cache = PtxCache(getattr(a, "cache_dir", None) or (cfg.cache_dir if cfg else None), offline=offline)
+    return path, CompileIndex(cache, path)
+
+
+def _tasks_without_import(a: argparse.Namespace, index: CompileIndex, path: Path) -> dict[str, TaskArtifact]:
+    """Tasks of the last compile; only the bundled demo (our own code) is compiled on demand."""
+    try:
+        return index.tasks("nvptx", a.arch)
+    except QdError:
+        if path != bundled_demo():
+            raise
+        with make_engine(a) as eng:
+            eng.compile(target="nvptx")
+        return index.tasks("nvptx", a.arch or None)
+
+
+def cmd_show(a: argparse.Namespace) -> int:
+    """From compiled artifacts (the cache and its index): `show` never runs the project's code."""
+    path, index = _artifacts(a)
+    arts = _tasks_without_import(a, index, path)
+    art = arts.get(a.task)
+    if art is None:
+        raise QdError(f"no task named {a.task} in the last compile of {path} "
+                      f"(known: {', '.join(sorted(arts)) or 'none'})")
+    if a.what == "source":
+        print(f"# {art.file}:{art.lines[0]}-{art.lines[1]}\n{art.source}")
+        return 0
+    ov = override_store(path).get(a.task, a.what)
+    if ov is not None and ov.problem:
+        raise QdError(f"the {a.what.upper()} override {ov.path} is refused: {ov.problem}")
+    print(ov.data.decode() if ov is not None else index.text(art, a.what))
+    return 0
+
+
+def cmd_override(a: argparse.Namespace) -> int:
+    """`list` and `revert` never import the project; `set` reads the generated text's hash from
+    the compile index when there is one (else it compiles, which imports the project). The store is
+    the project's own, or its folder under the user data folder when the project is read-only."""
+    path, index = _artifacts(a)
+    store = override_store(path)
+    stage = a.stage or "ptx"
+    target = a.target if stage == "ll" else "nvptx"  # LLVM IR is per target; PTX is nvptx's
+    try:
+        arts: dict[str, TaskArtifact] | None = index.tasks(target, a.arch)
+    except QdError:
+        arts = None  # never compiled here
+    if a.action == "list":
+        if arts is None:
+            rows = [(t, "-", "unknown", "not compiled yet: run `qdexplorer compile` to check it") for t in store.tasks()]
+        else:
+            rows = store.states({t: {"ptx": x.generated_sha256, "ll": x.ll_sha256 or None} for t, x in arts.items()})
+        for t, kind, state, note in rows:
+            print(f"{t}  {state}" + (f"  [{kind}]" if kind != "ptx" else "") + (f"  ({note})" if note else ""))
+        return 0
+    if not a.task:
+        raise QdError("override set/revert need a TASK name")
+    if a.action == "revert":
+        done = store.revert(a.task, (a.stage,) if a.stage else ("ptx", "ll"))
+        print("reverted" if done else f"no override for {a.task} in {store.folder}")
+        return 0
+    if not a.file or not os.path.isfile(a.file):
+        raise QdError(f"override set needs an existing {'PTX' if stage != 'll' else 'LLVM IR'} file, got {a.file!r}")
+    with open(a.file, "rb") as fh:
+        edited = fh.read()
+    art = arts.get(a.task) if arts else None
+    generated = (art.generated_sha256 if stage == "ptx" else art.ll_sha256) if art else None
+    if generated:
+        print(store.write(a.task, edited, generated, kind=stage, target=target if stage == "ll" else None))
+        return 0
+    with make_engine(a) as eng:  # compiles in the pool: LLVM never runs in this process
+        _, compiled = eng.compile(target=target)
+        if not any(c.task == a.task for c in compiled):
+            raise QdError(f"no task named {a.task} (known: {', '.join(c.task for c in compiled)})")
+        print(eng.set_override(a.task, edited, kind=stage, target=target))
+    return 0
+
+
+def cmd_info(a: argparse.Namespace) -> int:
+    st = cuda_status()
+    print(json.dumps({"cuda": vars(st), "libdevice": libdevice_path(), "cache_dir": str(default_cache_dir()),
+                      "offline_cache": offline_cache_default()}, indent=2))
+    return 0
+
+
+COMMANDS = {"compile": cmd_compile, "run": cmd_run, "show": cmd_show, "override": cmd_override, "info": cmd_info}
