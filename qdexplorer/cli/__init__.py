@@ -61,8 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
-    from .cli_bench import add_commands
-    add_commands(sub, _add_project_args)
+    bench_cmds.add_commands(sub)
     return ap
 
 

@@ -11,6 +11,7 @@ import os
 import statistics
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..codegen.math_lib import libdevice_path
 from ..compiler.cache import PtxCache, default_cache_dir, offline_cache_default
@@ -36,7 +37,7 @@ def cmd_compile(a: argparse.Namespace) -> int:
         kts, compiled = eng.compile(a.kernel, target=a.target)
         report_load_dir(eng, [ct.task for ct in compiled])
         tasks = {t.name: t for kt in kts for t in kt.tasks}
-        rows = []
+        rows: list[dict[str, Any]] = []
         for ct in compiled:
             t = tasks[ct.task]
             rows.append({"task": ct.task, "kernel": ct.kernel, "type": t.type, "file": t.file,
@@ -75,7 +76,7 @@ def cmd_run(a: argparse.Namespace) -> int:
         session = eng.session   # the one store: launches and resources as the window sees them
         report_load_dir(eng, [task for (_, task) in session.compiled])
         runs = {rec.result.workload: rec for rec in session.runs if rec.result is not None}
-        out = []
+        out: list[dict[str, Any]] = []
         for r in results:
             rec = runs.get(r.workload)
             timings = rec.timings if rec is not None else []
