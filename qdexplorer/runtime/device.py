@@ -7,55 +7,18 @@ the first repetition are written back to the caller's arrays for the check.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
-from .backend import Backend, make_backend
+from .backend import Backend, Prepared, make_backend
+from .device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
 from .faults import DeviceFault, Fault
-from .launch import LaunchSpec, LaunchTiming
+from .launch import LaunchTiming
 
 FLUSH_S = 0.05          # timings reach the views at ≥ 20 Hz while a run streams
 FLUSH_LAUNCHES = 1024   # and at least every this many launches
-
-
-@dataclass(frozen=True)
-class LoadItem:
-    spec: LaunchSpec
-    code: bytes            # PTX (nvptx) or object file (host)
-    tag: str = ""          # identity of what is loaded (hash), to skip reloading the same code
-    unit: str = ""         # load unit (task, or whole-module name)
-    kind: str = ""         # 'ptx' | 'obj' | 'cubin' (relocatable: a unit's cubins are linked together)
-
-
-@dataclass(frozen=True)
-class LoadResult:
-    task: str
-    ok: bool
-    ms: float = 0.0
-    error: str = ""
-    resources: dict = field(default_factory=dict)
-    reused: bool = False
-
-
-@dataclass(frozen=True)
-class RunJob:
-    """One workload's launches: which tasks, in order, how often, with which trip counts."""
-    workload: str
-    kernel: str
-    tasks: tuple[str, ...]
-    trips: dict
-    repeat: int = 1
-    warmup: int = 0
-    flush_l2: bool = False     # evict device caches before every launch (comparisons: cold-cache timing)
-
-
-@dataclass
-class RunOutcome:
-    launches: int = 0
-    stopped: bool = False
-    error: str = ""
-    fault_task: str = ""
-    seconds: float = 0.0
 
 
 @dataclass
@@ -85,12 +48,14 @@ class WorkloadResult:
 
 
 class LocalDevice:
-    def __init__(self, backend: str = "cpu", **opts):
+    """A backend in this process: the device worker's, or a script's own (`qd.init()`)."""
+
+    def __init__(self, backend: str = "cpu", **opts: Any):
         self.backend_name = backend
         self.backend: Backend = make_backend(backend, **opts)
         self.tags: dict[str, str] = {}
 
-    def info(self) -> dict:
+    def info(self) -> dict[str, Any]:
         return self.backend.info()
 
     def load(self, items: list[LoadItem]) -> list[LoadResult]:
@@ -134,7 +99,7 @@ class LocalDevice:
             self.tags[it.spec.task] = it.tag
         return [LoadResult(it.spec.task, True, ms, resources=self.backend.resources(it.spec.task)) for it in group]
 
-    def unload(self, tasks: list[str]):
+    def unload(self, tasks: list[str]) -> None:
         for t in tasks:
             self.backend.unload(t)
             self.tags.pop(t, None)
@@ -142,7 +107,7 @@ class LocalDevice:
     def loaded_tasks(self) -> list[str]:
         return [t for t in self.tags if self.backend.loaded(t)]
 
-    def run_args(self, tasks: list[str], trips: dict, args: dict, timed: bool = True,
+    def run_args(self, tasks: list[str], trips: dict[str, int], args: dict[str, Any], timed: bool = True,
                  wait: bool = True) -> list[LaunchTiming]:
         """Scripts: run `tasks` once, in order, on the caller's arrays (updated in place).
         `timed=False` skips the per-launch GPU timing (events) that plain script calls never read;
@@ -166,34 +131,35 @@ class LocalDevice:
             self.backend.release(prepared)
         return timings
 
-    def _launch(self, task, prepared, timed: bool = True):
+    def _launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
         if not self.backend.loaded(task):
             raise RuntimeError(f"task {task} is not loaded (its compile or load failed)")
         return self.backend.launch(task, prepared, timed)
 
-    def run(self, job: RunJob, args: dict, sink, should_stop=lambda: False) -> RunOutcome:
-        """Warm-ups, then `repeat` timed passes over `job.tasks`, streaming timings to `sink`.
-
-        `sink(kind, payload)`: ('timings', [LaunchTiming]) in batches; ('checkpoint', None) once
-        the outputs of the first timed pass are in `args` (the caller checks them then).
-        """
+    def run(self, job: RunJob, args: dict[str, Any], sink: RunSink, stop: threading.Event) -> RunOutcome:
+        """Warm-ups, then `repeat` timed passes over `job.tasks`, streaming timings to `sink` in
+        batches (≥ 20 Hz) and calling its `checkpoint` once `args` holds the first pass's outputs.
+        `stop` is read before each launch after the first pass, which always completes."""
         t0 = time.perf_counter()
         out = RunOutcome()
         if job.warmup:
             self._warm_up(job, args)  # on their own copy: the checked pass starts from the built inputs
         prepared = self.backend.prepare(args, dict(job.trips))
         batch: list[LaunchTiming] = []
-        last = polled = time.perf_counter()
+        last = time.perf_counter()
 
-        def flush(force=False):
+        def flush(force: bool = False) -> None:
             nonlocal batch, last
             if batch and (force or len(batch) >= FLUSH_LAUNCHES or time.perf_counter() - last >= FLUSH_S):
                 self.backend.finish(prepared)  # fills each timing; a fault surfaces here
-                sink("timings", batch)
+                sink.timings(batch)
                 batch, last = [], time.perf_counter()
         try:
             for rep in range(job.repeat):
                 for t in job.tasks:
+                    if rep > 0 and stop.is_set():  # the first pass always completes: it is checked
+                        out.stopped = True
+                        break
                     try:
                         if job.flush_l2:
                             self.backend.flush_caches()
@@ -208,24 +174,19 @@ class LocalDevice:
                     batch.append(tm)
                     out.launches += 1
                     flush()
-                    if time.perf_counter() - polled >= FLUSH_S:
-                        polled = time.perf_counter()
-                        if rep > 0 and should_stop():  # the first pass always completes: it is checked
-                            out.stopped = True
-                            break
                 if out.stopped:
                     break
                 if rep == 0:
                     flush(force=True)
                     self.backend.fetch(prepared, args)
-                    sink("checkpoint", None)
+                    sink.checkpoint()
             flush(force=True)
         finally:
             self.backend.release(prepared)
             out.seconds = time.perf_counter() - t0
         return out
 
-    def _warm_up(self, job: RunJob, args: dict):
+    def _warm_up(self, job: RunJob, args: dict[str, Any]) -> None:
         """Untimed passes (JIT caches, clocks, allocations) on a prepared copy of the inputs, so
         in-place kernels do not change what the first timed pass is checked against."""
         prepared = self.backend.prepare(args, dict(job.trips))
@@ -239,5 +200,5 @@ class LocalDevice:
         finally:
             self.backend.release(prepared)
 
-    def close(self):
+    def close(self) -> None:
         self.backend.close()
