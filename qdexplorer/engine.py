@@ -108,7 +108,10 @@ class Engine:
                  cache_dir: str | None = None, mode: str | None = None, load_ptx: str | None = None,
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
-                 memo: bool = True, fast_math: bool | None = None, debug: bool | None = None):
+                 memo: bool = True, fast_math: bool | None = None, debug: bool | None = None,
+                 cluster: str | None = None, node: str | None = None):
+        """`cluster` (ray://HOST:PORT, auto or local) runs tasks in a Ray actor there, on `node` (a Ray
+        node id) if given; compilation stays here. None: a local device (no Ray is imported)."""
         self._project = project if isinstance(project, Project) else load_project(project)
         cfg = self._project.config
         self._backend = backend or cfg.backend or "cpu"
@@ -131,6 +134,7 @@ class Engine:
                                   on_task=lambda ct: self._emit(TaskCompiled(ct)),
                                   debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
         self._launch_timeout = launch_timeout
+        self._cluster, self._node = cluster, node
         self._device: Device | None = None
         self._stop = threading.Event()
         self._specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
@@ -161,6 +165,10 @@ class Engine:
     def session(self) -> Session:
         """The engine's results, folded from its own events: read it, never write it."""
         return self._session
+
+    def device_info(self) -> dict[str, Any]:
+        """What runs the tasks: the backend's description, and for a cluster the node and GPU."""
+        return self._the_device().info()
 
     def cache_info(self) -> dict[str, Any]:
         return vars(self._cache.stats) | {"folder": str(self._cache.folder), "offline": self._cache.offline}
@@ -361,7 +369,12 @@ class Engine:
     # ---- devices and runs
     def _the_device(self) -> Device:
         if self._device is None:
-            if self._in_process:
+            if self._cluster:
+                # Ray is imported only when a cluster is asked for: local sessions never load it
+                from .remote import cluster, ray_device
+                cluster.connect(self._cluster)
+                self._device = ray_device.RayDevice(self._backend, timeout=self._launch_timeout, node_id=self._node)
+            elif self._in_process:
                 self._device = LocalDevice(self._backend)
             else:
                 self._device = DeviceClient(self._backend, timeout=self._launch_timeout)

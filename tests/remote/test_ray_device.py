@@ -1,0 +1,110 @@
+"""The Ray device on a local cluster with the CPU backend: the same runs, streamed, stoppable, and a
+dead actor that costs nothing but the run in flight."""
+import os
+import shutil
+import threading
+import time
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[test]')")
+
+from qdexplorer.bench.history import History  # noqa: E402
+from qdexplorer.bench.runner import bench  # noqa: E402
+from qdexplorer.engine import Engine  # noqa: E402
+from qdexplorer.events import LaunchesTimed, RunFinished, WorkerFaulted  # noqa: E402
+from qdexplorer.project.loader import bundled_demo  # noqa: E402
+from qdexplorer.remote import cluster  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_cluster():
+    cluster.connect("local")
+    yield
+    ray.shutdown()
+    cluster._connected.clear()
+
+
+@pytest.fixture
+def demo(tmp_path):
+    proj = tmp_path / "demo"
+    shutil.copytree(bundled_demo(), proj)
+    return proj
+
+
+def test_the_demo_runs_through_the_ray_device_as_it_does_locally(demo, tmp_path):
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as local:
+        here = {r.workload: (r.status, r.launches) for r in local.run(repeat=2)}
+        local_tasks = {t for (_, t) in local.session.compiled}
+    with Engine(demo, backend="cpu", cluster="local", cache_dir=str(tmp_path / "c")) as remote:
+        there = {r.workload: (r.status, r.launches) for r in remote.run(repeat=2)}
+        info = remote.device_info()
+        remote_tasks = {t for (_, t) in remote.session.compiled}
+    assert there == here and all(status in ("passed", "skipped") for status, _ in there.values())
+    assert remote_tasks == local_tasks
+    assert info["pid"] != os.getpid()   # the actor is another process: the project never went there
+
+
+SLOW = """
+import numpy as np
+import qdexplorer.lang as qd
+
+@qd.kernel
+def busy(x: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32):
+    for i in range(x.shape[0]):
+        acc = x[i]
+        for j in range(n):
+            acc = acc * 0.999 + 0.001
+        x[i] = acc
+
+@qd.workload(busy, check=lambda b, a: np.testing.assert_array_less(a["x"], 1.0001))
+def busy_wl(rng):
+    return dict(x=np.zeros(1024, np.float32), n=4000)
+"""
+
+
+@pytest.fixture
+def slow(tmp_path):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "k.py").write_text(SLOW)
+    return tmp_path / "p"
+
+
+def test_timings_stream_and_stop_returns_within_a_second(slow, tmp_path):
+    with Engine(slow, backend="cpu", cluster="local", cache_dir=str(tmp_path / "c")) as eng:
+        eng.compile()
+        batches, finished = [], []
+        eng.subscribe(lambda e: batches.append(time.perf_counter()) if isinstance(e, LaunchesTimed) else None)
+        eng.subscribe(lambda e: finished.append(time.perf_counter()) if isinstance(e, RunFinished) else None)
+        eng.run(["busy_wl"], repeat=3)                       # starts the actor, loads
+        pressed = []
+        timer = threading.Timer(1.5, lambda: (pressed.append(time.perf_counter()), eng.stop()))
+        batches.clear()
+        timer.start()
+        (res,) = eng.run(["busy_wl"], repeat=100000)
+        done = time.perf_counter()
+    assert res.status == "stopped" and res.check_error is None
+    assert done - pressed[0] < 1.0
+    assert len(batches) >= 2 and batches[0] < finished[-1]   # timings arrived while the run went on
+
+
+def test_a_killed_actor_is_a_fault_the_history_survives_and_the_next_run_gets_a_new_actor(slow, tmp_path):
+    faults = []
+    with Engine(slow, backend="cpu", cluster="local", cache_dir=str(tmp_path / "c")) as eng, \
+            History(tmp_path / "h.sqlite") as h:
+        eng.subscribe(lambda e: faults.append(e) if isinstance(e, WorkerFaulted) else None)
+        first = bench(eng, ["busy_wl"], repeat=3, warmup=0, name="before", history=h)
+        pid = eng.device_info()["pid"]
+
+        def kill_soon():
+            time.sleep(1.5)
+            os.kill(pid, 9)
+        threading.Thread(target=kill_soon, daemon=True).start()
+        killed = bench(eng, ["busy_wl"], repeat=100000, warmup=0, name="killed", history=h)
+        assert killed.status == "failed" and "device actor died" in killed.message
+        assert len(faults) == 1 and faults[0].fault.kind == "died"
+        (again,) = eng.run(["busy_wl"], repeat=2)
+        assert again.status == "passed" and eng.device_info()["pid"] != pid
+        saved = {s.label: s for s in h.list()}
+    assert saved["before"].launches == len(first.launches) == 3
+    assert saved["killed"].status == "failed" and saved["killed"].launches > 0   # what it measured is kept
