@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
+from ..codegen.task_module import TaskModule
 from ..runtime.launch import LaunchSpec
 
 
@@ -20,7 +21,7 @@ def sha256(data: bytes | str) -> str:
 
 @dataclass(frozen=True)
 class Artifact:
-    kind: str                   # 'll' | 'ptx' | 'obj' | 'cubin'
+    kind: str                   # a stage's kind: 'll' | 'ptx' | 'obj' | 'cubin' | 'opt_ll'
     data: bytes
     tier: str                   # generated: 'memory' | 'disk' | 'miss' | 'memo' | 'codegen'; else 'override' | 'load'
     key: str = ""               # cache key of the stage that made it
@@ -53,9 +54,9 @@ class CompiledTask:
     log: tuple[str, ...] = ()
     error: str = ""
     error_stage: str = ""
-    module: object = None       # the codegen TaskModule (ABI, entry), for readers
+    module: TaskModule | None = None   # what codegen made (ABI, entry); None when it failed
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("produced", "used", "seconds"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 

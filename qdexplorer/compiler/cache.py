@@ -24,6 +24,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from .ptxas import find_ptxas
 from .safe_files import UnsafePathError, check_arch
 from .stages import CompileRequest
 from .toolchain import toolchain_identity
@@ -58,7 +59,6 @@ def _ptxas_identity() -> str:
 @functools.lru_cache(maxsize=8)
 def _ptxas_identity_in(_explicit, _path) -> str:
     """Which ptxas made a cubin: its path, size and mtime (a new toolkit means new cubins)."""
-    from .ptxas import find_ptxas
     exe = find_ptxas()
     if exe is None:
         return "ptxas:none"
@@ -74,7 +74,7 @@ def cache_key(req: CompileRequest) -> str:
     for part in ("\x00".join(req.texts), req.target, req.arch, req.ptx_isa, str(req.opt_level),
                  str(req.fast_math), ",".join(req.entries),
                  _file_identity(req.libdevice) if any("__nv_" in t for t in req.texts) else "-",
-                 toolchain_identity(), _ptxas_identity() if req.emit == "cubin" else req.emit):
+                 toolchain_identity(), _ptxas_identity() if req.stage == "cubin" else req.stage):
         h.update(part.encode())
         h.update(b"\x1f")
     return h.hexdigest()
@@ -176,7 +176,7 @@ class PtxCache:
     @staticmethod
     def namespace(req: CompileRequest) -> str:
         """`sm_XX` (PTX), `sm_XX-cubin` (relocatable cubins: SASS for one SM), `host` (objects)."""
-        if req.emit == "cubin":
+        if req.stage == "cubin":
             return req.arch + CUBIN_NS
         return PtxCache.namespace_of(req.target, req.arch)
 

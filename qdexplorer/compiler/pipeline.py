@@ -1,19 +1,21 @@
 """The one compile loop: walk a target's path through the stage table, the same way at every stage.
 
 For each stage (see `stages.STAGES`), each task or unit goes through the same four steps:
-produce (memo or cache first, then the stage's function, batched into the pool for LLVM
-stages), dump (Quadrants' names), then let an override or a load folder enter in place of what
-was produced, and hand the result to the next stage. Whole-module mode only groups tasks into
-units differently before the first pooled stage; nothing else knows about it.
+produce (memo or cache first, where the stage is cached, then the stage's own function: codegen
+here, the others batched into the pool), dump (Quadrants' names), then let an override or a load
+folder enter in place of what was produced, and hand the result to the next stage. Whole-module
+mode only groups tasks into units differently before the first pooled stage; nothing else knows
+about it. Reading a compiled task's optimised IR is one more, uncached, walk of the same loop.
 """
 from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..codegen.math_lib import libdevice_path
-from ..codegen.task_module import CodegenError, CodegenOptions, TaskModule, build_task_module
+from ..codegen.task_module import CodegenError, CodegenOptions, TaskModule
 from ..lang import ir
 from ..runtime.launch import ArgSlot, LaunchSpec
 from .artifacts import Artifact, CompiledTask, sha256
@@ -21,7 +23,8 @@ from .cache import PtxCache, cache_key
 from .dump import dump_artifact
 from .ll_errors import Source, locate
 from .overrides import OverrideStore
-from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest, path_for
+from .pool import Compiler
+from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest, CompileResult, Stage, path_for
 
 
 @dataclass(frozen=True)
@@ -69,8 +72,9 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
 class _Trip:
     """One task's mutable state while the loop runs; frozen into a CompiledTask at the end."""
 
-    def __init__(self, task: ir.Task, unit: Unit, lower_s: float, target: str = "nvptx"):
-        self.task, self.unit, self.target = task, unit, target
+    def __init__(self, name: str, kernel: str, unit: Unit, target: str, task: ir.Task | None = None,
+                 lower_s: float = 0.0):
+        self.name, self.kernel, self.unit, self.target, self.task = name, kernel, unit, target, task
         self.produced: dict[str, Artifact] = {}
         self.used: dict[str, Artifact] = {}
         self.seconds = {"lower": lower_s}
@@ -78,13 +82,20 @@ class _Trip:
         self.error = self.error_stage = ""
         self.module: TaskModule | None = None
 
+    @classmethod
+    def resume(cls, ct: CompiledTask) -> _Trip:
+        """A compiled task's trip picked up where it ended, to walk further (its own unit of one)."""
+        tr = cls(ct.task, ct.kernel, Unit(ct.task, ct.kernel, ()), ct.target)
+        tr.produced, tr.used, tr.module = dict(ct.produced), dict(ct.used), ct.module
+        return tr
+
 
 class Pipeline:
-    def __init__(self, compiler, cache: PtxCache | None = None, arch: str = DEFAULT_ARCH,
+    def __init__(self, compiler: Compiler, cache: PtxCache | None = None, arch: str = DEFAULT_ARCH,
                  ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None,
                  dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = True,
-                 vector: int = 4, memo: bool = True, default_block: int | None = None, on_task=None,
-                 debug: bool = False):
+                 vector: int = 4, memo: bool = True, default_block: int | None = None,
+                 on_task: Callable[[CompiledTask], None] | None = None, debug: bool = False):
         if mode not in MODES:
             raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
@@ -93,8 +104,8 @@ class Pipeline:
         self.dump_dir, self.mode, self.memo = dump_dir, mode, memo
         self.default_block = default_block
         self.debug = debug  # bounds-check every ndarray access (codegen/debug_checks.py)
-        self.on_task = on_task or (lambda ct: None)
-        self.modules: dict = {}  # (task fingerprint, codegen options) -> TaskModule
+        self.on_task: Callable[[CompiledTask], None] = on_task or (lambda ct: None)
+        self.modules: dict[tuple[str, CodegenOptions], TaskModule] = {}  # (task fingerprint, options) -> module
         # Without the disk tier, a per-session nonce keeps the driver's own compute cache from
         # serving a previous run's SASS (Quadrants does the same).
         self.nonce = None if self.cache.offline else uuid.uuid4().hex[:12]
@@ -103,53 +114,67 @@ class Pipeline:
     def compile(self, tasks: list[ir.Task], target: str, lower_s: dict[str, float] | None = None) -> list[CompiledTask]:
         lower_s = lower_s or {}
         units = group_units(tasks, self.mode)
-        trips = [_Trip(t, u, lower_s.get(t.name, 0.0), target) for u in units for t in u.tasks]
-        for kind in path_for(target, self.mode):
-            stage = STAGES[kind]
-            if stage.where == "app":
-                for tr in trips:
-                    if not tr.error:
-                        self._app_stage(tr, target, kind)
-            else:
-                self._pool_stage(units, trips, target, kind)
+        trips = [_Trip(t.name, t.kernel, u, target, t, lower_s.get(t.name, 0.0)) for u in units for t in u.tasks]
+        self._walk(units, trips, target, path_for(target, self.mode))
         return [self._finish(tr, target) for tr in trips]
 
-    def _app_stage(self, tr: _Trip, target: str, kind: str):
+    def optimised_ll(self, ct: CompiledTask) -> str:
+        """The task's LLVM IR in use (its override included) after the optimisation its code stage
+        runs: the `opt_ll` stage walked from where the compile ended, in the pool, never cached."""
+        if "ll" not in ct.used or ct.module is None:
+            return f"; {ct.task} has no LLVM IR to optimise" + (f": {ct.error}" if ct.error else "")
+        tr = _Trip.resume(ct)
+        self._walk([tr.unit], [tr], ct.target, ("opt_ll",))
+        art = tr.produced.get("opt_ll")
+        return art.text if art is not None and not tr.error else f"; optimisation failed: {tr.error}"
+
+    def _walk(self, units: list[Unit], trips: list[_Trip], target: str, kinds: tuple[str, ...]) -> None:
+        for kind in kinds:
+            stage = STAGES[kind]
+            if stage.codegen is not None:
+                for tr in trips:
+                    if not tr.error:
+                        self._codegen_stage(tr, target, stage)
+            else:
+                self._pool_stage(units, trips, target, stage)
+
+    def _codegen_stage(self, tr: _Trip, target: str, stage: Stage) -> None:
+        assert tr.task is not None, "codegen starts from the task's IR"
         t0 = time.perf_counter()
         try:
-            tr.module, tier = self._codegen(tr.task, target)
+            tr.module, tier = self._codegen(stage, tr.task, target)
         except Exception as e:  # noqa: BLE001 - CodegenError, or a codegen bug: either way, this task
             tr.error = str(e) if isinstance(e, CodegenError) else (
                 f"internal codegen error ({type(e).__name__}: {e}) in {tr.task.file}:{tr.task.lines[0]}; please report it")
-            tr.error_stage = kind
+            tr.error_stage = stage.kind
             return
         tr.seconds["codegen"] = time.perf_counter() - t0
         tr.log += tr.module.log
-        art = Artifact(kind, tr.module.text.encode(), tier, seconds=tr.seconds["codegen"])
-        self._hand_on(tr.task.name, kind, art, [tr])
+        art = Artifact(stage.kind, tr.module.text.encode(), tier, seconds=tr.seconds["codegen"])
+        self._hand_on(tr.name, stage.kind, art, [tr])
 
-    def _pool_stage(self, units: list[Unit], trips: list[_Trip], target: str, kind: str):
+    def _pool_stage(self, units: list[Unit], trips: list[_Trip], target: str, stage: Stage) -> None:
+        kind, src = stage.kind, stage.source
         by_unit: dict[str, list[_Trip]] = {}
         for tr in trips:
             by_unit.setdefault(tr.unit.name, []).append(tr)
-        pending = []
+        pending: list[tuple[Unit, list[_Trip], CompileRequest, str]] = []
         for u in units:
             group = by_unit[u.name]
             failed = next((tr for tr in group if tr.error), None)
             if failed is not None:
                 for tr in group:
                     if not tr.error:
-                        tr.error, tr.error_stage = f"{failed.task.name}: {failed.error}", failed.error_stage
+                        tr.error, tr.error_stage = f"{failed.name}: {failed.error}", failed.error_stage
                 continue
-            src = STAGES[kind].source
             texts = tuple(tr.used[src].text for tr in group)
-            mods = [tr.module for tr in group]
+            mods = [tr.module for tr in group if tr.module is not None]
             req = CompileRequest(u.name, target, texts, tuple(m.entry for m in mods), self.arch, self.ptx_isa, 3,
                                  libdevice_path() if any(m.needs_libdevice for m in mods) and src == "ll" else None,
-                                 any(m.fast_math for m in mods), emit="cubin" if kind == "cubin" else "code")
+                                 any(m.fast_math for m in mods), stage=kind)
             t0 = time.perf_counter()
-            key = cache_key(req)
-            data, tier = self.cache.get(key, PtxCache.namespace(req))
+            key = cache_key(req) if stage.cached else ""
+            data, tier = self.cache.get(key, PtxCache.namespace(req)) if stage.cached else (None, "")
             for tr in group:
                 tr.seconds["cache"] = time.perf_counter() - t0
             if data is not None:
@@ -160,8 +185,8 @@ class Pipeline:
             return
         t0 = time.perf_counter()
 
-        def keep(i, res):  # on disk as soon as it is done: a killed compile keeps what it finished
-            if res.ok:
+        def keep(i: int, res: CompileResult) -> None:  # on disk as soon as it is done: a killed compile keeps what it finished
+            if res.ok and stage.cached:
                 _, _, req, key = pending[i]
                 self.cache.put(key, PtxCache.namespace(req), res.output)
         results = self.compiler.compile([req for _, _, req, _ in pending], on_done=keep)
@@ -172,7 +197,7 @@ class Pipeline:
                 tr.seconds[kind] = secs
                 tr.log += res.log
             if not res.ok:
-                err = self._locate(res.error, group, STAGES[kind].source)
+                err = self._locate(res.error, group, src)
                 for tr in group:
                     tr.error, tr.error_stage = err, kind
                 continue
@@ -187,8 +212,8 @@ class Pipeline:
         for tr in group:
             art = tr.used[src]
             edited = art.origin != "generated"
-            label = art.path if edited else f"{tr.task.name}{STAGES[src].dump_suffix} (generated)"
-            sources.append(Source(tr.task.name, label, art.text, edited))
+            label = art.path if edited else f"{tr.name}{STAGES[src].dump_suffix} (generated)"
+            sources.append(Source(tr.name, label, art.text, edited))
         err = locate(error, sources)
         edits = [s.label for s in sources if s.edited]
         if edits:
@@ -196,7 +221,7 @@ class Pipeline:
                     f"Fix the file, or revert the override.")
         return err
 
-    def _hand_on(self, name: str, kind: str, produced: Artifact, group: list[_Trip]):
+    def _hand_on(self, name: str, kind: str, produced: Artifact, group: list[_Trip]) -> None:
         """Dump what the stage produced, then let an override or a load folder take its place."""
         if self.dump_dir and STAGES[kind].dump_suffix:
             dump_artifact(self.dump_dir, name, STAGES[kind].dump_suffix, produced.data)
@@ -240,20 +265,22 @@ class Pipeline:
             if final == "ptx" and art.origin == "generated" and self.nonce:
                 tag = f"// qdexplorer session nonce {self.nonce}\n".encode()
                 loaded = loaded if loaded.startswith(tag) else tag + loaded
-        ct = CompiledTask(tr.task.name, tr.task.kernel, target, self.arch, link_unit(tr.task, tr.unit, self.mode),
+        assert tr.task is not None, "a compile's trips start from the task's IR"
+        ct = CompiledTask(tr.name, tr.kernel, target, self.arch, link_unit(tr.task, tr.unit, self.mode),
                           launch_spec(tr.task, tr.module, self.default_block), tr.produced, tr.used, loaded,
                           tr.seconds, tuple(tr.log), tr.error, tr.error_stage, tr.module)
         self.on_task(ct)
         return ct
 
     # ---- the ll stage's producer, memoised on the task's fingerprint
-    def _codegen(self, task: ir.Task, target: str) -> tuple[TaskModule, str]:
+    def _codegen(self, stage: Stage, task: ir.Task, target: str) -> tuple[TaskModule, str]:
         fast = self.fast_math if task.fast_math is None else task.fast_math  # @qd.kernel(fast_math=...) wins
         opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector, self.debug)
         key = (task.fingerprint, opts) if task.fingerprint and self.memo else None
         if key is not None and key in self.modules:
             return self.modules[key], "memo"
-        tm = build_task_module(task, opts)
+        assert stage.codegen is not None
+        tm = stage.codegen(task, opts)
         if key is not None:
             self.modules[key] = tm
         return tm, "codegen"

@@ -11,29 +11,42 @@ import os
 import pickle
 import subprocess
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from typing import Protocol
 
 from ..runtime.orphan_guard import die_with_parent
-from .stages import CompileRequest, CompileResult, compile_module
+from .stages import CompileRequest, CompileResult, _llvm, run_stage
 
-_ISOLATED = ("import pickle, sys; from qdexplorer.compiler.stages import compile_module; "
-             "r = compile_module(pickle.load(sys.stdin.buffer)); sys.stdout.buffer.write(pickle.dumps(r))")
+_ISOLATED = ("import pickle, sys; from qdexplorer.compiler.stages import run_stage; "
+             "r = run_stage(pickle.load(sys.stdin.buffer)); sys.stdout.buffer.write(pickle.dumps(r))")
+
+OnDone = Callable[[int, CompileResult], None]
+
+
+class Compiler(Protocol):
+    """Where the pipeline's pooled stages run: results in request order, `on_done(i, result)` as
+    each one finishes, so a caller can keep (cache) finished work even if a compile is killed."""
+
+    def compile(self, reqs: list[CompileRequest], on_done: OnDone | None = None) -> list[CompileResult]: ...
+    def close(self) -> None: ...
 
 
 class InlineCompiler:
     """Compiles in this process: for scripts and quick tests, like Quadrants does."""
     name = "inline"
 
-    def compile(self, reqs: list[CompileRequest], on_done=None) -> list[CompileResult]:
+    def compile(self, reqs: list[CompileRequest], on_done: OnDone | None = None) -> list[CompileResult]:
         out = []
         for i, r in enumerate(reqs):
-            out.append(compile_module(r))
+            out.append(run_stage(r))
             if on_done is not None:
                 on_done(i, out[-1])
         return out
 
-    def close(self):
+    def close(self) -> None:
         pass
 
 
@@ -51,47 +64,45 @@ class CompilePool:
                                            initializer=die_with_parent)  # no orphans if the app is killed
         return self._ex
 
-    def warm(self):
+    def warm(self) -> None:
         """Start every worker now (so a first compile does not pay the spawn)."""
         ex = self._executor()
         list(ex.map(_warm_sleep, range(self.workers)))
 
-    def compile(self, reqs: list[CompileRequest], on_done=None) -> list[CompileResult]:
+    def compile(self, reqs: list[CompileRequest], on_done: OnDone | None = None) -> list[CompileResult]:
         """Results in request order; `on_done(i, result)` is called as each one finishes, so a
         caller can keep (cache) finished work even if this compile is killed halfway."""
         if not reqs:
             return []
         ex = self._executor()
-        futures = {ex.submit(compile_module, r): i for i, r in enumerate(reqs)}
-        out: list[CompileResult | None] = [None] * len(reqs)
+        futures: dict[Future[CompileResult], int] = {ex.submit(run_stage, r): i for i, r in enumerate(reqs)}
+        done: dict[int, CompileResult] = {}
         broken = False
         for f in as_completed(futures):
             try:
-                out[futures[f]] = f.result()
+                done[futures[f]] = res = f.result()
             except BrokenProcessPool:
                 broken = True
                 continue
             if on_done is not None:
-                on_done(futures[f], out[futures[f]])
+                on_done(futures[f], res)
         if broken:
-            self._ex.shutdown(wait=False, cancel_futures=True)
+            ex.shutdown(wait=False, cancel_futures=True)
             self._ex = None
             for i, q in enumerate(reqs):
-                if out[i] is None:
-                    out[i] = compile_isolated(q)
+                if i not in done:
+                    done[i] = res = compile_isolated(q)
                     if on_done is not None:
-                        on_done(i, out[i])
-        return out  # type: ignore[return-value]
+                        on_done(i, res)
+        return [done[i] for i in range(len(reqs))]
 
-    def close(self):
+    def close(self) -> None:
         if self._ex is not None:
             self._ex.shutdown(wait=True, cancel_futures=True)
             self._ex = None
 
 
-def _warm_sleep(_):
-    import time
-    from .stages import _llvm
+def _warm_sleep(_: int) -> int:
     _llvm()
     time.sleep(0.05)  # keep each worker busy long enough that every worker gets one
     return os.getpid()
@@ -113,7 +124,7 @@ def compile_isolated(req: CompileRequest, timeout: float = 600) -> CompileResult
                          log=err[-20:])
 
 
-def _child_env():
+def _child_env() -> dict[str, str]:
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")

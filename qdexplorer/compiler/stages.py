@@ -1,24 +1,33 @@
-"""The compile stages, as data: a table keyed by output kind, and the functions behind it.
+"""The compile stages, as data: a table keyed by output kind, holding the function of each stage.
 
-    Task IR ──ll──▶ LLVM module text ──ptx──▶ PTX text          (target nvptx)
-                                     ──obj──▶ host object file   (target host)
+    Task IR ──ll──▶ LLVM module text ──ptx──▶ PTX text ──cubin──▶ relocatable cubin (culink)
+                                     ──obj──▶ host object file
                                      ──opt_ll─▶ optimised LLVM    (on demand, for reading)
 
 `compiler.pipeline` walks a target's path through this table and applies cache, override,
 dump and load the same way at every stage. The `ll` stage is pure Python (codegen) and runs in
-the app process; the LLVM stages abort the whole process on some inputs ("LLVM ERROR: Cannot
-select"), which is why `compile_module` only ever runs in a spawned pool worker (or a throwaway
-subprocess), never in the app process. Inputs and outputs are plain picklable dataclasses.
+the app process; the others run in a spawned pool worker (or a throwaway subprocess), never in
+the app process, since LLVM aborts the whole process on some inputs ("LLVM ERROR: Cannot
+select"). A pooled stage's request names its stage, and `run_stage` looks its function up here.
+Inputs and outputs are plain picklable dataclasses.
 """
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from ..codegen.task_module import CodegenOptions, TaskModule, build_task_module
+from ..lang import ir
+from . import ptxas
 from .libdevice import libdevice_subset
 
 DEFAULT_ARCH = "sm_90"
 DEFAULT_PTX_ISA = "ptx85"
+
+
+CODE_STAGE = {"nvptx": "ptx", "host": "obj"}   # the stage that makes what a target's device loads
 
 
 @dataclass(frozen=True)
@@ -32,8 +41,11 @@ class CompileRequest:
     opt_level: int = 3
     libdevice: str | None = None   # linked when a module calls __nv_* functions
     fast_math: bool = False
-    emit: str = "code"             # 'code': PTX or object; 'll': the optimised module text (not cached);
-                                   # 'cubin': texts are PTX, assembled by ptxas to a relocatable cubin
+    stage: str = ""                # the pooled stage to run (a key of STAGES); '' = the target's code stage
+
+    def __post_init__(self) -> None:
+        if not self.stage:
+            object.__setattr__(self, "stage", CODE_STAGE[self.target])
 
 
 @dataclass
@@ -41,10 +53,10 @@ class CompileResult:
     task: str
     target: str
     ok: bool
-    output: bytes = b""            # PTX text (utf-8, no NUL) or host object file
+    output: bytes = b""            # PTX text (utf-8, no NUL), a host object file, a cubin, or LLVM IR text
     error: str = ""
     log: list[str] = field(default_factory=list)
-    seconds: dict = field(default_factory=dict)  # stage → seconds (parse, link, opt, emit)
+    seconds: dict[str, float] = field(default_factory=dict)  # step → seconds (parse, link, opt, emit, ptxas)
 
     @property
     def ptx(self) -> str:
@@ -54,7 +66,7 @@ class CompileResult:
 _llvm_ready = False
 
 
-def _llvm():
+def _llvm() -> Any:
     global _llvm_ready
     from llvmlite import binding as llvm
     if not _llvm_ready:
@@ -66,63 +78,65 @@ def _llvm():
     return llvm
 
 
-def llvm_binding():
+def llvm_binding() -> Any:
     """llvmlite's binding with every target initialised (the CPU backend's JIT needs it too)."""
     return _llvm()
 
 
-def host_target_machine(opt_level=3):
+def host_target_machine(opt_level: int = 3) -> Any:
     llvm = _llvm()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
                                         opt=opt_level, reloc="pic", codemodel="default")
 
 
+def _optimised(llvm: Any, req: CompileRequest, res: CompileResult) -> tuple[Any, Any]:
+    """Parse, link (libdevice, other task modules), internalise helpers, optimise: (module, target machine)."""
+    t = time.perf_counter()
+    mods = [_parse(llvm, text, entry) for text, entry in zip(req.texts, req.entries)]
+    mod = mods[0]
+    for other in mods[1:]:
+        mod.link_in(other)
+    res.seconds["parse"] = time.perf_counter() - t
+    t = time.perf_counter()
+    if req.target == "nvptx":
+        tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
+            cpu=req.arch, features=f"+{req.ptx_isa}", opt=req.opt_level)
+        wanted = sorted(f.name for f in mod.functions if f.name.startswith("__nv_") and f.is_declaration)
+        if wanted:
+            if not req.libdevice:
+                raise RuntimeError("this module calls libdevice (__nv_*) but no libdevice path was given")
+            mod.link_in(libdevice_subset(llvm, req.libdevice, wanted, tm))  # only what the task calls
+            res.log.append(f"linked libdevice: {req.libdevice} ({', '.join(wanted)} and their callees)")
+    else:
+        tm = host_target_machine(req.opt_level)
+        mod.triple = llvm.get_process_triple()
+    mod.data_layout = str(tm.target_data)
+    keep = set(req.entries)
+    for f in mod.functions:
+        if not f.is_declaration and f.name not in keep:
+            f.linkage = "internal"
+    for g in mod.global_variables:
+        if not g.is_declaration:
+            g.linkage = "internal"
+    mod.verify()
+    res.seconds["link"] = time.perf_counter() - t
+    t = time.perf_counter()
+    pto = llvm.create_pipeline_tuning_options(speed_level=req.opt_level)
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+    res.seconds["opt"] = time.perf_counter() - t
+    return mod, tm
+
+
 def compile_module(req: CompileRequest) -> CompileResult:
-    """Parse, link (libdevice, other task modules), internalise helpers, optimise, emit."""
-    if req.emit == "cubin":
-        return assemble_cubin(req)
+    """The `ptx` and `obj` stages: the optimised module emitted as PTX text or a host object file."""
     llvm = _llvm()
     res = CompileResult(req.task, req.target, ok=False)
-    t = time.perf_counter()
     try:
-        mods = [_parse(llvm, text, entry) for text, entry in zip(req.texts, req.entries)]
-        mod = mods[0]
-        for other in mods[1:]:
-            mod.link_in(other)
-        res.seconds["parse"] = time.perf_counter() - t
+        mod, tm = _optimised(llvm, req, res)
         t = time.perf_counter()
         if req.target == "nvptx":
-            tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
-                cpu=req.arch, features=f"+{req.ptx_isa}", opt=req.opt_level)
-            wanted = sorted(f.name for f in mod.functions if f.name.startswith("__nv_") and f.is_declaration)
-            if wanted:
-                if not req.libdevice:
-                    raise RuntimeError("this module calls libdevice (__nv_*) but no libdevice path was given")
-                mod.link_in(libdevice_subset(llvm, req.libdevice, wanted, tm))  # only what the task calls
-                res.log.append(f"linked libdevice: {req.libdevice} ({', '.join(wanted)} and their callees)")
-        else:
-            tm = host_target_machine(req.opt_level)
-            mod.triple = llvm.get_process_triple()
-        mod.data_layout = str(tm.target_data)
-        keep = set(req.entries)
-        for f in mod.functions:
-            if not f.is_declaration and f.name not in keep:
-                f.linkage = "internal"
-        for g in mod.global_variables:
-            if not g.is_declaration:
-                g.linkage = "internal"
-        mod.verify()
-        res.seconds["link"] = time.perf_counter() - t
-        t = time.perf_counter()
-        pto = llvm.create_pipeline_tuning_options(speed_level=req.opt_level)
-        pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
-        res.seconds["opt"] = time.perf_counter() - t
-        t = time.perf_counter()
-        if req.emit == "ll":
-            res.output = str(mod).encode()
-        elif req.target == "nvptx":
             res.output = tm.emit_assembly(mod).replace("\x00", "").encode()
         else:
             res.output = tm.emit_object(mod)
@@ -133,11 +147,22 @@ def compile_module(req: CompileRequest) -> CompileResult:
     return res
 
 
+def optimise_module(req: CompileRequest) -> CompileResult:
+    """The `opt_ll` stage: the module as the code stage optimises it, as LLVM IR text, for reading."""
+    llvm = _llvm()
+    res = CompileResult(req.task, req.target, ok=False)
+    try:
+        mod, _ = _optimised(llvm, req, res)
+        res.output, res.ok = str(mod).encode(), True
+    except Exception as e:  # noqa: BLE001 - as compile_module
+        res.error = f"{type(e).__name__}: {e}".strip()
+    return res
+
+
 def assemble_cubin(req: CompileRequest) -> CompileResult:
     """The `cubin` stage: `ptxas -c -arch=<arch>` of one unit's PTX, a relocatable cubin for cuLink.
 
     Runs in the pool like the LLVM stages (ptxas is a subprocess; the pool keeps cores busy)."""
-    from . import ptxas
     res = CompileResult(req.task, req.target, ok=False)
     t = time.perf_counter()
     if len(req.texts) != 1:
@@ -157,7 +182,7 @@ def assemble_cubin(req: CompileRequest) -> CompileResult:
     return res
 
 
-def _parse(llvm, text, entry):
+def _parse(llvm: Any, text: str, entry: str) -> Any:
     """Parse one module text; a parse error names it `<entry>` (compiler.ll_errors maps that to its file)."""
     try:
         return llvm.parse_assembly(text)
@@ -167,19 +192,22 @@ def _parse(llvm, text, entry):
 
 @dataclass(frozen=True)
 class Stage:
-    kind: str            # what it produces: 'll' | 'ptx' | 'obj'
-    source: str          # what it consumes: 'task_ir' | 'll'
-    where: str           # 'app': pure Python here; 'pool': LLVM in a spawned worker
-    cached: bool         # results kept in the PtxCache (memory + disk tiers)
-    dump_suffix: str     # Quadrants' dump name: <task><suffix>; '' = not dumped
-    per: str             # 'task' (one artifact per task) or 'unit' (per compile unit)
+    """One step of a path: what it makes, from what, and the one function that makes it, either
+    `codegen` (pure Python, in the app process, per task) or `pooled` (in a pool worker)."""
+    kind: str                      # what it produces (a key of an artifact map)
+    source: str                    # the kind it consumes ('task_ir': the task itself)
+    codegen: Callable[[ir.Task, CodegenOptions], TaskModule] | None = None
+    pooled: Callable[[CompileRequest], CompileResult] | None = None
+    cached: bool = False           # results kept in the PtxCache (memory + disk tiers)
+    dump_suffix: str = ""          # Quadrants' dump name: <task><suffix>; '' = not dumped
 
 
 STAGES: dict[str, Stage] = {
-    "ll": Stage("ll", "task_ir", "app", False, "_before_ptx.ll", "task"),
-    "ptx": Stage("ptx", "ll", "pool", True, ".ptx", "unit"),
-    "obj": Stage("obj", "ll", "pool", True, "", "unit"),
-    "cubin": Stage("cubin", "ptx", "pool", True, "", "unit"),   # assembly mode 'culink' only
+    "ll": Stage("ll", "task_ir", codegen=build_task_module, dump_suffix="_before_ptx.ll"),
+    "ptx": Stage("ptx", "ll", pooled=compile_module, cached=True, dump_suffix=".ptx"),
+    "obj": Stage("obj", "ll", pooled=compile_module, cached=True),
+    "cubin": Stage("cubin", "ptx", pooled=assemble_cubin, cached=True),   # assembly mode 'culink' only
+    "opt_ll": Stage("opt_ll", "ll", pooled=optimise_module),              # on demand, for reading
 }
 
 # A target's path; "<target>:<mode>" where an assembly mode walks further (culink: ptxas to cubins).
@@ -189,3 +217,11 @@ PATHS: dict[str, tuple[str, ...]] = {"nvptx": ("ll", "ptx"), "host": ("ll", "obj
 
 def path_for(target: str, mode: str) -> tuple[str, ...]:
     return PATHS.get(f"{target}:{mode}", PATHS[target])
+
+
+def run_stage(req: CompileRequest) -> CompileResult:
+    """What a pool worker runs: the function of the stage the request names."""
+    fn = STAGES[req.stage].pooled
+    if fn is None:
+        return CompileResult(req.task, req.target, ok=False, error=f"stage {req.stage!r} does not run in the pool")
+    return fn(req)
