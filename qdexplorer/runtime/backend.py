@@ -1,4 +1,7 @@
-"""The contract every backend fulfils, CPU and CUDA alike, so callers never probe with getattr."""
+"""The contract every backend fulfils, CPU and CUDA alike, so callers never probe with getattr.
+
+A leaf: the backends import it, and `backends.make_backend` picks one.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -45,12 +48,3 @@ class Backend(Protocol):
     def sync(self) -> None: ...
     def close(self) -> None: ...
 
-
-def make_backend(name: str, **opts) -> Backend:
-    if name == "cpu":
-        from .cpu import CpuBackend
-        return CpuBackend(threads=opts.get("threads"))
-    if name == "cuda":
-        from .cuda.backend import CudaBackend
-        return CudaBackend(device=opts.get("device", 0))
-    raise ValueError(f"unknown backend {name!r} (cpu or cuda)")

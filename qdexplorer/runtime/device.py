@@ -12,7 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from .backend import Backend, Prepared, make_backend
+from .backend import Backend, Prepared
+from .backends import make_backend
 from .device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
 from .faults import DeviceFault, Fault
 from .launch import LaunchTiming
