@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..codegen.task_module import TaskModule
-from ..runtime.launch import LaunchSpec
+from ..machine.launch_spec import LaunchSpec
 
 
 def sha256(data: bytes | str) -> str:

@@ -17,14 +17,15 @@ from dataclasses import dataclass
 from ..codegen.math_lib import libdevice_path
 from ..codegen.task_module import CodegenError, CodegenOptions, TaskModule
 from ..lang import ir
-from ..runtime.launch import ArgSlot, LaunchSpec
+from ..machine.arch import DEFAULT_ARCH, DEFAULT_PTX_ISA
+from ..machine.launch_spec import ArgSlot, LaunchSpec
 from .artifacts import Artifact, CompiledTask, sha256
 from .cache import PtxCache, cache_key
 from .dump import dump_artifact
 from .ll_errors import Source, locate
 from .overrides import OverrideStore
 from .pool import Compiler
-from .stages import DEFAULT_ARCH, DEFAULT_PTX_ISA, PATHS, STAGES, CompileRequest, CompileResult, Stage, path_for
+from .stages import PATHS, STAGES, CompileRequest, CompileResult, Stage, path_for
 
 
 @dataclass(frozen=True)

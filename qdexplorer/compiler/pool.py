@@ -17,8 +17,9 @@ from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
-from ..runtime.orphan_guard import die_with_parent
-from .stages import CompileRequest, CompileResult, _llvm, run_stage
+from ..machine.llvm_binding import llvm_binding
+from ..machine.orphan_guard import die_with_parent
+from .stages import CompileRequest, CompileResult, run_stage
 
 _ISOLATED = ("import pickle, sys; from qdexplorer.compiler.stages import run_stage; "
              "r = run_stage(pickle.load(sys.stdin.buffer)); sys.stdout.buffer.write(pickle.dumps(r))")
@@ -103,7 +104,7 @@ class CompilePool:
 
 
 def _warm_sleep(_: int) -> int:
-    _llvm()
+    llvm_binding()
     time.sleep(0.05)  # keep each worker busy long enough that every worker gets one
     return os.getpid()
 

@@ -20,11 +20,11 @@ from typing import Any
 
 from ..codegen.task_module import CodegenOptions, TaskModule, build_task_module
 from ..lang import ir
+from ..machine.arch import DEFAULT_ARCH, DEFAULT_PTX_ISA
+from ..machine.llvm_binding import llvm_binding
 from . import ptxas
 from .libdevice import libdevice_subset
 
-DEFAULT_ARCH = "sm_90"
-DEFAULT_PTX_ISA = "ptx85"
 
 
 CODE_STAGE = {"nvptx": "ptx", "host": "obj"}   # the stage that makes what a target's device loads
@@ -63,28 +63,11 @@ class CompileResult:
         return self.output.decode() if self.target == "nvptx" else ""
 
 
-_llvm_ready = False
-
-
-def _llvm() -> Any:
-    global _llvm_ready
-    from llvmlite import binding as llvm
-    if not _llvm_ready:
-        llvm.initialize_all_targets()
-        llvm.initialize_all_asmprinters()
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        _llvm_ready = True
-    return llvm
-
-
-def llvm_binding() -> Any:
-    """llvmlite's binding with every target initialised (the CPU backend's JIT needs it too)."""
-    return _llvm()
+_llvm = llvm_binding   # the name tests/codegen and benchmarks/libdevice_link.py import
 
 
 def host_target_machine(opt_level: int = 3) -> Any:
-    llvm = _llvm()
+    llvm = llvm_binding()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(),
                                         opt=opt_level, reloc="pic", codemodel="default")
@@ -131,7 +114,7 @@ def _optimised(llvm: Any, req: CompileRequest, res: CompileResult) -> tuple[Any,
 
 def compile_module(req: CompileRequest) -> CompileResult:
     """The `ptx` and `obj` stages: the optimised module emitted as PTX text or a host object file."""
-    llvm = _llvm()
+    llvm = llvm_binding()
     res = CompileResult(req.task, req.target, ok=False)
     try:
         mod, tm = _optimised(llvm, req, res)
@@ -149,7 +132,7 @@ def compile_module(req: CompileRequest) -> CompileResult:
 
 def optimise_module(req: CompileRequest) -> CompileResult:
     """The `opt_ll` stage: the module as the code stage optimises it, as LLVM IR text, for reading."""
-    llvm = _llvm()
+    llvm = llvm_binding()
     res = CompileResult(req.task, req.target, ok=False)
     try:
         mod, _ = _optimised(llvm, req, res)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from .launch import LaunchSpec, LaunchTiming
+from ..machine.launch_spec import LaunchSpec
+from .launch import LaunchTiming
 
 
 @dataclass

@@ -16,7 +16,9 @@ import numpy as np
 
 from .backend import Prepared
 from .debug import check_record, new_record
-from .launch import LaunchSpec, LaunchTiming
+from ..machine.launch_spec import LaunchSpec
+from ..machine.llvm_binding import llvm_binding
+from .launch import LaunchTiming
 
 _CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
            "f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
@@ -28,7 +30,6 @@ class CpuBackend:
     name = "cpu"
 
     def __init__(self, threads: int | None = None):
-        from ..compiler.stages import llvm_binding
         self.llvm = llvm_binding()
         libm = ctypes.util.find_library("m")
         if libm:

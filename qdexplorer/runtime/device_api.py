@@ -10,7 +10,8 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from .launch import LaunchSpec, LaunchTiming
+from ..machine.launch_spec import LaunchSpec
+from .launch import LaunchTiming
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Which backend runs, and which code target and SM arch it needs: one choice, made in one place."""
 from __future__ import annotations
 
-from ..compiler.stages import DEFAULT_ARCH
 from ..lang.errors import QdError
+from ..machine.arch import DEFAULT_ARCH
 from .cuda.detect import cuda_status
 
 TARGET = {"cpu": "host", "cuda": "nvptx"}

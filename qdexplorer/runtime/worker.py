@@ -18,12 +18,12 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ..lang.errors import QdRuntimeError
+from ..machine.orphan_guard import die_with_parent
 from .device import LocalDevice
 from .device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
 from .faults import Fault, WorkerFault, describe_exit
 from .messages import (CheckpointMsg, ExitMsg, Failed, Faulted, HaltMsg, LoadMsg, Ok, Ready, Reply, Request,
                        RunMsg, TimingsMsg, UnloadMsg, Work)
-from .orphan_guard import die_with_parent
 from .serve import serve
 from .shared_arrays import SharedArrays
 

@@ -206,11 +206,11 @@ def test_script_call_on_cuda(cuda):
 
 def test_launch_grid_follows_quadrants():
     from qdexplorer.runtime.cuda.backend import CudaBackend
-    from qdexplorer.runtime.launch import LaunchSpec
+    from qdexplorer.machine.launch_spec import LaunchSpec
     be = CudaBackend()
     try:
         spec = LaunchSpec("t", "k", "range_for", (), block_dim=None, vector=1)
-        assert be.block_of(spec) == 128
+        assert spec.block == 128
         assert be.grid_of(spec, 1000) == 8
         assert be.grid_of(spec, 1 << 30) == be.sm_count * be.max_blocks_per_sm * 2
         assert be.grid_of(LaunchSpec("t", "k", "serial", ()), 10) == 1

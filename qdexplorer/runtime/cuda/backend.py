@@ -4,9 +4,10 @@ Assembly modes (see docs/assembly_modes.md): per_task (B) loads one PTX module p
 the composite; whole loads one PTX module per kernel; culink (A) links a kernel's relocatable
 cubins (ptxas, offline) into one module with cuLink (`load_linked`, `culink.py`).
 
-Launch configuration follows Quadrants: block_dim from `qd.loop_config` or 128; a range task
-gets min(ceil(n / block), saturating grid) blocks, where the saturating grid is
-SM count × max resident blocks per SM × 2, and the task itself grid-strides; serial tasks 1×1.
+Launch configuration follows Quadrants: `LaunchSpec.block` threads per block (block_dim from
+`qd.loop_config`, or 128); a range task gets min(ceil(n / block), saturating grid) blocks, where
+the saturating grid is SM count × max resident blocks per SM × 2, and the task itself
+grid-strides; serial tasks 1×1.
 """
 from __future__ import annotations
 
@@ -20,12 +21,12 @@ from cuda.bindings import driver as cu
 from ...lang.device_array import NO_STREAM, DeviceArray
 from ..backend import Prepared
 from ..debug import RECORD_WORDS, check_record, new_record
-from ..launch import LaunchSpec, LaunchTiming
+from ...machine.launch_spec import LaunchSpec
+from ..launch import LaunchTiming
 from .composite import CompositeModule
 from .culink import link_cubins
 from .driver import CudaError, check
 
-DEFAULT_BLOCK = 128
 _CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
        "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
        "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
@@ -141,7 +142,7 @@ class CudaBackend:
         A = cu.CUfunction_attribute
         g = lambda a: check("cuFuncGetAttribute", cu.cuFuncGetAttribute(a, f))  # noqa: E731
         spec = self.specs[task]
-        block = self.block_of(spec)
+        block = spec.block
         active = check("cuOccupancyMaxActiveBlocksPerMultiprocessor",
                        cu.cuOccupancyMaxActiveBlocksPerMultiprocessor(f, block, 0))
         return {"registers": g(A.CU_FUNC_ATTRIBUTE_NUM_REGS),
@@ -153,15 +154,10 @@ class CudaBackend:
                 "jit_log": self.logs.get(task, "")}
 
     # ---- launch configuration
-    def block_of(self, spec: LaunchSpec) -> int:
-        if spec.serial:
-            return 1
-        return spec.block_dim or DEFAULT_BLOCK
-
     def grid_of(self, spec: LaunchSpec, n: int) -> int:
         if spec.serial:
             return 1
-        block = self.block_of(spec)
+        block = spec.block
         threads = -(-n // max(1, spec.vector))
         return max(0, min(-(-threads // block), self.saturating_grid))
 
@@ -263,7 +259,7 @@ class CudaBackend:
             keep.append(ctypes.c_uint64(int(rec)))
         arr = (ctypes.c_void_p * max(1, len(keep)))(*[ctypes.addressof(x) for x in keep])
         n = prepared.trips[spec.task]
-        entry = (ctypes.addressof(arr), (arr, keep), self.grid_of(spec, n), self.block_of(spec))
+        entry = (ctypes.addressof(arr), (arr, keep), self.grid_of(spec, n), spec.block)
         prepared.params[spec.task] = entry
         return entry
 
@@ -294,7 +290,7 @@ class CudaBackend:
             block = self._blocks[spec.task] = (layout, fmt, buf, arr)
         _, fmt, buf, arr = block
         fmt.pack_into(buf, 0, *values)
-        entry = (ctypes.addressof(arr), block, self.grid_of(spec, prepared.trips[spec.task]), self.block_of(spec))
+        entry = (ctypes.addressof(arr), block, self.grid_of(spec, prepared.trips[spec.task]), spec.block)
         prepared.params[spec.task] = entry
         return entry
 
