@@ -18,6 +18,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .occupancy import occupancy
+
 TOOLKIT_GLOBS = ["/usr/local/cuda*/bin", "/opt/cuda*/bin"]
 TIMEOUT_S = 120  # a huge PTX can take ptxas a while; a hung one must not hang the caller
 INSTALL_HINT = ("ptxas not found: install a CUDA toolkit, put its bin folder on PATH or set CUDA_HOME, "
@@ -215,7 +217,6 @@ def task_resources(ptx: str, task: str, block: int, arch: str | None = None) -> 
     active_blocks_per_sm, occupancy) plus spill_bytes, limited_by and source="ptxas"; `error` when
     ptxas refused the PTX (with the diagnostics under "diagnostics").
     """
-    from .occupancy import occupancy
     rep = validate(ptx, arch)
     if not rep.ok:
         return {"source": "ptxas", "arch": rep.arch, "error": "; ".join(map(str, rep.errors)) or "ptxas failed",
