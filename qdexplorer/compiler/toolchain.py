@@ -10,7 +10,9 @@ import functools
 import hashlib
 from pathlib import Path
 
-_PACKAGES = ("codegen", "compiler", "lang")  # lang: the IR the code generator reads
+import llvmlite
+
+_PACKAGES = ("codegen", "compiler", "lang", "machine")  # lang: the IR codegen reads; machine: LLVM set-up, arch
 
 
 @functools.lru_cache(maxsize=1)
@@ -26,5 +28,4 @@ def source_hash() -> str:
 
 
 def toolchain_identity() -> str:
-    import llvmlite
     return f"llvmlite={llvmlite.__version__};qdexplorer-src={source_hash()}"

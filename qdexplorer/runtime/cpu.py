@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import platform
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -72,7 +73,6 @@ class CpuBackend:
         return task in self.modules
 
     def info(self) -> dict:
-        import platform
         return {"backend": "cpu", "device": platform.processor() or platform.machine(), "threads": self.threads}
 
     def resources(self, task: str) -> dict:

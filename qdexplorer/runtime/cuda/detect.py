@@ -61,7 +61,7 @@ def probe_here() -> CudaStatus:
     """Initialise CUDA in this process and describe device 0 (the probe child runs this)."""
     if os.environ.get("QDEXPLORER_DISABLE_CUDA"):
         return CudaStatus(False, "disabled by QDEXPLORER_DISABLE_CUDA")
-    try:
+    try:  # here, not at the top: the app never imports the bindings itself (a probe child does)
         from cuda.bindings import driver as cu
     except Exception as e:  # noqa: BLE001 - cuda-python missing or broken
         return CudaStatus(False, f"cuda-python is not importable: {e}")
