@@ -2,9 +2,11 @@
 
 Quadrants' surface, so a Quadrants kernel ports by changing its import line.
 """
-from .types import (DType, NDArray, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
-                    int8, int16, int32, int64, types, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
-from .field import Field, Ndarray, field, ndarray  # noqa: F401
+from .types import (DType, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
+                    int8, int16, int32, int64, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
+from .qd_types import NDArray, types  # noqa: F401
+from .field import Field, Ndarray  # noqa: F401
+from .alloc import field, ndarray  # noqa: F401
 from .template import template  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401

@@ -1,4 +1,4 @@
-"""`qd.field(...)` and `qd.ndarray(dtype, shape)`: data that lives outside any one kernel call.
+"""Fields and `qd.ndarray`s: data that lives outside any one kernel call (`alloc.py` makes them).
 
 Both are NumPy storage to the engine: a kernel that touches a field gets the field's array as an
 implicit parameter of each task that uses it (so every task module stays self-contained), and a
@@ -26,6 +26,7 @@ from . import runtime_api
 from .device_array import device_array_of
 from .element import Element
 from .errors import QdRuntimeError, QuadrantsIndexError
+from .torch_io import tensor_to_numpy, to_torch
 from .types import DType, as_dtype
 
 I32_MAX = 2**31 - 1
@@ -239,12 +240,10 @@ class _Storage:
     def to_torch(self, device=None, keep_dims: bool = False, copy: bool = True):
         """A PyTorch tensor of the data (on the CPU unless `device` says otherwise), as Quadrants'
         `to_torch`; `copy=False` shares the host storage (see `to_numpy`)."""
-        from .torch_io import to_torch
         return to_torch(self, device, keep_dims, copy)
 
     def from_torch(self, tensor):
         """Copy a PyTorch tensor (on any device, requiring grad or not) into this array."""
-        from .torch_io import tensor_to_numpy
         self.from_numpy(tensor_to_numpy(tensor))
 
     def copy_from(self, other):
@@ -319,27 +318,6 @@ def _caller() -> tuple:
     while f is not None and f.f_code.co_filename.startswith(here):
         f = f.f_back
     return (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
-
-
-def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
-    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes and autodiff are not supported);
-    a vector or matrix dtype (`qd.math.vec3`) makes a field of vectors."""
-    from .vector_types import VectorType
-    if isinstance(dtype, VectorType):
-        return dtype.field(shape, name)
-    if offset is not None:
-        raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
-    if needs_grad:
-        raise NotImplementedError("qd.field(needs_grad=True): autodiff is not supported by qdexplorer")
-    return Field(dtype, shape, name)
-
-
-def ndarray(dtype, shape, **unused) -> Ndarray:
-    """`qd.ndarray(qd.f32, shape=(n,))`: a host-allocated array to pass to kernels."""
-    from .vector_types import VectorType
-    if isinstance(dtype, VectorType):
-        return dtype.ndarray(shape)
-    return Ndarray(dtype, shape)
 
 
 def array_meta(v):

@@ -11,6 +11,9 @@ from __future__ import annotations
 import hashlib
 import types as pytypes
 
+from .func import Func
+from .intrinsics import Intrinsic
+from .source import python_env
 from .types import DType, NdarrayType
 
 
@@ -39,8 +42,6 @@ class TaskMemo:
 
 
 def _value_fp(v, seen: set) -> str:
-    from .kernel import Func
-    from .intrinsics import Intrinsic
     if v is None or isinstance(v, (bool, int, float, str, bytes, complex)):
         return repr(v)
     if isinstance(v, (tuple, list, frozenset)):
@@ -53,7 +54,6 @@ def _value_fp(v, seen: set) -> str:
         if id(v) in seen:
             return f"func:{v.name}:recursive"
         seen.add(id(v))
-        from .source import python_env
         return f"func:{v.name}:{_sha(v.source.segment([v.source.fdef]))}:" + _names_fp(v.fn, python_env(v.fn), seen)
     if isinstance(v, pytypes.ModuleType):
         if v.__name__.startswith("qdx_project_"):  # a project file: its globals may change on reload
@@ -78,7 +78,6 @@ def _sha(s: str) -> str:
 
 def kernel_fingerprint(kernel, spec) -> str:
     """What every task of a kernel depends on besides its own text: specialisation and globals."""
-    from .source import python_env
     return _sha("\x1f".join([kernel.name, repr(spec), _names_fp(kernel.fn, python_env(kernel.fn), set())]))
 
 

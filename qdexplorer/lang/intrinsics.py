@@ -7,6 +7,7 @@ the NumPy equivalent where that makes sense, so helper code can be shared.
 from __future__ import annotations
 
 import builtins as _b
+import itertools as _it
 import math as _m
 
 
@@ -76,15 +77,13 @@ class ndrange:
         self.dims = [(0, d) if isinstance(d, int) else tuple(d) for d in dims]
 
     def __iter__(self):
-        import itertools
-        return iter(itertools.product(*[range(a, b) for a, b in self.dims]))
+        return iter(_it.product(*[range(a, b) for a, b in self.dims]))
 
 
 def _grouped_py(x):
-    import itertools
     if isinstance(x, ndrange):
         return iter(x)
-    return itertools.product(*[range(n) for n in x.shape])
+    return _it.product(*[range(n) for n in x.shape])
 
 
 grouped = Intrinsic("grouped", "grouped", _grouped_py)  # for I in qd.grouped(x): one index vector

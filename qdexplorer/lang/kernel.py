@@ -7,17 +7,20 @@ works, as in Quadrants.
 from __future__ import annotations
 
 import inspect
-import typing
 
 import numpy as np
 
-from . import ir
+from . import ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import _Storage as Storage
-from .template import Template, template_spec, template_value
-from .types import DType, NDArray, NdarrayType, as_dtype, f32, from_numpy, ndarray
+from .func import Func, KernelBase, annotations, func
+from .offload import lower_kernel
+from .qd_types import NDArray, ndarray
+from .source import SourceInfo
+from .template import Template, template_spec
+from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
 
@@ -26,38 +29,7 @@ class ArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
     matrix). Also a `ValueError`, Quadrants' class for it ("Invalid value for argument x")."""
 
 
-def _annotations(fn) -> dict:
-    try:
-        return typing.get_type_hints(fn)
-    except Exception:  # noqa: BLE001 - fall back to raw (possibly string) annotations
-        return dict(getattr(fn, "__annotations__", {}))
-
-
-class Func:
-    """A device function, inlined at every call site."""
-
-    def __init__(self, fn):
-        self.fn, self.name = fn, fn.__name__
-        self._source = None
-        self.__wrapped__ = fn
-        self.__doc__ = fn.__doc__
-
-    @property
-    def source(self):
-        if self._source is None:
-            from .source import SourceInfo
-            self._source = SourceInfo(self.fn)
-        return self._source
-
-    @property
-    def annotations(self) -> dict:
-        return _annotations(self.fn)
-
-    def __call__(self, *args, **kwargs):
-        return self.fn(*args, **kwargs)
-
-
-class Kernel:
+class Kernel(KernelBase):
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
     def __init__(self, fn, fast_math: bool | None = None):
@@ -66,7 +38,7 @@ class Kernel:
         self.__doc__ = fn.__doc__
         self.__name__, self.__qualname__, self.__module__ = fn.__name__, fn.__qualname__, fn.__module__
         self.fast_math = fast_math  # None: follow the project / qd.init setting
-        self._source = None
+        self._source: SourceInfo | None = None
         self._tasks: dict = {}
         self.workloads: list = []  # registered by @qd.workload, in definition order
         self.assert_sites: list = []
@@ -83,9 +55,8 @@ class Kernel:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
 
     @property
-    def source(self):
+    def source(self) -> SourceInfo:
         if self._source is None:
-            from .source import SourceInfo
             self._source = SourceInfo(self.fn)
         return self._source
 
@@ -95,7 +66,7 @@ class Kernel:
         return self._arg_types
 
     def _read_arg_types(self) -> dict:
-        hints = _annotations(self.fn)
+        hints = annotations(self.fn)
         out = {}
         for name in self.arg_names:
             ann = hints.get(name)
@@ -117,7 +88,7 @@ class Kernel:
     @property
     def return_type(self):
         """The kernel's `-> qd.i32` (or vector) annotation, or None."""
-        return _annotations(self.fn).get("return")
+        return annotations(self.fn).get("return")
 
     def spec_for(self, args: tuple | None = None) -> tuple:
         """The specialisation key: (name, kind, dtype, ndim) per argument, filled from `args` if given.
@@ -196,19 +167,6 @@ class Kernel:
                                             f"last axes must be {el}, got shape {a.shape}")
         return adt, a.ndim - len(el), el
 
-    def arg_values(self, spec: tuple | None = None) -> dict:
-        spec = spec or self.spec_for()
-        out = {}
-        for name, kind, dt, nd, *_ in spec:
-            if kind == "static":
-                out[name] = template_value(dt)
-            elif kind == "vector":  # one scalar parameter per component: `c` is c__0, c__1, ...
-                from .frontend.values import Vec
-                out[name] = Vec([ir.ScalarArg(f"{name}__{k}", dt) for k in range(int(np.prod(nd)))], nd)
-            else:
-                out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
-        return out
-
     def default_spec(self) -> tuple:
         """The annotations' specialisation, or, where they leave values open (templates, untyped
         ndarrays), the one of the kernel's first workload's arguments."""
@@ -221,11 +179,9 @@ class Kernel:
             return self.spec_for(tuple(args[n] for n in self.arg_names))
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
-        from . import runtime_api
         spec = spec or self.default_spec()
         key = (spec, runtime_api.debug())  # debug mode compiles asserts in
         if key not in self._tasks:
-            from .offload import lower_kernel
             self._tasks[key] = lower_kernel(self, memo, spec)
             self._sites[key] = self.assert_sites
         self.assert_sites = self._sites[key]
@@ -289,7 +245,6 @@ class Kernel:
         return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
 
     def __call__(self, *args, **kwargs):
-        from . import runtime_api
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
@@ -363,10 +318,6 @@ def kernel(fn=None, *, fast_math: bool | None = None):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
         return lambda f: Kernel(f, fast_math)
     return Kernel(fn)
-
-
-def func(fn) -> Func:
-    return Func(fn)
 
 
 def workload(kernel_obj: Kernel, check=None, name: str | None = None):

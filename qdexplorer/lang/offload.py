@@ -5,22 +5,26 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+import math
 
 from . import intrinsics as I
 from . import ir
-from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast
+from .errors import QuadrantsSyntaxError
+from .fingerprint import kernel_fingerprint, task_fingerprint
+from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
+from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
+from .template import specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
-from .types import f32, i32
+from .types import as_dtype, f32, i32
+from .vector_types import VectorType
+
 
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
-    from .fingerprint import kernel_fingerprint, task_fingerprint
-    from .frontend.kernel_scope import KernelScope
-    from .template import specialisation_tag
     src: SourceInfo = kernel.source
     env = python_env(kernel.fn)
-    args = kernel.arg_values(spec)
+    args = kernel_args(spec if spec is not None else kernel.spec_for())
     tag = specialisation_tag(spec or ())
     prefix = f"{kernel.name}_{tag}" if tag else kernel.name
     tasks: list[ir.Task] = []
@@ -63,18 +67,28 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     return tasks
 
 
+def kernel_args(spec: tuple) -> dict:
+    """What each argument of a specialisation is inside the kernel body: an array, a scalar, a
+    vector of scalar parameters (`c` is c__0, c__1, ...), or a template's compile-time value."""
+    out: dict = {}
+    for name, kind, dt, nd, *_ in spec:
+        if kind == "static":
+            out[name] = py_value(static_value(dt))
+        elif kind == "vector":
+            out[name] = Vec([ir.ScalarArg(f"{name}__{k}", dt) for k in range(math.prod(nd))], nd)
+        else:
+            out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
+    return out
+
+
 def _return_type(kernel):
     ann = kernel.return_type
     if ann is None:
         return None, (1,)
-    from .types import as_dtype
-    from .vector_types import VectorType
     if isinstance(ann, VectorType):
-        import math
         return ann.dtype or f32, (math.prod(ann.shape),)
     dt = as_dtype(ann)
     if dt is None:
-        from .errors import QuadrantsSyntaxError
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
                                    f"qd scalar type", kernel.file, kernel.line)
     return dt, (1,)

@@ -13,8 +13,8 @@ import re
 import numpy as np
 
 from .device_array import DeviceArray
-
 from .field import _Storage
+from .types import from_numpy
 
 
 class Template:
@@ -46,7 +46,6 @@ class _ById:
 
 def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
-    from .types import from_numpy
     if isinstance(v, _Storage):
         el = tuple(v.elem_shape)
         return (name, "array", v.dtype, v.storage.ndim) + ((el,) if el else ())
@@ -62,9 +61,9 @@ def template_spec(name: str, v) -> tuple:
     return (name, "static", v, 0)
 
 
-def template_value(key):
-    from .frontend.values import py_value
-    return py_value(key.value if isinstance(key, _ById) else key)
+def static_value(key):
+    """The Python value a static spec entry stands for (an unhashable one is kept by identity)."""
+    return key.value if isinstance(key, _ById) else key
 
 
 def specialisation_tag(spec: tuple) -> str:

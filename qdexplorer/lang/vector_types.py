@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .field import Field, Ndarray
 from .types import DType, as_dtype, f32, i32
 
 
@@ -50,11 +51,9 @@ class VectorType:
         return flat.reshape(self.shape)
 
     def field(self, shape=(), name: str = "", **unused):
-        from .field import Field
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape)
 
     def ndarray(self, shape, **unused):
-        from .field import Ndarray
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape)
 
 

@@ -9,13 +9,17 @@ import ast
 import builtins
 import types
 
+import numpy as np
+
 from .. import intrinsics as I
-from .. import ir
+from .. import ir, qdmath
 from .. import vector_types as V
+from ..func import Func, KernelBase, func
+from ..qd_types import types as qd_types
 from ..types import DType, as_dtype, f32, i32, promote
-from ..types import types as qd_types
 from ..errors import QuadrantsTypeError
 from .values import Py, Vec, cast, is_number
+from .vectors import VecMethod
 
 
 class CallLowering:
@@ -26,7 +30,6 @@ class CallLowering:
         if not isinstance(fn, Py):
             self.err(node, "only qd functions, @qd.func functions and builtins can be called in a kernel")
         f = fn.value
-        from ..kernel import Func, Kernel, func  # late: kernel.py imports the frontend
         if isinstance(f, Func):
             return self.inline_func(f, node)
         if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
@@ -34,7 +37,7 @@ class CallLowering:
             if not isinstance(g, Py) or not callable(g.value):
                 self.err(node, "qd.func() needs a Python function")
             return Py(g.value if isinstance(g.value, Func) else func(g.value))
-        if isinstance(f, Kernel):
+        if isinstance(f, KernelBase):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
         vec = self.vector_call(f, node)
         if vec is not None:
@@ -76,10 +79,7 @@ class CallLowering:
         if f is I.ndrange or f is builtins.range:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
         name = getattr(f, "__name__", repr(f))
-        import qdexplorer.lang as qd_lang
-        hint = f"; use qd.{name}" if isinstance(name, str) and hasattr(qd_lang, name) and \
-            getattr(f, "__module__", "") not in ("qdexplorer.lang",) else ""
-        self.err(node, f"calling {name!s} is not supported inside a kernel{hint}")
+        self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
 
     def lower_print(self, node):
         """`print(a, "text", v, f"x={x}")` as Quadrants prints: f32 as %f, f64 as %.12f, vectors as [a, b]."""
@@ -131,7 +131,6 @@ class CallLowering:
 
     def vector_call(self, f, node):
         """Vector and matrix constructors, methods and `qd.math` vector functions; None if `f` is none."""
-        from .vectors import VecMethod
         if isinstance(f, VecMethod):
             return self.vec_call_method(f, node)
         if isinstance(f, V.VectorType):
@@ -147,7 +146,6 @@ class CallLowering:
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:
             a = [self.eval_static(x) for x in node.args]
-            import numpy as np
             arr = np.asarray(f(*a))
             dt = as_dtype(a[0]) if kind != "unit" else (as_dtype(a[2]) if len(a) > 2 else None)
             dt = dt or (f32 if arr.dtype.kind == "f" else i32)
@@ -212,3 +210,14 @@ class CallLowering:
             dt = promote(ea.dtype, eb.dtype)
             acc = ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
         return acc
+
+
+def _kernel_twin(name) -> str:
+    """A hint naming the qd function that does what a Python one (`math.sin`, `np.dot`) does."""
+    if not isinstance(name, str):
+        return ""
+    if isinstance(getattr(I, name, None), I.Intrinsic):
+        return f"; use qd.{name}"
+    if isinstance(getattr(qdmath, name, None), I.Intrinsic):
+        return f"; use qd.math.{name}"
+    return ""

@@ -5,6 +5,7 @@ Calls live in `calls.py` and `intrinsics.py`; the value rules (weak literals, ca
 from __future__ import annotations
 
 import ast
+from itertools import product
 
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
@@ -99,7 +100,6 @@ class ExprLowering:
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
 
     def element_vec(self, arr, idx) -> Vec:
-        from itertools import product
         shape = self.elem_shape(arr)
         return Vec([ir.Load(arr, idx + tuple(ir.Const(c, i32) for c in comp))
                     for comp in product(*[range(n) for n in shape])], shape)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import inspect
 
 from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
@@ -62,7 +63,6 @@ class FuncInlining:
 
     def bind_call(self, func, node) -> dict:
         """Parameter name → AST node (or `Py` default), with Python's own rules and messages."""
-        import inspect
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             self.err(node, f"*args and **kwargs are not supported when calling '{func.name}' in a kernel")
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 
 from .. import ir
+from ..field import Field
 from ..types import DType, i32, u1
 
 
@@ -83,7 +84,6 @@ class KernelScope:
                 self.elem_shapes[a.name] = tuple(a.shape[1:])
         elif a.role == "field":
             self.fields[a.key] = arr
-            from ..field import Field
             self.elem_shapes[a.name] = tuple(Field.by_uid(a.key).elem_shape)
 
     def for_task(self, used: set) -> tuple:

@@ -10,7 +10,7 @@ import builtins
 from .. import intrinsics as I
 from .. import ir
 from ..types import i32, u1
-from .values import Py, cast, is_number, truthy
+from .values import Py, Vec, cast, is_number, truthy
 
 
 class LoopLowering:
@@ -74,7 +74,6 @@ class LoopLowering:
     def nested_for(self, node, grouped: bool):
         """An inner `qd.ndrange(...)` / `qd.grouped(...)`: one ordinary loop per dimension, the first
         outermost (a `break` leaves the innermost one)."""
-        from .values import Vec
         it = node.iter
         if grouped:
             inner = it.args[0] if len(it.args) == 1 else None

@@ -7,11 +7,11 @@ from __future__ import annotations
 import ast
 
 from .. import intrinsics as I
-from .. import ir
+from .. import ir, runtime_api
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
 from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
-from .vectors import components
+from .vectors import SWIZZLE, components
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -112,7 +112,6 @@ class StatementLowering:
             return
         if isinstance(target, ast.Attribute):
             base = self.value(target.value)
-            from .vectors import SWIZZLE
             if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
                 keys = [Py(SWIZZLE[target.attr])]
                 if all(isinstance(it, ir.Load) for it in base.items):
@@ -289,7 +288,6 @@ class StatementLowering:
     def s_Assert(self, node):
         """Compiled only under `qd.init(debug=True)`, as in Quadrants: a failed assert records its site in
         the kernel's assert flag, and the call raises `QuadrantsAssertionError` when the kernel returns."""
-        from .. import runtime_api
         if not runtime_api.debug():
             return
         cond = truthy(self.commit(self.value(node.test), node.test))

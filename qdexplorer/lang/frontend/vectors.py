@@ -9,10 +9,11 @@ from __future__ import annotations
 import ast
 import math
 
+from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import as_dtype, f32, i32, promote, u1
-from .values import Py, Vec, cast, is_number
+from .values import Py, Vec, cast, fold, is_number
 
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
@@ -196,7 +197,6 @@ class VectorLowering:
 
     def scalar_binop(self, op, x, y, node):
         if is_number(x) and is_number(y):
-            from .values import fold
             return Py(fold(op, x.value, y.value))
         if op in ("<", "<=", ">", ">=", "==", "!="):
             ea, eb = self.pair(x, y, node)
@@ -320,5 +320,4 @@ class VectorLowering:
         self.err(node, "determinant() supports 2x2 and 3x3 matrices", QuadrantsTypeError)
 
     def math_of(self, name, x, node):
-        from .. import intrinsics as I
         return self.apply_math(getattr(I, name), [x], node)

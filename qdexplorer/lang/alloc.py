@@ -1,0 +1,29 @@
+"""`qd.field(...)` and `qd.ndarray(...)`: allocation by element type.
+
+The element type decides the storage: a scalar dtype gives one value per index, a vector or matrix
+type (`qd.math.vec3`) gives its components as trailing axes. This module sits above both the
+storage classes and the element types, so neither has to know the other.
+"""
+from __future__ import annotations
+
+from .field import Field, Ndarray
+from .vector_types import VectorType
+
+
+def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
+    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes and autodiff are not supported);
+    a vector or matrix dtype (`qd.math.vec3`) makes a field of vectors."""
+    if isinstance(dtype, VectorType):
+        return dtype.field(shape, name)
+    if offset is not None:
+        raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
+    if needs_grad:
+        raise NotImplementedError("qd.field(needs_grad=True): autodiff is not supported by qdexplorer")
+    return Field(dtype, shape, name)
+
+
+def ndarray(dtype, shape, **unused) -> Ndarray:
+    """`qd.ndarray(qd.f32, shape=(n,))`: a host-allocated array to pass to kernels."""
+    if isinstance(dtype, VectorType):
+        return dtype.ndarray(shape)
+    return Ndarray(dtype, shape)

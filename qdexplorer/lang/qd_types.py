@@ -1,0 +1,54 @@
+"""`qd.types`: the annotation and element types a kernel signature or a field names.
+
+It sits above the modules it gathers (scalar dtypes, vector and matrix types, templates), so each
+of those stays free of the others.
+"""
+from __future__ import annotations
+
+from . import types as T
+from .template import template
+from .types import NdarrayType, as_dtype, f32
+from .vector_types import VectorType, matrix, vector
+
+
+def ndarray(dtype=None, ndim=None, **unused) -> NdarrayType:
+    """`qd.types.ndarray(dtype, ndim)`; a vector or matrix dtype makes its components trailing axes,
+    and a bare `qd.types.vector()` / `matrix()` takes the element shape from the call."""
+    elem, rank = (), None
+    if isinstance(dtype, VectorType) and dtype.is_bare:  # any vector / matrix: dtype and size from the call
+        rank, dtype = dtype.rank, dtype.dtype
+    elif isinstance(dtype, VectorType):
+        elem, dtype = dtype.shape, (dtype.dtype or f32)
+    if dtype is not None and as_dtype(dtype) is None:
+        raise TypeError(f"ndarray dtype must be a qd scalar, vector or matrix type, got {dtype!r}")
+    if ndim is not None and not (0 <= int(ndim) <= 3):
+        raise TypeError(f"ndarray ndim must be 0 to 3, got {ndim}")
+    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem), rank)
+
+
+class _NDArrayAlias:
+    """`qd.types.NDArray[qd.f32, 2]`, the subscript spelling of `ndarray(...)`."""
+
+    def __getitem__(self, item):
+        if not isinstance(item, tuple):
+            item = (item,)
+        return ndarray(*item)
+
+    def __call__(self, dtype=None, ndim=None):
+        return ndarray(dtype, ndim)
+
+
+NDArray = _NDArrayAlias()
+
+
+class _TypesNamespace:
+    ndarray = staticmethod(ndarray)
+    NDArray = NDArray
+    vector = staticmethod(vector)
+    matrix = staticmethod(matrix)
+    template = staticmethod(template)
+    f32, f64, i32, i64, u32 = T.f32, T.f64, T.i32, T.i64, T.u32
+    f16, i8, i16, u8, u16, u64 = T.f16, T.i8, T.i16, T.u8, T.u16, T.u64
+
+
+types = _TypesNamespace()
