@@ -103,6 +103,8 @@ class OverrideStore:
         """`folder` overrides where a project's overrides live (a read-only project keeps them in
         the user data folder); `load_kinds`: which stages the load folder feeds."""
         self.project_dir = Path(project_dir) if project_dir else None
+        self.folder: Path | None
+        self._below: Path | None
         if folder is not None:
             self.folder = Path(folder)
             self._below = None

@@ -12,6 +12,7 @@ import platform
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import numpy as np
 
@@ -21,7 +22,7 @@ from ..machine.launch_spec import LaunchSpec
 from ..machine.llvm_binding import llvm_binding
 from .launch import LaunchTiming
 
-_CTYPES = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
+_CTYPES: dict[str, type[ctypes._SimpleCData[Any]]] = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
            "f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
            "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 _lock = threading.Lock()
@@ -39,12 +40,12 @@ class CpuBackend:
         self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="qd-cpu") if self.threads > 1 else None
         self.modules: dict[str, tuple] = {}  # task -> (engine, cfunc, spec, code hash)
 
-    def close(self):
+    def close(self) -> None:
         if self.pool:
             self.pool.shutdown(wait=False)
         self.modules.clear()
 
-    def load(self, spec: LaunchSpec, obj: bytes, tag: str = "", unit: str = ""):
+    def load(self, spec: LaunchSpec, obj: bytes, tag: str = "", unit: str = "") -> None:
         """Load (or replace) one task's object file and resolve its entry point."""
         if spec.uses_block_features:
             raise RuntimeError(f"task {spec.task} uses qd.simt.block features, which the CPU backend "
@@ -62,23 +63,23 @@ class CpuBackend:
         proto = ctypes.CFUNCTYPE(None, *[_CTYPES[t] for t in spec.abi])
         self.modules[spec.task] = (engine, proto(addr), spec, tag)
 
-    def unload(self, task: str):
+    def unload(self, task: str) -> None:
         self.modules.pop(task, None)
 
-    def load_linked(self, unit: str, items):
+    def load_linked(self, unit: str, items: list[tuple[LaunchSpec, bytes, str]]) -> None:
         raise RuntimeError(f"{unit}: linked cubins (assembly mode culink) are GPU code; the CPU backend loads "
                            f"host objects (compile for target host)")
 
     def loaded(self, task: str) -> bool:
         return task in self.modules
 
-    def info(self) -> dict:
+    def info(self) -> dict[str, Any]:
         return {"backend": "cpu", "device": platform.processor() or platform.machine(), "threads": self.threads}
 
-    def resources(self, task: str) -> dict:
+    def resources(self, task: str) -> dict[str, Any]:
         return {}  # registers and occupancy are GPU notions; ptxas reports them from the PTX
 
-    def prepare(self, args: dict, trips: dict, in_place: bool = False) -> Prepared:
+    def prepare(self, args: dict[str, Any], trips: dict[str, int], in_place: bool = False) -> Prepared:
         """Kernels run on private copies (the caller's arrays stay as built until `fetch`), or
         on the caller's own arrays for script calls, which update in place as in Quadrants."""
         host = host_arrays(args)
@@ -86,26 +87,26 @@ class CpuBackend:
             host = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in host.items()}
         return Prepared(host, dict(trips))
 
-    def finish(self, prepared: Prepared):
+    def finish(self, prepared: Prepared) -> None:
         pass  # launches are synchronous
 
-    def fetch(self, prepared: Prepared, into: dict):
+    def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None:
         for k, v in into.items():
             src = prepared.host.get(k)
             if isinstance(v, np.ndarray) and src is not v:
                 v[...] = src
 
-    def release(self, prepared: Prepared):
+    def release(self, prepared: Prepared) -> None:
         pass
 
-    def handoff(self, prepared: Prepared):
+    def handoff(self, prepared: Prepared) -> None:
         """Nothing: host launches have finished when they return."""
 
-    def sync(self):
+    def sync(self) -> None:
         """Nothing: host launches have finished when they return."""
 
-    def call_args(self, spec: LaunchSpec, args: dict) -> list:
-        out = []
+    def call_args(self, spec: LaunchSpec, args: dict[str, Any]) -> list[ctypes._SimpleCData[Any]]:
+        out: list[ctypes._SimpleCData[Any]] = []
         for slot in spec.args:
             v = args[slot.name]
             if slot.kind == "array":
@@ -115,7 +116,7 @@ class CpuBackend:
                 out.append(_CTYPES[slot.ctype](v))
         return out
 
-    def flush_caches(self):
+    def flush_caches(self) -> None:
         """Nothing: a host cache flush would time the flush's own side effects, not the task."""
 
     def launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
@@ -141,7 +142,7 @@ class CpuBackend:
             chunks = 1 if (spec.serialize or self.pool is None or n < 4096) else self.threads * 4
             step = -(-n // chunks) if n else 0
             bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)] if n else []
-            if len(bounds) <= 1:
+            if len(bounds) <= 1 or self.pool is None:
                 cpu = sum(work(lo, hi) for lo, hi in bounds)
             else:
                 cpu = sum(self.pool.map(lambda b: work(*b), bounds))

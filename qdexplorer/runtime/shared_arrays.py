@@ -36,7 +36,8 @@ def _folder(nbytes: int) -> str:
 
 class SharedArrays:
     def __init__(self, layout: Layout, mm: np.memmap, owner: bool):
-        self.layout, self._mm, self.owner = layout, mm, owner
+        self.layout, self.owner = layout, owner
+        self._mm: np.memmap | None = mm
 
     @classmethod
     def create(cls, arrays: dict[str, np.ndarray]) -> "SharedArrays":
@@ -61,6 +62,8 @@ class SharedArrays:
         return cls(layout, np.memmap(layout.path, np.uint8, "r+", shape=(layout.size,)), owner=False)
 
     def array(self, name: str) -> np.ndarray:
+        if self._mm is None:  # np.ndarray(buffer=None) would hand out fresh memory, not ours
+            raise ValueError(f"shared arrays {self.layout.path} are closed")
         for n, off, shape, dt in self.layout.fields:
             if n == name:
                 dtype = np.dtype(dt)
@@ -71,7 +74,7 @@ class SharedArrays:
     def arrays(self) -> dict[str, np.ndarray]:
         return {n: self.array(n) for n, *_ in self.layout.fields}
 
-    def close(self):
+    def close(self) -> None:
         """Drop our mapping (views still alive keep theirs) and remove the file if we made it."""
         self._mm = None
         if self.owner:

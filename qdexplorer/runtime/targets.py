@@ -18,7 +18,7 @@ def pick_arch(flag: str | None, project_arch: str | None = None) -> str:
     return st.arch if st.available else DEFAULT_ARCH
 
 
-def check_backend(backend: str):
+def check_backend(backend: str) -> None:
     if backend not in TARGET:
         raise QdError(f"unknown backend {backend!r}: choose cpu or cuda")
     if backend == "cuda" and not cuda_status().available:

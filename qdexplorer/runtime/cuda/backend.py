@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import re
 import struct
+from typing import Any
 
 import numpy as np
 from cuda.bindings import driver as cu
@@ -27,7 +28,7 @@ from .composite import CompositeModule
 from .culink import link_cubins
 from .driver import CudaError, check
 
-_CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
+_CT: dict[str, type[ctypes._SimpleCData[Any]]] = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
        "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
        "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 LOG_SIZE = 1 << 16
@@ -54,7 +55,7 @@ class CudaBackend:
                    attr(A.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
         self.saturating_grid = self.sm_count * self.max_blocks_per_sm * 2
         self.l2_bytes = attr(A.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
-        self._scrub = None  # (CUdeviceptr, bytes): written before a timed launch to evict L2
+        self._scrub: tuple[Any, int] | None = None  # (CUdeviceptr, bytes): written before a timed launch to evict L2
         self.stream = check("cuStreamCreate", cu.cuStreamCreate(cu.CUstream_flags.CU_STREAM_NON_BLOCKING))
         self.composite = CompositeModule()
         self.specs: dict[str, LaunchSpec] = {}
@@ -72,13 +73,13 @@ class CudaBackend:
         self.transfers = {"htod": 0, "dtoh": 0}  # bytes copied, so tests can see what stays resident
         self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
 
-    def info(self) -> dict:
+    def info(self) -> dict[str, Any]:
         return {"backend": "cuda", "device": self.name_str, "arch": f"sm_{self.cc[0]}{self.cc[1]}",
                 "sm_count": self.sm_count, "max_blocks_per_sm": self.max_blocks_per_sm,
                 "saturating_grid": self.saturating_grid}
 
     # ---- modules
-    def load(self, spec: LaunchSpec, ptx: bytes, tag: str = "", unit: str = ""):
+    def load(self, spec: LaunchSpec, ptx: bytes, tag: str = "", unit: str = "") -> None:
         unit = unit or spec.task
         if self.units.get(unit, (None,))[0] != tag or unit not in self.composite.modules:
             mod, log = self.load_ptx(ptx, spec.task)
@@ -90,7 +91,7 @@ class CudaBackend:
         self.task_unit[spec.task] = unit
         self.composite.function(spec.task)  # resolve now, so a missing entry fails at load
 
-    def load_linked(self, unit: str, items: list[tuple[LaunchSpec, bytes, str]]):
+    def load_linked(self, unit: str, items: list[tuple[LaunchSpec, bytes, str]]) -> None:
         """Assembly mode culink: (re)link `unit` from its tasks' relocatable cubins into one module.
 
         `items` are the tasks whose cubin is new; the unit's other tasks keep theirs, so a
@@ -127,17 +128,18 @@ class CudaBackend:
     def loaded(self, task: str) -> bool:
         return task in self.specs and task in self.composite
 
-    def unload(self, task: str):
+    def unload(self, task: str) -> None:
         unit = self.task_unit.pop(task, None)
         self.specs.pop(task, None)
         self._blocks.pop(task, None)
-        self.cubins.get(unit, {}).pop(task, None)
+        if unit is not None:
+            self.cubins.get(unit, {}).pop(task, None)
         if unit is not None and unit not in self.task_unit.values():
             self.composite.remove(unit)
             self.units.pop(unit, None)
             self.cubins.pop(unit, None)
 
-    def resources(self, task: str) -> dict:
+    def resources(self, task: str) -> dict[str, Any]:
         f = self.composite.function(task)
         A = cu.CUfunction_attribute
         g = lambda a: check("cuFuncGetAttribute", cu.cuFuncGetAttribute(a, f))  # noqa: E731
@@ -162,7 +164,7 @@ class CudaBackend:
         return max(0, min(-(-threads // block), self.saturating_grid))
 
     # ---- arguments
-    def prepare(self, args: dict, trips: dict, in_place: bool = False) -> Prepared:
+    def prepare(self, args: dict[str, Any], trips: dict[str, int], in_place: bool = False) -> Prepared:
         """Copy host arrays to device buffers (reused across runs of the same shapes); GPU arrays
         (DeviceArray: CUDA tensors, qd.ndarray device copies) are passed by pointer, after the
         work their producer queued on its own stream."""
@@ -208,24 +210,24 @@ class CudaBackend:
         self._buffers.add(int(ptr))
         return int(ptr)
 
-    def free_buffer(self, ptr: int):
+    def free_buffer(self, ptr: int) -> None:
         if ptr in self._buffers:  # after close() the context is gone and so is the buffer
             self._buffers.discard(ptr)
             cu.cuMemFree(cu.CUdeviceptr(ptr))
 
-    def copy_in(self, ptr: int, host: np.ndarray):
+    def copy_in(self, ptr: int, host: np.ndarray) -> None:
         if host.nbytes:
             check("cuMemcpyHtoDAsync", cu.cuMemcpyHtoDAsync(ptr, host.ctypes.data, host.nbytes, self.stream))
             check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
             self.transfers["htod"] += host.nbytes
 
-    def copy_out(self, host: np.ndarray, ptr: int):
+    def copy_out(self, host: np.ndarray, ptr: int) -> None:
         if host.nbytes:
             check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(host.ctypes.data, ptr, host.nbytes, self.stream))
             check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream))
             self.transfers["dtoh"] += host.nbytes
 
-    def memset(self, ptr: int, pattern: int, itemsize: int, count: int):
+    def memset(self, ptr: int, pattern: int, itemsize: int, count: int) -> None:
         """Fill `count` elements of 1, 2 or 4 bytes with `pattern` on the device (no transfer)."""
         fn = {1: cu.cuMemsetD8Async, 2: cu.cuMemsetD16Async, 4: cu.cuMemsetD32Async}[itemsize]
         check("cuMemset", fn(ptr, pattern, count, self.stream))
@@ -241,7 +243,7 @@ class CudaBackend:
                 return self._packed_params(spec, prepared)
             except (struct.error, OverflowError):
                 pass  # a value outside its type's range: ctypes below wraps it as C would (f32: inf)
-        keep = []
+        keep: list[ctypes._SimpleCData[Any]] = []
         for slot in spec.args:
             v = prepared.device[slot.name]
             if slot.kind == "array":
@@ -349,16 +351,16 @@ class CudaBackend:
         check_record(rec, self.specs[task], {k: tuple(v.shape) for k, v in prepared.host.items()
                                              if isinstance(v, (np.ndarray, DeviceArray))})
 
-    def flush_caches(self):
+    def flush_caches(self) -> None:
         """Evict L2 before the next launch, as Nsight Compute does by default: write a buffer twice
         its size on the launch stream. It runs before the launch's start event, so it is not timed."""
         if self._scrub is None:
-            n = max(1 << 20, 2 * self.l2_bytes)
-            self._scrub = (check("cuMemAlloc", cu.cuMemAlloc(n)), n)
+            size = max(1 << 20, 2 * self.l2_bytes)
+            self._scrub = (check("cuMemAlloc", cu.cuMemAlloc(size)), size)
         ptr, n = self._scrub
         check("cuMemsetD32Async", cu.cuMemsetD32Async(ptr, 0, n // 4, self.stream))
 
-    def finish(self, prepared: Prepared):
+    def finish(self, prepared: Prepared) -> None:
         """Wait for pending launches; fill each timing from its events; pin a fault on its task.
 
         Events on one stream complete in order, so one wait on the last covers them all; on an
@@ -379,7 +381,7 @@ class CudaBackend:
             timing.ms = ms if err == _OK else check("cuEventElapsedTime", (err,), timing.task)
         self._events.extend(ev for _, ev in pending)
 
-    def fetch(self, prepared: Prepared, into: dict):
+    def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None:
         waited = bool(prepared.pending)  # the last launch's end event covers all earlier stream work
         self.finish(prepared)
         copied = False
@@ -392,10 +394,10 @@ class CudaBackend:
         if copied or not waited:  # untimed launches fault here: name every task this call ran
             check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream), " or ".join(prepared.hot))
 
-    def release(self, prepared: Prepared):
+    def release(self, prepared: Prepared) -> None:
         self.finish(prepared)  # device buffers stay allocated for the next run of the same shapes
 
-    def handoff(self, prepared: Prepared):
+    def handoff(self, prepared: Prepared) -> None:
         """An asynchronous script call returns without waiting: instead, each GPU array's producer
         stream waits (on the device) for the kernels just queued, so the next PyTorch or CuPy op on
         those arrays reads what they wrote. qd.ndarrays and fields need nothing: every copy to or
@@ -408,11 +410,11 @@ class CudaBackend:
         for handle in prepared.streams:
             check("cuStreamWaitEvent", cu.cuStreamWaitEvent(cu.CUstream(handle), self._handoff_event, 0))
 
-    def sync(self):
+    def sync(self) -> None:
         """`qd.sync()`: wait for every kernel queued; a fault in one of them surfaces here."""
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream), "a kernel queued before qd.sync()")
 
-    def free_all(self):
+    def free_all(self) -> None:
         for ptr in self._alloc.values():
             cu.cuMemFree(ptr)
         self._alloc.clear()
@@ -422,7 +424,7 @@ class CudaBackend:
             cu.cuMemFree(self._scrub[0])
             self._scrub = None
 
-    def close(self):
+    def close(self) -> None:
         try:
             cu.cuStreamSynchronize(self.stream)
             self.composite.close()
