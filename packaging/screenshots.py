@@ -38,17 +38,14 @@ def main(out: str, sizes: list[str]) -> int:
                 raise TimeoutError
 
     apply_theme("light")
-    mk, project = engine_factory("cpu")(proj)
-    win = MainWindow(mk, project.name, "no GPU here", watch=project.files, settings=Settings(str(tmp / "s.ini")),
-                     project_path=str(proj), engine_for=engine_factory("cpu"))
+    win = MainWindow(engine_factory("cpu"), proj, "no GPU here", settings=Settings(str(tmp / "s.ini")))
     win.views.ptx_panel.ask = lambda *a: False
     win.show()
     pump(lambda: len(win.compiled) >= 15 and not win.bridge_busy())
     win.workload.setCurrentText("all workloads")
     win.repeat.setValue(30)
     win.run()
-    pump(lambda: "run finished" in win.statusBar().currentMessage())
-    win.meter.wait()
+    pump(lambda: "run finished" in win.statusBar().currentMessage() and not win.bridge_busy())
     win.plots.launches.scope.setCurrentText("all tasks")
     for size in sizes:
         w, h = (int(x) for x in size.split("x"))

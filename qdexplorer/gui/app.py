@@ -11,20 +11,28 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyqtgraph  # noqa: F401 - fail here (and the launcher says what to install) if the GUI stack is missing
+from PySide6.QtWidgets import QApplication
+
+from ..engine import Engine
 from ..lang.errors import QdError
+from ..project.loader import ProjectError, bundled_demo
+from ..runtime.cuda.detect import cuda_status
+from . import main_thread_gc
 from .display import display_problem
+from .main_window import MainWindow, window_icon
+from .settings import Settings
+from .theme import apply_theme
+from .trust_dialog import confirm_trust
 
 
 def engine_factory(backend: str):
-    """path → (make_engine, project): what File ▸ Open and the start-up use to open a project."""
-    from ..engine import Engine
-    from ..project.loader import load_project
-    from .user_data import overrides_dir
-
+    """path → the function that builds that project's Engine. File ▸ Open and the start-up call the
+    latter on the engine thread: building an Engine imports the project, which runs its code, so
+    it never happens on the GUI thread. Where its overrides and history live is the project layer's
+    rule (qdexplorer/project/data_folder.py), which every Engine applies."""
     def engine_for(path):
-        project = load_project(path)   # bad input raises here, with one message naming the file
-        folder = overrides_dir(project.path)
-        return (lambda: Engine(project, backend=backend, overrides_dir=folder)), project
+        return lambda: Engine(path, backend=backend)
     return engine_for
 
 
@@ -35,17 +43,6 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     problem = display_problem()
     if problem:
         raise QdError(problem)
-    import pyqtgraph  # noqa: F401 - fail here (and the launcher says what to install) if the GUI stack is missing
-    from PySide6.QtWidgets import QApplication
-
-    from ..project.loader import bundled_demo
-    from ..runtime.cuda.detect import cuda_status
-    from . import main_thread_gc
-    from .main_window import MainWindow, window_icon
-    from .trust_dialog import confirm_trust
-    from .settings import Settings
-    from .theme import apply_theme
-
     app = QApplication.instance() or QApplication(argv or sys.argv[:1])
     main_thread_gc.install(app)  # worker threads must never free Qt objects (see main_thread_gc)
     app.setApplicationName("qdexplorer")
@@ -56,32 +53,25 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     apply_theme(theme or settings.theme)
     st = cuda_status()
     backend = "cuda" if st.available else "cpu"
-    engine_for = engine_factory(backend)
-    startup_error = ""
+    fallback = None
+    if project is not None and not Path(project).exists():
+        # named on the command line: one message and exit 2, before any window
+        raise ProjectError(f"project folder not found: {Path(project).resolve()}")
     if project is None and not screenshot and settings.last_project and Path(settings.last_project).exists():
-        project = settings.last_project
+        project, fallback = settings.last_project, bundled_demo()   # reopened by itself: the demo if it fails
     if screenshot and project is not None:  # no one to answer a dialog: naming it is consent, as in the CLI
         print(f"qdexplorer: importing the Python files of {project} (this runs the project's code, "
               f"as running a script would)", file=sys.stderr)
     elif not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
-        print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
-        return 2
-    try:
-        make_engine, proj = engine_for(project if project is not None else bundled_demo())
-    except QdError as e:
-        if project is None or str(project) != settings.last_project:
-            raise  # a project named on the command line: one message, exit 2, before any window
-        startup_error = f"could not reopen the last project {project}: {e}"
-        make_engine, proj = engine_for(bundled_demo())
-    win = MainWindow(make_engine, proj.name, "" if st.available else st.reason, watch=proj.files,
-                     settings=settings, project_path=str(proj.path), engine_for=engine_for)
+        if fallback is None:
+            print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
+            return 2
+        print(f"qdexplorer: not reopening {project}: it is not trusted; opening the demo", file=sys.stderr)
+        project, fallback = None, None
+    win = MainWindow(engine_factory(backend), project if project is not None else bundled_demo(),
+                     "" if st.available else st.reason, settings=settings, fallback=fallback)
     if st.available:
         win.backend.setCurrentText("cuda")
-    if startup_error:
-        win.log(startup_error)
-        win.statusBar().showMessage(startup_error)
-    settings.add_recent(str(proj.path))
-    win.update_recent_menu()
     if screenshot:
         w, h = (int(x) for x in size.lower().split("x"))
         return take_screenshot(app, win, screenshot, workload, (w, h), repeat or 20)
@@ -102,7 +92,8 @@ def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, i
             time.sleep(0.01)
             if time.monotonic() - t0 > timeout:
                 raise QdError(f"--screenshot: timed out waiting for {what}")
-    wait(lambda: win.workload.count() > 1 and win.compiled and not win.bridge_busy(), "the compile")
+    wait(lambda: win.workload.count() > 1 and win.compiled and not win.bridge_busy()
+         and "compiled" in win.statusBar().currentMessage(), "the compile")
     names = [win.workload.itemText(i) for i in range(1, win.workload.count())]
     if workload and workload not in names:
         raise QdError(f"--screenshot: no workload named '{workload}' (known: {', '.join(names)})")
@@ -116,8 +107,8 @@ def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, i
     slowest = max((t for t in medians if medians[t] is not None), key=lambda t: medians[t], default=None)
     if slowest:
         win.tree.select(slowest)
-    win.meter.wait()
-    for _ in range(30):  # let the plots' 10 Hz timer and the resource meter land
+    wait(lambda: not win.bridge_busy(), "the resource estimates")
+    for _ in range(30):  # let the plots' 10 Hz timer and the last events land
         app.processEvents()
         time.sleep(0.02)
     ok = win.grab().save(out)

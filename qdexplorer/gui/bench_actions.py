@@ -4,6 +4,8 @@ Kept out of main_window.py (one idea: runs and their comparison). It adds the Co
 History tabs and a toolbar action to the window, and wires the PTX editor's "Compare with
 generated". Measuring runs on the engine thread (through the bridge); reading the history and
 computing a comparison of saved runs happen in the GUI thread, with the views' own connection.
+The history is the project's (qdexplorer/project/data_folder.py decides where it lives), so
+opening another project empties both tabs before they show the new one's runs.
 """
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from PySide6.QtCore import QObject
 
 from ..bench.compare import compare_runs
 from ..bench.history import History
-from ..bench.location import history_path
-from ..bench.runner import Side, bench, interleaved, without_override
+from ..bench.runner import Side, bench, interleaved
+from ..lang.errors import QdError
+from ..project.data_folder import history_path
+from ..session import Session
 from .compare_view import CompareView
 from .history_view import HistoryView
 
@@ -37,9 +41,12 @@ class BenchActions(QObject):
         self.hist.run_selected.connect(self._history_point)
         window.views.compare_generated.connect(self.compare_generated)
         window.bridge.busy.connect(lambda busy: self.bench_act.setEnabled(not busy))
-        window.session.project_changed.connect(self._project_changed)
+        self.set_session(window.session)
 
     # -- history
+    def set_session(self, session: Session):
+        session.project_changed.connect(self._project_changed)
+
     def _project_changed(self, ev):
         path = getattr(ev, "path", None)
         if not path:
@@ -89,7 +96,7 @@ class BenchActions(QObject):
         self.win.statusBar().showMessage(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
                                          f"{backend}: 2 warm-ups + {repeat} timed passes…")
         self.win.stop_act.setEnabled(True)
-        self.win.bridge.submit(job, returned=self._benched, errored=lambda m: self.win._failed("bench", m))
+        self.win.bridge.submit(job, returned=self._benched, errored=lambda e: self.win._failed("bench", e))
 
     def _benched(self, run):
         self.win.stop_act.setEnabled(False)
@@ -132,14 +139,14 @@ class BenchActions(QObject):
             eng.set_backend(backend)
             workloads = [w.name for w in eng.project.workloads_for(kernel)] if kernel else []
             if not workloads:
-                raise ValueError(f"no workload runs kernel {kernel}: add a @qd.workload for it to time {task}")
-            gen = Side("generated", eng, *without_override(eng, task))
+                raise QdError(f"no workload runs kernel {kernel}: add a @qd.workload for it to time {task}")
+            gen = Side("generated", eng, variant={"hide_overrides": task})
             ovr = Side("override", eng)
             return interleaved(gen, ovr, workloads[:1], rounds=ROUNDS, per_round=PER_ROUND)
         self.win.statusBar().showMessage(f"comparing {task}: generated vs override, {ROUNDS} interleaved rounds…")
         self.win.stop_act.setEnabled(True)
         self.win.bridge.submit(job, returned=lambda runs: self._compared_fresh(task, runs),
-                               errored=lambda m: self.win._failed("compare", m))
+                               errored=lambda e: self.win._failed("compare", e))
 
     def _compared_fresh(self, task, runs):
         self.win.stop_act.setEnabled(False)

@@ -1,88 +1,84 @@
-"""Runs Engine commands on one background thread; engine events come back as a Qt signal.
+"""The window's engine: built, driven and closed on one background thread; its events come back as a Qt signal.
 
-The Engine is not thread-safe, so every command goes through this single worker thread, in
-order; the window stays responsive during cold compiles and long runs. Each command carries
-its own `returned` / `errored` callbacks (called in the GUI thread), so results are never
-dispatched on a command's name.
+The Engine is not thread-safe, so everything that touches it is a job on the engine's lane (one
+thread, jobs in order), and the window stays responsive during an import, a cold compile or a
+long run. Opening a project is such a job too: building an Engine imports the project, which runs
+its code, and that must never block (or crash) the GUI thread. Each job carries its own
+`returned` / `errored` callbacks, called on the GUI thread.
 """
 from __future__ import annotations
 
-import itertools
-import traceback
+from collections.abc import Callable
+from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal
+
+from ..engine import Engine
+from ..lang.errors import QdError
+from ..project.loader import Project
+from .workers import Lane
 
 
 class EngineBridge(QObject):
     event = Signal(object)              # every engine event, delivered in the GUI thread
     busy = Signal(bool)
-    _returned = Signal(int, object)
-    _errored = Signal(int, str)
-    _submit = Signal(int, object, object)
 
-    def __init__(self, make_engine):
-        super().__init__()
-        self._make_engine = make_engine
-        self.engine = None
-        self._ids = itertools.count(1)
-        self._callbacks: dict[int, tuple] = {}
-        self._thread = QThread()
-        self._thread.setObjectName("qdexplorer-engine")
-        self._worker = _Worker(self)
-        self._worker.moveToThread(self._thread)
-        self._submit.connect(self._worker.run)
-        self._returned.connect(self._on_returned)
-        self._errored.connect(self._on_errored)
-        self._thread.start()
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.lane = Lane("qdexplorer-engine", threads=1, parent=self)
+        self.lane.busy.connect(self.busy)
+        self._engine: Engine | None = None
+        self._unsubscribe: Callable[[], None] | None = None
 
-    def submit(self, fn, *args, returned=None, errored=None):
-        """Run `fn(engine, *args)` on the engine thread; `returned(result)` or `errored(message)` follows."""
-        job = next(self._ids)
-        self._callbacks[job] = (returned, errored)
-        self._submit.emit(job, fn, args)
+    @property
+    def engine(self) -> Engine | None:
+        """The open engine: only jobs (on the engine thread) may drive it; tests read it once idle."""
+        return self._engine
 
-    def stop(self):
+    def open(self, make_engine: Callable[[], Engine], returned: Callable[[Project], Any] | None = None,
+             errored: Callable[[Exception], Any] | None = None) -> None:
+        """Build a new engine with `make_engine()` (it imports the project) on the engine thread; once
+        it stands, the previous one is closed and `returned(project)` follows. When it fails the
+        previous engine stays open and `errored(exception)` follows. The new engine announces its
+        project only when `announce` is submitted, so the window can swap its session in between."""
+        def job() -> Project:
+            eng = make_engine()
+            self._close_engine()
+            self._engine = eng
+            self._unsubscribe = eng.subscribe(self.event.emit)
+            return eng.project
+        self.lane.submit(job, returned=returned, errored=errored)
+
+    def submit(self, fn: Callable[..., Any], *args: Any, returned: Callable[[Any], Any] | None = None,
+               errored: Callable[[Exception], Any] | None = None, quiet: bool = False) -> None:
+        """Run `fn(engine, *args)` on the engine thread; `returned(result)` or `errored(exception)` follows.
+        `quiet`: a job the user did not ask for (a resource estimate) does not grey out the actions."""
+        def job() -> Any:
+            if self._engine is None:
+                raise QdError("no project is open")
+            return fn(self._engine, *args)
+        self.lane.submit(job, returned=returned, errored=errored, quiet=quiet)
+
+    def busy_now(self) -> bool:
+        return self.lane.running
+
+    def stop(self) -> None:
         """Ask a running workload to stop (thread-safe: it only sets a flag the engine polls)."""
-        if self.engine is not None:
-            self.engine.stop()
+        eng = self._engine
+        if eng is not None:
+            eng.stop()
 
-    @Slot(int, object)
-    def _on_returned(self, job, result):
-        returned, _ = self._callbacks.pop(job, (None, None))
-        if returned is not None:
-            returned(result)
+    def _close_engine(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
 
-    @Slot(int, str)
-    def _on_errored(self, job, message):
-        _, errored = self._callbacks.pop(job, (None, None))
-        if errored is not None:
-            errored(message)
-
-    def shutdown(self):
+    def shutdown(self, ms: int = 10000) -> None:
+        """Stop a run, drop queued jobs, close the engine (its worker processes) on its own thread."""
         self.stop()
-        if self.engine is not None:
-            self.submit(lambda eng: eng.close())
-        self._thread.quit()
-        self._thread.wait(10000)
-
-
-class _Worker(QObject):
-    def __init__(self, bridge: EngineBridge):
-        super().__init__()
-        self.bridge = bridge
-
-    @Slot(int, object, object)
-    def run(self, job, fn, args):
-        b = self.bridge
-        b.busy.emit(True)
-        try:
-            if b.engine is None:
-                b.engine = b._make_engine()
-                b.engine.on(b.event.emit)
-                b.engine.announce()
-            b._returned.emit(job, fn(b.engine, *args))
-        except Exception as e:  # noqa: BLE001 - shown to the user, never a crash
-            ours = "qdexplorer" in type(e).__module__
-            b._errored.emit(job, str(e) if ours else f"{type(e).__name__}: {e}\n" + traceback.format_exc(limit=-2))
-        finally:
-            b.busy.emit(False)
+        self.lane.pool.clear()
+        self.lane.submit(self._close_engine)
+        self.lane.wait(ms)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QWidget)
 
 from ..compiler.ptx_lines import LineMap, line_map
+from ..session import Session
 from .editor import EditorPane
 from .ptx_panel import PtxPanel
 
@@ -42,7 +43,7 @@ class CodeViews(QTabWidget):
     compare_generated = Signal(str)    # task: time its override against the generated code (bench_actions)
     save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
 
-    def __init__(self, parent=None):
+    def __init__(self, session: Session, parent=None):
         super().__init__(parent)
         self.task: str | None = None
         self.task_obj = None
@@ -72,7 +73,7 @@ class CodeViews(QTabWidget):
         self.opt_box = _titled("optimised (-O3)", self.opt_pane, "after LLVM's -O3 pipeline: what the PTX is made from")
         ir.addWidget(self.opt_box)
         self.ir_split = ir
-        self.ptx_panel = PtxPanel()
+        self.ptx_panel = PtxPanel(session)
         self.ptx = self.ptx_panel.editor
         self.sass_pane = EditorPane("ptx", True)
         self.sass = self.sass_pane.editor
@@ -112,6 +113,10 @@ class CodeViews(QTabWidget):
         self._loading = False
 
     # ---- what the window shows
+    def set_session(self, session: Session):
+        self.task = self.task_obj = None
+        self.ptx_panel.set_session(session)
+
     def show_task(self, task, compiled):
         """`task` is the ir.Task; `compiled` its nvptx CompiledTask (None while it compiles)."""
         changed = task.name != self.task
@@ -124,12 +129,7 @@ class CodeViews(QTabWidget):
         self._loading = True
         self.llvm.set_text_keep_view(compiled.ll or compiled.error)
         self._loading = False
-        generated = compiled.produced["ptx"].text if "ptx" in compiled.produced else ""
-        ptx_override = compiled.used.get("ptx")
-        override = ptx_override.text if ptx_override is not None and ptx_override.origin != "generated" else None
-        self.ptx_panel.arch = compiled.arch
-        self.ptx_panel.show_task(task.name, generated or compiled.error, override, compiled.override,
-                                 status=self._status(compiled))
+        self.ptx_panel.show_task(task.name, status=self._status(compiled))
         ll = compiled.used.get("ll")
         ll_state = "generated LLVM IR (GPU target)" if ll is None or ll.origin == "generated" else \
             f"LLVM-IR override {ll.status or 'active'}"

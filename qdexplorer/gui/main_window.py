@@ -1,37 +1,48 @@
 """The main window: task tree, code views, live timing plots, menus, and the run controls.
 
-The window owns one `Session` (the Qt-free model); engine events arrive through the bridge and
-are applied to it in the GUI thread; the views take the session and redraw from it. Other views
-(comparisons, history, a Quadrants program) join through `add_view(title, widget)`, which puts
-them in the bottom tab area and in View ▸ Panels.
+The engine lives on its own thread (gui/bridge.py): opening a project, compiling, running and
+every question about a task's code are jobs there, and the engine's events come back to the GUI
+thread, where they are applied to the window's Session, a mirror of the engine's own. The views
+take that session and redraw from it; each newly opened project gets a fresh session. The bench
+commands (Bench & save, the Compare and History tabs) are gui/bench_actions.py; the toolbar and
+menus are gui/run_toolbar.py and gui/menus.py.
 """
 from __future__ import annotations
 
 import re
+import traceback
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import (QApplication, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
+from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QSplitter)
 
-from ..events import TaskLoaded
-from ..session import Session
-from . import jobs
+from ..engine import Engine
+from ..events import CompileFinished, TaskLoaded
+from ..project.loader import Project
+from ..project.trust import TrustStore
+from ..session import RunRecord, Session
 from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .code_views import CodeViews
 from .mode_table import ModeTable
 from .panel_tabs import PanelTabs
 from .project_watch import ProjectWatcher
+from .quadrants_view import QuadrantsWindow
 from .resource_meter import ResourceMeter
 from .run_toolbar import build_run_toolbar
 from .settings import Settings
 from .task_tree import TaskTree
 from .theme import apply_theme, current_theme
 from .timings import TimingsPanel
+from .trust_dialog import confirm_trust
+from .workers import error_text
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
+
+EngineFor = Callable[[str], Callable[[], Engine]]
 
 
 def window_icon() -> QIcon:
@@ -39,22 +50,26 @@ def window_icon() -> QIcon:
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, make_engine, project_name: str, cuda_reason: str = "", watch: list | None = None,
-                 settings: Settings | None = None, project_path: str | None = None, engine_for=None):
-        """`make_engine()` builds the engine of this project; `engine_for(path)` returns such a builder
-        for another project (File ▸ Open); without it, Open is disabled."""
+    def __init__(self, engine_for: EngineFor, project: str | Path, cuda_reason: str = "",
+                 settings: Settings | None = None, fallback: str | Path | None = None,
+                 trust: TrustStore | None = None):
+        """`engine_for(path)` returns the function that builds the engine of the project at `path`
+        (called on the engine thread: building it imports the project). The window opens `project`;
+        if that fails and `fallback` is given (the bundled demo, when the last project could not be
+        reopened), it opens that instead and says why."""
         super().__init__()
         self.settings = settings or Settings()
         self.engine_for = engine_for
-        self.project_path = str(project_path) if project_path else None
-        self.project_name = project_name
+        self.trust = trust or TrustStore()
+        self.project_path: str | None = None
+        self.project_name = Path(project).name
         self.setWindowIcon(window_icon())
         self.resize(1400, 900)
-        self.bridge = EngineBridge(make_engine)
+        self.bridge = EngineBridge(self)
         self.session = Session()
-        self.meter = ResourceMeter(self)
-        self.tree = TaskTree(self.session, self.meter)
-        self.views = CodeViews()
+        self.meter = ResourceMeter(self.bridge, self.session, self)
+        self.tree = TaskTree(self.session)
+        self.views = CodeViews(self.session)
         self.plots = TimingsPanel(self.session)
         self.messages = QPlainTextEdit()
         self.messages.setReadOnly(True)
@@ -62,7 +77,6 @@ class MainWindow(QMainWindow):
         self.run_names: list[str] = []
         self._closing = False
         self._shut_down = False
-        self._busy = False
 
         self.right = QSplitter(Qt.Vertical)
         self.right.addWidget(self.views)
@@ -83,7 +97,7 @@ class MainWindow(QMainWindow):
 
         build_run_toolbar(self, cuda_reason)  # toolbar, backend, mode, workload, repeat; and the menus
         listed = self.bottom.count()  # tabs View ▸ Panels already has
-        self.bench = BenchActions(self, self.bottom, self.toolbar)   # Bench & save, the Compare and History tabs (issue 8)
+        self.bench = BenchActions(self, self.bottom, self.toolbar)   # Bench & save, the Compare and History tabs
         for i in range(listed, self.bottom.count()):
             self.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
         self.progress = QProgressBar()
@@ -105,25 +119,17 @@ class MainWindow(QMainWindow):
         self.backend.currentTextChanged.connect(self._backend_changed)
         self.bridge.event.connect(self.on_event)
         self.bridge.busy.connect(self.on_busy)
+        self.bridge.lane.warned.connect(self.log)
+        self.bridge.lane.unhandled.connect(lambda e: self.log(f"error: {error_text(e)}"))
+        self.meter.failed.connect(lambda task, e: self.log(f"{task}: no resource figures: {error_text(e)}"))
         self._connect_session(self.session)
-        self.meter.measured.connect(self._task_changed)
         # Saving a kernel file in any editor recompiles; a new file in the folder is noticed too.
         self.files = ProjectWatcher(self)
-        self.files.watch(watch or [])
         self.files.changed.connect(self.log)
         self.files.reload_wanted.connect(self.reload)
         self._restore_settings()
         self._set_title()
-        self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
-        self.compile()
-
-    # ---- places for other views
-    def add_view(self, title: str, widget, where: str = "bottom"):
-        """Adds a panel (issue 8's comparisons, issue 13's program view...) and a View ▸ Panels entry."""
-        tabs = self.bottom if where == "bottom" else self.views
-        index = tabs.addTab(widget, title)
-        act = self.panels_menu.addAction(title, lambda: (tabs.setCurrentWidget(widget), widget.setFocus()))
-        return index, act
+        self.open_project(str(project), ask=False, fallback=fallback)
 
     @property
     def compiled(self) -> dict:
@@ -133,8 +139,8 @@ class MainWindow(QMainWindow):
     # ---- commands (each runs on the engine thread)
     def compile(self):
         self.statusBar().showMessage("compiling every task…")
-        self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=self._compiled,
-                           errored=lambda m: self._failed("compile", m))
+        self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=lambda _: self._compiled(),
+                           errored=lambda e: self._failed("compile", e))
 
     def reload(self):
         """Re-read the project's files, then compile; a file that fails marks only its own kernels."""
@@ -142,8 +148,8 @@ class MainWindow(QMainWindow):
 
         def job(eng):
             eng.refresh()
-            return eng.compile(target="nvptx")
-        self.bridge.submit(job, returned=self._reloaded, errored=self._reload_failed)
+            eng.compile(target="nvptx")
+        self.bridge.submit(job, returned=lambda _: self._reloaded(), errored=self._reload_failed)
 
     def run(self):
         name = self.workload.currentText()
@@ -156,11 +162,11 @@ class MainWindow(QMainWindow):
             return eng.run(workloads, repeat=repeat)
         self.statusBar().showMessage(f"running {name or 'all workloads'} on {backend} ×{repeat}…")
         self.stop_act.setEnabled(True)
-        self.bridge.submit(job, returned=self._ran, errored=lambda m: self._failed("run", m))
+        self.bridge.submit(job, returned=self._ran, errored=lambda e: self._failed("run", e))
 
     @Slot(str)
     def set_mode(self, mode):
-        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda m: self._failed("mode", m))
+        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda e: self._failed("mode", e))
         self.compile()
 
     def _show_mode(self, mode):
@@ -175,28 +181,21 @@ class MainWindow(QMainWindow):
 
     @Slot(str, str)
     def save_override(self, task, text):
-        ct = self.compiled.get(task)
-        if ct is None:
-            return
-        generated = ct.produced["ptx"].data if "ptx" in ct.produced else ct.generated  # culink: not the cubin
-        self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated),
+        self.bridge.submit(lambda eng: eng.set_override(task, text, kind="ptx"),
                            returned=lambda path: self.log(f"{task}: override saved to {path}"),
-                           errored=lambda m: self._failed("override", m))
+                           errored=lambda e: self._failed("override", e))
         self.compile()
 
     @Slot(str, str)
     def save_ll_override(self, task, text):
-        ct = self.compiled.get(task)
-        if ct is None or "ll" not in ct.produced:
-            return
-        generated = ct.produced["ll"].data
-        self.bridge.submit(lambda eng: eng.overrides.write(task, text, generated, kind="ll", target="nvptx"),
-                           errored=lambda m: self._failed("override", m))
+        self.bridge.submit(lambda eng: eng.set_override(task, text, kind="ll", target="nvptx"),
+                           returned=lambda path: self.log(f"{task}: LLVM-IR override saved to {path}"),
+                           errored=lambda e: self._failed("override", e))
         self.compile()
 
     @Slot(str)
     def revert_override(self, task):
-        self.bridge.submit(lambda eng: eng.overrides.revert(task), errored=lambda m: self._failed("revert", m))
+        self.bridge.submit(lambda eng: eng.revert_override(task), errored=lambda e: self._failed("revert", e))
         self.compile()
 
     def save_ptx(self):
@@ -214,53 +213,63 @@ class MainWindow(QMainWindow):
             pane.find_bar.open_bar()
 
     def _want_optimised(self, task):
-        self.bridge.submit(lambda eng: jobs.optimised_ll(eng, task),
+        self.bridge.submit(lambda eng: eng.optimised_ll(task),
                            returned=lambda text: self.views.show_optimised(task, text),
-                           errored=lambda m: self.views.show_optimised(task, f"; failed: {m}"))
+                           errored=lambda e: self.views.show_optimised(task, f"; failed: {error_text(e)}"))
 
     def _want_sass(self, task):
-        self.bridge.submit(lambda eng: jobs.sass(eng, task), returned=lambda text: self.views.show_sass(task, text),
-                           errored=lambda m: self.views.show_sass(task, f"// failed: {m}"))
+        self.bridge.submit(lambda eng: eng.sass(task), returned=lambda text: self.views.show_sass(task, text),
+                           errored=lambda e: self.views.show_sass(task, f"// failed: {error_text(e)}"))
 
     # ---- projects
-    def open_project(self, path: str) -> bool:
-        """Switch to the project at `path` (a folder or a kernel file); a bad one is reported, not fatal."""
-        if self.engine_for is None:
+    def open_project(self, path: str, ask: bool = True, fallback: str | Path | None = None) -> bool:
+        """Switch to the project at `path` (a folder or a kernel file). Its import runs on the engine
+        thread; until it stands the current project stays open, and a project that fails to open is
+        reported, never fatal (with `fallback`, that project is opened instead). `ask`: ask whether
+        to trust the folder first (its files are code); the start-up's caller has asked already.
+        False when nothing was started (the user declined, or kept unsaved edits)."""
+        if ask and not confirm_trust(path, self.trust, self):
+            self.log(f"not opening {path}: it is not trusted")
             return False
         if not self._confirm_discard_drafts():
             return False
-        try:
-            make_engine, project = self.engine_for(path)
-        except Exception as e:  # noqa: BLE001 - a project the user picked: say why, keep the current one
-            self._show_project_error(path, str(e))
-            return False
-        self.bridge.shutdown()
-        self.bridge = EngineBridge(make_engine)
-        self.bridge.event.connect(self.on_event)
-        self.bridge.busy.connect(self.on_busy)
-        self.bridge.busy.connect(lambda busy: self.bench.bench_act.setEnabled(not busy))
+        self.statusBar().showMessage(f"opening {path}…")
+        self.bridge.open(self.engine_for(str(path)), returned=lambda project: self._opened(project),
+                         errored=lambda e: self._open_failed(path, e, fallback))
+        return True
+
+    def _open_failed(self, path, error: Exception, fallback: str | Path | None):
+        if fallback is not None:
+            message = f"could not open {path}: {error_text(error)}"
+            self.log(message)
+            self.statusBar().showMessage(message.splitlines()[0])
+            self.bridge.open(self.engine_for(str(fallback)), returned=lambda project: self._opened(project, message),
+                             errored=lambda e: self._show_project_error(fallback, error_text(e)))
+            return
+        self._show_project_error(path, error_text(error))
+
+    def _opened(self, project: Project, note: str = ""):
+        """The engine of `project` stands: the views take a fresh session, then it announces itself."""
         self.session = Session()
-        self._rewire_session()
-        self.project_path, self.project_name = str(Path(path).resolve()), project.name
+        s = self.session
+        self.tree.set_session(s)
+        self.views.set_session(s)
+        self.plots.set_session(s)
+        self.meter.set_session(s)
+        self.bench.set_session(s)
+        self._connect_session(s)
+        self.plots.clear()
+        self.run_status.setText("")
+        self.project_path, self.project_name = str(project.path), project.name
         self.settings.add_recent(self.project_path)
         self.update_recent_menu()
         self.files.watch(project.files)
-        self.tree.set_file_errors({})
         self._set_title()
         self.log(f"opened {self.project_path}")
-        self.bridge.submit(lambda eng: eng.mode, returned=self._show_mode)
+        self.bridge.submit(lambda eng: (eng.announce(), eng.mode)[1], returned=self._show_mode)
         self.compile()
-        return True
-
-    def _rewire_session(self):
-        """Views take the new session (the old one goes with its project)."""
-        s = self.session
-        self.tree.set_session(s)
-        self.tree.rebuild()
-        self.plots.set_session(s)
-        self._connect_session(s)
-        s.project_changed.connect(self.bench._project_changed)
-        self.plots.clear()
+        if note:
+            self.statusBar().showMessage(note.splitlines()[0])
 
     def _connect_session(self, s):
         """The window's own subscriptions to a session (its views subscribe themselves)."""
@@ -270,6 +279,7 @@ class MainWindow(QMainWindow):
         s.run_started.connect(self._run_progress)
         s.launches_added.connect(self._run_progress)
         s.run_finished.connect(self._run_progress)
+        s.run_finished.connect(self._run_finished)
 
     def _show_project_error(self, path, message):
         self.log(f"cannot open {path}: {message}")
@@ -286,7 +296,6 @@ class MainWindow(QMainWindow):
     def _project_changed(self, ev):
         names = set(getattr(ev, "kernels", ()) or ())
         if names:
-            self.session.forget_kernels_not_in(names)
             current = self.workload.currentText() or self.settings.get("run/workload", "", str)
             self.workload.blockSignals(True)
             self.workload.clear()
@@ -298,40 +307,38 @@ class MainWindow(QMainWindow):
 
     def _task_changed(self, task):
         if task == self.tree.selected_task():
-            self.views.show_resources(self.session.resources.get(task) or self.meter.results.get(task))
-        ct = self.session.compiled_task(task, "nvptx")
-        if ct is not None and ct.ok and ct.ptx:
-            self.meter.measure(task, ct.ptx, ct.spec, ct.arch)
+            self.views.show_resources(self.session.resources.get(task))
 
-    def _compiled(self, result):
-        kts, compiled = result
+    def _compiled(self):
+        """The status line of the compile just finished: its CompileFinished (tiers, errors) and the
+        kernels that failed to lower, as the session has them."""
         if self.tree.selected_task() is None:
             self.tree.select(next(iter(self.tree.items), ""))
         else:
             self.show_selected()
-        kernel_errors = [kt for kt in kts if kt.error]
-        errors = len(kernel_errors) + sum(1 for ct in compiled if ct.error)
-        tiers = {}
-        for ct in compiled:
-            tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
+        done: CompileFinished | None = self.session.last_compile
+        if done is None:
+            return
+        kernel_errors = [k.error for k in self.session.kernels.values() if k.error]
         broken = self.tree.file_errors
-        msg = f"{len(compiled)} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(tiers.items()))})"
+        msg = f"{done.tasks} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
         if broken:
             f, m = next(iter(broken.items()))
             msg = f"{Path(f).name} does not load ({m.split(': ', 1)[-1]}); its kernels are marked, " + msg
-        if errors:
-            msg += f" — {errors} error(s): " + (kernel_errors[0].error.splitlines()[0] if kernel_errors else
-                                                 "see Messages")
+        if done.errors:
+            msg += f" — {done.errors} error(s): " + (kernel_errors[0].splitlines()[0] if kernel_errors else
+                                                     "see Messages")
         self.statusBar().showMessage(msg)
-        for ct in compiled:
-            if ct.error:
-                self.log(f"{ct.task}: {ct.error}")
+        for (target, task), ct in self.session.compiled.items():
+            if target == done.target and ct.error:
+                self.log(f"{task}: {ct.error}")
 
-    def _reloaded(self, result):
+    def _reloaded(self):
         self.tree.set_file_errors({})
-        self._compiled(result)
+        self._compiled()
 
-    def _reload_failed(self, message):
+    def _reload_failed(self, error: Exception):
+        message = error_text(error)
         m = _FILE_LINE.match(message)
         self.log(f"reload failed: {message}")
         if m:
@@ -343,14 +350,17 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage(f"reload failed: {message.splitlines()[0]}")
 
+    def _run_finished(self, rec: RunRecord):
+        r = rec.result
+        if r is None:
+            return
+        detail = r.check_error or r.error or r.skipped
+        self.log(f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})" + (f": {detail}" if detail else ""))
+
     def _ran(self, results):
         self.stop_act.setEnabled(False)
-        for r in results:
-            line = f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})"
-            detail = r.check_error or r.error or r.skipped
-            self.log(line + (f": {detail}" if detail else ""))
         passed = sum(r.status == "passed" for r in results)
-        stopped = any(getattr(r, "stopped", False) for r in results) or len(results) < len(self.run_names)
+        stopped = any(r.stopped for r in results) or len(results) < len(self.run_names)
         self.statusBar().showMessage(f"run {'stopped' if stopped else 'finished'}: {passed}/{len(results)} passed")
         if self.backend.currentText() != "cuda" and any(ct.override for ct in self.compiled.values()):
             self.log("note: PTX overrides take effect on CUDA only; the CPU backend ran host code from the source")
@@ -369,17 +379,18 @@ class MainWindow(QMainWindow):
         self.progress.setValue(min(done, total))
         self.progress.setVisible(rec.status == "running")
 
-    def _failed(self, what, message):
+    def _failed(self, what, error: Exception):
         self.stop_act.setEnabled(False)
+        message = error_text(error)
         self.log(f"{what} failed: {message}")
         self.statusBar().showMessage(f"{what} failed: {message.splitlines()[0] if message else ''}")
 
     def bridge_busy(self) -> bool:
-        return self._busy
+        """Whether any job is queued or running on the engine thread (quiet ones too)."""
+        return self.bridge.busy_now()
 
     @Slot(bool)
     def on_busy(self, busy):
-        self._busy = busy
         if busy and self.progress.maximum() == 0:
             self.progress.setVisible(True)
         elif not busy:
@@ -400,7 +411,7 @@ class MainWindow(QMainWindow):
             entry = self.session.kernels.get(kernel) if kernel else None
             if entry is None:
                 return
-            error = entry.error or self.tree._kernel_file_error(entry)
+            error = entry.error or self.tree.kernel_file_error(entry)
             if error or not entry.tasks:
                 self.views.show_kernel_error(kernel, error or "no tasks")
                 return
@@ -408,15 +419,13 @@ class MainWindow(QMainWindow):
         t = self.session.task(task)
         if t is not None:
             self.views.show_task(t, self.session.compiled_task(task, "nvptx"))
-            self.views.show_resources(self.session.resources.get(task) or self.meter.results.get(task))
+            self.views.show_resources(self.session.resources.get(task))
 
     def log(self, text):
         self.messages.appendPlainText(text)
 
     def open_quadrants_program(self, path: str | None = None, arch: str | None = None):
         """A real Quadrants program in a window of its own (gui/quadrants_view.py); its messages land here."""
-        from PySide6.QtWidgets import QFileDialog
-        from .quadrants_view import QuadrantsWindow
         if not path:
             path, _ = QFileDialog.getOpenFileName(self, "Open Quadrants program", "",
                                                   "Python programs (*.py);;Saved runs (qdexplorer quadrants --json) (*.json)")
@@ -472,7 +481,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         for p in self.settings.recent():
             self.recent_menu.addAction(p, lambda p=p: self.open_project(p))
-        self.recent_menu.setEnabled(bool(self.settings.recent()) and self.engine_for is not None)
+        self.recent_menu.setEnabled(bool(self.settings.recent()))
         if self.settings.recent():
             self.recent_menu.addSeparator()
             self.recent_menu.addAction("Clear list", lambda: (self.settings.clear_recent(), self.update_recent_menu()))
@@ -487,7 +496,6 @@ class MainWindow(QMainWindow):
         try:
             self._close(event)
         except Exception:  # noqa: BLE001
-            import traceback
             traceback.print_exc()
             event.accept()
 
@@ -502,7 +510,6 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.hide()
         QApplication.processEvents()
-        self.meter.shutdown()
         self.views.ptx_panel.shutdown()
         self.bridge.shutdown()
         super().closeEvent(event)

@@ -1,40 +1,26 @@
 """The PTX editing loop of one task: edit, check with ptxas, see the diff, save as the override, revert.
 
-Edits are drafts kept per task, so selecting another task or a recompile never loses them; only
-Revert (after asking) or a successful save ends a draft. Saving checks the PTX with ptxas first
-(off the GUI thread): errors become markers at their lines and rows in the list, and an edit ptxas
-refuses is still saved only if the user insists. The driver's JIT log after a CUDA load is mapped
-to lines the same way. On the CPU backend the panel says plainly that overrides run on CUDA only.
+The panel takes the session and reads each task's generated PTX and saved override from its
+CompiledTask there; what it keeps of its own is only what the session cannot know: unsaved edits
+(drafts, per task, so selecting another task or a recompile never loses them) and the last ptxas
+report on a draft. Only Revert (after asking) or a successful save ends a draft. Saving checks the
+PTX with ptxas first (off the GUI thread): errors become markers at their lines and rows in the
+list, and an edit ptxas refuses is still saved only if the user insists. The driver's JIT log
+after a CUDA load is mapped to lines the same way. On the CPU backend the panel says plainly that
+overrides run on CUDA only.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QRunnable, Qt, QThreadPool, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QListWidget, QListWidgetItem, QMessageBox, QPushButton,
                                QSplitter, QTabWidget, QVBoxLayout, QWidget)
 
 from ..compiler import ptxas
+from ..compiler.artifacts import CompiledTask
+from ..session import Session
 from .diff_view import DiffView
 from .editor import EditorPane, Marker
-
-
-class _Result(QObject):
-    ready = Signal(str, str, object)   # (task, text checked, PtxasReport | Exception)
-
-
-class _Validate(QRunnable):
-    def __init__(self, task, text, arch, sink):
-        super().__init__()
-        self.task, self.text, self.arch, self.sink = task, text, arch, sink
-
-    def run(self):
-        try:
-            rep = ptxas.validate(self.text, self.arch)
-        except Exception as e:  # noqa: BLE001 - shown in the panel (no ptxas, timeout...)
-            rep = e
-        try:
-            self.sink.ready.emit(self.task, self.text, rep)
-        except RuntimeError:  # the panel closed while ptxas ran
-            pass
+from .workers import Lane, error_text
 
 
 class PtxPanel(QWidget):
@@ -42,22 +28,19 @@ class PtxPanel(QWidget):
     revert_requested = Signal(str)        # task: delete its override
     validated = Signal(str, object)       # (task, PtxasReport | Exception), after every check
 
-    def __init__(self, parent=None):
+    def __init__(self, session: Session, parent=None):
         super().__init__(parent)
+        self.session = session
         self.task: str | None = None
         self.backend = "cpu"
-        self.arch: str | None = None
-        self.generated: dict[str, str] = {}      # task → generated PTX
-        self.saved: dict[str, str] = {}          # task → override text on disk ("" = none)
         self.drafts: dict[str, str] = {}         # task → unsaved edit
         self.reports: dict[str, object] = {}     # task → last PtxasReport (or the Exception of a failed check)
         self.checked: dict[str, str] = {}        # task → the text that report is about
+        self.status: str | None = None
         self._pending_save: dict[str, str] = {}
         self._loading = False
-        self._sink = _Result()
-        self._sink.ready.connect(self._on_validated)
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
+        self._shown: str | None = None
+        self.checks = Lane("ptxas-check", threads=1, parent=self)
 
         self.pane = EditorPane("ptx", read_only=False)
         self.editor = self.pane.editor
@@ -107,23 +90,48 @@ class PtxPanel(QWidget):
         self.tabs.currentChanged.connect(lambda i: i == 1 and self._refresh_diff())
         self._update_state()
 
+    # ---- what the session knows of a task
+    def compiled(self, task: str | None = None) -> CompiledTask | None:
+        task = task or self.task
+        return self.session.compiled_task(task, "nvptx") if task else None
+
+    def generated(self, task: str | None = None) -> str:
+        """The PTX the compiler made (culink: the PTX before ptxas), or its error."""
+        ct = self.compiled(task)
+        if ct is None:
+            return ""
+        a = ct.produced.get("ptx")
+        return a.text if a is not None else ct.error
+
+    def saved(self, task: str | None = None) -> str:
+        """The task's PTX override in effect ("" when none)."""
+        ct = self.compiled(task)
+        a = ct.used.get("ptx") if ct is not None else None
+        return a.text if a is not None and a.origin != "generated" else ""
+
     # ---- what the window tells the panel
+    def set_session(self, session: Session):
+        """A newly opened project's session: the drafts and reports of the old one go with it."""
+        self.session = session
+        self.task = self._shown = None
+        self.drafts.clear()
+        self.reports.clear()
+        self.checked.clear()
+        self._pending_save.clear()
+        self._update_state()
+
     def set_backend(self, backend: str):
         self.backend = backend
         self._update_notice()
 
-    def show_task(self, task: str, generated: str, override_text: str | None = None, override_state: str | None = None,
-                  status: str | None = None):
-        """Show `task`; a draft of it (from before a recompile or a detour) wins over what is on disk.
-        `status` is the line shown while there is no unsaved edit (the code views compose it)."""
+    def show_task(self, task: str, status: str | None = None):
+        """Show `task` as the session has it; a draft of it (from before a recompile or a detour)
+        wins. `status` is the line shown while there is no unsaved edit (the code views compose it)."""
         self.task = task
         self.status = status
-        self.generated[task] = generated
-        self.saved[task] = override_text or ""
-        self.override_state = override_state
-        text = self.drafts.get(task, override_text or generated)
+        text = self.drafts.get(task, self.saved(task) or self.generated(task))
         self._loading = True
-        if task == getattr(self, "_shown", None):
+        if task == self._shown:
             self.editor.set_text_keep_view(text)
         else:
             self.editor.setPlainText(text)
@@ -143,8 +151,7 @@ class PtxPanel(QWidget):
 
     # ---- user actions
     def shutdown(self):
-        self.pool.clear()
-        self.pool.waitForDone(2000)
+        self.checks.shutdown(2000)
 
     def dirty(self, task: str | None = None) -> bool:
         task = task or self.task
@@ -173,10 +180,10 @@ class PtxPanel(QWidget):
         self.drafts.pop(self.task, None)
         self.reports.pop(self.task, None)
         self._loading = True
-        self.editor.set_text_keep_view(self.generated.get(self.task, ""))
+        self.editor.set_text_keep_view(self.generated())
         self._loading = False
         self._show_report(None)
-        if self.saved.get(self.task):
+        if self.saved():
             self.revert_requested.emit(self.task)
         self._update_state()
 
@@ -195,7 +202,7 @@ class PtxPanel(QWidget):
         if self._loading or not self.task:
             return
         text = self.editor.toPlainText()
-        if text == (self.saved.get(self.task) or self.generated.get(self.task)):
+        if text == (self.saved() or self.generated()):
             self.drafts.pop(self.task, None)
         else:
             self.drafts[self.task] = text
@@ -204,7 +211,10 @@ class PtxPanel(QWidget):
     def _start_check(self, task, text):
         self.state.setText("checking with ptxas…")
         self.validate_btn.setEnabled(False)
-        self.pool.start(_Validate(task, text, self.arch, self._sink))
+        ct = self.compiled(task)
+        arch = ct.arch if ct is not None else None
+        self.checks.submit(ptxas.validate, text, arch, returned=lambda rep: self._on_validated(task, text, rep),
+                           errored=lambda e: self._on_validated(task, text, e))  # no ptxas, a timeout: shown
 
     def _on_validated(self, task, text, rep):
         self.validate_btn.setEnabled(True)
@@ -221,7 +231,6 @@ class PtxPanel(QWidget):
                 self._update_state()
                 return
             self.drafts.pop(task, None)
-            self.saved[task] = text
             self.save_requested.emit(task, text)
         self._update_state()
 
@@ -234,7 +243,7 @@ class PtxPanel(QWidget):
         if isinstance(rep, Exception):
             self.editor.set_markers([])
             self.problems.clear()
-            self.problems.addItem(f"not checked: {rep}")
+            self.problems.addItem(f"not checked: {error_text(rep)}")
             self.problems.show()
             return
         self._show_diagnostics(rep.diagnostics, "ptxas", rep)
@@ -265,7 +274,7 @@ class PtxPanel(QWidget):
 
     def _refresh_diff(self):
         if self.task:
-            self.diff.set_texts(self.generated.get(self.task, ""), self.editor.toPlainText())
+            self.diff.set_texts(self.generated(), self.editor.toPlainText())
 
     def _update_state(self):
         t = self.task
@@ -276,14 +285,15 @@ class PtxPanel(QWidget):
             return
         self.validate_btn.setEnabled(True)
         self.save_btn.setEnabled(True)
-        self.revert_btn.setEnabled(self.dirty() or bool(self.saved.get(t)))
+        self.revert_btn.setEnabled(self.dirty() or bool(self.saved()))
+        ct = self.compiled()
         if self.dirty():
             text = "edited, unsaved"
-        elif getattr(self, "status", None):
+        elif self.status:
             text = self.status
-        elif self.saved.get(t):
+        elif self.saved():
             text = {"stale": "override STALE: generated PTX changed since"}.get(
-                getattr(self, "override_state", None), "override saved")
+                ct.override if ct is not None else None, "override saved")
         else:
             text = "generated PTX"
         rep = self.reports.get(t)
@@ -293,7 +303,7 @@ class PtxPanel(QWidget):
         self._update_notice()
 
     def _update_notice(self):
-        if self.backend != "cuda" and self.task and (self.saved.get(self.task) or self.dirty()):
+        if self.backend != "cuda" and self.task and (self.saved() or self.dirty()):
             self.notice.setText("PTX overrides take effect on CUDA only: the CPU backend runs host code built "
                                 "from the kernel source. ptxas still checks this PTX.")
             self.notice.show()

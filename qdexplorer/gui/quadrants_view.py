@@ -10,54 +10,28 @@ import json
 import os
 import shlex
 import statistics
-import threading
 
-from PySide6.QtCore import QObject, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QMainWindow,
                                QPlainTextEdit, QPushButton, QSplitter, QTabWidget,
                                QToolBar, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget)
 
+from ..quadrants.compare import edit_and_rerun
 from ..quadrants.edits import EditFolder, default_edit_folder, edit_states
+from ..quadrants.model import run_from_dict
+from ..quadrants.ours import compare_with_ours, run_ours
+from ..quadrants.program import run_program
 from .editor import CodeEditor
 from .passes_view import PassesView
 from .quadrants_compare import ComparisonPanel, fmt_ms
+from .workers import Lane, error_text
 
 COLUMNS = ["Kernel / task", "Type", "Launches", "Median ms", "Edited ms", "Edited / generated", "IR bytes",
            "PTX bytes", "Edit"]
 TASK_ROLE = Qt.UserRole + 1
 KERNEL_ROLE = Qt.UserRole + 2
 GREY = QColor("#888888")
-
-
-class _Jobs(QObject):
-    """One background job at a time; results come back to the GUI thread as signals."""
-    done = Signal(str, object)
-    failed = Signal(str, str)
-    busy = Signal(bool)
-
-    def __init__(self):
-        super().__init__()
-        self.running = False
-
-    def submit(self, name: str, fn) -> bool:
-        if self.running:
-            return False
-        self.running = True
-        self.busy.emit(True)
-
-        def work():
-            try:
-                res = fn()
-            except Exception as e:  # noqa: BLE001 - every failure is shown, none is fatal
-                self.running = False
-                self.failed.emit(name, f"{type(e).__name__}: {e}" if type(e).__name__ != "QdError" else str(e))
-            else:
-                self.running = False
-                self.done.emit(name, res)
-            self.busy.emit(False)
-        threading.Thread(target=work, daemon=True, name=f"quadrants-{name}").start()
-        return True
 
 
 def _edit_page(editor, run_label: str, tip: str):
@@ -90,7 +64,7 @@ class QuadrantsWindow(QMainWindow):
         self.run_result = None       # the QuadrantsRun on screen (dumps on)
         self.edit_result = None      # the last edit_and_rerun() result
         self.ours = None
-        self.jobs = _Jobs()
+        self.jobs = Lane("quadrants-program", threads=1, parent=self)   # one program run at a time
 
         tb = QToolBar("Program")
         tb.setMovable(False)
@@ -149,8 +123,6 @@ class QuadrantsWindow(QMainWindow):
         self.run_ptx_btn.clicked.connect(lambda: self.run_edit("ptx"))
         self.revert_ll_btn.clicked.connect(lambda: self.revert_edit("ll"))
         self.revert_ptx_btn.clicked.connect(lambda: self.revert_edit("ptx"))
-        self.jobs.done.connect(self._done)
-        self.jobs.failed.connect(self._failed)
         self.jobs.busy.connect(self._busy)
 
     # ---- commands
@@ -161,14 +133,19 @@ class QuadrantsWindow(QMainWindow):
     def _args(self):
         return shlex.split(self.args.text())
 
+    def _submit(self, what: str, fn, *args, returned, **kwargs) -> bool:
+        """One job at a time (a program run takes the machine); its failure is shown, never fatal."""
+        if self.jobs.running:
+            return False
+        self.jobs.submit(fn, *args, returned=returned, errored=lambda e: self._failed(what, e), **kwargs)
+        return True
+
     def run(self):
-        from ..quadrants.program import run_program
         script, args, common = self.script, self._args(), self._common()
         self.statusBar().showMessage(f"running {script}…")
-        self.jobs.submit("run", lambda: run_program(script, args, **common))
+        self._submit("run", run_program, script, args, returned=self._show_run, **common)
 
     def run_edit(self, kind: str):
-        from ..quadrants.compare import edit_and_rerun
         t = self.selected_task()
         if t is None or self.run_result is None:
             return
@@ -180,7 +157,8 @@ class QuadrantsWindow(QMainWindow):
         EditFolder(self.edit_folder, kind).write(t.stable_name, editor.toPlainText(), generated)
         script, args, common, base, folder = self.script, self._args(), self._common(), self.run_result, self.edit_folder
         self.statusBar().showMessage(f"rerunning with the edited {t.stable_name} ({kind})…")
-        self.jobs.submit("edit", lambda: edit_and_rerun(script, folder, kind, args, baseline=base, **common))
+        self._submit("edit", edit_and_rerun, script, folder, kind, args, baseline=base, returned=self._show_edit,
+                     **common)
 
     def revert_edit(self, kind: str):
         t = self.selected_task()
@@ -190,7 +168,6 @@ class QuadrantsWindow(QMainWindow):
             self.show_selected()
 
     def compare_ours(self):
-        from ..quadrants.ours import compare_with_ours, run_ours
         if self.run_result is None or not self.run_result.ok:
             self.log("run the program first")
             return
@@ -200,15 +177,15 @@ class QuadrantsWindow(QMainWindow):
             o = run_ours(script, args, arch=arch, timeout=self.timeout.value())
             return o, compare_with_ours(base, o)
         self.statusBar().showMessage("running the program under qdexplorer.lang…")
-        self.jobs.submit("ours", job)
+        self._submit("ours", job, returned=lambda res: self._show_ours(*res))
 
     def show_saved(self, path: str):
         """A saved `qdexplorer quadrants --json` document (with its edited run and comparison, if any).
         When its dump folders are not where they were written (another machine), `dump/` and `load/`
         beside the JSON are used instead, and `edits/` there as the edit folder (as
         benchmarks/quadrants_ptx_edit.py packs them)."""
-        from ..quadrants.model import run_from_dict
-        doc = json.load(open(path))
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
         here = os.path.dirname(os.path.abspath(path))
 
         def moved(folder):
@@ -227,18 +204,8 @@ class QuadrantsWindow(QMainWindow):
         self.setWindowTitle(f"Quadrants program — {doc['script']} (saved run: {path})")
 
     # ---- results
-    @Slot(str, object)
-    def _done(self, name, res):
-        if name == "run":
-            self._show_run(res)
-        elif name == "edit":
-            self._show_edit(res)
-        elif name == "ours":
-            self._show_ours(*res)
-
-    @Slot(str, str)
-    def _failed(self, name, message):
-        self.log(f"{name} failed: {message}")
+    def _failed(self, name: str, error: Exception):
+        self.log(f"{name} failed: {error_text(error)}")
         self.statusBar().showMessage(f"{name} failed — see Messages")
 
     @Slot(bool)

@@ -1,80 +1,41 @@
-"""Registers, spills and occupancy of every task on any machine: `ptxas -v` on a background thread.
+"""Registers, spills and occupancy of every task on any machine, asked of the engine once per PTX.
 
-On a GPU the CUDA backend reports resources after a load (the driver's figures, which win); without
-one, the generated PTX (or the override) is assembled with ptxas and the occupancy calculator turns
-registers + shared memory + the launch's block size into an occupancy. Results are cached on the
-PTX text and block size, so a recompile served from the cache costs nothing here either.
+The figures are the engine's: `Engine.resources(task)` runs `ptxas -v` at the task's block size
+(the rule lives on the task's LaunchSpec) and reports a ResourcesEstimated event, which the
+session folds in beside the driver's figures from a CUDA load (those win). This object only
+decides when to ask: once for each PTX text a task has in use, so a recompile served from the
+cache, or the event the answer itself causes, asks nothing again. It keeps no figures.
 """
 from __future__ import annotations
 
-import hashlib
-
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
 from ..compiler import ptxas
-
-DEFAULT_BLOCK = 128  # the CUDA backend's block size for loops without loop_config(block_dim=...)
-
-
-def block_of(spec) -> int:
-    if spec is None:
-        return DEFAULT_BLOCK
-    return 1 if spec.serial else (spec.block_dim or DEFAULT_BLOCK)
-
-
-class _Job(QRunnable):
-    def __init__(self, meter, task, key, ptx, block, arch):
-        super().__init__()
-        self.meter, self.task, self.key, self.ptx, self.block, self.arch = meter, task, key, ptx, block, arch
-
-    def run(self):
-        try:
-            res = ptxas.task_resources(self.ptx, self.task, self.block, self.arch)
-        except Exception as e:  # noqa: BLE001 - no ptxas, a timeout: shown as the cell's tooltip
-            res = {"source": "ptxas", "error": str(e)}
-        try:
-            self.meter._done.emit(self.task, self.key, res)
-        except RuntimeError:  # the window closed while ptxas ran
-            pass
+from ..session import Session
+from .bridge import EngineBridge
 
 
 class ResourceMeter(QObject):
-    measured = Signal(str)               # task whose figures are now known
-    _done = Signal(str, str, object)
+    failed = Signal(str, object)     # (task, Exception): no figures for it; its cells stay empty
 
-    def __init__(self, parent=None):
+    def __init__(self, bridge: EngineBridge, session: Session, parent: QObject | None = None):
         super().__init__(parent)
+        self.bridge = bridge
         self.available = ptxas.find_ptxas() is not None
-        self.results: dict[str, dict] = {}      # task -> latest figures
-        self._cache: dict[str, dict] = {}       # key(ptx, block) -> figures
-        self._wanted: dict[str, str] = {}       # task -> key of the newest request
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(2)
-        self._done.connect(self._finished)
+        self._asked: dict[str, int] = {}     # task -> hash of the PTX last asked about
+        self.set_session(session)
 
-    def measure(self, task: str, ptx: str, spec=None, arch: str | None = None):
-        if not self.available or not ptx:
+    def set_session(self, session: Session) -> None:
+        self.session = session
+        self._asked.clear()
+        session.task_changed.connect(self.task_changed)
+
+    def task_changed(self, task: str) -> None:
+        ct = self.session.compiled_task(task, "nvptx")
+        if not self.available or ct is None or not ct.ok or not ct.ptx:
             return
-        block = block_of(spec)
-        key = hashlib.sha256(f"{block}\0{arch}\0{ptx}".encode()).hexdigest()
-        if self._wanted.get(task) == key:
+        key = hash((ct.ptx, ct.arch))
+        if self._asked.get(task) == key:
             return
-        self._wanted[task] = key
-        if key in self._cache:
-            self._finished(task, key, self._cache[key])
-            return
-        self.pool.start(_Job(self, task, key, ptx, block, arch))
-
-    def _finished(self, task, key, res):
-        self._cache[key] = res
-        if self._wanted.get(task) == key:
-            self.results[task] = res
-            self.measured.emit(task)
-
-    def wait(self, ms: int = 30000) -> bool:
-        return self.pool.waitForDone(ms)
-
-    def shutdown(self):
-        """Drop queued measurements and let the running ones finish (ptxas takes milliseconds)."""
-        self.pool.clear()
-        self.pool.waitForDone(2000)
+        self._asked[task] = key
+        self.bridge.submit(lambda eng: eng.resources(task), errored=lambda e: self.failed.emit(task, e), quiet=True)

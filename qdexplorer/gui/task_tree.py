@@ -1,7 +1,8 @@
 """The kernels → tasks tree: a view of the session's tasks, their compile, resources and run figures.
 
-It keeps no figures of its own: every cell is read from the session (and the ptxas resource meter)
-when either says a task changed, so the tree, the plots and the code views can never disagree.
+It keeps no figures of its own: every cell is read from the session when it says a task changed
+(resources included: the driver's after a CUDA load, else the engine's ptxas estimate), so the
+tree, the plots and the code views can never disagree.
 Columns sort by value (numbers as numbers), and are sized to their content after each change.
 """
 from __future__ import annotations
@@ -49,10 +50,9 @@ class _Item(QTreeWidgetItem):
 
 
 class TaskTree(QTreeWidget):
-    def __init__(self, session, meter=None, parent=None):
+    def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
-        self.meter = meter
         self.backend = "cpu"
         self.setHeaderLabels(COLUMNS)
         for name, tip in TIPS.items():
@@ -71,8 +71,6 @@ class TaskTree(QTreeWidget):
         self._fit = QTimer(self, singleShot=True, interval=150)
         self._fit.timeout.connect(self.fit_columns)
         self.set_session(session)
-        if meter is not None:
-            meter.measured.connect(self.update_task)
 
     def colors(self) -> dict:
         return STATUS[current_theme()]
@@ -87,7 +85,7 @@ class TaskTree(QTreeWidget):
         self.file_errors = dict(errors)
         self.rebuild()
 
-    def _kernel_file_error(self, entry) -> str:
+    def kernel_file_error(self, entry) -> str:
         files = {str(t.file) for t in entry.tasks}
         return next((msg for f, msg in self.file_errors.items() if f in files), "")
 
@@ -96,6 +94,8 @@ class TaskTree(QTreeWidget):
         self.session = session
         session.kernels_changed.connect(self.rebuild)
         session.task_changed.connect(self.update_task)
+        self.file_errors = {}
+        self.rebuild()
 
     def rebuild(self):
         selected = self.selected_task()
@@ -106,7 +106,7 @@ class TaskTree(QTreeWidget):
         self.kernel_items.clear()
         red = QBrush(QColor(self.colors()["error"]))
         for entry in self.session.kernels.values():
-            error = entry.error or self._kernel_file_error(entry)
+            error = entry.error or self.kernel_file_error(entry)
             n = len(entry.tasks)
             k = _Item([entry.name])
             k.setText(COL["Cache"], "error" if error else f"{n} task{'s' if n != 1 else ''}")
@@ -167,9 +167,8 @@ class TaskTree(QTreeWidget):
             ms = sum(v for k, v in ct.seconds.items() if k != "lower") * 1e3
             self._set(it, "Compile", f"{ms:.1f}", ms)
         res = self.session.resources.get(task)
-        source = "driver (last CUDA load)"
-        if not res and self.meter is not None:
-            res, source = self.meter.results.get(task), "ptxas -v + occupancy calculator"
+        source = "driver (last CUDA load)" if res and res.get("source") == "driver" else \
+            "ptxas -v + occupancy calculator"
         if res and not res.get("error"):
             tip = (f"{source}: {res.get('registers')} registers, {res.get('static_shared_bytes', 0)} B shared, "
                    f"{res.get('local_bytes', 0)} B local, block {res.get('block')}, "

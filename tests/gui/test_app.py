@@ -13,7 +13,9 @@ from PySide6.QtGui import QKeySequence
 
 from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine
-from qdexplorer.project.loader import ProjectError, bundled_demo, load_project
+from qdexplorer.project.data_folder import overrides_folder
+from qdexplorer.project.loader import ProjectError, bundled_demo
+from qdexplorer.project.trust import TrustStore
 
 pytestmark = pytest.mark.gui
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -30,17 +32,17 @@ def test_qt_binding_keeps_none_alive(qapp):
     assert sys.getrefcount(None) - before > -50, "this PySide6 build drops references to None; avoid 6.12.0"
 
 
-def make_window(qtbot, tmp_path, proj_dir, settings_file=None):
+def engine_for(tmp_path):
+    """What app.engine_factory makes, with the test's own cache and two compile workers."""
+    return lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2))
+
+
+def make_window(qtbot, tmp_path, proj_dir, settings_file=None, **kw):
     from qdexplorer.gui.main_window import MainWindow
     from qdexplorer.gui.settings import Settings
-
-    def engine_for(path):
-        project = load_project(path)
-        return (lambda: Engine(project, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2)), project
-    make_engine, proj = engine_for(proj_dir)
-    win = MainWindow(make_engine, proj.name, "no GPU in this test", watch=proj.files,
-                     settings=Settings(str(settings_file or tmp_path / "settings.ini")), project_path=str(proj.path),
-                     engine_for=engine_for)
+    win = MainWindow(engine_for(tmp_path), proj_dir, "no GPU in this test",
+                     settings=Settings(str(settings_file or tmp_path / "settings.ini")),
+                     trust=TrustStore(tmp_path / "trusted.json"), **kw)
     qtbot.addWidget(win)
     win.show()
     wait_compiled(qtbot, win)
@@ -165,7 +167,7 @@ def test_cpu_run_of_an_override_is_marked_cuda_only(window, qtbot):
     assert win.views.ptx_panel.notice.isVisible() and "CUDA only" in win.views.ptx_panel.notice.text()
     win.save_act.trigger()  # File ▸ Save PTX Override (Ctrl+S)
     qtbot.waitUntil(lambda: "override (CUDA only)" in win.tree.items[task].text(1), timeout=60000)
-    path = win.bridge.engine.overrides.folder / f"{task}.ptx"
+    path = overrides_folder(win.project_path) / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
     assert "CUDA backend only" in win.tree.items[task].toolTip(1)
     rec = run_and_wait(win, qtbot, "copy_1m", 2)
@@ -190,7 +192,7 @@ def test_a_bad_ptx_edit_gets_a_marker_at_its_line(window, qtbot):
         win.save_act.trigger()
     assert list(win.views.ptx.markers) == [n + 1] and "madd" in win.views.ptx.marker_text(n + 1)
     assert win.views.ptx_panel.problems.item(0).text().startswith(f"ptxas: line {n + 1}: error")
-    assert not (win.bridge.engine.overrides.folder / f"{task}.ptx").exists()
+    assert not (overrides_folder(win.project_path) / f"{task}.ptx").exists()
 
 
 def test_a_driver_load_error_is_put_on_its_ptx_line(window):
@@ -307,33 +309,57 @@ def test_closing_during_a_run_stops_it_within_a_second(qtbot, tmp_path, project)
     t0 = time.monotonic()
     win.close()
     assert time.monotonic() - t0 < 1.5
-    assert not win.bridge._thread.isRunning()
+    assert win.bridge.lane.pool.activeThreadCount() == 0 and win.bridge.engine is None  # closed on its thread
 
 
-def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path):
+def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path, monkeypatch):
     win = window
     other = tmp_path / "other"
     other.mkdir()
     shutil.copy(bundled_demo() / "saxpy.py", other / "saxpy.py")
+    win.trust.remember(other, True)
     assert win.open_project(str(other))
-    wait_compiled(qtbot, win, 1)
+    wait_compiled(qtbot, win, 2)
     assert list(win.tree.kernel_items) == ["saxpy", "copy"] and "other" in win.windowTitle()
     assert [a.text() for a in win.recent_menu.actions()][0] == str(other)
     shown = []
     import qdexplorer.gui.main_window as mw
-    orig = mw.QMessageBox.warning
-    mw.QMessageBox.warning = lambda *a: shown.append(a[2])
-    try:
-        assert not win.open_project(str(tmp_path / "missing"))
-    finally:
-        mw.QMessageBox.warning = orig
-    assert shown and "project folder not found" in shown[0]
+    monkeypatch.setattr(mw.QMessageBox, "warning", lambda *a: shown.append(a[2]))
+    assert win.open_project(str(tmp_path / "missing"), ask=False)   # tried on the engine thread...
+    qtbot.waitUntil(lambda: bool(shown), timeout=30000)              # ...and refused there, with the reason
+    assert "project folder not found" in shown[0]
     assert "cannot open" in win.messages.toPlainText() and list(win.tree.kernel_items) == ["saxpy", "copy"]
     single = tmp_path / "stencil.py"
     shutil.copy(bundled_demo() / "stencil.py", single)
+    win.trust.remember(single, True)
     assert win.open_project(str(single))  # one kernel file is a project too
+    qtbot.waitUntil(lambda: "stencil.py" in win.windowTitle(), timeout=60000)
     wait_compiled(qtbot, win, 2)
-    assert list(win.tree.kernel_items) == ["jacobi"] and "stencil.py" in win.windowTitle()
+    assert list(win.tree.kernel_items) == ["jacobi"]
+
+
+def test_a_project_is_imported_off_the_gui_thread(qtbot, tmp_path):
+    """Building the engine imports the project, running its code: that happens on the engine's
+    thread, so a slow import leaves the window answering (and File ▸ Open does not freeze it)."""
+    import threading
+    proj = tmp_path / "slow"
+    proj.mkdir()
+    (proj / "k.py").write_text(
+        "import threading, time\nimport qdexplorer.lang as qd\n"
+        "IMPORTED_ON = threading.current_thread().name\ntime.sleep(1.0)\n\n"
+        "@qd.kernel\ndef twice(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+        "    for i in range(x.shape[0]):\n        x[i] *= 2.0\n")
+    from qdexplorer.gui.main_window import MainWindow
+    from qdexplorer.gui.settings import Settings
+    t0 = time.monotonic()
+    win = MainWindow(engine_for(tmp_path), proj, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
+    qtbot.addWidget(win)
+    assert time.monotonic() - t0 < 0.8          # the window stands before the import has finished
+    qtbot.waitUntil(lambda: "twice" in win.tree.kernel_items, timeout=60000)
+    mod = next(m for name, m in sys.modules.items() if name.startswith("qdx_project_") and name.endswith("_k")
+               and getattr(m, "__file__", "") == str(proj / "k.py"))
+    assert mod.IMPORTED_ON != threading.main_thread().name
+    win.close()
 
 
 def test_menus_have_the_standard_shortcuts(window):
@@ -345,18 +371,6 @@ def test_menus_have_the_standard_shortcuts(window):
     from qdexplorer.gui.menus import versions
     v = versions()
     assert {"qdexplorer", "Qt", "llvmlite", "CUDA", "ptxas"} <= set(v) and v["Qt"].startswith("6.")
-
-
-def test_read_only_projects_keep_overrides_in_the_user_data_folder(tmp_path, monkeypatch):
-    from qdexplorer.gui.user_data import overrides_dir
-    monkeypatch.setenv("QDEXPLORER_DATA_DIR", str(tmp_path / "data"))
-    folder = overrides_dir(bundled_demo())
-    assert folder.startswith(str(tmp_path / "data")) and "demo-" in folder
-    with Engine(bundled_demo(), backend="cpu", in_process=True, overrides_dir=folder, cache_dir=str(tmp_path)) as eng:
-        path = eng.overrides.write("saxpy_kernel_0_range_for", ".version 8.5\n.target sm_90\n.visible .entry saxpy_kernel_0_range_for()\n{\n}\n", b"gen")
-    assert str(path).startswith(str(tmp_path / "data"))
-    assert not (bundled_demo() / ".qdexplorer").exists()
-    assert overrides_dir(tmp_path) is None  # a writable project keeps its own
 
 
 def test_bad_project_fails_before_any_window(tmp_path):
@@ -460,7 +474,7 @@ def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window
     assert "not saved" in win.views.ll_label.text()
     win.views.save_ll_btn.click()
     qtbot.waitUntil(lambda: "override" in win.tree.items[task].text(COL["Cache"]), timeout=60000)
-    path = win.bridge.engine.overrides.folder / f"{task}.ll"
+    path = overrides_folder(win.project_path) / f"{task}.ll"
     assert path.read_text().endswith("; edited in the window\n")
     assert '"target": "nvptx"' in (path.parent / f"{task}.ll.json").read_text()
     win.tree.select(task)  # the views refresh when the compile returns, just after its events

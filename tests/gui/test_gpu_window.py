@@ -6,7 +6,7 @@ import shutil
 import pytest
 
 from qdexplorer.engine import Engine
-from qdexplorer.project.loader import bundled_demo, load_project
+from qdexplorer.project.loader import bundled_demo
 
 pytestmark = [pytest.mark.gui, pytest.mark.cuda]
 
@@ -17,9 +17,8 @@ def gpu_window(qtbot, tmp_path):
     from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj_dir)
-    proj = load_project(proj_dir)
-    win = MainWindow(lambda: Engine(proj, backend="cuda", cache_dir=str(tmp_path / "cache"), workers=4), proj.name, "",
-                     watch=proj.files, settings=Settings(str(tmp_path / "s.ini")), project_path=str(proj_dir))
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cuda", cache_dir=str(tmp_path / "cache"), workers=4)),
+                     proj_dir, "", settings=Settings(str(tmp_path / "s.ini")))
     win.views.ptx_panel.answers = []
     win.views.ptx_panel.ask = lambda t, x: win.views.ptx_panel.answers.pop(0) if win.views.ptx_panel.answers else True
     qtbot.addWidget(win)

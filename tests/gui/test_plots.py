@@ -4,7 +4,7 @@ import itertools
 import pytest
 from PySide6.QtGui import QColor
 
-from qdexplorer.events import LaunchesTimed, RunFinished, RunStarted
+from qdexplorer.events import LaunchesTimed, RunFinished, RunStarted, WorkloadResult
 from qdexplorer.gui.plots import DISTINCT, LaunchPlots, box_stats, time_unit
 from qdexplorer.gui.tier_chart import TierChart
 from qdexplorer.runtime.launch import LaunchTiming
@@ -31,7 +31,7 @@ def feed(plots, rounds=1, n=20, scale=0.01):
             for rep in range(n):
                 s.apply(LaunchesTimed(rid, f"{kernel}_wl", tuple(
                     timing(t, kernel, scale * (i + 1) * (1 + 0.01 * rep) * (r + 1)) for i, t in tasks)))
-            s.apply(RunFinished(rid, f"{kernel}_wl", "passed"))
+            s.apply(RunFinished(rid, f"{kernel}_wl", "passed", WorkloadResult(f"{kernel}_wl", kernel, "cpu", ok=True)))
 
 
 @pytest.fixture
@@ -120,7 +120,7 @@ def test_tiers_are_counted_per_stage(qtbot, tmp_path):
     chart = TierChart(session)
     qtbot.addWidget(chart)
     with Engine(bundled_demo(), backend="cpu", in_process=True, cache_dir=str(tmp_path)) as eng:
-        eng.on(session.apply)
+        eng.subscribe(session.apply)
         eng.compile(["saxpy", "copy"], target="nvptx")
         eng.compile(["saxpy", "copy"], target="nvptx")  # warm: memory hits replace the misses
         eng.compile(["saxpy"], target="host")

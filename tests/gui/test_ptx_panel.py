@@ -1,34 +1,39 @@
 """The PTX editing loop as a user drives it: edit, check, see markers and the diff, save, switch, revert."""
-import os
-import subprocess
-import sys
+import shutil
 
 import pytest
 
 from qdexplorer.compiler import ptxas
+from qdexplorer.engine import Engine
 from qdexplorer.gui.ptx_panel import PtxPanel
+from qdexplorer.project.loader import bundled_demo
 
 pytestmark = [pytest.mark.gui,
               pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)]
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TASK = "saxpy_kernel_0_range_for"
 
 
-@pytest.fixture(scope="module")
-def generated():
-    out = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "show", TASK, "--what", "ptx"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
-    assert out.returncode == 0, out.stderr
-    return out.stdout
+@pytest.fixture
+def engine(tmp_path):
+    """The demo's saxpy and copy compiled for the GPU, in process: the session the panel reads."""
+    shutil.copytree(bundled_demo(), tmp_path / "demo")
+    with Engine(tmp_path / "demo", backend="cpu", in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+        eng.compile(["saxpy", "copy"], target="nvptx")
+        yield eng
 
 
 @pytest.fixture
-def panel(qtbot, generated):
-    p = PtxPanel()
+def generated(engine):
+    return engine.compiled_for(TASK, "nvptx").produced["ptx"].text
+
+
+@pytest.fixture
+def panel(qtbot, engine):
+    p = PtxPanel(engine.session)
     qtbot.addWidget(p)
     p.resize(900, 600)
     p.show()
-    p.show_task(TASK, generated)
+    p.show_task(TASK)
     p.answers = []
     p.ask = lambda title, text: p.answers.pop(0)  # the user's answers to the dialogs, in order
     return p
@@ -73,16 +78,28 @@ def test_a_good_edit_is_checked_then_saved_and_reports_resources(panel, qtbot, g
     assert "ptxas: OK" in panel.state.text()
 
 
-def test_edits_survive_selecting_another_task_and_a_recompile(panel, generated):
+def test_edits_survive_selecting_another_task_and_a_recompile(panel, generated, engine):
     panel.editor.setPlainText(generated + "\n// mine\n")
-    panel.show_task("copy_kernel_0_range_for", "// copy ptx\n")
-    assert panel.editor.toPlainText() == "// copy ptx\n" and not panel.dirty()
-    panel.show_task(TASK, generated)  # back, as after a recompile that regenerated the same PTX
+    panel.show_task("copy_kernel_0_range_for")
+    assert ".entry copy_kernel_0_range_for" in panel.editor.toPlainText() and not panel.dirty()
+    engine.compile(["saxpy"], target="nvptx")  # a recompile that regenerates the same PTX
+    panel.show_task(TASK)
     assert panel.editor.toPlainText().endswith("// mine\n") and panel.dirty()
     assert panel.dirty_tasks() == [TASK]
 
 
-def test_revert_asks_before_discarding_and_cancel_keeps_the_edit(panel, generated):
+def test_the_panel_keeps_no_copy_of_what_the_session_has(panel, generated, engine):
+    """Generated PTX and the saved override are read from the session's CompiledTask each time: an
+    override saved elsewhere (the CLI, another window) shows as soon as the session has it."""
+    assert panel.saved() == "" and panel.generated() == generated
+    engine.set_override(TASK, generated + "// from the CLI\n")
+    engine.compile(["saxpy"], target="nvptx")
+    panel.show_task(TASK)
+    assert panel.saved().endswith("// from the CLI\n") and panel.editor.toPlainText() == panel.saved()
+    assert panel.generated() == generated and panel.revert_btn.isEnabled()
+
+
+def test_revert_asks_before_discarding_and_cancel_keeps_the_edit(panel, generated, engine):
     reverted = []
     panel.revert_requested.connect(reverted.append)
     panel.editor.setPlainText(generated + "\n// mine\n")
@@ -93,7 +110,11 @@ def test_revert_asks_before_discarding_and_cancel_keeps_the_edit(panel, generate
     panel.revert()
     assert panel.editor.toPlainText() == generated and not panel.dirty()
     assert reverted == []  # nothing was saved, so there is no override to delete
-    panel.show_task(TASK, generated, override_text=generated + "// saved\n", override_state="active")
+    engine.set_override(TASK, generated + "// saved\n")
+    engine.compile(["saxpy"], target="nvptx")
+    panel.show_task(TASK)
+    assert panel.editor.toPlainText().endswith("// saved\n")
+    panel.answers = [True]
     panel.revert()
     assert reverted == [TASK]
 

@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from qdexplorer.engine import Engine
-from qdexplorer.project.loader import bundled_demo, load_project
+from qdexplorer.project.loader import bundled_demo
 
 pytestmark = [pytest.mark.gui, pytest.mark.skipif(importlib.util.find_spec("quadrants") is None,
                                                   reason="Quadrants is not installed (pip install '.[test]')")]
@@ -121,11 +121,11 @@ def test_compare_with_our_language(qwin, qtbot):
 
 def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_path):
     from qdexplorer.gui.main_window import MainWindow
+    from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj_dir)
-    proj = load_project(proj_dir)
-    win = MainWindow(lambda: Engine(proj, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=1),
-                     proj.name, "no GPU in this test", watch=proj.files)
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=1)),
+                     proj_dir, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
     qtbot.addWidget(win)
     menus = {a.text(): a.menu() for a in win.menuBar().actions()}
     assert "Open &Quadrants program…" in [a.text() for a in menus["&File"].actions()]
