@@ -76,6 +76,11 @@ class CodeEditor(QPlainTextEdit):
         self._refresh_selections()
 
     # ---- colours (the theme sets them)
+    def set_theme(self, theme: str):
+        """Called by theme.restyle for every editor under the window."""
+        self.highlighter.set_style(PYGMENTS[theme])
+        self.set_colors(**EDITOR[theme])
+
     def set_colors(self, **colors: str):
         self.colors.update({k: QColor(v) for k, v in colors.items()})
         self._refresh_selections()

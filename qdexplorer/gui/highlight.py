@@ -48,6 +48,11 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         self.style = get_style_by_name(style)
         self._formats: dict = {}
 
+    def set_style(self, style: str):
+        self.style = get_style_by_name(style)
+        self._formats.clear()
+        self.rehighlight()
+
     def set_language(self, language: str):
         self.lexer = LEXERS[language]()
         self.rehighlight()

@@ -6,7 +6,6 @@ do not read the palette, so `apply_theme` also walks them.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from pygments.styles import get_style_by_name
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -58,8 +57,8 @@ def current_theme() -> str:
 
 
 def restyle(root: QWidget, theme: str):
-    """Existing plots, highlighters and editors take the theme (new ones read it when made)."""
-    from .editor import CodeEditor
+    """Existing plots, and every widget with a `set_theme(theme)` (editors, the diff view...), take
+    the theme; new ones read it when made. Widgets restyle themselves, so this module imports none."""
     plot_colors = PLOT[theme]
     for w in [root, *root.findChildren(QWidget)]:
         if isinstance(w, pg.PlotWidget):
@@ -71,12 +70,6 @@ def restyle(root: QWidget, theme: str):
                 ax.setTextPen(fg)
             title = w.getPlotItem().titleLabel
             title.setText(title.text, color=plot_colors["foreground"])
-        if isinstance(w, CodeEditor):
-            w.set_colors(**EDITOR[theme])
-        hl = getattr(w, "highlighter", None)
-        if hl is not None:
-            hl.style = get_style_by_name(PYGMENTS[theme])
-            hl._formats.clear()
-            hl.rehighlight()
-        if hasattr(w, "set_theme") and not isinstance(w, CodeEditor):
-            w.set_theme(theme)
+        set_theme = getattr(w, "set_theme", None)
+        if callable(set_theme):
+            set_theme(theme)
