@@ -53,10 +53,6 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         self._formats.clear()
         self.rehighlight()
 
-    def set_language(self, language: str):
-        self.lexer = LEXERS[language]()
-        self.rehighlight()
-
     def _format(self, ttype) -> QTextCharFormat:
         fmt = self._formats.get(ttype)
         if fmt is None:

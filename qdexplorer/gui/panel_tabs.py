@@ -1,4 +1,4 @@
-"""The bottom tab area, where other views join the window (issue 8's Compare and History, ...).
+"""The bottom tab area: Timings, Messages, Assembly modes, and the bench commands' Compare and History.
 
 A page that asks for more width than a 900-pixel window can give is put in a scroll area, so one
 wide panel never forces the whole window wider; callers keep using their own widget

@@ -1,7 +1,8 @@
 """What the window remembers between sessions, over QSettings (the platform's own store).
 
-One object with named, typed values, so the keys live in one place; widgets are saved and restored
-through `bind_*` helpers instead of code scattered over the window. Tests pass an .ini path.
+One object with named, typed values, so the keys live in one place; widgets (splitters, headers,
+the main window) are saved and restored through `save_state` / `restore_state` and the geometry
+pair. Tests pass an .ini path.
 """
 from __future__ import annotations
 

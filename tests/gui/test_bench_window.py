@@ -1,10 +1,11 @@
 """Bench & save, saved-run comparison and Compare with generated, in the real window (CPU backend)."""
 import shutil
 
+import numpy as np
 import pytest
 
 from qdexplorer.engine import Engine
-from qdexplorer.project.loader import bundled_demo, load_project
+from qdexplorer.project.loader import bundled_demo
 
 pytestmark = pytest.mark.gui
 
@@ -12,11 +13,11 @@ pytestmark = pytest.mark.gui
 @pytest.fixture
 def window(qtbot, tmp_path):
     from qdexplorer.gui.main_window import MainWindow
+    from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj_dir)
-    proj = load_project(proj_dir)
-    win = MainWindow(lambda: Engine(proj, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2),
-                     proj.name, "no GPU in this test", watch=proj.files)
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2)),
+                     proj_dir, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
     qtbot.addWidget(win)
     win.show()
     qtbot.waitUntil(lambda: len(win.compiled) >= 15 and "compiled" in win.statusBar().currentMessage(),
@@ -32,8 +33,8 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     win.repeat.setValue(5)
     for n in (1, 2):
         bench.bench_act.trigger()
-        qtbot.waitUntil(lambda: "saved run" in win.statusBar().currentMessage() and bench.compare.combo_b.count() == n,
-                        timeout=90000)
+        qtbot.waitUntil(lambda: "saved run" in win.statusBar().currentMessage() and bench.compare.combo_b.count() == n
+                        and not win.bridge_busy(), timeout=90000)
     assert bench.history.path == tmp_path / "demo" / ".qdexplorer" / "history.sqlite"
     runs = bench.history.list()
     assert [(r.status, r.launches, r.tasks) for r in runs] == [("complete", 25, 5)] * 2
@@ -46,7 +47,18 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     assert bench.compare.comparison.a == runs[0].label and bench.compare.comparison.b == runs[1].label
 
 
+def _run(label, ms, task, other="copy_kernel_0_range_for", backend="cuda"):
+    """A run of two tasks whose launch times are given: a known effect, no machine noise."""
+    from qdexplorer.bench.context import RunContext
+    from qdexplorer.bench.run import Launch, Run
+    launches = []
+    for i, (x, y) in enumerate(zip(ms, np.linspace(0.50, 0.52, len(ms)))):
+        launches += [Launch(task, "saxpy", "saxpy_1m", i, float(x)), Launch(other, "copy", "copy_1m", i, float(y))]
+    return Run(label, RunContext(backend=backend, interleaved_with="x", timer_resolution_ms=0.0005), launches)
+
+
 def test_compare_with_generated_from_the_ptx_editor(window, qtbot):
+    """The flow, for real: an override saved, both sides timed interleaved, the comparison shown."""
     win, bench = window, window.bench
     task = "saxpy_kernel_0_range_for"
     win.tree.select(task)
@@ -59,6 +71,20 @@ def test_compare_with_generated_from_the_ptx_editor(window, qtbot):
     cmp = bench.compare.comparison
     assert (cmp.a, cmp.b) == ("generated", "override")
     row = cmp.task(task)
-    # the CPU backend runs the host object, so the PTX override cannot change its time
-    assert row.n_a == row.n_b == 40 and row.verdict == "same"
+    assert row.n_a == row.n_b == 40 and row.verdict in ("same", "faster", "slower")
     assert bench.tabs.currentWidget() is bench.compare
+
+
+def test_the_verdict_of_a_known_effect_is_shown(window):
+    """Statistics on synthetic runs with a known effect, fed to the window where the interleaved
+    runs land: deterministic by construction, whatever else the machine is doing."""
+    win, bench = window, window.bench
+    task = "saxpy_kernel_0_range_for"
+    base = np.linspace(1.00, 1.02, 40)
+    bench._compared_fresh(task, (_run("generated", base, task), _run("override", base * 1.5, task)))
+    assert "override is slower (1.500× generated" in win.statusBar().currentMessage()
+    verdicts = {bench.compare.table.item(r, 0).text(): bench.compare.table.item(r, 6).text()
+                for r in range(bench.compare.table.rowCount())}
+    assert verdicts[task] == "slower" and verdicts["copy_kernel_0_range_for"] == "same"
+    bench._compared_fresh(task, (_run("generated", base, task), _run("override", base, task)))
+    assert "override is same (1.000× generated" in win.statusBar().currentMessage()
