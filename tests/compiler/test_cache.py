@@ -123,7 +123,7 @@ def test_corrupt_entry_is_dropped_and_rebuilt(tmp_path):
     files[1].write_bytes(files[1].read_bytes().replace(b".entry", b".entrx"))  # bit rot
     with Engine(proj, in_process=True, cache_dir=str(cache)) as eng:
         _, compiled = eng.compile(target="nvptx")
-        assert eng.cache.stats.corrupt == 2
+        assert eng.cache_info()["corrupt"] == 2
     assert sorted(ct.tier for ct in compiled) == ["disk", "miss", "miss"]
     for ct in compiled:
         assert b".entry " + ct.task.encode() in ct.generated
@@ -203,7 +203,7 @@ def test_read_only_cache_folder(tmp_path):
         with eng:
             _, compiled = eng.compile(target="nvptx")
             assert all(ct.ok and ct.generated for ct in compiled)
-            assert not eng.cache.offline
+            assert not eng.cache_info()["offline"]
     finally:
         undo()
 
@@ -216,7 +216,7 @@ def test_override_beats_a_cache_hit_and_goes_stale_and_reverts(tmp_path):
         _, first = eng.compile(target="nvptx")
         gen = {ct.task: ct for ct in first}[task]
         edited = gen.generated.replace(b"ret;", b"ret;\n// hand edit")
-        path = eng.overrides.write(task, edited + b"\x00", gen.generated)
+        path = eng.set_override(task, edited + b"\x00")
         assert b"\x00" not in path.read_bytes()
         _, second = eng.compile(target="nvptx")
         ct = {c.task: c for c in second}[task]
@@ -228,7 +228,7 @@ def test_override_beats_a_cache_hit_and_goes_stale_and_reverts(tmp_path):
         ct = {c.task: c for c in third}[task]
         assert ct.override == "stale" and ct.output == edited
         assert any("STALE" in line for line in ct.log)
-        assert eng.overrides.revert(task)
+        assert eng.revert_override(task)
         _, fourth = eng.compile(target="nvptx")
         ct = {c.task: c for c in fourth}[task]
         assert ct.override is None and ct.output == ct.generated

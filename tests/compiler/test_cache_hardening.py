@@ -1,4 +1,5 @@
 """The disk cache is not a way in: key-bound entries, owner checks, one bad entry skipped, no temp left."""
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -7,17 +8,30 @@ import textwrap
 
 import pytest
 
-from qdexplorer.compiler.cache import PtxCache
+from qdexplorer.compiler.cache import CacheStats, PtxCache
 from qdexplorer.engine import Engine
 from tests.compiler.test_cache import ROOT, write_project
 
 NOBODY = 65534
 
 
+class CacheSeen:
+    """The engine's cache as a test sees it: its counters and state (`cache_info`), and where an
+    entry lives (the layout alone: a memory-only PtxCache reads and writes nothing)."""
+
+    def __init__(self, info):
+        self.offline = info["offline"]
+        self.stats = CacheStats(**{f.name: info[f.name] for f in dataclasses.fields(CacheStats)})
+        self._layout = PtxCache(info["folder"], offline=False)
+
+    def path(self, key, ns):
+        return self._layout.path(key, ns)
+
+
 def host_compile(proj, cache, **kw):
     with Engine(proj, in_process=True, cache_dir=str(cache), **kw) as eng:
         _, compiled = eng.compile(target="host")
-        return {ct.task: ct for ct in compiled}, eng.cache
+        return {ct.task: ct for ct in compiled}, CacheSeen(eng.cache_info())
 
 
 def test_an_entry_planted_under_another_key_is_rejected(tmp_path):
@@ -99,7 +113,7 @@ def test_one_blocked_entry_does_not_switch_the_disk_tier_off(tmp_path):
 
 FULL_DISK = textwrap.dedent("""\
     import resource, signal, sys, warnings
-    from qdexplorer.compiler.cache import PtxCache
+    from qdexplorer.compiler.cache import CacheStats, PtxCache
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # writes past the limit fail with EFBIG instead
     c = PtxCache(sys.argv[1], offline=True)
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))

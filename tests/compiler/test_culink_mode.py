@@ -30,7 +30,7 @@ def _elf_type(data: bytes) -> int:
 def _compile(proj, cache, **kw):
     with Engine(proj, in_process=True, cache_dir=str(cache), mode="culink", **kw) as eng:
         _, compiled = eng.compile(target="nvptx")
-        return {ct.task: ct for ct in compiled}, eng.cache
+        return {ct.task: ct for ct in compiled}, eng.cache_info()
 
 
 @needs_ptxas
@@ -87,7 +87,7 @@ def test_a_ptx_override_is_what_ptxas_assembles(tmp_path):
         _, compiled = eng.compile(target="nvptx")
         ct = {c.task: c for c in compiled}[TASKS[0]]
         assert "0f3F800000" in ct.ptx
-        eng.overrides.write(ct.task, ct.ptx.replace("0f3F800000", "0f40000000"), ct.produced["ptx"].data)
+        eng.set_override(ct.task, ct.ptx.replace("0f3F800000", "0f40000000"))
         _, again = eng.compile(target="nvptx")
         new = {c.task: c for c in again}[TASKS[0]]
         assert new.override == "active" and new.output != ct.output and _elf_type(new.output) == ET_REL
@@ -96,7 +96,7 @@ def test_a_ptx_override_is_what_ptxas_assembles(tmp_path):
         n = next(i for i, ln in enumerate(lines, 1) if "0f3F800000" in ln)
         assert "add." in lines[n - 1], lines[n - 1]  # add.f32, add.rn.f32 or add.ftz.f32 (fast math)
         lines[n - 1] = lines[n - 1].replace("add.", "addd.")
-        eng.overrides.write(ct.task, "\n".join(lines) + "\n", ct.produced["ptx"].data)
+        eng.set_override(ct.task, "\n".join(lines) + "\n")
         _, bad = eng.compile(target="nvptx")
         err = {c.task: c for c in bad}[TASKS[0]].error
         assert "ptxas rejected the PTX" in err and f"line {n}" in err, err
@@ -117,7 +117,7 @@ def test_the_cpu_backend_runs_culink_projects_on_its_own_path(tmp_path):
     proj = write_project(tmp_path / "p")
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache"), mode="culink") as eng:
         assert eng.run()[0].status == "passed"
-        assert eng.compiled[f"host:{TASKS[0]}"].final_kind == "obj"
+        assert eng.compiled_for(TASKS[0], "host").final_kind == "obj"
 
 
 def test_cubins_reach_the_backend_as_one_link_per_unit(tmp_path):

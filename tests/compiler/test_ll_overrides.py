@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 from qdexplorer.engine import Engine
+from qdexplorer.events import TaskLoaded
 
 from .test_cache import ROOT, write_project
 
@@ -24,13 +25,13 @@ def test_a_changed_constant_changes_the_cpu_result_and_the_ptx(tmp_path):
     proj = write_project(tmp_path / "p")
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
         assert eng.run()[0].status == "passed"
-        gen = eng.compiled[f"host:{TASK}"]
+        gen = eng.compiled_for(TASK, "host")
         ll = gen.produced["ll"].data
         assert ll.count(ONE) == 1
-        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="host")
+        eng.set_override(TASK, ll.replace(ONE, TWO), kind="ll", target="host")
         (res,) = eng.run()
         assert res.status == "failed" and "Mismatched elements: 1000 / 1000" in res.check_error
-        ct = eng.compiled[f"host:{TASK}"]
+        ct = eng.compiled_for(TASK, "host")
         assert ct.override == "active" and ct.override_stage == "ll"
         assert ct.output != gen.output  # a different object file was loaded
         assert any("LL override (project)" in line for line in ct.log)
@@ -39,7 +40,7 @@ def test_a_changed_constant_changes_the_cpu_result_and_the_ptx(tmp_path):
         _, before = eng.compile(target="nvptx")
         nv_ll = _by_task(before)[TASK].produced["ll"].data
         assert b"0f3F800000" in _by_task(before)[TASK].ptx.encode()
-        eng.overrides.write(TASK, nv_ll.replace(ONE, TWO), nv_ll, kind="ll", target="nvptx")
+        eng.set_override(TASK, nv_ll.replace(ONE, TWO), kind="ll", target="nvptx")
         _, after = eng.compile(target="nvptx")
         ptx = _by_task(after)[TASK].ptx
         assert "0f40000000" in ptx and "0f3F800000" not in ptx
@@ -53,10 +54,10 @@ def test_an_override_for_the_other_target_is_not_used(tmp_path):
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
         _, compiled = eng.compile(target="nvptx")
         ll = _by_task(compiled)[TASK].produced["ll"].data
-        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="nvptx")
+        eng.set_override(TASK, ll.replace(ONE, TWO), kind="ll", target="nvptx")
         (res,) = eng.run()  # the CPU backend compiles for host: the nvptx IR must not reach it
         assert res.status == "passed"
-        ct = eng.compiled[f"host:{TASK}"]
+        ct = eng.compiled_for(TASK, "host")
         assert ct.override is None
         assert any("written for target nvptx; not used when compiling for host" in line for line in ct.log)
 
@@ -65,35 +66,37 @@ def test_a_broken_edit_reports_its_file_and_line_and_keeps_what_was_loaded(tmp_p
     proj = write_project(tmp_path / "p")
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
         assert eng.run()[0].status == "passed"
-        ll = eng.compiled[f"host:{TASK}"].produced["ll"].data
+        loads = []
+        eng.subscribe(lambda e: loads.append(e) if isinstance(e, TaskLoaded) and e.task == TASK else None)
+        ll = eng.compiled_for(TASK, "host").produced["ll"].data
         good = ll.replace(ONE, TWO)
-        eng.overrides.write(TASK, good, ll, kind="ll", target="host")
+        eng.set_override(TASK, good, kind="ll", target="host")
         assert eng.run()[0].status == "failed"
-        loaded_tag = eng.device.tags[TASK]
+        assert len(loads) == 1 and not loads[0].error   # the edit was loaded
 
         lines = good.decode().splitlines()
         bad_line = next(n for n, line in enumerate(lines, 1) if "fadd float" in line)
-        path = eng.overrides.write(TASK, good.replace(b"fadd float", b"fadd flaot"), ll, kind="ll", target="host")
+        path = eng.set_override(TASK, good.replace(b"fadd float", b"fadd flaot"), kind="ll", target="host")
         (res,) = eng.run()
         assert res.status == "error" and res.fault_task == TASK
         assert f"{path}:{bad_line}:" in res.error and "expected type" in res.error
         assert "stays loaded" in res.error
-        assert eng.compiled[f"host:{TASK}"].error_stage == "obj"
-        # nothing lost: the file is still there, the device still holds the last good module
+        assert eng.compiled_for(TASK, "host").error_stage == "obj"
+        # nothing lost: the file is still there, and nothing replaced the last good module
         assert path.read_bytes().count(b"flaot") == 1
-        assert eng.device.tags[TASK] == loaded_tag
+        assert len(loads) == 1
 
         # a verifier error (no line from llvmlite) is pointed at the instruction's line too
         name = lines[bad_line - 1].split("=")[0].strip()        # %".23" = fadd float %".22", ...
         use = next(n for n, line in enumerate(lines, 1) if f", {name}" in line or f" {name}," in line)
         swapped = lines[:]
         swapped[bad_line - 1], swapped[use - 1] = lines[use - 1], lines[bad_line - 1]
-        eng.overrides.write(TASK, "\n".join(swapped).encode(), ll, kind="ll", target="host")
+        eng.set_override(TASK, "\n".join(swapped).encode(), kind="ll", target="host")
         (res,) = eng.run()
         assert res.status == "error" and "does not dominate" in res.error
         assert f"{path}:{use}:" in res.error or f"{path}:{bad_line}:" in res.error, res.error
 
-        assert eng.overrides.revert(TASK)
+        assert eng.revert_override(TASK)
         assert eng.run()[0].status == "passed"
 
 
@@ -103,16 +106,16 @@ def test_stale_and_revert(tmp_path):
     with Engine(proj, in_process=True, cache_dir=str(cache)) as eng:
         _, compiled = eng.compile(target="host")
         ll = _by_task(compiled)[TASK].produced["ll"].data
-        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="host")
+        eng.set_override(TASK, ll.replace(ONE, TWO), kind="ll", target="host")
     write_project(tmp_path / "p", a="1.5")  # the kernel changes under the override
     with Engine(proj, in_process=True, cache_dir=str(cache)) as eng:
         (res,) = eng.run()
-        ct = eng.compiled[f"host:{TASK}"]
+        ct = eng.compiled_for(TASK, "host")
         assert ct.override == "stale" and any("STALE" in line for line in ct.log)
         assert res.status == "failed"  # the stale edit (+2.0) still runs, as the user asked
-        assert eng.overrides.revert(TASK, ("ll",))
+        assert eng.revert_override(TASK, ("ll",))
         assert eng.run()[0].status == "passed"
-        assert eng.compiled[f"host:{TASK}"].override is None
+        assert eng.compiled_for(TASK, "host").override is None
     assert not list((proj / ".qdexplorer" / "overrides").iterdir())
 
 
@@ -122,9 +125,9 @@ def test_ptx_override_wins_over_an_ll_override(tmp_path):
         _, compiled = eng.compile(target="nvptx")
         gen = _by_task(compiled)[TASK]
         ll = gen.produced["ll"].data
-        eng.overrides.write(TASK, ll.replace(ONE, TWO), ll, kind="ll", target="nvptx")
+        eng.set_override(TASK, ll.replace(ONE, TWO), kind="ll", target="nvptx")
         hand = gen.generated + b"\n// hand-written PTX\n"
-        eng.overrides.write(TASK, hand, gen.generated)
+        eng.set_override(TASK, hand)
         _, again = eng.compile(target="nvptx")
         ct = _by_task(again)[TASK]
         assert ct.output == hand and ct.override == "active" and ct.override_stage == "ptx"

@@ -59,8 +59,8 @@ def test_project_setting_writes_the_ptx_that_runs(tmp_path):
         for t in TASKS:
             _check_ptx(proj / f"{t}.ptx", t)
         gen = {ct.task: ct for ct in compiled}[task].generated
-        eng.overrides.write(task, gen, gen)
-        (eng.overrides.folder / f"{task}.ptx").write_bytes(gen + b"// edited\n\x00")
+        path = eng.set_override(task, gen)
+        path.write_bytes(gen + b"// edited\n\x00")
         assert eng.run()[0].status == "passed"   # a CPU run still prints the PTX
     printed = (proj / f"{task}.ptx").read_bytes()
     assert printed == gen + b"// edited\n"
