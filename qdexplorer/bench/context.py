@@ -109,6 +109,8 @@ class RunContext:
     rounds: int | None = None
     per_round: int | None = None
     interleaved_with: str | None = None
+    pair: str | None = None        # shared by the two sides of one interleaved comparison: their
+                                   # rounds were measured side by side, round i of A next to round i of B
     l2_flush: bool = False
     clocks_mhz: dict[str, float | None] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)

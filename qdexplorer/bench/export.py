@@ -24,10 +24,10 @@ STAGE_ORDER = ("lower", "codegen", "cache", "ptx", "compile", "load")
 def to_csv(run: Run) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(["run", "seq", "workload", "kernel", "task", "repeat", "ms", "cpu_ms", "grid", "block"])
+    w.writerow(["run", "seq", "workload", "kernel", "task", "round", "repeat", "ms", "cpu_ms", "grid", "block"])
     for i, ln in enumerate(run.launches):
-        w.writerow([run.label, i, ln.workload, ln.kernel, ln.task, ln.repeat, repr(ln.ms),
-                    "" if ln.cpu_ms is None else repr(ln.cpu_ms), ln.grid, ln.block])
+        w.writerow([run.label, i, ln.workload, ln.kernel, ln.task, "" if ln.round is None else ln.round, ln.repeat,
+                    repr(ln.ms), "" if ln.cpu_ms is None else repr(ln.cpu_ms), ln.grid, ln.block])
     return buf.getvalue()
 
 
@@ -76,8 +76,9 @@ def to_trace(run: Run) -> dict:
         dur = ln.ms * 1e3
         events.append({"ph": "X", "pid": LAUNCH_PID, "tid": tid, "name": ln.task, "cat": "launch",
                        "ts": round(ts, 3), "dur": round(dur, 3),
-                       "args": {"seq": i, "workload": ln.workload, "kernel": ln.kernel, "repeat": ln.repeat,
-                                "ms": ln.ms, "cpu_ms": ln.cpu_ms, "grid": ln.grid, "block": ln.block}})
+                       "args": {"seq": i, "workload": ln.workload, "kernel": ln.kernel, "round": ln.round,
+                                "repeat": ln.repeat, "ms": ln.ms, "cpu_ms": ln.cpu_ms, "grid": ln.grid,
+                                "block": ln.block}})
         ts += dur
     return {"traceEvents": events, "displayTimeUnit": "ms",
             "otherData": {"run": run.label, "status": run.status, "qdexplorer": run.context.qdexplorer,

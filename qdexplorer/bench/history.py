@@ -37,6 +37,7 @@ class RunSummary:
     backend: str
     device: str
     git: str
+    rounds: int | None = None    # None: saved before runs were recorded in rounds
 
     @property
     def label(self) -> str:
@@ -149,10 +150,10 @@ class History:
 
     @staticmethod
     def _add_launches(db, run_id: int, launches, start: int):
-        db.executemany("INSERT INTO launches (run_id, seq, task, kernel, workload, repeat, ms, grid, block, cpu_ms) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        db.executemany("INSERT INTO launches (run_id, seq, task, kernel, workload, repeat, ms, grid, block, cpu_ms, "
+                       "round) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                        [(run_id, start + i, ln.task, ln.kernel, ln.workload, ln.repeat, ln.ms, ln.grid, ln.block,
-                         ln.cpu_ms) for i, ln in enumerate(launches)])
+                         ln.cpu_ms, ln.round) for i, ln in enumerate(launches)])
 
     @staticmethod
     def _add_compile(db, run_id: int, compile_: dict):
@@ -187,7 +188,7 @@ class History:
         name, created, ctx, status, message, pid = self.db.execute(
             "SELECT name, created, context, status, message, pid FROM runs WHERE id = ?", (rid,)).fetchone()
         launches = [Launch(*row) for row in self.db.execute(
-            "SELECT task, kernel, workload, repeat, ms, grid, block, cpu_ms FROM launches WHERE run_id = ? "
+            "SELECT task, kernel, workload, repeat, ms, grid, block, cpu_ms, round FROM launches WHERE run_id = ? "
             "ORDER BY seq",
             (rid,))]
         compile_: dict = {}
@@ -207,14 +208,16 @@ class History:
         rows = self.db.execute(
             "SELECT r.id, r.name, r.created, r.status, r.message, r.pid, r.context, "
             "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id), "
-            "(SELECT COUNT(DISTINCT task) FROM launches l WHERE l.run_id = r.id) FROM runs r ORDER BY r.id")
+            "(SELECT COUNT(DISTINCT task) FROM launches l WHERE l.run_id = r.id), "
+            "(SELECT COUNT(DISTINCT round) FROM launches l WHERE l.run_id = r.id), "
+            "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id AND l.round IS NULL) FROM runs r ORDER BY r.id")
         out = []
-        for rid, name, created, status, message, pid, ctx, n, ntasks in rows:
+        for rid, name, created, status, message, pid, ctx, n, ntasks, nrounds, unknown in rows:
             c = RunContext.from_dict(json.loads(ctx))
             g = c.git or {}
             git = (g.get("revision", "")[:10] + ("+dirty" if g.get("dirty") else "")) if g else ""
             out.append(RunSummary(rid, name, created, self._status(status, pid), message, n, ntasks,
-                                  c.backend, c.device, git))
+                                  c.backend, c.device, git, None if unknown else nrounds))
         return out
 
     def delete(self, ref: str | int) -> int:

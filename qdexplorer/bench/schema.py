@@ -47,6 +47,14 @@ MIGRATIONS: list[tuple[int, str]] = [
     );
     CREATE INDEX compile_by_run ON compile_stages(run_id);
     """),
+    # 3: a run is made in rounds (blocks of repeats spread over it) and each launch records its
+    #    round. Launches saved before stay NULL, "rounds unknown", and are not guessed at here:
+    #    Run.round_samples reads an old interleaved run (its context has per_round) as one round
+    #    per repeat block, which is how it was made, and an old plain run as one round, which is
+    #    what it was (one block of launches in time), so its changes read `unsure`.
+    (3, """
+    ALTER TABLE launches ADD COLUMN round INTEGER;
+    """),
 ]
 
 LATEST = MIGRATIONS[-1][0]

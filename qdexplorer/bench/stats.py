@@ -1,25 +1,60 @@
-"""Is B really faster or slower than A? Medians, a bootstrap CI of their ratio, and a rank test.
+"""Is B really faster or slower than A? Rounds, a hierarchical bootstrap, and a noise floor.
 
-Launch times are skewed (a floor plus a long tail of preemptions and clock hiccups), so the
-summary is the median, the effect is the ratio of medians B/A, its 95% interval comes from a
-percentile bootstrap (no normality assumed), and the significance from Mann–Whitney U (SciPy).
-A task is called faster or slower only when all of these agree: the p-value is below alpha,
-the interval excludes 1, the medians differ by more than the timer can resolve, and by at least
-`threshold` (as asv and critcmp also ignore small changes: two runs of unchanged code drift,
-significantly so with many launches); otherwise it is `same`. `default_threshold` picks it by
-how much drift to expect: saved CUDA runs 5%; saved CPU runs 15% (shared cores, frequency
-scaling and VM steal moved unchanged code by 13% between two runs on the 2-core CI machine);
-interleaved A/B rounds, where drift hits both sides alike, 2% on CUDA and 5% on the CPU.
-The bootstrap uses a fixed seed, so the same samples always give the same verdict.
+A run is recorded in *rounds*: blocks of launches spread over its duration. Launches within a
+round share the machine's state of that moment (load, clocks, frequency scaling), so they are not
+independent of each other, and the drift *between* rounds is the noise a comparison must see
+past. Treating every launch as independent (one big sample per side) made two saved runs of
+unchanged code come out 1.19× `slower` with p = 0.001 on a loaded 2-core machine.
+
+Per task, with each side given as its rounds:
+
+- the summary is the **median** (launch times are skewed: a floor and a tail), the effect the
+  **ratio** of medians B/A. For paired runs (below) each pair of rounds is first divided by its
+  own level (the geometric mean of its two medians), which takes out the drift both sides shared;
+- its 1 - alpha (95%) interval comes from a **hierarchical bootstrap**: resample rounds, then
+  launches within the chosen rounds, so the interval includes the drift between rounds. Runs
+  made interleaved (A B A B …, the `pair` of their contexts) resample the same round indices on
+  both sides: the drift they share cancels, as it did when they were measured. The p-value comes
+  from the same replicates (twice the share on the far side of 1), so it agrees with the interval;
+- the **noise floor**: how far one round's B/A moves from another's with nothing changed, i.e.
+  the spread of the rounds' medians (on a log scale, from their mean absolute deviation) with the launches' own
+  sampling noise taken out (a one-way variance-components estimate), times `NOISE_Z`. Between saved runs the
+  drift between rounds stands in for the drift between runs, which one run cannot see;
+
+A rank or t-test on the rounds was tried and left out: one burst-hit round made a clear 1.2x
+change "not significant" (a t-test), and with 5 rounds a signed-rank test can never reach p < 0.05.
+
+The verdict:
+
+- `same` when the medians differ by less than the timer resolves, or the ratio is within
+  `threshold` of 1 (asv and critcmp also ignore small changes);
+- `slower` / `faster` only when the whole interval clears the threshold (which implies p < alpha),
+  the change exceeds the noise floor, and each side has at least `MIN_ROUNDS` rounds;
+- otherwise `unsure`: the numbers point to a change that the data cannot confirm. `rounds_needed`
+  says about how many more rounds per side would decide it (the interval narrows as 1/sqrt(rounds)),
+  or None where more rounds would not help (a change inside the noise floor).
+
+`default_threshold` picks the threshold by how much drift to expect: saved CUDA runs 5%; saved CPU
+runs 15% (shared cores, frequency scaling and VM steal moved unchanged code by 13% between two runs
+on the 2-core CI machine); interleaved runs, where drift hits both sides alike, 2% on CUDA and 5% on
+the CPU. The bootstrap uses a fixed seed, so the same samples always give the same verdict.
 """
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 ALPHA = 0.05
 THRESHOLD = 0.05
+BOOTSTRAP = 2000
+SEED = 20240601
+MIN_ROUNDS = 3        # fewer rounds a side cannot show the drift between them: never a verdict then
+NOISE_Z = 2.0         # the floor: about 95% of round-against-round ratios of unchanged code fall inside
+MAX_MORE = 20         # beyond this many more rounds (and 4x those made) an estimate means little
+_CHUNK = 2_000_000    # bootstrap draws held in memory at once
 
 
 def default_threshold(backends, interleaved: bool) -> float:
@@ -28,8 +63,6 @@ def default_threshold(backends, interleaved: bool) -> float:
     if interleaved:
         return 0.05 if cpu else 0.02
     return 0.15 if cpu else 0.05
-BOOTSTRAP = 2000
-SEED = 20240601
 
 
 @dataclass
@@ -41,10 +74,15 @@ class TaskStats:
     median_a: float
     median_b: float
     ratio: float
-    ci: tuple[float, float]
+    ci: tuple[float, float]   # (nan, nan) where a side has too few launches to resample
     p: float
-    verdict: str              # 'faster' | 'slower' | 'same'
-    reason: str = ""          # why `same` when the numbers alone might suggest otherwise
+    verdict: str              # 'faster' | 'slower' | 'same' | 'unsure'
+    reason: str = ""          # why `same` or `unsure` when the numbers alone might suggest otherwise
+    rounds_a: int = 1
+    rounds_b: int = 1
+    paired: bool = False      # interleaved runs: round i of A and of B were measured side by side
+    noise_floor: float = float("nan")   # relative change the drift between rounds alone can make
+    rounds_needed: int | None = None    # `unsure`: about how many more rounds per side would decide
 
     @property
     def change(self) -> float:
@@ -58,19 +96,85 @@ class TaskStats:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["ci"] = list(self.ci)
+        d["ci"] = [None if math.isnan(c) else c for c in self.ci]
+        d["noise_floor"] = None if math.isnan(self.noise_floor) else self.noise_floor
         return d
 
 
-def bootstrap_ratio_ci(a: np.ndarray, b: np.ndarray, n_boot: int = BOOTSTRAP, level: float = 0.95,
-                       seed: int = SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of median(b) / median(a), resampling each side independently."""
+Rounds = Sequence[Sequence[float] | np.ndarray]
+
+
+def as_rounds(rounds: Rounds) -> list[np.ndarray]:
+    """Each round as a float array, empty rounds dropped."""
+    out = [np.asarray(r, dtype=np.float64).ravel() for r in rounds]
+    return [r for r in out if len(r)]
+
+
+def _log(x: np.ndarray) -> np.ndarray:
+    return np.log(np.maximum(x, np.finfo(np.float64).tiny))
+
+
+def _without_shared_drift(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Paired rounds divided by their pair's level (the geometric mean of the two rounds' medians):
+    what the round's drift did to both sides is taken out, what B did differently stays."""
+    level = [math.sqrt(float(np.median(x)) * float(np.median(y))) or 1.0 for x, y in zip(a, b)]
+    return [x / c for x, c in zip(a, level)], [y / c for y, c in zip(b, level)]
+
+
+def _pooled_medians(rounds: list[np.ndarray], picks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Median of the launches of each bootstrap replicate: `picks` (B, R) names the rounds drawn;
+    within each drawn round as many launches as it has are drawn with replacement."""
+    lens = np.array([len(r) for r in rounds])
+    width = int(lens.max())
+    table = np.full((len(rounds), width), np.nan)
+    for i, r in enumerate(rounds):
+        table[i, :len(r)] = r
+    n_boot, n_rounds = picks.shape
+    step = max(1, _CHUNK // max(1, n_rounds * width))
+    out = np.empty(n_boot)
+    for s in range(0, n_boot, step):
+        p = picks[s:s + step]
+        n = lens[p]                                                   # (b, R) launches in each drawn round
+        pos = (rng.random((len(p), n_rounds, width)) * n[..., None]).astype(np.int64)
+        vals = table[p[..., None], pos]
+        vals[np.arange(width)[None, None, :] >= n[..., None]] = np.nan   # draw len(round) launches only
+        out[s:s + step] = np.nanmedian(vals.reshape(len(p), -1), axis=1)
+    return out
+
+
+def round_ratio(a: Rounds, b: Rounds, paired: bool = False) -> float:
+    """The effect B/A: the ratio of the medians of all launches; paired, of the launches with each
+    round pair's shared drift taken out."""
+    ra, rb = as_rounds(a), as_rounds(b)
+    if paired:
+        ra, rb = _without_shared_drift(ra, rb)
+    ma, mb = float(np.median(np.concatenate(ra))), float(np.median(np.concatenate(rb)))
+    return mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
+
+
+def bootstrap_ratios(a: Rounds, b: Rounds, paired: bool = False, n_boot: int = BOOTSTRAP,
+                     seed: int = SEED) -> np.ndarray:
+    """Bootstrap replicates of the effect B/A (`round_ratio`): rounds drawn with replacement, then
+    launches within each drawn round. `paired`: A's and B's rounds were measured side by side
+    (same count, same order), so one draw of round indices serves both sides, and their shared
+    drift is taken out first. Empty where a side has fewer than 2 launches: there is nothing to
+    resample, and a one-point interval would look certain."""
+    ra, rb = as_rounds(a), as_rounds(b)
+    if sum(map(len, ra)) < 2 or sum(map(len, rb)) < 2:
+        return np.array([])
+    if paired:
+        if len(ra) != len(rb):
+            raise ValueError(f"paired rounds must match one to one (A has {len(ra)}, B has {len(rb)})")
+        ra, rb = _without_shared_drift(ra, rb)
     rng = np.random.default_rng(seed)
-    ma = np.median(a[rng.integers(0, len(a), (n_boot, len(a)))], axis=1)
-    mb = np.median(b[rng.integers(0, len(b), (n_boot, len(b)))], axis=1)
+    pick_a = rng.integers(0, len(ra), (n_boot, len(ra)))
+    pick_b = pick_a if paired else rng.integers(0, len(rb), (n_boot, len(rb)))
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = mb / ma
-    ratios = ratios[np.isfinite(ratios)]
+        ratios = _pooled_medians(rb, pick_b, rng) / _pooled_medians(ra, pick_a, rng)
+    return ratios[np.isfinite(ratios)]
+
+
+def percentile_ci(ratios: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     if len(ratios) == 0:
         return (float("nan"), float("nan"))
     tail = (1.0 - level) / 2 * 100
@@ -78,42 +182,145 @@ def bootstrap_ratio_ci(a: np.ndarray, b: np.ndarray, n_boot: int = BOOTSTRAP, le
     return (float(lo), float(hi))
 
 
-def mann_whitney_p(a: np.ndarray, b: np.ndarray) -> float:
-    """Two-sided Mann–Whitney U p-value; 1.0 when the test is undefined (e.g. all values equal)."""
-    from scipy.stats import mannwhitneyu
-    if len(a) < 2 or len(b) < 2:
+def bootstrap_p(ratios: np.ndarray) -> float:
+    """Two-sided p of "no change" from the replicates: twice the share on the far side of 1 (at
+    least 1/(n+1)), so p < alpha exactly when the 1 - alpha interval excludes 1."""
+    if len(ratios) == 0:
         return 1.0
-    if np.all(a == a[0]) and np.all(b == a[0]):
+    if np.all(ratios == 1.0):
         return 1.0
-    p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
-    return p if np.isfinite(p) else 1.0
+    far = min(int(np.sum(ratios <= 1.0)), int(np.sum(ratios >= 1.0)))
+    return min(1.0, 2 * (far + 1) / (len(ratios) + 1))
 
 
-def compare_samples(task: str, a, b, resolution_ms: float = 0.0, alpha: float = ALPHA,
-                    threshold: float = THRESHOLD, n_boot: int = BOOTSTRAP, seed: int = SEED) -> TaskStats:
-    """A/B statistics of one task's launch times (milliseconds)."""
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    if len(a) == 0 or len(b) == 0:
-        raise ValueError(f"{task}: both sides need at least one launch (A has {len(a)}, B has {len(b)})")
-    ma, mb = float(np.median(a)), float(np.median(b))
-    ratio = mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
-    ci = bootstrap_ratio_ci(a, b, n_boot, seed=seed) if ma > 0 else (ratio, ratio)
-    p = mann_whitney_p(a, b)
-    verdict, reason = "same", ""
-    if len(a) < 3 or len(b) < 3:
-        reason = "too few launches to tell (need 3 per side)"
-    elif abs(mb - ma) <= resolution_ms:
-        reason = f"difference below the timer resolution ({resolution_ms * 1e3:.3g} µs)"
-    elif abs(ratio - 1.0) < threshold:
-        reason = f"change {ratio - 1:+.1%} is below the {threshold:.0%} threshold"
-    elif p >= alpha:
-        reason = f"p = {p:.3g} ≥ {alpha}"
-    elif ci[0] <= 1.0 <= ci[1]:
-        reason = "the ratio's 95% interval includes 1"
+def hierarchical_ratio_ci(a: Rounds, b: Rounds, paired: bool = False, n_boot: int = BOOTSTRAP,
+                          level: float = 0.95, seed: int = SEED) -> tuple[float, float]:
+    """Percentile interval of the effect B/A from `bootstrap_ratios`; (nan, nan) where a
+    side has fewer than 2 launches."""
+    return percentile_ci(bootstrap_ratios(a, b, paired, n_boot, seed), level)
+
+
+def _logs(rounds: list[np.ndarray]) -> list[np.ndarray]:
+    tiny = np.finfo(np.float64).tiny
+    return [np.log(np.maximum(r, tiny)) for r in rounds]
+
+
+def _median_sampling_var(logs: list[np.ndarray]) -> np.ndarray:
+    """Per round, the variance its median has from its own launches' spread alone.
+
+    The within-round scale is robust (the MAD of each launch's distance from its round's median,
+    pooled, each distance scaled by sqrt(n/(n-1)) for being measured from the round's own median),
+    so a few preemption spikes do not pass for launch noise and hide drift. A median of n launches
+    varies like a mean for n <= 2 and about pi/2 times as much for larger n.
+    """
+    resid = [np.abs(v - np.median(v)) * math.sqrt(len(v) / (len(v) - 1)) for v in logs if len(v) >= 2]
+    if not resid:
+        return np.zeros(len(logs))
+    s_w = 1.4826 * float(np.median(np.concatenate(resid)))
+    n = np.array([len(v) for v in logs], dtype=np.float64)
+    return np.where(n <= 2, 1.0, math.pi / 2) * s_w ** 2 / n
+
+
+def _spread_var(x: np.ndarray) -> float:
+    """Variance from the mean absolute deviation about the median (x 1.2533 for a normal), the
+    largest tenth of the deviations left out: one round hit by a burst of preemptions (two of its
+    four launches, say) does not define the drift, while a machine that flips between two states
+    (a bimodal spread, which a MAD would call zero) still counts in full. Scaled by n/(n-1) for
+    being measured from the sample's own median."""
+    dev = np.sort(np.abs(x - np.median(x)))
+    dev = dev[:len(dev) - len(dev) // 10]
+    return (1.2533 * float(np.mean(dev))) ** 2 * len(x) / (len(x) - 1)
+
+
+def drift_sd(rounds: Rounds) -> float:
+    """The spread (SD, log scale) of one side's round medians that its launch noise does not
+    explain: how much the machine drifted between rounds. nan with fewer than 2 rounds."""
+    logs = _logs(as_rounds(rounds))
+    if len(logs) < 2:
+        return float("nan")
+    med = np.array([np.median(v) for v in logs])
+    return math.sqrt(max(0.0, _spread_var(med) - float(np.mean(_median_sampling_var(logs)))))
+
+
+def paired_drift_sd(a: Rounds, b: Rounds) -> float:
+    """For rounds measured side by side: the spread (SD, log scale) of the per-round log ratio
+    that launch noise does not explain. Drift that hits both sides alike cancels in it."""
+    la, lb = _logs(as_rounds(a)), _logs(as_rounds(b))
+    if len(la) != len(lb) or len(la) < 2:
+        return float("nan")
+    d = np.array([np.median(y) - np.median(x) for x, y in zip(la, lb)])
+    noise = _median_sampling_var(la) + _median_sampling_var(lb)
+    return math.sqrt(max(0.0, _spread_var(d) - float(np.mean(noise))))
+
+
+def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) -> float:
+    """The relative change drift between rounds alone makes (0.08: ±8%); nan where a side has
+    fewer than 2 rounds. Unpaired, the two sides' drifts add up; paired, that of the ratio."""
+    if paired:
+        s = paired_drift_sd(a, b)
     else:
-        verdict = "slower" if ratio > 1 else "faster"
-    return TaskStats(task, len(a), len(b), ma, mb, ratio, ci, p, verdict, reason)
+        s = math.hypot(drift_sd(a), drift_sd(b))
+    return math.expm1(z * s) if math.isfinite(s) else float("nan")
+
+
+def _more_rounds(rounds: int, ratio: float, ci: tuple[float, float], threshold: float) -> int | None:
+    """About how many more rounds per side would let the interval clear the threshold, with the
+    interval narrowing as 1/sqrt(rounds) around the same ratio; None when that is so many that
+    the change is small against the noise and more rounds are unlikely to decide it."""
+    lo, hi = ci
+    if ratio > 1:
+        gap, half = math.log(ratio) - math.log1p(threshold), math.log(ratio) - math.log(lo)
+    else:
+        gap, half = math.log1p(-threshold) - math.log(ratio), math.log(hi) - math.log(ratio)
+    if not (gap > 0 and math.isfinite(half)):
+        return None
+    need = math.ceil(rounds * (half / gap) ** 2) - rounds
+    return max(1, need) if need <= max(MAX_MORE, 4 * rounds) else None
+
+
+def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, alpha: float = ALPHA,
+                   threshold: float = THRESHOLD, paired: bool = False, n_boot: int = BOOTSTRAP,
+                   seed: int = SEED) -> TaskStats:
+    """A/B statistics of one task from its launch times (ms), given round by round."""
+    ra, rb = as_rounds(a), as_rounds(b)
+    fa, fb = (np.concatenate(r) if r else np.array([]) for r in (ra, rb))
+    if len(fa) == 0 or len(fb) == 0:
+        raise ValueError(f"{task}: both sides need at least one launch (A has {len(fa)}, B has {len(fb)})")
+    if paired and len(ra) != len(rb):
+        raise ValueError(f"{task}: paired rounds must match one to one (A has {len(ra)}, B has {len(rb)})")
+    ma, mb = float(np.median(fa)), float(np.median(fb))
+    ratio = round_ratio(ra, rb, paired) if ma > 0 else (1.0 if mb == ma else float("inf"))
+    boot = bootstrap_ratios(ra, rb, paired, n_boot, seed) if ma > 0 else np.array([])
+    ci, p = percentile_ci(boot, 1.0 - alpha), bootstrap_p(boot)
+    floor = noise_floor(ra, rb, paired)
+    out = TaskStats(task, len(fa), len(fb), ma, mb, ratio, ci, p, "same", "", len(ra), len(rb), paired, floor)
+    rounds = min(len(ra), len(rb))
+    if abs(mb - ma) <= resolution_ms:
+        out.reason = f"difference below the timer resolution ({resolution_ms * 1e3:.3g} µs)"
+    elif abs(ratio - 1.0) < threshold:
+        out.reason = f"change {ratio - 1:+.1%} is below the {threshold:.0%} threshold"
+    elif not math.isfinite(ratio):
+        out.verdict, out.reason = "unsure", "A's median is 0: no ratio"
+    elif rounds < MIN_ROUNDS:
+        out.verdict, out.rounds_needed = "unsure", MIN_ROUNDS - rounds
+        out.reason = (f"too few rounds to tell the drift between them (A {len(ra)}, B {len(rb)}; "
+                      f"need {MIN_ROUNDS} a side)")
+    else:
+        slower = ratio > 1
+        clears = ci[0] > 1.0 + threshold if slower else ci[1] < 1.0 - threshold
+        if not clears:
+            out.verdict, out.rounds_needed = "unsure", _more_rounds(rounds, ratio, ci, threshold)
+            out.reason = (f"the {1 - alpha:.0%} interval [{ci[0]:.3f}, {ci[1]:.3f}] reaches into the "
+                          f"±{threshold:.0%} band" + ("" if out.rounds_needed else
+                                                      ": the change is small against the noise, more "
+                                                      "rounds are unlikely to decide it"))
+        elif not abs(math.log(ratio)) > math.log1p(floor):
+            out.verdict = "unsure"
+            out.reason = (f"the change {ratio - 1:+.1%} is within the drift between rounds (noise floor "
+                          f"±{floor:.1%}): more rounds will not shrink it; quiet the machine or lock its clocks")
+        else:
+            out.verdict = "slower" if slower else "faster"
+    return out
 
 
 def median_ci(x, n_boot: int = BOOTSTRAP, level: float = 0.95, seed: int = SEED) -> tuple[float, float]:

@@ -63,6 +63,7 @@ def test_csv_and_json_round_trip(tmp_path, runs):
     rows = list(csv.DictReader(io.StringIO(to_csv(run))))
     assert len(rows) == 60 and rows[1]["task"] == "k_kernel_1_serial"
     assert [float(r["ms"]) for r in rows] == [ln.ms for ln in run.launches]
+    assert [int(r["round"]) for r in rows[::6]] == list(range(10))  # 2 tasks x 3 repeats a round
     back = Run.from_dict(json.loads(to_json(run)))
     assert back.launches == run.launches and back.context == run.context
     p = write(run, tmp_path / "out" / "r.json", "perfetto")

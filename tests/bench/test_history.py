@@ -76,12 +76,66 @@ def test_version_1_database_is_migrated(tmp_path, runs):
     db.commit()
     db.close()
     with History(path) as h:
-        assert h.version == LATEST == 2
+        assert h.version == LATEST == 3
         old = h.load("old")
         assert old.status == "complete" and old.compile == {} and [ln.ms for ln in old.launches] == [1, 2, 3, 4, 5]
         h.save(runs("new"))  # the new columns and tables work on the migrated file
         assert h.load("new").compile
     assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def version_2_database(path, runs):
+    """A history as qdexplorer wrote it before rounds: a plain bench run (one block of 30 repeats)
+    and the two sides of an interleaved comparison (6 rounds of 5 repeats, per_round in the context)."""
+    db = sqlite3.connect(path)
+    for _, script in MIGRATIONS[:2]:
+        db.executescript(script)
+    db.execute("PRAGMA user_version = 2")
+    for name, run in (("plain", runs(seed=1, rounds=None)), ("side-A", runs(seed=2, rounds=6)),
+                      ("side-B", runs(seed=3, rounds=6, scale={"k_kernel_0_range_for": 1.5}))):
+        ctx = run.context.to_dict()
+        ctx.pop("pair")
+        if name == "plain":
+            ctx["rounds"] = ctx["per_round"] = None
+        else:
+            ctx["interleaved_with"] = "the other side"
+        rid = db.execute("INSERT INTO runs (name, created, context) VALUES (?, 1.0, ?)",
+                         (name, json.dumps(ctx))).lastrowid
+        db.executemany("INSERT INTO launches (run_id, seq, task, kernel, workload, repeat, ms, grid, block, cpu_ms) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       [(rid, i, ln.task, ln.kernel, ln.workload, ln.repeat, ln.ms, ln.grid, ln.block, None)
+                        for i, ln in enumerate(run.launches)])
+    db.commit()
+    db.close()
+
+
+def test_version_2_runs_load_with_their_rounds_or_as_rounds_unknown(tmp_path, runs):
+    from qdexplorer.bench.compare import compare_runs
+    path = tmp_path / "v2.sqlite"
+    version_2_database(path, runs)
+    with History(path) as h:
+        assert h.version == LATEST == 3
+        plain, a, b = h.load("plain"), h.load("side-A"), h.load("side-B")
+        assert {s.name: s.rounds for s in h.list()} == {"plain": None, "side-A": None, "side-B": None}
+    assert all(ln.round is None for r in (plain, a, b) for ln in r.launches)  # nothing guessed into the file
+    # an old interleaved side was made in blocks of per_round repeats: one round per block
+    assert a.rounds_known and list(a.round_samples("k_kernel_0_range_for")) == list(range(6))
+    assert [len(x) for x in a.round_samples("k_kernel_0_range_for").values()] == [5] * 6
+    # an old plain run was one block of launches in time: one round, and its changes read unsure
+    assert not plain.rounds_known and [len(x) for x in plain.round_samples("k_kernel_0_range_for").values()] == [30]
+    assert compare_runs(a, b).task("k_kernel_0_range_for").verdict == "slower"
+    old = compare_runs(plain, b)
+    assert old.task("k_kernel_0_range_for").verdict == "unsure"
+    assert "before runs were recorded in rounds" in old.warnings[0]
+
+
+def test_rounds_round_trip(tmp_path, runs):
+    with History(tmp_path / "h.sqlite") as h:
+        h.save(runs("r", rounds=6, repeat=30, pair="p"))
+        back = h.load("r")
+        assert [ln.round for ln in back.launches][::10] == list(range(6))  # 2 tasks x 5 repeats a round
+        assert back.context.pair == "p" and back.context.rounds == 6
+        assert h.list()[0].rounds == 6
 
 
 def test_newer_or_foreign_files_are_refused_clearly(tmp_path):
