@@ -202,7 +202,7 @@ def measure(label: str, proj: Path, edit, generated: bool, workers, gpu: bool) -
             cell = {"compile": comp, "gpu": None}
             if gpu and compiled is not None:
                 from qdexplorer.project.loader import load_project
-                from qdexplorer.runtime.device import LoadItem
+                from qdexplorer.runtime.device_api import LoadItem
                 items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]
                 cell["gpu"] = gpu_phases(items, jobs_for(load_project(work, reload=True), kts, generated), tmp)
             row[mode] = cell

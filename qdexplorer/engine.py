@@ -43,8 +43,8 @@ from .lang.ir import Task
 from .lang.kernel import Kernel, Workload
 from .project.data_folder import override_store
 from .project.loader import Project, load_project
-from .runtime.device import LoadItem, LoadResult, LocalDevice, RunJob
-from .runtime.device_api import Device
+from .runtime.device import LocalDevice
+from .runtime.device_api import Device, LoadItem, LoadResult, RunJob
 from .runtime.faults import WorkerFault
 from .runtime.launch import LaunchTiming
 from .runtime.targets import TARGET, check_backend, pick_arch

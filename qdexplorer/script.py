@@ -27,7 +27,8 @@ from .lang.errors import QdError, QuadrantsAssertionError
 from .lang.field import _Storage as Storage
 from .lang.field import as_kernel_array
 from .lang.runtime_api import cpu, cuda, gpu
-from .runtime.device import LoadItem, LocalDevice
+from .runtime.device import LocalDevice
+from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
 
 _state: dict = {"arch": None, "runner": None, "options": {}}
@@ -210,7 +211,8 @@ class InlineRunner:
         if self.print_asm:  # PTX whatever the backend: on the CPU it is compiled for reading
             ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
             write_ptx(Path.cwd(), ptx)
-        for r in self.device.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled]):
+        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled if ct.spec is not None]
+        for r in self.device.load(items):
             if not r.ok:
                 raise QdError(f"{r.task}: load failed: {r.error}")
         plan = self.loaded[(id(kernel), spec)] = _Plan(kernel, tasks, [ct.task for ct in compiled],

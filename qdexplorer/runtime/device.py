@@ -9,43 +9,16 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field
 from typing import Any
 
 from .backend import Backend, Prepared
 from .backends import make_backend
 from .device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
-from .faults import DeviceFault, Fault
+from .faults import DeviceFault
 from .launch import LaunchTiming
 
 FLUSH_S = 0.05          # timings reach the views at ≥ 20 Hz while a run streams
 FLUSH_LAUNCHES = 1024   # and at least every this many launches
-
-
-@dataclass
-class WorkloadResult:
-    workload: str
-    kernel: str
-    backend: str
-    ok: bool
-    check_error: str | None = None
-    error: str = ""
-    fault_task: str = ""
-    fault: Fault | None = None
-    timings: list[LaunchTiming] = field(default_factory=list)
-    seconds: float = 0.0
-    skipped: str = ""      # why the workload did not run on this backend (e.g. CUDA-only tasks)
-    stopped: bool = False  # Stop was pressed: the timings are what was measured until then
-
-    @property
-    def status(self) -> str:
-        if self.skipped:
-            return "skipped"
-        if self.error:
-            return "error"
-        if self.stopped:
-            return "stopped"
-        return "passed" if self.ok else "failed"
 
 
 class LocalDevice:

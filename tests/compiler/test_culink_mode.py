@@ -13,7 +13,8 @@ from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import InlineCompiler
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import ProjectError, load_project
-from qdexplorer.runtime.device import LoadItem, LocalDevice
+from qdexplorer.runtime.device import LocalDevice
+from qdexplorer.runtime.device_api import LoadItem
 
 from .test_cache import ROOT, write_project
 
