@@ -11,7 +11,7 @@ import typing
 from .source import SourceInfo
 
 
-def annotations(fn) -> dict:
+def read_annotations(fn) -> dict:
     """`fn`'s resolved annotations; the raw (possibly string) ones where they do not resolve."""
     try:
         return typing.get_type_hints(fn)
@@ -36,7 +36,7 @@ class Func:
 
     @property
     def annotations(self) -> dict:
-        return annotations(self.fn)
+        return read_annotations(self.fn)
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
