@@ -16,6 +16,7 @@ from ..types import as_dtype, f32, i32, promote, u1
 from .values import Py, Vec, VecMethod, cast, fold, is_number
 from .base import LoweringBase, Value
 
+EPS_METHODS = ("norm", "norm_inv", "normalized")  # methods that take Quadrants' eps guard
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
 
@@ -247,18 +248,21 @@ class VectorLowering(LoweringBase):
 
     def vec_call_method(self, m: VecMethod, node):
         v, name = m.vec, m.name
+        if name in EPS_METHODS:
+            return self.vec_eps_method(v, name, node)
+        if node.keywords:
+            self.err(node, f"v.{name}() takes no keyword arguments in a kernel")
         args = [self.value(a) for a in node.args]
         if name == "dot":
             return self.vec_reduce("+", self.vec_binop("*", v, args[0], node), node)
         if name == "cross":
             return self.vec_cross(v, args[0], node)
-        if name in ("norm", "length"):
-            return self.math_of("sqrt", self.vec_reduce("+", self.vec_binop("*", v, v, node), node), node)
+        if name == "length":  # qd.math.length(v) is v.norm()
+            return self.math_of("sqrt", self.norm_sqr(v, node), node)
         if name == "norm_sqr":
-            return self.vec_reduce("+", self.vec_binop("*", v, v, node), node)
-        if name in ("normalized", "normalize"):
-            inv = self.math_of("sqrt", self.vec_reduce("+", self.vec_binop("*", v, v, node), node), node)
-            return self.vec_binop("/", v, inv, node)
+            return self.norm_sqr(v, node)
+        if name == "normalize":  # qd.math.normalize(v): v / v.norm(), as Quadrants divides
+            return self.vec_binop("/", v, self.math_of("sqrt", self.norm_sqr(v, node), node), node)
         if name == "sum":
             return self.vec_reduce("+", v, node)
         if name in ("max", "min"):
@@ -283,6 +287,28 @@ class VectorLowering(LoweringBase):
         if name == "to_numpy":
             self.err(node, "to_numpy() is for Python code, not kernels")
         self.err(node, f"vectors have no method '{name}' in kernels")
+
+    def norm_sqr(self, v: Vec, node):
+        return self.vec_reduce("+", self.vec_binop("*", v, v, node), node)
+
+    def vec_eps_method(self, v: Vec, name: str, node):
+        """`v.norm(eps)`, `v.norm_inv(eps)` and `v.normalized(eps)` as Quadrants computes them: eps is
+        added under the square root for the first two, and to the length for `normalized`
+        (`v * (1 / (|v| + eps))`); positional or `eps=`."""
+        if len(node.args) + len(node.keywords) > 1 or any(k.arg != "eps" for k in node.keywords):
+            self.err(node, f"v.{name}() takes one argument, eps")
+        given = node.args or [k.value for k in node.keywords]
+        eps = self.value(given[0]) if given else Py(0)
+        if isinstance(eps, Vec):
+            self.err(node, f"v.{name}(eps): eps must be a scalar", QuadrantsTypeError)
+        plus_eps = (lambda x: x) if is_number(eps) and eps.value == 0 else (lambda x: self.binop("+", x, eps, node))
+        sq = self.norm_sqr(v, node)
+        if name == "norm":
+            return self.math_of("sqrt", plus_eps(sq), node)
+        if name == "norm_inv":
+            return self.math_of("rsqrt", plus_eps(sq), node)
+        inv = self.binop("/", Py(1), plus_eps(self.math_of("sqrt", sq, node)), node)
+        return self.vec_binop("*", inv, v, node)
 
     def vec_anyall(self, name, v: Vec, node):
         acc = None
