@@ -12,11 +12,15 @@ from .source import SourceInfo
 
 
 def read_annotations(fn) -> dict:
-    """`fn`'s resolved annotations; the raw (possibly string) ones where they do not resolve."""
+    """`fn`'s resolved annotations; the raw (possibly string) ones where they do not resolve.
+    `-> None` declares no result, so it is left out (`get_type_hints` would give `NoneType`)."""
     try:
-        return typing.get_type_hints(fn)
+        hints = typing.get_type_hints(fn)
     except Exception:  # noqa: BLE001 - fall back to raw (possibly string) annotations
-        return dict(getattr(fn, "__annotations__", {}))
+        hints = dict(getattr(fn, "__annotations__", {}))
+    if "return" in hints and hints["return"] in (None, type(None), "None"):
+        del hints["return"]
+    return hints
 
 
 class Func:

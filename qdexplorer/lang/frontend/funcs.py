@@ -77,7 +77,7 @@ class FuncInlining(LoweringBase):
         fr = self.frame
         if fr.ret_label is None:
             return self.kernel_return(node)
-        if node.value is not None:
+        if not _returns_nothing(node):
             v = self.value(node.value)
             if isinstance(v, list) or isinstance(fr.ret_local, tuple) or (
                     isinstance(v, Py) and isinstance(v.value, tuple)):
@@ -126,12 +126,12 @@ class FuncInlining(LoweringBase):
 
     def kernel_return(self, node):
         """`return v` at a kernel's top level stores v in the result array (it does not stop later
-        tasks, as in Quadrants); a bare `return` there does nothing."""
+        tasks, as in Quadrants); a bare `return` (or `return None`) there does nothing."""
         if len(self.out) != 1 or self.frame.loop_depth or self.in_parallel:
             self.err(node, "a kernel can only return from its top level, not from inside an if or a loop",
                      QuadrantsSyntaxError)
         ret = self.kscope.ret
-        if node.value is None:
+        if _returns_nothing(node):
             return
         if ret is None:
             self.err(node, "this kernel returns a value but has no return annotation; add one "
@@ -150,3 +150,8 @@ class FuncInlining(LoweringBase):
             return
         e = self.commit(v, node, like=ret.dtype)
         self.emit(ir.Store(ret, (ir.Const(0, i32),), cast(e, ret.dtype)))
+
+
+def _returns_nothing(node: ast.Return) -> bool:
+    """`return` or `return None`: Python's two spellings of returning nothing."""
+    return node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
