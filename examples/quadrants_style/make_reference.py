@@ -1,5 +1,6 @@
-"""Regenerate reference/<example>.json by running every example under real Quadrants on the CPU
-(`pip install '.[quadrants]'`). Kernel output printed by an example is kept as `stdout` lines."""
+"""Regenerate reference/<example>.json by running every example (or those named on the command
+line) under real Quadrants on the CPU (`pip install '.[quadrants]'`). Kernel output printed by an
+example is kept as `stdout` lines."""
 import json
 import os
 import subprocess
@@ -8,7 +9,7 @@ import sys
 from run_example import EXAMPLES, HERE
 
 os.makedirs(os.path.join(HERE, "reference"), exist_ok=True)
-for name in EXAMPLES:
+for name in sys.argv[1:] or EXAMPLES:
     out = os.path.join(HERE, "reference", name + ".json")
     p = subprocess.run([sys.executable, os.path.join(HERE, "run_example.py"), name, "--quadrants", "--out", out],
                        capture_output=True, text=True, check=True)

@@ -23,7 +23,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPORT = "import quadrants as qd"
 EXAMPLES = ["heat_jacobi", "particles", "histogram", "template_library", "ndarray_pipeline",
-            "debug_print", "rigid_bodies", "scan_and_locals"]
+            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened"]
 
 
 def encode(results: dict) -> dict:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from llvmlite import ir as L
 
 from .abi import I32, I64
+from .emitter_base import EmitterBase
 
 
-class DebugChecks:
+class DebugChecks(EmitterBase):
     """Mixin of the task emitter; `self.debug_sites` lists (file:line, array) per check site."""
 
     def check_bounds(self, arr, idx, shape, where: str):

@@ -10,9 +10,10 @@ from llvmlite import ir as L
 from ..lang import ir
 from .abi import I1, I32, I64, SHARED_PTR, lltype
 from .errors import CodegenError
+from .emitter_base import EmitterBase
 
 
-class ExpressionEmitter:
+class ExpressionEmitter(EmitterBase):
     """Mixin of the task emitter."""
 
     def expr(self, e):

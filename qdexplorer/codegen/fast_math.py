@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 from llvmlite import ir as L
+from .emitter_base import EmitterBase
 
 F32 = L.FloatType()
 APPROX = {"sin", "cos", "exp", "log", "rsqrt", "sqrt"}  # f32 functions fast math replaces
@@ -40,11 +41,11 @@ def enable_ftz(fn: L.Function) -> None:
     set.add(fn.attributes, FTZ_ATTRIBUTE)
 
 
-class FastMathEmitter:
+class FastMathEmitter(EmitterBase):
     """Mixin of the task emitter; active when `self.fast` (nvptx and fast_math)."""
 
     def fast_note(self):
-        if not getattr(self, "_logged_fast", False):
+        if not self._logged_fast:
             self.log.append(_NOTE)
             self._logged_fast = True
 

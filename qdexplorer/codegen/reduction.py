@@ -26,6 +26,7 @@ from llvmlite import ir as L
 from ..lang import ir
 from ..lang.types import DType
 from .abi import I32, I64, SHARED_PTR, lltype
+from .statements import StatementEmitter
 
 # Statement-level atomic op -> the op that combines partials (a `sub` partial is a running
 # difference, combined by adding it).
@@ -107,7 +108,7 @@ def identity(op: str, dt: DType) -> L.Constant:
     return L.Constant(t, v & ((1 << dt.bits) - 1))
 
 
-class ReductionEmitter:
+class ReductionEmitter(StatementEmitter):
     """Mixin of the task emitter: private accumulators, then one atomic per block or chunk."""
 
     def reduction_begin(self):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..lang import ir
 from .abi import I32
+from .emitter_base import EmitterBase
 
 
 def coarsening(task: ir.Task, nv: bool, vector: int, heavy_math: bool = False) -> int:
@@ -55,7 +56,7 @@ def contiguous(task: ir.Task) -> bool:
     return True
 
 
-class ScheduleEmitter:
+class ScheduleEmitter(EmitterBase):
     """Mixin of the task emitter: the loop nest around a range_for's body."""
 
     def range_for(self):

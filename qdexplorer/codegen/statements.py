@@ -4,9 +4,10 @@ from __future__ import annotations
 from llvmlite import ir as L
 
 from .line_info import stmt_line
+from .emitter_base import EmitterBase
 
 
-class StatementEmitter:
+class StatementEmitter(EmitterBase):
     """Mixin of the task emitter; `self.loops` holds (break, continue) targets innermost last."""
 
     def stmts(self, body):

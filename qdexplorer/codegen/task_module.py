@@ -22,21 +22,12 @@ from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
 from .math_lowering import MathEmitter, calls_libdevice
+from .options import CodegenOptions
 from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
 
 __all__ = ["CodegenError", "CodegenOptions", "TaskModule", "build_task_module"]
-
-
-
-@dataclass(frozen=True)
-class CodegenOptions:
-    target: str = "nvptx"  # 'nvptx' | 'host'
-    libdevice: str | None = None  # path; None → afn fallbacks on nvptx
-    fast_math: bool = False  # CUDA: approximate f32 math, div.approx and ftz (fast_math.py)
-    vector: int = 4  # indices per thread per grid-stride step on nvptx (1 = plain grid-stride loop)
-    debug: bool = False  # bounds-check every ndarray access (debug_checks.py)
 
 
 @dataclass
@@ -126,20 +117,3 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
         if not self.b.block.is_terminated:
             self.b.ret_void()
         self.alloca_b.branch(self.fn.basic_blocks[1])
-
-    def sreg(self, name):
-        f = self.intrinsic(f"llvm.nvvm.read.ptx.sreg.{name}", I32, [])
-        return self.b.call(f, [])
-
-    def intrinsic(self, name, ret, args):
-        existing = self.m.globals.get(name)
-        if existing is not None:
-            return existing
-        return L.Function(self.m, L.FunctionType(ret, args), name)
-
-    def slot(self, local: ir.Local):
-        s = self.slots.get(id(local))
-        if s is None:
-            s = self.alloca_b.alloca(lltype(local.dtype), name=local.name)
-            self.slots[id(local)] = s
-        return s

@@ -151,11 +151,11 @@ def check_ranges(kernel_name: str, task: ir.Task, args: dict):
             local = _loop_local(idx)
             if local is None or id(local) not in extents or axis >= len(shape):
                 continue
-            var, lo, hi = extents[id(local)]
-            if hi > lo and (lo < 0 or hi > shape[axis]):
+            name, start, stop = extents[id(local)]
+            if stop > start and (start < 0 or stop > shape[axis]):
                 raise ArgumentError(
                     f"{kernel_name}(): argument '{array.name}' has shape {tuple(shape)}, but {task.file}:"
-                    f"{task.lines[0]} indexes it with '{var}' over range({lo}, {hi}) on axis {axis}: it would "
+                    f"{task.lines[0]} indexes it with '{name}' over range({start}, {stop}) on axis {axis}: it would "
                     f"read or write out of bounds; pass a larger array (or guard the access)")
 
 

@@ -7,6 +7,8 @@ the arguments were built, and only the resulting counts travel to the device.
 from __future__ import annotations
 
 import math
+import operator
+from typing import Callable
 
 import numpy as np
 
@@ -30,7 +32,7 @@ def trip_count(task: ir.Task, args: dict) -> int:
         return DYNAMIC_TRIP
     total = 1
     for lo, hi in task.ranges:
-        a, b = eval_expr(lo, args), eval_expr(hi, args)
+        a, b = int(eval_expr(lo, args)), int(eval_expr(hi, args))  # bounds are i32 expressions
         if max(abs(a), abs(b)) > MAX_TRIPS:
             raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): a loop bound of {max(abs(a), abs(b))} "
                              f"does not fit the 32-bit loop index; split the loop (at most 2^31 - 1 iterations)")
@@ -58,13 +60,13 @@ def eval_expr(e: ir.Expr, args: dict) -> int | float:
         return float(v) if e.dtype.is_float else _wrap(int(v), e.dtype)
     if isinstance(e, ir.UnOp):
         v = eval_expr(e.operand, args)
-        return {"neg": lambda: -v, "abs": lambda: abs(v), "bitnot": lambda: ~v, "not": lambda: int(not v)}[e.op]()
+        return {"neg": lambda: -v, "abs": lambda: abs(v), "bitnot": lambda: ~int(v), "not": lambda: int(not v)}[e.op]()
     if isinstance(e, ir.BinOp):
         a, b = eval_expr(e.lhs, args), eval_expr(e.rhs, args)
+        if e.op in _BITWISE:  # integer operands only: the frontend refuses them on floats
+            return _wrap(_BITWISE[e.op](int(a), int(b)), e.dtype)
         ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "//": lambda: a // b,
-               "%": lambda: a % b, "/": lambda: a / b, "min": lambda: min(a, b), "max": lambda: max(a, b),
-               "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b, "<<": lambda: a << b,
-               ">>": lambda: a >> b}
+               "%": lambda: a % b, "/": lambda: a / b, "min": lambda: min(a, b), "max": lambda: max(a, b)}
         v = ops[e.op]()
         return float(v) if e.dtype.is_float else _wrap(int(v), e.dtype)
     if isinstance(e, ir.Select):
@@ -74,12 +76,18 @@ def eval_expr(e: ir.Expr, args: dict) -> int | float:
         return int({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[e.op])
     if isinstance(e, ir.MathCall):
         vals = [eval_expr(a, args) for a in e.args]
-        fn = {"floor": math.floor, "ceil": math.ceil, "sqrt": math.sqrt,
-              "ipow": lambda a, b: int(a) ** int(b) if b >= 0 else 1}.get(e.fn)
+        fns: dict[str, Callable[..., int | float]] = {
+            "floor": math.floor, "ceil": math.ceil, "sqrt": math.sqrt,
+            "ipow": lambda a, b: int(a) ** int(b) if b >= 0 else 1}
+        fn = fns.get(e.fn)
         if fn is not None:
             return fn(*vals)
     raise ValueError(f"loop bound uses {type(e).__name__}, which is not known before launch; bounds may only "
                      f"use scalar arguments, x.shape[k] and constants")
+
+
+_BITWISE: dict[str, Callable[[int, int], int]] = {
+    "&": operator.and_, "|": operator.or_, "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift}
 
 
 def _wrap(v, dt: DType):

@@ -91,8 +91,6 @@ class Element:
     def __ne__(self, other):
         return (self.to_numpy() != np.asarray(other)).view(ElementComparison)
 
-    __hash__ = None
-
     def __neg__(self):
         return -self.to_numpy()
 

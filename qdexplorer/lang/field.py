@@ -19,6 +19,8 @@ import numbers
 import os
 import sys
 import weakref
+from types import FrameType
+from typing import Protocol
 
 import numpy as np
 
@@ -85,10 +87,21 @@ class ElemArray(np.ndarray):
 
 def _alloc(shape, elem_shape, dtype) -> np.ndarray:
     a = np.zeros(tuple(shape) + tuple(elem_shape), dtype.numpy)
-    if elem_shape:
-        a = a.view(ElemArray)
-        a.elem_shape = tuple(elem_shape)
-    return a
+    if not elem_shape:
+        return a
+    e = a.view(ElemArray)
+    e.elem_shape = tuple(elem_shape)
+    return e
+
+
+class Mirror(Protocol):
+    """A field's or ndarray's device copy, as the backend that made it provides it."""
+
+    def upload(self, host: np.ndarray) -> None: ...
+
+    def download(self, host: np.ndarray) -> None: ...
+
+    def fill(self, value, dtype) -> bool: ...
 
 
 class _Storage:
@@ -98,12 +111,12 @@ class _Storage:
     shape: tuple
     dtype: DType
     elem_shape: tuple = ()
-    _mirror = None       # the device copy while scripts run on CUDA (set by the script layer)
+    _mirror: Mirror | None = None  # the device copy while scripts run on CUDA (set by the script layer)
     _where = "host"      # which copy is current: "host", "device" or "both"
 
     def host(self) -> np.ndarray:
         """The NumPy storage, brought up to date from the device copy if a kernel wrote that last."""
-        if self._where == "device":
+        if self._where == "device" and self._mirror is not None:
             self._mirror.download(self.storage)
             self._where = "both"
         return self.storage
@@ -314,7 +327,7 @@ class Ndarray(_Storage):
 def _caller() -> tuple:
     """(file, line) of the user code that called into this package, for errors raised here."""
     here = os.path.dirname(os.path.abspath(__file__))
-    f = sys._getframe(1)
+    f: FrameType | None = sys._getframe(1)
     while f is not None and f.f_code.co_filename.startswith(here):
         f = f.f_back
     return (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)

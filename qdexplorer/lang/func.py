@@ -11,12 +11,16 @@ import typing
 from .source import SourceInfo
 
 
-def annotations(fn) -> dict:
-    """`fn`'s resolved annotations; the raw (possibly string) ones where they do not resolve."""
+def read_annotations(fn) -> dict:
+    """`fn`'s resolved annotations; the raw (possibly string) ones where they do not resolve.
+    `-> None` declares no result, so it is left out (`get_type_hints` would give `NoneType`)."""
     try:
-        return typing.get_type_hints(fn)
+        hints = typing.get_type_hints(fn)
     except Exception:  # noqa: BLE001 - fall back to raw (possibly string) annotations
-        return dict(getattr(fn, "__annotations__", {}))
+        hints = dict(getattr(fn, "__annotations__", {}))
+    if "return" in hints and hints["return"] in (None, type(None), "None"):
+        del hints["return"]
+    return hints
 
 
 class Func:
@@ -36,7 +40,7 @@ class Func:
 
     @property
     def annotations(self) -> dict:
-        return annotations(self.fn)
+        return read_annotations(self.fn)
 
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)

@@ -243,7 +243,7 @@ class ImplicitArray:
     role: str  # 'field' | 'gtmp' | 'ret'
     dtype: DType
     shape: tuple
-    key: object = 0  # a field's registry id; a kernel-scope local's name
+    key: int | str = 0  # a field's registry id; a kernel-scope local's name
 
 
 @dataclass

@@ -15,7 +15,7 @@ from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTyp
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import _Storage as Storage
-from .func import Func, KernelBase, annotations, func
+from .func import Func, KernelBase, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
@@ -65,19 +65,20 @@ class Kernel(KernelBase):
             self._arg_types = self._read_arg_types()
         return self._arg_types
 
-    def _read_arg_types(self) -> dict:
-        hints = annotations(self.fn)
-        out = {}
+    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | DType]:
+        hints = read_annotations(self.fn)
+        out: dict[str, NdarrayType | Template | VectorType | DType] = {}
         for name in self.arg_names:
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
+            dt = as_dtype(ann)
             if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
             elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
                 out[name] = ann
-            elif as_dtype(ann) is not None:
-                out[name] = as_dtype(ann)
+            elif dt is not None:
+                out[name] = dt
             else:
                 raise QdCompileError(
                     f"argument '{name}' of kernel '{self.name}' needs a type annotation "
@@ -88,7 +89,7 @@ class Kernel(KernelBase):
     @property
     def return_type(self):
         """The kernel's `-> qd.i32` (or vector) annotation, or None."""
-        return annotations(self.fn).get("return")
+        return read_annotations(self.fn).get("return")
 
     def spec_for(self, args: tuple | None = None) -> tuple:
         """The specialisation key: (name, kind, dtype, ndim) per argument, filled from `args` if given.
@@ -227,7 +228,7 @@ class Kernel(KernelBase):
                 continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for a in self.implicit(spec) if implicit is None else implicit:
-            args[a.name] = resolve(Field.by_uid(a.key)) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+            args[a.name] = resolve(Field.by_uid(int(a.key))) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
         return args
 
     def result(self, args: dict):

@@ -138,9 +138,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     node, bind = item
     b = _builder(ctx, parallel=True)
     b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
-    targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-    if not all(isinstance(t, ast.Name) for t in targets):
-        raise src.error(node.target, "loop targets must be plain names")
+    targets = src.target_names(node.target)
     ranges, grouped = _loop_ranges(b, src, node.iter)
     for lo, hi in ranges:
         for e in (lo, hi):

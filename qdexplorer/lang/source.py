@@ -88,6 +88,14 @@ class SourceInfo:
     def error(self, node, msg, cls=QdCompileError) -> QdCompileError:
         return cls(msg, *self.where(node))
 
+    def target_names(self, target: ast.expr, what: str = "loop targets") -> list[ast.Name]:
+        """The names a `for` binds (`i` or `i, j`); anything else is refused at the user's line."""
+        elts = target.elts if isinstance(target, ast.Tuple) else [target]
+        names = [n for n in elts if isinstance(n, ast.Name)]
+        if len(names) != len(elts):
+            raise self.error(target, f"{what} must be plain names")
+        return names
+
 
 def python_env(fn) -> collections.ChainMap:
     closure = {}

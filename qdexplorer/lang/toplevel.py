@@ -33,9 +33,7 @@ def expand(body, env, kernel_src, bind=None) -> list:
                 items = list(eval(compile(ast.Expression(static), "<qd.static>", "eval"), {**env, **bind}))  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
-            names = stmt.target.elts if isinstance(stmt.target, ast.Tuple) else [stmt.target]
-            if not all(isinstance(n, ast.Name) for n in names):
-                raise kernel_src.error(stmt.target, "static loop targets must be names")
+            names = kernel_src.target_names(stmt.target, "static loop targets")
             for item in items:
                 vals = item if len(names) > 1 else (item,)
                 out += expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}})
@@ -63,9 +61,14 @@ def static_arg(stmt, env):
     return call.args[0] if f is I.static else None
 
 
-def group(items, env, src):
+Item = tuple[ast.stmt, dict]  # a top-level statement and the static-loop values it sees
+
+
+def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
     """Split top-level (stmt, bind) items into tasks: ('range', [item], config) | ('serial', items, {})."""
-    groups, pending, config = [], [], {}
+    groups: list[tuple[str, list[Item], dict]] = []
+    pending: list[Item] = []
+    config: dict = {}
     for stmt, bind in items:
         call = loop_config_call(stmt, env)
         if call is not None:

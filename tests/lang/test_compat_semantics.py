@@ -237,3 +237,33 @@ def test_print_in_kernels_on_cuda(cuda, capfd):
     qd.sync()
     out = capfd.readouterr().out
     assert out == "a = 3 b = 1.500000\nx[1] = 7 [1.500000, 2.000000]\n"
+
+
+def test_none_return_annotation_and_return_none_mean_no_result(arch):
+    """`-> None` (which typing.get_type_hints reports as NoneType) and `return None` are Python's
+    spellings of "no result"; Quadrants' own examples use both. Expected values: Quadrants 1.3.3."""
+    x = qd.field(qd.f32, shape=4)
+
+    @qd.func
+    def bump(i: qd.i32) -> None:
+        x[i] += 1.0
+
+    @qd.kernel
+    def fill(a: qd.f32) -> None:
+        for i in x:
+            x[i] = a * i
+            bump(i)
+
+    @qd.kernel
+    def add_ten():
+        for i in x:
+            x[i] += 10
+        return None
+
+    @qd.kernel
+    def first() -> None:
+        x[0] = 100.0
+        return
+
+    assert fill(2.0) is None and add_ten() is None and first() is None
+    np.testing.assert_array_equal(x.to_numpy(), [100.0, 13.0, 15.0, 17.0])

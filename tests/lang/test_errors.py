@@ -25,6 +25,9 @@ CASES = {
     "kernel_in_kernel": ("other(x)", "cannot be called from inside a kernel"),
     "struct_for_inner": ("for j in x:\n                pass", "inner for loops must iterate over range"),
     "shared_cpu_serial": ("pass\n        qd.simt.block.sync()", "only allowed inside a parallel for loop"),
+    "vec_cast_not_a_dtype": ("x[i] = qd.math.vec2(1.0, 2.0).cast('f32')[0]", "v.cast(dtype) needs a qd dtype"),
+    "numpy_twin_in_qd_math": ("x[i] = np.dot(x[i], x[i])", "calling dot is not supported inside a kernel; "
+                                                             "use qd.math.dot"),
 }
 
 
@@ -36,6 +39,7 @@ def other(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
 
 def _make(tmp_path, body, name):
     src = textwrap.dedent(f"""\
+    import numpy as np
     import qdexplorer.lang as qd
     from tests.lang.test_errors import other
 
@@ -233,3 +237,19 @@ def test_undefined_names_get_the_scoping_hint_only_when_assigned_elsewhere(cpu):
     with pytest.raises(QdCompileError, match=r"name 'nope' is not defined \(not an argument") as e:
         typo(x)
     assert "block-scoped" not in str(e.value)
+
+
+def test_func_returning_a_scalar_then_a_vector_is_a_type_error(cpu):
+    @qd.func
+    def either(v: qd.f32):
+        if v > 0:
+            return 1.0
+        return qd.math.vec2(1.0, 2.0)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = either(x[i])[0]
+
+    with pytest.raises(qd.QuadrantsTypeError, match="'either' returns a scalar elsewhere and a 2 vector/matrix here"):
+        k(np.ones(2, np.float32))

@@ -165,3 +165,38 @@ def test_kernel_scope_vector_locals(arch):
 
     p = np.random.default_rng(3).random((100, 3), dtype=np.float32)
     np.testing.assert_allclose(centroid(p), p.mean(0), rtol=1e-5)
+
+
+def test_norm_and_normalized_honour_eps_as_quadrants_does(arch):
+    """Quadrants adds `eps` under the square root in `norm`/`norm_inv`, and to the length in
+    `normalized` (`v * (1 / (|v| + eps))`); the expected values are real Quadrants 1.3.3's output."""
+    out = qd.field(qd.f32, shape=(4, 6))
+
+    @qd.kernel
+    def k(eps: qd.f32):
+        for i in range(4):
+            v = qd.Vector([0.1 * i, 0.2, -0.3 * i])
+            out[i, 0] = v.norm(eps)
+            out[i, 1] = v.norm(eps=eps)
+            out[i, 2] = v.norm_inv(eps)
+            n = v.normalized(eps)
+            out[i, 3] = n[0]
+            out[i, 4] = n[1]
+            out[i, 5] = v.norm()
+
+    k(0.5)
+    quadrants = np.array([[0.73484695, 0.73484695, 1.3608276, 0.0, 0.2857143, 0.2],
+                          [0.8, 0.8, 1.25, 0.114394784, 0.22878957, 0.37416577],
+                          [0.969536, 0.969536, 1.0314212, 0.17192101, 0.17192101, 0.66332495],
+                          [1.2, 1.2, 0.8333333, 0.20414607, 0.13609737, 0.969536]], np.float32)
+    np.testing.assert_allclose(out.to_numpy(), quadrants, rtol=1e-6)
+
+
+def test_norm_eps_takes_one_scalar(cpu):
+    @qd.kernel
+    def k(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(1):
+            x[i] = qd.math.vec2(1.0, 2.0).norm(tol=1e-3)
+
+    with pytest.raises(qd.QdCompileError, match=r"v.norm\(\) takes one argument, eps"):
+        k(np.zeros(1, np.float32))

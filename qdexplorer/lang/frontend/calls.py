@@ -18,11 +18,11 @@ from ..func import Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QuadrantsTypeError
-from .values import Py, Vec, cast, is_number
-from .vectors import VecMethod
+from .values import Py, Vec, VecMethod, cast, is_number
+from .base import LoweringBase
 
 
-class CallLowering:
+class CallLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers `ast.Call` expressions."""
 
     def v_Call(self, node):
@@ -107,17 +107,20 @@ class CallLowering:
         self.emit(ir.Print(tuple(merged)))
         return Py(None)
 
-    def print_parts(self, a) -> list:
+    def print_parts(self, a) -> list[str | ir.Expr]:
+        out: list[str | ir.Expr] = []
         if isinstance(a, ast.JoinedStr):
-            out = []
-            for v in a.values:
-                out += [v.value] if isinstance(v, ast.Constant) else self.print_parts(v.value)
+            for part in a.values:
+                if isinstance(part, ast.FormattedValue):
+                    out += self.print_parts(part.value)
+                elif isinstance(part, ast.Constant):
+                    out.append(str(part.value))
             return out
         v = self.value(a)
         if isinstance(v, Py) and not is_number(v):
             return [str(v.value)]
         if isinstance(v, Vec):
-            out = ["["]
+            out.append("[")
             for k, x in enumerate(v.items):
                 out += ([", "] if k else []) + [self.commit(x, a)]
             return out + ["]"]
@@ -141,7 +144,7 @@ class CallLowering:
             if rest:
                 dt = as_dtype(self.eval_static(rest[0]))
             return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
-        statics = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
+        statics: dict[object, str] = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
                    V.Matrix.zero: "mzero"}
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:

@@ -5,15 +5,17 @@ Calls live in `calls.py` and `intrinsics.py`; the value rules (weak literals, ca
 from __future__ import annotations
 
 import ast
+from typing import Any
 from itertools import product
 
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
 from .values import BINOPS, CMPOPS, Py, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
+from .base import LoweringBase, Value
 
 
-class ExprLowering:
+class ExprLowering(LoweringBase):
     """Mixin for `TaskBuilder`: turns AST expressions into IR, emitting statements as needed."""
 
     # -- helpers the builder provides: err, lookup, emit, new_local, eval_static, inline_func,
@@ -93,8 +95,9 @@ class ExprLowering:
             return ir.Load(base, idx, self.at(node))
         if isinstance(base, Py):
             k = self.eval_static(idx_node)
+            seq: Any = base.value
             try:
-                return py_value(base.value[k])
+                return py_value(seq[k])
             except Exception as e:  # noqa: BLE001 - report the Python error at the user's line
                 self.err(node, f"compile-time subscript failed: {e}")
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
@@ -142,7 +145,7 @@ class ExprLowering:
             return Py(fold(op, a.value, b.value))
         return self.binop(op, a, b, node)
 
-    def binop(self, op, a, b, node) -> ir.Expr:
+    def binop(self, op, a, b, node) -> Value:
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
@@ -199,7 +202,7 @@ class ExprLowering:
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):
-        result = None
+        result: ir.Expr | None = None
         left = self.value(node.left)
         for op, right_node in zip(node.ops, node.comparators):
             opname = CMPOPS.get(type(op))
@@ -210,9 +213,10 @@ class ExprLowering:
                 if len(node.ops) != 1:
                     self.err(node, "chained comparisons of vectors are not supported")
                 return self.vec_binop(opname, left, right, node)
+            c: ir.Expr
             if is_number(left) and is_number(right):
-                c = Py(eval(f"a {opname} b", {}, {"a": left.value, "b": right.value}))  # noqa: S307
-                c = ir.Const(int(c.value), u1)
+                holds = eval(f"a {opname} b", {}, {"a": left.value, "b": right.value})  # noqa: S307
+                c = ir.Const(int(holds), u1)
             else:
                 ea, eb = self.pair(left, right, node)
                 dt = promote(ea.dtype, eb.dtype)

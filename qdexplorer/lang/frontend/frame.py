@@ -1,14 +1,23 @@
 """Name scopes of one function body being lowered (the kernel, or a `@qd.func` inlined into it)."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+from .. import ir
 from ..source import SourceInfo
+from ..types import DType
+from .values import Vec
 
 
 class Frame:
     """Name resolution for one function body (kernel or inlined func)."""
 
-    def __init__(self, src: SourceInfo, env, ret_label=None, ret_dtype=None):
+    def __init__(self, src: SourceInfo, env: Mapping[str, Any], ret_label: str | None = None,
+                 ret_dtype: DType | None = None):
         self.src, self.env = src, env
-        self.scopes: list[dict] = [{}]
-        self.ret_label, self.ret_dtype, self.ret_local = ret_label, ret_dtype, None
+        self.scopes: list[dict[str, Any]] = [{}]
+        self.ret_label, self.ret_dtype = ret_label, ret_dtype
+        # an inlined func's result: one local, a vector, or (for `return a, b`) one of those per item
+        self.ret_local: ir.Local | Vec | tuple[ir.Local | Vec, ...] | None = None
         self.loop_depth = 0

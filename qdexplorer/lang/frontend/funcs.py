@@ -10,9 +10,10 @@ from ..source import python_env
 from ..types import NdarrayType, as_dtype, i32
 from .values import Py, Vec, cast, is_number
 from .frame import Frame
+from .base import LoweringBase, Value
 
 
-class FuncInlining:
+class FuncInlining(LoweringBase):
     """Mixin for `TaskBuilder`: inlines `@qd.func` bodies and lowers their `return`s."""
 
     def inline_func(self, func, node):
@@ -24,7 +25,7 @@ class FuncInlining:
         actual = self.bind_call(func, node)
         hints = func.annotations
         label = f"{func.name}.{next(self.counter)}"
-        bound = {}
+        bound: dict[str, Value] = {}
         for p in params:
             a = actual[p.arg]
             v = a if isinstance(a, Py) else self.value(a)
@@ -76,16 +77,18 @@ class FuncInlining:
         fr = self.frame
         if fr.ret_label is None:
             return self.kernel_return(node)
-        if node.value is not None:
+        if not _returns_nothing(node):
             v = self.value(node.value)
             if isinstance(v, list) or isinstance(fr.ret_local, tuple) or (
                     isinstance(v, Py) and isinstance(v.value, tuple)):
                 self.return_tuple(v, node)
-            elif isinstance(v, Vec) or isinstance(fr.ret_local, Vec):
-                if fr.ret_local is None:
-                    fr.ret_local = self.vec_local(v, "ret")
-                else:
-                    self.assign_vec(fr.ret_local, v, node)
+            elif isinstance(fr.ret_local, Vec):
+                self.assign_vec(fr.ret_local, v, node)
+            elif isinstance(v, Vec):
+                if fr.ret_local is not None:  # an earlier return gave a scalar
+                    self.err(node, f"'{fr.ret_label.split('.')[0]}' returns a scalar elsewhere and a "
+                                   f"{'x'.join(map(str, v.shape))} vector/matrix here", QuadrantsTypeError)
+                fr.ret_local = self.vec_local(v, "ret")
             else:
                 e = self.commit(v, node, like=fr.ret_dtype)
                 if fr.ret_local is None:
@@ -99,13 +102,14 @@ class FuncInlining:
         fr = self.frame
         items = v if isinstance(v, list) else [Py(x) for x in v.value] if (
             isinstance(v, Py) and isinstance(v.value, tuple)) else None
-        n_before = len(fr.ret_local) if isinstance(fr.ret_local, tuple) else None
-        if items is None or (fr.ret_local is not None and n_before != len(items)):
-            self.err(node, f"'{fr.ret_label.split('.')[0]}' returns {n_before or 1} value(s) here "
+        prev = fr.ret_local
+        n_before = len(prev) if isinstance(prev, tuple) else None
+        if items is None or (prev is not None and (not isinstance(prev, tuple) or len(prev) != len(items))):
+            self.err(node, f"'{(fr.ret_label or '').split('.')[0]}' returns {n_before or 1} value(s) here "
                            f"and {len(items) if items is not None else 1} elsewhere; every return "
                            "must give the same number of values", QuadrantsSyntaxError)
-        if fr.ret_local is None:
-            made = []
+        if prev is None:
+            made: list[ir.Local | Vec] = []
             for k, x in enumerate(items):
                 if isinstance(x, Vec):
                     made.append(self.vec_local(x, f"ret{k}"))
@@ -114,7 +118,7 @@ class FuncInlining:
                     made.append(self.new_local(f"ret{k}", e.dtype, e))
             fr.ret_local = tuple(made)
             return
-        for r, x in zip(fr.ret_local, items):
+        for r, x in zip(prev, items):
             if isinstance(r, Vec):
                 self.assign_vec(r, x, node)
             else:
@@ -122,12 +126,12 @@ class FuncInlining:
 
     def kernel_return(self, node):
         """`return v` at a kernel's top level stores v in the result array (it does not stop later
-        tasks, as in Quadrants); a bare `return` there does nothing."""
+        tasks, as in Quadrants); a bare `return` (or `return None`) there does nothing."""
         if len(self.out) != 1 or self.frame.loop_depth or self.in_parallel:
             self.err(node, "a kernel can only return from its top level, not from inside an if or a loop",
                      QuadrantsSyntaxError)
         ret = self.kscope.ret
-        if node.value is None:
+        if _returns_nothing(node):
             return
         if ret is None:
             self.err(node, "this kernel returns a value but has no return annotation; add one "
@@ -146,3 +150,8 @@ class FuncInlining:
             return
         e = self.commit(v, node, like=ret.dtype)
         self.emit(ir.Store(ret, (ir.Const(0, i32),), cast(e, ret.dtype)))
+
+
+def _returns_nothing(node: ast.Return) -> bool:
+    """`return` or `return None`: Python's two spellings of returning nothing."""
+    return node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)

@@ -9,11 +9,12 @@ from .. import ir
 from ..errors import QuadrantsTypeError
 from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1
 from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
+from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
 
 
-class IntrinsicLowering:
+class IntrinsicLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers calls of `qd.*` intrinsic objects."""
 
     def intrinsic(self, f: I.Intrinsic, node):
@@ -101,7 +102,7 @@ class IntrinsicLowering:
             return Py(f(*[a.value for a in args]))
         es = [self.commit(a, node) for a in args]
         if len(es) == 2:
-            es = list(self.pair(*args, node))
+            es = list(self.pair(args[0], args[1], node))
         dt = es[0].dtype if len(es) == 1 else promote(es[0].dtype, es[1].dtype)
         if f.name in ROUNDING and not dt.is_float:
             self.err(node, f"qd.{f.name}() needs a float operand, got {dt!r} (Quadrants refuses it too)",

@@ -47,7 +47,7 @@ class KernelScope:
     def assert_site(self, src, node) -> int:
         file, line, _, text = src.where(node)
         msg = ""
-        if node.msg is not None and isinstance(node.msg, ast.Constant):
+        if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
             msg = f": {node.msg.value}"
         self.assert_sites.append(f"{file}:{line}: assertion failed: {text.strip()}{msg}")
         return len(self.assert_sites)
@@ -60,11 +60,15 @@ class KernelScope:
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
         return arr
 
-    def gtemp(self, name: str, dtype: DType | None = None, elem: tuple = ()) -> ir.ArrayArg | None:
+    def gtemp(self, name: str) -> ir.ArrayArg | None:
+        """The global temporary of kernel-scope local `name`, if a task has assigned it yet."""
+        return self.gtemps.get(name)
+
+    def make_gtemp(self, name: str, dtype: DType, elem: tuple = ()) -> ir.ArrayArg:
         """The global temporary of kernel-scope local `name` (one element; a vector keeps its components
         as trailing axes); created with `dtype` on first assignment."""
         arr = self.gtemps.get(name)
-        if arr is None and dtype is not None:
+        if arr is None:
             arr = self.gtemps[name] = self._add(f"{name}__gtmp", "gtmp", i32 if dtype == u1 else dtype,
                                                 (1,) + tuple(elem), key=name)
             if elem:
@@ -79,12 +83,12 @@ class KernelScope:
         self.implicit[a.name] = a
         arr = ir.ArrayArg(a.name, a.dtype, len(a.shape))
         if a.role == "gtmp":
-            self.gtemps[a.key] = arr
+            self.gtemps[str(a.key)] = arr
             if len(a.shape) > 1:
                 self.elem_shapes[a.name] = tuple(a.shape[1:])
         elif a.role == "field":
-            self.fields[a.key] = arr
-            self.elem_shapes[a.name] = tuple(Field.by_uid(a.key).elem_shape)
+            self.fields[int(a.key)] = arr
+            self.elem_shapes[a.name] = tuple(Field.by_uid(int(a.key)).elem_shape)
 
     def for_task(self, used: set) -> tuple:
         return tuple(a for n, a in self.implicit.items() if n in used)

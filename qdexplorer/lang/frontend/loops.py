@@ -11,9 +11,10 @@ from .. import intrinsics as I
 from .. import ir
 from ..types import i32, u1
 from .values import Py, Vec, cast, is_number, truthy
+from .base import LoweringBase
 
 
-class LoopLowering:
+class LoopLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers loops and loop jumps."""
 
     def s_While(self, node):
@@ -88,9 +89,7 @@ class LoopLowering:
                 bounds.append(tuple(self.commit(self.value(x), x, like=i32) for x in a.elts))
             else:
                 bounds.append((ir.Const(0, i32), self.commit(self.value(a), a, like=i32)))
-        targets = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-        if not all(isinstance(t, ast.Name) for t in targets):
-            self.err(node.target, "loop targets must be plain names")
+        targets = self.frame.src.target_names(node.target)
         if grouped and len(targets) != 1:
             self.err(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         if not grouped and len(targets) != len(bounds):
@@ -108,7 +107,7 @@ class LoopLowering:
             self.frame.scopes.pop()
         for k in range(len(bounds) - 1, -1, -1):
             ref = ir.LocalRef(loop_vars[k])
-            head = [ir.If(ir.Compare(">=", ref, ir.LocalRef(ends[k]), u1), [ir.Break()], [])]
+            head: list[ir.Stmt] = [ir.If(ir.Compare(">=", ref, ir.LocalRef(ends[k]), u1), [ir.Break()], [])]
             if k + 1 < len(bounds):  # restart the next dimension each time this one advances
                 head.append(ir.Assign(loop_vars[k + 1], cast(bounds[k + 1][0], i32)))
             body = [ir.Loop(head + body, step=[ir.Assign(loop_vars[k], ir.BinOp("+", ref, ir.Const(1, i32), i32))])]
@@ -119,9 +118,7 @@ class LoopLowering:
             items = list(seq)
         except TypeError:
             self.err(node.iter, "qd.static(...) in a for loop must be iterable at compile time")
-        names = node.target.elts if isinstance(node.target, ast.Tuple) else [node.target]
-        if not all(isinstance(n, ast.Name) for n in names):
-            self.err(node.target, "static loop targets must be names")
+        names = self.frame.src.target_names(node.target, "static loop targets")
         depth = self.frame.loop_depth
         self.frame.loop_depth = -10_000  # break/continue cannot target an unrolled loop
         try:

@@ -12,11 +12,12 @@ from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
 from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
+from .base import LoweringBase
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
 
-class StatementLowering:
+class StatementLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers simple statements into the current block."""
 
     def s_Expr(self, node):
@@ -126,7 +127,7 @@ class StatementLowering:
         vals = [self.commit(x, node) for x in vals]
         temps = [ir.LocalRef(self.new_local("vtmp", x.dtype, x)) for x in vals]  # v = v.yx reads before writing
         for t, x in zip(existing.items, temps):
-            self._assign_ref(t, x, node)
+            self.assign_ref(t, x, node)
 
     def store_vec(self, arr, target: Vec, v, node):
         """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
@@ -162,10 +163,10 @@ class StatementLowering:
         """A kernel-scope local that another task reads lives in a global temporary."""
         if isinstance(v, Vec):
             dt0 = self.commit(v.items[0], node).dtype
-            arr = self.kscope.gtemp(name, dt0, v.shape)
+            arr = self.kscope.make_gtemp(name, dt0, v.shape)
             return self.store_vec(arr, self.element_vec(arr, (ir.Const(0, i32),)), v, node)
         e = self.commit(v, node, like=dt)
-        arr = self.kscope.gtemp(name, dt or e.dtype)
+        arr = self.kscope.make_gtemp(name, dt or e.dtype)
         if dt is not None and arr.dtype != dt:
             self.err(node, f"'{name}' is already declared as {arr.dtype!r}", QuadrantsSyntaxError)
         self.emit(ir.Store(arr, (ir.Const(0, i32),), cast(e, arr.dtype)))
@@ -199,7 +200,7 @@ class StatementLowering:
                 arr = self.kscope.gtemp(target.id)
                 if arr is None:
                     self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
-                idx = (ir.Const(0, i32),)
+                idx: tuple[ir.Expr, ...] = (ir.Const(0, i32),)
             else:
                 arr = self.value(target.value)
                 if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):

@@ -44,6 +44,13 @@ class Vec:
             self.shape = (len(self.items),)
 
 
+class VecMethod:
+    """`v.dot` before it is called."""
+
+    def __init__(self, vec: Vec, name: str):
+        self.vec, self.name = vec, name
+
+
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
           ast.RShift: ">>", ast.MatMult: "@"}

@@ -13,8 +13,10 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import as_dtype, f32, i32, promote, u1
-from .values import Py, Vec, cast, fold, is_number
+from .values import Py, Vec, VecMethod, cast, fold, is_number
+from .base import LoweringBase, Value
 
+EPS_METHODS = ("norm", "norm_inv", "normalized")  # methods that take Quadrants' eps guard
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
 
 
@@ -29,14 +31,7 @@ def components(v) -> list:
     return [v]
 
 
-class VecMethod:
-    """`v.dot` before it is called."""
-
-    def __init__(self, vec: Vec, name: str):
-        self.vec, self.name = vec, name
-
-
-class VectorLowering:
+class VectorLowering(LoweringBase):
     """Mixin for `TaskBuilder`: building, indexing, arithmetic and methods of `Vec` values."""
 
     # ---- building
@@ -48,11 +43,12 @@ class VectorLowering:
     def vec_literal(self, args, node, dt=None, matrix=False) -> Vec:
         """`qd.Vector([a, b])`, `qd.Matrix([[a, b], [c, d]])`, `vec3(a, b, c)`, `vec3(0)`, `vec3(v2, z)`."""
         flat = components
+        shape: tuple[int, ...]
         if matrix:
-            rows = args if not (len(args) == 1) else args[0]
-            rows = rows.value if isinstance(rows, Py) else rows
+            given: Value = args if not (len(args) == 1) else args[0]
+            given = given.value if isinstance(given, Py) else given
             rows = [flat(r if not isinstance(r, (list, tuple)) else Py(r)) if not isinstance(r, list) else flat(r)
-                    for r in rows]
+                    for r in given]
             if not rows or any(len(r) != len(rows[0]) for r in rows):
                 self.err(node, "qd.Matrix needs rows of equal length")
             items = [x for r in rows for x in r]
@@ -141,29 +137,29 @@ class VectorLowering:
             targets = v.items[keys[0].value * cols:(keys[0].value + 1) * cols]
             vals = value.items if isinstance(value, Vec) else [value] * cols
             for t, x in zip(targets, vals):
-                self._assign_ref(t, x, node)
+                self.assign_ref(t, x, node)
             return
         if len(keys) == 2:
             if is_number(keys[0]) and is_number(keys[1]):
-                return self._assign_ref(v.items[keys[0].value * cols + keys[1].value], value, node)
+                return self.assign_ref(v.items[keys[0].value * cols + keys[1].value], value, node)
             flat = ir.BinOp("+", ir.BinOp("*", cast(self.commit(keys[0], node, like=i32), i32), ir.Const(cols, i32),
                                           i32), cast(self.commit(keys[1], node, like=i32), i32), i32)
-            key = flat
+            key: Value = flat
         else:
             key = keys[0]
         if is_number(key):
             self._check_range(key.value, len(v.items), node)
-            return self._assign_ref(v.items[key.value], value, node)
+            return self.assign_ref(v.items[key.value], value, node)
         k = cast(self.commit(key, node, like=i32), i32)
         x = self.commit(value, node)
         tmp = ir.LocalRef(self.new_local("elem", x.dtype, x))
         for j, t in enumerate(v.items):
             self.out.append([])
-            self._assign_ref(t, tmp, node)
+            self.assign_ref(t, tmp, node)
             body = self.out.pop()
             self.emit(ir.If(ir.Compare("==", k, ir.Const(j, i32), u1), body, []))
 
-    def _assign_ref(self, target, value, node):
+    def assign_ref(self, target, value, node):
         if not isinstance(target, ir.LocalRef):
             self.err(node, "only components of a vector variable can be assigned")
         dt = target.local.dtype
@@ -252,18 +248,21 @@ class VectorLowering:
 
     def vec_call_method(self, m: VecMethod, node):
         v, name = m.vec, m.name
+        if name in EPS_METHODS:
+            return self.vec_eps_method(v, name, node)
+        if node.keywords:
+            self.err(node, f"v.{name}() takes no keyword arguments in a kernel")
         args = [self.value(a) for a in node.args]
         if name == "dot":
             return self.vec_reduce("+", self.vec_binop("*", v, args[0], node), node)
         if name == "cross":
             return self.vec_cross(v, args[0], node)
-        if name in ("norm", "length"):
-            return self.math_of("sqrt", self.vec_reduce("+", self.vec_binop("*", v, v, node), node), node)
+        if name == "length":  # qd.math.length(v) is v.norm()
+            return self.math_of("sqrt", self.norm_sqr(v, node), node)
         if name == "norm_sqr":
-            return self.vec_reduce("+", self.vec_binop("*", v, v, node), node)
-        if name in ("normalized", "normalize"):
-            inv = self.math_of("sqrt", self.vec_reduce("+", self.vec_binop("*", v, v, node), node), node)
-            return self.vec_binop("/", v, inv, node)
+            return self.norm_sqr(v, node)
+        if name == "normalize":  # qd.math.normalize(v): v / v.norm(), as Quadrants divides
+            return self.vec_binop("/", v, self.math_of("sqrt", self.norm_sqr(v, node), node), node)
         if name == "sum":
             return self.vec_reduce("+", v, node)
         if name in ("max", "min"):
@@ -280,12 +279,36 @@ class VectorLowering:
             return Vec([self.binop("*", x, y, node) for x in v.items for y in w.items], (len(v.items), len(w.items)))
         if name == "cast":
             dt = as_dtype(self.eval_static(node.args[0]))
+            if dt is None:
+                self.err(node, "v.cast(dtype) needs a qd dtype (qd.f32, qd.i32, ...)", QuadrantsTypeError)
             return Vec([cast(self.commit(x, node, like=dt), dt) for x in v.items], v.shape)
         if name in ("any", "all"):
             return self.vec_anyall(name, v, node)
         if name == "to_numpy":
             self.err(node, "to_numpy() is for Python code, not kernels")
         self.err(node, f"vectors have no method '{name}' in kernels")
+
+    def norm_sqr(self, v: Vec, node):
+        return self.vec_reduce("+", self.vec_binop("*", v, v, node), node)
+
+    def vec_eps_method(self, v: Vec, name: str, node):
+        """`v.norm(eps)`, `v.norm_inv(eps)` and `v.normalized(eps)` as Quadrants computes them: eps is
+        added under the square root for the first two, and to the length for `normalized`
+        (`v * (1 / (|v| + eps))`); positional or `eps=`."""
+        if len(node.args) + len(node.keywords) > 1 or any(k.arg != "eps" for k in node.keywords):
+            self.err(node, f"v.{name}() takes one argument, eps")
+        given = node.args or [k.value for k in node.keywords]
+        eps = self.value(given[0]) if given else Py(0)
+        if isinstance(eps, Vec):
+            self.err(node, f"v.{name}(eps): eps must be a scalar", QuadrantsTypeError)
+        plus_eps = (lambda x: x) if is_number(eps) and eps.value == 0 else (lambda x: self.binop("+", x, eps, node))
+        sq = self.norm_sqr(v, node)
+        if name == "norm":
+            return self.math_of("sqrt", plus_eps(sq), node)
+        if name == "norm_inv":
+            return self.math_of("rsqrt", plus_eps(sq), node)
+        inv = self.binop("/", Py(1), plus_eps(self.math_of("sqrt", sq, node)), node)
+        return self.vec_binop("*", inv, v, node)
 
     def vec_anyall(self, name, v: Vec, node):
         acc = None

@@ -1,0 +1,238 @@
+"""What the lowering mixins share: one task's builder state, its plumbing, and what each mixin
+provides to the others.
+
+`TaskBuilder` (builder.py) combines one mixin per family of constructs; each mixin calls into the
+others (`StatementLowering` needs `value` from `ExprLowering`, every mixin needs `err`). This base
+class is that contract, written down so a type checker can follow it: the state and plumbing are
+here, and each method another mixin provides is declared abstract with the signature it keeps.
+"""
+from __future__ import annotations
+
+import ast
+import itertools
+from abc import ABC, abstractmethod
+from typing import Any, NoReturn
+
+from .. import intrinsics as I
+from .. import ir
+from ..errors import QdCompileError
+from ..field import Field
+from ..func import Func
+from ..types import DType, i32, u1
+from .frame import Frame
+from .kernel_scope import KernelScope
+from .values import Py, Vec, VecMethod, cast, py_value
+
+Value = Any
+"""What lowering an expression gives: a typed `ir.Expr`, a compile-time `Py`, a `Vec`, an array
+(`ir.ArrayArg`, `ir.SharedArray`), a `ShapeTuple`, or a list of those (a func's returned tuple)."""
+
+
+class LoweringBase(ABC):
+    """The state of one task being lowered, and the methods the mixins call on each other."""
+
+    kernel_name: str
+    kscope: KernelScope
+    frames: list[Frame]
+    in_parallel: bool
+    out: list[list[ir.Stmt]]  # the blocks being filled, innermost last
+    shared: list[ir.SharedArray]
+    counter: itertools.count
+    block_features_ok: bool
+    inline_stack: list[Func]
+    other_task_names: set[str]  # top-level names of the kernel, for a better error hint
+    made_locals: list[ir.Local]  # every local new_local made, in order (see v_BoolOp)
+
+    # -- plumbing
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    def err(self, node, msg: str, cls: type[QdCompileError] = QdCompileError) -> NoReturn:
+        raise self.frame.src.error(node, msg, cls)
+
+    def at(self, node) -> str:
+        """"file:line" of `node` in the user's source (debug mode reports accesses by it)."""
+        f, line, *_ = self.frame.src.where(node)
+        return f"{f}:{line}"
+
+    def emit(self, stmt):
+        self.out[-1].append(stmt)
+
+    def new_local(self, name, dtype: DType, init: ir.Expr | None = None) -> ir.Local:
+        if dtype == u1:
+            dtype = i32
+        loc = ir.Local(f"{name}.{next(self.counter)}", dtype)
+        self.made_locals.append(loc)
+        if init is not None:
+            self.emit(ir.Assign(loc, cast(init, dtype)))
+        return loc
+
+    def lookup(self, name, node):
+        for scope in reversed(self.frame.scopes):
+            if name in scope:
+                v = scope[name]
+                return ir.LocalRef(v) if isinstance(v, ir.Local) else v
+        if len(self.frames) == 1 and name in self.kscope.gtemp_names:
+            arr = self.kscope.gtemp(name)
+            if arr is None:
+                self.err(node, f"kernel-scope variable '{name}' is used before a task assigns it")
+            if arr.ndim > 1:
+                return self.element_vec(arr, (ir.Const(0, i32),))
+            return ir.Load(arr, (ir.Const(0, i32),))
+        if name in self.frame.env:
+            v = self.frame.env[name]
+            if isinstance(v, Field):
+                return self.kscope.field_arg(v, name)
+            return py_value(v)
+        fdef = getattr(self.frame.src, "fdef", None)
+        line = getattr(node, "lineno", -1)
+        top = next((st for st in getattr(fdef, "body", ()) if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
+        if len(self.frames) == 1 and name in self.other_task_names and not (top and _assigns(top, name)):
+            self.err(node, f"'{name}' is assigned in another offloaded task of this kernel; each top-level "
+                           f"loop and each run of top-level statements is its own task, so locals do not "
+                           f"cross them (pass the value through an ndarray)")
+        if fdef is not None and _assigns(fdef, name):  # it exists, in a block this use cannot see
+            self.err(node, f"name '{name}' is not defined here (kernel variables are block-scoped: "
+                           f"assign it before the block that uses it)")
+        self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
+
+    def user_ndim(self, arr) -> int:
+        """Axes the user indexes (an array of vectors keeps its components as trailing axes)."""
+        return arr.ndim - len(self.kscope.elem_shapes.get(arr.name, ()))
+
+    def eval_static(self, node):
+        """Evaluate an expression in Python at compile time (qd.static, shapes, dtypes)."""
+        env = dict(self.frame.env)
+        for scope in self.frame.scopes:
+            for k, v in scope.items():
+                if isinstance(v, Py):
+                    env[k] = v.value
+                elif k in env:
+                    del env[k]
+        try:
+            return eval(compile(ast.Expression(node), "<qd.static>", "eval"), env)  # noqa: S307
+        except NameError as e:
+            self.err(node, f"{e}: only constants, globals and qd.static values are known at compile time")
+        except Exception as e:  # noqa: BLE001 - reported at the user's line
+            self.err(node, f"could not evaluate at compile time: {type(e).__name__}: {e}")
+
+    def require_block_features(self, node, what):
+        if not self.in_parallel:
+            self.err(node, f"{what} is only allowed inside a parallel for loop")
+
+    def shared_array(self, shape, dt):
+        arr = ir.SharedArray(f"shared_{len(self.shared)}", dt, shape)
+        self.shared.append(arr)
+        return arr
+
+    # -- statements
+    def block(self, stmts) -> list[ir.Stmt]:
+        self.out.append([])
+        self.frame.scopes.append({})
+        try:
+            for s in stmts:
+                self.stmt(s)
+        finally:
+            self.frame.scopes.pop()
+        return self.out.pop()
+
+    def stmt(self, node):
+        method = getattr(self, "s_" + type(node).__name__, None)
+        if method is None:
+            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
+        try:
+            method(node)
+        except (QdCompileError, RecursionError):
+            raise
+        except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
+            self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "
+                           f"please report it with this kernel")
+
+
+    # -- provided by ExprLowering (exprs.py)
+    @abstractmethod
+    def value(self, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def commit(self, v: Value, node: ast.AST | None, like: DType | None = None) -> ir.Expr: ...
+
+    @abstractmethod
+    def binop(self, op: str, a: Value, b: Value, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def pair(self, a: Value, b: Value, node: ast.AST) -> tuple[ir.Expr, ir.Expr]: ...
+
+    @abstractmethod
+    def indices(self, arr: ir.ArrayArg | ir.SharedArray, idx_node: ast.AST,
+                partial: bool = False) -> tuple[ir.Expr, ...]: ...
+
+    @abstractmethod
+    def element_vec(self, arr: ir.ArrayArg | ir.SharedArray, idx: tuple) -> Vec: ...
+
+    # -- provided by VectorLowering (vectors.py)
+    @abstractmethod
+    def make_vec(self, items, shape: tuple, dt: DType | None = None, node: ast.AST | None = None) -> Vec: ...
+
+    @abstractmethod
+    def vec_literal(self, args: list, node: ast.AST, dt: DType | None = None, matrix: bool = False) -> Vec: ...
+
+    @abstractmethod
+    def vec_from_type(self, vt, node: ast.Call) -> Vec: ...
+
+    @abstractmethod
+    def vec_local(self, v: Vec, name: str = "v") -> Vec: ...
+
+    @abstractmethod
+    def vec_subscript(self, v: Vec, node: ast.Subscript) -> Value: ...
+
+    @abstractmethod
+    def vec_pick(self, v: Vec, keys: list, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def vec_assign_component(self, v: Vec, keys: list, value: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def assign_ref(self, target: Value, value: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def vec_attr(self, v: Vec, attr: str, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def vec_binop(self, op: str, a: Value, b: Value, node: ast.AST) -> Vec: ...
+
+    @abstractmethod
+    def minmax_pair(self, op: str, a: Value, b: Value, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def vec_call_method(self, m: VecMethod, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def vec_anyall(self, name: str, v: Vec, node: ast.AST) -> Value: ...
+
+    # -- provided by StatementLowering (stmts.py)
+    @abstractmethod
+    def assign_vec(self, existing: Vec, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def is_gtemp(self, name: str) -> bool: ...
+
+    @abstractmethod
+    def visible(self, name: str) -> Value: ...
+
+    # -- provided by CallLowering (calls.py), IntrinsicLowering (intrinsics.py), FuncInlining (funcs.py)
+    @abstractmethod
+    def one_arg(self, node: ast.Call) -> ast.expr: ...
+
+    @abstractmethod
+    def intrinsic(self, f: I.Intrinsic, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def apply_math(self, f: I.Intrinsic, args: list, node: ast.AST, out_dt: DType | None = None) -> Value: ...
+
+    @abstractmethod
+    def inline_func(self, func: Func, node: ast.Call) -> Value: ...
+
+
+def _assigns(tree, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(tree))
