@@ -112,7 +112,7 @@ class RunContext:
     pair: str | None = None        # shared by the two sides of one interleaved comparison: their
                                    # rounds were measured side by side, round i of A next to round i of B
     l2_flush: bool = False
-    clocks_mhz: dict[str, float | None] = field(default_factory=dict)
+    clocks_mhz: dict[str, Any] = field(default_factory=dict)   # clocks.clock_summary: busy SM/memory MHz while timing
     skipped: dict[str, str] = field(default_factory=dict)
     streaming: bool = False        # saved while streaming (its end may never have come)
     extra: dict[str, Any] = field(default_factory=dict)

@@ -30,6 +30,9 @@ def add_commands(sub: Any) -> None:
     b = sub.add_parser("bench", help="run workloads with warm-ups and N timed repeats, and save the run")
     add_project_args(b)
     _add_run_args(b)
+    b.add_argument("--rounds", type=int, default=None,
+                   help="split the repeats into this many blocks spread over the run, the workloads taking "
+                        "turns (default 10, or one a repeat when fewer); comparisons need 3 or more")
     b.add_argument("--save", metavar="NAME", help="name the saved run (default: numbered only)")
     b.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
     c = sub.add_parser("compare", help="compare two runs task by task (saved names, or fresh: "
@@ -39,7 +42,8 @@ def add_commands(sub: Any) -> None:
     c.add_argument("b", metavar="B", help="candidate, as A")
     c.add_argument("--fail-if-slower", type=float, metavar="PCT",
                    help="exit 1 when a task is slower by more than PCT percent with 95%% confidence")
-    c.add_argument("--alpha", type=float, default=0.05, help="significance level of the rank test (default 0.05)")
+    c.add_argument("--alpha", type=float, default=0.05,
+                   help="1 - the confidence level of the ratio's interval (default 0.05: a 95%% interval)")
     c.add_argument("--threshold", type=float, metavar="PCT",
                    help="changes below PCT percent count as the same (default: 5 for saved CUDA runs, 15 for "
                         "saved CPU runs, 2 / 5 for interleaved fresh sides on CUDA / CPU)")
@@ -94,13 +98,15 @@ def _run_summary(run: Run) -> list[dict[str, Any]]:
 def cmd_bench(a) -> int:
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
+    if a.rounds is not None and a.rounds < 1:
+        raise QdError("--rounds must be at least 1")
     if a.save in FRESH:
         raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
     history = None if a.no_save else open_history(a.project)  # opened first: a bad --save name fails before running
     try:
         with _engine(a) as eng:
             run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
-                        name=a.save, history=history, flush_l2=a.flush_l2)
+                        name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
     finally:
         if history is not None:
             history.close()
@@ -119,8 +125,10 @@ def cmd_bench(a) -> int:
         ctx = run.context
         res = run.timer_resolution_ms() * 1e3
         flush = ", L2 flushed before each launch" if ctx.l2_flush else ""
-        print(f"{len(run.launches)} launches of {len(rows)} tasks ({ctx.backend}, {ctx.device}; timer "
-              f"resolution {res:.3g} µs{flush}); " + (f"saved as {run.label} in {where}" if where else "not saved"))
+        clock = f", SM clock {ctx.clocks_mhz['sm']:.0f} MHz while timing" if ctx.clocks_mhz.get("sm") else ""
+        print(f"{len(run.launches)} launches of {len(rows)} tasks in {ctx.rounds} rounds ({ctx.backend}, "
+              f"{ctx.device}; timer resolution {res:.3g} µs{flush}{clock}); "
+              + (f"saved as {run.label} in {where}" if where else "not saved"))
     return 0 if run.status == "complete" else 1
 
 
@@ -160,7 +168,7 @@ def _now_like(a, saved):
     with _engine(a) as eng:
         return bench(eng, a.workload or ctx.workloads or None, repeat=ctx.repeat or 20,
                      warmup=ctx.warmup if a.warmup is None else a.warmup, seed=a.seed, name="now",
-                     flush_l2=ctx.l2_flush if a.flush_l2 else False)
+                     flush_l2=ctx.l2_flush if a.flush_l2 else False, rounds=ctx.rounds)
 
 
 def cmd_compare(a) -> int:

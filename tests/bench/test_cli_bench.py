@@ -42,6 +42,7 @@ def test_compare_exit_codes_and_json(tmp_path):
     assert rows["k_kernel_0_range_for"]["verdict"] == "slower" and rows["k_kernel_1_serial"]["verdict"] == "same"
     assert 1.5 < rows["k_kernel_0_range_for"]["ratio"] < 1.7
     assert out["tasks"][0]["task"] == "k_kernel_0_range_for"  # sorted by impact
+    assert out["paired"] is False and all(t["rounds_a"] == t["rounds_b"] == 10 for t in out["tasks"])
     assert cli("compare", proj, "base", "slow", "--fail-if-slower", "25").returncode == 1
     p = cli("compare", proj, "base", "slow", "--fail-if-slower", "80")
     assert p.returncode == 0, p.stdout  # slower, but not by more than 80%
@@ -91,6 +92,7 @@ def test_doubled_hot_loop_is_slower_and_a_rerun_never_fails_the_gate(tmp_path):
     assert before.context.tasks[HOT]["loaded_sha256"] != after.context.tasks[HOT]["loaded_sha256"]
     assert before.context.tasks[STEADY] == after.context.tasks[STEADY]
     assert before.context.repeat == 15 and len(before.samples(HOT)) == 15
+    assert before.context.rounds == 10 and hot["rounds_a"] == 10
 
 
 def test_a_bench_killed_mid_run_keeps_what_it_measured(tmp_path):
@@ -141,6 +143,7 @@ def test_fresh_sides_from_the_cli_are_interleaved_and_saved(tmp_path):
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert (out["a"], out["b"]) == ("pw-A", "pw-B") and out["threshold"] == 0.05  # interleaved, CPU
+    assert out["paired"] and all(t["rounds_a"] == 2 for t in out["tasks"])
     assert {t["task"] for t in out["tasks"]} == {HOT, STEADY} and all(t["n_a"] == 6 for t in out["tasks"])
     with History(proj / ".qdexplorer" / "history.sqlite") as h:
         a, b = h.load("pw-A"), h.load("pw-B")
