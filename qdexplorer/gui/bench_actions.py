@@ -130,10 +130,19 @@ class BenchActions(QObject):
             self.compare.combo_a.setCurrentIndex(max(0, self.compare.combo_a.findData(a)))
             self.compare.combo_b.setCurrentIndex(len(summaries) - 1)
 
-    def compare_generated(self, task: str):
-        """Interleave the generated code and the task's override, on the chosen backend."""
+    def compare_generated(self, task: str) -> bool:
+        """Interleave the generated code and the task's override on CUDA. On the CPU backend it is
+        refused, with the reason: both sides would run the same host code (the window's overrides
+        are PTX or GPU LLVM IR), so any verdict would be noise. False when refused."""
         kernel = self.win.session.kernel_of(task)
         backend = self.win.backend.currentText()
+        if backend != "cuda":
+            why = (f"not comparing {task}: its override is GPU code (PTX or LLVM IR for the GPU), and the "
+                   f"{backend} backend runs host code built from the source on both sides, so there is "
+                   "nothing to compare; choose the cuda backend")
+            self.win.log(why)
+            self.win.statusBar().showMessage(why)
+            return False
 
         def job(eng):
             eng.set_backend(backend)
@@ -147,18 +156,19 @@ class BenchActions(QObject):
         self.win.stop_act.setEnabled(True)
         self.win.bridge.submit(job, returned=lambda runs: self._compared_fresh(task, runs),
                                errored=lambda e: self.win._failed("compare", e))
+        return True
 
     def _compared_fresh(self, task, runs):
         self.win.stop_act.setEnabled(False)
         ra, rb = runs
         cmp = compare_runs(ra, rb)  # interleaved: a lower threshold than for separate runs
-        self.show(cmp, ra, rb)
+        self.show(cmp, ra, rb, saved=False)
         self.compare.select_task(task)
         row = next((t for t in cmp.tasks if t.task == task), None)
         if row is not None:
             self.win.statusBar().showMessage(f"{task}: override is {row.verdict} "
                                              f"({row.ratio:.3f}× generated, 95% CI {row.ci[0]:.3f}–{row.ci[1]:.3f})")
 
-    def show(self, cmp, ra, rb):
-        self.compare.show_comparison(cmp, ra, rb)
+    def show(self, cmp, ra, rb, saved: bool = True):
+        self.compare.show_comparison(cmp, ra, rb, saved)
         self.tabs.setCurrentWidget(self.compare)

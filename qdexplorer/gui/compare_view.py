@@ -23,7 +23,7 @@ from ..bench.run import TOTAL
 from ..bench.stats import median_ci
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
-VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575"}
+VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "verdict"]
 
 
@@ -117,8 +117,14 @@ class CompareView(QWidget):
             self.combo_b.setCurrentIndex(n - 1)
         self.compare_btn.setEnabled(n >= 1)
 
-    def show_comparison(self, cmp, run_a, run_b):
+    def show_comparison(self, cmp, run_a, run_b, saved: bool = True):
+        """`saved`: the runs are the ones picked in the combos; a fresh comparison's (generated vs
+        override, not saved) shows its sides' names there instead, so pickers and chart agree."""
         self.comparison, self.runs = cmp, (run_a, run_b)
+        if not saved:
+            for combo, label in ((self.combo_a, cmp.a), (self.combo_b, cmp.b)):
+                combo.setPlaceholderText(label)
+                combo.setCurrentIndex(-1)
         self.rows = list(cmp.tasks) + ([cmp.total] if cmp.total else [])
         counts = {v: sum(t.verdict == v for t in cmp.tasks) for v in VERDICT_COLOR}
         what = "CPU time" if cmp.metric == "cpu_ms" else "time"

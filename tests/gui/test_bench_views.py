@@ -1,6 +1,8 @@
 """The comparison and history views in a real offscreen window, filled with real CPU runs."""
+import csv
 import json
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage
@@ -22,9 +24,24 @@ def drawn(img: QImage) -> int:
     return len({img.pixel(x, y) for x in range(0, img.width(), 23) for y in range(0, img.height(), 23)})
 
 
-def test_compare_view_shows_a_real_regression(qtbot, tmp_path, runs):
+def known_runs(factor=2.0):
+    """Two saved-looking runs of HOT and STEADY, 8 rounds of 5 launches, where HOT takes `factor`
+    times as long in the second: a regression of known size, the same verdict on any machine."""
+    from qdexplorer.bench.context import RunContext
+    from qdexplorer.bench.run import Launch, Run
+    out = []
+    for name, k in (("before", 1.0), ("after", factor)):
+        hot, steady = np.linspace(1.00, 1.02, 40) * k, np.linspace(0.50, 0.51, 40)
+        launches = [ln for i in range(40) for ln in (Launch(HOT, "hot", "hot_2k", i, float(hot[i]), round=i // 5),
+                                                   Launch(STEADY, "steady", "steady_2k", i, float(steady[i]),
+                                                          round=i // 5))]
+        out.append(Run(name, RunContext(backend="cuda", timer_resolution_ms=0.0005), launches))
+    return out
+
+
+def test_compare_view_shows_a_regression(qtbot, tmp_path):
     from qdexplorer.gui.compare_view import CompareView
-    before, after, _ = runs
+    before, after = known_runs()
     cmp = compare_runs(before, after)
     view = CompareView()
     qtbot.addWidget(view)
@@ -36,7 +53,7 @@ def test_compare_view_shows_a_real_regression(qtbot, tmp_path, runs):
              for r in range(view.table.rowCount())]
     assert [row[0] for row in table] == [HOT, STEADY, "(workload total)"]  # the biggest impact first
     assert table[0][-1] == "slower" and table[1][-1] == "same"
-    assert 1.6 < float(table[0][3]) < 2.5
+    assert float(table[0][3]) == 2.0
     assert "1 slower" in view.title.text() and "1 same" in view.title.text()
     bars = [i for i in view.medians.items if type(i).__name__ == "BarGraphItem"]
     assert len(bars) == 2 and list(bars[0].opts["width"]) == [r.median_a for r in cmp.tasks]
@@ -56,8 +73,8 @@ def test_compare_view_shows_a_real_regression(qtbot, tmp_path, runs):
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg and HOT in svg
     data = json.loads(view.export_numbers(tmp_path / "cmp.json").read_text())
     assert [t["verdict"] for t in data["tasks"]] == ["slower", "same"]
-    csv = view.export_numbers(tmp_path / "cmp.csv").read_text().splitlines()
-    assert csv[0].startswith("task,") and csv[1].startswith(HOT) and csv[1].endswith(",slower")
+    rows = list(csv.DictReader(view.export_numbers(tmp_path / "cmp.csv").read_text().splitlines()))
+    assert rows[0]["task"] == HOT and rows[0]["verdict"] == "slower"
     with pytest.raises(ValueError, match="png or .svg"):
         view.export_chart(tmp_path / "cmp.gif")
     shot = view.grab()

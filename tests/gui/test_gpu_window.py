@@ -71,6 +71,12 @@ def test_cuda_run_driver_resources_override_and_jit_log(gpu_window, qtbot):
     assert "CUDA only" not in win.tree.items[copy].text(COL["Cache"])
     assert not win.views.ptx_panel.notice.isVisible()
     assert run(win, qtbot, "copy_1m", 10).status == "passed"
+    win.views.compare_btn.click()   # Compare with generated: both sides timed interleaved, on the GPU
+    qtbot.waitUntil(lambda: "override is" in win.statusBar().currentMessage() and not win.bridge_busy(),
+                    timeout=180000)
+    cmp = win.bench.compare.comparison
+    assert (cmp.a, cmp.b) == ("generated", "override") and cmp.task(copy).n_a == cmp.task(copy).n_b == 40
+    shot(win, "gpu-compare-1400x900.png")
 
     # a PTX the driver refuses, saved anyway: the driver's JIT log lands on the line it names
     lines = generated.splitlines()
