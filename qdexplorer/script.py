@@ -233,11 +233,13 @@ class InlineRunner:
             m = v._mirror
             if m is None or m.backend is not backend:
                 self.attach(v, zeroed=False)
+                m = v._mirror
+            assert m is not None  # attach gave it one
             if v._where == "host":
-                v._mirror.upload(v.storage)
+                m.upload(v.storage)
                 v._where = "both"
             resident.append(v)
-            return DeviceArray(v._mirror.ptr, v.storage.shape, v.storage.dtype, v.elem_shape, None, v,
+            return DeviceArray(m.ptr, v.storage.shape, v.storage.dtype, v.elem_shape, None, v,
                                type(v).__name__)
         return resolve
 

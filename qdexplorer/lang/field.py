@@ -96,6 +96,8 @@ def _alloc(shape, elem_shape, dtype) -> np.ndarray:
 
 class Mirror(Protocol):
     """A field's or ndarray's device copy, as the backend that made it provides it."""
+    backend: object     # the backend (and so the context) it lives in
+    ptr: int            # its device address
 
     def upload(self, host: np.ndarray) -> None: ...
 

@@ -24,7 +24,7 @@ from .import_guard import import_deadline
 try:
     import tomllib
 except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+    import tomli as tomllib
 
 
 class ProjectError(QdError):
