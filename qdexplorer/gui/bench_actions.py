@@ -58,6 +58,8 @@ class BenchActions(QObject):
         if self.history is not None:
             self.history.close()
             self.history = None
+        self.compare.clear()     # the previous project's runs never stay on show
+        self.hist.clear()
         self._open()
 
     def _open(self):

@@ -24,6 +24,7 @@ from ..bench.stats import median_ci
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
 VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
+NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "verdict"]
 
 
@@ -45,7 +46,7 @@ class CompareView(QWidget):
         self.compare_btn = QPushButton("Compare")
         self.compare_btn.clicked.connect(
             lambda: self.compare_requested.emit(self.combo_a.currentData() or "", self.combo_b.currentData() or ""))
-        self.title = QLabel("No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX")
+        self.title = QLabel(NO_COMPARISON)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.chart_btn = QPushButton("Export chart…")
         self.numbers_btn = QPushButton("Export numbers…")
@@ -100,6 +101,22 @@ class CompareView(QWidget):
         self._enable(False)
 
     # -- inputs
+    def clear(self):
+        """Another project: no runs to pick, no comparison on show."""
+        self.comparison, self.runs, self.rows = None, (None, None), []
+        for combo in (self.combo_a, self.combo_b):
+            combo.clear()
+            combo.setPlaceholderText("")
+        self.compare_btn.setEnabled(False)
+        for p in (self.medians, self.ratio):
+            p.clear()
+        self.legend.clear()
+        self.dist.clear()
+        self.table.setRowCount(0)
+        self.title.setText(NO_COMPARISON)
+        self.title.setToolTip("")
+        self._enable(False)
+
     def set_runs(self, summaries):
         """Fill the A/B pickers with saved runs (`bench.history.RunSummary`), newest last."""
         for combo in (self.combo_a, self.combo_b):

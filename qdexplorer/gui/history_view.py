@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+NO_RUNS = "No saved runs yet: Bench saves one."
 STATUS_BRUSH = {"complete": "#1565c0", "stopped": "#ef6c00", "failed": "#c62828", "interrupted": "#9e9e9e",
                 "running": "#9e9e9e"}
 
@@ -33,7 +34,7 @@ class HistoryView(QWidget):
         self.task.currentTextChanged.connect(lambda t: t and self.show_task(t))
         self.refresh_btn = QPushButton("Refresh")
         self.refresh_btn.clicked.connect(self.refresh)
-        self.info = QLabel("No saved runs yet: Bench saves one.")
+        self.info = QLabel(NO_RUNS)
         self.info.setTextInteractionFlags(Qt.TextSelectableByMouse)
         head.addWidget(QLabel("Task"))
         head.addWidget(self.task)
@@ -52,6 +53,19 @@ class HistoryView(QWidget):
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(head)
         lay.addWidget(self.plot, 1)
+
+    def clear(self):
+        """Another project: none of this one's points stay on show."""
+        self.history, self.points = None, []
+        self.task.blockSignals(True)
+        self.task.clear()
+        self.task.blockSignals(False)
+        self.curve.setData([], [])
+        self.whiskers.setData(x=np.zeros(0), y=np.zeros(0), top=np.zeros(0), bottom=np.zeros(0))
+        self.scatter.setData([])
+        self.plot.getAxis("bottom").setTicks(None)
+        self.plot.setTitle("median launch time over saved runs")
+        self.info.setText(NO_RUNS)
 
     def set_history(self, history):
         """`history` is a `bench.history.History` (the view reads it, never writes)."""

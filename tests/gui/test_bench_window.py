@@ -92,3 +92,23 @@ def test_the_verdict_of_a_known_effect_is_shown(window):
         assert combo.currentIndex() == -1 and combo.placeholderText() == side  # not "#1 / #2"
     bench._compared_fresh(task, (_run("generated", base, task), _run("override", base, task)))
     assert "override is same (1.000× generated" in win.statusBar().currentMessage()
+
+
+def test_another_project_starts_with_empty_compare_history_and_progress(window, qtbot, tmp_path):
+    win, bench = window, window.bench
+    win.workload.setCurrentText("copy_1m")
+    win.repeat.setValue(3)
+    bench.bench_act.trigger()
+    qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 1 and not win.bridge_busy(), timeout=90000)
+    bench._compared_fresh("copy_kernel_0_range_for", (_run("generated", np.linspace(1, 1.02, 40), "copy_x"),
+                                                      _run("override", np.linspace(1, 1.02, 40), "copy_x")))
+    assert bench.hist.task.count() == 1 and bench.compare.table.rowCount() > 0 and win.run_status.text()
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(bundled_demo() / "stencil.py", other / "stencil.py")
+    assert win.open_project(str(other), ask=False)
+    qtbot.waitUntil(lambda: "jacobi" in win.tree.kernel_items and not win.bridge_busy(), timeout=90000)
+    assert bench.compare.combo_a.count() == bench.compare.combo_b.count() == 0
+    assert bench.compare.comparison is None and bench.compare.table.rowCount() == 0
+    assert bench.hist.task.count() == 0 and bench.hist.points == []
+    assert win.run_status.text() == ""
