@@ -190,12 +190,15 @@ class PtxPanel(QWidget):
     def confirm_discard(self, tasks: list[str]) -> bool:
         """Ask before unsaved edits go; tests replace `ask` to answer."""
         names = ", ".join(tasks[:3]) + (f" and {len(tasks) - 3} more" if len(tasks) > 3 else "")
-        return self.ask("Discard unsaved PTX edits?", f"Unsaved PTX edits of {names} will be lost.")
+        return self.ask("Discard unsaved PTX edits?", f"Unsaved PTX edits of {names} will be lost.", "Discard edits")
 
-    def ask(self, title: str, text: str) -> bool:
-        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Discard | QMessageBox.Cancel, self)
+    def ask(self, title: str, text: str, yes: str) -> bool:
+        """A question whose answer button says what it does (`yes`); Cancel is the default."""
+        box = QMessageBox(QMessageBox.Warning, title, text, QMessageBox.Cancel, self)
+        go = box.addButton(yes, QMessageBox.AcceptRole)
         box.setDefaultButton(QMessageBox.Cancel)
-        return box.exec() == QMessageBox.Discard
+        box.exec()
+        return box.clickedButton() is go
 
     # ---- internals
     def _edited(self):
@@ -227,7 +230,8 @@ class PtxPanel(QWidget):
             refused = not isinstance(rep, Exception) and not rep.ok
             if refused and not self.ask("ptxas refused this PTX",
                                         f"{len(rep.errors)} error(s), first: {rep.errors[0]}\n\n"
-                                        "Save it as the override anyway? (Discard = save anyway)"):
+                                        "Save it as the override anyway? The driver will likely refuse it "
+                                        "too, and its log will be shown at the lines it names.", "Save anyway"):
                 self._update_state()
                 return
             self.drafts.pop(task, None)

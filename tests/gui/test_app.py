@@ -70,7 +70,7 @@ def window(qtbot, tmp_path, project):
     win = make_window(qtbot, tmp_path, project)
     win.views.ptx_panel.answers = []
     # the user's answers to dialogs, in order; none left: "Discard" (as when the test ends and closes)
-    win.views.ptx_panel.ask = lambda title, text: win.views.ptx_panel.answers.pop(0) if win.views.ptx_panel.answers else True
+    win.views.ptx_panel.ask = lambda title, text, yes: win.views.ptx_panel.answers.pop(0) if win.views.ptx_panel.answers else True
     yield win
     win._closing = True
     win.close()

@@ -20,7 +20,7 @@ def gpu_window(qtbot, tmp_path):
     win = MainWindow(lambda path: (lambda: Engine(path, backend="cuda", cache_dir=str(tmp_path / "cache"), workers=4)),
                      proj_dir, "", settings=Settings(str(tmp_path / "s.ini")))
     win.views.ptx_panel.answers = []
-    win.views.ptx_panel.ask = lambda t, x: win.views.ptx_panel.answers.pop(0) if win.views.ptx_panel.answers else True
+    win.views.ptx_panel.ask = lambda t, x, yes: win.views.ptx_panel.answers.pop(0) if win.views.ptx_panel.answers else True
     qtbot.addWidget(win)
     win.resize(1400, 900)
     win.show()

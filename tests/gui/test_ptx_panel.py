@@ -35,7 +35,7 @@ def panel(qtbot, engine):
     p.show()
     p.show_task(TASK)
     p.answers = []
-    p.ask = lambda title, text: p.answers.pop(0)  # the user's answers to the dialogs, in order
+    p.ask = lambda title, text, yes: p.answers.pop(0)  # the user's answers to the dialogs, in order
     return p
 
 
@@ -138,3 +138,26 @@ def test_driver_jit_log_becomes_markers(panel):
     panel.show_driver_log(TASK, "ptxas application ptx input, line 21; error   : Unknown symbol 'x'\n"
                                 "ptxas fatal   : Ptx assembly aborted due to errors")
     assert list(panel.editor.markers) == [21] and "driver" in panel.problems.item(0).text()
+
+
+def test_the_refused_ptx_dialog_says_save_anyway_and_cancel_saves_nothing(panel, qtbot):
+    """The question after ptxas refuses an edit: its buttons say what they do (no 'Discard' that
+    saves), and Cancel, the default, keeps the edit unsaved."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+    del panel.ask                       # the real dialog, answered by a "user" below
+    seen, saved = [], []
+    panel.save_requested.connect(lambda t, text: saved.append(text))
+
+    def answer():
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(20, answer)
+            return
+        seen.append(sorted(b.text().replace("&", "") for b in box.buttons()))
+        box.defaultButton().click()
+    break_line(panel)
+    QTimer.singleShot(20, answer)
+    with qtbot.waitSignal(panel.validated, timeout=30000):
+        panel.save()
+    assert seen == [["Cancel", "Save anyway"]] and saved == [] and panel.dirty()
