@@ -109,9 +109,10 @@ class Engine:
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
                  memo: bool = True, fast_math: bool | None = None, debug: bool | None = None,
-                 cluster: str | None = None, node: str | None = None):
+                 cluster: str | None = None, node: str | None = None, gpu: int | None = None):
         """`cluster` (ray://HOST:PORT, auto or local) runs tasks in a Ray actor there, on `node` (a Ray
-        node id) if given; compilation stays here. None: a local device (no Ray is imported)."""
+        node id) if given, on its GPU `gpu` (the index nvidia-smi shows) if given, else on the GPU Ray
+        assigns; compilation stays here. None: a local device (no Ray is imported)."""
         self._project = project if isinstance(project, Project) else load_project(project)
         cfg = self._project.config
         self._backend = backend or cfg.backend or "cpu"
@@ -134,7 +135,7 @@ class Engine:
                                   on_task=lambda ct: self._emit(TaskCompiled(ct)),
                                   debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
         self._launch_timeout = launch_timeout
-        self._cluster, self._node = cluster, node
+        self._cluster, self._node, self._gpu = cluster, node, gpu
         self._device: Device | None = None
         self._stop = threading.Event()
         self._specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
@@ -165,6 +166,11 @@ class Engine:
     def session(self) -> Session:
         """The engine's results, folded from its own events: read it, never write it."""
         return self._session
+
+    @property
+    def cluster(self) -> str | None:
+        """The Ray cluster the tasks run on (its address as given), or None for this machine."""
+        return self._cluster
 
     def device_info(self) -> dict[str, Any]:
         """What runs the tasks: the backend's description, and for a cluster the node and GPU."""
@@ -300,22 +306,31 @@ class Engine:
         return self._session.compiled.get((target or self.target, task))
 
     @contextlib.contextmanager
-    def variant(self, *, hide_overrides: bool | str = False, mode: str | None = None) -> Iterator[None]:
+    def variant(self, *, hide_overrides: bool | str = False, mode: str | None = None, block_dim: int | None = None,
+                fast_math: bool | None = None) -> Iterator[None]:
         """Compile and run inside the block as another variant of the project: with the overrides
-        hidden (True: all; a task name: that task's), or in another assembly mode. The generated
-        side of a comparison compiles to cached artifacts; the device only swaps what is loaded."""
+        hidden (True: all; a task name: that task's), in another assembly mode, with another default
+        `block_dim` (range_for tasks without loop_config(block_dim=...)) or `fast_math` setting
+        (kernels without their own). The generated side of a comparison, or a sweep's variants,
+        compile to cached artifacts; the device only swaps what is loaded."""
         if mode is not None and mode not in MODES:
             raise QdError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
-        saved = self._pipeline.overrides, self._pipeline.mode
+        if block_dim is not None and not (type(block_dim) is int and 1 <= block_dim <= 1024):
+            raise QdError(f"block_dim must be an integer from 1 to 1024, got {block_dim!r}")
+        p = self._pipeline
+        saved = p.overrides, p.mode, p.default_block, p.fast_math
         if hide_overrides:
-            self._pipeline.overrides = _HiddenOverrides(self._overrides,
-                                                        None if hide_overrides is True else str(hide_overrides))
+            p.overrides = _HiddenOverrides(self._overrides, None if hide_overrides is True else str(hide_overrides))
         if mode is not None:
-            self._pipeline.mode = mode
+            p.mode = mode
+        if block_dim is not None:
+            p.default_block = block_dim
+        if fast_math is not None:
+            p.fast_math = fast_math
         try:
             yield
         finally:
-            self._pipeline.overrides, self._pipeline.mode = saved
+            p.overrides, p.mode, p.default_block, p.fast_math = saved
 
     # ---- what a task compiles to, beyond its PTX
     def optimised_ll(self, task: str) -> str:
@@ -373,7 +388,8 @@ class Engine:
                 # Ray is imported only when a cluster is asked for: local sessions never load it
                 from .remote import cluster, ray_device
                 cluster.connect(self._cluster)
-                self._device = ray_device.RayDevice(self._backend, timeout=self._launch_timeout, node_id=self._node)
+                self._device = ray_device.RayDevice(self._backend, timeout=self._launch_timeout, node_id=self._node,
+                                                    gpu=self._gpu)
             elif self._in_process:
                 self._device = LocalDevice(self._backend)
             else:

@@ -1,24 +1,37 @@
-"""Which Ray cluster runs the tasks, and which GPUs it has.
+"""Which Ray cluster runs the tasks, its nodes and GPUs, and which of them a `--device` names.
 
 `--cluster` takes `ray://host:10001` (a remote cluster's client port), `auto` (the cluster that
 `RAY_ADDRESS` or a local `ray start` gives) or `local` (a private cluster started for this
-process). Ray's token authentication stays on: a remote cluster's token comes from the user's
-own `RAY_AUTH_TOKEN` / token file, as Ray's docs describe (docs/remote.md).
+process, which Ray 2.60 starts with token authentication on). Ray's token authentication stays
+on: for a remote cluster the token is the user's own (`~/.ray/auth_token`, `RAY_AUTH_TOKEN` or
+`RAY_AUTH_TOKEN_PATH`), sent only when the user sets `RAY_AUTH_MODE=token` (Ray never sends it to
+an explicit address on its own, and neither do we: a mistyped address must not receive it). On a cluster
+this process did not start, the actors run this very qdexplorer: its package travels once as a
+Ray `py_modules` entry (the nodes need only its dependencies), so the two sides never disagree.
 """
 from __future__ import annotations
 
-import csv
-import io
 import os
-import subprocess
+import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ..lang.errors import QdError
+from .gpus import RemoteGpu, node_gpus
 
 _connected: list[str] = []
+_PACKAGE = Path(__file__).resolve().parent.parent   # qdexplorer/, shipped to clusters we did not start
+_NOT_SHIPPED = ["__pycache__/", "*.pyc"]
+
+
+def _token_available() -> bool:
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH")
+    return bool(os.environ.get("RAY_AUTH_TOKEN")) or (Path(path) if path else Path.home() / ".ray" /
+                                                       "auth_token").is_file()
 
 
 def connect(address: str) -> None:
@@ -29,70 +42,143 @@ def connect(address: str) -> None:
         if _connected and _connected[0] != address:
             raise QdError(f"already connected to the Ray cluster {_connected[0]!r}; one cluster per process")
         return
-    kw: dict = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
+    kw: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     try:
         if address == "local":
-            ray.init(num_cpus=max(2, os.cpu_count() or 2), **kw)
+            ray.init(num_cpus=max(2, os.cpu_count() or 2), include_dashboard=False, **kw)
         else:
-            ray.init(address=address, **kw)
-    except ConnectionError as e:
-        raise QdError(f"--cluster {address}: cannot reach the Ray cluster ({e}); start one with `ray start "
-                      f"--head`, or name its client address as ray://HOST:10001") from None
+            ray.init(address=address, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
+    except Exception as e:  # noqa: BLE001 - Ray's own errors (unreachable, refused token, versions) say why
+        raise QdError(f"--cluster {address}: cannot use the Ray cluster ({type(e).__name__}: {_first_line(e)}); "
+                      + _hint()) from None
     _connected[:] = [address]
 
 
+def _hint() -> str:
+    """What to check: a cluster with token authentication never answers a client that sends no
+    token (Ray reports a timeout), and Ray sends one to an explicit address only in token mode."""
+    if os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
+        return ("if the cluster uses token authentication, `export RAY_AUTH_MODE=token` with its token in "
+                "~/.ray/auth_token or RAY_AUTH_TOKEN (docs/remote.md); else start one with `ray start --head`, "
+                "or name its client address as ray://HOST:10001")
+    if not _token_available():
+        return "RAY_AUTH_MODE=token, but no token: put the cluster's token in ~/.ray/auth_token (docs/remote.md)"
+    return ("check the address (ray://HOST:10001 is the client port), that the port is open, and that your "
+            "token is the cluster's (docs/remote.md)")
+
+
+def _first_line(e: BaseException) -> str:
+    lines = str(e).strip().splitlines()
+    return lines[0][:300] if lines else type(e).__name__
+
+
 @dataclass(frozen=True)
-class RemoteGpu:
+class Node:
     node_id: str
-    node: str            # the node's host name (what a user recognises)
-    index: int           # the GPU's index on its node
-    name: str
-    sm: str              # sm_90
-    driver: str
-    memory_gb: float
-    used_gb: float
-    busy: bool
-
-    @property
-    def label(self) -> str:
-        return f"{self.name.replace('NVIDIA ', '')} ({self.node}, GPU {self.index})"
+    host: str
+    address: str
+    cpus: float
+    gpus: float          # what Ray counts on the node (its GPU resource)
 
 
-_QUERY = "index,name,compute_cap,driver_version,memory.total,memory.used,utilization.gpu"
+def nodes() -> list[Node]:
+    """The cluster's live nodes, head first as Ray lists them."""
+    return [Node(n["NodeID"], n.get("NodeManagerHostname") or n["NodeManagerAddress"], n["NodeManagerAddress"],
+                 float(n["Resources"].get("CPU", 0.0)), float(n["Resources"].get("GPU", 0.0)))
+            for n in ray.nodes() if n.get("Alive")]
 
 
-def _node_gpus() -> list[dict]:
-    """On a node: what nvidia-smi says of each GPU (no CUDA context is opened)."""
-    try:
-        out = subprocess.run(["nvidia-smi", f"--query-gpu={_QUERY}", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.SubprocessError):
-        return []
-    rows = []
-    for r in csv.reader(io.StringIO(out)):
-        if len(r) < 7:
-            continue
-        idx, name, cap, drv, total, used, util = (x.strip() for x in r[:7])
-        rows.append({"index": int(idx), "name": name, "sm": "sm_" + cap.replace(".", ""), "driver": drv,
-                     "memory_gb": float(total) / 1024, "used_gb": float(used) / 1024,
-                     "busy": float(util or 0) > 5 or float(used or 0) > 1024})
-    return rows
+def _probe() -> list[dict[str, Any]]:
+    return node_gpus()
 
 
 def devices() -> list[RemoteGpu]:
-    """Every GPU of every live node, in node order; a node without GPUs lists none."""
-    probe = ray.remote(num_cpus=0, num_gpus=0)(lambda: (os.uname().nodename, _node_gpus()))
+    """Every GPU of every live node, in node order (asked of all nodes at once); a node without
+    GPUs lists none."""
+    probe = ray.remote(num_cpus=0, num_gpus=0)(_probe)
+    live = nodes()
+    refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n.node_id, soft=False)).remote()
+            for n in live]
     out = []
-    for n in ray.nodes():
-        if not n.get("Alive"):
-            continue
-        host, rows = ray.get(probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-            n["NodeID"], soft=False)).remote(), timeout=60)
-        out += [RemoteGpu(n["NodeID"], host, **r) for r in rows]
+    for n, rows in zip(live, ray.get(refs, timeout=60)):
+        out += [RemoteGpu(n.node_id, n.host, **r) for r in rows]
     return out
 
 
 def node_cpus() -> list[tuple[str, str, float]]:
     """(node id, host, CPUs) of every live node: where CPU-backend actors can run."""
-    return [(n["NodeID"], n.get("NodeManagerHostname", n["NodeManagerAddress"]), n["Resources"].get("CPU", 0.0))
-            for n in ray.nodes() if n.get("Alive")]
+    return [(n.node_id, n.host, n.cpus) for n in nodes()]
+
+
+def gpu_count() -> int:
+    """GPUs the cluster's scheduler knows of (what `num_gpus=1` actors can take)."""
+    return int(ray.cluster_resources().get("GPU", 0))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one engine's device actor goes: a node (None: wherever Ray likes), a GPU index on
+    it (None: the one Ray assigns), and the SM to compile for when the GPU is known."""
+    node_id: str | None = None
+    host: str | None = None
+    gpu: int | None = None
+    sm: str | None = None
+
+
+_LABEL = re.compile(r"\((?P<host>[^,()]+), GPU (?P<gpu>\d+)\)\s*$")
+
+
+def parse_device(spec: str) -> tuple[str | None, int | None]:
+    """(host or node id, GPU index) from what a user types: `1`, `gpu1`, `HOST`, `HOST:1`, or the
+    selector's label "H200 (HOST, GPU 1)"."""
+    s = spec.strip()
+    m = _LABEL.search(s)
+    if m:
+        return m["host"].strip(), int(m["gpu"])
+    if re.fullmatch(r"(?i)(gpu\s*)?\d+", s):
+        return None, int(re.sub(r"\D", "", s))
+    host, sep, tail = s.rpartition(":")
+    if sep and re.fullmatch(r"(?i)(gpu\s*)?\d+", tail):
+        return host or None, int(re.sub(r"\D", "", tail))
+    if not s or sep:
+        raise QdError(f"--device {spec!r}: expected GPU, HOST, HOST:GPU or a label like 'H200 (node-3, GPU 1)'")
+    return s, None
+
+
+def _node(host: str, live: list[Node]) -> Node:
+    found = [n for n in live if host in (n.host, n.address) or (len(host) >= 8 and n.node_id.startswith(host))]
+    if len(found) != 1:
+        names = ", ".join(n.host for n in live) or "none"
+        raise QdError(f"--device: {'no node' if not found else 'more than one node'} is {host!r} "
+                      f"(nodes: {names}; a node id prefix of 8+ characters also names one)")
+    return found[0]
+
+
+def place(spec: str | None, backend: str) -> Placement:
+    """Resolve a `--device` SPEC on the connected cluster; for CUDA also the SM to compile for
+    (that of the named GPU, or the one SM all candidate GPUs share)."""
+    host, gpu = parse_device(spec) if spec else (None, None)
+    live = nodes()
+    node = _node(host, live) if host else None
+    if backend != "cuda":
+        if gpu is not None:
+            raise QdError(f"--device {spec!r}: the {backend} backend runs on a node's CPUs, not on a GPU: "
+                          f"name the node only (--device HOST), or use --backend cuda")
+        return Placement(node.node_id if node else None, node.host if node else None)
+    gpus = [g for g in devices() if node is None or g.node_id == node.node_id]
+    if gpu is not None:
+        picked = [g for g in gpus if g.index == gpu]
+        if not picked:
+            raise QdError(f"--device {spec!r}: no GPU {gpu} " + (f"on {node.host}" if node else "on the cluster")
+                          + f" (GPUs: {', '.join(g.label for g in gpus) or 'none'})")
+        if len(picked) > 1:
+            raise QdError(f"--device {spec!r}: GPU {gpu} exists on several nodes "
+                          f"({', '.join(g.node for g in picked)}); say which: --device HOST:{gpu}")
+        g = picked[0]
+        return Placement(g.node_id, g.node, g.index, g.sm)
+    if not gpus:
+        raise QdError("the cuda backend needs a GPU, and " + (f"node {node.host} has none" if node else
+                      "this cluster has none (qdexplorer devices --cluster … lists them); use --backend cpu"))
+    sms = {g.sm for g in gpus}
+    return Placement(node.node_id if node else None, node.host if node else None, None,
+                     sms.pop() if len(sms) == 1 else None)

@@ -2,11 +2,14 @@
 
 The actor runs the same `LocalDevice` code as the local device worker; only compiled artifacts
 and a run's arrays travel to it, never the project (PTX is portable, so compilation stays on
-the user's machine). A run's arrays go through the object store once per run. The run itself is
-a streaming actor method: timing batches come back as it launches, the first pass's outputs come
-back at the checkpoint, and Stop is a second, concurrent actor call that sets the run's stop
-flag between launches. A dead actor or a lost node is a `WorkerFault`; the next command starts a
-new actor and reloads what the old one had loaded, exactly as the local worker client does.
+the user's machine). A run's arrays go through the object store once per run. The run goes on a
+thread inside the actor; the caller collects what it reports (timing batches, the first pass's
+outputs at the checkpoint, the outcome) with `poll` calls that wait up to `POLL_S` each, so
+timings arrive as the device flushes them (every 50 ms). Polling rather than a streaming actor
+method because Ray Client (`ray://`, how a laptop reaches a cluster) does not carry streaming
+methods. Stop is a concurrent `halt` call that sets the run's stop flag between launches. A dead
+actor or a lost node is a `WorkerFault`; the next command starts a new actor and reloads what the
+old one had loaded, exactly as the local worker client does.
 """
 from __future__ import annotations
 
@@ -14,7 +17,6 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -26,14 +28,16 @@ from ..runtime.device import LocalDevice
 from ..runtime.device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
 from ..runtime.faults import DeviceFault, Fault, WorkerFault
 from ..runtime.launch import LaunchTiming
+from ..version import __version__
+from .gpus import device_label, node_gpus
 
-STREAM_POLL_S = 0.05
+POLL_S = 0.05   # the longest a poll waits inside the actor for something to report
 
 
 class _QueueSink:
-    """Inside the actor: what the device reports goes into a queue the streaming method drains."""
+    """Inside the actor: what the device reports goes into a queue that `poll` drains."""
 
-    def __init__(self, q: queue.Queue, arrays: dict[str, np.ndarray]):
+    def __init__(self, q: queue.Queue[tuple[str, Any]], arrays: dict[str, np.ndarray]):
         self.q, self.arrays = q, arrays
 
     def timings(self, batch: list[LaunchTiming]) -> None:
@@ -43,18 +47,33 @@ class _QueueSink:
         self.q.put(("checkpoint", {k: v.copy() for k, v in self.arrays.items()}))
 
 
-@ray.remote(max_concurrency=2)   # a run streams on one thread; `halt` and `ping` answer on the other
 class DeviceActor:
-    """One backend (one GPU with num_gpus=1) behind Ray; never imports the user's project."""
+    """One backend (one GPU with num_gpus=1) behind Ray; never imports the user's project.
 
-    def __init__(self, backend: str, opts: dict[str, Any]):
+    `gpu` pins a GPU by its nvidia-smi index instead of the one Ray assigned (the window's and
+    `--device HOST:GPU`'s choice); CUDA then counts GPUs in PCI-bus order, as nvidia-smi does."""
+
+    def __init__(self, backend: str, opts: dict[str, Any], gpu: int | None = None):
+        if backend == "cuda":
+            os.environ["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"   # before CUDA starts: indices as nvidia-smi's
+            if gpu is not None:
+                os.environ["CUDA_VISIBLE_DEVICES"] = str(gpu)
+        assigned = [int(g) for g in ray.get_gpu_ids()]
+        self.gpu = gpu if gpu is not None else (assigned[0] if backend == "cuda" and assigned else None)
         self.dev = LocalDevice(backend, **opts)
         self.stop = threading.Event()
+        self.q: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self.thread: threading.Thread | None = None
 
     def info(self) -> dict[str, Any]:
-        gpus = ray.get_gpu_ids()
-        return self.dev.info() | {"node": ray.get_runtime_context().get_node_id(), "host": os.uname().nodename,
-                                  "gpu_ids": [str(g) for g in gpus], "pid": os.getpid()}
+        host = os.uname().nodename
+        out = self.dev.info() | {"node": ray.get_runtime_context().get_node_id(), "host": host, "gpu": self.gpu,
+                                 "pid": os.getpid(), "qdexplorer": __version__}
+        smi = next((r for r in node_gpus() if r["index"] == self.gpu), None) if self.gpu is not None else None
+        if smi is not None:
+            out |= {"driver": smi["driver"], "memory_gb": smi["memory_gb"]}
+        out["label"] = device_label(str(out.get("device") or self.dev.backend_name), host, self.gpu)
+        return out
 
     def load(self, items: list[LoadItem]) -> list[LoadResult]:
         try:
@@ -75,33 +94,37 @@ class DeviceActor:
     def ping(self) -> int:
         return os.getpid()
 
-    def run(self, job: RunJob, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-        """Yields ('timings', [LaunchTiming]), ('checkpoint', {name: array}) and last ('done', RunOutcome)."""
+    def start(self, job: RunJob, arrays: dict[str, np.ndarray], scalars: dict[str, Any]) -> None:
+        """Begin a run on a thread of its own; `poll` hands out what it reports."""
+        if self.thread is not None and self.thread.is_alive():
+            raise RuntimeError("the device actor is already running a job")
         self.stop.clear()
+        self.q = q = queue.Queue[tuple[str, Any]]()
         own = {k: np.array(v, copy=True) for k, v in arrays.items()}   # the store's arrays are read-only
-        q: queue.Queue = queue.Queue()
-        box: dict[str, Any] = {}
 
         def work() -> None:
             try:
-                box["out"] = self.dev.run(job, dict(scalars) | own, _QueueSink(q, own), self.stop)
-            except BaseException as e:  # noqa: BLE001 - handed to the caller below
-                box["error"] = e
-            q.put(("end", None))
-        t = threading.Thread(target=work, name="qdexplorer-ray-run", daemon=True)
-        t.start()
+                q.put(("done", self.dev.run(job, dict(scalars) | own, _QueueSink(q, own), self.stop)))
+            except DeviceFault as f:
+                self._die(f)
+            except Exception as e:  # noqa: BLE001 - handed to the caller as the run's error
+                q.put(("error", f"{type(e).__name__}: {e}"))
+        self.thread = threading.Thread(target=work, name="qdexplorer-ray-run", daemon=True)
+        self.thread.start()
+
+    def poll(self, wait_s: float = POLL_S) -> list[tuple[str, Any]]:
+        """Everything reported since the last poll, waiting up to `wait_s` for the first item:
+        ('timings', [LaunchTiming]), ('checkpoint', {name: array}), and last ('done', RunOutcome)
+        or ('error', message)."""
+        try:
+            out = [self.q.get(timeout=wait_s)]
+        except queue.Empty:
+            return []
         while True:
-            kind, payload = q.get()
-            if kind == "end":
-                break
-            yield kind, payload
-        t.join()
-        err = box.get("error")
-        if isinstance(err, DeviceFault):
-            self._die(err)
-        if err is not None:
-            raise err
-        yield "done", box["out"]
+            try:
+                out.append(self.q.get_nowait())
+            except queue.Empty:
+                return out
 
     def close(self) -> None:
         self.dev.close()
@@ -113,12 +136,16 @@ class DeviceActor:
         os._exit(3)
 
 
+_Actor = ray.remote(DeviceActor)
+
+
 class RayDevice:
     """The engine-side handle on a `DeviceActor`: the same `Device` signatures as the local ones."""
 
     def __init__(self, backend: str = "cpu", timeout: float = 60.0, node_id: str | None = None,
-                 opts: dict[str, Any] | None = None):
+                 opts: dict[str, Any] | None = None, gpu: int | None = None):
         self.backend_name, self.timeout, self.node_id, self.opts = backend, timeout, node_id, opts or {}
+        self.gpu = gpu if backend == "cuda" else None   # a CPU actor holds no GPU
         self.loaded: dict[str, LoadItem] = {}
         self.restarts = 0
         self._actor: Any = None
@@ -126,15 +153,16 @@ class RayDevice:
 
     # -- the actor's life
     def _options(self) -> dict[str, Any]:
+        # a `poll` waits on one of its threads; `halt` and `ping` answer on the others
         o: dict[str, Any] = {"num_gpus": 1 if self.backend_name == "cuda" else 0, "num_cpus": 1,
-                             "max_restarts": 0}
+                             "max_restarts": 0, "max_concurrency": 3}
         if self.node_id:
             o["scheduling_strategy"] = NodeAffinitySchedulingStrategy(self.node_id, soft=False)
         return o
 
     def _ensure(self) -> Any:
         if self._actor is None:
-            actor = DeviceActor.options(**self._options()).remote(self.backend_name, self.opts)
+            actor: Any = _Actor.options(**self._options()).remote(self.backend_name, self.opts, self.gpu)
             try:
                 self._info = ray.get(actor.info.remote(), timeout=max(120.0, self.timeout))
             except (RayActorError, RayTaskError, GetTimeoutError) as e:
@@ -192,28 +220,22 @@ class RayDevice:
         actor = self._ensure()
         arrays = {k: v for k, v in args.items() if isinstance(v, np.ndarray)}
         scalars = {k: v for k, v in args.items() if k not in arrays}
-        ref = ray.put(arrays)   # once per run, whatever the number of launches
-        gen = actor.run.options(num_returns="streaming").remote(job, ref, scalars)
         task = job.tasks[0] if job.tasks else ""
+        self._call(actor.start.remote(job, ray.put(arrays), scalars), task)   # the arrays: once per run
         halted = False
         last = time.monotonic()
-        try:
-            while True:
-                if stop.is_set() and not halted:
-                    actor.halt.remote()
-                    halted = True
-                ready, _ = ray.wait([gen], timeout=STREAM_POLL_S)
-                if not ready:
-                    if time.monotonic() - last > self.timeout:
-                        raise self._fault(task, "timeout", f"timed out: a launch gave no sign of life for "
-                                                           f"{self.timeout:g} s (a hang?); the device actor was "
-                                                           f"replaced")
-                    continue
-                try:
-                    kind, payload = ray.get(next(gen))
-                except StopIteration:
-                    raise self._fault(task, "died", "the device actor ended the run without an outcome") from None
-                last = time.monotonic()
+        while True:
+            if stop.is_set() and not halted:
+                actor.halt.remote()
+                halted = True
+            items = self._call(actor.poll.remote(POLL_S), task)
+            if not items:
+                if time.monotonic() - last > self.timeout:
+                    raise self._fault(task, "timeout", f"timed out: a launch gave no sign of life for "
+                                                       f"{self.timeout:g} s (a hang?); the device actor was replaced")
+                continue
+            last = time.monotonic()
+            for kind, payload in items:
                 if kind == "timings":
                     order = job.tasks
                     task = order[(order.index(payload[-1].task) + 1) % len(order)]  # a hang is the next one
@@ -222,15 +244,11 @@ class RayDevice:
                     for k, v in payload.items():
                         args[k][...] = v
                     sink.checkpoint()
+                elif kind == "error":
+                    raise RuntimeError(payload)
                 elif kind == "done":
                     outcome: RunOutcome = payload
                     return outcome
-        except RayActorError as e:
-            raise self._fault(task, "died", f"the device actor died during the run ({_reason(e)}); the next "
-                                            f"command starts a new one") from None
-        except RayTaskError as e:
-            cause = e.as_instanceof_cause() if hasattr(e, "as_instanceof_cause") else e
-            raise RuntimeError(str(cause)) from None
 
     def close(self) -> None:
         if self._actor is not None:

@@ -11,6 +11,7 @@ import threading
 import time
 from typing import Any
 
+from ..machine.launch_spec import LaunchSpec
 from .backend import Backend, Prepared
 from .backends import make_backend
 from .device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
@@ -28,6 +29,9 @@ class LocalDevice:
         self.backend_name = backend
         self.backend: Backend = make_backend(backend, **opts)
         self.tags: dict[str, str] = {}
+        # what each task was loaded with: the same code at another block size (a block_dim variant)
+        # must reach the backend, which launches with the spec it was given
+        self.specs: dict[str, LaunchSpec] = {}
 
     def info(self) -> dict[str, Any]:
         return self.backend.info()
@@ -37,7 +41,7 @@ class LocalDevice:
         to_link: dict[str, list[LoadItem]] = {}
         for it in items:
             name = it.spec.task
-            if self.tags.get(name) == it.tag and self.backend.loaded(name):
+            if self.tags.get(name) == it.tag and self.specs.get(name) == it.spec and self.backend.loaded(name):
                 out.append(LoadResult(name, True, reused=True, resources=self.backend.resources(name)))
                 continue
             if it.kind == "cubin":
@@ -51,7 +55,7 @@ class LocalDevice:
             except Exception as e:  # noqa: BLE001 - reported against the task; previous module is kept
                 out.append(LoadResult(name, False, (time.perf_counter() - t0) * 1e3, str(e)))
                 continue
-            self.tags[name] = it.tag
+            self.tags[name], self.specs[name] = it.tag, it.spec
             out.append(LoadResult(name, True, (time.perf_counter() - t0) * 1e3,
                                   resources=self.backend.resources(name)))
         for unit, group in to_link.items():
@@ -70,13 +74,14 @@ class LocalDevice:
             return [LoadResult(it.spec.task, False, ms, str(e)) for it in group]
         ms = (time.perf_counter() - t0) * 1e3 / len(group)
         for it in group:
-            self.tags[it.spec.task] = it.tag
+            self.tags[it.spec.task], self.specs[it.spec.task] = it.tag, it.spec
         return [LoadResult(it.spec.task, True, ms, resources=self.backend.resources(it.spec.task)) for it in group]
 
     def unload(self, tasks: list[str]) -> None:
         for t in tasks:
             self.backend.unload(t)
             self.tags.pop(t, None)
+            self.specs.pop(t, None)
 
     def loaded_tasks(self) -> list[str]:
         return [t for t in self.tags if self.backend.loaded(t)]

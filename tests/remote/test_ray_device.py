@@ -1,5 +1,5 @@
-"""The Ray device on a local cluster with the CPU backend: the same runs, streamed, stoppable, and a
-dead actor that costs nothing but the run in flight."""
+"""The Ray device on a local cluster (reached through Ray Client) with the CPU backend: the same runs,
+streamed, stoppable, and a dead actor that costs nothing but the run in flight."""
 import os
 import shutil
 import threading
@@ -14,15 +14,6 @@ from qdexplorer.bench.runner import bench  # noqa: E402
 from qdexplorer.engine import Engine  # noqa: E402
 from qdexplorer.events import LaunchesTimed, RunFinished, WorkerFaulted  # noqa: E402
 from qdexplorer.project.loader import bundled_demo  # noqa: E402
-from qdexplorer.remote import cluster  # noqa: E402
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_cluster():
-    cluster.connect("local")
-    yield
-    ray.shutdown()
-    cluster._connected.clear()
 
 
 @pytest.fixture
@@ -32,11 +23,11 @@ def demo(tmp_path):
     return proj
 
 
-def test_the_demo_runs_through_the_ray_device_as_it_does_locally(demo, tmp_path):
+def test_the_demo_runs_through_the_ray_device_as_it_does_locally(demo, tmp_path, cluster_address):
     with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as local:
         here = {r.workload: (r.status, r.launches) for r in local.run(repeat=2)}
         local_tasks = {t for (_, t) in local.session.compiled}
-    with Engine(demo, backend="cpu", cluster="local", cache_dir=str(tmp_path / "c")) as remote:
+    with Engine(demo, backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as remote:
         there = {r.workload: (r.status, r.launches) for r in remote.run(repeat=2)}
         info = remote.device_info()
         remote_tasks = {t for (_, t) in remote.session.compiled}
@@ -70,8 +61,8 @@ def slow(tmp_path):
     return tmp_path / "p"
 
 
-def test_timings_stream_and_stop_returns_within_a_second(slow, tmp_path):
-    with Engine(slow, backend="cpu", cluster="local", cache_dir=str(tmp_path / "c")) as eng:
+def test_timings_stream_and_stop_returns_within_a_second(slow, tmp_path, cluster_address):
+    with Engine(slow, backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as eng:
         eng.compile()
         batches, finished = [], []
         eng.subscribe(lambda e: batches.append(time.perf_counter()) if isinstance(e, LaunchesTimed) else None)
@@ -88,9 +79,10 @@ def test_timings_stream_and_stop_returns_within_a_second(slow, tmp_path):
     assert len(batches) >= 2 and batches[0] < finished[-1]   # timings arrived while the run went on
 
 
-def test_a_killed_actor_is_a_fault_the_history_survives_and_the_next_run_gets_a_new_actor(slow, tmp_path):
+def test_a_killed_actor_is_a_fault_the_history_survives_and_the_next_run_gets_a_new_actor(slow, tmp_path,
+                                                                                          cluster_address):
     faults = []
-    with Engine(slow, backend="cpu", cluster="local", cache_dir=str(tmp_path / "c")) as eng, \
+    with Engine(slow, backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as eng, \
             History(tmp_path / "h.sqlite") as h:
         eng.subscribe(lambda e: faults.append(e) if isinstance(e, WorkerFaulted) else None)
         first = bench(eng, ["busy_wl"], repeat=3, warmup=0, name="before", history=h)

@@ -1,0 +1,66 @@
+"""One Ray cluster for every remote test, reached the way a user reaches theirs.
+
+A head node is started here with `ray start --head --block` (token authentication on, its token
+in a file of its own) and every test connects through Ray Client, `ray://127.0.0.1:PORT`: the
+path a laptop takes to a GPU server, where Ray's own limits apply (no streaming actor methods;
+the package travels as a runtime env). Starting it once keeps the remote tests' time down.
+Ray reads RAY_AUTH_MODE when it is imported, so the token mode is set before any test imports it.
+"""
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+_HOME = Path(tempfile.mkdtemp(prefix="qdxray"))   # short: Ray's socket paths must stay under 108 bytes
+(_HOME / "token").write_text(secrets.token_hex(32))
+os.environ["RAY_AUTH_MODE"] = "token"
+os.environ["RAY_AUTH_TOKEN_PATH"] = str(_HOME / "token")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def cluster_address():
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[test]')")
+    ray_bin = Path(sys.executable).with_name("ray")
+    port = _free_port()
+    head = subprocess.Popen([str(ray_bin), "start", "--head", "--block", "--port=0", f"--ray-client-server-port={port}",
+                             "--num-cpus=4", "--num-gpus=0", "--include-dashboard=false", "--disable-usage-stats",
+                             f"--temp-dir={_HOME / 'r'}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    address = f"ray://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while True:   # the client port answers once the head is up
+        if head.poll() is not None:
+            pytest.fail(f"ray start failed: {head.stderr.read().decode()[-2000:] if head.stderr else ''}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                head.kill()
+                pytest.fail("the Ray head did not open its client port within 90 s")
+            time.sleep(0.3)
+    yield address
+    from qdexplorer.remote import cluster
+    ray.shutdown()
+    cluster._connected.clear()
+    head.send_signal(signal.SIGTERM)   # --block: it stops what it started
+    try:
+        head.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(head.pid, signal.SIGKILL)   # its own process group (start_new_session)
+    shutil.rmtree(_HOME, ignore_errors=True)
