@@ -136,11 +136,19 @@ def collect(engine: BenchEngine, compiled: Sequence[CompiledTask] = (), **extra:
                      qdexplorer=__version__, arch=engine.arch, mode=engine.mode, project=str(project.path),
                      project_name=project.name, python=platform.python_version(), platform=platform.platform(),
                      timer_resolution_ms=timer_resolution_ms(backend), tasks=task_hashes(list(compiled)))
-    if backend == "cuda":
+    if engine.cluster:   # a Ray actor, perhaps on another machine: describe its device, not this one
+        info = engine.device_info()
+        ctx.device, ctx.driver, ctx.sm_count = str(info.get("device", "")), info.get("driver", ""), \
+            info.get("sm_count")
+        ctx.extra["placement"] = {"cluster": engine.cluster, "host": info.get("host"), "node": info.get("node"),
+                                  "gpu": info.get("gpu"), "label": info.get("label")}
+    elif backend == "cuda":
         st = cuda_status()
         ctx.device, ctx.driver, ctx.sm_count = st.name, st.driver_version, st.sm_count
     else:
-        ctx.device, ctx.cpu_timer_resolution_ms = cpu_name(), clock_resolution_ms(time.thread_time)
+        ctx.device = cpu_name()
+    if backend != "cuda":
+        ctx.cpu_timer_resolution_ms = clock_resolution_ms(time.thread_time)
     folder = project.path if project.path.is_dir() else project.path.parent
     ctx.git = git_state(folder)
     for k, v in extra.items():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Protocol
+from typing import Any, Protocol
 
 from ..compiler.artifacts import CompiledTask
 from ..events import Event, WorkloadResult
@@ -23,6 +23,11 @@ class BenchEngine(Protocol):
 
     @property
     def mode(self) -> str: ...
+
+    @property
+    def cluster(self) -> str | None: ...
+
+    def device_info(self) -> dict[str, Any]: ...
 
     def subscribe(self, listener: Callable[[Event], None]) -> Callable[[], None]: ...
 
