@@ -67,8 +67,8 @@ def to_trace(run: Run) -> dict:
     ltids: dict[str, int] = {}
     ts = t_end
     for i, ln in enumerate(run.launches):
-        tid = ltids.get(ln.task)
-        if tid is None:
+        tid = ltids.get(ln.task, 0)
+        if not tid:  # track ids start at 1
             tid = ltids[ln.task] = len(ltids) + 1
             events.append(_meta(LAUNCH_PID, tid, "thread_name", ln.task))
             events.append({"ph": "M", "pid": LAUNCH_PID, "tid": tid, "name": "thread_sort_index",

@@ -7,6 +7,7 @@ batch by batch; if its writer dies, the row keeps what was committed and reads b
 """
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import socket
@@ -233,7 +234,7 @@ class History:
             db.execute("UPDATE runs SET name = ? WHERE id = ?", (name, rid))
         return rid
 
-    def task_history(self, task: str) -> list[tuple[int, str, float, float, int]]:
+    def task_history(self, task: str) -> builtins.list[tuple[int, str, float, float, int]]:
         """(run id, label, created, median ms, launches) of `task` in every saved run, oldest first."""
         import numpy as np
         out = []
@@ -244,7 +245,7 @@ class History:
                 out.append((s.id, s.label, s.created, float(np.median(ms)), len(ms)))
         return out
 
-    def tasks(self) -> list[str]:
+    def tasks(self) -> builtins.list[str]:  # (`list` in this class is the method above)
         return [r[0] for r in self.db.execute("SELECT DISTINCT task FROM launches ORDER BY task")]
 
 
@@ -252,20 +253,22 @@ class RunWriter:
     """Appends a streaming run's launches, one transaction per batch, and finishes it."""
 
     def __init__(self, history: History, run: Run):
-        self.history, self.run = history, run
+        if run.id is None:
+            raise ValueError("a RunWriter writes a run begun in the history (History.begin gives it an id)")
+        self.history, self.run, self.run_id = history, run, run.id
         self.written = 0
 
     def add(self, launches: list[Launch]):
         if not launches:
             return
         with self.history.transaction() as db:
-            History._add_launches(db, self.run.id, launches, self.written)
+            History._add_launches(db, self.run_id, launches, self.written)
         self.written += len(launches)
         self.run.launches.extend(launches)
 
     def add_compile(self, compile_: dict):
         with self.history.transaction() as db:
-            History._add_compile(db, self.run.id, compile_)
+            History._add_compile(db, self.run_id, compile_)
         self.run.compile.update(compile_)
 
     def finish(self, status: str = "complete", message: str = "", context: RunContext | None = None) -> Run:

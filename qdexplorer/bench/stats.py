@@ -260,7 +260,7 @@ def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) 
         s = paired_drift_sd(a, b)
     else:
         s = math.hypot(drift_sd(a), drift_sd(b))
-    return math.expm1(z * s) if math.isfinite(s) else float("nan")
+    return math.expm1(min(z * s, 50.0)) if math.isfinite(s) else float("nan")
 
 
 def _more_rounds(rounds: int, ratio: float, ci: tuple[float, float], threshold: float) -> int | None:
@@ -283,6 +283,8 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
                    seed: int = SEED) -> TaskStats:
     """A/B statistics of one task from its launch times (ms), given round by round."""
     ra, rb = as_rounds(a), as_rounds(b)
+    if resolution_ms > 0:  # a launch timed 0 was shorter than a tick: half a tick, not a zero to divide by
+        ra, rb = ([np.maximum(r, resolution_ms / 2) for r in side] for side in (ra, rb))
     fa, fb = (np.concatenate(r) if r else np.array([]) for r in (ra, rb))
     if len(fa) == 0 or len(fb) == 0:
         raise ValueError(f"{task}: both sides need at least one launch (A has {len(fa)}, B has {len(fb)})")

@@ -32,6 +32,9 @@ def add_parser(sub):
     g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
     q.add_argument("--export", metavar="TASK", help="with --load-ptx/--load-ll DIR: copy TASK's generated code "
                    "into DIR (with the sidecar that detects stale edits) to start editing; no rerun")
+    q.add_argument("--rounds", type=int, default=None, help="with --load-ptx/--load-ll: run the generated and the "
+                   "edited program this many times each, alternately, and compare per task across the runs "
+                   "(default 5)")
     q.add_argument("--ours", action="store_true", help="also run it under qdexplorer.lang (import quadrants -> "
                    "qdexplorer.lang) and put the same tasks side by side")
     q.add_argument("--all", action="store_true", help="also list Quadrants' own kernels (ext_arr_to_ndarray...)")
@@ -40,23 +43,28 @@ def add_parser(sub):
 
 
 def cmd_quadrants(a) -> int:
-    from .compare import edit_and_rerun
+    from .compare import ROUNDS, edit_and_rerun
     from .edits import EditFolder
     from .program import check_script, run_program
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
     args = a.script_args
-    kind, folder = ("ptx", a.load_ptx) if a.load_ptx else ("ll", a.load_ll) if a.load_ll else (None, None)
+    kind, folder = ("ptx", a.load_ptx) if a.load_ptx else ("ll", a.load_ll)  # folder None: neither given
     if a.export and not folder:
         raise QdError("--export TASK needs --load-ptx DIR or --load-ll DIR (the folder to write the edit into)")
+    if a.rounds is not None and (a.rounds < 1 or not folder or a.export):
+        raise QdError("--rounds N (at least 1) goes with --load-ptx DIR or --load-ll DIR, to compare the runs")
     common = dict(arch=a.arch, timeout=a.timeout, python=a.python)
     if folder and not a.export:
-        res = edit_and_rerun(a.script, folder, kind, args, dump_dir=a.dump, **common)
+        rounds = a.rounds or ROUNDS
+        if not a.json:
+            print(f"running the generated and the edited program {rounds} times each, alternately…", file=sys.stderr)
+        res = edit_and_rerun(a.script, folder, kind, args, dump_dir=a.dump, rounds=rounds, **common)
         base, edited = res["baseline"], res["edited"]
     else:
         base, edited, res = run_program(a.script, args, dump_dir=a.dump, **common), None, None
-    if a.export:
+    if a.export and folder:  # (--export without a folder was refused above)
         return _export(base, EditFolder(folder, kind), a.export)
     ours = None
     if a.ours and base.ok:
@@ -69,6 +77,7 @@ def cmd_quadrants(a) -> int:
             doc["ours"] = ours
         if res is not None:
             doc["edited_run"] = edited.to_dict() if edited else None
+            doc["reruns"] = _reruns(res)
             doc["comparison"] = res["comparison"]
         print(json.dumps(doc, indent=2))
     else:
@@ -83,7 +92,8 @@ def cmd_quadrants(a) -> int:
                     print(f"--- program output ({'edited run' if r.load else 'run'}) ---\n{r.stdout}{r.stderr}")
     for w in base.warnings:
         print(f"qdexplorer: warning: {w}", file=sys.stderr)
-    failed = [r for r in (base, edited) if r is not None and not r.ok]
+    runs = (res["generated_runs"] + res["edited_runs"]) if res is not None else [base]
+    failed = list({id(r): r for r in runs if not r.ok}.values())
     for r in failed:
         print(f"qdexplorer: {r.script}: {r.error}", file=sys.stderr)
     load = (res or {}).get("load") or {}
@@ -91,6 +101,19 @@ def cmd_quadrants(a) -> int:
     for e in unused:
         print(f"qdexplorer: the edit {e['file']} was not used ({e['evidence']})", file=sys.stderr)
     return 1 if failed or unused else 0
+
+
+def _reruns(res: dict) -> list[dict]:
+    """Every program run of a comparison, in the order they ran (G E G E …)."""
+    out = []
+    for rnd in range(max(len(res["generated_runs"]), len(res["edited_runs"]))):
+        for side in ("generated", "edited"):
+            runs = res[f"{side}_runs"]
+            if rnd < len(runs):
+                r = runs[rnd]
+                out.append({"side": side, "round": rnd, "seconds": round(r.seconds, 6), "error": r.error,
+                            "launches": sum(len(v) for v in r.launches.values())})
+    return out
 
 
 def _export(run, folder, task: str) -> int:
@@ -140,19 +163,27 @@ def _size(path) -> int:
 
 def _print_comparison(res, edited):
     load = res["load"]
-    print(f"edited run ({load['env']}=1, {load['folder']}):")
+    n_gen, n_edit = len(res["generated_runs"]), len(res["edited_runs"])
+    print(f"edited run ({load['env']}=1, {load['folder']}), {n_edit} run(s) interleaved with {n_gen} of the "
+          f"generated program:")
     for e in load["edits"]:
         print(f"  {e['task']}: edit {e['file']}  {e['state']}{'' if e['known_base'] else ' (no sidecar)'}  "
               f"{'USED' if e.get('used') else 'NOT USED'}: {e['evidence']}")
-    print(f"  {'task':<46} {'generated':>12} {'edited':>12}  ratio  [95% CI]          verdict")
+    print(f"  {'task':<46} {'generated':>12} {'edited':>12}  ratio  [95% CI]          floor  verdict")
     for r in res["comparison"]:
         ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
         st = r["stats"]
-        ci = f"[{st['ci'][0]:.3f}, {st['ci'][1]:.3f}]" if st and st["ci"][0] == st["ci"][0] else ""
-        verdict = f"{st['verdict']}" + (f" ({st['reason']})" if st["reason"] else "") if st else ""
+        ci = f"[{st['ci'][0]:.3f}, {st['ci'][1]:.3f}]" if st and st["ci"][0] is not None else "-"
+        floor = f"±{st['noise_floor']:.0%}" if st and st["noise_floor"] is not None else "-"
+        verdict = ""
+        if st:
+            more = st["rounds_needed"]
+            verdict = st["verdict"] + (f" ({st['reason']}" + (f"; about {more} more rounds would decide it: "
+                                                               f"--rounds {n_edit + more}" if more else "") + ")"
+                                       if st["reason"] else "")
         mark = "*" if r["edited"] else " "
         print(f" {mark}{r['task']:<46} {_ms(r['generated']['median_ms'])} ms {_ms(r['edited_run']['median_ms'])} ms"
-              f"  {ratio:<6} {ci:<17} {verdict}")
+              f"  {ratio:<6} {ci:<17} {floor:>6} {verdict}")
 
 
 def _print_ours(ours):

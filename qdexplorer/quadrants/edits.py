@@ -133,7 +133,8 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
         raise QdError(f"no *{kind.suffix} edits in {edits.folder}")
     folder = check_folder(Path(folder) if folder else Path(tempfile.mkdtemp(prefix=f"qdx-quadrants-load-{kind.name}-")),
                           create=True)
-    entries, used = [], {}
+    entries: list[dict] = []
+    used: dict[str, Path] = {}
     for e in found:
         t = baseline.task(e.name)
         if t is None:

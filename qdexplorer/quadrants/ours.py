@@ -77,7 +77,7 @@ def compare_with_ours(run, ours: dict) -> list[dict]:
             u = ours_tasks[i] if i < len(ours_tasks) else None
             pairs.append({
                 "quadrants": t.name if t else None, "ours": u["name"] if u else None,
-                "type": (t.type if t else u["type"]),
+                "type": t.type if t else (u["type"] if u else ""),
                 "quadrants_ptx_bytes": _size(t.files.get("ptx")) if t else None,
                 "quadrants_llvm_bytes": _size(t.files.get("llvm")) if t else None,
                 "ours_ptx_bytes": u["ptx_bytes"] if u else None,

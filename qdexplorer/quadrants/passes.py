@@ -30,13 +30,15 @@ def normalise(text: str) -> str:
 
 
 def pass_steps(kernel, renumber: bool = True) -> list[PassStep]:
-    steps, prev_name, prev_text = [], None, None
+    steps: list[PassStep] = []
+    prev_name: str | None = None
+    prev_text: str | None = None
     for stage, _ in kernel.stages:
         text = kernel.stage_text(stage)
         diff, added, removed = "", 0, 0
         if prev_text is not None:
             a, b = (normalise(prev_text), normalise(text)) if renumber else (prev_text, text)
-            lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), prev_name, stage, lineterm="", n=3))
+            lines = list(difflib.unified_diff(a.splitlines(), b.splitlines(), prev_name or "", stage, lineterm="", n=3))
             diff = "\n".join(lines)
             added = sum(1 for ln in lines if ln.startswith("+") and not ln.startswith("+++"))
             removed = sum(1 for ln in lines if ln.startswith("-") and not ln.startswith("---"))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -39,32 +40,38 @@ def check_script(script: str | Path) -> Path:
 
 def run_program(script: str | Path, args=(), arch: str | None = None, timeout: float = 300.0,
                 dump_dir: str | Path | None = None, python: str | None = None,
-                load: dict | None = None, env: dict | None = None, cwd: str | Path | None = None) -> QuadrantsRun:
+                load: dict | None = None, env: dict | None = None, cwd: str | Path | None = None,
+                dump: bool = True) -> QuadrantsRun:
     """Run SCRIPT once. Without `load`: QD_DUMP_IR=1 into `dump_dir` (a new temp folder by default).
     With `load` ({"env": "QUADRANTS_LOAD_PTX" | "QD_LOAD_IR", "folder": ...}, from edits.prepare_load):
-    nothing is dumped (a dump would overwrite the edited files) and the folder is the debug_dump_path."""
+    nothing is dumped (a dump would overwrite the edited files) and the folder is the debug_dump_path.
+    `dump=False` (a rerun for its timings only): nothing is dumped or kept, and the run lists no
+    kernels, only the launches by task name."""
     script = check_script(script)
     if arch not in (None, "cpu", "cuda"):
         raise QdError(f"--arch must be cpu or cuda, got {arch!r}")
     if timeout <= 0:
         raise QdError("--timeout must be positive")
     python = python or sys.executable
-    if load is None:
+    scratch = None
+    if load is not None:
+        dump_dir = Path(load["folder"])
+    elif not dump:
+        dump_dir = scratch = Path(tempfile.mkdtemp(prefix="qdx-quadrants-rerun-"))
+    else:
         dump_dir = Path(dump_dir) if dump_dir else Path(tempfile.mkdtemp(prefix="qdx-quadrants-"))
         dump_dir.mkdir(parents=True, exist_ok=True)
-    else:
-        dump_dir = Path(load["folder"])
     e = {k: v for k, v in os.environ.items() if k not in _CONTROLLED}
     e.update(env or {})
     e["PYTHONUNBUFFERED"] = "1"
-    if load is None:
-        e["QD_DUMP_IR"] = "1"
-    else:
+    if load is not None:
         e[load["env"]] = "1"
+    elif dump:
+        e["QD_DUMP_IR"] = "1"
     fd, result_path = tempfile.mkstemp(prefix="qdx-quadrants-result-", suffix=".json")
     os.close(fd)
     os.unlink(result_path)
-    run = QuadrantsRun(str(script), list(args), arch, python, str(dump_dir), load=load)
+    run = QuadrantsRun(str(script), list(args), arch, python, "" if scratch else str(dump_dir), load=load)
     cmd = [python, str(CHILD), result_path, arch or "", str(dump_dir), str(script), *map(str, args)]
     t0 = time.perf_counter()
     try:
@@ -95,7 +102,9 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
     if arch and run.arch and run.arch != {"cpu": "x64", "cuda": "cuda"}[arch] and run.arch != arch:
         why = next((ln.split("] ", 2)[-1] for ln in run.stderr.splitlines() if "falling back" in ln), "")
         run.warnings.append(f"asked for --arch {arch}, but Quadrants started on {run.arch}" + (f": {why}" if why else ""))
-    if load is None:
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)
+    elif load is None:
         run.kernels = parse_dump(dump_dir, known)
     for rec in (result or {}).get("launches", []):
         run.launches.setdefault(rec["task"], []).append(rec["ms"])

@@ -215,3 +215,12 @@ def test_old_runs_without_rounds_read_unsure_with_a_warning(runs):
     assert hot.verdict == "unsure" and hot.rounds_needed == MIN_ROUNDS - 1
     assert any("before runs were recorded in rounds" in w for w in cmp.warnings)
     assert "unsure: too few rounds" in cmp.table() and "more rounds a side would decide it" in cmp.table()
+
+
+def test_launches_shorter_than_a_tick_count_as_half_a_tick():
+    """Quadrants' CPU profiler ticks in microseconds: a 0.3 µs task reads 0 or 1 µs. A zero must not
+    become log(0) (the noise floor overflowed) or a division by zero."""
+    a = [np.array([0.00095367, 0.0, 0.0]), np.array([0.00095367, 0.0, 0.00095367]), np.array([0.0, 0.0, 0.0])]
+    b = [np.array([0.0, 0.0, 0.00095367]), np.array([0.0, 0.0, 0.0]), np.array([0.00095367, 0.0, 0.0])]
+    s = compare_rounds("t", a, b, resolution_ms=0.001, paired=True)
+    assert s.verdict == "same" and "resolution" in s.reason and math.isfinite(s.noise_floor)

@@ -87,16 +87,19 @@ def test_edit_llvm_ir_and_rerun_with_qd_load_ir(tmp_path):
     side = json.loads((edits / "saxpy_kernel_1_range_for_llvm.ll.json").read_text())
     assert side["kind"] == "ll" and len(side["generated_sha256"]) == 64
     f.write_text(_fsub(f.read_text()))  # y = a*x - y instead of a*x + y
-    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--json", "--", "64", "2")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(edits), "--json", "--rounds", "2",
+            "--", "64", "2")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
+    assert [(r["side"], r["round"]) for r in doc["reruns"]] == [("generated", 0), ("edited", 0), ("generated", 1),
+                                                                 ("edited", 1)]
     assert "y0=4 total=64" in doc["stdout"]             # generated: 0 -> 2 -> 4
     assert "y0=0 total=64" in doc["edited_run"]["stdout"]  # edited: 2-0=2, then 2-2=0
     (e,) = doc["edited_run"]["load"]["edits"]
     assert e["stable_name"] == "saxpy_kernel_1_range_for" and e["state"] == "active" and e["used"] is True
     row = next(r for r in doc["comparison"] if r["edited"])
     assert row["stable_name"] == "saxpy_kernel_1_range_for"
-    assert row["generated"]["launches"] == row["edited_run"]["launches"] == 2
+    assert row["generated"]["launches"] == row["edited_run"]["launches"] == 4 and row["rounds"] == 2
     assert row["ratio"] is None or row["ratio"] > 0
     assert sum(r["edited"] for r in doc["comparison"]) == 1 and len(doc["comparison"]) == 9
     # the edit folder is untouched by the runs; the load folder holds every task's IR (QD_LOAD_IR needs it)
@@ -111,7 +114,7 @@ def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
     t = base.task("atomic_sum_kernel_1_range_for")
     # derived from code that differs from what Quadrants generates now: stale
     EditFolder(tmp_path, "ll").write(t.stable_name, t.text("llvm"), generated="; an older kernel\n")
-    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--", "64", "1")
+    p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--rounds", "1", "--", "64", "1")
     assert p.returncode == 0, p.stderr
     line = next(ln for ln in p.stdout.splitlines() if "_llvm.ll" in ln and "edit" in ln)
     assert "atomic_sum_kernel_1_range_for_llvm.ll  stale  USED" in line
@@ -170,5 +173,41 @@ def test_comparison_rows_carry_the_bench_statistics(tmp_path):
     b = run_program(program("demo_kernels.py"), ["64", "6"], arch="cpu", dump_dir=tmp_path / "b")
     rows = {r["stable_name"]: r for r in compare_runs(a, b)}
     st = rows["particle_step_kernel_3_range_for"]["stats"]
-    assert st["n_a"] == st["n_b"] == 6 and st["verdict"] in ("same", "faster", "slower")
-    assert st["ci"][0] <= st["ratio"] <= st["ci"][1] and 0 <= st["p"] <= 1
+    assert st["n_a"] == st["n_b"] == 6 and st["rounds_a"] == 1 and st["paired"]
+    assert st["verdict"] in ("same", "unsure")  # one run a side: never faster or slower
+    assert st["ci"][0] < st["ci"][1] and 0 <= st["p"] <= 1
+
+
+def test_one_launch_a_side_has_no_interval_rather_than_a_point(tmp_path):
+    """Quadrants printed "too few launches to tell" with the interval [x, x]: a point looks certain."""
+    from qdexplorer.quadrants.compare import compare_runs
+    from qdexplorer.quadrants.program import run_program
+    a = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu", dump_dir=tmp_path / "a")
+    b = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu", dump=False)
+    assert b.dump_dir == "" and b.kernels == [] and b.launches.keys() == a.launches.keys()
+    for row in compare_runs(a, b):
+        assert row["generated"]["launches"] == 1 and row["stats"]["ci"] == [None, None]
+        assert row["stats"]["verdict"] in ("same", "unsure")
+
+
+def test_generated_and_edited_programs_rerun_alternately(tmp_path):
+    """G E G E G E: the first generated run keeps the dumps, the reruns dump nothing; each task is
+    compared over the three pairs of runs, and no untouched task is called faster or slower."""
+    from qdexplorer.quadrants.compare import edit_and_rerun
+    from qdexplorer.quadrants.edits import EditFolder
+    from qdexplorer.quadrants.program import run_program
+    base = run_program(program("demo_kernels.py"), ["4096", "3"], arch="cpu", dump_dir=tmp_path / "dump")
+    t = base.task("saxpy_kernel_1_range_for")
+    EditFolder(tmp_path / "edits", "ll").write(t.stable_name, t.text("llvm"), t.text("llvm"))  # unchanged code
+    order = []
+    res = edit_and_rerun(program("demo_kernels.py"), tmp_path / "edits", "ll", ["4096", "3"], arch="cpu",
+                         baseline=base, rounds=3, on_run=lambda side, rnd, run: order.append((side, rnd, run.ok)))
+    assert order == [("edited", 0, True), ("generated", 1, True), ("edited", 1, True), ("generated", 2, True),
+                     ("edited", 2, True)]
+    assert res["generated_runs"][0] is base and [r.dump_dir for r in res["generated_runs"][1:]] == ["", ""]
+    assert len(res["edited_runs"]) == 3 and res["load"]["edits"][0]["used"]
+    for row in res["comparison"]:
+        st = row["stats"]
+        assert row["rounds"] == 3 and row["generated"]["launches"] == row["edited_run"]["launches"] == 9
+        assert st["paired"] and st["rounds_a"] == st["rounds_b"] == 3
+        assert st["verdict"] in ("same", "unsure"), row  # the same code on both sides

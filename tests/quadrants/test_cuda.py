@@ -48,14 +48,28 @@ def test_ptx_edit_in_a_loop_is_used_and_slows_the_task(tmp_path):
     assert p.returncode == 0, p.stderr
     f = edits / f"{TASK}.ptx"
     f.write_text(_edit_tool()(f.read_text(), 8))
-    p = cli("quadrants", program("gpu_loop.py"), "--arch", "cuda", "--load-ptx", str(edits), "--json", *args)
+    p = cli("quadrants", program("gpu_loop.py"), "--arch", "cuda", "--load-ptx", str(edits), "--json",
+            "--rounds", "3", *args)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
+    assert [r["side"] for r in doc["reruns"]] == ["generated", "edited"] * 3
     assert doc["arch"] == "cuda"
     (e,) = doc["edited_run"]["load"]["edits"]
     assert e["used"] and e["state"] == "active" and "Loading PTX from file" in e["evidence"]
     row = next(r for r in doc["comparison"] if r["edited"])
-    assert row["generated"]["launches"] == row["edited_run"]["launches"] == 20
-    assert row["ratio"] > 1.5, row  # a dependent chain 8 instructions longer per loop iteration
+    assert row["generated"]["launches"] == row["edited_run"]["launches"] == 60 and row["rounds"] == 3
+    assert row["ratio"] > 1.5 and row["stats"]["verdict"] == "slower", row  # a chain 8 instructions longer
+    assert row["stats"]["ci"][0] < row["stats"]["ci"][1]  # an interval, not a point
     t = next(t for k in doc["kernels"] for t in k["tasks"] if t["stable_name"] == TASK)
     assert {"llvm", "before_ptx", "ptx"} <= set(t["files"])
+
+
+@pytest.mark.cuda
+def test_ours_shows_qdexplorer_timings_on_cuda():
+    """`--ours` printed 0.0000 ms for every qdexplorer task on CUDA (untimed script launches)."""
+    p = cli("quadrants", program("gpu_loop.py"), "--arch", "cuda", "--ours", "--json", "--", str(1 << 20), "2000", "5")
+    assert p.returncode == 0, p.stderr
+    ours = json.loads(p.stdout)["ours"]
+    assert ours["error"] is None
+    times = [t["ours_median_ms"] for k in ours["kernels"] for t in k["tasks"] if t["ours"]]
+    assert times and all(ms is not None and ms > 0.001 for ms in times), ours

@@ -58,3 +58,32 @@ def test_cli_ours_json():
     assert p.returncode == 0, p.stderr
     ours = json.loads(p.stdout)["ours"]
     assert ours["error"] is None and all(k["match"] for k in ours["kernels"])
+    assert all(t["ours_median_ms"] > 0 for k in ours["kernels"] for t in k["tasks"] if t["ours"])
+
+
+def _ours_child():
+    import importlib.util
+    from qdexplorer.quadrants.ours import CHILD
+    spec = importlib.util.spec_from_file_location("ours_child", CHILD)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_script_calls_are_timed_under_ours():
+    """`--ours` on CUDA printed 0.0000 ms: script calls ask the device for untimed launches (no CUDA
+    events), whose times stay at the 0.0 placeholder. The child makes them timed, and never records
+    a launch that reports no time (grid 0: nothing ran)."""
+    from qdexplorer.runtime.launch import LaunchTiming
+    asked = []
+
+    def cuda_run_args(self, tasks, trips, args, timed=True, wait=True):
+        """What the CUDA backend returns: event times only for timed launches."""
+        asked.append((timed, wait))
+        return [LaunchTiming(t, "k", "cuda", 0.25 if timed else 0.0, grid, 128)
+                for t, grid in zip(tasks, (4, 0))]
+    timings = {}
+    run_args = _ours_child().timed_run_args(cuda_run_args, timings)
+    run_args(None, ["k_kernel_0_range_for", "k_kernel_1_range_for"], {}, {}, timed=False, wait=False)
+    assert asked == [(True, False)]  # timed, and still not waiting where the caller did not
+    assert timings == {"k_kernel_0_range_for": [0.25]}
