@@ -1,7 +1,7 @@
 """Generated vs a deliberately slowed PTX override of one demo task, interleaved on the GPU.
 
 The acceptance check of the A/B comparison: the slowed task must come out `slower` (ratio CI
-above 1) and every other task `same`. The override is the generated PTX with a `nanosleep` at
+above 1) and every other task `same` or `unsure` (never `slower` or `faster`). The override is the generated PTX with a `nanosleep` at
 the top of the entry (sm_70+: it cannot be optimised away), written as a real project override
 in a copy of the demo. Prints the table and a JSON document; with PySide6 available (see
 /work/shared/tools/gui-on-gpu.md) it also saves the comparison view's screenshot and chart.
@@ -86,7 +86,7 @@ def main():
            "per_round": a.per_round, "backend": a.backend, "table": cmp.table(), "comparison": cmp.to_dict(),
            "slowed_task_verdict": row.verdict, "slowed_task_ratio": row.ratio, "slowed_task_ci": list(row.ci),
            "other_verdicts": {t.task: t.verdict for t in others},
-           "ok": row.verdict == "slower" and row.ci[0] > 1 and all(t.verdict == "same" for t in others),
+           "ok": row.verdict == "slower" and row.ci[0] > 1 and all(t.verdict in ("same", "unsure") for t in others),
            "status": {"generated": ra.status, "override": rb.status, "messages": [ra.message, rb.message]},
            "machine": machine()}
     doc.update(screenshot(cmp, ra, rb, a.out, a.task))
