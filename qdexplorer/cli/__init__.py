@@ -15,7 +15,7 @@ from types import FrameType
 from ..lang.errors import QdError
 from ..quadrants.command import add_parser as add_quadrants_parser
 from ..quadrants.command import cmd_quadrants
-from . import bench_cmds, project_cmds
+from . import bench_cmds, project_cmds, remote_cmds
 from .common import add_project_args, arch, seconds
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     bench_cmds.add_commands(sub)
+    remote_cmds.add_commands(sub)
     return ap
 
 
@@ -89,7 +90,8 @@ def main(argv: list[str] | None = None, gui_main: Callable[[argparse.Namespace],
             stream.reconfigure(errors="backslashreplace")
     previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
     try:
-        commands = project_cmds.COMMANDS | bench_cmds.COMMANDS | {"gui": cmd_gui, "quadrants": cmd_quadrants}
+        commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | remote_cmds.COMMANDS
+                    | {"gui": cmd_gui, "quadrants": cmd_quadrants})
         return commands[a.cmd](a)
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)

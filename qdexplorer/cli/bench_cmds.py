@@ -52,6 +52,10 @@ def add_commands(sub: Any) -> None:
     _add_run_args(c, repeat=5, repeat_help="fresh comparisons: timed repeats per side per round (default 5); "
                                            "'now' against a saved run: the saved run's repeat")
     c.add_argument("--save", metavar="PREFIX", help="fresh sides: save them as PREFIX-A and PREFIX-B")
+    for side in ("a", "b"):   # one device per side: GPU 0 against GPU 1, one node against another
+        c.add_argument(f"--{side}-device", metavar="SPEC",
+                       help=f"fresh side {side.upper()} runs on this device of the --cluster (GPU, HOST, HOST:GPU, "
+                            f"or 'local' for this machine without Ray); default: --device")
     r = sub.add_parser("runs", help="list, rename or delete the saved runs of a project")
     r.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     r.add_argument("--json", action="store_true", help="print machine-readable JSON")
@@ -132,24 +136,28 @@ def cmd_bench(a) -> int:
     return 0 if run.status == "complete" else 1
 
 
-def _fresh_side(a, which: str, engines: dict):
-    """A runner.Side for a fresh variant; engines are shared per backend."""
+def _fresh_side(a, which: str, engines: dict, device: str | None = None):
+    """A runner.Side for a fresh variant; engines are shared per backend and device."""
     backend = which if which in ("cpu", "cuda") else None
-    key = backend or "default"
+    key = (backend or "default", device)
     if key not in engines:
-        engines[key] = _engine(a, backend=backend)
+        engines[key] = make_engine(a, backend=backend or a.backend, device=device)
     eng = engines[key]
+    label = which if device is None else f"{which}@{device}"
     if which == "generated":
-        return Side("generated", eng, {"hide_overrides": a.task or True})
+        return Side(label, eng, {"hide_overrides": a.task or True})
     if which in ("per_task", "whole"):
-        return Side(which, eng, {"mode": which})
-    return Side(which, eng)
+        return Side(label, eng, {"mode": which})
+    return Side(label, eng)
 
 
 def _fresh_pair(a):
     engines: dict = {}
     try:
-        sa, sb = _fresh_side(a, a.a, engines), _fresh_side(a, a.b, engines)
+        sa, sb = _fresh_side(a, a.a, engines, a.a_device), _fresh_side(a, a.b, engines, a.b_device)
+        if sa.label == sb.label:
+            raise QdError(f"A and B are the same side ({sa.label}): compare two variants, or one on two devices "
+                          f"(--a-device 0 --b-device 1)")
         if a.rounds < 1 or a.repeat < 1:
             raise QdError("--rounds and --repeat must be at least 1")
         print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
@@ -160,12 +168,12 @@ def _fresh_pair(a):
             eng.close()
 
 
-def _now_like(a, saved):
+def _now_like(a, saved, device: str | None = None):
     """Measure the code as it is now, with the saved run's workloads, repeat and backend."""
     ctx = saved.context
     if a.backend is None and ctx.backend:
         a.backend = ctx.backend
-    with _engine(a) as eng:
+    with make_engine(a, backend=a.backend, device=device) as eng:
         return bench(eng, a.workload or ctx.workloads or None, repeat=ctx.repeat or 20,
                      warmup=ctx.warmup if a.warmup is None else a.warmup, seed=a.seed, name="now",
                      flush_l2=ctx.l2_flush if a.flush_l2 else False, rounds=ctx.rounds)
@@ -186,10 +194,16 @@ def cmd_compare(a) -> int:
                 if "now" not in (a.a, a.b):
                     raise QdError(f"a saved run can only be compared with 'now' (got {a.a!r} and {a.b!r}); "
                                   f"compare two fresh sides, e.g. `compare generated override`")
+                if (a.b_device if fresh_a else a.a_device):
+                    raise QdError("--a-device / --b-device name where a fresh side runs; a saved run keeps the "
+                                  "device it ran on")
                 saved = h.load(a.b if fresh_a else a.a)
-                now = _now_like(a, saved)
+                now = _now_like(a, saved, a.a_device if fresh_a else a.b_device)
                 ra, rb = (now, saved) if fresh_a else (saved, now)
             else:
+                if a.a_device or a.b_device:
+                    raise QdError("--a-device / --b-device name where a fresh side runs; saved runs keep the "
+                                  "device they ran on (compare them as they are)")
                 ra, rb = h.load(a.a), h.load(a.b)
     cmp = compare_runs(ra, rb, alpha=a.alpha, threshold=None if a.threshold is None else a.threshold / 100.0)
     failing = cmp.regressions(a.fail_if_slower) if a.fail_if_slower is not None else []

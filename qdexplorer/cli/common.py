@@ -1,16 +1,20 @@
-"""What every command shares: the project options, and opening an Engine or a history from them."""
+"""What every command shares: the project and cluster options, and opening an Engine or a history
+from them. Ray is imported only when `--cluster` is given: a local command never loads it."""
 from __future__ import annotations
 
 import argparse
 import re
 import sys
 from pathlib import Path
+from typing import Any
 
 from ..bench.history import History
 from ..compiler.dump import env_load_dir
 from ..engine import Engine
+from ..events import Event, TaskLoaded
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
+from ..project.loader import bundled_demo, read_config
 from ..project.trust import import_notice
 
 
@@ -49,17 +53,70 @@ def add_project_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)
 
 
-def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str | None = None) -> Engine:
+def add_cluster_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--cluster", metavar="ADDRESS",
+                   help="run the tasks on a Ray cluster: ray://HOST:10001, auto (RAY_ADDRESS or a local `ray start`) "
+                        "or local (a private one); compilation stays here (docs/remote.md)")
+    p.add_argument("--device", "--gpu", dest="device", metavar="SPEC",
+                   help="with --cluster: which GPU (or node) runs the tasks: GPU, HOST, HOST:GPU, or a label from "
+                        "`qdexplorer devices` such as 'H200 (node-3, GPU 1)' (default: the one Ray assigns)")
+
+
+def _backend_of(a: argparse.Namespace, backend: str | None) -> str:
+    """The backend the Engine will pick (its rule: given, else the project's, else cpu), read from
+    the project's qdexplorer.toml without importing the project."""
+    if backend:
+        return backend
+    path = Path(a.project).resolve() if a.project else bundled_demo()
+    return (read_config(path).backend if path.is_dir() else None) or "cpu"
+
+
+def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str | None = None,
+                device: str | None = None) -> Engine:
+    """An Engine from the command's options; `device` (a --device SPEC, or 'local' for this
+    machine) overrides --device, for commands with one device per side."""
     notice = import_notice(a.project)
     if notice:  # naming a project on the command line trusts it, as running a script does: say so once
         print(notice, file=sys.stderr)
     opt = vars(a).get  # `override set` has fewer options than compile/run
-    return Engine(a.project, backend=backend, arch=opt("arch"), in_process=opt("in_process", False),
-                  offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
-                  mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
-                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
-                  fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
-                  debug=opt("debug"))
+    cluster, spec = opt("cluster"), device if device is not None else opt("device")
+    where: dict[str, Any] = {}
+    arch = opt("arch")
+    if spec == "local":
+        cluster = None
+    elif spec and not cluster:
+        raise QdError(f"--device {spec}: a device of a cluster needs --cluster (ray://HOST:10001, auto or local)")
+    elif cluster:
+        # Ray only when a cluster is asked for (an optional dependency: pip install 'qdexplorer[ray]')
+        try:
+            from ..remote import cluster as ray_cluster
+        except ImportError as e:
+            raise QdError(f"--cluster needs Ray: pip install 'qdexplorer[ray]' ({e})") from None
+        ray_cluster.connect(cluster)
+        place = ray_cluster.place(spec, _backend_of(a, backend))
+        where = {"node": place.node_id, "gpu": place.gpu}
+        arch = arch or place.sm   # compile for the GPU that runs it (PTX is portable; the SM picks the arch)
+    eng = Engine(a.project, backend=backend, arch=arch, in_process=opt("in_process", False),
+                 offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
+                 mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
+                 launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
+                 fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
+                 debug=opt("debug"), cluster=cluster, **where)
+    if cluster:
+        _say_where_it_runs(eng)
+    return eng
+
+
+def _say_where_it_runs(eng: Engine) -> None:
+    """On stderr, once the device is up: which machine and GPU ran the tasks (the status bar's line)."""
+    said: list[bool] = []
+
+    def on(ev: Event) -> None:
+        if isinstance(ev, TaskLoaded) and not said:
+            said.append(True)
+            info = eng.device_info()
+            print(f"qdexplorer: runs on {info.get('label', '?')} via {eng.cluster}", file=sys.stderr)
+    eng.subscribe(on)
 
 
 def report_load_dir(eng: Engine, tasks: list[str]) -> None:

@@ -37,25 +37,20 @@ def cluster_address():
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[test]')")
     ray_bin = Path(sys.executable).with_name("ray")
     port = _free_port()
+    log = open(_HOME / "head.log", "wb")
     head = subprocess.Popen([str(ray_bin), "start", "--head", "--block", "--port=0", f"--ray-client-server-port={port}",
                              "--num-cpus=4", "--num-gpus=0", "--include-dashboard=false", "--disable-usage-stats",
-                             f"--temp-dir={_HOME / 'r'}"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                             f"--temp-dir={_HOME / 'r'}"], stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     address = f"ray://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while True:   # the client port answers once the head is up
-        if head.poll() is not None:
-            pytest.fail(f"ray start failed: {head.stderr.read().decode()[-2000:] if head.stderr else ''}")
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                head.kill()
-                pytest.fail("the Ray head did not open its client port within 90 s")
-            time.sleep(0.3)
-    yield address
     from qdexplorer.remote import cluster
+    deadline = time.monotonic() + 120
+    while b"Ray runtime started" not in (_HOME / "head.log").read_bytes():   # `ray start` says so when it is up
+        if head.poll() is not None or time.monotonic() > deadline:
+            head.kill()
+            pytest.fail(f"ray start failed: {(_HOME / 'head.log').read_text(errors='replace')[-2000:]}")
+        time.sleep(0.2)
+    cluster.connect(address)   # here, so that the first test does not pay for it
+    yield address
     ray.shutdown()
     cluster._connected.clear()
     head.send_signal(signal.SIGTERM)   # --block: it stops what it started
@@ -63,4 +58,6 @@ def cluster_address():
         head.wait(timeout=30)
     except subprocess.TimeoutExpired:
         os.killpg(head.pid, signal.SIGKILL)   # its own process group (start_new_session)
+        head.wait()
+    log.close()
     shutil.rmtree(_HOME, ignore_errors=True)

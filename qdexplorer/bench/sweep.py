@@ -1,0 +1,422 @@
+"""Sweeps: every combination of a project's settings (block_dim, fast_math, mode) timed on N devices.
+
+Each engine passed in holds one device (with `--cluster`, one Ray actor on one GPU), and each
+runs on a thread of its own, so the N devices measure at once; Ray places the actors, nothing
+here schedules. The variants other than the default are dealt out over the devices, and every
+device also times the default: a variant is only ever compared with the default measured on the
+same device, interleaved with it round by round (round r runs the device's variants in an order
+rotated by r), so the drift of that device over time hits both alike, and a GPU that is a little
+faster than its neighbour shifts no ratio. Each variant's launches on a device are one run saved
+in the history, named `SWEEP:VARIANT@DEVICE` and tagged in its context (`sweep`, `variant`,
+`sweep_default`, and the `placement` a cluster run records), so a sweep can be read back later
+(`load_sweep`). A variant only re-links or re-launches what differs: the engine keeps every
+variant's compiled artifacts in its cache, and `Engine.variant` swaps them in.
+"""
+from __future__ import annotations
+
+import datetime
+import itertools
+import math
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
+from ..lang.errors import QdError
+from .compare import Comparison, compare_runs
+from .context import collect
+from .engine_api import BenchEngine
+from .history import History
+from .run import Launch, Run
+
+
+class SweepEngine(BenchEngine, Protocol):
+    """An engine that can become any variant a sweep names, and be stopped from another thread."""
+
+    def variant(self, *, hide_overrides: bool | str = False, mode: str | None = None, block_dim: int | None = None,
+                fast_math: bool | None = None) -> AbstractContextManager[None]: ...
+
+    def stop(self) -> None: ...
+
+
+def _block_dim(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 1024:
+        raise QdError(f"block_dim={text}: expected an integer from 1 to 1024")
+    return int(text)
+
+
+def _on_off(text: str) -> bool:
+    t = text.lower()
+    if t not in ("on", "off", "true", "false", "1", "0"):
+        raise QdError(f"fast_math={text}: expected on or off")
+    return t in ("on", "true", "1")
+
+
+def _mode(text: str) -> str:
+    if text not in ("per_task", "whole", "culink"):
+        raise QdError(f"mode={text}: expected per_task, whole or culink")
+    return text
+
+
+# what a sweep can vary: the setting's name, how a value is read, and how it is shown
+SETTINGS: dict[str, Callable[[str], Any]] = {"block_dim": _block_dim, "fast_math": _on_off, "mode": _mode}
+
+
+def _show(value: Any) -> str:
+    return ("on" if value else "off") if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One combination of settings, in the order the sweep names them."""
+    settings: tuple[tuple[str, Any], ...]
+
+    @property
+    def label(self) -> str:
+        return ",".join(f"{k}={_show(v)}" for k, v in self.settings)
+
+    def kwargs(self) -> dict[str, Any]:
+        """The `Engine.variant` keywords that make it."""
+        return dict(self.settings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.settings)
+
+
+def parse_over(specs: Sequence[str]) -> dict[str, list[Any]]:
+    """`--over block_dim=64,128 --over fast_math=on,off` as {setting: [values]}."""
+    out: dict[str, list[Any]] = {}
+    for spec in specs:
+        key, sep, values = spec.partition("=")
+        key = key.strip()
+        if not sep or not values.strip():
+            raise QdError(f"--over {spec!r}: expected SETTING=V1,V2,… (settings: {', '.join(SETTINGS)})")
+        if key not in SETTINGS:
+            raise QdError(f"--over {spec!r}: a sweep can vary {', '.join(SETTINGS)}, not {key!r}")
+        if key in out:
+            raise QdError(f"--over {key} is given twice: list all its values in one --over")
+        out[key] = list(dict.fromkeys(SETTINGS[key](v.strip()) for v in values.split(",") if v.strip()))
+    if not out:
+        raise QdError("a sweep needs at least one --over SETTING=V1,V2,…")
+    return out
+
+
+def grid(over: dict[str, list[Any]], defaults: dict[str, Any]) -> tuple[list[Variant], Variant]:
+    """Every combination of `over`, and the default: the project's own value of each swept setting
+    (`defaults`), added first when the grid does not hold it already, since every ratio is against it."""
+    keys = list(over)
+    variants = [Variant(tuple(zip(keys, combo))) for combo in itertools.product(*(over[k] for k in keys))]
+    default = Variant(tuple((k, defaults[k]) for k in keys))
+    if default not in variants:
+        variants.insert(0, default)
+    return variants, default
+
+
+@dataclass
+class Cell:
+    """One task under one variant on one device: its median and its ratio to the default there."""
+    task: str
+    variant: str
+    device: str
+    median_ms: float
+    ratio: float = 1.0
+    ci: tuple[float, float] = (float("nan"), float("nan"))
+    verdict: str = "default"      # the default's own cell; else faster | slower | same | unsure
+    best: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"task": self.task, "variant": self.variant, "device": self.device, "median_ms": self.median_ms,
+                "ratio": self.ratio, "ci": [None if math.isnan(c) else c for c in self.ci],
+                "verdict": self.verdict, "best": self.best}
+
+
+@dataclass
+class SweepRun:
+    variant: Variant
+    device: str        # where it ran: the placement's label, or "lane K" / "local"
+    run: Run
+
+
+@dataclass
+class SweepResult:
+    name: str
+    variants: list[Variant]
+    default: Variant
+    runs: list[SweepRun] = field(default_factory=list)
+    _cells: list[Cell] | None = field(default=None, repr=False)
+
+    @property
+    def status(self) -> str:
+        states = {r.run.status for r in self.runs}
+        return next((s for s in ("failed", "stopped", "interrupted") if s in states), "complete")
+
+    def tasks(self) -> list[str]:
+        return list(dict.fromkeys(t for r in self.runs for t in r.run.tasks()))
+
+    def devices(self) -> list[str]:
+        return list(dict.fromkeys(r.device for r in self.runs))
+
+    def cells(self) -> list[Cell]:
+        """Every (task, variant, device) measured, the default's first on each device; a variant's
+        ratio and interval are against the default on its device (paired rounds); per task the
+        variant with the lowest ratio among those clearly `faster` is marked best, else the default."""
+        if self._cells is not None:
+            return self._cells
+        base = {r.device: r.run for r in self.runs if r.variant == self.default}
+        against: dict[int, Comparison] = {i: compare_runs(base[r.device], r.run) for i, r in enumerate(self.runs)
+                                          if r.variant != self.default and r.device in base}
+        out: list[Cell] = []
+        for task in self.tasks():
+            rows: list[Cell] = []
+            order = sorted(range(len(self.runs)), key=lambda i: (self.runs[i].variant != self.default,
+                                                                  self.variants.index(self.runs[i].variant)))
+            for i in order:
+                r = self.runs[i]
+                if task not in r.run.tasks():
+                    continue
+                median = float(r.run.medians().get(task, math.nan))
+                if i not in against:
+                    rows.append(Cell(task, r.variant.label, r.device, median,
+                                     verdict="default" if r.variant == self.default else "no default here"))
+                    continue
+                try:
+                    s = against[i].task(task)
+                except KeyError:
+                    rows.append(Cell(task, r.variant.label, r.device, median, math.nan, verdict="not in default"))
+                    continue
+                rows.append(Cell(task, r.variant.label, r.device, median, s.ratio, s.ci, s.verdict))
+            faster = [c for c in rows if c.verdict == "faster"]
+            pick = min(faster, key=lambda c: c.ratio) if faster else next(
+                (c for c in rows if c.verdict == "default"), None)
+            if pick is not None:
+                pick.best = True
+            out += rows
+        self._cells = out
+        return out
+
+    def best(self, task: str) -> Cell | None:
+        return next((c for c in self.cells() if c.task == task and c.best), None)
+
+    def heatmap(self) -> tuple[list[str], list[str], list[list[float]]]:
+        """(tasks, variant labels, ratio[task][variant]) for a heat map: 1.0 is the default, below
+        is faster; NaN where a variant did not run a task. The default's column is 1.0."""
+        tasks, labels = self.tasks(), [v.label for v in self.variants]
+        grid_ = [[math.nan] * len(labels) for _ in tasks]
+        for c in self.cells():
+            i, j = tasks.index(c.task), labels.index(c.variant)
+            if c.verdict == "default":
+                grid_[i][j] = 1.0
+            elif not math.isnan(c.ratio):
+                grid_[i][j] = c.ratio
+        return tasks, labels, grid_
+
+    def table(self) -> str:
+        cells = self.cells()
+        vw = max([len(v.label) + 10 for v in self.variants] + [8])
+        dw = max([len(d) for d in self.devices()] + [6])
+        lines = [f"sweep {self.name}: {len(self.variants)} variants on {len(self.devices())} device(s); ratio = "
+                 f"variant / default on the same device, rounds paired; * = best per task"]
+        for task in self.tasks():
+            lines += ["", task, f"  {'variant':<{vw}} {'device':<{dw}} {'median ms':>11} {'ratio':>7} {'95% CI':>16}  "
+                                f"verdict"]
+            for c in (c for c in cells if c.task == task):
+                name = c.variant + (" (default)" if c.verdict == "default" else "")
+                ci = f"[{c.ci[0]:.3f}, {c.ci[1]:.3f}]" if not math.isnan(c.ci[0]) else ""
+                ratio = f"{c.ratio:7.3f}" if not math.isnan(c.ratio) else f"{'-':>7}"
+                lines.append(f"{'*' if c.best else ' '} {name:<{vw}} {c.device:<{dw}} {c.median_ms:11.4f} {ratio} "
+                             f"{ci:>16}  {'' if c.verdict == 'default' else c.verdict}")
+        for r in self.runs:
+            if r.run.message:
+                lines.append(f"note: {r.run.label}: {r.run.status}: {r.run.message}")
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "status": self.status, "default": self.default.label,
+                "variants": [v.to_dict() | {"label": v.label} for v in self.variants], "devices": self.devices(),
+                "cells": [c.to_dict() for c in self.cells()],
+                "runs": [{"id": r.run.id, "name": r.run.name, "variant": r.variant.label, "device": r.device,
+                          "status": r.run.status, "launches": len(r.run.launches)} for r in self.runs]}
+
+
+def _device_name(run: Run, lane: int, lanes: int) -> str:
+    """Where a run was made, short enough for a run's name: HOST/gpuN on a cluster's GPU, HOST/K
+    for the K-th CPU actor, else the lane (a local engine)."""
+    where = run.context.extra.get("placement") or {}
+    if where.get("gpu") is not None:
+        return f"{where.get('host')}/gpu{where['gpu']}"
+    if where.get("host"):
+        return f"{where['host']}/{lane}" if lanes > 1 else str(where["host"])
+    return f"lane{lane}" if lanes > 1 else "local"
+
+
+@dataclass
+class _Side:
+    variant: Variant
+    run: Run = field(default_factory=Run)
+    compile: dict[str, dict[str, Any]] = field(default_factory=dict)
+    compiled: list[Any] = field(default_factory=list)
+    workloads: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+
+def _lane(engine: SweepEngine, sides: list[_Side], workloads: list[str] | None, rounds: int, per_round: int,
+          warmup: int, seed: int, flush_l2: bool, halt: threading.Event, tick: Callable[[], None]) -> int:
+    """One device's rounds: each round runs every side once, in an order rotated by the round.
+    Returns the rounds completed."""
+    done = 0
+    for rnd in range(rounds):
+        order = sides[rnd % len(sides):] + sides[:rnd % len(sides)]
+        for side in order:
+            if halt.is_set():
+                return done
+            got: list[Launch] = []
+
+            def on(ev: Event, side: _Side = side, got: list[Launch] = got, rnd: int = rnd) -> None:
+                if isinstance(ev, LaunchesTimed):
+                    got += [Launch(tm.task, tm.kernel, ev.workload, tm.repeat - warmup + rnd * per_round, tm.ms,
+                                   tm.grid, tm.block, tm.cpu_ms, rnd) for tm in ev.timings if tm.repeat >= warmup]
+                elif isinstance(ev, TaskCompiled):
+                    side.compile[ev.task] = {k: float(v) for k, v in ev.compiled.seconds.items()} | {
+                        "tier": ev.compiled.tier}
+            with engine.variant(**side.variant.kwargs()):
+                unsubscribe = engine.subscribe(on)
+                try:
+                    results = engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2)
+                finally:
+                    unsubscribe()
+                if not side.compiled:
+                    side.compiled = [ct for t in dict.fromkeys(ln.task for ln in got)
+                                     if (ct := engine.compiled_for(t)) is not None]
+            side.run.launches += got
+            _note(side, results)
+            if any(r.status == "stopped" for r in results):
+                return done
+            tick()
+        done += 1
+    return done
+
+
+def _note(side: _Side, results: list[WorkloadResult]) -> None:
+    for r in results:
+        if r.workload not in side.workloads:
+            side.workloads.append(r.workload)
+        if r.skipped:
+            side.skipped[r.workload] = r.skipped
+        if r.status in ("error", "failed"):
+            msg = f"{r.workload}: {r.error or r.check_error}"
+            if msg not in side.problems:
+                side.problems.append(msg)
+
+
+def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: dict[str, Any],
+          workloads: list[str] | None = None, rounds: int = 6, per_round: int = 5, warmup: int = 1, seed: int = 0,
+          flush_l2: bool = True, name: str | None = None, history: History | None = None,
+          on_progress: Callable[[int, int], None] | None = None) -> SweepResult:
+    """Time every variant of `over` on the devices of `engines` (one thread each), `rounds` rounds of
+    `per_round` timed repeats per variant after `warmup` untimed ones (each swap of variant leaves
+    caches cold), and save one run per variant and device in `history`. Ctrl-C stops every device
+    after its launch in flight and keeps what was measured."""
+    if not engines:
+        raise QdError("a sweep needs at least one engine")
+    if rounds < 1 or per_round < 1 or warmup < 0:
+        raise QdError("rounds and repeats must be at least 1, warm-ups at least 0")
+    variants, default = grid(over, defaults)
+    name = name or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    if history is not None and any(s.label.startswith(f"{name}:") for s in history.list()):
+        raise QdError(f"the history already holds a sweep named {name!r}: choose another --save name")
+    others = [v for v in variants if v != default]
+    lanes = max(1, min(len(engines), len(others)))
+    plan = [[_Side(default)] + [_Side(v) for v in others[i::lanes]] for i in range(lanes)]
+    total = rounds * sum(len(p) for p in plan)
+    halt = threading.Event()
+    lock = threading.Lock()
+    progress = [0]
+    finished: dict[int, int] = {}
+    errors: dict[int, BaseException] = {}
+
+    def tick() -> None:
+        with lock:
+            progress[0] += 1
+            if on_progress:
+                on_progress(progress[0], total)
+
+    def work(i: int) -> None:
+        try:
+            finished[i] = _lane(engines[i], plan[i], workloads, rounds, per_round, warmup, seed, flush_l2, halt, tick)
+        except BaseException as e:  # noqa: BLE001 - reported by the caller's thread
+            errors[i] = e
+            halt.set()
+    threads = [threading.Thread(target=work, args=(i,), name=f"qdexplorer-sweep-{i}", daemon=True)
+               for i in range(lanes)]
+    for t in threads:
+        t.start()
+    interrupted = False
+    try:
+        while any(t.is_alive() for t in threads):
+            for t in threads:
+                t.join(0.2)
+    except KeyboardInterrupt:
+        interrupted = True
+        halt.set()
+        for e in engines[:lanes]:
+            e.stop()
+        for t in threads:
+            t.join()
+    if not interrupted and errors and all(not p.run.launches for plan_ in plan for p in plan_):
+        raise next(iter(errors.values()))   # nothing was measured: the error is the whole story
+    result = SweepResult(name, variants, default)
+    for i, sides in enumerate(plan):
+        pair = uuid.uuid4().hex[:12]   # one per device: its runs were measured side by side
+        made = finished.get(i, 0)
+        for side in sides:
+            run = side.run
+            with engines[i].variant(**side.variant.kwargs()):
+                run.context = collect(engines[i], side.compiled, workloads=side.workloads, warmup=warmup,
+                                      repeat=made * per_round, rounds=made, per_round=per_round, seed=seed,
+                                      interleaved_with=f"sweep {name}", pair=pair,
+                                      l2_flush=flush_l2 and engines[i].backend == "cuda", skipped=side.skipped,
+                                      sweep=name, variant=side.variant.to_dict(),
+                                      sweep_default=side.variant == default)
+            run.compile = {t: v for t, v in side.compile.items() if t in set(run.tasks())}
+            err = errors.get(i)
+            problems = side.problems + ([f"{type(err).__name__}: {err}"] if err else [])
+            run.status = ("failed" if problems else "stopped" if interrupted or halt.is_set() or made < rounds
+                          else "complete")
+            run.message = "; ".join(problems + (["stopped: the timings are what was measured until then"]
+                                                if run.status == "stopped" else []))
+            device = _device_name(run, i, lanes)
+            run.name = f"{name}:{side.variant.label}@{device}"
+            if history is not None:
+                history.save(run)
+            result.runs.append(SweepRun(side.variant, device, run))
+    if interrupted:
+        raise KeyboardInterrupt
+    return result
+
+
+def load_sweep(history: History, name: str) -> SweepResult:
+    """A saved sweep read back from its runs (what the window's heat map and `sweep --show` use)."""
+    runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
+    runs = [r for r in runs if r.context.extra.get("sweep") == name]
+    if not runs:
+        raise QdError(f"no sweep named {name!r} in {history.path}")
+    variants: list[Variant] = []
+    default: Variant | None = None
+    result = SweepResult(name, variants, Variant(()))
+    for r in runs:
+        v = Variant(tuple(r.context.extra.get("variant", {}).items()))
+        if v not in variants:
+            variants.append(v)
+        if r.context.extra.get("sweep_default"):
+            default = v
+        result.runs.append(SweepRun(v, (r.name or "").rpartition("@")[2], r))
+    if default is None:
+        raise QdError(f"sweep {name!r}: no run of its default was saved")
+    variants.remove(default)
+    variants.insert(0, default)
+    result.default = default
+    return result

@@ -1,0 +1,147 @@
+"""`qdexplorer devices | sweep`, and `--cluster` / `--device` on every command that compiles or runs.
+
+`devices` lists the GPUs a command could run on: this machine's (nvidia-smi, no Ray), or each node
+of a Ray cluster's. `sweep` times every combination of settings (`--over block_dim=64,128`) on
+`--gpus N` devices at once and saves one run per variant and device (bench/sweep.py says how).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, sweep
+from ..engine import Engine
+from ..lang.errors import QdError
+from ..machine.launch_spec import DEFAULT_BLOCK
+from ..remote.gpus import RemoteGpu, node_gpus
+from .common import add_cluster_args, add_project_args, make_engine, open_history
+
+CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
+
+
+def add_commands(sub: Any) -> None:
+    """`sub`: the subparsers; the commands that compile or run must already be there."""
+    for name in CLUSTER_COMMANDS:
+        add_cluster_args(sub.choices[name])
+    d = sub.add_parser("devices", help="list the GPUs of this machine, or of each node of a Ray cluster")
+    d.add_argument("--cluster", metavar="ADDRESS", help="ray://HOST:10001, auto or local (default: this machine)")
+    d.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    s = sub.add_parser("sweep", help="time every combination of settings (--over block_dim=64,128,256) on N GPUs "
+                                     "and save one run per variant")
+    add_project_args(s)
+    add_cluster_args(s)
+    s.add_argument("--over", action="append", default=[], metavar="SETTING=V1,V2",
+                   help=f"a setting and its values (repeatable; settings: {', '.join(SETTINGS)}); every combination "
+                        f"is a variant, and the project's own values are the default each is compared with")
+    s.add_argument("--gpus", type=int, default=1, metavar="N",
+                   help="devices that measure at once (Ray actors, one GPU each; with --backend cpu, N CPU actors); "
+                        "more than 1 needs --cluster")
+    s.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
+    s.add_argument("--workload", action="append", help="only this workload (repeatable; default: all)")
+    s.add_argument("--rounds", type=int, default=6, help="rounds: each runs every variant once (default 6)")
+    s.add_argument("--repeat", type=int, default=5, help="timed repeats per variant and round (default 5)")
+    s.add_argument("--warmup", type=int, default=1, help="untimed repeats before each variant's turn (default 1)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    s.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
+                   help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch)")
+    s.add_argument("--save", metavar="NAME", help="name the sweep (its runs are NAME:VARIANT@DEVICE; "
+                                                   "default: sweep-DATE-TIME)")
+    s.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
+    s.add_argument("--show", metavar="NAME", help="print a saved sweep again (measures nothing)")
+
+
+def _local_gpus() -> list[RemoteGpu]:
+    host = os.uname().nodename
+    return [RemoteGpu("", host, **r) for r in node_gpus()]
+
+
+def cmd_devices(a: argparse.Namespace) -> int:
+    nodes: list[dict[str, Any]]
+    if a.cluster:
+        from ..remote import cluster as ray_cluster   # Ray only when a cluster is asked for
+        ray_cluster.connect(a.cluster)
+        nodes = [{"node_id": n.node_id, "host": n.host, "address": n.address, "cpus": n.cpus, "ray_gpus": n.gpus}
+                 for n in ray_cluster.nodes()]
+        gpus = ray_cluster.devices()
+    else:
+        nodes = [{"node_id": "", "host": os.uname().nodename, "address": "", "cpus": float(os.cpu_count() or 0),
+                  "ray_gpus": None}]
+        gpus = _local_gpus()
+    for n in nodes:
+        n["gpus"] = [g.to_dict() for g in gpus if g.node_id == n["node_id"]]
+    where = a.cluster or "this machine"
+    if a.json:
+        print(json.dumps({"cluster": a.cluster, "nodes": nodes}, indent=2))
+        return 0
+    print(f"{where}: {len(nodes)} node{'s' if len(nodes) != 1 else ''}, {len(gpus)} GPU{'s' if len(gpus) != 1 else ''}")
+    for n in nodes:
+        extra = f" ({n['address']})" if n["address"] and n["address"] != n["host"] else ""
+        print(f"  {n['host']}{extra}: {n['cpus']:g} CPUs, " + (f"{len(n['gpus'])} GPU(s)" if n["gpus"] else "no GPU"))
+        for g in n["gpus"]:
+            state = f"busy ({g['used_gb']:.1f} GB used)" if g["busy"] else "free"
+            spec = f"--device {n['host']}:{g['index']}" if a.cluster else ""
+            print(f"    GPU {g['index']}  {g['name']:<24} {g['sm']:<7} driver {g['driver']:<12} "
+                  f"{g['memory_gb']:6.1f} GB  {state:<22} {spec}")
+    if not gpus:
+        print(f"{'this cluster' if a.cluster else 'this machine'} has no NVIDIA GPU (CPU only): the cpu backend runs "
+              f"here (--backend cpu); the cuda backend needs a node with a GPU")
+    return 0
+
+
+def _defaults(eng: Engine, fast_math: str | None) -> dict[str, Any]:
+    """The project's own value of each setting a sweep can vary (what every variant is compared with)."""
+    cfg = eng.project.config
+    return {"block_dim": cfg.block_dim or DEFAULT_BLOCK,
+            "fast_math": cfg.fast_math if fast_math is None else fast_math == "on", "mode": eng.mode}
+
+
+def cmd_sweep(a: argparse.Namespace) -> int:
+    if a.show:
+        with open_history(a.project, create=False) as h:
+            result = load_sweep(h, a.show)
+        print(json.dumps(result.to_dict(), indent=2) if a.json else result.table())
+        return 0 if result.status == "complete" else 1
+    over = parse_over(a.over)
+    if a.gpus < 1:
+        raise QdError("--gpus must be at least 1")
+    if a.gpus > 1 and not a.cluster:
+        raise QdError(f"--gpus {a.gpus}: more than one device needs --cluster (a Ray cluster, `--cluster local` "
+                      f"for this machine's GPUs)")
+    if a.gpus > 1 and a.device:
+        raise QdError("--device pins one GPU; --gpus N lets Ray give each of the N actors its own")
+    engines: list[Engine] = []
+    history = None if a.no_save else open_history(a.project)
+    try:
+        for _ in range(a.gpus):   # one engine per device: each starts its own actor, on a GPU of its own
+            engines.append(make_engine(a, backend=a.backend))
+        if a.cluster and engines[0].backend == "cuda":
+            from ..remote import cluster as ray_cluster   # connected by make_engine
+            if ray_cluster.gpu_count() < a.gpus:
+                raise QdError(f"--gpus {a.gpus}: the cluster has {ray_cluster.gpu_count()} GPU(s) "
+                              f"(qdexplorer devices --cluster {a.cluster})")
+        sides: list[SweepEngine] = list(engines)
+
+        def progress(done: int, total: int) -> None:
+            print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+        result = sweep(sides, over, _defaults(engines[0], a.fast_math), a.workload, rounds=a.rounds,
+                       per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=a.save,
+                       history=history, on_progress=None if a.json else progress)
+    finally:
+        for eng in engines:
+            eng.close()
+        if history is not None:
+            history.close()
+    if a.json:
+        print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}, indent=2))
+    else:
+        print(result.table())
+        print(f"{len(result.runs)} runs " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
+                                             if history else "not saved"), file=sys.stderr)
+    return 0 if result.status == "complete" else 1
+
+
+COMMANDS = {"devices": cmd_devices, "sweep": cmd_sweep}
