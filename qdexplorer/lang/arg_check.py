@@ -20,10 +20,9 @@ from .bounds import eval_expr
 from .device_array import DeviceArray
 from .errors import QdError
 from .field import as_kernel_array
-from .types import from_numpy
+from .types import from_numpy, int_range
 
 I32_MAX = 2**31 - 1
-_INT_RANGE = {"i32": (-2**31, 2**31 - 1), "i64": (-2**63, 2**63 - 1), "u32": (0, 2**32 - 1)}
 
 
 class ArgumentError(QdError, TypeError):
@@ -126,7 +125,7 @@ def _convert_scalar(where: str, v, dt):
         iv = int(v)
     else:  # Quadrants refuses a float for an integer argument (even 2.0): so do we
         raise ArgumentError(f"{where} must be an integer (the kernel takes {dt.name}), got {v!r}")
-    lo, hi = _INT_RANGE.get(dt.name, (-2**63, 2**64 - 1))
+    lo, hi = int_range(dt)
     if not lo <= iv <= hi:
         raise ArgumentError(f"{where} = {iv} does not fit in {dt.name} ({lo}..{hi})")
     return iv

@@ -11,7 +11,7 @@ from . import ir
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast
 from .source import SourceInfo, python_env
 from .toplevel import expand, group, kernel_scope_names
-from .types import f32, i32
+from .types import f32, i32, loop_index_type
 
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
@@ -132,17 +132,18 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         for e in (lo, hi):
             if not e.dtype.is_int:
                 raise src.error(node.iter, f"loop bounds must be integers, got {e.dtype!r}")
-    ranges = [(cast(lo, i32), cast(hi, i32)) for lo, hi in ranges]
+    index_t = loop_index_type(e for r in ranges for e in r)
+    ranges = [(cast(lo, index_t), cast(hi, index_t)) for lo, hi in ranges]
     if grouped:
         if len(targets) != 1:
             raise src.error(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
-        loop_vars = [ir.Local(f"{targets[0].id}_{k}", i32) for k in range(len(ranges))]
+        loop_vars = [ir.Local(f"{targets[0].id}_{k}", index_t) for k in range(len(ranges))]
         b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])})
     else:
         if len(targets) != len(ranges):
             raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
                                          f"loop variable(s)")
-        loop_vars = [ir.Local(t.id, i32) for t in targets]
+        loop_vars = [ir.Local(t.id, index_t) for t in targets]
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
     for s in node.body:
         b.stmt(s)
