@@ -35,11 +35,14 @@ class NonContiguousArgumentError(ArgumentError, ValueError):
     catches Quadrants' error catches this one."""
 
 
-def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_device: bool = False) -> dict:
+def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_device: bool = False,
+                    writes: frozenset | None = None) -> dict:
     """`args` with scalars converted; ArgumentError for anything that would be misread.
 
     `on_device`: the call runs on CUDA in this process, so GPU arrays (DeviceArray) are accepted
-    by pointer; anywhere else one is refused with the fix named."""
+    by pointer; anywhere else one is refused with the fix named. `writes`: the array arguments
+    the kernel stores to (`written_arrays`), when `tasks` are not all of the kernel's tasks."""
+    writes = written_arrays(tasks) if writes is None else writes
     out = dict(args)
     arrays = {}
     for entry in spec:
@@ -64,12 +67,29 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
                                     f"CPU backend: call qd.init(arch=qd.cuda) first, or pass a host copy "
                                     f"(tensor.cpu(), cupy.asnumpy(a))")
             _check_array(where, arrays[name], dt, nd)
+            if name in writes and isinstance(arrays[name], np.ndarray) and not arrays[name].flags.writeable:
+                raise ArgumentError(f"{where} is read-only (writeable=False, or a view of bytes), but the "
+                                    f"kernel writes it; pass a writable copy ({name}.copy())")
         elif kind == "scalar" and hasattr(dt, "is_float"):
             out[name] = _convert_scalar(where, v, dt)
     _check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)})
     for t in tasks:
         check_ranges(kernel_name, t, out | arrays)
     return out
+
+
+def written_arrays(tasks) -> frozenset:
+    """Names of the array arguments a kernel's tasks store to or update atomically; a read-only
+    array (np.frombuffer of bytes, writeable=False) is refused for these and only these."""
+    names = set()
+    for t in tasks:
+        cached = t.__dict__.get("_writes")
+        if cached is None:
+            cached = t.__dict__["_writes"] = frozenset(
+                n.array.name for n in ir.walk(t.body)
+                if isinstance(n, (ir.Store, ir.AtomicRMW)) and isinstance(n.array, ir.ArrayArg))
+        names |= cached
+    return frozenset(names)
 
 
 def _check_no_alias(kernel_name: str, dev: dict):

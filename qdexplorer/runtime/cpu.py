@@ -91,7 +91,7 @@ class CpuBackend:
     def fetch(self, prepared: Prepared, into: dict):
         for k, v in into.items():
             src = prepared.host.get(k)
-            if isinstance(v, np.ndarray) and src is not v:
+            if isinstance(v, np.ndarray) and src is not v and v.flags.writeable:  # read-only: only read
                 v[...] = src
 
     def release(self, prepared: Prepared):

@@ -205,7 +205,8 @@ class DeviceClient:
                     sink("timings", result)
                 elif status == "checkpoint":
                     for k, v in shared.arrays().items():
-                        args[k][...] = v
+                        if args[k].flags.writeable:  # a read-only input was only read (arg_check)
+                            args[k][...] = v
                     sink("checkpoint", None)
                 elif status == "ok":
                     return result
