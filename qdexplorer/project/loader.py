@@ -190,7 +190,7 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
     for f, mod in mods:
         for obj in vars(mod).values():
             if isinstance(obj, Kernel) and obj.file == str(f):
-                proj.kernels.setdefault(obj.name, obj)
+                _add_kernel(proj, obj)
             elif isinstance(obj, Workload):
                 if obj.name in proj.workloads and proj.workloads[obj.name] is not obj:
                     raise ProjectError(f"{f}: workload name '{obj.name}' is defined twice in the project")
@@ -199,6 +199,17 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
         raise ProjectError(f"no @qd.kernel found in {path}")
     _cache[key] = (stamp, proj)
     return proj
+
+
+def _add_kernel(proj: Project, k: Kernel):
+    """Tasks, overrides and workloads find a kernel by its name, so a second kernel of that name
+    (another file, or a factory in the same one) would silently run as the first: refused."""
+    seen = proj.kernels.get(k.name)
+    if seen is None:
+        proj.kernels[k.name] = k
+    elif seen is not k:
+        raise ProjectError(f"kernel '{k.name}' is defined twice: {seen.file}:{seen.line} and {k.file}:{k.line}; "
+                           f"kernel names must be unique in a project (tasks are named after them): rename one")
 
 
 def _import_file(f: Path, root: Path, text: str):
