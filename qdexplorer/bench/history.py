@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.errors import QdError
+from .location import unsafe_history_path
 from .run import Launch, Run
 from .schema import LATEST, MIGRATIONS
 
@@ -57,8 +58,10 @@ def _pid_alive(pid: int | None) -> bool:
 class History:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        unsafe = unsafe_history_path(self.path)
+        if unsafe:
+            raise HistoryError(unsafe)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except (OSError, sqlite3.Error) as e:
             raise HistoryError(f"cannot open the run history {self.path}: {e}") from None
