@@ -18,12 +18,15 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.errors import QdError
-from .safe_files import UnsafePathError, check_folder, check_task_name, read_nofollow, unlink_regular, write_atomic
+from .cache import unsafe_owner
+from .safe_files import (UnsafePathError, check_folder, check_task_name, read_checked, read_nofollow, unlink_regular,
+                         write_atomic)
 
 SUFFIX = {"ptx": ".ptx", "ll": ".ll"}
 SIDECAR = {"ptx": ".json", "ll": ".ll.json"}
@@ -111,9 +114,15 @@ class OverrideStore:
             self._below = self.project_dir
         self.load_dir = Path(load_dir) if load_dir else None
         self.load_kinds = load_kinds
+        self._announced: set = set()
         if self.load_dir is not None and not self.load_dir.is_dir():
             raise QdError(f"--load-ptx folder {self.load_dir} "
                           f"{'is not a folder' if self.load_dir.exists() else 'does not exist'}")
+        if self.load_dir is not None:  # code loaded from it runs as this user: the cache's trust rules
+            why = unsafe_owner(self.load_dir)
+            if why:
+                raise QdError(f"load folder {self.load_dir} {why}; qdexplorer refuses to load code from it "
+                              f"(fix: use a folder of your own that only you can write: chmod go-w)")
 
     def _folder(self, create: bool = False) -> Path:
         if self.folder is None:
@@ -126,11 +135,29 @@ class OverrideStore:
     def _read(self, task: str, p: Path, source: str, base: str | None, kind: str,
               target: str | None = None) -> Override:
         try:
-            data = read_nofollow(p).replace(b"\x00", b"")
+            data, st = read_checked(p)
+            data = data.replace(b"\x00", b"")
         except (UnsafePathError, OSError) as e:
             msg = str(e) if isinstance(e, UnsafePathError) else f"cannot read it: {e.strerror or e}"
             return Override(task, p, b"", "", base, source, kind, problem=msg, target=target)
-        return Override(task, p, data, sha256(data), base, source, kind, content_problem(data, task, kind), target)
+        problem = content_problem(data, task, kind)
+        if source != "project":  # a load folder's file: another user's, or one others can write, never runs
+            why = unsafe_owner(st)
+            problem = f"the file {why}; qdexplorer refuses to load it" if why else problem
+        ov = Override(task, p, data, sha256(data), base, source, kind, problem, target)
+        if source != "project" and not problem:
+            self._announce(ov)
+        return ov
+
+    def _announce(self, ov: Override):
+        """One line on stderr per loaded file (and content): loaded code runs in place of what the
+        kernel's source says, and nothing else in a run's output would show it."""
+        if (ov.path, ov.sha) in self._announced:
+            return
+        self._announced.add((ov.path, ov.sha))
+        what = "LLVM IR" if ov.kind == "ll" else "PTX"
+        print(f"qdexplorer: {ov.task} runs the {what} loaded from {ov.path} in place of the generated {what}",
+              file=sys.stderr, flush=True)
 
     def get(self, task: str, kind: str = "ptx") -> Override | None:
         if not _safe(task):
