@@ -8,13 +8,26 @@ import copy
 
 from . import intrinsics as I
 from . import ir
+from .errors import QuadrantsSyntaxError
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast
 from .source import SourceInfo, python_env
 from .toplevel import expand, group, kernel_scope_names
 from .types import f32, i32, loop_index_type
 
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
-    """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
+    """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered.
+    The frontend recurses over expressions and qd.func calls: past Python's recursion limit the
+    kernel is refused in one line, not with a RecursionError traceback."""
+    try:
+        return _lower_kernel(kernel, memo, spec)
+    except RecursionError:
+        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' nests too deeply to compile (Python's recursion "
+                                   f"limit: a chain of qd.func calls, or one expression, hundreds of levels deep); "
+                                   f"split it into statements", kernel.file,
+                                   kernel.line) from None
+
+
+def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     from .fingerprint import kernel_fingerprint, task_fingerprint
     from .frontend.kernel_scope import KernelScope
     from .template import specialisation_tag

@@ -1,15 +1,19 @@
 """Importing a project runs its code: a top-level endless loop must end in a message, not a hang.
 
-A timer raises `ImportTimedOut` in the importing thread (`PyThreadState_SetAsyncExc`, so it works
-in the GUI's background thread as well as in the CLI's main thread). It interrupts Python code
-(a `while True:` at top level); a C call that never returns is not interruptible this way, and
-the device worker's own timeout covers that case. `QDEXPLORER_IMPORT_TIMEOUT` (seconds, default
-60) sets the limit; 0 switches it off.
+In the main thread (the CLI) a SIGALRM timer raises `ImportTimedOut`: the signal also interrupts
+a blocking call (`time.sleep(600)`, a read of a terminal). In another thread (the GUI's) a timer
+raises it with `PyThreadState_SetAsyncExc`, which interrupts Python code (a `while True:` at top
+level) but not a C call. Standard input reads as empty during the import: a kernel file has no
+one to ask. `QDEXPLORER_IMPORT_TIMEOUT` (seconds, default 60) sets the limit; 0 switches it off.
+Python's compile() of a huge file cannot be interrupted either way, so the loader bounds file size.
 """
 from __future__ import annotations
 
 import ctypes
+import io
 import os
+import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -39,9 +43,54 @@ def _async_raise(thread_id: int, exc) -> None:
 def import_deadline(project, files=(), seconds: float | None = None):
     """Interrupt the body after `seconds` with a QdError naming the project and what to do."""
     seconds = import_timeout() if seconds is None else seconds
-    if seconds <= 0:
+    with _empty_stdin():
+        if seconds <= 0:
+            yield
+        elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer") \
+                and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None):
+            with _reported(project, files, seconds), _alarm(seconds):
+                yield
+        else:
+            with _reported(project, files, seconds), _async_timer(seconds):
+                yield
+
+
+@contextmanager
+def _empty_stdin():
+    old = sys.stdin
+    sys.stdin = io.StringIO()
+    try:
         yield
-        return
+    finally:
+        sys.stdin = old
+
+
+@contextmanager
+def _alarm(seconds: float):
+    def fire(signum, frame):
+        raise ImportTimedOut
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _reported(project, files, seconds: float):
+    try:
+        yield
+    except ImportTimedOut as e:
+        where = _user_frame(e, {str(f) for f in files})
+        raise QdError(f"{where or project}: importing the project did not finish within {seconds:g} s "
+                      f"(an endless loop or a blocking call at top level?); fix it, or set "
+                      f"QDEXPLORER_IMPORT_TIMEOUT=SECONDS to allow longer") from None
+
+
+@contextmanager
+def _async_timer(seconds: float):
     tid = threading.get_ident()
     lock = threading.Lock()
     state = {"done": False, "fired": False}
@@ -57,11 +106,6 @@ def import_deadline(project, files=(), seconds: float | None = None):
     timer.start()
     try:
         yield
-    except ImportTimedOut as e:
-        where = _user_frame(e, {str(f) for f in files})
-        raise QdError(f"{where or project}: importing the project did not finish within {seconds:g} s "
-                      f"(an endless loop at top level?); fix it, or set QDEXPLORER_IMPORT_TIMEOUT=SECONDS "
-                      f"to allow longer") from None
     finally:
         timer.cancel()
         with lock:
