@@ -11,9 +11,8 @@ import datetime
 import json
 import sys
 
+from .bench.history import FRESH_SIDES as FRESH
 from .lang.errors import QdError
-
-FRESH = ("now", "generated", "override", "per_task", "whole", "cpu", "cuda")
 
 
 def add_commands(sub, add_project_args):

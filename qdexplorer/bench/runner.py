@@ -101,7 +101,10 @@ def bench(engine, workloads: list[str] | None = None, repeat: int = 20, warmup: 
     if repeat < 1 or warmup < 0:
         raise ValueError("repeat must be at least 1 and warmup at least 0")
     compile_: dict = {}
-    writer = history.begin(Run(name, {"backend": engine.backend, "streaming": True})) if history else None
+    writer = None
+    if history:  # the context is recorded at the start: a stopped or killed run keeps device, arch and mode
+        writer = history.begin(Run(name, collect(engine, (), workloads=workloads, warmup=warmup, repeat=repeat,
+                                                 seed=seed, streaming=True)))
 
     def on(ev):
         if isinstance(ev, LaunchesTimed):
