@@ -14,6 +14,7 @@ import statistics
 import sys
 import warnings
 
+from .cli_args import at_least
 from .lang.errors import QdError
 
 
@@ -66,8 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--warmup", type=int, default=0, help="untimed passes before the timed ones")
+    r.add_argument("--seed", type=at_least(0), default=0)
+    r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=_seconds, default=60.0,
                    help="seconds a launch may run before it counts as hung (> 0; per launch)")
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")

@@ -11,6 +11,7 @@ import os
 import sys
 
 from ..lang.errors import QdError
+from ..cli_args import seconds
 from .program import INSTALL_HINT
 
 
@@ -24,7 +25,7 @@ def add_parser(sub):
     q.set_defaults(script_args=[])  # cli.main passes what follows `--` (the program's own arguments)
     q.add_argument("--arch", choices=("cpu", "cuda"), help="force qd.init(arch=...) (default: what the program asks)")
     q.add_argument("--json", action="store_true", help="print machine-readable JSON (schema: docs/quadrants.md)")
-    q.add_argument("--timeout", type=float, default=300.0, help="seconds before the program is killed (default 300)")
+    q.add_argument("--timeout", type=seconds, default=300.0, help="seconds before the program is killed (default 300)")
     q.add_argument("--dump", metavar="DIR", help="dump folder (default: a new temporary folder, kept)")
     q.add_argument("--python", metavar="EXE", help="interpreter that has Quadrants (default: this one)")
     q.add_argument("--keep-children", action="store_true", help="leave what the program started in the "
