@@ -6,6 +6,7 @@ syntax error, unsupported construct, unknown workload).
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import re
@@ -361,8 +362,9 @@ def main(argv=None, gui_main=None) -> int:
     except KeyboardInterrupt as e:
         return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
     except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
-        where = f" {e.filename}" if getattr(e, "filename", None) else ""
-        print(f"qdexplorer:{where}: {e.strerror or e}", file=sys.stderr)
+        where = f"{e.filename}: " if getattr(e, "filename", None) else "cannot write the output: " \
+            if e.errno in (errno.EFBIG, errno.ENOSPC) else ""  # no name: stdout (or a pipe) it was writing
+        print(f"qdexplorer: {where}{e.strerror or e}", file=sys.stderr)
         return 2
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -62,6 +62,26 @@ def content_problem(data: bytes, task: str, kind: str = "ptx") -> str | None:
     return None
 
 
+def _entry_params(data: bytes, task: str) -> list[bytes] | None:
+    """The parameter types of `define ... @task(...)` in LLVM IR (None where it has no such line)."""
+    m = re.search(rb"\bdefine\b[^\n]*@\"?" + re.escape(task.encode()) + rb"\"?\s*\(([^)]*)\)", data)
+    if m is None:
+        return None
+    return [p.split()[0] for p in m.group(1).split(b",") if p.strip()]
+
+
+def signature_problem(data: bytes, generated: bytes, task: str) -> str | None:
+    """Why an LLVM-IR override cannot stand in for the generated module: its entry must take the
+    parameters the launcher packs (one per array pointer, shape, scalar, chunk bound), or the
+    kernel reads garbage (or zeros) where its arguments should be."""
+    mine, theirs = _entry_params(data, task), _entry_params(generated, task)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    return (f"its @{task} takes ({', '.join(t.decode() for t in mine)}) but the generated one takes "
+            f"({', '.join(t.decode() for t in theirs)}); the launcher passes the generated parameters, so keep the "
+            f"signature as it is")
+
+
 @dataclass
 class Override:
     task: str
@@ -194,11 +214,13 @@ class OverrideStore:
         used when compiling for that target (the two modules differ: thread indices, triple)."""
         check_task_name(task)
         data = (text.encode() if isinstance(text, str) else text).replace(b"\x00", b"")
+        only_sha = isinstance(generated, str) and re.fullmatch(r"[0-9a-f]{64}", generated)
         problem = content_problem(data, task, kind)
+        if problem is None and kind == "ll" and not only_sha:
+            problem = signature_problem(data, generated.encode() if isinstance(generated, str) else generated, task)
         if problem:
             raise QdError(f"refusing the {kind.upper()} override for {task}: {problem}")
-        gen_sha = generated if isinstance(generated, str) and re.fullmatch(r"[0-9a-f]{64}", generated) \
-            else sha256(generated)
+        gen_sha = generated if only_sha else sha256(generated)
         folder = self._folder(create=True)
         side = {"task": task, "stage": kind, "target": target, "generated_sha256": gen_sha, "override_sha256": sha256(data),
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
