@@ -46,6 +46,12 @@ class KernelTasks:
     error: str = ""
 
 
+def _out_of_memory(workload: str, args: dict, what: str) -> str:
+    size = sum(v.nbytes for v in args.values() if isinstance(v, np.ndarray))
+    return (f"workload '{workload}': its inputs ({size / (1 << 20):.0f} MiB) and {what} do not fit in memory; "
+            f"make the inputs smaller")
+
+
 class Engine:
     def __init__(self, project: str | Path | Project | None = None, backend: str | None = None,
                  arch: str | None = None, in_process: bool = False, offline_cache: bool | None = None,
@@ -281,7 +287,12 @@ class Engine:
         except QdError as e:
             res.error = f"workload '{wl.name}': {e}"
             return
-        before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()}
+        try:  # the check compares outputs with a copy of the inputs: a workload without one needs none
+            before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()} \
+                if wl.check is not None else {}
+        except MemoryError:
+            res.error = _out_of_memory(wl.name, args, "a copy of them for the check")
+            return
         try:
             trips = trip_counts(tasks, args)
         except (ValueError, KeyError) as e:
@@ -306,6 +317,9 @@ class Engine:
                 out = self.device.run(job, args, sink, self._stop)
         except WorkerFault as f:
             self._fault(res, f)
+            return
+        except MemoryError:
+            res.error = _out_of_memory(wl.name, args, "the device's copy of them")
             return
         res.error, res.fault_task, res.stopped = out.error, out.fault_task, out.stopped
         res.ok = res.check_error is None and not res.error
