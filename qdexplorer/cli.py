@@ -301,6 +301,11 @@ def cmd_override(a) -> int:
         edited = fh.read()
     art = arts.get(a.task) if arts else None
     generated = (art.generated_sha256 if stage == "ptx" else art.ll_sha256) if art else None
+    if generated and stage == "ll":  # the text itself, so the edit's signature is checked now
+        try:
+            generated = index.text(art, "ll").encode()
+        except QdError:
+            pass  # only its hash: the signature is checked at the next compile
     if not generated:
         with _engine(a) as eng:  # compiles in the pool: LLVM never runs in this process
             _, compiled = eng.compile(target=target)

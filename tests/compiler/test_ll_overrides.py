@@ -190,3 +190,21 @@ def test_an_ll_override_with_another_signature_is_refused_never_run_on_zeros(tmp
         (folder / f"{TASK}.ll").write_bytes(wrong)
         (res,) = eng.run()
         assert res.status == "error" and "refused" in res.error and "signature" in res.error, res.error
+
+
+def test_cli_override_set_checks_the_signature_against_the_indexed_ll(tmp_path):
+    """After a compile, `override set --stage ll` knows the generated LLVM IR from the cache (not only
+    its hash), so a wrong signature is refused at once rather than at the next run."""
+    proj = write_project(tmp_path / "p")
+    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    base = [sys.executable, "-m", "qdexplorer.cli"]
+    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d")], env=env,
+                   check=True, capture_output=True)
+    f = tmp_path / "d" / f"{TASK}_before_ptx.ll"
+    text = f.read_bytes()
+    head = text[text.index(b"define"):].split(b"\n", 1)[0]
+    f.write_bytes(text.replace(head, head.replace(b"(", b"(i32 %extra, ", 1)))
+    p = subprocess.run(base + ["override", "set", str(proj), TASK, str(f), "--stage", "ll", "--target", "host"],
+                       env=env, capture_output=True, text=True)
+    assert p.returncode == 2 and "generated one takes" in p.stderr, p.stderr
+    assert not (proj / ".qdexplorer" / "overrides" / f"{TASK}.ll").exists()
