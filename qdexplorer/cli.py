@@ -338,6 +338,24 @@ def _cmd_quadrants(a) -> int:
 def main(argv=None, gui_main=None) -> int:
     """`gui_main(args)` opens the window; the launcher (the layer above the GUI) passes it in,
     so this module never imports Qt and the layers stay one-way."""
+    return _exit_past_project_threads(_main(argv, gui_main))
+
+
+def _exit_past_project_threads(rc: int) -> int:
+    """Python waits for every non-daemon thread at exit; one that a project's import started (and
+    never ends) would hold the command forever, so say so and leave without it."""
+    from .project.import_guard import threads_left_running
+    left = threads_left_running()
+    if not left:
+        return rc
+    print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
+          f"({', '.join(t.name for t in left[:3])}); exiting without waiting for them", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
+
+
+def _main(argv=None, gui_main=None) -> int:
     def cmd_gui(a) -> int:
         if gui_main is None:
             raise QdError("the window opens from the `qdexplorer` command (or `python -m qdexplorer gui`)")

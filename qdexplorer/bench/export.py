@@ -93,6 +93,13 @@ def write(run: Run, path, kind: str):
     path = Path(path)
     if path.is_dir():
         raise QdError(f"cannot export to {path}: it is a folder; give a file name, e.g. {path / ('run.' + kind)}")
+    if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: write into it, never replace it
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise QdError(f"cannot export to {path}: {e.strerror or e}") from None
+        return path
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -186,6 +186,9 @@ class History:
     def _check_name(self, db, name, exclude: int | None = None):
         if name is None:
             return
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise HistoryError(f"run name {name!r} is not allowed: it holds a control character (a newline would "
+                               f"forge lines in `qdexplorer runs`)")
         if not name.strip() or name.startswith("#") or name.isdigit():
             raise HistoryError(f"run name {name!r} is not allowed: use letters (names like '#3' or '3' "
                                f"refer to run ids)")

@@ -136,8 +136,8 @@ class OverrideStore:
         self.load_kinds = load_kinds
         self._announced: set = set()
         if self.load_dir is not None and not self.load_dir.is_dir():
-            raise QdError(f"--load-ptx folder {self.load_dir} "
-                          f"{'is not a folder' if self.load_dir.exists() else 'does not exist'}")
+            raise QdError(f"load folder {self.load_dir} (--load-ptx, or QD_DEBUG_DUMP_PATH with QD_LOAD_IR / "
+                          f"QUADRANTS_LOAD_PTX) {'is not a folder' if self.load_dir.exists() else 'does not exist'}")
         if self.load_dir is not None:  # code loaded from it runs as this user: the cache's trust rules
             why = unsafe_owner(self.load_dir)
             if why:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import ctypes
 import io
+import math
 import os
 import signal
 import sys
 import threading
+import weakref
 from contextlib import contextmanager
 
 from ..lang.errors import QdError
@@ -30,9 +32,43 @@ class ImportTimedOut(BaseException):
 def import_timeout() -> float:
     raw = os.environ.get("QDEXPLORER_IMPORT_TIMEOUT", "")
     try:
-        return float(raw) if raw.strip() else DEFAULT_IMPORT_TIMEOUT
+        v = float(raw) if raw.strip() else DEFAULT_IMPORT_TIMEOUT
     except ValueError:
-        raise QdError(f"QDEXPLORER_IMPORT_TIMEOUT must be a number of seconds, got {raw!r}") from None
+        v = float("nan")
+    if not math.isfinite(v):
+        raise QdError(f"QDEXPLORER_IMPORT_TIMEOUT must be a number of seconds (0 for no limit), got {raw!r}")
+    return v
+
+
+_left_running: weakref.WeakSet = weakref.WeakSet()  # non-daemon threads a project's import started
+
+
+def threads_left_running() -> list:
+    """Threads a project's import started that are still running: Python would wait for them at
+    exit (`time.sleep(600)` in one holds the CLI for ten minutes), so the CLI does not."""
+    return [t for t in _left_running if t.is_alive()]
+
+
+@contextmanager
+def _process_kept():
+    """The import may not change what the rest of the command relies on: the working folder
+    (relative paths such as `--dump reldump`), the SIGINT/SIGTERM handlers (Ctrl-C and SIGTERM
+    must still stop it). Threads it leaves running are remembered (`threads_left_running`)."""
+    cwd = os.getcwd()
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    before = set(threading.enumerate())
+    try:
+        yield
+    finally:
+        if os.getcwd() != cwd:
+            os.chdir(cwd)
+        for sig, h in handlers.items():
+            if h is not None and signal.getsignal(sig) is not h:
+                signal.signal(sig, h)
+        for t in set(threading.enumerate()) - before:
+            if not t.daemon:
+                _left_running.add(t)
 
 
 def _async_raise(thread_id: int, exc) -> None:
@@ -43,7 +79,7 @@ def _async_raise(thread_id: int, exc) -> None:
 def import_deadline(project, files=(), seconds: float | None = None):
     """Interrupt the body after `seconds` with a QdError naming the project and what to do."""
     seconds = import_timeout() if seconds is None else seconds
-    with _empty_stdin():
+    with _process_kept(), _empty_stdin():
         if seconds <= 0:
             yield
         elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer") \

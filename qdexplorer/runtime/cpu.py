@@ -47,6 +47,10 @@ class CpuBackend:
         if spec.uses_block_features:
             raise RuntimeError(f"task {spec.task} uses qd.simt.block features, which the CPU backend "
                                f"cannot run; use --backend cuda, or qd.init(arch=qd.cuda) in a script")
+        odd = [t for t in spec.abi if t not in _CTYPES]
+        if odd:  # ctypes has no half: say which argument type, not a KeyError 'f16'
+            raise RuntimeError(f"task {spec.task} takes a {odd[0]} scalar argument, which the CPU backend cannot "
+                               f"pass; declare it qd.f32 and convert inside the kernel")
         llvm = self.llvm
         with _lock:
             target = llvm.Target.from_default_triple()

@@ -97,3 +97,20 @@ def test_exporting_onto_a_folder_or_past_a_size_limit_names_the_target_and_leave
                        preexec_fn=cap, timeout=120)
     assert p.returncode == 1 and f"cannot export to {target / 'r.json'}: File too large" in p.stderr, p.stderr
     assert list(target.iterdir()) == []
+
+
+def test_exporting_to_a_fifo_writes_into_it_and_keeps_it(tmp_path, runs):
+    """A device or FIFO target (/dev/stdout, a pipe) is written into, never replaced by a regular file
+    (own case, issue 21: `export --json /dev/full` as root replaced the device node)."""
+    import stat
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    write(runs("r"), fifo, "json")
+    reader.join(30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(got[0])["name"] == "r"
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]

@@ -223,3 +223,11 @@ def test_a_file_size_limit_is_named_and_the_history_stays_intact(tmp_path):
     with History(db) as h:
         assert [s.label for s in h.list()] == ["base", "rerun", "slow"]
         assert h.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_names_with_control_characters_are_refused(tmp_path):
+    """A newline in a name would forge lines in `runs` (own case, issue 21)."""
+    with History(tmp_path / "h.sqlite") as h:
+        for name in ("a\nb  #9  2026-01-01", "tab\there", "bell\x07"):
+            with pytest.raises(HistoryError, match="control character"):
+                h.save(make_run(name))
