@@ -11,6 +11,7 @@ import os
 import sys
 
 from ..lang.errors import QdError
+from ..arg_types import seconds
 from .program import INSTALL_HINT
 
 
@@ -24,9 +25,11 @@ def add_parser(sub):
     q.set_defaults(script_args=[])  # cli.main passes what follows `--` (the program's own arguments)
     q.add_argument("--arch", choices=("cpu", "cuda"), help="force qd.init(arch=...) (default: what the program asks)")
     q.add_argument("--json", action="store_true", help="print machine-readable JSON (schema: docs/quadrants.md)")
-    q.add_argument("--timeout", type=float, default=300.0, help="seconds before the program is killed (default 300)")
+    q.add_argument("--timeout", type=seconds, default=300.0, help="seconds before the program is killed (default 300)")
     q.add_argument("--dump", metavar="DIR", help="dump folder (default: a new temporary folder, kept)")
     q.add_argument("--python", metavar="EXE", help="interpreter that has Quadrants (default: this one)")
+    q.add_argument("--keep-children", action="store_true", help="leave what the program started in the "
+                   "background running after it exits (default: its whole process group is ended)")
     g = q.add_mutually_exclusive_group()
     g.add_argument("--load-ptx", metavar="DIR", help="rerun with the edited <task>.ptx files of DIR (CUDA)")
     g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
@@ -50,7 +53,7 @@ def cmd_quadrants(a) -> int:
     kind, folder = ("ptx", a.load_ptx) if a.load_ptx else ("ll", a.load_ll) if a.load_ll else (None, None)
     if a.export and not folder:
         raise QdError("--export TASK needs --load-ptx DIR or --load-ll DIR (the folder to write the edit into)")
-    common = dict(arch=a.arch, timeout=a.timeout, python=a.python)
+    common = dict(arch=a.arch, timeout=a.timeout, python=a.python, keep_children=a.keep_children)
     if folder and not a.export:
         res = edit_and_rerun(a.script, folder, kind, args, dump_dir=a.dump, **common)
         base, edited = res["baseline"], res["edited"]
@@ -61,7 +64,7 @@ def cmd_quadrants(a) -> int:
     ours = None
     if a.ours and base.ok:
         from .ours import compare_with_ours, run_ours
-        o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout)
+        o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
         ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
     if a.json:
         doc = base.to_dict()

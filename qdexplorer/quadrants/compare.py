@@ -38,16 +38,18 @@ def compare_runs(baseline, edited, load: dict | None = None) -> list[dict]:
 
 
 def edit_and_rerun(script, edit_folder, kind: str = "ptx", args=(), arch=None, timeout=300.0, python=None,
-                   baseline=None, dump_dir=None) -> dict:
+                   baseline=None, dump_dir=None, keep_children: bool = False) -> dict:
     """Baseline run with dumps (unless given), then the run that loads the edits; never raises for a
     failing program: each run carries its own error."""
     edits = EditFolder(edit_folder, kind)
     if baseline is None:
-        baseline = run_program(script, args, arch=arch, timeout=timeout, python=python, dump_dir=dump_dir)
+        baseline = run_program(script, args, arch=arch, timeout=timeout, python=python, dump_dir=dump_dir,
+                               keep_children=keep_children)
     if not baseline.ok:
         return {"baseline": baseline, "edited": None, "load": None, "comparison": []}
     load = prepare_load(edits, baseline)
-    edited = run_program(script, args, arch=arch, timeout=timeout, python=python, load=load)
+    edited = run_program(script, args, arch=arch, timeout=timeout, python=python, load=load,
+                         keep_children=keep_children)
     confirm_used(load, edited)
     return {"baseline": baseline, "edited": edited, "load": load,
             "comparison": compare_runs(baseline, edited, load)}
