@@ -1,4 +1,4 @@
-"""Probe the CLI with hostile or broken inputs, as a careful user and an attacker would (issue 10).
+"""Probe the CLI with hostile or broken inputs, as a careful user and an attacker would (issues 10, 21).
 
 Each case builds a project (or a folder, a cache, a symlink) in a fresh temporary folder, runs the
 real `qdexplorer` CLI in a subprocess, and judges the outcome. A case that behaves as it should is
@@ -886,6 +886,627 @@ def _(c: Ctx):
 @case("proc: SIGKILL during a run leaves no spinning device worker", "poor")
 def _(c: Ctx):
     return _signal_run(c, signal.SIGKILL)
+
+
+# ================================================================ round two (issue 21)
+def _interruptible():
+    """Ctrl-C as a terminal sends it: a probe run under nohup or `&` inherits SIGINT ignored, and so
+    would the CLI it starts (Python installs no KeyboardInterrupt handler for an ignored SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _py(c: Ctx, code: str, *args, env=None, timeout=180, preexec=None, stdin=None) -> Outcome:
+    """Run a Python script (a user's script, not the CLI) in the sandbox."""
+    e = dict(os.environ, PYTHONPATH=str(ROOT), **c.env)
+    e.update(env or {})
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True, env=e,
+                           timeout=timeout, cwd=c.base, preexec_fn=preexec, stdin=stdin)
+        return Outcome(p.returncode, p.stdout, p.stderr, time.perf_counter() - t0)
+    except subprocess.TimeoutExpired as x:
+        return Outcome(None, _s(x.stdout), _s(x.stderr) + "\n[hung: killed after timeout]", timeout)
+
+
+def _workload_error(o: Outcome) -> str:
+    return next((ln.strip() for ln in o.out.splitlines() if "error" in ln or "FAILED" in ln), o.err.strip()[-140:])[:160]
+
+
+WIDE = textwrap.dedent("""\
+    import numpy as np
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def count(x: qd.types.ndarray(dtype=qd.i64, ndim=1), n: qd.i64):
+        for i in range(n):
+            qd.atomic_add(x[0], 1)
+
+    @qd.kernel
+    def index(x: qd.types.ndarray(dtype=qd.i64, ndim=1), lo: qd.i64):
+        for i in range(lo, lo + 10):
+            x[i - lo] = i
+
+    @qd.workload(count, check=lambda b, a: np.testing.assert_array_equal(a["x"], [{n}]))
+    def wcount(rng):
+        return dict(x=np.zeros(1, np.int64), n={n})
+
+    @qd.workload(index, check=lambda b, a: np.testing.assert_array_equal(a["x"], np.arange(2**32, 2**32 + 10)))
+    def windex(rng):
+        return dict(x=np.zeros(10, np.int64), lo=2**32)
+    """)
+
+for _n in ("2**32 + 5", "2**31 + 9", "2**40"):
+    def _mk(n=_n):
+        @case(f"trips: an i64 n = {n} is refused with the count, never wrapped", "corrupted")
+        def _(c: Ctx):
+            c.project({"k.py": WIDE.format(n=n)})
+            o = c.cli("run", c.proj, "--workload", "wcount", timeout=120)
+            return o.rc == 1 and str(eval(n)) in o.out and "PASSED" not in o.out and o.clean, _workload_error(o)
+    _mk()
+
+
+@case("trips: range(2**32, 2**32 + 10) runs the indices 2**32..2**32+9", "corrupted")
+def _(c: Ctx):
+    c.project({"k.py": WIDE.format(n=1)})
+    o = c.cli("run", c.proj, "--workload", "windex")
+    return o.rc == 0 and "PASSED" in o.out, _workload_error(o)
+
+
+NARROW = textwrap.dedent("""\
+    import numpy as np
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def put(x: qd.types.ndarray(dtype=qd.{dt}, ndim=1), v: qd.{dt}):
+        for i in range(x.shape[0]):
+            x[i] = v
+
+    @qd.workload(put, check=lambda b, a: np.testing.assert_array_equal(a["x"], [{v}] * 4))
+    def w(rng):
+        return dict(x=np.zeros(4, np.{np}), v={v})
+    """)
+
+for _dt, _np, _v in (("i8", "int8", "300"), ("i16", "int16", "70000"), ("u8", "uint8", "-1"), ("u64", "uint64", "-1")):
+    def _mk(dt=_dt, npt=_np, v=_v):
+        @case(f"args: {dt} {v} is refused, never wrapped", "corrupted")
+        def _(c: Ctx):
+            c.project({"k.py": NARROW.format(dt=dt, np=npt, v=v)})
+            o = c.cli("run", c.proj)
+            return o.rc == 1 and f"does not fit in {dt}" in o.out and o.clean, _workload_error(o)
+    _mk()
+
+
+FROZEN_SCRIPT = textwrap.dedent("""\
+    import numpy as np
+    import qdexplorer.lang as qd
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def fill(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = 7.0
+
+    raw = bytes(16)
+    x = {make}
+    try:
+        fill(x)
+    except TypeError as e:
+        print("refused:", e)
+    print("intact" if raw == bytes(16) and not np.asarray(x).any() else "WRITTEN")
+    """)
+
+for _label, _make in (("writeable=False", "np.zeros(4, np.float32); x.flags.writeable = False"),
+                      ("np.frombuffer(bytes)", "np.frombuffer(raw, np.float32)")):
+    def _mk(label=_label, make=_make):
+        @case(f"readonly: a script's {label} array is refused, never written", "corrupted")
+        def _(c: Ctx):
+            script = c.base / "script.py"  # kernels need their source: a real file, as a user's script is
+            script.write_text(FROZEN_SCRIPT.replace("x = {make}", "x = " + make.replace("; x.", "\nx.")))
+            o = _py(c, "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')", script)
+            return "intact" in o.out and "'x' is read-only" in o.out and o.clean, (o.out + o.err).strip()[-140:]
+    _mk()
+
+
+@case("readonly: a read-only array in a workload is one message", "poor")
+def _(c: Ctx):
+    src = INC.replace("return dict(x=np.zeros(16, np.float32))",
+                      "x = np.zeros(16, np.float32)\n    x.flags.writeable = False\n    return dict(x=x)")
+    c.project({"k.py": src})
+    o = c.cli("run", c.proj)
+    return o.rc == 1 and "'x' is read-only" in o.out and o.clean, _workload_error(o)
+
+
+@case("names: two files defining a kernel of one name are refused, never merged", "corrupted")
+def _(c: Ctx):
+    other = INC.replace("x[i] + 1.0", "x[i] + 2.0").replace("b[\"x\"] + 1.0", "b[\"x\"] + 2.0").replace("def w(", "def w2(")
+    c.project({"a.py": INC, "b.py": other})
+    o = c.cli("run", c.proj)
+    return bad_input(o, "defined twice", "a.py", "b.py")
+
+
+# ---------------------------------------------------------------- history paths
+def _history_of(c: Ctx) -> Path:
+    return c.proj / ".qdexplorer" / "history.sqlite"
+
+
+@case("history: a symlinked history.sqlite is refused, its target never created", "security")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    (c.proj / ".qdexplorer").mkdir()
+    target = c.outside / "made.sqlite"
+    os.symlink(target, _history_of(c))
+    o = c.cli("bench", c.proj, "--save", "x", "--repeat", "2")
+    return o.rc == 2 and "symbolic link" in o.err and not target.exists() and o.clean, o.err.strip()[-140:]
+
+
+@case("history: a link to another SQLite file gets no tables", "security")
+def _(c: Ctx):
+    import sqlite3
+    c.project({"k.py": INC})
+    (c.proj / ".qdexplorer").mkdir()
+    other = c.outside / "app.sqlite"
+    con = sqlite3.connect(other)
+    con.execute("CREATE TABLE mine (x)")
+    con.commit()
+    con.close()
+    before = other.read_bytes()
+    os.symlink(other, _history_of(c))
+    o = c.cli("bench", c.proj, "--save", "x", "--repeat", "2")
+    return o.rc == 2 and other.read_bytes() == before, o.err.strip()[-140:]
+
+
+@case("history: a symlinked .qdexplorer folder is refused for the history", "security")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    os.symlink(c.outside, c.proj / ".qdexplorer")
+    o = c.cli("bench", c.proj, "--save", "x", "--repeat", "2")
+    return o.rc == 2 and "symbolic link" in o.err and not list(c.outside.iterdir()), o.err.strip()[-140:]
+
+
+# ---------------------------------------------------------------- load folders
+def _dumped(c: Ctx, mode=0o700):
+    c.project({"k.py": INC})
+    d = c.base / "ir"
+    c.cli("compile", c.proj, "--target", "host", "--dump", d)
+    f = d / "inc_kernel_0_range_for_before_ptx.ll"
+    f.write_bytes(f.read_bytes().replace(b"0x3ff0000000000000", b"0x4000000000000000"))  # + 2.0: a planted edit
+    d.chmod(mode)
+    return d, f
+
+
+@case("load-ir: a QD_LOAD_IR folder others can write is refused, nothing loaded", "security")
+def _(c: Ctx):
+    d, _ = _dumped(c, 0o777)
+    o = c.cli("run", c.proj, env={"QD_LOAD_IR": "1", "QD_DEBUG_DUMP_PATH": str(d)})
+    return bad_input(o, "writable by other users")
+
+
+@case("load-ir: a planted file of another user is refused, never run", "security")
+def _(c: Ctx):
+    if os.geteuid() != 0:
+        return True, "skipped: chown needs root"
+    d, f = _dumped(c)
+    os.chown(f, 65534, 65534)
+    o = c.cli("run", c.proj, env={"QD_LOAD_IR": "1", "QD_DEBUG_DUMP_PATH": str(d)})
+    return o.rc == 1 and "belongs to another user" in o.out and "PASSED" not in o.out and o.clean, _workload_error(o)
+
+
+@case("load-ir: run says on stderr which task runs loaded IR", "security")
+def _(c: Ctx):
+    d, f = _dumped(c)
+    o = c.cli("run", c.proj, env={"QD_LOAD_IR": "1", "QD_DEBUG_DUMP_PATH": str(d)})
+    lines = [ln for ln in o.err.splitlines() if "in place of the generated" in ln]
+    return len(lines) == 1 and "inc_kernel_0_range_for" in lines[0] and str(f) in lines[0], (lines or [o.err[-120:]])[0][:150]
+
+
+@case("load-ir: a script says on stderr which task runs loaded IR", "security")
+def _(c: Ctx):
+    d, f = _dumped(c)
+    code = ("import numpy as np\nimport qdexplorer.lang as qd\nqd.init(arch=qd.cpu)\n"
+            "import importlib.util, sys\nspec = importlib.util.spec_from_file_location('k', sys.argv[1])\n"
+            "m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)\n"
+            "x = np.zeros(16, np.float32); m.inc(x); print(x[0])\n")
+    o = _py(c, code, c.proj / "k.py", env={"QD_LOAD_IR": "1", "QD_DEBUG_DUMP_PATH": str(d)})
+    return "2.0" in o.out and "in place of the generated LLVM IR" in o.err, (o.err.strip() or o.out.strip())[-140:]
+
+
+@case("load-ir: the default folder is the user's, not /tmp/ir", "security")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    o = c.cli("run", c.proj, env={"QD_LOAD_IR": "1", "XDG_CACHE_HOME": str(c.base / "xdg")})
+    return bad_input(o, str(c.base / "xdg" / "qdexplorer" / "ir"), "does not exist")
+
+
+# ---------------------------------------------------------------- quadrants processes
+def _have_quadrants():
+    import importlib.util
+    return importlib.util.find_spec("quadrants") is not None
+
+
+QPROG = textwrap.dedent("""\
+    import subprocess, sys, time
+    import quadrants as qd
+    qd.init(arch=qd.cpu)
+    helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"]{redirect})
+    open(sys.argv[1], "w").write(str(helper.pid))
+    print("started", flush=True)
+    {tail}
+    """)
+
+
+def _qprog(c: Ctx, redirect=", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL", tail=""):
+    c.proj.mkdir()
+    p = c.proj / "prog.py"
+    p.write_text(QPROG.format(redirect=redirect, tail=tail))
+    return p, c.base / "helper.pid"
+
+
+def _reap(pidfile: Path) -> bool:
+    """Whether the helper is gone (killed here if not, so no probe leaves one behind)."""
+    try:
+        pid = int(pidfile.read_text())
+    except (OSError, ValueError):
+        return True
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        if not _alive(pid):
+            return True
+        time.sleep(0.1)
+    os.kill(pid, signal.SIGKILL)
+    return False
+
+
+for _sig in (signal.SIGTERM, signal.SIGINT):
+    def _mk(sig=_sig):
+        @case(f"quadrants: {sig.name} kills the program's process group, leaves no files", "poor")
+        def _(c: Ctx):
+            if not _have_quadrants():
+                return True, "skipped: Quadrants not installed"
+            prog, pidfile = _qprog(c, tail="time.sleep(600)")
+            tmp = c.base / "tmp"
+            tmp.mkdir()
+            e = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp), **c.env)
+            p = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "quadrants", str(prog), "--dump",
+                                  str(c.base / "dump"), "--", str(pidfile)], env=e, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, preexec_fn=_interruptible)
+            end = time.monotonic() + 90
+            while time.monotonic() < end and not (pidfile.exists() and pidfile.read_text()):
+                time.sleep(0.1)
+            p.send_signal(sig)
+            try:
+                p.wait(30)
+            finally:
+                p.kill()
+            gone = _reap(pidfile)
+            time.sleep(1)
+            left = list(tmp.iterdir())
+            return gone and not left and p.returncode == 128 + sig, f"helper gone: {gone}, left: {[x.name for x in left]}"
+    _mk()
+
+
+@case("quadrants: background children of a finished program are ended", "poor")
+def _(c: Ctx):
+    if not _have_quadrants():
+        return True, "skipped: Quadrants not installed"
+    prog, pidfile = _qprog(c)
+    o = c.cli("quadrants", prog, "--", pidfile, timeout=300)
+    return o.rc == 0 and _reap(pidfile) and "background processes" in o.err, o.err.strip()[-140:]
+
+
+@case("quadrants: a child holding stdout does not turn a finished program into a timeout", "poor")
+def _(c: Ctx):
+    if not _have_quadrants():
+        return True, "skipped: Quadrants not installed"
+    prog, pidfile = _qprog(c, redirect="")
+    o = c.cli("quadrants", prog, "--timeout", "60", "--", pidfile, timeout=300)
+    _reap(pidfile)
+    return o.rc == 0 and "timed out" not in o.err and o.seconds < 45, f"rc {o.rc} in {o.seconds:.0f} s"
+
+
+@case("quadrants: output past 4 MiB says it was truncated and where the whole is", "poor")
+def _(c: Ctx):
+    if not _have_quadrants():
+        return True, "skipped: Quadrants not installed"
+    c.proj.mkdir()
+    prog = c.proj / "loud.py"
+    prog.write_text("import sys\nimport quadrants as qd\nqd.init(arch=qd.cpu)\n"
+                    "sys.stdout.write('x' * (6 << 20))\n")
+    o = c.cli("quadrants", prog, timeout=300)
+    note = next((ln for ln in o.err.splitlines() if "truncated" in ln), "")
+    path = note.split("full output is in ")[-1].rstrip(")") if note else ""
+    ok = o.rc == 0 and bool(path) and os.path.getsize(path) >= 6 << 20 if path and os.path.exists(path) else False
+    if path and os.path.exists(path):
+        os.unlink(path)
+    return ok, note[:150] or o.err.strip()[-120:]
+
+
+@case("quadrants: --timeout nan is refused", "poor")
+def _(c: Ctx):
+    return bad_input(c.cli("quadrants", DEMO / "saxpy.py", "--timeout", "nan"), "--timeout", "nan")
+
+
+# ---------------------------------------------------------------- hangs
+def _fifo_case(c: Ctx, where: str):
+    c.project({"k.py": INC})
+    c.cli("compile", c.proj)
+    task = "inc_kernel_0_range_for"
+    if where == "overrides":
+        (c.proj / ".qdexplorer" / "overrides").mkdir(parents=True)
+        os.mkfifo(c.proj / ".qdexplorer" / "overrides" / f"{task}.ptx")
+        outs = [c.cli("compile", c.proj, timeout=60), c.cli("show", c.proj, task, timeout=60),
+                c.cli("override", "list", c.proj, timeout=60)]
+    else:
+        d = c.base / "load"
+        d.mkdir(mode=0o700)
+        os.mkfifo(d / f"{task}.ptx")
+        outs = [c.cli("compile", c.proj, "--load-ptx", d, timeout=60)]
+    hung = [o for o in outs if o.rc is None]
+    return not hung and all(o.clean for o in outs), f"{len(hung)} of {len(outs)} hung"
+
+
+@case("hang: a FIFO in the overrides folder (compile, show, override list)", "poor")
+def _(c: Ctx):
+    return _fifo_case(c, "overrides")
+
+
+@case("hang: a FIFO in a --load-ptx folder", "poor")
+def _(c: Ctx):
+    return _fifo_case(c, "load")
+
+
+for _label, _tail in (("time.sleep", "import time\ntime.sleep(600)\n"), ("os.read(0)", "import os\nos.read(0, 1)\n"),
+                      ("sys.stdin.read", "import sys\nsys.stdin.read()\n")):
+    def _mk(label=_label, tail=_tail):
+        @case(f"hang: a top-level {label} in a kernel file does not hang the import", "poor")
+        def _(c: Ctx):
+            c.project({"k.py": INC + "\n" + tail})
+            r, w = os.pipe()
+            try:
+                e = dict(os.environ, PYTHONPATH=str(ROOT), QDEXPLORER_IMPORT_TIMEOUT="3", **c.env)
+                t0 = time.perf_counter()
+                try:
+                    p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "compile", str(c.proj)], stdin=r,
+                                       capture_output=True, text=True, env=e, timeout=60)
+                    o = Outcome(p.returncode, p.stdout, p.stderr, time.perf_counter() - t0)
+                except subprocess.TimeoutExpired:
+                    return False, "hung"
+            finally:
+                os.close(r)
+                os.close(w)
+            return o.rc in (0, 2) and o.clean, (o.err.strip().splitlines() or ["rc 0"])[-1][:140]
+    _mk()
+
+
+@case("hang: a 49 MB kernel file is refused before compile(), naming the limit", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC + ("#" + "x" * 1023 + "\n") * (49 << 10)})
+    o = c.cli("compile", c.proj, timeout=120)
+    return bad_input(o, "k.py", "QDEXPLORER_MAX_FILE_MB")
+
+
+# ---------------------------------------------------------------- history robustness
+def _saved(c: Ctx, n=3):
+    from qdexplorer.bench.history import History
+    from qdexplorer.bench.run import Launch, Run
+    c.project({"k.py": INC})
+    with History(_history_of(c)) as h:
+        for k in range(n):
+            h.save(Run(f"r{k}", {"backend": "cpu", "device": "x"}, [Launch("t", "k", "w", r, 1.0 + k, 1, 1)
+                                                                     for r in range(400)]))
+        h.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+@case("history: bad JSON in a run's context: runs skips it with a warning", "poor")
+def _(c: Ctx):
+    import sqlite3
+    _saved(c)
+    con = sqlite3.connect(_history_of(c))
+    con.execute("UPDATE runs SET context = '{oops' WHERE name = 'r1'")
+    con.commit()
+    con.close()
+    o = c.cli("runs", c.proj)
+    e = c.cli("export", c.proj, "r1", "--json", c.base / "o.json")
+    return o.rc == 0 and "r0" in o.out and "r2" in o.out and "damaged" in o.err and o.clean and \
+        bad_input(e, "damaged")[0], (o.err.strip() or o.out.strip())[-140:]
+
+
+@case("history: a damaged page gives warnings, not tracebacks", "poor")
+def _(c: Ctx):
+    _saved(c, 6)
+    db = _history_of(c)
+    data = bytearray(db.read_bytes())
+    for page in range(2, len(data) // 4096, 3):
+        data[page * 4096 + 100:page * 4096 + 600] = b"\xa5" * 500
+    db.write_bytes(bytes(data))
+    outs = [c.cli("runs", c.proj), c.cli("export", c.proj, "r1", "--csv", c.base / "o.csv"),
+            c.cli("bench", c.proj, "--save", "after", "--repeat", "2")]
+    return all(o.clean and o.rc in (0, 1, 2) for o in outs), " | ".join((o.err.strip().splitlines() or [""])[-1][:50]
+                                                                         for o in outs)
+
+
+@case("history: latest~abc is one message", "poor")
+def _(c: Ctx):
+    _saved(c)
+    return bad_input(c.cli("export", c.proj, "latest~abc", "--json", c.base / "o.json"), "latest~abc")
+
+
+@case("history: --save latest is refused", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    return bad_input(c.cli("bench", c.proj, "--save", "latest", "--repeat", "2"), "not allowed")
+
+
+@case("history: --rename x latest~1 is refused", "poor")
+def _(c: Ctx):
+    _saved(c)
+    return bad_input(c.cli("runs", c.proj, "--rename", "r0", "latest~1"), "not allowed")
+
+
+@case("history: an interrupted bench keeps its context", "poor")
+def _(c: Ctx):
+    from qdexplorer.bench.history import History
+    c.project({"k.py": SPIN})
+    e = dict(os.environ, PYTHONPATH=str(ROOT), **c.env)
+    p = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "bench", str(c.proj), "--save", "cut", "--timeout",
+                          "600"], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_interruptible)
+    end = time.monotonic() + 120
+    while time.monotonic() < end and not _history_of(c).exists():
+        time.sleep(0.2)
+    time.sleep(3)
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(60)
+    finally:
+        p.kill()
+    with History(_history_of(c)) as h:
+        run = h.load("cut")
+    return run.status == "stopped" and {"device", "arch", "mode"} <= set(run.context), sorted(run.context)[:6]
+
+
+@case("history: deleting a run while bench writes it is refused", "poor")
+def _(c: Ctx):
+    c.project({"k.py": SPIN})
+    e = dict(os.environ, PYTHONPATH=str(ROOT), **c.env)
+    p = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "bench", str(c.proj), "--save", "live", "--timeout",
+                          "600"], env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_interruptible)
+    try:
+        end = time.monotonic() + 120
+        while time.monotonic() < end and not _history_of(c).exists():
+            time.sleep(0.2)
+        time.sleep(2)
+        o = c.cli("runs", c.proj, "--delete", "live")
+    finally:
+        p.send_signal(signal.SIGINT)
+        try:
+            p.wait(60)
+        finally:
+            p.kill()
+    return bad_input(o, "being written")
+
+
+@case("history: a file-size limit is named, the history intact", "poor")
+def _(c: Ctx):
+    import resource
+    _saved(c)
+    db = _history_of(c)
+    limit = db.stat().st_size + 4096
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    code = ("import sys\nfrom qdexplorer.cli import main\nsys.exit(main(sys.argv[1:]))\n")
+    o = _py(c, code, "bench", c.proj, "--save", "big", "--repeat", "400", preexec=cap, timeout=300)
+    from qdexplorer.bench.history import History
+    with History(db) as h:  # the runs saved before are all there; the cut-off one is kept as far as it got
+        intact = {"r0", "r1", "r2"} <= {s.label for s in h.list()} and \
+            h.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    return bad_input(o, "file-size limit", str(db))[0] and intact, o.err.strip()[-140:]
+
+
+# ---------------------------------------------------------------- numeric options
+for _args, _fail in ((("bench", "--timeout", "0"), "poor"), (("bench", "--timeout", "-1"), "poor"),
+                     (("bench", "--timeout", "nan"), "poor"), (("bench", "--warmup", "-5"), "poor"),
+                     (("compare", "a", "b", "--alpha", "2"), "poor"), (("compare", "a", "b", "--threshold", "-50"), "poor"),
+                     (("compare", "a", "b", "--fail-if-slower", "nan"), "corrupted")):
+    def _mk(args=_args, fail=_fail):
+        @case(f"flags: {' '.join(args)} is refused", fail)
+        def _(c: Ctx):
+            c.env["QDEXPLORER_DATA_DIR"] = str(c.base / "data")  # a value let through must not save a run
+            return bad_input(c.cli(*args), args[-2], args[-1])
+    _mk()
+
+
+@case("memory: an input larger than memory is one message", "poor")
+def _(c: Ctx):
+    n = 64 << 20
+    c.project({"k.py": INC.replace("check=lambda b, a: np.testing.assert_allclose(a[\"x\"], b[\"x\"] + 1.0)",
+                                   "check=lambda b, a: None").replace("np.zeros(16, np.float32)",
+                                                                      f"np.ones({n}, np.float32)")})
+    code = ("import resource, sys\nfrom qdexplorer.engine import Engine\neng = Engine(sys.argv[1], in_process=True)\n"
+            "eng.compile()\nvm = next(int(l.split()[1]) * 1024 for l in open('/proc/self/status') if l.startswith('VmSize'))\n"
+            f"resource.setrlimit(resource.RLIMIT_AS, (vm + {int(2.5 * n * 4)}, resource.RLIM_INFINITY))\n"
+            "r = eng.run()[0]\nprint(r.status, '|', r.error)\n")
+    o = _py(c, code, c.proj, timeout=300)
+    return o.clean and o.out.startswith("error") and "memory" in o.out, (o.out.strip() or o.err.strip())[-140:]
+
+
+# ---------------------------------------------------------------- messages
+@case("export: --csv onto an existing folder names it and leaves no temp file", "poor")
+def _(c: Ctx):
+    _saved(c)
+    d = c.base / "outdir"
+    d.mkdir()
+    o = c.cli("export", c.proj, "r0", "--csv", d)
+    return bad_input(o, str(d))[0] and not list(d.iterdir()) and ".tmp" not in o.err, o.err.strip()[-140:]
+
+
+@case("override: an LLVM-IR override with the wrong signature is refused", "corrupted")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    d = c.base / "d"
+    c.cli("compile", c.proj, "--target", "host", "--dump", d)
+    f = d / "inc_kernel_0_range_for_before_ptx.ll"
+    text = f.read_bytes()
+    head = text[text.index(b"define"):].split(b"\n", 1)[0]
+    f.write_bytes(text.replace(head, head.replace(b"(", b"(i32 %extra, ", 1)))
+    o = c.cli("override", "set", c.proj, "inc_kernel_0_range_for", f, "--stage", "ll", "--target", "host")
+    return bad_input(o, "generated one takes")
+
+
+for _kind in ("fifo", "devzero", "folder"):
+    def _mk(kind=_kind):
+        @case(f"input: a {kind} named *.py is refused by name, no phantom toml", "poor")
+        def _(c: Ctx):
+            c.project({"k.py": INC})
+            odd = c.proj / "odd.py"
+            {"fifo": os.mkfifo, "devzero": lambda p: os.symlink("/dev/zero", p), "folder": os.mkdir}[kind](odd)
+            o = c.cli("compile", c.proj, timeout=60)
+            return bad_input(o, "odd.py")[0] and "listed file not found" not in o.err, o.err.strip()[-140:]
+    _mk()
+
+
+@case("input: output past the file-size limit names what failed", "poor")
+def _(c: Ctx):
+    import resource
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    with open(c.base / "out.json", "w") as out:
+        e = dict(os.environ, PYTHONPATH=str(ROOT), **c.env)
+        p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "compile", "--json"], stdout=out,
+                           stderr=subprocess.PIPE, text=True, env=e, preexec_fn=cap, timeout=180)
+    return p.returncode == 2 and "qdexplorer::" not in p.stderr and "output" in p.stderr, p.stderr.strip()[-120:]
+
+
+# ---------------------------------------------------------------- project files and limits
+@case("toml: default discovery refuses a *.py link whose target is outside", "security")
+def _(c: Ctx):
+    (c.outside / "evil.py").write_text("open(__file__ + '.ran', 'w').write('ran')\n")
+    c.project({"k.py": INC})
+    os.symlink(c.outside / "evil.py", c.proj / "link.py")
+    o = c.cli("compile", c.proj)
+    ok, note = bad_input(o, "outside the project folder")
+    return ok and not (c.outside / "evil.py.ran").exists(), note
+
+
+@case("limits: a 1500-deep chain of qd.func calls is one message", "poor")
+def _(c: Ctx):
+    lines = ["import qdexplorer.lang as qd", "", "@qd.func", "def f0(v):", "    return v + 1.0"]
+    for i in range(1, 1500):
+        lines += ["@qd.func", f"def f{i}(v):", f"    return f{i - 1}(v)"]
+    lines += ["", "@qd.kernel", "def deep(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):",
+              "    for i in range(x.shape[0]):", "        x[i] = f1499(x[i])", ""]
+    c.project({"k.py": "\n".join(lines)})
+    o = c.cli("compile", c.proj)
+    return o.rc in (1, 2) and o.clean and "nests too deeply" in o.text, (o.err.strip() or o.out.strip())[-140:]
+
+
+@case("limits: a 20000-term expression is one message", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC.replace("x[i] = x[i] + 1.0", "x[i] = " + " + ".join(["x[i]"] * 20000))})
+    o = c.cli("compile", c.proj)
+    return o.rc in (1, 2) and o.clean and "nests too deeply" in o.text, (o.err.strip() or o.out.strip())[-140:]
 
 
 def main(argv=None) -> int:

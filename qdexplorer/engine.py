@@ -99,6 +99,12 @@ class _RunSink:
             self.res.check_error = f"check raised {type(e).__name__}: {e}"
 
 
+def _out_of_memory(workload: str, args: dict, what: str) -> str:
+    size = sum(v.nbytes for v in args.values() if isinstance(v, np.ndarray))
+    return (f"workload '{workload}': its inputs ({size / (1 << 20):.0f} MiB) and {what} do not fit in memory; "
+            f"make the inputs smaller")
+
+
 class Engine:
     """One open project on one backend. Not thread-safe: drive it from one thread (the window's
     engine thread, the CLI's main thread); only `stop` may be called from another."""
@@ -481,7 +487,12 @@ class Engine:
         except QdError as e:
             res.error = f"workload '{wl.name}': {e}"
             return
-        before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()}
+        try:  # the check compares outputs with a copy of the inputs: a workload without one needs none
+            before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()} \
+                if wl.check is not None else {}
+        except MemoryError:
+            res.error = _out_of_memory(wl.name, args, "a copy of them for the check")
+            return
         try:
             trips = trip_counts(tasks, args)
         except (ValueError, KeyError) as e:
@@ -492,6 +503,9 @@ class Engine:
             out = self._the_device().run(job, args, _RunSink(self, run_id, wl, before, args, res), self._stop)
         except WorkerFault as f:
             self._fault(res, f)
+            return
+        except MemoryError:
+            res.error = _out_of_memory(wl.name, args, "the device's copy of them")
             return
         res.error, res.fault_task, res.stopped = out.error, out.fault_task, out.stopped
         res.ok = res.check_error is None and not res.error

@@ -20,7 +20,7 @@ from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
 from .lang import ir
-from .lang.arg_check import ArgumentError, check_call_args
+from .lang.arg_check import ArgumentError, check_call_args, written_arrays
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray, device_array_of
 from .lang.errors import QdError, QuadrantsAssertionError
@@ -111,8 +111,10 @@ class _Plan:
     range_scalars: tuple = ()
 
     prints: bool = False  # a task prints: the call waits, so its output appears at the call
+    writes: frozenset = frozenset()  # array arguments the kernel writes: never a read-only one
 
     def __post_init__(self):
+        self.writes = written_arrays(self.tasks)
         used = {n.name for t in self.tasks for n in ir.walk(t.ranges) if isinstance(n, ir.ScalarArg)}
         self.range_scalars = tuple(sorted(used))
         self.prints = any(isinstance(n, ir.Print) for t in self.tasks for n in ir.walk(t.body))
@@ -164,7 +166,7 @@ class InlineRunner:
         trips = plan.trips.get(key) if key is not None else None
         # loop ranges and the shapes they are checked against were seen before: skip re-checking them
         checked = check_call_args(kernel.name, spec, args, plan.tasks if trips is None else (),
-                                  on_device=self.backend == "cuda")
+                                  on_device=self.backend == "cuda", writes=plan.writes)
         if trips is None:
             try:
                 trips = trip_counts(plan.tasks, checked)

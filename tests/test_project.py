@@ -14,7 +14,7 @@ def test_manifest_settings(tmp_path):
     proj = load_project(tmp_path)
     assert proj.name == "mine" and set(proj.kernels) == {"saxpy", "copy"}
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
-        assert eng.arch == "sm_80" and eng.backend == "cpu" and not eng.cache.offline
+        assert eng.arch == "sm_80" and eng.backend == "cpu" and not eng.cache_info()["offline"]
         _, compiled = eng.compile(target="nvptx")
         assert {ct.spec.block_dim for ct in compiled} == {64}
         assert all(".target sm_80" in ct.ptx for ct in compiled)
@@ -28,3 +28,45 @@ def test_single_file_project(tmp_path):
     with Engine(f, in_process=True) as eng:
         assert eng.project.name == "one"
         assert [r.status for r in eng.run()] == ["passed"]
+
+
+KERNEL_FILE = '''\
+import numpy as np
+import qdexplorer.lang as qd
+
+@qd.kernel
+def fill(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+    for i in range(x.shape[0]):
+        x[i] = {value}
+
+@qd.workload(fill)
+def {workload}(rng):
+    return dict(x=np.zeros(4, np.float32))
+'''
+
+
+def test_two_files_defining_a_kernel_of_one_name_are_refused_naming_both(tmp_path):
+    """Tasks are named after the kernel: two kernels of one name would collapse into one task set,
+    and the second file's workloads would run the first file's kernel (issue 21)."""
+    import pytest
+
+    from qdexplorer.project.loader import ProjectError
+    (tmp_path / "a.py").write_text(KERNEL_FILE.format(value="1.0", workload="wa"))
+    (tmp_path / "b.py").write_text("\n\n" + KERNEL_FILE.format(value="2.0", workload="wb"))
+    with pytest.raises(ProjectError, match=r"kernel 'fill' is defined twice.*a\.py:4.*b\.py:6"):
+        load_project(tmp_path)
+
+
+def test_one_file_defining_two_kernels_of_one_name_is_refused(tmp_path):
+    import pytest
+
+    from qdexplorer.project.loader import ProjectError
+    text = KERNEL_FILE.format(value="1.0", workload="wa") + KERNEL_FILE.format(value="2.0", workload="wb").replace(
+        "def fill(", "def fill2(").replace("(fill)", "(fill2)") + "\nfill3 = fill\n"
+    (tmp_path / "a.py").write_text(text)
+    load_project(tmp_path)  # an alias of one kernel is the same kernel: fine
+    (tmp_path / "a.py").write_text(text + "\ndef _make():\n    @qd.kernel\n    def fill(x: qd.types.ndarray("
+                                   "dtype=qd.f32, ndim=1)):\n        for i in range(x.shape[0]):\n"
+                                   "            x[i] = 3.0\n    return fill\nother = _make()\n")
+    with pytest.raises(ProjectError, match=r"kernel 'fill' is defined twice.*a\.py:4.*a\.py:2\d"):
+        load_project(tmp_path)

@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..lang.errors import QdError
 from .run import Run
 
 LAUNCH_PID, COMPILE_PID = 1, 2
@@ -86,12 +87,34 @@ def to_trace(run: Run) -> dict:
 
 
 def write(run: Run, path, kind: str):
-    """Write `run` as kind 'csv' | 'json' | 'perfetto' to `path` (a temp file, then replaced)."""
+    """Write `run` as kind 'csv' | 'json' | 'perfetto' to `path` (a temp file, then replaced).
+    Any failure is one QdError naming `path` (never the temporary file), and the temporary file
+    is removed whatever happens."""
     text = {"csv": to_csv, "json": to_json, "perfetto": lambda r: json.dumps(to_trace(r))}[kind](run)
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    if path.is_dir():
+        raise QdError(f"cannot export to {path}: it is a folder; give a file name, e.g. {path / ('run.' + kind)}")
+    if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: write into it, never replace it
+        try:
+            with open(path, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise QdError(f"cannot export to {path}: {e.strerror or e}") from None
+        return path
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError as e:
+        raise QdError(f"cannot export to {path}: {e.strerror or e}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
     return path

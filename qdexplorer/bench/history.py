@@ -4,26 +4,55 @@ Every write is one explicit transaction, so a process killed at any point leaves
 whole batch or none of it. A streaming run is a row with status `running` that gains launches
 batch by batch; if its writer dies, the row keeps what was committed and reads back as
 `interrupted` (the writer's pid is gone). WAL mode lets the window read while a run writes.
+
+The history outlives the code that wrote it and the disk it sits on: every SQLite error becomes a
+HistoryError naming the file and the cause (`sqlite_errors`), a damaged run is skipped with one
+warning line instead of hiding the others, a save is read back before it counts, and a run row
+deleted while its writer streams is re-created from what the writer holds.
 """
 from __future__ import annotations
 
 import builtins
+import functools
 import json
 import os
+import re
 import socket
 import sqlite3
+import sys
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.errors import QdError
+from ..project.data_folder import unsafe_history_path
 from .context import RunContext
 from .run import Launch, Run
 from .schema import LATEST, MIGRATIONS
+from .sqlite_errors import describe
+
+# names `qdexplorer compare` reads as sides measured now, never as saved runs
+FRESH_SIDES = ("now", "generated", "override", "per_task", "whole", "cpu", "cuda")
+_LATEST = re.compile(r"latest(?:~(\d+))?\Z")
 
 
 class HistoryError(QdError):
     """A history database that cannot be used, or a run that is not in it."""
+
+
+class DamagedRun(HistoryError):
+    """One run's rows cannot be read (a damaged page, bad JSON); the others still can."""
+
+
+def _sqlite_errors(method):
+    """Any SQLite error inside `method` is a HistoryError saying which file and why."""
+    @functools.wraps(method)
+    def guarded(self, *a, **kw):
+        try:
+            return method(self, *a, **kw)
+        except sqlite3.Error as e:
+            raise HistoryError(describe(self.path, e)) from None
+    return guarded
 
 
 @dataclass
@@ -60,19 +89,25 @@ def _pid_alive(pid: int | None) -> bool:
 class History:
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        unsafe = unsafe_history_path(self.path)
+        if unsafe:
+            raise HistoryError(unsafe)
+        self.warnings: list[str] = []  # one line per damaged run skipped (also printed on stderr)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except (OSError, sqlite3.Error) as e:
             raise HistoryError(f"cannot open the run history {self.path}: {e}") from None
-        self.db.execute("PRAGMA foreign_keys = ON")
         try:
+            self.db.execute("PRAGMA foreign_keys = ON")
             self.db.execute("PRAGMA journal_mode = WAL")
             self.migrate()
         except sqlite3.DatabaseError as e:
             self.db.close()
-            raise HistoryError(f"{self.path} is not a usable qdexplorer history ({e}); move it aside and "
-                               f"a fresh one is created") from None
+            low = str(e).lower()
+            if "not a database" in low or "malformed" in low or "encrypted" in low:
+                raise HistoryError(f"{self.path} is not a usable qdexplorer history ({e}); move it aside and "
+                                   f"a fresh one is created") from None
+            raise HistoryError(describe(self.path, e)) from None
 
     # -- schema
     @property
@@ -114,14 +149,27 @@ class History:
         self.close()
 
     # -- writing
+    @_sqlite_errors
     def save(self, run: Run) -> int:
         """Store a finished run in one transaction; returns its id (also set on `run`)."""
         with self.transaction() as db:
             run.id = self._insert(db, run, pid=None)
             self._add_launches(db, run.id, run.launches, 0)
             self._add_compile(db, run.id, run.compile)
+        self.verify(run)
         return run.id
 
+    def verify(self, run: Run):
+        """Read a just-saved run back: a save that cannot be read is reported, never called saved."""
+        try:
+            back = self.load(run.id)
+        except HistoryError as e:
+            raise HistoryError(f"run #{run.id} was written to {self.path} but cannot be read back: {e}") from None
+        if len(back.launches) != len(run.launches):
+            raise HistoryError(f"run #{run.id} was written to {self.path} with {len(run.launches)} launches, but "
+                               f"{len(back.launches)} read back; the history is damaged")
+
+    @_sqlite_errors
     def begin(self, run: Run) -> "RunWriter":
         """Start a streaming run: launches are added in batches as they arrive."""
         with self.transaction() as db:
@@ -141,9 +189,15 @@ class History:
     def _check_name(self, db, name, exclude: int | None = None):
         if name is None:
             return
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+            raise HistoryError(f"run name {name!r} is not allowed: it holds a control character (a newline would "
+                               f"forge lines in `qdexplorer runs`)")
         if not name.strip() or name.startswith("#") or name.isdigit():
             raise HistoryError(f"run name {name!r} is not allowed: use letters (names like '#3' or '3' "
                                f"refer to run ids)")
+        if name.startswith("latest") and (_LATEST.match(name) or name.startswith("latest~")) or name in FRESH_SIDES:
+            raise HistoryError(f"run name {name!r} is not allowed: 'latest', 'latest~N' and the fresh sides of "
+                               f"compare ({', '.join(FRESH_SIDES)}) name other runs")
         row = db.execute("SELECT id FROM runs WHERE name = ?", (name,)).fetchone()
         if row and row[0] != exclude:
             raise HistoryError(f"a run named {name!r} already exists in {self.path}: choose another name, or "
@@ -166,26 +220,42 @@ class History:
                        rows)
 
     # -- reading
+    @_sqlite_errors
     def resolve(self, ref: str | int) -> int:
         """A run id from a name, '#id', 'id', 'latest' or 'latest~N' (N runs before the latest)."""
         s = str(ref).strip()
-        if s.startswith("latest"):
-            back = int(s[7:] or 0) if s[6:7] in ("~", "") else -1
-            if back >= 0:
-                row = self.db.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?", (back,)).fetchone()
-                if row:
-                    return row[0]
+        m = _LATEST.match(s)
+        if m:
+            row = self.db.execute("SELECT id FROM runs ORDER BY id DESC LIMIT 1 OFFSET ?",
+                                  (int(m.group(1) or 0),)).fetchone()
+            if row:
+                return row[0]
+            raise HistoryError(f"no run {s!r} in {self.path}: it holds {self._count()} run(s)")
+        if s.startswith("latest~"):
+            raise HistoryError(f"{s!r} is not a run: write latest~N with N a whole number (latest~1 is the run "
+                               f"before the latest)")
         row = self.db.execute("SELECT id FROM runs WHERE name = ?", (s,)).fetchone()
         if row is None and s.lstrip("#").isdigit():
             row = self.db.execute("SELECT id FROM runs WHERE id = ?", (int(s.lstrip("#")),)).fetchone()
         if row is None:
-            known = ", ".join(r.label for r in self.list()[-8:]) or "none saved yet"
+            known = ", ".join(r.label for r in self.list(warn=False)[-8:]) or "none saved yet"
             raise HistoryError(f"no run {s!r} in {self.path} (recent: {known}); "
                                f"save one with: qdexplorer bench --save NAME")
         return row[0]
 
+    @_sqlite_errors
     def load(self, ref: str | int) -> Run:
         rid = self.resolve(ref)
+        try:
+            return self._load(rid)
+        except (sqlite3.DatabaseError, ValueError, TypeError) as e:
+            raise DamagedRun(f"run #{rid} in {self.path} is damaged and cannot be read ({e}); delete it "
+                             f"(qdexplorer runs --delete '#{rid}'), the other runs are not affected") from None
+
+    def _count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+    def _load(self, rid: int) -> Run:
         name, created, ctx, status, message, pid = self.db.execute(
             "SELECT name, created, context, status, message, pid FROM runs WHERE id = ?", (rid,)).fetchone()
         launches = [Launch(*row) for row in self.db.execute(
@@ -199,34 +269,61 @@ class History:
             d[stage] = sec
             if tier:
                 d["tier"] = tier
-        return Run(name, RunContext.from_dict(json.loads(ctx)), launches, compile_, self._status(status, pid), message, created, rid)
+        context = json.loads(ctx)
+        if not isinstance(context, dict):
+            raise ValueError("its context is not a JSON object")
+        return Run(name, RunContext.from_dict(context), launches, compile_, self._status(status, pid), message, created, rid)
 
     @staticmethod
     def _status(status: str, pid) -> str:
         return "interrupted" if status == "running" and not _pid_alive(pid) else status
 
-    def list(self) -> list[RunSummary]:
-        rows = self.db.execute(
-            "SELECT r.id, r.name, r.created, r.status, r.message, r.pid, r.context, "
+    @_sqlite_errors
+    def list(self, warn: bool = True) -> list[RunSummary]:
+        """Every readable run; a damaged one is skipped with one warning line (stderr, `warnings`)."""
+        out = []
+        for (rid,) in self.db.execute("SELECT id FROM runs ORDER BY id").fetchall():
+            try:
+                out.append(self._summary(rid))
+            except (sqlite3.DatabaseError, ValueError, TypeError, AttributeError) as e:
+                if warn:
+                    self._warn(f"run #{rid} in {self.path} is damaged ({e}); skipped")
+        return out
+
+    def _summary(self, rid: int) -> RunSummary:
+        name, created, status, message, pid, ctx, n, ntasks, nrounds, unknown = self.db.execute(
+            "SELECT r.name, r.created, r.status, r.message, r.pid, r.context, "
             "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id), "
             "(SELECT COUNT(DISTINCT task) FROM launches l WHERE l.run_id = r.id), "
             "(SELECT COUNT(DISTINCT round) FROM launches l WHERE l.run_id = r.id), "
-            "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id AND l.round IS NULL) FROM runs r ORDER BY r.id")
-        out = []
-        for rid, name, created, status, message, pid, ctx, n, ntasks, nrounds, unknown in rows:
-            c = RunContext.from_dict(json.loads(ctx))
-            g = c.git or {}
-            git = (g.get("revision", "")[:10] + ("+dirty" if g.get("dirty") else "")) if g else ""
-            out.append(RunSummary(rid, name, created, self._status(status, pid), message, n, ntasks,
-                                  c.backend, c.device, git, None if unknown else nrounds))
-        return out
+            "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id AND l.round IS NULL) FROM runs r WHERE r.id = ?",
+            (rid,)).fetchone()
+        raw = json.loads(ctx)
+        if not isinstance(raw, dict):
+            raise ValueError("its context is not a JSON object")
+        c = RunContext.from_dict(raw)
+        g = c.git or {}
+        git = (g.get("revision", "")[:10] + ("+dirty" if g.get("dirty") else "")) if g else ""
+        return RunSummary(rid, name, created, self._status(status, pid), message, n, ntasks,
+                          c.backend, c.device, git, None if unknown else nrounds)
 
+    def _warn(self, line: str):
+        if line not in self.warnings:
+            self.warnings.append(line)
+            print(f"qdexplorer: warning: {line}", file=sys.stderr)
+
+    @_sqlite_errors
     def delete(self, ref: str | int) -> int:
         rid = self.resolve(ref)
+        status, pid, host = self.db.execute("SELECT status, pid, host FROM runs WHERE id = ?", (rid,)).fetchone()
+        if status == "running" and host in ("", socket.gethostname()) and _pid_alive(pid):
+            raise HistoryError(f"run #{rid} is being written by process {pid} (a bench still running); stop it "
+                               f"first, then delete it")
         with self.transaction() as db:
             db.execute("DELETE FROM runs WHERE id = ?", (rid,))
         return rid
 
+    @_sqlite_errors
     def rename(self, ref: str | int, name: str) -> int:
         rid = self.resolve(ref)
         with self.transaction() as db:
@@ -234,6 +331,7 @@ class History:
             db.execute("UPDATE runs SET name = ? WHERE id = ?", (name, rid))
         return rid
 
+    @_sqlite_errors
     def task_history(self, task: str) -> builtins.list[tuple[int, str, float, float, int]]:
         """(run id, label, created, median ms, launches) of `task` in every saved run, oldest first."""
         import numpy as np
@@ -245,8 +343,20 @@ class History:
                 out.append((s.id, s.label, s.created, float(np.median(ms)), len(ms)))
         return out
 
+    @_sqlite_errors
     def tasks(self) -> builtins.list[str]:  # (`list` in this class is the method above)
         return [r[0] for r in self.db.execute("SELECT DISTINCT task FROM launches ORDER BY task")]
+
+
+def _writer_errors(method):
+    """As `_sqlite_errors`, for the writer (whose file is its history's)."""
+    @functools.wraps(method)
+    def guarded(self, *a, **kw):
+        try:
+            return method(self, *a, **kw)
+        except sqlite3.Error as e:
+            raise HistoryError(describe(self.history.path, e)) from None
+    return guarded
 
 
 class RunWriter:
@@ -257,25 +367,51 @@ class RunWriter:
             raise ValueError("a RunWriter writes a run begun in the history (History.begin gives it an id)")
         self.history, self.run, self.run_id = history, run, run.id
         self.written = 0
+        self.recreated = False
 
+    def _ensure_row(self, db):
+        """Re-create the run's row (and what it already held) if someone deleted it meanwhile: the
+        writer holds every launch it wrote, so a concurrent delete loses nothing."""
+        if db.execute("SELECT 1 FROM runs WHERE id = ?", (self.run_id,)).fetchone():
+            return
+        db.execute("INSERT INTO runs (id, name, created, context, status, message, pid, host) "
+                   "VALUES (?, ?, ?, ?, 'running', '', ?, ?)",
+                   (self.run_id, None, self.run.created, json.dumps(self.run.context.to_dict()), os.getpid(),
+                    socket.gethostname()))
+        if self.run.name and not db.execute("SELECT 1 FROM runs WHERE name = ?", (self.run.name,)).fetchone():
+            db.execute("UPDATE runs SET name = ? WHERE id = ?", (self.run.name, self.run_id))
+        History._add_launches(db, self.run_id, self.run.launches, 0)
+        History._add_compile(db, self.run_id, self.run.compile)
+        self.recreated = True
+
+    @_writer_errors
     def add(self, launches: list[Launch]):
         if not launches:
             return
         with self.history.transaction() as db:
+            self._ensure_row(db)
             History._add_launches(db, self.run_id, launches, self.written)
         self.written += len(launches)
         self.run.launches.extend(launches)
 
+    @_writer_errors
     def add_compile(self, compile_: dict):
         with self.history.transaction() as db:
+            self._ensure_row(db)
             History._add_compile(db, self.run_id, compile_)
         self.run.compile.update(compile_)
 
+    @_writer_errors
     def finish(self, status: str = "complete", message: str = "", context: RunContext | None = None) -> Run:
         if context is not None:
             self.run.context = context
-        self.run.status, self.run.message = status, message
         with self.history.transaction() as db:
+            self._ensure_row(db)
+            if self.recreated:
+                message = "; ".join(filter(None, [message, "its row was deleted while it was being written and "
+                                                           "was re-created with everything measured"]))
             db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
                        (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
+        self.run.status, self.run.message = status, message
+        self.history.verify(self.run)
         return self.run

@@ -24,7 +24,7 @@ from ..compiler.artifacts import CompiledTask
 from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
 from ..runtime.launch import LaunchTiming
 from .clocks import ClockSampler, NvmlClocks, clock_summary, clock_warning, settled
-from .context import RunContext, collect
+from .context import collect
 from .engine_api import BenchEngine
 from .run import Launch, Run
 
@@ -139,7 +139,9 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     names = list(workloads or engine.project.workloads)
     every = list(names)
     compiles: dict[str, dict[str, Any]] = {}
-    writer = history.begin(Run(name, RunContext(backend=engine.backend, streaming=True))) if history else None
+    # the context is recorded at the start: a stopped or killed run keeps device, arch and mode
+    writer = history.begin(Run(name, collect(engine, (), workloads=names, warmup=warmup, repeat=repeat, seed=seed,
+                                             streaming=True))) if history else None
     launches: list[Launch] = []
     results: dict[str, WorkloadResult] = {}
     notes: list[str] = []

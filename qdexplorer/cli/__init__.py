@@ -6,6 +6,8 @@ syntax error, unsupported construct, unknown workload).
 from __future__ import annotations
 
 import argparse
+import errno
+import os
 import signal
 import sys
 import warnings
@@ -13,10 +15,12 @@ from collections.abc import Callable
 from types import FrameType
 
 from ..lang.errors import QdError
+from ..project.import_guard import threads_left_running
 from ..quadrants.command import add_parser as add_quadrants_parser
 from ..quadrants.command import cmd_quadrants
+from ..arg_types import at_least, seconds
 from . import bench_cmds, project_cmds, remote_cmds
-from .common import add_project_args, arch, seconds
+from .common import add_project_args, arch
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
@@ -32,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--warmup", type=int, default=0, help="untimed passes before the timed ones")
+    r.add_argument("--seed", type=at_least(0), default=0)
+    r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds a launch may run before it counts as hung (> 0; per launch)")
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
@@ -70,6 +74,23 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, gui_main: Callable[[argparse.Namespace], int] | None = None) -> int:
     """`gui_main(args)` opens the window; the launcher (the layer above the GUI) passes it in,
     so this module never imports Qt and the layers stay one-way."""
+    return _exit_past_project_threads(_main(argv, gui_main))
+
+
+def _exit_past_project_threads(rc: int) -> int:
+    """Python waits for every non-daemon thread at exit; one that a project's import started (and
+    never ends) would hold the command forever, so say so and leave without it."""
+    left = threads_left_running()
+    if not left:
+        return rc
+    print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
+          f"({', '.join(t.name for t in left[:3])}); exiting without waiting for them", file=sys.stderr)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
+
+
+def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] | None) -> int:
     def cmd_gui(a: argparse.Namespace) -> int:
         if gui_main is None:
             raise QdError("the window opens from the `qdexplorer` command (or `python -m qdexplorer gui`)")
@@ -99,8 +120,9 @@ def main(argv: list[str] | None = None, gui_main: Callable[[argparse.Namespace],
     except KeyboardInterrupt as e:
         return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
     except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
-        where = f" {e.filename}" if getattr(e, "filename", None) else ""
-        print(f"qdexplorer:{where}: {e.strerror or e}", file=sys.stderr)
+        where = f"{e.filename}: " if getattr(e, "filename", None) else "cannot write the output: " \
+            if e.errno in (errno.EFBIG, errno.ENOSPC) else ""  # no name: stdout (or a pipe) it was writing
+        print(f"qdexplorer: {where}{e.strerror or e}", file=sys.stderr)
         return 2
     finally:
         signal.signal(signal.SIGTERM, previous)

@@ -19,11 +19,11 @@ from ..bench.export import write
 from ..bench.run import Run
 from ..bench.runner import Side, bench, interleaved
 from ..engine import Engine
+from ..bench.history import FRESH_SIDES as FRESH
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
+from ..arg_types import at_least, percent, probability, seconds
 from .common import add_project_args, make_engine, open_history
-
-FRESH = ("now", "generated", "override", "per_task", "whole", "cpu", "cuda")
 
 
 def add_commands(sub: Any) -> None:
@@ -40,15 +40,15 @@ def add_commands(sub: Any) -> None:
     add_project_args(c)
     c.add_argument("a", metavar="A", help="baseline: a saved run (name, #id, latest, latest~1) or a fresh side")
     c.add_argument("b", metavar="B", help="candidate, as A")
-    c.add_argument("--fail-if-slower", type=float, metavar="PCT",
+    c.add_argument("--fail-if-slower", type=percent, metavar="PCT",
                    help="exit 1 when a task is slower by more than PCT percent with 95%% confidence")
-    c.add_argument("--alpha", type=float, default=0.05,
+    c.add_argument("--alpha", type=probability, default=0.05,
                    help="1 - the confidence level of the ratio's interval (default 0.05: a 95%% interval)")
-    c.add_argument("--threshold", type=float, metavar="PCT",
+    c.add_argument("--threshold", type=percent, metavar="PCT",
                    help="changes below PCT percent count as the same (default: 5 for saved CUDA runs, 15 for "
                         "saved CPU runs, 2 / 5 for interleaved fresh sides on CUDA / CPU)")
     c.add_argument("--task", help="fresh generated/override: only this task's override (default: all)")
-    c.add_argument("--rounds", type=int, default=10, help="fresh comparisons: A/B rounds (default 10)")
+    c.add_argument("--rounds", type=at_least(1), default=10, help="fresh comparisons: A/B rounds (default 10)")
     _add_run_args(c, repeat=5, repeat_help="fresh comparisons: timed repeats per side per round (default 5); "
                                            "'now' against a saved run: the saved run's repeat")
     c.add_argument("--save", metavar="PREFIX", help="fresh sides: save them as PREFIX-A and PREFIX-B")
@@ -73,11 +73,11 @@ def add_commands(sub: Any) -> None:
 def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
     p.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     p.add_argument("--workload", action="append", help="only this workload (repeatable; default: all)")
-    p.add_argument("--repeat", type=int, default=repeat, help=repeat_help)
-    p.add_argument("--warmup", type=int, default=None, help="untimed repeats first (default 2; 1 per side "
+    p.add_argument("--repeat", type=at_least(1), default=repeat, help=repeat_help)
+    p.add_argument("--warmup", type=at_least(0), default=None, help="untimed repeats first (default 2; 1 per side "
                                                             "and round in fresh comparisons)")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    p.add_argument("--seed", type=at_least(0), default=0)
+    p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before a launch counts as hung")
     p.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
                    help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch, "
                         "as Nsight Compute does)")

@@ -24,16 +24,6 @@ def arch(value: str) -> str:
     return value
 
 
-def seconds(value: str) -> float:
-    try:
-        v = float(value)
-    except ValueError:
-        v = float("nan")
-    if not v > 0 or v == float("inf"):
-        raise argparse.ArgumentTypeError(f"--timeout must be a number of seconds greater than 0, got {value!r}")
-    return v
-
-
 def add_project_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     p.add_argument("--json", action="store_true", help="print machine-readable JSON")

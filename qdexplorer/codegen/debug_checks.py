@@ -9,7 +9,6 @@ Release builds emit none of this: the checks cost a compare and a branch per axi
 """
 from __future__ import annotations
 
-from llvmlite import ir as L
 
 from .abi import I32, I64
 from .emitter_base import EmitterBase

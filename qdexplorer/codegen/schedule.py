@@ -7,7 +7,7 @@ the caller hands each thread a `[lo, hi)` chunk and the loop walks it with strid
 from __future__ import annotations
 
 from ..lang import ir
-from .abi import I32
+from .abi import I32, I64
 from .emitter_base import EmitterBase
 
 
@@ -61,15 +61,18 @@ class ScheduleEmitter(EmitterBase):
 
     def range_for(self):
         b = self.b
-        ext, begins = [], []
-        for lo, hi in self.t.ranges:
-            lo_v, hi_v = self.expr(lo), self.expr(hi)
-            d = b.sub(hi_v, lo_v)
-            ext.append(b.select(b.icmp_signed("<", d, I32(0)), I32(0), d))
-            begins.append(lo_v)
-        total = ext[0]
-        for e in ext[1:]:
-            total = b.mul(total, e)
+        if self.t.loop_vars and self.t.loop_vars[0].dtype.bits == 64:
+            ext, begins, total = self.wide_extents()
+        else:
+            ext, begins = [], []
+            for lo, hi in self.t.ranges:
+                lo_v, hi_v = self.expr(lo), self.expr(hi)
+                d = b.sub(hi_v, lo_v)
+                ext.append(b.select(b.icmp_signed("<", d, I32(0)), I32(0), d))
+                begins.append(lo_v)
+            total = ext[0]
+            for e in ext[1:]:
+                total = b.mul(total, e)
         if self.nv:
             tid, ctaid = self.sreg("tid.x"), self.sreg("ctaid.x")
             ntid, nctaid = self.sreg("ntid.x"), self.sreg("nctaid.x")
@@ -87,6 +90,24 @@ class ScheduleEmitter(EmitterBase):
             lo, hi = self.sig.extra
             end = b.select(b.icmp_signed("<", hi, total), hi, total)
             self.grid_loop(lo, I32(1), end, begins, ext)
+
+    def wide_extents(self):
+        """(extents, begins, total) of a loop with 64-bit bounds: the begins stay 64-bit, so the
+        index keeps its value; the counts are taken in 64 bits and saturate at 2^31 - 1 (the host
+        refuses a launch of more before it starts; only bounds read from arrays reach the limit)."""
+        b = self.b
+        cap = I64(2**31 - 1)
+        ext, begins, total = [], [], I64(1)
+        for lo, hi in self.t.ranges:
+            lo_v, hi_v = self.expr(lo), self.expr(hi)
+            d = b.sub(hi_v, lo_v)
+            d = b.select(b.icmp_signed("<", d, I64(0)), I64(0), d)
+            d = b.select(b.icmp_signed(">", d, cap), cap, d)
+            total = b.mul(total, d)  # each factor is at most 2^31 - 1: no 64-bit overflow
+            total = b.select(b.icmp_signed(">", total, cap), cap, total)
+            ext.append(b.trunc(d, I32))
+            begins.append(lo_v)
+        return ext, begins, b.trunc(total, I32)
 
     def grid_loop(self, start, stride, end, begins, ext, unroll=1):
         """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
@@ -107,10 +128,11 @@ class ScheduleEmitter(EmitterBase):
                 rem = b.add(rem, I32(j), flags=["nsw"])
             for k in reversed(range(len(ext))):
                 var = self.slot(self.t.loop_vars[k])
-                if k == 0:
-                    b.store(b.add(begins[k], rem, flags=["nsw"]), var)
-                else:
-                    b.store(b.add(begins[k], b.urem(rem, ext[k]), flags=["nsw"]), var)
+                off = rem if k == 0 else b.urem(rem, ext[k])
+                if begins[k].type != I32:  # a 64-bit index: the offset is below 2^31
+                    off = b.zext(off, begins[k].type)
+                b.store(b.add(begins[k], off, flags=["nsw"]), var)
+                if k:
                     rem = b.udiv(rem, ext[k])
             self.loops.append((None, nxt))
             self.stmts(self.t.body)

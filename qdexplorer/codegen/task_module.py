@@ -46,6 +46,14 @@ class TaskModule:
 
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
+    try:
+        return _build(task, opts)
+    except RecursionError:  # the IR walks and emitters recurse over expressions
+        raise CodegenError(f"{task.file}:{task.lines[0]}: task {task.name} nests expressions too deeply to compile "
+                           f"(hundreds of terms in one expression?); split it into statements") from None
+
+
+def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
     if opts.target == "host" and task.uses_block_features:
         raise CodegenError(f"{task.file}:{task.lines[0]}: task {task.name} uses qd.simt.block features (shared "
                            f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "

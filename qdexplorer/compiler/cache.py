@@ -155,7 +155,7 @@ class PtxCache:
 
     def _check_writable(self):
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private whatever the umask (002)
             problem = unsafe_owner(self.folder)
             if problem:
                 self._memory_only(f"cache folder {self.folder} {problem}; not loading anything from it "
@@ -266,7 +266,7 @@ class PtxCache:
         p = self.path(key, ns)
         tmp = None
         try:
-            p.parent.mkdir(parents=True, exist_ok=True)
+            p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:8]}-", suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
                 fh.write(entry_bytes(key, data))

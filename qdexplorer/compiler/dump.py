@@ -15,18 +15,30 @@ from pathlib import Path
 from ..lang.errors import QdError
 from .safe_files import check_folder, check_task_name, write_atomic
 
-QUADRANTS_DEFAULT_DUMP = "/tmp/ir"
+QUADRANTS_DEFAULT_DUMP = "/tmp/ir"  # Quadrants' default; not ours (see default_dump_dir)
+
+
+def default_dump_dir() -> str:
+    """Where `QD_DUMP_IR` / `QD_LOAD_IR` go without `QD_DEBUG_DUMP_PATH`: a folder of this user's
+    (`<user cache>/qdexplorer/ir`), not Quadrants' `/tmp/ir`, which any local user can create first
+    and fill with LLVM IR for us to load."""
+    try:
+        import platformdirs
+        base = Path(platformdirs.user_cache_dir("qdexplorer"))
+    except ImportError:
+        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "qdexplorer"
+    return str(base / "ir")
 
 
 def env_dump_dir() -> str | None:
     if os.environ.get("QD_DUMP_IR", "") in ("1", "true", "True"):
-        return os.environ.get("QD_DEBUG_DUMP_PATH", QUADRANTS_DEFAULT_DUMP)
+        return os.environ.get("QD_DEBUG_DUMP_PATH") or default_dump_dir()
     return None
 
 
 def env_load_dir() -> str | None:
     if env_load_kinds():
-        return os.environ.get("QD_DEBUG_DUMP_PATH", QUADRANTS_DEFAULT_DUMP)
+        return os.environ.get("QD_DEBUG_DUMP_PATH") or default_dump_dir()
     return None
 
 

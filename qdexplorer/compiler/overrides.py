@@ -18,12 +18,15 @@ import hashlib
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..lang.errors import QdError
-from .safe_files import UnsafePathError, check_folder, check_task_name, read_nofollow, unlink_regular, write_atomic
+from .cache import unsafe_owner
+from .safe_files import (UnsafePathError, check_folder, check_task_name, read_checked, read_nofollow, unlink_regular,
+                         write_atomic)
 
 SUFFIX = {"ptx": ".ptx", "ll": ".ll"}
 SIDECAR = {"ptx": ".json", "ll": ".ll.json"}
@@ -57,6 +60,26 @@ def content_problem(data: bytes, task: str, kind: str = "ptx") -> str | None:
     if not re.search(rb"\.entry\s+" + name + rb"\s*\(", data):
         return f"it has no '.entry {task}(' (is it another task's PTX?)"
     return None
+
+
+def _entry_params(data: bytes, task: str) -> list[bytes] | None:
+    """The parameter types of `define ... @task(...)` in LLVM IR (None where it has no such line)."""
+    m = re.search(rb"\bdefine\b[^\n]*@\"?" + re.escape(task.encode()) + rb"\"?\s*\(([^)]*)\)", data)
+    if m is None:
+        return None
+    return [p.split()[0] for p in m.group(1).split(b",") if p.strip()]
+
+
+def signature_problem(data: bytes, generated: bytes, task: str) -> str | None:
+    """Why an LLVM-IR override cannot stand in for the generated module: its entry must take the
+    parameters the launcher packs (one per array pointer, shape, scalar, chunk bound), or the
+    kernel reads garbage (or zeros) where its arguments should be."""
+    mine, theirs = _entry_params(data, task), _entry_params(generated, task)
+    if mine is None or theirs is None or mine == theirs:
+        return None
+    return (f"its @{task} takes ({', '.join(t.decode() for t in mine)}) but the generated one takes "
+            f"({', '.join(t.decode() for t in theirs)}); the launcher passes the generated parameters, so keep the "
+            f"signature as it is")
 
 
 @dataclass
@@ -113,9 +136,15 @@ class OverrideStore:
             self._below = self.project_dir
         self.load_dir = Path(load_dir) if load_dir else None
         self.load_kinds = load_kinds
+        self._announced: set = set()
         if self.load_dir is not None and not self.load_dir.is_dir():
-            raise QdError(f"--load-ptx folder {self.load_dir} "
-                          f"{'is not a folder' if self.load_dir.exists() else 'does not exist'}")
+            raise QdError(f"load folder {self.load_dir} (--load-ptx, or QD_DEBUG_DUMP_PATH with QD_LOAD_IR / "
+                          f"QUADRANTS_LOAD_PTX) {'is not a folder' if self.load_dir.exists() else 'does not exist'}")
+        if self.load_dir is not None:  # code loaded from it runs as this user: the cache's trust rules
+            why = unsafe_owner(self.load_dir)
+            if why:
+                raise QdError(f"load folder {self.load_dir} {why}; qdexplorer refuses to load code from it "
+                              f"(fix: use a folder of your own that only you can write: chmod go-w)")
 
     def _folder(self, create: bool = False) -> Path:
         if self.folder is None:
@@ -128,11 +157,29 @@ class OverrideStore:
     def _read(self, task: str, p: Path, source: str, base: str | None, kind: str,
               target: str | None = None) -> Override:
         try:
-            data = read_nofollow(p).replace(b"\x00", b"")
+            data, st = read_checked(p)
+            data = data.replace(b"\x00", b"")
         except (UnsafePathError, OSError) as e:
             msg = str(e) if isinstance(e, UnsafePathError) else f"cannot read it: {e.strerror or e}"
             return Override(task, p, b"", "", base, source, kind, problem=msg, target=target)
-        return Override(task, p, data, sha256(data), base, source, kind, content_problem(data, task, kind), target)
+        problem = content_problem(data, task, kind)
+        if source != "project":  # a load folder's file: another user's, or one others can write, never runs
+            why = unsafe_owner(st)
+            problem = f"the file {why}; qdexplorer refuses to load it" if why else problem
+        ov = Override(task, p, data, sha256(data), base, source, kind, problem, target)
+        if source != "project" and not problem:
+            self._announce(ov)
+        return ov
+
+    def _announce(self, ov: Override):
+        """One line on stderr per loaded file (and content): loaded code runs in place of what the
+        kernel's source says, and nothing else in a run's output would show it."""
+        if (ov.path, ov.sha) in self._announced:
+            return
+        self._announced.add((ov.path, ov.sha))
+        what = "LLVM IR" if ov.kind == "ll" else "PTX"
+        print(f"qdexplorer: {ov.task} runs the {what} loaded from {ov.path} in place of the generated {what}",
+              file=sys.stderr, flush=True)
 
     def get(self, task: str, kind: str = "ptx") -> Override | None:
         if not _safe(task):
@@ -169,11 +216,13 @@ class OverrideStore:
         used when compiling for that target (the two modules differ: thread indices, triple)."""
         check_task_name(task)
         data = (text.encode() if isinstance(text, str) else text).replace(b"\x00", b"")
+        only_sha = isinstance(generated, str) and re.fullmatch(r"[0-9a-f]{64}", generated)
         problem = content_problem(data, task, kind)
+        if problem is None and kind == "ll" and not only_sha:
+            problem = signature_problem(data, generated.encode() if isinstance(generated, str) else generated, task)
         if problem:
             raise QdError(f"refusing the {kind.upper()} override for {task}: {problem}")
-        gen_sha = generated if isinstance(generated, str) and re.fullmatch(r"[0-9a-f]{64}", generated) \
-            else sha256(generated)
+        gen_sha = generated if only_sha else sha256(generated)
         folder = self._folder(create=True)
         side = {"task": task, "stage": kind, "target": target, "generated_sha256": gen_sha, "override_sha256": sha256(data),
                 "written": time.strftime("%Y-%m-%dT%H:%M:%S")}

@@ -23,7 +23,7 @@ from .artifacts import Artifact, CompiledTask, sha256
 from .cache import PtxCache, cache_key
 from .dump import dump_artifact
 from .ll_errors import Source, locate
-from .overrides import OverrideStore
+from .overrides import OverrideStore, signature_problem
 from .pool import Compiler
 from .stages import PATHS, STAGES, CompileRequest, CompileResult, Stage, path_for
 
@@ -240,6 +240,8 @@ class Pipeline:
                     tr.log.append(f"LL override {ov.path} is not used: the PTX override {ptx_ov.path} wins "
                                   f"(a PTX override replaces everything the LLVM IR would become)")
                 ov = None
+        if ov is not None and kind == "ll" and not ov.problem:  # a wrong signature would run on garbage
+            ov.problem = signature_problem(ov.data, produced.data, name)
         if ov is not None:
             status = ov.status(produced.sha)
             used = Artifact(kind, ov.data, "override" if ov.source == "project" else "load", sha256(ov.data),

@@ -72,8 +72,8 @@ def check_folder(folder: Path, create: bool = False, below: Path | None = None) 
                                   f"(replace it with a real folder)")
     if create:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except FileExistsError:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private whatever the umask: a load
+        except FileExistsError:                                    # folder must pass the owner checks
             raise UnsafePathError(f"{folder} exists and is not a folder; pick another path") from None
         except OSError as e:
             raise UnsafePathError(f"cannot create folder {folder}: {e.strerror or e}") from None
@@ -83,17 +83,28 @@ def check_folder(folder: Path, create: bool = False, below: Path | None = None) 
 
 
 def read_nofollow(path: Path) -> bytes:
-    """The bytes of a regular file, refusing a symlink at the last component."""
+    """The bytes of a regular file, refusing a symlink at the last component, and a FIFO or device
+    without waiting on it (opened non-blocking, checked before the first read)."""
+    return read_checked(path)[0]
+
+
+def read_checked(path: Path, max_bytes: int | None = None) -> tuple[bytes, os.stat_result]:
+    """`read_nofollow`, with the file's stat (for owner checks on what was actually opened) and an
+    optional size limit (UnsafePathError past it, before reading)."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, flags)
     except OSError as e:
         if e.errno == errno.ELOOP:
             raise UnsafePathError(f"{path} is a symbolic link; qdexplorer refuses to follow it") from None
         raise
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-            raise UnsafePathError(f"{path} is not a regular file")
-        return fh.read()
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(f"{path} is not a regular file (a FIFO, device or folder); move it aside")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise UnsafePathError(f"{path} is {st.st_size} bytes, more than the {max_bytes} bytes allowed")
+        return fh.read(), st
 
 
 def write_atomic(folder: Path, name: str, data: bytes) -> Path:

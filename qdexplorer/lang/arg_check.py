@@ -11,6 +11,7 @@ indexed by a loop variable must be at least as long as that variable's range (th
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -20,10 +21,9 @@ from .bounds import eval_expr
 from .device_array import DeviceArray
 from .errors import QdError
 from .field import as_kernel_array
-from .types import from_numpy
+from .types import from_numpy, int_range
 
 I32_MAX = 2**31 - 1
-_INT_RANGE = {"i32": (-2**31, 2**31 - 1), "i64": (-2**63, 2**63 - 1), "u32": (0, 2**32 - 1)}
 
 
 class ArgumentError(QdError, TypeError):
@@ -36,11 +36,14 @@ class NonContiguousArgumentError(ArgumentError, ValueError):
     catches Quadrants' error catches this one."""
 
 
-def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_device: bool = False) -> dict:
+def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_device: bool = False,
+                    writes: frozenset | None = None) -> dict:
     """`args` with scalars converted; ArgumentError for anything that would be misread.
 
     `on_device`: the call runs on CUDA in this process, so GPU arrays (DeviceArray) are accepted
-    by pointer; anywhere else one is refused with the fix named."""
+    by pointer; anywhere else one is refused with the fix named. `writes`: the array arguments
+    the kernel stores to (`written_arrays`), when `tasks` are not all of the kernel's tasks."""
+    writes = written_arrays(tasks) if writes is None else writes
     out = dict(args)
     arrays = {}
     for entry in spec:
@@ -65,12 +68,29 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
                                     f"CPU backend: call qd.init(arch=qd.cuda) first, or pass a host copy "
                                     f"(tensor.cpu(), cupy.asnumpy(a))")
             _check_array(where, arrays[name], dt, nd)
+            if name in writes and isinstance(arrays[name], np.ndarray) and not arrays[name].flags.writeable:
+                raise ArgumentError(f"{where} is read-only (writeable=False, or a view of bytes), but the "
+                                    f"kernel writes it; pass a writable copy ({name}.copy())")
         elif kind == "scalar" and hasattr(dt, "is_float"):
             out[name] = _convert_scalar(where, v, dt)
     _check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)})
     for t in tasks:
         check_ranges(kernel_name, t, out | arrays)
     return out
+
+
+def written_arrays(tasks) -> frozenset:
+    """Names of the array arguments a kernel's tasks store to or update atomically; a read-only
+    array (np.frombuffer of bytes, writeable=False) is refused for these and only these."""
+    names = set()
+    for t in tasks:
+        cached = t.__dict__.get("_writes")
+        if cached is None:
+            cached = t.__dict__["_writes"] = frozenset(
+                n.array.name for n in ir.walk(t.body)
+                if isinstance(n, (ir.Store, ir.AtomicRMW)) and isinstance(n.array, ir.ArrayArg))
+        names |= cached
+    return frozenset(names)
 
 
 def _check_no_alias(kernel_name: str, dev: dict):
@@ -120,13 +140,17 @@ def _convert_scalar(where: str, v, dt):
         v = v.item()
     if dt.is_float:
         if isinstance(v, numbers.Real) and not isinstance(v, complex):
-            return float(v)
+            f = float(v)
+            if math.isfinite(f) and abs(f) > float(np.finfo(dt.numpy).max):  # would arrive as inf
+                raise ArgumentError(f"{where} = {f:g} does not fit in {dt.name} (largest {np.finfo(dt.numpy).max:g}); "
+                                    f"pass float('inf') if infinity is meant")
+            return f
         raise ArgumentError(f"{where} must be a number (the kernel takes {dt.name}), got {type(v).__name__}")
     if isinstance(v, bool) or isinstance(v, numbers.Integral):
         iv = int(v)
     else:  # Quadrants refuses a float for an integer argument (even 2.0): so do we
         raise ArgumentError(f"{where} must be an integer (the kernel takes {dt.name}), got {v!r}")
-    lo, hi = _INT_RANGE.get(dt.name, (-2**63, 2**64 - 1))
+    lo, hi = int_range(dt)
     if not lo <= iv <= hi:
         raise ArgumentError(f"{where} = {iv} does not fit in {dt.name} ({lo}..{hi})")
     return iv

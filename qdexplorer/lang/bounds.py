@@ -13,7 +13,7 @@ from typing import Callable
 import numpy as np
 
 from . import ir
-from .types import DType
+from .types import DType, int_range
 
 
 DYNAMIC_TRIP = MAX_TRIPS = 2**31 - 1  # the most indices a loop can run (32-bit indices, as in Quadrants)
@@ -32,15 +32,28 @@ def trip_count(task: ir.Task, args: dict) -> int:
         return DYNAMIC_TRIP
     total = 1
     for lo, hi in task.ranges:
-        a, b = int(eval_expr(lo, args)), int(eval_expr(hi, args))  # bounds are i32 expressions
-        if max(abs(a), abs(b)) > MAX_TRIPS:
-            raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): a loop bound of {max(abs(a), abs(b))} "
-                             f"does not fit the 32-bit loop index; split the loop (at most 2^31 - 1 iterations)")
+        a, b = _bound(task, lo, args), _bound(task, hi, args)
         total *= max(0, b - a)
     if total > MAX_TRIPS:
         raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): {total} iterations is 2^31 or more, which "
-                         f"the 32-bit loop index cannot count; split the loop (at most 2^31 - 1 iterations)")
+                         f"one launch cannot count (32-bit loop index); split the loop (at most 2^31 - 1 "
+                         f"iterations)")
     return total
+
+
+def _bound(task: ir.Task, e: ir.Expr, args: dict) -> int:
+    """A loop bound's value before it is narrowed to the loop index type (a u32 or i64 argument
+    cast to i32 would otherwise be checked after it wrapped); ValueError if it does not fit."""
+    dt = e.dtype
+    while isinstance(e, ir.Cast) and e.operand.dtype.is_int:
+        e = e.operand
+    v = int(eval_expr(e, args))
+    lo, hi = int_range(dt)
+    if not lo <= v <= hi:
+        raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): a loop bound of {v} does not fit the "
+                         f"{dt.bits}-bit loop index; pass the bound as qd.i64 or split the loop (at most "
+                         f"2^31 - 1 iterations)")
+    return v
 
 
 def trip_counts(tasks, args: dict) -> dict[str, int]:

@@ -16,12 +16,24 @@ from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
 from .template import specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
-from .types import as_dtype, f32, i32
+from .types import as_dtype, f32, i32, loop_index_type
 from .vector_types import VectorType
 
 
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
-    """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered."""
+    """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered.
+    The frontend recurses over expressions and qd.func calls: past Python's recursion limit the
+    kernel is refused in one line, not with a RecursionError traceback."""
+    try:
+        return _lower_kernel(kernel, memo, spec)
+    except RecursionError:
+        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' nests too deeply to compile (Python's recursion "
+                                   f"limit: a chain of qd.func calls, or one expression, hundreds of levels deep); "
+                                   f"split it into statements", kernel.file,
+                                   kernel.line) from None
+
+
+def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     src: SourceInfo = kernel.source
     env = python_env(kernel.fn)
     args = kernel_args(spec if spec is not None else kernel.spec_for())
@@ -144,17 +156,18 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         for e in (lo, hi):
             if not e.dtype.is_int:
                 raise src.error(node.iter, f"loop bounds must be integers, got {e.dtype!r}")
-    ranges = [(cast(lo, i32), cast(hi, i32)) for lo, hi in ranges]
+    index_t = loop_index_type(e for r in ranges for e in r)
+    ranges = [(cast(lo, index_t), cast(hi, index_t)) for lo, hi in ranges]
     if grouped:
         if len(targets) != 1:
             raise src.error(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
-        loop_vars = [ir.Local(f"{targets[0].id}_{k}", i32) for k in range(len(ranges))]
+        loop_vars = [ir.Local(f"{targets[0].id}_{k}", index_t) for k in range(len(ranges))]
         b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])})
     else:
         if len(targets) != len(ranges):
             raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
                                          f"loop variable(s)")
-        loop_vars = [ir.Local(t.id, i32) for t in targets]
+        loop_vars = [ir.Local(t.id, index_t) for t in targets]
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
     for s in node.body:
         b.stmt(s)

@@ -78,6 +78,19 @@ def as_dtype(x) -> DType | None:
     return None
 
 
+def int_range(dt: DType) -> tuple[int, int]:
+    """The values an integer dtype holds: every scalar argument is checked against it."""
+    if dt.kind == "u":
+        return 0, (1 << dt.bits) - 1
+    return -(1 << (dt.bits - 1)), (1 << (dt.bits - 1)) - 1
+
+
+def loop_index_type(bounds) -> DType:
+    """The type of a parallel loop's index: i32 as in Quadrants, i64 where a bound is 64-bit, so a
+    bound such as `range(2**32, 2**32 + 10)` keeps its value instead of wrapping to `range(0, 10)`."""
+    return i64 if any(e.dtype.is_int and e.dtype.bits > 32 for e in bounds) else i32
+
+
 def promote(a: DType, b: DType) -> DType:
     """Binary-op result type, following Quadrants: float wins over int, wider wins, signed wins ties."""
     if a == b:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 import platformdirs
@@ -76,3 +77,51 @@ def override_store(project: str | Path | None, load_dir: str | Path | None = Non
     store = overrides_folder(project)
     own = store == folder / STATE / "overrides"   # inside the project: symlinks below it are checked
     return OverrideStore(folder, load_dir, load_kinds, folder=None if own else store)
+
+
+SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite opens beside the database, by name
+
+
+def unsafe_history_path(path: Path) -> str | None:
+    """Why the history at `path` may not be opened (None: it may), creating its folder (private)
+    if missing. SQLite follows links and opens the database and its journals by name, so the
+    overrides' rules apply: the folder and every file must be real (not a symbolic link), the files
+    regular (a FIFO would block the open), and all of them this user's and not writable by others.
+    A group-writable project folder is accepted: its group can edit the project's code anyway."""
+    folder = path.parent
+    try:
+        if not os.path.lexists(folder):
+            folder.mkdir(parents=True, mode=0o700)
+    except FileExistsError:
+        pass
+    except OSError as e:
+        return f"cannot create the run history folder {folder}: {e.strerror or e}"
+    for p in (folder, path, *(Path(f"{path}{s}") for s in SIDE_FILES)):
+        try:
+            st = os.lstat(p)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            return f"cannot read {p}: {e.strerror or e}"
+        what = "run history folder" if p == folder else "run history file"
+        if stat.S_ISLNK(st.st_mode):
+            return (f"the {what} {p} is a symbolic link; qdexplorer refuses to create or modify a database "
+                    f"through it (replace it with a real {'folder' if p == folder else 'file'})")
+        if p == folder and not stat.S_ISDIR(st.st_mode):
+            return f"{p} is not a folder; the run history needs a folder there (move the file aside)"
+        if p != folder and not stat.S_ISREG(st.st_mode):
+            return f"the {what} {p} is not a regular file (a FIFO or device?); move it aside"
+        why = _untrusted(st)
+        if why:
+            return f"the {what} {p} {why}; qdexplorer refuses to use it (fix: chown it to yourself, chmod o-w)"
+    return None
+
+
+def _untrusted(st: os.stat_result) -> str | None:
+    if not hasattr(os, "getuid"):
+        return None
+    if st.st_uid != os.getuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & stat.S_IWOTH:
+        return "is writable by other users"
+    return None

@@ -1,16 +1,22 @@
 """Importing a project runs its code: a top-level endless loop must end in a message, not a hang.
 
-A timer raises `ImportTimedOut` in the importing thread (`PyThreadState_SetAsyncExc`, so it works
-in the GUI's background thread as well as in the CLI's main thread). It interrupts Python code
-(a `while True:` at top level); a C call that never returns is not interruptible this way, and
-the device worker's own timeout covers that case. `QDEXPLORER_IMPORT_TIMEOUT` (seconds, default
-60) sets the limit; 0 switches it off.
+In the main thread (the CLI) a SIGALRM timer raises `ImportTimedOut`: the signal also interrupts
+a blocking call (`time.sleep(600)`, a read of a terminal). In another thread (the GUI's) a timer
+raises it with `PyThreadState_SetAsyncExc`, which interrupts Python code (a `while True:` at top
+level) but not a C call. Standard input reads as empty during the import: a kernel file has no
+one to ask. `QDEXPLORER_IMPORT_TIMEOUT` (seconds, default 60) sets the limit; 0 switches it off.
+Python's compile() of a huge file cannot be interrupted either way, so the loader bounds file size.
 """
 from __future__ import annotations
 
 import ctypes
+import io
+import math
 import os
+import signal
+import sys
 import threading
+import weakref
 from contextlib import contextmanager
 
 from ..lang.errors import QdError
@@ -26,9 +32,43 @@ class ImportTimedOut(BaseException):
 def import_timeout() -> float:
     raw = os.environ.get("QDEXPLORER_IMPORT_TIMEOUT", "")
     try:
-        return float(raw) if raw.strip() else DEFAULT_IMPORT_TIMEOUT
+        v = float(raw) if raw.strip() else DEFAULT_IMPORT_TIMEOUT
     except ValueError:
-        raise QdError(f"QDEXPLORER_IMPORT_TIMEOUT must be a number of seconds, got {raw!r}") from None
+        v = float("nan")
+    if not math.isfinite(v):
+        raise QdError(f"QDEXPLORER_IMPORT_TIMEOUT must be a number of seconds (0 for no limit), got {raw!r}")
+    return v
+
+
+_left_running: weakref.WeakSet = weakref.WeakSet()  # non-daemon threads a project's import started
+
+
+def threads_left_running() -> list:
+    """Threads a project's import started that are still running: Python would wait for them at
+    exit (`time.sleep(600)` in one holds the CLI for ten minutes), so the CLI does not."""
+    return [t for t in _left_running if t.is_alive()]
+
+
+@contextmanager
+def _process_kept():
+    """The import may not change what the rest of the command relies on: the working folder
+    (relative paths such as `--dump reldump`), the SIGINT/SIGTERM handlers (Ctrl-C and SIGTERM
+    must still stop it). Threads it leaves running are remembered (`threads_left_running`)."""
+    cwd = os.getcwd()
+    main = threading.current_thread() is threading.main_thread()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
+    before = set(threading.enumerate())
+    try:
+        yield
+    finally:
+        if os.getcwd() != cwd:
+            os.chdir(cwd)
+        for sig, h in handlers.items():
+            if h is not None and signal.getsignal(sig) is not h:
+                signal.signal(sig, h)
+        for t in set(threading.enumerate()) - before:
+            if not t.daemon:
+                _left_running.add(t)
 
 
 def _async_raise(thread_id: int, exc) -> None:
@@ -39,9 +79,54 @@ def _async_raise(thread_id: int, exc) -> None:
 def import_deadline(project, files=(), seconds: float | None = None):
     """Interrupt the body after `seconds` with a QdError naming the project and what to do."""
     seconds = import_timeout() if seconds is None else seconds
-    if seconds <= 0:
+    with _process_kept(), _empty_stdin():
+        if seconds <= 0:
+            yield
+        elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer") \
+                and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None):
+            with _reported(project, files, seconds), _alarm(seconds):
+                yield
+        else:
+            with _reported(project, files, seconds), _async_timer(seconds):
+                yield
+
+
+@contextmanager
+def _empty_stdin():
+    old = sys.stdin
+    sys.stdin = io.StringIO()
+    try:
         yield
-        return
+    finally:
+        sys.stdin = old
+
+
+@contextmanager
+def _alarm(seconds: float):
+    def fire(signum, frame):
+        raise ImportTimedOut
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _reported(project, files, seconds: float):
+    try:
+        yield
+    except ImportTimedOut as e:
+        where = _user_frame(e, {str(f) for f in files})
+        raise QdError(f"{where or project}: importing the project did not finish within {seconds:g} s "
+                      f"(an endless loop or a blocking call at top level?); fix it, or set "
+                      f"QDEXPLORER_IMPORT_TIMEOUT=SECONDS to allow longer") from None
+
+
+@contextmanager
+def _async_timer(seconds: float):
     tid = threading.get_ident()
     lock = threading.Lock()
     state = {"done": False, "fired": False}
@@ -57,11 +142,6 @@ def import_deadline(project, files=(), seconds: float | None = None):
     timer.start()
     try:
         yield
-    except ImportTimedOut as e:
-        where = _user_frame(e, {str(f) for f in files})
-        raise QdError(f"{where or project}: importing the project did not finish within {seconds:g} s "
-                      f"(an endless loop at top level?); fix it, or set QDEXPLORER_IMPORT_TIMEOUT=SECONDS "
-                      f"to allow longer") from None
     finally:
         timer.cancel()
         with lock:

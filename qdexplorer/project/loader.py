@@ -9,6 +9,7 @@ import hashlib
 import linecache
 import os
 import re
+import stat
 import sys
 import tokenize
 import traceback
@@ -95,6 +96,9 @@ def read_config(path: Path) -> ProjectConfig:
     cfg = ProjectConfig(name=path.name)
     mf = path / "qdexplorer.toml"
     if not mf.is_file():
+        if os.path.lexists(mf) and mf.exists():  # a FIFO would block the read, a folder cannot be one
+            raise ProjectError(f"{mf} is not a regular file (a FIFO, device or folder?); replace it with a "
+                               f"TOML file or remove it")
         return cfg
     try:
         data = tomllib.loads(mf.read_bytes().decode("utf-8"))
@@ -136,8 +140,58 @@ def _listed_files(root: Path, cfg: ProjectConfig) -> list[Path]:
     return out
 
 
+def _discovered_files(root: Path) -> list[Path]:
+    """The `*.py` files of a project without `files = [...]`, under the same rules as listed ones: a
+    link must stay inside the project, and each must be a regular file (a FIFO would hang the
+    import, /dev/zero never ends, a folder named `x.py` is not Python)."""
+    real_root = root.resolve()
+    out = []
+    for p in sorted(root.glob("*.py")):
+        if p.name.startswith(("_", "test_")):
+            continue
+        if stat.S_ISLNK(os.lstat(p).st_mode):  # OSError (no permission): the caller names the folder
+            try:
+                inside = p.resolve(strict=True).is_relative_to(real_root)
+            except (OSError, RuntimeError):
+                raise ProjectError(f"{p} is a link to {os.readlink(p)}, which does not exist") from None
+            if not inside:
+                raise ProjectError(f"{p} is a link to {os.readlink(p)}, outside the project folder {root}; kernel "
+                                   f"files must be inside it (copy the file in, or list files in qdexplorer.toml)")
+        if not stat.S_ISREG(os.stat(p).st_mode):
+            raise ProjectError(_not_regular(p))
+        out.append(p)
+    return out
+
+
+def _not_regular(p: Path) -> str:
+    return (f"{p} is not a regular file (a FIFO, a device or a folder named *.py); remove or rename it, or list "
+            f"the kernel files in qdexplorer.toml (files = [...])")
+
+
+def max_file_bytes() -> int:
+    """The largest kernel file opened: Python's compile() of a huge file cannot be interrupted (tens of
+    seconds per 10 MB, far longer for long expressions), so it is refused before it starts."""
+    raw = os.environ.get("QDEXPLORER_MAX_FILE_MB", "").strip()
+    try:
+        mb = float(raw) if raw else DEFAULT_MAX_FILE_MB
+    except ValueError:
+        raise ProjectError(f"QDEXPLORER_MAX_FILE_MB must be a number of megabytes, got {raw!r}") from None
+    return int(mb * (1 << 20)) if mb > 0 else 1 << 62
+
+
+DEFAULT_MAX_FILE_MB = 8
+
+
 def _read_source(f: Path) -> str:
     """A project file's text, decoded as Python does (a `# coding:` line, else UTF-8)."""
+    try:
+        size = f.stat().st_size
+    except OSError as e:
+        raise ProjectError(f"{f}: cannot read it: {e.strerror or e}") from None
+    if size > max_file_bytes():
+        raise ProjectError(f"{f} is {size / (1 << 20):.1f} MiB, larger than the {max_file_bytes() / (1 << 20):g} MiB a "
+                           f"kernel file may be (Python's compile() of it cannot be interrupted); split it, or set "
+                           f"QDEXPLORER_MAX_FILE_MB to allow more")
     try:
         with tokenize.open(f) as fh:
             return fh.read()
@@ -170,13 +224,14 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
         cfg = read_config(path)
         root = path
         try:
-            files = _listed_files(root, cfg) if cfg.files else sorted(
-                p for p in root.glob("*.py") if not p.name.startswith(("_", "test_")))
             os.listdir(root)  # an unreadable folder must not look like an empty one
+            files = _listed_files(root, cfg) if cfg.files else _discovered_files(root)
         except OSError as e:
             raise ProjectError(f"cannot read project folder {root}: {e.strerror or e}") from None
         missing = [f for f in files if not f.is_file()]
         if missing:
+            if missing[0].exists():
+                raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file {_not_regular(missing[0])}")
             raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file not found: {missing[0]}")
     texts = {f: _read_source(f) for f in files}
     # content, not mtime: an edit within the filesystem's timestamp granularity must still count
@@ -190,7 +245,7 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
     for f, mod in mods:
         for obj in vars(mod).values():
             if isinstance(obj, Kernel) and obj.file == str(f):
-                proj.kernels.setdefault(obj.name, obj)
+                _add_kernel(proj, obj)
             elif isinstance(obj, Workload):
                 if obj.name in proj.workloads and proj.workloads[obj.name] is not obj:
                     raise ProjectError(f"{f}: workload name '{obj.name}' is defined twice in the project")
@@ -199,6 +254,17 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
         raise ProjectError(f"no @qd.kernel found in {path}")
     _cache[key] = (stamp, proj)
     return proj
+
+
+def _add_kernel(proj: Project, k: Kernel):
+    """Tasks, overrides and workloads find a kernel by its name, so a second kernel of that name
+    (another file, or a factory in the same one) would silently run as the first: refused."""
+    seen = proj.kernels.get(k.name)
+    if seen is None:
+        proj.kernels[k.name] = k
+    elif seen is not k:
+        raise ProjectError(f"kernel '{k.name}' is defined twice: {seen.file}:{seen.line} and {k.file}:{k.line}; "
+                           f"kernel names must be unique in a project (tasks are named after them): rename one")
 
 
 def _import_file(f: Path, root: Path, text: str):
@@ -211,6 +277,9 @@ def _import_file(f: Path, root: Path, text: str):
         code = compile(text, str(f), "exec", dont_inherit=True)
     except SyntaxError as e:
         raise ProjectError(f"{e.filename or f}:{e.lineno}:{e.offset or 0}: syntax error: {e.msg}") from None
+    except (RecursionError, MemoryError) as e:  # Python's own compiler: a 20000-term expression
+        raise ProjectError(f"{f}: an expression or block nests too deeply for Python to compile "
+                           f"({type(e).__name__}); split it into smaller statements") from None
     except ValueError as e:  # NUL bytes: binary data, not Python source
         raise ProjectError(f"{f}: not a Python source file ({e}); remove it from the project or from "
                            f"qdexplorer.toml's files") from None

@@ -11,6 +11,7 @@ import os
 import sys
 
 from ..lang.errors import QdError
+from ..arg_types import seconds
 from .program import INSTALL_HINT
 
 
@@ -24,9 +25,11 @@ def add_parser(sub):
     q.set_defaults(script_args=[])  # cli.main passes what follows `--` (the program's own arguments)
     q.add_argument("--arch", choices=("cpu", "cuda"), help="force qd.init(arch=...) (default: what the program asks)")
     q.add_argument("--json", action="store_true", help="print machine-readable JSON (schema: docs/quadrants.md)")
-    q.add_argument("--timeout", type=float, default=300.0, help="seconds before the program is killed (default 300)")
+    q.add_argument("--timeout", type=seconds, default=300.0, help="seconds before the program is killed (default 300)")
     q.add_argument("--dump", metavar="DIR", help="dump folder (default: a new temporary folder, kept)")
     q.add_argument("--python", metavar="EXE", help="interpreter that has Quadrants (default: this one)")
+    q.add_argument("--keep-children", action="store_true", help="leave what the program started in the "
+                   "background running after it exits (default: its whole process group is ended)")
     g = q.add_mutually_exclusive_group()
     g.add_argument("--load-ptx", metavar="DIR", help="rerun with the edited <task>.ptx files of DIR (CUDA)")
     g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
@@ -55,7 +58,7 @@ def cmd_quadrants(a) -> int:
         raise QdError("--export TASK needs --load-ptx DIR or --load-ll DIR (the folder to write the edit into)")
     if a.rounds is not None and (a.rounds < 1 or not folder or a.export):
         raise QdError("--rounds N (at least 1) goes with --load-ptx DIR or --load-ll DIR, to compare the runs")
-    common = dict(arch=a.arch, timeout=a.timeout, python=a.python)
+    common = dict(arch=a.arch, timeout=a.timeout, python=a.python, keep_children=a.keep_children)
     if folder and not a.export:
         rounds = a.rounds or ROUNDS
         if not a.json:
@@ -69,7 +72,7 @@ def cmd_quadrants(a) -> int:
     ours = None
     if a.ours and base.ok:
         from .ours import compare_with_ours, run_ours
-        o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout)
+        o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
         ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
     if a.json:
         doc = base.to_dict()

@@ -62,7 +62,7 @@ def compare_runs(generated: QuadrantsRun | Sequence[QuadrantsRun], edited: Quadr
 
 
 def edit_and_rerun(script, edit_folder, kind: str = "ptx", args=(), arch=None, timeout=300.0, python=None,
-                   baseline=None, dump_dir=None, rounds: int = ROUNDS,
+                   baseline=None, dump_dir=None, rounds: int = ROUNDS, keep_children: bool = False,
                    on_run: Callable[[str, int, QuadrantsRun], None] | None = None) -> dict:
     """The generated program with dumps (unless `baseline` is given), then the edited and the generated
     program alternately until each has run `rounds` times: G E G E … (the first G being the baseline).
@@ -71,7 +71,7 @@ def edit_and_rerun(script, edit_folder, kind: str = "ptx", args=(), arch=None, t
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
     edits = EditFolder(edit_folder, kind)
-    common = dict(arch=arch, timeout=timeout, python=python)
+    common = dict(arch=arch, timeout=timeout, python=python, keep_children=keep_children)
     if baseline is None:
         baseline = run_program(script, args, dump_dir=dump_dir, **common)
         if on_run:

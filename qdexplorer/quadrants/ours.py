@@ -10,36 +10,41 @@ from __future__ import annotations
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from .dumps import is_bound_setup, offloaded_blocks
+from .process_group import run_group
 from .program import check_script
 
 CHILD = Path(__file__).with_name("ours_child.py")
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_ours(script, args=(), arch: str | None = "cpu", timeout: float = 300.0) -> dict:
-    """Run SCRIPT with `import quadrants` meaning qdexplorer.lang; {'kernels': [...], 'error': ...}."""
+def run_ours(script, args=(), arch: str | None = "cpu", timeout: float = 300.0, keep_children: bool = False) -> dict:
+    """Run SCRIPT with `import quadrants` meaning qdexplorer.lang; {'kernels': [...], 'error': ...}.
+    Run as the Quadrants run is: in its own process group, which nothing outlives."""
     script = check_script(script)
     fd, result = tempfile.mkstemp(prefix="qdx-ours-", suffix=".json")
     os.close(fd)
     os.unlink(result)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])))
     try:
-        p = subprocess.run([sys.executable, str(CHILD), result, arch or "", str(script), *map(str, args)],
-                           capture_output=True, text=True, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return {"kernels": [], "error": f"timed out after {timeout:g} s under qdexplorer.lang"}
-    try:
-        with open(result) as fh:
-            out = json.load(fh)
-        os.unlink(result)
-    except (OSError, ValueError):
-        out = {"kernels": [], "error": f"exited with status {p.returncode}: {p.stderr.strip()[-2000:]}"}
+        p = run_group([sys.executable, str(CHILD), result, arch or "", str(script), *map(str, args)], env,
+                      timeout=timeout, keep_children=keep_children, what="the program under qdexplorer.lang")
+        if p.timed_out:
+            return {"kernels": [], "error": f"timed out after {timeout:g} s under qdexplorer.lang"}
+        try:
+            with open(result) as fh:
+                out = json.load(fh)
+        except (OSError, ValueError):
+            out = {"kernels": [], "error": f"exited with status {p.returncode}: {p.stderr.strip()[-2000:]}"}
+    finally:
+        try:
+            os.unlink(result)
+        except OSError:
+            pass
     out["stdout"], out["stderr"] = p.stdout, p.stderr
     return out
 

@@ -1,16 +1,17 @@
 """Running a Quadrants program in a child process and collecting what it compiled and how long it ran.
 
 The child (`child.py`, run by path) forces dumps on and caches off; this side owns the process:
-a timeout that kills the whole process group, stdout/stderr captured in full, and a result that
+its process group killed on timeout, on SIGTERM/Ctrl-C and when it exits (`process_group`),
+stdout/stderr kept in full (the tail in the run, the whole in a named file past 4 MiB), and a result that
 says what went wrong (the program's traceback, a signal, a missing Quadrants) instead of raising.
 """
 from __future__ import annotations
 
 import json
 import os
+import math
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 from ..lang.errors import QdError
 from .dumps import parse_dump
 from .model import QuadrantsRun
+from .process_group import run_group
 
 CHILD = Path(__file__).with_name("child.py")
 # Variables that would change what the child dumps or loads behind our back.
@@ -26,7 +28,6 @@ _CONTROLLED = ("QD_DUMP_IR", "QD_LOAD_IR", "QUADRANTS_LOAD_PTX", "QD_OFFLINE_CAC
                "QD_ARCH", "QD_KERNEL_PROFILER")
 INSTALL_HINT = ("install it with pip install 'qdexplorer[quadrants]' (or pip install quadrants==1.3.3), "
                 "or pass --python with an interpreter that has it")
-MAX_OUTPUT = 4 << 20  # keep the last 4 MiB of each stream
 
 
 def check_script(script: str | Path) -> Path:
@@ -41,17 +42,18 @@ def check_script(script: str | Path) -> Path:
 def run_program(script: str | Path, args=(), arch: str | None = None, timeout: float = 300.0,
                 dump_dir: str | Path | None = None, python: str | None = None,
                 load: dict | None = None, env: dict | None = None, cwd: str | Path | None = None,
-                dump: bool = True) -> QuadrantsRun:
+                dump: bool = True, keep_children: bool = False) -> QuadrantsRun:
     """Run SCRIPT once. Without `load`: QD_DUMP_IR=1 into `dump_dir` (a new temp folder by default).
     With `load` ({"env": "QUADRANTS_LOAD_PTX" | "QD_LOAD_IR", "folder": ...}, from edits.prepare_load):
     nothing is dumped (a dump would overwrite the edited files) and the folder is the debug_dump_path.
     `dump=False` (a rerun for its timings only): nothing is dumped or kept, and the run lists no
-    kernels, only the launches by task name."""
+    kernels, only the launches by task name. `keep_children`: leave what the program started in the
+    background running after it exits."""
     script = check_script(script)
     if arch not in (None, "cpu", "cuda"):
         raise QdError(f"--arch must be cpu or cuda, got {arch!r}")
-    if timeout <= 0:
-        raise QdError("--timeout must be positive")
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise QdError(f"--timeout must be a number of seconds greater than 0, got {timeout!r}")
     python = python or sys.executable
     scratch = None
     if load is not None:
@@ -75,21 +77,15 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
     cmd = [python, str(CHILD), result_path, arch or "", str(dump_dir), str(script), *map(str, args)]
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=e,
-                                cwd=str(cwd) if cwd else None, start_new_session=True)
+        done = run_group(cmd, e, str(cwd) if cwd else None, timeout, keep_children)
     except OSError as ex:
         raise QdError(f"cannot start {python}: {ex}") from None
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        out, err = proc.communicate()
-        run.timed_out = True
+    finally:  # a run interrupted by SIGTERM or Ctrl-C leaves no result file behind either
+        result = _read_result(result_path)
     run.seconds = time.perf_counter() - t0
-    run.returncode = proc.returncode
-    run.stdout = out.decode(errors="replace")[-MAX_OUTPUT:]
-    run.stderr = err.decode(errors="replace")[-MAX_OUTPUT:]
-    result = _read_result(result_path)
+    run.returncode, run.timed_out = done.returncode, done.timed_out
+    run.stdout, run.stderr = done.stdout, done.stderr
+    run.warnings.extend(done.notes)
     known = None
     if result is not None:
         run.quadrants_version = result.get("quadrants_version")
@@ -113,15 +109,6 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
     return run
 
 
-def _kill_group(proc):
-    """The program and whatever it started (it runs in its own session); just the child where there are
-    no process groups."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL) if hasattr(os, "killpg") else proc.kill()
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-
-
 def _read_result(path: str) -> dict | None:
     try:
         with open(path) as fh:
@@ -129,10 +116,11 @@ def _read_result(path: str) -> dict | None:
     except (OSError, ValueError):
         return None
     finally:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
+        for p in (path, path + ".tmp"):  # the child writes the .tmp, then renames it
+            try:
+                os.unlink(p)
+            except OSError:
+                pass
 
 
 def _tail(text: str, lines: int = 20) -> str:

@@ -50,6 +50,10 @@ class CpuBackend:
         if spec.uses_block_features:
             raise RuntimeError(f"task {spec.task} uses qd.simt.block features, which the CPU backend "
                                f"cannot run; use --backend cuda, or qd.init(arch=qd.cuda) in a script")
+        odd = [t for t in spec.abi if t not in _CTYPES]
+        if odd:  # ctypes has no half: say which argument type, not a KeyError 'f16'
+            raise RuntimeError(f"task {spec.task} takes a {odd[0]} scalar argument, which the CPU backend cannot "
+                               f"pass; declare it qd.f32 and convert inside the kernel")
         llvm = self.llvm
         with _lock:
             target = llvm.Target.from_default_triple()
@@ -93,7 +97,7 @@ class CpuBackend:
     def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None:
         for k, v in into.items():
             src = prepared.host.get(k)
-            if isinstance(v, np.ndarray) and src is not v:
+            if isinstance(v, np.ndarray) and src is not v and v.flags.writeable:  # read-only: only read
                 v[...] = src
 
     def release(self, prepared: Prepared) -> None:

@@ -228,7 +228,8 @@ class DeviceClient:
                         sink.timings(batch)
                     case CheckpointMsg():
                         for k, v in shared.arrays().items():
-                            args[k][...] = v
+                            if args[k].flags.writeable:  # a read-only input was only read (arg_check)
+                                args[k][...] = v
                         sink.checkpoint()
                     case Ok(RunOutcome() as outcome):
                         return outcome

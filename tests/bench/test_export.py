@@ -2,11 +2,13 @@
 import csv
 import io
 import json
+import os
 
 from qdexplorer.bench.export import to_csv, to_json, to_trace, write
 from qdexplorer.bench.run import Run
 
 PHASES = set("BEXiIbneCMPOND") | {"s", "t", "f"}
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 METADATA = {"process_name", "process_labels", "process_sort_index", "thread_name", "thread_sort_index"}
 
 
@@ -69,3 +71,47 @@ def test_csv_and_json_round_trip(tmp_path, runs):
     p = write(run, tmp_path / "out" / "r.json", "perfetto")
     validate_trace(json.loads(p.read_text()))
     assert not [f for f in p.parent.iterdir() if f.name.startswith(".")]  # no temp file left behind
+
+
+def test_exporting_onto_a_folder_or_past_a_size_limit_names_the_target_and_leaves_nothing(tmp_path, runs):
+    """Issue 21: an existing folder as the target named an internal temp file and left it behind."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    import pytest
+
+    from qdexplorer.lang.errors import QdError
+    target = tmp_path / "out"
+    target.mkdir()
+    with pytest.raises(QdError, match=f"cannot export to {target}: it is a folder"):
+        write(runs("r"), target, "csv")
+    assert list(target.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["out"]
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    code = ("import sys; sys.path.insert(0, sys.argv[2]); from qdexplorer.bench.export import write; "
+            "from tests.bench.conftest import make_run; write(make_run('r'), sys.argv[1], 'json')")
+    p = subprocess.run([sys.executable, "-c", code, str(target / "r.json"), ROOT], capture_output=True, text=True,
+                       preexec_fn=cap, timeout=120)
+    assert p.returncode == 1 and f"cannot export to {target / 'r.json'}: File too large" in p.stderr, p.stderr
+    assert list(target.iterdir()) == []
+
+
+def test_exporting_to_a_fifo_writes_into_it_and_keeps_it(tmp_path, runs):
+    """A device or FIFO target (/dev/stdout, a pipe) is written into, never replaced by a regular file
+    (own case, issue 21: `export --json /dev/full` as root replaced the device node)."""
+    import stat
+    import threading
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    write(runs("r"), fifo, "json")
+    reader.join(30)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert json.loads(got[0])["name"] == "r"
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]

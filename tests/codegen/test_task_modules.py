@@ -129,3 +129,30 @@ def step(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
     t = b[2]
     assert t.block_dim == 64 and t.loop_name == "tail" and t.type == "range_for"
     assert t.lines == (8, 9) and [p.name for p in t.params] == ["x"]
+
+
+def test_an_expression_too_deep_for_the_emitters_is_a_codegen_error_not_a_recursion_error():
+    """A task whose IR nests deeper than Python's recursion limit (the emitters recurse over
+    expressions) is refused against the task, in one line (issue 21)."""
+    import dataclasses
+
+    import pytest
+
+    import qdexplorer.lang as qd
+    from qdexplorer.codegen import CodegenOptions, build_task_module
+    from qdexplorer.codegen.errors import CodegenError
+    from qdexplorer.lang import ir
+
+    @qd.kernel
+    def put(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = 1.0
+
+    task = put.tasks()[0]
+    store = task.body[0]
+    deep = store.value
+    for _ in range(5000):
+        deep = ir.BinOp("+", deep, ir.Const(1.0, qd.f32), qd.f32)
+    task = dataclasses.replace(task, body=[dataclasses.replace(store, value=deep)])
+    with pytest.raises(CodegenError, match="nests expressions too deeply"):
+        build_task_module(task, CodegenOptions("host", None))

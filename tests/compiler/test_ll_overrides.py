@@ -172,3 +172,42 @@ def test_cli_override_set_stage_ll_for_the_cpu(tmp_path):
     assert side["target"] == "host" and side["stage"] == "ll"
     p = subprocess.run(base + ["run", str(proj), "--json"], env=env, capture_output=True)
     assert p.returncode == 1 and json.loads(p.stdout)["workloads"][0]["status"] == "failed"
+
+
+def test_an_ll_override_with_another_signature_is_refused_never_run_on_zeros(tmp_path):
+    """Issue 21: an LLVM-IR override whose entry takes other parameters than the launcher packs was
+    accepted and ran reading zeros; `override set` and a file placed by hand are both refused."""
+    import pytest
+
+    from qdexplorer.lang.errors import QdError
+    proj = write_project(tmp_path / "p")
+    with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+        eng.run()
+        ll = eng.compiled[f"host:{TASK}"].produced["ll"].data
+        head = ll[ll.index(b"define"):].split(b"\n", 1)[0]
+        wrong = ll.replace(head, head.replace(b"(", b"(i32 %extra, ", 1))
+        with pytest.raises(QdError, match=r"takes \(i32, ptr.*generated one takes \(ptr"):
+            eng.overrides.write(TASK, wrong, ll, kind="ll", target="host")
+        folder = proj / ".qdexplorer" / "overrides"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{TASK}.ll").write_bytes(wrong)
+        (res,) = eng.run()
+        assert res.status == "error" and "refused" in res.error and "signature" in res.error, res.error
+
+
+def test_cli_override_set_checks_the_signature_against_the_indexed_ll(tmp_path):
+    """After a compile, `override set --stage ll` knows the generated LLVM IR from the cache (not only
+    its hash), so a wrong signature is refused at once rather than at the next run."""
+    proj = write_project(tmp_path / "p")
+    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    base = [sys.executable, "-m", "qdexplorer.cli"]
+    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d")], env=env,
+                   check=True, capture_output=True)
+    f = tmp_path / "d" / f"{TASK}_before_ptx.ll"
+    text = f.read_bytes()
+    head = text[text.index(b"define"):].split(b"\n", 1)[0]
+    f.write_bytes(text.replace(head, head.replace(b"(", b"(i32 %extra, ", 1)))
+    p = subprocess.run(base + ["override", "set", str(proj), TASK, str(f), "--stage", "ll", "--target", "host"],
+                       env=env, capture_output=True, text=True)
+    assert p.returncode == 2 and "generated one takes" in p.stderr, p.stderr
+    assert not (proj / ".qdexplorer" / "overrides" / f"{TASK}.ll").exists()

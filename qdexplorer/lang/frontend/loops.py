@@ -9,7 +9,7 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
-from ..types import i32, u1
+from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, truthy
 from .base import LoweringBase
 
@@ -94,8 +94,9 @@ class LoopLowering(LoweringBase):
             self.err(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         if not grouped and len(targets) != len(bounds):
             self.err(node.target, f"the loop has {len(bounds)} dimension(s) but {len(targets)} loop variable(s)")
-        loop_vars = [self.new_local(f"nd{k}", i32, cast(lo, i32)) for k, (lo, _) in enumerate(bounds)]
-        ends = [self.new_local("end", i32, cast(hi, i32)) for _, hi in bounds]
+        index_t = loop_index_type(e for r in bounds for e in r)
+        loop_vars = [self.new_local(f"nd{k}", index_t, cast(lo, index_t)) for k, (lo, _) in enumerate(bounds)]
+        ends = [self.new_local("end", index_t, cast(hi, index_t)) for _, hi in bounds]
         scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])} if grouped
                  else {t.id: v for t, v in zip(targets, loop_vars)})
         self.frame.scopes.append(scope)
@@ -109,8 +110,9 @@ class LoopLowering(LoweringBase):
             ref = ir.LocalRef(loop_vars[k])
             head: list[ir.Stmt] = [ir.If(ir.Compare(">=", ref, ir.LocalRef(ends[k]), u1), [ir.Break()], [])]
             if k + 1 < len(bounds):  # restart the next dimension each time this one advances
-                head.append(ir.Assign(loop_vars[k + 1], cast(bounds[k + 1][0], i32)))
-            body = [ir.Loop(head + body, step=[ir.Assign(loop_vars[k], ir.BinOp("+", ref, ir.Const(1, i32), i32))])]
+                head.append(ir.Assign(loop_vars[k + 1], cast(bounds[k + 1][0], index_t)))
+            step = ir.BinOp("+", ref, ir.Const(1, index_t), index_t)
+            body = [ir.Loop(head + body, step=[ir.Assign(loop_vars[k], step)])]
         self.emit(body[0])
 
     def static_for(self, node, seq):

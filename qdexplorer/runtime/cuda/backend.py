@@ -386,7 +386,7 @@ class CudaBackend:
         self.finish(prepared)
         copied = False
         for k, v in into.items():
-            if isinstance(v, np.ndarray) and v.nbytes:
+            if isinstance(v, np.ndarray) and v.nbytes and v.flags.writeable:  # read-only: the kernel only read it
                 ptr, _ = prepared.device[k]
                 check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(v.ctypes.data, ptr, v.nbytes, self.stream))
                 self.transfers["dtoh"] += v.nbytes

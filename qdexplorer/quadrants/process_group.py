@@ -1,0 +1,117 @@
+"""A program run in a process group of its own, and never outlived by anything it started.
+
+The program runs in a new session, so its process group holds it and whatever it starts. We wait
+on its pid, not on its pipes: output goes to files, so a background child that inherited stdout
+cannot keep a finished program "running" until the timeout. The whole group is killed on timeout,
+on SIGTERM or Ctrl-C (the exception unwinds through here), and when the program exits, unless the
+caller keeps its children. Output is kept in full: past `MAX_OUTPUT` the run holds the tail and the
+whole stream stays in a file the note names.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+MAX_OUTPUT = 4 << 20  # bytes of each stream held in memory (the tail); the rest stays in a file
+
+
+@dataclass
+class Finished:
+    returncode: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool
+    notes: list[str] = field(default_factory=list)  # kept output files, children ended
+
+
+def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_children: bool = False,
+              what: str = "the program") -> Finished:
+    streams = [tempfile.NamedTemporaryFile(prefix=f"qdx-quadrants-{n}-", suffix=".txt", delete=False)
+               for n in ("stdout", "stderr")]
+    try:
+        with _sigterm_unwinds():
+            proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=streams[0], stderr=streams[1], env=env,
+                                    cwd=cwd, start_new_session=True)
+            try:
+                proc.wait(timeout=timeout)
+                timed_out = False
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            except BaseException:  # Ctrl-C, or SIGTERM turned into KeyboardInterrupt: nothing outlives us
+                kill_group(proc)
+                proc.wait()
+                raise
+        notes = []
+        if timed_out:
+            kill_group(proc)
+            proc.wait()
+        elif not keep_children and kill_group(proc):
+            notes.append(f"{what} left background processes running when it exited; they were ended "
+                         f"(--keep-children keeps them)")
+        texts = []
+        for name, f in zip(("stdout", "stderr"), streams):
+            text, kept = _tail(f)
+            texts.append(text)
+            if kept:
+                notes.append(f"{what}'s {name} was {kept} bytes; only the last {MAX_OUTPUT >> 20} MiB are shown "
+                             f"(truncated: the full output is in {f.name})")
+        return Finished(proc.returncode, texts[0], texts[1], timed_out, notes)
+    finally:
+        for f in streams:
+            f.close()
+            if not getattr(f, "kept", False):
+                _unlink(f.name)
+
+
+def kill_group(proc) -> bool:
+    """SIGKILL the program's process group; whether anything was left in it."""
+    if not hasattr(os, "killpg"):
+        proc.kill()
+        return False
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+        return True
+    except (ProcessLookupError, PermissionError):
+        return False
+
+
+def _tail(f) -> tuple[str, int]:
+    """(the stream's text, or its last MAX_OUTPUT bytes; its size when it was cut, else 0)."""
+    f.flush()
+    size = os.fstat(f.fileno()).st_size
+    with open(f.name, "rb") as fh:
+        if size > MAX_OUTPUT:
+            fh.seek(size - MAX_OUTPUT)
+            f.kept = True
+        data = fh.read()
+    return data.decode(errors="replace"), size if size > MAX_OUTPUT else 0
+
+
+def _unlink(path: str):
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+@contextmanager
+def _sigterm_unwinds():
+    """SIGTERM raises KeyboardInterrupt while the program runs (the CLI already does so), so the
+    group is killed on the way out instead of the interpreter dying with it still running."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def raise_(signum, frame):
+        raise KeyboardInterrupt(signum)
+    previous = signal.signal(signal.SIGTERM, raise_)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,29 @@
+"""Every numeric option is checked where it is parsed (issue 21): nan, inf and out-of-range values
+are refused with one message naming the option, never accepted (`--fail-if-slower nan` silently
+switched a CI gate off) and never a traceback."""
+import pytest
+
+from tests.test_cli import cli
+
+BAD = [
+    ("bench", "--timeout", "0"), ("bench", "--timeout", "-1"), ("bench", "--timeout", "nan"),
+    ("bench", "--timeout", "inf"), ("bench", "--warmup", "-5"), ("bench", "--repeat", "0"),
+    ("bench", "--seed", "-1"), ("run", "--warmup", "-5"), ("run", "--seed", "-3"),
+    ("compare", "a", "b", "--alpha", "2"), ("compare", "a", "b", "--alpha", "0"),
+    ("compare", "a", "b", "--alpha", "nan"), ("compare", "a", "b", "--threshold", "-50"),
+    ("compare", "a", "b", "--threshold", "nan"), ("compare", "a", "b", "--fail-if-slower", "nan"),
+    ("compare", "a", "b", "--fail-if-slower", "-1"), ("compare", "a", "b", "--fail-if-slower", "inf"),
+    ("compare", "a", "b", "--rounds", "0"), ("compare", "a", "b", "--timeout", "nan"),
+    ("quadrants", "x.py", "--timeout", "nan"), ("quadrants", "x.py", "--timeout", "-2"),
+]
+
+
+@pytest.mark.parametrize("args", BAD, ids=[" ".join(a) for a in BAD])
+def test_bad_numbers_are_refused_naming_the_option(args, tmp_path):
+    cmd, *rest = args
+    option = next(a for a in rest if a.startswith("--"))
+    p = cli(cmd, *rest, env={"QDEXPLORER_DATA_DIR": str(tmp_path)})  # a value let through must not save a run
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr
+    last = p.stderr.strip().splitlines()[-1]
+    assert option in last and rest[rest.index(option) + 1] in last, last
