@@ -48,7 +48,8 @@ def round_sizes(repeat: int, rounds: int | None) -> list[int]:
 
 
 def _sampler(engine: BenchEngine) -> ClockSampler | contextlib.nullcontext:
-    if engine.backend == "cuda":
+    # NVML here reads this machine's GPU 0: not the one a Ray actor (another GPU or machine) runs on
+    if engine.backend == "cuda" and not engine.cluster:
         read = NvmlClocks()
         if read.available:
             return ClockSampler(read)

@@ -45,7 +45,7 @@ def connect(address: str) -> None:
     kw: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     try:
         if address == "local":
-            ray.init(num_cpus=max(2, os.cpu_count() or 2), include_dashboard=False, **kw)
+            ray.init(address="local", num_cpus=max(2, os.cpu_count() or 2), include_dashboard=False, **kw)
         else:
             ray.init(address=address, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
     except Exception as e:  # noqa: BLE001 - Ray's own errors (unreachable, refused token, versions) say why

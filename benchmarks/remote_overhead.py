@@ -1,0 +1,159 @@
+"""What the Ray device costs against the local device worker, measured through the Engine API.
+
+Both sides run the same `LocalDevice` loop; what differs is how a run gets there and back (a
+worker process over a pipe and shared memory, or a Ray actor over the object store and `poll`
+calls), so the launches themselves should time the same and only the per-run costs differ:
+
+- `connect_s`: joining the cluster (`local` starts one), once per process;
+- `start_latency_ms`: from `Engine.run()` to the first timing batch (what a user sees between
+  pressing Run and the first plotted point): `cold` with the device not started yet (a worker
+  process spawned, or an actor placed and started), `warm` with it up and the task loaded;
+- `per_launch_us` / `per_run_ms`: the host wall time of runs of an almost empty task at two repeat
+  counts; the slope is what each further launch costs, the intercept what each run costs;
+- `transfer_ms_per_mb`: the slope of a one-launch run's wall time over its array size (1 to 64 MB:
+  the arrays go to the device and, at the checkpoint, back);
+- `task_median_ms`: the per-launch device times of the demo's saxpy, stencil and reduction
+  workloads, local and Ray alternating round by round, and their ratio (Ray / local).
+
+Usage: python benchmarks/remote_overhead.py [--cluster local|auto|ray://HOST:10001] [--backend cuda]
+"""
+import argparse
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from _common import emit
+
+PROBE = """
+import numpy as np
+import qdexplorer.lang as qd
+
+@qd.kernel
+def bump(x: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32):
+    for i in range(n):
+        x[i] = x[i] + 1.0
+
+@qd.workload(bump)
+def tiny(rng):
+    return dict(x=np.zeros(1024, np.float32), n=1)
+"""
+SIZES_MB = (1, 4, 16, 64)
+DEMO = {"cuda": ["saxpy_1m", "jacobi_512", "block_sum_1m"], "cpu": ["saxpy_1m", "jacobi_512", "atomic_sum_256k"]}
+
+
+def probe_project() -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="qdx-remote-"))
+    src = PROBE + "".join(f"""
+@qd.workload(bump)
+def mb{mb}(rng):
+    return dict(x=np.zeros({mb} * 262144, np.float32), n=1)
+""" for mb in SIZES_MB)
+    (folder / "k.py").write_text(src)
+    return folder
+
+
+def first_timing_ms(eng, workload: str, repeat: int = 1) -> tuple[float, float]:
+    """(ms from run() to the first timing batch, ms of the whole run)."""
+    from qdexplorer.events import LaunchesTimed
+    seen = []
+    stop = eng.subscribe(lambda e: seen.append(time.perf_counter()) if isinstance(e, LaunchesTimed) and not seen
+                         else None)
+    t0 = time.perf_counter()
+    (res,) = eng.run([workload], repeat=repeat)
+    t1 = time.perf_counter()
+    stop()
+    assert res.status == "passed", (workload, res.status, res.error or res.check_error)
+    return (seen[0] - t0) * 1e3, (t1 - t0) * 1e3
+
+
+def fit(xs, ys) -> tuple[float, float]:
+    """Least-squares slope and intercept."""
+    slope, icept = np.polyfit(np.asarray(xs, float), np.asarray(ys, float), 1)
+    return float(slope), float(icept)
+
+
+def measure_side(eng, reps: int) -> dict:
+    eng.compile()                       # compile time is not what is measured
+    cold, _ = first_timing_ms(eng, "tiny")
+    warm = [first_timing_ms(eng, "tiny") for _ in range(reps)]
+    counts, walls = [], []
+    for n in (100, 1000) * reps:
+        counts.append(n)
+        walls.append(first_timing_ms(eng, "tiny", repeat=n)[1])
+    per_launch, per_run = fit(counts, walls)
+    sizes, walls = [], []
+    for mb in SIZES_MB * 3:
+        first_timing_ms(eng, f"mb{mb}")  # a first run of each size loads nothing new, but allocates
+        sizes.append(mb)
+        walls.append(first_timing_ms(eng, f"mb{mb}")[1])
+    per_mb, _ = fit(sizes, walls)
+    return {"start_latency_ms": {"cold": cold, "warm": statistics.median(w[0] for w in warm)},
+            "warm_run_ms": statistics.median(w[1] for w in warm), "per_launch_us": per_launch * 1e3,
+            "per_run_ms": per_run, "transfer_ms_per_mb": per_mb, "device": eng.device_info()}
+
+
+def task_medians(engines: dict, workloads: list[str], rounds: int, repeat: int) -> dict:
+    """Per task: median launch time on each side, the sides alternating round by round."""
+    from qdexplorer.events import LaunchesTimed
+    times: dict[str, dict[str, list[float]]] = {}
+
+    def keep(side):
+        def on(ev):
+            if isinstance(ev, LaunchesTimed):   # pass 0 (checked, caches cold) is not counted
+                for t in ev.timings:
+                    if t.repeat > 0:
+                        times.setdefault(t.task, {}).setdefault(side, []).append(t.ms)
+        return on
+    for rnd in range(rounds):
+        order = list(engines.items()) if rnd % 2 == 0 else list(engines.items())[::-1]
+        for side, eng in order:
+            stop = eng.subscribe(keep(side))
+            res = eng.run(workloads, repeat=repeat + 1)
+            stop()
+            bad = [r for r in res if r.status not in ("passed", "skipped")]
+            assert not bad, [(r.workload, r.error or r.check_error) for r in bad]
+    out = {}
+    for task, by in times.items():
+        if len(by) == 2:
+            med = {side: statistics.median(v) for side, v in by.items()}
+            out[task] = med | {"ratio": med["ray"] / med["local"], "launches": len(by["ray"])}
+    return out
+
+
+def main():
+    from qdexplorer.engine import Engine
+    from qdexplorer.runtime.cuda.detect import cuda_status
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cluster", default="local", help="local (default), auto or ray://HOST:10001")
+    ap.add_argument("--backend", choices=("cpu", "cuda"), help="default: cuda where a GPU is, else cpu")
+    ap.add_argument("--gpu", type=int, default=0, help="CUDA: the GPU both sides run on (default 0)")
+    ap.add_argument("--reps", type=int, default=5, help="repetitions of each latency and overhead measurement")
+    ap.add_argument("--rounds", type=int, default=6, help="local/Ray rounds for the demo's task times")
+    ap.add_argument("--repeat", type=int, default=100, help="timed launches per task and round")
+    a = ap.parse_args()
+    backend = a.backend or ("cuda" if cuda_status().available else "cpu")
+    cache = tempfile.mkdtemp(prefix="qdx-remote-cache-")
+    probe = probe_project()
+    where = {"cluster": a.cluster, "gpu": a.gpu if backend == "cuda" else None}
+    from qdexplorer.remote import cluster
+    t0 = time.perf_counter()
+    cluster.connect(a.cluster)   # once per process: not part of a run's start
+    connect_s = time.perf_counter() - t0
+    sides = {}
+    for side, kw in (("local", {}), ("ray", where)):
+        with Engine(probe, backend=backend, cache_dir=cache, **kw) as eng:
+            sides[side] = measure_side(eng, a.reps)
+    with Engine(None, backend=backend, cache_dir=cache) as local, \
+            Engine(None, backend=backend, cache_dir=cache, **where) as ray:
+        tasks = task_medians({"local": local, "ray": ray}, DEMO[backend], a.rounds, a.repeat)
+    emit({"backend": backend, "cluster": a.cluster, "connect_s": connect_s, "local": sides["local"],
+          "ray": sides["ray"],
+          "task_median_ms": tasks,
+          "max_task_ratio_deviation": max(abs(t["ratio"] - 1) for t in tasks.values()) if tasks else None})
+
+
+if __name__ == "__main__":
+    main()
