@@ -85,7 +85,7 @@ class CodeViews(QTabWidget):
                                         "calculator")
         self.resources_label.setContentsMargins(6, 0, 6, 0)
         self.resources_label.setMinimumWidth(1)  # squeezed out in a narrow window (the tree has the figures too)
-        self.ptx_panel.bar.insertWidget(1, self.resources_label, 1)
+        self.ptx_panel.bar.insertWidget(0, self.resources_label, 1)
         self.addTab(self.source_pane, "Source")
         self.addTab(ir, "LLVM IR")
         self.addTab(self.ptx_panel, "PTX")

@@ -312,8 +312,14 @@ class MainWindow(QMainWindow):
     def _compiled(self):
         """The status line of the compile just finished: its CompileFinished (tiers, errors) and the
         kernels that failed to lower, as the session has them."""
+        if not self._split_restored:   # first compile, nothing remembered: the tree as wide as its columns
+            self._split_restored = True
+            total = sum(self.split.sizes())
+            tree = min(self.tree.content_width(), int(0.45 * total))
+            self.split.setSizes([tree, total - tree])
         if self.tree.selected_task() is None:
-            self.tree.select(next(iter(self.tree.items), ""))
+            remembered = self.settings.get(self._selected_key(), "", str)
+            self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
         else:
             self.show_selected()
         done: CompileFinished | None = self.session.last_compile
@@ -403,9 +409,14 @@ class MainWindow(QMainWindow):
         self.tree.set_backend(backend)
         self.views.ptx_panel.set_backend(backend)
 
+    def _selected_key(self) -> str:
+        return f"selected/{self.project_path or ''}"
+
     def show_selected(self):
         task = self.tree.selected_task()
         kernel = self.tree.selected_kernel()
+        if task and self.project_path:
+            self.settings.set(self._selected_key(), task)   # the task to show when this project reopens
         self.plots.select(task, kernel)
         if not task:
             entry = self.session.kernels.get(kernel) if kernel else None
@@ -443,7 +454,8 @@ class MainWindow(QMainWindow):
         s = self.settings
         s.restore_geometry("main", self)
         s.restore_state("main", self)
-        for key, sp in (("split", self.split), ("right", self.right), ("timings", self.plots)):
+        self._split_restored = s.restore_state("split", self.split)
+        for key, sp in (("right", self.right), ("timings", self.plots)):
             s.restore_state(key, sp)
         self.repeat.setValue(s.get("run/repeat", self.repeat.value(), int))
         backend = s.get("run/backend", "", str)

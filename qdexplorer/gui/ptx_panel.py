@@ -54,7 +54,8 @@ class PtxPanel(QWidget):
         self.problems.itemActivated.connect(self._goto_problem)
         self.problems.itemClicked.connect(self._goto_problem)
         self.state = QLabel("generated PTX")
-        self.state.setMinimumWidth(40)  # elided by the layout rather than wrapping word by word
+        self.state.setMinimumWidth(40)  # a line of its own, the pane's full width: never cut to "· ptx"
+        self.state.setContentsMargins(4, 0, 4, 0)
         self.notice = QLabel("")
         self.notice.setWordWrap(True)
         self.notice.setStyleSheet("QLabel { padding: 3px 6px; border-radius: 3px; background: #fff4ce; color: #5c4400; }")
@@ -65,8 +66,7 @@ class PtxPanel(QWidget):
                                  "the generated PTX at the next CUDA load")
         self.revert_btn = QPushButton("Revert")
         self.revert_btn.setToolTip("Back to the generated PTX: drops the edit (asks first) and the saved override")
-        bar = self.bar = QHBoxLayout()
-        bar.addWidget(self.state, 2)
+        bar = self.bar = QHBoxLayout()   # the figures (code_views puts them first), then the buttons
         for b in (self.validate_btn, self.save_btn, self.revert_btn):
             bar.addWidget(b)
         split = QSplitter(Qt.Vertical)
@@ -79,6 +79,7 @@ class PtxPanel(QWidget):
         v.setContentsMargins(0, 0, 0, 0)
         v.addWidget(self.notice)
         v.addWidget(split, 1)
+        v.addWidget(self.state)
         v.addLayout(bar)
         self.problems.hide()
         self.notice.hide()

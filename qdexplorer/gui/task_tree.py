@@ -17,8 +17,8 @@ COLUMNS = ["Kernel / task", "Cache", "Compile", "Regs", "Spills", "Occ.", "Launc
 COL = {name: i for i, name in enumerate(COLUMNS)}
 NUMERIC = {"Compile", "Regs", "Spills", "Occ.", "Launch"}
 TIPS = {
-    "Cache": "cache tier of the PTX stage (memory ▸ disk ▸ miss), and any PTX override in effect; "
-             "the tooltip has the PTX size and each stage's time",
+    "Cache": "cache tier of the PTX stage (memory ▸ disk ▸ miss); '· ovr' marks an override in effect "
+             "(STALE: the generated code changed since). The tooltip has the PTX size and each stage's time",
     "Regs": "registers per thread (driver after a CUDA load, else ptxas -v)",
     "Compile": "milliseconds spent in codegen, the cache and the PTX stage for this task",
     "Spills": "bytes of register spill stores + loads (ptxas -v)",
@@ -122,7 +122,7 @@ class TaskTree(QTreeWidget):
             for t in entry.tasks:
                 it = _Item([t.name])
                 it.setData(0, TASK_ROLE, t.name)
-                it.setToolTip(0, f"{t.type} task, {t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
+                it.setToolTip(0, f"{t.name}\n{t.type} task, {t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
                                  f"params: {', '.join(p.name for p in t.params)}")
                 for name in NUMERIC:
                     it.setTextAlignment(COL[name], Qt.AlignRight | Qt.AlignVCenter)
@@ -154,15 +154,16 @@ class TaskTree(QTreeWidget):
         c = self.colors()
         ct = self.session.compiled_task(task, "nvptx")
         if ct is not None:
-            tier = ct.tier
+            tier = ct.tier  # an override is a short tag: the column never pushes Launch out of view
             if ct.override:
-                where = " (CUDA only)" if self.backend != "cuda" else ""
-                tier += f" + override{where}" + (" STALE" if ct.override == "stale" else "")
+                tier += " · ovr" + (" STALE" if ct.override == "stale" else "")
+            where = ""
+            if ct.override:
+                where = f"\noverride {ct.override} ({ct.override_stage or 'ptx'})" + (
+                    "; overrides take effect on the CUDA backend only" if self.backend != "cuda" else "")
             self._set(it, "Cache", tier, None,
                       ct.error or f"{len(ct.output)} B of PTX; " + ", ".join(f"{k} {v * 1e3:.2f} ms"
-                                                                             for k, v in ct.seconds.items())
-                      + ("\nPTX overrides take effect on the CUDA backend only" if ct.override and self.backend != "cuda"
-                         else ""),
+                                                                             for k, v in ct.seconds.items()) + where,
                       c.get(ct.tier, c["muted"]))
             ms = sum(v for k, v in ct.seconds.items() if k != "lower") * 1e3
             self._set(it, "Compile", f"{ms:.1f}", ms)
@@ -193,11 +194,24 @@ class TaskTree(QTreeWidget):
         self._fit.start()
 
     def fit_columns(self):
-        """Every column as wide as its content; the name column capped so the figures stay in view."""
+        """Every figure column as wide as its content, so Launch is always in view; the name column
+        takes the room that is left (its full text, and the task's file and lines, in the tooltip)."""
         for col in range(len(COLUMNS)):
             self.resizeColumnToContents(col)
-        self.setColumnWidth(0, min(self.columnWidth(0), 250))
-        self.setColumnWidth(COL["Cache"], min(self.columnWidth(COL["Cache"]), 220))
+        figures = sum(self.columnWidth(c) for c in range(1, len(COLUMNS)))
+        room = self.viewport().width() - figures
+        self.setColumnWidth(0, max(120, min(self.columnWidth(0), room)))
+        self.updateGeometry()
+
+    def content_width(self) -> int:
+        """The width that shows every column in full (what the window's splitter starts the tree at)."""
+        self.resizeColumnToContents(0)
+        return sum(self.columnWidth(c) for c in range(len(COLUMNS))) + self.verticalScrollBar().sizeHint().width() \
+            + 2 * self.frameWidth() + 4
+
+    def resizeEvent(self, event):  # noqa: N802 - a wider or narrower pane refits the name column
+        super().resizeEvent(event)
+        self._fit.start()
 
     def selected_task(self) -> str | None:
         it = self.currentItem()

@@ -66,9 +66,9 @@ def test_cuda_run_driver_resources_override_and_jit_log(gpu_window, qtbot):
     win.views.ptx.setPlainText(generated + "\n// tuned on the GPU\n")
     with qtbot.waitSignal(win.views.ptx_panel.save_requested, timeout=60000):
         win.save_act.trigger()
-    qtbot.waitUntil(lambda: "override" in win.tree.items[copy].text(COL["Cache"]) and not win.bridge_busy(),
+    qtbot.waitUntil(lambda: "ovr" in win.tree.items[copy].text(COL["Cache"]) and not win.bridge_busy(),
                     timeout=60000)
-    assert "CUDA only" not in win.tree.items[copy].text(COL["Cache"])
+    assert "CUDA backend only" not in win.tree.items[copy].toolTip(COL["Cache"])
     assert not win.views.ptx_panel.notice.isVisible()
     assert run(win, qtbot, "copy_1m", 10).status == "passed"
     win.views.compare_btn.click()   # Compare with generated: both sides timed interleaved, on the GPU
@@ -95,4 +95,4 @@ def test_cuda_run_driver_resources_override_and_jit_log(gpu_window, qtbot):
     shot(win, "gpu-driver-error-1400x900.png")
     win.views.ptx_panel.answers = [True]
     win.views.revert_btn.click()
-    qtbot.waitUntil(lambda: "override" not in win.tree.items[copy].text(COL["Cache"]), timeout=60000)
+    qtbot.waitUntil(lambda: "ovr" not in win.tree.items[copy].text(COL["Cache"]), timeout=60000)

@@ -1,0 +1,65 @@
+"""The window at the sizes people use (1400×900, 1920×1080): every column of the tree in view (an
+override included), no status line elided, no page wider than its pane."""
+import shutil
+
+import pytest
+
+from qdexplorer.compiler import ptxas
+from qdexplorer.project.loader import bundled_demo
+
+from .test_app import make_window, wait_compiled
+
+pytestmark = pytest.mark.gui
+SIZES = [(1400, 900), (1920, 1080)]
+
+
+def hidden_columns(tree) -> list[str]:
+    """Columns not wholly inside the tree's viewport (behind its horizontal scrollbar, or cut)."""
+    from qdexplorer.gui.task_tree import COLUMNS
+    out = []
+    for col, name in enumerate(COLUMNS):
+        x = tree.header().sectionViewportPosition(col)
+        if x < 0 or x + tree.columnWidth(col) > tree.viewport().width():
+            out.append(name)
+    return out
+
+
+def elided(label) -> bool:
+    return label.isVisible() and label.fontMetrics().horizontalAdvance(label.text()) > label.contentsRect().width()
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    shutil.copytree(bundled_demo(), tmp_path / "demo")
+    win = make_window(qtbot, tmp_path, tmp_path / "demo")
+    win.views.ptx_panel.ask = lambda title, text, yes: True
+    yield win
+    win._closing = True
+    win.close()
+
+
+@pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
+def test_every_tree_column_stays_in_view_with_an_override(window, qtbot):
+    win = window
+    task = "particle_step_kernel_2_bounce_range_for"
+    win.tree.select(task)
+    win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "\n// by hand\n")
+    win.save_act.trigger()
+    qtbot.waitUntil(lambda: "ovr" in win.tree.items[task].text(1) and not win.bridge_busy(), timeout=60000)
+    for size in SIZES:
+        win.resize(*size)
+        qtbot.wait(400)  # the tree refits its name column after a resize
+        assert hidden_columns(win.tree) == [], size
+        assert win.tree.horizontalScrollBar().maximum() == 0, size
+        assert not elided(win.views.override_label), (size, win.views.override_label.text())
+
+
+def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
+    win = window
+    win.resize(1920, 1080)
+    qtbot.wait(300)
+    tree, total = win.split.sizes()[0], sum(win.split.sizes())
+    assert tree < 0.45 * total
+    names = [it.text(0) for it in win.tree.items.values()]
+    longest = max(names, key=len)
+    assert win.tree.columnWidth(0) >= win.tree.fontMetrics().horizontalAdvance(longest), "names elided at 1920 px"
