@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..project.loader import ProjectError, bundled_demo
+from ..project.trust import TrustStore
 from ..runtime.cuda.detect import cuda_status
 from . import main_thread_gc
 from .display import display_problem
@@ -36,6 +37,34 @@ def engine_factory(backend: str):
     return engine_for
 
 
+def startup_project(project, settings: Settings, screenshot: bool = False,
+                    trust: TrustStore | None = None) -> tuple[Path, Path | None] | None:
+    """What the window opens first, and what it falls back to: (project, fallback), or None to quit.
+
+    A project named on the command line must exist (one message, exit 2, before any window) and be
+    trusted (declined: exit 2). Without one, the last project is reopened, with the demo as its
+    fallback when it fails to import; declining trust in it opens the demo instead of quitting.
+    --screenshot never asks: no one is there to answer, and naming a project is consent, as in the CLI.
+    """
+    if project is not None and not Path(project).exists():
+        raise ProjectError(f"project folder not found: {Path(project).resolve()}")
+    fallback = None
+    if project is None and not screenshot and settings.last_project and Path(settings.last_project).exists():
+        project, fallback = settings.last_project, bundled_demo()   # reopened by itself: the demo if it fails
+    if project is None:
+        return bundled_demo(), None
+    if screenshot:
+        print(f"qdexplorer: importing the Python files of {project} (this runs the project's code, "
+              f"as running a script would)", file=sys.stderr)
+    elif not confirm_trust(project, trust):  # opening a project runs its code: ask first, once per folder
+        if fallback is None:
+            print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
+            return None
+        print(f"qdexplorer: not reopening {project}: it is not trusted; opening the demo", file=sys.stderr)
+        return bundled_demo(), None
+    return Path(project), fallback
+
+
 def main(project=None, argv=None, screenshot: str | None = None, workload: str | None = None,
          size: str = "1400x900", theme: str | None = None, repeat: int | None = None) -> int:
     if screenshot:
@@ -53,23 +82,12 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     apply_theme(theme or settings.theme)
     st = cuda_status()
     backend = "cuda" if st.available else "cpu"
-    fallback = None
-    if project is not None and not Path(project).exists():
-        # named on the command line: one message and exit 2, before any window
-        raise ProjectError(f"project folder not found: {Path(project).resolve()}")
-    if project is None and not screenshot and settings.last_project and Path(settings.last_project).exists():
-        project, fallback = settings.last_project, bundled_demo()   # reopened by itself: the demo if it fails
-    if screenshot and project is not None:  # no one to answer a dialog: naming it is consent, as in the CLI
-        print(f"qdexplorer: importing the Python files of {project} (this runs the project's code, "
-              f"as running a script would)", file=sys.stderr)
-    elif not confirm_trust(project):  # opening a project runs its code: ask first, once per folder
-        if fallback is None:
-            print(f"qdexplorer: not opening {project}: it is not trusted", file=sys.stderr)
-            return 2
-        print(f"qdexplorer: not reopening {project}: it is not trusted; opening the demo", file=sys.stderr)
-        project, fallback = None, None
-    win = MainWindow(engine_factory(backend), project if project is not None else bundled_demo(),
-                     "" if st.available else st.reason, settings=settings, fallback=fallback)
+    chosen = startup_project(project, settings, screenshot=bool(screenshot))
+    if chosen is None:
+        return 2
+    project, fallback = chosen
+    win = MainWindow(engine_factory(backend), project, "" if st.available else st.reason, settings=settings,
+                     fallback=fallback)
     if st.available:
         win.backend.setCurrentText("cuda")
     if screenshot:

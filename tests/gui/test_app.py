@@ -166,7 +166,7 @@ def test_cpu_run_of_an_override_is_marked_cuda_only(window, qtbot):
     assert "unsaved" in win.views.override_label.text()
     assert win.views.ptx_panel.notice.isVisible() and "CUDA only" in win.views.ptx_panel.notice.text()
     win.save_act.trigger()  # File ▸ Save PTX Override (Ctrl+S)
-    qtbot.waitUntil(lambda: "override (CUDA only)" in win.tree.items[task].text(1), timeout=60000)
+    qtbot.waitUntil(lambda: win.tree.items[task].text(1).endswith(" · ovr"), timeout=60000)
     path = overrides_folder(win.project_path) / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
     assert "CUDA backend only" in win.tree.items[task].toolTip(1)
@@ -174,7 +174,7 @@ def test_cpu_run_of_an_override_is_marked_cuda_only(window, qtbot):
     assert rec.status == "passed" and "take effect on CUDA only" in win.messages.toPlainText()
     win.views.ptx_panel.answers = [True]
     win.views.revert_btn.click()
-    qtbot.waitUntil(lambda: "override" not in win.tree.items[task].text(1), timeout=60000)
+    qtbot.waitUntil(lambda: "ovr" not in win.tree.items[task].text(1), timeout=60000)
     assert not path.exists()
 
 
@@ -473,7 +473,7 @@ def test_edit_llvm_ir_runs_as_an_override_and_a_broken_one_shows_its_line(window
     win.views.llvm.setPlainText(edited)
     assert "not saved" in win.views.ll_label.text()
     win.views.save_ll_btn.click()
-    qtbot.waitUntil(lambda: "override" in win.tree.items[task].text(COL["Cache"]), timeout=60000)
+    qtbot.waitUntil(lambda: "ovr" in win.tree.items[task].text(COL["Cache"]), timeout=60000)
     path = overrides_folder(win.project_path) / f"{task}.ll"
     assert path.read_text().endswith("; edited in the window\n")
     assert '"target": "nvptx"' in (path.parent / f"{task}.ll.json").read_text()
@@ -538,3 +538,53 @@ def test_a_ptx_line_marks_its_source_line_and_back(window, qtbot):
     win.views.source.setFocus()
     win.views.source.goto_line(src_line)  # and back: the source line marks its PTX lines
     qtbot.waitUntil(lambda: store in marked(win.views.ptx), timeout=5000)
+
+
+def _answer_trust(button, asked):
+    """The user, answering the trust question when it comes up."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    def answer():
+        box = QApplication.activeModalWidget()
+        if not isinstance(box, QMessageBox):
+            QTimer.singleShot(30, answer)
+            return
+        asked.append(box.text())
+        box.button(button).click()
+    QTimer.singleShot(30, answer)
+
+
+def test_declining_the_reopened_last_project_opens_the_demo_instead_of_quitting(qtbot, tmp_path, project):
+    from PySide6.QtWidgets import QMessageBox
+
+    from qdexplorer.gui.app import startup_project
+    from qdexplorer.gui.settings import Settings
+    settings = Settings(str(tmp_path / "s.ini"))
+    settings.last_project = str(project)
+    asked = []
+    _answer_trust(QMessageBox.StandardButton.No, asked)
+    assert startup_project(None, settings, trust=TrustStore(tmp_path / "t.json")) == (bundled_demo(), None)
+    assert asked and "runs its Python files" in asked[0]
+    _answer_trust(QMessageBox.StandardButton.No, asked)   # named on the command line: declining quits
+    assert startup_project(project, settings, trust=TrustStore(tmp_path / "t.json")) is None
+
+
+def test_file_open_asks_for_trust_once_per_folder(window, qtbot, tmp_path):
+    from PySide6.QtWidgets import QMessageBox
+    win = window
+    other = tmp_path / "other"
+    other.mkdir()
+    shutil.copy(bundled_demo() / "stencil.py", other / "stencil.py")
+    asked = []
+    _answer_trust(QMessageBox.StandardButton.No, asked)
+    assert not win.open_project(str(other)) and len(asked) == 1   # declined: the demo copy stays open
+    assert "saxpy" in win.tree.kernel_items
+    _answer_trust(QMessageBox.StandardButton.Yes, asked)
+    assert win.open_project(str(other)) and len(asked) == 2
+    qtbot.waitUntil(lambda: "jacobi" in win.tree.kernel_items and not win.bridge_busy(), timeout=60000)
+    win.update_recent_menu()
+    recent = next(a for a in win.recent_menu.actions() if a.text() == str(other))
+    recent.trigger()                                              # Open Recent: trusted now, not asked again
+    qtbot.waitUntil(lambda: not win.bridge_busy(), timeout=60000)
+    assert len(asked) == 2
