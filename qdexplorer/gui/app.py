@@ -21,6 +21,7 @@ from ..project.trust import TrustStore
 from ..runtime.cuda.detect import cuda_status
 from . import main_thread_gc
 from .display import display_problem
+from .exit_signals import ExitOnSignal
 from .main_window import MainWindow, window_icon
 from .settings import Settings
 from .theme import apply_theme
@@ -78,23 +79,34 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     app.setOrganizationName("qdexplorer")
     app.setDesktopFileName("io.github.qdexplorer.qdexplorer")
     app.setWindowIcon(window_icon())
+    exits = ExitOnSignal(app)
+    try:
+        return _run(app, exits, project, screenshot, workload, size, theme, repeat)
+    finally:
+        exits.restore()
+
+
+def _run(app, exits: ExitOnSignal, project, screenshot, workload, size, theme, repeat) -> int:
     settings = Settings(str(Path(tempfile.mkdtemp(prefix="qdx-shot-")) / "s.ini")) if screenshot else Settings()
     apply_theme(theme or settings.theme)
     st = cuda_status()
     backend = "cuda" if st.available else "cpu"
     chosen = startup_project(project, settings, screenshot=bool(screenshot))
+    if exits.code is not None:     # a signal while the trust question was open
+        return exits.code
     if chosen is None:
         return 2
     project, fallback = chosen
     win = MainWindow(engine_factory(backend), project, "" if st.available else st.reason, settings=settings,
                      fallback=fallback)
+    exits.window = win
     if st.available:
         win.backend.setCurrentText("cuda")
     if screenshot:
         w, h = (int(x) for x in size.lower().split("x"))
         return take_screenshot(app, win, screenshot, workload, (w, h), repeat or 20)
     win.show()
-    return app.exec()
+    return exits.code if exits.code is not None else app.exec()
 
 
 def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, int], repeat: int,

@@ -503,6 +503,12 @@ class MainWindow(QMainWindow):
         drafts = self.views.ptx_panel.dirty_tasks()
         return not drafts or self.views.ptx_panel.confirm_discard(drafts)
 
+    def terminate(self):
+        """SIGTERM / SIGINT (gui/exit_signals.py): stop a run, close without asking, as Quit would."""
+        self.bridge.stop()
+        self._closing = True
+        self.close()
+
     def closeEvent(self, event):  # noqa: N802 - Qt's name
         """Never raises: PySide aborts the process on an exception escaping a virtual override."""
         try:

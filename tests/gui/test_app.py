@@ -588,3 +588,34 @@ def test_file_open_asks_for_trust_once_per_folder(window, qtbot, tmp_path):
     recent.trigger()                                              # Open Recent: trusted now, not asked again
     qtbot.waitUntil(lambda: not win.bridge_busy(), timeout=60000)
     assert len(asked) == 2
+
+
+def _gui_process(tmp_path, *args):
+    env = {**os.environ, "PYTHONPATH": ROOT, "QT_QPA_PLATFORM": "offscreen", "QDEXPLORER_CACHE_DIR": str(tmp_path / "c"),
+           "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "QDEXPLORER_CONFIG_DIR": str(tmp_path / "config" / "qdx")}
+    return subprocess.Popen([sys.executable, "-m", "qdexplorer.launcher", "gui", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.mark.parametrize("sig, status", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_a_signal_closes_the_window_with_the_shells_status(tmp_path, sig, status):
+    import signal
+    p = _gui_process(tmp_path)
+    time.sleep(8)                        # the window is up, compiling or idle
+    p.send_signal(getattr(signal, sig))
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == status, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+
+
+def test_sigterm_while_a_dialog_waits_for_an_answer(tmp_path):
+    import signal
+    proj = tmp_path / "untrusted"
+    proj.mkdir()
+    shutil.copy(bundled_demo() / "stencil.py", proj / "stencil.py")
+    p = _gui_process(tmp_path, str(proj))  # not trusted yet: the trust question is open
+    time.sleep(6)
+    p.send_signal(signal.SIGTERM)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 143 and "Traceback" not in err, err
