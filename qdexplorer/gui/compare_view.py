@@ -9,6 +9,7 @@ and the two `Run`s; it computes nothing the CLI would not print.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +25,8 @@ from ..bench.stats import median_ci
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
 VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
+CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
+NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
 NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "verdict"]
 
@@ -304,14 +307,29 @@ class CompareView(QWidget):
         return path
 
     def _ask_chart(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Export chart", "comparison.png", "PNG (*.png);;SVG (*.svg)")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export chart", "comparison.png", CHART_FILTERS)
         if path:
-            self.export_chart(path)
+            self.save_as(path, chosen, self.export_chart)
 
     def _ask_numbers(self):
-        path, _ = QFileDialog.getSaveFileName(self, "Export numbers", "comparison.csv", "CSV (*.csv);;JSON (*.json)")
+        path, chosen = QFileDialog.getSaveFileName(self, "Export numbers", "comparison.csv", NUMBER_FILTERS)
         if path:
-            self.export_numbers(path)
+            self.save_as(path, chosen, self.export_numbers)
+
+    def save_as(self, path: str, chosen_filter: str, export) -> Path | None:
+        """A name typed without an extension gets the chosen filter's; a failure is said in the
+        title line (never an exception in the terminal)."""
+        p = Path(path)
+        if not p.suffix:
+            m = re.search(r"\*(\.\w+)", chosen_filter or "")
+            p = p.with_suffix(m[1] if m else ".png")
+        try:
+            out = export(p)
+        except (OSError, ValueError) as e:
+            self.title.setText(f"⚠ export failed: {e}")
+            return None
+        self.title.setToolTip(f"exported {out}")
+        return out
 
     def _enable(self, on: bool):
         self.chart_btn.setEnabled(on)

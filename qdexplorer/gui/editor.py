@@ -63,7 +63,7 @@ class CodeEditor(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.NoWrap)
         theme = current_theme()
         self.highlighter = PygmentsHighlighter(self.document(), language, PYGMENTS[theme])
-        self.markers: dict[int, list[Marker]] = {}
+        self._anchored: list[tuple[QTextCursor, Marker]] = []   # a cursor at its line moves with edits above
         self.marked: set[int] = set()
         self.find_matches: list[QTextCursor] = []
         self.colors = {k: QColor(v) for k, v in EDITOR[theme].items()}
@@ -86,6 +86,10 @@ class CodeEditor(QPlainTextEdit):
         self._refresh_selections()
         self._gutter.update()
 
+    def setPlainText(self, text: str):  # noqa: N802 - Qt's name: a new text, so the markers of the old go
+        self._anchored = []
+        super().setPlainText(text)
+
     # ---- text that keeps the view where it was (saving must not jump to the top)
     def set_text_keep_view(self, text: str):
         if text == self.toPlainText():
@@ -100,12 +104,23 @@ class CodeEditor(QPlainTextEdit):
 
     # ---- markers and marked lines
     def set_markers(self, markers):
-        self.markers = {}
+        """Diagnostics at their lines. Each is anchored to its line's text, so inserting or deleting
+        lines above moves the marker with the line it is about (until the next check)."""
+        self._anchored = []
         for m in markers:
-            if m.line:
-                self.markers.setdefault(int(m.line), []).append(m)
+            block = self.document().findBlockByNumber(int(m.line) - 1) if m.line else None
+            if block is not None and block.isValid():
+                self._anchored.append((QTextCursor(block), m))
         self._refresh_selections()
         self._gutter.update()
+
+    @property
+    def markers(self) -> dict[int, list[Marker]]:
+        """line (1-based, where the marked text is now) -> its markers."""
+        out: dict[int, list[Marker]] = {}
+        for cur, m in self._anchored:
+            out.setdefault(cur.blockNumber() + 1, []).append(m)
+        return out
 
     def marker_text(self, line: int) -> str:
         return "\n".join(f"{m.severity}: {m.message}" for m in self.markers.get(line, []))
@@ -187,11 +202,12 @@ class CodeEditor(QPlainTextEdit):
         top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
         h = self.fontMetrics().height()
         current = self.textCursor().blockNumber()
+        markers = self.markers
         while block.isValid() and top <= event.rect().bottom():
             bottom = top + round(self.blockBoundingRect(block).height())
             if block.isVisible() and bottom >= event.rect().top():
                 n = block.blockNumber() + 1
-                ms = self.markers.get(n)
+                ms = markers.get(n)
                 if ms:
                     worst = "error" if any(m.severity in ("error", "fatal") for m in ms) else ms[0].severity
                     p.setBrush(QColor(SEVERITY_COLORS.get(worst, "#e53935")))
@@ -229,7 +245,7 @@ class CodeEditor(QPlainTextEdit):
         cur.cursor = self.textCursor()
         cur.cursor.clearSelection()
         sels.append(cur)
-        for n, ms in self.markers.items():
+        for n, ms in self.markers.items():  # noqa: B007 - recomputed per refresh: lines move with edits
             block = self.document().findBlockByNumber(n - 1)
             if not block.isValid():
                 continue

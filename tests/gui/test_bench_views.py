@@ -1,4 +1,5 @@
-"""The comparison and history views in a real offscreen window, filled with real CPU runs."""
+"""The comparison and history views in a real offscreen window, filled with runs of a known effect
+(HOT twice as slow after, STEADY unchanged), so what they show does not depend on the machine's load."""
 import csv
 import json
 
@@ -9,33 +10,29 @@ from PySide6.QtGui import QImage
 
 from qdexplorer.bench.compare import compare_runs
 from qdexplorer.bench.history import History
-from tests.bench.hot_project import HOT, STEADY, real_runs
+from tests.bench.hot_project import HOT, STEADY
 
 pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("bench-views")
-    return real_runs(tmp / "proj", tmp / "cache")
 
 
 def drawn(img: QImage) -> int:
     return len({img.pixel(x, y) for x in range(0, img.width(), 23) for y in range(0, img.height(), 23)})
 
 
-def known_runs(factor=2.0):
-    """Two saved-looking runs of HOT and STEADY, 8 rounds of 5 launches, where HOT takes `factor`
-    times as long in the second: a regression of known size, the same verdict on any machine."""
+def known_runs(factors=(("before", 1.0), ("after", 2.0)), cpu=False):
+    """Saved-looking runs of HOT and STEADY, 8 rounds of 5 launches, HOT's times scaled by each
+    factor: a regression of known size, the same verdict on any machine. `cpu`: CPU-backend runs,
+    whose launches also carry their CPU time."""
     from qdexplorer.bench.context import RunContext
     from qdexplorer.bench.run import Launch, Run
     out = []
-    for name, k in (("before", 1.0), ("after", factor)):
+    for name, k in factors:
         hot, steady = np.linspace(1.00, 1.02, 40) * k, np.linspace(0.50, 0.51, 40)
-        launches = [ln for i in range(40) for ln in (Launch(HOT, "hot", "hot_2k", i, float(hot[i]), round=i // 5),
-                                                   Launch(STEADY, "steady", "steady_2k", i, float(steady[i]),
-                                                          round=i // 5))]
-        out.append(Run(name, RunContext(backend="cuda", timer_resolution_ms=0.0005), launches))
+        launches = [ln for i in range(40) for ln in (
+            Launch(HOT, "hot", "hot_2k", i, float(hot[i]), cpu_ms=float(hot[i]) if cpu else None, round=i // 5),
+            Launch(STEADY, "steady", "steady_2k", i, float(steady[i]), cpu_ms=float(steady[i]) if cpu else None,
+                   round=i // 5))]
+        out.append(Run(name, RunContext(backend="cpu" if cpu else "cuda", timer_resolution_ms=0.0005), launches))
     return out
 
 
@@ -82,8 +79,9 @@ def test_compare_view_shows_a_regression(qtbot, tmp_path):
     assert drawn(shot.toImage()) > 20
 
 
-def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path, runs):
+def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path):
     from qdexplorer.gui.history_view import HistoryView
+    runs = known_runs((("before", 1.0), ("after", 2.0), ("after-again", 2.0)), cpu=True)
     with History(tmp_path / "h.sqlite") as h:
         for r in runs:
             h.save(r)
@@ -96,7 +94,7 @@ def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path, ru
         view.task.setCurrentText(HOT)
         assert [p["label"] for p in view.points] == ["before", "after", "after-again"]
         medians = [p["median"] for p in view.points]
-        assert 1.6 < medians[1] / medians[0] < 2.5 and 0.8 < medians[2] / medians[1] < 1.25
+        assert medians[1] / medians[0] == pytest.approx(2.0) and medians[2] == medians[1]
         assert view.measure == "cpu"  # CPU runs: the same robust metric the comparison uses
 
         # a real mouse click on the second point selects that run
@@ -112,3 +110,17 @@ def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path, ru
 
         view.task.setCurrentText(STEADY)
         assert len(view.points) == 3
+
+
+def test_an_export_named_without_an_extension_gets_the_chosen_one(qtbot, tmp_path):
+    from qdexplorer.gui.compare_view import CHART_FILTERS, NUMBER_FILTERS, CompareView
+    before, after = known_runs()
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_comparison(compare_runs(before, after), before, after)
+    assert view.save_as(str(tmp_path / "chart"), CHART_FILTERS.split(";;")[1], view.export_chart) == tmp_path / "chart.svg"
+    assert (tmp_path / "chart.svg").read_text().lstrip().startswith("<?xml")
+    assert view.save_as(str(tmp_path / "nums"), "JSON (*.json)", view.export_numbers) == tmp_path / "nums.json"
+    assert view.save_as(str(tmp_path / "x.gif"), CHART_FILTERS, view.export_chart) is None  # said, not raised
+    assert "export failed" in view.title.text() and ".png or .svg" in view.title.text()
+    assert NUMBER_FILTERS.startswith("CSV")

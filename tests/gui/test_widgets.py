@@ -174,3 +174,19 @@ def test_no_display_is_one_line_naming_the_cli():
     missing = display_problem({"DISPLAY": ":0"}, "linux", find=lambda lib: None if lib == "xcb-icccm" else lib)
     assert "libxcb-icccm4" in missing and "libxcb-keysyms1" not in missing
     assert display_problem({"DISPLAY": ":0"}, "linux", find=lambda lib: lib) is None
+
+
+def test_a_marker_moves_with_its_line_when_lines_are_inserted_above(qtbot):
+    pane = EditorPane("ptx", read_only=False)
+    qtbot.addWidget(pane)
+    pane.show()
+    ed = pane.editor
+    ed.setPlainText(PTX.replace("ret;", "rett;"))
+    ed.set_markers([Marker(7, "error", "Not a name of any known instruction: 'rett'")])
+    cur = ed.textCursor()
+    cur.setPosition(0)
+    cur.insertText("// one\n// two\n")      # the user types two lines at the top
+    assert list(ed.markers) == [9] and "rett" in ed.marker_text(9) and ed.marker_text(7) == ""
+    assert "rett" in ed.document().findBlockByNumber(8).text()
+    ed.setPlainText(PTX)                     # a new text: the old diagnostics go
+    assert ed.markers == {}
