@@ -107,7 +107,7 @@ class CodeViews(QTabWidget):
         self.currentChanged.connect(self._tab_changed)
         self.save_ll_btn.clicked.connect(
             lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
-        self.revert_ll_btn.clicked.connect(lambda: self.task and self.revert_override.emit(self.task))
+        self.revert_ll_btn.clicked.connect(self._revert_ll)
         self.llvm.textChanged.connect(self._ll_edited)
         self._opt_for = self._sass_for = None
         self._loading = False
@@ -204,6 +204,13 @@ class CodeViews(QTabWidget):
         fast = getattr(compiled.module, "fast_math", None)
         math = "" if fast is None or compiled.target != "nvptx" else f"  ·  fast math {'on' if fast else 'off'}"
         return f"{state}  ·  {compiled.tier}  ·  {len(compiled.output)} B{math}"
+
+    def _revert_ll(self):
+        """The LLVM-IR tab's Revert deletes the task's saved overrides: asked first, as in the PTX tab."""
+        if self.task and self.ptx_panel.ask("Delete the saved overrides?", f"Reverting {self.task} deletes its "
+                                            "saved LLVM-IR and PTX overrides; the generated code is used again.",
+                                            "Delete overrides"):
+            self.revert_override.emit(self.task)
 
     def _ll_edited(self):
         if not self._loading and self.task:

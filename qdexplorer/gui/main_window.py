@@ -45,6 +45,21 @@ _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 EngineFor = Callable[[str], Callable[[], Engine]]
 
 
+def run_summary(results, asked: int) -> str:
+    """The status line after a run. A stopped run says how far it got and that its timings are kept,
+    and names failures only when there are some ("1/2 passed" after a Stop read like a failure)."""
+    bad = [r for r in results if r.status in ("failed", "error")]
+    skipped = sum(r.status == "skipped" for r in results)
+    problems = (f"; {len(bad)} failed: {', '.join(r.workload for r in bad[:3])}" if bad else "") + \
+        (f"; {skipped} skipped on this backend" if skipped else "")
+    if any(r.status == "stopped" for r in results) or len(results) < asked:
+        done = sum(r.status != "stopped" for r in results)
+        return (f"run stopped by you: {done} of {asked} workload{'s' if asked != 1 else ''} finished, the "
+                f"timings measured until then are kept{problems}")
+    passed = sum(r.status == "passed" for r in results)
+    return f"run finished: {passed}/{asked} passed{problems}"
+
+
 def window_icon() -> QIcon:
     return QIcon(str(Path(__file__).resolve().parent.parent / "resources" / "qdexplorer.svg"))
 
@@ -153,9 +168,11 @@ class MainWindow(QMainWindow):
 
     def run(self):
         name = self.workload.currentText()
-        workloads = None if name in ("", "all workloads") else [name]
         backend, repeat = self.backend.currentText(), self.repeat.value()
-        self.run_names = workloads or [self.workload.itemText(i) for i in range(1, self.workload.count())]
+        # every workload in the combo's order, named, so the progress line counts in the order shown
+        self.run_names = [name] if name not in ("", "all workloads") else \
+            [self.workload.itemText(i) for i in range(1, self.workload.count())]
+        workloads = list(self.run_names)
 
         def job(eng):
             eng.set_backend(backend)
@@ -365,9 +382,7 @@ class MainWindow(QMainWindow):
 
     def _ran(self, results):
         self.stop_act.setEnabled(False)
-        passed = sum(r.status == "passed" for r in results)
-        stopped = any(r.stopped for r in results) or len(results) < len(self.run_names)
-        self.statusBar().showMessage(f"run {'stopped' if stopped else 'finished'}: {passed}/{len(results)} passed")
+        self.statusBar().showMessage(run_summary(results, len(self.run_names)))
         if self.backend.currentText() != "cuda" and any(ct.override for ct in self.compiled.values()):
             self.log("note: PTX overrides take effect on CUDA only; the CPU backend ran host code from the source")
 

@@ -174,9 +174,15 @@ class PtxPanel(QWidget):
         self._start_check(self.task, text)
 
     def revert(self):
+        """Back to the generated PTX: asks first when that loses work (an unsaved edit, a saved override)."""
         if not self.task:
             return
-        if self.dirty() and not self.confirm_discard([self.task]):
+        if self.saved():
+            what = "the unsaved edit and the saved override" if self.dirty() else "the saved override"
+            if not self.ask("Delete the saved override?", f"Reverting {self.task} deletes {what}; the "
+                            "generated PTX is used again from the next compile.", "Delete override"):
+                return
+        elif self.dirty() and not self.confirm_discard([self.task]):
             return
         self.drafts.pop(self.task, None)
         self.reports.pop(self.task, None)

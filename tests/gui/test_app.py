@@ -148,6 +148,8 @@ def test_legend_never_overlaps_the_data_with_fifteen_tasks(window, qtbot):
     win.repeat.setValue(2)
     win.run()
     qtbot.waitUntil(lambda: "run finished" in win.statusBar().currentMessage(), timeout=120000)
+    combo = [win.workload.itemText(i) for i in range(1, win.workload.count())]
+    assert [r.workload for r in win.session.runs] == combo   # "workload 3/10" counts in the order shown
     for size in ((1400, 900), (900, 600)):
         win.resize(*size)
         qtbot.wait(150)
@@ -297,6 +299,8 @@ def test_stop_ends_a_run_within_a_second_and_keeps_its_timings(window, qtbot):
     rec = win.session.runs[-1]
     assert rec.status == "stopped" and rec.launches > 20
     qtbot.waitUntil(lambda: "stopped" in win.statusBar().currentMessage(), timeout=5000)
+    assert win.statusBar().currentMessage() == ("run stopped by you: 0 of 1 workload finished, the timings "
+                                                "measured until then are kept")
     assert win.session.median("particle_step_kernel_1_range_for") is not None
 
 

@@ -114,9 +114,12 @@ def test_revert_asks_before_discarding_and_cancel_keeps_the_edit(panel, generate
     engine.compile(["saxpy"], target="nvptx")
     panel.show_task(TASK)
     assert panel.editor.toPlainText().endswith("// saved\n")
+    panel.answers = [False]        # "Delete the saved override?" → Cancel: nothing goes
+    panel.revert()
+    assert reverted == [] and panel.answers == [] and panel.editor.toPlainText().endswith("// saved\n")
     panel.answers = [True]
     panel.revert()
-    assert reverted == [TASK]
+    assert reverted == [TASK] and panel.answers == []
 
 
 def test_diff_shows_the_edit(panel, generated):
