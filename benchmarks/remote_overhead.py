@@ -13,7 +13,8 @@ calls), so the launches themselves should time the same and only the per-run cos
 - `transfer_ms_per_mb`: the slope of a one-launch run's wall time over its array size (1 to 64 MB:
   the arrays go to the device and, at the checkpoint, back);
 - `task_median_ms`: the per-launch device times of the demo's saxpy, stencil and reduction
-  workloads, local and Ray alternating round by round, and their ratio (Ray / local).
+  workloads (CUDA-event time; on the CPU backend each launch's CPU time), local and Ray
+  alternating round by round, and their ratio (Ray / local).
 
 Usage: python benchmarks/remote_overhead.py [--cluster local|auto|ray://HOST:10001] [--backend cuda]
 """
@@ -103,9 +104,10 @@ def task_medians(engines: dict, workloads: list[str], rounds: int, repeat: int) 
     def keep(side):
         def on(ev):
             if isinstance(ev, LaunchesTimed):   # pass 0 (checked, caches cold) is not counted
-                for t in ev.timings:
-                    if t.repeat > 0:
-                        times.setdefault(t.task, {}).setdefault(side, []).append(t.ms)
+                for t in ev.timings:   # CPU: the launch's CPU time, as bench compares (wall time there is
+                    if t.repeat > 0:   # mostly the other processes on the machine); CUDA: event time
+                        ms = t.cpu_ms if t.cpu_ms is not None else t.ms
+                        times.setdefault(t.task, {}).setdefault(side, []).append(ms)
         return on
     for rnd in range(rounds):
         order = list(engines.items()) if rnd % 2 == 0 else list(engines.items())[::-1]

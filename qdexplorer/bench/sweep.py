@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
 from ..lang.errors import QdError
+from ..machine.launch_spec import DEFAULT_BLOCK
 from .compare import Comparison, compare_runs
 from .context import collect
 from .engine_api import BenchEngine
@@ -102,6 +103,14 @@ def parse_over(specs: Sequence[str]) -> dict[str, list[Any]]:
     if not out:
         raise QdError("a sweep needs at least one --over SETTING=V1,V2,…")
     return out
+
+
+def project_defaults(engine: BenchEngine, fast_math: bool | None = None) -> dict[str, Any]:
+    """The project's own value of each setting a sweep can vary: what every variant is compared
+    with (`fast_math`: the value the engine was opened with, when it overrides the project's)."""
+    cfg = engine.project.config
+    return {"block_dim": cfg.block_dim or DEFAULT_BLOCK, "fast_math": cfg.fast_math if fast_math is None else fast_math,
+            "mode": engine.mode}
 
 
 def grid(over: dict[str, list[Any]], defaults: dict[str, Any]) -> tuple[list[Variant], Variant]:
@@ -315,11 +324,12 @@ def _note(side: _Side, results: list[WorkloadResult]) -> None:
 def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: dict[str, Any],
           workloads: list[str] | None = None, rounds: int = 6, per_round: int = 5, warmup: int = 1, seed: int = 0,
           flush_l2: bool = True, name: str | None = None, history: History | None = None,
-          on_progress: Callable[[int, int], None] | None = None) -> SweepResult:
+          on_progress: Callable[[int, int], None] | None = None, stop: threading.Event | None = None) -> SweepResult:
     """Time every variant of `over` on the devices of `engines` (one thread each), `rounds` rounds of
     `per_round` timed repeats per variant after `warmup` untimed ones (each swap of variant leaves
-    caches cold), and save one run per variant and device in `history`. Ctrl-C stops every device
-    after its launch in flight and keeps what was measured."""
+    caches cold), and save one run per variant and device in `history`. Ctrl-C, or setting `stop`
+    (the window's Stop), stops every device after its launch in flight and keeps what was measured;
+    the engines must not be used elsewhere until it returns."""
     if not engines:
         raise QdError("a sweep needs at least one engine")
     if rounds < 1 or per_round < 1 or warmup < 0:
@@ -355,15 +365,20 @@ def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: 
     for t in threads:
         t.start()
     interrupted = False
-    try:
-        while any(t.is_alive() for t in threads):
-            for t in threads:
-                t.join(0.2)
-    except KeyboardInterrupt:
-        interrupted = True
+
+    def halt_all() -> None:
         halt.set()
         for e in engines[:lanes]:
             e.stop()
+    try:
+        while any(t.is_alive() for t in threads):
+            if stop is not None and stop.is_set() and not halt.is_set():
+                halt_all()
+            for t in threads:
+                t.join(0.1)
+    except KeyboardInterrupt:
+        interrupted = True
+        halt_all()
         for t in threads:
             t.join()
     if not interrupted and errors and all(not p.run.launches for plan_ in plan for p in plan_):
@@ -396,6 +411,12 @@ def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: 
     if interrupted:
         raise KeyboardInterrupt
     return result
+
+
+def saved_sweeps(history: History) -> list[str]:
+    """The names of the sweeps saved in `history`, oldest first."""
+    names = (s.label.partition(":")[0] for s in history.list() if ":" in s.label and "@" in s.label)
+    return list(dict.fromkeys(names))
 
 
 def load_sweep(history: History, name: str) -> SweepResult:

@@ -12,10 +12,9 @@ import os
 import sys
 from typing import Any
 
-from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, sweep
+from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
-from ..machine.launch_spec import DEFAULT_BLOCK
 from ..remote.gpus import RemoteGpu, node_gpus
 from .common import add_cluster_args, add_project_args, make_engine, open_history
 
@@ -92,13 +91,6 @@ def cmd_devices(a: argparse.Namespace) -> int:
     return 0
 
 
-def _defaults(eng: Engine, fast_math: str | None) -> dict[str, Any]:
-    """The project's own value of each setting a sweep can vary (what every variant is compared with)."""
-    cfg = eng.project.config
-    return {"block_dim": cfg.block_dim or DEFAULT_BLOCK,
-            "fast_math": cfg.fast_math if fast_math is None else fast_math == "on", "mode": eng.mode}
-
-
 def cmd_sweep(a: argparse.Namespace) -> int:
     if a.show:
         with open_history(a.project, create=False) as h:
@@ -127,7 +119,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
 
         def progress(done: int, total: int) -> None:
             print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
-        result = sweep(sides, over, _defaults(engines[0], a.fast_math), a.workload, rounds=a.rounds,
+        defaults = project_defaults(engines[0], None if a.fast_math is None else a.fast_math == "on")
+        result = sweep(sides, over, defaults, a.workload, rounds=a.rounds,
                        per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=a.save,
                        history=history, on_progress=None if a.json else progress)
     finally:

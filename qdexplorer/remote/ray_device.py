@@ -72,7 +72,8 @@ class DeviceActor:
         smi = next((r for r in node_gpus() if r["index"] == self.gpu), None) if self.gpu is not None else None
         if smi is not None:
             out |= {"driver": smi["driver"], "memory_gb": smi["memory_gb"]}
-        out["label"] = device_label(str(out.get("device")) if self.dev.backend_name == "cuda" else "CPU", host, self.gpu)
+        name = str(out.get("device")) if self.dev.backend_name == "cuda" else "CPU"
+        out["label"] = device_label(name, host, self.gpu)
         return out
 
     def load(self, items: list[LoadItem]) -> list[LoadResult]:

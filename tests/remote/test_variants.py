@@ -4,9 +4,10 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 from qdexplorer.bench.history import History
-from qdexplorer.bench.sweep import grid, load_sweep, parse_over, sweep
+from qdexplorer.bench.sweep import grid, load_sweep, parse_over, project_defaults, saved_sweeps, sweep
 from qdexplorer.engine import Engine
 from qdexplorer.runtime.device import LocalDevice
 from qdexplorer.runtime.device_api import LoadItem
@@ -67,6 +68,20 @@ def test_a_local_sweep_saves_a_run_per_variant_and_reads_back(tmp_path):
     tasks, labels, ratios = result.heatmap()
     assert tasks == [TASK] and labels == [v.label for v in variants] and ratios[0][0] == 1.0
     assert all(r > 0 for r in ratios[0])
+
+
+def test_stop_ends_a_sweep_early_and_keeps_what_it_measured(tmp_path):
+    stop = threading.Event()
+    with Engine(scale_project(tmp_path / "p"), backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng, \
+            History(tmp_path / "h.sqlite") as h:
+        defaults = project_defaults(eng)
+        assert defaults == {"block_dim": 128, "fast_math": True, "mode": "per_task"}
+        result = sweep([eng], parse_over(["block_dim=64,256"]), defaults, rounds=500, per_round=2, name="cut",
+                       history=h, on_progress=lambda done, total: stop.set(), stop=stop)
+        assert saved_sweeps(h) == ["cut"] and len(h.list()) == 3
+    launches = [len(r.run.launches) for r in result.runs]
+    assert result.status == "stopped" and all(r.run.status == "stopped" for r in result.runs)
+    assert launches[0] > 0 and sum(launches) < 3 * 500 * 2
 
 
 def test_a_local_run_never_imports_ray(tmp_path):
