@@ -12,6 +12,7 @@ example's `main()` dict plus the kernels' printed output (`stdout`).
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import runpy
@@ -23,7 +24,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPORT = "import quadrants as qd"
 EXAMPLES = ["heat_jacobi", "particles", "histogram", "template_library", "ndarray_pipeline",
-            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened"]
+            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened", "monte_carlo"]
 
 
 def encode(results: dict) -> dict:
@@ -48,16 +49,32 @@ def run(name: str, quadrants: bool) -> dict:
     return runpy.run_path(path, run_name="qd_example")["main"]()
 
 
-def mismatches(got: dict, want: dict) -> list[str]:
+def tolerance(name: str) -> dict:
+    """An example's `TOLERANCE = {result: absolute tolerance}`: results that are statistics of random
+    draws (whose sequence differs from Quadrants') match in distribution, not digit for digit."""
+    with open(os.path.join(HERE, name + ".py")) as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "TOLERANCE" for t in node.targets):
+            return ast.literal_eval(node.value)
+    return {}
+
+
+def mismatches(got: dict, want: dict, tol: dict | None = None) -> list[str]:
     """How `got` differs from Quadrants' `want` (decoded arrays): integers must match exactly, floats
-    to 1e-4 of the array's scale (parallel float sums are reassociated differently)."""
+    to 1e-4 of the array's scale (parallel float sums are reassociated differently), and the results
+    named in `tol` to within that absolute tolerance."""
     out = []
+    tol = tol or {}
     if sorted(got) != sorted(want):
         out.append(f"results {sorted(got)} != reference {sorted(want)}")
     for k in sorted(set(got) & set(want)):
         g, w = got[k], want[k]
         if g.shape != w.shape or g.dtype != w.dtype:
             out.append(f"{k}: {g.dtype}{list(g.shape)} != reference {w.dtype}{list(w.shape)}")
+        elif k in tol:
+            if not np.allclose(g, w, rtol=0, atol=tol[k]):
+                out.append(f"{k}: largest difference {float(np.max(np.abs(g - w))):.3g} (tolerance {tol[k]})")
         elif np.issubdtype(w.dtype, np.floating):
             scale = float(np.max(np.abs(w))) if w.size else 0.0
             if not np.allclose(g, w, rtol=1e-4, atol=1e-4 * scale + 1e-7):
@@ -80,7 +97,7 @@ def check(name: str) -> int:
         print(f"{name}: failed to run\n{p.stderr[-3000:]}", file=sys.stderr)
         return 1
     with open(out) as f:
-        problems = mismatches(decode(json.load(f)), decode(ref))
+        problems = mismatches(decode(json.load(f)), decode(ref), tolerance(name))
     if p.stdout.splitlines() != printed:
         problems.append(f"printed output differs: {p.stdout.splitlines()[:3]}... != {printed[:3]}...")
     for msg in problems:

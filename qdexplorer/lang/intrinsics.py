@@ -53,6 +53,9 @@ max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
 abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
+# random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
+random = Intrinsic("random", "random")
+randn = Intrinsic("randn", "random")
 select = Intrinsic("select", "select", lambda c, a, b: a if c else b)  # both sides evaluated
 static = Intrinsic("static", "static", lambda x, *a: x)
 

@@ -15,6 +15,7 @@ from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTyp
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import _Storage as Storage
+from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
@@ -43,6 +44,7 @@ class Kernel(KernelBase):
         self.workloads: list = []  # registered by @qd.workload, in definition order
         self.assert_sites: list = []
         self._sites: dict = {}
+        self._draws: dict[tuple, bool] = {}  # spec -> whether its tasks draw random numbers
         self.file = fn.__code__.co_filename
         self.line = fn.__code__.co_firstlineno
         self._signature = inspect.signature(fn)
@@ -218,7 +220,8 @@ class Kernel(KernelBase):
                   implicit: list | None = None) -> dict:
         """A call's full argument dict as the engine wants it: every array argument (fields and
         qd.ndarrays included) through `resolve` (NumPy storage by default; a CUDA script passes device
-        copies), plus the implicit arrays of `implicit()`. `spec`: the call's, if already known."""
+        copies), plus the implicit arrays of `implicit()` and, when the kernel draws random numbers,
+        this call's random key. `spec`: the call's, if already known."""
         if spec is None:
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         args = {}
@@ -229,7 +232,16 @@ class Kernel(KernelBase):
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for a in self.implicit(spec) if implicit is None else implicit:
             args[a.name] = resolve(Field.by_uid(int(a.key))) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+        if self.draws_random(spec):
+            args[RANDOM_KEY] = runtime_api.next_random_key()
         return args
+
+    def draws_random(self, spec: tuple) -> bool:
+        """Whether a task of this specialisation calls qd.random / qd.randn (its tasks take the key)."""
+        draws = self._draws.get(spec)
+        if draws is None:
+            draws = self._draws[spec] = any(p.name == RANDOM_KEY for t in self.tasks(spec) for p in t.params)
+        return draws
 
     def result(self, args: dict):
         """The kernel's return value, read back from its result array (None without one); raises

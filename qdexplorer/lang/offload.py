@@ -114,16 +114,16 @@ def _task_name(prefix, index, kind, loop_name=None):
     return f"{prefix}_kernel_{index}_{mid}{kind}"
 
 
-def _builder(ctx, parallel):
+def _builder(ctx, parallel, index):
     kernel, _, src, args, kscope, names = ctx
-    b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope)
+    b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope, task_index=index)
     b.other_task_names = names
     return b
 
 
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
-    b = _builder(ctx, parallel=False)
+    b = _builder(ctx, parallel=False, index=index)
     for s, bind in items:
         b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
         b.stmt(s)
@@ -136,7 +136,7 @@ def _serial_task(ctx, items, index) -> ir.Task:
 def _range_task(ctx, item, index, config) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     node, bind = item
-    b = _builder(ctx, parallel=True)
+    b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
     ranges, grouped = _loop_ranges(b, src, node.iter)
@@ -156,6 +156,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
                                          f"loop variable(s)")
         loop_vars = [ir.Local(t.id, i32) for t in targets]
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
+    b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
     for s in node.body:
         b.stmt(s)
     name = config.get("name")
@@ -232,7 +233,7 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
             used_scalars.add(n.name)
     params = []
     flat = {}
-    for name, v in {**args, **kscope.arrays()}.items():  # a vector argument is one scalar per component
+    for name, v in {**args, **kscope.arrays(), **kscope.scalars()}.items():  # a vector argument: one scalar per component
         flat.update({c.name: c for c in v.items} if isinstance(v, Vec) else {name: v})
     for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:

@@ -129,3 +129,27 @@ def step(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
     t = b[2]
     assert t.block_dim == 64 and t.loop_name == "tail" and t.type == "range_for"
     assert t.lines == (8, 9) and [p.name for p in t.params] == ["x"]
+
+
+def test_random_numbers_compile_to_self_contained_ptx_and_host_code():
+    """qd.random's stream is plain u64 arithmetic in the task (no runtime library, no state array):
+    the key arrives as one u64 parameter, so the module stays self-contained on both targets."""
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def noisy(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in x:
+            x[i] = qd.random() + qd.randn(qd.f32)
+
+    task, = noisy.tasks()
+    assert [p.name for p in task.params if p.kind == "scalar"] == ["random_key__"]
+    tm = build_task_module(task, CodegenOptions("nvptx", libdevice_path()))
+    assert ("random_key__", "u64") in tm.abi
+    res = compile_module(CompileRequest(task.name, "nvptx", (tm.text,), (tm.entry,), libdevice=libdevice_path()))
+    assert res.ok, res.error
+    ptx = res.output.decode()
+    assert ".extern" not in ptx
+    assert re.search(r"mul\.lo\.[su]64", ptx) and re.search(r"shr\.u64", ptx)  # the 64-bit mixer, unsigned shifts
+    host = build_task_module(task, CodegenOptions("host"))
+    res = compile_module(CompileRequest(task.name, "host", (host.text,), (host.entry,)))
+    assert res.ok, res.error

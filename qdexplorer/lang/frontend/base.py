@@ -42,6 +42,9 @@ class LoweringBase(ABC):
     inline_stack: list[Func]
     other_task_names: set[str]  # top-level names of the kernel, for a better error hint
     made_locals: list[ir.Local]  # every local new_local made, in order (see v_BoolOp)
+    task_index: int  # the task's place in its kernel (each task draws its own random streams)
+    thread_ids: list[ir.Expr]  # a parallel task's loop indices: what tells its threads apart
+    rng_state: ir.Local | None  # the thread's random stream position, made at its first draw (random.py)
 
     # -- plumbing
     @property
@@ -220,7 +223,8 @@ class LoweringBase(ABC):
     @abstractmethod
     def visible(self, name: str) -> Value: ...
 
-    # -- provided by CallLowering (calls.py), IntrinsicLowering (intrinsics.py), FuncInlining (funcs.py)
+    # -- provided by CallLowering (calls.py), IntrinsicLowering (intrinsics.py), FuncInlining (funcs.py),
+    #    RandomLowering (random.py)
     @abstractmethod
     def one_arg(self, node: ast.Call) -> ast.expr: ...
 
@@ -232,6 +236,9 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def inline_func(self, func: Func, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def random_call(self, f: I.Intrinsic, node: ast.Call) -> Value: ...
 
 
 def _assigns(tree, name: str) -> bool:

@@ -47,7 +47,7 @@ class ExprLowering(LoweringBase):
     def v_Constant(self, node):
         if isinstance(node.value, (int, float, bool)):
             return Py(node.value)
-        if isinstance(node.value, str):
+        if isinstance(node.value, str) or node.value is None:
             return Py(node.value)
         self.err(node, f"unsupported constant {node.value!r}")
 
@@ -204,6 +204,8 @@ class ExprLowering(LoweringBase):
     def v_Compare(self, node):
         result: ir.Expr | None = None
         left = self.value(node.left)
+        if isinstance(left, Py) and (not is_number(left) or any(type(op) not in CMPOPS for op in node.ops)):
+            return self.static_compare(node, left)
         for op, right_node in zip(node.ops, node.comparators):
             opname = CMPOPS.get(type(op))
             if opname is None:
@@ -224,6 +226,22 @@ class ExprLowering(LoweringBase):
             result = c if result is None else ir.BinOp("and", result, c, u1)
             left = right
         return result
+
+    def static_compare(self, node, left: Py) -> Py:
+        """A comparison of compile-time values that are not numbers (`if dt == qd.f32:` on a closure
+        dtype, `mode == "fast"`): Python decides it, as a `qd.static(...)` would."""
+        values = [left.value]
+        for c in node.comparators:
+            v = self.value(c)
+            if not isinstance(v, Py):
+                self.err(c, f"cannot compare the compile-time value {left.value!r} with a kernel value")
+            values.append(v.value)
+        names = [f"v{k}" for k in range(len(values))]
+        text = names[0] + "".join(f" {_PY_CMPOPS[type(op)]} {n}" for op, n in zip(node.ops, names[1:]))
+        try:
+            return Py(bool(eval(text, {}, dict(zip(names, values)))))  # noqa: S307
+        except Exception as e:  # noqa: BLE001 - reported at the user's line
+            self.err(node, f"comparing compile-time values failed: {type(e).__name__}: {e}")
 
     def v_BoolOp(self, node):
         """`a and b` / `a or b` give an operand's value, as in Python and Quadrants (`2 and 3` is 3), and
@@ -316,6 +334,9 @@ _EXPR_NAMES = {"ListComp": "'list comprehension'", "SetComp": "'set comprehensio
 # inlined calls have effects); integer division and modulo fault on a zero (or -1 overflow) divisor.
 _PURE = (ir.Const, ir.ScalarArg, ir.Shape, ir.LocalRef, ir.BinOp, ir.UnOp, ir.Compare, ir.Cast, ir.Select,
          ir.MathCall, ir.SimtIndex)
+
+
+_PY_CMPOPS = {**CMPOPS, ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
 
 
 def _pure(e: ir.Expr) -> bool:

@@ -52,6 +52,8 @@ class IntrinsicLowering(LoweringBase):
                 self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}", QuadrantsTypeError)
             val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
+        if f.kind == "random":
+            return self.random_call(f, node)
         if f.kind == "simt":
             self.require_block_features(node, f"qd.simt.block.{f.name}()")
             return ir.SimtIndex(f.name)
