@@ -4,8 +4,9 @@
     python examples/quadrants_style/run_example.py heat_jacobi --check   # against reference/
 
 
-Each example imports `quadrants as qd`; with qdexplorer (the default) only that import line is
-changed, to `import qdexplorer.lang as qd`, so the same file runs on both. Results are each
+Each example imports `quadrants as qd` (and maybe `quadrants.math`); with qdexplorer (the default)
+only those import lines are changed, to `import qdexplorer.lang as qd` (`qdexplorer.lang.math`), so
+the same file runs on both. Results are each
 example's `main()` dict plus the kernels' printed output (`stdout`).
 `make_reference.py` runs every example under Quadrants and keeps the results in `reference/`.
 """
@@ -23,8 +24,19 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 IMPORT = "import quadrants as qd"
+PORTED_IMPORTS = {"import quadrants as qd": "import qdexplorer.lang as qd",
+                  "import quadrants.math as ": "import qdexplorer.lang.math as ",
+                  "from quadrants.math import ": "from qdexplorer.lang.math import "}
+
+
+def port_line(line: str) -> str:
+    """An import line of Quadrants as the same import of qdexplorer; any other line unchanged."""
+    for old, new in PORTED_IMPORTS.items():
+        if line == old or (old.endswith(" ") and line.startswith(old)):
+            return new + line[len(old):]
+    return line
 EXAMPLES = ["heat_jacobi", "particles", "histogram", "template_library", "ndarray_pipeline",
-            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened", "monte_carlo"]
+            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened", "monte_carlo", "math_module"]
 
 
 def encode(results: dict) -> dict:
@@ -45,7 +57,7 @@ def run(name: str, quadrants: bool) -> dict:
         tmp = tempfile.mkdtemp(prefix="qdx-example-")
         path = os.path.join(tmp, name + ".py")
         with open(path, "w") as f:
-            f.write("\n".join("import qdexplorer.lang as qd" if ln == IMPORT else ln for ln in src.splitlines()) + "\n")
+            f.write("\n".join(port_line(ln) for ln in src.splitlines()) + "\n")
     return runpy.run_path(path, run_name="qd_example")["main"]()
 
 
@@ -76,8 +88,9 @@ def mismatches(got: dict, want: dict, tol: dict | None = None) -> list[str]:
             if not np.allclose(g, w, rtol=0, atol=tol[k]):
                 out.append(f"{k}: largest difference {float(np.max(np.abs(g - w))):.3g} (tolerance {tol[k]})")
         elif np.issubdtype(w.dtype, np.floating):
-            scale = float(np.max(np.abs(w))) if w.size else 0.0
-            if not np.allclose(g, w, rtol=1e-4, atol=1e-4 * scale + 1e-7):
+            finite = np.abs(w[np.isfinite(w)])
+            scale = float(np.max(finite)) if finite.size else 0.0
+            if not np.allclose(g, w, rtol=1e-4, atol=1e-4 * scale + 1e-7, equal_nan=True):
                 out.append(f"{k}: largest difference {float(np.max(np.abs(g - w))):.3g} (scale {scale:.3g})")
         elif not np.array_equal(g, w):
             out.append(f"{k}: {int(np.sum(g != w))} of {w.size} values differ")

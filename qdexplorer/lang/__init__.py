@@ -11,12 +11,12 @@ from .template import template  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
-                         atomic_or, atomic_sub, atomic_xor,
+                         atomic_or, atomic_sub, atomic_xor, bit_shr,
                          cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, random, randn, select, pow,
                          round, rsqrt, simt,
                          sin, sqrt, static, tan, tanh)
 from .intrinsics import abs, max, min  # noqa: F401,A004
-from . import qdmath as math  # noqa: F401
+from . import math  # noqa: F401
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)

@@ -47,12 +47,18 @@ ceil = _math("ceil", lambda x, dtype=None: _m.ceil(x))
 round = _math("round", lambda x, dtype=None: _m.copysign(_m.floor(_b.abs(x) + 0.5), x))  # noqa: A001 - ties away from zero, as llvm.round
 pow = _math("pow", _m.pow, 2)  # noqa: A001
 
+# bits of integers (qd.math.popcnt / clz / ffs): i32 results, over the unsigned bit pattern
+popcnt = Intrinsic("popcnt", "bits")
+clz = Intrinsic("clz", "bits")
+ffs = Intrinsic("ffs", "bits")
+
 # builtins-like helpers
 min = Intrinsic("min", "minmax", _b.min)  # noqa: A001
 max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
 abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
+bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on the operand's width
 # random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
 random = Intrinsic("random", "random")
 randn = Intrinsic("randn", "random")

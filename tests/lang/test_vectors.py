@@ -200,3 +200,37 @@ def test_norm_eps_takes_one_scalar(cpu):
 
     with pytest.raises(qd.QdCompileError, match=r"v.norm\(\) takes one argument, eps"):
         k(np.zeros(1, np.float32))
+
+
+QUADRANTS_MATH = (  # quadrants.math.__all__ of Quadrants 1.3.3, with its complex-number functions
+    "acos asin atan2 ceil clamp clz cos cross degrees determinant distance dot e exp eye ffs floor fns fract inf "
+    "inverse isinf isnan ivec2 ivec3 ivec4 length log log2 mat2 mat3 mat4 max min mix mod translate scale nan "
+    "normalize pi pow popcnt radians reflect refract rot_by_axis rot_yaw_pitch_roll rotation2d rotation3d round "
+    "sign sin smoothstep sqrt step tan tanh uvec2 uvec3 uvec4 vdir vec2 vec3 vec4 "
+    "cconj cdiv cexp cinv clog cmul cpow csqrt").split()
+
+
+def test_math_module_imports_as_quadrants_math_does():
+    """`import quadrants.math as tm` / `from quadrants.math import ...` port by renaming the module;
+    every name of Quadrants' math module exists (`fns` excepted: see docs/language.md)."""
+    import importlib
+    tm = importlib.import_module("qdexplorer.lang.math")
+    assert tm is qd.math
+    missing = [n for n in QUADRANTS_MATH if not hasattr(tm, n)]
+    assert missing == ["fns"]
+    from qdexplorer.lang.math import cmul, fract  # noqa: F401 - the `from` form
+    assert fract(2.25) == 0.25  # the @qd.func library runs from Python too, on scalars
+
+
+def test_bit_counts_on_every_integer_width(arch):
+    out = qd.field(qd.i32, shape=(4, 3))
+
+    @qd.kernel
+    def k(a: qd.i32, b: qd.u32, c: qd.i64, d: qd.u64):
+        out[0, 0], out[0, 1], out[0, 2] = qd.math.popcnt(a), qd.math.clz(a), qd.math.ffs(a)
+        out[1, 0], out[1, 1], out[1, 2] = qd.math.popcnt(b), qd.math.clz(b), qd.math.ffs(b)
+        out[2, 0], out[2, 1], out[2, 2] = qd.math.popcnt(c), qd.math.clz(c), qd.math.ffs(c)
+        out[3, 0], out[3, 1], out[3, 2] = qd.math.popcnt(d), qd.math.clz(d), qd.math.ffs(d)
+
+    k(-8, 0, 1 << 40, (1 << 64) - 1)
+    np.testing.assert_array_equal(out.to_numpy(), [[29, 0, 4], [0, 32, 0], [1, 23, 41], [64, 0, 1]])

@@ -111,6 +111,8 @@ class LoweringBase(ABC):
             for k, v in scope.items():
                 if isinstance(v, Py):
                     env[k] = v.value
+                elif isinstance(v, Vec):  # its shape is known: qd.static(range(m.n))
+                    env[k] = VecShape(v.shape)
                 elif k in env:
                     del env[k]
         try:
@@ -205,6 +207,9 @@ class LoweringBase(ABC):
     def vec_binop(self, op: str, a: Value, b: Value, node: ast.AST) -> Vec: ...
 
     @abstractmethod
+    def vec_binop_with(self, fn, a: Value, b: Value, node: ast.AST, what: str = "this operation") -> Vec: ...
+
+    @abstractmethod
     def minmax_pair(self, op: str, a: Value, b: Value, node: ast.AST) -> Value: ...
 
     @abstractmethod
@@ -239,6 +244,22 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def random_call(self, f: I.Intrinsic, node: ast.Call) -> Value: ...
+
+
+class VecShape:
+    """What compile-time code sees of a kernel vector or matrix: its shape (`v.n`, `v.m`,
+    `v.shape`, `len(v)`), not its values, which exist only when the kernel runs."""
+
+    def __init__(self, shape: tuple):
+        self.shape = tuple(shape)
+        self.n = shape[0]
+        self.m = shape[1] if len(shape) > 1 else 1
+
+    def __len__(self) -> int:
+        return self.n
+
+    def get_shape(self) -> tuple:
+        return self.shape
 
 
 def _assigns(tree, name: str) -> bool:

@@ -12,7 +12,8 @@ import types
 import numpy as np
 
 from .. import intrinsics as I
-from .. import ir, qdmath
+from .. import ir
+from .. import math as qdmath
 from .. import vector_types as V
 from ..func import Func, KernelBase, func
 from ..qd_types import types as qd_types
@@ -160,7 +161,7 @@ class CallLowering(LoweringBase):
             return self.vec_anyall(f.__name__, v, node)
         if isinstance(f, I.Intrinsic) and f.kind == "vecmath":
             args = [self.value(a) for a in node.args]
-            if f.name in ("dot", "cross", "normalize", "length", "transpose", "determinant", "norm"):
+            if f.name in ("dot", "cross", "normalize", "length", "transpose", "determinant", "inverse", "norm"):
                 if not args or not isinstance(args[0], Vec):
                     self.err(node, f"qd.math.{f.name}() needs a vector or matrix", QuadrantsTypeError)
                 return self.vec_call_method(VecMethod(args[0], f.name), ast.Call(func=node.func, args=node.args[1:],

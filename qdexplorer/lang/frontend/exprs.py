@@ -5,6 +5,7 @@ Calls live in `calls.py` and `intrinsics.py`; the value rules (weak literals, ca
 from __future__ import annotations
 
 import ast
+from types import ModuleType
 from typing import Any
 from itertools import product
 
@@ -65,8 +66,9 @@ class ExprLowering(LoweringBase):
         if isinstance(base, Py):
             try:
                 return py_value(getattr(base.value, node.attr))
-            except AttributeError:
-                self.err(node, f"{base.value!r} has no attribute '{node.attr}'")
+            except AttributeError as e:  # a module says which (and qd names what it leaves out, and why)
+                self.err(node, str(e) if isinstance(base.value, ModuleType) else
+                         f"{type(base.value).__name__} value {base.value!r} has no attribute '{node.attr}'")
         self.err(node, f"attribute '.{node.attr}' is not supported on this value")
 
     def v_Tuple(self, node):

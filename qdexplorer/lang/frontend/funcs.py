@@ -7,6 +7,7 @@ import inspect
 from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
+from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
 from .values import Py, Vec, cast, is_number
 from .frame import Frame
@@ -31,7 +32,12 @@ class FuncInlining(LoweringBase):
             v = a if isinstance(a, Py) else self.value(a)
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
-            if isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
+            if isinstance(ann, Template):  # a compile-time value, as a kernel's template argument is
+                if not isinstance(v, Py) and not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
+                    self.err(node, f"argument '{p.arg}' of '{func.name}' is a qd.template(): it must be known "
+                                   f"at compile time (a constant, a global, a qd.static value or a field)")
+                bound[p.arg] = v
+            elif isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                     self.err(node, f"argument '{p.arg}' of '{func.name}' must be an ndarray")
                 bound[p.arg] = v
