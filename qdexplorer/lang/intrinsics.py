@@ -89,10 +89,15 @@ class ndrange:
         return iter(_it.product(*[range(a, b) for a, b in self.dims]))
 
 
+class GroupedIndex(tuple):
+    """One index of `qd.grouped(...)` iterated at compile time (`for I in qd.static(qd.grouped(...))`):
+    a tuple to Python, an index vector inside kernels, as Quadrants makes it."""
+
+
 def _grouped_py(x):
     if isinstance(x, ndrange):
-        return iter(x)
-    return _it.product(*[range(n) for n in x.shape])
+        return map(GroupedIndex, x)
+    return map(GroupedIndex, _it.product(*[range(n) for n in x.shape]))
 
 
 grouped = Intrinsic("grouped", "grouped", _grouped_py)  # for I in qd.grouped(x): one index vector

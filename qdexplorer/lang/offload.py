@@ -125,7 +125,7 @@ def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     b = _builder(ctx, parallel=False, index=index)
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
+        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
@@ -137,7 +137,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     node, bind = item
     b = _builder(ctx, parallel=True, index=index)
-    b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
+    b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
     ranges, grouped = _loop_ranges(b, src, node.iter)
     for lo, hi in ranges:

@@ -21,7 +21,7 @@ from ..func import Func
 from ..types import DType, i32, u1
 from .frame import Frame
 from .kernel_scope import KernelScope
-from .values import Py, Vec, VecMethod, cast, py_value
+from .values import Py, Seq, Vec, VecMethod, cast, py_value
 
 Value = Any
 """What lowering an expression gives: a typed `ir.Expr`, a compile-time `Py`, a `Vec`, an array
@@ -109,10 +109,9 @@ class LoweringBase(ABC):
         env = dict(self.frame.env)
         for scope in self.frame.scopes:
             for k, v in scope.items():
-                if isinstance(v, Py):
-                    env[k] = v.value
-                elif isinstance(v, Vec):  # its shape is known: qd.static(range(m.n))
-                    env[k] = VecShape(v.shape)
+                seen = _static_view(v)
+                if seen is not _UNKNOWN:
+                    env[k] = seen
                 elif k in env:
                     del env[k]
         try:
@@ -248,18 +247,43 @@ class LoweringBase(ABC):
 
 class VecShape:
     """What compile-time code sees of a kernel vector or matrix: its shape (`v.n`, `v.m`,
-    `v.shape`, `len(v)`), not its values, which exist only when the kernel runs."""
+    `v.shape`, `len(v)`), and its components only when they are compile-time constants (a
+    `qd.static(qd.grouped(...))` index); other values exist only when the kernel runs."""
 
-    def __init__(self, shape: tuple):
+    def __init__(self, shape: tuple, values: tuple | None = None):
         self.shape = tuple(shape)
         self.n = shape[0]
         self.m = shape[1] if len(shape) > 1 else 1
+        self.values = values
 
     def __len__(self) -> int:
         return self.n
 
+    def __getitem__(self, k):
+        if self.values is None:
+            raise TypeError("this vector's components are only known when the kernel runs")
+        if isinstance(k, tuple):
+            return self.values[k[0] * self.m + k[1]]
+        return self.values[k]
+
     def get_shape(self) -> tuple:
         return self.shape
+
+
+_UNKNOWN = object()
+
+
+def _static_view(v):
+    """What compile-time code sees of a kernel value: a Python value as itself, a vector as its
+    shape (`qd.static(range(m.n))`), a list of kernel values as a list of those (`len(w)`)."""
+    if isinstance(v, Py):
+        return v.value
+    if isinstance(v, Vec):
+        known = all(isinstance(x, Py) for x in v.items)
+        return VecShape(v.shape, tuple(x.value for x in v.items) if known else None)
+    if isinstance(v, Seq):
+        return [None if (x := _static_view(item)) is _UNKNOWN else x for item in v.items]
+    return _UNKNOWN
 
 
 def _assigns(tree, name: str) -> bool:

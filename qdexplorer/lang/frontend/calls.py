@@ -54,9 +54,13 @@ class CallLowering(LoweringBase):
             return self.abs_of(v, node)
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
+            to = i32 if f is builtins.int else f32
+            if isinstance(v, Vec):  # componentwise, as Quadrants' int(v) / float(v)
+                return Vec([Py(f(x.value)) if is_number(x) else cast(self.commit(x, node), to) for x in v.items],
+                           v.shape)
             if is_number(v):
                 return Py(f(v.value))
-            return cast(self.commit(v, node), i32 if f is builtins.int else f32)
+            return cast(self.commit(v, node), to)
         if f is I.cast:
             if len(node.args) != 2:
                 self.err(node, "qd.cast(x, dtype) takes two arguments")

@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
+from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -34,6 +34,9 @@ class ExprLowering(LoweringBase):
         if isinstance(v, Vec):
             self.err(node, f"expected a scalar value here, got a {'x'.join(map(str, v.shape))} vector/matrix",
                      QuadrantsTypeError)
+        if isinstance(v, (list, Seq)):
+            n = len(v.items if isinstance(v, Seq) else v)
+            self.err(node, f"expected a scalar value here, got a list of {n} values", QuadrantsTypeError)
         what = "an ndarray" if isinstance(v, (ir.ArrayArg, ir.SharedArray)) else repr(getattr(v, "value", v))
         self.err(node, f"expected a scalar value here, got {what}")
 
@@ -90,6 +93,16 @@ class ExprLowering(LoweringBase):
             return ir.Shape(base.array, k % base.ndim)
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
+        if isinstance(base, Seq):
+            key = self.value(idx_node) if not isinstance(idx_node, ast.Slice) else None
+            k = key.value if isinstance(key, Py) and is_number(key) else None
+            if not isinstance(k, int) or isinstance(k, bool):
+                self.err(node, "a list of kernel values takes compile-time indices (a constant, or a "
+                               "qd.static loop variable)", QuadrantsIndexError)
+            if not -len(base.items) <= k < len(base.items):
+                self.err(node, f"index {k} is out of range for a list of {len(base.items)} values",
+                         QuadrantsIndexError)
+            return base.items[k]
         if isinstance(base, (ir.ArrayArg, ir.SharedArray)):
             idx = self.indices(base, idx_node, partial=True)
             if len(idx) < base.ndim:  # an array of vectors: x[i] is the whole vector

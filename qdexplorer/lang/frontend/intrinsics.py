@@ -48,10 +48,20 @@ class IntrinsicLowering(LoweringBase):
             arr = self.value(target.value)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
-            idx = self.indices(arr, target.slice)
+            idx = self.indices(arr, target.slice, partial=True)
             if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not arr.dtype.is_int:
                 self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}", QuadrantsTypeError)
-            val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
+            value = self.value(node.args[1])
+            if len(idx) < arr.ndim:  # an element of an array of vectors: componentwise, old values a vector
+                elem = self.element_vec(arr, idx)
+                vals = value.items if isinstance(value, Vec) else [value] * len(elem.items)
+                if len(vals) != len(elem.items):
+                    self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the element "
+                                   f"{len(elem.items)}", QuadrantsTypeError)
+                return Vec([ir.AtomicRMW(ATOMIC_OPS[f.name], arr, ld.indices,
+                                         cast(self.commit(x, node, like=arr.dtype), arr.dtype), self.at(target))
+                            for ld, x in zip(elem.items, vals)], elem.shape)
+            val = cast(self.commit(value, node, like=arr.dtype), arr.dtype)
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
         if f.kind == "random":
             return self.random_call(f, node)

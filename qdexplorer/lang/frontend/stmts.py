@@ -10,7 +10,7 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
-from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
+from .values import BINOPS, Py, Seq, ShapeTuple, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 
@@ -26,6 +26,10 @@ class StatementLowering(LoweringBase):
         v = self.value(node.value)
         if isinstance(v, ir.Expr):
             self.emit(ir.ExprStmt(v))
+        elif isinstance(v, Vec):  # qd.atomic_add(x[i], vec): one atomic per component
+            for item in v.items:
+                if isinstance(item, ir.AtomicRMW):
+                    self.emit(ir.ExprStmt(item))
 
     def s_Pass(self, node):
         pass
@@ -90,6 +94,11 @@ class StatementLowering(LoweringBase):
             if isinstance(v, Vec):
                 self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
                 return
+            if isinstance(v, (list, Seq)):  # a list of kernel values: one local per item
+                items = v.items if isinstance(v, Seq) else v
+                self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
+                                                        for k, x in enumerate(items)])
+                return
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
                 return
@@ -119,6 +128,18 @@ class StatementLowering(LoweringBase):
                     return self.store_vec(base.items[0].array, self.vec_pick_loads(base, keys, target), v, node)
                 return self.vec_assign_component(base, keys, v, node)
         self.err(target, f"cannot assign to '{type(target).__name__}' in a kernel")
+
+    def item_local(self, v, name: str, node):
+        """A copy of `v` in locals of its own (a compile-time value stays one)."""
+        if isinstance(v, Vec):
+            return self.vec_local(v, name)
+        if isinstance(v, (list, Seq)):
+            return Seq([self.item_local(x, f"{name}_{k}", node) for k, x in enumerate(
+                v.items if isinstance(v, Seq) else v)])
+        if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
+            return v
+        e = self.commit(v, node)
+        return ir.LocalRef(self.new_local(name, e.dtype, e))
 
     def assign_vec(self, existing: Vec, v, node):
         vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
@@ -190,6 +211,11 @@ class StatementLowering(LoweringBase):
         op = BINOPS.get(type(node.op))
         if op is None:
             self.err(node, "unsupported augmented assignment")
+        if isinstance(target, ast.Attribute) and len(target.attr) == 1 and target.attr in SWIZZLE:
+            # `v.y -= d` (a vector local, or an element of an array of vectors) is `v[1] -= d`
+            component = ast.copy_location(ast.Subscript(target.value, ast.copy_location(
+                ast.Constant(SWIZZLE[target.attr]), target), ast.Store()), target)
+            return self.s_AugAssign(ast.copy_location(ast.AugAssign(component, node.op, node.value), node))
         if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):
             handled = self.aug_vec(node, op)
             if handled:

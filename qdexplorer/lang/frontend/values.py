@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import ir
+from ..intrinsics import GroupedIndex
 from ..types import DType, f32, i32, i64, u1
 
 
@@ -44,6 +45,14 @@ class Vec:
             self.shape = (len(self.items),)
 
 
+@dataclass
+class Seq:
+    """A Python list or tuple of kernel values bound to a name (`w = [a, b, c]`, MPM's weights): its
+    length is fixed at compile time, so compile-time indices pick items (`w[i]` with `i` a
+    `qd.static` loop variable); each item is a local (or a vector of locals) of its own."""
+    items: list
+
+
 class VecMethod:
     """`v.dot` before it is called."""
 
@@ -61,10 +70,13 @@ FLOAT_ONLY_MATH = {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
                    "tanh", "pow"}
 
 
-def py_value(v) -> Py:
-    """A compile-time Python value; NumPy scalars and 0-d arrays become Python numbers, as in Quadrants."""
+def py_value(v) -> Py | Vec:
+    """A compile-time Python value; NumPy scalars and 0-d arrays become Python numbers, as in Quadrants,
+    and a compile-time `qd.grouped` index an index vector."""
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         return Py(v.item())
+    if isinstance(v, GroupedIndex):
+        return Vec([Py(int(k)) for k in v])
     return Py(v)
 
 
