@@ -20,6 +20,7 @@ from .func import Func, KernelBase, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
+from .struct_types import StructType, struct_arg_values
 from .template import Template, template_spec
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
@@ -67,9 +68,9 @@ class Kernel(KernelBase):
             self._arg_types = self._read_arg_types()
         return self._arg_types
 
-    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | DType]:
+    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | StructType | DType]:
         hints = read_annotations(self.fn)
-        out: dict[str, NdarrayType | Template | VectorType | DType] = {}
+        out: dict[str, NdarrayType | Template | VectorType | StructType | DType] = {}
         for name in self.arg_names:
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
@@ -78,6 +79,8 @@ class Kernel(KernelBase):
             if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
             elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
+                out[name] = ann
+            elif isinstance(ann, StructType):  # p: Particle, passed by value as its scalar members
                 out[name] = ann
             elif dt is not None:
                 out[name] = dt
@@ -122,6 +125,8 @@ class Kernel(KernelBase):
                 spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
             elif isinstance(t, VectorType):
                 spec.append((name, "vector", t.dtype or f32, t.shape))
+            elif isinstance(t, StructType):
+                spec.append((name, "struct", t, 0))
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
@@ -228,6 +233,12 @@ class Kernel(KernelBase):
         for entry, v in zip(spec, (bound[n] for n in self.arg_names)):
             if entry[1] == "vector":
                 args.update(vector_components(self.name, entry, v))
+                continue
+            if entry[1] == "struct":
+                try:
+                    args.update(struct_arg_values(self.name, entry[0], entry[2], v))
+                except TypeError as e:
+                    raise QuadrantsRuntimeTypeError(str(e)) from None
                 continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for a in self.implicit(spec) if implicit is None else implicit:

@@ -12,6 +12,8 @@ from . import ir
 from .errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
+from .frontend.values import StructArr, StructVal
+from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
 from .template import specialisation_tag, static_value
@@ -76,9 +78,26 @@ def kernel_args(spec: tuple) -> dict:
             out[name] = py_value(static_value(dt))
         elif kind == "vector":
             out[name] = Vec([ir.ScalarArg(f"{name}__{k}", dt) for k in range(math.prod(nd))], nd)
+        elif kind == "struct":  # one scalar parameter per member component
+            out[name] = struct_value(dt, {key: ir.ScalarArg(p, t) for p, key, t in struct_arg_names(name, dt)})
         else:
             out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
     return out
+
+
+def struct_value(stype, scalars: dict, path: tuple = ()) -> StructVal:
+    """The StructVal of a struct argument, its members read from the scalar parameters `scalars`
+    ((member path, component) -> ScalarArg)."""
+    members: dict = {}
+    for k, t in stype.members.items():
+        p = path + (k,)
+        if isinstance(t, StructType):
+            members[k] = struct_value(t, scalars, p)
+        elif isinstance(t, VectorType):
+            members[k] = Vec([scalars[(p, c)] for c in range(math.prod(t.shape))], t.shape)
+        else:
+            members[k] = scalars[(p, None)]
+    return StructVal(stype, members)
 
 
 def _return_type(kernel):
@@ -87,6 +106,10 @@ def _return_type(kernel):
         return None, (1,)
     if isinstance(ann, VectorType):
         return ann.dtype or f32, (math.prod(ann.shape),)
+    if isinstance(ann, StructType):
+        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' returns a struct ({ann!r}), which qdexplorer does not "
+                                   f"support: return its members (a vector, or several kernels)",
+                                   kernel.file, kernel.line)
     dt = as_dtype(ann)
     if dt is None:
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
@@ -206,6 +229,8 @@ def _loop_ranges(b, src, it):
                 raise src.error(it, "qd.ndrange() needs at least one dimension")
             return ranges, False
     v = b.value(it)
+    while isinstance(v, StructArr):  # a struct field: its members share its index space
+        v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
@@ -224,6 +249,19 @@ def _lines(src, stmts):
     return first, last
 
 
+def _parameters(name: str, v) -> dict:
+    """The task parameters an argument stands for: a vector or struct argument is one scalar per
+    component (`c__0`, `p__pos__0`, ...)."""
+    if isinstance(v, Vec):
+        return {c.name: c for c in v.items}
+    if isinstance(v, StructVal):
+        out: dict = {}
+        for k, m in v.members.items():
+            out.update(_parameters(f"{name}__{k}", m))
+        return out
+    return {name: v}
+
+
 def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
@@ -233,8 +271,8 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
             used_scalars.add(n.name)
     params = []
     flat = {}
-    for name, v in {**args, **kscope.arrays(), **kscope.scalars()}.items():  # a vector argument: one scalar per component
-        flat.update({c.name: c for c in v.items} if isinstance(v, Vec) else {name: v})
+    for name, v in {**args, **kscope.arrays(), **kscope.scalars()}.items():
+        flat.update(_parameters(name, v))
     for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
             params.append(ir.Param(name, "array", v.dtype, v.ndim))

@@ -50,6 +50,22 @@ def test_vdir():
     make_test()
 
 
+@test_utils.test(default_fp=qd.f32, debug=True)
+def test_vector_types_f32():
+    @qd.dataclass
+    class Ray:
+        pos: qd.math.vec3
+        uv: qd.math.vec2
+        mat: qd.math.mat3
+        _id: qd.math.uvec2
+
+    @qd.kernel
+    def test():
+        ray = Ray(qd.math.vec3(pi), qd.math.vec2(0.5, 0.5), qd.math.mat3(1))
+
+    test()
+
+
 @test_utils.test(debug=True)
 @qd.kernel
 def test_translate():

@@ -18,10 +18,11 @@ from .. import ir
 from ..errors import QdCompileError
 from ..field import Field
 from ..func import Func
+from ..struct_types import StructField
 from ..types import DType, i32, u1
 from .frame import Frame
 from .kernel_scope import KernelScope
-from .values import Py, Seq, Vec, VecMethod, cast, py_value
+from .values import BoundMethod, Py, Seq, StructArr, StructVal, Vec, VecMethod, cast, py_value
 
 Value = Any
 """What lowering an expression gives: a typed `ir.Expr`, a compile-time `Py`, a `Vec`, an array
@@ -84,10 +85,7 @@ class LoweringBase(ABC):
                 return self.element_vec(arr, (ir.Const(0, i32),))
             return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
-            v = self.frame.env[name]
-            if isinstance(v, Field):
-                return self.kscope.field_arg(v, name)
-            return py_value(v)
+            return self.global_value(self.frame.env[name], name)
         fdef = getattr(self.frame.src, "fdef", None)
         line = getattr(node, "lineno", -1)
         top = next((st for st in getattr(fdef, "body", ()) if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
@@ -99,6 +97,15 @@ class LoweringBase(ABC):
             self.err(node, f"name '{name}' is not defined here (kernel variables are block-scoped: "
                            f"assign it before the block that uses it)")
         self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
+
+    def global_value(self, v, name: str):
+        """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
+        becomes its array, a struct field one array per member, anything else a compile-time value."""
+        if isinstance(v, Field):
+            return self.kscope.field_arg(v, name)
+        if isinstance(v, StructField):
+            return StructArr(v.struct_type, {k: self.global_value(m, f"{name}_{k}") for k, m in v.members.items()})
+        return py_value(v)
 
     def user_ndim(self, arr) -> int:
         """Axes the user indexes (an array of vectors keeps its components as trailing axes)."""
@@ -239,7 +246,35 @@ class LoweringBase(ABC):
     def apply_math(self, f: I.Intrinsic, args: list, node: ast.AST, out_dt: DType | None = None) -> Value: ...
 
     @abstractmethod
-    def inline_func(self, func: Func, node: ast.Call) -> Value: ...
+    def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | None = None) -> Value: ...
+
+    # -- provided by StructLowering (structs.py)
+    @abstractmethod
+    def struct_element(self, arr: StructArr, idx_node: ast.AST, node: ast.AST) -> StructVal: ...
+
+    @abstractmethod
+    def struct_member(self, s: StructVal, attr: str, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def construct_struct(self, stype, node: ast.Call) -> StructVal: ...
+
+    @abstractmethod
+    def struct_literal(self, node: ast.Call) -> StructVal: ...
+
+    @abstractmethod
+    def struct_local(self, s: StructVal, name: str) -> StructVal: ...
+
+    @abstractmethod
+    def store_struct(self, target: StructVal, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def store_member(self, s: StructVal, k: str, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def update_member(self, s: StructVal, k: str, op: str, aug: ast.AugAssign) -> None: ...
+
+    @abstractmethod
+    def call_method(self, m: BoundMethod, node: ast.Call) -> Value: ...
 
     @abstractmethod
     def random_call(self, f: I.Intrinsic, node: ast.Call) -> Value: ...

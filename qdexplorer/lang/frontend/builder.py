@@ -20,12 +20,13 @@ from .intrinsics import IntrinsicLowering
 from .kernel_scope import KernelScope
 from .loops import LoopLowering
 from .random import RandomLowering
+from .structs import StructLowering
 from .stmts import StatementLowering
 from .vectors import VectorLowering
 
 
 class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
-                  VectorLowering, ExprLowering):
+                  StructLowering, VectorLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
     def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,

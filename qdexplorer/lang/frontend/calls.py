@@ -13,13 +13,14 @@ import numpy as np
 
 from .. import intrinsics as I
 from .. import ir
-from .. import math as qdmath
+from .. import qdmath
 from .. import vector_types as V
 from ..func import Func, KernelBase, func
 from ..qd_types import types as qd_types
+from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QuadrantsTypeError
-from .values import Py, Vec, VecMethod, cast, is_number
+from .values import BoundMethod, Py, Vec, VecMethod, cast, is_number
 from .base import LoweringBase
 
 
@@ -38,6 +39,12 @@ class CallLowering(LoweringBase):
             if not isinstance(g, Py) or not callable(g.value):
                 self.err(node, "qd.func() needs a Python function")
             return Py(g.value if isinstance(g.value, Func) else func(g.value))
+        if isinstance(f, StructType):
+            return self.construct_struct(f, node)
+        if f is Struct:
+            return self.struct_literal(node)
+        if isinstance(f, BoundMethod):
+            return self.call_method(f, node)
         if isinstance(f, KernelBase):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
         vec = self.vector_call(f, node)

@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
+from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -64,11 +64,17 @@ class ExprLowering(LoweringBase):
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
         if isinstance(base, Vec):
             return self.vec_attr(base, node.attr, node)
+        if isinstance(base, StructVal):
+            return self.struct_member(base, node.attr, node)
+        if isinstance(base, StructArr):
+            if node.attr not in base.members:
+                self.err(node, f"struct field has no member '{node.attr}' (members: {', '.join(base.members)})")
+            return base.members[node.attr]
         if isinstance(base, ir.SharedArray) and node.attr == "shape":
             return Py(base.shape)
         if isinstance(base, Py):
             try:
-                return py_value(getattr(base.value, node.attr))
+                return self.global_value(getattr(base.value, node.attr), node.attr)
             except AttributeError as e:  # a module says which (and qd names what it leaves out, and why)
                 self.err(node, str(e) if isinstance(base.value, ModuleType) else
                          f"{type(base.value).__name__} value {base.value!r} has no attribute '{node.attr}'")
@@ -93,6 +99,8 @@ class ExprLowering(LoweringBase):
             return ir.Shape(base.array, k % base.ndim)
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
+        if isinstance(base, StructArr):
+            return self.struct_element(base, idx_node, node)
         if isinstance(base, Seq):
             key = self.value(idx_node) if not isinstance(idx_node, ast.Slice) else None
             k = key.value if isinstance(key, Py) and is_number(key) else None

@@ -10,7 +10,7 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
-from .values import BINOPS, Py, Seq, ShapeTuple, Vec, cast, is_number, truthy
+from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 
@@ -91,6 +91,11 @@ class StatementLowering(LoweringBase):
                 return
             if isinstance(existing, Vec):
                 return self.assign_vec(existing, v, node)
+            if isinstance(existing, StructVal):
+                return self.store_struct(existing, v, node)
+            if isinstance(v, StructVal):  # `p = f[i]`: a copy, as Quadrants' structs are values
+                self.frame.scopes[-1][target.id] = self.struct_local(v, target.id)
+                return
             if isinstance(v, Vec):
                 self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
                 return
@@ -107,6 +112,8 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Subscript):
             arr = self.value(target.value)
+            if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
+                return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
                                                 else [target.slice])]
@@ -122,6 +129,11 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Attribute):
             base = self.value(target.value)
+            if isinstance(base, StructVal):
+                if target.attr not in base.members:
+                    self.struct_member(base, target.attr, target)  # the error naming the members
+                    self.err(target, f"cannot assign to the method '{target.attr}'")
+                return self.store_member(base, target.attr, v, node)
             if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
                 keys = [Py(SWIZZLE[target.attr])]
                 if all(isinstance(it, ir.Load) for it in base.items):
@@ -211,6 +223,13 @@ class StatementLowering(LoweringBase):
         op = BINOPS.get(type(node.op))
         if op is None:
             self.err(node, "unsupported augmented assignment")
+        if isinstance(target, ast.Attribute):
+            base = self.value(target.value)
+            if isinstance(base, StructVal):
+                if target.attr not in base.members:
+                    self.struct_member(base, target.attr, target)
+                    self.err(target, f"cannot update the method '{target.attr}'")
+                return self.update_member(base, target.attr, op, node)
         if isinstance(target, ast.Attribute) and len(target.attr) == 1 and target.attr in SWIZZLE:
             # `v.y -= d` (a vector local, or an element of an array of vectors) is `v[1] -= d`
             component = ast.copy_location(ast.Subscript(target.value, ast.copy_location(

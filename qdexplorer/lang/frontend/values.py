@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import ir
+from ..func import Func
 from ..intrinsics import GroupedIndex
 from ..types import DType, f32, i32, i64, u1
 
@@ -51,6 +52,31 @@ class Seq:
     length is fixed at compile time, so compile-time indices pick items (`w[i]` with `i` a
     `qd.static` loop variable); each item is a local (or a vector of locals) of its own."""
     items: list
+
+
+@dataclass
+class StructArr:
+    """A struct field inside a kernel: one array per member (`members`: name -> ArrayArg, or a
+    StructArr for a nested struct member)."""
+    stype: object
+    members: dict
+
+
+@dataclass
+class StructVal:
+    """A struct value inside a kernel: one value per member (a scalar, a `Vec`, or a nested
+    StructVal). `cells` says where an element of a struct field stores each member
+    (name -> (array, indices)); a local struct (None) keeps its members in locals."""
+    stype: object
+    members: dict
+    cells: dict | None = None
+
+
+@dataclass
+class BoundMethod:
+    """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
+    func: Func
+    self_value: StructVal
 
 
 class VecMethod:

@@ -186,7 +186,9 @@ class VectorLowering(LoweringBase):
         return self.vec_binop_with(lambda x, y: self.scalar_binop(op, x, y, node), a, b, node, op)
 
     def vec_binop_with(self, fn, a, b, node, what: str = "this operation") -> Vec:
-        """`fn` componentwise over two vectors of one shape, or a vector and a scalar (broadcast)."""
+        """`fn` componentwise over two vectors of one shape, or a vector and a scalar (broadcast); a
+        list or tuple of numbers is a vector (`v == [1, 0, 0]`)."""
+        a, b = (Vec(components(x)) if isinstance(x, Py) and isinstance(x.value, (list, tuple)) else x for x in (a, b))
         if isinstance(a, Vec) and isinstance(b, Vec) and a.shape != b.shape:
             self.err(node, f"shapes {a.shape} and {b.shape} do not match for '{what}'", QuadrantsTypeError)
         shape = a.shape if isinstance(a, Vec) else b.shape

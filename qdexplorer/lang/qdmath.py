@@ -26,4 +26,4 @@ def __getattr__(name):
     if name == "fns":
         raise AttributeError("qd.math.fns (the n-th set bit of a mask) is not supported by qdexplorer "
                              "(see docs/language.md)")
-    raise AttributeError(f"module 'qdexplorer.lang.math' has no attribute '{name}'")
+    raise AttributeError(f"module 'qdexplorer.lang.math' (qd.math) has no attribute '{name}'")
