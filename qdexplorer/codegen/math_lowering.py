@@ -11,7 +11,7 @@ from llvmlite import ir as L
 
 from ..lang import ir
 from . import math_lib
-from .abi import lltype
+from .abi import I32, lltype
 from .errors import CodegenError
 from .fast_math import APPROX, FastMathEmitter
 
@@ -34,6 +34,8 @@ class MathEmitter(FastMathEmitter):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
         if e.fn == "ipow":
             return self.int_pow(*args)
+        if e.fn in ("popcnt", "clz", "ffs"):
+            return self.bit_count(e.fn, args[0])
         if self.fast and dt.bits == 32 and e.fn in APPROX:
             return self.fast_call(e.fn, args)
         if e.fn in math_lib.INTRINSIC:
@@ -51,6 +53,21 @@ class MathEmitter(FastMathEmitter):
             return self.approx(e.fn, dt, args)
         f = self.intrinsic(name, t, [t] * len(args))
         return self.b.call(f, args)
+
+    def bit_count(self, fn, x):
+        """popcnt, clz and ffs of an integer as an i32 (llvm.ctpop / ctlz / cttz: popc, clz, brev+clz
+        on nvptx); ffs is 1 + the index of the lowest set bit, 0 for 0 (CUDA's __ffs)."""
+        b, t = self.b, x.type
+        i1 = L.IntType(1)
+        if fn == "popcnt":
+            r = b.call(self.intrinsic(f"llvm.ctpop.i{t.width}", t, [t]), [x])
+        else:
+            name = "ctlz" if fn == "clz" else "cttz"
+            r = b.call(self.intrinsic(f"llvm.{name}.i{t.width}", t, [t, i1]), [x, L.Constant(i1, 0)])
+        r = b.trunc(r, I32) if t.width > 32 else b.zext(r, I32) if t.width < 32 else r
+        if fn == "ffs":
+            r = b.select(b.icmp_unsigned("==", x, L.Constant(t, 0)), I32(0), b.add(r, I32(1)))
+        return r
 
     def int_pow(self, base, exp):
         """Exact integer power by squaring (a negative exponent gives 1, the empty product)."""

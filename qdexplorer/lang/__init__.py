@@ -8,14 +8,23 @@ from .qd_types import NDArray, types  # noqa: F401
 from .field import Field, Ndarray  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
 from .template import template  # noqa: F401
+from .struct_types import Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
-                         atomic_or, atomic_sub, atomic_xor,
-                         cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, select, pow, round, rsqrt, simt,
+                         atomic_or, atomic_sub, atomic_xor, bit_shr,
+                         cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, random, randn, select, pow,
+                         round, rsqrt, simt,
                          sin, sqrt, static, tan, tanh)
 from .intrinsics import abs, max, min  # noqa: F401,A004
+import sys as _sys
+
 from . import qdmath as math  # noqa: F401
+
+# `import qdexplorer.lang.math as tm` / `from qdexplorer.lang.math import cmul`, as programs import
+# `quadrants.math`; the file is qdmath.py so that no module of this package is named like the
+# standard library's `math` (it would shadow it for anything run from this folder)
+_sys.modules[__name__ + ".math"] = math
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
@@ -26,8 +35,6 @@ _LEFT_OUT = {  # name: (what it is, what to do instead)
     "root": ("an SNode tree (qd.root.dense/pointer/bitmasked)", "use qd.field(dtype, shape=...) for dense data"),
     "ad": ("autodiff (qd.ad.Tape, kernel.grad)", ""),
     "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
-    "Struct": ("a struct type", "use one field or ndarray per member"),
-    "dataclass": ("a struct type", "use one field or ndarray per member"),
     "data_oriented": ("@qd.data_oriented", "pass fields as qd.template() arguments"),
     "sparse_matrix_builder": ("a sparse matrix", ""),
     "quant": ("a quantized type", ""),

@@ -21,6 +21,7 @@ from .bounds import eval_expr
 from .device_array import DeviceArray
 from .errors import QdError
 from .field import as_kernel_array
+from .struct_types import struct_arg_names
 from .types import from_numpy, int_range
 
 I32_MAX = 2**31 - 1
@@ -49,6 +50,12 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
     for entry in spec:
         name, kind, dt, nd = entry[:4]
         where = f"{kernel_name}(): argument '{name}'"
+        if kind == "struct":  # expanded by Kernel.call_args into one scalar per member component
+            for pname, _, mdt in struct_arg_names(name, dt):
+                if pname not in args:
+                    raise ArgumentError(f"{where} is missing")
+                out[pname] = _convert_scalar(f"{where} (member {pname[len(name) + 2:]})", args[pname], mdt)
+            continue
         if kind == "vector":  # expanded by Kernel.call_args into name__0, name__1, ...
             for k in range(int(np.prod(nd))):
                 if f"{name}__{k}" not in args:

@@ -75,6 +75,12 @@ def _dtype(dtype) -> DType:
     return dt
 
 
+def _wrapped(v: int, dtype: np.dtype):
+    """`v` as the integer type stores it: its low bits, in two's complement for signed types."""
+    bits = dtype.itemsize * 8
+    return np.array(v % (1 << bits), dtype=f"u{dtype.itemsize}").view(dtype)[()]
+
+
 class ElemArray(np.ndarray):
     """NumPy storage of vectors/matrices that remembers how many trailing axes are the element, so a
     kernel called with the bare storage still indexes it as an array of vectors."""
@@ -190,6 +196,8 @@ class _Storage:
             if value.shape != self.elem_shape:
                 raise ValueError(f"x[...] = value: this {self._kind()} holds {self.elem_shape} elements, got a "
                                  f"value of shape {value.shape}; use fill() to set every element to a number")
+        elif isinstance(value, (int, np.integer)) and self.storage.dtype.kind in "iu":
+            value = _wrapped(int(value), self.storage.dtype)  # x[0] = 0xFFFF on an i16 is -1, as in Quadrants
         self.host()[idx] = value
         self._host_written()
 

@@ -47,12 +47,21 @@ ceil = _math("ceil", lambda x, dtype=None: _m.ceil(x))
 round = _math("round", lambda x, dtype=None: _m.copysign(_m.floor(_b.abs(x) + 0.5), x))  # noqa: A001 - ties away from zero, as llvm.round
 pow = _math("pow", _m.pow, 2)  # noqa: A001
 
+# bits of integers (qd.math.popcnt / clz / ffs): i32 results, over the unsigned bit pattern
+popcnt = Intrinsic("popcnt", "bits")
+clz = Intrinsic("clz", "bits")
+ffs = Intrinsic("ffs", "bits")
+
 # builtins-like helpers
 min = Intrinsic("min", "minmax", _b.min)  # noqa: A001
 max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
 abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
+bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on the operand's width
+# random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
+random = Intrinsic("random", "random")
+randn = Intrinsic("randn", "random")
 select = Intrinsic("select", "select", lambda c, a, b: a if c else b)  # both sides evaluated
 static = Intrinsic("static", "static", lambda x, *a: x)
 
@@ -80,10 +89,15 @@ class ndrange:
         return iter(_it.product(*[range(a, b) for a, b in self.dims]))
 
 
+class GroupedIndex(tuple):
+    """One index of `qd.grouped(...)` iterated at compile time (`for I in qd.static(qd.grouped(...))`):
+    a tuple to Python, an index vector inside kernels, as Quadrants makes it."""
+
+
 def _grouped_py(x):
     if isinstance(x, ndrange):
-        return iter(x)
-    return _it.product(*[range(n) for n in x.shape])
+        return map(GroupedIndex, x)
+    return map(GroupedIndex, _it.product(*[range(n) for n in x.shape]))
 
 
 grouped = Intrinsic("grouped", "grouped", _grouped_py)  # for I in qd.grouped(x): one index vector

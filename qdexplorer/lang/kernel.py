@@ -15,10 +15,12 @@ from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTyp
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import _Storage as Storage
+from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
+from .struct_types import StructType, struct_arg_values
 from .template import Template, template_spec
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
@@ -43,6 +45,7 @@ class Kernel(KernelBase):
         self.workloads: list = []  # registered by @qd.workload, in definition order
         self.assert_sites: list = []
         self._sites: dict = {}
+        self._draws: dict[tuple, bool] = {}  # spec -> whether its tasks draw random numbers
         self.file = fn.__code__.co_filename
         self.line = fn.__code__.co_firstlineno
         self._signature = inspect.signature(fn)
@@ -65,9 +68,9 @@ class Kernel(KernelBase):
             self._arg_types = self._read_arg_types()
         return self._arg_types
 
-    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | DType]:
+    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | StructType | DType]:
         hints = read_annotations(self.fn)
-        out: dict[str, NdarrayType | Template | VectorType | DType] = {}
+        out: dict[str, NdarrayType | Template | VectorType | StructType | DType] = {}
         for name in self.arg_names:
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
@@ -76,6 +79,8 @@ class Kernel(KernelBase):
             if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
             elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
+                out[name] = ann
+            elif isinstance(ann, StructType):  # p: Particle, passed by value as its scalar members
                 out[name] = ann
             elif dt is not None:
                 out[name] = dt
@@ -120,6 +125,8 @@ class Kernel(KernelBase):
                 spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
             elif isinstance(t, VectorType):
                 spec.append((name, "vector", t.dtype or f32, t.shape))
+            elif isinstance(t, StructType):
+                spec.append((name, "struct", t, 0))
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
@@ -218,7 +225,8 @@ class Kernel(KernelBase):
                   implicit: list | None = None) -> dict:
         """A call's full argument dict as the engine wants it: every array argument (fields and
         qd.ndarrays included) through `resolve` (NumPy storage by default; a CUDA script passes device
-        copies), plus the implicit arrays of `implicit()`. `spec`: the call's, if already known."""
+        copies), plus the implicit arrays of `implicit()` and, when the kernel draws random numbers,
+        this call's random key. `spec`: the call's, if already known."""
         if spec is None:
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         args = {}
@@ -226,10 +234,25 @@ class Kernel(KernelBase):
             if entry[1] == "vector":
                 args.update(vector_components(self.name, entry, v))
                 continue
+            if entry[1] == "struct":
+                try:
+                    args.update(struct_arg_values(self.name, entry[0], entry[2], v))
+                except TypeError as e:
+                    raise QuadrantsRuntimeTypeError(str(e)) from None
+                continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for a in self.implicit(spec) if implicit is None else implicit:
             args[a.name] = resolve(Field.by_uid(int(a.key))) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+        if self.draws_random(spec):
+            args[RANDOM_KEY] = runtime_api.next_random_key()
         return args
+
+    def draws_random(self, spec: tuple) -> bool:
+        """Whether a task of this specialisation calls qd.random / qd.randn (its tasks take the key)."""
+        draws = self._draws.get(spec)
+        if draws is None:
+            draws = self._draws[spec] = any(p.name == RANDOM_KEY for t in self.tasks(spec) for p in t.params)
+        return draws
 
     def result(self, args: dict):
         """The kernel's return value, read back from its result array (None without one); raises

@@ -12,6 +12,8 @@ from . import ir
 from .errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
+from .frontend.values import StructArr, StructVal
+from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
 from .template import specialisation_tag, static_value
@@ -88,9 +90,26 @@ def kernel_args(spec: tuple) -> dict:
             out[name] = py_value(static_value(dt))
         elif kind == "vector":
             out[name] = Vec([ir.ScalarArg(f"{name}__{k}", dt) for k in range(math.prod(nd))], nd)
+        elif kind == "struct":  # one scalar parameter per member component
+            out[name] = struct_value(dt, {key: ir.ScalarArg(p, t) for p, key, t in struct_arg_names(name, dt)})
         else:
             out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
     return out
+
+
+def struct_value(stype, scalars: dict, path: tuple = ()) -> StructVal:
+    """The StructVal of a struct argument, its members read from the scalar parameters `scalars`
+    ((member path, component) -> ScalarArg)."""
+    members: dict = {}
+    for k, t in stype.members.items():
+        p = path + (k,)
+        if isinstance(t, StructType):
+            members[k] = struct_value(t, scalars, p)
+        elif isinstance(t, VectorType):
+            members[k] = Vec([scalars[(p, c)] for c in range(math.prod(t.shape))], t.shape)
+        else:
+            members[k] = scalars[(p, None)]
+    return StructVal(stype, members)
 
 
 def _return_type(kernel):
@@ -99,6 +118,10 @@ def _return_type(kernel):
         return None, (1,)
     if isinstance(ann, VectorType):
         return ann.dtype or f32, (math.prod(ann.shape),)
+    if isinstance(ann, StructType):
+        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' returns a struct ({ann!r}), which qdexplorer does not "
+                                   f"support: return its members (a vector, or several kernels)",
+                                   kernel.file, kernel.line)
     dt = as_dtype(ann)
     if dt is None:
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
@@ -126,18 +149,18 @@ def _task_name(prefix, index, kind, loop_name=None):
     return f"{prefix}_kernel_{index}_{mid}{kind}"
 
 
-def _builder(ctx, parallel):
+def _builder(ctx, parallel, index):
     kernel, _, src, args, kscope, names = ctx
-    b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope)
+    b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope, task_index=index)
     b.other_task_names = names
     return b
 
 
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
-    b = _builder(ctx, parallel=False)
+    b = _builder(ctx, parallel=False, index=index)
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
+        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
@@ -148,8 +171,8 @@ def _serial_task(ctx, items, index) -> ir.Task:
 def _range_task(ctx, item, index, config) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     node, bind = item
-    b = _builder(ctx, parallel=True)
-    b.frames[0].scopes[-1].update({k: Py(v) for k, v in bind.items()})
+    b = _builder(ctx, parallel=True, index=index)
+    b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
     ranges, grouped = _loop_ranges(b, src, node.iter)
     for lo, hi in ranges:
@@ -169,6 +192,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
                                          f"loop variable(s)")
         loop_vars = [ir.Local(t.id, index_t) for t in targets]
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
+    b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
     for s in node.body:
         b.stmt(s)
     name = config.get("name")
@@ -218,6 +242,8 @@ def _loop_ranges(b, src, it):
                 raise src.error(it, "qd.ndrange() needs at least one dimension")
             return ranges, False
     v = b.value(it)
+    while isinstance(v, StructArr):  # a struct field: its members share its index space
+        v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
@@ -236,6 +262,19 @@ def _lines(src, stmts):
     return first, last
 
 
+def _parameters(name: str, v) -> dict:
+    """The task parameters an argument stands for: a vector or struct argument is one scalar per
+    component (`c__0`, `p__pos__0`, ...)."""
+    if isinstance(v, Vec):
+        return {c.name: c for c in v.items}
+    if isinstance(v, StructVal):
+        out: dict = {}
+        for k, m in v.members.items():
+            out.update(_parameters(f"{name}__{k}", m))
+        return out
+    return {name: v}
+
+
 def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
@@ -245,8 +284,8 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
             used_scalars.add(n.name)
     params = []
     flat = {}
-    for name, v in {**args, **kscope.arrays()}.items():  # a vector argument is one scalar per component
-        flat.update({c.name: c for c in v.items} if isinstance(v, Vec) else {name: v})
+    for name, v in {**args, **kscope.arrays(), **kscope.scalars()}.items():
+        flat.update(_parameters(name, v))
     for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
             params.append(ir.Param(name, "array", v.dtype, v.ndim))

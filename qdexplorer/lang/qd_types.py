@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import types as T
 from .template import template
 from .types import NdarrayType, as_dtype, f32
+from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
 
 
@@ -47,6 +48,7 @@ class _TypesNamespace:
     vector = staticmethod(vector)
     matrix = staticmethod(matrix)
     template = staticmethod(template)
+    struct = staticmethod(struct)
     f32, f64, i32, i64, u32 = T.f32, T.f64, T.i32, T.i64, T.u32
     f16, i8, i16, u8, u16, u64 = T.f16, T.i8, T.i16, T.u8, T.u16, T.u64
 

@@ -1,24 +1,29 @@
-"""`qd.math`: the math functions kernels may call (accurate libdevice/libm versions), and the small
-vector and matrix types and functions (`vec3`, `dot`, `cross`, `normalize`...)."""
-from .intrinsics import (acos, asin, atan, atan2, ceil, cos, exp, floor, log, pow, round, rsqrt,  # noqa: F401
-                         sin, sqrt, tan, tanh)
-from .intrinsics import abs, max, min  # noqa: F401,A004
+"""`qd.math` (`import qdexplorer.lang.math as tm`, as Quadrants programs `import quadrants.math`):
+the math functions kernels may call (accurate libdevice/libm versions), the small vector and matrix
+types, and Quadrants' GLSL-style, transform, bit and complex-number functions."""
 import math as _m
+
+from .intrinsics import (acos, asin, atan, atan2, ceil, clz, cos, exp, ffs, floor, log, popcnt, pow,  # noqa: F401
+                         round, rsqrt, sin, sqrt, tan, tanh)
+from .intrinsics import abs, max, min  # noqa: F401,A004
+from .math_complex import cconj, cdiv, cexp, cinv, clog, cmul, cpow, csqrt  # noqa: F401
+from .math_glsl import (degrees, distance, fract, isinf, isnan, log2, mod, radians, reflect, refract,  # noqa: F401
+                        sign, smoothstep, step, vdir)
+from .math_transforms import (eye, rot_by_axis, rot_yaw_pitch_roll, rotation2d, rotation3d, scale,  # noqa: F401
+                              translate)
+from .vecmath import clamp, cross, determinant, dot, inverse, length, mix, normalize, transpose  # noqa: F401
+from .vector_types import (ivec2, ivec3, ivec4, mat2, mat3, mat4, uvec2, uvec3, uvec4, vec2, vec3,  # noqa: F401
+                           vec4)
 
 pi = _m.pi
 e = _m.e
 inf = _m.inf
+nan = _m.nan
 
-import numpy as _np
 
-from .intrinsics import Intrinsic as _Intrinsic
-from .vector_types import ivec2, ivec3, ivec4, mat2, mat3, mat4, vec2, vec3, vec4  # noqa: F401,E402
-
-dot = _Intrinsic("dot", "vecmath", lambda a, b: _np.dot(a, b))
-cross = _Intrinsic("cross", "vecmath", lambda a, b: _np.cross(a, b))
-normalize = _Intrinsic("normalize", "vecmath", lambda a: _np.asarray(a) / _np.linalg.norm(a))
-length = _Intrinsic("length", "vecmath", lambda a: float(_np.linalg.norm(a)))
-clamp = _Intrinsic("clamp", "vecmath", lambda x, lo, hi: _np.clip(x, lo, hi))
-mix = _Intrinsic("mix", "vecmath", lambda x, y, a: x * (1 - a) + y * a)
-transpose = _Intrinsic("transpose", "vecmath", lambda m: _np.transpose(m))
-determinant = _Intrinsic("determinant", "vecmath", lambda m: float(_np.linalg.det(m)))
+def __getattr__(name):
+    """Quadrants' math names qdexplorer leaves out fail saying so, not with a bare AttributeError."""
+    if name == "fns":
+        raise AttributeError("qd.math.fns (the n-th set bit of a mask) is not supported by qdexplorer "
+                             "(see docs/language.md)")
+    raise AttributeError(f"module 'qdexplorer.lang.math' (qd.math) has no attribute '{name}'")

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from .splitmix import GOLDEN, MASK64, mix64
+
 cpu, cuda, gpu = "cpu", "cuda", "gpu"
 amdgpu, metal, vulkan = "amdgpu", "metal", "vulkan"  # Quadrants' other backends: named so ported
 x64 = cpu                                             # code parses; qd.init refuses them
 
 _hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None, "sync": None}
-_config: dict = {"debug": False, "host_only": 0}  # what lowering needs of qd.init's options
+_config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.init's options
+                 "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
 
 
@@ -40,8 +43,12 @@ def init(arch: str = cpu, **options):
                          f"always short-circuits 'and'/'or' (Quadrants' default, short_circuit_operators=True); "
                          f"the bitwise mode is not supported (write '&' / '|' for bitwise operations)")
     options.pop("short_circuit_operators", None)
+    seed = options.pop("random_seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise TypeError(f"qd.init(random_seed=...) takes an integer, got {seed!r}")
     result = _hook("init")(arch, **options)
     _config["debug"] = bool(options.get("debug", False))
+    _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
     return result
 
@@ -52,7 +59,16 @@ def debug() -> bool:
 
 def reset():
     _compiled.clear()
+    _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
     return _hook("reset")()
+
+
+def next_random_key() -> int:
+    """The key of one kernel call's random numbers: a different stream for each call, the same
+    sequence of keys for the same `qd.init(random_seed=...)` (see frontend/random.py)."""
+    _config["launches"] += 1
+    return mix64((_config["random_seed"] * GOLDEN + _config["launches"]) & MASK64)
+
 
 
 def note_compiled(kernel, key):

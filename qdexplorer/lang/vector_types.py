@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .field import Field, Ndarray
-from .types import DType, as_dtype, f32, i32
+from .types import DType, as_dtype, f32, i32, u32
 
 
 @dataclass(frozen=True)
@@ -127,4 +127,5 @@ class Matrix:
 
 vec2, vec3, vec4 = vector(2, f32), vector(3, f32), vector(4, f32)
 ivec2, ivec3, ivec4 = vector(2, i32), vector(3, i32), vector(4, i32)
+uvec2, uvec3, uvec4 = vector(2, u32), vector(3, u32), vector(4, u32)
 mat2, mat3, mat4 = matrix(2, 2, f32), matrix(3, 3, f32), matrix(4, 4, f32)

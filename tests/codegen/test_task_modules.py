@@ -156,3 +156,27 @@ def test_an_expression_too_deep_for_the_emitters_is_a_codegen_error_not_a_recurs
     task = dataclasses.replace(task, body=[dataclasses.replace(store, value=deep)])
     with pytest.raises(CodegenError, match="nests expressions too deeply"):
         build_task_module(task, CodegenOptions("host", None))
+
+
+def test_random_numbers_compile_to_self_contained_ptx_and_host_code():
+    """qd.random's stream is plain u64 arithmetic in the task (no runtime library, no state array):
+    the key arrives as one u64 parameter, so the module stays self-contained on both targets."""
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def noisy(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in x:
+            x[i] = qd.random() + qd.randn(qd.f32)
+
+    task, = noisy.tasks()
+    assert [p.name for p in task.params if p.kind == "scalar"] == ["random_key__"]
+    tm = build_task_module(task, CodegenOptions("nvptx", libdevice_path()))
+    assert ("random_key__", "u64") in tm.abi
+    res = compile_module(CompileRequest(task.name, "nvptx", (tm.text,), (tm.entry,), libdevice=libdevice_path()))
+    assert res.ok, res.error
+    ptx = res.output.decode()
+    assert ".extern" not in ptx
+    assert re.search(r"mul\.lo\.[su]64", ptx) and re.search(r"shr\.u64", ptx)  # the 64-bit mixer, unsigned shifts
+    host = build_task_module(task, CodegenOptions("host"))
+    res = compile_module(CompileRequest(task.name, "host", (host.text,), (host.entry,)))
+    assert res.ok, res.error

@@ -213,7 +213,7 @@ def test_print_in_kernels_uses_quadrants_formats(cpu, capfd):
 
 
 @pytest.mark.parametrize("name, hint", [("root", "use qd.field"), ("ad", "autodiff"), ("real_func", "use @qd.func"),
-                                        ("Struct", "one field or ndarray per member")])
+                                        ("data_oriented", "pass fields as qd.template")])
 def test_left_out_features_say_so(name, hint):
     with pytest.raises(AttributeError, match=f"qd.{name}: .*not supported by qdexplorer.*{hint}|{hint}.*not supported"):
         getattr(qd, name)
@@ -267,3 +267,26 @@ def test_none_return_annotation_and_return_none_mean_no_result(arch):
 
     assert fill(2.0) is None and add_ten() is None and first() is None
     np.testing.assert_array_equal(x.to_numpy(), [100.0, 13.0, 15.0, 17.0])
+
+
+def test_compile_time_values_compare_at_compile_time(arch):
+    """`if precision == qd.i32:` on a closure dtype (upstream's test_random_int does this) picks a
+    branch at compile time, as Python would; so do `is None` and string comparisons."""
+    out = qd.field(qd.f32, shape=3)
+
+    def make(dt, mode, extra):
+        @qd.kernel
+        def k():
+            for i in range(1):
+                out[0] = 1.0 if dt == qd.i32 else 2.0
+                if mode == "fast":
+                    out[1] = 3.0
+                else:
+                    out[1] = 4.0
+                out[2] = 5.0 if extra is None else 6.0
+        return k
+
+    make(qd.i32, "fast", None)()
+    np.testing.assert_array_equal(out.to_numpy(), [1.0, 3.0, 5.0])
+    make(qd.f64, "slow", 7)()
+    np.testing.assert_array_equal(out.to_numpy(), [2.0, 4.0, 6.0])

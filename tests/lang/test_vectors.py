@@ -200,3 +200,95 @@ def test_norm_eps_takes_one_scalar(cpu):
 
     with pytest.raises(qd.QdCompileError, match=r"v.norm\(\) takes one argument, eps"):
         k(np.zeros(1, np.float32))
+
+
+QUADRANTS_MATH = (  # quadrants.math.__all__ of Quadrants 1.3.3, with its complex-number functions
+    "acos asin atan2 ceil clamp clz cos cross degrees determinant distance dot e exp eye ffs floor fns fract inf "
+    "inverse isinf isnan ivec2 ivec3 ivec4 length log log2 mat2 mat3 mat4 max min mix mod translate scale nan "
+    "normalize pi pow popcnt radians reflect refract rot_by_axis rot_yaw_pitch_roll rotation2d rotation3d round "
+    "sign sin smoothstep sqrt step tan tanh uvec2 uvec3 uvec4 vdir vec2 vec3 vec4 "
+    "cconj cdiv cexp cinv clog cmul cpow csqrt").split()
+
+
+def test_math_module_imports_as_quadrants_math_does():
+    """`import quadrants.math as tm` / `from quadrants.math import ...` port by renaming the module;
+    every name of Quadrants' math module exists (`fns` excepted: see docs/language.md)."""
+    import importlib
+    tm = importlib.import_module("qdexplorer.lang.math")
+    assert tm is qd.math
+    missing = [n for n in QUADRANTS_MATH if not hasattr(tm, n)]
+    assert missing == ["fns"]
+    from qdexplorer.lang.math import cmul, fract  # noqa: F401 - the `from` form
+    assert fract(2.25) == 0.25  # the @qd.func library runs from Python too, on scalars
+
+
+def test_bit_counts_on_every_integer_width(arch):
+    out = qd.field(qd.i32, shape=(4, 3))
+
+    @qd.kernel
+    def k(a: qd.i32, b: qd.u32, c: qd.i64, d: qd.u64):
+        out[0, 0], out[0, 1], out[0, 2] = qd.math.popcnt(a), qd.math.clz(a), qd.math.ffs(a)
+        out[1, 0], out[1, 1], out[1, 2] = qd.math.popcnt(b), qd.math.clz(b), qd.math.ffs(b)
+        out[2, 0], out[2, 1], out[2, 2] = qd.math.popcnt(c), qd.math.clz(c), qd.math.ffs(c)
+        out[3, 0], out[3, 1], out[3, 2] = qd.math.popcnt(d), qd.math.clz(d), qd.math.ffs(d)
+
+    k(-8, 0, 1 << 40, (1 << 64) - 1)
+    np.testing.assert_array_equal(out.to_numpy(), [[29, 0, 4], [0, 32, 0], [1, 23, 41], [64, 0, 1]])
+
+
+def test_lists_of_vectors_as_locals_and_int_of_a_vector(arch):
+    """MPM's weights: `w = [a, b, c]` of vectors, read with compile-time indices (`qd.static` loop
+    variables, `len(w)`); `int(v)` / `float(v)` componentwise; `.y -= d` on a field element."""
+    out = qd.field(qd.f32, shape=(4, 3))
+    g = qd.Vector.field(2, qd.f32, shape=4)
+
+    @qd.kernel
+    def k(s: qd.f32):
+        for p in range(4):
+            fx = qd.math.vec2(0.25 * p + s, 1.5 - 0.1 * p)
+            base = int(fx)
+            w = [0.5 * (1.5 - fx) ** 2, 0.75 - (fx - 1) ** 2, 0.5 * (fx - 0.5) ** 2]
+            acc = 0.0
+            for i, j in qd.static(qd.ndrange(len(w), 3)):
+                acc += w[i].x * w[j][1]
+            out[p, 0] = acc
+            out[p, 1] = base[0] * 10 + base[1] + float(base).y * 100
+            w[1].x = 7.0                      # items are locals of their own
+            out[p, 2] = w[1][0] + w[2].x
+            g[p].y -= 0.5 * p
+            g[p].x += 1.0
+
+    k(0.1)
+    fx = np.stack([0.25 * np.arange(4) + 0.1, 1.5 - 0.1 * np.arange(4)], 1).astype(np.float32)
+    w = [0.5 * (1.5 - fx) ** 2, 0.75 - (fx - 1) ** 2, 0.5 * (fx - 0.5) ** 2]
+    acc = sum(w[i][:, 0] * w[j][:, 1] for i in range(3) for j in range(3))
+    base = fx.astype(np.int32)
+    np.testing.assert_allclose(out.to_numpy()[:, 0], acc, rtol=1e-5)
+    np.testing.assert_array_equal(out.to_numpy()[:, 1], base[:, 0] * 10 + base[:, 1] * 101)
+    np.testing.assert_allclose(out.to_numpy()[:, 2], 7.0 + w[2][:, 0], rtol=1e-6)
+    np.testing.assert_allclose(g.to_numpy(), np.stack([np.ones(4), -0.5 * np.arange(4)], 1))
+
+
+def test_a_list_of_kernel_values_needs_compile_time_indices(cpu):
+    @qd.kernel
+    def k(n: qd.i32) -> qd.f32:
+        w = [qd.math.vec2(1.0, 2.0), qd.math.vec2(3.0, 4.0)]
+        return w[n].x
+
+    with pytest.raises(qd.QuadrantsIndexError, match="a list of kernel values takes compile-time indices") as e:
+        k(1)
+    assert "Vec(" not in str(e.value) and "BinOp" not in str(e.value)
+
+
+def test_static_grouped_ndrange_gives_index_vectors(arch):
+    out = qd.field(qd.i32, shape=(3, 3))
+
+    @qd.kernel
+    def k():
+        for _ in range(1):
+            for I in qd.static(qd.grouped(qd.ndrange(3, 3))):
+                out[I] = I[0] * 10 + I.y + (I + qd.math.ivec2(1, 1)).sum() * 100
+
+    k()
+    i, j = np.mgrid[0:3, 0:3]
+    np.testing.assert_array_equal(out.to_numpy(), i * 10 + j + (i + j + 2) * 100)

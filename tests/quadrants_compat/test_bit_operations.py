@@ -41,3 +41,26 @@ def test_bit_sar():
         assert sar(neg_test_num, i) == sar_assign(neg_test_num, i) == -(2 ** (n - i))
 
 
+@test_utils.test()
+def test_bit_shr():
+    @qd.kernel
+    def shr(a: qd.i32, b: qd.i32) -> qd.i32:
+        return qd.bit_shr(a, b)
+
+    n = 8
+    test_num = 2**n
+    neg_test_num = -test_num
+    for i in range(n):
+        assert shr(test_num, i) == 2 ** (n - i)
+    for i in range(n):
+        offset = 0x100000000 if i > 0 else 0
+        assert shr(neg_test_num, i) == (neg_test_num + offset) >> i
+
+
+@test_utils.test()
+def test_bit_shr_uint():
+    @qd.kernel
+    def func(x: qd.u32, y: qd.i32) -> qd.u32:
+        return qd.bit_shr(x, y)
+
+    assert func(5, 2) == 1

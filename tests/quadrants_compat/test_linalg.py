@@ -167,6 +167,28 @@ def _test_polar_decomp(dim, dt):
             assert D[None][i, j] == test_utils.approx(0, abs=tol)
 
 
+@pytest.mark.parametrize("n", range(1, 5))
+@test_utils.test()
+def test_mat_inverse_size(n):
+    m = qd.Matrix.field(n, n, dtype=qd.f32, shape=())
+    M = np.empty(shape=(n, n), dtype=np.float32)
+    for i in range(n):
+        for j in range(n):
+            M[i, j] = i * j + i * 3 + j + 1 + int(i == j) * 4
+    assert np.linalg.det(M) != 0
+
+    m.from_numpy(M)
+
+    @qd.kernel
+    def invert():
+        m[None] = m[None].inverse()
+
+    invert()
+
+    m_np = m.to_numpy(keep_dims=True)
+    np.testing.assert_almost_equal(m_np, np.linalg.inv(M))
+
+
 # ---------------------------------------------------------------------------
 # Matrix.inverse for N up to 12 (LU with partial pivoting).
 #
@@ -231,6 +253,59 @@ def _test_inverse_at_size(n_, dt_, factory):
     )
     # Round-trip M @ M⁻¹ ≈ I.
     np.testing.assert_allclose(M @ inv_np, np.eye(n_), rtol=tol, atol=tol)
+
+
+@test_utils.test()
+def test_any_all():
+    a = qd.Matrix.field(2, 2, dtype=qd.i32, shape=())
+    b = qd.field(dtype=qd.i32, shape=())
+    c = qd.field(dtype=qd.i32, shape=())
+
+    @qd.kernel
+    def func():
+        b[None] = any(a[None])
+        c[None] = all(a[None])
+
+    for i in range(2):
+        for j in range(2):
+            a[None][0, 0] = i
+            a[None][1, 0] = j
+            a[None][1, 1] = i
+            a[None][0, 1] = j
+
+            func()
+            if i == 1 or j == 1:
+                assert b[None] == 1
+            else:
+                assert b[None] == 0
+
+            if i == 1 and j == 1:
+                assert c[None] == 1
+            else:
+                assert c[None] == 0
+
+
+@test_utils.test()
+def test_min_max():
+    a = qd.Matrix.field(2, 2, dtype=qd.i32, shape=())
+    b = qd.field(dtype=qd.i32, shape=())
+    c = qd.field(dtype=qd.i32, shape=())
+
+    @qd.kernel
+    def func():
+        b[None] = a[None].max()
+        c[None] = a[None].min()
+
+    for i in range(2):
+        for j in range(2):
+            a[None][0, 0] = i
+            a[None][1, 0] = j
+            a[None][1, 1] = i
+            a[None][0, 1] = j
+
+            func()
+            assert b[None] == max(i, j)
+            assert c[None] == min(i, j)
 
 
 # must not throw any error:

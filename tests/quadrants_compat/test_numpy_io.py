@@ -6,6 +6,39 @@ from tests.quadrants_compat import test_utils
 
 
 @test_utils.test()
+def test_to_numpy_struct():
+    n = 16
+    f = qd.Struct.field({"a": qd.i32, "b": qd.f32}, shape=(n,))
+
+    for i in range(n):
+        f[i].a = i
+        f[i].b = f[i].a * 2
+
+    arr_dict = f.to_numpy()
+
+    for i in range(n):
+        assert arr_dict["a"][i] == i
+        assert arr_dict["b"][i] == i * 2
+
+
+@test_utils.test()
+def test_from_numpy_struct():
+    n = 16
+    f = qd.Struct.field({"a": qd.i32, "b": qd.f32}, shape=(n,))
+
+    arr_dict = {
+        "a": np.arange(n, dtype=np.int32),
+        "b": np.arange(n, dtype=np.int32) * 2,
+    }
+
+    f.from_numpy(arr_dict)
+
+    for i in range(n):
+        assert f[i].a == i
+        assert f[i].b == i * 2
+
+
+@test_utils.test()
 def test_matrix():
     n = 4
     m = 7

@@ -18,10 +18,11 @@ from .. import ir
 from ..errors import QdCompileError
 from ..field import Field
 from ..func import Func
+from ..struct_types import StructField
 from ..types import DType, i32, u1
 from .frame import Frame
 from .kernel_scope import KernelScope
-from .values import Py, Vec, VecMethod, cast, py_value
+from .values import BoundMethod, Py, Seq, StructArr, StructVal, Vec, VecMethod, cast, py_value
 
 Value = Any
 """What lowering an expression gives: a typed `ir.Expr`, a compile-time `Py`, a `Vec`, an array
@@ -42,6 +43,9 @@ class LoweringBase(ABC):
     inline_stack: list[Func]
     other_task_names: set[str]  # top-level names of the kernel, for a better error hint
     made_locals: list[ir.Local]  # every local new_local made, in order (see v_BoolOp)
+    task_index: int  # the task's place in its kernel (each task draws its own random streams)
+    thread_ids: list[ir.Expr]  # a parallel task's loop indices: what tells its threads apart
+    rng_state: ir.Local | None  # the thread's random stream position, made at its first draw (random.py)
 
     # -- plumbing
     @property
@@ -81,10 +85,7 @@ class LoweringBase(ABC):
                 return self.element_vec(arr, (ir.Const(0, i32),))
             return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
-            v = self.frame.env[name]
-            if isinstance(v, Field):
-                return self.kscope.field_arg(v, name)
-            return py_value(v)
+            return self.global_value(self.frame.env[name], name)
         fdef = getattr(self.frame.src, "fdef", None)
         line = getattr(node, "lineno", -1)
         top = next((st for st in getattr(fdef, "body", ()) if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
@@ -97,6 +98,15 @@ class LoweringBase(ABC):
                            f"assign it before the block that uses it)")
         self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
 
+    def global_value(self, v, name: str):
+        """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
+        becomes its array, a struct field one array per member, anything else a compile-time value."""
+        if isinstance(v, Field):
+            return self.kscope.field_arg(v, name)
+        if isinstance(v, StructField):
+            return StructArr(v.struct_type, {k: self.global_value(m, f"{name}_{k}") for k, m in v.members.items()})
+        return py_value(v)
+
     def user_ndim(self, arr) -> int:
         """Axes the user indexes (an array of vectors keeps its components as trailing axes)."""
         return arr.ndim - len(self.kscope.elem_shapes.get(arr.name, ()))
@@ -106,8 +116,9 @@ class LoweringBase(ABC):
         env = dict(self.frame.env)
         for scope in self.frame.scopes:
             for k, v in scope.items():
-                if isinstance(v, Py):
-                    env[k] = v.value
+                seen = _static_view(v)
+                if seen is not _UNKNOWN:
+                    env[k] = seen
                 elif k in env:
                     del env[k]
         try:
@@ -202,6 +213,9 @@ class LoweringBase(ABC):
     def vec_binop(self, op: str, a: Value, b: Value, node: ast.AST) -> Vec: ...
 
     @abstractmethod
+    def vec_binop_with(self, fn, a: Value, b: Value, node: ast.AST, what: str = "this operation") -> Vec: ...
+
+    @abstractmethod
     def minmax_pair(self, op: str, a: Value, b: Value, node: ast.AST) -> Value: ...
 
     @abstractmethod
@@ -220,7 +234,8 @@ class LoweringBase(ABC):
     @abstractmethod
     def visible(self, name: str) -> Value: ...
 
-    # -- provided by CallLowering (calls.py), IntrinsicLowering (intrinsics.py), FuncInlining (funcs.py)
+    # -- provided by CallLowering (calls.py), IntrinsicLowering (intrinsics.py), FuncInlining (funcs.py),
+    #    RandomLowering (random.py)
     @abstractmethod
     def one_arg(self, node: ast.Call) -> ast.expr: ...
 
@@ -231,7 +246,79 @@ class LoweringBase(ABC):
     def apply_math(self, f: I.Intrinsic, args: list, node: ast.AST, out_dt: DType | None = None) -> Value: ...
 
     @abstractmethod
-    def inline_func(self, func: Func, node: ast.Call) -> Value: ...
+    def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | None = None) -> Value: ...
+
+    # -- provided by StructLowering (structs.py)
+    @abstractmethod
+    def struct_element(self, arr: StructArr, idx_node: ast.AST, node: ast.AST) -> StructVal: ...
+
+    @abstractmethod
+    def struct_member(self, s: StructVal, attr: str, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def construct_struct(self, stype, node: ast.Call) -> StructVal: ...
+
+    @abstractmethod
+    def struct_literal(self, node: ast.Call) -> StructVal: ...
+
+    @abstractmethod
+    def struct_local(self, s: StructVal, name: str) -> StructVal: ...
+
+    @abstractmethod
+    def store_struct(self, target: StructVal, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def store_member(self, s: StructVal, k: str, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def update_member(self, s: StructVal, k: str, op: str, aug: ast.AugAssign) -> None: ...
+
+    @abstractmethod
+    def call_method(self, m: BoundMethod, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def random_call(self, f: I.Intrinsic, node: ast.Call) -> Value: ...
+
+
+class VecShape:
+    """What compile-time code sees of a kernel vector or matrix: its shape (`v.n`, `v.m`,
+    `v.shape`, `len(v)`), and its components only when they are compile-time constants (a
+    `qd.static(qd.grouped(...))` index); other values exist only when the kernel runs."""
+
+    def __init__(self, shape: tuple, values: tuple | None = None):
+        self.shape = tuple(shape)
+        self.n = shape[0]
+        self.m = shape[1] if len(shape) > 1 else 1
+        self.values = values
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k):
+        if self.values is None:
+            raise TypeError("this vector's components are only known when the kernel runs")
+        if isinstance(k, tuple):
+            return self.values[k[0] * self.m + k[1]]
+        return self.values[k]
+
+    def get_shape(self) -> tuple:
+        return self.shape
+
+
+_UNKNOWN = object()
+
+
+def _static_view(v):
+    """What compile-time code sees of a kernel value: a Python value as itself, a vector as its
+    shape (`qd.static(range(m.n))`), a list of kernel values as a list of those (`len(w)`)."""
+    if isinstance(v, Py):
+        return v.value
+    if isinstance(v, Vec):
+        known = all(isinstance(x, Py) for x in v.items)
+        return VecShape(v.shape, tuple(x.value for x in v.items) if known else None)
+    if isinstance(v, Seq):
+        return [None if (x := _static_view(item)) is _UNKNOWN else x for item in v.items]
+    return _UNKNOWN
 
 
 def _assigns(tree, name: str) -> bool:

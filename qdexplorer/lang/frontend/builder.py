@@ -2,7 +2,8 @@
 
 `offload.py` decides what the tasks are; the mixins this class combines lower each construct:
 `stmts.py` (assignments, if), `loops.py`, `funcs.py` (@qd.func inlining), `calls.py`,
-`intrinsics.py` (qd.* math, atomics, SIMT), `vectors.py` and `exprs.py` (operators, subscripts).
+`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `vectors.py` and `exprs.py` (operators,
+subscripts).
 `base.py` holds the plumbing they share (name resolution, scopes, emitted blocks, compile-time
 evaluation) and the contract between them.
 """
@@ -18,16 +19,18 @@ from .funcs import FuncInlining
 from .intrinsics import IntrinsicLowering
 from .kernel_scope import KernelScope
 from .loops import LoopLowering
+from .random import RandomLowering
+from .structs import StructLowering
 from .stmts import StatementLowering
 from .vectors import VectorLowering
 
 
-class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, VectorLowering,
-                  ExprLowering):
+class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
+                  StructLowering, VectorLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
     def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,
-                 kscope: KernelScope | None = None):
+                 kscope: KernelScope | None = None, task_index: int = 0):
         self.kernel_name = kernel_name
         self.kscope = kscope or KernelScope(args)
         self.frames = [Frame(src, python_env(src.fn))]
@@ -40,3 +43,6 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         self.inline_stack = []
         self.other_task_names = set()
         self.made_locals = []
+        self.task_index = task_index
+        self.thread_ids = []  # offload.py sets a parallel task's loop indices
+        self.rng_state = None

@@ -12,13 +12,15 @@ import types
 import numpy as np
 
 from .. import intrinsics as I
-from .. import ir, qdmath
+from .. import ir
+from .. import qdmath
 from .. import vector_types as V
 from ..func import Func, KernelBase, func
 from ..qd_types import types as qd_types
+from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QuadrantsTypeError
-from .values import Py, Vec, VecMethod, cast, is_number
+from .values import BoundMethod, Py, Vec, VecMethod, cast, is_number
 from .base import LoweringBase
 
 
@@ -37,6 +39,12 @@ class CallLowering(LoweringBase):
             if not isinstance(g, Py) or not callable(g.value):
                 self.err(node, "qd.func() needs a Python function")
             return Py(g.value if isinstance(g.value, Func) else func(g.value))
+        if isinstance(f, StructType):
+            return self.construct_struct(f, node)
+        if f is Struct:
+            return self.struct_literal(node)
+        if isinstance(f, BoundMethod):
+            return self.call_method(f, node)
         if isinstance(f, KernelBase):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
         vec = self.vector_call(f, node)
@@ -53,9 +61,13 @@ class CallLowering(LoweringBase):
             return self.abs_of(v, node)
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
+            to = i32 if f is builtins.int else f32
+            if isinstance(v, Vec):  # componentwise, as Quadrants' int(v) / float(v)
+                return Vec([Py(f(x.value)) if is_number(x) else cast(self.commit(x, node), to) for x in v.items],
+                           v.shape)
             if is_number(v):
                 return Py(f(v.value))
-            return cast(self.commit(v, node), i32 if f is builtins.int else f32)
+            return cast(self.commit(v, node), to)
         if f is I.cast:
             if len(node.args) != 2:
                 self.err(node, "qd.cast(x, dtype) takes two arguments")
@@ -160,7 +172,7 @@ class CallLowering(LoweringBase):
             return self.vec_anyall(f.__name__, v, node)
         if isinstance(f, I.Intrinsic) and f.kind == "vecmath":
             args = [self.value(a) for a in node.args]
-            if f.name in ("dot", "cross", "normalize", "length", "transpose", "determinant", "norm"):
+            if f.name in ("dot", "cross", "normalize", "length", "transpose", "determinant", "inverse", "norm"):
                 if not args or not isinstance(args[0], Vec):
                     self.err(node, f"qd.math.{f.name}() needs a vector or matrix", QuadrantsTypeError)
                 return self.vec_call_method(VecMethod(args[0], f.name), ast.Call(func=node.func, args=node.args[1:],

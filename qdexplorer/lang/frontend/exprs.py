@@ -5,13 +5,14 @@ Calls live in `calls.py` and `intrinsics.py`; the value rules (weak literals, ca
 from __future__ import annotations
 
 import ast
+from types import ModuleType
 from typing import Any
 from itertools import product
 
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, ShapeTuple, Vec, cast, fits, fold, is_number, literal, py_value, truthy
+from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -33,6 +34,9 @@ class ExprLowering(LoweringBase):
         if isinstance(v, Vec):
             self.err(node, f"expected a scalar value here, got a {'x'.join(map(str, v.shape))} vector/matrix",
                      QuadrantsTypeError)
+        if isinstance(v, (list, Seq)):
+            n = len(v.items if isinstance(v, Seq) else v)
+            self.err(node, f"expected a scalar value here, got a list of {n} values", QuadrantsTypeError)
         what = "an ndarray" if isinstance(v, (ir.ArrayArg, ir.SharedArray)) else repr(getattr(v, "value", v))
         self.err(node, f"expected a scalar value here, got {what}")
 
@@ -47,7 +51,7 @@ class ExprLowering(LoweringBase):
     def v_Constant(self, node):
         if isinstance(node.value, (int, float, bool)):
             return Py(node.value)
-        if isinstance(node.value, str):
+        if isinstance(node.value, str) or node.value is None:
             return Py(node.value)
         self.err(node, f"unsupported constant {node.value!r}")
 
@@ -60,13 +64,20 @@ class ExprLowering(LoweringBase):
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
         if isinstance(base, Vec):
             return self.vec_attr(base, node.attr, node)
+        if isinstance(base, StructVal):
+            return self.struct_member(base, node.attr, node)
+        if isinstance(base, StructArr):
+            if node.attr not in base.members:
+                self.err(node, f"struct field has no member '{node.attr}' (members: {', '.join(base.members)})")
+            return base.members[node.attr]
         if isinstance(base, ir.SharedArray) and node.attr == "shape":
             return Py(base.shape)
         if isinstance(base, Py):
             try:
-                return py_value(getattr(base.value, node.attr))
-            except AttributeError:
-                self.err(node, f"{base.value!r} has no attribute '{node.attr}'")
+                return self.global_value(getattr(base.value, node.attr), node.attr)
+            except AttributeError as e:  # a module says which (and qd names what it leaves out, and why)
+                self.err(node, str(e) if isinstance(base.value, ModuleType) else
+                         f"{type(base.value).__name__} value {base.value!r} has no attribute '{node.attr}'")
         self.err(node, f"attribute '.{node.attr}' is not supported on this value")
 
     def v_Tuple(self, node):
@@ -88,6 +99,18 @@ class ExprLowering(LoweringBase):
             return ir.Shape(base.array, k % base.ndim)
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
+        if isinstance(base, StructArr):
+            return self.struct_element(base, idx_node, node)
+        if isinstance(base, Seq):
+            key = self.value(idx_node) if not isinstance(idx_node, ast.Slice) else None
+            k = key.value if isinstance(key, Py) and is_number(key) else None
+            if not isinstance(k, int) or isinstance(k, bool):
+                self.err(node, "a list of kernel values takes compile-time indices (a constant, or a "
+                               "qd.static loop variable)", QuadrantsIndexError)
+            if not -len(base.items) <= k < len(base.items):
+                self.err(node, f"index {k} is out of range for a list of {len(base.items)} values",
+                         QuadrantsIndexError)
+            return base.items[k]
         if isinstance(base, (ir.ArrayArg, ir.SharedArray)):
             idx = self.indices(base, idx_node, partial=True)
             if len(idx) < base.ndim:  # an array of vectors: x[i] is the whole vector
@@ -204,6 +227,8 @@ class ExprLowering(LoweringBase):
     def v_Compare(self, node):
         result: ir.Expr | None = None
         left = self.value(node.left)
+        if isinstance(left, Py) and (not is_number(left) or any(type(op) not in CMPOPS for op in node.ops)):
+            return self.static_compare(node, left)
         for op, right_node in zip(node.ops, node.comparators):
             opname = CMPOPS.get(type(op))
             if opname is None:
@@ -224,6 +249,22 @@ class ExprLowering(LoweringBase):
             result = c if result is None else ir.BinOp("and", result, c, u1)
             left = right
         return result
+
+    def static_compare(self, node, left: Py) -> Py:
+        """A comparison of compile-time values that are not numbers (`if dt == qd.f32:` on a closure
+        dtype, `mode == "fast"`): Python decides it, as a `qd.static(...)` would."""
+        values = [left.value]
+        for c in node.comparators:
+            v = self.value(c)
+            if not isinstance(v, Py):
+                self.err(c, f"cannot compare the compile-time value {left.value!r} with a kernel value")
+            values.append(v.value)
+        names = [f"v{k}" for k in range(len(values))]
+        text = names[0] + "".join(f" {_PY_CMPOPS[type(op)]} {n}" for op, n in zip(node.ops, names[1:]))
+        try:
+            return Py(bool(eval(text, {}, dict(zip(names, values)))))  # noqa: S307
+        except Exception as e:  # noqa: BLE001 - reported at the user's line
+            self.err(node, f"comparing compile-time values failed: {type(e).__name__}: {e}")
 
     def v_BoolOp(self, node):
         """`a and b` / `a or b` give an operand's value, as in Python and Quadrants (`2 and 3` is 3), and
@@ -316,6 +357,9 @@ _EXPR_NAMES = {"ListComp": "'list comprehension'", "SetComp": "'set comprehensio
 # inlined calls have effects); integer division and modulo fault on a zero (or -1 overflow) divisor.
 _PURE = (ir.Const, ir.ScalarArg, ir.Shape, ir.LocalRef, ir.BinOp, ir.UnOp, ir.Compare, ir.Cast, ir.Select,
          ir.MathCall, ir.SimtIndex)
+
+
+_PY_CMPOPS = {**CMPOPS, ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
 
 
 def _pure(e: ir.Expr) -> bool:

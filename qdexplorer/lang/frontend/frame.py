@@ -7,7 +7,7 @@ from typing import Any
 from .. import ir
 from ..source import SourceInfo
 from ..types import DType
-from .values import Vec
+from .values import StructVal, Vec
 
 
 class Frame:
@@ -19,5 +19,5 @@ class Frame:
         self.scopes: list[dict[str, Any]] = [{}]
         self.ret_label, self.ret_dtype = ret_label, ret_dtype
         # an inlined func's result: one local, a vector, or (for `return a, b`) one of those per item
-        self.ret_local: ir.Local | Vec | tuple[ir.Local | Vec, ...] | None = None
+        self.ret_local: ir.Local | Vec | StructVal | tuple[ir.Local | Vec, ...] | None = None
         self.loop_depth = 0

@@ -7,8 +7,9 @@ import inspect
 from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
+from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
-from .values import Py, Vec, cast, is_number
+from .values import Py, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
 
@@ -16,22 +17,25 @@ from .base import LoweringBase, Value
 class FuncInlining(LoweringBase):
     """Mixin for `TaskBuilder`: inlines `@qd.func` bodies and lowers their `return`s."""
 
-    def inline_func(self, func, node):
+    def inline_func(self, func, node, self_value=None):
+        """`self_value`: a method's struct, bound to its first parameter (`s.area()`)."""
         if func in self.inline_stack:
             self.err(node, f"recursive call of @qd.func '{func.name}' is not supported")
         src = func.source
         fdef = src.fdef
         params = fdef.args.args
-        actual = self.bind_call(func, node)
+        actual = self.bind_call(func, node, () if self_value is None else (self_value,))
         hints = func.annotations
         label = f"{func.name}.{next(self.counter)}"
         bound: dict[str, Value] = {}
         for p in params:
             a = actual[p.arg]
-            v = a if isinstance(a, Py) else self.value(a)
+            v = a if isinstance(a, (Py, StructVal)) else self.value(a)
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
-            if isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
+            if isinstance(ann, Template):  # passed as it is, by reference, as Quadrants passes templates
+                bound[p.arg] = v
+            elif isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                     self.err(node, f"argument '{p.arg}' of '{func.name}' must be an ndarray")
                 bound[p.arg] = v
@@ -39,6 +43,8 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = v
             elif isinstance(v, Vec):
                 bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
+            elif isinstance(v, StructVal):
+                bound[p.arg] = v if v is self_value else self.struct_local(v, p.arg)  # structs too
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
@@ -56,22 +62,23 @@ class FuncInlining(LoweringBase):
             self.frames.pop()
             self.inline_stack.pop()
         self.emit(ir.Block(label, body))
-        if isinstance(frame.ret_local, Vec):
+        if isinstance(frame.ret_local, (Vec, StructVal)):
             return frame.ret_local
         if isinstance(frame.ret_local, tuple):  # `return a, b`: a runtime tuple, for `x, y = f()`
             return [r if isinstance(r, Vec) else ir.LocalRef(r) for r in frame.ret_local]
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
 
-    def bind_call(self, func, node) -> dict:
-        """Parameter name → AST node (or `Py` default), with Python's own rules and messages."""
+    def bind_call(self, func, node, first: tuple = ()) -> dict:
+        """Parameter name → AST node (or `Py` default, or a value given in `first`, a method's
+        struct), with Python's own rules and messages."""
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             self.err(node, f"*args and **kwargs are not supported when calling '{func.name}' in a kernel")
         try:
-            ba = inspect.signature(func.fn).bind(*node.args, **{k.arg: k.value for k in node.keywords})
+            ba = inspect.signature(func.fn).bind(*first, *node.args, **{k.arg: k.value for k in node.keywords})
         except TypeError as e:
             self.err(node, f"{func.name}(): {e}", QuadrantsSyntaxError)
         ba.apply_defaults()
-        return {k: (v if isinstance(v, ast.AST) else Py(v)) for k, v in ba.arguments.items()}
+        return {k: (v if isinstance(v, (ast.AST, StructVal)) else Py(v)) for k, v in ba.arguments.items()}
 
     def s_Return(self, node):
         fr = self.frame
@@ -82,6 +89,13 @@ class FuncInlining(LoweringBase):
             if isinstance(v, list) or isinstance(fr.ret_local, tuple) or (
                     isinstance(v, Py) and isinstance(v.value, tuple)):
                 self.return_tuple(v, node)
+            elif isinstance(fr.ret_local, StructVal):
+                self.store_struct(fr.ret_local, v, node)
+            elif isinstance(v, StructVal):
+                if fr.ret_local is not None:
+                    self.err(node, f"'{(fr.ret_label or '').split('.')[0]}' returns a struct here and another "
+                                   f"kind of value elsewhere", QuadrantsTypeError)
+                fr.ret_local = self.struct_local(v, "ret")
             elif isinstance(fr.ret_local, Vec):
                 self.assign_vec(fr.ret_local, v, node)
             elif isinstance(v, Vec):

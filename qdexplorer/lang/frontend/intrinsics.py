@@ -7,11 +7,12 @@ import ast
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsTypeError
-from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1
+from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
 from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
 from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
+UNSIGNED = {8: u8, 16: u16, 32: u32, 64: u64}
 
 
 class IntrinsicLowering(LoweringBase):
@@ -47,11 +48,27 @@ class IntrinsicLowering(LoweringBase):
             arr = self.value(target.value)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
-            idx = self.indices(arr, target.slice)
+            idx = self.indices(arr, target.slice, partial=True)
             if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not arr.dtype.is_int:
                 self.err(node, f"qd.{f.name} needs an integer array, got {arr.dtype!r}", QuadrantsTypeError)
-            val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
+            value = self.value(node.args[1])
+            if len(idx) < arr.ndim:  # an element of an array of vectors: componentwise, old values a vector
+                elem = self.element_vec(arr, idx)
+                vals = value.items if isinstance(value, Vec) else [value] * len(elem.items)
+                if len(vals) != len(elem.items):
+                    self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the element "
+                                   f"{len(elem.items)}", QuadrantsTypeError)
+                return Vec([ir.AtomicRMW(ATOMIC_OPS[f.name], arr, ld.indices,
+                                         cast(self.commit(x, node, like=arr.dtype), arr.dtype), self.at(target))
+                            for ld, x in zip(elem.items, vals)], elem.shape)
+            val = cast(self.commit(value, node, like=arr.dtype), arr.dtype)
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
+        if f.kind == "random":
+            return self.random_call(f, node)
+        if f.kind == "bit_shr":
+            return self.bit_shr(node)
+        if f.kind == "bits":
+            return self.bits_of(f, self.value(self.one_arg(node)), node)
         if f.kind == "simt":
             self.require_block_features(node, f"qd.simt.block.{f.name}()")
             return ir.SimtIndex(f.name)
@@ -70,6 +87,35 @@ class IntrinsicLowering(LoweringBase):
                 self.err(node, "SharedArray needs a constant positive shape and a qd dtype")
             return self.shared_array(shape, dt)
         self.err(node, f"qd.{f.name}() is not supported here")
+
+    def bits_of(self, f: I.Intrinsic, v, node):
+        """`qd.math.popcnt/clz/ffs(x)`: an i32 count over x's unsigned bit pattern (componentwise on
+        vectors); `clz(0)` is x's width and `ffs(0)` is 0, as in Quadrants."""
+        if isinstance(v, Vec):
+            return Vec([self.bits_of(f, x, node) for x in v.items], v.shape)
+        e = self.commit(v, node)
+        if not e.dtype.is_int:
+            self.err(node, f"qd.math.{f.name}() needs an integer operand, got {e.dtype!r}", QuadrantsTypeError)
+        return ir.MathCall(f.name, (e,), i32)
+
+    def bit_shr(self, node):
+        """`qd.bit_shr(x, n)`: shift right filling with zeros (`>>` on a signed x copies the sign)."""
+        if len(node.args) != 2:
+            self.err(node, "qd.bit_shr(x, n) takes two arguments")
+        x, n = (self.value(a) for a in node.args)
+        if isinstance(x, Vec) or isinstance(n, Vec):
+            return self.vec_binop_with(lambda p, q: self.logical_shr(p, q, node), x, n, node)
+        return self.logical_shr(x, n, node)
+
+    def logical_shr(self, x, n, node):
+        ex, en = self.pair(x, n, node)
+        if not (ex.dtype.is_int and en.dtype.is_int):
+            self.err(node, "qd.bit_shr needs integer operands", QuadrantsTypeError)
+        dt = ex.dtype
+        if dt.kind == "u":
+            return ir.BinOp(">>", ex, cast(en, dt), dt)
+        udt = UNSIGNED[dt.bits]
+        return ir.Cast(ir.BinOp(">>", ir.Cast(ex, udt), cast(en, udt), udt), dt)
 
     def select_of(self, c, a, b, node):
         ea, eb = self.pair(a, b, node)

@@ -12,7 +12,9 @@ import ast
 
 from .. import ir
 from ..field import Field
-from ..types import DType, i32, u1
+from ..types import DType, i32, u1, u64
+
+RANDOM_KEY = "random_key__"  # the scalar parameter carrying a call's random key (frontend/random.py)
 
 
 class KernelScope:
@@ -26,6 +28,7 @@ class KernelScope:
         self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
         self.assert_sites: list[str] = []  # message of each debug-mode assert, numbered from 1
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
+        self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
 
@@ -89,6 +92,15 @@ class KernelScope:
         elif a.role == "field":
             self.fields[int(a.key)] = arr
             self.elem_shapes[a.name] = tuple(Field.by_uid(int(a.key)).elem_shape)
+
+    def random_key(self) -> ir.ScalarArg:
+        """The call's random key, a scalar parameter of the tasks that draw random numbers."""
+        self.draws_random = True
+        return ir.ScalarArg(RANDOM_KEY, u64)
+
+    def scalars(self) -> dict:
+        """The scalar parameters the caller supplies besides the user's arguments."""
+        return {RANDOM_KEY: ir.ScalarArg(RANDOM_KEY, u64)} if self.draws_random else {}
 
     def for_task(self, used: set) -> tuple:
         return tuple(a for n, a in self.implicit.items() if n in used)

@@ -10,7 +10,7 @@ import builtins
 from .. import intrinsics as I
 from .. import ir
 from ..types import i32, loop_index_type, u1
-from .values import Py, Vec, cast, is_number, truthy
+from .values import Py, Vec, cast, is_number, py_value, truthy
 from .base import LoweringBase
 
 
@@ -126,7 +126,7 @@ class LoopLowering(LoweringBase):
         try:
             for item in items:
                 vals = item if len(names) > 1 else (item,)
-                self.frame.scopes.append({n.id: Py(v) for n, v in zip(names, vals)})
+                self.frame.scopes.append({n.id: py_value(v) for n, v in zip(names, vals)})
                 try:
                     for s in node.body:
                         self.stmt(s)

@@ -10,7 +10,7 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, i32, u1
-from .values import BINOPS, Py, ShapeTuple, Vec, cast, is_number, truthy
+from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 
@@ -26,6 +26,10 @@ class StatementLowering(LoweringBase):
         v = self.value(node.value)
         if isinstance(v, ir.Expr):
             self.emit(ir.ExprStmt(v))
+        elif isinstance(v, Vec):  # qd.atomic_add(x[i], vec): one atomic per component
+            for item in v.items:
+                if isinstance(item, ir.AtomicRMW):
+                    self.emit(ir.ExprStmt(item))
 
     def s_Pass(self, node):
         pass
@@ -87,8 +91,18 @@ class StatementLowering(LoweringBase):
                 return
             if isinstance(existing, Vec):
                 return self.assign_vec(existing, v, node)
+            if isinstance(existing, StructVal):
+                return self.store_struct(existing, v, node)
+            if isinstance(v, StructVal):  # `p = f[i]`: a copy, as Quadrants' structs are values
+                self.frame.scopes[-1][target.id] = self.struct_local(v, target.id)
+                return
             if isinstance(v, Vec):
                 self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
+                return
+            if isinstance(v, (list, Seq)):  # a list of kernel values: one local per item
+                items = v.items if isinstance(v, Seq) else v
+                self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
+                                                        for k, x in enumerate(items)])
                 return
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
@@ -98,6 +112,8 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Subscript):
             arr = self.value(target.value)
+            if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
+                return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
                                                 else [target.slice])]
@@ -113,12 +129,29 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Attribute):
             base = self.value(target.value)
+            if isinstance(base, StructVal):
+                if target.attr not in base.members:
+                    self.struct_member(base, target.attr, target)  # the error naming the members
+                    self.err(target, f"cannot assign to the method '{target.attr}'")
+                return self.store_member(base, target.attr, v, node)
             if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
                 keys = [Py(SWIZZLE[target.attr])]
                 if all(isinstance(it, ir.Load) for it in base.items):
                     return self.store_vec(base.items[0].array, self.vec_pick_loads(base, keys, target), v, node)
                 return self.vec_assign_component(base, keys, v, node)
         self.err(target, f"cannot assign to '{type(target).__name__}' in a kernel")
+
+    def item_local(self, v, name: str, node):
+        """A copy of `v` in locals of its own (a compile-time value stays one)."""
+        if isinstance(v, Vec):
+            return self.vec_local(v, name)
+        if isinstance(v, (list, Seq)):
+            return Seq([self.item_local(x, f"{name}_{k}", node) for k, x in enumerate(
+                v.items if isinstance(v, Seq) else v)])
+        if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
+            return v
+        e = self.commit(v, node)
+        return ir.LocalRef(self.new_local(name, e.dtype, e))
 
     def assign_vec(self, existing: Vec, v, node):
         vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
@@ -190,6 +223,18 @@ class StatementLowering(LoweringBase):
         op = BINOPS.get(type(node.op))
         if op is None:
             self.err(node, "unsupported augmented assignment")
+        if isinstance(target, ast.Attribute):
+            base = self.value(target.value)
+            if isinstance(base, StructVal):
+                if target.attr not in base.members:
+                    self.struct_member(base, target.attr, target)
+                    self.err(target, f"cannot update the method '{target.attr}'")
+                return self.update_member(base, target.attr, op, node)
+        if isinstance(target, ast.Attribute) and len(target.attr) == 1 and target.attr in SWIZZLE:
+            # `v.y -= d` (a vector local, or an element of an array of vectors) is `v[1] -= d`
+            component = ast.copy_location(ast.Subscript(target.value, ast.copy_location(
+                ast.Constant(SWIZZLE[target.attr]), target), ast.Store()), target)
+            return self.s_AugAssign(ast.copy_location(ast.AugAssign(component, node.op, node.value), node))
         if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):
             handled = self.aug_vec(node, op)
             if handled:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import ir
+from ..func import Func
+from ..intrinsics import GroupedIndex
 from ..types import DType, f32, i32, i64, u1
 
 
@@ -44,6 +46,39 @@ class Vec:
             self.shape = (len(self.items),)
 
 
+@dataclass
+class Seq:
+    """A Python list or tuple of kernel values bound to a name (`w = [a, b, c]`, MPM's weights): its
+    length is fixed at compile time, so compile-time indices pick items (`w[i]` with `i` a
+    `qd.static` loop variable); each item is a local (or a vector of locals) of its own."""
+    items: list
+
+
+@dataclass
+class StructArr:
+    """A struct field inside a kernel: one array per member (`members`: name -> ArrayArg, or a
+    StructArr for a nested struct member)."""
+    stype: object
+    members: dict
+
+
+@dataclass
+class StructVal:
+    """A struct value inside a kernel: one value per member (a scalar, a `Vec`, or a nested
+    StructVal). `cells` says where an element of a struct field stores each member
+    (name -> (array, indices)); a local struct (None) keeps its members in locals."""
+    stype: object
+    members: dict
+    cells: dict | None = None
+
+
+@dataclass
+class BoundMethod:
+    """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
+    func: Func
+    self_value: StructVal
+
+
 class VecMethod:
     """`v.dot` before it is called."""
 
@@ -61,10 +96,13 @@ FLOAT_ONLY_MATH = {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
                    "tanh", "pow"}
 
 
-def py_value(v) -> Py:
-    """A compile-time Python value; NumPy scalars and 0-d arrays become Python numbers, as in Quadrants."""
+def py_value(v) -> Py | Vec:
+    """A compile-time Python value; NumPy scalars and 0-d arrays become Python numbers, as in Quadrants,
+    and a compile-time `qd.grouped` index an index vector."""
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         return Py(v.item())
+    if isinstance(v, GroupedIndex):
+        return Vec([Py(int(k)) for k in v])
     return Py(v)
 
 

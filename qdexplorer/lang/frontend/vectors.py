@@ -183,13 +183,19 @@ class VectorLowering(LoweringBase):
     def vec_binop(self, op, a, b, node):
         if op == "@":
             return self.vec_matmul(a, b, node)
+        return self.vec_binop_with(lambda x, y: self.scalar_binop(op, x, y, node), a, b, node, op)
+
+    def vec_binop_with(self, fn, a, b, node, what: str = "this operation") -> Vec:
+        """`fn` componentwise over two vectors of one shape, or a vector and a scalar (broadcast); a
+        list or tuple of numbers is a vector (`v == [1, 0, 0]`)."""
+        a, b = (Vec(components(x)) if isinstance(x, Py) and isinstance(x.value, (list, tuple)) else x for x in (a, b))
         if isinstance(a, Vec) and isinstance(b, Vec) and a.shape != b.shape:
-            self.err(node, f"shapes {a.shape} and {b.shape} do not match for '{op}'", QuadrantsTypeError)
+            self.err(node, f"shapes {a.shape} and {b.shape} do not match for '{what}'", QuadrantsTypeError)
         shape = a.shape if isinstance(a, Vec) else b.shape
         n = len(a.items if isinstance(a, Vec) else b.items)
         xs = a.items if isinstance(a, Vec) else [a] * n
         ys = b.items if isinstance(b, Vec) else [b] * n
-        return Vec([self.scalar_binop(op, x, y, node) for x, y in zip(xs, ys)], shape)
+        return Vec([fn(x, y) for x, y in zip(xs, ys)], shape)
 
     def scalar_binop(self, op, x, y, node):
         if is_number(x) and is_number(y):
@@ -274,6 +280,8 @@ class VectorLowering(LoweringBase):
             return self.vec_reduce("+", Vec([v.items[i * n + i] for i in range(n)]), node)
         if name == "determinant":
             return self.vec_det(v, node)
+        if name == "inverse":
+            return self.vec_inverse(v, node)
         if name == "outer_product":
             w = args[0]
             return Vec([self.binop("*", x, y, node) for x in v.items for y in w.items], (len(v.items), len(w.items)))
@@ -340,7 +348,43 @@ class VectorLowering(LoweringBase):
             c1 = sub(mul(e(1, 0), e(2, 2)), mul(e(1, 2), e(2, 0)))
             c2 = sub(mul(e(1, 0), e(2, 1)), mul(e(1, 1), e(2, 0)))
             return add(sub(mul(e(0, 0), c0), mul(e(0, 1), c1)), mul(e(0, 2), c2))
-        self.err(node, "determinant() supports 2x2 and 3x3 matrices", QuadrantsTypeError)
+        if v.shape == (4, 4):  # Laplace expansion along the first row
+            minors = [self.vec_det(self.minor(v, 0, j), node) for j in range(4)]
+            acc = mul(e(0, 0), minors[0])
+            for j in range(1, 4):
+                acc = (sub if j % 2 else add)(acc, mul(e(0, j), minors[j]))
+            return acc
+        if v.shape == (1, 1):
+            return e(0, 0)
+        self.err(node, f"determinant() supports 1x1 to 4x4 matrices, got {v.shape}", QuadrantsTypeError)
+
+    def minor(self, v: Vec, i: int, j: int) -> Vec:
+        n = v.shape[0]
+        return Vec([v.items[r * n + c] for r in range(n) if r != i for c in range(n) if c != j], (n - 1, n - 1))
+
+    def vec_inverse(self, v: Vec, node):
+        """`m.inverse()` (`qd.math.inverse(m)`) of a 1x1 to 4x4 matrix: the adjugate times 1/det, as
+        Quadrants' closed forms compute it."""
+        n = v.shape[0]
+        if len(v.shape) != 2 or v.shape[1] != n or not 1 <= n <= 4:
+            self.err(node, f"inverse() needs a square matrix of size 1 to 4, got shape {v.shape}", QuadrantsTypeError)
+        v = self.vec_local(v, "inv")
+        inv_det = self.binop("/", Py(1.0), self.vec_det(v, node), node)
+        if n == 1:
+            return Vec([inv_det], (1, 1))
+        cof = []
+        for r in range(n):        # entry (r, c) of the adjugate is the cofactor (c, r)
+            for c in range(n):
+                minor = self.minor(v, c, r)
+                d = minor.items[0] if n == 2 else self.vec_det(minor, node)
+                cof.append(d if (r + c) % 2 == 0 else self.unary_neg(d, node))
+        return Vec([self.binop("*", inv_det, x, node) for x in cof], (n, n))
+
+    def unary_neg(self, x, node):
+        if is_number(x):
+            return Py(-x.value)
+        e = self.commit(x, node)
+        return ir.UnOp("neg", e, e.dtype)
 
     def math_of(self, name, x, node):
         return self.apply_math(getattr(I, name), [x], node)
