@@ -13,6 +13,7 @@ old one had loaded, exactly as the local worker client does.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import queue
 import threading
@@ -148,6 +149,7 @@ class RayDevice:
         self.backend_name, self.timeout, self.node_id, self.opts = backend, timeout, node_id, opts or {}
         self.gpu = gpu if backend == "cuda" else None   # a CPU actor holds no GPU
         self.loaded: dict[str, LoadItem] = {}
+        self._results: dict[str, LoadResult] = {}
         self.restarts = 0
         self._actor: Any = None
         self._info: dict[str, Any] = {}
@@ -201,16 +203,21 @@ class RayDevice:
         return self._info
 
     def load(self, items: list[LoadItem]) -> list[LoadResult]:
+        """The engine loads before every run; what the actor already holds, byte for byte and with
+        the same launch spec, costs no round trip (on a cluster far away, that is most of a run's start)."""
         actor = self._ensure()
+        if items and all(self.loaded.get(it.spec.task) == it and it.spec.task in self._results for it in items):
+            return [dataclasses.replace(self._results[it.spec.task], ms=0.0, reused=True) for it in items]
         results: list[LoadResult] = self._call(actor.load.remote(items), task=items[0].spec.task if items else "")
         for it, r in zip(items, results):
             if r.ok:
-                self.loaded[it.spec.task] = it
+                self.loaded[it.spec.task], self._results[it.spec.task] = it, r
         return results
 
     def unload(self, tasks: list[str]) -> None:
         for t in tasks:
             self.loaded.pop(t, None)
+            self._results.pop(t, None)
         if self._actor is not None and tasks:
             self._call(self._actor.unload.remote(tasks), task="")
 
