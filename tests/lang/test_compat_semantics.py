@@ -179,7 +179,9 @@ def test_scalar_arguments_of_every_width_reach_the_kernel(arch):
         np.testing.assert_array_equal(out, np.array(vals, dtype=np.float64))
         vals = tuple(v * 2 if isinstance(v, float) else v for v in vals[:8]) + (3.0, 0.25)
     out = np.zeros(10)
-    k(out, 0, 0, 0, 0, 0, 0, 0, 0, 1e39, 0.0)  # beyond f32: inf, as C converts it
+    with pytest.raises(TypeError, match="does not fit in f32"):
+        k(out, 0, 0, 0, 0, 0, 0, 0, 0, 1e39, 0.0)  # beyond f32: refused, never a silent inf (issue 21)
+    k(out, 0, 0, 0, 0, 0, 0, 0, 0, float("inf"), 0.0)  # infinity, when it is meant
     assert out[8] == np.inf
 
 
