@@ -26,6 +26,7 @@ from ..project.trust import TrustStore
 from ..session import RunRecord, Session
 from .bench_actions import BenchActions
 from .bridge import EngineBridge
+from .cluster_panel import ClusterControl
 from .code_views import CodeViews
 from .mode_table import ModeTable
 from .panel_tabs import PanelTabs
@@ -34,6 +35,7 @@ from .quadrants_view import QuadrantsWindow
 from .resource_meter import ResourceMeter
 from .run_toolbar import build_run_toolbar
 from .settings import Settings
+from .sweep_view import SweepView
 from .task_tree import TaskTree
 from .theme import apply_theme, current_theme
 from .timings import TimingsPanel
@@ -113,6 +115,9 @@ class MainWindow(QMainWindow):
         build_run_toolbar(self, cuda_reason)  # toolbar, backend, mode, workload, repeat; and the menus
         listed = self.bottom.count()  # tabs View ▸ Panels already has
         self.bench = BenchActions(self, self.bottom, self.toolbar)   # Bench & save, the Compare and History tabs
+        self.cluster = ClusterControl(self)   # Cluster and Device selectors, the status bar's "runs on" (issue 19)
+        self.sweep = SweepView(self)           # the Sweep tab: variants timed on N devices, as a heat map
+        self.bottom.addTab(self.sweep, "Sweep")
         for i in range(listed, self.bottom.count()):
             self.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
         self.progress = QProgressBar()

@@ -1,0 +1,229 @@
+"""The window's Cluster setting, its device selector, and the status bar's "runs on …" line.
+
+The address is remembered in Settings (`run/cluster`, `run/device`): empty is this machine, else
+`local`, `auto` or `ray://HOST:10001`, as the CLI's `--cluster`. Joining a cluster and asking
+every node for its GPUs block (a refused connect takes about 30 s), so they run on a lane of
+their own and the window stays usable; the engine is rebuilt on the engine lane, as File ▸ Open
+builds one. Ray is imported only once a cluster is chosen: a window on this machine never loads it.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QComboBox, QLabel
+
+from ..engine import Engine
+from ..events import RunStarted, TaskLoaded
+from ..remote.gpus import device_label, node_gpus
+from .workers import Lane, error_text
+
+THIS_MACHINE = ""
+CHOICES = [THIS_MACHINE, "local", "auto"]
+_connect_lock = threading.Lock()   # the listing lane and the engine lane may both be first to join
+
+
+@dataclass(frozen=True)
+class Target:
+    """One entry of the device selector: where the engine's device actor goes."""
+    label: str
+    node_id: str | None = None
+    gpu: int | None = None
+    sm: str | None = None
+    backend: str | None = None   # cuda for a GPU, cpu for a node's CPUs, None: the Backend selector's
+    busy: bool = False
+
+
+def join(address: str) -> Any:
+    """The cluster module, connected to `address` (Ray is imported here, and only here)."""
+    from ..remote import (
+        cluster,  # an optional dependency: loaded only when a cluster is asked for
+    )
+    with _connect_lock:
+        cluster.connect(address)
+    return cluster
+
+
+def list_targets(address: str) -> list[Target]:
+    """What the selector offers: every GPU of the cluster, then every node's CPUs; on this machine
+    its own GPUs (nvidia-smi, no Ray). Blocks: run it on a lane."""
+    if not address:
+        host = os.uname().nodename
+        return [Target("this machine")] + [Target(device_label(r["name"], host, r["index"]), gpu=r["index"],
+                                                  sm=r["sm"], backend="cuda", busy=r["busy"]) for r in node_gpus()]
+    cluster = join(address)
+    gpus = [Target(g.label, g.node_id, g.index, g.sm, "cuda", g.busy) for g in cluster.devices()]
+    cpus = [Target(f"CPU ({n.host}, {n.cpus:g} cores)", n.node_id, backend="cpu") for n in cluster.nodes()]
+    return [Target("any node (Ray places it)")] + gpus + cpus
+
+
+def build_engine(path: str, backend: str, address: str, target: Target | None) -> Engine:
+    """The project's Engine on `target` of the cluster at `address` (on the engine thread)."""
+    if not address:
+        return Engine(path, backend=backend)
+    join(address)
+    t = target or Target("any")
+    return Engine(path, backend=t.backend or backend, cluster=address, node=t.node_id, gpu=t.gpu, arch=t.sm)
+
+
+class ClusterControl(QObject):
+    """The toolbar's Cluster and Device selectors and the status bar's "runs on" label, hooked
+    into a MainWindow by one line: it wraps the window's `engine_for` so that every project the
+    window opens runs where the setting says."""
+
+    def __init__(self, win: Any):
+        super().__init__(win)
+        self.win = win
+        self.lane = Lane("qdexplorer-cluster", parent=self)
+        self.address = QComboBox()
+        self.address.setEditable(True)
+        self.address.addItems(CHOICES)
+        self.address.lineEdit().setPlaceholderText("this machine")
+        self.address.setMinimumContentsLength(14)
+        self.address.setToolTip("Where the tasks run: empty = this machine; local = a private Ray cluster here; "
+                                "auto = RAY_ADDRESS or a local `ray start`; ray://HOST:10001 = a remote cluster "
+                                "(docs/remote.md). Compilation stays on this machine.")
+        self.device = QComboBox()
+        self.device.setMinimumContentsLength(22)
+        self.device.setToolTip("The cluster's GPU (or node) that runs the tasks")
+        self.where = QLabel("")
+        self.targets: list[Target] = []
+        self._said = False
+        self._listing = False
+        s = win.settings
+        self.cluster = s.get("run/cluster", THIS_MACHINE, str) or THIS_MACHINE
+        self._wanted_device = s.get("run/device", "", str) or ""
+        self.address.setCurrentText(self.cluster)
+        win.toolbar.addSeparator()
+        win.toolbar.addWidget(QLabel(" Cluster "))
+        win.toolbar.addWidget(self.address)
+        win.toolbar.addWidget(QLabel(" Device "))
+        win.toolbar.addWidget(self.device)
+        win.statusBar().addPermanentWidget(self.where)
+        self._plain_engine_for = win.engine_for
+        win.engine_for = self.engine_for
+        self.address.lineEdit().editingFinished.connect(lambda: self.set_cluster(self.address.currentText()))
+        self.address.activated.connect(lambda _i: self.set_cluster(self.address.currentText()))
+        self.device.activated.connect(self._device_chosen)
+        win.bridge.event.connect(self._on_event)
+        self.refresh(rebuild=bool(self.cluster))   # a remembered device: the engine moves there once it is listed
+
+    # ---- the setting
+    def engine_for(self, path: str):
+        if not self.cluster:
+            return self._plain_engine_for(path)
+        backend, address, target = self.win.backend.currentText(), self.cluster, self.target()
+        return lambda: build_engine(path, backend, address, target)
+
+    def target(self) -> Target | None:
+        i = self.device.currentIndex()
+        return self.targets[i] if 0 <= i < len(self.targets) else None
+
+    def set_cluster(self, address: str) -> None:
+        """Remember `address` and list its devices; the engine is rebuilt once they are known."""
+        address = address.strip()
+        if address == self.cluster:
+            return
+        self.cluster = address
+        self.address.setCurrentText(address)
+        self.win.settings.set("run/cluster", address)
+        self.win.settings.set("run/device", "")
+        self._wanted_device = ""
+        self.refresh(rebuild=True)
+
+    def refresh(self, rebuild: bool = False) -> None:
+        """List the devices of the current setting on the cluster lane (it may take a while)."""
+        self.device.clear()
+        self.device.addItem("listing devices…" if self.cluster else "this machine")
+        self.device.setEnabled(False)
+        self._listing = True
+        if self.cluster:
+            self.win.statusBar().showMessage(f"joining the Ray cluster {self.cluster}…")
+        address = self.cluster
+        self.lane.submit(list_targets, address, returned=lambda ts: self._listed(address, ts, rebuild),
+                         errored=lambda e: self._list_failed(address, e))
+
+    def _listed(self, address: str, targets: list[Target], rebuild: bool) -> None:
+        if address != self.cluster:
+            return   # the setting changed while this list was asked for
+        self._listing = False
+        self.targets = targets
+        self.device.clear()
+        for i, t in enumerate(targets):
+            self.device.addItem(t.label + (" — busy" if t.busy else ""))
+            if not address and t.gpu is not None:   # this machine's GPUs: the Backend selector's cuda
+                self.device.model().item(i).setEnabled(False)
+                self.device.setItemData(i, "the cuda backend runs on this machine's GPU", Qt.ToolTipRole)
+        wanted = next((i for i, t in enumerate(targets) if t.label == self._wanted_device), 0)
+        self.device.setCurrentIndex(wanted)
+        self.device.setEnabled(bool(address))
+        if address:
+            n_gpu = sum(t.gpu is not None for t in targets)
+            self.win.log(f"cluster {address}: {n_gpu} GPU(s), {sum(t.backend == 'cpu' for t in targets)} node(s)")
+        if rebuild:
+            self.rebuild()
+
+    def _list_failed(self, address: str, error: Exception) -> None:
+        if address != self.cluster:
+            return
+        self._listing = False
+        message = error_text(error)
+        self.device.clear()
+        self.device.addItem("cluster unavailable")
+        self.win.log(f"cluster {address}: {message}")
+        self.win.statusBar().showMessage(message.splitlines()[0])
+
+    def listing(self) -> bool:
+        return self._listing
+
+    def _device_chosen(self, _index: int) -> None:
+        t = self.target()
+        if t is None or not self.cluster:
+            return
+        self._wanted_device = t.label
+        self.win.settings.set("run/device", t.label)
+        self.rebuild()
+
+    def rebuild(self) -> None:
+        """Build the open project's engine again, on the chosen cluster and device."""
+        if not self.win.project_path:
+            return
+        t = self.target()
+        if t is not None and t.backend and self.win.backend.findText(t.backend) >= 0:
+            self.win.backend.setCurrentText(t.backend)   # Run sets the engine's backend from this selector
+        self._said = False
+        self.where.setText("")
+        self.win.statusBar().showMessage(f"moving the engine to {self.describe()}…")
+        self.win.bridge.open(self.engine_for(self.win.project_path), returned=lambda p: self.win._opened(p),
+                             errored=lambda e: self._rebuild_failed(e))
+
+    def _rebuild_failed(self, error: Exception) -> None:
+        message = error_text(error)
+        self.win.log(f"cannot run on {self.describe()}: {message}")
+        self.win.statusBar().showMessage(message.splitlines()[0])
+
+    def describe(self) -> str:
+        if not self.cluster:
+            return "this machine"
+        t = self.target()
+        return f"{t.label if t else 'a node'} via {self.cluster}"
+
+    # ---- the status bar
+    def _on_event(self, ev: Any) -> None:
+        if isinstance(ev, RunStarted):
+            self._said = False
+        elif isinstance(ev, TaskLoaded) and not self._said:
+            self._said = True
+            self.win.bridge.submit(lambda eng: (eng.device_info(), eng.cluster), quiet=True,
+                                   returned=lambda r: self.where.setText(where_text(*r)),
+                                   errored=lambda e: self.where.setText(""))
+
+
+def where_text(info: dict[str, Any], cluster: str | None) -> str:
+    """The status bar's line: which machine and device run the tasks."""
+    if cluster:
+        return f"runs on {info.get('label', '?')} via {cluster}"
+    return f"runs on this machine ({info.get('backend', '?')})"

@@ -1,0 +1,242 @@
+"""The Sweep panel: every variant of block_dim and fast_math timed on N devices, as a heat map.
+
+The sweep itself is `bench.sweep.sweep`, run as one job on the engine lane, so nothing else drives
+the window's engine meanwhile; with N > 1 the job builds N-1 more engines of the same project on
+the same cluster (one Ray actor each) and closes them after. The heat map is a colored table, not
+a plot: a task × variant grid reads best as numbers (ratio to the default, below 1 is faster),
+with the best variant per task starred and every cell's median, interval and verdict in its tooltip.
+Saved sweeps are read back from the project's history (`load_sweep`).
+"""
+from __future__ import annotations
+
+import math
+import threading
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from ..bench.history import History
+from ..bench.sweep import (
+    SweepResult,
+    load_sweep,
+    parse_over,
+    project_defaults,
+    saved_sweeps,
+    sweep,
+)
+from ..engine import Engine
+from ..events import ProjectOpened
+from ..project.data_folder import history_path
+from .workers import error_text
+
+BEST_MARK = "★"
+
+
+def ratio_color(ratio: float) -> QColor:
+    """Green below 1 (faster than the default), red above, white at 1; grey where nothing ran.
+    The scale saturates at ±30%: a sweep's differences are mostly within that."""
+    if math.isnan(ratio):
+        return QColor(220, 220, 220)
+    x = max(-1.0, min(1.0, math.log(ratio) / math.log(1.3)))
+    fade = int(255 * (1 - abs(x) * 0.7))
+    return QColor(fade, 255, fade) if x < 0 else QColor(255, fade, fade)
+
+
+class HeatMap(QTableWidget):
+    """Tasks × variants, each cell the ratio to the default on the same device."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.result: SweepResult | None = None
+
+    def show_result(self, result: SweepResult) -> None:
+        self.result = result
+        tasks, labels, grid = result.heatmap()
+        cells = result.cells()
+        self.clear()
+        self.setRowCount(len(tasks))
+        self.setColumnCount(len(labels))
+        self.setVerticalHeaderLabels(tasks)
+        self.setHorizontalHeaderLabels([lb + (" (default)" if lb == result.default.label else "") for lb in labels])
+        bold = QFont()
+        bold.setBold(True)
+        for i, task in enumerate(tasks):
+            best = result.best(task)
+            for j, label in enumerate(labels):
+                ratio = grid[i][j]
+                is_best = best is not None and best.variant == label
+                text = "—" if math.isnan(ratio) else f"{ratio:.3f}"
+                item = QTableWidgetItem((BEST_MARK + " " if is_best else "") + text)
+                item.setTextAlignment(Qt.AlignCenter)
+                item.setBackground(QBrush(ratio_color(ratio)))
+                item.setForeground(QBrush(QColor(0, 0, 0)))
+                if is_best:
+                    item.setFont(bold)
+                item.setToolTip(cell_tip(task, label, [c for c in cells if c.task == task and c.variant == label]))
+                self.setItem(i, j, item)
+        self.resizeColumnsToContents()
+
+
+def cell_tip(task: str, variant: str, cells: list[Any]) -> str:
+    """Every device's measurement of one task under one variant, one line each."""
+    if not cells:
+        return f"{task} · {variant}: not run"
+    lines = [f"{task} · {variant}"]
+    for c in cells:
+        ci = "" if math.isnan(c.ci[0]) else f", 95% CI [{c.ci[0]:.3f}, {c.ci[1]:.3f}]"
+        ratio = "" if math.isnan(c.ratio) else f", ratio {c.ratio:.3f}"
+        lines.append(f"{c.device}: median {c.median_ms:.4f} ms{ratio}{ci}, {c.verdict}" + (" — best" if c.best else ""))
+    return "\n".join(lines)
+
+
+class SweepView(QWidget):
+    progressed = Signal(int, int)    # emitted from the sweep's threads; Qt queues it to the GUI thread
+
+    def __init__(self, win: Any):
+        super().__init__()
+        self.win = win
+        self.block_dims = QLineEdit("64,128,256")
+        self.block_dims.setToolTip("block_dim values to try (empty: keep the project's)")
+        self.fast_math = QCheckBox("fast_math on/off")
+        self.fast_math.setToolTip("also try the other fast_math setting")
+        self.devices = QSpinBox()
+        self.devices.setRange(1, 64)
+        self.devices.setToolTip("devices that measure at once (one Ray actor each); more than 1 needs a cluster")
+        self.rounds = QSpinBox()
+        self.rounds.setRange(1, 100)
+        self.rounds.setValue(3)
+        self.rounds.setToolTip("rounds: each runs every variant once, interleaved so drift hits all alike")
+        self.start_button = QPushButton("Start sweep")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.saved = QComboBox()
+        self.saved.setMinimumContentsLength(20)
+        self.saved.setToolTip("sweeps saved in this project's history")
+        self.status = QLabel("")
+        self.heat = HeatMap()
+        top = QHBoxLayout()
+        for label, w in (("block_dim", self.block_dims), ("", self.fast_math), ("devices", self.devices),
+                         ("rounds", self.rounds)):
+            if label:
+                top.addWidget(QLabel(label))
+            top.addWidget(w)
+        top.addWidget(self.start_button)
+        top.addWidget(self.stop_button)
+        top.addSpacing(16)
+        top.addWidget(QLabel("saved"))
+        top.addWidget(self.saved)
+        top.addStretch(1)
+        lay = QVBoxLayout(self)
+        lay.addLayout(top)
+        lay.addWidget(self.status)
+        lay.addWidget(self.heat, 1)
+        self._stop = threading.Event()
+        self.running = False
+        self.start_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self._stop.set)
+        self.saved.activated.connect(lambda _i: self.show_saved(self.saved.currentText()))
+        self.progressed.connect(lambda done, total: self.status.setText(f"sweep: {done}/{total} variant turns"))
+        win.bridge.event.connect(self._on_event)
+
+    def _on_event(self, ev: Any) -> None:
+        if isinstance(ev, ProjectOpened):
+            self.refresh_saved(path=ev.path)
+
+    def over_specs(self) -> list[str]:
+        specs = [f"block_dim={self.block_dims.text().strip()}"] if self.block_dims.text().strip() else []
+        return specs + (["fast_math=on,off"] if self.fast_math.isChecked() else [])
+
+    def start(self) -> None:
+        """Run the sweep as one job on the engine lane; the heat map shows it when it returns."""
+        if self.running or not self.win.project_path:
+            return
+        specs, n, rounds = self.over_specs(), self.devices.value(), self.rounds.value()
+        self._stop.clear()
+        self.running = True
+        self.start_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.status.setText(f"sweep starting on {n} device(s)…")
+        self.win.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit,
+                               returned=self._done, errored=self._failed)
+
+    @staticmethod
+    def _job(eng: Engine, specs: list[str], n: int, rounds: int, stop: threading.Event, progress) -> SweepResult:
+        over = parse_over(specs)
+        if n > 1 and not eng.cluster:
+            raise ValueError(f"{n} devices need a cluster: set Cluster (local starts one here)")
+        extra = [Engine(eng.project, backend=eng.backend, arch=eng.arch, cluster=eng.cluster) for _ in range(n - 1)]
+        history = History(history_path(eng.project.path))
+        try:
+            return sweep([eng, *extra], over, project_defaults(eng), rounds=rounds, history=history,
+                         on_progress=progress, stop=stop)
+        finally:
+            history.close()
+            for e in extra:
+                e.close()
+
+    def _done(self, result: SweepResult) -> None:
+        self._finish()
+        self.heat.show_result(result)
+        self.status.setText(f"sweep {result.name}: {len(result.variants)} variants × {len(result.tasks())} tasks on "
+                            f"{', '.join(result.devices())} ({result.status}); ratio to the default, "
+                            f"{BEST_MARK} = best per task")
+        self.refresh_saved(select=result.name)
+
+    def _failed(self, error: Exception) -> None:
+        self._finish()
+        message = error_text(error)
+        self.status.setText(f"sweep failed: {message.splitlines()[0]}")
+        self.win.log(f"sweep failed: {message}")
+
+    def _finish(self) -> None:
+        self.running = False
+        self.start_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+
+    def _history(self, project: Any = None) -> History | None:
+        project = project or self.win.project_path
+        path = history_path(project) if project else None
+        return History(path) if path is not None and path.exists() else None
+
+    def refresh_saved(self, select: str | None = None, path: Any = None) -> None:
+        """List the project's saved sweeps (a short read of its history file)."""
+        history = self._history(path)
+        names = []
+        if history is not None:
+            try:
+                names = saved_sweeps(history)
+            finally:
+                history.close()
+        self.saved.clear()
+        self.saved.addItems(names)
+        if select in names:
+            self.saved.setCurrentText(select)
+
+    def show_saved(self, name: str) -> None:
+        history = self._history()
+        if not name or history is None:
+            return
+        try:
+            result = load_sweep(history, name)
+        except Exception as e:  # noqa: BLE001 - a damaged or partial sweep is reported, not fatal
+            self.status.setText(f"cannot show {name}: {error_text(e).splitlines()[0]}")
+            return
+        finally:
+            history.close()
+        self.heat.show_result(result)
+        self.status.setText(f"saved sweep {name}: {len(result.variants)} variants on {', '.join(result.devices())}")
