@@ -10,6 +10,7 @@ opening another project empties both tabs before they show the new one's runs.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..bench.compare import compare_runs
 from ..bench.history import History
@@ -35,6 +36,13 @@ class BenchActions(QObject):
         tabs.addTab(self.compare, "Compare")
         tabs.addTab(self.hist, "History")
         self.bench_act = toolbar.addAction("Bench && save", self.bench)
+        self.run_name = QLineEdit()       # the name the next saved run gets (as `bench --save NAME`)
+        self.run_name.setPlaceholderText("run name")
+        self.run_name.setToolTip("Name for the run Bench & save makes (optional: unnamed runs are #1, #2…); "
+                                 "the Compare pickers show it")
+        self.run_name.setMaximumWidth(140)
+        toolbar.addWidget(self.run_name)
+        self.compare.rename_btn.clicked.connect(self._ask_rename)
         self.bench_act.setToolTip("Run the chosen workload(s) with 2 warm-ups and Repeat timed passes, and save "
                                   "the run to the project's history")
         self.compare.compare_requested.connect(self.compare_saved)
@@ -89,12 +97,12 @@ class BenchActions(QObject):
             self.win.log("no project is open yet")
             return
         workloads, backend, repeat = self._workloads(), self.win.backend.currentText(), self.win.repeat.value()
-        path = self.history_path
+        path, name = self.history_path, self.run_name.text().strip() or None
 
         def job(eng):
             eng.set_backend(backend)
             with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
-                return bench(eng, workloads, repeat=repeat, history=h)
+                return bench(eng, workloads, repeat=repeat, history=h, name=name)
         self.win.statusBar().showMessage(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
                                          f"{backend}: 2 warm-ups + {repeat} timed passes…")
         self.win.stop_act.setEnabled(True)
@@ -102,6 +110,7 @@ class BenchActions(QObject):
 
     def _benched(self, run):
         self.win.stop_act.setEnabled(False)
+        self.run_name.clear()
         self.win.log(f"saved run {run.label}: {len(run.launches)} launches of {len(run.tasks())} tasks "
                      f"({run.status}{': ' + run.message if run.message else ''})")
         self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
@@ -111,6 +120,27 @@ class BenchActions(QObject):
         if n >= 2:  # the new run against the one before it, ready to compare
             self.compare.combo_a.setCurrentIndex(n - 2)
             self.compare.combo_b.setCurrentIndex(n - 1)
+
+    def _ask_rename(self):
+        ref = self.compare.combo_b.currentData()
+        if not ref:
+            return
+        name, ok = QInputDialog.getText(self.win, "Rename run", f"New name for run {ref}:", text=str(ref))
+        if ok and name.strip():
+            self.rename_run(ref, name.strip())
+
+    def rename_run(self, ref: str, name: str) -> bool:
+        """Rename a saved run (as `qdexplorer runs --rename`); the pickers then show the new name."""
+        if self.history is None:
+            return False
+        try:
+            self.history.rename(ref, name)
+        except QdError as e:   # a name another run has, say: said, not raised
+            self.win._failed("rename", e)
+            return False
+        self.refresh()
+        self.compare.combo_b.setCurrentIndex(max(0, self.compare.combo_b.findData(name)))
+        return True
 
     def compare_saved(self, a: str, b: str):
         if self.history is None or not a or not b:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QSplitter, QTabWidget, QVBoxLayout,
                                QWidget)
 
@@ -80,6 +81,7 @@ class CodeViews(QTabWidget):
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setLineWrapMode(QPlainTextEdit.NoWrap)
+        self.log.setFont(QFontDatabase.systemFont(QFontDatabase.FixedFont))  # its columns line up
         self.resources_label = QLabel("")
         self.resources_label.setToolTip("From the driver after a CUDA load, else from ptxas -v and the occupancy "
                                         "calculator")
@@ -170,6 +172,9 @@ class CodeViews(QTabWidget):
 
     def show_sass(self, task: str, text: str):
         if task == self.task:
+            # a "not available" note wraps to the pane (it is prose, read once); SASS never wraps
+            self.sass.setLineWrapMode(QPlainTextEdit.WidgetWidth if text.startswith("// ") and "\n\t" not in text
+                                      and len(text.splitlines()) < 4 else QPlainTextEdit.NoWrap)
             self.sass.set_text_keep_view(text)
             self._sass_for = (task, self._compiled_key)
 

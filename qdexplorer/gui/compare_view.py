@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView,
 
 from ..bench.run import TOTAL
 from ..bench.stats import median_ci
+from .theme import PLOT, current_theme
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
 VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
@@ -37,7 +38,7 @@ class CompareView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        pg.setConfigOptions(antialias=True, background="w", foreground="k")
+        self.theme = current_theme()
         self.comparison = None
         self.runs = (None, None)
         self.rows: list = []              # TaskStats in display order (impact), total last
@@ -51,11 +52,13 @@ class CompareView(QWidget):
             lambda: self.compare_requested.emit(self.combo_a.currentData() or "", self.combo_b.currentData() or ""))
         self.title = QLabel(NO_COMPARISON)
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.rename_btn = QPushButton("Rename B…")
+        self.rename_btn.setToolTip("Give the run picked as B a name (the pickers and the chart show it)")
         self.chart_btn = QPushButton("Export chart…")
         self.numbers_btn = QPushButton("Export numbers…")
         self.chart_btn.clicked.connect(self._ask_chart)
         self.numbers_btn.clicked.connect(self._ask_numbers)
-        for w in (QLabel("A"), self.combo_a, QLabel("B"), self.combo_b, self.compare_btn):
+        for w in (QLabel("A"), self.combo_a, QLabel("B"), self.combo_b, self.compare_btn, self.rename_btn):
             head.addWidget(w)
         head.addWidget(self.title, 1)
         head.addWidget(self.chart_btn)
@@ -102,6 +105,20 @@ class CompareView(QWidget):
         lay.addLayout(head)
         lay.addWidget(split, 1)
         self._enable(False)
+        self.set_theme(self.theme)
+
+    def set_theme(self, theme: str):
+        """The chart follows the window's theme (restyle calls this; the chart is no PlotWidget)."""
+        self.theme = theme
+        self.chart.setBackground(PLOT[theme]["background"])
+        fg = pg.mkColor(PLOT[theme]["foreground"])
+        for p in (self.medians, self.ratio):
+            for name in ("left", "bottom"):
+                p.getAxis(name).setPen(fg)
+                p.getAxis(name).setTextPen(fg)
+            p.titleLabel.setText(p.titleLabel.text, color=PLOT[theme]["foreground"])
+        if self.comparison is not None:
+            self._fill_chart()
 
     # -- inputs
     def clear(self):
@@ -187,10 +204,10 @@ class CompareView(QWidget):
         for side, run, offset, med in ((0, run_a, -0.15, ma), (1, run_b, 0.15, mb)):
             cis = np.array([median_ci(run.samples(r.task, metric), n_boot=500) for r in tasks]).reshape(-1, 2)
             self.medians.addItem(pg.ErrorBarItem(x=med, y=y + offset, left=med - cis[:, 0], right=cis[:, 1] - med,
-                                                 beam=0.12, pen=pg.mkPen("k", width=1)))
+                                                 beam=0.12, pen=pg.mkPen(PLOT[self.theme]["foreground"], width=1)))
         # task names above their bars: long names fit there, never in a narrow axis
         for r, yy in zip(tasks, y):
-            name = pg.TextItem(r.task, color="#212121", anchor=(0, 0.5))
+            name = pg.TextItem(r.task, color=PLOT[self.theme]["foreground"], anchor=(0, 0.5))
             name.setPos(0, yy - 0.41)
             self.medians.addItem(name)
         for p in (self.medians, self.ratio):

@@ -45,6 +45,7 @@ class PygmentsHighlighter(QSyntaxHighlighter):
     def __init__(self, document, language: str = "python", style: str = "friendly"):
         super().__init__(document)
         self.lexer = LEXERS[language]()
+        self.python = language == "python"
         self.style = get_style_by_name(style)
         self._formats: dict = {}
 
@@ -71,9 +72,44 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         return fmt
 
     def highlightBlock(self, text: str):  # noqa: N802 - Qt's name
-        pos = 0
-        for ttype, value in lex(text, self.lexer):
+        """Pygments lexes one line at a time here, so a Python string over several lines (a docstring)
+        is carried from line to line in the block state: 0 outside, 1 inside \"\"\", 2 inside '''."""
+        start = 0
+        state = self.previousBlockState() if self.previousBlockState() in (1, 2) else 0
+        if state and self.python:
+            quote = '"""' if state == 1 else "'''"
+            end = text.find(quote)
+            if end < 0:
+                self.setFormat(0, len(text), self._format(String.Doc))
+                self.setCurrentBlockState(state)
+                return
+            start = end + 3
+            self.setFormat(0, start, self._format(String.Doc))
+        self._lex(text, start)
+        self.setCurrentBlockState(self._opens(text[start:]) if self.python else 0)
+
+    def _lex(self, text: str, start: int):
+        pos = start
+        for ttype, value in lex(text[start:], self.lexer):
             n = len(value)
             if ttype not in (Text,) and value.strip():
                 self.setFormat(pos, n, self._format(ttype))
             pos += n
+
+    def _opens(self, text: str) -> int:
+        """Whether `text` leaves a triple-quoted string open (1: \"\"\", 2: '''), outside comments."""
+        i, open_ = 0, ""
+        while i < len(text):
+            if not open_ and text[i] == "#":
+                break
+            for q in ('"""', "'''"):
+                if text.startswith(q, i) and (not open_ or open_ == q):
+                    open_ = "" if open_ else q
+                    i += 2
+                    break
+            i += 1
+        if open_:   # the open part is a string to the line's end, whatever the lexer made of it
+            at = len(text) - len(text.split(open_)[-1]) - 3
+            self.setFormat(self.currentBlock().length() - 1 - len(text) + at, len(text) - at,
+                           self._format(String.Doc))
+        return {'"""': 1, "'''": 2}.get(open_, 0)

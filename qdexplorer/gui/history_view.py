@@ -14,6 +14,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from .plots import time_unit
+from .task_tree import fmt_time as fmt_ms
+
 NO_RUNS = "No saved runs yet: Bench saves one."
 STATUS_BRUSH = {"complete": "#1565c0", "stopped": "#ef6c00", "failed": "#c62828", "interrupted": "#9e9e9e",
                 "running": "#9e9e9e"}
@@ -24,7 +27,6 @@ class HistoryView(QWidget):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        pg.setConfigOptions(antialias=True, background="w", foreground="k")
         self.history = None
         self.points: list[dict] = []
         self.measure = "wall"
@@ -42,6 +44,8 @@ class HistoryView(QWidget):
         head.addWidget(self.info, 1)
         self.plot = pg.PlotWidget(title="median launch time over saved runs")
         self.plot.setLabel("left", "ms per launch")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)   # the unit comes from the data: no "(x0.001)"
+        self.unit = ("ms", 1.0)
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#90a4ae", width=1.5))
         self.whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), pen=pg.mkPen("#607d8b"))
@@ -104,12 +108,13 @@ class HistoryView(QWidget):
             xs = p[self.measure]
             p["median"] = float(np.median(xs))
             p["q1"], p["q3"] = np.percentile(xs, [25, 75])
-        self.plot.setLabel("left", "CPU ms per launch" if self.measure == "cpu" else "ms per launch")
+        self.unit = unit, k = time_unit(max((p["q3"] for p in self.points), default=0.0))
+        self.plot.setLabel("left", f"{'CPU time' if self.measure == 'cpu' else 'time'} per launch ({unit})")
         x = np.arange(len(self.points), dtype=float)
-        y = np.array([p["median"] for p in self.points])
+        y = np.array([p["median"] for p in self.points]) * k
         self.curve.setData(x, y)
-        self.whiskers.setData(x=x, y=y, top=np.array([p["q3"] for p in self.points]) - y,
-                              bottom=y - np.array([p["q1"] for p in self.points]), beam=0.15)
+        self.whiskers.setData(x=x, y=y, top=np.array([p["q3"] for p in self.points]) * k - y,
+                              bottom=y - np.array([p["q1"] for p in self.points]) * k, beam=0.15)
         self.scatter.setData([{"pos": (xx, yy), "data": p["id"], "brush": pg.mkBrush(STATUS_BRUSH.get(p["status"],
                                                                                                         "#1565c0"))}
                               for xx, yy, p in zip(x, y, self.points)])
@@ -129,6 +134,6 @@ class HistoryView(QWidget):
         when = datetime.datetime.fromtimestamp(p["created"]).strftime("%Y-%m-%d %H:%M")
         what = "CPU time" if self.measure == "cpu" else "time"
         self.info.setText(f"<b>{p['label']}</b> (#{p['id']}, {when}, {p['backend']}, {p['status']}"
-                          f"{', git ' + p['git'] if p['git'] else ''}): median {what} {p['median']:.4f} ms "
+                          f"{', git ' + p['git'] if p['git'] else ''}): median {what} {fmt_ms(p['median'])} "
                           f"over {p['n']} launches")
         self.run_selected.emit(run_id)

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, Q
 
 from ..engine import Engine
 from ..events import CompileFinished, TaskLoaded
-from ..project.loader import Project
+from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
 from ..session import RunRecord, Session
 from .bench_actions import BenchActions
@@ -511,8 +511,9 @@ class MainWindow(QMainWindow):
 
     def update_recent_menu(self):
         self.recent_menu.clear()
-        for p in self.settings.recent():
-            self.recent_menu.addAction(p, lambda p=p: self.open_project(p))
+        demo = str(bundled_demo())
+        for p in self.settings.recent():  # the demo by name, not by its path inside site-packages
+            self.recent_menu.addAction("Bundled demo" if p == demo else p, lambda p=p: self.open_project(p))
         self.recent_menu.setEnabled(bool(self.settings.recent()))
         if self.settings.recent():
             self.recent_menu.addSeparator()

@@ -14,6 +14,9 @@ from PySide6.QtCore import Qt, QUrl, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
+from ..compiler import ptxas
+from ..runtime.cuda.detect import cuda_status
+
 DOCS = "https://github.com/qdexplorer/qdexplorer#readme"
 
 
@@ -120,16 +123,15 @@ def versions() -> dict[str, str]:
             return metadata.version(dist)
         except metadata.PackageNotFoundError:
             return "not installed"
-    from ..compiler import ptxas
-    from ..runtime.cuda.detect import cuda_status
     st = cuda_status()
+    found = ptxas.find_ptxas()   # which binary checks edits and counts registers: the path says
     driver = (f"{st.name}, driver {st.driver_version // 1000}.{st.driver_version % 1000 // 10}, {st.arch}"
               if st.available else f"none ({st.reason})")
     return {"qdexplorer": ver("qdexplorer") if ver("qdexplorer") != "not installed" else "source checkout",
             "Qt": qVersion(), "PySide6": ver("PySide6-Essentials") if ver("PySide6-Essentials") != "not installed"
             else ver("PySide6"), "pyqtgraph": ver("pyqtgraph"), "llvmlite": ver("llvmlite"),
             "Python": sys.version.split()[0], "platform": platform.platform(terse=True),
-            "ptxas": ptxas.ptxas_version() or "not found", "CUDA": driver}
+            "ptxas": f"{ptxas.ptxas_version(found)} ({found})" if found else "not found", "CUDA": driver}
 
 
 def about(win):

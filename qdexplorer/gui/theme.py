@@ -45,7 +45,7 @@ def apply_theme(theme: str, root: QWidget | None = None) -> str:
     app.setStyle("Fusion")
     app.setPalette(dark_palette() if theme == "dark" else app.style().standardPalette())
     app.setProperty("qdexplorer_theme", theme)
-    pg.setConfigOptions(**PLOT[theme])
+    pg.setConfigOptions(antialias=True, **PLOT[theme])
     if root is not None:
         restyle(root, theme)
     return theme

@@ -375,6 +375,22 @@ def test_menus_have_the_standard_shortcuts(window):
     from qdexplorer.gui.menus import versions
     v = versions()
     assert {"qdexplorer", "Qt", "llvmlite", "CUDA", "ptxas"} <= set(v) and v["Qt"].startswith("6.")
+    found = ptxas.find_ptxas()
+    assert v["ptxas"] == "not found" if found is None else str(found) in v["ptxas"]   # About names the binary
+    win.settings.add_recent(str(bundled_demo()))
+    win.update_recent_menu()
+    assert win.recent_menu.actions()[0].text() == "Bundled demo"   # not its path inside site-packages
+
+
+def test_the_compile_log_is_monospace_and_a_sass_note_wraps(window):
+    from PySide6.QtGui import QFontInfo
+    from PySide6.QtWidgets import QPlainTextEdit
+    win = window
+    assert QFontInfo(win.views.log.font()).fixedPitch()
+    win.tree.select("saxpy_kernel_0_range_for")
+    win.views.show_sass("saxpy_kernel_0_range_for", "// SASS is not available on this machine: no nvdisasm.\n"
+                                                     "// Install a CUDA toolkit with nvdisasm.")
+    assert win.views.sass.lineWrapMode() == QPlainTextEdit.WidgetWidth
 
 
 def test_bad_project_fails_before_any_window(tmp_path):

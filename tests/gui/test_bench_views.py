@@ -124,3 +124,38 @@ def test_an_export_named_without_an_extension_gets_the_chosen_one(qtbot, tmp_pat
     assert view.save_as(str(tmp_path / "x.gif"), CHART_FILTERS, view.export_chart) is None  # said, not raised
     assert "export failed" in view.title.text() and ".png or .svg" in view.title.text()
     assert NUMBER_FILTERS.startswith("CSV")
+
+
+def test_history_axis_says_microseconds_not_x0001(qtbot, tmp_path):
+    from qdexplorer.gui.history_view import HistoryView
+    runs = known_runs((("a", 0.005), ("b", 0.006)))      # HOT takes about 5 µs a launch
+    with History(tmp_path / "h.sqlite") as h:
+        for r in runs:
+            h.save(r)
+        view = HistoryView()
+        qtbot.addWidget(view)
+        view.show()
+        view.set_history(h)
+        view.task.setCurrentText(HOT)
+        axis = view.plot.getAxis("left")
+        assert "µs" in axis.labelString() and "x0.001" not in axis.labelString()
+        assert 4.9 < view.curve.getData()[1][0] < 5.2
+
+
+def test_the_compare_chart_follows_the_dark_theme(qtbot):
+    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.theme import apply_theme
+    before, after = known_runs()
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.resize(1000, 600)
+    view.show()
+    view.show_comparison(compare_runs(before, after), before, after)
+    try:
+        apply_theme("dark", view)
+        assert view.chart.backgroundBrush().color().lightness() < 60
+        names = [i for i in view.medians.items if type(i).__name__ == "TextItem"]
+        assert names and all(i.color.lightness() > 150 for i in names)   # light names on the dark chart
+    finally:
+        apply_theme("light", view)
+    assert view.chart.backgroundBrush().color().lightness() > 200

@@ -112,3 +112,20 @@ def test_another_project_starts_with_empty_compare_history_and_progress(window, 
     assert bench.compare.comparison is None and bench.compare.table.rowCount() == 0
     assert bench.hist.task.count() == 0 and bench.hist.points == []
     assert win.run_status.text() == ""
+
+
+def test_runs_are_named_at_save_renamed_and_picked_by_name(window, qtbot):
+    win, bench = window, window.bench
+    win.workload.setCurrentText("copy_1m")
+    win.repeat.setValue(3)
+    bench.run_name.setText("baseline")
+    bench.bench_act.trigger()
+    qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 1 and not win.bridge_busy(), timeout=90000)
+    assert bench.compare.combo_b.itemText(0).startswith("baseline · cpu") and bench.run_name.text() == ""
+    assert bench.rename_run("baseline", "before-tuning")
+    assert bench.compare.combo_b.currentData() == "before-tuning"
+    assert bench.compare.combo_b.currentText().startswith("before-tuning · cpu")
+    bench.bench_act.trigger()                                     # unnamed: #2
+    qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 2 and not win.bridge_busy(), timeout=90000)
+    assert not bench.rename_run("#2", "before-tuning")           # a name taken: said, not raised
+    assert "rename failed" in win.statusBar().currentMessage()

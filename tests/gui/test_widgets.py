@@ -190,3 +190,17 @@ def test_a_marker_moves_with_its_line_when_lines_are_inserted_above(qtbot):
     assert "rett" in ed.document().findBlockByNumber(8).text()
     ed.setPlainText(PTX)                     # a new text: the old diagnostics go
     assert ed.markers == {}
+
+
+def test_a_docstring_over_several_lines_is_highlighted_as_a_string(qtbot):
+    pane = EditorPane("python", read_only=True)
+    qtbot.addWidget(pane)
+    pane.show()
+    ed = pane.editor
+    ed.setPlainText('def f(x):\n    """Scale x.\n\n    for each value in x, return it if it is\n    """\n    return x\n')
+
+    def colours(line):
+        return {f.format.foreground().color().name() for f in ed.document().findBlockByNumber(line).layout().formats()}
+    doc = colours(1)                             # the line that opens the docstring
+    assert colours(3) == doc and colours(4) <= doc   # its inner lines: the string's colour, not keywords'
+    assert colours(5) != doc                     # after it closes: code again
