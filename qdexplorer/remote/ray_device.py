@@ -79,12 +79,14 @@ class DeviceActor:
 
     def load(self, items: list[LoadItem]) -> list[LoadResult]:
         try:
+            self.dev.backend.make_current()   # a threaded actor serves each call on any of its threads
             return self.dev.load(items)
         except DeviceFault as f:
             self._die(f)
             raise
 
     def unload(self, tasks: list[str]) -> None:
+        self.dev.backend.make_current()
         self.dev.unload(tasks)
 
     def loaded_tasks(self) -> list[str]:
@@ -106,6 +108,7 @@ class DeviceActor:
 
         def work() -> None:
             try:
+                self.dev.backend.make_current()
                 q.put(("done", self.dev.run(job, dict(scalars) | own, _QueueSink(q, own), self.stop)))
             except DeviceFault as f:
                 self._die(f)
@@ -129,6 +132,7 @@ class DeviceActor:
                 return out
 
     def close(self) -> None:
+        self.dev.backend.make_current()
         self.dev.close()
 
     @staticmethod

@@ -80,6 +80,9 @@ class CpuBackend:
     def info(self) -> dict[str, Any]:
         return {"backend": "cpu", "device": platform.processor() or platform.machine(), "threads": self.threads}
 
+    def make_current(self) -> None:
+        """Nothing is bound to a thread on the host."""
+
     def resources(self, task: str) -> dict[str, Any]:
         return {}  # registers and occupancy are GPU notions; ptxas reports them from the PTX
 

@@ -79,6 +79,11 @@ class CudaBackend:
                 "saturating_grid": self.saturating_grid}
 
     # ---- modules
+    def make_current(self) -> None:
+        """A CUDA context is current per thread: a caller that uses this backend from a thread other
+        than the one that made it (a threaded Ray actor) binds it there first."""
+        check("cuCtxSetCurrent", cu.cuCtxSetCurrent(self.ctx))
+
     def load(self, spec: LaunchSpec, ptx: bytes, tag: str = "", unit: str = "") -> None:
         unit = unit or spec.task
         if self.units.get(unit, (None,))[0] != tag or unit not in self.composite.modules:
