@@ -17,8 +17,8 @@ import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter / SVGExporter
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QComboBox, QFileDialog, QHBoxLayout, QHeaderView, QLabel, QPushButton, QSplitter,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton,
+                               QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..bench.run import TOTAL
 from ..bench.stats import median_ci
@@ -29,7 +29,8 @@ VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "u
 CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
 NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
 NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
-COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "verdict"]
+COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "noise floor", "verdict"]
+ROW_PX = 26   # chart height per task: bars, whiskers and the name above them stay readable
 
 
 class CompareView(QWidget):
@@ -50,8 +51,11 @@ class CompareView(QWidget):
         self.compare_btn = QPushButton("Compare")
         self.compare_btn.clicked.connect(
             lambda: self.compare_requested.emit(self.combo_a.currentData() or "", self.combo_b.currentData() or ""))
-        self.title = QLabel(NO_COMPARISON)
+        self.title = QLabel(NO_COMPARISON)   # a row of its own, wrapped: never wider than the page
         self.title.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.title.setWordWrap(True)
+        self.meaning = QLabel("")            # the threshold, the noise floor and what each verdict means
+        self.meaning.setWordWrap(True)
         self.rename_btn = QPushButton("Rename B…")
         self.rename_btn.setToolTip("Give the run picked as B a name (the pickers and the chart show it)")
         self.chart_btn = QPushButton("Export chart…")
@@ -60,7 +64,7 @@ class CompareView(QWidget):
         self.numbers_btn.clicked.connect(self._ask_numbers)
         for w in (QLabel("A"), self.combo_a, QLabel("B"), self.combo_b, self.compare_btn, self.rename_btn):
             head.addWidget(w)
-        head.addWidget(self.title, 1)
+        head.addStretch(1)
         head.addWidget(self.chart_btn)
         head.addWidget(self.numbers_btn)
 
@@ -75,8 +79,15 @@ class CompareView(QWidget):
             p.setMouseEnabled(y=False)
         self.ratio.setYLink(self.medians)
         self.ratio.getAxis("left").setStyle(showValues=False)
-        self.legend = self.medians.addLegend(offset=(-10, -10))  # bottom right: the smallest bars are there
+        # the legend in a row of the chart's own layout, under the plots: never over a bar, and in exports
+        self.legend = pg.LegendItem(colCount=2)
+        self.chart.ci.addItem(self.legend, row=1, col=0, colspan=2)
         self.medians.getAxis("bottom").enableAutoSIPrefix(False)
+        self.chart_area = QScrollArea()       # one row per task: a long list scrolls, the page never grows
+        self.chart_area.setWidget(self.chart)
+        self.chart_area.setWidgetResizable(True)
+        self.chart_area.setFrameShape(QFrame.NoFrame)
+        self.chart_area.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
 
         self.dist = pg.PlotWidget(title="distribution of the selected task")
         self.dist.setLabel("bottom", "ms per launch")
@@ -97,12 +108,15 @@ class CompareView(QWidget):
         bottom.addWidget(self.dist)
         bottom.setSizes([600, 400])
         split = QSplitter(Qt.Vertical)
-        split.addWidget(self.chart)
+        split.addWidget(self.chart_area)
         split.addWidget(bottom)
-        split.setSizes([320, 260])
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(head)
+        lay.addWidget(self.title)
+        lay.addWidget(self.meaning)
         lay.addWidget(split, 1)
         self._enable(False)
         self.set_theme(self.theme)
@@ -117,6 +131,10 @@ class CompareView(QWidget):
                 p.getAxis(name).setPen(fg)
                 p.getAxis(name).setTextPen(fg)
             p.titleLabel.setText(p.titleLabel.text, color=PLOT[theme]["foreground"])
+        self.dist.setBackground(PLOT[theme]["background"])
+        for name in ("left", "bottom"):
+            self.dist.getAxis(name).setPen(fg)
+            self.dist.getAxis(name).setTextPen(fg)
         if self.comparison is not None:
             self._fill_chart()
 
@@ -169,6 +187,11 @@ class CompareView(QWidget):
                            + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
                            + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
         self.title.setToolTip("\n".join(cmp.warnings))
+        self.meaning.setText(
+            f"Verdicts, B against A: <b>slower</b> / <b>faster</b> only when the whole 95% interval of B/A lies "
+            f"beyond ±{cmp.threshold:.0%} (the threshold) and the change exceeds the task's noise floor (the "
+            f"drift between rounds, in the table); <b>same</b>: within ±{cmp.threshold:.0%} or below the timer's "
+            f"resolution; <b>unsure</b>: the data cannot confirm the change (hover a verdict for why).")
         self._fill_chart()
         self._fill_table()
         self._enable(True)
@@ -192,6 +215,7 @@ class CompareView(QWidget):
         what = "CPU time" if metric == "cpu_ms" else "time"
         self.medians.setTitle(f"median {what} per launch (ms), A vs B")
         self.dist.setLabel("bottom", f"{what} per launch (ms)")
+        self.chart.setMinimumHeight(ROW_PX * len(tasks) + 140)   # the rows take the height they need
         y = np.arange(len(tasks), dtype=float)
         ma = np.array([r.median_a for r in tasks])
         mb = np.array([r.median_b for r in tasks])
@@ -241,7 +265,8 @@ class CompareView(QWidget):
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
             cells = [r.task, f"{r.median_a:.4f}", f"{r.median_b:.4f}", f"{r.ratio:.3f}",
-                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", r.verdict]
+                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", f"±{getattr(r, 'noise_floor', 0.0):.1%}",
+                     r.verdict]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if j:
@@ -305,8 +330,9 @@ class CompareView(QWidget):
             self.chart.render(painter)
             painter.end()
         elif path.suffix.lower() == ".png":
-            ex = pg.exporters.ImageExporter(scene_item)
-            ex.parameters()["width"] = max(1200, int(self.chart.width()))
+            ex = pg.exporters.ImageExporter(scene_item)   # the size on screen, in the window's theme
+            ex.parameters()["width"] = int(self.chart.width())
+            ex.parameters()["background"] = pg.mkColor(PLOT[self.theme]["background"])
             ex.export(str(path))
         else:
             raise ValueError(f"export the chart as .png or .svg, not {path.suffix or 'no suffix'}")

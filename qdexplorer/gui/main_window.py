@@ -17,7 +17,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QProgressBar, QSplitter)
+                               QProgressBar, QSplitter, QTabWidget)
 
 from ..engine import Engine
 from ..events import CompileFinished, TaskLoaded
@@ -110,11 +110,18 @@ class MainWindow(QMainWindow):
         self.split.setSizes([700, 700])
         self.split.setStretchFactor(0, 1)
         self.split.setStretchFactor(1, 1)
-        self.setCentralWidget(self.split)
+        # full-width pages: the kernels (tree and code) and, from bench_actions, Compare and History,
+        # whose charts and tables need the window's width, not a corner of it
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.pages.addTab(self.split, "Kernels")
+        self.setCentralWidget(self.pages)
 
         build_run_toolbar(self, cuda_reason)  # toolbar, backend, mode, workload, repeat; and the menus
         listed = self.bottom.count()  # tabs View ▸ Panels already has
-        self.bench = BenchActions(self, self.bottom, self.toolbar)   # Bench & save, the Compare and History tabs
+        self.bench = BenchActions(self, self.pages, self.toolbar)   # Bench & save, the Compare and History pages
+        for i in range(1, self.pages.count()):
+            self.panels_menu.addAction(self.pages.tabText(i), lambda i=i: self.pages.setCurrentIndex(i))
         self.cluster = ClusterControl(self)   # Cluster and Device selectors, the status bar's "runs on" (issue 19)
         self.sweep = SweepView(self)           # the Sweep tab: variants timed on N devices, as a heat map
         self.bottom.addTab(self.sweep, "Sweep")

@@ -43,7 +43,7 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     bench.compare.compare_btn.click()  # the two newest runs are preselected
     assert bench.tabs.currentWidget() is bench.compare
     assert bench.compare.table.rowCount() == 6  # 5 tasks + the workload total
-    assert {bench.compare.table.item(r, 6).text() for r in range(6)} <= {"same", "faster", "slower", "unsure"}
+    assert {bench.compare.table.item(r, 7).text() for r in range(6)} <= {"same", "faster", "slower", "unsure"}
     assert bench.compare.comparison.a == runs[0].label and bench.compare.comparison.b == runs[1].label
 
 
@@ -85,7 +85,7 @@ def test_the_verdict_of_a_known_effect_is_shown(window):
     base = np.linspace(1.00, 1.02, 40)
     bench._compared_fresh(task, (_run("generated", base, task), _run("override", base * 1.5, task)))
     assert "override is slower (1.500× generated" in win.statusBar().currentMessage()
-    verdicts = {bench.compare.table.item(r, 0).text(): bench.compare.table.item(r, 6).text()
+    verdicts = {bench.compare.table.item(r, 0).text(): bench.compare.table.item(r, 7).text()
                 for r in range(bench.compare.table.rowCount())}
     assert verdicts[task] == "slower" and verdicts["copy_kernel_0_range_for"] == "same"
     for combo, side in ((bench.compare.combo_a, "generated"), (bench.compare.combo_b, "override")):

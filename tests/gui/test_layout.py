@@ -63,3 +63,36 @@ def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
     names = [it.text(0) for it in win.tree.items.values()]
     longest = max(names, key=len)
     assert win.tree.columnWidth(0) >= win.tree.fontMetrics().horizontalAdvance(longest), "names elided at 1920 px"
+
+
+def test_the_compare_page_fits_the_window_with_room_per_task(window, qtbot, tmp_path):
+    """Full width: no horizontal scrolling, each task's bars at least a row high, the legend outside
+    the data, and the threshold's meaning on the page."""
+    import numpy as np
+
+    from qdexplorer.bench.compare import compare_runs
+    from qdexplorer.bench.context import RunContext
+    from qdexplorer.bench.run import Launch, Run
+    win, bench = window, window.bench
+    tasks = list(win.compiled)[:8]
+    runs = []
+    for name, k in (("baseline", 1.0), ("tuned", 0.8)):
+        ls = [Launch(t, "k", "w", i, 0.05 * (j + 1) * (k if j % 3 == 0 else 1.0) * (1 + 0.0005 * i), round=i // 5)
+              for j, t in enumerate(tasks) for i in range(40)]
+        runs.append(Run(name, RunContext(backend="cuda", timer_resolution_ms=0.0005), ls))
+    bench.show(compare_runs(*runs), *runs)
+    view = bench.compare
+    for size in SIZES:
+        win.resize(*size)
+        qtbot.wait(300)
+        assert win.pages.currentWidget() is view and view.width() >= size[0] - 40, size   # the window's width
+        assert view.minimumSizeHint().width() <= view.width(), size
+        vb = view.medians.getViewBox()
+        assert vb.height() >= 0.8 * len(tasks) * 24, (size, vb.height())
+        legend = view.legend.sceneBoundingRect()
+        assert not legend.intersects(vb.sceneBoundingRect()) and not legend.intersects(
+            view.ratio.getViewBox().sceneBoundingRect()), size
+        assert "threshold" in view.meaning.text() and "noise floor" in view.meaning.text()
+    from PySide6.QtGui import QImage
+    img = QImage(str(view.export_chart(tmp_path / "chart.png")))
+    assert (img.width(), img.height()) == (view.chart.width(), view.chart.height())   # the size on screen
