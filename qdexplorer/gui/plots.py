@@ -107,6 +107,7 @@ class LaunchPlots(QWidget):
         self._legend_tasks: list | None = None
         self._dirty = False
         self.unit = ("ms", 1.0)
+        self.cold_clipped = False
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -281,9 +282,19 @@ class LaunchPlots(QWidget):
 
     def _draw_timeline(self):
         shown = [t for t in self.shown_tasks() if t not in self.hidden]
-        peak = max((max(self.values(t)) for t in shown if self.values(t)), default=0.0)
-        self.unit = unit, k = time_unit(peak)
+        # a run's first launch of a task is cold (module load, page faults, caches): often 10-100x the
+        # rest. The axis is scaled to the warm launches and the cold ones run off its top, said below
+        series = [v for r in self.runs for t in shown for v in [r.times.get(t, [])] if v]
+        cold = [v[0] for v in series if len(v) > 1]          # a lone launch is all there is: not set apart
+        warm = [ms for v in series for ms in (v[1:] if len(v) > 1 else v)]
+        warm_peak, peak = max(warm, default=0.0), max(cold + warm, default=0.0)
+        self.cold_clipped = bool(warm) and not self.log_scale.isChecked() and peak > 3 * warm_peak
+        self.unit = unit, k = time_unit(warm_peak if self.cold_clipped else peak)
         self.plot.setLabel("left", f"launch time ({unit})")
+        if self.cold_clipped:
+            self.plot.setYRange(0, warm_peak * k * 1.15, padding=0)
+        else:
+            self.plot.enableAutoRange(axis="y")
         for line in self._run_lines:
             self.plot.removeItem(line)
         self._run_lines = []
@@ -326,8 +337,11 @@ class LaunchPlots(QWidget):
                 ys += [ms * k for ms in v] + [np.nan]  # NaN: no line drawn from one run into the next
             curve.setData(np.asarray(xs, float), np.asarray(ys, float))
         n = sum(r.launches for r in runs)
+        cu, ck = time_unit(peak)
+        cold_note = f" · first (cold) launches up to {peak * ck:.3g} {cu}, above the axis" if self.cold_clipped else ""
         self.summary.setText(f"{len(shown)}/{len(self.tasks())} tasks · {len(runs)} run(s) · "
-                             f"{n} launches" if n else "no launches yet: Run (F5)")
+                             f"{n} launches{cold_note}" if n else "no launches yet: Run (F5)")
+        self.summary.setToolTip(self.summary.text())
 
     def _draw_distribution(self):
         self.dist.clear()

@@ -6,13 +6,15 @@ the counts are the session's latest compile of every task (what the tree shows),
 """
 from __future__ import annotations
 
+import math
+
 import pyqtgraph as pg
 
 from .theme import current_theme, restyle
 
 TIERS = ["memory", "disk", "miss", "error"]
 TIER_COLORS = ["#2e7d32", "#1565c0", "#ef6c00", "#c62828"]
-STAGES = {"nvptx": "PTX", "host": "host obj"}
+STAGES = {"nvptx": "PTX", "host": "host"}   # short: both group labels fit a narrow chart
 
 
 class TierChart(pg.PlotWidget):
@@ -60,6 +62,8 @@ class TierChart(pg.PlotWidget):
         self.setXRange(-0.5, len(stages) - 0.5, padding=0)
         top = max([self.count(s, t) for s in stages for t in TIERS] + [1])
         self.setYRange(0, top * 1.15, padding=0)
+        step = max(1, math.ceil(top / 4))       # whole tasks: no 2.5 on a count axis
+        self.getAxis("left").setTickSpacing(major=step, minor=step)
         self.setTitle(None)
         self.setToolTip("\n".join(f"{s}: " + ", ".join(f"{self.count(s, t)} {t}" for t in TIERS if self.count(s, t))
                                    for s in self.counts))

@@ -124,8 +124,10 @@ def test_tiers_are_counted_per_stage(qtbot, tmp_path):
         eng.compile(["saxpy", "copy"], target="nvptx")
         eng.compile(["saxpy", "copy"], target="nvptx")  # warm: memory hits replace the misses
         eng.compile(["saxpy"], target="host")
-    assert (chart.count("PTX", "memory"), chart.count("PTX", "miss"), chart.count("host obj", "miss")) == (2, 0, 1)
-    assert "PTX: 2 memory" in chart.toolTip() and "host obj: 1 miss" in chart.toolTip()
+    assert (chart.count("PTX", "memory"), chart.count("PTX", "miss"), chart.count("host", "miss")) == (2, 0, 1)
+    assert "PTX: 2 memory" in chart.toolTip() and "host: 1 miss" in chart.toolTip()
+    ticks = [v for _, values in chart.getAxis("left").tickValues(0, 2.3, 200) for v in values]
+    assert ticks and all(float(v).is_integer() for v in ticks)   # counts of tasks: whole numbers only
 
 
 def test_streaming_updates_existing_curves(plots, qtbot):
@@ -138,3 +140,20 @@ def test_streaming_updates_existing_curves(plots, qtbot):
     qtbot.waitUntil(lambda: len(curve.getData()[1]) == 5, timeout=1000)  # the 10 Hz timer, no manual refresh
     assert plots.curves[TASKS[0][0]] is curve  # made once, fed with setData
     assert QColor(DISTINCT[0]).isValid()
+
+
+def test_cold_first_launches_do_not_flatten_the_timeline(plots, qtbot):
+    """The first launch of a run (14 ms beside 0.2 ms) runs off the top of an axis scaled to the
+    warm launches, and the summary says so."""
+    s = plots.session
+    plots.scope.setCurrentText("all tasks")
+    task = TASKS[0][0]
+    s.apply(RunStarted(900, "wl", "k0", "cpu", 20, (task,)))
+    s.apply(LaunchesTimed(900, "wl", tuple(timing(task, "k0", 14.0 if i == 0 else 0.2 + 0.001 * i)
+                                           for i in range(20))))
+    plots.refresh()
+    top = plots.plot.getViewBox().viewRange()[1][1]
+    assert plots.unit[0] == "µs" and 0.2 * 1000 < top < 0.3 * 1000   # warm launches fill the axis
+    assert "cold" in plots.summary.text() and "14 ms" in plots.summary.text()
+    plots.log_scale.setChecked(True)                                  # a log axis shows them all
+    assert "cold" not in plots.summary.text()
