@@ -15,7 +15,7 @@ from .. import intrinsics as I
 from .. import ir
 from .. import qdmath
 from .. import vector_types as V
-from ..func import Func, KernelBase, func
+from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
@@ -45,6 +45,8 @@ class CallLowering(LoweringBase):
             return self.struct_literal(node)
         if isinstance(f, BoundMethod):
             return self.call_method(f, node)
+        if isinstance(f, BoundFunc):  # self.helper(...) in a @qd.data_oriented class
+            return self.inline_func(f.func, node, self_value=Py(f.obj))
         if isinstance(f, KernelBase):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
         vec = self.vector_call(f, node)
