@@ -36,7 +36,7 @@ def port_line(line: str) -> str:
             return new + line[len(old):]
     return line
 EXAMPLES = ["heat_jacobi", "particles", "histogram", "template_library", "ndarray_pipeline",
-            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened", "monte_carlo", "math_module", "mpm88", "structs"]
+            "debug_print", "rigid_bodies", "scan_and_locals", "nbody_softened", "monte_carlo", "math_module", "mpm88", "structs", "data_oriented"]
 
 
 def encode(results: dict) -> dict:

@@ -7,12 +7,13 @@ from .types import (DType, f16, f32, f64, float16, float32, float64, i8, i16, i3
 from .qd_types import NDArray, types  # noqa: F401
 from .field import Field, Ndarray  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
-from .template import template  # noqa: F401
+from .template import Template, template  # noqa: F401
 from .struct_types import Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
+from .func import data_oriented  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
-                         atomic_or, atomic_sub, atomic_xor, bit_shr,
+                         atomic_or, atomic_sub, atomic_xor, bit_shr, zero,
                          cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, random, randn, select, pow,
                          round, rsqrt, simt,
                          sin, sqrt, static, tan, tanh)
@@ -35,7 +36,6 @@ _LEFT_OUT = {  # name: (what it is, what to do instead)
     "root": ("an SNode tree (qd.root.dense/pointer/bitmasked)", "use qd.field(dtype, shape=...) for dense data"),
     "ad": ("autodiff (qd.ad.Tape, kernel.grad)", ""),
     "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
-    "data_oriented": ("@qd.data_oriented", "pass fields as qd.template() arguments"),
     "sparse_matrix_builder": ("a sparse matrix", ""),
     "quant": ("a quantized type", ""),
 }

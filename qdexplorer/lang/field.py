@@ -38,7 +38,7 @@ class InvalidShapeError(QdRuntimeError, ValueError):
     """`qd.ndarray` with an axis that is not an integer in 1 .. 2^31 - 1: Quadrants'
     `QuadrantsRuntimeError` ("... is not a valid shape for ndarray"), and a `ValueError` too."""
 
-_REGISTRY: "weakref.WeakValueDictionary[int, Field]" = weakref.WeakValueDictionary()
+_REGISTRY: "weakref.WeakValueDictionary[int, _Storage]" = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 
 
@@ -290,7 +290,17 @@ class _Storage:
         return new
 
     def _registered(self):
-        """Hook for a deep copy to take a new identity (fields register by uid)."""
+        """Take an identity a kernel can name it by: a field, or an ndarray a kernel reaches as a
+        global or through a `qd.template()` object, is passed to the tasks by this uid."""
+        self.uid = next(_IDS)
+        _REGISTRY[self.uid] = self
+
+    @staticmethod
+    def by_uid(uid: int) -> "_Storage":
+        f = _REGISTRY.get(uid)
+        if f is None:
+            raise RuntimeError(f"field or ndarray #{uid} no longer exists (it was garbage-collected)")
+        return f
 
     def __array__(self, dtype=None, copy=None):
         return self.to_numpy(dtype)
@@ -306,19 +316,9 @@ class Field(_Storage):
         self._registered()
         runtime_api.adopt(self)
 
-    def _registered(self):
-        self.uid = next(_IDS)
-        _REGISTRY[self.uid] = self
-
     def __repr__(self) -> str:
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 
-    @staticmethod
-    def by_uid(uid: int) -> "Field":
-        f = _REGISTRY.get(uid)
-        if f is None:
-            raise RuntimeError(f"field #{uid} no longer exists (it was garbage-collected)")
-        return f
 
 
 class Ndarray(_Storage):
@@ -328,6 +328,8 @@ class Ndarray(_Storage):
         self.shape = _ndarray_shape(shape)
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)  # 0-d: one element, as fields
+        self.name = ""
+        self._registered()
         runtime_api.adopt(self)
 
     def __repr__(self) -> str:

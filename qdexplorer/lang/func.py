@@ -45,6 +45,29 @@ class Func:
     def __call__(self, *args, **kwargs):
         return self.fn(*args, **kwargs)
 
+    def __get__(self, obj, objtype=None):
+        """`obj.helper` of a `@qd.func` method (a `@qd.data_oriented` class's): bound to `obj`."""
+        return self if obj is None else BoundFunc(self, obj)
+
+
+class BoundFunc:
+    """A `@qd.func` method bound to its object: inside a kernel it is inlined with the object as
+    `self` (a compile-time value, as Quadrants' data-oriented `self` is); from Python it calls."""
+
+    def __init__(self, func: Func, obj):
+        self.func, self.obj = func, obj
+
+    def __call__(self, *args, **kwargs):
+        return self.func.fn(self.obj, *args, **kwargs)
+
+
+def data_oriented(cls):
+    """`@qd.data_oriented`: a class whose `@qd.kernel` and `@qd.func` methods take the object as
+    `self`, a compile-time value whose fields (and ndarrays) kernels reach as `self.x`. The methods
+    bind themselves (`Kernel.__get__`, `Func.__get__`); this marks the class, as Quadrants does."""
+    cls._qd_data_oriented = True
+    return cls
+
 
 def func(fn) -> Func:
     return Func(fn)

@@ -58,6 +58,7 @@ max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
 abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
+zero = Intrinsic("zero", "zero", lambda x: x * 0)  # qd.zero(x): zeros of x's type and shape
 bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on the operand's width
 # random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
 random = Intrinsic("random", "random")

@@ -6,6 +6,7 @@ works, as in Quadrants.
 """
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import numpy as np
@@ -75,7 +76,11 @@ class Kernel(KernelBase):
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
+            if ann is Template or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
+                ann = Template()  # `x: qd.Template`, or a Python dataclass of arrays: its value specialises
             dt = as_dtype(ann)
+            if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:
+                ann = Template()  # a method's self (a @qd.data_oriented object): a compile-time value
             if isinstance(ann, (NdarrayType, Template)):
                 out[name] = ann
             elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
@@ -268,12 +273,31 @@ class Kernel(KernelBase):
         ann = self.return_type
         return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
 
+    def __get__(self, obj, objtype=None):
+        """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""
+        return self if obj is None else BoundKernel(self, obj)
+
     def __call__(self, *args, **kwargs):
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         return self.result(full)
+
+
+class BoundKernel:
+    """A `@qd.kernel` method bound to its object (`@qd.data_oriented`): calls pass the object as
+    `self`, which specialises the kernel per object, as a `qd.template()` argument does."""
+
+    def __init__(self, kernel: Kernel, obj):
+        self.kernel, self.obj = kernel, obj
+        self.__wrapped__ = kernel.fn
+
+    def __call__(self, *args, **kwargs):
+        return self.kernel(self.obj, *args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<bound {self.kernel!r} of {type(self.obj).__name__}>"
 
 
 def vector_components(kernel_name: str, entry: tuple, v) -> dict:

@@ -7,6 +7,7 @@ values in their names, so they stay distinct in the task tree.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 
@@ -29,19 +30,43 @@ def template() -> Template:
 
 
 class _ById:
-    """An unhashable compile-time value (a list, an object), keyed by identity."""
+    """A compile-time value keyed by identity: an unhashable one (a list), or an object that holds
+    arrays (a `@qd.data_oriented` or dataclass instance), then also by which arrays it holds now
+    (`contents`), since kernels bake them in: reassigning `self.x` specialises anew, as Quadrants
+    re-reads the attribute."""
 
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, contents: tuple = ()):
+        self.value, self.contents = value, contents
 
     def __eq__(self, other):
-        return isinstance(other, _ById) and other.value is self.value
+        return isinstance(other, _ById) and other.value is self.value and other.contents == self.contents
 
     def __hash__(self):
-        return id(self.value)
+        return hash((id(self.value), self.contents))
 
     def __repr__(self):
-        return f"<{type(self.value).__name__} at {id(self.value):#x}>"
+        held = f" holding {hashlib.sha1(repr(self.contents).encode()).hexdigest()[:6]}" if self.contents else ""
+        return f"<{type(self.value).__name__} at {id(self.value):#x}{held}>"
+
+
+def holds_arrays(v) -> bool:
+    return getattr(type(v), "_qd_data_oriented", False) or dataclasses.is_dataclass(v) and not isinstance(v, type)
+
+
+def held_arrays(v, depth: int = 0) -> tuple:
+    """(attribute, array uid or nested contents) for the arrays an object holds, a few levels deep."""
+    if depth > 8:
+        return ()
+    attrs = vars(v) if hasattr(v, "__dict__") else {}
+    out: list[tuple[str, object]] = []
+    for k, a in attrs.items():
+        if isinstance(a, _Storage):
+            out.append((k, a.uid))
+        elif holds_arrays(a):
+            out.append((k, held_arrays(a, depth + 1)))
+        elif hasattr(a, "members") and hasattr(a, "struct_type"):  # a struct field: its member arrays
+            out.append((k, tuple(sorted((m, getattr(f, "uid", None)) for m, f in a.members.items()))))
+    return tuple(out)
 
 
 def template_spec(name: str, v) -> tuple:
@@ -54,6 +79,8 @@ def template_spec(name: str, v) -> tuple:
         return (name, "array", from_numpy(v.dtype), v.ndim) + ((el,) if el else ())
     if isinstance(v, np.generic):
         v = v.item()
+    if holds_arrays(v):
+        return (name, "static", _ById(v, held_arrays(v)), 0)
     try:
         hash(v)
     except TypeError:

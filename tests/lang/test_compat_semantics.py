@@ -215,7 +215,7 @@ def test_print_in_kernels_uses_quadrants_formats(cpu, capfd):
 
 
 @pytest.mark.parametrize("name, hint", [("root", "use qd.field"), ("ad", "autodiff"), ("real_func", "use @qd.func"),
-                                        ("data_oriented", "pass fields as qd.template")])
+                                        ("quant", "a quantized type")])
 def test_left_out_features_say_so(name, hint):
     with pytest.raises(AttributeError, match=f"qd.{name}: .*not supported by qdexplorer.*{hint}|{hint}.*not supported"):
         getattr(qd, name)

@@ -11,7 +11,9 @@ from qdexplorer.project.loader import ProjectError, load_project
 
 CASES = {
     "lambda": ("y = (lambda v: v)(x[i])", "unsupported expression 'lambda'"),
-    "listcomp": ("y = [v for v in range(3)]", "unsupported expression 'list comprehension'"),
+    "setcomp": ("y = {v for v in range(3)}", "unsupported expression 'set comprehension'"),
+    "listcomp_runtime": ("y = [v for v in range(x.shape[0] + i)]", "a list comprehension in a kernel iterates "
+                                                                    "over a compile-time sequence"),
     "try": ("try:\n                x[i] = 1.0\n            except Exception:\n                pass", "unsupported statement 'Try'"),
     "with": ("with open('f') as fh:\n                pass", "unsupported statement 'With'"),
     "undefined": ("x[i] = nope", "name 'nope' is not defined"),
@@ -172,9 +174,9 @@ def test_a_compile_error_from_a_call_shows_no_compiler_frames(cpu):
     @qd.kernel
     def bad(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
         for i in range(x.shape[0]):
-            x[i] = [v for v in range(3)][0]
+            x[i] = {v for v in range(3)}.pop()
 
-    with pytest.raises(QdCompileError, match="unsupported expression 'list comprehension'") as e:
+    with pytest.raises(QdCompileError, match="unsupported expression 'set comprehension'") as e:
         bad(np.zeros(4, np.float32))
     frames = [f.filename for f in traceback.extract_tb(e.value.__traceback__)]
     assert not any("/lang/frontend/" in f or "/lang/offload" in f or "/script.py" in f for f in frames), frames

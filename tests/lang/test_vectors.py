@@ -292,3 +292,27 @@ def test_static_grouped_ndrange_gives_index_vectors(arch):
     k()
     i, j = np.mgrid[0:3, 0:3]
     np.testing.assert_array_equal(out.to_numpy(), i * 10 + j + (i + j + 2) * 100)
+
+
+GRAVITY = qd.Vector([0.0, -9.8])  # a global qd.Vector constant, as Quadrants programs write them
+
+
+def test_pow_sum_zero_slices_comprehensions_and_vector_constants(arch):
+    """Issue 23 item 11's forms; the expected values are what Quadrants 1.3.3 prints."""
+    out = qd.field(qd.f32, shape=8)
+
+    @qd.kernel
+    def k(x: qd.f32):
+        for i in range(1):
+            v = qd.math.vec3(x, 2.0, 3.0)
+            out[0] = pow(x, 3)
+            z = qd.zero(v)
+            out[1] = z[0] + z.y
+            out[2] = (GRAVITY * x)[1] + GRAVITY.shape[0]
+            out[3] = v[:2].sum()
+            out[4] = sum([v[j] for j in range(3)])
+            out[5] = sum([v[j] * j for j in range(3) if j != 1])
+            out[6] = v[::-1][0]
+
+    k(2.0)
+    np.testing.assert_allclose(out.to_numpy(), [8.0, 0.0, -17.6, 4.0, 7.0, 6.0, 3.0, 0.0], rtol=1e-6)

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QdCompileError
-from ..field import Field
+from ..field import _Storage as Storage
 from ..func import Func
 from ..struct_types import StructField
 from ..types import DType, i32, u1
@@ -101,7 +101,7 @@ class LoweringBase(ABC):
     def global_value(self, v, name: str):
         """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
         becomes its array, a struct field one array per member, anything else a compile-time value."""
-        if isinstance(v, Field):
+        if isinstance(v, Storage):  # a field, or a qd.ndarray reached at compile time (`self.x`)
             return self.kscope.field_arg(v, name)
         if isinstance(v, StructField):
             return StructArr(v.struct_type, {k: self.global_value(m, f"{name}_{k}") for k, m in v.members.items()})
@@ -246,7 +246,7 @@ class LoweringBase(ABC):
     def apply_math(self, f: I.Intrinsic, args: list, node: ast.AST, out_dt: DType | None = None) -> Value: ...
 
     @abstractmethod
-    def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | None = None) -> Value: ...
+    def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | Py | None = None) -> Value: ...
 
     # -- provided by StructLowering (structs.py)
     @abstractmethod

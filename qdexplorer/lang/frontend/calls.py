@@ -15,12 +15,12 @@ from .. import intrinsics as I
 from .. import ir
 from .. import qdmath
 from .. import vector_types as V
-from ..func import Func, KernelBase, func
+from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QuadrantsTypeError
-from .values import BoundMethod, Py, Vec, VecMethod, cast, is_number
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number
 from .base import LoweringBase
 
 
@@ -45,6 +45,8 @@ class CallLowering(LoweringBase):
             return self.struct_literal(node)
         if isinstance(f, BoundMethod):
             return self.call_method(f, node)
+        if isinstance(f, BoundFunc):  # self.helper(...) in a @qd.data_oriented class
+            return self.inline_func(f.func, node, self_value=Py(f.obj))
         if isinstance(f, KernelBase):
             self.err(node, f"kernel '{f.name}' cannot be called from inside a kernel; make it a @qd.func")
         vec = self.vector_call(f, node)
@@ -59,6 +61,26 @@ class CallLowering(LoweringBase):
             if isinstance(v, Vec):
                 return Vec([self.abs_of(x, node) for x in v.items], v.shape)
             return self.abs_of(v, node)
+        if f is builtins.pow:  # pow(a, b) is a ** b, as in Python
+            if len(node.args) != 2 or node.keywords:
+                self.err(node, "pow(a, b) takes two arguments in a kernel (no modulus)")
+            return self.binop("**", self.value(node.args[0]), self.value(node.args[1]), node)
+        if f is builtins.sum:  # of a compile-time-length list, tuple or vector of kernel values
+            items = self.value(self.one_arg(node))
+            items = items.items if isinstance(items, (Vec, Seq)) else items
+            if isinstance(items, Py) and isinstance(items.value, (list, tuple)):
+                items = [Py(x) for x in items.value]
+            if not isinstance(items, list) or not items:
+                self.err(node, "sum() in a kernel takes a non-empty list, tuple or vector")
+            acc = items[0]
+            for x in items[1:]:
+                acc = self.binop("+", acc, x, node)
+            return acc
+        if f is I.zero:  # qd.zero(x): zeros of x's type and shape
+            v = self.value(self.one_arg(node))
+            if isinstance(v, Vec):
+                return Vec([self.zero_of(x, node) for x in v.items], v.shape)
+            return self.zero_of(v, node)
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
             to = i32 if f is builtins.int else f32
@@ -137,6 +159,12 @@ class CallLowering(LoweringBase):
                 out += ([", "] if k else []) + [self.commit(x, a)]
             return out + ["]"]
         return [self.commit(v, a)]
+
+    def zero_of(self, x, node):
+        if is_number(x):
+            return Py(type(x.value)(0))
+        e = self.commit(x, node)
+        return ir.Const(0.0 if e.dtype.is_float else 0, e.dtype)
 
     def abs_of(self, v, node):
         if is_number(v):

@@ -10,7 +10,7 @@ from typing import Any
 from itertools import product
 
 from .. import ir
-from ..errors import QuadrantsIndexError, QuadrantsTypeError
+from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
 from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fits, fold, is_number, literal, py_value, truthy
 from .base import LoweringBase, Value
@@ -88,6 +88,37 @@ class ExprLowering(LoweringBase):
 
     v_List = v_Tuple
 
+    def v_ListComp(self, node):
+        """`[w[i] * x for i in range(3)]`: a list of kernel values, unrolled; its iterable (and any
+        `if`) must be known at compile time, as for a `qd.static` loop."""
+        if len(node.generators) != 1 or node.generators[0].is_async:
+            self.err(node, "a list comprehension in a kernel takes one 'for'")
+        gen = node.generators[0]
+        try:
+            items = list(self.eval_static(gen.iter))
+        except (QdCompileError, TypeError):
+            self.err(gen.iter, "a list comprehension in a kernel iterates over a compile-time sequence "
+                               "(range(3), a tuple, qd.static(...)); use a for loop for a runtime one")
+        names = self.frame.src.target_names(gen.target)
+        out = []
+        for item in items:
+            vals = item if len(names) > 1 else (item,)
+            self.frame.scopes.append({n.id: py_value(x) for n, x in zip(names, vals)})
+            try:
+                if all(self.static_truth(c) for c in gen.ifs):
+                    out.append(self.value(node.elt))
+            finally:
+                self.frame.scopes.pop()
+        return out
+
+    def static_truth(self, cond) -> bool:
+        v = self.value(cond)
+        if isinstance(v, ir.Const):
+            return bool(v.value)
+        if not is_number(v):
+            self.err(cond, "the 'if' of a list comprehension in a kernel must be known at compile time")
+        return bool(v.value)
+
     def v_Subscript(self, node):
         base = self.value(node.value)
         idx_node = node.slice
@@ -101,6 +132,8 @@ class ExprLowering(LoweringBase):
             return self.vec_subscript(base, node)
         if isinstance(base, StructArr):
             return self.struct_element(base, idx_node, node)
+        if isinstance(base, list):  # `[a, b, c][k]`, `[f(j) for j in range(3)][k]`
+            base = Seq(base)
         if isinstance(base, Seq):
             key = self.value(idx_node) if not isinstance(idx_node, ast.Slice) else None
             k = key.value if isinstance(key, Py) and is_number(key) else None
@@ -347,7 +380,7 @@ class ExprLowering(LoweringBase):
         return truthy(ir.LocalRef(res)) if dt.kind == "b" else ir.LocalRef(res)
 
 
-_EXPR_NAMES = {"ListComp": "'list comprehension'", "SetComp": "'set comprehension'",
+_EXPR_NAMES = {"SetComp": "'set comprehension'",
                "DictComp": "'dict comprehension'", "GeneratorExp": "'generator expression'",
                "Lambda": "'lambda'", "JoinedStr": "'f-string'", "Dict": "'dict'", "Set": "'set'",
                "NamedExpr": "'assignment expression (:=)'", "Await": "'await'", "Yield": "'yield'",

@@ -18,7 +18,8 @@ class FuncInlining(LoweringBase):
     """Mixin for `TaskBuilder`: inlines `@qd.func` bodies and lowers their `return`s."""
 
     def inline_func(self, func, node, self_value=None):
-        """`self_value`: a method's struct, bound to its first parameter (`s.area()`)."""
+        """`self_value`: bound to the first parameter of a method: a struct's (`s.area()`) or a
+        `@qd.data_oriented` object's (`Py(obj)`, `self.helper(i)`)."""
         if func in self.inline_stack:
             self.err(node, f"recursive call of @qd.func '{func.name}' is not supported")
         src = func.source
@@ -33,7 +34,7 @@ class FuncInlining(LoweringBase):
             v = a if isinstance(a, (Py, StructVal)) else self.value(a)
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
-            if isinstance(ann, Template):  # passed as it is, by reference, as Quadrants passes templates
+            if isinstance(ann, Template) or ann is Template:  # passed as it is, by reference, as Quadrants passes templates
                 bound[p.arg] = v
             elif isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
@@ -78,7 +79,7 @@ class FuncInlining(LoweringBase):
         except TypeError as e:
             self.err(node, f"{func.name}(): {e}", QuadrantsSyntaxError)
         ba.apply_defaults()
-        return {k: (v if isinstance(v, (ast.AST, StructVal)) else Py(v)) for k, v in ba.arguments.items()}
+        return {k: (v if isinstance(v, (ast.AST, StructVal, Py)) else Py(v)) for k, v in ba.arguments.items()}
 
     def s_Return(self, node):
         fr = self.frame

@@ -86,6 +86,8 @@ class VecMethod:
         self.vec, self.name = vec, name
 
 
+SMALL = 64  # at most this many elements make a NumPy global a kernel vector (qd.Vector constants)
+
 BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
           ast.Pow: "**", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.LShift: "<<",
           ast.RShift: ">>", ast.MatMult: "@"}
@@ -103,6 +105,8 @@ def py_value(v) -> Py | Vec:
         return Py(v.item())
     if isinstance(v, GroupedIndex):
         return Vec([Py(int(k)) for k in v])
+    if isinstance(v, np.ndarray) and v.ndim in (1, 2) and 0 < v.size <= SMALL and v.dtype.kind in "fiu":
+        return Vec([Py(x.item()) for x in v.ravel()], v.shape)  # a global qd.Vector([...]) constant
     return Py(v)
 
 

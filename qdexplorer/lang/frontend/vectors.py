@@ -88,6 +88,16 @@ class VectorLowering(LoweringBase):
     # ---- indexing
     def vec_subscript(self, v: Vec, node):
         idx = node.slice
+        if isinstance(idx, ast.Slice):  # v[:2], v[1:], v[::-1]: compile-time bounds, a vector
+            if len(v.shape) != 1:
+                self.err(node, "only vectors can be sliced in a kernel", QuadrantsIndexError)
+            bounds = [None if b is None else self.eval_static(b) for b in (idx.lower, idx.upper, idx.step)]
+            if not all(b is None or isinstance(b, int) for b in bounds):
+                self.err(node, "a vector slice needs compile-time integer bounds", QuadrantsIndexError)
+            items = v.items[slice(*bounds)]
+            if not items:
+                self.err(node, "this slice of the vector is empty", QuadrantsIndexError)
+            return Vec(list(items))
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
         if len(elts) > len(v.shape):
             self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
@@ -172,6 +182,8 @@ class VectorLowering(LoweringBase):
             return Py(v.shape[1] if len(v.shape) == 2 else 1)
         if attr in ("T",):
             return self.vec_transpose(v)
+        if attr == "shape":  # `v.shape` / a NumPy constant's `w.shape`: known at compile time
+            return Py(tuple(v.shape))
         if all(c in SWIZZLE for c in attr) and len(v.shape) == 1:
             idx = [SWIZZLE[c] for c in attr]
             if max(idx) >= v.shape[0]:
