@@ -351,9 +351,16 @@ class LaunchPlots(QWidget):
             return
         per_run = [(r, r.times.get(task, [])) for r in self.runs]
         per_run = [(i + 1, r, v) for i, (r, v) in enumerate((r, v) for r, v in per_run if v)]
+        # the axis spans the whiskers (1.5 IQR), so one outlier cannot squash the boxes; points beyond
+        # them are outliers, drawn where they fit and counted in the title
+        stats = [box_stats(v) for _, _, v in per_run]
         peak = max(max(v) for _, _, v in per_run)
-        unit, k = time_unit(peak)
-        self.dist.setTitle(f"{task}: launch times per run")
+        top, bottom = max(st["high"] for st in stats), min(st["low"] for st in stats)
+        outliers = sum(int(np.sum(np.asarray(v) > st["high"])) for (_, _, v), st in zip(per_run, stats))
+        clip = peak > 1.5 * top and not self.log_scale.isChecked()
+        unit, k = time_unit(top if clip else peak)
+        self.dist.setTitle(f"{task}: launch times per run" + (f" ({outliers} outlier{'s' if outliers != 1 else ''} "
+                                                               f"above, up to {peak * k:.3g} {unit})" if clip else ""))
         self.dist.setLabel("left", f"launch time ({unit})")
         color = QColor(self.colors.get(task, DISTINCT[0]))
         fill = QColor(color)
@@ -371,3 +378,8 @@ class LaunchPlots(QWidget):
                                                  brush=pg.mkBrush(color.red(), color.green(), color.blue(), 110)))
         self.dist.getAxis("bottom").setTicks([[(x, run_label(r)) for x, r, _ in per_run]])
         self.dist.setXRange(0.4, len(per_run) + 0.6)
+        if clip:
+            span = max(top - bottom, 1e-12) * k
+            self.dist.setYRange(bottom * k - 0.1 * span, top * k + 0.1 * span, padding=0)
+        else:
+            self.dist.enableAutoRange(axis="y")

@@ -157,3 +157,16 @@ def test_cold_first_launches_do_not_flatten_the_timeline(plots, qtbot):
     assert "cold" in plots.summary.text() and "14 ms" in plots.summary.text()
     plots.log_scale.setChecked(True)                                  # a log axis shows them all
     assert "cold" not in plots.summary.text()
+
+
+def test_an_outlier_does_not_collapse_the_distribution_box(plots):
+    s = plots.session
+    task = TASKS[0][0]
+    s.apply(RunStarted(901, "wl", "k0", "cpu", 40, (task,)))
+    s.apply(LaunchesTimed(901, "wl", tuple(timing(task, "k0", 50.0 if i == 20 else 1.0 + 0.01 * (i % 10))
+                                           for i in range(40))))
+    plots.select(task, "k0")
+    plots.view.setCurrentIndex(1)
+    lo, hi = plots.dist.getViewBox().viewRange()[1]
+    assert hi < 2.0 and lo > 0.5                        # the box (1.00..1.09 ms) fills the axis
+    assert "1 outlier above, up to 50 ms" in plots.dist.getPlotItem().titleLabel.text
