@@ -342,17 +342,33 @@ def main(argv=None, gui_main=None) -> int:
 
 
 def _exit_past_project_threads(rc: int) -> int:
-    """Python waits for every non-daemon thread at exit; one that a project's import started (and
-    never ends) would hold the command forever, so say so and leave without it."""
-    from .project.import_guard import threads_left_running
+    """Python waits for every non-daemon thread and runs every exit handler at exit; a thread or
+    handler a project's import added (`time.sleep(600)`) would hold the command, so the exit
+    handlers get EXIT_HANDLER_S seconds and the project's threads none: then the process leaves."""
+    import atexit
+    import threading
+
+    from .project.import_guard import exit_handlers_added, threads_left_running
     left = threads_left_running()
-    if not left:
+    if not left and not exit_handlers_added():
         return rc
-    print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
-          f"({', '.join(t.name for t in left[:3])}); exiting without waiting for them", file=sys.stderr)
+    if left:
+        print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
+              f"({', '.join(t.name for t in left[:3])}); exiting without waiting for them", file=sys.stderr)
+    run = getattr(atexit, "_run_exitfuncs", None)
+    if run is not None:
+        t = threading.Thread(target=run, daemon=True, name="qdx-exit-handlers")
+        t.start()
+        t.join(EXIT_HANDLER_S)
+        if t.is_alive():
+            print(f"qdexplorer: an exit handler the project registered did not finish within {EXIT_HANDLER_S} s; "
+                  f"exiting without it", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(rc)
+
+
+EXIT_HANDLER_S = 10
 
 
 def _main(argv=None, gui_main=None) -> int:

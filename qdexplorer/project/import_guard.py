@@ -9,6 +9,7 @@ Python's compile() of a huge file cannot be interrupted either way, so the loade
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import io
 import math
@@ -41,12 +42,23 @@ def import_timeout() -> float:
 
 
 _left_running: weakref.WeakSet = weakref.WeakSet()  # non-daemon threads a project's import started
+_exit_handlers = {"added": 0}  # atexit callbacks a project's import registered
 
 
 def threads_left_running() -> list:
     """Threads a project's import started that are still running: Python would wait for them at
     exit (`time.sleep(600)` in one holds the CLI for ten minutes), so the CLI does not."""
     return [t for t in _left_running if t.is_alive()]
+
+
+def exit_handlers_added() -> int:
+    """How many exit handlers (`atexit.register`) projects' imports added; they may block the exit."""
+    return _exit_handlers["added"]
+
+
+def _atexit_count() -> int:
+    count = getattr(atexit, "_ncallbacks", None)  # CPython
+    return count() if count else 0
 
 
 @contextmanager
@@ -58,9 +70,11 @@ def _process_kept():
     main = threading.current_thread() is threading.main_thread()
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
     before = set(threading.enumerate())
+    handlers_before = _atexit_count()
     try:
         yield
     finally:
+        _exit_handlers["added"] += max(0, _atexit_count() - handlers_before)
         if os.getcwd() != cwd:
             os.chdir(cwd)
         for sig, h in handlers.items():
