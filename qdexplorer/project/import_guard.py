@@ -52,13 +52,24 @@ def threads_left_running() -> list:
 
 
 def exit_handlers_added() -> int:
-    """How many exit handlers (`atexit.register`) projects' imports added; they may block the exit."""
+    """How many exit handlers the project's own files registered (`atexit.register` of a function
+    defined in them; a library's, such as torch's, do not count); they may block the exit."""
     return _exit_handlers["added"]
 
 
-def _atexit_count() -> int:
-    count = getattr(atexit, "_ncallbacks", None)  # CPython
-    return count() if count else 0
+@contextmanager
+def _counting_exit_handlers(files: set):
+    real = atexit.register
+
+    def register(fn, *a, **kw):
+        if getattr(getattr(fn, "__code__", None), "co_filename", None) in files:
+            _exit_handlers["added"] += 1
+        return real(fn, *a, **kw)
+    atexit.register = register
+    try:
+        yield
+    finally:
+        atexit.register = real
 
 
 @contextmanager
@@ -70,11 +81,9 @@ def _process_kept():
     main = threading.current_thread() is threading.main_thread()
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if main else {}
     before = set(threading.enumerate())
-    handlers_before = _atexit_count()
     try:
         yield
     finally:
-        _exit_handlers["added"] += max(0, _atexit_count() - handlers_before)
         if os.getcwd() != cwd:
             os.chdir(cwd)
         for sig, h in handlers.items():
@@ -93,7 +102,7 @@ def _async_raise(thread_id: int, exc) -> None:
 def import_deadline(project, files=(), seconds: float | None = None):
     """Interrupt the body after `seconds` with a QdError naming the project and what to do."""
     seconds = import_timeout() if seconds is None else seconds
-    with _process_kept(), _empty_stdin():
+    with _process_kept(), _counting_exit_handlers({str(f) for f in files}), _empty_stdin():
         if seconds <= 0:
             yield
         elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer") \
