@@ -1509,6 +1509,264 @@ def _(c: Ctx):
     return o.rc in (1, 2) and o.clean and "nests too deeply" in o.text, (o.err.strip() or o.out.strip())[-140:]
 
 
+# ================================================================ own cases (issue 21: not in either list)
+SCALAR_SCRIPT = textwrap.dedent("""\
+    import numpy as np
+    import qdexplorer.lang as qd
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def k(x: qd.types.ndarray(dtype=qd.{adt}, ndim=1), v: qd.{dt}):
+        {body}
+
+    x = np.zeros({size}, np.{anp})
+    try:
+        k(x, {value})
+        print("ran", x.tolist()[:4])
+    except (TypeError, ValueError) as e:
+        print("refused:", e)
+    """)
+
+
+def _scalar(c: Ctx, dt, value, body="for i in range(x.shape[0]):\n            x[i] = v", adt="f32", anp="float32",
+            size=4):
+    script = c.base / "s.py"
+    script.write_text(SCALAR_SCRIPT.format(dt=dt, value=value, body=body, adt=adt, anp=anp, size=size))
+    return _py(c, "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')", script, timeout=120)
+
+
+@case("own: a finite float past f32 (1e39) is refused, never made inf", "corrupted")
+def _(c: Ctx):
+    o = _scalar(c, "f32", "1e39")
+    return "refused" in o.out and "does not fit in f32" in o.out and o.clean, o.out.strip()[-140:]
+
+
+@case("own: inf for an f32 is passed as given", "poor")
+def _(c: Ctx):
+    o = _scalar(c, "f32", "float('inf')")
+    return "ran [inf" in o.out and o.clean, o.out.strip()[-140:]
+
+
+@case("own: np.uint64(2**63) for an i32 is refused", "corrupted")
+def _(c: Ctx):
+    o = _scalar(c, "i32", "np.uint64(2**63)")
+    return "does not fit in i32" in o.out and o.clean, o.out.strip()[-140:]
+
+
+@case("own: a u64 loop bound of 2**63 + 1 is refused, never wrapped negative", "corrupted")
+def _(c: Ctx):
+    o = _scalar(c, "u64", "2**63 + 1", body="for i in range(v):\n            qd.atomic_add(x[0], 1)", adt="i64",
+                anp="int64", size=1)
+    return "refused" in o.out and "9223372036854775809" in o.out and o.clean, o.out.strip()[-140:]
+
+
+@case("own: a u32 loop bound of 2**31 + 5 is refused, never wrapped negative", "corrupted")
+def _(c: Ctx):
+    o = _scalar(c, "u32", "2**31 + 5", body="for i in range(v):\n            qd.atomic_add(x[0], 1)", adt="i32",
+                anp="int32", size=1)
+    return "refused" in o.out and "2147483653" in o.out and o.clean, o.out.strip()[-140:]
+
+
+@case("own: a negative 64-bit range gives the real indices", "corrupted")
+def _(c: Ctx):
+    o = _scalar(c, "i64", "-2**40", body="for i in range(v, v + 4):\n            x[i - v] = i", adt="i64",
+                anp="int64")
+    return f"ran {[-2**40 + k for k in range(4)]}" in o.out, o.out.strip()[-140:]
+
+
+@case("own: a 2-D ndrange of i64 70000 x 70000 is refused", "corrupted")
+def _(c: Ctx):
+    o = _scalar(c, "i64", "70000", body="for i, j in qd.ndrange(v, v):\n            x[0] = 1.0")
+    return "refused" in o.out and "4900000000 iterations" in o.out, o.out.strip()[-140:]
+
+
+@case("own: an f16 scalar on the CPU names the type, not KeyError 'f16'", "poor")
+def _(c: Ctx):
+    script = c.base / "s.py"
+    script.write_text(SCALAR_SCRIPT.format(dt="f16", value="1.0", body="for i in range(x.shape[0]):\n            x[i] = v",
+                                           adt="f16", anp="float16", size=2).replace("except (TypeError, ValueError)",
+                                                                                     "except Exception"))
+    o = _py(c, "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')", script)
+    return "f16 scalar argument" in o.out, o.out.strip()[-140:]
+
+
+@case("own: a read-only input the kernel only reads runs and stays untouched", "poor")
+def _(c: Ctx):
+    src = COPY.format(args="x=np.frombuffer(np.ones(8, np.float32).tobytes(), np.float32), y=np.zeros(8, np.float32)")
+    c.project({"k.py": src})
+    o = c.cli("run", c.proj, "--workload", "w")
+    return o.rc == 0 and "PASSED" in o.out, _workload_error(o)
+
+
+@case("own: a chdir at import does not move a relative --dump", "security")
+def _(c: Ctx):
+    (c.outside / "cwd").mkdir()
+    c.project({"k.py": INC + f"\nimport os\nos.chdir({str(c.outside / 'cwd')!r})\n"})
+    o = c.cli("compile", c.proj, "--dump", "reldump")
+    return o.rc == 0 and (c.base / "reldump").is_dir() and not list((c.outside / "cwd").iterdir()), o.err.strip()[-100:]
+
+
+@case("own: a project that ignores SIGTERM is still stopped by it", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC + "\nimport signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\n"})
+    e = dict(os.environ, PYTHONPATH=str(ROOT), **c.env)
+    p = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "run", str(c.proj), "--repeat", "100000000"], env=e,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(8)
+    p.send_signal(signal.SIGTERM)
+    try:
+        p.wait(30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        return False, "still running 30 s after SIGTERM"
+    return p.returncode == 143, f"exit {p.returncode}"
+
+
+@case("own: a thread left running by the import does not hold the exit", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC + "\nimport threading, time\nthreading.Thread(target=lambda: time.sleep(600)).start()\n"})
+    o = c.cli("compile", c.proj, timeout=90)
+    return o.rc == 0 and o.seconds < 60 and "still running" in o.err, f"rc {o.rc} in {o.seconds:.0f} s"
+
+
+@case("own: an exit handler registered at import does not hold the exit", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC + "\nimport atexit, time\natexit.register(lambda: time.sleep(600))\n"})
+    o = c.cli("compile", c.proj, timeout=60)
+    return o.rc == 0 and o.seconds < 50, f"rc {o.rc} in {o.seconds:.0f} s"
+
+
+@case("own: QDEXPLORER_IMPORT_TIMEOUT=nan is one message", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    return bad_input(c.cli("compile", c.proj, env={"QDEXPLORER_IMPORT_TIMEOUT": "nan"}), "QDEXPLORER_IMPORT_TIMEOUT")
+
+
+@case("own: QDEXPLORER_MAX_FILE_MB=abc is one message", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    return bad_input(c.cli("compile", c.proj, env={"QDEXPLORER_MAX_FILE_MB": "abc"}), "QDEXPLORER_MAX_FILE_MB")
+
+
+@case("own: a run name with a newline is refused (it would forge lines in runs)", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    return bad_input(c.cli("bench", c.proj, "--save", "a\nb  #9", "--repeat", "2"), "control character")
+
+
+@case("own: an empty run name is refused", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    return bad_input(c.cli("bench", c.proj, "--save", "", "--repeat", "2"), "not allowed")
+
+
+@case("own: export into a FIFO writes into it and keeps it a FIFO", "security")
+def _(c: Ctx):
+    import stat
+    import threading
+    _saved(c)
+    fifo = c.base / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    reader.start()
+    o = c.cli("export", c.proj, "r0", "--json", fifo, timeout=60)
+    reader.join(10)
+    return o.rc == 0 and stat.S_ISFIFO(os.lstat(fifo).st_mode) and bool(got and got[0]), o.err.strip()[-100:]
+
+
+@case("own: export to a path in a missing folder under /proc is one message", "poor")
+def _(c: Ctx):
+    _saved(c)
+    return bad_input(c.cli("export", c.proj, "r0", "--json", "/proc/qdx-nope/o.json"), "/proc/qdx-nope")
+
+
+@case("own: a history.sqlite that is a folder is one message", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    _history_of(c).mkdir(parents=True)
+    return bad_input(c.cli("bench", c.proj, "--save", "x", "--repeat", "2"), "not a regular file")
+
+
+@case("own: a .qdexplorer that is a file is one message for the history", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    (c.proj / ".qdexplorer").write_text("x")
+    return bad_input(c.cli("bench", c.proj, "--save", "x", "--repeat", "2"), "not a folder")
+
+
+@case("own: QD_DEBUG_DUMP_PATH naming a file is not called a --load-ptx folder", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    f = c.base / "f"
+    f.write_text("x")
+    o = c.cli("run", c.proj, env={"QD_LOAD_IR": "1", "QD_DEBUG_DUMP_PATH": str(f)})
+    return bad_input(o, "QD_DEBUG_DUMP_PATH", "is not a folder")
+
+
+@case("own: a project path that is a FIFO is one message", "poor")
+def _(c: Ctx):
+    fifo = c.base / "proj.fifo"
+    os.mkfifo(fifo)
+    return bad_input(c.cli("compile", fifo, timeout=60), str(fifo))
+
+
+@case("own: a qdexplorer.toml that is a folder is one message", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    (c.proj / "qdexplorer.toml").mkdir()
+    return bad_input(c.cli("compile", c.proj), "qdexplorer.toml", "not a regular file")
+
+
+@case("own: override set with a FIFO as the file does not hang", "poor")
+def _(c: Ctx):
+    c.project({"k.py": INC})
+    c.cli("compile", c.proj)
+    fifo = c.base / "edit.ptx"
+    os.mkfifo(fifo)
+    return bad_input(c.cli("override", "set", c.proj, "inc_kernel_0_range_for", fifo, timeout=60), "existing")
+
+
+@case("own: --dump onto a FIFO is one message", "poor")
+def _(c: Ctx):
+    fifo = c.base / "dump"
+    os.mkfifo(fifo)
+    return bad_input(c.cli("compile", "--dump", fifo, timeout=60), "not a folder")
+
+
+@case("own: quadrants with a missing --python is one message", "poor")
+def _(c: Ctx):
+    return bad_input(c.cli("quadrants", DEMO / "saxpy.py", "--python", c.base / "nope"), "cannot start")
+
+
+@case("own: quadrants on a FIFO script is one message", "poor")
+def _(c: Ctx):
+    fifo = c.base / "prog.py"
+    os.mkfifo(fifo)
+    return bad_input(c.cli("quadrants", fifo, timeout=60), "not found")
+
+
+@case("own: a kernel 90 ifs deep compiles or is one message", "poor")
+def _(c: Ctx):
+    lines = ["import qdexplorer.lang as qd", "", "@qd.kernel", "def nest(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):",
+             "    for i in range(x.shape[0]):"]
+    ind = "        "
+    for _k in range(90):
+        lines.append(ind + "if x[i] > -1.0:")
+        ind += " "
+    lines.append(ind + "x[i] = 1.0")
+    c.project({"k.py": "\n".join(lines) + "\n"})
+    o = c.cli("compile", c.proj, timeout=120)
+    return o.rc in (0, 1, 2) and o.clean, (o.err.strip().splitlines() or ["ok"])[-1][:120]
+
+
+@case("own: runs --delete of a run that does not exist is one message", "poor")
+def _(c: Ctx):
+    _saved(c)
+    return bad_input(c.cli("runs", c.proj, "--delete", "nope"), "no run 'nope'")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-k", default="", help="only cases whose name contains this")

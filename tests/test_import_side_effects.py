@@ -51,3 +51,18 @@ def test_a_nan_import_timeout_is_one_message(tmp_path):
     p = _project(tmp_path, "")
     r = cli("compile", str(p), env={"QDEXPLORER_IMPORT_TIMEOUT": "nan"})
     assert r.returncode == 2 and "Traceback" not in r.stderr and "QDEXPLORER_IMPORT_TIMEOUT" in r.stderr, r.stderr
+
+
+def test_an_exit_handler_registered_by_the_import_gets_a_deadline(tmp_path):
+    p = _project(tmp_path, "import atexit, time\natexit.register(lambda: time.sleep(600))")
+    t0 = time.monotonic()
+    r = cli("compile", str(p))
+    assert time.monotonic() - t0 < 45
+    assert r.returncode == 0 and "exit handler" in r.stderr and "did not finish" in r.stderr, r.stderr
+
+
+def test_an_exit_handler_that_finishes_still_runs(tmp_path):
+    marker = tmp_path / "ran"
+    p = _project(tmp_path, f"import atexit\natexit.register(lambda: open({str(marker)!r}, 'w').write('x'))")
+    r = cli("compile", str(p))
+    assert r.returncode == 0 and marker.exists(), r.stderr

@@ -6,16 +6,18 @@ syntax error, unsupported construct, unknown workload).
 from __future__ import annotations
 
 import argparse
+import atexit
 import errno
 import os
 import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable
 from types import FrameType
 
 from ..lang.errors import QdError
-from ..project.import_guard import threads_left_running
+from ..project.import_guard import exit_handlers_added, threads_left_running
 from ..quadrants.command import add_parser as add_quadrants_parser
 from ..quadrants.command import cmd_quadrants
 from ..arg_types import at_least, seconds
@@ -77,14 +79,27 @@ def main(argv: list[str] | None = None, gui_main: Callable[[argparse.Namespace],
     return _exit_past_project_threads(_main(argv, gui_main))
 
 
+EXIT_HANDLER_S = 10
+
+
 def _exit_past_project_threads(rc: int) -> int:
-    """Python waits for every non-daemon thread at exit; one that a project's import started (and
-    never ends) would hold the command forever, so say so and leave without it."""
+    """Python waits for every non-daemon thread and runs every exit handler at exit; a thread or
+    handler a project's import added (`time.sleep(600)`) would hold the command, so the exit
+    handlers get EXIT_HANDLER_S seconds and the project's threads none: then the process leaves."""
     left = threads_left_running()
-    if not left:
+    if not left and not exit_handlers_added():
         return rc
-    print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
-          f"({', '.join(t.name for t in left[:3])}); exiting without waiting for them", file=sys.stderr)
+    if left:
+        print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
+              f"({', '.join(t.name for t in left[:3])}); exiting without waiting for them", file=sys.stderr)
+    run = getattr(atexit, "_run_exitfuncs", None)
+    if run is not None:
+        t = threading.Thread(target=run, daemon=True, name="qdx-exit-handlers")
+        t.start()
+        t.join(EXIT_HANDLER_S)
+        if t.is_alive():
+            print(f"qdexplorer: an exit handler the project registered did not finish within {EXIT_HANDLER_S} s; "
+                  f"exiting without it", file=sys.stderr)
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(rc)

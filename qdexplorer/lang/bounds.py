@@ -50,9 +50,9 @@ def _bound(task: ir.Task, e: ir.Expr, args: dict) -> int:
     v = int(eval_expr(e, args))
     lo, hi = int_range(dt)
     if not lo <= v <= hi:
+        fix = "pass the bound as qd.i64, or split the loop" if dt.bits < 64 else "split the loop"
         raise ValueError(f"{task.name} ({task.file}:{task.lines[0]}): a loop bound of {v} does not fit the "
-                         f"{dt.bits}-bit loop index; pass the bound as qd.i64 or split the loop (at most "
-                         f"2^31 - 1 iterations)")
+                         f"{dt.bits}-bit loop index; {fix} (at most 2^31 - 1 iterations)")
     return v
 
 

@@ -9,6 +9,7 @@ Python's compile() of a huge file cannot be interrupted either way, so the loade
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import io
 import math
@@ -41,12 +42,34 @@ def import_timeout() -> float:
 
 
 _left_running: weakref.WeakSet = weakref.WeakSet()  # non-daemon threads a project's import started
+_exit_handlers = {"added": 0}  # atexit callbacks a project's import registered
 
 
 def threads_left_running() -> list:
     """Threads a project's import started that are still running: Python would wait for them at
     exit (`time.sleep(600)` in one holds the CLI for ten minutes), so the CLI does not."""
     return [t for t in _left_running if t.is_alive()]
+
+
+def exit_handlers_added() -> int:
+    """How many exit handlers the project's own files registered (`atexit.register` of a function
+    defined in them; a library's, such as torch's, do not count); they may block the exit."""
+    return _exit_handlers["added"]
+
+
+@contextmanager
+def _counting_exit_handlers(files: set):
+    real = atexit.register
+
+    def register(fn, *a, **kw):
+        if getattr(getattr(fn, "__code__", None), "co_filename", None) in files:
+            _exit_handlers["added"] += 1
+        return real(fn, *a, **kw)
+    atexit.register = register
+    try:
+        yield
+    finally:
+        atexit.register = real
 
 
 @contextmanager
@@ -79,7 +102,7 @@ def _async_raise(thread_id: int, exc) -> None:
 def import_deadline(project, files=(), seconds: float | None = None):
     """Interrupt the body after `seconds` with a QdError naming the project and what to do."""
     seconds = import_timeout() if seconds is None else seconds
-    with _process_kept(), _empty_stdin():
+    with _process_kept(), _counting_exit_handlers({str(f) for f in files}), _empty_stdin():
         if seconds <= 0:
             yield
         elif threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer") \
