@@ -109,7 +109,7 @@ class ClusterControl(QObject):
         self.address.activated.connect(lambda _i: self.set_cluster(self.address.currentText()))
         self.device.activated.connect(self._device_chosen)
         win.bridge.event.connect(self._on_event)
-        self.refresh(rebuild=bool(self.cluster))   # a remembered device: the engine moves there once it is listed
+        self.refresh(rebuild=bool(self.cluster and self._wanted_device))   # the engine moves to a remembered device once listed
 
     # ---- the setting
     def engine_for(self, path: str):

@@ -72,7 +72,9 @@ class HeatMap(QTableWidget):
         self.setRowCount(len(tasks))
         self.setColumnCount(len(labels))
         self.setVerticalHeaderLabels(tasks)
-        self.setHorizontalHeaderLabels([lb + (" (default)" if lb == result.default.label else "") for lb in labels])
+        # one setting per header line: a column is as wide as its number, not as its whole label
+        self.setHorizontalHeaderLabels([lb.replace(",", "\n") + ("\n(default)" if lb == result.default.label else "")
+                                        for lb in labels])
         bold = QFont()
         bold.setBold(True)
         for i, task in enumerate(tasks):
@@ -111,6 +113,7 @@ class SweepView(QWidget):
         super().__init__()
         self.win = win
         self.block_dims = QLineEdit("64,128,256")
+        self.block_dims.setMinimumWidth(110)
         self.block_dims.setToolTip("block_dim values to try (empty: keep the project's)")
         self.fast_math = QCheckBox("fast_math on/off")
         self.fast_math.setToolTip("also try the other fast_math setting")

@@ -36,7 +36,7 @@ def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, t
     tasks, labels, grid = result.heatmap()
     assert tasks == [TASK] and labels == ["block_dim=128", "block_dim=64", "block_dim=256"]  # the default first
     assert view.heat.rowCount() == 1 and view.heat.columnCount() == 3
-    assert view.heat.horizontalHeaderItem(0).text() == "block_dim=128 (default)"
+    assert view.heat.horizontalHeaderItem(0).text() == "block_dim=128\n(default)"
     best = result.best(TASK)
     for j, label in enumerate(labels):
         text = view.heat.item(0, j).text()
