@@ -11,13 +11,18 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QSplitter, QTableWidget, QTableWidgetItem
 
-EDIT_COLUMNS = ["Task", "Generated median ms", "Edited median ms", "Ratio", "Edit", "Used", "95% CI", "Verdict"]
+from .plots import time_unit
+
+EDIT_COLUMNS = ["Task", "Generated median", "Edited median", "Ratio", "Edit", "Used", "95% CI", "Verdict"]
 OURS_COLUMNS = ["Quadrants task", "qdexplorer.lang task", "Type", "Quadrants bytes", "Ours PTX bytes",
-                "Quadrants regs", "Ours regs", "Quadrants ms", "Ours ms"]
+                "Quadrants regs", "Ours regs", "Quadrants median", "Ours median"]
 
 
 def fmt_ms(v) -> str:
-    return f"{v:.4f}" if v is not None else ""
+    """µs below a millisecond, never '0.0000'."""
+    if v is None:
+        return ""
+    return f"{v * 1e3:.2f} µs" if v < 1.0 else f"{v:.3f} ms"
 
 
 def _fill(table: QTableWidget, rows: list[list[str]], color: list[str | None] | None = None):
@@ -37,7 +42,8 @@ class ComparisonPanel(QSplitter):
         super().__init__(Qt.Vertical, parent)
         self.plot = pg.PlotWidget(title="Launch times of the selected task")
         self.plot.setBackground("w")
-        self.plot.setLabel("left", "ms")
+        self.plot.setLabel("left", "launch time (ms)")
+        self.plot.getAxis("left").enableAutoSIPrefix(False)   # the unit comes from the data, never "(x0.001)"
         self.plot.setLabel("bottom", "launch #")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.addLegend(offset=(-10, 10))
@@ -53,8 +59,14 @@ class ComparisonPanel(QSplitter):
             self.addWidget(w)
 
     def plot_task(self, name: str, generated: list, edited: list):
-        self.generated_curve.setData(list(range(len(generated))), generated)
-        self.edited_curve.setData(list(range(len(edited))), edited)
+        peak = max(list(generated) + list(edited), default=0.0)
+        unit, k = time_unit(peak)
+        self.plot.setLabel("left", f"launch time ({unit})")
+        self.generated_curve.setData(list(range(len(generated))), [v * k for v in generated])
+        self.edited_curve.setData(list(range(len(edited))), [v * k for v in edited])
+        # from 0, whatever the number of points: one launch is not centred on a -400..400 axis
+        self.plot.setYRange(0, max(peak * k * 1.15, 1e-9), padding=0)
+        self.plot.setXRange(-0.5, max(len(generated), len(edited), 1) - 0.5, padding=0)
         self.plot.setTitle(f"Launch times of {name} (Quadrants' kernel profiler)")
 
     def show_edit_rows(self, rows: list[dict]):

@@ -27,7 +27,7 @@ from .passes_view import PassesView
 from .quadrants_compare import ComparisonPanel, fmt_ms
 from .workers import Lane, error_text
 
-COLUMNS = ["Kernel / task", "Type", "Launches", "Median ms", "Edited ms", "Edited / generated", "IR bytes",
+COLUMNS = ["Kernel / task", "Type", "Launches", "Median", "Edited", "Edited / generated", "IR bytes",
            "PTX bytes", "Edit"]
 TASK_ROLE = Qt.UserRole + 1
 KERNEL_ROLE = Qt.UserRole + 2
@@ -350,7 +350,7 @@ class QuadrantsWindow(QMainWindow):
 
 
 def _ms(v) -> str:
-    return f"{statistics.median(v):.4f}" if v else ""
+    return fmt_ms(statistics.median(v)) if v else ""
 
 
 def _size(t, kind) -> str:
