@@ -122,7 +122,7 @@ class Engine:
         self._project = project if isinstance(project, Project) else load_project(project)
         cfg = self._project.config
         self._backend = backend or cfg.backend or "cpu"
-        check_backend(self._backend)
+        check_backend(self._backend, here=cluster is None)   # a cluster's GPU needs none on this machine
         self._arch = pick_arch(arch, cfg.arch)
         self._in_process = in_process
         self._session = Session()
@@ -405,7 +405,7 @@ class Engine:
     def set_backend(self, backend: str) -> None:
         """Switch backends; the next run starts the other device."""
         if backend != self._backend:
-            check_backend(backend)
+            check_backend(backend, here=self._cluster is None)
             self.close_device()
             self._backend = backend
 

@@ -18,9 +18,11 @@ def pick_arch(flag: str | None, project_arch: str | None = None) -> str:
     return st.arch if st.available else DEFAULT_ARCH
 
 
-def check_backend(backend: str) -> None:
+def check_backend(backend: str, here: bool = True) -> None:
+    """`here=False`: the backend runs on another machine (a cluster's GPU), so this machine's CUDA
+    does not matter; the remote device reports its own."""
     if backend not in TARGET:
         raise QdError(f"unknown backend {backend!r}: choose cpu or cuda")
-    if backend == "cuda" and not cuda_status().available:
+    if here and backend == "cuda" and not cuda_status().available:
         raise QdError(f"the cuda backend is unavailable here: {cuda_status().reason}; use the cpu backend "
                       f"(PTX is still generated)")

@@ -100,3 +100,17 @@ def test_a_killed_actor_is_a_fault_the_history_survives_and_the_next_run_gets_a_
         saved = {s.label: s for s in h.list()}
     assert saved["before"].launches == len(first.launches) == 3
     assert saved["killed"].status == "failed" and saved["killed"].launches > 0   # what it measured is kept
+
+
+def test_a_cluster_gpu_needs_no_cuda_on_this_machine(demo, tmp_path, monkeypatch):
+    """A laptop without a GPU drives the cluster's: only a local cuda engine is refused here."""
+    monkeypatch.setenv("QDEXPLORER_DISABLE_CUDA", "1")
+    from qdexplorer.lang.errors import QdError
+    from qdexplorer.runtime.cuda import detect
+    monkeypatch.setattr(detect, "_status", [])
+    with pytest.raises(QdError, match="cuda backend is unavailable here"):
+        Engine(demo, backend="cuda", in_process=True, cache_dir=str(tmp_path / "c"))
+    with Engine(demo, backend="cuda", cluster="local", arch="sm_90", cache_dir=str(tmp_path / "c")) as eng:
+        assert eng.backend == "cuda" and eng.target == "nvptx"
+        eng.set_backend("cpu")
+        eng.set_backend("cuda")   # switching back is allowed too: the cluster says whether it has one
