@@ -68,7 +68,7 @@ def test_bursts_of_load_rarely_flag_an_unchanged_task():
 def test_a_known_effect_under_block_drift_is_found(effect, verdict):
     rng = np.random.default_rng(11)
     v = verdicts(((drifting(rng), drifting(rng, effect=effect)) for _ in range(100)), threshold=0.15)
-    assert v == {verdict: 100}
+    assert v.get(verdict, 0) >= 95 and set(v) <= {verdict, "unsure"}, v  # never `same`, never the other way
 
 
 def test_a_known_effect_between_saved_runs_is_found(runs):
