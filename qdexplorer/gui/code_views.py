@@ -1,10 +1,11 @@
-"""What the selected task compiles to: its source, LLVM IR (as generated and optimised), PTX, SASS, log.
+"""What the selected task compiles to: its source beside its LLVM IR (as generated and optimised), PTX,
+SASS and compile log.
 
-The source tab shows the task's whole file with the task's lines banded. When the PTX carries
-`.loc` line info, selecting a PTX line bands its source line and selecting a source line bands its
-PTX lines. The PTX tab is the editing loop (`ptx_panel.PtxPanel`). Optimised IR and SASS cost a
-compile-pool round trip or a ptxas + nvdisasm run, so they are asked for (signals) only when their
-tab is opened; the window answers with `show_optimised` / `show_sass`.
+The source pane shows the task's whole file with the task's lines banded, always in view beside
+the tabs. When the PTX carries `.loc` line info, selecting a PTX line bands its source line and
+selecting a source line bands its PTX lines. The PTX tab is the editing loop (`ptx_panel.PtxPanel`).
+Optimised IR and SASS cost a compile-pool round trip or a ptxas + nvdisasm run, so they are asked
+for (signals) only when their tab is opened; the window answers with `show_optimised` / `show_sass`.
 """
 from __future__ import annotations
 
@@ -36,7 +37,10 @@ def _titled(title: str, pane: QWidget, tip: str = "") -> QWidget:
     return w
 
 
-class CodeViews(QTabWidget):
+class CodeViews(QSplitter):
+    """The task's source on the left, always in view, and what it compiles to in tabs on the right
+    (LLVM IR, PTX, SASS, Compile log), as Compiler Explorer lays them out: the line mapping between
+    source and PTX works both ways without flipping tabs."""
     save_override = Signal(str, str)   # (task, ptx text)
     revert_override = Signal(str)      # task
     want_optimised = Signal(str)       # task: the window compiles its optimised IR and calls show_optimised
@@ -45,7 +49,8 @@ class CodeViews(QTabWidget):
     save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
 
     def __init__(self, session: Session, parent=None):
-        super().__init__(parent)
+        super().__init__(Qt.Horizontal, parent)
+        self.tabs = QTabWidget()
         self.task: str | None = None
         self.task_obj = None
         self.lines = LineMap()
@@ -55,7 +60,7 @@ class CodeViews(QTabWidget):
         self.llvm = self.llvm_pane.editor
         self.opt_pane = EditorPane("llvm", True)
         self.opt_llvm = self.opt_pane.editor
-        ir = QSplitter(Qt.Horizontal)
+        ir = QSplitter(Qt.Vertical)   # generated above optimised: each gets the pane's full width
         ll_box = _titled("as generated (editable)", self.llvm_pane, "the module text codegen makes (GPU target); "
                          "the caches key on it. An edit is verified, compiled to PTX and loaded")
         self.ll_label = QLabel("generated LLVM IR (GPU target)")
@@ -88,11 +93,16 @@ class CodeViews(QTabWidget):
         self.resources_label.setContentsMargins(6, 0, 6, 0)
         self.resources_label.setMinimumWidth(1)  # squeezed out in a narrow window (the tree has the figures too)
         self.ptx_panel.bar.insertWidget(0, self.resources_label, 1)
-        self.addTab(self.source_pane, "Source")
-        self.addTab(ir, "LLVM IR")
-        self.addTab(self.ptx_panel, "PTX")
-        self.addTab(self.sass_pane, "SASS")
-        self.addTab(self.log, "Compile log")
+        self.addWidget(self.source_pane)
+        self.addWidget(self.tabs)
+        self.setStretchFactor(0, 1)
+        self.setStretchFactor(1, 1)
+        self.setChildrenCollapsible(False)
+        self.tabs.addTab(ir, "LLVM IR")
+        self.tabs.addTab(self.ptx_panel, "PTX")
+        self.tabs.addTab(self.sass_pane, "SASS")
+        self.tabs.addTab(self.log, "Compile log")
+        self.tabs.setCurrentWidget(self.ptx_panel)
         self.compare_btn = QPushButton("Compare…")
         self.compare_btn.setToolTip("Compare with generated: time the override against the generated PTX, "
                                     "interleaved round by round")
@@ -106,7 +116,7 @@ class CodeViews(QTabWidget):
         self.ptx_panel.revert_requested.connect(self.revert_override)
         self.ptx.line_selected.connect(self._ptx_line_selected)
         self.source.line_selected.connect(self._source_line_selected)
-        self.currentChanged.connect(self._tab_changed)
+        self.tabs.currentChanged.connect(self._tab_changed)
         self.save_ll_btn.clicked.connect(
             lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
         self.revert_ll_btn.clicked.connect(self._revert_ll)
@@ -151,7 +161,7 @@ class CodeViews(QTabWidget):
             self._sass_for = None
             self.sass.setPlainText("(open this tab to disassemble)")
         self._compiled_key = compiled.key
-        self._tab_changed(self.currentIndex())
+        self._tab_changed(self.tabs.currentIndex())
 
     def show_kernel_error(self, kernel: str, message: str):
         """A kernel row (or an error row) selected: its error, not the previous task's code."""
@@ -190,9 +200,18 @@ class CodeViews(QTabWidget):
                                         f"{', spill bytes' if spill else ''}, occupancy at block size {res['block']}"
                                         f" ({'driver, last CUDA load' if res.get('source') != 'ptxas' else 'ptxas -v'})")
 
+    def setCurrentWidget(self, w):  # noqa: N802 - as QTabWidget's: the source is always in view
+        if w is self.source_pane:
+            self.source.setFocus()
+        else:
+            self.tabs.setCurrentWidget(w)
+
+    def currentWidget(self):  # noqa: N802 - the pane the user works in: the source when it has the focus
+        return self.source_pane if self.source.hasFocus() else self.tabs.currentWidget()
+
     def resizeEvent(self, event):  # noqa: N802 - a narrow panel keeps the status line, drops the figures line
         super().resizeEvent(event)
-        self.resources_label.setVisible(self.width() >= 720)
+        self.resources_label.setVisible(self.tabs.width() >= 420)
 
     # ---- internals
     @staticmethod
@@ -247,7 +266,7 @@ class CodeViews(QTabWidget):
     def _tab_changed(self, index):
         if not self.task:
             return
-        w = self.widget(index)
+        w = self.tabs.widget(index)
         if w is self.ir_split and self._opt_for is None:
             self.opt_llvm.setPlainText("(compiling the optimised IR…)")
             self._opt_for = (self.task, "pending")

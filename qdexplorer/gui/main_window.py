@@ -344,7 +344,7 @@ class MainWindow(QMainWindow):
         if not self._split_restored:   # first compile, nothing remembered: the tree as wide as its columns
             self._split_restored = True
             total = sum(self.split.sizes())
-            tree = min(self.tree.content_width(), int(0.45 * total))
+            tree = min(self.tree.content_width(), int(0.36 * total))   # the code panes need the rest
             self.split.setSizes([tree, total - tree])
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
@@ -482,7 +482,7 @@ class MainWindow(QMainWindow):
         s.restore_geometry("main", self)
         s.restore_state("main", self)
         self._split_restored = s.restore_state("split", self.split)
-        for key, sp in (("right", self.right), ("timings", self.plots)):
+        for key, sp in (("right", self.right), ("timings", self.plots), ("code", self.views)):
             s.restore_state(key, sp)
         self.repeat.setValue(s.get("run/repeat", self.repeat.value(), int))
         backend = s.get("run/backend", "", str)
@@ -497,7 +497,7 @@ class MainWindow(QMainWindow):
         s = self.settings
         s.save_geometry("main", self)
         s.save_state("main", self)
-        for key, sp in (("split", self.split), ("right", self.right), ("timings", self.plots)):
+        for key, sp in (("split", self.split), ("right", self.right), ("timings", self.plots), ("code", self.views)):
             s.save_state(key, sp)
         s.set("run/repeat", self.repeat.value())
         s.set("run/workload", self.workload.currentText())

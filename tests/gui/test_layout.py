@@ -96,3 +96,17 @@ def test_the_compare_page_fits_the_window_with_room_per_task(window, qtbot, tmp_
     from PySide6.QtGui import QImage
     img = QImage(str(view.export_chart(tmp_path / "chart.png")))
     assert (img.width(), img.height()) == (view.chart.width(), view.chart.height())   # the size on screen
+
+
+def test_source_and_ptx_are_side_by_side(window, qtbot):
+    """The line mapping works both ways without flipping tabs: both panes in view at once."""
+    win = window
+    win.tree.select("saxpy_kernel_0_range_for")
+    for size in SIZES:
+        win.resize(*size)
+        qtbot.wait(200)
+        src, ptx = win.views.source_pane, win.views.ptx_panel
+        assert src.isVisible() and ptx.isVisible(), size
+        assert src.width() > 250 and ptx.width() > 250, (size, src.width(), ptx.width())
+        left, right = src.mapTo(win, src.rect().topLeft()).x(), ptx.mapTo(win, ptx.rect().topLeft()).x()
+        assert left + src.width() <= right, size   # beside it, not stacked or hidden
