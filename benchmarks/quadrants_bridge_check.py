@@ -31,9 +31,12 @@ def qdx(*args) -> subprocess.CompletedProcess:
 
 def with_membar(ptx: str, task: str) -> str:
     """`ptx` with `membar.gl;` before every `ret;` of `task`'s entry."""
-    m = re.search(r"\.entry\s+" + re.escape(task) + r"\s*\(", ptx)
+    # Quadrants' CUDA entries carry a per-process counter (saxpy_c60_0_kernel_1_range_for); the
+    # stable name drops it, as the bridge's own comparison rows do
+    entries = list(re.finditer(r"\.entry\s+([\w$]+)\s*\(", ptx))
+    m = next((e for e in entries if re.sub(r"_c\d+_\d+_kernel_", "_kernel_", e.group(1)) == task), None)
     if m is None:
-        raise ValueError(f"no .entry {task} in the PTX")
+        raise ValueError(f"no .entry {task} in the PTX (entries: {[e.group(1) for e in entries][:5]})")
     end = ptx.find(".entry", m.end())
     end = len(ptx) if end < 0 else end
     body = re.sub(r"^(\s*)ret;", r"\1membar.gl;\n\1ret;", ptx[m.start():end], flags=re.M)

@@ -183,11 +183,11 @@ def test_an_ll_override_with_another_signature_is_refused_never_run_on_zeros(tmp
     proj = write_project(tmp_path / "p")
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
         eng.run()
-        ll = eng.compiled[f"host:{TASK}"].produced["ll"].data
+        ll = eng.compiled_for(TASK, "host").produced["ll"].data
         head = ll[ll.index(b"define"):].split(b"\n", 1)[0]
         wrong = ll.replace(head, head.replace(b"(", b"(i32 %extra, ", 1))
         with pytest.raises(QdError, match=r"takes \(i32, ptr.*generated one takes \(ptr"):
-            eng.overrides.write(TASK, wrong, ll, kind="ll", target="host")
+            eng.set_override(TASK, wrong, kind="ll", target="host")
         folder = proj / ".qdexplorer" / "overrides"
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{TASK}.ll").write_bytes(wrong)
