@@ -926,7 +926,7 @@ WIDE = textwrap.dedent("""\
         for i in range(lo, lo + 10):
             x[i - lo] = i
 
-    @qd.workload(count, check=lambda b, a: np.testing.assert_array_equal(a["x"], [{n}]))
+    @qd.workload(count)  # no check: a wrapped count would PASS
     def wcount(rng):
         return dict(x=np.zeros(1, np.int64), n={n})
 
@@ -941,7 +941,8 @@ for _n in ("2**32 + 5", "2**31 + 9", "2**40"):
         def _(c: Ctx):
             c.project({"k.py": WIDE.format(n=n)})
             o = c.cli("run", c.proj, "--workload", "wcount", timeout=120)
-            return o.rc == 1 and str(eval(n)) in o.out and "PASSED" not in o.out and o.clean, _workload_error(o)
+            return o.rc == 1 and f"{eval(n)} iterations" in o.out and "PASSED" not in o.out and o.clean, \
+                _workload_error(o)
     _mk()
 
 
