@@ -926,7 +926,7 @@ WIDE = textwrap.dedent("""\
         for i in range(lo, lo + 10):
             x[i - lo] = i
 
-    @qd.workload(count, check=lambda b, a: np.testing.assert_array_equal(a["x"], [{n}]))
+    @qd.workload(count)  # no check: a wrapped count would PASS
     def wcount(rng):
         return dict(x=np.zeros(1, np.int64), n={n})
 
@@ -941,7 +941,8 @@ for _n in ("2**32 + 5", "2**31 + 9", "2**40"):
         def _(c: Ctx):
             c.project({"k.py": WIDE.format(n=n)})
             o = c.cli("run", c.proj, "--workload", "wcount", timeout=120)
-            return o.rc == 1 and str(eval(n)) in o.out and "PASSED" not in o.out and o.clean, _workload_error(o)
+            return o.rc == 1 and f"{eval(n)} iterations" in o.out and "PASSED" not in o.out and o.clean, \
+                _workload_error(o)
     _mk()
 
 
@@ -1535,10 +1536,12 @@ def _scalar(c: Ctx, dt, value, body="for i in range(x.shape[0]):\n            x[
     return _py(c, "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')", script, timeout=120)
 
 
-@case("own: a finite float past f32 (1e39) is refused, never made inf", "corrupted")
+@case("own: a kernel file linked to another file inside the project is still imported", "poor")
 def _(c: Ctx):
-    o = _scalar(c, "f32", "1e39")
-    return "refused" in o.out and "does not fit in f32" in o.out and o.clean, o.out.strip()[-140:]
+    c.project({"real.txt": INC})
+    os.symlink(c.proj / "real.txt", c.proj / "k.py")
+    o = c.cli("run", c.proj)
+    return o.rc == 0 and "PASSED" in o.out, _workload_error(o)
 
 
 @case("own: inf for an f32 is passed as given", "poor")

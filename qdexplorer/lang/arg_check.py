@@ -11,7 +11,6 @@ indexed by a loop variable must be at least as long as that variable's range (th
 """
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
@@ -147,11 +146,7 @@ def _convert_scalar(where: str, v, dt):
         v = v.item()
     if dt.is_float:
         if isinstance(v, numbers.Real) and not isinstance(v, complex):
-            f = float(v)
-            if math.isfinite(f) and abs(f) > float(np.finfo(dt.numpy).max):  # would arrive as inf
-                raise ArgumentError(f"{where} = {f:g} does not fit in {dt.name} (largest {np.finfo(dt.numpy).max:g}); "
-                                    f"pass float('inf') if infinity is meant")
-            return f
+            return float(v)
         raise ArgumentError(f"{where} must be a number (the kernel takes {dt.name}), got {type(v).__name__}")
     if isinstance(v, bool) or isinstance(v, numbers.Integral):
         iv = int(v)
