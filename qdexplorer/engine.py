@@ -183,7 +183,9 @@ class Engine:
         return self._the_device().info()
 
     def cache_info(self) -> dict[str, Any]:
-        return vars(self._cache.stats) | {"folder": str(self._cache.folder), "offline": self._cache.offline}
+        """The PTX cache's counters and folder, and the lowering memo's hits and misses."""
+        return vars(self._cache.stats) | {"folder": str(self._cache.folder), "offline": self._cache.offline,
+                                          "memo": {"hits": self._memo.hits, "misses": self._memo.misses}}
 
     def load_folder_report(self, tasks: list[str]) -> tuple[Path | None, list[str], bool]:
         """(the --load-ptx folder, its files that match no task, whether any file matched)."""

@@ -24,9 +24,10 @@ SRC = textwrap.dedent("""\
 
 def lowered(eng):
     eng.refresh()
-    before = (eng.memo.hits, eng.memo.misses)
+    before = eng.cache_info()["memo"]
     _, compiled = eng.compile(target="nvptx")
-    return eng.memo.hits - before[0], eng.memo.misses - before[1], {c.task: c for c in compiled}
+    after = eng.cache_info()["memo"]
+    return after["hits"] - before["hits"], after["misses"] - before["misses"], {c.task: c for c in compiled}
 
 
 def test_memo_follows_source_funcs_and_globals(tmp_path):
@@ -44,7 +45,7 @@ def test_memo_follows_source_funcs_and_globals(tmp_path):
         f.write_text("# a comment moves everything down\n" + SRC.format(scale=2.0, fbody=4.0, a=5.0))
         hits, misses, c = lowered(eng)
         assert (hits, misses) == (3, 0)
-        t = eng.project.kernels["k"].tasks(memo=eng.memo)[2]
+        t = eng.session.kernels["k"].tasks[2]
         assert t.lines == (15, 16)  # ... and reused tasks still point at the right lines
         f.write_text(SRC.format(scale=7.0, fbody=4.0, a=5.0))  # a global constant changes
         hits, misses, c = lowered(eng)
