@@ -26,7 +26,7 @@ TIPS = {
                  "(driver's calculator after a CUDA load, else the CUDA occupancy calculator on ptxas figures)",
     "Launch": "median launch time in the latest run of this task (µs below 1 ms)",
 }
-MIN_NAME = 120   # px of task name always shown (the full name is in the tooltip)
+MIN_NAME = 60    # px of task name kept when room is short (the full name is in the tooltip)
 TASK_ROLE = Qt.UserRole + 1
 KERNEL_ROLE = Qt.UserRole + 2
 SORT_ROLE = Qt.UserRole + 3
@@ -199,8 +199,6 @@ class TaskTree(QTreeWidget):
         for col in range(len(COLUMNS)):
             self.resizeColumnToContents(col)
         figures = sum(self.columnWidth(c) for c in range(1, len(COLUMNS)))
-        # never narrower than the figures and a readable name: the splitter cannot hide Launch
-        self.setMinimumWidth(figures + MIN_NAME + self.verticalScrollBar().sizeHint().width() + 2 * self.frameWidth() + 4)
         room = self.viewport().width() - figures
         self.setColumnWidth(0, max(MIN_NAME, min(self.columnWidth(0), room)))
         self.updateGeometry()
