@@ -27,10 +27,14 @@ def test_a_chdir_at_import_does_not_move_relative_paths(tmp_path):
 
 
 def test_a_project_that_ignores_sigterm_is_still_stopped_by_it(tmp_path):
-    p = _project(tmp_path, "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)")
+    mark = tmp_path / "imported"
+    p = _project(tmp_path, f"import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nopen({str(mark)!r}, 'w').close()")
     proc = subprocess.Popen([sys.executable, "-m", "qdexplorer.cli", "run", str(p), "--repeat", "100000000"],
                             env=dict(os.environ, PYTHONPATH=ROOT), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(8)  # imported, compiled, running
+    t0 = time.monotonic()
+    while not mark.exists() and time.monotonic() - t0 < 120:   # the project's import ran (however loaded the machine)
+        time.sleep(0.1)
+    time.sleep(3)  # compiled, running
     proc.send_signal(signal.SIGTERM)
     try:
         proc.wait(30)

@@ -65,11 +65,11 @@ def _counting_exit_handlers(files: set):
         if getattr(getattr(fn, "__code__", None), "co_filename", None) in files:
             _exit_handlers["added"] += 1
         return real(fn, *a, **kw)
-    atexit.register = register
+    setattr(atexit, "register", register)   # for the import only: counts the project's own handlers
     try:
         yield
     finally:
-        atexit.register = real
+        setattr(atexit, "register", real)
 
 
 @contextmanager
