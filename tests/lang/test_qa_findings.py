@@ -160,5 +160,6 @@ def test_a_workload_of_a_kernel_with_a_vector_and_a_template_argument_runs(tmp_p
         "    return dict(c=qd.math.vec3(1.0, 2.0, 3.0), x=rng.random((8, 3), dtype=np.float32), s=2)\n")
     with Engine(tmp_path, in_process=True) as eng:
         (res,) = eng.run(["shift_small"])
+        run = eng.session.runs[-1]
     assert res.status == "passed", res.error or res.check_error
-    assert [t.task for t in res.timings] == ["shift_s2_kernel_0_range_for"]
+    assert [t.task for t in run.timings] == ["shift_s2_kernel_0_range_for"]
