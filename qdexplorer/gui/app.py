@@ -26,6 +26,7 @@ from .main_window import MainWindow, window_icon
 from .settings import Settings
 from .theme import apply_theme
 from .trust_dialog import confirm_trust
+from .workers import shutdown_all
 
 
 def engine_factory(backend: str):
@@ -83,6 +84,7 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     try:
         return _run(app, exits, project, screenshot, workload, size, theme, repeat)
     finally:
+        shutdown_all()    # no background job may still run (and emit) while the interpreter exits
         exits.restore()
 
 

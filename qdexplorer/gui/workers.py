@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -29,6 +30,21 @@ def error_text(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}\n{tb}".rstrip()
 
 
+_lanes: weakref.WeakSet[Lane] = weakref.WeakSet()
+
+
+def shutdown_all(ms: int = 10000) -> bool:
+    """Drop queued jobs and wait for running ones, in every lane: called before the app exits, so no
+    job finishes (and emits) after Python has started tearing the window's objects down."""
+    ok = True
+    for lane in list(_lanes):
+        try:
+            ok = lane.shutdown(ms) and ok
+        except RuntimeError:   # its window is gone, and its pool with it (which waited for its jobs)
+            _lanes.discard(lane)
+    return ok
+
+
 class Lane(QObject):
     busy = Signal(bool)            # True when the first job the user waits for is queued, False when none is left
     unhandled = Signal(object)     # an Exception from a job submitted without an `errored` callback
@@ -42,6 +58,7 @@ class Lane(QObject):
         self.pool.setExpiryTimeout(-1)   # the same thread for the lane's life (the engine is driven from one)
         self._jobs: set[WorkerBase] = set()
         self._waited_for: set[WorkerBase] = set()   # the jobs that make the lane busy (not `quiet` ones)
+        _lanes.add(self)
 
     @property
     def running(self) -> bool:

@@ -625,7 +625,10 @@ def _gui_process(tmp_path, *args):
 def test_a_signal_closes_the_window_with_the_shells_status(tmp_path, sig, status):
     import signal
     p = _gui_process(tmp_path)
-    time.sleep(8)                        # the window is up, compiling or idle
+    t0 = time.monotonic()   # the window is up once its first compile writes the cache (handlers installed)
+    while not any(f.is_file() for f in (tmp_path / "c").rglob("*")) and time.monotonic() - t0 < 120 and p.poll() is None:
+        time.sleep(0.2)
+    time.sleep(0.5)
     p.send_signal(getattr(signal, sig))
     out, err = p.communicate(timeout=60)
     assert p.returncode == status, err
@@ -638,7 +641,7 @@ def test_sigterm_while_a_dialog_waits_for_an_answer(tmp_path):
     proj.mkdir()
     shutil.copy(bundled_demo() / "stencil.py", proj / "stencil.py")
     p = _gui_process(tmp_path, str(proj))  # not trusted yet: the trust question is open
-    time.sleep(6)
+    time.sleep(12)
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 143 and "Traceback" not in err, err
