@@ -626,7 +626,8 @@ def test_a_signal_closes_the_window_with_the_shells_status(tmp_path, sig, status
     import signal
     p = _gui_process(tmp_path)
     t0 = time.monotonic()   # the window is up once its first compile writes the cache (handlers installed)
-    while not any(f.is_file() for f in (tmp_path / "c").rglob("*")) and time.monotonic() - t0 < 120 and p.poll() is None:
+    while not any(f.is_file() for f in (tmp_path / "c").rglob("*")) and time.monotonic() - t0 < 120 \
+            and p.poll() is None:
         time.sleep(0.2)
     time.sleep(0.5)
     p.send_signal(getattr(signal, sig))
