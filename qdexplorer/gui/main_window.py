@@ -40,7 +40,7 @@ from .task_tree import TaskTree
 from .theme import apply_theme, current_theme
 from .timings import TimingsPanel
 from .trust_dialog import confirm_trust
-from .workers import error_text, shutdown_all
+from .workers import error_text
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 
@@ -558,5 +558,4 @@ class MainWindow(QMainWindow):
         QApplication.processEvents()
         self.views.ptx_panel.shutdown()
         self.bridge.shutdown()
-        shutdown_all()    # every other lane too (device listing, checks): nothing emits into a closed window
         super().closeEvent(event)
