@@ -34,12 +34,14 @@ def installed(tmp_path_factory):
     py = env_dir / "bin" / "python"
     site_dir = Path(subprocess.check_output([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                             text=True).strip())
-    # the dependencies come from the environment the tests run in; qdexplorer itself only from the wheel
-    deps = [p for p in site.getsitepackages() if Path(p).is_dir()]
-    (site_dir / "test_deps.pth").write_text("\n".join(deps) + "\n")
     inst = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], capture_output=True,
                           text=True, timeout=300)
     assert inst.returncode == 0, inst.stderr[-3000:]
+    # the dependencies come from the environment the tests run in; qdexplorer itself only from the wheel. The
+    # path file goes in after the install: written before, pip sees the test environment's own non-editable
+    # qdexplorer (CI installs '.[test]' that way), calls the wheel "already satisfied" and installs nothing.
+    deps = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (site_dir / "test_deps.pth").write_text("\n".join(deps) + "\n")
     return py, site_dir, tmp
 
 
