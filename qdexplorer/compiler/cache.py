@@ -214,7 +214,8 @@ class PtxCache:
 
     def _read(self, p: Path, key: str) -> bytes | None:
         try:
-            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+            fd = os.open(p, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+                         | getattr(os, "O_NONBLOCK", 0))  # a FIFO in an entry's place must not block the open
         except FileNotFoundError:
             return None
         except OSError:  # a symlink (ELOOP), a folder in the entry's place, unreadable: not an entry

@@ -20,10 +20,14 @@ from .test_ll_overrides import ONE, TASK, TWO
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
+class Hung(BaseException):
+    """Not an OSError (as TimeoutError is): code under test that catches OSError cannot swallow it."""
+
+
 @contextlib.contextmanager
 def deadline(seconds):
     def fire(*_):
-        raise TimeoutError(f"hung for {seconds} s")
+        raise Hung(f"hung for {seconds} s")
     old = signal.signal(signal.SIGALRM, fire)
     signal.alarm(seconds)
     try:
@@ -111,3 +115,15 @@ def test_a_dumped_folder_round_trips_under_a_group_writable_umask_and_each_load_
     lines = [ln for ln in p.stderr.splitlines() if "in place of the generated" in ln]
     assert any(TASK in ln and str(f) in ln and "LLVM IR" in ln for ln in lines), p.stderr
     assert len([ln for ln in lines if TASK in ln]) == 1  # one line per task, not one per stage look-up
+
+
+def test_a_fifo_in_place_of_a_cache_entry_is_dropped_not_waited_on(tmp_path):
+    from qdexplorer.compiler.cache import PtxCache
+    cache = PtxCache(tmp_path / "cache")
+    cache.put("ab" * 32, "sm_90", b"entry")
+    p = cache.path("cd" * 32, "sm_90")
+    p.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(p)
+    with deadline(10):
+        assert cache.get("cd" * 32, "sm_90")[0] is None
+    assert not p.exists()
