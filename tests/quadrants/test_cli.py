@@ -1,5 +1,6 @@
 """`qdexplorer quadrants` as a user runs it: a real subprocess running a real Quadrants program."""
 import json
+import math
 import os
 import re
 
@@ -206,8 +207,18 @@ def test_generated_and_edited_programs_rerun_alternately(tmp_path):
                      ("edited", 2, True)]
     assert res["generated_runs"][0] is base and [r.dump_dir for r in res["generated_runs"][1:]] == ["", ""]
     assert len(res["edited_runs"]) == 3 and res["load"]["edits"][0]["used"]
+    from qdexplorer.bench.stats import default_threshold
+    th = default_threshold(["cpu"], interleaved=True)
     for row in res["comparison"]:
         st = row["stats"]
         assert row["rounds"] == 3 and row["generated"]["launches"] == row["edited_run"]["launches"] == 9
         assert st["paired"] and st["rounds_a"] == st["rounds_b"] == 3
-        assert st["verdict"] in ("same", "unsure"), row  # the same code on both sides
+        # The same code on both sides. Live timings on a loaded box can still produce the rare false verdict the
+        # calibration allows (≤1 in 20, benchmarks/compare_calibration.py); the test pins that any verdict is the
+        # paired hierarchical statistics' own: an interval clear of the threshold and a change beyond the noise floor.
+        if st["verdict"] in ("faster", "slower"):
+            lo, hi = st["ci"]
+            assert (lo > 1 + th if st["verdict"] == "slower" else hi < 1 - th), row
+            assert abs(math.log(st["ratio"])) > math.log1p(st["noise_floor"]), row
+        else:
+            assert st["verdict"] in ("same", "unsure"), row
