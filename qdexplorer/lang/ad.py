@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from . import autodiff
+from .field import Field, Ndarray
 from .field import _Storage as Storage
 
 
@@ -20,18 +21,23 @@ def clear_all_gradients():
             st._grad.fill(0)
 
 
+def lazy_grad():
+    """Give every live float field without a gradient its `.grad` (what `qd.root.lazy_grad()` does
+    in Quadrants; an SNode tree's `lazy_grad` can call this)."""
+    live = Storage.live()
+    grads = {id(o._grad) for o in live if o._grad is not None}
+    for st in live:
+        if isinstance(st, Field) and st._grad is None and st.dtype.is_float and id(st) not in grads:
+            st._with_grad(True)
+
+
 class Tape:
     """`with qd.ad.Tape(loss=loss): forward()`: on exit, seeds `loss.grad` with 1 and runs the
     recorded kernels' `.grad` in reverse order, as Quadrants' Tape does."""
 
     def __init__(self, loss=None, clear_gradients: bool = True, validation: bool = False, grad_check=None):
-        if loss is not None:
-            if not isinstance(loss, Storage):
-                raise TypeError(f"qd.ad.Tape(loss=...) takes a field, got {type(loss).__name__}")
-            if int(np.prod(loss.shape)) != 1:
-                raise ValueError(f"qd.ad.Tape(loss=...): the loss must be a single value (shape () or (1,)), "
-                                 f"got a field of shape {loss.shape}")
-            loss.grad  # noqa: B018 - raises, naming needs_grad=True, when the loss has no gradient
+        if loss is not None and not isinstance(loss, Storage):
+            raise TypeError(f"qd.ad.Tape(loss=...) takes a field or qd.ndarray, got {type(loss).__name__}")
         if validation:
             raise NotImplementedError("qd.ad.Tape(validation=True): the global data access rule checker is not "
                                       "supported by qdexplorer (see docs/language.md)")
@@ -41,8 +47,18 @@ class Tape:
         self.gradient_evaluated = False
 
     def __enter__(self):
-        if self.clear_gradients:
+        loss = self.loss
+        if isinstance(loss, Field) and loss.shape != ():
+            raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar")
+        if loss is not None and int(np.prod(loss.shape)) != 1:
+            raise RuntimeError("The loss of `Tape` must be an ndarray with only one element")
+        if loss is not None and loss._grad is None:
+            raise RuntimeError("Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) "
+                               "(or qd.ndarray(..., needs_grad=True)) for all fields that are required by autodiff.")
+        if self.clear_gradients and not isinstance(loss, Ndarray):  # as Quadrants: an ndarray loss clears nothing
             clear_all_gradients()
+        if loss is not None:
+            loss.fill(0)  # the forward pass accumulates into a zeroed loss, as Quadrants' Tape sets it
         autodiff.TAPES.append(self)
         return self
 

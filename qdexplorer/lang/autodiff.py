@@ -192,9 +192,8 @@ class _Reverse:
             recs.append(("assign", v, e))
         elif M in self.accum:
             op, rest = _accumulation(s, L)
-            e = self.rn(rest, cur)
-            fwd.append(ir.Assign(M, _b(op, ir.LocalRef(M), e, M.dtype)))
-            recs.append(("accum", M, e, op))
+            fwd.append(ir.Assign(M, self.rn(s.value, {**cur, L: M})))  # as the forward computed it
+            recs.append(("accum", M, self.rn(rest, cur), op))
         else:  # an integer carried by the loop: mutable, read through per-iteration snapshots
             fwd.append(ir.Assign(M, self.rn(s.value, cur)))
             snap = self.fresh(L.name, L.dtype)
@@ -443,11 +442,17 @@ def _read_first(head, body, step, candidates: set) -> set:
 
 
 def _accumulation(s: ir.Assign, L: ir.Local):
-    """(op, rest) of `L = L + rest` / `L = rest + L` / `L = L - rest`, or None."""
+    """(op, rest) of `L = L + rest` / `L = rest + L` / `L = L - rest`, or None; the sum may be
+    computed in a wider type (`s += x` of an f32 `s` and an f64 `x`: casts around `L` and the sum)."""
     v = s.value
-    if isinstance(v, ir.BinOp) and v.op in ("+", "-") and L not in _refs(v.rhs) and v.lhs == ir.LocalRef(L):
+    if isinstance(v, ir.Cast) and v.operand.dtype.is_float:
+        v = v.operand
+
+    def is_l(e):
+        return e == ir.LocalRef(L) or (isinstance(e, ir.Cast) and e.operand == ir.LocalRef(L))
+    if isinstance(v, ir.BinOp) and v.op in ("+", "-") and L not in _refs(v.rhs) and is_l(v.lhs):
         return v.op, v.rhs
-    if isinstance(v, ir.BinOp) and v.op == "+" and v.rhs == ir.LocalRef(L) and L not in _refs(v.lhs):
+    if isinstance(v, ir.BinOp) and v.op == "+" and is_l(v.rhs) and L not in _refs(v.lhs):
         return "+", v.lhs
     return None
 

@@ -38,6 +38,10 @@ class InvalidShapeError(QdRuntimeError, ValueError):
     """`qd.ndarray` with an axis that is not an integer in 1 .. 2^31 - 1: Quadrants'
     `QuadrantsRuntimeError` ("... is not a valid shape for ndarray"), and a `ValueError` too."""
 
+class GradDtypeError(QdRuntimeError, TypeError):
+    """`needs_grad=True` on an integer field or ndarray (Quadrants' QuadrantsRuntimeError for it)."""
+
+
 _REGISTRY: "weakref.WeakValueDictionary[int, _Storage]" = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 
@@ -132,7 +136,8 @@ class _Storage:
         """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
         if needs_grad:
             if not self.dtype.is_float:
-                raise TypeError(f"needs_grad=True needs a float dtype (qd.f32 / qd.f64), got {self.dtype!r}")
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_grad=True: "
+                                     f"gradients need a float dtype (qd.f32 / qd.f64)")
             g = copy.copy(self)
             g.storage = np.zeros_like(self.storage)
             g.name = f"{self.name}_grad" if self.name else ""
