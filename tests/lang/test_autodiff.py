@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
+from qdexplorer.engine import Engine
 from qdexplorer.lang.autodiff import AutodiffError
 
 
@@ -292,3 +293,21 @@ def test_clear_all_gradients_and_grad_replaced():
     with qd.ad.Tape(loss=total):
         forward(4.0)
     assert np.all(x.grad.to_numpy() == 4)  # the hand-written gradient ran once, not twice
+
+
+def test_project_lists_and_compiles_grad_kernels(tmp_path):
+    """A kernel file with needs_grad fields shows `k.grad` beside `k`, with its own compiled task."""
+    (tmp_path / "diff.py").write_text(
+        "import qdexplorer.lang as qd\n"
+        "x = qd.field(qd.f32, shape=64, needs_grad=True)\n"
+        "loss = qd.field(qd.f32, shape=(), needs_grad=True)\n\n"
+        "@qd.kernel\n"
+        "def energy():\n"
+        "    for i in x:\n"
+        "        loss[None] += qd.sin(x[i]) * x[i]\n")
+    with Engine(tmp_path, backend="cpu", workers=1, cache_dir=str(tmp_path / "c")) as eng:
+        assert {"energy", "energy.grad"} <= set(eng.project.kernels)
+        out = eng.compile(["energy.grad"], target="nvptx")
+    assert [t.name for kt in out.kernels for t in kt.tasks] == ["energy_kernel_0_range_for_grad"]
+    (ct,) = out.tasks
+    assert not ct.error and b"atom" in ct.produced["ptx"].data  # x.grad[i] += ... is an atomic add
