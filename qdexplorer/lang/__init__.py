@@ -31,10 +31,10 @@ from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertion
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
 from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
+from . import ad  # noqa: F401
 
 _LEFT_OUT = {  # name: (what it is, what to do instead)
     "root": ("an SNode tree (qd.root.dense/pointer/bitmasked)", "use qd.field(dtype, shape=...) for dense data"),
-    "ad": ("autodiff (qd.ad.Tape, kernel.grad)", ""),
     "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
     "sparse_matrix_builder": ("a sparse matrix", ""),
     "quant": ("a quantized type", ""),

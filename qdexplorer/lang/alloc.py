@@ -11,19 +11,17 @@ from .vector_types import VectorType
 
 
 def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
-    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes and autodiff are not supported);
-    a vector or matrix dtype (`qd.math.vec3`) makes a field of vectors."""
+    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes are not supported); a vector
+    or matrix dtype (`qd.math.vec3`) makes a field of vectors; `needs_grad=True` allocates `x.grad`."""
     if isinstance(dtype, VectorType):
-        return dtype.field(shape, name)
+        return dtype.field(shape, name, needs_grad=needs_grad)
     if offset is not None:
         raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
-    if needs_grad:
-        raise NotImplementedError("qd.field(needs_grad=True): autodiff is not supported by qdexplorer")
-    return Field(dtype, shape, name)
+    return Field(dtype, shape, name, needs_grad=needs_grad)
 
 
-def ndarray(dtype, shape, **unused) -> Ndarray:
+def ndarray(dtype, shape, needs_grad: bool = False, **unused) -> Ndarray:
     """`qd.ndarray(qd.f32, shape=(n,))`: a host-allocated array to pass to kernels."""
     if isinstance(dtype, VectorType):
-        return dtype.ndarray(shape)
-    return Ndarray(dtype, shape)
+        return dtype.ndarray(shape, needs_grad=needs_grad)
+    return Ndarray(dtype, shape, needs_grad=needs_grad)

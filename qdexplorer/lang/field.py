@@ -38,6 +38,10 @@ class InvalidShapeError(QdRuntimeError, ValueError):
     """`qd.ndarray` with an axis that is not an integer in 1 .. 2^31 - 1: Quadrants'
     `QuadrantsRuntimeError` ("... is not a valid shape for ndarray"), and a `ValueError` too."""
 
+class GradDtypeError(QdRuntimeError, TypeError):
+    """`needs_grad=True` on an integer field or ndarray (Quadrants' QuadrantsRuntimeError for it)."""
+
+
 _REGISTRY: "weakref.WeakValueDictionary[int, _Storage]" = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 
@@ -118,6 +122,30 @@ class _Storage:
     storage: np.ndarray
     shape: tuple
     dtype: DType
+    _grad: "_Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
+
+    @property
+    def grad(self) -> "_Storage":
+        """The adjoint array that `kernel.grad()` and `qd.ad.Tape` accumulate into."""
+        if self._grad is None:
+            raise AttributeError(f"{self._kind()} {self.name or ''} has no gradient: allocate it with "
+                                 f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
+        return self._grad
+
+    def _with_grad(self, needs_grad: bool):
+        """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
+        if needs_grad:
+            if not self.dtype.is_float:
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_grad=True: "
+                                     f"gradients need a float dtype (qd.f32 / qd.f64)")
+            g = copy.copy(self)
+            g.storage = np.zeros_like(self.storage)
+            g.name = f"{self.name}_grad" if self.name else ""
+            g._mirror, g._where, g._grad = None, "host", None
+            g._registered()
+            runtime_api.adopt(g)
+            self._grad = g
+        return self
     elem_shape: tuple = ()
     _mirror: Mirror | None = None  # the device copy while scripts run on CUDA (set by the script layer)
     _where = "host"      # which copy is current: "host", "device" or "both"
@@ -296,6 +324,11 @@ class _Storage:
         _REGISTRY[self.uid] = self
 
     @staticmethod
+    def live() -> list:
+        """Every field and qd.ndarray still alive (what `qd.ad.clear_all_gradients` walks)."""
+        return list(_REGISTRY.values())
+
+    @staticmethod
     def by_uid(uid: int) -> "_Storage":
         f = _REGISTRY.get(uid)
         if f is None:
@@ -309,12 +342,13 @@ class _Storage:
 class Field(_Storage):
     """A dense `qd.field`: kernels read and write it as a global; Python indexes it directly."""
 
-    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = ()):
+    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False):
         self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
         self.name = name
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
         self._registered()
         runtime_api.adopt(self)
+        self._with_grad(needs_grad)
 
     def __repr__(self) -> str:
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
@@ -324,13 +358,14 @@ class Field(_Storage):
 class Ndarray(_Storage):
     """`qd.ndarray(dtype, shape)`: an array allocated by the user and passed to kernels as an argument."""
 
-    def __init__(self, dtype, shape, elem_shape: tuple = ()):
+    def __init__(self, dtype, shape, elem_shape: tuple = (), needs_grad: bool = False):
         self.shape = _ndarray_shape(shape)
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)  # 0-d: one element, as fields
         self.name = ""
         self._registered()
         runtime_api.adopt(self)
+        self._with_grad(needs_grad)
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"

@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from . import ir, runtime_api
+from . import autodiff, ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
@@ -282,7 +282,76 @@ class Kernel(KernelBase):
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
+        autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
         return self.result(full)
+
+    @property
+    def grad(self) -> "GradKernel":
+        """`k.grad`: the adjoint kernel, called with `k`'s arguments (made once, lowered lazily)."""
+        g = self.__dict__.get("_grad_kernel")
+        if g is None:
+            g = self.__dict__["_grad_kernel"] = GradKernel(self)
+        return g
+
+
+class GradKernel(Kernel):
+    """`k.grad`: reverse-mode autodiff of kernel `k` (lang/autodiff.py), named `k.grad` in the project.
+
+    Its specialisation is `k`'s plus one entry per array argument that has a gradient (a
+    `qd.ndarray(..., needs_grad=True)`), passed to its tasks as `<name>__grad`."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.grad"
+        self.workloads = primal.workloads  # the forward kernel's inputs specialise it too
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+
+    def __repr__(self) -> str:
+        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    @property
+    def grad(self):
+        raise AttributeError(f"{self.name}: second derivatives (grad of a grad kernel) are not supported")
+
+    def spec_for(self, args: tuple | None = None) -> tuple:
+        base = self.primal.spec_for(args)
+        extra = []
+        for i, entry in enumerate(base):
+            if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None:
+                extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))
+        return base + tuple(extra)
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        key = (spec, runtime_api.debug())
+        if key not in self._tasks:
+            n = len(self.arg_names)
+            primal = self.primal.tasks(spec[:n], memo)
+            arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:]}
+            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def call_args(self, bound: dict, resolve=as_kernel_array, spec: tuple | None = None,
+                  implicit: list | None = None) -> dict:
+        if spec is None:
+            spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
+        args = super().call_args(bound, resolve, spec, implicit)
+        for entry in spec[len(self.arg_names):]:
+            args[entry[0]] = resolve(bound[entry[0][:-len(autodiff.GRAD)]].grad)
+        return args
+
+    def __call__(self, *args, **kwargs):
+        try:
+            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+        except QdCompileError as e:
+            raise e.with_traceback(None) from None
+        return self.result(full)
+
+
+def _field_grad(uid: int):
+    return Field.by_uid(uid)._grad
 
 
 class BoundKernel:
@@ -295,6 +364,11 @@ class BoundKernel:
 
     def __call__(self, *args, **kwargs):
         return self.kernel(self.obj, *args, **kwargs)
+
+    @property
+    def grad(self) -> "BoundKernel":
+        """`sim.step.grad`: the adjoint kernel, bound to the same object."""
+        return BoundKernel(self.kernel.grad, self.obj)
 
     def __repr__(self) -> str:
         return f"<bound {self.kernel!r} of {type(self.obj).__name__}>"

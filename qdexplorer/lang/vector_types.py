@@ -50,11 +50,11 @@ class VectorType:
             flat = np.full(size, flat[0])
         return flat.reshape(self.shape)
 
-    def field(self, shape=(), name: str = "", **unused):
-        return Field(self.dtype or f32, shape, name, elem_shape=self.shape)
+    def field(self, shape=(), name: str = "", needs_grad: bool = False, **unused):
+        return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad)
 
-    def ndarray(self, shape, **unused):
-        return Ndarray(self.dtype or f32, shape, elem_shape=self.shape)
+    def ndarray(self, shape, needs_grad: bool = False, **unused):
+        return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
 
 
 def vector(n: int | None = None, dtype=None) -> VectorType:
@@ -80,12 +80,12 @@ class Vector:
         return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
 
     @staticmethod
-    def field(n, dtype, shape=(), name: str = "", **unused):
-        return vector(n, dtype).field(shape, name)
+    def field(n, dtype, shape=(), name: str = "", needs_grad: bool = False, **unused):
+        return vector(n, dtype).field(shape, name, needs_grad=needs_grad)
 
     @staticmethod
-    def ndarray(n, dtype, shape, **unused):
-        return vector(n, dtype).ndarray(shape)
+    def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
+        return vector(n, dtype).ndarray(shape, needs_grad=needs_grad)
 
     @staticmethod
     def zero(dt, n):
@@ -109,12 +109,12 @@ class Matrix:
         return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
 
     @staticmethod
-    def field(n, m, dtype, shape=(), name: str = "", **unused):
-        return matrix(n, m, dtype).field(shape, name)
+    def field(n, m, dtype, shape=(), name: str = "", needs_grad: bool = False, **unused):
+        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad)
 
     @staticmethod
-    def ndarray(n, m, dtype, shape, **unused):
-        return matrix(n, m, dtype).ndarray(shape)
+    def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):
+        return matrix(n, m, dtype).ndarray(shape, needs_grad=needs_grad)
 
     @staticmethod
     def identity(dt, n):

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ..lang import runtime_api
 from ..lang.errors import QdError
+from ..lang.field import _Storage as Storage
 from ..lang.kernel import Kernel, Workload
 from .import_guard import import_deadline
 
@@ -246,6 +247,8 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
         for obj in vars(mod).values():
             if isinstance(obj, Kernel) and obj.file == str(f):
                 _add_kernel(proj, obj)
+                if _has_gradients(mod):  # a differentiable program: its adjoint kernels show too
+                    _add_kernel(proj, obj.grad)
             elif isinstance(obj, Workload):
                 if obj.name in proj.workloads and proj.workloads[obj.name] is not obj:
                     raise ProjectError(f"{f}: workload name '{obj.name}' is defined twice in the project")
@@ -254,6 +257,12 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
         raise ProjectError(f"no @qd.kernel found in {path}")
     _cache[key] = (stamp, proj)
     return proj
+
+
+def _has_gradients(mod) -> bool:
+    """Whether a kernel file allocates a field or ndarray with needs_grad=True (then each of its
+    kernels' `.grad` is part of the project, with its own tasks, IR and PTX)."""
+    return any(getattr(v, "_grad", None) is not None for v in vars(mod).values() if isinstance(v, Storage))
 
 
 def _add_kernel(proj: Project, k: Kernel):

@@ -8,7 +8,7 @@ import pytest
 
 import qdexplorer.lang as qd
 
-_SUPPORTED_EXTENSIONS = {"data64"}
+_SUPPORTED_EXTENSIONS = {"adstack", "data64"}
 
 
 def _cuda_available() -> bool:

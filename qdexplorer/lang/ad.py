@@ -1,0 +1,113 @@
+"""`qd.ad`: the Python side of reverse-mode autodiff (`Tape`, gradient clearing, custom gradients).
+
+The adjoint kernels themselves are built by `autodiff.py` (`kernel.grad`); a tape only remembers
+which kernels ran with which arguments and calls their `.grad` in reverse order.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from . import autodiff
+from .field import Field, Ndarray
+from .field import _Storage as Storage
+
+
+def clear_all_gradients():
+    """Zero every live field's and qd.ndarray's `.grad` (what a Tape does on entry)."""
+    for st in Storage.live():
+        if st._grad is not None:
+            st._grad.fill(0)
+
+
+def lazy_grad():
+    """Give every live float field without a gradient its `.grad` (what `qd.root.lazy_grad()` does
+    in Quadrants; an SNode tree's `lazy_grad` can call this)."""
+    live = Storage.live()
+    grads = {id(o._grad) for o in live if o._grad is not None}
+    for st in live:
+        if isinstance(st, Field) and st._grad is None and st.dtype.is_float and id(st) not in grads:
+            st._with_grad(True)
+
+
+class Tape:
+    """`with qd.ad.Tape(loss=loss): forward()`: on exit, seeds `loss.grad` with 1 and runs the
+    recorded kernels' `.grad` in reverse order, as Quadrants' Tape does."""
+
+    def __init__(self, loss=None, clear_gradients: bool = True, validation: bool = False, grad_check=None):
+        if loss is not None and not isinstance(loss, Storage):
+            raise TypeError(f"qd.ad.Tape(loss=...) takes a field or qd.ndarray, got {type(loss).__name__}")
+        if validation:
+            raise NotImplementedError("qd.ad.Tape(validation=True): the global data access rule checker is not "
+                                      "supported by qdexplorer (see docs/language.md)")
+        self.loss, self.clear_gradients = loss, clear_gradients
+        self.calls: list = []
+        self.paused = 0
+        self.gradient_evaluated = False
+
+    def __enter__(self):
+        loss = self.loss
+        if isinstance(loss, Field) and loss.shape != ():
+            raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar")
+        if loss is not None and int(np.prod(loss.shape)) != 1:
+            raise RuntimeError("The loss of `Tape` must be an ndarray with only one element")
+        if loss is not None and loss._grad is None:
+            raise RuntimeError("Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) "
+                               "(or qd.ndarray(..., needs_grad=True)) for all fields that are required by autodiff.")
+        if self.clear_gradients and not isinstance(loss, Ndarray):  # as Quadrants: an ndarray loss clears nothing
+            clear_all_gradients()
+        if loss is not None:
+            loss.fill(0)  # the forward pass accumulates into a zeroed loss, as Quadrants' Tape sets it
+        autodiff.TAPES.append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        autodiff.TAPES.remove(self)
+        if exc_type is None:
+            self.grad()
+
+    def insert(self, fn, args):
+        """Record a `@qd.ad.grad_replaced` call: its registered gradient runs in its place."""
+        self.calls.append((fn, args, {}))
+
+    def grad(self):
+        if self.gradient_evaluated:
+            raise RuntimeError("qd.ad.Tape: the gradient of this tape was already evaluated")
+        if self.loss is not None:
+            self.loss.grad.fill(1)
+        for fn, args, kwargs in reversed(self.calls):
+            fn.grad(*args, **kwargs)
+        self.gradient_evaluated = True
+
+
+def grad_replaced(fn):
+    """`@qd.ad.grad_replaced`: a Python function of kernels whose gradient a `@qd.ad.grad_for`
+    function supplies; inside a Tape its kernels are not recorded, the function is."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        tape = autodiff.TAPES[-1] if autodiff.TAPES else None
+        if tape is not None:
+            tape.paused += 1
+        try:
+            out = fn(*args, **kwargs)
+        finally:
+            if tape is not None:
+                tape.paused -= 1
+        if tape is not None and tape.paused == 0:
+            tape.calls.append((wrapper, args, kwargs))
+        return out
+
+    setattr(wrapper, "grad", None)  # noqa: B010 - set by @qd.ad.grad_for
+    return wrapper
+
+
+def grad_for(primal):
+    """`@qd.ad.grad_for(forward)`: the function a Tape calls for `forward`'s gradient."""
+    if not hasattr(primal, "grad"):
+        raise TypeError("qd.ad.grad_for(...) takes a function decorated with @qd.ad.grad_replaced")
+
+    def deco(fn):
+        setattr(primal, "grad", fn)  # noqa: B010
+        return fn
+    return deco

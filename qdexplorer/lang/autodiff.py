@@ -1,0 +1,625 @@
+"""Reverse-mode autodiff: a kernel's tasks turned into the tasks of its adjoint kernel (`k.grad`).
+
+Quadrants builds `k.grad` at compile time, as a kernel like any other; so does this module, on the
+task IR, so the adjoint tasks go through the same pipeline (LLVM IR, PTX, the project tree).
+
+Each task of the forward kernel gives one adjoint task over the same loop. Its body first replays
+the forward computation of the iteration (locals only: no global store is repeated, so a global
+read sees the value the forward launch left, which Quadrants' global data access rule makes the
+value it read), then walks the recorded statements backwards applying the chain rule:
+an adjoint local per value, `x.grad[i] += ...` (atomically) for each global read, and for each
+global store `y[i] = v` the adjoint of `v` is `y.grad[i]`, which is then zeroed, as Quadrants
+does (so `a = x; b = 2 a` in one kernel leaves `a.grad` at 0). The tasks run in reverse order.
+
+Locals are renamed to single-assignment versions during the replay, so the primal value each
+reverse step needs is still there. A dynamic inner loop (`for j in range(n)`) has no such history
+(Quadrants keeps one on its "adstack"); it is supported when every float it carries from one
+iteration to the next is only accumulated (`s += f(...)`, the linear case Quadrants' docs say
+needs no adstack): the reverse then re-runs the loop, replaying each iteration's locals before
+its reverse step. Anything else is refused with file:line and what to do.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+from . import ir
+from .errors import QdCompileError
+from .types import DType, u1
+
+RANDOM_KEY = "random_key__"
+GRAD = "__grad"
+_INERT = (ir.Const, ir.ScalarArg, ir.Shape, ir.SimtIndex)
+_ZERO_DERIV = {"floor", "ceil", "round", "ipow", "popcnt", "clz", "ffs"}
+
+
+class AutodiffError(QdCompileError, RuntimeError):
+    """A kernel form `kernel.grad()` cannot differentiate (also a RuntimeError, as Quadrants')."""
+
+
+def grad_name(name: str) -> str:
+    return name + GRAD
+
+
+# ---- helpers on expressions ---------------------------------------------------------------
+
+def _cast(e: ir.Expr, dt: DType) -> ir.Expr:
+    return e if e.dtype == dt else ir.Cast(e, dt)
+
+
+def _c(v, dt: DType) -> ir.Const:
+    return ir.Const(float(v) if dt.is_float else int(v), dt)
+
+
+def _b(op, a, b, dt):
+    return ir.BinOp(op, _cast(a, dt), _cast(b, dt), dt)
+
+
+def _m(fn, dt, *args):
+    return ir.MathCall(fn, tuple(_cast(a, dt) for a in args), dt)
+
+
+def map_expr(e, fn):
+    """`e` with every LocalRef replaced by `fn(local)`'s local (expressions are immutable)."""
+    if isinstance(e, ir.LocalRef):
+        return ir.LocalRef(fn(e.local))
+    if not isinstance(e, ir.Expr) or isinstance(e, _INERT):
+        return e
+    changes = {}
+    for f in getattr(e, "__dataclass_fields__"):  # noqa: B009 - every Expr is a dataclass
+        v = getattr(e, f)
+        if isinstance(v, ir.Expr):
+            nv = map_expr(v, fn)
+        elif isinstance(v, tuple):
+            nv = tuple(map_expr(x, fn) if isinstance(x, ir.Expr) else x for x in v)
+        else:
+            continue
+        if nv is not v:
+            changes[f] = nv
+    return dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+
+
+def _refs(node) -> set:
+    return {n.local for n in ir.walk(node) if isinstance(n, ir.LocalRef)}
+
+
+def _assigned(stmts) -> list:
+    out: list = []
+    for n in ir.walk(stmts):
+        if isinstance(n, ir.Assign) and n.local not in out:
+            out.append(n.local)
+    return out
+
+
+# ---- the transformation -------------------------------------------------------------------
+
+class _Reverse:
+    def __init__(self, task: ir.Task, grads: dict):
+        self.task, self.grads = task, grads
+        self.adj: dict = {}    # value version -> its adjoint local
+        self.mut: dict = {}    # original local -> its mutable copy, inside a dynamic loop carrying it
+        self.accum: set = set()
+        self.n = 0
+
+    # -- errors
+    def where(self, node=None) -> tuple:
+        for n in ir.walk(node) if node is not None else ():
+            w = getattr(n, "where", "")
+            if w and ":" in w:
+                f, _, line = w.rpartition(":")
+                if line.isdigit():
+                    return f, int(line)
+        return self.task.file, self.task.lines[0]
+
+    def error(self, node, msg: str):
+        f, line = self.where(node)
+        raise AutodiffError(f"kernel '{self.task.kernel}' cannot be differentiated (kernel.grad / qd.ad.Tape): "
+                            f"{msg}", f, line)
+
+    def fresh(self, base: str, dt: DType) -> ir.Local:
+        self.n += 1
+        return ir.Local(f"{base.split('.')[0]}.ad{self.n}", dt)
+
+    def new_version(self, L: ir.Local, level: list) -> ir.Local:
+        v = self.fresh(L.name, L.dtype)
+        if L.dtype.is_float:
+            self.adj[v] = self.fresh(L.name + "_adj", L.dtype)
+            level.append(v)
+        return v
+
+    # -- forward replay, recording what the reverse pass needs
+    def rn(self, e, cur: dict):
+        for n in ir.walk(e):
+            if isinstance(n, ir.AtomicRMW):
+                self.error(e, "an atomic operation's return value is used; differentiated kernels may only "
+                              "use atomics as statements (qd.atomic_add(loss[None], v) or loss[None] += v)")
+            if isinstance(n, ir.Load) and isinstance(n.array, ir.SharedArray):
+                self.error(e, "block-shared arrays (qd.simt.block.SharedArray) are not differentiable")
+        return map_expr(e, lambda L: cur.get(L, L))
+
+    def forward(self, stmts, cur: dict, level: list, live_after: set) -> tuple[list, list]:
+        fwd: list = []
+        recs: list = []
+        for k, s in enumerate(stmts):
+            if isinstance(s, ir.Block):
+                body = self.strip_returns(s.body, s.label)
+                f, r = self.forward(body + list(stmts[k + 1:]), cur, level, live_after)
+                return fwd + f, recs + r
+            after = live_after | _refs(list(stmts[k + 1:]))
+            if isinstance(s, ir.Assign):
+                self.assign(s, cur, level, fwd, recs)
+            elif isinstance(s, ir.Store):
+                recs.append(("store", s.array, tuple(self.rn(i, cur) for i in s.indices), self.rn(s.value, cur), s))
+            elif isinstance(s, ir.ExprStmt):
+                v = s.value
+                if isinstance(v, ir.AtomicRMW):
+                    recs.append(("atomic", v.op, v.array, tuple(self.rn(i, cur) for i in v.indices),
+                                 self.rn(v.value, cur), v))
+            elif isinstance(s, ir.If):
+                self.branch(s, cur, level, fwd, recs, after)
+            elif isinstance(s, ir.Loop):
+                self.loop(s, cur, level, fwd, recs, after)
+            elif isinstance(s, ir.Print):
+                continue
+            elif isinstance(s, (ir.Break, ir.Continue)):
+                self.error(None, f"'{type(s).__name__.lower()}' inside a loop body: only a loop's own exit test "
+                                 f"is supported; restructure the loop with an if around its body")
+            elif isinstance(s, ir.Return):
+                self.error(None, "an early 'return' inside a qd.func: return once, at the end of the function")
+            else:
+                self.error(None, f"{type(s).__name__} statements (block barriers) are not differentiable")
+        return fwd, recs
+
+    def strip_returns(self, body: list, label: str) -> list:
+        """A qd.func body with its returns in tail position removed (they only end the block)."""
+        out = list(body)
+        if out and isinstance(out[-1], ir.Return) and out[-1].label == label:
+            out.pop()
+        elif out and isinstance(out[-1], ir.If):
+            last = out[-1]
+            out[-1] = ir.If(last.cond, self.strip_returns(last.then, label), self.strip_returns(last.orelse, label))
+        if any(isinstance(n, ir.Return) and n.label == label for n in ir.walk(out)):
+            self.error(None, "an early 'return' inside a qd.func: return once, at the end of the function")
+        return out
+
+    def assign(self, s: ir.Assign, cur, level, fwd, recs):
+        L = s.local
+        M = self.mut.get(L)
+        if M is None:
+            v = self.new_version(L, level)
+            e = self.rn(s.value, cur)
+            fwd.append(ir.Assign(v, e))
+            cur[L] = v
+            recs.append(("assign", v, e))
+        elif M in self.accum:
+            op, rest = _accumulation(s, L)
+            fwd.append(ir.Assign(M, self.rn(s.value, {**cur, L: M})))  # as the forward computed it
+            recs.append(("accum", M, self.rn(rest, cur), op))
+        else:  # an integer carried by the loop: mutable, read through per-iteration snapshots
+            fwd.append(ir.Assign(M, self.rn(s.value, cur)))
+            snap = self.fresh(L.name, L.dtype)
+            fwd.append(ir.Assign(snap, ir.LocalRef(M)))
+            cur[L] = snap
+
+    def branch(self, s: ir.If, cur, level, fwd, recs, after):
+        c = self.fresh("cond", s.cond.dtype)
+        fwd.append(ir.Assign(c, self.rn(s.cond, cur)))
+        ct, ce = dict(cur), dict(cur)
+        tf, tr = self.forward(s.then, ct, level, after)
+        ef, er = self.forward(s.orelse, ce, level, after)
+        for L in [L for L in dict.fromkeys(list(ct) + list(ce)) if ct.get(L) is not cur.get(L)
+                  or ce.get(L) is not cur.get(L)]:
+            merged = self.new_version(L, level)
+            for side, f, r in ((ct, tf, tr), (ce, ef, er)):
+                val = ir.LocalRef(side[L]) if L in side else _c(0, L.dtype)
+                f.append(ir.Assign(merged, val))
+                r.append(("assign", merged, val))
+            cur[L] = merged
+        fwd.append(ir.If(ir.LocalRef(c), tf, ef))
+        recs.append(("if", c, tr, er))
+
+    def loop(self, s: ir.Loop, cur, level, fwd, recs, after):
+        body = list(s.body)
+        head = []
+        while body and isinstance(body[0], ir.If) and body[0].then == [ir.Break()] and not body[0].orelse:
+            head.append(body.pop(0))
+        assigned = _assigned(body + list(s.step))
+        carried = [L for L in assigned if L in _read_first(head, body, s.step, set(assigned)) or L in after]
+        new = []
+        for L in carried:
+            if L.dtype.is_float and L not in self.mut:
+                _check_accumulator(self, s, L)
+            if L not in self.mut:
+                M = self.fresh(L.name, L.dtype)
+                init = ir.LocalRef(cur[L]) if L in cur else _c(0, L.dtype)
+                fwd.append(ir.Assign(M, init))
+                self.mut[L] = M
+                new.append(L)
+                if L.dtype.is_float:
+                    self.accum.add(M)
+                    self.adj[M] = self.fresh(L.name + "_adj", L.dtype)
+                    level.append(M)
+                    recs.append(("assign", M, init))
+        reinit = [ir.Assign(self.mut[L], ir.LocalRef(cur[L]) if L in cur else _c(0, L.dtype))
+                  for L in carried if self.mut[L] not in self.accum]
+        inner: list = []
+        cb = dict(cur)
+        pre = []
+        for L in carried:
+            M = self.mut[L]
+            if M in self.accum:
+                cb[L] = M
+            else:
+                snap = self.fresh(L.name, L.dtype)
+                pre.append(ir.Assign(snap, ir.LocalRef(M)))
+                cb[L] = snap
+        hdr = [ir.If(self.rn(h.cond, cb), [ir.Break()], []) for h in head if isinstance(h, ir.If)]
+        bf, br = self.forward(body, cb, inner, after | _refs(head) | _refs(s.step))
+        sf, sr = self.forward(list(s.step), cb, inner, after)
+        if any(r[0] != "assign" or r[1].dtype.is_float for r in sr):
+            self.error(s.step, "a loop step that computes floats")
+        fbody = pre + hdr + bf
+        fwd.append(ir.Loop(fbody, sf))
+        recs.append(("loop", reinit, fbody, sf, br, inner))
+        for L in carried:
+            M = self.mut[L]
+            if M in self.accum:
+                cur[L] = M
+            else:
+                snap = self.fresh(L.name, L.dtype)
+                fwd.append(ir.Assign(snap, ir.LocalRef(M)))
+                cur[L] = snap
+        for L in new:
+            del self.mut[L]
+
+    # -- the reverse pass
+    def reverse(self, recs) -> list:
+        out: list = []
+        for r in reversed(recs):
+            kind = r[0]
+            if kind == "assign":
+                a = self.adj.get(r[1])
+                if a is not None:
+                    self.backprop(r[2], ir.LocalRef(a), out)
+            elif kind == "accum":
+                a = ir.LocalRef(self.adj[r[1]])
+                self.backprop(r[2], a if r[3] == "+" else ir.UnOp("neg", a, a.dtype), out)
+            elif kind == "store":
+                _, arr, idx, val, node = r
+                g = self.grads.get(arr.name)
+                if g is not None and val.dtype.is_float:
+                    t = self.fresh("dout", val.dtype)
+                    out.append(ir.Assign(t, _cast(ir.Load(g, idx), val.dtype)))
+                    out.append(ir.Store(g, idx, _c(0, g.dtype)))
+                    self.backprop(val, ir.LocalRef(t), out)
+            elif kind == "atomic":
+                _, op, arr, idx, val, node = r
+                g = self.grads.get(arr.name)
+                if g is None or not val.dtype.is_float:
+                    continue
+                if op not in ("add", "sub"):
+                    self.error(node, f"atomic {op} into '{arr.name}', which has a gradient: only atomic add / sub "
+                                     f"(+= / -=) are differentiable")
+                d: ir.Expr = _cast(ir.Load(g, idx), val.dtype)
+                self.backprop(val, d if op == "add" else ir.UnOp("neg", d, d.dtype), out)
+            elif kind == "if":
+                out.append(ir.If(ir.LocalRef(r[1]), self.reverse(r[2]), self.reverse(r[3])))
+            elif kind == "loop":
+                _, reinit, fbody, step, body_recs, inner = r
+                zero = [ir.Assign(self.adj[v], _c(0, v.dtype)) for v in inner]
+                out.extend(reinit)
+                out.append(ir.Loop(fbody + zero + self.reverse(body_recs), step))
+        return out
+
+    def backprop(self, e: ir.Expr, a: ir.Expr, out: list):
+        """Add `a` times d(e)/d(each input) to the inputs' adjoints."""
+        if not e.dtype.is_float or isinstance(e, _INERT):
+            return
+        if isinstance(e, ir.LocalRef):
+            adj = self.adj.get(e.local)
+            if adj is not None:
+                out.append(ir.Assign(adj, _b("+", ir.LocalRef(adj), a, adj.dtype)))
+            return
+        if isinstance(e, ir.Load):
+            g = self.grads.get(e.array.name)
+            if g is not None:
+                out.append(ir.ExprStmt(ir.AtomicRMW("add", g, e.indices, _cast(a, g.dtype), e.where)))
+            return
+        if isinstance(e, ir.Cast):
+            if e.operand.dtype.is_float:
+                self.backprop(e.operand, _cast(a, e.operand.dtype), out)
+            return
+        dt = e.dtype
+        if not isinstance(a, (ir.LocalRef, ir.Const)):
+            t = self.fresh("adj", dt)
+            out.append(ir.Assign(t, _cast(a, dt)))
+            a = ir.LocalRef(t)
+        one = _c(1, dt)
+        if isinstance(e, ir.Select):
+            z = _c(0, dt)
+            self.backprop(e.a, ir.Select(e.cond, a, z, dt), out)
+            self.backprop(e.b, ir.Select(e.cond, z, a, dt), out)
+        elif isinstance(e, ir.UnOp):
+            if e.op == "neg":
+                self.backprop(e.operand, ir.UnOp("neg", a, dt), out)
+            elif e.op == "abs":
+                pos = ir.Compare(">=", e.operand, _c(0, dt), u1)
+                self.backprop(e.operand, ir.Select(pos, a, ir.UnOp("neg", a, dt), dt), out)
+            else:
+                self.error(e, f"operator '{e.op}' on a float is not differentiable")
+        elif isinstance(e, ir.BinOp) or (isinstance(e, ir.MathCall) and len(e.args) == 2):
+            x, y = (e.lhs, e.rhs) if isinstance(e, ir.BinOp) else e.args
+            op = e.op if isinstance(e, ir.BinOp) else e.fn
+            self.binop(e, op, x, y, a, dt, out)
+        elif isinstance(e, ir.MathCall):
+            x = e.args[0]
+            d = self.unary_derivative(e, e.fn, x, dt, one)
+            if d is not None:
+                self.backprop(x, _b("*", a, d, dt), out)
+        else:
+            self.error(e, f"{type(e).__name__} is not differentiable")
+
+    def unary_derivative(self, e, fn, x, dt, one):
+        if fn in _ZERO_DERIV:
+            return None
+        table = {
+            "sqrt": lambda: _b("/", _c(0.5, dt), _m("sqrt", dt, x), dt),
+            "rsqrt": lambda: _b("*", _c(-0.5, dt), _b("/", _m("rsqrt", dt, x), x, dt), dt),
+            "sin": lambda: _m("cos", dt, x),
+            "cos": lambda: ir.UnOp("neg", _m("sin", dt, x), dt),
+            "tan": lambda: _b("+", one, _b("*", _m("tan", dt, x), _m("tan", dt, x), dt), dt),
+            "exp": lambda: _m("exp", dt, x),
+            "log": lambda: _b("/", one, x, dt),
+            "tanh": lambda: _b("-", one, _b("*", _m("tanh", dt, x), _m("tanh", dt, x), dt), dt),
+            "asin": lambda: _b("/", one, _m("sqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt),
+            "acos": lambda: ir.UnOp("neg", _b("/", one, _m("sqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt), dt),
+            "atan": lambda: _b("/", one, _b("+", one, _b("*", x, x, dt), dt), dt),
+            "abs": lambda: ir.Select(ir.Compare(">=", x, _c(0, dt), u1), one, _c(-1, dt), dt),
+        }
+        if fn not in table:
+            self.error(e, f"qd.{fn}() is not differentiable here (differentiable: {', '.join(sorted(table))}, "
+                          f"pow, atan2, min, max, + - * /)")
+        return table[fn]()
+
+    def binop(self, e, op, x, y, a, dt, out):
+        if op == "+":
+            self.backprop(x, a, out)
+            self.backprop(y, a, out)
+        elif op == "-":
+            self.backprop(x, a, out)
+            self.backprop(y, ir.UnOp("neg", a, dt), out)
+        elif op == "*":
+            self.backprop(x, _b("*", a, y, dt), out)
+            self.backprop(y, _b("*", a, x, dt), out)
+        elif op == "/":
+            self.backprop(x, _b("/", a, y, dt), out)
+            self.backprop(y, ir.UnOp("neg", _b("/", _b("*", a, x, dt), _b("*", y, y, dt), dt), dt), out)
+        elif op in ("**", "pow"):
+            ym1 = _b("-", y, _c(1, dt), dt)
+            self.backprop(x, _b("*", a, _b("*", y, _m("pow", dt, x, ym1), dt), dt), out)
+            if y.dtype.is_float and not isinstance(y, ir.Const):
+                self.backprop(y, _b("*", a, _b("*", _m("pow", dt, x, y), _m("log", dt, x), dt), dt), out)
+        elif op in ("min", "max"):
+            pick_x = ir.Compare("<=" if op == "min" else ">=", x, y, u1)
+            z = _c(0, dt)
+            self.backprop(x, ir.Select(pick_x, a, z, dt), out)
+            self.backprop(y, ir.Select(pick_x, z, a, dt), out)
+        elif op == "atan2":  # atan2(y, x): the first argument is the numerator
+            r2 = _b("+", _b("*", x, x, dt), _b("*", y, y, dt), dt)
+            self.backprop(x, _b("/", _b("*", a, y, dt), r2, dt), out)
+            self.backprop(y, ir.UnOp("neg", _b("/", _b("*", a, x, dt), r2, dt), dt), out)
+        elif op == "%":
+            self.backprop(x, a, out)
+            self.backprop(y, ir.UnOp("neg", _b("*", a, _m("floor", dt, _b("/", x, y, dt)), dt), dt), out)
+        elif op == "//":
+            return
+        else:
+            self.error(e, f"operator '{op}' on floats is not differentiable")
+
+
+def _read_first(head, body, step, candidates: set) -> set:
+    """Locals of `candidates` that an iteration may read before assigning them (loop-carried)."""
+    out: set = set(candidates & _refs(head))
+
+    def scan(stmts, done: set) -> set:
+        done = set(done)
+        for s in stmts:
+            if isinstance(s, ir.Assign):
+                out.update((_refs(s.value) & candidates) - done)
+                done.add(s.local)
+            elif isinstance(s, ir.If):
+                out.update((_refs(s.cond) & candidates) - done)
+                done |= scan(s.then, done) & scan(s.orelse, done)
+            elif isinstance(s, (ir.Loop, ir.Block)):
+                scan(s.body, done)
+                if isinstance(s, ir.Loop):
+                    scan(s.body + s.step, done)
+            else:
+                out.update((_refs(s) & candidates) - done)
+        return done
+
+    scan(list(body) + list(step), set())
+    return out
+
+
+def _accumulation(s: ir.Assign, L: ir.Local):
+    """(op, rest) of `L = L + rest` / `L = rest + L` / `L = L - rest`, or None; the sum may be
+    computed in a wider type (`s += x` of an f32 `s` and an f64 `x`: casts around `L` and the sum)."""
+    v = s.value
+    if isinstance(v, ir.Cast) and v.operand.dtype.is_float:
+        v = v.operand
+
+    def is_l(e):
+        return e == ir.LocalRef(L) or (isinstance(e, ir.Cast) and e.operand == ir.LocalRef(L))
+    if isinstance(v, ir.BinOp) and v.op in ("+", "-") and L not in _refs(v.rhs) and is_l(v.lhs):
+        return v.op, v.rhs
+    if isinstance(v, ir.BinOp) and v.op == "+" and is_l(v.rhs) and L not in _refs(v.lhs):
+        return "+", v.lhs
+    return None
+
+
+def _check_accumulator(rv: _Reverse, loop: ir.Loop, L: ir.Local):
+    assigns = [n for n in ir.walk([loop.body, loop.step]) if isinstance(n, ir.Assign) and n.local is L]
+    reads = sum(1 for n in ir.walk([loop.body, loop.step]) if isinstance(n, ir.LocalRef) and n.local is L)
+    if all(_accumulation(s, L) for s in assigns) and reads == len(assigns):
+        return
+    rv.error(loop.body, f"the float local '{L.name.split('.')[0]}' carries a value from one iteration of a dynamic "
+                        f"loop to the next and is used non-linearly (Quadrants needs its adstack for this, "
+                        f"which qdexplorer does not have); only accumulation (s += f(...)) is supported in such "
+                        f"a loop: unroll it with qd.static(range(...)) or split the loop into kernels")
+
+
+def _dce(stmts: list) -> list:
+    """Drop assignments to locals nothing reads (the replay of values no derivative needs)."""
+    while True:
+        used = _refs([_strip_assign_targets(stmts)])
+        out, removed = _drop(stmts, used)
+        if not removed:
+            return out
+        stmts = out
+
+
+def _strip_assign_targets(stmts):
+    """The expressions and conditions read by `stmts` (an Assign's target is not a read)."""
+    out = []
+    for s in stmts:
+        if isinstance(s, ir.Assign):
+            out.append(s.value)
+        elif isinstance(s, ir.If):
+            out += [s.cond, _strip_assign_targets(s.then), _strip_assign_targets(s.orelse)]
+        elif isinstance(s, ir.Loop):
+            out += [_strip_assign_targets(s.body), _strip_assign_targets(s.step)]
+        else:
+            out.append(s)
+    return out
+
+
+def _drop(stmts, used) -> tuple[list, bool]:
+    out, removed = [], False
+    for s in stmts:
+        if isinstance(s, ir.Assign) and s.local not in used:
+            removed = True
+            continue
+        if isinstance(s, ir.If):
+            t, r1 = _drop(s.then, used)
+            e, r2 = _drop(s.orelse, used)
+            removed |= r1 or r2
+            if not t and not e:
+                removed = True
+                continue
+            s = ir.If(s.cond, t, e)
+        elif isinstance(s, ir.Loop):
+            b, r1 = _drop(s.body, used)
+            st, r2 = _drop(s.step, used)
+            removed |= r1 or r2
+            if all(isinstance(x, ir.If) and x.then == [ir.Break()] for x in b) and not st:
+                removed = True
+                continue
+            s = ir.Loop(b, st)
+        out.append(s)
+    return out, removed
+
+
+def _params(task: ir.Task, body, extra: list) -> tuple[list, set]:
+    used = {n.name for n in ir.walk([body, task.ranges]) if isinstance(n, (ir.ArrayArg, ir.ScalarArg))}
+    params = [p for p in task.params if p.name in used]
+    params += [ir.Param(g.name, "array", g.dtype, g.ndim) for g in extra if g.name in used]
+    return params, used
+
+
+def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit: dict) -> ir.Task | None:
+    """The adjoint of one task (None when nothing in it has a gradient to propagate)."""
+    if task.shared:
+        raise AutodiffError(f"kernel '{task.kernel}' cannot be differentiated: it uses block-shared arrays",
+                            task.file, task.lines[0])
+    rv = _Reverse(task, grads)
+    level: list = []
+    fwd, recs = rv.forward(list(task.body), {}, level, set())
+    rev = rv.reverse(recs)
+    if not rev:
+        return None
+    body = _dce(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev)
+    params, used = _params(task, body, list(grads.values()))
+    if RANDOM_KEY in used:
+        raise AutodiffError(f"kernel '{task.kernel}' cannot be differentiated: it draws qd.random() numbers that "
+                            f"its gradient depends on (RandStmt not supported in autodiff); draw them in another "
+                            f"kernel into a field", task.file, task.lines[0])
+    return dataclasses.replace(
+        task, name=f"{task.name}_grad", kernel=kernel_name, index=index, body=body, params=params,
+        fingerprint="", shared=[],
+        implicit=tuple(a for a in task.implicit if a.name in used) + tuple(implicit[n] for n in used if n in implicit))
+
+
+def replay_task(task: ir.Task, kernel_name: str, index: int, implicit: dict) -> ir.Task:
+    """A task that recomputes the kernel-scope temporaries (`gtmp`) a forward task stored: the
+    adjoint tasks read them, and each call starts them zeroed."""
+    keep = {a.name for a in task.implicit if a.role == "gtmp"}
+
+    def strip(stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, ir.Store) and s.array.name not in keep:
+                continue
+            if isinstance(s, (ir.ExprStmt, ir.Print)):
+                continue
+            if isinstance(s, ir.If):
+                s = ir.If(s.cond, strip(s.then), strip(s.orelse))
+            elif isinstance(s, ir.Loop):
+                s = ir.Loop(strip(s.body), strip(s.step))
+            elif isinstance(s, ir.Block):
+                s = ir.Block(s.label, strip(s.body))
+            out.append(s)
+        return out
+
+    body = strip(task.body)
+    params, used = _params(task, body, [])
+    return dataclasses.replace(task, name=f"{task.name}_replay", kernel=kernel_name, index=index, body=body,
+                               params=params, fingerprint="",
+                               implicit=tuple(a for a in task.implicit if a.name in used))
+
+
+def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict) -> list:
+    """The tasks of `kernel_name` (the adjoint of the forward `tasks`): replays of the tasks that
+    store kernel-scope temporaries, then each task's adjoint, last task first.
+
+    `field_grad(uid)`: the gradient field of a field, or None; `arg_grads`: array argument name ->
+    (dtype, ndim) of the gradient the caller passes as `<name>__grad`."""
+    out: list = []
+    for t in tasks:
+        if any(isinstance(n, ir.Store) and n.array.name in {a.name for a in t.implicit if a.role == "gtmp"}
+               for n in ir.walk(t.body)):
+            out.append(replay_task(t, kernel_name, len(out), {}))
+    for t in reversed(tasks):
+        grads, implicit = {}, {}
+        for a in t.implicit:
+            if not a.dtype.is_float:
+                continue
+            if a.role == "field":
+                g = field_grad(int(a.key))
+                if g is None:
+                    continue
+                imp = ir.ImplicitArray(grad_name(a.name), "field", g.dtype, tuple(g.storage.shape), g.uid)
+            elif a.role == "gtmp":
+                imp = ir.ImplicitArray(grad_name(a.name), "gtmp", a.dtype, a.shape, f"{a.key}{GRAD}")
+            else:
+                continue
+            implicit[imp.name] = imp
+            grads[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape))
+        for p in t.params:
+            if p.kind == "array" and p.name in arg_grads:
+                gdt, gnd = arg_grads[p.name]
+                grads[p.name] = ir.ArrayArg(grad_name(p.name), gdt, gnd)
+        g = grad_task(t, kernel_name, len(out), grads, implicit)
+        if g is not None:
+            out.append(g)
+    return out
+
+
+# ---- the tape ------------------------------------------------------------------------------
+
+TAPES: list = []  # active `qd.ad.Tape`s, innermost last; kernel calls are recorded on the innermost
+
+
+def record(kernel, args: tuple, kwargs: dict):
+    """A kernel call ran: the innermost active tape (if any, and not paused) remembers it."""
+    if TAPES and TAPES[-1].paused == 0:
+        TAPES[-1].calls.append((kernel, args, kwargs))
