@@ -122,6 +122,7 @@ class _Storage:
     storage: np.ndarray
     shape: tuple
     dtype: DType
+    name: str
     _grad: "_Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
     @property
