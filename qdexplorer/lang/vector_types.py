@@ -50,7 +50,7 @@ class VectorType:
             flat = np.full(size, flat[0])
         return flat.reshape(self.shape)
 
-    def field(self, shape=(), name: str = "", **unused):
+    def field(self, shape=None, name: str = "", **unused):
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape)
 
     def ndarray(self, shape, **unused):
@@ -80,7 +80,7 @@ class Vector:
         return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
 
     @staticmethod
-    def field(n, dtype, shape=(), name: str = "", **unused):
+    def field(n, dtype, shape=None, name: str = "", **unused):
         return vector(n, dtype).field(shape, name)
 
     @staticmethod
@@ -109,7 +109,7 @@ class Matrix:
         return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
 
     @staticmethod
-    def field(n, m, dtype, shape=(), name: str = "", **unused):
+    def field(n, m, dtype, shape=None, name: str = "", **unused):
         return matrix(n, m, dtype).field(shape, name)
 
     @staticmethod

@@ -2,7 +2,7 @@
 
 `offload.py` decides what the tasks are; the mixins this class combines lower each construct:
 `stmts.py` (assignments, if), `loops.py`, `funcs.py` (@qd.func inlining), `calls.py`,
-`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `vectors.py` and `exprs.py` (operators,
+`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `sparse.py` (SNode cells, x.fill), `vectors.py` and `exprs.py` (operators,
 subscripts).
 `base.py` holds the plumbing they share (name resolution, scopes, emitted blocks, compile-time
 evaluation) and the contract between them.
@@ -20,13 +20,14 @@ from .intrinsics import IntrinsicLowering
 from .kernel_scope import KernelScope
 from .loops import LoopLowering
 from .random import RandomLowering
+from .sparse import SparseLowering
 from .structs import StructLowering
 from .stmts import StatementLowering
 from .vectors import VectorLowering
 
 
 class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
-                  StructLowering, VectorLowering, ExprLowering):
+                  SparseLowering, StructLowering, VectorLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
     def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,

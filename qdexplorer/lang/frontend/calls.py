@@ -20,6 +20,9 @@ from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QuadrantsTypeError
+from ..field import Field
+from ..snode import SNode
+from .sparse import ArrayMethod
 from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number
 from .base import LoweringBase
 
@@ -45,6 +48,10 @@ class CallLowering(LoweringBase):
             return self.struct_literal(node)
         if isinstance(f, BoundMethod):
             return self.call_method(f, node)
+        if isinstance(f, ArrayMethod):
+            return self.array_method(f, node)
+        if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):
+            return Py(f(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)
         if isinstance(f, BoundFunc):  # self.helper(...) in a @qd.data_oriented class
             return self.inline_func(f.func, node, self_value=Py(f.obj))
         if isinstance(f, KernelBase):
