@@ -150,8 +150,22 @@ class SNode:
     # -- reading it
     @property
     def shape(self) -> tuple:
-        ndim = max(self._acc) + 1 if self._acc else 0
-        return tuple(self._acc.get(k, 1) for k in range(ndim))
+        """Cells along each axis this container or one above it splits, in axis order (a tree over
+        `qd.k` alone has 1-d fields, as in Quadrants)."""
+        return tuple(self._acc[a] for a in sorted(self._acc))
+
+    def cell_map(self, to: "SNode") -> list:
+        """How an index of this container becomes the index of the cell of `to` holding it (`to`
+        above it): for each axis of `to`, (position in this index, divisor)."""
+        mine = sorted(self._acc)
+        return [(mine.index(a), self._acc[a] // to._acc[a]) for a in sorted(to._acc)]
+
+    def block_map(self, below: "SNode") -> list:
+        """The elements of `below` (a container under this one) inside one cell of this one: for
+        each axis of `below`, (position in this container's index or None, elements per cell)."""
+        mine = sorted(self._acc)
+        return [(mine.index(a) if a in self._acc else None, below._acc[a] // self._acc.get(a, 1))
+                for a in sorted(below._acc)]
 
     def parent(self, n: int = 1) -> "SNode | None":
         """The n-th ancestor (the root's parent is None)."""
@@ -197,16 +211,15 @@ class SNode:
     def activate_host(self, cell: tuple):
         """From Python: this cell and its ancestors' cells active (an element below it was written)."""
         for s in self.sparse_path():
-            s.mask[tuple(rescale_host(self.shape, s.shape, cell))] = 1
+            s.mask[tuple(int(cell[p]) // d for p, d in self.cell_map(s))] = 1
 
     def active_cells(self) -> np.ndarray:
         """A boolean array of this container's shape: which cells a struct-for over it visits."""
         out = np.ones(self.shape, bool)
+        grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
         for s in self.sparse_path():
             m = s.mask.to_numpy() != 0
-            for k, (a, b) in enumerate(zip(self.shape, s.shape)):
-                m = np.repeat(m, a // b, axis=k)
-            out &= m
+            out &= m[tuple(grid[p] // d for p, d in self.cell_map(s))]
         return out
 
     def __repr__(self) -> str:

@@ -43,6 +43,11 @@ def rescale(idx: list, frm: tuple, to: tuple) -> list:
     return out[:len(to)]
 
 
+def cell_of(idx: list, frm: SNode, to: SNode) -> tuple:
+    """The index of the cell of container `to` (above `frm`) holding index `idx` of `frm`."""
+    return tuple(idx[p] if d == 1 else ir.BinOp("//", idx[p], ir.Const(d, i32), i32) for p, d in frm.cell_map(to))
+
+
 def _write_target(stmt):
     """(array, indices) a statement writes, if it is a store or a top-level atomic update."""
     if isinstance(stmt, ir.Store):
@@ -65,7 +70,7 @@ class SparseLowering(LoweringBase):
         if fld is None:
             return stmt
         idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in target[1]]
-        self.mark(fld._snode.parent(), idx[:len(fld.shape)], fld.shape, 1, ancestors=True)
+        self.mark(fld._snode.parent(), idx[:len(fld.shape)], 1, ancestors=True)
         if isinstance(stmt, ir.Store):
             return dataclasses.replace(stmt, indices=tuple(idx))
         return dataclasses.replace(stmt, value=dataclasses.replace(stmt.value, indices=tuple(idx)))
@@ -79,17 +84,17 @@ class SparseLowering(LoweringBase):
         assert s.mask is not None
         return self.kscope.field_arg(s.mask, f"{s.kind}_mask")
 
-    def mark(self, s: SNode, idx: list, shape: tuple, value: int, ancestors: bool):
-        """Set the cell of `s` (and with `ancestors` of each sparse container above it) holding
-        index `idx` of a container of `shape`."""
+    def mark(self, s: SNode, idx: list, value: int, ancestors: bool):
+        """Set the cell holding index `idx` (of container `s`) in `s`, and with `ancestors` in each
+        sparse container above it."""
         for t in (s.sparse_path() if ancestors else [s] if s.kind in ("pointer", "bitmasked") else []):
-            self.out[-1].append(ir.Store(self.mask_arr(t), tuple(rescale(idx, shape, t.shape)), ir.Const(value, i32)))
+            self.out[-1].append(ir.Store(self.mask_arr(t), cell_of(idx, s, t), ir.Const(value, i32)))
 
     def active_cond(self, s: SNode, idx: list) -> ir.Expr | None:
         """Whether every sparse container on the way to `s` has the cell of `idx` (an index of `s`) active."""
         cond = None
         for t in s.sparse_path():
-            c = ir.Compare("!=", ir.Load(self.mask_arr(t), tuple(rescale(idx, s.shape, t.shape))), ir.Const(0, i32), u1)
+            c = ir.Compare("!=", ir.Load(self.mask_arr(t), cell_of(idx, s, t)), ir.Const(0, i32), u1)
             cond = c if cond is None else ir.BinOp("and", cond, c, u1)
         return cond
 
@@ -118,18 +123,18 @@ class SparseLowering(LoweringBase):
                 self.err(node, f"qd.is_active needs a pointer or bitmasked SNode, got a {s.kind} one")
             return ir.Load(self.mask_arr(s), tuple(idx))
         if f.name == "activate":
-            self.mark(s, idx, s.shape, 1, ancestors=True)
+            self.mark(s, idx, 1, ancestors=True)
             return Py(None)
         if s.kind not in ("pointer", "bitmasked"):
             self.err(node, f"qd.deactivate needs a pointer or bitmasked SNode, got a {s.kind} one")
         idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in idx]
-        self.mark(s, idx, s.shape, 0, ancestors=False)
+        self.mark(s, idx, 0, ancestors=False)
         if s.kind == "pointer":  # Quadrants recycles the cell's memory zero-filled
             for t in s._subtree_sparse()[1:]:
-                self.zero_block(self.mask_arr(t), t.shape, (), s.shape, idx)
+                self.zero_block(self.mask_arr(t), (), s.block_map(t), idx)
             for fld in s.subtree_fields():
-                self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.shape, fld.elem_shape,
-                                s.shape, idx)
+                self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
+                                s.block_map(fld._snode), idx)
         return Py(None)
 
     def container_shape(self, node) -> tuple:
@@ -146,11 +151,12 @@ class SparseLowering(LoweringBase):
             [Py(x) for x in v.value] if isinstance(v, Py) and isinstance(v.value, (tuple, list)) else [v]
         return [cast(self.commit(x, node, like=i32), i32) for x in items]
 
-    def zero_block(self, arr: ir.ArrayArg, shape: tuple, elem: tuple, cell_shape: tuple, cell: list):
-        """Zero the part of `arr` (a field of `shape` under a container of `cell_shape`) in `cell`."""
-        ratio = [shape[k] // cell_shape[k] if k < len(cell_shape) else shape[k] for k in range(len(shape))]
-        base = [ir.BinOp("*", cell[k], ir.Const(r, i32), i32) if k < len(cell) else ir.Const(0, i32)
-                for k, r in enumerate(ratio)]
+    def zero_block(self, arr: ir.ArrayArg, elem: tuple, block: list, cell: list):
+        """Zero the part of `arr` inside `cell` of a container; `block` is that container's
+        `block_map` of the array's own container."""
+        ratio = [n for _, n in block]
+        base = [ir.BinOp("*", cell[p], ir.Const(n, i32), i32) if p is not None else ir.Const(0, i32)
+                for p, n in block]
 
         def body(flat):
             idx = self.unravel(flat, ratio)
