@@ -44,7 +44,8 @@ class VectorType:
 
     def __call__(self, *values):
         """From Python: a NumPy array of this shape (`vec3(1, 2, 3)`, `vec3(0)` broadcasts)."""
-        flat = np.ravel(np.array(values, dtype=(self.dtype or f32).numpy))
+        parts = [np.ravel(np.asarray(v)) for v in values]  # vec3i(v2, 1.0): components concatenated
+        flat = (np.concatenate(parts) if parts else np.zeros(0)).astype((self.dtype or f32).numpy)
         size = int(np.prod(self.shape))
         if flat.size == 1:
             flat = np.full(size, flat[0])

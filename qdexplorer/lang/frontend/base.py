@@ -247,6 +247,9 @@ class LoweringBase(ABC):
     def assign_vec(self, existing: Vec, v: Value, node: ast.AST) -> None: ...
 
     @abstractmethod
+    def store_vec(self, arr, target: Vec, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
     def is_gtemp(self, name: str) -> bool: ...
 
     @abstractmethod

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from ..source import SourceInfo, python_env
+from ..struct_types import StructField
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .frame import Frame
@@ -22,6 +23,7 @@ from .loops import LoopLowering
 from .random import RandomLowering
 from .sparse import SparseLowering
 from .structs import StructLowering
+from .values import Py
 from .stmts import StatementLowering
 from .vectors import VectorLowering
 
@@ -36,6 +38,9 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         self.kscope = kscope or KernelScope(args)
         self.frames = [Frame(src, python_env(src.fn))]
         self.frames[0].scopes[0].update(args)
+        for k, v in args.items():  # a struct field passed to a qd.template() parameter: its member arrays
+            if isinstance(v, Py) and isinstance(v.value, StructField):
+                self.frames[0].scopes[0][k] = self.global_value(v.value, k)
         self.in_parallel = parallel
         self.out = [[]]
         self.shared = []
