@@ -32,6 +32,7 @@ from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertion
 from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
 from .snode import SNode, axes, root  # noqa: F401
+from .math_svd import polar_decompose, svd  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741
