@@ -171,6 +171,8 @@ class _Storage:
     def _index(self, key) -> tuple:
         """The storage index of element `key`; a 0-d array (one stored element) takes `x[None]` or
         `x[()]`. The wrong number of indices is a `QuadrantsIndexError` at the caller's line."""
+        if self.shape is None:
+            self._require_placed("x[...]")  # type: ignore[attr-defined]  # only an unplaced Field
         if key is None or (isinstance(key, tuple) and not key):
             if self.shape:
                 self._index_error(0)

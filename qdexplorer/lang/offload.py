@@ -17,7 +17,7 @@ from .frontend.values import StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
-from .template import specialisation_tag, static_value
+from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from .types import as_dtype, f32, i32, loop_index_type
 from .vector_types import VectorType
@@ -77,6 +77,7 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
             if fp:
                 memo.put(fp, t)
         t.fast_math = getattr(kernel, "fast_math", None)  # the decorator's override, read at every lowering
+        t.may_alias = frozenset(n for e in (spec or ()) if e[0] == ALIAS_KEY for g in e[2] for n in g)
         tasks.append(t)
     kernel.assert_sites = kscope.assert_sites
     return tasks
