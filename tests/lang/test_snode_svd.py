@@ -173,3 +173,43 @@ def test_one_field_for_two_template_parameters_compiles_an_aliased_specialisatio
     entry = next(line for line in build_task_module(advect.tasks(plain)[0], CodegenOptions("nvptx", None)).text
                  .splitlines() if line.startswith("define"))
     assert entry.count("noalias") == 3
+
+
+def test_held_out_forms_break_chained_tuples_4d_and_numpy_constants():
+    x = qd.field(qd.i32, shape=8)
+
+    @qd.kernel
+    def serial_break():
+        qd.loop_config(serialize=True)
+        for i in range(8):
+            if x[i] < 0:
+                break
+            x[i] = 1
+
+    @qd.kernel
+    def static_break():
+        if qd.static(True):
+            for i in qd.static(range(6)):
+                x[i] += 10
+                if qd.static(i == 2):
+                    break
+
+    @qd.kernel
+    def chained() -> qd.i32:
+        (a, b) = (c, d) = (1, 2)
+        return a + b * 10 + c * 100 + d * 1000 + np.array(3) * 10000
+
+    x[4] = -1
+    serial_break()
+    static_break()
+    assert x.to_numpy().tolist() == [11, 11, 11, 1, -1, 0, 0, 0]
+    assert chained() == 32121
+    a4 = qd.ndarray(qd.f32, shape=(2, 3, 4, 5))
+
+    @qd.kernel
+    def four(a: qd.types.ndarray(ndim=4)):
+        for i, j, k, l in a:
+            a[i, j, k, l] = i * 1000 + j * 100 + k * 10 + l
+
+    four(a4)
+    assert a4.to_numpy()[1, 2, 3, 4] == 1234.0

@@ -29,6 +29,11 @@ Value = Any
 (`ir.ArrayArg`, `ir.SharedArray`), a `ShapeTuple`, or a list of those (a func's returned tuple)."""
 
 
+class StaticBreak(Exception):
+    """A `break` reached while unrolling a qd.static loop outside any runtime branch (`if
+    qd.static(i == 2): break`): it unwinds to that loop, which stops unrolling (loops.py)."""
+
+
 class LoweringBase(ABC):
     """The state of one task being lowered, and the methods the mixins call on each other."""
 
@@ -159,7 +164,7 @@ class LoweringBase(ABC):
             self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
         try:
             method(node)
-        except (QdCompileError, RecursionError):
+        except (QdCompileError, RecursionError, StaticBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
             self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "

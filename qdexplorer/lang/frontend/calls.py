@@ -23,7 +23,7 @@ from ..errors import QuadrantsTypeError
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, py_value
 from .base import LoweringBase
 
 
@@ -111,6 +111,8 @@ class CallLowering(LoweringBase):
             return cast(self.commit(self.value(self.one_arg(node)), node, like=f), f)
         if f is I.static:
             return Py(self.eval_static(self.one_arg(node)))
+        if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value
+            return py_value(self.eval_static(node))
         if f in (V.vector, V.matrix, qd_types.vector, qd_types.matrix):  # qd.types.matrix(2, 2, qd.f32)(...)
             return Py(self.eval_static(node))
         if isinstance(f, I.Intrinsic):
