@@ -20,7 +20,7 @@ import os
 import sys
 import weakref
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -168,11 +168,14 @@ class _Storage:
     def _kind(self) -> str:
         return type(self).__name__.lower()
 
+    def _require_placed(self, what: str):
+        """Fields made without shape= refuse use until placed (Field overrides this)."""
+
     def _index(self, key) -> tuple:
         """The storage index of element `key`; a 0-d array (one stored element) takes `x[None]` or
         `x[()]`. The wrong number of indices is a `QuadrantsIndexError` at the caller's line."""
         if self.shape is None:
-            self._require_placed("x[...]")  # type: ignore[attr-defined]  # only an unplaced Field
+            self._require_placed("x[...]")  # only an unplaced Field has no shape
         if key is None or (isinstance(key, tuple) and not key):
             if self.shape:
                 self._index_error(0)
@@ -318,7 +321,7 @@ class Field(_Storage):
     Made with `shape=None` it is *unplaced*: it has no storage until an SNode tree places it
     (`qd.root.dense(qd.i, n).place(x)`, snode.py), which gives it the container's shape."""
 
-    _snode = None      # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
+    _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = ()):

@@ -1,3 +1,5 @@
+# mypy: disable-error-code="index"
+# (kernel-language code: its vectors and matrices are indexed by the compiler, not by NumPy)
 """`qd.svd` and `qd.polar_decompose` (2x2 and 3x3), written in the kernel language with Quadrants'
 algorithms and conventions (python/quadrants/_funcs.py, quadrants/math/svd.h at 009f0a2d2).
 

@@ -61,10 +61,10 @@ class SNode:
 
     def __init__(self, parent: "SNode | None", kind: str, splits: dict):
         self.kind, self._parent = kind, parent
-        acc = dict(parent._acc) if parent is not None else {}
+        acc: dict[int, int] = dict(parent._acc) if parent is not None else {}
         for k, n in splits.items():
             acc[k] = acc.get(k, 1) * n
-        self._acc = acc
+        self._acc: dict[int, int] = acc
         self.splits = dict(splits)
         self.children: list[SNode] = []
         self.fields: list[Field] = []
@@ -177,7 +177,8 @@ class SNode:
 
     def path(self) -> list["SNode"]:
         """The containers from the root down to this one."""
-        out, p = [], self
+        out: list[SNode] = []
+        p: SNode | None = self
         while p is not None:
             out.append(p)
             p = p._parent
@@ -203,22 +204,27 @@ class SNode:
         """Every cell of every pointer/bitmasked container at or below this one inactive; data under
         a pointer zero-filled, as Quadrants' `snode.deactivate_all()`."""
         for s in self._subtree_sparse():
-            s.mask.fill(0)
+            s.mask_field().fill(0)
             if s.kind == "pointer":
                 for f in s.subtree_fields():
                     f.fill(0)
 
+    def mask_field(self) -> Field:
+        """The activity mask of a pointer/bitmasked container."""
+        assert self.mask is not None, f"a {self.kind} SNode has no activity mask"
+        return self.mask
+
     def activate_host(self, cell: tuple):
         """From Python: this cell and its ancestors' cells active (an element below it was written)."""
         for s in self.sparse_path():
-            s.mask[tuple(int(cell[p]) // d for p, d in self.cell_map(s))] = 1
+            s.mask_field()[tuple(int(cell[p]) // d for p, d in self.cell_map(s))] = 1
 
     def active_cells(self) -> np.ndarray:
         """A boolean array of this container's shape: which cells a struct-for over it visits."""
         out = np.ones(self.shape, bool)
         grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
         for s in self.sparse_path():
-            m = s.mask.to_numpy() != 0
+            m = s.mask_field().to_numpy() != 0
             out &= m[tuple(grid[p] // d for p, d in self.cell_map(s))]
         return out
 
@@ -248,7 +254,7 @@ class _Root(SNode):
             raise QdRuntimeError(f"field {f!r} is already placed; qd.root.place takes fields made without shape=")
         f.place_at((), leaf)
 
-    @property  # type: ignore[override]
+    @property
     def children(self) -> list[SNode]:
         return list(self._weak)
 

@@ -207,7 +207,7 @@ class StructField:
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return len(self.shape or ())
 
     def __getitem__(self, key) -> StructElement:
         return StructElement(self, key)

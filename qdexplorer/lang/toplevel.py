@@ -110,7 +110,7 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
 
 def _breaks(loop: ast.For) -> bool:
     """Whether `break` leaves this loop itself (not only a loop nested in it)."""
-    todo = list(loop.body)
+    todo: list[ast.AST] = list(loop.body)
     while todo:
         n = todo.pop()
         if isinstance(n, ast.Break):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import types
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,8 @@ class CallLowering(LoweringBase):
         if isinstance(f, ArrayMethod):
             return self.array_method(f, node)
         if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):
-            return Py(f(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)
+            parent: Any = f
+            return Py(parent(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)
         if isinstance(f, BoundFunc):  # self.helper(...) in a @qd.data_oriented class
             return self.inline_func(f.func, node, self_value=Py(f.obj))
         if isinstance(f, KernelBase):

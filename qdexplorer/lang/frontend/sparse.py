@@ -92,7 +92,7 @@ class SparseLowering(LoweringBase):
 
     def active_cond(self, s: SNode, idx: list) -> ir.Expr | None:
         """Whether every sparse container on the way to `s` has the cell of `idx` (an index of `s`) active."""
-        cond = None
+        cond: ir.Expr | None = None
         for t in s.sparse_path():
             c = ir.Compare("!=", ir.Load(self.mask_arr(t), cell_of(idx, s, t)), ir.Const(0, i32), u1)
             cond = c if cond is None else ir.BinOp("and", cond, c, u1)
@@ -213,11 +213,12 @@ class SparseLowering(LoweringBase):
             total = ir.BinOp("*", total, s, i32)
 
         def body(flat):
-            idx, rest = [], flat
+            idx: list[ir.Expr] = []
+            rest = flat
             for k in reversed(range(shape_k)):
                 idx.insert(0, ir.BinOp("%", rest, shape[k], i32))
                 rest = ir.BinOp("//", rest, shape[k], i32)
-            stores = [ir.Store(arr, tuple(idx) + comp, ir.LocalRef(x)) for comp, x in zip(_components(elem), vals)]
+            stores: list[ir.Stmt] = [ir.Store(arr, tuple(idx) + comp, ir.LocalRef(x)) for comp, x in zip(_components(elem), vals)]
             cond = self.active_cond(fld._snode.parent(), idx) if fld is not None and fld._sparse else None
             self.out[-1].extend(stores if cond is None else [ir.If(cond, stores, [])])
         c = self.new_local("c", i32, ir.Const(0, i32))
