@@ -2,7 +2,8 @@
 
 The ABI list is what the launcher packs: every ndarray is a pointer followed by one i32 per
 axis; scalars pass by value; a host range_for also takes the `[__lo, __hi)` chunk its caller
-hands each thread. CUDA buffers are separate cuMemAlloc allocations, hence `noalias` + align.
+hands each thread. CUDA buffers are separate cuMemAlloc allocations, hence `noalias` + align (except for template
+parameters a call gives the same array: that specialisation promises nothing).
 In debug mode a last pointer argument receives the first out-of-bounds access (see debug_checks).
 """
 from __future__ import annotations
@@ -53,9 +54,10 @@ class EntrySignature:
         self.fn = L.Function(module, L.FunctionType(L.VoidType(), args), task.name)
         if nv:
             self.fn.calling_convention = "ptx_kernel"
-            for a, (_, kind) in zip(self.fn.args, self.abi):
+            for a, (name, kind) in zip(self.fn.args, self.abi):
                 if kind == "ptr":  # cuMemAlloc buffers are 256-byte aligned
-                    a.add_attribute("noalias")
+                    if name not in task.may_alias:  # one field given to two template parameters may alias
+                        a.add_attribute("noalias")
                     a.attributes.align = 16
         self.arrays: dict = {}  # name -> (pointer, [shape args])
         self.scalars: dict = {}  # name -> argument

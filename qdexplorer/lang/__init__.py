@@ -32,9 +32,15 @@ from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertion
 from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
+from .snode import SNode, axes, root  # noqa: F401
+from .math_svd import polar_decompose, svd  # noqa: F401
+from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
+
+i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741
+ij, ik, il, jk, jl, kl = axes(0, 1), axes(0, 2), axes(0, 3), axes(1, 2), axes(1, 3), axes(2, 3)
+ijk, ijl, ikl, jkl, ijkl = axes(0, 1, 2), axes(0, 1, 3), axes(0, 2, 3), axes(1, 2, 3), axes(0, 1, 2, 3)
 
 _LEFT_OUT = {  # name: (what it is, what to do instead)
-    "root": ("an SNode tree (qd.root.dense/pointer/bitmasked)", "use qd.field(dtype, shape=...) for dense data"),
     "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
     "sparse_matrix_builder": ("a sparse matrix", ""),
     "quant": ("a quantized type", ""),

@@ -10,9 +10,10 @@ from .field import Field, Ndarray
 from .vector_types import VectorType
 
 
-def field(dtype, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
-    """`qd.field(qd.f32, shape=(n, m))`: a dense field (sparse SNodes are not supported); a vector
-    or matrix dtype (`qd.math.vec3`) makes a field of vectors; `needs_grad=True` allocates `x.grad`."""
+def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
+    """`qd.field(qd.f32, shape=(n, m))`: a dense field; a vector or matrix dtype (`qd.math.vec3`) makes
+    a field of vectors; `needs_grad=True` allocates `x.grad`. Without `shape=` the field waits to be
+    placed in an SNode tree (`qd.root`)."""
     if isinstance(dtype, VectorType):
         return dtype.field(shape, name, needs_grad=needs_grad)
     if offset is not None:

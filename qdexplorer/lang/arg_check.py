@@ -21,6 +21,7 @@ from .device_array import DeviceArray
 from .errors import QdError
 from .field import as_kernel_array
 from .struct_types import struct_arg_names
+from .template import ALIAS_KEY
 from .types import from_numpy, int_range
 
 I32_MAX = 2**31 - 1
@@ -46,8 +47,12 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
     writes = written_arrays(tasks) if writes is None else writes
     out = dict(args)
     arrays = {}
+    aliased: tuple = ()
     for entry in spec:
         name, kind, dt, nd = entry[:4]
+        if name == ALIAS_KEY:  # template parameters given the same array: compiled to allow it
+            aliased = dt
+            continue
         where = f"{kernel_name}(): argument '{name}'"
         if kind == "struct":  # expanded by Kernel.call_args into one scalar per member component
             for pname, _, mdt in struct_arg_names(name, dt):
@@ -79,7 +84,7 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
                                     f"kernel writes it; pass a writable copy ({name}.copy())")
         elif kind == "scalar" and hasattr(dt, "is_float"):
             out[name] = _convert_scalar(where, v, dt)
-    _check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)})
+    _check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)}, aliased)
     for t in tasks:
         check_ranges(kernel_name, t, out | arrays)
     return out
@@ -99,11 +104,15 @@ def written_arrays(tasks) -> frozenset:
     return frozenset(names)
 
 
-def _check_no_alias(kernel_name: str, dev: dict):
+def _check_no_alias(kernel_name: str, dev: dict, aliased: tuple = ()):
     """Array parameters are compiled `noalias`: one device buffer reached through two of them would
-    let the optimiser reorder their loads and stores, so the call is refused instead."""
+    let the optimiser reorder their loads and stores, so the call is refused instead, except for
+    the template parameters this specialisation was compiled to let alias (`aliased` groups)."""
+    together = {n: k for k, group in enumerate(aliased) for n in group}
     spans = sorted((v.ptr, v.ptr + v.nbytes, k) for k, v in dev.items() if v.nbytes)
-    for (_a0, a1, an), (b0, _b1, bn) in zip(spans, spans[1:]):
+    for (a0, a1, an), (b0, b1, bn) in zip(spans, spans[1:]):
+        if (a0, a1) == (b0, b1) and an in together and together.get(bn) == together[an]:
+            continue
         if b0 < a1:
             raise ArgumentError(f"{kernel_name}(): arguments '{an}' and '{bn}' are the same device memory "
                                 f"(or overlap); kernels compile array arguments as non-aliasing, so pass "

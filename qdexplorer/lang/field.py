@@ -20,7 +20,7 @@ import os
 import sys
 import weakref
 from types import FrameType
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -32,6 +32,10 @@ from .torch_io import tensor_to_numpy, to_torch
 from .types import DType, as_dtype
 
 I32_MAX = 2**31 - 1
+
+# how a field made with shape= gets its SNode when a program asks for one (`x.snode`, `x.parent()`):
+# snode.py registers it here, so this module does not import the tree's
+SNODE_OF_SHAPE: list = [None]
 
 
 class InvalidShapeError(QdRuntimeError, ValueError):
@@ -193,9 +197,14 @@ class _Storage:
     def _kind(self) -> str:
         return type(self).__name__.lower()
 
+    def _require_placed(self, what: str):
+        """Fields made without shape= refuse use until placed (Field overrides this)."""
+
     def _index(self, key) -> tuple:
         """The storage index of element `key`; a 0-d array (one stored element) takes `x[None]` or
         `x[()]`. The wrong number of indices is a `QuadrantsIndexError` at the caller's line."""
+        if self.shape is None:
+            self._require_placed("x[...]")  # only an unplaced Field has no shape
         if key is None or (isinstance(key, tuple) and not key):
             if self.shape:
                 self._index_error(0)
@@ -341,17 +350,90 @@ class _Storage:
 
 
 class Field(_Storage):
-    """A dense `qd.field`: kernels read and write it as a global; Python indexes it directly."""
+    """A `qd.field`: kernels read and write it as a global; Python indexes it directly.
+
+    Made with `shape=None` it is *unplaced*: it has no storage until an SNode tree places it
+    (`qd.root.dense(qd.i, n).place(x)`, snode.py), which gives it the container's shape."""
+
+    _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
+    _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False):
-        self.dtype, self.shape, self.elem_shape = _dtype(dtype), _shape(shape), tuple(elem_shape)
+        self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
+        self._needs_grad = needs_grad   # the adjoint is allocated with the storage (at placement when unplaced)
         self.name = name
+        if shape is None:   # placed later; until then it has no shape and no storage
+            self.shape = None  # type: ignore[assignment]
+            return
+        self._allocate(_shape(shape))
+
+    def _allocate(self, shape: tuple):
+        self.shape = shape
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
         self._registered()
         runtime_api.adopt(self)
-        self._with_grad(needs_grad)
+        self._with_grad(self._needs_grad)
+
+    @property
+    def placed(self) -> bool:
+        return self.shape is not None
+
+    def place_at(self, shape: tuple, leaf) -> None:
+        """Called by `SNode.place`: take the container's shape and allocate the storage."""
+        self._snode = leaf
+        self._sparse = bool(leaf.sparse_path())
+        self._allocate(tuple(shape))
+
+    @property
+    def snode(self):
+        """The SNode this field is placed in (Quadrants' `x.snode`); `x.snode.parent()` is its
+        container."""
+        self._require_placed("x.snode")
+        if self._snode is None:
+            self._snode = SNODE_OF_SHAPE[0](self)
+        return self._snode
+
+    def parent(self, n: int = 1):
+        """The container `n` levels above this field (Quadrants' `x.parent()`)."""
+        return self.snode.parent(n)
+
+    def _require_placed(self, what: str):
+        if self.shape is None:
+            file, line = _caller()
+            raise QdRuntimeError(f"{file}:{line}: {what}: field {self.name or ''}{' ' if self.name else ''}was made "
+                                 f"without shape= and is not placed yet; place it first "
+                                 f"(qd.root.dense(qd.i, n).place(x)) or give qd.field a shape=")
+
+    def __getattr__(self, name: str):
+        if name in ("storage", "uid") and self.__dict__.get("shape", ()) is None:
+            self._require_placed(f"using it ({name})")
+        raise AttributeError(f"'Field' object has no attribute '{name}'")
+
+    def fill(self, value):
+        """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
+        (a struct-for) does; otherwise every element."""
+        if not self._sparse:
+            return super().fill(value)
+        value = self._fill_value(value)
+        active = self._snode.parent().active_cells()
+        self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
+        self._host_written()
+
+    def from_numpy(self, arr):
+        """Under a pointer/bitmasked container every element is written, so every cell activates."""
+        super().from_numpy(arr)
+        if self._sparse:
+            for s in self._snode.sparse_path():
+                s.mask.fill(1)
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if self._sparse:  # a write activates the element's cell in every sparse container above
+            self._snode.parent().activate_host(self._index(key))
 
     def __repr__(self) -> str:
+        if self.shape is None:
+            return f"<qd.field {self.dtype!r} (not placed)>"
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 
 
@@ -366,7 +448,7 @@ class Ndarray(_Storage):
         self.name = ""
         self._registered()
         runtime_api.adopt(self)
-        self._with_grad(needs_grad)
+        self._with_grad(self._needs_grad)
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"

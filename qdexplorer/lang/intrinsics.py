@@ -66,6 +66,14 @@ randn = Intrinsic("randn", "random")
 select = Intrinsic("select", "select", lambda c, a, b: a if c else b)  # both sides evaluated
 static = Intrinsic("static", "static", lambda x, *a: x)
 
+# SNode cells (snode.py, frontend/sparse.py): kernels only, as in Quadrants
+is_active = Intrinsic("is_active", "snode")
+activate = Intrinsic("activate", "snode")
+deactivate = Intrinsic("deactivate", "snode")
+rescale_index = Intrinsic("rescale_index", "snode")
+length = Intrinsic("length", "snode")  # dynamic SNodes: refused with a message
+append = Intrinsic("append", "snode")
+
 # atomics: return the old value, as in Quadrants
 atomic_add = Intrinsic("atomic_add", "atomic")
 atomic_sub = Intrinsic("atomic_sub", "atomic")

@@ -266,6 +266,7 @@ class Task:
     fingerprint: str = ""  # what the IR depends on (see lang/fingerprint.py); "" when not memoised
     implicit: tuple = ()   # ImplicitArray params of this task, which the kernel's caller supplies
     fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
+    may_alias: frozenset = frozenset()  # array params that may share memory (one field, two template params)
 
     @property
     def uses_block_features(self) -> bool:

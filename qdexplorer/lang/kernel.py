@@ -22,7 +22,7 @@ from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
-from .template import Template, template_spec
+from .template import ALIAS_KEY, Template, template_spec
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
@@ -30,6 +30,16 @@ from .vector_types import VectorType
 class ArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
     """An array whose element type does not fit the annotation's (`qd.types.vector()` given a
     matrix). Also a `ValueError`, Quadrants' class for it ("Invalid value for argument x")."""
+
+
+def _aliased_templates(names, types, args) -> tuple:
+    """Groups of template parameters given the same field or array (`advect(v.cur, v.cur, v.nxt)`):
+    Quadrants accepts such a call, so the kernel compiles a specialisation where they may alias."""
+    by_obj: dict[int, list[str]] = {}
+    for name, a in zip(names, args):
+        if isinstance(types[name], Template) and isinstance(a, (Storage, np.ndarray)):
+            by_obj.setdefault(id(a), []).append(name)
+    return tuple(tuple(g) for g in by_obj.values() if len(g) > 1)
 
 
 class Kernel(KernelBase):
@@ -138,6 +148,9 @@ class Kernel(KernelBase):
                         f"{self.name}(): argument '{name}' is {t!r} but got the float {args[i]!r}; "
                         f"pass an int (Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
+        aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
+        if aliased:  # its own specialisation, compiled without the no-alias promise for these
+            spec.append((ALIAS_KEY, "static", aliased, 0))
         return tuple(spec)
 
     def _array_spec(self, name: str, t: NdarrayType, v) -> tuple:

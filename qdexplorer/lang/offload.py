@@ -11,12 +11,13 @@ from . import intrinsics as I
 from . import ir
 from .errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
+from .snode import SNode
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
 from .frontend.values import StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
-from .template import specialisation_tag, static_value
+from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from .types import as_dtype, f32, i32, loop_index_type
 from .vector_types import VectorType
@@ -76,6 +77,7 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
             if fp:
                 memo.put(fp, t)
         t.fast_math = getattr(kernel, "fast_math", None)  # the decorator's override, read at every lowering
+        t.may_alias = frozenset(n for e in (spec or ()) if e[0] == ALIAS_KEY for g in e[2] for n in g)
         tasks.append(t)
     kernel.assert_sites = kscope.assert_sites
     return tasks
@@ -174,7 +176,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container = _loop_ranges(b, src, node.iter)
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
@@ -193,8 +195,14 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         loop_vars = [ir.Local(t.id, index_t) for t in targets]
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
+    guard = b.active_cond(container, list(b.thread_ids)) if container is not None else None
+    if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
+        b.out.append([])
     for s in node.body:
         b.stmt(s)
+    if guard is not None:
+        inner = b.out.pop()
+        b.out[-1].append(ir.If(guard, inner, []))
     name = config.get("name")
     if name is not None and (not isinstance(name, str) or not name.isidentifier()):
         raise src.error(node, f"loop_config name must be an identifier, got {name!r}")
@@ -206,8 +214,9 @@ def _range_task(ctx, item, index, config) -> ir.Task:
 
 
 def _loop_ranges(b, src, it):
-    """(ranges, grouped) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a struct-for
-    over an ndarray or field (`for i in x`: its index space)."""
+    """(ranges, grouped, container) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
+    struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
+    the SNode whose active cells a struct-for visits (None: every index)."""
     if isinstance(it, ast.Call):
         fn = b.value(it.func)
         if isinstance(fn, Py) and fn.value is I.static:
@@ -215,12 +224,13 @@ def _loop_ranges(b, src, it):
         if isinstance(fn, Py) and fn.value is I.grouped:
             if len(it.args) != 1:
                 raise src.error(it, "qd.grouped() takes one argument")
-            return _loop_ranges(b, src, it.args[0])[0], True
+            ranges, _, container = _loop_ranges(b, src, it.args[0])
+            return ranges, True, container
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
                 raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
-            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False
+            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None
         if isinstance(fn, Py) and fn.value is I.ndrange:
             ranges = []
             for a in it.args:
@@ -240,14 +250,21 @@ def _loop_ranges(b, src, it):
                     ranges.append(_bounds(b, src, a, b.value(a)))
             if not ranges:
                 raise src.error(it, "qd.ndrange() needs at least one dimension")
-            return ranges, False
+            return ranges, False, None
     v = b.value(it)
     while isinstance(v, StructArr):  # a struct field: its members share its index space
         v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
-        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False
+        fld = b.kscope.sparse_field(v.name)
+        container = fld._snode.parent() if fld is not None else None
+        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container
+    if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
+        sn = v.value
+        if not sn.shape:
+            raise src.error(it, "a struct-for over qd.root has no index to loop over")
+        return [(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False, (sn if sn.sparse_path() else None)
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
-                        "qd.grouped(...), an ndarray or a field")
+                        "qd.grouped(...), an ndarray, a field or an SNode")
 
 
 def _bounds(b, src, node, v):

@@ -22,8 +22,8 @@ def ndarray(dtype=None, ndim=None, **unused) -> NdarrayType:
         elem, dtype = dtype.shape, (dtype.dtype or f32)
     if dtype is not None and as_dtype(dtype) is None:
         raise TypeError(f"ndarray dtype must be a qd scalar, vector or matrix type, got {dtype!r}")
-    if ndim is not None and not (0 <= int(ndim) <= 3):
-        raise TypeError(f"ndarray ndim must be 0 to 3, got {ndim}")
+    if ndim is not None and not (0 <= int(ndim) <= 8):  # Quadrants' limit of index axes
+        raise TypeError(f"ndarray ndim must be 0 to 8, got {ndim}")
     return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem), rank)
 
 

@@ -40,7 +40,7 @@ class StructType:
         inner = ", ".join(f"{k}={t!r}" for k, t in self.members.items())
         return f"qd.types.struct({inner})"
 
-    def field(self, shape=(), name: str = "", offset=None, needs_grad: bool = False, **unused) -> StructField:
+    def field(self, shape=None, name: str = "", offset=None, needs_grad: bool = False, **unused) -> StructField:
         """A field of this struct: one field per member, all of `shape`."""
         if offset is not None or needs_grad:
             raise NotImplementedError("a struct field's offset= and needs_grad= are not supported by qdexplorer")
@@ -134,7 +134,7 @@ class Struct:
         object.__setattr__(self, "_type", stype)
 
     @staticmethod
-    def field(members: dict, methods: dict | None = None, shape=(), name: str = "<Struct>", **options):
+    def field(members: dict, methods: dict | None = None, shape=None, name: str = "<Struct>", **options):
         return StructType(members, methods).field(shape, name, **options)
 
     def __getattr__(self, name: str):
@@ -168,9 +168,9 @@ class Struct:
         return f"qd.Struct({self.to_dict()!r})"
 
 
-def _shape(shape) -> tuple:
-    if shape is None:
-        return ()
+def _shape(shape) -> tuple | None:
+    if shape is None:  # placed later by an SNode tree (each member then gets the container's shape)
+        return None
     return (int(shape),) if isinstance(shape, numbers.Integral) else tuple(int(s) for s in shape)
 
 
@@ -207,7 +207,7 @@ class StructField:
 
     @property
     def ndim(self) -> int:
-        return len(self.shape)
+        return len(self.shape or ())
 
     def __getitem__(self, key) -> StructElement:
         return StructElement(self, key)

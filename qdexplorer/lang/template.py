@@ -69,6 +69,9 @@ def held_arrays(v, depth: int = 0) -> tuple:
     return tuple(out)
 
 
+ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the same array (kernel.py)
+
+
 def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
     if isinstance(v, _Storage):

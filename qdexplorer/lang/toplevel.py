@@ -23,10 +23,16 @@ def loop_config_call(stmt, env):
 def expand(body, env, kernel_src, bind=None) -> list:
     """The kernel's top-level statements as (stmt, static bindings): a top-level `qd.static` for
     unrolls into one copy of its body per item, and `if qd.static(c):` keeps one branch, as in
-    Quadrants, so their loops still become tasks."""
-    bind = dict(bind or {})
-    out = []
+    Quadrants, so their loops still become tasks. A `break` reached while unrolling (`if
+    qd.static(i == 2): break`) ends the unrolling there."""
+    return _expand(body, env, kernel_src, dict(bind or {}), False)[0]
+
+
+def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, bool]:
+    out: list = []
     for stmt in body:
+        if unrolling and isinstance(stmt, ast.Break):
+            return out, True
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
             try:
@@ -36,17 +42,24 @@ def expand(body, env, kernel_src, bind=None) -> list:
             names = kernel_src.target_names(stmt.target, "static loop targets")
             for item in items:
                 vals = item if len(names) > 1 else (item,)
-                out += expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}})
+                sub, broke = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
+                                     True)
+                out += sub
+                if broke:
+                    break
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
             try:
                 cond = eval(compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval"), {**env, **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
-            out += expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind)
+            sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
+            out += sub
+            if broke:
+                return out, True
             continue
         out.append((stmt, bind))
-    return out
+    return out, False
 
 
 def static_arg(stmt, env):
@@ -81,7 +94,10 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
             if pending:
                 groups.append(("serial", pending, {}))
                 pending = []
-            groups.append(("range", [(stmt, bind)], config))
+            if config.get("serialize") and _breaks(stmt):  # one thread runs it: a loop of a serial task
+                groups.append(("serial", [(stmt, bind)], {}))
+            else:
+                groups.append(("range", [(stmt, bind)], config))
             config = {}
             continue
         if config:
@@ -90,6 +106,18 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
     if pending:
         groups.append(("serial", pending, {}))
     return groups
+
+
+def _breaks(loop: ast.For) -> bool:
+    """Whether `break` leaves this loop itself (not only a loop nested in it)."""
+    todo: list[ast.AST] = list(loop.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Break):
+            return True
+        if not isinstance(n, (ast.For, ast.While, ast.FunctionDef, ast.Lambda)):
+            todo += list(ast.iter_child_nodes(n))
+    return False
 
 
 def loop_config(call, env, src) -> dict:

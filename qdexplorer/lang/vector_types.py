@@ -44,13 +44,14 @@ class VectorType:
 
     def __call__(self, *values):
         """From Python: a NumPy array of this shape (`vec3(1, 2, 3)`, `vec3(0)` broadcasts)."""
-        flat = np.ravel(np.array(values, dtype=(self.dtype or f32).numpy))
+        parts = [np.ravel(np.asarray(v)) for v in values]  # vec3i(v2, 1.0): components concatenated
+        flat = (np.concatenate(parts) if parts else np.zeros(0)).astype((self.dtype or f32).numpy)
         size = int(np.prod(self.shape))
         if flat.size == 1:
             flat = np.full(size, flat[0])
         return flat.reshape(self.shape)
 
-    def field(self, shape=(), name: str = "", needs_grad: bool = False, **unused):
+    def field(self, shape=None, name: str = "", needs_grad: bool = False, **unused):
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad)
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
@@ -80,7 +81,7 @@ class Vector:
         return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
 
     @staticmethod
-    def field(n, dtype, shape=(), name: str = "", needs_grad: bool = False, **unused):
+    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, **unused):
         return vector(n, dtype).field(shape, name, needs_grad=needs_grad)
 
     @staticmethod
@@ -109,7 +110,7 @@ class Matrix:
         return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
 
     @staticmethod
-    def field(n, m, dtype, shape=(), name: str = "", needs_grad: bool = False, **unused):
+    def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, **unused):
         return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad)
 
     @staticmethod

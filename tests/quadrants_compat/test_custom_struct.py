@@ -8,6 +8,140 @@ from tests.quadrants_compat import test_utils
 
 
 @test_utils.test()
+def test_struct_member_access():
+    n = 32
+
+    x = qd.Struct.field({"a": qd.f32, "b": qd.f32}, shape=(n,))
+    y = qd.Struct.field({"a": qd.f32, "b": qd.f32})
+
+    qd.root.dense(qd.i, n // 4).dense(qd.i, 4).place(y)
+
+    @qd.kernel
+    def init():
+        for i in x:
+            x[i].a = i
+            y[i].a = i
+
+    @qd.kernel
+    def run_quadrants_scope():
+        for i in x:
+            x[i].b = x[i].a
+
+    def run_python_scope():
+        for i in range(n):
+            y[i].b = y[i].a * 2 + 1
+
+    init()
+    run_quadrants_scope()
+    for i in range(n):
+        assert x[i].b == i
+    run_python_scope()
+    for i in range(n):
+        assert y[i].b == i * 2 + 1
+
+
+@test_utils.test()
+def test_struct_whole_access():
+    n = 32
+
+    # also tests implicit cast
+    x = qd.Struct.field({"a": qd.i32, "b": qd.f32}, shape=(n,))
+    y = qd.Struct.field({"a": qd.f32, "b": qd.i32})
+
+    qd.root.dense(qd.i, n // 4).dense(qd.i, 4).place(y)
+
+    @qd.kernel
+    def init():
+        for i in x:
+            x[i] = qd.Struct(a=2 * i, b=1.01 * i)
+
+    @qd.kernel
+    def run_quadrants_scope():
+        for i in x:
+            y[i].a = x[i].a * 2 + 1
+            y[i].b = x[i].b * 2 + 1
+
+    def run_python_scope():
+        for i in range(n):
+            y[i] = qd.Struct(a=x[i].a, b=int(x[i].b))
+
+    init()
+    for i in range(n):
+        assert x[i].a == 2 * i
+        assert x[i].b == approx(1.01 * i, rel=1e-4)
+    run_quadrants_scope()
+    for i in range(n):
+        assert y[i].a == 4 * i + 1
+        assert y[i].b == int((1.01 * i) * 2 + 1)
+    run_python_scope()
+    for i in range(n):
+        assert y[i].a == 2 * i
+        assert y[i].b == int(1.01 * i)
+
+
+@test_utils.test()
+def test_struct_fill():
+    n = 32
+
+    # also tests implicit cast
+    x = qd.Struct.field({"a": qd.f32, "b": qd.types.vector(3, qd.i32)}, shape=(n,))
+
+    def fill_each():
+        x.a.fill(1.0)
+        x.b.fill(1.5)
+
+    def fill_all():
+        x.fill(2.5)
+
+    @qd.kernel
+    def fill_elements():
+        for i in x:
+            x[i].a = i + 0.5
+            x[i].b.fill(i + 0.5)
+
+    fill_each()
+    for i in range(n):
+        assert x[i].a == 1.0
+        assert x[i].b[0] == 1 and x[i].b[1] == 1 and x[i].b[2] == 1
+    fill_all()
+    for i in range(n):
+        assert x[i].a == 2.5
+        assert x[i].b[0] == 2 and x[i].b[1] == 2 and x[i].b[2] == 2
+    fill_elements()
+    for i in range(n):
+        assert x[i].a == i + 0.5
+        assert np.allclose(x[i].b.to_numpy(), int(x[i].a))
+
+
+@test_utils.test()
+def test_matrix_type():
+    n = 32
+    vec2f = qd.types.vector(2, qd.f32)
+    vec3i = qd.types.vector(3, qd.i32)
+    x = vec3i.field()
+    qd.root.dense(qd.i, n).place(x)
+
+    @qd.kernel
+    def run_quadrants_scope():
+        for i in x:
+            v = vec2f(i + 0.2)
+            # also tests implicit cast
+            x[i] = vec3i(v, i + 1.2)
+
+    def run_python_scope():
+        for i in range(n):
+            v = vec2f(i + 0.2)
+            x[i] = vec3i(i + 1.8, v)
+
+    run_quadrants_scope()
+    for i in range(n):
+        assert np.allclose(x[i].to_numpy(), np.array([i, i, i + 1]))
+    run_python_scope()
+    for i in range(n):
+        assert np.allclose(x[i].to_numpy(), np.array([i + 1, i, i]))
+
+
+@test_utils.test()
 def test_struct_type():
     n = 32
     vec3f = qd.types.vector(3, float)

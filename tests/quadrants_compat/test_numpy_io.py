@@ -6,6 +6,49 @@ from tests.quadrants_compat import test_utils
 
 
 @test_utils.test()
+def test_to_numpy_2d():
+    val = qd.field(qd.i32)
+
+    n = 4
+    m = 7
+
+    qd.root.dense(qd.ij, (n, m)).place(val)
+
+    for i in range(n):
+        for j in range(m):
+            val[i, j] = i + j * 3
+
+    arr = val.to_numpy()
+
+    assert arr.shape == (4, 7)
+    for i in range(n):
+        for j in range(m):
+            assert arr[i, j] == i + j * 3
+
+
+@test_utils.test()
+def test_from_numpy_2d():
+    val = qd.field(qd.i32)
+
+    n = 4
+    m = 7
+
+    qd.root.dense(qd.ij, (n, m)).place(val)
+
+    arr = np.empty(shape=(n, m), dtype=np.int32)
+
+    for i in range(n):
+        for j in range(m):
+            arr[i, j] = i + j * 3
+
+    val.from_numpy(arr)
+
+    for i in range(n):
+        for j in range(m):
+            assert val[i, j] == i + j * 3
+
+
+@test_utils.test()
 def test_to_numpy_struct():
     n = 16
     f = qd.Struct.field({"a": qd.i32, "b": qd.f32}, shape=(n,))
@@ -36,6 +79,26 @@ def test_from_numpy_struct():
     for i in range(n):
         assert f[i].a == i
         assert f[i].b == i * 2
+
+
+@test_utils.test(require=qd.extension.data64)
+def test_f64():
+    val = qd.field(qd.f64)
+
+    n = 4
+    m = 7
+
+    qd.root.dense(qd.ij, (n, m)).place(val)
+
+    for i in range(n):
+        for j in range(m):
+            val[i, j] = (i + j * 3) * 1e100
+
+    val.from_numpy(val.to_numpy() * 2)
+
+    for i in range(n):
+        for j in range(m):
+            assert val[i, j] == (i + j * 3) * 2e100
 
 
 @test_utils.test()

@@ -5,6 +5,81 @@ import qdexplorer.lang as qd
 from tests.quadrants_compat import test_utils
 
 
+@pytest.mark.parametrize("round", range(10))
+@test_utils.test()
+def test_linear(round):
+    x = qd.field(qd.i32)
+    y = qd.field(qd.i32)
+
+    n = 128
+
+    qd.root.dense(qd.i, n).place(x)
+    qd.root.dense(qd.i, n).place(y)
+
+    for i in range(n):
+        x[i] = i
+        y[i] = i + 123
+
+    for i in range(n):
+        assert x[i] == i
+        assert y[i] == i + 123
+
+
+@test_utils.test()
+def test_linear_nested():
+    x = qd.field(qd.i32)
+    y = qd.field(qd.i32)
+
+    n = 128
+
+    qd.root.dense(qd.i, n // 16).dense(qd.i, 16).place(x)
+    qd.root.dense(qd.i, n // 16).dense(qd.i, 16).place(y)
+
+    for i in range(n):
+        x[i] = i
+        y[i] = i + 123
+
+    for i in range(n):
+        assert x[i] == i
+        assert y[i] == i + 123
+
+
+@test_utils.test()
+def test_linear_nested_aos():
+    x = qd.field(qd.i32)
+    y = qd.field(qd.i32)
+
+    n = 128
+
+    qd.root.dense(qd.i, n // 16).dense(qd.i, 16).place(x, y)
+
+    for i in range(n):
+        x[i] = i
+        y[i] = i + 123
+
+    for i in range(n):
+        assert x[i] == i
+        assert y[i] == i + 123
+
+
+@pytest.mark.slow
+@test_utils.test(exclude=[qd.vulkan])
+def test_2d_nested():
+    x = qd.field(qd.i32)
+
+    n = 128
+
+    qd.root.dense(qd.ij, n // 16).dense(qd.ij, (32, 16)).place(x)
+
+    for i in range(n * 2):
+        for j in range(n):
+            x[i, j] = i + j * 10
+
+    for i in range(n * 2):
+        for j in range(n):
+            assert x[i, j] == i + j * 10
+
+
 @test_utils.test()
 def test_func_of_data_class_as_kernel_arg():
     @qd.dataclass
@@ -117,3 +192,35 @@ def test_struct_special_element_name():
     assert foo() == 42 + 21 + 23 + 11
 
 
+@test_utils.test()
+def test_struct_with_matrix():
+    @qd.dataclass
+    class TestStruct:
+        p1: qd.math.vec3
+        p2: qd.math.vec3
+
+        @qd.func
+        def get_vec(self, struct2, additional):
+            self.p1 = (self.p1 + average(struct2)) / 2 + additional.p1
+
+    global_struct = TestStruct(p1=[0, 2, 4], p2=[-2, -4, -6])
+
+    @qd.func
+    def average(struct) -> qd.math.vec3:
+        return (struct.p1 + struct.p2) / 2
+
+    @qd.kernel
+    def process_struct(field1: qd.template(), field2: qd.template()):
+        for i in field1:
+            field1[i].get_vec(field2[i], global_struct)
+
+    field1 = TestStruct.field()
+    field2 = TestStruct.field()
+
+    qd.root.dense(qd.i, 64).place(field1, field2)
+
+    for i in range(64):
+        field1[i] = TestStruct(p1=[1, 2, 3], p2=[4, 5, 6])
+        field2[i] = TestStruct(p1=[4, 5, 6], p2=[1, 2, 3])
+
+    process_struct(field1, field2)

@@ -8,7 +8,7 @@ import pytest
 
 import qdexplorer.lang as qd
 
-_SUPPORTED_EXTENSIONS = {"adstack", "data64"}
+_SUPPORTED_EXTENSIONS = {"adstack", "data64", "sparse"}  # sparse: pointer/bitmasked as dense storage with masks
 
 
 def _cuda_available() -> bool:

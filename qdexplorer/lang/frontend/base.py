@@ -29,6 +29,11 @@ Value = Any
 (`ir.ArrayArg`, `ir.SharedArray`), a `ShapeTuple`, or a list of those (a func's returned tuple)."""
 
 
+class StaticBreak(Exception):
+    """A `break` reached while unrolling a qd.static loop outside any runtime branch (`if
+    qd.static(i == 2): break`): it unwinds to that loop, which stops unrolling (loops.py)."""
+
+
 class LoweringBase(ABC):
     """The state of one task being lowered, and the methods the mixins call on each other."""
 
@@ -61,6 +66,8 @@ class LoweringBase(ABC):
         return f"{f}:{line}"
 
     def emit(self, stmt):
+        if self.kscope.field_objs:  # a write under a pointer/bitmasked container activates its cells
+            stmt = self.activating(stmt)
         self.out[-1].append(stmt)
 
     def new_local(self, name, dtype: DType, init: ir.Expr | None = None) -> ir.Local:
@@ -85,7 +92,7 @@ class LoweringBase(ABC):
                 return self.element_vec(arr, (ir.Const(0, i32),))
             return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
-            return self.global_value(self.frame.env[name], name)
+            return self.global_value(self.frame.env[name], name, node)
         fdef = getattr(self.frame.src, "fdef", None)
         line = getattr(node, "lineno", -1)
         top = next((st for st in getattr(fdef, "body", ()) if st.lineno <= line <= (st.end_lineno or st.lineno)), None)
@@ -98,9 +105,12 @@ class LoweringBase(ABC):
                            f"assign it before the block that uses it)")
         self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
 
-    def global_value(self, v, name: str):
+    def global_value(self, v, name: str, node=None):
         """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
         becomes its array, a struct field one array per member, anything else a compile-time value."""
+        if isinstance(v, Storage) and v.shape is None:
+            self.err(node, f"field '{name}' was made without shape= and is not placed: place it in an SNode tree "
+                           f"(qd.root.dense(qd.i, n).place({name})) before the kernel runs, or give it a shape=")
         if isinstance(v, Storage):  # a field, or a qd.ndarray reached at compile time (`self.x`)
             return self.kscope.field_arg(v, name)
         if isinstance(v, StructField):
@@ -154,7 +164,7 @@ class LoweringBase(ABC):
             self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
         try:
             method(node)
-        except (QdCompileError, RecursionError):
+        except (QdCompileError, RecursionError, StaticBreak):
             raise
         except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
             self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "
@@ -180,6 +190,19 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def element_vec(self, arr: ir.ArrayArg | ir.SharedArray, idx: tuple) -> Vec: ...
+
+    # -- provided by SparseLowering (sparse.py)
+    @abstractmethod
+    def activating(self, stmt: ir.Stmt) -> ir.Stmt: ...
+
+    @abstractmethod
+    def snode_call(self, f: I.Intrinsic, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def array_attr(self, arr: ir.ArrayArg, attr: str, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def array_method(self, m: Any, node: ast.Call) -> Value: ...
 
     # -- provided by VectorLowering (vectors.py)
     @abstractmethod
@@ -227,6 +250,9 @@ class LoweringBase(ABC):
     # -- provided by StatementLowering (stmts.py)
     @abstractmethod
     def assign_vec(self, existing: Vec, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def store_vec(self, arr, target: Vec, v: Value, node: ast.AST) -> None: ...
 
     @abstractmethod
     def is_gtemp(self, name: str) -> bool: ...

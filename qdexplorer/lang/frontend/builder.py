@@ -2,7 +2,7 @@
 
 `offload.py` decides what the tasks are; the mixins this class combines lower each construct:
 `stmts.py` (assignments, if), `loops.py`, `funcs.py` (@qd.func inlining), `calls.py`,
-`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `vectors.py` and `exprs.py` (operators,
+`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `sparse.py` (SNode cells, x.fill), `vectors.py` and `exprs.py` (operators,
 subscripts).
 `base.py` holds the plumbing they share (name resolution, scopes, emitted blocks, compile-time
 evaluation) and the contract between them.
@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 
 from ..source import SourceInfo, python_env
+from ..struct_types import StructField
 from .calls import CallLowering
 from .exprs import ExprLowering
 from .frame import Frame
@@ -20,13 +21,15 @@ from .intrinsics import IntrinsicLowering
 from .kernel_scope import KernelScope
 from .loops import LoopLowering
 from .random import RandomLowering
+from .sparse import SparseLowering
 from .structs import StructLowering
+from .values import Py
 from .stmts import StatementLowering
 from .vectors import VectorLowering
 
 
 class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
-                  StructLowering, VectorLowering, ExprLowering):
+                  SparseLowering, StructLowering, VectorLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
     def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,
@@ -35,6 +38,9 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         self.kscope = kscope or KernelScope(args)
         self.frames = [Frame(src, python_env(src.fn))]
         self.frames[0].scopes[0].update(args)
+        for k, v in args.items():  # a struct field passed to a qd.template() parameter: its member arrays
+            if isinstance(v, Py) and isinstance(v.value, StructField):
+                self.frames[0].scopes[0][k] = self.global_value(v.value, k)
         self.in_parallel = parallel
         self.out = [[]]
         self.shared = []

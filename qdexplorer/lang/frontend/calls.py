@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import types
+from typing import Any
 
 import numpy as np
 
@@ -20,7 +21,10 @@ from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QuadrantsTypeError
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number
+from ..field import Field
+from ..snode import SNode
+from .sparse import ArrayMethod
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, py_value
 from .base import LoweringBase
 
 
@@ -45,6 +49,11 @@ class CallLowering(LoweringBase):
             return self.struct_literal(node)
         if isinstance(f, BoundMethod):
             return self.call_method(f, node)
+        if isinstance(f, ArrayMethod):
+            return self.array_method(f, node)
+        if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):
+            parent: Any = f
+            return Py(parent(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)
         if isinstance(f, BoundFunc):  # self.helper(...) in a @qd.data_oriented class
             return self.inline_func(f.func, node, self_value=Py(f.obj))
         if isinstance(f, KernelBase):
@@ -104,6 +113,8 @@ class CallLowering(LoweringBase):
             return cast(self.commit(self.value(self.one_arg(node)), node, like=f), f)
         if f is I.static:
             return Py(self.eval_static(self.one_arg(node)))
+        if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value
+            return py_value(self.eval_static(node))
         if f in (V.vector, V.matrix, qd_types.vector, qd_types.matrix):  # qd.types.matrix(2, 2, qd.f32)(...)
             return Py(self.eval_static(node))
         if isinstance(f, I.Intrinsic):

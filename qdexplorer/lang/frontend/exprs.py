@@ -62,6 +62,8 @@ class ExprLowering(LoweringBase):
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
+        if isinstance(base, ir.ArrayArg):
+            return self.array_attr(base, node.attr, node)
         if isinstance(base, Vec):
             return self.vec_attr(base, node.attr, node)
         if isinstance(base, StructVal):
@@ -74,7 +76,7 @@ class ExprLowering(LoweringBase):
             return Py(base.shape)
         if isinstance(base, Py):
             try:
-                return self.global_value(getattr(base.value, node.attr), node.attr)
+                return self.global_value(getattr(base.value, node.attr), node.attr, node)
             except AttributeError as e:  # a module says which (and qd names what it leaves out, and why)
                 self.err(node, str(e) if isinstance(base.value, ModuleType) else
                          f"{type(base.value).__name__} value {base.value!r} has no attribute '{node.attr}'")

@@ -65,6 +65,8 @@ class IntrinsicLowering(LoweringBase):
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
         if f.kind == "random":
             return self.random_call(f, node)
+        if f.kind == "snode":
+            return self.snode_call(f, node)
         if f.kind == "bit_shr":
             return self.bit_shr(node)
         if f.kind == "bits":

@@ -22,6 +22,7 @@ class KernelScope:
         self.taken = set(arg_names)
         self.implicit: dict[str, ir.ImplicitArray] = {}
         self.fields: dict[int, ir.ArrayArg] = {}
+        self.field_objs: dict[str, Field] = {}  # array name → the field it is (SNode trees, x.fill, x.parent())
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
         self.ret: ir.ArrayArg | None = None
@@ -61,7 +62,14 @@ class KernelScope:
             arr = self.fields[fld.uid] = self._add(fld.name or name_hint, "field", fld.dtype,
                                                    fld.storage.shape, fld.uid)
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
+            if isinstance(fld, Field):
+                self.field_objs[arr.name] = fld
         return arr
+
+    def sparse_field(self, name: str) -> Field | None:
+        """The field behind array `name` when a pointer/bitmasked container is above it."""
+        f = self.field_objs.get(name)
+        return f if f is not None and f._sparse else None
 
     def gtemp(self, name: str) -> ir.ArrayArg | None:
         """The global temporary of kernel-scope local `name`, if a task has assigned it yet."""
@@ -91,7 +99,10 @@ class KernelScope:
                 self.elem_shapes[a.name] = tuple(a.shape[1:])
         elif a.role == "field":
             self.fields[int(a.key)] = arr
-            self.elem_shapes[a.name] = tuple(Field.by_uid(int(a.key)).elem_shape)
+            fld = Field.by_uid(int(a.key))
+            self.elem_shapes[a.name] = tuple(fld.elem_shape)
+            if isinstance(fld, Field):
+                self.field_objs[a.name] = fld
 
     def random_key(self) -> ir.ScalarArg:
         """The call's random key, a scalar parameter of the tasks that draw random numbers."""

@@ -11,7 +11,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
-from .base import LoweringBase
+from .base import LoweringBase, StaticBreak
 
 
 class LoopLowering(LoweringBase):
@@ -121,8 +121,9 @@ class LoopLowering(LoweringBase):
         except TypeError:
             self.err(node.iter, "qd.static(...) in a for loop must be iterable at compile time")
         names = self.frame.src.target_names(node.target, "static loop targets")
-        depth = self.frame.loop_depth
-        self.frame.loop_depth = -10_000  # break/continue cannot target an unrolled loop
+        depth, unroll = self.frame.loop_depth, self.frame.unroll_block
+        self.frame.loop_depth = -10_000  # a runtime break/continue cannot target an unrolled loop
+        self.frame.unroll_block = len(self.out)  # ... but one reached at compile time stops the unrolling
         try:
             for item in items:
                 vals = item if len(names) > 1 else (item,)
@@ -130,10 +131,12 @@ class LoopLowering(LoweringBase):
                 try:
                     for s in node.body:
                         self.stmt(s)
+                except StaticBreak:
+                    break
                 finally:
                     self.frame.scopes.pop()
         finally:
-            self.frame.loop_depth = depth
+            self.frame.loop_depth, self.frame.unroll_block = depth, unroll
 
     def s_Break(self, node):
         self.loop_jump(node, ir.Break(), "break")
@@ -145,6 +148,8 @@ class LoopLowering(LoweringBase):
         self.loop_jump(node, ir.Continue(), "continue")
 
     def loop_jump(self, node, stmt, word):
+        if self.frame.loop_depth < 0 and word == "break" and len(self.out) == self.frame.unroll_block:
+            raise StaticBreak()  # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here
         if self.frame.loop_depth < 0:
             self.err(node, f"'{word}' cannot be used in a qd.static loop (it is unrolled)")
         if self.frame.loop_depth == 0:

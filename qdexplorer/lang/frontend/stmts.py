@@ -35,32 +35,42 @@ class StatementLowering(LoweringBase):
         pass
 
     def s_Assign(self, node):
-        if len(node.targets) > 1:  # a = b = 7: evaluate once, assign left to right, as Python does
+        if len(node.targets) > 1:  # a = b = 7, (a, b) = (c, d) = (1, 2): evaluate once, assign left to right
             v = self.value(node.value)
             if isinstance(v, ir.Expr) and not isinstance(v, ir.Const):
                 v = ir.LocalRef(self.new_local("chain", v.dtype, v))
             elif isinstance(v, Vec):
                 v = self.vec_local(v, "chain")
+            elif isinstance(v, list):
+                v = self.unpack_temps(v, node)
             for t in node.targets:
-                self.assign(t, v, node)
+                if isinstance(t, (ast.Tuple, ast.List)):
+                    self.unpack_assign(t, v, node)
+                else:
+                    self.assign(t, v, node)
             return
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)):
-            vals = self.value(node.value)
-            if isinstance(vals, Vec):
-                vals = list(vals.items) if len(vals.shape) == 1 else \
-                    [Vec(vals.items[r * vals.shape[1]:(r + 1) * vals.shape[1]]) for r in range(vals.shape[0])]
-            if isinstance(vals, Py) and isinstance(vals.value, tuple):
-                vals = [Py(v) for v in vals.value]
-            if not isinstance(vals, list) or len(vals) != len(target.elts):
-                self.err(node, "tuple assignment needs a tuple of the same length on the right")
-            temps = [self.commit(v, node) if not isinstance(v, (Py, Vec)) or is_number(v) else v for v in vals]
-            temps = [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else
-                     (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
-            for t_node, v in zip(target.elts, temps):
-                self.assign(t_node, v, node)
-            return
+            return self.unpack_assign(target, self.value(node.value), node)
         self.assign(target, self.value(node.value), node)
+
+    def unpack_assign(self, target, vals, node):
+        """`a, b = ...`: from a tuple of values, a vector (its components or rows), or a constant tuple."""
+        if isinstance(vals, Vec):
+            vals = list(vals.items) if len(vals.shape) == 1 else \
+                [Vec(vals.items[r * vals.shape[1]:(r + 1) * vals.shape[1]]) for r in range(vals.shape[0])]
+        if isinstance(vals, Py) and isinstance(vals.value, tuple):
+            vals = [Py(v) for v in vals.value]
+        if not isinstance(vals, list) or len(vals) != len(target.elts):
+            self.err(node, "tuple assignment needs a tuple of the same length on the right")
+        for t_node, v in zip(target.elts, self.unpack_temps(vals, node)):
+            self.assign(t_node, v, node)
+
+    def unpack_temps(self, vals: list, node) -> list:
+        """The values of a tuple, each read once into a temporary before any is assigned (`a, b = b, a`)."""
+        temps = [self.commit(v, node) if not isinstance(v, (Py, Vec)) or is_number(v) else v for v in vals]
+        return [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else
+                (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
 
     def s_AnnAssign(self, node):
         dt = as_dtype(self.eval_static(node.annotation))

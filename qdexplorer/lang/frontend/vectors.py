@@ -271,6 +271,14 @@ class VectorLowering(LoweringBase):
         if node.keywords:
             self.err(node, f"v.{name}() takes no keyword arguments in a kernel")
         args = [self.value(a) for a in node.args]
+        if name == "fill":  # v.fill(x): every component set to x, in place (a local or an array element)
+            if len(args) != 1:
+                self.err(node, "v.fill(value) takes one argument")
+            if all(isinstance(x, ir.Load) for x in v.items):  # an array element: store through
+                self.store_vec(v.items[0].array, v, args[0], node)
+            else:
+                self.assign_vec(v, args[0], node)
+            return Py(None)
         if name == "dot":
             return self.vec_reduce("+", self.vec_binop("*", v, args[0], node), node)
         if name == "cross":

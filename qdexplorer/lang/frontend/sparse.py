@@ -1,0 +1,238 @@
+"""SNode trees inside kernels: cell activity (`qd.is_active`, `qd.activate`, `qd.deactivate`,
+`qd.rescale_index`), activation by writes, struct-for over active cells, and the field methods a
+kernel may call (`x.fill(v)`, `x.parent()`, `x.snode`).
+
+Every container is dense storage (see snode.py); a pointer or bitmasked container adds an i32 mask
+field, one cell per container cell, which these constructs read and write like any field: the
+masks become implicit arrays of the tasks that touch them, so each task module stays
+self-contained.
+"""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+
+from .. import intrinsics as I
+from .. import ir
+from ..field import Field
+from ..snode import SNode
+from ..types import i32, u1
+from .base import LoweringBase
+from .values import Py, Vec, cast
+
+_PURE = (ir.Const, ir.LocalRef, ir.ScalarArg, ir.Shape)
+
+
+class ArrayMethod:
+    """`x.fill` of a field inside a kernel, before it is called."""
+
+    def __init__(self, arr: ir.ArrayArg, name: str):
+        self.arr, self.name = arr, name
+
+
+def rescale(idx: list, frm: tuple, to: tuple) -> list:
+    """Index `idx` of a container of shape `frm` as an index of one of shape `to` (an ancestor's
+    cell divides, a descendant's multiplies), as Quadrants' `qd.rescale_index`."""
+    out = list(idx)
+    for k in range(min(len(out), len(frm), len(to))):
+        if frm[k] > to[k]:
+            out[k] = ir.BinOp("//", out[k], ir.Const(frm[k] // to[k], i32), i32)
+        elif frm[k] < to[k]:
+            out[k] = ir.BinOp("*", out[k], ir.Const(to[k] // frm[k], i32), i32)
+    return out[:len(to)]
+
+
+def cell_of(idx: list, frm: SNode, to: SNode) -> tuple:
+    """The index of the cell of container `to` (above `frm`) holding index `idx` of `frm`."""
+    return tuple(idx[p] if d == 1 else ir.BinOp("//", idx[p], ir.Const(d, i32), i32) for p, d in frm.cell_map(to))
+
+
+def _write_target(stmt):
+    """(array, indices) a statement writes, if it is a store or a top-level atomic update."""
+    if isinstance(stmt, ir.Store):
+        return stmt.array, stmt.indices
+    value = getattr(stmt, "value", None) if isinstance(stmt, (ir.ExprStmt, ir.Assign)) else None
+    if isinstance(value, ir.AtomicRMW):
+        return value.array, value.indices
+    return None
+
+
+class SparseLowering(LoweringBase):
+    """Mixin for `TaskBuilder`: SNode cell activity and field methods in kernels."""
+
+    # -- writes activate
+    def activating(self, stmt):
+        target = _write_target(stmt)
+        if target is None or not isinstance(target[0], ir.ArrayArg):
+            return stmt
+        fld = self.kscope.sparse_field(target[0].name)
+        if fld is None:
+            return stmt
+        idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in target[1]]
+        self.mark(fld._snode.parent(), idx[:len(fld.shape)], 1, ancestors=True)
+        if isinstance(stmt, ir.Store):
+            return dataclasses.replace(stmt, indices=tuple(idx))
+        return dataclasses.replace(stmt, value=dataclasses.replace(stmt.value, indices=tuple(idx)))
+
+    def _hoist(self, e) -> ir.Local:
+        loc = self.new_local("cell", e.dtype)
+        self.out[-1].append(ir.Assign(loc, e))
+        return loc
+
+    def mask_arr(self, s: SNode) -> ir.ArrayArg:
+        assert s.mask is not None
+        return self.kscope.field_arg(s.mask, f"{s.kind}_mask")
+
+    def mark(self, s: SNode, idx: list, value: int, ancestors: bool):
+        """Set the cell holding index `idx` (of container `s`) in `s`, and with `ancestors` in each
+        sparse container above it."""
+        for t in (s.sparse_path() if ancestors else [s] if s.kind in ("pointer", "bitmasked") else []):
+            self.out[-1].append(ir.Store(self.mask_arr(t), cell_of(idx, s, t), ir.Const(value, i32)))
+
+    def active_cond(self, s: SNode, idx: list) -> ir.Expr | None:
+        """Whether every sparse container on the way to `s` has the cell of `idx` (an index of `s`) active."""
+        cond: ir.Expr | None = None
+        for t in s.sparse_path():
+            c = ir.Compare("!=", ir.Load(self.mask_arr(t), cell_of(idx, s, t)), ir.Const(0, i32), u1)
+            cond = c if cond is None else ir.BinOp("and", cond, c, u1)
+        return cond
+
+    # -- qd.is_active / activate / deactivate / rescale_index
+    def snode_call(self, f: I.Intrinsic, node: ast.Call):
+        if f.name in ("length", "append"):
+            self.err(node, f"qd.{f.name}: dynamic SNodes are not supported by qdexplorer; use a dense field and a "
+                           f"counter field (qd.atomic_add(n[None], 1) gives the slot)")
+        if len(node.args) != (3 if f.name == "rescale_index" else 2) or node.keywords:
+            self.err(node, f"qd.{f.name}(snode, indices)" if f.name != "rescale_index" else
+                     "qd.rescale_index(a, b, indices) takes three arguments")
+        if f.name == "rescale_index":
+            a, b = (self.container_shape(x) for x in node.args[:2])
+            idx = self.index_list(node.args[2])
+            return Vec(rescale(idx, a, b) + idx[len(b):] if len(idx) > len(b) else rescale(idx, a, b))
+        s = self.value(node.args[0])
+        if not (isinstance(s, Py) and isinstance(s.value, SNode)):
+            self.err(node.args[0], f"qd.{f.name}'s first argument must be an SNode (qd.root.pointer(...), x.parent())")
+        s = s.value
+        idx = self.index_list(node.args[1])
+        if len(idx) != len(s.shape):
+            self.err(node.args[1], f"qd.{f.name}: this {s.kind} SNode has {len(s.shape)} index axes, got {len(idx)} "
+                                   f"indices")
+        if f.name == "is_active":
+            if s.kind not in ("pointer", "bitmasked"):
+                self.err(node, f"qd.is_active needs a pointer or bitmasked SNode, got a {s.kind} one")
+            return ir.Load(self.mask_arr(s), tuple(idx))
+        if f.name == "activate":
+            self.mark(s, idx, 1, ancestors=True)
+            return Py(None)
+        if s.kind not in ("pointer", "bitmasked"):
+            self.err(node, f"qd.deactivate needs a pointer or bitmasked SNode, got a {s.kind} one")
+        idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in idx]
+        self.mark(s, idx, 0, ancestors=False)
+        if s.kind == "pointer":  # Quadrants recycles the cell's memory zero-filled
+            for t in s._subtree_sparse()[1:]:
+                self.zero_block(self.mask_arr(t), (), s.block_map(t), idx)
+            for fld in s.subtree_fields():
+                self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
+                                s.block_map(fld._snode), idx)
+        return Py(None)
+
+    def container_shape(self, node) -> tuple:
+        v = self.value(node)
+        if isinstance(v, Py) and isinstance(v.value, (SNode, Field)):
+            return tuple(v.value.shape)
+        if isinstance(v, ir.ArrayArg) and v.name in self.kscope.field_objs:
+            return tuple(self.kscope.field_objs[v.name].shape)
+        self.err(node, "qd.rescale_index takes fields or SNodes as its first two arguments")
+
+    def index_list(self, node) -> list:
+        v = self.value(node)
+        items = v.items if isinstance(v, Vec) else v if isinstance(v, list) else \
+            [Py(x) for x in v.value] if isinstance(v, Py) and isinstance(v.value, (tuple, list)) else [v]
+        return [cast(self.commit(x, node, like=i32), i32) for x in items]
+
+    def zero_block(self, arr: ir.ArrayArg, elem: tuple, block: list, cell: list):
+        """Zero the part of `arr` inside `cell` of a container; `block` is that container's
+        `block_map` of the array's own container."""
+        ratio = [n for _, n in block]
+        base = [ir.BinOp("*", cell[p], ir.Const(n, i32), i32) if p is not None else ir.Const(0, i32)
+                for p, n in block]
+
+        def body(flat):
+            idx = self.unravel(flat, ratio)
+            at = tuple(ir.BinOp("+", b, x, i32) for b, x in zip(base, idx))
+            zero = ir.Const(0.0 if arr.dtype.is_float else 0, arr.dtype)
+            for comp in _components(elem):
+                self.out[-1].append(ir.Store(arr, at + comp, zero))
+        self.counted_loop(math.prod(ratio), body)
+
+    def unravel(self, flat: ir.Expr, shape) -> list:
+        out, stride = [], math.prod(shape)
+        for n in shape:
+            stride //= n
+            q = ir.BinOp("//", flat, ir.Const(stride, i32), i32) if stride > 1 else flat
+            out.append(ir.BinOp("%", q, ir.Const(n, i32), i32))
+        return out
+
+    def counted_loop(self, n: int, body):
+        """`for c in range(n): body(c)`, built in IR (no user loop variable)."""
+        c = self.new_local("c", i32, ir.Const(0, i32))
+        ref = ir.LocalRef(c)
+        self.out.append([ir.If(ir.Compare(">=", ref, ir.Const(n, i32), u1), [ir.Break()], [])])
+        body(ref)
+        block = self.out.pop()
+        self.out[-1].append(ir.Loop(block, [ir.Assign(c, ir.BinOp("+", ref, ir.Const(1, i32), i32))]))
+
+    # -- x.fill(v), x.parent(), x.snode inside a kernel
+    def array_attr(self, arr: ir.ArrayArg, attr: str, node):
+        fld = self.kscope.field_objs.get(arr.name)
+        if attr == "fill":
+            return Py(ArrayMethod(arr, attr))
+        if fld is not None and attr in ("parent", "snode"):
+            return Py(getattr(fld, attr))
+        self.err(node, f"attribute '.{attr}' is not supported on an array in a kernel (.shape, .fill(v) and, "
+                       f"for fields, .parent() and .snode are)")
+
+    def array_method(self, m: ArrayMethod, node: ast.Call):
+        """`x.fill(v)` in a kernel: every element (every active one under a sparse container) set to v,
+        by the thread that calls it, as a loop."""
+        if len(node.args) != 1 or node.keywords:
+            self.err(node, "x.fill(value) takes one argument")
+        arr = m.arr
+        elem = self.kscope.elem_shapes.get(arr.name, ())
+        shape_k = arr.ndim - len(elem)
+        v = self.value(node.args[0])
+        vals = v.items if isinstance(v, Vec) else [v] * max(1, math.prod(elem))
+        if len(vals) != max(1, math.prod(elem)):
+            self.err(node, f"x.fill: the value has {len(vals)} components, an element {math.prod(elem)}")
+        vals = [self._hoist(cast(self.commit(x, node, like=arr.dtype), arr.dtype)) for x in vals]
+        fld = self.kscope.field_objs.get(arr.name)
+        shape = [ir.Shape(arr, k) for k in range(shape_k)]
+        total: ir.Expr = ir.Const(1, i32)
+        for s in shape:
+            total = ir.BinOp("*", total, s, i32)
+
+        def body(flat):
+            idx: list[ir.Expr] = []
+            rest = flat
+            for k in reversed(range(shape_k)):
+                idx.insert(0, ir.BinOp("%", rest, shape[k], i32))
+                rest = ir.BinOp("//", rest, shape[k], i32)
+            stores: list[ir.Stmt] = [ir.Store(arr, tuple(idx) + comp, ir.LocalRef(x)) for comp, x in zip(_components(elem), vals)]
+            cond = self.active_cond(fld._snode.parent(), idx) if fld is not None and fld._sparse else None
+            self.out[-1].extend(stores if cond is None else [ir.If(cond, stores, [])])
+        c = self.new_local("c", i32, ir.Const(0, i32))
+        ref = ir.LocalRef(c)
+        self.out.append([ir.If(ir.Compare(">=", ref, total, u1), [ir.Break()], [])])
+        body(ref)
+        block = self.out.pop()
+        self.out[-1].append(ir.Loop(block, [ir.Assign(c, ir.BinOp("+", ref, ir.Const(1, i32), i32))]))
+        return Py(None)
+
+
+def _components(elem: tuple) -> list:
+    """The trailing indices of each component of an element of shape `elem` (one empty one for scalars)."""
+    out: list[tuple] = [()]
+    for n in elem:
+        out = [c + (ir.Const(k, i32),) for c in out for k in range(n)]
+    return out

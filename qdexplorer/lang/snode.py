@@ -1,0 +1,298 @@
+"""SNode trees: `qd.root.dense(qd.ij, (4, 4)).dense(qd.i, 2).place(x, y)`, `pointer`, `bitmasked`.
+
+Quadrants lays fields out through a tree of containers. Here every tree is *dense storage*: a
+field placed under a path of containers gets one NumPy array of the path's total shape (its index
+along each axis is the product of the splits along that axis), so kernels index it exactly like a
+`qd.field(shape=...)` and every task module stays self-contained. Layout (AOS or SOA, block
+order) is not reproduced; results do not depend on it.
+
+`pointer` and `bitmasked` keep that storage and add an *activity mask*: an i32 field with one
+cell per container cell. Writing an element (in a kernel or from Python) activates its cell in
+every sparse ancestor; a struct-for (`for i, j in x`, `for i in ptr`) visits only cells whose
+sparse ancestors are all active; `qd.is_active`, `qd.activate`, `qd.deactivate` read and write
+the mask. Deactivating a `pointer` cell also zero-fills the data under it, as Quadrants recycles
+and zero-fills its memory; a `bitmasked` cell keeps its data and only loses its bit. So programs
+run with Quadrants' results, without the memory savings of real sparsity.
+"""
+from __future__ import annotations
+
+import numbers
+import weakref
+
+import numpy as np
+
+from .field import SNODE_OF_SHAPE
+from .errors import QdRuntimeError
+from .field import Field
+from .types import i32
+
+SPARSE = ("pointer", "bitmasked")
+
+
+class Axis:
+    """`qd.i`, `qd.ij`, `qd.axes(0, 2)`: which index axes a container splits."""
+
+    def __init__(self, *indices: int):
+        self.indices = tuple(int(k) for k in indices)
+
+    def __len__(self) -> int:
+        return len(self.indices)
+
+    def __repr__(self) -> str:
+        return "qd." + "".join("ijkl"[k] if k < 4 else f"axis{k}" for k in self.indices)
+
+
+def axes(*indices: int) -> Axis:
+    """`qd.axes(0, 1)`: the axes of the given index positions, as Quadrants' `qd.axes`."""
+    return Axis(*indices)
+
+
+def _axis_list(a) -> tuple:
+    if isinstance(a, Axis):
+        return a.indices
+    if isinstance(a, (list, tuple)):
+        return tuple(k for x in a for k in _axis_list(x))
+    raise TypeError(f"expected qd.i, qd.ij, qd.axes(...) or a list of them, got {a!r}")
+
+
+class SNode:
+    """One container of a tree. `shape` is its cell count along each axis from the root (the
+    product of the splits above it and its own), as Quadrants' `snode.shape`."""
+
+    def __init__(self, parent: "SNode | None", kind: str, splits: dict):
+        self.kind, self._parent = kind, parent
+        acc: dict[int, int] = dict(parent._acc) if parent is not None else {}
+        for k, n in splits.items():
+            acc[k] = acc.get(k, 1) * n
+        self._acc: dict[int, int] = acc
+        self.splits = dict(splits)
+        self.children: list[SNode] = []
+        self.fields: list[Field] = []
+        self.mask: Field | None = None
+        if kind in SPARSE:
+            self.mask = Field(i32, self.shape, name=f"{kind}_mask")
+
+    # -- building the tree
+    def _child(self, kind: str, ax, dims) -> "SNode":
+        idx = _axis_list(ax)
+        if isinstance(dims, numbers.Integral):
+            dims = [int(dims)] * len(idx)
+        dims = [int(d) for d in dims]
+        if len(dims) != len(idx):
+            raise ValueError(f"{kind}({ax!r}, {dims}): {len(idx)} axes but {len(dims)} dimensions")
+        if any(d < 1 for d in dims):
+            raise ValueError(f"{kind}(...): every dimension must be at least 1, got {dims}")
+        if len(set(idx)) != len(idx):
+            raise ValueError(f"{kind}({ax!r}, ...): an axis appears twice")
+        child = SNode(self, kind, dict(zip(idx, dims)))
+        self._adopt_child(child)
+        return child
+
+    def _adopt_child(self, child: "SNode"):
+        self.children.append(child)
+
+    def dense(self, axes, dimensions) -> "SNode":
+        """A dense container under this one: `dimensions` cells along `axes`."""
+        return self._child("dense", axes, dimensions)
+
+    def pointer(self, axes, dimensions) -> "SNode":
+        """A pointer container: dense storage here, with an activity mask (see the module docstring)."""
+        return self._child("pointer", axes, dimensions)
+
+    def bitmasked(self, axes, dimensions) -> "SNode":
+        """A bitmasked container: dense storage with an activity mask (see the module docstring)."""
+        return self._child("bitmasked", axes, dimensions)
+
+    def dynamic(self, axis, dimension, chunk_size=None) -> "SNode":
+        raise NotImplementedError("qd.root...dynamic(...) (a dynamic SNode, qd.append / qd.length) is not "
+                                  "supported by qdexplorer; use a dense field and a counter field (see "
+                                  "docs/language.md)")
+
+    def hash(self, axes, dimensions) -> "SNode":
+        raise NotImplementedError("a hash SNode is not supported by qdexplorer (nor by Quadrants)")
+
+    def bit_struct(self, *args, **kwargs):
+        raise NotImplementedError("qd.root...bit_struct(...) (quantized types) is not supported by qdexplorer")
+
+    quant_array = bit_struct
+
+    def place(self, *fields, offset=None) -> "SNode":
+        """Give each field (scalar, vector, matrix or struct field, or a list of them) this
+        container's shape: its storage is allocated now, zeroed."""
+        if offset is not None:
+            raise NotImplementedError("place(..., offset=...) is not supported by qdexplorer: index from 0")
+        for f in fields:
+            if isinstance(f, (list, tuple)):
+                self.place(*f)
+            elif isinstance(f, Field):
+                self._place_field(f)
+            elif hasattr(f, "members") and hasattr(f, "struct_type"):  # a struct field: each member
+                self.place(*f.members.values())
+                f.shape = self.shape
+            else:
+                raise ValueError(f"{f!r} cannot be placed: place takes qd.field(...)s (made without shape=)")
+        return self
+
+    def _place_field(self, f: Field):
+        if f.placed:
+            raise QdRuntimeError(f"field {f.name or ''!s} {f!r} is already placed (it has a shape); a field is "
+                                 f"placed once: make it with qd.field(dtype) and no shape= to place it")
+        leaf = SNode(self, "place", {})
+        leaf.fields.append(f)
+        self.children.append(leaf)
+        self.fields.append(f)
+        f.place_at(self.shape, leaf)
+
+    def lazy_grad(self):
+        raise NotImplementedError("qd.root.lazy_grad(): autodiff through SNode placement is not supported by "
+                                  "qdexplorer; use qd.field(..., needs_grad=True)")
+
+    # -- reading it
+    @property
+    def shape(self) -> tuple:
+        """Cells along each axis this container or one above it splits, in axis order (a tree over
+        `qd.k` alone has 1-d fields, as in Quadrants)."""
+        return tuple(self._acc[a] for a in sorted(self._acc))
+
+    def cell_map(self, to: "SNode") -> list:
+        """How an index of this container becomes the index of the cell of `to` holding it (`to`
+        above it): for each axis of `to`, (position in this index, divisor)."""
+        mine = sorted(self._acc)
+        return [(mine.index(a), self._acc[a] // to._acc[a]) for a in sorted(to._acc)]
+
+    def block_map(self, below: "SNode") -> list:
+        """The elements of `below` (a container under this one) inside one cell of this one: for
+        each axis of `below`, (position in this container's index or None, elements per cell)."""
+        mine = sorted(self._acc)
+        return [(mine.index(a) if a in self._acc else None, below._acc[a] // self._acc.get(a, 1))
+                for a in sorted(below._acc)]
+
+    def parent(self, n: int = 1) -> "SNode | None":
+        """The n-th ancestor (the root's parent is None)."""
+        p: SNode | None = self
+        while p is not None and n > 0:
+            p = p._parent
+            n -= 1
+        return p
+
+    def path(self) -> list["SNode"]:
+        """The containers from the root down to this one."""
+        out: list[SNode] = []
+        p: SNode | None = self
+        while p is not None:
+            out.append(p)
+            p = p._parent
+        return out[::-1]
+
+    def sparse_path(self) -> list["SNode"]:
+        """The pointer and bitmasked containers on the way here (this one included)."""
+        return [s for s in self.path() if s.kind in SPARSE]
+
+    def subtree_fields(self) -> list[Field]:
+        out = list(self.fields)
+        for c in self.children:
+            out += c.subtree_fields()
+        return list(dict.fromkeys(out))
+
+    def _subtree_sparse(self) -> list["SNode"]:
+        out = [self] if self.kind in SPARSE else []
+        for c in self.children:
+            out += c._subtree_sparse()
+        return out
+
+    def deactivate_all(self):
+        """Every cell of every pointer/bitmasked container at or below this one inactive; data under
+        a pointer zero-filled, as Quadrants' `snode.deactivate_all()`."""
+        for s in self._subtree_sparse():
+            s.mask_field().fill(0)
+            if s.kind == "pointer":
+                for f in s.subtree_fields():
+                    f.fill(0)
+
+    def mask_field(self) -> Field:
+        """The activity mask of a pointer/bitmasked container."""
+        assert self.mask is not None, f"a {self.kind} SNode has no activity mask"
+        return self.mask
+
+    def activate_host(self, cell: tuple):
+        """From Python: this cell and its ancestors' cells active (an element below it was written)."""
+        for s in self.sparse_path():
+            s.mask_field()[tuple(int(cell[p]) // d for p, d in self.cell_map(s))] = 1
+
+    def active_cells(self) -> np.ndarray:
+        """A boolean array of this container's shape: which cells a struct-for over it visits."""
+        out = np.ones(self.shape, bool)
+        grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
+        for s in self.sparse_path():
+            m = s.mask_field().to_numpy() != 0
+            out &= m[tuple(grid[p] // d for p, d in self.cell_map(s))]
+        return out
+
+    def __repr__(self) -> str:
+        return f"<qd.SNode of type {self.kind}>"
+
+    def __str__(self) -> str:
+        p = self._parent
+        return (f"{p} => " if p is not None else "") + f"{self.kind} {list(self.shape)}"
+
+
+class _Root(SNode):
+    """`qd.root`: the tree's root. It holds its children weakly, so fields made and dropped (and
+    the containers they hang from) are garbage-collected as plain fields are."""
+
+    def __init__(self):
+        super().__init__(None, "root", {})
+        self._weak: "weakref.WeakSet[SNode]" = weakref.WeakSet()
+
+    def _adopt_child(self, child: SNode):
+        self._weak.add(child)
+
+    def _place_field(self, f: Field):
+        leaf = SNode(self, "place", {})
+        leaf.fields.append(f)
+        if f.placed:
+            raise QdRuntimeError(f"field {f!r} is already placed; qd.root.place takes fields made without shape=")
+        f.place_at((), leaf)
+
+    @property
+    def children(self) -> list[SNode]:
+        return list(self._weak)
+
+    @children.setter
+    def children(self, value):
+        pass
+
+    def __str__(self) -> str:
+        return "qd.root"
+
+
+root = _Root()
+
+
+def _leaf_of_shaped(f: Field) -> SNode:
+    """The SNode of a field made with `shape=`: it hangs from `qd.root.dense(axes(0..n-1), shape)`,
+    as in Quadrants; made only when a program asks (`x.snode`, `x.parent()`)."""
+    parent = root.dense(Axis(*range(len(f.shape))), list(f.shape)) if f.shape else root
+    leaf = SNode(parent, "place", {})
+    leaf.fields.append(f)
+    if parent is not root:
+        parent.fields.append(f)
+        parent.children.append(leaf)
+    return leaf
+
+
+SNODE_OF_SHAPE[0] = _leaf_of_shaped
+
+
+def rescale_host(a_shape: tuple, b_shape: tuple, index) -> list:
+    """`qd.rescale_index` on constants: `index` of a container of `a_shape` in one of `b_shape`."""
+    out = list(index)
+    for k in range(min(len(out), len(a_shape), len(b_shape))):
+        if a_shape[k] > b_shape[k]:
+            out[k] = out[k] // (a_shape[k] // b_shape[k])
+        elif a_shape[k] < b_shape[k]:
+            out[k] = out[k] * (b_shape[k] // a_shape[k])
+    return out
+
+
+__all__ = ["Axis", "SNode", "axes", "root", "rescale_host"]
