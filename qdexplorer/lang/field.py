@@ -407,6 +407,8 @@ class Field(_Storage):
     def __getattr__(self, name: str):
         if name in ("storage", "uid") and self.__dict__.get("shape", ()) is None:
             self._require_placed(f"using it ({name})")
+        if name == "grad":  # the property raised; Python then asks here: give its message, not a bare one
+            return _Storage.grad.fget(self)  # type: ignore[attr-defined]
         raise AttributeError(f"'Field' object has no attribute '{name}'")
 
     def fill(self, value):
@@ -448,7 +450,7 @@ class Ndarray(_Storage):
         self.name = ""
         self._registered()
         runtime_api.adopt(self)
-        self._with_grad(self._needs_grad)
+        self._with_grad(needs_grad)
 
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
