@@ -104,13 +104,13 @@ def _gpu_array(kernel, name: str, v):
         raise ArgumentError(f"{kernel.name}(): argument '{name}': {e}") from None
 
 
-def _arg_modes(kernel) -> tuple:
+def _arg_modes(kernel) -> tuple | bool:
     """Per parameter, how a call's value enters the signature: 'a' an ndarray, 't' a template,
-    's' a scalar; () when a parameter is a vector or struct (those calls take the checked path)."""
+    's' a scalar; False when a parameter is a vector or struct (those calls take the checked path)."""
     try:
         types = kernel.arg_types()
     except QdError:
-        return ()
+        return False
     modes = []
     for n in kernel.arg_names:
         t = types[n]
@@ -121,7 +121,7 @@ def _arg_modes(kernel) -> tuple:
         elif hasattr(t, "is_float"):
             modes.append("s")
         else:
-            return ()
+            return False
     return tuple(modes)
 
 
@@ -258,8 +258,8 @@ class InlineRunner:
         which then records a plan for the next."""
         modes = self.modes.get(kernel)
         if modes is None:
-            modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else ()
-        if not modes:
+            modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else False
+        if modes is False:
             return self._call(kernel, bound)
         got = _signature(modes, [bound[n] for n in kernel.arg_names], self.backend == "cuda")
         if got is None:
