@@ -10,6 +10,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -134,7 +135,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
     scalars that bound loops (the plan keys its trip counts on those). Arrays are keyed by type,
     shape, dtype and, for NumPy ones, contiguity and writability; a qd.ndarray or field by its
     storage; a GPU array (CUDA) by its interface, read once here."""
-    sig = []
+    sig: list = []
     for k, (m, v) in enumerate(zip(modes, values)):
         t = type(v)
         if m == "s":
@@ -256,7 +257,7 @@ class InlineRunner:
         """One call: a signature seen before (types, shapes, dtypes, residency, range scalars) takes
         its plan's fast path; anything else, and the first call of each, the checked path below,
         which then records a plan for the next."""
-        modes = self.modes.get(kernel)
+        modes: Any = self.modes.get(kernel)
         if modes is None:
             modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else False
         if modes is False:

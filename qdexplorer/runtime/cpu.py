@@ -146,7 +146,9 @@ class CpuBackend:
             else:
                 step = -(-n // chunks)
                 starts = range(0, n, step)
-                futures = [pool.submit(fn, *c, lo, min(n, lo + step)) for lo in starts[:-1]]
+                def chunk(lo: int, hi: int) -> None:
+                    fn(*c, lo, hi)
+                futures = [pool.submit(chunk, lo, min(n, lo + step)) for lo in starts[:-1]]
                 fn(*c, starts[-1], n)
                 for f in futures:
                     f.result()
