@@ -9,12 +9,15 @@ import json
 import numpy as np
 
 from _common import per_call_ms, queued_ms
+import sim_programs as sp
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--log2", type=int, nargs="+", required=True)
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--sim", type=int, nargs="*", default=[], help="particle-program sizes to time")
+    ap.add_argument("--sim-steps", type=int, default=1000)
     a = ap.parse_args()
     import quadrants as qd
     qd.init(arch=qd.cuda, offline_cache=False, log_level="error")
@@ -50,6 +53,11 @@ def main():
             row[name] = per_call_ms(fn, qd.sync, a.calls)
         row["qd.ndarray, queued"] = queued_ms(lambda: axpy(xq, yq, 1.0), qd.sync, a.calls)
         np.testing.assert_allclose(yq.to_numpy(), (5 + 2 * a.calls) * x0, rtol=1e-4)
+    ks = sp.define(qd)
+    out["sim"] = {}
+    for n in a.sim:
+        r = sp.run_particles(qd, ks, n, a.sim_steps, qd.sync)
+        out["sim"][str(n)] = {"ms_per_step": r["ms_per_step"], "energies": r["energies"]}
     print(json.dumps(out))
 
 

@@ -346,7 +346,7 @@ def main():
         variants = [("qdexplorer", True, 4)]
         if case == "wave":
             variants.append(("qdexplorer_fast_math_off", False, 4))
-        if case in ("stencil", "transpose", "particles", "total"):  # 1 index per thread per step
+        if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
         for name, fast, vector in variants:
             try:

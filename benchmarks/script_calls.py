@@ -8,18 +8,23 @@ own `y.add_(x, alpha=a)` in the same loop, synchronised after each call like our
 Quadrants itself (same kernel, same three kinds of argument) when it is installed. It also reports
 the bytes the backend copied per call (its transfer counters) and the effective bandwidth.
 
-Usage (GPU machine): python benchmarks/script_calls.py [--log2 20 24] [--calls 200]
+A second table times a whole program: the fields-and-func particle simulation of
+sim_programs.py (three kernels a step, a `@qd.func`, an energy reduction read back every 100 steps)
+at 4096 and 2^20 elements, beside Quadrants running the same program; the energies must agree.
+
+Usage (GPU machine): python benchmarks/script_calls.py [--log2 20 24] [--calls 200] [--sim 4096 1048576]
 """
 import argparse
 
 import numpy as np
 
 from _common import emit, per_call_ms, queued_ms, summary
+import sim_programs as sp
 
 WARMUP = 5
 
 
-def quadrants_peer(a, rows):
+def quadrants_peer(a, rows, sims):
     """Quadrants' own per-call cost for the same kernel and arguments, if it is installed (in a
     child process: see _quadrants_calls.py)."""
     import importlib.util
@@ -33,12 +38,19 @@ def quadrants_peer(a, rows):
         return
     here = os.path.dirname(os.path.abspath(__file__))
     p = subprocess.run([sys.executable, os.path.join(here, "_quadrants_calls.py"), "--log2",
-                        *map(str, a.log2), "--calls", str(a.calls)], capture_output=True, text=True, timeout=600)
+                        *map(str, a.log2), "--calls", str(a.calls), "--sim", *map(str, a.sim),
+                        "--sim-steps", str(a.sim_steps)], capture_output=True, text=True, timeout=900)
     if p.returncode != 0:
         for row in rows:
             row["quadrants"] = f"failed: {p.stderr.strip().splitlines()[-1] if p.stderr.strip() else p.returncode}"
         return
     got = json.loads(p.stdout.strip().splitlines()[-1])
+    for n, peer in got.get("sim", {}).items():
+        ours = sims.get(n)
+        if ours is not None:
+            ours["quadrants_ms_per_step"] = peer["ms_per_step"]
+            ours["time_over_quadrants"] = round(ours["ms_per_step"] / peer["ms_per_step"], 3)
+            ours["energies_agree"] = bool(np.allclose(ours.pop("energies"), peer["energies"], rtol=1e-3))
     for row in rows:
         for name, ms in got["rows"].get(str(row["log2"]), {}).items():
             s = summary(ms) if isinstance(ms, list) else {"median_ms": ms, "n": a.calls}
@@ -50,6 +62,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--log2", type=int, nargs="+", default=[16, 20, 24])
     ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--sim", type=int, nargs="*", default=[4096, 1 << 20])
+    ap.add_argument("--sim-steps", type=int, default=1000)
     a = ap.parse_args()
     import qdexplorer.lang as qd
     from qdexplorer import script
@@ -115,14 +129,19 @@ def main():
         if "torch_tensor" in variants:
             np.testing.assert_allclose(yt.cpu().numpy(), (WARMUP + a.calls) * x0, rtol=1e-4)
         rows.append(row)
-    quadrants_peer(a, rows)
+    ks = sp.define(qd)
+    sims = {}
+    for n in a.sim:
+        r = sp.run_particles(qd, ks, n, a.sim_steps, qd.sync)
+        sims[str(n)] = {"ms_per_step": r["ms_per_step"], "energies": r["energies"]}
+    quadrants_peer(a, rows, sims)
     for row in rows:
         best = row["variants"]
         if "peer:torch.add_" in best:
             peer = best["peer:torch.add_"]["median_ms"]
             row["vs_torch"] = {k: round(v["median_ms"] / peer, 2) for k, v in best.items()}
     emit({"benchmark": "script_calls", "what": "wall ms per kernel call from Python, saxpy f32, synchronised",
-          "rows": rows})
+          "rows": rows, "particle_program": sims})
 
 
 if __name__ == "__main__":

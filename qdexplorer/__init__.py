@@ -2,6 +2,9 @@
 from .version import __version__  # noqa: F401 - the public version
 
 
+_script_call: list = [None]
+
+
 def _install_script_caller():
     """Let `import qdexplorer.lang as qd` call kernels without lang importing the engine.
 
@@ -15,8 +18,11 @@ def _install_script_caller():
         return script.init(arch, **options)
 
     def call(kernel, args):
-        from . import script
-        return script.call_kernel(kernel, args)
+        fn = _script_call[0]
+        if fn is None:  # the first call imports the script layer; later ones go straight to it
+            from . import script
+            fn = _script_call[0] = script.call_kernel
+        return fn(kernel, args)
 
     def reset():
         from . import script

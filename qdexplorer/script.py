@@ -10,6 +10,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -20,12 +21,17 @@ from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
 from .lang import ir
-from .lang.arg_check import ArgumentError, check_call_args, written_arrays
+from .lang.arg_check import ArgumentError, check_call_args, check_no_alias, convert_scalar, written_arrays
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray, device_array_of
 from .lang.errors import QdError, QuadrantsAssertionError
 from .lang.field import _Storage as Storage
-from .lang.field import as_kernel_array
+from .lang.field import Field, as_kernel_array
+from .lang.frontend.kernel_scope import RANDOM_KEY
+from .lang.qd_types import NdarrayType
+from .lang.template import Template
+from .lang.types import int_range
+from .lang import runtime_api
 from .lang.runtime_api import cpu, cuda, gpu
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
@@ -99,6 +105,103 @@ def _gpu_array(kernel, name: str, v):
         raise ArgumentError(f"{kernel.name}(): argument '{name}': {e}") from None
 
 
+def _arg_modes(kernel) -> tuple | bool:
+    """Per parameter, how a call's value enters the signature: 'a' an ndarray, 't' a template,
+    's' a scalar; False when a parameter is a vector or struct (those calls take the checked path)."""
+    try:
+        types = kernel.arg_types()
+    except QdError:
+        return False
+    modes = []
+    for n in kernel.arg_names:
+        t = types[n]
+        if isinstance(t, NdarrayType):
+            modes.append("a")
+        elif isinstance(t, Template):
+            modes.append("t")
+        elif hasattr(t, "is_float"):
+            modes.append("s")
+        else:
+            return False
+    return tuple(modes)
+
+
+_STATIC = (int, float, bool, str, type(None))
+
+
+def _signature(modes: tuple, values: list, on_cuda: bool):
+    """(signature, values) of one call, or None where the checked path must decide: what the
+    specialisation, the argument checks and the launch depend on, short of the values of the
+    scalars that bound loops (the plan keys its trip counts on those). Arrays are keyed by type,
+    shape, dtype and, for NumPy ones, contiguity and writability; a qd.ndarray or field by its
+    storage; a GPU array (CUDA) by its interface, read once here."""
+    sig: list = []
+    templated: set = set()
+    for k, (m, v) in enumerate(zip(modes, values)):
+        t = type(v)
+        if m == "s":
+            sig.append(t)
+            continue
+        if isinstance(v, Storage):
+            if m == "t":  # one field in two template parameters: an aliased specialisation, the checked path's
+                if id(v) in templated:
+                    return None
+                templated.add(id(v))
+            if v._mirror is not None and not on_cuda:
+                return None
+            st = v.storage
+            sig.append((t, v.shape, st.shape, st.dtype))
+        elif isinstance(v, np.ndarray):
+            if on_cuda:
+                return None  # copied in and out around the call: the checked path does that
+            fl = v.flags
+            sig.append((t, v.shape, v.dtype, fl.c_contiguous, fl.writeable, getattr(v, "elem_shape", ())))
+        elif m == "t":
+            if t not in _STATIC:
+                return None
+            sig.append((t, v))
+        elif on_cuda:
+            try:
+                d = device_array_of(v)
+            except TypeError:
+                return None
+            if d is None:
+                return None
+            values[k] = d
+            sig.append((t, d.shape, d.dtype, d.elem_shape))
+        else:
+            return None
+    return tuple(sig), values
+
+
+def _check_distinct(kernel_name: str, resident: list, external: dict):
+    """The aliasing check of a fast call, as the checked path words it: one qd.ndarray or field
+    passed twice (or as an argument and as a global the kernel reads), or GPU arrays that
+    overlap."""
+    seen: dict = {}
+    for name, v in resident:
+        if id(v) in seen:
+            raise ArgumentError(f"{kernel_name}(): arguments '{seen[id(v)]}' and '{name}' are the same device "
+                                f"memory (or overlap); kernels compile array arguments as non-aliasing, so pass "
+                                f"distinct arrays (a copy for one of them)")
+        seen[id(v)] = name
+    if len(external) > 1:
+        check_no_alias(kernel_name, external)
+
+
+class _Fast:
+    """One signature's call plan: what a call does once its signature matched (see `_fast_call`)."""
+
+    __slots__ = ("kernel", "names", "arrays", "scalars", "implicit", "draws", "range_names", "launchers",
+                 "prints", "trips")
+
+    def __init__(self, kernel, names, arrays, scalars, implicit, draws, range_names, launchers, prints):
+        self.kernel, self.names, self.arrays, self.scalars = kernel, names, arrays, scalars
+        self.implicit, self.draws, self.range_names = implicit, draws, tuple(range_names)
+        self.launchers, self.prints = launchers, prints
+        self.trips: dict = {}  # range scalars' values -> trip counts, checked against the shapes
+
+
 @dataclass
 class _Plan:
     """What every call of one specialisation needs, worked out once: a time-step loop calls the
@@ -152,8 +255,33 @@ class InlineRunner:
         self.device = LocalDevice(self.backend)
         self.loaded: dict = {}
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
+        self.modes: dict = {}  # kernel -> what each parameter is, for signatures ((): no fast calls)
+        self.fast: dict = {}   # (kernel, signature) -> _Fast
 
     def call(self, kernel, bound: dict) -> dict:
+        """One call: a signature seen before (types, shapes, dtypes, residency, range scalars) takes
+        its plan's fast path; anything else, and the first call of each, the checked path below,
+        which then records a plan for the next."""
+        modes: Any = self.modes.get(kernel)
+        if modes is None:
+            modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else False
+        if modes is False:
+            return self._call(kernel, bound)
+        got = _signature(modes, [bound[n] for n in kernel.arg_names], self.backend == "cuda")
+        if got is None:
+            return self._call(kernel, bound)
+        sig, values = got
+        fp = self.fast.get((kernel, sig))
+        if fp is not None:
+            out = self._fast_call(fp, values)
+            if out is not None:
+                return out
+        args = self._call(kernel, bound)
+        self._record(kernel, sig, fp, values)
+        return args
+
+    def _call(self, kernel, bound: dict) -> dict:
+        self._last = None
         if self.backend == "cuda":  # read each GPU array's interface once per call, not per check
             bound = {k: _gpu_array(kernel, k, v) for k, v in bound.items()}
         spec = kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))
@@ -174,6 +302,7 @@ class InlineRunner:
                 raise ArgumentError(f"{kernel.name}(): {e}") from None
             if key is not None and len(plan.trips) < 256:
                 plan.trips[key] = trips
+        self._last = (spec, plan, checked, trips)
         try:
             self.device.run_args(plan.names, trips, checked, timed=False, wait=self._must_wait(plan, checked))
         except QuadrantsAssertionError:  # a bad access in debug mode: an assert that failed before it
@@ -183,6 +312,125 @@ class InlineRunner:
             for st in resident:
                 st._where = "device"
         return args
+
+    def _record(self, kernel, sig: tuple, fp: "_Fast | None", values: list):
+        """After a checked call that succeeded: remember its plan for `sig`, or the trip counts of
+        its range scalars' values in the plan already there."""
+        last = self._last
+        if last is None:
+            return
+        spec, plan, checked, trips = last
+        if fp is None:
+            fp = self._make_fast(kernel, spec, plan, checked)
+            if fp is None:
+                return
+            if len(self.fast) < 4096:
+                self.fast[(kernel, sig)] = fp
+        if len(fp.trips) < 256:
+            fp.trips[tuple(checked[n] for n in fp.range_names)] = trips
+
+    def _make_fast(self, kernel, spec: tuple, plan: "_Plan", checked: dict) -> "_Fast | None":
+        """The fast path of one signature, or None where it does not apply: range bounds that read
+        anything but the user's scalar arguments; on CUDA, kernel-scope temporaries or a return
+        value (copied back at every call), or plain NumPy arguments (copied in and out)."""
+        names = list(kernel.arg_names)
+        if any(n not in names for n in plan.range_scalars):
+            return None
+        cuda_ = self.backend == "cuda"
+        if cuda_ and any(a.role != "field" for a in plan.implicit):
+            return None
+        launchers = []
+        for t in plan.names:
+            q = self.device.backend.quick_launcher(t, checked)
+            if q is None:
+                return None
+            launchers.append((t, q))
+        scalars = []
+        for i, entry in enumerate(spec):
+            if entry[1] == "scalar" and hasattr(entry[2], "is_float"):
+                dt = entry[2]
+                native = float if dt.is_float else int
+                bounds = None if dt.is_float else int_range(dt)
+                scalars.append((i, native, bounds, dt, f"{kernel.name}(): argument '{entry[0]}'"))
+        return _Fast(kernel, names, [i for i, e in enumerate(spec) if e[1] == "array"], scalars,
+                     list(plan.implicit), kernel.draws_random(spec), plan.range_scalars, launchers,
+                     plan.prints)
+
+    def _fast_call(self, fp: "_Fast", values: list) -> dict | None:
+        """A call on a known signature: convert the scalars, look up the trip counts (checked when
+        these range values were first seen), refresh the arrays' pointers and launch. None when
+        the range values are new: the checked path runs instead (and records them)."""
+        for i, native, bounds, dt, where in fp.scalars:
+            v = values[i]
+            if type(v) is native and (bounds is None or bounds[0] <= v <= bounds[1]):
+                continue
+            values[i] = convert_scalar(where, v, dt)
+        args = dict(zip(fp.names, values))
+        trips = fp.trips.get(tuple(args[n] for n in fp.range_names)) if fp.range_names else \
+            next(iter(fp.trips.values()), None)
+        if trips is None:
+            return None
+        cuda_ = self.backend == "cuda"
+        if cuda_:
+            return self._fast_cuda(fp, args, trips)
+        for i in fp.arrays:
+            v = values[i]
+            if type(v) is not np.ndarray and not isinstance(v, np.ndarray):
+                args[fp.names[i]] = v.storage
+        for a in fp.implicit:
+            args[a.name] = Field.by_uid(int(a.key)).storage if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+        if fp.draws:
+            args[RANDOM_KEY] = runtime_api.next_random_key()
+        for t, launch in fp.launchers:
+            launch(args, trips[t])
+        return args
+
+    def _fast_cuda(self, fp: "_Fast", args: dict, trips: dict) -> dict:
+        """CUDA: qd.ndarrays and fields by their device copies (uploaded first only if Python wrote
+        them last), GPU arrays by pointer after their producer stream; the call returns once the
+        launches are queued, unless the kernel prints or a GPU array names no stream to order."""
+        backend = self.device.backend
+        resident, external = [], {}
+        for i in fp.arrays:
+            name = fp.names[i]
+            v = args[name]
+            if isinstance(v, DeviceArray):
+                external[name] = v
+                args[name] = (v.ptr, v.shape)
+                continue
+            args[name] = self._device_ptr(v, backend)
+            resident.append((name, v))
+        for a in fp.implicit:
+            f = Field.by_uid(int(a.key))
+            args[a.name] = self._device_ptr(f, backend)
+            resident.append((a.name, f))
+        if len(resident) > 1 or len(external) > 1:  # device copies of distinct arrays never overlap
+            _check_distinct(fp.kernel.name, resident, external)
+        if fp.draws:
+            args[RANDOM_KEY] = runtime_api.next_random_key()
+        streams = backend.order_after(list(external.values())) if external else set()
+        try:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+        finally:  # conservatively: a kernel (even one that faulted midway) may have written them
+            for _, st in resident:
+                st._where = "device"
+        if fp.prints or any(v.stream is None for v in external.values()):
+            backend.sync()
+        elif streams:
+            backend.signal(streams)
+        return args
+
+    def _device_ptr(self, v, backend) -> tuple:
+        m = v._mirror
+        if m is None or m.backend is not backend:
+            self.attach(v, zeroed=False)
+            m = v._mirror
+        assert m is not None  # attach gave it one
+        if v._where == "host":
+            m.upload(v.storage)
+            v._where = "both"
+        return (m.ptr, v.storage.shape)
 
     def _must_wait(self, plan: "_Plan", args: dict) -> bool:
         """Whether the call must return only after its kernels finished. On CUDA it need not when
@@ -214,7 +462,10 @@ class InlineRunner:
             ptx = compiled if self.target == "nvptx" else self.pipeline.compile(tasks, "nvptx")
             write_ptx(Path.cwd(), ptx)
         items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled if ct.spec is not None]
-        for r in self.device.load(items):
+        results = self.device.load(items)
+        if any(not r.reused for r in results):
+            self.fast.clear()  # code was (re)loaded: a launcher may hold a replaced entry point
+        for r in results:
             if not r.ok:
                 raise QdError(f"{r.task}: load failed: {r.error}")
         plan = self.loaded[(id(kernel), spec)] = _Plan(kernel, tasks, [ct.task for ct in compiled],

@@ -74,6 +74,9 @@ class EmitterBase(ABC):
     @abstractmethod
     def address(self, arr: ir.ArrayArg | ir.SharedArray, indices: tuple, where: str = "") -> L.Value: ...
 
+    @abstractmethod
+    def atomic_reduce(self, e: ir.AtomicRMW) -> None: ...
+
     # -- provided by StatementEmitter (statements.py)
     @abstractmethod
     def stmts(self, body: list[ir.Stmt]) -> None: ...

@@ -165,6 +165,28 @@ class ExpressionEmitter(EmitterBase):
                   "max": "max" if dt.kind == "i" else "umax"}[e.op]
         return self.b.atomic_rmw(op, ptr, v, "monotonic")
 
+    def atomic_reduce(self, e):
+        """An atomic whose old value nobody reads. On CUDA, into a global array, it is a PTX `red`
+        (fire and forget: the thread does not wait for the value to come back) rather than `atom`
+        with a dead destination, which leaves the choice to ptxas; elsewhere a plain atomicrmw."""
+        form = _RED.get((e.op if e.op != "sub" else "add", e.array.dtype.name)) if self.nv else None
+        if form is None or not isinstance(e.array, ir.ArrayArg) or self.sig.debug_ptr is not None:
+            self.expr(e)
+            return
+        ptr = self.address(e.array, e.indices, e.where)
+        v = self.expr(e.value)
+        if e.op == "sub":
+            v = self.b.fneg(v) if e.array.dtype.is_float else self.b.neg(v)
+        gptr = self.b.addrspacecast(ptr, L.PointerType(addrspace=1))
+        suffix, reg = form
+        # a memory clobber keeps this thread's other accesses of the array on their side of the
+        # red; an array the task only updates this way needs none, and then the loads feeding the
+        # reds may still merge (ld.global.nc.v4 under coarsening)
+        clobber = "" if e.array.name in scatter_only(self.t) else ",~{memory}"
+        asm = L.InlineAsm(L.FunctionType(L.VoidType(), [gptr.type, v.type]),
+                          f"red.global.{suffix} [$0], $1;", f"l,{reg}{clobber}", side_effect=True)
+        self.b.call(asm, [gptr, v])
+
     def e_SimtIndex(self, e):
         if not self.nv:
             raise CodegenError("qd.simt.block helpers are CUDA-only")
@@ -178,3 +200,37 @@ class ExpressionEmitter(EmitterBase):
         if e.what == "grid_dim":
             return self.sreg("nctaid.x")
         return b.add(b.mul(self.sreg("ctaid.x"), self.sreg("ntid.x")), self.sreg("tid.x"))
+
+
+# (op, element type) -> (PTX `red` suffix, inline-asm register class) for the reductions PTX has on
+# every target we compile for (sm_60+); other combinations (8/16-bit, float min/max) stay atomicrmw
+_RED: dict[tuple[str, str], tuple[str, str]] = {
+    ("add", "i32"): ("add.u32", "r"), ("add", "u32"): ("add.u32", "r"),
+    ("add", "i64"): ("add.u64", "l"), ("add", "u64"): ("add.u64", "l"),
+    ("add", "f32"): ("add.f32", "f"), ("add", "f64"): ("add.f64", "d"),
+    ("min", "i32"): ("min.s32", "r"), ("min", "u32"): ("min.u32", "r"),
+    ("max", "i32"): ("max.s32", "r"), ("max", "u32"): ("max.u32", "r"),
+    ("min", "i64"): ("min.s64", "l"), ("min", "u64"): ("min.u64", "l"),
+    ("max", "i64"): ("max.s64", "l"), ("max", "u64"): ("max.u64", "l"),
+    ("and", "i32"): ("and.b32", "r"), ("and", "u32"): ("and.b32", "r"),
+    ("or", "i32"): ("or.b32", "r"), ("or", "u32"): ("or.b32", "r"),
+    ("xor", "i32"): ("xor.b32", "r"), ("xor", "u32"): ("xor.b32", "r"),
+    ("and", "i64"): ("and.b64", "l"), ("and", "u64"): ("and.b64", "l"),
+    ("or", "i64"): ("or.b64", "l"), ("or", "u64"): ("or.b64", "l"),
+    ("xor", "i64"): ("xor.b64", "l"), ("xor", "u64"): ("xor.b64", "l"),
+}
+
+
+def scatter_only(task: ir.Task) -> frozenset:
+    """Arrays the task touches only through atomics whose result is unused (walked once a task)."""
+    cached = task.__dict__.get("_scatter_only")
+    if cached is None:
+        unused = {id(n.value) for n in ir.walk(task.body)
+                  if isinstance(n, ir.ExprStmt) and isinstance(n.value, ir.AtomicRMW)}
+        names: set[str] = set()
+        other: set[str] = set()
+        for n in ir.walk([task.body, task.ranges]):
+            if isinstance(n, (ir.Load, ir.Store, ir.AtomicRMW)) and isinstance(n.array, ir.ArrayArg):
+                (names if id(n) in unused else other).add(n.array.name)
+        cached = task.__dict__["_scatter_only"] = frozenset(names - other)
+    return cached

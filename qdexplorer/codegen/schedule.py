@@ -33,7 +33,11 @@ def coarsening(task: ir.Task, nv: bool, vector: int, heavy_math: bool = False) -
 
 
 def contiguous(task: ir.Task) -> bool:
-    """Whether every global access of a 1-D range_for is at the loop index (+ a constant) or invariant."""
+    """Whether every global access of a 1-D range_for is at the loop index (+ a constant) or invariant.
+
+    An atomic whose result is unused may go anywhere (a histogram's `bins[x[i]] += 1`): it becomes a
+    `red`, which the thread does not wait for, so its address costs no merged load; coarsening then
+    merges the loads that feed it (`x[i]`, as ld.global.nc.v4) and queues `vector` reds per step."""
     if len(task.ranges) != 1:
         return False
     var = task.loop_vars[0]
@@ -49,7 +53,11 @@ def contiguous(task: ir.Task) -> bool:
     def invariant(e) -> bool:
         return not any(isinstance(n, (ir.LocalRef, ir.Load, ir.AtomicRMW, ir.SimtIndex)) for n in ir.walk(e))
 
+    scatters = {id(n.value) for n in ir.walk(task.body)
+                if isinstance(n, ir.ExprStmt) and isinstance(n.value, ir.AtomicRMW)}
     for n in ir.walk(task.body):
+        if id(n) in scatters:  # `bins[x[i]] += 1`: a fire-and-forget `red` at any address
+            continue
         if isinstance(n, (ir.Load, ir.Store, ir.AtomicRMW)) and isinstance(n.array, ir.ArrayArg):
             if not ((len(n.indices) == 1 and at_index(n.indices[0])) or all(invariant(i) for i in n.indices)):
                 return False

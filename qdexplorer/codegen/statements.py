@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
+from ..lang import ir
 from .line_info import stmt_line
 from .emitter_base import EmitterBase
 
@@ -30,6 +31,9 @@ class StatementEmitter(EmitterBase):
         st.align = s.array.dtype.nbytes
 
     def s_ExprStmt(self, s):
+        if isinstance(s.value, ir.AtomicRMW):  # `a[j] += v`, `qd.atomic_add(...)` with its result unused
+            self.atomic_reduce(s.value)
+            return
         self.expr(s.value)
 
     def s_If(self, s):

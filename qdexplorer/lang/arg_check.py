@@ -58,13 +58,13 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
             for pname, _, mdt in struct_arg_names(name, dt):
                 if pname not in args:
                     raise ArgumentError(f"{where} is missing")
-                out[pname] = _convert_scalar(f"{where} (member {pname[len(name) + 2:]})", args[pname], mdt)
+                out[pname] = convert_scalar(f"{where} (member {pname[len(name) + 2:]})", args[pname], mdt)
             continue
         if kind == "vector":  # expanded by Kernel.call_args into name__0, name__1, ...
             for k in range(int(np.prod(nd))):
                 if f"{name}__{k}" not in args:
                     raise ArgumentError(f"{where} is missing")
-                out[f"{name}__{k}"] = _convert_scalar(f"{where} (component {k})", args[f"{name}__{k}"], dt)
+                out[f"{name}__{k}"] = convert_scalar(f"{where} (component {k})", args[f"{name}__{k}"], dt)
             continue
         if name not in args:
             raise ArgumentError(f"{where} is missing")
@@ -83,8 +83,8 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
                 raise ArgumentError(f"{where} is read-only (writeable=False, or a view of bytes), but the "
                                     f"kernel writes it; pass a writable copy ({name}.copy())")
         elif kind == "scalar" and hasattr(dt, "is_float"):
-            out[name] = _convert_scalar(where, v, dt)
-    _check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)}, aliased)
+            out[name] = convert_scalar(where, v, dt)
+    check_no_alias(kernel_name, {k: v for k, v in args.items() if isinstance(v, DeviceArray)}, aliased)
     for t in tasks:
         check_ranges(kernel_name, t, out | arrays)
     return out
@@ -104,7 +104,7 @@ def written_arrays(tasks) -> frozenset:
     return frozenset(names)
 
 
-def _check_no_alias(kernel_name: str, dev: dict, aliased: tuple = ()):
+def check_no_alias(kernel_name: str, dev: dict, aliased: tuple = ()):
     """Array parameters are compiled `noalias`: one device buffer reached through two of them would
     let the optimiser reorder their loads and stores, so the call is refused instead, except for
     the template parameters this specialisation was compiled to let alias (`aliased` groups)."""
@@ -148,7 +148,7 @@ def _check_dtype_ndim(where: str, v, dt, nd: int):
                             f"with 32-bit shapes: split the array")
 
 
-def _convert_scalar(where: str, v, dt):
+def convert_scalar(where: str, v, dt):
     if isinstance(v, np.ndarray) and v.ndim == 0:
         v = v.item()
     if isinstance(v, np.generic):

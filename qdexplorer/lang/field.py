@@ -117,6 +117,8 @@ class Mirror(Protocol):
 
     def download(self, host: np.ndarray) -> None: ...
 
+    def read(self, host: np.ndarray, offset: int) -> None: ...  # `host.nbytes` from byte `offset`
+
     def fill(self, value, dtype) -> bool: ...
 
 
@@ -224,8 +226,27 @@ class _Storage:
         idx = self._index(key)
         if self.elem_shape and all(isinstance(k, (int, np.integer)) for k in idx):
             return Element(self, idx)  # one vector/matrix: a view that writes through (x[i][j] = v)
+        if self._where == "device" and self._mirror is not None and not self.elem_shape:
+            cell = self._device_cell(idx)
+            if cell is not None:       # one number: only its bytes come back, not the array
+                return cell[0].item()
         v = self.host()[idx]           # a number, or a copy of a slice
         return np.array(v) if isinstance(v, np.ndarray) else v.item()
+
+    def _device_cell(self, idx: tuple):
+        """The host storage's cell for element `idx`, refreshed from the device copy alone (a
+        time-step loop that prints x[0] every step must not copy the whole array); None for
+        anything but non-negative integer indices in range (the host path handles those)."""
+        if not all(isinstance(k, (int, np.integer)) and k >= 0 for k in idx):
+            return None
+        try:
+            flat = int(np.ravel_multi_index(tuple(int(k) for k in idx), self.storage.shape))
+        except ValueError:
+            return None
+        cell = self.storage.reshape(-1)[flat:flat + 1]
+        assert self._mirror is not None
+        self._mirror.read(cell, flat * self.storage.itemsize)
+        return cell
 
     def __setitem__(self, key, value):
         idx = self._index(key)

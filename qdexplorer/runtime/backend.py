@@ -5,7 +5,7 @@ A leaf: the backends import it, and `backends.make_backend` picks one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 from ..machine.launch_spec import LaunchSpec
 from .launch import LaunchTiming
@@ -48,5 +48,9 @@ class Backend(Protocol):
     def release(self, prepared: Prepared) -> None: ...
     def handoff(self, prepared: Prepared) -> None: ...  # order the arrays' producers after our launches, without waiting
     def sync(self) -> None: ...
+    # script fast path: one task's launcher for calls of one signature (None: take the checked path)
+    def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[[dict[str, Any], int], None] | None: ...
+    def order_after(self, arrays: list) -> set: ...   # our stream after these GPU arrays' producers
+    def signal(self, streams: set) -> None: ...       # those producers after the launches just queued
     def close(self) -> None: ...
 

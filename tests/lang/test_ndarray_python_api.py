@@ -237,6 +237,11 @@ class FakeMirror:
         host[...] = self.data
         self.down += 1
 
+    def read(self, host, offset):
+        flat = self.data.reshape(-1).view(np.uint8)
+        host.reshape(-1).view(np.uint8)[...] = flat[offset:offset + host.nbytes]
+        self.cells = getattr(self, "cells", 0) + 1
+
     def fill(self, value, dtype):
         return False     # as for a pattern the device cannot memset: the caller fills the host
 
@@ -247,6 +252,20 @@ def _on_device(x, device_value):
     x._mirror.data[...] = np.asarray(device_value).reshape(x.storage.shape)
     x._where = "device"
     return x._mirror
+
+
+def test_reading_one_number_copies_only_that_number(cpu):
+    """x[i, j] of a device-resident scalar array brings back that element, not the array; the rest
+    of the host copy stays stale (so `_where` stays 'device'), and a slice still downloads it all."""
+    x = qd.ndarray(qd.i32, shape=(3, 4))
+    dev = _on_device(x, np.arange(12).reshape(3, 4) * 10)
+    assert x[2, 1] == 90 and x[0, 3] == 30 and x[np.int64(1), 0] == 40
+    assert dev.down == 0 and dev.cells == 3 and x._where == "device"
+    assert x[-1, -1] == 110 and dev.down == 1                    # negative index: the host path
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(12).reshape(3, 4) * 10)
+    with pytest.raises(IndexError):
+        _on_device(x, np.zeros(12))
+        x[3, 0]
 
 
 def test_python_access_goes_through_the_device_copy(cpu):

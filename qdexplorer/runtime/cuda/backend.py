@@ -301,6 +301,69 @@ class CudaBackend:
         prepared.params[spec.task] = entry
         return entry
 
+    def quick_launcher(self, task: str, args: dict[str, Any]):
+        """A script's launcher of `task` for calls of one signature (array ranks fixed): its
+        kernelParams live in one buffer made here, and each call packs the values into it with one
+        precompiled struct and launches, untimed, on our stream. Arrays come as (pointer, shape).
+        The driver copies the parameters at launch, so the next call may overwrite them."""
+        spec = self.specs[task]
+        if spec.debug:
+            return None
+        codes, slots = [], []
+        for slot in spec.args:
+            if slot.kind == "array":
+                rank = len(np.shape(args[slot.name])) if not isinstance(args[slot.name], DeviceArray) \
+                    else len(args[slot.name].shape)
+                codes.append("Q" + "i4x" * rank)
+            else:
+                codes.append(_PACK[slot.ctype])
+            slots.append((slot.name, slot.kind == "array"))
+        fmt = struct.Struct("<" + "".join(codes))
+        buf = ctypes.create_string_buffer(max(8, fmt.size))
+        base = ctypes.addressof(buf)
+        count = max(1, fmt.size // 8)
+        arr = (ctypes.c_void_p * count)(*[base + 8 * i for i in range(count)])
+        addr, f, block, stream = ctypes.addressof(arr), self.composite.function(task), spec.block, self.stream
+        grid_of, keep = self.grid_of, (buf, arr)
+        packed = tuple(slots)
+
+        def launch(values: dict[str, Any], n: int) -> None:
+            vals: list = []
+            for name, is_array in packed:
+                v = values[name]
+                if is_array:
+                    vals.append(v[0])
+                    vals.extend(v[1])
+                else:
+                    vals.append(v)
+            try:
+                fmt.pack_into(keep[0], 0, *vals)
+            except (struct.error, OverflowError):  # outside the type's range: wrap as C would
+                fmt.pack_into(keep[0], 0, *_wrapped(codes, vals))
+            grid = grid_of(spec, n)
+            if grid == 0:
+                return
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
+            if err != _OK:
+                check("cuLaunchKernel", (err,), task)
+        return launch
+
+    def order_after(self, arrays: list) -> set:
+        """Our stream after each GPU array's producer stream (one wait per stream); the streams,
+        for `signal` once the launches are queued."""
+        streams: set = set()
+        for v in arrays:
+            handle = _stream_handle(v.stream)
+            if handle is not None and handle not in streams:
+                streams.add(handle)
+                self._after_producer(handle)
+        return streams
+
+    def signal(self, streams: set) -> None:
+        """The producer streams wait (on the device) for what we just queued: see `handoff`."""
+        if streams:
+            self.handoff(Prepared({}, {}, streams=streams))
+
     def _event_pair(self):
         mk = lambda: check("cuEventCreate", cu.cuEventCreate(cu.CUevent_flags.CU_EVENT_DEFAULT))  # noqa: E731
         return mk(), mk()
@@ -446,6 +509,22 @@ def _stream_handle(stream) -> int | None:
     if stream is None:
         return None
     return _LEGACY_STREAM if stream is NO_STREAM else int(stream)
+
+
+def _wrapped(codes: list, vals: list) -> list:
+    """Scalar values as C would pass them when one does not fit its slot (an f32 overflowing to
+    inf, an integer wrapping): through the ctypes type of each slot."""
+    out, k = [], 0
+    for code in codes:
+        if code.startswith("Q"):  # an array: pointer and shape, in range by construction
+            rank = (len(code) - 1) // 3
+            out.extend(vals[k:k + 1 + rank])
+            k += 1 + rank
+            continue
+        ct = {v: c for c, v in _PACK.items()}[code]
+        out.append(_CT[ct](vals[k]).value)
+        k += 1
+    return out
 
 
 def _entries(ptx: bytes) -> set[str]:

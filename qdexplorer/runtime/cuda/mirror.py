@@ -24,6 +24,10 @@ class DeviceMirror:
     def download(self, host: np.ndarray):
         self.backend.copy_out(host, self.ptr)
 
+    def read(self, host: np.ndarray, offset: int):
+        """`host.nbytes` bytes from byte `offset` of the device copy (one element read by Python)."""
+        self.backend.copy_out(host, self.ptr + offset)
+
     def fill(self, value, dtype: np.dtype) -> bool:
         """Fill on the device when the element is 1, 2 or 4 bytes, or 8 bytes whose halves repeat
         (0, most often); False otherwise, and the caller fills on the host."""
