@@ -334,8 +334,8 @@ class InlineRunner:
         anything but the user's scalar arguments; on CUDA, kernel-scope temporaries or a return
         value (copied back at every call), or plain NumPy arguments (copied in and out)."""
         names = list(kernel.arg_names)
-        if any(n not in names for n in plan.range_scalars):
-            return None
+        if len(spec) != len(names) or any(n not in names for n in plan.range_scalars):
+            return None  # a spec with entries beyond the arguments (k.grad's adjoint arrays): checked path
         cuda_ = self.backend == "cuda"
         if cuda_ and any(a.role != "field" for a in plan.implicit):
             return None
