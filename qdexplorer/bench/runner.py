@@ -59,10 +59,13 @@ def _sampler(engine: BenchEngine) -> ClockSampler | contextlib.nullcontext:
 def _settle(engine: BenchEngine, sampler: ClockSampler, workloads: list[str] | None, seed: int,
             flush_l2: bool) -> str:
     """Untimed passes until the busy SM clock settles or `SETTLE_LIMIT_S` passes; a note when it
-    never settled. Nothing to do where no clock is sampled."""
+    never settled. Nothing to do where no clock is sampled. The bench's first call of the engine:
+    it forgets an old Stop; a Stop pressed now is kept for the rounds, which then end at once."""
     t0 = sampler.now()
+    first = True
     while True:
-        results = engine.run(workloads, repeat=1, seed=seed, flush_l2=flush_l2)
+        results = engine.run(workloads, repeat=1, seed=seed, flush_l2=flush_l2, keep_stop=not first)
+        first = False
         state = settled(sampler.since(t0))
         if state or any(r.status in ("stopped", "error") for r in results):
             return ""
@@ -152,6 +155,7 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
             if isinstance(sampler, ClockSampler):
                 notes.append(_settle(engine, sampler, names or None, seed, flush_l2))
             done = 0
+            settled_first = isinstance(sampler, ClockSampler)
             for rnd, size in enumerate(sizes):
                 turn = names[rnd % len(names):] + names[:rnd % len(names)] if names else None
                 warm = warmup if rnd == 0 else min(warmup, 1)
@@ -163,7 +167,10 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
                     # warm-ups as the first passes, dropped here: the engine checks the first pass against
                     # the inputs it built, which in-place workloads (a particle step) only match before
                     # any warm-up has run
-                    out = engine.run(turn, repeat=warm + size, seed=seed, flush_l2=flush_l2)
+                    # only the bench's first call forgets an earlier Stop: one pressed between rounds
+                    # (or during the clock's warm-up) ends the run instead of being cleared by the next
+                    out = engine.run(turn, repeat=warm + size, seed=seed, flush_l2=flush_l2,
+                                     keep_stop=rnd > 0 or settled_first)
                 launches += got
                 for r in out:  # the first problem of each workload is the one reported
                     if r.workload not in results or results[r.workload].status == "passed":
@@ -229,6 +236,7 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
         samplers.setdefault(side.engine.backend, _sampler(side.engine))
     problems: dict[str, list[str]] = {a.label: [], b.label: []}
     stopped = False
+    started: set[int] = set()   # engines called once already: only an engine's first call forgets an old Stop
     with contextlib.ExitStack() as stack:
         for sm in samplers.values():
             stack.enter_context(sm)
@@ -240,7 +248,9 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
                         timing.enter_context(sampler.timing(rnd))
                     launches = timing.enter_context(_measuring(side.engine, warmup, side.compile,
                                                                repeat_offset=rnd * per_round, rnd=rnd))
-                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2)
+                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2,
+                                              keep_stop=id(side.engine) in started)
+                    started.add(id(side.engine))   # its later calls keep a Stop pressed between them
                     if rnd == 0:
                         side.compiled = _compiled_for(side.engine, [ln.task for ln in launches])
                 side.run.launches += launches
