@@ -156,8 +156,10 @@ def _fresh_pair(a):
     try:
         sa, sb = _fresh_side(a, a.a, engines, a.a_device), _fresh_side(a, a.b, engines, a.b_device)
         if sa.label == sb.label:
-            raise QdError(f"A and B are the same side ({sa.label}): compare two variants, or one on two devices "
-                          f"(--a-device 0 --b-device 1)")
+            # an A/A comparison (`now now`): the code against itself, interleaved like any other pair,
+            # which shows what the verdicts say when nothing changed (the noise floor of this machine)
+            sa.label, sb.label = f"{sa.label} (A)", f"{sb.label} (B)"
+            print(f"A/A: {a.a} against itself, nothing differs between the sides", file=sys.stderr)
         if a.rounds < 1 or a.repeat < 1:
             raise QdError("--rounds and --repeat must be at least 1")
         print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
