@@ -23,6 +23,7 @@ from typing import Any
 from ..compiler.artifacts import CompiledTask
 from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
 from ..runtime.launch import LaunchTiming
+from .clock_lock import held as clocks_locked
 from .clocks import ClockSampler, NvmlClocks, clock_summary, clock_warning, settled
 from .context import collect
 from .engine_api import BenchEngine
@@ -195,7 +196,7 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     ordered = [results[n] for n in every if n in results] or list(results.values())
     ctx = collect(engine, _compiled_for(engine, tasks), workloads=[r.workload for r in ordered],
                   warmup=warmup, repeat=repeat, rounds=len(sizes), per_round=max(sizes), seed=seed,
-                  clocks_mhz=clock_summary(samples), l2_flush=flush_l2 and engine.backend == "cuda",
+                  clocks_mhz=clock_summary(samples) | clocks_locked(), l2_flush=flush_l2 and engine.backend == "cuda",
                   skipped={r.workload: r.skipped for r in ordered if r.skipped})
     status = _status(ordered)
     notes += [clock_warning(samples)]
@@ -273,7 +274,7 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
                                        repeat=rounds * per_round, rounds=rounds, per_round=per_round, seed=seed,
                                        interleaved_with=(b if side is a else a).label, pair=pair,
                                        l2_flush=flush_l2 and eng.backend == "cuda",
-                                       clocks_mhz=clock_summary(samples))
+                                       clocks_mhz=clock_summary(samples) | clocks_locked())
         side.run.compile = {t: v for t, v in side.compile.items() if t in tasks}
         msgs = problems[side.label] + ([warn] if warn else [])
         side.run.status = "failed" if problems[side.label] else ("stopped" if stopped else "complete")
