@@ -127,13 +127,16 @@ def _measuring(engine: BenchEngine, warmup: int, compiles: dict[str, dict[str, A
 
 def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int = 20, warmup: int = WARMUP,
           seed: int = 0, name: str | None = None, history: Any = None, flush_l2: bool = True,
-          rounds: int | None = None, on_round: Callable[[int, int], None] | None = None) -> Run:
+          rounds: int | None = None, on_round: Callable[[int, int], None] | None = None, settle: bool = True) -> Run:
     """Run `workloads` (default: all) for `repeat` timed passes in `rounds` blocks (default
     `ROUNDS`), the workloads taking turns; each block starts with untimed passes (`warmup` in the
     first, 1 in the others, for the caches the other workloads left cold).
 
     `flush_l2` (default on, as runs are made to be compared, and as Nsight Compute does) evicts
     the GPU's L2 before every launch, so a task never inherits the previous one's cached data.
+
+    `settle` False skips the CUDA warm-up that waits for the SM clock to settle: for a caller that
+    has kept the GPU busy with runs up to now (a calibration making one run after another).
 
     With `history` (a bench.history.History), the run is saved as it streams: a row marked
     running at the start, each batch of launches committed as it arrives, the status at the end.
@@ -153,10 +156,10 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     sampler = _sampler(engine)
     try:
         with sampler:
-            if isinstance(sampler, ClockSampler):
+            settled_first = isinstance(sampler, ClockSampler) and settle
+            if settled_first:
                 notes.append(_settle(engine, sampler, names or None, seed, flush_l2))
             done = 0
-            settled_first = isinstance(sampler, ClockSampler)
             for rnd, size in enumerate(sizes):
                 turn = names[rnd % len(names):] + names[:rnd % len(names)] if names else None
                 warm = warmup if rnd == 0 else min(warmup, 1)
