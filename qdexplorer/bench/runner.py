@@ -157,7 +157,7 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     try:
         with sampler:
             settled_first = isinstance(sampler, ClockSampler) and settle
-            if settled_first:
+            if settled_first and isinstance(sampler, ClockSampler):
                 notes.append(_settle(engine, sampler, names or None, seed, flush_l2))
             done = 0
             for rnd, size in enumerate(sizes):
