@@ -14,6 +14,7 @@ slowed task found `slower`, and whether the untouched task stayed `same` or `uns
 `--cpu-load N` runs N busy processes beside it for the duration (the CPU "under load" check).
 
     python benchmarks/compare_calibration.py [--backend cpu|cuda] [--pairs 20] [--cpu-load 1] [--out DIR]
+    python benchmarks/compare_calibration.py --backend cuda --pairs 20 --settle first   # CUDA, in a few minutes
 """
 import argparse
 import json
@@ -101,6 +102,13 @@ def main():
     ap.add_argument("--rounds", type=int, default=10, help="saved runs: rounds; fresh comparisons: A/B rounds")
     ap.add_argument("--per-round", type=int, default=3, help="fresh comparisons: repeats per side per round")
     ap.add_argument("--cpu-load", type=int, default=0, help="busy processes to run beside it")
+    ap.add_argument("--settle", choices=("each", "first"), default="each",
+                    help="CUDA: wait for the SM clock to settle before every saved run (each, as `bench` does), "
+                         "or only before each engine's first one (first: the pairs keep the GPU busy from one "
+                         "run to the next, and it saves up to 3 s a run; the quick way to run 20 CUDA pairs)")
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="stop after the pair that passes this many seconds and report the pairs made (so a "
+                         "time-limited run still prints its JSON)")
     ap.add_argument("--out", default=os.environ.get("OUT", "out"))
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -123,7 +131,8 @@ def main():
                    folders.items()}
         base = engines[1.0]
         for pair in range(a.pairs):
-            run = lambda eng: bench(eng, repeat=a.repeat, rounds=a.rounds, seed=pair)  # noqa: E731
+            run = lambda eng: bench(eng, repeat=a.repeat, rounds=a.rounds, seed=pair,  # noqa: E731
+                                    settle=a.settle == "each" or pair == 0)
             fresh = lambda eng_b: interleaved(Side("A", base), Side("B", eng_b), rounds=a.rounds,  # noqa: E731
                                               per_round=a.per_round, seed=pair)
             results["aa"]["saved"].append(compare_runs(run(base), run(base)))
@@ -132,19 +141,25 @@ def main():
                 results["detect"][str(f)]["saved"].append(compare_runs(run(base), run(engines[f])))
                 results["detect"][str(f)]["fresh"].append(compare_runs(*fresh(engines[f])))
             print(f"pair {pair + 1}/{a.pairs} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+            if a.max_seconds is not None and time.perf_counter() - t0 > a.max_seconds and pair + 1 < a.pairs:
+                print(f"stopping after {pair + 1} pairs: --max-seconds {a.max_seconds:g} passed", file=sys.stderr)
+                break
         for eng in engines.values():
             eng.close()
     finally:
         stop.set()
         for p in load:
             p.join(5)
-    doc = {"benchmark": "compare_calibration", "backend": a.backend, "pairs": a.pairs, "steps": steps,
+    made = len(results["aa"]["saved"])
+    doc = {"benchmark": "compare_calibration", "backend": a.backend, "pairs": made, "pairs_asked": a.pairs,
+           "steps": steps,
            "repeat": a.repeat, "rounds": a.rounds, "per_round": a.per_round, "cpu_load": a.cpu_load,
+           "settle": a.settle,
            "seconds": round(time.perf_counter() - t0, 1),
            "aa": {k: tally(v, None) for k, v in results["aa"].items()},
            "detect": {f: {k: tally(v, HOT) for k, v in d.items()} for f, d in results["detect"].items()},
-           "thresholds": {"saved": results["aa"]["saved"][0].threshold if a.pairs else None,
-                          "fresh": results["aa"]["fresh"][0].threshold if a.pairs else None},
+           "thresholds": {"saved": results["aa"]["saved"][0].threshold if made else None,
+                          "fresh": results["aa"]["fresh"][0].threshold if made else None},
            "machine": machine()}
     doc["summary"] = {
         "aa_false_pairs": {k: v["false_pairs"] for k, v in doc["aa"].items()},

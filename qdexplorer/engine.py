@@ -432,17 +432,25 @@ class Engine:
         self._stop.set()
 
     def run(self, workloads: list[str] | None = None, repeat: int = 1, seed: int = 0, warmup: int = 0,
-            flush_l2: bool = False) -> list[WorkloadResult]:
+            flush_l2: bool = False, keep_stop: bool = False) -> list[WorkloadResult]:
         """Run `workloads` (default: all), each `repeat` timed passes after `warmup` untimed ones; the
-        first timed pass is checked. `flush_l2` evicts device caches before every launch (comparisons)."""
+        first timed pass is checked. `flush_l2` evicts device caches before every launch (comparisons).
+
+        A run starts by forgetting a Stop left over from an earlier one, except with `keep_stop`:
+        a run made of several calls (a bench's rounds, a comparison's sides) passes it after its
+        first call, so a Stop pressed between two calls still ends the whole run. Workloads a Stop
+        kept from running are returned `stopped`, so the caller sees it even when none ran."""
         names = workloads or list(self._project.workloads)
         if not names:
             raise QdError(f"project {self._project.path} has no @qd.workload to run")
-        self._stop.clear()
+        if not keep_stop:
+            self._stop.clear()
         results = []
         for name in names:
             if self._stop.is_set():
-                break
+                kernel = self._project.workload(name).kernel.name
+                results.append(WorkloadResult(name, kernel, self._backend, stopped=True))
+                continue
             results.append(self._run_one(name, repeat, seed, warmup, flush_l2))
         return results
 

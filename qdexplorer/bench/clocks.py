@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 NVML_CLOCK_SM, NVML_CLOCK_MEM = 1, 2
+NVML_ERROR_INSUFFICIENT_SIZE = 7
 GPU_IDLE = 0x1          # nvmlClocksEventReasonGpuIdle
 DRIFT = 0.10            # warn when the busy SM clock of one round differs from another's by more
 SETTLED = 0.02          # warm-up: the last busy samples agree within this fraction
@@ -51,6 +52,7 @@ class ClockReading:
     sm: int                 # MHz
     mem: int | None         # MHz
     busy: bool              # NVML did not give "GPU idle" as a reason for the clocks
+    procs: int | None = None   # processes with a compute context on the GPU (ours included); None: unknown
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class ClockSample:
     mem: int | None
     busy: bool
     round: int | None       # the round being timed when the sample was taken; None between rounds
+    procs: int | None = None
 
 
 class NvmlClocks:
@@ -78,6 +81,22 @@ class NvmlClocks:
             if reasons is not None:
                 break
         self._reasons = reasons
+        procs = None
+        for fn in ("nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+                   "nvmlDeviceGetComputeRunningProcesses"):
+            procs = getattr(self.lib, fn, None) if self.lib is not None else None
+            if procs is not None:
+                break
+        self._procs = procs
+
+    def _process_count(self) -> int | None:
+        """How many processes hold a compute context on the GPU: asked with no buffer, NVML says
+        how many entries it would need (or success when there are none); no struct to lay out."""
+        if self._procs is None:
+            return None
+        count = ctypes.c_uint(0)
+        rc = self._procs(self.handle, ctypes.byref(count), None)
+        return int(count.value) if rc in (0, NVML_ERROR_INSUFFICIENT_SIZE) else None
 
     @property
     def available(self) -> bool:
@@ -100,7 +119,7 @@ class NvmlClocks:
             bits = ctypes.c_ulonglong()
             if self._reasons(self.handle, ctypes.byref(bits)) == 0:
                 busy = not bits.value & GPU_IDLE
-        return ClockReading(sm, self._clock(NVML_CLOCK_MEM), busy)
+        return ClockReading(sm, self._clock(NVML_CLOCK_MEM), busy, self._process_count())
 
 
 def sm_clock_mhz(device: int = 0) -> int | None:
@@ -125,7 +144,8 @@ class ClockSampler:
         while True:
             r = self.read()
             if r is not None:
-                self.samples.append(ClockSample(time.perf_counter() - self._t0, r.sm, r.mem, r.busy, self._round))
+                self.samples.append(ClockSample(time.perf_counter() - self._t0, r.sm, r.mem, r.busy, self._round,
+                                                r.procs))
             if self._stop.wait(self.period_s):
                 return
 
@@ -182,15 +202,50 @@ def clock_summary(samples: list[ClockSample]) -> dict:
     sm = [s.sm for s in busy]
     mem = [s.mem for s in busy if s.mem is not None]
     segs = _segments(samples)
+    procs = [s.procs for s in samples if s.round is not None and s.procs is not None]
     return {"sm": statistics.median(sm), "sm_min": min(sm), "sm_max": max(sm),
             "mem": statistics.median(mem) if mem else None,
             "sm_by_segment": [statistics.median(s.sm for s in seg) for seg in segs],
-            "samples": len(samples), "busy_samples": len(busy)}
+            "samples": len(samples), "busy_samples": len(busy)} | (
+        {"gpu_processes_max": max(procs)} if procs else {})
+
+
+def _newcomers(samples: list[ClockSample]) -> tuple[int, int] | None:
+    """(processes on the GPU once our launches were running, the most seen later while timing)
+    when more came; None otherwise. The baseline is taken over the first round (where our own
+    device workers start their CUDA contexts), or, for a one-round run, at its first busy sample
+    (our kernels running: our worker exists by then)."""
+    timed = [s for s in samples if s.round is not None and s.procs is not None]
+    if not timed:
+        return None
+    first = min(s.round for s in timed)  # type: ignore[type-var]
+    if len({s.round for s in timed}) >= 2:
+        base = max(s.procs for s in timed if s.round == first)  # type: ignore[type-var]
+        later = [s.procs for s in timed if s.round != first]
+    else:
+        busy = [i for i, s in enumerate(timed) if s.busy]
+        if not busy:
+            return None
+        base = timed[busy[0]].procs
+        later = [s.procs for s in timed[busy[0] + 1:]]
+    top = max(later, default=base)  # type: ignore[type-var]
+    return (base, top) if top > base else None  # type: ignore[operator, return-value]
 
 
 def clock_warning(samples: list[ClockSample], drift: float = DRIFT) -> str:
     """A warning when the busy SM clock differed between rounds (or halves of a one-round run) by
-    more than `drift`; "" when it held, or when too little was sampled to tell."""
+    more than `drift`, or when another process started using the GPU while launches were timed
+    (it shares the SMs and the power budget, whether or not the clock shows it); "" when neither,
+    or when too little was sampled to tell."""
+    came = _newcomers(samples)
+    other = (f"another process started using the GPU while launches were timed ({came[0]} → {came[1]} "
+             f"processes with a CUDA context): timings may not be comparable; stop other GPU work or rerun"
+             if came else "")
+    moved = _clock_moved(samples, drift)
+    return "; ".join(w for w in (moved, other) if w)
+
+
+def _clock_moved(samples: list[ClockSample], drift: float) -> str:
     segs = [seg for seg in _segments(samples) if seg]
     if len(segs) < 2:
         return ""

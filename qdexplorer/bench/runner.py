@@ -23,6 +23,7 @@ from typing import Any
 from ..compiler.artifacts import CompiledTask
 from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
 from ..runtime.launch import LaunchTiming
+from .clock_lock import held as clocks_locked
 from .clocks import ClockSampler, NvmlClocks, clock_summary, clock_warning, settled
 from .context import collect
 from .engine_api import BenchEngine
@@ -59,10 +60,13 @@ def _sampler(engine: BenchEngine) -> ClockSampler | contextlib.nullcontext:
 def _settle(engine: BenchEngine, sampler: ClockSampler, workloads: list[str] | None, seed: int,
             flush_l2: bool) -> str:
     """Untimed passes until the busy SM clock settles or `SETTLE_LIMIT_S` passes; a note when it
-    never settled. Nothing to do where no clock is sampled."""
+    never settled. Nothing to do where no clock is sampled. The bench's first call of the engine:
+    it forgets an old Stop; a Stop pressed now is kept for the rounds, which then end at once."""
     t0 = sampler.now()
+    first = True
     while True:
-        results = engine.run(workloads, repeat=1, seed=seed, flush_l2=flush_l2)
+        results = engine.run(workloads, repeat=1, seed=seed, flush_l2=flush_l2, keep_stop=not first)
+        first = False
         state = settled(sampler.since(t0))
         if state or any(r.status in ("stopped", "error") for r in results):
             return ""
@@ -123,13 +127,16 @@ def _measuring(engine: BenchEngine, warmup: int, compiles: dict[str, dict[str, A
 
 def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int = 20, warmup: int = WARMUP,
           seed: int = 0, name: str | None = None, history: Any = None, flush_l2: bool = True,
-          rounds: int | None = None, on_round: Callable[[int, int], None] | None = None) -> Run:
+          rounds: int | None = None, on_round: Callable[[int, int], None] | None = None, settle: bool = True) -> Run:
     """Run `workloads` (default: all) for `repeat` timed passes in `rounds` blocks (default
     `ROUNDS`), the workloads taking turns; each block starts with untimed passes (`warmup` in the
     first, 1 in the others, for the caches the other workloads left cold).
 
     `flush_l2` (default on, as runs are made to be compared, and as Nsight Compute does) evicts
     the GPU's L2 before every launch, so a task never inherits the previous one's cached data.
+
+    `settle` False skips the CUDA warm-up that waits for the SM clock to settle: for a caller that
+    has kept the GPU busy with runs up to now (a calibration making one run after another).
 
     With `history` (a bench.history.History), the run is saved as it streams: a row marked
     running at the start, each batch of launches committed as it arrives, the status at the end.
@@ -149,7 +156,8 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     sampler = _sampler(engine)
     try:
         with sampler:
-            if isinstance(sampler, ClockSampler):
+            settled_first = isinstance(sampler, ClockSampler) and settle
+            if settled_first and isinstance(sampler, ClockSampler):
                 notes.append(_settle(engine, sampler, names or None, seed, flush_l2))
             done = 0
             for rnd, size in enumerate(sizes):
@@ -163,7 +171,10 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
                     # warm-ups as the first passes, dropped here: the engine checks the first pass against
                     # the inputs it built, which in-place workloads (a particle step) only match before
                     # any warm-up has run
-                    out = engine.run(turn, repeat=warm + size, seed=seed, flush_l2=flush_l2)
+                    # only the bench's first call forgets an earlier Stop: one pressed between rounds
+                    # (or during the clock's warm-up) ends the run instead of being cleared by the next
+                    out = engine.run(turn, repeat=warm + size, seed=seed, flush_l2=flush_l2,
+                                     keep_stop=rnd > 0 or settled_first)
                 launches += got
                 for r in out:  # the first problem of each workload is the one reported
                     if r.workload not in results or results[r.workload].status == "passed":
@@ -188,7 +199,7 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     ordered = [results[n] for n in every if n in results] or list(results.values())
     ctx = collect(engine, _compiled_for(engine, tasks), workloads=[r.workload for r in ordered],
                   warmup=warmup, repeat=repeat, rounds=len(sizes), per_round=max(sizes), seed=seed,
-                  clocks_mhz=clock_summary(samples), l2_flush=flush_l2 and engine.backend == "cuda",
+                  clocks_mhz=clock_summary(samples) | clocks_locked(), l2_flush=flush_l2 and engine.backend == "cuda",
                   skipped={r.workload: r.skipped for r in ordered if r.skipped})
     status = _status(ordered)
     notes += [clock_warning(samples)]
@@ -229,6 +240,7 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
         samplers.setdefault(side.engine.backend, _sampler(side.engine))
     problems: dict[str, list[str]] = {a.label: [], b.label: []}
     stopped = False
+    started: set[int] = set()   # engines called once already: only an engine's first call forgets an old Stop
     with contextlib.ExitStack() as stack:
         for sm in samplers.values():
             stack.enter_context(sm)
@@ -240,7 +252,9 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
                         timing.enter_context(sampler.timing(rnd))
                     launches = timing.enter_context(_measuring(side.engine, warmup, side.compile,
                                                                repeat_offset=rnd * per_round, rnd=rnd))
-                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2)
+                    results = side.engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2,
+                                              keep_stop=id(side.engine) in started)
+                    started.add(id(side.engine))   # its later calls keep a Stop pressed between them
                     if rnd == 0:
                         side.compiled = _compiled_for(side.engine, [ln.task for ln in launches])
                 side.run.launches += launches
@@ -263,7 +277,7 @@ def interleaved(a: Side, b: Side, workloads: list[str] | None = None, rounds: in
                                        repeat=rounds * per_round, rounds=rounds, per_round=per_round, seed=seed,
                                        interleaved_with=(b if side is a else a).label, pair=pair,
                                        l2_flush=flush_l2 and eng.backend == "cuda",
-                                       clocks_mhz=clock_summary(samples))
+                                       clocks_mhz=clock_summary(samples) | clocks_locked())
         side.run.compile = {t: v for t, v in side.compile.items() if t in tasks}
         msgs = problems[side.label] + ([warn] if warn else [])
         side.run.status = "failed" if problems[side.label] else ("stopped" if stopped else "complete")

@@ -22,7 +22,7 @@ from ..quadrants.command import add_parser as add_quadrants_parser
 from ..quadrants.command import cmd_quadrants
 from ..arg_types import at_least, seconds
 from . import bench_cmds, project_cmds, remote_cmds
-from .common import add_project_args, arch
+from .common import add_lock_clocks_arg, add_project_args, arch
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds a launch may run before it counts as hung (> 0; per launch)")
+    add_lock_clocks_arg(r)
     s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
     add_project_args(s)
     s.add_argument("task")

@@ -23,7 +23,7 @@ from ..bench.history import FRESH_SIDES as FRESH
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
 from ..arg_types import at_least, percent, probability, seconds
-from .common import add_project_args, make_engine, open_history
+from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history
 
 
 def add_commands(sub: Any) -> None:
@@ -81,6 +81,7 @@ def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
     p.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
                    help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch, "
                         "as Nsight Compute does)")
+    add_lock_clocks_arg(p)
 
 
 def _engine(a: argparse.Namespace, backend: str | None = None) -> Engine:
@@ -108,7 +109,7 @@ def cmd_bench(a) -> int:
         raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
     history = None if a.no_save else open_history(a.project)  # opened first: a bad --save name fails before running
     try:
-        with _engine(a) as eng:
+        with locked_clocks(a, {backend_of(a, a.backend)}), _engine(a) as eng:
             run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
                         name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
     finally:
@@ -130,6 +131,7 @@ def cmd_bench(a) -> int:
         res = run.timer_resolution_ms() * 1e3
         flush = ", L2 flushed before each launch" if ctx.l2_flush else ""
         clock = f", SM clock {ctx.clocks_mhz['sm']:.0f} MHz while timing" if ctx.clocks_mhz.get("sm") else ""
+        clock += f" (locked at {ctx.clocks_mhz['locked_sm']} MHz)" if ctx.clocks_mhz.get("locked_sm") else ""
         print(f"{len(run.launches)} launches of {len(rows)} tasks in {ctx.rounds} rounds ({ctx.backend}, "
               f"{ctx.device}; timer resolution {res:.3g} µs{flush}{clock}); "
               + (f"saved as {run.label} in {where}" if where else "not saved"))
@@ -156,13 +158,16 @@ def _fresh_pair(a):
     try:
         sa, sb = _fresh_side(a, a.a, engines, a.a_device), _fresh_side(a, a.b, engines, a.b_device)
         if sa.label == sb.label:
-            raise QdError(f"A and B are the same side ({sa.label}): compare two variants, or one on two devices "
-                          f"(--a-device 0 --b-device 1)")
+            # an A/A comparison (`now now`): the code against itself, interleaved like any other pair,
+            # which shows what the verdicts say when nothing changed (the noise floor of this machine)
+            sa.label, sb.label = f"{sa.label} (A)", f"{sb.label} (B)"
+            print(f"A/A: {a.a} against itself, nothing differs between the sides", file=sys.stderr)
         if a.rounds < 1 or a.repeat < 1:
             raise QdError("--rounds and --repeat must be at least 1")
         print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
-        return interleaved(sa, sb, a.workload, rounds=a.rounds, per_round=a.repeat,
-                           warmup=1 if a.warmup is None else a.warmup, seed=a.seed, flush_l2=a.flush_l2)
+        with locked_clocks(a, {eng.backend for eng in engines.values()}):
+            return interleaved(sa, sb, a.workload, rounds=a.rounds, per_round=a.repeat,
+                               warmup=1 if a.warmup is None else a.warmup, seed=a.seed, flush_l2=a.flush_l2)
     finally:
         for eng in engines.values():
             eng.close()
@@ -173,7 +178,7 @@ def _now_like(a, saved, device: str | None = None):
     ctx = saved.context
     if a.backend is None and ctx.backend:
         a.backend = ctx.backend
-    with make_engine(a, backend=a.backend, device=device) as eng:
+    with locked_clocks(a, {backend_of(a, a.backend)}), make_engine(a, backend=a.backend, device=device) as eng:
         return bench(eng, a.workload or ctx.workloads or None, repeat=ctx.repeat or 20,
                      warmup=ctx.warmup if a.warmup is None else a.warmup, seed=a.seed, name="now",
                      flush_l2=ctx.l2_flush if a.flush_l2 else False, rounds=ctx.rounds)
@@ -181,6 +186,9 @@ def _now_like(a, saved, device: str | None = None):
 
 def cmd_compare(a) -> int:
     fresh_a, fresh_b = a.a in FRESH, a.b in FRESH
+    if a.lock_clocks is not None and not (fresh_a or fresh_b):
+        print("qdexplorer: --lock-clocks: two saved runs are compared as they were measured; nothing is timed "
+              "now, so nothing is locked", file=sys.stderr)
     if fresh_a and fresh_b:
         ra, rb = _fresh_pair(a)
         if a.save:

@@ -3,11 +3,14 @@ from them. Ray is imported only when `--cluster` is given: a local command never
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..bench.clock_lock import ClockLock, ClockLockRefused
 from ..bench.history import History
 from ..compiler.dump import env_load_dir
 from ..engine import Engine
@@ -52,7 +55,51 @@ def add_cluster_args(p: argparse.ArgumentParser) -> None:
                         "`qdexplorer devices` such as 'H200 (node-3, GPU 1)' (default: the one Ray assigns)")
 
 
-def _backend_of(a: argparse.Namespace, backend: str | None) -> str:
+def mhz(value: str) -> int:
+    if not value.isdigit() or not 100 <= int(value) <= 10000:
+        raise argparse.ArgumentTypeError(f"expected an SM clock in MHz (100 to 10000), got {value!r}")
+    return int(value)
+
+
+def add_lock_clocks_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lock-clocks", nargs="?", const="default", type=lambda v: v if v == "default" else mhz(v),
+                   metavar="MHZ", help="CUDA: lock the GPU's SM clock at MHZ (default: its default applications "
+                                       "clock) while timing, and reset it when the command ends; needs root, and "
+                                       "says so when the driver refuses (the run then goes on unlocked)")
+
+
+@contextlib.contextmanager
+def locked_clocks(a: argparse.Namespace, backends: set[str]) -> Iterator[None]:
+    """`--lock-clocks` around a command: one line on stderr saying what was locked, or why not;
+    the lock is reset when the block ends, however it ends."""
+    want = vars(a).get("lock_clocks")
+    if want is None:
+        yield
+        return
+    if "cuda" not in backends:
+        print("qdexplorer: --lock-clocks: the CPU backend has no GPU clock to lock; ignored", file=sys.stderr)
+        yield
+        return
+    if vars(a).get("cluster"):
+        print("qdexplorer: --lock-clocks: a cluster's GPU is not locked from here (lock it on its machine with "
+              "`sudo nvidia-smi -lgc`); timing with its clocks as they are", file=sys.stderr)
+        yield
+        return
+    lock = ClockLock(0, None if want == "default" else want)
+    try:
+        lock.__enter__()
+    except ClockLockRefused as e:
+        print(f"qdexplorer: --lock-clocks: {e}; timing with the clocks unlocked", file=sys.stderr)
+        yield
+        return
+    print(f"qdexplorer: locked GPU 0's SM clock at {lock.locked} MHz until this command ends", file=sys.stderr)
+    try:
+        yield
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def backend_of(a: argparse.Namespace, backend: str | None) -> str:
     """The backend the Engine will pick (its rule: given, else the project's, else cpu), read from
     the project's qdexplorer.toml without importing the project."""
     if backend:
@@ -83,7 +130,7 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
         except ImportError as e:
             raise QdError(f"--cluster needs Ray: pip install 'qdexplorer[ray]' ({e})") from None
         ray_cluster.connect(cluster)
-        place = ray_cluster.place(spec, _backend_of(a, backend))
+        place = ray_cluster.place(spec, backend_of(a, backend))
         where = {"node": place.node_id, "gpu": place.gpu}
         arch = arch or place.sm   # compile for the GPU that runs it (PTX is portable; the SM picks the arch)
     eng = Engine(a.project, backend=backend, arch=arch, in_process=opt("in_process", False),

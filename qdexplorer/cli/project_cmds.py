@@ -22,7 +22,7 @@ from ..lang.errors import QdError
 from ..project.data_folder import override_store
 from ..project.loader import ProjectError, bundled_demo, read_config
 from ..runtime.cuda.detect import cuda_status
-from .common import make_engine, report_load_dir
+from .common import backend_of, locked_clocks, make_engine, report_load_dir
 
 
 def cmd_compile(a: argparse.Namespace) -> int:
@@ -71,7 +71,7 @@ def cmd_compile(a: argparse.Namespace) -> int:
 def cmd_run(a: argparse.Namespace) -> int:
     if a.repeat < 1:
         raise QdError("--repeat must be at least 1")
-    with make_engine(a, backend=a.backend) as eng:
+    with locked_clocks(a, {backend_of(a, a.backend)}), make_engine(a, backend=a.backend) as eng:
         results = eng.run(a.workload, repeat=a.repeat, seed=a.seed, warmup=a.warmup)
         session = eng.session   # the one store: launches and resources as the window sees them
         report_load_dir(eng, [task for (_, task) in session.compiled])

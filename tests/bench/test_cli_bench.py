@@ -152,3 +152,26 @@ def test_fresh_sides_from_the_cli_are_interleaved_and_saved(tmp_path):
     assert a.context.interleaved_with == "whole" and a.context.rounds == 2
     bad = cli("compare", proj, "pw-A", "whole")
     assert bad.returncode == 2 and "only be compared with 'now'" in bad.stderr
+
+
+def test_a_fresh_comparison_of_the_code_against_itself_is_an_interleaved_a_a(tmp_path):
+    """`compare P now now` used to be refused as "the same side"; it is the A/A check of a machine."""
+    proj = write_project(tmp_path / "proj", steps=200)
+    p = cli("compare", proj, "now", "now", "--rounds", "3", "--repeat", "2", "--json", "--save", "aa",
+            "--cache-dir", tmp_path / "cache")
+    assert p.returncode == 0, p.stderr
+    assert "A/A" in p.stderr and "interleaving now and now: 3 rounds" in p.stderr
+    out = json.loads(p.stdout)
+    assert out["paired"] and out["threshold"] == 0.05   # interleaved on the CPU: the same statistics
+    assert {t["task"] for t in out["tasks"]} == {HOT, STEADY}
+    assert all(t["rounds_a"] == t["rounds_b"] == 3 and t["n_a"] == t["n_b"] == 6 for t in out["tasks"])
+    assert all(t["verdict"] in ("same", "unsure") for t in out["tasks"]), out["tasks"]
+    with History(proj / ".qdexplorer" / "history.sqlite") as h:
+        a, b = h.load("aa-A"), h.load("aa-B")
+    assert a.context.pair == b.context.pair and a.context.interleaved_with == "now (B)"
+    # generated against override is a fresh pair too (on the CPU both run the host code)
+    p = cli("compare", proj, "generated", "override", "--rounds", "3", "--repeat", "2", "--json",
+            "--cache-dir", tmp_path / "cache")
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert (out["a"], out["b"]) == ("generated", "override") and out["paired"]

@@ -76,3 +76,33 @@ def test_the_sampler_tags_samples_with_the_round_being_timed():
     n = len(sampler.samples)
     time.sleep(0.02)
     assert len(sampler.samples) == n  # the thread stopped with the block
+
+
+def _with_procs(run, counts):
+    """`run`'s samples with the GPU's compute-process count given per round (None: between rounds)."""
+    return [ClockSample(s.t, s.sm, s.mem, s.busy, s.round, counts[s.round] if s.round is not None else counts[-1])
+            for s in run]
+
+
+def test_another_process_starting_on_the_gpu_mid_timing_warns_even_when_the_clock_holds():
+    """A competing job shares the SMs (and the power) without always moving the clock: the count
+    of processes with a CUDA context on the GPU rising after the first round is a warning."""
+    run = samples([1980] * 10, [1980] * 10, [1980] * 10, [1980] * 10, idle_between=2)
+    w = clock_warning(_with_procs(run, [1, 1, 2, 2, 1]))
+    assert "another process started using the GPU while launches were timed (1 → 2 processes" in w
+    assert "SM clock moved" not in w and clock_summary(_with_procs(run, [1, 1, 2, 2, 1]))["gpu_processes_max"] == 2
+    # our own worker starting inside the first round (0 → 1), or a job that was there all along: no warning
+    assert clock_warning(_with_procs(run, [1, 1, 1, 1, 0])) == ""
+    assert clock_warning(_with_procs(run, [3, 3, 3, 3, 3])) == ""
+    first_round = [ClockSample(i * 0.01, 1980, 2619, True, 0, 0 if i < 3 else 1) for i in range(10)]
+    assert clock_warning(first_round + _with_procs(samples([], [1980] * 10), [1, 1, 1])) == ""
+    # both at once: one message with both causes
+    both = _with_procs(samples([1980] * 10, [1980] * 10, [1500] * 10), [1, 1, 2, 1])
+    assert "SM clock moved" in clock_warning(both) and "another process" in clock_warning(both)
+
+
+def test_a_one_round_run_counts_processes_from_its_first_busy_sample():
+    idle_start = [ClockSample(i * 0.01, 345, 1593, False, 0, 0) for i in range(3)]   # worker not yet up
+    busy = [ClockSample(0.03 + i * 0.01, 1980, 2619, True, 0, 1 if i < 10 else 2) for i in range(20)]
+    assert "1 → 2 processes" in clock_warning(idle_start + busy)
+    assert clock_warning(idle_start + busy[:10]) == ""

@@ -83,3 +83,33 @@ def test_unchanged_code_is_never_slower_or_faster(demo, tmp_path):
         wrong = [(t.task, t.verdict, t.ratio, t.ci) for t in cmp.tasks + [cmp.total]
                  if t.verdict not in ("same", "unsure")]
         assert wrong == [], cmp.table()
+
+
+def test_a_stop_pressed_between_rounds_ends_the_run(demo, tmp_path):
+    """Engine.run used to forget the Stop at the start of every call, so a Stop that landed between
+    two rounds (the history commit, the next round's compile check) was cleared by the next round."""
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        eng.stop()   # left over from an earlier run: a new bench must not end at once because of it
+        rounds_done = []
+
+        def on_round(done, total):
+            rounds_done.append(done)
+            if done == 2:
+                eng.stop()   # between round 2 and round 3: no engine.run is in flight
+        run = bench(eng, ["copy_1m", "saxpy_1m"], repeat=12, rounds=6, warmup=0, on_round=on_round)
+    assert run.status == "stopped", run.message
+    assert {ln.round for ln in run.launches} == {0, 1}   # no launch of round 3 or later
+    assert rounds_done[:2] == [1, 2] and len(rounds_done) <= 3
+
+
+def test_a_stop_pressed_between_interleaved_rounds_ends_the_comparison(demo, tmp_path):
+    with Engine(demo, backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        eng.stop()   # stale: forgotten by the comparison's first call
+
+        def on_round(done, total):
+            if done == 1:
+                eng.stop()
+        ra, rb = interleaved(Side("A", eng), Side("B", eng), ["copy_1m"], rounds=5, per_round=2, warmup=0,
+                             on_round=on_round)
+    assert ra.status == rb.status == "stopped"
+    assert {ln.round for ln in ra.launches} == {ln.round for ln in rb.launches} == {0}
