@@ -7,6 +7,8 @@ Columns sort by value (numbers as numbers), and are sized to their content after
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
@@ -30,6 +32,7 @@ MIN_NAME = 60    # px of task name kept when room is short (the full name is in 
 TASK_ROLE = Qt.UserRole + 1
 KERNEL_ROLE = Qt.UserRole + 2
 SORT_ROLE = Qt.UserRole + 3
+FILE_ROLE = Qt.UserRole + 4   # a top-level row standing for a file that does not load
 
 
 def fmt_time(ms: float) -> str:
@@ -133,6 +136,19 @@ class TaskTree(QTreeWidget):
                     for col in range(len(COLUMNS)):
                         it.setForeground(col, red)
             k.setExpanded(True)
+        shown = {str(t.file) for entry in self.session.kernels.values() for t in entry.tasks}
+        for f, error in self.file_errors.items():
+            if f in shown:
+                continue
+            # a file broken when the project was opened: its kernels were never imported, so the file
+            # itself stands in for them, red, with the message (the rest of the tree stays usable)
+            row = _Item([f"{Path(f).name}: {error.splitlines()[0]}"])
+            row.setText(COL["Cache"], "error")
+            row.setData(0, FILE_ROLE, f)
+            for col in range(len(COLUMNS)):
+                row.setForeground(col, red)
+                row.setToolTip(col, f"{f} does not load; its kernels are left out until it does:\n{error}")
+            self.addTopLevelItem(row)
         self.setSortingEnabled(sorting)
         self.fit_columns()
         if selected:
