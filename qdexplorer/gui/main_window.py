@@ -348,7 +348,7 @@ class MainWindow(QMainWindow):
         if not self._split_restored:   # first compile, nothing remembered: the tree as wide as its columns
             self._split_restored = True
             total = sum(self.split.sizes())
-            tree = min(self.tree.content_width(), int(0.36 * total))   # the code panes need the rest
+            tree = min(self.tree.content_width(), int(0.42 * total))   # the code panes need the rest
             self.split.setSizes([tree, total - tree])
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
