@@ -118,3 +118,16 @@ def test_source_and_ptx_are_side_by_side(window, qtbot):
         assert src.width() > 250 and ptx.width() > 250, (size, src.width(), ptx.width())
         left, right = src.mapTo(win, src.rect().topLeft()).x(), ptx.mapTo(win, ptx.rect().topLeft()).x()
         assert left + src.width() <= right, size   # beside it, not stacked or hidden
+
+
+def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
+    """Issue 22 #13: at 800 px Stop and Bench & save went into the toolbar's overflow menu."""
+    win = window
+    win.resize(796, 560)   # within the offscreen screen (800x600)
+    qtbot.wait(300)
+    tb = win.toolbar
+    for act in (win.compile_act, win.run_act, win.stop_act, win.bench.bench_act):
+        w = tb.widgetForAction(act)
+        assert w is not None and w.isVisible() and tb.rect().contains(w.geometry()), act.text()
+    assert tb.widgetForAction(win.bench.bench_act).x() < win.backend.x() or \
+        not win.backend.isVisible()   # the settings overflow first, from the right
