@@ -9,6 +9,7 @@ and the two `Run`s; it computes nothing the CLI would not print.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -29,6 +30,27 @@ VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "u
 CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
 NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
 NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
+def floor_text(r) -> str:
+    floor = getattr(r, "noise_floor", float("nan"))
+    return "-" if math.isnan(floor) else f"±{floor:.1%}"
+
+
+def verdict_tip(r) -> str:
+    """Why a verdict, where the table has no room: for `unsure` the reason, the noise floor (what the
+    drift between rounds alone can make) and about how many more rounds a side would decide it, as
+    `compare` prints them; for the others the change, its interval and p."""
+    floor = floor_text(r)
+    rounds = f"{r.rounds_a} round{'s' if r.rounds_a != 1 else ''} in A, {r.rounds_b} in B"
+    if r.verdict == "unsure":
+        more = (f"\nAbout {r.rounds_needed} more round{'s' if r.rounds_needed != 1 else ''} a side would decide it "
+                f"(bench again and save, or compare interleaved fresh runs)." if r.rounds_needed else "")
+        return (f"unsure: {r.reason or 'the data cannot confirm the change'}.\n"
+                f"Noise floor {floor}: changes this small can come from the drift between rounds alone "
+                f"({rounds}).{more}")
+    text = f"{r.verdict}: {r.change:+.1%}, 95% CI [{r.ci[0]:.3f}, {r.ci[1]:.3f}], p = {r.p:.2g}; noise floor {floor} ({rounds})"
+    return text + (f"\n{r.reason}" if r.reason else "")
+
+
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "noise floor", "verdict"]
 ROW_PX = 26   # chart height per task: bars, whiskers and the name above them stay readable
 
@@ -265,15 +287,14 @@ class CompareView(QWidget):
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
             cells = [r.task, f"{r.median_a:.4f}", f"{r.median_b:.4f}", f"{r.ratio:.3f}",
-                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", f"±{getattr(r, 'noise_floor', 0.0):.1%}",
-                     r.verdict]
+                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", floor_text(r), r.verdict]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if j:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 if j == len(cells) - 1:
                     item.setForeground(QColor(VERDICT_COLOR[r.verdict]))
-                    item.setToolTip(r.reason or f"{r.change:+.1%}, p = {r.p:.2g}")
+                    item.setToolTip(verdict_tip(r))
                 self.table.setItem(i, j, item)
         self.table.blockSignals(False)
         self.table.resizeColumnsToContents()

@@ -159,3 +159,29 @@ def test_the_compare_chart_follows_the_dark_theme(qtbot):
     finally:
         apply_theme("light", view)
     assert view.chart.backgroundBrush().color().lightness() > 200
+
+
+def test_an_unsure_verdict_says_its_noise_floor_and_the_rounds_that_would_decide(qtbot):
+    """Issue 20: 3 rounds a side whose drift (±10% between rounds) swamps a 1.15x change: `unsure`,
+    with the noise floor and how many more rounds would decide it in the verdict's tooltip."""
+    from qdexplorer.bench.context import RunContext
+    from qdexplorer.bench.run import Launch, Run
+    from qdexplorer.gui.compare_view import CompareView
+    runs = []
+    for name, k in (("before", 1.0), ("after", 1.15)):
+        launches = [Launch(HOT, "hot", "hot_2k", i, k * (1.1 if (i * 3 // 40) % 2 else 0.9) + 0.001 * i,
+                           round=i * 3 // 40) for i in range(40)]
+        runs.append(Run(name, RunContext(backend="cuda", timer_resolution_ms=0.0005), launches))
+    cmp = compare_runs(*runs)
+    hot = next(t for t in cmp.tasks if t.task == HOT)
+    assert hot.verdict == "unsure" and hot.rounds_needed and hot.noise_floor > 0.05
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_comparison(cmp, *runs)
+    row = next(r for r in range(view.table.rowCount()) if view.table.item(r, 0).text() == HOT)
+    verdict = view.table.item(row, view.table.columnCount() - 1)
+    assert verdict.text() == "unsure"
+    tip = verdict.toolTip()
+    assert f"Noise floor ±{hot.noise_floor:.1%}" in tip and f"About {hot.rounds_needed} more rounds" in tip
+    assert "3 rounds in A, 3 in B" in tip and hot.reason in tip
+    assert view.table.item(row, view.table.columnCount() - 2).text() == f"±{hot.noise_floor:.1%}"
