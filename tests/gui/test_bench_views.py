@@ -185,3 +185,36 @@ def test_an_unsure_verdict_says_its_noise_floor_and_the_rounds_that_would_decide
     assert f"Noise floor ±{hot.noise_floor:.1%}" in tip and f"About {hot.rounds_needed} more rounds" in tip
     assert "3 rounds in A, 3 in B" in tip and hot.reason in tip
     assert view.table.item(row, view.table.columnCount() - 2).text() == f"±{hot.noise_floor:.1%}"
+
+
+def test_history_marks_runs_recorded_on_another_device_driver_or_clock(qtbot, tmp_path):
+    """Issue 20: a run from another GPU, driver or SM clock is a triangle with '≠' on its tick and a
+    tooltip naming the difference, checked against the latest run, then against the selected one."""
+    from qdexplorer.gui.history_view import OTHER_SETUP, HistoryView
+    runs = known_runs((("h100", 1.0), ("slow-clock", 1.0), ("old-driver", 1.0), ("h200", 1.0)))
+    setups = [("NVIDIA H100", 550.54, 1980), ("NVIDIA H200", 570.86, 1200), ("NVIDIA H200", 550.54, 1980),
+              ("NVIDIA H200", 570.86, 1980)]
+    for r, (device, driver, sm) in zip(runs, setups):
+        r.context.device, r.context.driver, r.context.clocks_mhz = device, driver, {"sm": sm}
+    with History(tmp_path / "h.sqlite") as h:
+        for r in runs:
+            h.save(r)
+        view = HistoryView()
+        qtbot.addWidget(view)
+        view.set_history(h)
+        view.task.setCurrentText(HOT)
+        marked = {p["label"]: p["other_setup"] for p in view.points}
+        assert marked["h200"] == []                                    # the reference: the latest run
+        assert marked["h100"] == ["device NVIDIA H100 (not NVIDIA H200)", "driver 550.54 (not 570.86)"]
+        assert marked["slow-clock"] == ["SM clock 1200 MHz (not 1980)"]
+        assert marked["old-driver"] == ["driver 550.54 (not 570.86)"]
+        symbols = [s["symbol"] for s in view.scatter.data]
+        assert symbols == [OTHER_SETUP, OTHER_SETUP, OTHER_SETUP, "o"]
+        ticks = [t for _, t in view.plot.getAxis("bottom")._tickLevels[0]]
+        assert ticks == ["h100 ≠", "slow-clock ≠", "old-driver ≠", "h200"]
+        assert "3 run(s) marked" in view.info.text()
+        assert "≠ SM clock 1200 MHz" in view.tips[runs[1].id]
+        view.select_run(runs[0].id)                                     # now against the H100 run
+        marked = {p["label"]: p["other_setup"] for p in view.points}
+        assert marked["h100"] == [] and marked["old-driver"] == ["device NVIDIA H200 (not NVIDIA H100)"]
+        assert "NVIDIA H100" in view.info.text()
