@@ -120,6 +120,8 @@ class BenchActions(QObject):
         self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
         self._open()
         self.refresh()
+        for side in "AB":                 # whichever devices were picked, the lists show every run again
+            self.compare.pick_device(side, None)
         n = self.compare.combo_b.count()
         if n >= 2:  # the new run against the one before it, ready to compare
             self.compare.combo_a.setCurrentIndex(n - 2)
@@ -163,6 +165,8 @@ class BenchActions(QObject):
             return
         a = next((s.label for s in summaries if s.id == run_id), None)
         if a is not None:
+            for side in "AB":
+                self.compare.pick_device(side, None)
             self.compare.combo_a.setCurrentIndex(max(0, self.compare.combo_a.findData(a)))
             self.compare.combo_b.setCurrentIndex(len(summaries) - 1)
 

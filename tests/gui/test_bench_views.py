@@ -218,3 +218,36 @@ def test_history_marks_runs_recorded_on_another_device_driver_or_clock(qtbot, tm
         marked = {p["label"]: p["other_setup"] for p in view.points}
         assert marked["h100"] == [] and marked["old-driver"] == ["device NVIDIA H200 (not NVIDIA H100)"]
         assert "NVIDIA H100" in view.info.text()
+
+
+def test_compare_picks_runs_by_device_to_compare_one_machine_with_another(qtbot, tmp_path):
+    """Issue 19: runs from two GPUs (or cluster nodes) name their device in the pickers; a device
+    picker per side narrows its list, and the comparison says which device each side ran on."""
+    from qdexplorer.gui.compare_view import CompareView
+    runs = known_runs((("n3-a", 1.0), ("n4-a", 2.0), ("n3-b", 1.0)))
+    for r, dev in zip(runs, ("H200 (node-3, GPU 0)", "H100 (node-4, GPU 1)", "H200 (node-3, GPU 0)")):
+        r.context.device = dev
+    with History(tmp_path / "h.sqlite") as h:
+        for r in runs:
+            h.save(r)
+        view = CompareView()
+        qtbot.addWidget(view)
+        view.show()
+        view.set_runs(h.list())
+        assert view.device_a.isVisible() and view.device_b.isVisible()   # two devices: pickers shown
+        items = [view.combo_a.itemText(i) for i in range(view.combo_a.count())]
+        assert items[1].startswith("n4-a · H100 (node-4, GPU 1) · ")
+        view.pick_device("A", "H200 (node-3, GPU 0)")
+        view.pick_device("B", "H100 (node-4, GPU 1)")
+        assert [view.combo_a.itemData(i) for i in range(view.combo_a.count())] == ["n3-a", "n3-b"]
+        assert [view.combo_b.itemData(i) for i in range(view.combo_b.count())] == ["n4-a"]
+        asked = []
+        view.compare_requested.connect(lambda a, b: asked.append((a, b)))
+        view.compare_btn.click()
+        assert asked == [("n3-b", "n4-a")]                 # the newest run of each device
+        ra, rb = h.load("n3-b"), h.load("n4-a")
+        view.show_comparison(compare_runs(ra, rb), ra, rb)
+        assert "on H200 (node-3, GPU 0)" in view.title.text() and "on H100 (node-4, GPU 1)" in view.title.text()
+        assert view.table.item(0, view.table.columnCount() - 1).text() == "slower"
+        view.set_runs([s for s in h.list() if s.device.startswith("H200")])
+        assert not view.device_a.isVisible()              # one device: no device pickers
