@@ -231,7 +231,10 @@ class CompareView(QWidget):
         combo.clear()
         for s in self.summaries:
             if device is None or run_device(s) == device:
-                combo.addItem(f"{s.label} · {run_device(s)} · {s.launches} launches", s.label)
+                # a GPU run names its GPU; a CPU run says cpu (the CPU's model, long, is in the tooltip)
+                where = s.backend if s.backend == "cpu" or not s.device else s.device
+                combo.addItem(f"{s.label} · {where} · {s.launches} launches", s.label)
+                combo.setItemData(combo.count() - 1, f"recorded on {run_device(s)} ({s.backend})", Qt.ToolTipRole)
         i = combo.findData(current) if current is not None else -1
         combo.setCurrentIndex(i if i >= 0 and not (newest and device is not None) else combo.count() - 1)
         combo.blockSignals(False)
