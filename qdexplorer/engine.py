@@ -221,7 +221,10 @@ class Engine:
     def refresh(self) -> Project:
         """Re-read the project's files (after an edit); unchanged tasks are reused from the memo."""
         try:
-            self._project = load_project(self._project.path)
+            # a project opened with files left out (Project.broken) keeps going on a reload, so an edit of
+            # another file is not held up by one that still does not load; otherwise a failed reload keeps
+            # the last good version of everything
+            self._project = load_project(self._project.path, keep_going=bool(self._project.broken))
         except QdError as e:
             self._emit(ProjectFailed(str(self._project.path), str(e)))
             raise

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication
 
 from ..engine import Engine
 from ..lang.errors import QdError
-from ..project.loader import ProjectError, bundled_demo
+from ..project.loader import ProjectError, bundled_demo, load_project
 from ..project.trust import TrustStore
 from ..runtime.cuda.detect import cuda_status
 from . import main_thread_gc
@@ -32,10 +32,12 @@ from .workers import shutdown_all
 def engine_factory(backend: str):
     """path → the function that builds that project's Engine. File ▸ Open and the start-up call the
     latter on the engine thread: building an Engine imports the project, which runs its code, so
-    it never happens on the GUI thread. Where its overrides and history live is the project layer's
+    it never happens on the GUI thread. A file that fails to import is left out, not fatal. Where its overrides and history live is the project layer's
     rule (qdexplorer/project/data_folder.py), which every Engine applies."""
     def engine_for(path):
-        return lambda: Engine(path, backend=backend)
+        # keep_going: a file that does not import is left out and marked red in the tree (Project.broken),
+        # the rest of the project usable, rather than the whole folder refused
+        return lambda: Engine(load_project(path, keep_going=True), backend=backend)
     return engine_for
 
 

@@ -10,6 +10,7 @@ opening another project empties both tabs before they show the new one's runs.
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..bench.compare import compare_runs
@@ -35,13 +36,17 @@ class BenchActions(QObject):
         self.hist = HistoryView()
         tabs.addTab(self.compare, "Compare")
         tabs.addTab(self.hist, "History")
-        self.bench_act = toolbar.addAction("Bench && save", self.bench)
+        at = getattr(window, "run_settings_at", None)   # beside Run and Stop (run_toolbar), never in the overflow
+        self.bench_act = QAction("Bench && save", self)
+        self.bench_act.triggered.connect(self.bench)
+        toolbar.insertAction(at, self.bench_act)
         self.run_name = QLineEdit()       # the name the next saved run gets (as `bench --save NAME`)
         self.run_name.setPlaceholderText("run name")
         self.run_name.setToolTip("Name for the run Bench & save makes (optional: unnamed runs are #1, #2…); "
                                  "the Compare pickers show it")
+        self.run_name.setMinimumWidth(90)    # "run name" readable, not "run …"
         self.run_name.setMaximumWidth(140)
-        toolbar.addWidget(self.run_name)
+        toolbar.insertWidget(at, self.run_name)
         self.compare.rename_btn.clicked.connect(self._ask_rename)
         self.bench_act.setToolTip("Run the chosen workload(s) with 2 warm-ups and Repeat timed passes, and save "
                                   "the run to the project's history")
@@ -116,6 +121,8 @@ class BenchActions(QObject):
         self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
         self._open()
         self.refresh()
+        for side in "AB":                 # whichever devices were picked, the lists show every run again
+            self.compare.pick_device(side, None)
         n = self.compare.combo_b.count()
         if n >= 2:  # the new run against the one before it, ready to compare
             self.compare.combo_a.setCurrentIndex(n - 2)
@@ -159,6 +166,8 @@ class BenchActions(QObject):
             return
         a = next((s.label for s in summaries if s.id == run_id), None)
         if a is not None:
+            for side in "AB":
+                self.compare.pick_device(side, None)
             self.compare.combo_a.setCurrentIndex(max(0, self.compare.combo_a.findData(a)))
             self.compare.combo_b.setCurrentIndex(len(summaries) - 1)
 

@@ -91,8 +91,10 @@ class CodeViews(QSplitter):
         self.resources_label.setToolTip("From the driver after a CUDA load, else from ptxas -v and the occupancy "
                                         "calculator")
         self.resources_label.setContentsMargins(6, 0, 6, 0)
-        self.resources_label.setMinimumWidth(1)  # squeezed out in a narrow window (the tree has the figures too)
-        self.ptx_panel.bar.insertWidget(0, self.resources_label, 1)
+        self.resources_label.setMinimumWidth(1)
+        # a row of its own under the PTX status line: beside the buttons it was cut to "0 B lmer" at 1400 px
+        panel = self.ptx_panel.layout()
+        panel.insertWidget(panel.indexOf(self.ptx_panel.state) + 1, self.resources_label)
         self.addWidget(self.source_pane)
         self.addWidget(self.tabs)
         self.setStretchFactor(0, 1)
@@ -208,10 +210,6 @@ class CodeViews(QSplitter):
 
     def currentWidget(self):  # noqa: N802 - the pane the user works in: the source when it has the focus
         return self.source_pane if self.source.hasFocus() else self.tabs.currentWidget()
-
-    def resizeEvent(self, event):  # noqa: N802 - a narrow panel keeps the status line, drops the figures line
-        super().resizeEvent(event)
-        self.resources_label.setVisible(self.tabs.width() >= 420)
 
     # ---- internals
     @staticmethod

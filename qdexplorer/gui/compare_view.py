@@ -9,6 +9,7 @@ and the two `Run`s; it computes nothing the CLI would not print.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -29,6 +30,33 @@ VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "u
 CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
 NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
 NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
+def run_device(summary) -> str:
+    """What a saved run was measured on: its device ('NVIDIA H200', a cluster's 'H200 (node-3, GPU 1)'),
+    else its backend."""
+    return summary.device or summary.backend or "?"
+
+
+def floor_text(r) -> str:
+    floor = getattr(r, "noise_floor", float("nan"))
+    return "-" if math.isnan(floor) else f"±{floor:.1%}"
+
+
+def verdict_tip(r) -> str:
+    """Why a verdict, where the table has no room: for `unsure` the reason, the noise floor (what the
+    drift between rounds alone can make) and about how many more rounds a side would decide it, as
+    `compare` prints them; for the others the change, its interval and p."""
+    floor = floor_text(r)
+    rounds = f"{r.rounds_a} round{'s' if r.rounds_a != 1 else ''} in A, {r.rounds_b} in B"
+    if r.verdict == "unsure":
+        more = (f"\nAbout {r.rounds_needed} more round{'s' if r.rounds_needed != 1 else ''} a side would decide it "
+                f"(bench again and save, or compare interleaved fresh runs)." if r.rounds_needed else "")
+        return (f"unsure: {r.reason or 'the data cannot confirm the change'}.\n"
+                f"Noise floor {floor}: changes this small can come from the drift between rounds alone "
+                f"({rounds}).{more}")
+    text = f"{r.verdict}: {r.change:+.1%}, 95% CI [{r.ci[0]:.3f}, {r.ci[1]:.3f}], p = {r.p:.2g}; noise floor {floor} ({rounds})"
+    return text + (f"\n{r.reason}" if r.reason else "")
+
+
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "noise floor", "verdict"]
 ROW_PX = 26   # chart height per task: bars, whiskers and the name above them stay readable
 
@@ -48,6 +76,17 @@ class CompareView(QWidget):
         self.combo_a, self.combo_b = QComboBox(), QComboBox()
         for c in (self.combo_a, self.combo_b):
             c.setMinimumWidth(160)
+        # runs recorded on several devices (GPUs, cluster nodes): each side picks its device first, so
+        # one machine is compared with another (as `compare --a-device/--b-device`); hidden with one device
+        self.summaries: list = []
+        self.device_a, self.device_b = QComboBox(), QComboBox()
+        for side, d in (("A", self.device_a), ("B", self.device_b)):
+            d.setToolTip(f"Only runs recorded on this device in {side}'s list")
+            d.setSizeAdjustPolicy(QComboBox.AdjustToContents)
+            d.setMaximumWidth(220)
+            d.hide()
+        self.device_a.currentIndexChanged.connect(lambda _: self._fill_runs(self.combo_a, self.device_a))
+        self.device_b.currentIndexChanged.connect(lambda _: self._fill_runs(self.combo_b, self.device_b))
         self.compare_btn = QPushButton("Compare")
         self.compare_btn.clicked.connect(
             lambda: self.compare_requested.emit(self.combo_a.currentData() or "", self.combo_b.currentData() or ""))
@@ -62,7 +101,8 @@ class CompareView(QWidget):
         self.numbers_btn = QPushButton("Export numbers…")
         self.chart_btn.clicked.connect(self._ask_chart)
         self.numbers_btn.clicked.connect(self._ask_numbers)
-        for w in (QLabel("A"), self.combo_a, QLabel("B"), self.combo_b, self.compare_btn, self.rename_btn):
+        for w in (QLabel("A"), self.device_a, self.combo_a, QLabel("B"), self.device_b, self.combo_b,
+                  self.compare_btn, self.rename_btn):
             head.addWidget(w)
         head.addStretch(1)
         head.addWidget(self.chart_btn)
@@ -156,21 +196,48 @@ class CompareView(QWidget):
         self._enable(False)
 
     def set_runs(self, summaries):
-        """Fill the A/B pickers with saved runs (`bench.history.RunSummary`), newest last."""
-        for combo in (self.combo_a, self.combo_b):
-            current = combo.currentData()
-            combo.clear()
-            for s in summaries:
-                combo.addItem(f"{s.label} · {s.backend} · {s.launches} launches", s.label)
-            if current is not None:
-                i = combo.findData(current)
-                if i >= 0:
-                    combo.setCurrentIndex(i)
-        n = len(summaries)
-        if n >= 2 and self.combo_a.currentIndex() == self.combo_b.currentIndex():
+        """Fill the A/B pickers with saved runs (`bench.history.RunSummary`), newest last; each names
+        the device it was recorded on, and with more than one device a device picker per side
+        narrows its list."""
+        self.summaries = list(summaries)
+        devices = sorted({run_device(s) for s in self.summaries})
+        for d in (self.device_a, self.device_b):
+            current = d.currentData()
+            d.blockSignals(True)
+            d.clear()
+            d.addItem("any device", None)
+            for dev in devices:
+                d.addItem(dev, dev)
+            d.setCurrentIndex(max(0, d.findData(current)) if current is not None else 0)
+            d.blockSignals(False)
+            d.setVisible(len(devices) > 1)
+        for combo, d in ((self.combo_a, self.device_a), (self.combo_b, self.device_b)):
+            self._fill_runs(combo, d, newest=False)
+        n = self.combo_b.count()
+        if n >= 2 and self.combo_a.currentData() == self.combo_b.currentData():
             self.combo_a.setCurrentIndex(n - 2)
             self.combo_b.setCurrentIndex(n - 1)
-        self.compare_btn.setEnabled(n >= 1)
+        self.compare_btn.setEnabled(bool(self.summaries))
+
+    def pick_device(self, side: str, device: str | None):
+        """Narrow side 'A' or 'B' to the runs recorded on `device` (None: any), its newest selected."""
+        d = self.device_a if side == "A" else self.device_b
+        d.setCurrentIndex(max(0, d.findData(device)) if device is not None else 0)
+
+    def _fill_runs(self, combo: QComboBox, device_box: QComboBox, newest: bool = True):
+        device = device_box.currentData()
+        current = combo.currentData()
+        combo.blockSignals(True)
+        combo.clear()
+        for s in self.summaries:
+            if device is None or run_device(s) == device:
+                # a GPU run names its GPU; a CPU run says cpu (the CPU's model, long, is in the tooltip)
+                where = s.backend if s.backend == "cpu" or not s.device else s.device
+                combo.addItem(f"{s.label} · {where} · {s.launches} launches", s.label)
+                combo.setItemData(combo.count() - 1, f"recorded on {run_device(s)} ({s.backend})", Qt.ToolTipRole)
+        i = combo.findData(current) if current is not None else -1
+        combo.setCurrentIndex(i if i >= 0 and not (newest and device is not None) else combo.count() - 1)
+        combo.blockSignals(False)
 
     def show_comparison(self, cmp, run_a, run_b, saved: bool = True):
         """`saved`: the runs are the ones picked in the combos; a fresh comparison's (generated vs
@@ -183,7 +250,9 @@ class CompareView(QWidget):
         self.rows = list(cmp.tasks) + ([cmp.total] if cmp.total else [])
         counts = {v: sum(t.verdict == v for t in cmp.tasks) for v in VERDICT_COLOR}
         what = "CPU time" if cmp.metric == "cpu_ms" else "time"
-        self.title.setText(f"<b>A</b> {cmp.a} vs <b>B</b> {cmp.b} ({what} per launch): "
+        dev_a, dev_b = (getattr(getattr(r, "context", None), "device", "") for r in (run_a, run_b))
+        on_a, on_b = ((f" on {dev_a}", f" on {dev_b}") if dev_a and dev_b and dev_a != dev_b else ("", ""))
+        self.title.setText(f"<b>A</b> {cmp.a}{on_a} vs <b>B</b> {cmp.b}{on_b} ({what} per launch): "
                            + ", ".join(f"{n} {v}" for v, n in counts.items() if n)
                            + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
         self.title.setToolTip("\n".join(cmp.warnings))
@@ -265,15 +334,14 @@ class CompareView(QWidget):
         self.table.setRowCount(len(self.rows))
         for i, r in enumerate(self.rows):
             cells = [r.task, f"{r.median_a:.4f}", f"{r.median_b:.4f}", f"{r.ratio:.3f}",
-                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", f"±{getattr(r, 'noise_floor', 0.0):.1%}",
-                     r.verdict]
+                     f"[{r.ci[0]:.3f}, {r.ci[1]:.3f}]", f"{r.p:.2g}", floor_text(r), r.verdict]
             for j, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if j:
                     item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
                 if j == len(cells) - 1:
                     item.setForeground(QColor(VERDICT_COLOR[r.verdict]))
-                    item.setToolTip(r.reason or f"{r.change:+.1%}, p = {r.p:.2g}")
+                    item.setToolTip(verdict_tip(r))
                 self.table.setItem(i, j, item)
         self.table.blockSignals(False)
         self.table.resizeColumnsToContents()

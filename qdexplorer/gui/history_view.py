@@ -8,18 +8,44 @@ the GUI thread, with its own connection (SQLite in WAL mode lets a run write mea
 from __future__ import annotations
 
 import datetime
+import json
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from ..bench.context import RunContext
 from .plots import time_unit
 from .task_tree import fmt_time as fmt_ms
 
 NO_RUNS = "No saved runs yet: Bench saves one."
 STATUS_BRUSH = {"complete": "#1565c0", "stopped": "#ef6c00", "failed": "#c62828", "interrupted": "#9e9e9e",
                 "running": "#9e9e9e"}
+
+
+CLOCK_DRIFT = 0.10   # SM clocks further apart than this (while timing) make runs hard to compare
+OTHER_SETUP = "t"    # the symbol of a run recorded on another device, driver or clock (a triangle)
+
+
+def setup_of(context: RunContext) -> dict:
+    """What a run was measured on, as far as timings depend on it: the device (or backend), the
+    driver, and the busy SM clock while timing (None where not sampled: the CPU, older runs)."""
+    return {"device": context.device or context.backend, "driver": str(context.driver or ""),
+            "sm_mhz": (context.clocks_mhz or {}).get("sm")}
+
+
+def setup_differences(setup: dict, ref: dict) -> list[str]:
+    """How `setup` differs from the reference run's (empty: comparable)."""
+    out = []
+    if setup["device"] != ref["device"]:
+        out.append(f"device {setup['device'] or '?'} (not {ref['device'] or '?'})")
+    if setup["driver"] and ref["driver"] and setup["driver"] != ref["driver"]:
+        out.append(f"driver {setup['driver']} (not {ref['driver']})")
+    a, b = setup["sm_mhz"], ref["sm_mhz"]
+    if a and b and abs(a - b) > CLOCK_DRIFT * b:
+        out.append(f"SM clock {a:.0f} MHz (not {b:.0f})")
+    return out
 
 
 class HistoryView(QWidget):
@@ -50,7 +76,10 @@ class HistoryView(QWidget):
         self.curve = self.plot.plot([], [], pen=pg.mkPen("#90a4ae", width=1.5))
         self.whiskers = pg.ErrorBarItem(x=np.zeros(0), y=np.zeros(0), pen=pg.mkPen("#607d8b"))
         self.plot.addItem(self.whiskers)
-        self.scatter = pg.ScatterPlotItem(size=12, hoverable=True, hoverSize=15)
+        self.reference: int | None = None      # the run others are checked against (selected, else the latest)
+        self.tips: dict[int, str] = {}
+        self.scatter = pg.ScatterPlotItem(size=12, hoverable=True, hoverSize=15,
+                                          tip=lambda x, y, data: self.tips.get(data, ""))
         self.scatter.sigClicked.connect(self._clicked)
         self.plot.addItem(self.scatter)
         lay = QVBoxLayout(self)
@@ -60,7 +89,7 @@ class HistoryView(QWidget):
 
     def clear(self):
         """Another project: none of this one's points stay on show."""
-        self.history, self.points = None, []
+        self.history, self.points, self.reference, self.tips = None, [], None, {}
         self.task.blockSignals(True)
         self.task.clear()
         self.task.blockSignals(False)
@@ -99,7 +128,9 @@ class HistoryView(QWidget):
                                            (rid, task)).fetchall()
             cpu = [c for _, c in rows if c is not None]
             s = summaries[rid]
+            ctx = self.history.db.execute("SELECT context FROM runs WHERE id = ?", (rid,)).fetchone()[0]
             self.points.append({"id": rid, "label": label, "created": created, "n": n, "status": s.status,
+                                "setup": setup_of(RunContext.from_dict(json.loads(ctx))),
                                 "backend": s.backend, "git": s.git, "wall": np.array([w for w, _ in rows]),
                                 "cpu": np.array(cpu) if len(cpu) == len(rows) else None})
         # the metric comparisons use: CPU time when every run has it (CPU backend), else launch time
@@ -115,13 +146,34 @@ class HistoryView(QWidget):
         self.curve.setData(x, y)
         self.whiskers.setData(x=x, y=y, top=np.array([p["q3"] for p in self.points]) * k - y,
                               bottom=y - np.array([p["q1"] for p in self.points]) * k, beam=0.15)
-        self.scatter.setData([{"pos": (xx, yy), "data": p["id"], "brush": pg.mkBrush(STATUS_BRUSH.get(p["status"],
-                                                                                                        "#1565c0"))}
-                              for xx, yy, p in zip(x, y, self.points)])
-        self.plot.getAxis("bottom").setTicks([[(xx, p["label"]) for xx, p in zip(x, self.points)]])
         self.plot.setTitle(f"{task}: median over {len(self.points)} saved run(s)")
-        self.info.setText(f"{len(self.points)} run(s); click a point to select its run" if self.points
-                          else "this task is in no saved run")
+        self._mark()
+
+    def _mark(self):
+        """Points and ticks: a run recorded on another device, driver or SM clock than the reference
+        (the selected run, else the latest) is a triangle, its tick says '≠', and hovering says how."""
+        ids = [p["id"] for p in self.points]
+        ref = next((p for p in self.points if p["id"] == self.reference), self.points[-1] if self.points else None)
+        k = self.unit[1]
+        self.tips, spots, ticks, other = {}, [], [], 0
+        for xx, p in enumerate(self.points):
+            diff = setup_differences(p["setup"], ref["setup"]) if ref is not None else []
+            other += bool(diff)
+            self.tips[p["id"]] = (f"{p['label']}: median {fmt_ms(p['median'])}, {p['setup']['device'] or p['backend']}"
+                                  + ("".join(f"\n≠ {d}" for d in diff) if diff else ""))
+            spots.append({"pos": (xx, p["median"] * k), "data": p["id"], "symbol": OTHER_SETUP if diff else "o",
+                          "brush": pg.mkBrush(STATUS_BRUSH.get(p["status"], "#1565c0")),
+                          "pen": pg.mkPen("#c62828", width=2) if diff else None})
+            ticks.append((xx, f"{p['label']} ≠" if diff else p["label"]))
+            p["other_setup"] = diff
+        self.scatter.setData(spots)
+        self.plot.getAxis("bottom").setTicks([ticks])
+        if not ids:
+            self.info.setText("this task is in no saved run")
+            return
+        note = (f"; {other} run(s) marked △ ≠ were recorded on another device, driver or clock than "
+                f"{ref['label']} (hover for which)" if other else "")
+        self.info.setText(f"{len(self.points)} run(s); click a point to select its run{note}")
 
     def _clicked(self, _item, points, *_):
         if len(points):
@@ -133,7 +185,11 @@ class HistoryView(QWidget):
             return
         when = datetime.datetime.fromtimestamp(p["created"]).strftime("%Y-%m-%d %H:%M")
         what = "CPU time" if self.measure == "cpu" else "time"
-        self.info.setText(f"<b>{p['label']}</b> (#{p['id']}, {when}, {p['backend']}, {p['status']}"
-                          f"{', git ' + p['git'] if p['git'] else ''}): median {what} {fmt_ms(p['median'])} "
-                          f"over {p['n']} launches")
+        self.reference = run_id      # the others are now checked against this one
+        self._mark()
+        other = sum(bool(q["other_setup"]) for q in self.points)
+        self.info.setText(f"<b>{p['label']}</b> (#{p['id']}, {when}, {p['setup']['device'] or p['backend']}, "
+                          f"{p['status']}{', git ' + p['git'] if p['git'] else ''}): median {what} "
+                          f"{fmt_ms(p['median'])} over {p['n']} launches"
+                          + (f"; {other} run(s) marked △ ≠ differ in device, driver or clock" if other else ""))
         self.run_selected.emit(run_id)

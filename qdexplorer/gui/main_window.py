@@ -174,9 +174,10 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage("reloading the project…")
 
         def job(eng):
-            eng.refresh()
+            broken = dict(eng.refresh().broken)
             eng.compile(target="nvptx")
-        self.bridge.submit(job, returned=lambda _: self._reloaded(), errored=self._reload_failed)
+            return broken
+        self.bridge.submit(job, returned=self._reloaded, errored=self._reload_failed)
 
     def run(self):
         name = self.workload.currentText()
@@ -295,6 +296,9 @@ class MainWindow(QMainWindow):
         self.files.watch(project.files)
         self._set_title()
         self.log(f"opened {self.project_path}")
+        self.tree.set_file_errors(project.broken)
+        for f, m in project.broken.items():
+            self.log(f"{Path(f).name} does not load, its kernels are left out until it does: {m}")
         self.bridge.submit(lambda eng: (eng.announce(), eng.mode)[1], returned=self._show_mode)
         self.compile()
         if note:
@@ -344,7 +348,7 @@ class MainWindow(QMainWindow):
         if not self._split_restored:   # first compile, nothing remembered: the tree as wide as its columns
             self._split_restored = True
             total = sum(self.split.sizes())
-            tree = min(self.tree.content_width(), int(0.36 * total))   # the code panes need the rest
+            tree = min(self.tree.content_width(), int(0.42 * total))   # the code panes need the rest
             self.split.setSizes([tree, total - tree])
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
@@ -368,8 +372,8 @@ class MainWindow(QMainWindow):
             if target == done.target and ct.error:
                 self.log(f"{task}: {ct.error}")
 
-    def _reloaded(self):
-        self.tree.set_file_errors({})
+    def _reloaded(self, broken: dict[str, str]):
+        self.tree.set_file_errors(broken)   # files still left out (a project opened with one broken)
         self._compiled()
 
     def _reload_failed(self, error: Exception):

@@ -18,6 +18,15 @@ from ..compiler import ptxas
 from ..runtime.cuda.detect import cuda_status
 
 DOCS = "https://github.com/qdexplorer/qdexplorer#readme"
+_ROOT = Path(__file__).resolve().parents[2]   # a checkout's (or the frozen app's) folder above the package
+
+
+def docs_url() -> QUrl:
+    """Help ▸ Documentation: the window's own page (docs/app.md) from disk where it was installed
+    with the code (a checkout, an editable install, the one-folder app, which bundles docs/), so it
+    matches the version running and works offline; the project's web page only where it is not."""
+    page = _ROOT / "docs" / "app.md"
+    return QUrl.fromLocalFile(str(page)) if page.is_file() else QUrl(DOCS)
 
 
 def _act(win, menu, text, slot, shortcut=None, tip=""):
@@ -102,7 +111,7 @@ def build_menus(win):
     win.stop_act.setEnabled(False)
 
     h = mb.addMenu("&Help")
-    _act(win, h, "&Documentation", lambda: QDesktopServices.openUrl(QUrl(DOCS)), QKeySequence.HelpContents)
+    _act(win, h, "&Documentation", lambda: QDesktopServices.openUrl(docs_url()), QKeySequence.HelpContents)
     win.about_act = _act(win, h, "&About qdexplorer", lambda: about(win))
     win.about_act.setMenuRole(QAction.AboutRole)
 

@@ -174,6 +174,11 @@ class LaunchPlots(QWidget):
 
     def resizeEvent(self, event):  # noqa: N802 - the legend never takes more than 40% of the plot's room
         super().resizeEvent(event)
+        self._fit_legend()
+
+    def _fit_legend(self):
+        """The legend as wide as its names ask (capped at 40%): after a resize and after its entries
+        change (it kept its empty width before, and every name read 'particle_step …')."""
         w = self.splitter.width()
         lw = min(getattr(self.legend, "_wanted_width", 200), max(110, int(0.4 * w)))
         self.splitter.setSizes([max(1, w - lw), lw])
@@ -251,6 +256,7 @@ class LaunchPlots(QWidget):
         if shown != self._legend_tasks:
             self._legend_tasks = shown
             self.legend.set_entries([(t, self.colors[t], t not in self.hidden) for t in shown])
+            self._fit_legend()
 
     def _legend_toggled(self, task, shown):
         (self.hidden.discard if shown else self.hidden.add)(task)

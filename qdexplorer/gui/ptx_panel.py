@@ -66,7 +66,8 @@ class PtxPanel(QWidget):
                                  "the generated PTX at the next CUDA load")
         self.revert_btn = QPushButton("Revert")
         self.revert_btn.setToolTip("Back to the generated PTX: drops the edit (asks first) and the saved override")
-        bar = self.bar = QHBoxLayout()   # the figures (code_views puts them first), then the buttons
+        bar = self.bar = QHBoxLayout()   # the buttons, right-aligned (code_views adds Compare)
+        bar.addStretch(1)
         for b in (self.validate_btn, self.save_btn, self.revert_btn):
             bar.addWidget(b)
         split = QSplitter(Qt.Vertical)

@@ -1,5 +1,5 @@
 """The Run toolbar: Compile, Reload, then where and how Run launches (backend, assembly mode,
-workload, repeat), then Run and Stop. The widgets are the window's attributes, which its
+workload, repeat), Run and Stop before them. The widgets are the window's attributes, which its
 commands and the saved settings read; the actions come from the menus, so the toolbar, the
 menus and the shortcuts reach the same code."""
 from __future__ import annotations
@@ -34,13 +34,15 @@ def build_run_toolbar(win, cuda_reason: str = ""):
     win.mode.setToolTip("per_task: one PTX module per task · whole: one per kernel · "
                         "culink: per-task cubins (ptxas) linked into one module per kernel")
     build_menus(win)  # actions: compile_act, run_act, stop_act, reload_act, open_act, ...
+    # the commands first, the settings after them: in a narrow window (800 px) what does not fit goes
+    # into the toolbar's overflow menu from the right, and that must never be Run, Stop or Bench & save
     tb.addAction(win.compile_act)
     tb.addAction(win.reload_act)
-    tb.addSeparator()
+    tb.addAction(win.run_act)
+    tb.addAction(win.stop_act)
+    win.run_settings_at = tb.addSeparator()   # Bench & save and its name field go in before this
     for label, w in ((" Backend ", win.backend), (" Mode ", win.mode), (" Workload ", win.workload),
                      (" Repeat ", win.repeat)):
         tb.addWidget(QLabel(label))
         tb.addWidget(w)
-    tb.addAction(win.run_act)
-    tb.addAction(win.stop_act)
     return tb

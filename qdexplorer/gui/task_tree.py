@@ -7,6 +7,9 @@ Columns sort by value (numbers as numbers), and are sized to their content after
 """
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
@@ -30,10 +33,26 @@ MIN_NAME = 60    # px of task name kept when room is short (the full name is in 
 TASK_ROLE = Qt.UserRole + 1
 KERNEL_ROLE = Qt.UserRole + 2
 SORT_ROLE = Qt.UserRole + 3
+FILE_ROLE = Qt.UserRole + 4   # a top-level row standing for a file that does not load
 
 
 def fmt_time(ms: float) -> str:
     return f"{ms * 1e3:.1f} µs" if ms < 1.0 else f"{ms:.3f} ms"
+
+
+def task_label(kernel: str, task: str) -> str:
+    """A task's row under its kernel: '#1 range_for' for 'atomic_sum_kernel_1_range_for'. The kernel's
+    name is already on the row above, and repeating it elided every name at 1400 px; the full name is
+    in the tooltip (and on the code views)."""
+    m = _TASK_TAIL.match(task[len(kernel):]) if task.startswith(kernel) else None
+    if m is None:
+        return task
+    return f"{m['inst'] + ' ' if m['inst'] else ''}#{m['index']} {m['rest']}"
+
+
+# what follows the kernel's name in a task's: an instantiation ('_rate0_25', a template kernel's
+# arguments), then '_kernel_<index>_<offload>'
+_TASK_TAIL = re.compile(r"^(?:_(?P<inst>.+?))?_kernel_(?P<index>\d+)_(?P<rest>.+)$")
 
 
 class _Item(QTreeWidgetItem):
@@ -60,6 +79,7 @@ class TaskTree(QTreeWidget):
             self.headerItem().setToolTip(COL[name], tip)
         self.setAlternatingRowColors(True)
         self.setUniformRowHeights(True)
+        self.setIndentation(14)   # two levels deep, a task row keeps more of its name
         self.setTextElideMode(Qt.ElideMiddle)
         self.setSortingEnabled(True)
         self.sortByColumn(-1, Qt.AscendingOrder)  # project order until the user clicks a header
@@ -120,7 +140,7 @@ class TaskTree(QTreeWidget):
             self.addTopLevelItem(k)
             self.kernel_items[entry.name] = k
             for t in entry.tasks:
-                it = _Item([t.name])
+                it = _Item([task_label(entry.name, t.name)])
                 it.setData(0, TASK_ROLE, t.name)
                 it.setToolTip(0, f"{t.name}\n{t.type} task, {t.file}:{t.lines[0]}-{t.lines[1]}  block_dim={t.block_dim or 'default'}  "
                                  f"params: {', '.join(p.name for p in t.params)}")
@@ -133,6 +153,19 @@ class TaskTree(QTreeWidget):
                     for col in range(len(COLUMNS)):
                         it.setForeground(col, red)
             k.setExpanded(True)
+        shown = {str(t.file) for entry in self.session.kernels.values() for t in entry.tasks}
+        for f, error in self.file_errors.items():
+            if f in shown:
+                continue
+            # a file broken when the project was opened: its kernels were never imported, so the file
+            # itself stands in for them, red, with the message (the rest of the tree stays usable)
+            row = _Item([f"{Path(f).name}: does not load"])
+            row.setText(COL["Cache"], "error")
+            row.setData(0, FILE_ROLE, f)
+            for col in range(len(COLUMNS)):
+                row.setForeground(col, red)
+                row.setToolTip(col, f"{f} does not load; its kernels are left out until it does:\n{error}")
+            self.addTopLevelItem(row)
         self.setSortingEnabled(sorting)
         self.fit_columns()
         if selected:

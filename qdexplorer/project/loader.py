@@ -55,6 +55,9 @@ class Project:
     kernels: dict[str, Kernel] = field(default_factory=dict)
     workloads: dict[str, Workload] = field(default_factory=dict)
     files: list[Path] = field(default_factory=list)
+    # file -> why it was left out: filled only by load_project(keep_going=True), so that one broken file
+    # leaves the rest of a project usable (the window marks that file red instead of refusing the folder)
+    broken: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -212,7 +215,10 @@ def _read_source(f: Path) -> str:
 _cache: dict = {}
 
 
-def load_project(path: str | Path | None = None, reload: bool = False) -> Project:
+def load_project(path: str | Path | None = None, reload: bool = False, keep_going: bool = False) -> Project:
+    """Import the project at `path`. A file that cannot be read or imported is an error, unless
+    `keep_going`: then it is left out and its message kept in `Project.broken` (the window opens the
+    rest, as it does when a file breaks after opening); with no kernel left, the first message is raised."""
     path = Path(path) if path is not None else bundled_demo()
     path = path.resolve()
     if not path.exists():
@@ -234,15 +240,31 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
             if missing[0].exists():
                 raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file {_not_regular(missing[0])}")
             raise ProjectError(f"{root / 'qdexplorer.toml'}: listed file not found: {missing[0]}")
-    texts = {f: _read_source(f) for f in files}
+    broken: dict[str, str] = {}
+    texts: dict[Path, str] = {}
+    for f in files:
+        try:
+            texts[f] = _read_source(f)
+        except ProjectError as e:
+            if not keep_going:
+                raise
+            broken[str(f)] = str(e)
     # content, not mtime: an edit within the filesystem's timestamp granularity must still count
     stamp = tuple((str(f), hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest()) for f, t in texts.items())
     key = str(path)
     if not reload and key in _cache and _cache[key][0] == stamp:
         return _cache[key][1]
     proj = Project(path=root if path.is_dir() else path, config=cfg, files=files)
+    mods = []
     with import_deadline(path, files):
-        mods = [(f, _import_file(f, root, texts[f])) for f in files]
+        for f in texts:
+            try:
+                mods.append((f, _import_file(f, root, texts[f])))
+            except QdError as e:
+                if not keep_going:
+                    raise
+                broken[str(f)] = str(e)
+    proj.broken = broken
     for f, mod in mods:
         for obj in vars(mod).values():
             if isinstance(obj, Kernel) and obj.file == str(f):
@@ -254,8 +276,11 @@ def load_project(path: str | Path | None = None, reload: bool = False) -> Projec
                     raise ProjectError(f"{f}: workload name '{obj.name}' is defined twice in the project")
                 proj.workloads[obj.name] = obj
     if not proj.kernels:
+        if broken:
+            raise ProjectError(next(iter(broken.values())))
         raise ProjectError(f"no @qd.kernel found in {path}")
-    _cache[key] = (stamp, proj)
+    if not broken:   # a partial project is never served to a later strict load
+        _cache[key] = (stamp, proj)
     return proj
 
 

@@ -14,7 +14,7 @@ from PySide6.QtGui import QKeySequence
 from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine
 from qdexplorer.project.data_folder import overrides_folder
-from qdexplorer.project.loader import ProjectError, bundled_demo
+from qdexplorer.project.loader import ProjectError, bundled_demo, load_project
 from qdexplorer.project.trust import TrustStore
 
 pytestmark = pytest.mark.gui
@@ -33,8 +33,10 @@ def test_qt_binding_keeps_none_alive(qapp):
 
 
 def engine_for(tmp_path):
-    """What app.engine_factory makes, with the test's own cache and two compile workers."""
-    return lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2))
+    """What app.engine_factory makes (a file that does not import is left out), with the test's own
+    cache and two compile workers."""
+    return lambda path: (lambda: Engine(load_project(path, keep_going=True), backend="cpu",
+                                        cache_dir=str(tmp_path / "cache"), workers=2))
 
 
 def make_window(qtbot, tmp_path, proj_dir, settings_file=None, **kw):
@@ -248,6 +250,39 @@ def test_a_syntax_error_turns_the_tree_red_and_the_status_bar_says_so(window, qt
     assert rec.status == "passed"
     f.write_text(text)
     qtbot.waitUntil(lambda: win.tree.kernel_items["saxpy"].text(1) == "1 task", timeout=60000)
+
+
+def test_a_project_with_a_broken_file_opens_with_that_file_red_and_the_rest_usable(qtbot, tmp_path, project):
+    """Issue 22 #1: File > Open and `qdexplorer gui DIR` used to refuse the whole folder."""
+    from PySide6.QtCore import Qt
+
+    from qdexplorer.gui.app import engine_factory
+    from qdexplorer.gui.task_tree import FILE_ROLE
+    bad = project / "saxpy.py"   # saxpy and copy live here
+    good = bad.read_text()
+    bad.write_text(good.replace("y[i] = a * x[i] + y[i]", "y[i] = a * x[i] +"))
+    eng = engine_factory("cpu")(str(project))()    # the app's own factory opens it too
+    try:
+        assert str(bad) in eng.project.broken and "jacobi" in eng.project.kernels
+    finally:
+        eng.close()
+    win = make_window(qtbot, tmp_path, project)
+    try:
+        msg = win.statusBar().currentMessage()
+        assert "saxpy.py does not load" in msg and "syntax error" in msg and "compiled" in msg
+        assert "saxpy" not in win.tree.kernel_items and "jacobi" in win.tree.kernel_items
+        rows = [win.tree.topLevelItem(i) for i in range(win.tree.topLevelItemCount())]
+        red = [r for r in rows if r.data(0, FILE_ROLE) == str(bad)]
+        assert len(red) == 1 and red[0].text(0) == "saxpy.py: does not load" and "syntax error" in red[0].toolTip(0)
+        assert red[0].foreground(0).color().name() == win.tree.colors()["error"]
+        rec = run_and_wait(win, qtbot, win.workload.itemText(win.workload.findText("jacobi", Qt.MatchStartsWith)), 1)
+        assert rec.status == "passed"                  # the rest is usable
+        bad.write_text(good)                            # fixed: its kernels arrive, the red row goes
+        qtbot.waitUntil(lambda: "saxpy" in win.tree.kernel_items and not win.tree.file_errors, timeout=60000)
+        assert not any(win.tree.topLevelItem(i).data(0, FILE_ROLE) for i in range(win.tree.topLevelItemCount()))
+    finally:
+        win._closing = True
+        win.close()
 
 
 def test_a_new_file_in_the_folder_is_noticed(window, qtbot, project):

@@ -159,3 +159,95 @@ def test_the_compare_chart_follows_the_dark_theme(qtbot):
     finally:
         apply_theme("light", view)
     assert view.chart.backgroundBrush().color().lightness() > 200
+
+
+def test_an_unsure_verdict_says_its_noise_floor_and_the_rounds_that_would_decide(qtbot):
+    """Issue 20: 3 rounds a side whose drift (±10% between rounds) swamps a 1.15x change: `unsure`,
+    with the noise floor and how many more rounds would decide it in the verdict's tooltip."""
+    from qdexplorer.bench.context import RunContext
+    from qdexplorer.bench.run import Launch, Run
+    from qdexplorer.gui.compare_view import CompareView
+    runs = []
+    for name, k in (("before", 1.0), ("after", 1.15)):
+        launches = [Launch(HOT, "hot", "hot_2k", i, k * (1.1 if (i * 3 // 40) % 2 else 0.9) + 0.001 * i,
+                           round=i * 3 // 40) for i in range(40)]
+        runs.append(Run(name, RunContext(backend="cuda", timer_resolution_ms=0.0005), launches))
+    cmp = compare_runs(*runs)
+    hot = next(t for t in cmp.tasks if t.task == HOT)
+    assert hot.verdict == "unsure" and hot.rounds_needed and hot.noise_floor > 0.05
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show_comparison(cmp, *runs)
+    row = next(r for r in range(view.table.rowCount()) if view.table.item(r, 0).text() == HOT)
+    verdict = view.table.item(row, view.table.columnCount() - 1)
+    assert verdict.text() == "unsure"
+    tip = verdict.toolTip()
+    assert f"Noise floor ±{hot.noise_floor:.1%}" in tip and f"About {hot.rounds_needed} more rounds" in tip
+    assert "3 rounds in A, 3 in B" in tip and hot.reason in tip
+    assert view.table.item(row, view.table.columnCount() - 2).text() == f"±{hot.noise_floor:.1%}"
+
+
+def test_history_marks_runs_recorded_on_another_device_driver_or_clock(qtbot, tmp_path):
+    """Issue 20: a run from another GPU, driver or SM clock is a triangle with '≠' on its tick and a
+    tooltip naming the difference, checked against the latest run, then against the selected one."""
+    from qdexplorer.gui.history_view import OTHER_SETUP, HistoryView
+    runs = known_runs((("h100", 1.0), ("slow-clock", 1.0), ("old-driver", 1.0), ("h200", 1.0)))
+    setups = [("NVIDIA H100", 550.54, 1980), ("NVIDIA H200", 570.86, 1200), ("NVIDIA H200", 550.54, 1980),
+              ("NVIDIA H200", 570.86, 1980)]
+    for r, (device, driver, sm) in zip(runs, setups):
+        r.context.device, r.context.driver, r.context.clocks_mhz = device, driver, {"sm": sm}
+    with History(tmp_path / "h.sqlite") as h:
+        for r in runs:
+            h.save(r)
+        view = HistoryView()
+        qtbot.addWidget(view)
+        view.set_history(h)
+        view.task.setCurrentText(HOT)
+        marked = {p["label"]: p["other_setup"] for p in view.points}
+        assert marked["h200"] == []                                    # the reference: the latest run
+        assert marked["h100"] == ["device NVIDIA H100 (not NVIDIA H200)", "driver 550.54 (not 570.86)"]
+        assert marked["slow-clock"] == ["SM clock 1200 MHz (not 1980)"]
+        assert marked["old-driver"] == ["driver 550.54 (not 570.86)"]
+        symbols = [s["symbol"] for s in view.scatter.data]
+        assert symbols == [OTHER_SETUP, OTHER_SETUP, OTHER_SETUP, "o"]
+        ticks = [t for _, t in view.plot.getAxis("bottom")._tickLevels[0]]
+        assert ticks == ["h100 ≠", "slow-clock ≠", "old-driver ≠", "h200"]
+        assert "3 run(s) marked" in view.info.text()
+        assert "≠ SM clock 1200 MHz" in view.tips[runs[1].id]
+        view.select_run(runs[0].id)                                     # now against the H100 run
+        marked = {p["label"]: p["other_setup"] for p in view.points}
+        assert marked["h100"] == [] and marked["old-driver"] == ["device NVIDIA H200 (not NVIDIA H100)"]
+        assert "NVIDIA H100" in view.info.text()
+
+
+def test_compare_picks_runs_by_device_to_compare_one_machine_with_another(qtbot, tmp_path):
+    """Issue 19: runs from two GPUs (or cluster nodes) name their device in the pickers; a device
+    picker per side narrows its list, and the comparison says which device each side ran on."""
+    from qdexplorer.gui.compare_view import CompareView
+    runs = known_runs((("n3-a", 1.0), ("n4-a", 2.0), ("n3-b", 1.0)))
+    for r, dev in zip(runs, ("H200 (node-3, GPU 0)", "H100 (node-4, GPU 1)", "H200 (node-3, GPU 0)")):
+        r.context.device = dev
+    with History(tmp_path / "h.sqlite") as h:
+        for r in runs:
+            h.save(r)
+        view = CompareView()
+        qtbot.addWidget(view)
+        view.show()
+        view.set_runs(h.list())
+        assert view.device_a.isVisible() and view.device_b.isVisible()   # two devices: pickers shown
+        items = [view.combo_a.itemText(i) for i in range(view.combo_a.count())]
+        assert items[1].startswith("n4-a · H100 (node-4, GPU 1) · ")
+        view.pick_device("A", "H200 (node-3, GPU 0)")
+        view.pick_device("B", "H100 (node-4, GPU 1)")
+        assert [view.combo_a.itemData(i) for i in range(view.combo_a.count())] == ["n3-a", "n3-b"]
+        assert [view.combo_b.itemData(i) for i in range(view.combo_b.count())] == ["n4-a"]
+        asked = []
+        view.compare_requested.connect(lambda a, b: asked.append((a, b)))
+        view.compare_btn.click()
+        assert asked == [("n3-b", "n4-a")]                 # the newest run of each device
+        ra, rb = h.load("n3-b"), h.load("n4-a")
+        view.show_comparison(compare_runs(ra, rb), ra, rb)
+        assert "on H200 (node-3, GPU 0)" in view.title.text() and "on H100 (node-4, GPU 1)" in view.title.text()
+        assert view.table.item(0, view.table.columnCount() - 1).text() == "slower"
+        view.set_runs([s for s in h.list() if s.device.startswith("H200")])
+        assert not view.device_a.isVisible()              # one device: no device pickers

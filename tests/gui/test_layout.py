@@ -52,6 +52,8 @@ def test_every_tree_column_stays_in_view_with_an_override(window, qtbot):
         assert hidden_columns(win.tree) == [], size
         assert win.tree.horizontalScrollBar().maximum() == 0, size
         assert not elided(win.views.override_label), (size, win.views.override_label.text())
+        res = win.views.resources_label   # registers, smem, lmem, occupancy: a row of their own
+        assert "lmem" in res.text() and "occ." in res.text() and not elided(res), (size, res.text())
 
 
 def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
@@ -60,9 +62,15 @@ def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
     qtbot.wait(300)
     tree, total = win.split.sizes()[0], sum(win.split.sizes())
     assert tree < 0.45 * total
-    names = [it.text(0) for it in win.tree.items.values()]
-    longest = max(names, key=len)
-    assert win.tree.columnWidth(0) >= win.tree.fontMetrics().horizontalAdvance(longest), "names elided at 1920 px"
+    for size in ((1920, 1080), (1400, 900)):
+        win.resize(*size)
+        qtbot.wait(300)
+        names = [it.text(0) for it in win.tree.items.values()]
+        indent = 2 * win.tree.indentation()   # a task row starts one level in
+        longest = max(win.tree.fontMetrics().horizontalAdvance(n) for n in names) + indent
+        assert win.tree.columnWidth(0) >= longest, f"task names elided at {size}"
+    full = win.tree.items["saxpy_kernel_0_range_for"]
+    assert full.text(0) == "#0 range_for" and "saxpy_kernel_0_range_for" in full.toolTip(0)
 
 
 def test_the_compare_page_fits_the_window_with_room_per_task(window, qtbot, tmp_path):
@@ -110,3 +118,16 @@ def test_source_and_ptx_are_side_by_side(window, qtbot):
         assert src.width() > 250 and ptx.width() > 250, (size, src.width(), ptx.width())
         left, right = src.mapTo(win, src.rect().topLeft()).x(), ptx.mapTo(win, ptx.rect().topLeft()).x()
         assert left + src.width() <= right, size   # beside it, not stacked or hidden
+
+
+def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
+    """Issue 22 #13: at 800 px Stop and Bench & save went into the toolbar's overflow menu."""
+    win = window
+    win.resize(796, 560)   # within the offscreen screen (800x600)
+    qtbot.wait(300)
+    tb = win.toolbar
+    for act in (win.compile_act, win.run_act, win.stop_act, win.bench.bench_act):
+        w = tb.widgetForAction(act)
+        assert w is not None and w.isVisible() and tb.rect().contains(w.geometry()), act.text()
+    assert tb.widgetForAction(win.bench.bench_act).x() < win.backend.x() or \
+        not win.backend.isVisible()   # the settings overflow first, from the right

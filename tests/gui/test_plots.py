@@ -170,3 +170,29 @@ def test_an_outlier_does_not_collapse_the_distribution_box(plots):
     lo, hi = plots.dist.getViewBox().viewRange()[1]
     assert hi < 2.0 and lo > 0.5                        # the box (1.00..1.09 ms) fills the axis
     assert "1 outlier above, up to 50 ms" in plots.dist.getPlotItem().titleLabel.text
+
+
+def test_the_legend_widens_to_its_names_when_the_first_run_arrives(qtbot):
+    """The legend was sized while empty and kept that width: five tasks of one kernel all read
+    'particle_step …'. It is fitted again when its entries change, with no resize."""
+    long_tasks = [(f"particle_step_kernel_{i}_bounce_range_for", "particle_step") for i in range(3)]
+    p = LaunchPlots(Session())
+    qtbot.addWidget(p)
+    p.resize(700, 340)
+    p.show()
+    qtbot.wait(30)
+    # as in the window: the first fit ran while the splitter was still small, and a splitter gives the
+    # room it gains to the plot (the legend's stretch is 0), so the legend stayed at its minimum
+    p.splitter.setSizes([p.splitter.width() - 110, 110])
+    s, rid = p.session, next(_ids)
+    s.apply(RunStarted(rid, "wl", "particle_step", "cpu", 3, tuple(t for t, _ in long_tasks)))
+    s.apply(LaunchesTimed(rid, "wl", tuple(timing(t, k, 0.1 * (i + 1)) for i, (t, k) in enumerate(long_tasks))))
+    s.apply(RunFinished(rid, "wl", "passed", WorkloadResult("wl", "particle_step", "cpu", ok=True)))
+    p.refresh()
+    qtbot.wait(30)
+    assert p.legend.count() == 3
+    fm = p.legend.fontMetrics()
+    for i in range(p.legend.count()):
+        text = p.legend.item(i).text()
+        assert p.legend.viewport().width() - 30 >= fm.horizontalAdvance(text), text   # icon, tick, margins
+    assert not p.legend_overlaps_data()

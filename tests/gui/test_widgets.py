@@ -204,3 +204,13 @@ def test_a_docstring_over_several_lines_is_highlighted_as_a_string(qtbot):
     doc = colours(1)                             # the line that opens the docstring
     assert colours(3) == doc and colours(4) <= doc   # its inner lines: the string's colour, not keywords'
     assert colours(5) != doc                     # after it closes: code again
+
+
+def test_help_documentation_opens_the_docs_installed_with_the_code(monkeypatch, tmp_path):
+    """Issue 22 #13: Help > Documentation went to a web page, whatever version was running."""
+    from qdexplorer.gui import menus
+    url = menus.docs_url()   # a checkout: its own docs/app.md
+    assert url.isLocalFile() and url.toLocalFile().endswith("docs/app.md")
+    assert "window" in open(url.toLocalFile(), encoding="utf-8").read().lower()
+    monkeypatch.setattr(menus, "_ROOT", tmp_path)   # an install without docs beside it: the web page
+    assert menus.docs_url().toString() == menus.DOCS
