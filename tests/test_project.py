@@ -70,3 +70,25 @@ def test_one_file_defining_two_kernels_of_one_name_is_refused(tmp_path):
                                    "            x[i] = 3.0\n    return fill\nother = _make()\n")
     with pytest.raises(ProjectError, match=r"kernel 'fill' is defined twice.*a\.py:4.*a\.py:2\d"):
         load_project(tmp_path)
+
+
+def test_keep_going_leaves_out_a_broken_file_and_says_why(tmp_path):
+    """The window opens a project with one broken file (issue 22 #1): the rest loads, the file's
+    message is kept; the CLI's strict load still refuses, and a partial project is never cached."""
+    import pytest
+
+    from qdexplorer.project.loader import ProjectError
+    shutil.copytree(bundled_demo(), tmp_path / "p")
+    bad = tmp_path / "p" / "saxpy.py"
+    bad.write_text(bad.read_text() + "\ndef oops(:\n")
+    with pytest.raises(ProjectError, match="saxpy.py:.*syntax error"):
+        load_project(tmp_path / "p")
+    proj = load_project(tmp_path / "p", keep_going=True)
+    assert list(proj.broken) == [str(bad)] and "syntax error" in proj.broken[str(bad)]
+    assert "saxpy" not in proj.kernels and "jacobi" in proj.kernels
+    with pytest.raises(ProjectError, match="syntax error"):      # not served from the cache
+        load_project(tmp_path / "p")
+    for f in (tmp_path / "p").glob("*.py"):
+        f.write_text("raise RuntimeError('broken')\n")
+    with pytest.raises(ProjectError, match="RuntimeError: broken"):   # nothing left: the first message
+        load_project(tmp_path / "p", keep_going=True)

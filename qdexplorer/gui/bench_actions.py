@@ -44,7 +44,7 @@ class BenchActions(QObject):
         self.run_name.setPlaceholderText("run name")
         self.run_name.setToolTip("Name for the run Bench & save makes (optional: unnamed runs are #1, #2…); "
                                  "the Compare pickers show it")
-        self.run_name.setMinimumWidth(90)    # "run name" readable, not "run …"
+        self.run_name.setMinimumWidth(80)    # "run name" readable, not "run …"
         self.run_name.setMaximumWidth(140)
         toolbar.insertWidget(at, self.run_name)
         self.compare.rename_btn.clicked.connect(self._ask_rename)

@@ -97,6 +97,11 @@ class ClusterControl(QObject):
         self.cluster = s.get("run/cluster", THIS_MACHINE, str) or THIS_MACHINE
         self._wanted_device = s.get("run/device", "", str) or ""
         self.address.setCurrentText(self.cluster)
+        # bounded widths: a device label like 'H200 (node-3, GPU 1)' must not push the selector itself
+        # into the toolbar's overflow at 1400 px (the long names are in the list and the tooltip)
+        self.address.setMaximumWidth(170)
+        self.device.setMinimumContentsLength(12)
+        self.device.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         win.toolbar.addSeparator()
         win.toolbar.addWidget(QLabel(" Cluster "))
         win.toolbar.addWidget(self.address)

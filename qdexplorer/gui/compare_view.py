@@ -26,6 +26,7 @@ from ..bench.stats import median_ci
 from .theme import PLOT, current_theme
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
+A_OFFSET, B_OFFSET, BAR_H = 0.0, 0.22, 0.2   # in rows, from the row's centre; the name sits above A
 VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
 CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
 NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
@@ -58,7 +59,7 @@ def verdict_tip(r) -> str:
 
 
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "noise floor", "verdict"]
-ROW_PX = 26   # chart height per task: bars, whiskers and the name above them stay readable
+ROW_PX = 44   # chart height per task: the name above its bars and the bars never overlap (26 px did)
 
 
 class CompareView(QWidget):
@@ -133,7 +134,7 @@ class CompareView(QWidget):
         self.dist.setLabel("bottom", "ms per launch")
         self.dist.getAxis("bottom").enableAutoSIPrefix(False)
         self.dist.setLabel("left", "launches")
-        self.dist.addLegend(offset=(-10, 10))
+        # no legend box: it sat over the bars; the title names each side's median in its colour
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().hide()
@@ -288,20 +289,21 @@ class CompareView(QWidget):
         y = np.arange(len(tasks), dtype=float)
         ma = np.array([r.median_a for r in tasks])
         mb = np.array([r.median_b for r in tasks])
-        bar_a = pg.BarGraphItem(x0=0, y=y - 0.15, width=ma, height=0.28, brush=COLOR_A)
-        bar_b = pg.BarGraphItem(x0=0, y=y + 0.15, width=mb, height=0.28, brush=COLOR_B)
+        # per row: the name (about half a row), then A and B (-0.1..+0.32)
+        bar_a = pg.BarGraphItem(x0=0, y=y + A_OFFSET, width=ma, height=BAR_H, brush=COLOR_A)
+        bar_b = pg.BarGraphItem(x0=0, y=y + B_OFFSET, width=mb, height=BAR_H, brush=COLOR_B)
         self.medians.addItem(bar_a)
         self.medians.addItem(bar_b)
         self.legend.addItem(bar_a, f"A  {self.comparison.a}")
         self.legend.addItem(bar_b, f"B  {self.comparison.b}")
-        for side, run, offset, med in ((0, run_a, -0.15, ma), (1, run_b, 0.15, mb)):
+        for side, run, offset, med in ((0, run_a, A_OFFSET, ma), (1, run_b, B_OFFSET, mb)):
             cis = np.array([median_ci(run.samples(r.task, metric), n_boot=500) for r in tasks]).reshape(-1, 2)
             self.medians.addItem(pg.ErrorBarItem(x=med, y=y + offset, left=med - cis[:, 0], right=cis[:, 1] - med,
                                                  beam=0.12, pen=pg.mkPen(PLOT[self.theme]["foreground"], width=1)))
         # task names above their bars: long names fit there, never in a narrow axis
         for r, yy in zip(tasks, y):
-            name = pg.TextItem(r.task, color=PLOT[self.theme]["foreground"], anchor=(0, 0.5))
-            name.setPos(0, yy - 0.41)
+            name = pg.TextItem(r.task, color=PLOT[self.theme]["foreground"], anchor=(0, 1))   # its bottom edge
+            name.setPos(0, yy + A_OFFSET - BAR_H / 2 - 0.02)
             self.medians.addItem(name)
         for p in (self.medians, self.ratio):
             p.getAxis("left").setTicks([[(yy, "") for yy in y]])
@@ -327,7 +329,7 @@ class CompareView(QWidget):
         span = max(x1 - x0, 0.1)
         self.ratio.setXRange(max(0.0, x0 - 0.25 * span), x1 + 0.5 * span, padding=0)  # room for the labels
         self.medians.setXRange(0, float(max(np.nanmax(mb), np.nanmax(ma))) * 1.12 if len(tasks) else 1, padding=0)
-        self.medians.setYRange(-0.65, len(tasks) - 0.4, padding=0)
+        self.medians.setYRange(-0.8, len(tasks) - 0.5, padding=0)   # the first name and ratio label in view
 
     def _fill_table(self):
         self.table.blockSignals(True)
@@ -365,7 +367,10 @@ class CompareView(QWidget):
             return
         hi = np.percentile(both, 99) if len(both) > 20 else both.max()  # keep outliers from squashing the plot
         edges = np.histogram_bin_edges(both[both <= hi], bins=min(40, max(20, len(both) // 3)))
-        self.dist.setTitle(f"{task}: {len(a)} vs {len(b)} launches")
+        # short: a title wider than the pane widened the plot past it (the task is the table's selected row)
+        self.dist.setTitle(f"<span style='color:{COLOR_A}'>A median {np.median(a):.4g} ms</span> · "
+                           f"<span style='color:{COLOR_B}'>B median {np.median(b):.4g} ms</span> "
+                           f"({len(a)} vs {len(b)} launches)")
         for name, xs, color in (("A", a, COLOR_A), ("B", b, COLOR_B)):
             counts, _ = np.histogram(np.clip(xs, edges[0], edges[-1]), edges)
             c = QColor(color)

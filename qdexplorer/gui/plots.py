@@ -56,6 +56,15 @@ def run_label(run) -> str:
     return f"#{run.id} {run.workload}"
 
 
+class PlainLogAxis(pg.AxisItem):
+    """A log axis labelled 0.1, 1, 10, 100 in the axis's unit. pyqtgraph's own writes '10¹' beside
+    '1' and '2' (and '2·10¹'), two notations on one axis."""
+
+    def logTickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        return [np.format_float_positional(float(10 ** v * scale), precision=3, unique=True, fractional=False,
+                                           trim="-") for v in values]
+
+
 class _Legend(QListWidget):
     """The legend, as a list beside the plot: a colour swatch and a tick per task."""
     toggled = Signal(str, bool)
@@ -126,12 +135,12 @@ class LaunchPlots(QWidget):
             bar.addWidget(w)
         bar.addWidget(self.summary, 1)
 
-        self.plot = pg.PlotWidget()
+        self.plot = pg.PlotWidget(axisItems={"left": PlainLogAxis("left")})
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "launch # (runs apart)")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
         self.legend = _Legend()
-        self.dist = pg.PlotWidget()
+        self.dist = pg.PlotWidget(axisItems={"left": PlainLogAxis("left")})
         self.dist.showGrid(x=False, y=True, alpha=0.3)
         self.dist.getAxis("left").enableAutoSIPrefix(False)
         self.dist.setLabel("bottom", "run")

@@ -101,9 +101,31 @@ def test_the_compare_page_fits_the_window_with_room_per_task(window, qtbot, tmp_
         assert not legend.intersects(vb.sceneBoundingRect()) and not legend.intersects(
             view.ratio.getViewBox().sceneBoundingRect()), size
         assert "threshold" in view.meaning.text() and "noise floor" in view.meaning.text()
+        assert_names_clear_of_bars(view)
     from PySide6.QtGui import QImage
     img = QImage(str(view.export_chart(tmp_path / "chart.png")))
     assert (img.width(), img.height()) == (view.chart.width(), view.chart.height())   # the size on screen
+
+
+def assert_names_clear_of_bars(view):
+    """Each task's name sits above its own bars, on neither them nor the row before; the first row's
+    name and ratio label are not cut by the top of the chart (at 26 px a row the names covered the bars)."""
+    import pyqtgraph as pg
+    from PySide6.QtCore import QRectF
+
+    from qdexplorer.gui.compare_view import A_OFFSET, B_OFFSET, BAR_H
+    vb = view.medians.getViewBox()
+    names = [i for i in view.medians.items if isinstance(i, pg.TextItem)]
+    assert len(names) == len(view.comparison.tasks)
+    for row, name in enumerate(names):
+        box = name.mapRectToScene(name.boundingRect())
+        for y in (row + A_OFFSET, row + B_OFFSET, row - 1 + B_OFFSET):
+            bar = vb.mapViewToScene(QRectF(0, y - BAR_H / 2, 1e9, BAR_H)).boundingRect()
+            assert not box.intersects(bar), (name.toPlainText(), box, bar)
+    top = vb.sceneBoundingRect().top()
+    assert names[0].mapRectToScene(names[0].boundingRect()).top() >= top - 1
+    first_label = next(i for i in view.ratio.items if isinstance(i, pg.TextItem))
+    assert first_label.mapRectToScene(first_label.boundingRect()).top() >= view.ratio.getViewBox().sceneBoundingRect().top() - 1
 
 
 def test_source_and_ptx_are_side_by_side(window, qtbot):
@@ -131,3 +153,16 @@ def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
         assert w is not None and w.isVisible() and tb.rect().contains(w.geometry()), act.text()
     assert tb.widgetForAction(win.bench.bench_act).x() < win.backend.x() or \
         not win.backend.isVisible()   # the settings overflow first, from the right
+
+
+def test_every_toolbar_control_is_in_view_at_1400_px(window, qtbot):
+    """Nothing of the toolbar (the Device selector last) goes into its overflow menu at 1400 px."""
+    win = window
+    win.resize(1400, 900)
+    qtbot.wait(300)
+    tb = win.toolbar
+    for act in tb.actions():
+        w = tb.widgetForAction(act)
+        if w is not None and not act.isSeparator():
+            assert w.isVisible() and tb.rect().contains(w.geometry()), (act.text(), w)
+    assert win.cluster.device.isVisible() and win.bench.run_name.isVisible()

@@ -196,3 +196,13 @@ def test_the_legend_widens_to_its_names_when_the_first_run_arrives(qtbot):
         text = p.legend.item(i).text()
         assert p.legend.viewport().width() - 30 >= fm.horizontalAdvance(text), text   # icon, tick, margins
     assert not p.legend_overlaps_data()
+
+
+def test_the_log_axis_writes_plain_numbers(plots):
+    """Issue 22 #12: the log axis read '10¹' beside '1' and '2'."""
+    feed(plots)
+    plots.log_scale.setChecked(True)
+    for axis in (plots.plot.getAxis("left"), plots.dist.getAxis("left")):
+        assert axis.logMode
+        assert axis.tickStrings([-2, -1, 0, 1, 2, 3], 1.0, 1.0) == ["0.01", "0.1", "1", "10", "100", "1000"]
+        assert axis.tickStrings([0.30103, 1.30103], 1.0, 0.1) == ["2", "20"]
