@@ -82,12 +82,14 @@ def grad_test_fwd(tifunc, npfunc=None):
 
 
 @test_utils.test(require=qd.extension.data64)
-def test_cast():
+def test_cast(capfd):
     @qd.kernel
     def func():
         print(qd.cast(qd.cast(qd.cast(1.0, qd.f64), qd.f32), qd.f64))
 
     func()
+    qd.sync()
+    assert "1.0" in capfd.readouterr().out  # qdexplorer's check: the round trip of casts keeps the value
 
 
 @test_utils.test()

@@ -17,6 +17,7 @@ def test_ad_nested_for():
 
     with qd.ad.Tape(loss=loss):
         nested_for()
+    assert loss[None] == 0.0 and loss.grad[None] == 1.0  # qdexplorer's check: the Tape seeded the loss
 
 
 @test_utils.test(require=qd.extension.adstack)
