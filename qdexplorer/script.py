@@ -21,7 +21,7 @@ from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
 from .lang import ir
-from .lang.arg_check import ArgumentError, check_call_args, check_no_alias, convert_scalar, written_arrays
+from .lang.arg_check import ArgumentError, alias_error, check_call_args, check_no_alias, convert_scalar, written_arrays
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray, device_array_of
 from .lang.errors import QdError, QuadrantsAssertionError
@@ -181,9 +181,7 @@ def _check_distinct(kernel_name: str, resident: list, external: dict):
     seen: dict = {}
     for name, v in resident:
         if id(v) in seen:
-            raise ArgumentError(f"{kernel_name}(): arguments '{seen[id(v)]}' and '{name}' are the same device "
-                                f"memory (or overlap); kernels compile array arguments as non-aliasing, so pass "
-                                f"distinct arrays (a copy for one of them)")
+            raise alias_error(kernel_name, seen[id(v)], name)
         seen[id(v)] = name
     if len(external) > 1:
         check_no_alias(kernel_name, external)

@@ -114,9 +114,14 @@ def check_no_alias(kernel_name: str, dev: dict, aliased: tuple = ()):
         if (a0, a1) == (b0, b1) and an in together and together.get(bn) == together[an]:
             continue
         if b0 < a1:
-            raise ArgumentError(f"{kernel_name}(): arguments '{an}' and '{bn}' are the same device memory "
-                                f"(or overlap); kernels compile array arguments as non-aliasing, so pass "
-                                f"distinct arrays (a copy for one of them)")
+            raise alias_error(kernel_name, an, bn)
+
+
+def alias_error(kernel_name: str, a: str, b: str) -> ArgumentError:
+    """The one wording of a refused alias, for the checked path here and the fast path in script.py."""
+    return ArgumentError(f"{kernel_name}(): arguments '{a}' and '{b}' are the same device memory (or overlap); "
+                         f"kernels compile array arguments as non-aliasing, so pass distinct arrays (a copy for "
+                         f"one of them)")
 
 
 def _check_array(where: str, v, dt, nd: int):
