@@ -116,6 +116,7 @@ def _run(app, exits: ExitOnSignal, project, screenshot, workload, size, theme, r
 def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, int], repeat: int,
                     timeout: float = 600) -> int:
     """Compile, run `workload` (default: the first), select the slowest task, save the window."""
+    win.unattended = True
     win.resize(*size)
     win.show()
 
@@ -124,6 +125,8 @@ def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, i
         while not cond():
             app.processEvents()
             time.sleep(0.01)
+            if win.open_error:   # a project that cannot be opened: said, instead of a box no one closes
+                raise QdError(f"--screenshot: cannot open the project: {win.open_error}")
             if time.monotonic() - t0 > timeout:
                 raise QdError(f"--screenshot: timed out waiting for {what}")
     wait(lambda: win.workload.count() > 1 and win.compiled and not win.bridge_busy()

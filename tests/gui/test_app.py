@@ -479,6 +479,20 @@ def test_screenshot_of_a_named_project_does_not_wait_for_a_trust_answer(tmp_path
     assert f"importing the Python files of {proj}" in r.stderr and out.exists()
 
 
+def test_screenshot_of_a_project_that_cannot_open_exits_with_its_message(tmp_path):
+    """Every file broken: --screenshot used to wait forever behind a message box no one closes."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "k.py").write_text("def oops(:\n")
+    env = {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+           "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    r = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui", str(proj), "--screenshot",
+                        str(tmp_path / "shot.png"), "--size", "900x600"], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT, env=env)
+    assert r.returncode != 0 and "cannot open the project" in r.stderr and "k.py:1" in r.stderr, r.stderr
+    assert not (tmp_path / "shot.png").exists()
+
+
 def test_the_window_collects_garbage_on_its_own_thread_only(qapp, qtbot):
     """Automatic collection is off while the app runs (a worker thread freeing the GUI thread's Qt
     objects deadlocks), and a timer on the GUI thread collects in its place."""
