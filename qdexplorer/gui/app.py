@@ -32,8 +32,9 @@ from .workers import shutdown_all
 def engine_factory(backend: str):
     """path → the function that builds that project's Engine. File ▸ Open and the start-up call the
     latter on the engine thread: building an Engine imports the project, which runs its code, so
-    it never happens on the GUI thread. A file that fails to import is left out, not fatal. Where its overrides and history live is the project layer's
-    rule (qdexplorer/project/data_folder.py), which every Engine applies."""
+    it never happens on the GUI thread. A file that fails to import is left out, not fatal. Where
+    its overrides and history live is the project layer's rule (qdexplorer/project/data_folder.py),
+    which every Engine applies."""
     def engine_for(path):
         # keep_going: a file that does not import is left out and marked red in the tree (Project.broken),
         # the rest of the project usable, rather than the whole folder refused
