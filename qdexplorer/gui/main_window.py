@@ -455,6 +455,10 @@ class MainWindow(QMainWindow):
         self.plots.select(task, kernel)
         if not task:
             entry = self.session.kernels.get(kernel) if kernel else None
+            broken = self.tree.selected_file_error()
+            if entry is None and broken:   # a file that did not load when the project opened: its message
+                self.views.show_kernel_error(Path(broken[0]).name, broken[1])
+                return
             if entry is None:
                 return
             error = entry.error or self.tree.kernel_file_error(entry)

@@ -275,6 +275,8 @@ def test_a_project_with_a_broken_file_opens_with_that_file_red_and_the_rest_usab
         red = [r for r in rows if r.data(0, FILE_ROLE) == str(bad)]
         assert len(red) == 1 and red[0].text(0) == "saxpy.py: does not load" and "syntax error" in red[0].toolTip(0)
         assert red[0].foreground(0).color().name() == win.tree.colors()["error"]
+        win.tree.setCurrentItem(red[0])                 # selected: its message, not the previous task's code
+        assert "syntax error" in win.views.source.toPlainText() and ".entry" not in win.views.ptx.toPlainText()
         rec = run_and_wait(win, qtbot, win.workload.itemText(win.workload.findText("jacobi", Qt.MatchStartsWith)), 1)
         assert rec.status == "passed"                  # the rest is usable
         bad.write_text(good)                            # fixed: its kernels arrive, the red row goes
