@@ -7,7 +7,7 @@ without --ours, the children bundled as source).
 Prints one JSON object (each step: command, exit status, seconds, the tail of its output) and exits
 1 if a step failed. On a machine with an NVIDIA driver, `info` must report CUDA available: the
 frozen app's CUDA probe is a child started as `APP -c CODE` (qdexplorer_app.as_python), and before
-that was answered the built app never found CUDA. The build takes about 25 s and 418 MB; it is a
+that was answered the built app never found CUDA. The build takes 25 s to 4 min and about 700 MB (SciPy included); it is a
 documented check rather than a CI job (packaging/README.md).
 """
 from __future__ import annotations
@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+OUR_HIDDEN = ("qdexplorer", "cuda", "pygments", "scipy.stats")   # the spec's hiddenimports
 QUADRANTS_PROGRAM = ROOT / "tests" / "quadrants" / "programs" / "demo_kernels.py"
 
 
@@ -57,9 +58,12 @@ def main() -> int:
             print(json.dumps(results, indent=2))
             return 1
         built = work / "dist" / "qdexplorer"
-        noise = (p.stdout + p.stderr).count("Hidden import") if p is not None else 0
-        results[-1]["hidden_import_warnings"] = noise
-        results[-1]["ok"] = results[-1]["ok"] and noise == 0
+        noise = [ln for ln in (p.stdout + p.stderr).splitlines() if "Hidden import" in ln and "not found" in ln]
+        ours = [ln for ln in noise if any(f'"{m}' in ln or f"'{m}" in ln for m in OUR_HIDDEN)]
+        results[-1]["hidden_imports_not_found"] = noise
+        # only what our spec asks for fails the step (collecting all of cuda gave 76 such lines); PyInstaller's
+        # own hooks name a few modules some versions lack (pycparser.lextab, scipy.special._cdflib)
+        results[-1]["ok"] = results[-1]["ok"] and not ours
     else:
         built = ROOT / "dist" / "qdexplorer"
     moved = work / "moved" / "qdexplorer"            # a moved copy: nothing may point back at the build
