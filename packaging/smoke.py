@@ -7,8 +7,8 @@ without --ours, the children bundled as source).
 Prints one JSON object (each step: command, exit status, seconds, the tail of its output) and exits
 1 if a step failed. On a machine with an NVIDIA driver, `info` must report CUDA available: the
 frozen app's CUDA probe is a child started as `APP -c CODE` (qdexplorer_app.as_python), and before
-that was answered the built app never found CUDA. The build takes 25 s to 4 min and about 700 MB (SciPy included); it is a
-documented check rather than a CI job (packaging/README.md).
+that was answered the built app never found CUDA. The build takes 25 s to 4 min and about 700 MB
+(SciPy included); it is a documented check rather than a CI job (packaging/README.md).
 """
 from __future__ import annotations
 
