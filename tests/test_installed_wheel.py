@@ -74,3 +74,25 @@ def test_override_set_on_the_bundled_demo_never_writes_into_site_packages(instal
     assert _tree(pkg) == before                                                # nothing under site-packages changed
     assert cli("override", "revert", "", TASK).returncode == 0 and not written.exists()
     assert _tree(pkg) == before
+
+
+def test_a_pip_install_carries_the_desktop_entry_and_installs_it_for_the_user(installed, tmp_path):
+    """Issue 22 #14: the package-data pattern matched nothing, so a pip user got no menu entry."""
+    py, site_dir, _ = installed
+    desk = site_dir / "qdexplorer" / "resources" / "desktop"
+    assert (desk / "io.github.qdexplorer.qdexplorer.desktop").is_file()
+    assert (desk / "io.github.qdexplorer.qdexplorer.metainfo.xml").is_file()
+    assert len(list((desk / "icons").glob("qdexplorer-*.png"))) == 8
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    home = tmp_path / "share"
+    r = subprocess.run([str(py), "-m", "qdexplorer.cli", "install-desktop", "--data-home", str(home)],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    entry = (home / "applications" / "io.github.qdexplorer.qdexplorer.desktop").read_text()
+    exec_line = next(ln for ln in entry.splitlines() if ln.startswith("Exec="))
+    assert str(py.parent) in exec_line and exec_line.endswith(" gui %f")    # this install, not any qdexplorer
+    assert (home / "icons" / "hicolor" / "256x256" / "apps" / "io.github.qdexplorer.qdexplorer.png").is_file()
+    assert (home / "metainfo" / "io.github.qdexplorer.qdexplorer.metainfo.xml").is_file()
+    r = subprocess.run([str(py), "-m", "qdexplorer.cli", "install-desktop", "--data-home", str(home), "--uninstall"],
+                       capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0 and not any(p.is_file() for p in home.rglob("*"))

@@ -32,8 +32,9 @@ from .workers import shutdown_all
 def engine_factory(backend: str):
     """path → the function that builds that project's Engine. File ▸ Open and the start-up call the
     latter on the engine thread: building an Engine imports the project, which runs its code, so
-    it never happens on the GUI thread. A file that fails to import is left out, not fatal. Where its overrides and history live is the project layer's
-    rule (qdexplorer/project/data_folder.py), which every Engine applies."""
+    it never happens on the GUI thread. A file that fails to import is left out, not fatal. Where
+    its overrides and history live is the project layer's rule (qdexplorer/project/data_folder.py),
+    which every Engine applies."""
     def engine_for(path):
         # keep_going: a file that does not import is left out and marked red in the tree (Project.broken),
         # the rest of the project usable, rather than the whole folder refused
@@ -116,6 +117,7 @@ def _run(app, exits: ExitOnSignal, project, screenshot, workload, size, theme, r
 def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, int], repeat: int,
                     timeout: float = 600) -> int:
     """Compile, run `workload` (default: the first), select the slowest task, save the window."""
+    win.unattended = True
     win.resize(*size)
     win.show()
 
@@ -124,6 +126,8 @@ def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, i
         while not cond():
             app.processEvents()
             time.sleep(0.01)
+            if win.open_error:   # a project that cannot be opened: said, instead of a box no one closes
+                raise QdError(f"--screenshot: cannot open the project: {win.open_error}")
             if time.monotonic() - t0 > timeout:
                 raise QdError(f"--screenshot: timed out waiting for {what}")
     wait(lambda: win.workload.count() > 1 and win.compiled and not win.bridge_busy()

@@ -54,7 +54,8 @@ def verdict_tip(r) -> str:
         return (f"unsure: {r.reason or 'the data cannot confirm the change'}.\n"
                 f"Noise floor {floor}: changes this small can come from the drift between rounds alone "
                 f"({rounds}).{more}")
-    text = f"{r.verdict}: {r.change:+.1%}, 95% CI [{r.ci[0]:.3f}, {r.ci[1]:.3f}], p = {r.p:.2g}; noise floor {floor} ({rounds})"
+    text = (f"{r.verdict}: {r.change:+.1%}, 95% CI [{r.ci[0]:.3f}, {r.ci[1]:.3f}], p = {r.p:.2g}; "
+            f"noise floor {floor} ({rounds})")
     return text + (f"\n{r.reason}" if r.reason else "")
 
 

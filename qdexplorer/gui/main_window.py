@@ -78,6 +78,8 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.engine_for = engine_for
         self.trust = trust or TrustStore()
+        self.unattended = False            # --screenshot: errors are returned, never asked about in a dialog
+        self.open_error: str | None = None  # why the last project could not be opened
         self.project_path: str | None = None
         self.project_name = Path(project).name
         self.setWindowIcon(window_icon())
@@ -317,7 +319,9 @@ class MainWindow(QMainWindow):
     def _show_project_error(self, path, message):
         self.log(f"cannot open {path}: {message}")
         self.statusBar().showMessage(f"cannot open {Path(path).name}: {message.splitlines()[0]}")
-        QMessageBox.warning(self, "qdexplorer — cannot open project", message)
+        self.open_error = message
+        if not self.unattended:   # --screenshot: nobody would ever close the box, and it would wait forever
+            QMessageBox.warning(self, "qdexplorer — cannot open project", message)
 
     # ---- results
     @Slot(object)
@@ -451,6 +455,10 @@ class MainWindow(QMainWindow):
         self.plots.select(task, kernel)
         if not task:
             entry = self.session.kernels.get(kernel) if kernel else None
+            broken = self.tree.selected_file_error()
+            if entry is None and broken:   # a file that did not load when the project opened: its message
+                self.views.show_kernel_error(Path(broken[0]).name, broken[1])
+                return
             if entry is None:
                 return
             error = entry.error or self.tree.kernel_file_error(entry)

@@ -250,6 +250,12 @@ class TaskTree(QTreeWidget):
         it = self.currentItem()
         return it.data(0, TASK_ROLE) if it is not None else None
 
+    def selected_file_error(self) -> tuple[str, str] | None:
+        """(file, message) when the selected row stands for a file that does not load."""
+        it = self.currentItem()
+        f = it.data(0, FILE_ROLE) if it is not None else None
+        return (f, self.file_errors.get(f, "")) if f else None
+
     def selected_kernel(self) -> str | None:
         it = self.currentItem()
         if it is None:

@@ -275,6 +275,8 @@ def test_a_project_with_a_broken_file_opens_with_that_file_red_and_the_rest_usab
         red = [r for r in rows if r.data(0, FILE_ROLE) == str(bad)]
         assert len(red) == 1 and red[0].text(0) == "saxpy.py: does not load" and "syntax error" in red[0].toolTip(0)
         assert red[0].foreground(0).color().name() == win.tree.colors()["error"]
+        win.tree.setCurrentItem(red[0])                 # selected: its message, not the previous task's code
+        assert "syntax error" in win.views.source.toPlainText() and ".entry" not in win.views.ptx.toPlainText()
         rec = run_and_wait(win, qtbot, win.workload.itemText(win.workload.findText("jacobi", Qt.MatchStartsWith)), 1)
         assert rec.status == "passed"                  # the rest is usable
         bad.write_text(good)                            # fixed: its kernels arrive, the red row goes
@@ -477,6 +479,20 @@ def test_screenshot_of_a_named_project_does_not_wait_for_a_trust_answer(tmp_path
                         "--size", "900x600"], capture_output=True, text=True, timeout=240, cwd=ROOT, env=env)
     assert r.returncode == 0, r.stderr
     assert f"importing the Python files of {proj}" in r.stderr and out.exists()
+
+
+def test_screenshot_of_a_project_that_cannot_open_exits_with_its_message(tmp_path):
+    """Every file broken: --screenshot used to wait forever behind a message box no one closes."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "k.py").write_text("def oops(:\n")
+    env = {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+           "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    r = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui", str(proj), "--screenshot",
+                        str(tmp_path / "shot.png"), "--size", "900x600"], capture_output=True, text=True,
+                       timeout=120, cwd=ROOT, env=env)
+    assert r.returncode != 0 and "cannot open the project" in r.stderr and "k.py:1" in r.stderr, r.stderr
+    assert not (tmp_path / "shot.png").exists()
 
 
 def test_the_window_collects_garbage_on_its_own_thread_only(qapp, qtbot):

@@ -125,7 +125,8 @@ def assert_names_clear_of_bars(view):
     top = vb.sceneBoundingRect().top()
     assert names[0].mapRectToScene(names[0].boundingRect()).top() >= top - 1
     first_label = next(i for i in view.ratio.items if isinstance(i, pg.TextItem))
-    assert first_label.mapRectToScene(first_label.boundingRect()).top() >= view.ratio.getViewBox().sceneBoundingRect().top() - 1
+    ratio_top = view.ratio.getViewBox().sceneBoundingRect().top()
+    assert first_label.mapRectToScene(first_label.boundingRect()).top() >= ratio_top - 1
 
 
 def test_source_and_ptx_are_side_by_side(window, qtbot):
