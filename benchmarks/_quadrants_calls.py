@@ -57,7 +57,8 @@ def main():
     out["sim"] = {}
     for n in a.sim:
         r = sp.run_particles(qd, ks, n, a.sim_steps, qd.sync)
-        out["sim"][str(n)] = {"ms_per_step": r["ms_per_step"], "energies": r["energies"]}
+        out["sim"][str(n)] = {"ms_per_step": r["ms_per_step"], "energies": r["energies"],
+                              "init_error": r["init_error"]}
     print(json.dumps(out))
 
 

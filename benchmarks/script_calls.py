@@ -51,6 +51,7 @@ def quadrants_peer(a, rows, sims):
             ours["quadrants_ms_per_step"] = peer["ms_per_step"]
             ours["time_over_quadrants"] = round(ours["ms_per_step"] / peer["ms_per_step"], 3)
             ours["energies_agree"] = bool(np.allclose(ours.pop("energies"), peer["energies"], rtol=1e-3))
+            ours["quadrants_init_error"] = peer.get("init_error")
     for row in rows:
         for name, ms in got["rows"].get(str(row["log2"]), {}).items():
             s = summary(ms) if isinstance(ms, list) else {"median_ms": ms, "n": a.calls}
@@ -133,7 +134,7 @@ def main():
     sims = {}
     for n in a.sim:
         r = sp.run_particles(qd, ks, n, a.sim_steps, qd.sync)
-        sims[str(n)] = {"ms_per_step": r["ms_per_step"], "energies": r["energies"]}
+        sims[str(n)] = {"ms_per_step": r["ms_per_step"], "energies": r["energies"], "init_error": r["init_error"]}
     quadrants_peer(a, rows, sims)
     for row in rows:
         best = row["variants"]

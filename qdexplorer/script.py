@@ -191,13 +191,17 @@ class _Fast:
     """One signature's call plan: what a call does once its signature matched (see `_fast_call`)."""
 
     __slots__ = ("kernel", "names", "arrays", "scalars", "implicit", "draws", "range_names", "launchers",
-                 "prints", "trips")
+                 "prints", "trips", "fields", "distinct")
 
     def __init__(self, kernel, names, arrays, scalars, implicit, draws, range_names, launchers, prints):
         self.kernel, self.names, self.arrays, self.scalars = kernel, names, arrays, scalars
         self.implicit, self.draws, self.range_names = implicit, draws, tuple(range_names)
         self.launchers, self.prints = launchers, prints
         self.trips: dict = {}  # range scalars' values -> trip counts, checked against the shapes
+        # the fields the kernel reaches as globals, held weakly (a script may drop a field)
+        self.fields = [(a.name, weakref.ref(Field.by_uid(int(a.key))), int(a.key))
+                       for a in implicit if a.role == "field"]
+        self.distinct: tuple = ()  # GPU array pointers whose aliasing check passed last call
 
 
 @dataclass
@@ -375,8 +379,12 @@ class InlineRunner:
             v = values[i]
             if type(v) is not np.ndarray and not isinstance(v, np.ndarray):
                 args[fp.names[i]] = v.storage
+        for name, ref, uid in fp.fields:
+            f = ref()
+            args[name] = (f if f is not None else Field.by_uid(uid)).storage
         for a in fp.implicit:
-            args[a.name] = Field.by_uid(int(a.key)).storage if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
+            if a.role != "field":
+                args[a.name] = np.zeros(a.shape, a.dtype.numpy)
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
         for t, launch in fp.launchers:
@@ -398,14 +406,28 @@ class InlineRunner:
                 continue
             args[name] = self._device_ptr(v, backend)
             resident.append((name, v))
-        for a in fp.implicit:
-            f = Field.by_uid(int(a.key))
-            args[a.name] = self._device_ptr(f, backend)
-            resident.append((a.name, f))
-        if len(resident) > 1 or len(external) > 1:  # device copies of distinct arrays never overlap
-            _check_distinct(fp.kernel.name, resident, external)
+        user_resident = bool(resident)
+        for name, ref, uid in fp.fields:
+            f = ref()
+            if f is None:
+                f = Field.by_uid(uid)  # collected: its error; re-registered: the new one
+            args[name] = self._device_ptr(f, backend)
+            resident.append((name, f))
+        if len(resident) > 1 and user_resident:  # implicit fields are distinct by construction
+            _check_distinct(fp.kernel.name, resident, {})
+        if len(external) > 1:  # the same pointers as last call passed last call's check
+            ptrs = tuple(v.ptr for v in external.values())
+            if ptrs != fp.distinct:
+                check_no_alias(fp.kernel.name, external)
+                fp.distinct = ptrs
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
+        if external and not resident and not fp.prints:
+            stream = backend.producer_stream(external.values())
+            if stream is not None:  # launch where the arrays' producer queued: ordered both ways
+                for t, launch in fp.launchers:
+                    launch(args, trips[t], stream)
+                return args
         streams = backend.order_after(list(external.values())) if external else set()
         try:
             for t, launch in fp.launchers:

@@ -45,8 +45,14 @@ def fake_nvml(tmp_path_factory):
     return d
 
 
+def _pythonpath() -> str:
+    """Our checkout first, then whatever the caller's PYTHONPATH held (the GPU machine keeps the
+    dependencies there)."""
+    return os.pathsep.join(p for p in (ROOT, os.environ.get("PYTHONPATH", "")) if p)
+
+
 def _child(fake_nvml, log, code, rc=0):
-    env = dict(os.environ, PYTHONPATH=ROOT, LD_LIBRARY_PATH=str(fake_nvml), FAKE_NVML_LOG=str(log),
+    env = dict(os.environ, PYTHONPATH=_pythonpath(), LD_LIBRARY_PATH=str(fake_nvml), FAKE_NVML_LOG=str(log),
                FAKE_NVML_RC=str(rc))
     return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
                           timeout=60)
@@ -140,7 +146,7 @@ def test_lock_clocks_on_the_cpu_backend_is_ignored_with_a_word(capsys):
         pass
     assert "CPU backend has no GPU clock to lock; ignored" in capsys.readouterr().err
     p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "bench", "--lock-clocks", "50", "--no-save"],
-                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=120)
+                       env=dict(os.environ, PYTHONPATH=_pythonpath()), capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "expected an SM clock in MHz" in p.stderr
 
 
@@ -154,7 +160,7 @@ def test_locked_clocks_hold_while_timing_and_are_reset_after(tmp_path):
     lock = 1005
     p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "bench", "--backend", "cuda", "--no-save", "--json",
                         "--repeat", "20", "--lock-clocks", str(lock), "--workload", "saxpy_1m"],
-                       env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True, text=True, timeout=300)
+                       env=dict(os.environ, PYTHONPATH=_pythonpath()), capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     clocks = json.loads(p.stdout)["context"]["clocks_mhz"]
     if "refused" in p.stderr:

@@ -295,6 +295,30 @@ def test_pytorch_ops_after_an_asynchronous_call_see_its_results(cuda):
     spin(t, 2, 1.0)
     torch.cuda.synchronize()
     spin(t, 2_000_000, 1.0)                          # still running when the next line queues its op
-    assert _stream_busy()
-    s = (t * 2).sum().item()                    # PyTorch's stream was made to wait for the kernel
+    assert not torch.cuda.current_stream().query()   # queued on the tensor's own stream
+    s = (t * 2).sum().item()                    # PyTorch's stream runs its op after the kernel
     assert s == pytest.approx(2 * 2.0 * (1 << 20), rel=1e-3)
+
+
+@pytest.mark.cuda
+def test_a_call_on_tensors_of_one_stream_launches_on_that_stream(cuda):
+    """Triton's way: a kernel whose arrays are all PyTorch tensors of one stream runs on that
+    stream (no cross-stream events, so a call costs less), and qd.sync() still waits for it."""
+    torch = _torch()
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        t = torch.zeros(1 << 20, device="cuda")
+        spin(t, 2, 1.0)
+        torch.cuda.synchronize()
+        spin(t, 2_000_000, 1.0)
+        assert not side.query()                      # the kernel runs on the tensor's stream ...
+        assert not _stream_busy()                    # ... not on ours
+        u = t * 2                                    # ordered after it, with nothing between streams
+    qd.sync()                                        # waits for kernels on streams it launched on
+    assert side.query()
+    assert float(u[0]) == pytest.approx(4.0, rel=1e-3)
+    x = qd.ndarray(qd.f32, shape=(1 << 20,))         # a qd.ndarray in the call: our stream, after t's
+    with torch.cuda.stream(side):
+        t.fill_(5.0)
+        axpy(t, x, 1.0)                              # x += t
+    np.testing.assert_allclose(x.to_numpy()[:4], 5.0)

@@ -70,6 +70,8 @@ class CudaBackend:
         self._order_event = None          # orders our stream after a GPU array's producer
         self._blocks: dict = {}           # task -> kernelParams kept between script calls
         self._handoff_event = None        # orders the arrays' producers after an async call
+        self._foreign: dict = {}          # stream handle -> CUstream: GPU arrays' streams scripts launch on
+        self.foreign_pending = False      # a script launched on one of them since the last qd.sync()
         self.transfers = {"htod": 0, "dtoh": 0}  # bytes copied, so tests can see what stays resident
         self.name_str = check("cuDeviceGetName", cu.cuDeviceGetName(256, self.dev)).split(b"\0")[0].decode()
 
@@ -323,11 +325,12 @@ class CudaBackend:
         base = ctypes.addressof(buf)
         count = max(1, fmt.size // 8)
         arr = (ctypes.c_void_p * count)(*[base + 8 * i for i in range(count)])
-        addr, f, block, stream = ctypes.addressof(arr), self.composite.function(task), spec.block, self.stream
+        addr, f, block, ours = ctypes.addressof(arr), self.composite.function(task), spec.block, self.stream
         grid_of, keep = self.grid_of, (buf, arr)
         packed = tuple(slots)
+        grids: dict[int, int] = {}  # trip count -> grid: a time-step loop repeats a handful of sizes
 
-        def launch(values: dict[str, Any], n: int) -> None:
+        def launch(values: dict[str, Any], n: int, stream=None) -> None:
             vals: list = []
             for name, is_array in packed:
                 v = values[name]
@@ -340,13 +343,37 @@ class CudaBackend:
                 fmt.pack_into(keep[0], 0, *vals)
             except (struct.error, OverflowError):  # outside the type's range: wrap as C would
                 fmt.pack_into(keep[0], 0, *_wrapped(codes, vals))
-            grid = grid_of(spec, n)
+            grid = grids.get(n)
+            if grid is None:
+                grid = grid_of(spec, n)
+                if len(grids) < 64:
+                    grids[n] = grid
             if grid == 0:
                 return
-            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, ours if stream is None else stream, addr, 0)
             if err != _OK:
                 check("cuLaunchKernel", (err,), task)
         return launch
+
+    def producer_stream(self, arrays) -> Any:
+        """The one stream every GPU array names, to launch on it directly (as Triton launches on
+        PyTorch's current stream): the kernels are then ordered after the arrays' producers and
+        before their next consumers with no event between streams, which costs a few microseconds
+        of host and device time per call. None when the arrays name no stream or several: then
+        our stream, ordered by events (`order_after`, `signal`)."""
+        handle = None
+        for v in arrays:
+            h = _stream_handle(v.stream)
+            if h is None or (handle is not None and h != handle):
+                return None
+            handle = h
+        st = self._foreign.get(handle)
+        if st is None:
+            if len(self._foreign) > 64:
+                self._foreign.clear()
+            st = self._foreign[handle] = cu.CUstream(handle)
+        self.foreign_pending = True
+        return st
 
     def order_after(self, arrays: list) -> set:
         """Our stream after each GPU array's producer stream (one wait per stream); the streams,
@@ -481,6 +508,10 @@ class CudaBackend:
     def sync(self) -> None:
         """`qd.sync()`: wait for every kernel queued; a fault in one of them surfaces here."""
         check("cuStreamSynchronize", cu.cuStreamSynchronize(self.stream), "a kernel queued before qd.sync()")
+        if self.foreign_pending:  # kernels queued on GPU arrays' own streams (`producer_stream`), which
+            # their owner may have destroyed since: wait for the whole context instead of naming them
+            check("cuCtxSynchronize", cu.cuCtxSynchronize(), "a kernel queued before qd.sync()")
+            self.foreign_pending = False
 
     def free_all(self) -> None:
         for ptr in self._alloc.values():
