@@ -84,6 +84,10 @@ class EmitterBase(ABC):
     @abstractmethod
     def s_Barrier(self, s: ir.Barrier) -> None: ...
 
+    # -- provided by ScheduleEmitter (schedule.py)
+    @abstractmethod
+    def range_for(self) -> None: ...
+
     # -- provided by MathEmitter / FastMathEmitter (math_lowering.py, fast_math.py)
     @abstractmethod
     def float_intrinsic(self, base: str, dt: DType, args: list) -> L.Value: ...

@@ -23,6 +23,7 @@ from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
 from .math_lowering import MathEmitter, calls_libdevice
 from .options import CodegenOptions
+from .privatize import PrivatizeEmitter, find_private
 from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
@@ -43,6 +44,7 @@ class TaskModule:
     log: list[str] = field(default_factory=list)
     fast_math: bool = False  # built with fast math (CUDA only; the host ignores the setting)
     debug_sites: tuple = ()  # debug mode: (file:line, array) per bounds-check site, by site number
+    one_wave: bool = False  # launch at most one wave of resident blocks (privatize.py)
 
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
@@ -61,11 +63,11 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
-                      em.fast, tuple(em.debug_sites))
+                      em.fast, tuple(em.debug_sites), em.one_wave)
 
 
-class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter, MathEmitter,
-                   DebugChecks):
+class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter,
+                   MathEmitter, DebugChecks):
     """One task's module under construction: its builders, local slots and loop targets."""
 
     def __init__(self, task: ir.Task, opts: CodegenOptions):
@@ -82,6 +84,7 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
         if self.nv:
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
         self.needs_libdevice = False
+        self.one_wave = False
         self._logged_fallback = False
         self.debug_sites: list[tuple[str, str]] = []
         self.sig = EntrySignature(self.m, task, self.nv, debug=opts.debug and any(p.kind == "array"
@@ -120,7 +123,12 @@ class _TaskEmitter(ScheduleEmitter, ReductionEmitter, StatementEmitter, Expressi
             self.stmts(self.t.body)
         else:
             self.reduction_begin()
-            self.range_for()
+            private = find_private(self.t, self.nv, self.o.debug)
+            if private:
+                self.privatized_range_for(private)
+                self.one_wave = True
+            else:
+                self.range_for()
             self.reduction_end()
         if not self.b.block.is_terminated:
             self.b.ret_void()

@@ -67,7 +67,8 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
     return LaunchSpec(task.name, task.kernel, task.type, slots, block, task.serialize,
                       task.uses_block_features, vector, abi,
                       bool(module is not None and module.abi and module.abi[-1][0] == "__debug"),
-                      module.debug_sites if module is not None else ())
+                      module.debug_sites if module is not None else (),
+                      bool(module is not None and module.one_wave))
 
 
 class _Trip:

@@ -33,6 +33,7 @@ class LaunchSpec:
     abi: tuple[str, ...] = ()       # the entry's parameter types in order ('ptr', 'i32', 'f32', ...)
     debug: bool = False             # debug mode: the entry takes a last pointer, the out-of-bounds record
     debug_sites: tuple = ()         # (file:line, array) per bounds-check site (see runtime/debug.py)
+    one_wave: bool = False          # at most one wave of resident blocks (codegen/privatize.py)
 
     @property
     def serial(self) -> bool:

@@ -160,6 +160,9 @@ class CpuBackend:
     def signal(self, streams: set) -> None:
         """Nothing: host launches have finished when they return."""
 
+    def producer_stream(self, arrays) -> None:
+        return None  # no streams on the host
+
     def call_args(self, spec: LaunchSpec, args: dict[str, Any]) -> list[ctypes._SimpleCData[Any]]:
         out: list[ctypes._SimpleCData[Any]] = []
         for slot in spec.args:

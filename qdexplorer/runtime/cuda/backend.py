@@ -168,7 +168,10 @@ class CudaBackend:
             return 1
         block = spec.block
         threads = -(-n // max(1, spec.vector))
-        return max(0, min(-(-threads // block), self.saturating_grid))
+        cap = self.saturating_grid
+        if spec.one_wave:  # each block flushes its private copy once: the fewer blocks, the fewer flushes
+            cap = min(cap, self.sm_count * max(1, self.max_threads_per_sm // block))
+        return max(0, min(-(-threads // block), cap))
 
     # ---- arguments
     def prepare(self, args: dict[str, Any], trips: dict[str, int], in_place: bool = False) -> Prepared:
