@@ -8,7 +8,7 @@ from .qd_types import NDArray, types  # noqa: F401
 from .field import Field, Ndarray  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
 from .template import Template, template  # noqa: F401
-from .struct_types import Struct, StructField, dataclass  # noqa: F401
+from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .func import data_oriented  # noqa: F401
@@ -44,6 +44,10 @@ _LEFT_OUT = {  # name: (what it is, what to do instead)
     "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
     "sparse_matrix_builder": ("a sparse matrix", ""),
     "quant": ("a quantized type", ""),
+    "tensor": ("qd.tensor (the backend-choosing tensor wrapper of newer Quadrants)", "allocate with qd.field or qd.ndarray"),
+    "Tensor": ("qd.Tensor (the backend-choosing tensor wrapper of newer Quadrants)", "annotate with qd.template() or qd.types.NDArray"),
+    "Backend": ("qd.Backend (the backend-choosing tensor wrapper of newer Quadrants)", "allocate with qd.field or qd.ndarray"),
+    "algorithms": ("qd.algorithms (device-wide reduce/scan/sort on block shared memory)", "write the loop with atomics, or qd.loop_config(serialize=True)"),
 }
 
 

@@ -61,12 +61,17 @@ class BoundFunc:
         return self.func.fn(self.obj, *args, **kwargs)
 
 
-def data_oriented(cls):
+def data_oriented(cls=None, *, template_primitives: bool = True):
     """`@qd.data_oriented`: a class whose `@qd.kernel` and `@qd.func` methods take the object as
     `self`, a compile-time value whose fields (and ndarrays) kernels reach as `self.x`. The methods
-    bind themselves (`Kernel.__get__`, `Func.__get__`); this marks the class, as Quadrants does."""
-    cls._qd_data_oriented = True
-    return cls
+    bind themselves (`Kernel.__get__`, `Func.__get__`); this marks the class, as Quadrants does.
+    `@qd.data_oriented(template_primitives=False)` is accepted with the same results: Quadrants
+    passes the primitives as runtime arguments, here a changed value compiles a new specialisation
+    (template.held_arrays keys on the values), so a launch always sees the current value."""
+    def mark(c):
+        c._qd_data_oriented = True
+        return c
+    return mark if cls is None else mark(cls)
 
 
 def func(fn) -> Func:

@@ -8,6 +8,7 @@ values in their names, so they stay distinct in the task tree.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import re
 
@@ -54,7 +55,9 @@ def holds_arrays(v) -> bool:
 
 
 def held_arrays(v, depth: int = 0) -> tuple:
-    """(attribute, array uid or nested contents) for the arrays an object holds, a few levels deep."""
+    """(attribute, array uid or nested contents) for the arrays an object holds, a few levels deep,
+    and its primitive members' values (kernels bake those in, so changing one recompiles, and a
+    kernel never runs with a stale value)."""
     if depth > 8:
         return ()
     attrs = vars(v) if hasattr(v, "__dict__") else {}
@@ -66,6 +69,8 @@ def held_arrays(v, depth: int = 0) -> tuple:
             out.append((k, held_arrays(a, depth + 1)))
         elif hasattr(a, "members") and hasattr(a, "struct_type"):  # a struct field: its member arrays
             out.append((k, tuple(sorted((m, getattr(f, "uid", None)) for m, f in a.members.items()))))
+        elif isinstance(a, (bool, int, float, enum.Enum)):  # baked in: a new value specialises anew
+            out.append((k, (type(a).__name__, a)))
     return tuple(out)
 
 
