@@ -224,6 +224,9 @@ class LoweringBase(ABC):
     def vec_pick(self, v: Vec, keys: list, node: ast.AST) -> Value: ...
 
     @abstractmethod
+    def vec_slice_keys(self, v: Vec, idx: ast.expr, node: ast.AST) -> tuple[list, tuple] | None: ...
+
+    @abstractmethod
     def vec_assign_component(self, v: Vec, keys: list, value: Value, node: ast.AST) -> None: ...
 
     @abstractmethod
