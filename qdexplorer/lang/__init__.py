@@ -34,6 +34,7 @@ from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
 from .snode import SNode, axes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
+from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741

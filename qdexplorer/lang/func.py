@@ -26,8 +26,9 @@ def read_annotations(fn) -> dict:
 class Func:
     """A device function, inlined at every call site."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, requires_top_level: bool = False):
         self.fn, self.name = fn, fn.__name__
+        self.requires_top_level = requires_top_level  # its loops must stay top-level tasks (checked when inlined)
         self._source: SourceInfo | None = None
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -74,8 +75,12 @@ def data_oriented(cls=None, *, template_primitives: bool = True):
     return mark if cls is None else mark(cls)
 
 
-def func(fn) -> Func:
-    return Func(fn)
+def func(fn=None, *, requires_top_level: bool = False):
+    """`@qd.func` or `@qd.func(requires_top_level=True)`: a call nested in a runtime for/while/if,
+    directly or through other funcs, is then a QuadrantsSyntaxError, as in Quadrants."""
+    if fn is None:
+        return lambda f: Func(f, requires_top_level)
+    return Func(fn, requires_top_level)
 
 
 class KernelBase:

@@ -41,6 +41,7 @@ class LoweringBase(ABC):
     kscope: KernelScope
     frames: list[Frame]
     in_parallel: bool
+    runtime_nesting: int
     out: list[list[ir.Stmt]]  # the blocks being filled, innermost last
     shared: list[ir.SharedArray]
     counter: itertools.count

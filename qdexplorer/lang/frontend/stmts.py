@@ -366,7 +366,11 @@ class StatementLowering(LoweringBase):
         if is_number(c):
             c = ir.Const(int(bool(c.value)), u1)
         cond = truthy(self.commit(c, test))
-        then, orelse = self.block(node.body), self.block(node.orelse)
+        self.runtime_nesting += 1
+        try:
+            then, orelse = self.block(node.body), self.block(node.orelse)
+        finally:
+            self.runtime_nesting -= 1
         self.emit(ir.If(cond, then, orelse))
 
     def s_Assert(self, node):
