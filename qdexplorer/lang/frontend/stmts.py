@@ -9,10 +9,11 @@ import ast
 from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import as_dtype, i32, u1
+from ..types import as_dtype, f64, i32, u1
 from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
+from .kernel_scope import ASSERT_VALUES
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -379,7 +380,17 @@ class StatementLowering(LoweringBase):
         if not runtime_api.debug():
             return
         cond = truthy(self.commit(self.value(node.test), node.test))
-        site = self.kscope.assert_site(self.frame.src, node)
         flag = self.kscope.assert_flag()
-        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
+        self.out.append([])  # an f-string message's values: evaluated only when the assert fails
+        ints = None
+        if isinstance(node.msg, ast.JoinedStr):
+            fields = [v for v in node.msg.values if isinstance(v, ast.FormattedValue)][:ASSERT_VALUES]
+            vals = [self.commit(self.value(v.value), v.value) for v in fields]
+            ints = [x.dtype.is_int for x in vals]
+            store = self.kscope.assert_values()
+            for k, x in enumerate(vals):
+                self.emit(ir.Store(store, (ir.Const(k, i32),), cast(x, f64)))
+        site = self.kscope.assert_site(self.frame.src, node, ints)
+        self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32)))
+        self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
 
