@@ -383,7 +383,7 @@ class Field(_Storage):
     (`qd.root.dense(qd.i, n).place(x)`, snode.py), which gives it the container's shape."""
 
     _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
-    _grad_of: "Field | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
+    _grad_of: "_Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False):

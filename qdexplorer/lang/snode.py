@@ -136,7 +136,7 @@ class SNode:
 
     def _place_field(self, f: Field):
         primal = f._grad_of
-        if primal is not None and primal.placed and tuple(primal.shape) != tuple(self.shape):
+        if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
             file, line = _caller()
             raise QdRuntimeError(f"{file}:{line}: {f!r} is the gradient of a field of shape {primal.shape}; "
                                  f"place it in a container of the same shape (place(x, x.grad)), not {self.shape}")

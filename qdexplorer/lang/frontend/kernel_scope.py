@@ -70,9 +70,12 @@ class KernelScope:
             for v in node.msg.values:
                 if isinstance(v, ast.Constant):
                     parts.append(str(v.value).replace("{", "{{").replace("}", "}}"))
+                elif not isinstance(v, ast.FormattedValue):
+                    continue
                 elif k < len(ints):
                     spec = v.format_spec
-                    fmt = "".join(str(c.value) for c in spec.values if isinstance(c, ast.Constant)) if spec else ""
+                    fmt = "".join(str(c.value) for c in spec.values if isinstance(c, ast.Constant)) \
+                        if isinstance(spec, ast.JoinedStr) else ""
                     parts.append("{%d%s}" % (k, ":" + fmt if fmt else ""))
                     k += 1
                 else:
