@@ -71,6 +71,7 @@ def data_oriented(cls=None, *, template_primitives: bool = True):
     (template.held_arrays keys on the values), so a launch always sees the current value."""
     def mark(c):
         c._qd_data_oriented = True
+        c._qd_runtime_primitives = not template_primitives
         return c
     return mark if cls is None else mark(cls)
 

@@ -24,6 +24,7 @@ import numpy as np
 from .field import SNODE_OF_SHAPE
 from .errors import QdRuntimeError
 from .field import Field, _caller
+from .field import _Storage as Storage
 from .types import i32
 
 SPARSE = ("pointer", "bitmasked")
@@ -267,6 +268,11 @@ class _Root(SNode):
 
     def _adopt_child(self, child: SNode):
         self._weak.add(child)
+
+    def _placed_fields(self) -> list:
+        """Every live field: in Quadrants `qd.field(shape=...)` hangs from `qd.root` too, so
+        `qd.root.lazy_grad()` gives them all their `.grad`."""
+        return [f for f in Storage.live() if isinstance(f, Field) and f.placed]
 
     def _place_field(self, f: Field):
         leaf = SNode(self, "place", {})
