@@ -45,7 +45,8 @@ def printed(stdout: str, ignore: list[str]) -> list[str]:
 
 
 def run(name: str, quadrants: bool, timeout: float = 300.0) -> dict:
-    """{'lines': printed result lines, 'error': one line or None} of one program under either."""
+    """{'lines': printed result lines, 'error': the error's first line or None, 'full_error'} of one
+    program under either."""
     prog = programs()[name]
     script = os.path.join(HERE, prog["file"])
     if quadrants:
@@ -54,7 +55,8 @@ def run(name: str, quadrants: bool, timeout: float = 300.0) -> dict:
     else:
         r = run_ours(script, prog["args"], arch="cpu", timeout=timeout)
         stdout, error = r["stdout"], r["error"]
-    return {"lines": printed(stdout, prog["ignore"]), "error": error.strip().splitlines()[0] if error else None}
+    return {"lines": printed(stdout, prog["ignore"]), "error": error.strip().splitlines()[0] if error else None,
+            "full_error": error}
 
 
 def _numbers_match(got: list[str], want: list[str]) -> bool:
@@ -100,6 +102,7 @@ def reference(name: str) -> dict:
 def make_reference(name: str) -> dict:
     import quadrants  # noqa: F401 - fail here, clearly, without the quadrants extra
     res = run(name, quadrants=True)
+    del res["full_error"]
     res["quadrants"] = ".".join(map(str, quadrants.__version__))
     os.makedirs(os.path.join(HERE, "reference"), exist_ok=True)
     with open(os.path.join(HERE, "reference", name + ".json"), "w") as f:

@@ -5,7 +5,7 @@ Quadrants' surface, so a Quadrants kernel ports by changing its import line.
 from .types import (DType, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
                     int8, int16, int32, int64, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
 from .qd_types import NDArray, types  # noqa: F401
-from .field import Field, Ndarray  # noqa: F401
+from .field import Field, Ndarray, _caller  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
 from .template import Template, template  # noqa: F401
 from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
@@ -56,6 +56,7 @@ def __getattr__(name):
     """Quadrants names qdexplorer leaves out fail with what to do instead, not a bare AttributeError."""
     if name in _LEFT_OUT:
         what, instead = _LEFT_OUT[name]
-        raise AttributeError(f"qd.{name}: {what} is not supported by qdexplorer" + (f"; {instead}" if instead else "")
-                             + " (see docs/language.md)")
+        file, line = _caller()
+        raise AttributeError(f"{file}:{line}: qd.{name}: {what} is not supported by qdexplorer"
+                             + (f"; {instead}" if instead else "") + " (see docs/language.md)")
     raise AttributeError(f"module 'qdexplorer.lang' has no attribute '{name}'")
