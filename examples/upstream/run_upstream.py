@@ -44,7 +44,7 @@ def printed(stdout: str, ignore: list[str]) -> list[str]:
     return keep
 
 
-def run(name: str, quadrants: bool, timeout: float = 300.0) -> dict:
+def run(name: str, quadrants: bool, timeout: float = 300.0, arch: str = "cpu") -> dict:
     """{'lines': printed result lines, 'error': the error's first line or None, 'full_error'} of one
     program under either."""
     prog = programs()[name]
@@ -53,7 +53,7 @@ def run(name: str, quadrants: bool, timeout: float = 300.0) -> dict:
         r = run_program(script, prog["args"], arch="cpu", timeout=timeout, dump=False)
         stdout, error = r.stdout, r.error
     else:
-        r = run_ours(script, prog["args"], arch="cpu", timeout=timeout)
+        r = run_ours(script, prog["args"], arch=arch, timeout=timeout)
         stdout, error = r["stdout"], r["error"]
     return {"lines": printed(stdout, prog["ignore"]), "error": error.strip().splitlines()[0] if error else None,
             "full_error": error}
@@ -145,6 +145,8 @@ def main() -> None:
     ap.add_argument("names", nargs="*", help="programs (default: all)")
     ap.add_argument("--reference", action="store_true", help="run under real Quadrants, write reference/NAME.json")
     ap.add_argument("--table", action="store_true", help="print the results table (markdown)")
+    ap.add_argument("--arch", default="cpu", choices=["cpu", "cuda"],
+                    help="qdexplorer's backend (the references are Quadrants on the CPU)")
     a = ap.parse_args()
     names = a.names or sorted(programs())
     if a.table:
@@ -156,7 +158,7 @@ def main() -> None:
             res = make_reference(n)
             print(f"{n}: {res['error'] or '; '.join(res['lines'])[:150]}")
             continue
-        diff = differences(run(n, quadrants=False), reference(n))
+        diff = differences(run(n, quadrants=False, arch=a.arch), reference(n))
         bad += bool(diff)
         print(f"{n}: " + ("matches Quadrants 1.3.3" if not diff else "\n  ".join(["DIFFERS"] + diff)))
     sys.exit(1 if bad else 0)

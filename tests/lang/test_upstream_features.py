@@ -9,10 +9,12 @@ import pytest
 import qdexplorer.lang as qd
 
 
-@pytest.fixture(autouse=True)
-def cpu():
-    qd.init(arch=qd.cpu)
-    yield
+@pytest.fixture(autouse=True, params=["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
+def backend(request):
+    """Every test on the CPU, and on CUDA where a GPU exists (the frontend is shared; the f64 assert
+    values array and the slices' stores go through each backend's codegen)."""
+    qd.init(arch=request.param)
+    yield request.param
     qd.reset()
 
 
@@ -114,8 +116,8 @@ def test_solve_matches_numpy_with_pivoting(n):
     np.testing.assert_allclose(xq.to_numpy(), np.linalg.solve(A, b[..., None])[..., 0], rtol=1e-9, atol=1e-9)
 
 
-def test_an_f_string_assert_message_shows_the_failing_values():
-    qd.init(arch=qd.cpu, debug=True)
+def test_an_f_string_assert_message_shows_the_failing_values(backend):
+    qd.init(arch=backend, debug=True)
     a = qd.field(qd.i32, shape=10)
 
     @qd.kernel

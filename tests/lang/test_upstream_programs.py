@@ -21,11 +21,13 @@ import run_upstream  # noqa: E402
 PROGRAMS = run_upstream.programs()
 
 
+@pytest.mark.parametrize("arch", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_upstream_program_gives_quadrants_result(name):
+def test_upstream_program_gives_quadrants_result(name, arch):
+    """On CUDA too, against the same CPU reference (float noise allowed as on the CPU)."""
     want = run_upstream.reference(name)
     assert want["error"] is None and want["lines"], "Quadrants ran it and printed a checksum"
-    got = run_upstream.run(name, quadrants=False, timeout=120)
+    got = run_upstream.run(name, quadrants=False, timeout=120, arch=arch)
     left_out = PROGRAMS[name].get("left_out")
     if left_out:
         err = got["full_error"] or ""
