@@ -5,10 +5,10 @@ Quadrants' surface, so a Quadrants kernel ports by changing its import line.
 from .types import (DType, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
                     int8, int16, int32, int64, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
 from .qd_types import NDArray, types  # noqa: F401
-from .field import Field, Ndarray  # noqa: F401
+from .field import Field, Ndarray, _caller  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
 from .template import Template, template  # noqa: F401
-from .struct_types import Struct, StructField, dataclass  # noqa: F401
+from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .func import data_oriented  # noqa: F401
@@ -34,6 +34,7 @@ from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
 from .snode import SNode, axes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
+from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741
@@ -44,6 +45,10 @@ _LEFT_OUT = {  # name: (what it is, what to do instead)
     "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
     "sparse_matrix_builder": ("a sparse matrix", ""),
     "quant": ("a quantized type", ""),
+    "tensor": ("qd.tensor (the backend-choosing tensor wrapper of newer Quadrants)", "allocate with qd.field or qd.ndarray"),
+    "Tensor": ("qd.Tensor (the backend-choosing tensor wrapper of newer Quadrants)", "annotate with qd.template() or qd.types.NDArray"),
+    "Backend": ("qd.Backend (the backend-choosing tensor wrapper of newer Quadrants)", "allocate with qd.field or qd.ndarray"),
+    "algorithms": ("qd.algorithms (device-wide reduce/scan/sort on block shared memory)", "write the loop with atomics, or qd.loop_config(serialize=True)"),
 }
 
 
@@ -51,6 +56,7 @@ def __getattr__(name):
     """Quadrants names qdexplorer leaves out fail with what to do instead, not a bare AttributeError."""
     if name in _LEFT_OUT:
         what, instead = _LEFT_OUT[name]
-        raise AttributeError(f"qd.{name}: {what} is not supported by qdexplorer" + (f"; {instead}" if instead else "")
-                             + " (see docs/language.md)")
+        file, line = _caller()
+        raise AttributeError(f"{file}:{line}: qd.{name}: {what} is not supported by qdexplorer"
+                             + (f"; {instead}" if instead else "") + " (see docs/language.md)")
     raise AttributeError(f"module 'qdexplorer.lang' has no attribute '{name}'")

@@ -10,7 +10,7 @@ import functools
 import numpy as np
 
 from . import autodiff
-from .field import Field, Ndarray
+from .field import Field, Ndarray, _caller
 from .field import _Storage as Storage
 
 
@@ -29,6 +29,18 @@ def lazy_grad():
     for st in live:
         if isinstance(st, Field) and st._grad is None and st.dtype.is_float and id(st) not in grads:
             st._with_grad(True)
+
+
+FORWARD_MODE = ("forward-mode autodiff (qd.ad.FwdMode, .dual fields) is not supported by qdexplorer; "
+                "use reverse mode: needs_grad=True with qd.ad.Tape or kernel.grad() (see docs/language.md)")
+
+
+class FwdMode:
+    """Quadrants' forward mode, left out: entering it fails at the user's line, naming it."""
+
+    def __init__(self, *args, **kwargs):
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: {FORWARD_MODE}")
 
 
 class Tape:

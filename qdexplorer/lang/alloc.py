@@ -6,7 +6,7 @@ storage classes and the element types, so neither has to know the other.
 """
 from __future__ import annotations
 
-from .field import Field, Ndarray
+from .field import Field, Ndarray, _caller
 from .vector_types import VectorType
 
 
@@ -14,6 +14,7 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
     """`qd.field(qd.f32, shape=(n, m))`: a dense field; a vector or matrix dtype (`qd.math.vec3`) makes
     a field of vectors; `needs_grad=True` allocates `x.grad`. Without `shape=` the field waits to be
     placed in an SNode tree (`qd.root`)."""
+    _refuse_dual(unused)
     if isinstance(dtype, VectorType):
         return dtype.field(shape, name, needs_grad=needs_grad)
     if offset is not None:
@@ -23,6 +24,15 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
 
 def ndarray(dtype, shape, needs_grad: bool = False, **unused) -> Ndarray:
     """`qd.ndarray(qd.f32, shape=(n,))`: a host-allocated array to pass to kernels."""
+    _refuse_dual(unused)
     if isinstance(dtype, VectorType):
         return dtype.ndarray(shape, needs_grad=needs_grad)
     return Ndarray(dtype, shape, needs_grad=needs_grad)
+
+
+def _refuse_dual(options: dict):
+    """`needs_dual=True` asks for forward mode, which is left out: say so at the user's line."""
+    if options.get("needs_dual"):
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: needs_dual=True: forward-mode autodiff (qd.ad.FwdMode, .dual "
+                                  f"fields) is not supported by qdexplorer; use needs_grad=True and reverse mode")

@@ -134,6 +134,12 @@ class _Storage:
     @property
     def grad(self) -> "_Storage":
         """The adjoint array that `kernel.grad()` and `qd.ad.Tape` accumulate into."""
+        if self._grad is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
+            # a field made for an SNode tree: Quadrants' `qd.root.dense(qd.i, n).place(x, x.grad)` places
+            # the adjoint beside it, so `x.grad` is an unplaced field of its own that place() allocates
+            g = Field(self.dtype, None, f"{self.name}_grad" if self.name else "", self.elem_shape)
+            g._grad_of = self
+            self._grad = g
         if self._grad is None:
             raise AttributeError(f"{self._kind()} {self.name or ''} has no gradient: allocate it with "
                                  f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
@@ -377,6 +383,8 @@ class Field(_Storage):
     (`qd.root.dense(qd.i, n).place(x)`, snode.py), which gives it the container's shape."""
 
     _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
+    _made_unplaced = False  # made without shape=: its `.grad` is an unplaced field until placed
+    _grad_of: "_Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False):
@@ -385,6 +393,7 @@ class Field(_Storage):
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
             self.shape = None  # type: ignore[assignment]
+            self._made_unplaced = True
             return
         self._allocate(_shape(shape))
 

@@ -26,8 +26,9 @@ def read_annotations(fn) -> dict:
 class Func:
     """A device function, inlined at every call site."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, requires_top_level: bool = False):
         self.fn, self.name = fn, fn.__name__
+        self.requires_top_level = requires_top_level  # its loops must stay top-level tasks (checked when inlined)
         self._source: SourceInfo | None = None
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -61,16 +62,26 @@ class BoundFunc:
         return self.func.fn(self.obj, *args, **kwargs)
 
 
-def data_oriented(cls):
+def data_oriented(cls=None, *, template_primitives: bool = True):
     """`@qd.data_oriented`: a class whose `@qd.kernel` and `@qd.func` methods take the object as
     `self`, a compile-time value whose fields (and ndarrays) kernels reach as `self.x`. The methods
-    bind themselves (`Kernel.__get__`, `Func.__get__`); this marks the class, as Quadrants does."""
-    cls._qd_data_oriented = True
-    return cls
+    bind themselves (`Kernel.__get__`, `Func.__get__`); this marks the class, as Quadrants does.
+    `@qd.data_oriented(template_primitives=False)` is accepted with the same results: Quadrants
+    passes the primitives as runtime arguments, here a changed value compiles a new specialisation
+    (template.held_arrays keys on the values), so a launch always sees the current value."""
+    def mark(c):
+        c._qd_data_oriented = True
+        c._qd_runtime_primitives = not template_primitives
+        return c
+    return mark if cls is None else mark(cls)
 
 
-def func(fn) -> Func:
-    return Func(fn)
+def func(fn=None, *, requires_top_level: bool = False):
+    """`@qd.func` or `@qd.func(requires_top_level=True)`: a call nested in a runtime for/while/if,
+    directly or through other funcs, is then a QuadrantsSyntaxError, as in Quadrants."""
+    if fn is None:
+        return lambda f: Func(f, requires_top_level)
+    return Func(fn, requires_top_level)
 
 
 class KernelBase:

@@ -278,7 +278,8 @@ class Kernel(KernelBase):
         flag = args.get("assert__")
         if flag is not None and int(flag[0]) != 0:
             site = int(flag[0])
-            raise QuadrantsAssertionError(self.assert_sites[site - 1] if 0 < site <= len(self.assert_sites)
+            raise QuadrantsAssertionError(assert_message(self.assert_sites[site - 1], args.get("assertv__"))
+                                          if 0 < site <= len(self.assert_sites)
                                           else f"assertion failed in kernel '{self.name}'")
         if "ret__" not in args:
             return None
@@ -462,3 +463,15 @@ def workload(kernel_obj: Kernel, check=None, name: str | None = None):
 
 
 __all__ = ["Kernel", "Func", "Workload", "kernel", "func", "workload", "DType"]
+
+
+def assert_message(site, values) -> str:
+    """A failed assert's message: its text, with an f-string message's runtime values filled in."""
+    if not isinstance(site, tuple):
+        return site
+    template, ints = site
+    vals = [int(v) if is_int else float(v) for v, is_int in zip(values if values is not None else [], ints)]
+    try:
+        return template.format(*vals)
+    except (ValueError, IndexError):  # a format spec that does not fit the value's type
+        return template.format(*map(str, vals)) if len(vals) == len(ints) else template

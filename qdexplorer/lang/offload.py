@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import builtins
 import copy
+from collections import ChainMap
 import math
 
 from . import intrinsics as I
@@ -39,14 +40,17 @@ def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
 def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     src: SourceInfo = kernel.source
     env = python_env(kernel.fn)
-    args = kernel_args(spec if spec is not None else kernel.spec_for())
+    spec_used = spec if spec is not None else kernel.spec_for()
+    args = kernel_args(spec_used)
+    # compile-time template values: `if qd.static(flag):` around a top-level loop reads them
+    statics = {e[0]: static_value(e[2]) for e in spec_used if e[1] == "static"}
     tag = specialisation_tag(spec or ())
     prefix = f"{kernel.name}_{tag}" if tag else kernel.name
     tasks: list[ir.Task] = []
     body = src.fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
-    groups = group(expand(body, env, src), env, src)
+    groups = group(expand(body, ChainMap(statics, env), src), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
     gtemp_names = kernel_scope_names(groups)

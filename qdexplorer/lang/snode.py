@@ -23,7 +23,8 @@ import numpy as np
 
 from .field import SNODE_OF_SHAPE
 from .errors import QdRuntimeError
-from .field import Field
+from .field import Field, _caller
+from .field import _Storage as Storage
 from .types import i32
 
 SPARSE = ("pointer", "bitmasked")
@@ -104,9 +105,10 @@ class SNode:
         return self._child("bitmasked", axes, dimensions)
 
     def dynamic(self, axis, dimension, chunk_size=None) -> "SNode":
-        raise NotImplementedError("qd.root...dynamic(...) (a dynamic SNode, qd.append / qd.length) is not "
-                                  "supported by qdexplorer; use a dense field and a counter field (see "
-                                  "docs/language.md)")
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: qd.root...dynamic(...) (a dynamic SNode, qd.append / qd.length) "
+                                  f"is not supported by qdexplorer; use a dense field and a counter field (see "
+                                  f"docs/language.md)")
 
     def hash(self, axes, dimensions) -> "SNode":
         raise NotImplementedError("a hash SNode is not supported by qdexplorer (nor by Quadrants)")
@@ -134,6 +136,11 @@ class SNode:
         return self
 
     def _place_field(self, f: Field):
+        primal = f._grad_of
+        if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
+            file, line = _caller()
+            raise QdRuntimeError(f"{file}:{line}: {f!r} is the gradient of a field of shape {primal.shape}; "
+                                 f"place it in a container of the same shape (place(x, x.grad)), not {self.shape}")
         if f.placed:
             raise QdRuntimeError(f"field {f.name or ''!s} {f!r} is already placed (it has a shape); a field is "
                                  f"placed once: make it with qd.field(dtype) and no shape= to place it")
@@ -144,8 +151,23 @@ class SNode:
         f.place_at(self.shape, leaf)
 
     def lazy_grad(self):
-        raise NotImplementedError("qd.root.lazy_grad(): autodiff through SNode placement is not supported by "
-                                  "qdexplorer; use qd.field(..., needs_grad=True)")
+        """Give every float field placed under this container so far its `.grad` (same shape, dense
+        storage, as everything here), as Quadrants' `qd.root.lazy_grad()` does."""
+        for f in self._placed_fields():
+            if f._grad is None and f._grad_of is None and f.dtype.is_float:
+                f._with_grad(True)
+
+    def lazy_dual(self):
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: qd.root.lazy_dual(): forward-mode autodiff (.dual fields, "
+                                  f"qd.ad.FwdMode) is not supported by qdexplorer; use reverse mode "
+                                  f"(needs_grad=True, qd.ad.Tape / kernel.grad())")
+
+    def _placed_fields(self) -> list:
+        out = list(self.fields)
+        for c in self.children:
+            out += [f for f in c._placed_fields() if f not in out]
+        return out
 
     # -- reading it
     @property
@@ -246,6 +268,11 @@ class _Root(SNode):
 
     def _adopt_child(self, child: SNode):
         self._weak.add(child)
+
+    def _placed_fields(self) -> list:
+        """Every live field: in Quadrants `qd.field(shape=...)` hangs from `qd.root` too, so
+        `qd.root.lazy_grad()` gives them all their `.grad`."""
+        return [f for f in Storage.live() if isinstance(f, Field) and f.placed]
 
     def _place_field(self, f: Field):
         leaf = SNode(self, "place", {})

@@ -8,6 +8,7 @@ struct value to one value per member). From Python a struct field reads and writ
 """
 from __future__ import annotations
 
+import enum
 import numbers
 
 import numpy as np
@@ -17,6 +18,13 @@ from .field import Field
 from .func import Func, read_annotations
 from .types import DType, as_dtype, f32
 from .vector_types import VectorType
+
+
+class Layout(enum.Enum):
+    """`qd.Layout.AOS` / `qd.Layout.SOA` for `Struct.field(..., layout=...)`. Accepted and not
+    reproduced: a struct field is one array per member either way, and results do not depend on it."""
+    AOS = 0
+    SOA = 1
 
 
 class StructType:

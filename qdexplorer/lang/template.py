@@ -8,6 +8,7 @@ values in their names, so they stay distinct in the task tree.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import hashlib
 import re
 
@@ -53,8 +54,12 @@ def holds_arrays(v) -> bool:
     return getattr(type(v), "_qd_data_oriented", False) or dataclasses.is_dataclass(v) and not isinstance(v, type)
 
 
-def held_arrays(v, depth: int = 0) -> tuple:
-    """(attribute, array uid or nested contents) for the arrays an object holds, a few levels deep."""
+def held_arrays(v, depth: int = 0, runtime: bool = False) -> tuple:
+    """(attribute, array uid or nested contents) for the arrays an object holds, a few levels deep,
+    and, under `@qd.data_oriented(template_primitives=False)` (`runtime`), its primitive members'
+    values: Quadrants reads those at every launch, so a changed value specialises anew here (by
+    default Quadrants bakes them per object, and so does this key)."""
+    runtime = runtime or getattr(type(v), "_qd_runtime_primitives", False)
     if depth > 8:
         return ()
     attrs = vars(v) if hasattr(v, "__dict__") else {}
@@ -63,9 +68,11 @@ def held_arrays(v, depth: int = 0) -> tuple:
         if isinstance(a, _Storage):
             out.append((k, a.uid))
         elif holds_arrays(a):
-            out.append((k, held_arrays(a, depth + 1)))
+            out.append((k, held_arrays(a, depth + 1, runtime)))
         elif hasattr(a, "members") and hasattr(a, "struct_type"):  # a struct field: its member arrays
             out.append((k, tuple(sorted((m, getattr(f, "uid", None)) for m, f in a.members.items()))))
+        elif runtime and isinstance(a, (bool, int, float, enum.Enum)):
+            out.append((k, (type(a).__name__, a)))
     return tuple(out)
 
 

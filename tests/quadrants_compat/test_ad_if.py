@@ -7,6 +7,265 @@ from tests.quadrants_compat.upstream import get_host_arch_list
 from tests.quadrants_compat import test_utils
 
 
+@test_utils.test(require=qd.extension.adstack)
+def test_ad_if_simple():
+    x = qd.field(qd.f32, shape=())
+    y = qd.field(qd.f32, shape=())
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func():
+        if x[None] > 0.0:
+            y[None] = x[None]
+
+    x[None] = 1
+    y.grad[None] = 1
+
+    func()
+    func.grad()
+
+    assert x.grad[None] == 1
+
+
+@test_utils.test(require=qd.extension.adstack)
+def test_ad_if():
+    x = qd.field(qd.f32, shape=2)
+    y = qd.field(qd.f32, shape=2)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func(i: qd.i32):
+        if x[i] > 0:
+            y[i] = x[i]
+        else:
+            y[i] = 2 * x[i]
+
+    x[0] = 0
+    x[1] = 1
+    y.grad[0] = 1
+    y.grad[1] = 1
+
+    func(0)
+    func.grad(0)
+    func(1)
+    func.grad(1)
+
+    assert x.grad[0] == 2
+    assert x.grad[1] == 1
+
+
+@test_utils.test(require=qd.extension.adstack)
+def test_ad_if_nested():
+    n = 20
+    x = qd.field(qd.f32, shape=n)
+    y = qd.field(qd.f32, shape=n)
+    z = qd.field(qd.f32, shape=n)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func():
+        for i in x:
+            if x[i] < 2:
+                if x[i] == 0:
+                    y[i] = 0
+                else:
+                    y[i] = z[i] * 1
+            else:
+                if x[i] == 2:
+                    y[i] = z[i] * 2
+                else:
+                    y[i] = z[i] * 3
+
+    z.fill(1)
+
+    for i in range(n):
+        x[i] = i % 4
+
+    func()
+    for i in range(n):
+        assert y[i] == i % 4
+        y.grad[i] = 1
+    func.grad()
+
+    for i in range(n):
+        assert z.grad[i] == i % 4
+
+
+@test_utils.test(require=qd.extension.adstack)
+def test_ad_if_mutable():
+    x = qd.field(qd.f32, shape=2)
+    y = qd.field(qd.f32, shape=2)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func(i: qd.i32):
+        t = x[i]
+        if t > 0:
+            y[i] = t
+        else:
+            y[i] = 2 * t
+
+    x[0] = 0
+    x[1] = 1
+    y.grad[0] = 1
+    y.grad[1] = 1
+
+    func(0)
+    func.grad(0)
+    func(1)
+    func.grad(1)
+
+    assert x.grad[0] == 2
+    assert x.grad[1] == 1
+
+
+@test_utils.test(require=qd.extension.adstack)
+def test_ad_if_parallel():
+    x = qd.field(qd.f32, shape=2)
+    y = qd.field(qd.f32, shape=2)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func():
+        for i in range(2):
+            t = x[i]
+            if t > 0:
+                y[i] = t
+            else:
+                y[i] = 2 * t
+
+    x[0] = 0
+    x[1] = 1
+    y.grad[0] = 1
+    y.grad[1] = 1
+
+    func()
+    func.grad()
+
+    assert x.grad[0] == 2
+    assert x.grad[1] == 1
+
+
+@test_utils.test(require=[qd.extension.adstack, qd.extension.data64], default_fp=qd.f64)
+def test_ad_if_parallel_f64():
+    x = qd.field(qd.f64, shape=2)
+    y = qd.field(qd.f64, shape=2)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func():
+        for i in range(2):
+            t = x[i]
+            if t > 0:
+                y[i] = t
+            else:
+                y[i] = 2 * t
+
+    x[0] = 0
+    x[1] = 1
+    y.grad[0] = 1
+    y.grad[1] = 1
+
+    func()
+    func.grad()
+
+    assert x.grad[0] == 2
+    assert x.grad[1] == 1
+
+
+@test_utils.test(require=qd.extension.adstack)
+def test_ad_if_parallel_complex():
+    x = qd.field(qd.f32, shape=2)
+    y = qd.field(qd.f32, shape=2)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func():
+        qd.loop_config(parallelize=1)
+        for i in range(2):
+            t = 0.0
+            if x[i] > 0:
+                t = 1 / x[i]
+            y[i] = t
+
+    x[0] = 0
+    x[1] = 2
+    y.grad[0] = 1
+    y.grad[1] = 1
+
+    func()
+    func.grad()
+
+    assert x.grad[0] == 0
+    assert x.grad[1] == -0.25
+
+
+@test_utils.test(require=[qd.extension.adstack, qd.extension.data64], default_fp=qd.f64)
+def test_ad_if_parallel_complex_f64():
+    x = qd.field(qd.f64, shape=2)
+    y = qd.field(qd.f64, shape=2)
+
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def func():
+        qd.loop_config(parallelize=1)
+        for i in range(2):
+            t = 0.0
+            if x[i] > 0:
+                t = 1 / x[i]
+            y[i] = t
+
+    x[0] = 0
+    x[1] = 2
+    y.grad[0] = 1
+    y.grad[1] = 1
+
+    func()
+    func.grad()
+
+    assert x.grad[0] == 0
+    assert x.grad[1] == -0.25
+
+
+@test_utils.test(require=[qd.extension.adstack])
+def test_if_condition_depend_on_for_loop_index():
+    scalar = lambda: qd.field(dtype=qd.f32)
+    vec = lambda: qd.Vector.field(3, dtype=qd.f32)
+
+    pos = vec()
+    F = vec()
+    f_bend = scalar()
+    loss_n = scalar()
+    qd.root.dense(qd.ij, (10, 10)).place(pos, F)
+    qd.root.dense(qd.i, 1).place(f_bend)
+    qd.root.place(loss_n)
+    qd.root.lazy_grad()
+
+    @qd.kernel
+    def simulation(t: qd.i32):
+        for i, j in pos:
+            coord = qd.Vector([i, j])
+            for n in range(12):
+                f = qd.Vector([0.0, 0.0, 0.0])
+                if n < 4:
+                    f = qd.Vector([1.0, 1.0, 1.0])
+                else:
+                    f = f_bend[0] * pos[coord]
+                F[coord] += f
+            pos[coord] += 1.0 * t
+
+    with qd.ad.Tape(loss=loss_n):
+        simulation(5)
+
+
 def _run_nested_if_inside_for_loop(qd_dtype):
     w_vals = [-2.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 20.0]
     n = len(w_vals)

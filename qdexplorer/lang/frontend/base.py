@@ -41,6 +41,7 @@ class LoweringBase(ABC):
     kscope: KernelScope
     frames: list[Frame]
     in_parallel: bool
+    runtime_nesting: int
     out: list[list[ir.Stmt]]  # the blocks being filled, innermost last
     shared: list[ir.SharedArray]
     counter: itertools.count
@@ -222,6 +223,9 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def vec_pick(self, v: Vec, keys: list, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def vec_slice_keys(self, v: Vec, idx: ast.expr, node: ast.AST) -> tuple[list, tuple] | None: ...
 
     @abstractmethod
     def vec_assign_component(self, v: Vec, keys: list, value: Value, node: ast.AST) -> None: ...

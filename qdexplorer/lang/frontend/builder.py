@@ -42,6 +42,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
             if isinstance(v, Py) and isinstance(v.value, StructField):
                 self.frames[0].scopes[0][k] = self.global_value(v.value, k)
         self.in_parallel = parallel
+        self.runtime_nesting = 0  # runtime for/while/if bodies around the statement being lowered
         self.out = [[]]
         self.shared = []
         self.counter = itertools.count()

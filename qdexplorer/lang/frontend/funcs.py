@@ -22,6 +22,10 @@ class FuncInlining(LoweringBase):
         `@qd.data_oriented` object's (`Py(obj)`, `self.helper(i)`)."""
         if func in self.inline_stack:
             self.err(node, f"recursive call of @qd.func '{func.name}' is not supported")
+        if getattr(func, "requires_top_level", False) and (self.in_parallel or self.runtime_nesting):
+            via = "".join(f" (through '{f.name}')" for f in self.inline_stack[-1:])
+            self.err(node, f"@qd.func '{func.name}' has requires_top_level=True but is called inside a runtime "
+                           f"for/while/if{via}: call it at the kernel's top level", QuadrantsSyntaxError)
         src = func.source
         fdef = src.fdef
         params = fdef.args.args

@@ -12,7 +12,9 @@ import ast
 
 from .. import ir
 from ..field import Field
-from ..types import DType, i32, u1, u64
+from ..types import DType, f64, i32, u1, u64
+
+ASSERT_VALUES = 8  # runtime values an assert's f-string message can show
 
 RANDOM_KEY = "random_key__"  # the scalar parameter carrying a call's random key (frontend/random.py)
 
@@ -27,7 +29,9 @@ class KernelScope:
         self.gtemps: dict[str, ir.ArrayArg] = {}
         self.ret: ir.ArrayArg | None = None
         self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
-        self.assert_sites: list[str] = []  # message of each debug-mode assert, numbered from 1
+        # message of each debug-mode assert, numbered from 1: a string, or (format string, which of its
+        # values are integers) for an f-string message, its values read back from `assertv__`
+        self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
@@ -48,12 +52,38 @@ class KernelScope:
             self._add("assert__", "assert", i32, (1,))
         return ir.ArrayArg("assert__", i32, 1)
 
-    def assert_site(self, src, node) -> int:
+    def assert_values(self) -> ir.ArrayArg:
+        """Where a failed assert writes the runtime values of its f-string message (as f64)."""
+        if "assertv__" not in self.implicit:
+            self._add("assertv__", "assert", f64, (ASSERT_VALUES,))
+        return ir.ArrayArg("assertv__", f64, 1)
+
+    def assert_site(self, src, node, ints: list | None = None) -> int:
+        """Number an assert's message. `ints`: for an f-string message, whether each of its first
+        ASSERT_VALUES replacement fields is an integer; the message becomes a format string."""
         file, line, _, text = src.where(node)
-        msg = ""
+        head = f"{file}:{line}: assertion failed: {text.strip()}"
         if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
-            msg = f": {node.msg.value}"
-        self.assert_sites.append(f"{file}:{line}: assertion failed: {text.strip()}{msg}")
+            self.assert_sites.append(f"{head}: {node.msg.value}")
+        elif isinstance(node.msg, ast.JoinedStr) and ints is not None:
+            parts, k = [], 0
+            for v in node.msg.values:
+                if isinstance(v, ast.Constant):
+                    parts.append(str(v.value).replace("{", "{{").replace("}", "}}"))
+                elif not isinstance(v, ast.FormattedValue):
+                    continue
+                elif k < len(ints):
+                    spec = v.format_spec
+                    fmt = "".join(str(c.value) for c in spec.values if isinstance(c, ast.Constant)) \
+                        if isinstance(spec, ast.JoinedStr) else ""
+                    parts.append("{%d%s}" % (k, ":" + fmt if fmt else ""))
+                    k += 1
+                else:
+                    parts.append("{{" + ast.unparse(v.value).replace("{", "{{").replace("}", "}}") + "}}")
+            self.assert_sites.append((head.replace("{", "{{").replace("}", "}}")
+                                      + ": " + "".join(parts), ints))
+        else:
+            self.assert_sites.append(head)
         return len(self.assert_sites)
 
     def field_arg(self, fld, name_hint: str) -> ir.ArrayArg:
@@ -120,6 +150,8 @@ class KernelScope:
         out = {arr.name: arr for arr in list(self.fields.values()) + list(self.gtemps.values())}
         if "assert__" in self.implicit:
             out["assert__"] = ir.ArrayArg("assert__", i32, 1)
+        if "assertv__" in self.implicit:
+            out["assertv__"] = ir.ArrayArg("assertv__", f64, 1)
         if self.ret is not None:
             out[self.ret.name] = self.ret
         return out

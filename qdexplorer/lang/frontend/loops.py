@@ -24,10 +24,12 @@ class LoopLowering(LoweringBase):
         cond = truthy(self.commit(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
         self.frame.loop_depth += 1
+        self.runtime_nesting += 1
         try:
             body = self.block(node.body)
         finally:
             self.frame.loop_depth -= 1
+            self.runtime_nesting -= 1
         head = self.out.pop()
         self.emit(ir.Loop(head + body))
 
@@ -64,10 +66,12 @@ class LoopLowering(LoweringBase):
         test = ir.Compare(">=" if step > 0 else "<=", ref, ir.LocalRef(end_l), u1)
         self.frame.scopes.append({node.target.id: var})
         self.frame.loop_depth += 1
+        self.runtime_nesting += 1
         try:
             body = self.block(node.body)
         finally:
             self.frame.loop_depth -= 1
+            self.runtime_nesting -= 1
             self.frame.scopes.pop()
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
                           step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))]))
@@ -101,10 +105,12 @@ class LoopLowering(LoweringBase):
                  else {t.id: v for t, v in zip(targets, loop_vars)})
         self.frame.scopes.append(scope)
         self.frame.loop_depth += 1
+        self.runtime_nesting += 1
         try:
             body = self.block(node.body)
         finally:
             self.frame.loop_depth -= 1
+            self.runtime_nesting -= 1
             self.frame.scopes.pop()
         for k in range(len(bounds) - 1, -1, -1):
             ref = ir.LocalRef(loop_vars[k])

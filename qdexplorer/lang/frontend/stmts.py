@@ -9,10 +9,11 @@ import ast
 from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import as_dtype, i32, u1
+from ..types import as_dtype, f64, i32, u1
 from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
+from .kernel_scope import ASSERT_VALUES
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -125,11 +126,12 @@ class StatementLowering(LoweringBase):
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
+                sel = self.vec_slice_keys(arr, target.slice, target)
+                if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
+                    return self.store_components(arr, sel[0], self.slice_values(v, len(sel[0]), node), target, node)
                 keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
                                                 else [target.slice])]
-                if all(isinstance(it, ir.Load) for it in arr.items):
-                    return self.store_vec(arr.items[0].array, self.vec_pick_loads(arr, keys, target), v, node)
-                return self.vec_assign_component(arr, keys, v, node)
+                return self.store_components(arr, [keys], [v], target, node)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, "only ndarray and shared-array elements can be assigned")
             idx = self.indices(arr, target.slice, partial=True)
@@ -171,6 +173,26 @@ class StatementLowering(LoweringBase):
         temps = [ir.LocalRef(self.new_local("vtmp", x.dtype, x)) for x in vals]  # v = v.yx reads before writing
         for t, x in zip(existing.items, temps):
             self.assign_ref(t, x, node)
+
+    def store_components(self, arr: Vec, keys_list: list, vals: list, target, node):
+        """Assign `vals[n]` to the component `keys_list[n]` of a vector variable, or through the
+        loads of an array-of-vectors element."""
+        for keys, x in zip(keys_list, vals):
+            if all(isinstance(it, ir.Load) for it in arr.items):
+                self.store_vec(arr.items[0].array, self.vec_pick_loads(arr, keys, target), x, node)
+            else:
+                self.vec_assign_component(arr, keys, x, node)
+
+    def slice_values(self, v, n: int, node) -> list:
+        """The `n` values a slice assignment stores: a vector's or matrix's components in row-major
+        order, or one scalar broadcast."""
+        if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
+            v = Vec(components(v))
+        if not isinstance(v, Vec):
+            return [v] * n
+        if len(v.items) != n:
+            self.err(node, f"cannot store {len(v.items)} components into a slice of {n}", QuadrantsTypeError)
+        return list(v.items)
 
     def store_vec(self, arr, target: Vec, v, node):
         """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
@@ -301,6 +323,13 @@ class StatementLowering(LoweringBase):
         if base is None:
             pass
         elif isinstance(base, Vec):
+            sel = self.vec_slice_keys(base, target.slice, target)
+            if sel is not None:  # V[:, 2] *= -1.0: each selected component
+                rhs = self.value(node.value)
+                vals = self.slice_values(rhs, len(sel[0]), node)
+                news = [self.binop(op, self.vec_pick(base, k, node), x, node) for k, x in zip(sel[0], vals)]
+                self.store_components(base, sel[0], news, target, node)
+                return True
             keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])]
             if all(isinstance(it, ir.Load) for it in base.items):
                 loads = self.vec_pick_loads(base, keys, target)
@@ -338,7 +367,11 @@ class StatementLowering(LoweringBase):
         if is_number(c):
             c = ir.Const(int(bool(c.value)), u1)
         cond = truthy(self.commit(c, test))
-        then, orelse = self.block(node.body), self.block(node.orelse)
+        self.runtime_nesting += 1
+        try:
+            then, orelse = self.block(node.body), self.block(node.orelse)
+        finally:
+            self.runtime_nesting -= 1
         self.emit(ir.If(cond, then, orelse))
 
     def s_Assert(self, node):
@@ -347,7 +380,17 @@ class StatementLowering(LoweringBase):
         if not runtime_api.debug():
             return
         cond = truthy(self.commit(self.value(node.test), node.test))
-        site = self.kscope.assert_site(self.frame.src, node)
         flag = self.kscope.assert_flag()
-        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
+        self.out.append([])  # an f-string message's values: evaluated only when the assert fails
+        ints = None
+        if isinstance(node.msg, ast.JoinedStr):
+            fields = [v for v in node.msg.values if isinstance(v, ast.FormattedValue)][:ASSERT_VALUES]
+            vals = [self.commit(self.value(v.value), v.value) for v in fields]
+            ints = [x.dtype.is_int for x in vals]
+            store = self.kscope.assert_values()
+            for k, x in enumerate(vals):
+                self.emit(ir.Store(store, (ir.Const(k, i32),), cast(x, f64)))
+        site = self.kscope.assert_site(self.frame.src, node, ints)
+        self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32)))
+        self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
 

@@ -86,8 +86,42 @@ class VectorLowering(LoweringBase):
         return Vec([ir.LocalRef(self.new_local(name, x.dtype, x)) for x in items], v.shape)
 
     # ---- indexing
+    def vec_slice_keys(self, v: Vec, idx, node):
+        """`m[:3, 2]`, `m[1:, :2]`, `v[:2]` as the component keys they select (row-major) and the
+        shape of the selection; None when no axis is sliced. Bounds and the other indices must be
+        compile-time integers, as in Quadrants."""
+        elts = list(idx.elts) if isinstance(idx, ast.Tuple) else [idx]
+        if not any(isinstance(e, ast.Slice) for e in elts):
+            return None
+        if len(elts) != len(v.shape):
+            self.err(node, f"a {'x'.join(map(str, v.shape))} value sliced with {len(elts)} indices: give one per axis",
+                     QuadrantsIndexError)
+        axes, shape = [], []
+        for e, n in zip(elts, v.shape):
+            if isinstance(e, ast.Slice):
+                bounds = [None if b is None else self.eval_static(b) for b in (e.lower, e.upper, e.step)]
+                if not all(b is None or isinstance(b, int) for b in bounds):
+                    self.err(node, "a matrix slice needs compile-time integer bounds", QuadrantsIndexError)
+                picked = list(range(*slice(*bounds).indices(n)))
+                if not picked:
+                    self.err(node, "this slice of the matrix is empty", QuadrantsIndexError)
+                axes.append(picked)
+                shape.append(len(picked))
+            else:
+                k = self.value(e)
+                if not is_number(k):
+                    self.err(node, "an index beside a slice must be a compile-time integer", QuadrantsIndexError)
+                self._check_range(k.value, n, node)
+                axes.append([k.value % n])
+        keys = [[Py(r), Py(c)] for r in axes[0] for c in axes[1]] if len(axes) == 2 else [[Py(i)] for i in axes[0]]
+        return keys, tuple(shape)
+
     def vec_subscript(self, v: Vec, node):
         idx = node.slice
+        sel = self.vec_slice_keys(v, idx, node) if len(v.shape) == 2 else None
+        if sel is not None:  # m[:3, :3] (a matrix), m[:3, 2] / m[1, :] (a vector)
+            keys, shape = sel
+            return Vec([self.vec_pick(v, k, node) for k in keys], shape)
         if isinstance(idx, ast.Slice):  # v[:2], v[1:], v[::-1]: compile-time bounds, a vector
             if len(v.shape) != 1:
                 self.err(node, "only vectors can be sliced in a kernel", QuadrantsIndexError)

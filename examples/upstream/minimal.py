@@ -1,0 +1,32 @@
+# Vendored from https://github.com/Genesis-Embodied-AI/quadrants (Apache License 2.0; copyright the Quadrants authors).
+# See examples/upstream/README.md and LICENSE-upstream.txt. Upstream text, unchanged:
+#   python/quadrants/examples/minimal.py lines 1-29 at commit ab9a58ab5f9e30daf7d8302083ea7b9bc4368a1d
+#   section: examples
+import quadrants as qd
+
+
+@qd.kernel
+def lcg_ti(B: int, lcg_its: int, a: qd.types.NDArray[qd.i32, 1]) -> None:
+    """
+    Linear congruential generator https://en.wikipedia.org/wiki/Linear_congruential_generator
+    """
+    for i in range(B):
+        x = a[i]
+        for j in range(lcg_its):
+            x = (1664525 * x + 1013904223) % 2147483647
+        a[i] = x
+
+
+def main() -> None:
+    qd.init(arch=qd.cpu)
+
+    B = 10
+    lcg_its = 10
+
+    a = qd.ndarray(qd.int32, (B,))
+
+    lcg_ti(B, lcg_its, a)
+    print(f"LCG for B={B}, lcg_its={lcg_its}: ", a.to_numpy())  # pylint: disable=no-member
+
+
+main()
