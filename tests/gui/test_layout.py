@@ -85,8 +85,8 @@ def test_the_compare_page_fits_the_window_with_room_per_task(window, qtbot, tmp_
     tasks = list(win.compiled)[:8]
     runs = []
     for name, k in (("baseline", 1.0), ("tuned", 0.8)):
-        ls = [Launch(t, "k", "w", i, 0.05 * (j + 1) * (k if j % 3 == 0 else 1.0) * (1 + 0.0005 * i), round=i // 5)
-              for j, t in enumerate(tasks) for i in range(40)]
+        ls = [Launch(t, "k", "w", i, 0.05 * (j + 1) * (k if j % 3 == 0 else 1.0) * (1 + 0.00005 * i), round=i // 50)
+              for j, t in enumerate(tasks) for i in range(400)]
         runs.append(Run(name, RunContext(backend="cuda", timer_resolution_ms=0.0005), ls))
     bench.show(compare_runs(*runs), *runs)
     view = bench.compare
@@ -102,6 +102,9 @@ def test_the_compare_page_fits_the_window_with_room_per_task(window, qtbot, tmp_
             view.ratio.getViewBox().sceneBoundingRect()), size
         assert "threshold" in view.meaning.text() and "noise floor" in view.meaning.text()
         assert_names_clear_of_bars(view)
+        view.table.selectRow(0)
+        qtbot.wait(100)
+        assert view.dist_title_fits(), (size, view.dist.getPlotItem().titleLabel.text)   # was cut at 1400 px
     from PySide6.QtGui import QImage
     img = QImage(str(view.export_chart(tmp_path / "chart.png")))
     assert (img.width(), img.height()) == (view.chart.width(), view.chart.height())   # the size on screen
