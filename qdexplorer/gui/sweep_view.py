@@ -113,7 +113,7 @@ class SweepView(QWidget):
         super().__init__()
         self.win = win
         self.block_dims = QLineEdit("64,128,256")
-        self.block_dims.setMinimumWidth(110)
+        self.block_dims.setMinimumWidth(90)
         self.block_dims.setToolTip("block_dim values to try (empty: keep the project's)")
         self.fast_math = QCheckBox("fast_math on/off")
         self.fast_math.setToolTip("also try the other fast_math setting")
@@ -140,13 +140,17 @@ class SweepView(QWidget):
             top.addWidget(w)
         top.addWidget(self.start_button)
         top.addWidget(self.stop_button)
-        top.addSpacing(16)
-        top.addWidget(QLabel("saved"))
-        top.addWidget(self.saved)
         top.addStretch(1)
+        # the saved sweeps beside the status line, not at the end of the settings: one row of both
+        # was wider than the bottom pane at 1400 px, and the page (the heat map with it) scrolled sideways
+        second = QHBoxLayout()
+        self.status.setWordWrap(True)
+        second.addWidget(self.status, 1)
+        second.addWidget(QLabel("saved"))
+        second.addWidget(self.saved)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
-        lay.addWidget(self.status)
+        lay.addLayout(second)
         lay.addWidget(self.heat, 1)
         self._stop = threading.Event()
         self.running = False

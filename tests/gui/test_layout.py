@@ -170,3 +170,19 @@ def test_every_toolbar_control_is_in_view_at_1400_px(window, qtbot):
         if w is not None and not act.isSeparator():
             assert w.isVisible() and tb.rect().contains(w.geometry()), (act.text(), w)
     assert win.cluster.device.isVisible() and win.bench.run_name.isVisible()
+
+
+def test_the_sweep_tab_fits_its_pane_without_scrolling_sideways(window, qtbot):
+    """The Sweep tab's row of settings was wider than the bottom pane at 1400 px: the 'saved' list was
+    cut and the heat map scrolled sideways with the page."""
+    win = window
+    win.bottom.setCurrentWidget(win.sweep)
+    for size in SIZES:
+        win.resize(*size)
+        qtbot.wait(200)
+        page = win.bottom.currentWidget()
+        room = win.bottom.width() - 8
+        assert win.sweep.minimumSizeHint().width() <= room, (size, win.sweep.minimumSizeHint().width(), room)
+        saved = win.sweep.saved
+        right = saved.mapTo(win.sweep, saved.rect().topRight()).x()
+        assert saved.isVisible() and right <= page.width(), (size, right, page.width())
