@@ -110,7 +110,9 @@ class MainWindow(QMainWindow):
         self.split.addWidget(self.tree)
         self.split.addWidget(self.right)
         self.split.setSizes([700, 700])
-        self.split.setStretchFactor(0, 1)
+        # a wider window widens the code panes, not the tree: it is as wide as its columns (set after the
+        # first compile), and at 1920 px half of a tree sized at 1400 px was empty
+        self.split.setStretchFactor(0, 0)
         self.split.setStretchFactor(1, 1)
         # full-width pages: the kernels (tree and code) and, from bench_actions, Compare and History,
         # whose charts and tables need the window's width, not a corner of it

@@ -62,6 +62,12 @@ def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
     qtbot.wait(300)
     tree, total = win.split.sizes()[0], sum(win.split.sizes())
     assert tree < 0.45 * total
+    content = win.tree.content_width()
+    win.resize(1400, 900)
+    win.split.setSizes([content, 1400 - content])   # the first-open split at 1400 px ...
+    win.resize(1920, 1080)                          # ... then a wider window: the code panes get the room
+    qtbot.wait(300)
+    assert win.split.sizes()[0] <= content + 20, (win.split.sizes(), content)
     for size in ((1920, 1080), (1400, 900)):
         win.resize(*size)
         qtbot.wait(300)
