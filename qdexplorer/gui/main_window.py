@@ -356,6 +356,9 @@ class MainWindow(QMainWindow):
             total = sum(self.split.sizes())
             tree = min(self.tree.content_width(), int(0.42 * total))   # the code panes need the rest
             self.split.setSizes([tree, total - tree])
+            if not self._code_restored:   # source and PTX halves: by their size hints the source got a third
+                code = sum(self.views.sizes())
+                self.views.setSizes([code // 2, code - code // 2])
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
             self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
@@ -496,8 +499,9 @@ class MainWindow(QMainWindow):
         s.restore_geometry("main", self)
         s.restore_state("main", self)
         self._split_restored = s.restore_state("split", self.split)
-        for key, sp in (("right", self.right), ("timings", self.plots), ("code", self.views)):
+        for key, sp in (("right", self.right), ("timings", self.plots)):
             s.restore_state(key, sp)
+        self._code_restored = s.restore_state("code", self.views)
         self.repeat.setValue(s.get("run/repeat", self.repeat.value(), int))
         backend = s.get("run/backend", "", str)
         if backend and self.backend.model().item(self.backend.findText(backend)).isEnabled():

@@ -148,6 +148,7 @@ def test_source_and_ptx_are_side_by_side(window, qtbot):
         src, ptx = win.views.source_pane, win.views.ptx_panel
         assert src.isVisible() and ptx.isVisible(), size
         assert src.width() > 250 and ptx.width() > 250, (size, src.width(), ptx.width())
+        assert abs(src.width() - ptx.width()) < 0.2 * (src.width() + ptx.width()), (size, src.width(), ptx.width())
         left, right = src.mapTo(win, src.rect().topLeft()).x(), ptx.mapTo(win, ptx.rect().topLeft()).x()
         assert left + src.width() <= right, size   # beside it, not stacked or hidden
 
