@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSplitter, QStackedWidget, QVBoxLayout, QWidget)
 
-from .theme import current_theme, restyle
+from .theme import PLOT, current_theme, restyle
 
 # Kelly's 22 colours of maximum contrast (K. L. Kelly, 1965), without white and black, most distinct first.
 DISTINCT = ["#f3c300", "#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856",
@@ -338,7 +338,8 @@ class LaunchPlots(QWidget):
         if len(runs) > 1:
             for run, s in zip(runs, starts):
                 line = pg.InfiniteLine(pos=s - 1, angle=90, pen=pg.mkPen("#888", style=Qt.DashLine),
-                                       label=f"#{run.id}", labelOpts={"position": 0.97, "color": "#888"})
+                                       label=f"#{run.id}", labelOpts={"position": 0.97, "color": "#888",
+                                                                  "fill": PLOT[current_theme()]["background"]})
                 line.label.anchors = [(0, 0.5), (0, 0.5)]   # right of its line (pyqtgraph flips it mid-view)
                 line.setToolTip(run_label(run))
                 self.plot.addItem(line)
