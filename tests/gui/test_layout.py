@@ -153,6 +153,19 @@ def test_source_and_ptx_are_side_by_side(window, qtbot):
         assert left + src.width() <= right, size   # beside it, not stacked or hidden
 
 
+def test_each_llvm_ir_pane_takes_the_full_width_of_the_code_tabs(window, qtbot):
+    """The generated and the optimised LLVM IR were side by side, about 400 px each: now one above the other."""
+    win = window
+    win.tree.select("saxpy_kernel_0_range_for")
+    win.views.tabs.setCurrentIndex(win.views.tabs.indexOf(win.views.ir_split))
+    for size in SIZES:
+        win.resize(*size)
+        qtbot.wait(200)
+        room = win.views.ir_split.width()
+        for pane in (win.views.llvm_pane, win.views.opt_pane):
+            assert pane.isVisible() and pane.width() >= 0.9 * room, (size, pane.width(), room)
+
+
 def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
     """Issue 22 #13: at 800 px Stop and Bench & save went into the toolbar's overflow menu."""
     win = window
