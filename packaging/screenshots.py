@@ -4,8 +4,8 @@
 and 1920x1080) writes, per size and theme: window-THEME-WxH.png (the tree, the source and the PTX side
 by side, the timings below) and compare-THEME-WxH.png (the Compare page with two named runs,
 "baseline" and "rerun" of the same code: every verdict should read same). Once, at the first
-size: ptx-error-marker.png (a ptxas error at its PTX line), plots-all-tasks.png and distribution.png;
-at 900x600: ptx-diff-900x600.png and tree-900x600.png. The README's picture comes from
+size: ptx-error-marker.png (a ptxas error at its PTX line), ptx-diff.png (that edit against the
+generated PTX), plots-all-tasks.png and distribution.png. The README's picture comes from
 `qdexplorer gui --screenshot docs/screenshot.png`. Every picture must be looked at before it is committed.
 """
 import shutil
@@ -101,33 +101,26 @@ def main(out: str, sizes: list[str]) -> int:
             pump()
             shot(win.plots, "distribution.png")
             win.plots.launches.view.setCurrentIndex(0)
-            error_shots(win, pump, shot, diff_name=None)
+            error_shots(win, pump, shot, diff_name="ptx-diff.png")
 
-    win.resize(900, 600)
-    kernels_page()
-    pump()
-    shot(win, "tree-900x600.png")
-    error_shots(win, pump, shot, diff_name="ptx-diff-900x600.png", error_name=None)
     win.views.ptx_panel.drafts.clear()
     win._closing = True
     win.close()
     return 0
 
 
-def error_shots(win, pump, shot, diff_name, error_name="ptx-error-marker.png"):
+def error_shots(win, pump, shot, diff_name):
     """A PTX edit that ptxas refuses: its marker at the line, then the diff against the generated PTX."""
     win.tree.select("saxpy_kernel_0_range_for")
     text = win.views.ptx.toPlainText()
     win.views.ptx.setPlainText(text.replace("mad.lo.s32", "madd.lo.s32", 1))
     win.views.ptx_panel.save()
     pump(lambda: bool(win.views.ptx.markers))
-    if error_name:
-        shot(win, error_name)
-    if diff_name:
-        win.views.ptx_panel.tabs.setCurrentIndex(1)
-        pump()
-        shot(win, diff_name)
-        win.views.ptx_panel.tabs.setCurrentIndex(0)
+    shot(win, "ptx-error-marker.png")
+    win.views.ptx_panel.tabs.setCurrentIndex(1)
+    pump()
+    shot(win, diff_name)
+    win.views.ptx_panel.tabs.setCurrentIndex(0)
     win.views.ptx.setPlainText(text)
     win.views.ptx_panel.drafts.clear()
 
