@@ -61,7 +61,7 @@ def main(out: str, sizes: list[str]) -> int:
         n = bench.compare.combo_b.count()
         bench.run_name.setText(name)
         bench.bench_act.trigger()
-        pump(lambda: bench.compare.combo_b.count() == n + 1 and not win.bridge_busy())
+        pump(lambda n=n: bench.compare.combo_b.count() == n + 1 and not win.bridge_busy())
     bench.compare.compare_btn.click()
     pump(lambda: bench.compare.comparison is not None)
     bench.compare.table.selectRow(0)   # the distribution of the most-changed task (rows are by impact)

@@ -222,7 +222,8 @@ def test_run_labels_never_overlap_and_return_when_zoomed_in(plots, qtbot):
         return [ln.label.mapRectToScene(ln.label.boundingRect()) for ln in lines if ln.label.isVisible()]
     shown = boxes()
     assert 2 <= len(shown) < 30
-    assert all(a.right() <= b.left() for a, b in zip(shown, shown[1:])), [(int(b.left()), int(b.right())) for b in shown]
+    assert all(a.right() <= b.left() for a, b in itertools.pairwise(shown)), \
+        [(int(b.left()), int(b.right())) for b in shown]
     plots.plot.getPlotItem().vb.setXRange(lines[10].value(), lines[13].value(), padding=0)
     qtbot.wait(100)
     assert all(ln.label.isVisible() for ln in lines[10:13])
