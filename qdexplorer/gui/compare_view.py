@@ -136,6 +136,8 @@ class CompareView(QWidget):
         self.dist.getAxis("bottom").enableAutoSIPrefix(False)
         self.dist.setLabel("left", "launches")
         # no legend box: it sat over the bars; the title names each side's median in its colour
+        self._dist_medians = None   # (A median, B median, A launches, B launches) the title states
+        self.dist.getPlotItem().vb.sigResized.connect(self._fit_dist_title)
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().hide()
@@ -192,6 +194,8 @@ class CompareView(QWidget):
             p.clear()
         self.legend.clear()
         self.dist.clear()
+        self._dist_medians = None
+        self.dist.setTitle("distribution of the selected task")
         self.table.setRowCount(0)
         self.title.setText(NO_COMPARISON)
         self.title.setToolTip("")
@@ -368,10 +372,8 @@ class CompareView(QWidget):
             return
         hi = np.percentile(both, 99) if len(both) > 20 else both.max()  # keep outliers from squashing the plot
         edges = np.histogram_bin_edges(both[both <= hi], bins=min(40, max(20, len(both) // 3)))
-        # short: a title wider than the pane widened the plot past it (the task is the table's selected row)
-        self.dist.setTitle(f"<span style='color:{COLOR_A}'>A median {np.median(a):.4g} ms</span> · "
-                           f"<span style='color:{COLOR_B}'>B median {np.median(b):.4g} ms</span> "
-                           f"({len(a)} vs {len(b)} launches)")
+        self._dist_medians = (float(np.median(a)), float(np.median(b)), len(a), len(b))
+        self._fit_dist_title()
         for name, xs, color in (("A", a, COLOR_A), ("B", b, COLOR_B)):
             counts, _ = np.histogram(np.clip(xs, edges[0], edges[-1]), edges)
             c = QColor(color)
@@ -379,6 +381,30 @@ class CompareView(QWidget):
             self.dist.plot(edges, counts, stepMode="center", fillLevel=0, brush=c, pen=pg.mkPen(color, width=2),
                            name=f"{name} median {np.median(xs):.4g} ms")
             self.dist.addItem(pg.InfiniteLine(float(np.median(xs)), angle=90, pen=pg.mkPen(color, style=Qt.DashLine)))
+
+    def _fit_dist_title(self, *_):
+        """The longest title that fits the pane: the title row is not clipped to the plot, so a long one
+        was cut at the pane's right edge (at 1400x900) or widened the plot past it. Rechecked on resize."""
+        if self._dist_medians is None:
+            return
+        ma, mb, na, nb = self._dist_medians
+        a, b = f"<span style='color:{COLOR_A}'>", f"<span style='color:{COLOR_B}'>"
+        forms = [f"{a}A median {ma:.4g} ms</span> · {b}B median {mb:.4g} ms</span> ({na} vs {nb} launches)",
+                 f"{a}A median {ma:.4g} ms</span> · {b}B median {mb:.4g} ms</span>",
+                 f"{a}A {ma:.4g}</span> · {b}B {mb:.4g}</span> ms"]
+        room = self.dist.getPlotItem().vb.width() - 8   # the title is centred over the plot, not the pane
+        label = self.dist.getPlotItem().titleLabel
+        for text in forms:
+            label.setText(text)
+            if label.item.boundingRect().width() <= room:
+                break
+        label.setToolTip(f"A median {ma:.4g} ms ({na} launches), B median {mb:.4g} ms ({nb} launches)")
+
+    def dist_title_fits(self) -> bool:
+        """Whether the distribution's title lies inside its pane (for the layout test)."""
+        item = self.dist.getPlotItem().titleLabel.item
+        box = self.dist.mapFromScene(item.mapToScene(item.boundingRect())).boundingRect()
+        return box.left() >= 0 and box.right() <= self.dist.width()
 
     def distribution_curves(self) -> list:
         """The histogram curves now drawn (for tests and exports)."""

@@ -43,6 +43,7 @@ from .trust_dialog import confirm_trust
 from .workers import error_text
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
+TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
 
 EngineFor = Callable[[str], Callable[[], Engine]]
 
@@ -64,6 +65,34 @@ def run_summary(results, asked: int) -> str:
 
 def window_icon() -> QIcon:
     return QIcon(str(Path(__file__).resolve().parent.parent / "resources" / "qdexplorer.svg"))
+
+
+class TreeSplit(QSplitter):
+    """The tree beside the code. The tree does not stretch with the window (at 1920 px a tree sized to
+    its columns at 1400 px was half empty); in a narrower window it gives back what exceeds
+    TREE_MAX_SHARE (else the code panes lost all the width) and takes it again when the window grows."""
+
+    def __init__(self):
+        super().__init__(Qt.Horizontal)
+        self.wanted = 0   # the tree's width from the first open or a drag; 0: take the restored or initial one
+        self.splitterMoved.connect(lambda *_: self.want_tree(self.sizes()[0]))
+
+    def want_tree(self, width: int):
+        self.wanted = width
+
+    def resizeEvent(self, event):  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        sizes = self.sizes()
+        total = sum(sizes)
+        if len(sizes) < 2 or total <= 0:
+            return
+        if self.wanted <= 0:
+            self.wanted = sizes[0]
+        tree = min(self.wanted, int(TREE_MAX_SHARE * total))
+        if tree != sizes[0]:
+            self.blockSignals(True)   # not a drag: splitterMoved would take this width as the one wanted
+            self.setSizes([tree, total - tree])
+            self.blockSignals(False)
 
 
 class MainWindow(QMainWindow):
@@ -106,11 +135,11 @@ class MainWindow(QMainWindow):
         self.bottom.addTab(self.modes, "Assembly modes")
         self.right.addWidget(self.bottom)
         self.right.setSizes([540, 360])
-        self.split = QSplitter(Qt.Horizontal)
+        self.split = TreeSplit()
         self.split.addWidget(self.tree)
         self.split.addWidget(self.right)
         self.split.setSizes([700, 700])
-        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(0, 0)   # see TreeSplit
         self.split.setStretchFactor(1, 1)
         # full-width pages: the kernels (tree and code) and, from bench_actions, Compare and History,
         # whose charts and tables need the window's width, not a corner of it
@@ -352,8 +381,12 @@ class MainWindow(QMainWindow):
         if not self._split_restored:   # first compile, nothing remembered: the tree as wide as its columns
             self._split_restored = True
             total = sum(self.split.sizes())
-            tree = min(self.tree.content_width(), int(0.42 * total))   # the code panes need the rest
+            tree = min(self.tree.content_width(), int(TREE_MAX_SHARE * total))   # the code panes need the rest
             self.split.setSizes([tree, total - tree])
+            self.split.want_tree(tree)
+            if not self._code_restored:   # source and PTX halves: by their size hints the source got a third
+                code = sum(self.views.sizes())
+                self.views.setSizes([code // 2, code - code // 2])
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
             self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
@@ -494,8 +527,9 @@ class MainWindow(QMainWindow):
         s.restore_geometry("main", self)
         s.restore_state("main", self)
         self._split_restored = s.restore_state("split", self.split)
-        for key, sp in (("right", self.right), ("timings", self.plots), ("code", self.views)):
+        for key, sp in (("right", self.right), ("timings", self.plots)):
             s.restore_state(key, sp)
+        self._code_restored = s.restore_state("code", self.views)
         self.repeat.setValue(s.get("run/repeat", self.repeat.value(), int))
         backend = s.get("run/backend", "", str)
         if backend and self.backend.model().item(self.backend.findText(backend)).isEnabled():

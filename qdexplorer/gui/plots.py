@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QIcon, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSplitter, QStackedWidget, QVBoxLayout, QWidget)
 
-from .theme import current_theme, restyle
+from .theme import PLOT, current_theme, restyle
 
 # Kelly's 22 colours of maximum contrast (K. L. Kelly, 1965), without white and black, most distinct first.
 DISTINCT = ["#f3c300", "#875692", "#f38400", "#a1caf1", "#be0032", "#c2b280", "#848482", "#008856",
@@ -139,6 +139,8 @@ class LaunchPlots(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.setLabel("bottom", "launch # (runs apart)")
         self.plot.getAxis("left").enableAutoSIPrefix(False)
+        self.plot.getPlotItem().vb.sigXRangeChanged.connect(self._space_run_labels)
+        self.plot.getPlotItem().vb.sigResized.connect(self._space_run_labels)
         self.legend = _Legend()
         self.dist = pg.PlotWidget(axisItems={"left": PlainLogAxis("left")})
         self.dist.showGrid(x=False, y=True, alpha=0.3)
@@ -295,6 +297,21 @@ class LaunchPlots(QWidget):
         else:
             self._draw_distribution()
 
+    def _space_run_labels(self, *_):
+        """Each run's '#N' only where it clears the last one shown, at the view's current pixels per
+        launch: many short runs labelled every line overlapped into '#21#22#23'. Rechecked on resize and zoom."""
+        vb = self.plot.getPlotItem().vb
+        (x0, x1), _ = vb.viewRange()
+        px = vb.width() / max(1e-9, x1 - x0)
+        right = -1e9   # where the last label shown ends, in pixels from the view's left
+        for line in self._run_lines:
+            x = (line.value() - x0) * px
+            w = line.label.boundingRect().width()       # the text and its margins, in pixels
+            show = x >= right + 2 and x + w <= vb.width()
+            line.label.setVisible(show)
+            if show:
+                right = x + w
+
     def _draw_timeline(self):
         shown = [t for t in self.shown_tasks() if t not in self.hidden]
         # a run's first launch of a task is cold (module load, page faults, caches): often 10-100x the
@@ -319,16 +336,15 @@ class LaunchPlots(QWidget):
             starts.append(x0)
             x0 += max((len(v) for v in run.times.values()), default=0) + 2
         if len(runs) > 1:
-            px = self.plot.getPlotItem().vb.width() / max(1, x0)  # pixels per launch, at full zoom-out
-            ends = starts[1:] + [x0]
-            for run, s, e in zip(runs, starts, ends):
-                roomy = (e - s) * px > 28  # a label only where it does not collide with the next one
+            for run, s in zip(runs, starts):
                 line = pg.InfiniteLine(pos=s - 1, angle=90, pen=pg.mkPen("#888", style=Qt.DashLine),
-                                       label=f"#{run.id}" if roomy else None,
-                                       labelOpts={"position": 0.97, "color": "#888"})
+                                       label=f"#{run.id}", labelOpts={"position": 0.97, "color": "#888",
+                                                                  "fill": PLOT[current_theme()]["background"]})
+                line.label.anchors = [(0, 0.5), (0, 0.5)]   # right of its line (pyqtgraph flips it mid-view)
                 line.setToolTip(run_label(run))
                 self.plot.addItem(line)
                 self._run_lines.append(line)
+            self._space_run_labels()
         for task in self.tasks():
             curve = self.curves.get(task)
             visible = task in shown

@@ -302,8 +302,11 @@ def test_settings_persist_across_two_window_instances(qtbot, tmp_path, project):
     win = make_window(qtbot, tmp_path, project, ini)
     win.resize(796, 560)  # within the offscreen screen (800x600): restoreGeometry keeps windows on screen
     win.split.setSizes([250, 510])
+    win.views.setSizes([300, 200])
+    win.right.setSizes([300, 200])
+    win.tree.select("copy_kernel_0_range_for")
     qtbot.wait(50)
-    left = win.split.sizes()[0]
+    left, code, right = win.split.sizes()[0], win.views.sizes()[0], win.right.sizes()[0]
     win.repeat.setValue(77)
     win.workload.setCurrentText("copy_1m")
     win.dark_act.setChecked(True)
@@ -313,6 +316,9 @@ def test_settings_persist_across_two_window_instances(qtbot, tmp_path, project):
         win2 = make_window(qtbot, tmp_path, project, ini)
         assert (win2.width(), win2.height()) == (796, 560)
         assert abs(win2.split.sizes()[0] - left) <= 10, (left, win2.split.sizes())
+        assert abs(win2.views.sizes()[0] - code) <= 10, (code, win2.views.sizes())    # every splitter (issue 22)
+        assert abs(win2.right.sizes()[0] - right) <= 10, (right, win2.right.sizes())
+        assert win2.tree.selected_task() == "copy_kernel_0_range_for"                 # and the selected task
         assert win2.repeat.value() == 77 and win2.workload.currentText() == "copy_1m"
         assert win2.dark_act.isChecked() and win2.plots.launches.scope.currentText() == "top 5"
         assert win2.settings.last_project == str(project)

@@ -140,6 +140,13 @@ def test_history_axis_says_microseconds_not_x0001(qtbot, tmp_path):
         axis = view.plot.getAxis("left")
         assert "µs" in axis.labelString() and "x0.001" not in axis.labelString()
         assert 4.9 < view.curve.getData()[1][0] < 5.2
+    with History(tmp_path / "fast.sqlite") as h:   # 0.3 µs a launch: pyqtgraph's own prefix would add "(x0.001)"
+        for r in known_runs((("a", 0.0003), ("b", 0.0003))):
+            h.save(r)
+        view.set_history(h)
+        view.task.setCurrentText(HOT)
+        qtbot.wait(50)
+        assert "x0.001" not in axis.labelString() and axis.autoSIPrefixScale == 1.0, axis.labelString()
 
 
 def test_the_compare_chart_follows_the_dark_theme(qtbot):

@@ -206,3 +206,24 @@ def test_the_log_axis_writes_plain_numbers(plots):
         assert axis.logMode
         assert axis.tickStrings([-2, -1, 0, 1, 2, 3], 1.0, 1.0) == ["0.01", "0.1", "1", "10", "100", "1000"]
         assert axis.tickStrings([0.30103, 1.30103], 1.0, 0.1) == ["2", "20"]
+
+
+def test_run_labels_never_overlap_and_return_when_zoomed_in(plots, qtbot):
+    """30 short runs: every '#N' on its line read '#21#22#23' at 1400 px. Shown labels keep apart;
+    zoomed into a few runs, each gets its label again."""
+    plots.scope.setCurrentText("all tasks")
+    feed(plots, rounds=6, n=4)
+    plots.refresh()
+    qtbot.wait(100)
+    lines = plots._run_lines
+    assert len(lines) == 30
+
+    def boxes():
+        return [ln.label.mapRectToScene(ln.label.boundingRect()) for ln in lines if ln.label.isVisible()]
+    shown = boxes()
+    assert 2 <= len(shown) < 30
+    assert all(a.right() <= b.left() for a, b in itertools.pairwise(shown)), \
+        [(int(b.left()), int(b.right())) for b in shown]
+    plots.plot.getPlotItem().vb.setXRange(lines[10].value(), lines[13].value(), padding=0)
+    qtbot.wait(100)
+    assert all(ln.label.isVisible() for ln in lines[10:13])
