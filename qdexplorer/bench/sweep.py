@@ -227,7 +227,8 @@ class SweepResult:
         vw = max([len(v.label) + 10 for v in self.variants] + [8])
         dw = max([len(d) for d in self.devices()] + [6])
         lines = [f"sweep {self.name}: {len(self.variants)} variants on {len(self.devices())} device(s); ratio = "
-                 f"variant / default on the same device, rounds paired; * = best per task"]
+                 f"variant / default on the same device, rounds paired; * = best per task (a variant only "
+                 f"where clearly faster, else the default)"]
         for task in self.tasks():
             lines += ["", task, f"  {'variant':<{vw}} {'device':<{dw}} {'median ms':>11} {'ratio':>7} {'95% CI':>16}  "
                                 f"verdict"]

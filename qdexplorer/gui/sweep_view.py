@@ -201,7 +201,7 @@ class SweepView(QWidget):
         self.heat.show_result(result)
         self.status.setText(f"sweep {result.name}: {len(result.variants)} variants × {len(result.tasks())} tasks on "
                             f"{', '.join(result.devices())} ({result.status}); ratio to the default, "
-                            f"{BEST_MARK} = best per task")
+                            f"{BEST_MARK} = best per task (a variant only where clearly faster, else the default)")
         self.refresh_saved(select=result.name)
 
     def _failed(self, error: Exception) -> None:
