@@ -81,7 +81,8 @@ class _Modules:
     compiled before it."""
 
     def __init__(self, llvm: Any):
-        self.llvm, self.ctx, self.mods = llvm, llvm.create_context(), []
+        self.llvm, self.ctx = llvm, llvm.create_context()
+        self.mods: list[Any] = []
 
     def keep(self, mod: Any) -> Any:
         self.mods.append(mod)

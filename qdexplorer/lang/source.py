@@ -13,7 +13,7 @@ from .errors import QdCompileError
 
 # (file, sha1 of text) -> {def name: its def nodes, in ast.walk order}: a file is parsed and walked
 # once for all its kernels, not once per kernel (a 1000-kernel file walked 1000 times was quadratic)
-_FILE_DEFS: dict[tuple[str, str], dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]]] = {}
+_FILE_DEFS: dict[tuple[str, str], dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None] = {}
 # file -> (linecache's list of its lines, the key above): while linecache keeps the same list (the file
 # unchanged since checkcache), its text is not joined and hashed again for each kernel
 _LINES_KEY: dict[str, tuple[list[str], tuple[str, str]]] = {}
