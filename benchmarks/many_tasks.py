@@ -128,7 +128,8 @@ def main():
                       "peak_rss_main_mb": round(main_hwm / 1024, 1), "peak_rss_tree_mb": round(tree_peak / 1024, 1),
                       "tasks_listed": tasks_listed, "tree": tree, "commit": _commit(tree),
                       "loadavg_before": [round(x, 2) for x in load_before],
-                      "loadavg_after": [round(x, 2) for x in os.getloadavg()], "task_errors": errors, "stderr_tail": (out.get("stderr") or b"").decode()[-800:],
+                      "loadavg_after": [round(x, 2) for x in os.getloadavg()], "task_errors": errors,
+                      "stderr_tail": (out.get("stderr") or b"").decode()[-800:],
                       "machine": machine()}, indent=2))
     shutil.rmtree(root, ignore_errors=True)
     return 0 if p.returncode == 0 else 1

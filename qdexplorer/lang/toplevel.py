@@ -37,7 +37,8 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
             try:
-                items = list(eval(compile(ast.Expression(static), "<qd.static>", "eval"), {**flat_env(env), **bind}))  # noqa: S307
+                code = compile(ast.Expression(static), "<qd.static>", "eval")
+                items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
             names = kernel_src.target_names(stmt.target, "static loop targets")
@@ -51,7 +52,8 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
             try:
-                cond = eval(compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval"), {**flat_env(env), **bind})  # noqa: S307
+                code = compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval")
+                cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
             sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)

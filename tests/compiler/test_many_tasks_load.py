@@ -2,7 +2,9 @@
 their share of requests (with the same results, in order), one parse and walk of a file for all
 its kernels, the LLVM text held once, and a fresh LLVM context per request."""
 import ast
-import textwrap
+import os
+import subprocess
+import sys
 
 from qdexplorer.compiler.cache import PtxCache
 from qdexplorer.compiler.pipeline import Pipeline
@@ -22,7 +24,8 @@ def k{i}(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
 
 def _project(tmp_path, n):
     (tmp_path / "p").mkdir()
-    (tmp_path / "p" / "k.py").write_text("import qdexplorer.lang as qd\n" + "".join(KERNEL.format(i=i) for i in range(n)))
+    text = "import qdexplorer.lang as qd\n" + "".join(KERNEL.format(i=i) for i in range(n))
+    (tmp_path / "p" / "k.py").write_text(text)
     return load_project(tmp_path / "p")
 
 
@@ -95,3 +98,14 @@ def test_the_llvm_text_is_held_once(tmp_path):
         assert ct.module.text == "" and b"define" in ct.produced["ll"].data
         assert ct2.produced["ll"].tier == "memo" and ct2.produced["ll"].data is ct.produced["ll"].data
         assert ct.ok and ct.output
+
+
+def test_the_cli_does_not_import_scipy_until_it_compares():
+    """SciPy is 70 MB and seconds of import; `compile` (every command) paid it for one quantile."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ("import sys, qdexplorer.cli, qdexplorer.bench.compare; "
+            "print(sorted(m for m in sys.modules if m.startswith('scipy')))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=root))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
