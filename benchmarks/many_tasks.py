@@ -7,11 +7,16 @@ bound), and compiles it in a fresh process with an empty cache folder, as a user
 (VmHWM), and the peak of the whole process tree (the command and its compile-pool workers)
 summed at each 0.2 s sample.
 
-    python benchmarks/many_tasks.py [--tasks 10000] [--per-file 1000] [--target nvptx]
+    python benchmarks/many_tasks.py [--tasks 10000] [--per-file 1000] [--target nvptx] [--tree CHECKOUT]
+
+`--tree` compiles with another checkout's qdexplorer (an older commit in a `git worktree`), so that
+old and new code are measured by the same generator on the same machine. The load average before
+and after the run is recorded, since on a shared machine it moves the wall time more than anything.
 """
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -72,21 +77,32 @@ def _kb(pid: int, field: str) -> int:
     return 0
 
 
+def _commit(tree: str) -> str | None:
+    try:
+        return subprocess.run(["git", "-C", tree, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=10000)
     ap.add_argument("--per-file", type=int, default=1000)
     ap.add_argument("--target", default="nvptx", choices=("nvptx", "host"))
     ap.add_argument("--timeout", type=float, default=1500)
+    ap.add_argument("--tree", default=ROOT, help="checkout whose qdexplorer compiles (default: this one)")
     a = ap.parse_args()
+    tree = os.path.abspath(a.tree)
+    load_before = os.getloadavg()
     root = tempfile.mkdtemp(prefix="qdx-many-")
     proj = os.path.join(root, "proj")
     files = write_project(proj, a.tasks, a.per_file)
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=tree + os.pathsep + os.environ.get("PYTHONPATH", ""))
     cmd = [sys.executable, "-m", "qdexplorer.cli", "compile", proj, "--target", a.target, "--cache-dir",
            os.path.join(root, "cache"), "--json"]
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=root)
     main_hwm = tree_peak = 0
     import threading
     out: dict = {}
@@ -110,8 +126,12 @@ def main():
     print(json.dumps({"benchmark": "many_tasks", "tasks": a.tasks, "files": files, "target": a.target,
                       "returncode": p.returncode, "seconds": round(seconds, 1),
                       "peak_rss_main_mb": round(main_hwm / 1024, 1), "peak_rss_tree_mb": round(tree_peak / 1024, 1),
-                      "tasks_listed": tasks_listed, "task_errors": errors, "stderr_tail": (out.get("stderr") or b"").decode()[-800:],
+                      "tasks_listed": tasks_listed, "tree": tree, "commit": _commit(tree),
+                      "loadavg_before": [round(x, 2) for x in load_before],
+                      "loadavg_after": [round(x, 2) for x in os.getloadavg()], "task_errors": errors,
+                      "stderr_tail": (out.get("stderr") or b"").decode()[-800:],
                       "machine": machine()}, indent=2))
+    shutil.rmtree(root, ignore_errors=True)
     return 0 if p.returncode == 0 else 1
 
 

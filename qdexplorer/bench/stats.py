@@ -46,7 +46,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 ALPHA = 0.05
 THRESHOLD = 0.05
@@ -273,6 +272,9 @@ def few_rounds_widening(rounds: int, alpha: float = ALPHA) -> float:
     A 3-round A/A on a loaded machine came out `faster` without it."""
     if rounds < 2:
         return 1.0
+    # imported here, not at the top: SciPy is 70 MB and seconds of import that every CLI command
+    # paid (compile too, through the bench commands' parser) before anything was compared
+    from scipy import stats as sps
     q = 1.0 - alpha / 2
     return float(sps.t.ppf(q, rounds - 1) / sps.norm.ppf(q)) * math.sqrt(rounds / (rounds - 1))
 

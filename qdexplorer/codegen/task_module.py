@@ -36,7 +36,7 @@ class TaskModule:
     """The LLVM text of one task for one target, plus what launching it needs."""
     task: str
     target: str
-    text: str
+    text: str  # the compile pipeline keeps it once, in the `ll` artifact's bytes, and empties it here
     entry: str
     abi: list[tuple[str, str]]  # (param name, 'ptr'|'i32'|'i64'|'f32'|'f64'|'u32') in order
     needs_libdevice: bool = False

@@ -23,8 +23,9 @@ def _parsed(llvm, path):
     return mod
 
 
-def libdevice_subset(llvm, path: str, names, tm):
-    """A fresh module holding `names` from libdevice at `path` and their callees, nothing else."""
+def libdevice_subset(llvm, path: str, names, tm, context=None):
+    """A fresh module holding `names` from libdevice at `path` and their callees, nothing else, parsed
+    into `context` (the request's: a module links only with modules of its own context)."""
     key = (path, frozenset(names))
     bc = _trimmed.get(key)
     if bc is None:
@@ -42,4 +43,4 @@ def libdevice_subset(llvm, path: str, names, tm):
         pm.add_global_dead_code_eliminate_pass()
         pm.run(lib, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
         bc = _trimmed[key] = lib.as_bitcode()
-    return llvm.parse_bitcode(bc)
+    return llvm.parse_bitcode(bc, context)

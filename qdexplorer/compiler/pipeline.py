@@ -9,6 +9,7 @@ about it. Reading a compiled task's optimised IR is one more, uncached, walk of 
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 import uuid
 from collections.abc import Callable
@@ -107,7 +108,8 @@ class Pipeline:
         self.default_block = default_block
         self.debug = debug  # bounds-check every ndarray access (codegen/debug_checks.py)
         self.on_task: Callable[[CompiledTask], None] = on_task or (lambda ct: None)
-        self.modules: dict[tuple[str, CodegenOptions], TaskModule] = {}  # (task fingerprint, options) -> module
+        # (task fingerprint, options) -> (module, its text as the ll artifact's bytes)
+        self.modules: dict[tuple[str, CodegenOptions], tuple[TaskModule, bytes]] = {}
         # Without the disk tier, a per-session nonce keeps the driver's own compute cache from
         # serving a previous run's SASS (Quadrants does the same).
         self.nonce = None if self.cache.offline else uuid.uuid4().hex[:12]
@@ -144,7 +146,7 @@ class Pipeline:
         assert tr.task is not None, "codegen starts from the task's IR"
         t0 = time.perf_counter()
         try:
-            tr.module, tier = self._codegen(stage, tr.task, target)
+            tr.module, text, tier = self._codegen(stage, tr.task, target)
         except Exception as e:  # noqa: BLE001 - CodegenError, or a codegen bug: either way, this task
             tr.error = str(e) if isinstance(e, CodegenError) else (
                 f"internal codegen error ({type(e).__name__}: {e}) in {tr.task.file}:{tr.task.lines[0]}; please report it")
@@ -152,7 +154,7 @@ class Pipeline:
             return
         tr.seconds["codegen"] = time.perf_counter() - t0
         tr.log += tr.module.log
-        art = Artifact(stage.kind, tr.module.text.encode(), tier, seconds=tr.seconds["codegen"])
+        art = Artifact(stage.kind, text, tier, seconds=tr.seconds["codegen"])
         self._hand_on(tr.name, stage.kind, art, [tr])
 
     def _pool_stage(self, units: list[Unit], trips: list[_Trip], target: str, stage: Stage) -> None:
@@ -277,14 +279,19 @@ class Pipeline:
         return ct
 
     # ---- the ll stage's producer, memoised on the task's fingerprint
-    def _codegen(self, stage: Stage, task: ir.Task, target: str) -> tuple[TaskModule, str]:
+    def _codegen(self, stage: Stage, task: ir.Task, target: str) -> tuple[TaskModule, bytes, str]:
+        """(the module, its text, the tier). The text is kept once, as the bytes of the `ll` artifact:
+        the module handed on has its `text` emptied (10 KB a task, twice, was a fifth of a 10,000-task
+        compile's memory)."""
         fast = self.fast_math if task.fast_math is None else task.fast_math  # @qd.kernel(fast_math=...) wins
         opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector, self.debug)
         key = (task.fingerprint, opts) if task.fingerprint and self.memo else None
         if key is not None and key in self.modules:
-            return self.modules[key], "memo"
+            tm, text = self.modules[key]
+            return tm, text, "memo"
         assert stage.codegen is not None
-        tm = stage.codegen(task, opts)
+        made = stage.codegen(task, opts)
+        tm, text = dataclasses.replace(made, text=""), made.text.encode()
         if key is not None:
-            self.modules[key] = tm
-        return tm, "codegen"
+            self.modules[key] = (tm, text)
+        return tm, text, "codegen"

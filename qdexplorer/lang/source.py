@@ -11,7 +11,12 @@ import textwrap
 
 from .errors import QdCompileError
 
-_FILE_AST: dict = {}  # (file, sha1 of text) -> parsed module; parsing a file once serves all its kernels
+# (file, sha1 of text) -> {def name: its def nodes, in ast.walk order}: a file is parsed and walked
+# once for all its kernels, not once per kernel (a 1000-kernel file walked 1000 times was quadratic)
+_FILE_DEFS: dict[tuple[str, str], dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None] = {}
+# file -> (linecache's list of its lines, the key above): while linecache keeps the same list (the file
+# unchanged since checkcache), its text is not joined and hashed again for each kernel
+_LINES_KEY: dict[str, tuple[list[str], tuple[str, str]]] = {}
 
 
 class SourceInfo:
@@ -30,23 +35,12 @@ class SourceInfo:
         lines = linecache.getlines(self.file, fn.__globals__)
         if not lines:
             return False
-        text = "".join(lines)
-        key = (self.file, hashlib.sha1(text.encode()).hexdigest())
-        tree = _FILE_AST.get(key)
-        if tree is None:
-            try:
-                tree = ast.parse(text)
-            except SyntaxError:
-                return False
-            if len(_FILE_AST) > 256:
-                _FILE_AST.clear()
-            _FILE_AST[key] = tree
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == fn.__name__:
-                first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
-                if code.co_firstlineno in (first, node.lineno):
-                    self.fdef, self.raw_lines, self.line_shift, self.col_shift = node, lines, 0, 0
-                    return True
+        defs = _file_defs(self.file, lines)
+        for node in defs.get(fn.__name__, ()) if defs is not None else ():
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if code.co_firstlineno in (first, node.lineno):
+                self.fdef, self.raw_lines, self.line_shift, self.col_shift = node, lines, 0, 0
+                return True
         return False
 
     def _from_inspect(self, fn):
@@ -97,6 +91,33 @@ class SourceInfo:
         return names
 
 
+def _file_defs(file: str, lines: list[str]) -> dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None:
+    """Every def of a file by name (None when the file does not parse), memoised on its text."""
+    seen = _LINES_KEY.get(file)
+    if seen is not None and seen[0] is lines:  # the list is held here, so `is` cannot match a reused id
+        key = seen[1]
+    else:
+        key = (file, hashlib.sha1("".join(lines).encode()).hexdigest())
+        if len(_LINES_KEY) > 256:
+            _LINES_KEY.clear()
+        _LINES_KEY[file] = (lines, key)
+    defs = _FILE_DEFS.get(key)
+    if defs is None and key not in _FILE_DEFS:
+        try:
+            tree = ast.parse("".join(lines))
+        except SyntaxError:
+            defs = None
+        else:
+            defs = {}
+            for node in ast.walk(tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    defs.setdefault(node.name, []).append(node)
+        if len(_FILE_DEFS) > 256:
+            _FILE_DEFS.clear()
+        _FILE_DEFS[key] = defs
+    return defs
+
+
 def python_env(fn) -> collections.ChainMap:
     closure = {}
     if fn.__closure__:
@@ -106,3 +127,15 @@ def python_env(fn) -> collections.ChainMap:
             except ValueError:
                 pass
     return collections.ChainMap(closure, fn.__globals__, vars(builtins))
+
+
+def flat_env(env) -> dict:
+    """`env` as one dict, for eval's globals: dict-level updates, innermost map last. `dict(chainmap)`
+    reads key by key through ChainMap.__getitem__, which for a file of many kernels (each one a global
+    of all the others) cost more than compiling the kernel."""
+    if not isinstance(env, collections.ChainMap):
+        return dict(env)
+    out: dict = {}
+    for m in reversed(env.maps):
+        out.update(m)
+    return out

@@ -6,13 +6,14 @@ from __future__ import annotations
 import ast
 
 from . import intrinsics as I
+from .source import flat_env
 
 
 def loop_config_call(stmt, env):
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
             getattr(stmt.value.func, "attr", getattr(stmt.value.func, "id", None)) is not None:
         try:
-            f = eval(compile(ast.Expression(stmt.value.func), "<qd>", "eval"), dict(env))  # noqa: S307
+            f = eval(compile(ast.Expression(stmt.value.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
         except Exception:  # noqa: BLE001 - not a loop_config call then
             return None
         if f is I.loop_config:
@@ -36,7 +37,8 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
             try:
-                items = list(eval(compile(ast.Expression(static), "<qd.static>", "eval"), {**env, **bind}))  # noqa: S307
+                code = compile(ast.Expression(static), "<qd.static>", "eval")
+                items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
             names = kernel_src.target_names(stmt.target, "static loop targets")
@@ -50,7 +52,8 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
             try:
-                cond = eval(compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval"), {**env, **bind})  # noqa: S307
+                code = compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval")
+                cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
             sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
@@ -68,7 +71,7 @@ def static_arg(stmt, env):
     if not (isinstance(call, ast.Call) and len(call.args) == 1):
         return None
     try:
-        f = eval(compile(ast.Expression(call.func), "<qd>", "eval"), dict(env))  # noqa: S307
+        f = eval(compile(ast.Expression(call.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
     except Exception:  # noqa: BLE001 - not qd.static then
         return None
     return call.args[0] if f is I.static else None
@@ -124,7 +127,7 @@ def loop_config(call, env, src) -> dict:
     config = {}
     for kw in call.keywords:
         try:
-            config[kw.arg] = eval(compile(ast.Expression(kw.value), "<qd>", "eval"), dict(env))  # noqa: S307
+            config[kw.arg] = eval(compile(ast.Expression(kw.value), "<qd>", "eval"), flat_env(env))  # noqa: S307
         except Exception as e:  # noqa: BLE001
             raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
     if call.args:

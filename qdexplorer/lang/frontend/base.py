@@ -18,6 +18,7 @@ from .. import ir
 from ..errors import QdCompileError
 from ..field import _Storage as Storage
 from ..func import Func
+from ..source import flat_env
 from ..struct_types import StructField
 from ..types import DType, i32, u1
 from .frame import Frame
@@ -124,7 +125,7 @@ class LoweringBase(ABC):
 
     def eval_static(self, node):
         """Evaluate an expression in Python at compile time (qd.static, shapes, dtypes)."""
-        env = dict(self.frame.env)
+        env = flat_env(self.frame.env)
         for scope in self.frame.scopes:
             for k, v in scope.items():
                 seen = _static_view(v)
