@@ -36,8 +36,14 @@ def planned(home: Path) -> list[tuple[Path, Path]]:
 
 
 def exec_line() -> str:
-    found = shutil.which("qdexplorer")
-    cmd = [found] if found else [sys.executable, "-m", "qdexplorer"]
+    """The command of *this* install: the one-folder app itself, or the `qdexplorer` script beside
+    the Python that runs this (a `qdexplorer` found first on PATH may belong to another install)."""
+    if getattr(sys, "frozen", False):
+        cmd = [sys.executable]
+    else:
+        beside = Path(sys.executable).parent / "qdexplorer"
+        found = str(beside) if beside.is_file() else shutil.which("qdexplorer")
+        cmd = [found] if found else [sys.executable, "-m", "qdexplorer"]
     return " ".join(shlex.quote(c) for c in cmd) + " gui %f"
 
 

@@ -71,7 +71,8 @@ def startup_project(project, settings: Settings, screenshot: bool = False,
 
 
 def main(project=None, argv=None, screenshot: str | None = None, workload: str | None = None,
-         size: str = "1400x900", theme: str | None = None, repeat: int | None = None) -> int:
+         size: str = "1400x900", theme: str | None = None, repeat: int | None = None,
+         held_signals: list[int] | None = None) -> int:
     if screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     problem = display_problem()
@@ -83,7 +84,7 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
     app.setOrganizationName("qdexplorer")
     app.setDesktopFileName("io.github.qdexplorer.qdexplorer")
     app.setWindowIcon(window_icon())
-    exits = ExitOnSignal(app)
+    exits = ExitOnSignal(app, held_signals)
     try:
         return _run(app, exits, project, screenshot, workload, size, theme, repeat)
     finally:
@@ -92,6 +93,8 @@ def main(project=None, argv=None, screenshot: str | None = None, workload: str |
 
 
 def _run(app, exits: ExitOnSignal, project, screenshot, workload, size, theme, repeat) -> int:
+    if exits.code is not None:     # a signal while the app was starting: no dialog, no window
+        return exits.code
     settings = Settings(str(Path(tempfile.mkdtemp(prefix="qdx-shot-")) / "s.ini")) if screenshot else Settings()
     apply_theme(theme or settings.theme)
     st = cuda_status()

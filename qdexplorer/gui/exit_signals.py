@@ -20,7 +20,8 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class ExitOnSignal(QObject):
-    def __init__(self, app: QApplication):
+    def __init__(self, app: QApplication, held: list[int] | None = None):
+        """`held`: signals that came before Qt was up (the launcher holds them); the first is acted on."""
         super().__init__(app)
         self.code: int | None = None
         self.window: Any = None          # the main window, once there is one (its terminate() closes it)
@@ -28,6 +29,8 @@ class ExitOnSignal(QObject):
         self._tick.timeout.connect(lambda: None)   # a timer gives it control while Qt waits for events
         self._tick.start(200)
         self._previous = {s: signal.signal(s, self._on_signal) for s in SIGNALS}
+        if held:
+            self._on_signal(held[0], None)
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         if self.code is not None:

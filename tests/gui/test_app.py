@@ -703,3 +703,25 @@ def test_sigterm_while_a_dialog_waits_for_an_answer(tmp_path):
     p.send_signal(signal.SIGTERM)
     out, err = p.communicate(timeout=60)
     assert p.returncode == 143 and "Traceback" not in err, err
+
+
+def test_a_signal_from_before_qt_was_up_ends_the_app_before_any_dialog(qapp, monkeypatch):
+    """The launcher holds SIGTERM/SIGINT while Qt starts (raised there as KeyboardInterrupt, it was
+    lost inside a Qt callback and the app then waited forever behind the trust question)."""
+    import signal
+
+    from qdexplorer.gui import app as gui_app
+    from qdexplorer.gui.exit_signals import ExitOnSignal
+
+    def must_not_ask(*a, **k):
+        raise AssertionError("a dialog was about to open after SIGTERM")
+
+    monkeypatch.setattr(gui_app, "startup_project", must_not_ask)
+    before = signal.getsignal(signal.SIGTERM)
+    exits = ExitOnSignal(qapp, [signal.SIGTERM])
+    try:
+        assert exits.code == 143
+        assert gui_app._run(qapp, exits, None, None, None, "1400x900", None, None) == 143
+    finally:
+        exits.restore()
+    assert signal.getsignal(signal.SIGTERM) is before
