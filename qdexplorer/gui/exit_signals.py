@@ -28,6 +28,7 @@ class ExitOnSignal(QObject):
         self._tick = QTimer(self)         # Python runs signal handlers only when it gets control:
         self._tick.timeout.connect(lambda: None)   # a timer gives it control while Qt waits for events
         self._tick.start(200)
+        self._restored = False
         self._previous = {s: signal.signal(s, self._on_signal) for s in SIGNALS}
         if held:
             self._on_signal(held[0], None)
@@ -42,11 +43,14 @@ class ExitOnSignal(QObject):
         QTimer.singleShot(0, self._finish)   # from the main event loop, once the dialogs' loops are left
 
     def _finish(self) -> None:
+        if self._restored:   # the app already ended (a signal held from its start): exit nothing now
+            return
         if self.window is not None:
             self.window.terminate()
         QApplication.exit(self.code or 0)
 
     def restore(self) -> None:
+        self._restored = True
         self._tick.stop()
         for s, h in self._previous.items():
             signal.signal(s, h)

@@ -9,6 +9,7 @@ import sys
 import time
 
 import pytest
+from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtGui import QKeySequence
 
 from qdexplorer.compiler import ptxas
@@ -725,3 +726,7 @@ def test_a_signal_from_before_qt_was_up_ends_the_app_before_any_dialog(qapp, mon
     finally:
         exits.restore()
     assert signal.getsignal(signal.SIGTERM) is before
+    qapp.processEvents()                       # the exit it queued must not end a later event loop
+    loop = QEventLoop()
+    QTimer.singleShot(50, lambda: loop.exit(7))
+    assert loop.exec() == 7
