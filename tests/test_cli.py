@@ -105,6 +105,7 @@ def test_show_and_override_commands(tmp_path):
     out = json.loads(cli("compile", str(proj), "--json").stdout)
     assert {t["task"]: t["override"] for t in out["tasks"]}["saxpy_kernel_0_range_for"] == "active"
     assert "reverted" in cli("override", "revert", str(proj), "saxpy_kernel_0_range_for").stdout
+    assert cli("override", "list", str(proj)).stdout.startswith("no overrides for ")   # not an empty answer
 
 
 def test_info_never_crashes_without_a_gpu():

@@ -172,6 +172,8 @@ def cmd_override(a: argparse.Namespace) -> int:
             rows = store.states({t: {"ptx": x.generated_sha256, "ll": x.ll_sha256 or None} for t, x in arts.items()})
         for t, kind, state, note in rows:
             print(f"{t}  {state}" + (f"  [{kind}]" if kind != "ptx" else "") + (f"  ({note})" if note else ""))
+        if not rows:  # an empty answer would read as a failure to look
+            print(f"no overrides for {path}")
         return 0
     if not a.task:
         raise QdError("override set/revert need a TASK name")
