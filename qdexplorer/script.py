@@ -174,17 +174,15 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
     return tuple(sig), values
 
 
-def _check_distinct(kernel_name: str, resident: list, external: dict):
-    """The aliasing check of a fast call, as the checked path words it: one qd.ndarray or field
-    passed twice (or as an argument and as a global the kernel reads), or GPU arrays that
-    overlap."""
+def _check_distinct(kernel_name: str, resident: list):
+    """The aliasing check of a fast call's qd.ndarrays and fields, as the checked path words it: one
+    passed twice, or as an argument and as a global the kernel reads. (GPU arrays: `check_no_alias`,
+    once per set of pointers.)"""
     seen: dict = {}
     for name, v in resident:
         if id(v) in seen:
             raise alias_error(kernel_name, seen[id(v)], name)
         seen[id(v)] = name
-    if len(external) > 1:
-        check_no_alias(kernel_name, external)
 
 
 class _Fast:
@@ -414,7 +412,7 @@ class InlineRunner:
             args[name] = self._device_ptr(f, backend)
             resident.append((name, f))
         if len(resident) > 1 and user_resident:  # implicit fields are distinct by construction
-            _check_distinct(fp.kernel.name, resident, {})
+            _check_distinct(fp.kernel.name, resident)
         if len(external) > 1:  # the same pointers as last call passed last call's check
             ptrs = tuple(v.ptr for v in external.values())
             if ptrs != fp.distinct:
