@@ -29,7 +29,7 @@ _sys.modules[__name__ + ".math"] = math
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
-from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
+from .runtime_api import amdgpu, arm64, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
 from .snode import SNode, axes, root  # noqa: F401

@@ -447,8 +447,19 @@ class Workload:
         return None
 
 
-def kernel(fn=None, *, fast_math: bool | None = None):
-    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting."""
+def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
+           graph: bool = False, checkpoints: bool = False):
+    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting.
+
+    Quadrants' `pure`/`fastcache` (its disk cache of compiled kernels) and `graph` (capture into a
+    CUDA graph, which "other backends ignore") change how a kernel is launched, not what it
+    computes, so they are accepted and the kernel runs as any other. `checkpoints=True` (pause and
+    resume inside a graph) is refused."""
+    if checkpoints:
+        from .field import _caller
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
+                                  f"supported by qdexplorer.lang; split the kernel where it would pause")
     if fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
