@@ -255,7 +255,7 @@ def main(argv=None) -> int:
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (at most 2)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test case")
-    ap.add_argument("--batch", type=int, default=20, help="files per pytest session")
+    ap.add_argument("--batch", type=int, default=8, help="files per pytest session")
     ap.add_argument("--out", type=Path, default=HERE / "upstream_suite.json")
     a = ap.parse_args(argv)
     workers = max(1, min(2, a.workers))
@@ -266,20 +266,21 @@ def main(argv=None) -> int:
     if unknown:
         raise SystemExit(f"upstream_suite: not an upstream test file here (or left out): {', '.join(unknown)}")
     if not a.report_only:
-        todo_real = [f for f in (named or files)
-                     if (load(a.work, "real", f) or {}).get("digest") != _digest(tree / "tests/python" / f)]
-        if todo_real:
-            measure(tree, a.work, todo_real, "real", workers, a.timeout, a.batch)
-        wanted = {}
-        for f in (named or files):
-            real = load(a.work, "real", f)
-            wanted[f] = [n for n, (o, _) in real["cases"].items() if o == "passed"] if real else []
-        if named or a.ours_all:
-            todo = [f for f in (named or files) if wanted[f]]
-        else:
-            todo = [f for f in files if wanted[f] and load(a.work, "ours", f) is None]
-        if todo:
-            measure(tree, a.work, todo, "ours", workers, a.timeout, a.batch, wanted)
+        order = named or files
+        for i in range(0, len(order), a.batch):  # real then ours per batch: ours results come early
+            chunk = order[i:i + a.batch]
+            todo_real = [f for f in chunk
+                         if (load(a.work, "real", f) or {}).get("digest") != _digest(tree / "tests/python" / f)]
+            if todo_real:
+                measure(tree, a.work, todo_real, "real", workers, a.timeout, a.batch)
+            wanted = {}
+            for f in chunk:
+                real = load(a.work, "real", f)
+                wanted[f] = [n for n, (o, _) in real["cases"].items() if o == "passed"] if real else []
+            rerun = bool(named) or a.ours_all
+            todo = [f for f in chunk if wanted[f] and (rerun or load(a.work, "ours", f) is None)]
+            if todo:
+                measure(tree, a.work, todo, "ours", workers, a.timeout, a.batch, wanted)
     rep = report(tree, a.work, files)
     a.out.write_text(json.dumps(rep, indent=1) + "\n")
     print(json.dumps({k: rep[k] for k in ("files_measured", "quadrants_cases", "quadrants_passes",

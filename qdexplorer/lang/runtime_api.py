@@ -14,6 +14,8 @@ class Arch(str):
     """A backend name that compares equal to its string ("cpu") and has Quadrants' `Arch.name`
     (`qd.cpu.name == "x64"`), which Quadrants' own test harness puts in test ids."""
 
+    _name: str
+
     def __new__(cls, value: str, name: str | None = None):
         self = super().__new__(cls, value)
         self._name = name or value
