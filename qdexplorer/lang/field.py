@@ -131,6 +131,15 @@ class _Storage:
     name: str
     _grad: "_Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
+    _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
+
+    @property
+    def layout(self) -> tuple | None:
+        """The axis permutation given to `qd.tensor(..., layout=)`, None for the identity (Quadrants'
+        `x.layout`). Storage stays canonical here (see tensor.py)."""
+        lay = self._qd_layout
+        return None if lay is None or tuple(lay) == tuple(range(len(lay))) else tuple(lay)
+
     @property
     def grad(self) -> "_Storage":
         """The adjoint array that `kernel.grad()` and `qd.ad.Tape` accumulate into."""

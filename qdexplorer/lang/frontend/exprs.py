@@ -9,7 +9,7 @@ from types import ModuleType
 from typing import Any
 from itertools import product
 
-from .. import ir
+from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
 from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fits, fold, is_number, literal, py_value, truthy
@@ -203,6 +203,15 @@ class ExprLowering(LoweringBase):
             return Py(fold(op, a.value, b.value))
         return self.binop(op, a, b, node)
 
+    def check_negative_exponent(self, exp: ir.Expr, node) -> None:
+        """Quadrants' debug mode raises QuadrantsRuntimeError for `int ** negative int` (the result
+        would not be an integer); the call fails the way a failed assert does."""
+        e = self.commit(exp, node)
+        site = self.kscope.check_site(self.frame.src, node, "Negative exponent in pow(int, int) is not allowed")
+        flag = self.kscope.assert_flag()
+        self.emit(ir.If(ir.Compare("<", e, ir.Const(0, e.dtype), u1),
+                        [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
+
     def binop(self, op, a, b, node) -> Value:
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
@@ -218,6 +227,8 @@ class ExprLowering(LoweringBase):
         ea, eb = self.pair(a, b, node)
         dt = promote(ea.dtype, eb.dtype)
         if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
+            if runtime_api.debug() and eb.dtype.kind == "i":
+                self.check_negative_exponent(cast(eb, dt), node)
             return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in ("/", "**") and not dt.is_float:
             dt = f64 if dt == i64 else f32
