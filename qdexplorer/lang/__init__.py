@@ -32,7 +32,7 @@ from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertion
 from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
-from .snode import SNode, axes, root  # noqa: F401
+from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
 from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401

@@ -451,6 +451,15 @@ class Field(_Storage):
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
         self._host_written()
 
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+        """Under a pointer/bitmasked container an inactive element reads 0, as Quadrants' export
+        (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
+        out = super().to_numpy(dtype, keep_dims, copy)
+        if not self._sparse or not copy:
+            return out
+        out[~self._snode.parent().active_cells()] = 0
+        return out
+
     def from_numpy(self, arr):
         """Under a pointer/bitmasked container every element is written, so every cell activates."""
         super().from_numpy(arr)
