@@ -16,6 +16,7 @@ surface; modules of Quadrants' own implementation that `qd.lang` exposes (its AS
 """
 
 import argparse
+import inspect
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import warnings
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 DOC = os.path.join(ROOT, "docs", "compatibility.md")
+SINGLE = re.compile(r"^[xyzwrgbastpq]$")
 SWIZZLE = re.compile(r"^([xyzw]{2,4}|[rgba]{2,4}|[stpq]{2,4})$")
 SUBMODULES = ["math", "ad", "linalg", "types", "lang", "algorithms", "simt", "profiler", "tools", "graph",
               "experimental", "sparse", "interop"]
@@ -46,7 +48,7 @@ def _is_foreign(value) -> bool:
 
 def _internal(prefix: str, value) -> bool:
     """A module of Quadrants' own implementation, reachable as `qd.lang.<file>` (or `qd.types.<file>`)."""
-    return (prefix in ("qd.lang", "qd.types", "qd.linalg", "qd.math", "qd.simt", "qd.sparse")
+    return (prefix in ("qd.lang", "qd.types", "qd.linalg", "qd.math", "qd.simt", "qd.sparse", "qd.profiler", "qd.tools")
             and isinstance(value, types.ModuleType) and value.__name__.startswith("quadrants"))
 
 
@@ -64,13 +66,13 @@ def _instances(qd) -> list[tuple[str, object]]:
     def k(a: qd.types.ndarray()):
         pass
     return [
-        ("field", qd.field(qd.f32, shape=4)),
-        ("vector_field", qd.Vector.field(3, qd.f32, shape=4)),
-        ("matrix_field", qd.Matrix.field(2, 2, qd.f32, shape=4)),
+        ("field", qd.field(qd.f32, shape=4, needs_grad=True)),
+        ("vector_field", qd.Vector.field(3, qd.f32, shape=4, needs_grad=True)),
+        ("matrix_field", qd.Matrix.field(2, 2, qd.f32, shape=4, needs_grad=True)),
         ("struct_field", qd.Struct.field({"a": qd.f32}, shape=4)),
-        ("ndarray", qd.ndarray(qd.f32, shape=4)),
-        ("vector_ndarray", qd.Vector.ndarray(3, qd.f32, shape=4)),
-        ("matrix_ndarray", qd.Matrix.ndarray(2, 2, qd.f32, shape=4)),
+        ("ndarray", qd.ndarray(qd.f32, shape=4, needs_grad=True)),
+        ("vector_ndarray", qd.Vector.ndarray(3, qd.f32, shape=4, needs_grad=True)),
+        ("matrix_ndarray", qd.Matrix.ndarray(2, 2, qd.f32, shape=4, needs_grad=True)),
         ("matrix", qd.Matrix([[1.0, 2.0], [3.0, 4.0]])),
         ("vector", qd.Vector([1.0, 2.0, 3.0])),
         ("qd.Matrix", qd.Matrix),
@@ -101,14 +103,18 @@ def walk() -> dict:
     from qdexplorer.lang import compat
     qd.init(arch=qd.cpu)
     ours = dict([("qd", qd)] + [(f"qd.{m}", _sub(qd, m)) for m in SUBMODULES] + _instances(qd))
+    ours["vector4"] = qd.Vector([1.0, 2.0, 3.0, 4.0])
     rows, internals = [], []
+    top = {id(getattr(q, n)) for n in public(q) if not isinstance(getattr(q, n), (int, float, str, bool))}
+    reexports = 0
     for surface, qobj in quadrants_surfaces(q):
         eobj = ours.get(surface)
         names = public(qobj)
         swz = [n for n in names if SWIZZLE.match(n)]
+        klass = isinstance(qobj, type)
         for n in names:
-            if n in swz:
-                continue
+            if n in swz or (klass and isinstance(inspect.getattr_static(qobj, n, None), property)):
+                continue  # on a class, properties are the instances' (walked with the instances)
             try:
                 value = getattr(qobj, n)
             except Exception:  # noqa: BLE001 - a property that needs a device etc.: still a name
@@ -116,17 +122,25 @@ def walk() -> dict:
             if _is_foreign(value):
                 continue
             full = f"{surface}.{n}"
+            if surface == "qd.lang" and id(value) in top and hasattr(q, n):
+                reexports += 1  # the same object as `qd.<name>`: listed (and counted) once, there
+                continue
+            if full in compat.INTERNAL:
+                internals.append((full, False))
+                continue
             if _internal(surface, value) and full not in compat.REFUSED:
                 ok, _ = _resolve(eobj, n) if eobj is not None else (False, "")
                 internals.append((full, ok))
                 continue
-            rows.append(_classify(full, eobj, n, compat))
-        if swz:
-            ok = eobj is not None and all(_resolve(eobj, s)[0] for s in swz if set(s) <= set("xyzw") and len(s) <= 3)
+            like = ours["vector4"] if surface in ("matrix", "vector") and SINGLE.match(n) else eobj  # .w: 4 parts
+            rows.append(_classify(full, like, n, compat))
+        if swz and not klass:
+            eobj = ours["vector4"]
+            ok = all(_resolve(eobj, s)[0] for s in swz)
             full = f"{surface}.<swizzles>"
             status = "refused" if full in compat.REFUSED else "supported" if ok else "unlisted"
             rows.append((full, status, compat.PARTIAL.get(full, f"{len(swz)} names: .xy, .xyz, .rgba, .stpq, ...")))
-    return {"rows": rows, "internals": internals}
+    return {"rows": rows, "internals": internals, "lang_reexports": reexports}
 
 
 def _sub(qd, m):
@@ -179,10 +193,13 @@ def render(result: dict) -> str:
         for full, status, note in rs:
             lines.append(f"| `{full}` | {status} | {note.replace('|', '/')} |")
         lines.append("")
+    lines += [f"`qd.lang` also re-exports {result['lang_reexports']} of the top-level names (the same objects); "
+              "`qdexplorer.lang.lang` resolves them the same way, and they are counted once, under `qd`.", ""]
     if result["internals"]:
-        lines += ["## Quadrants' implementation modules (not counted)", "",
-                  "Files of Quadrants' own implementation that its `qd.lang` namespace exposes; programs do not",
-                  "import them and qdexplorer has no counterparts:", "",
+        lines += ["## Quadrants' implementation, not counted", "",
+                  "Modules of Quadrants' own implementation that its namespaces expose, and hooks its runtime",
+                  "calls on instances (argument packing, C++ pointers, expression handles); programs do not",
+                  "use them and qdexplorer refuses them with the same one-line error:", "",
                   ", ".join(f"`{n}`" for n, _ in result["internals"]), ""]
     return "\n".join(lines)
 
@@ -192,7 +209,8 @@ def counts(result: dict) -> dict:
     c = {s: sum(1 for r in rows if r[1] == s) for s in ("supported", "partial", "refused", "unlisted")}
     c["total"] = len(rows)
     c["refused_pct"] = round(100.0 * c["refused"] / max(1, len(rows)), 2)
-    c["internal_modules_not_counted"] = len(result["internals"])
+    c["internal_not_counted"] = len(result["internals"])
+    c["qd_lang_reexports_counted_once"] = result["lang_reexports"]
     c["unlisted_names"] = [r[0] for r in rows if r[1] == "unlisted"]
     return c
 

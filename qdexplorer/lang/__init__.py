@@ -44,6 +44,10 @@ from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, M
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
 x86_64 = x64
+from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
+from . import profiler  # noqa: F401,E402
+from .lang_namespace import lang  # noqa: F401,E402
+_sys.modules[__name__ + ".lang"] = lang
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741
 ij, ik, il, jk, jl, kl = axes(0, 1), axes(0, 2), axes(0, 3), axes(1, 2), axes(1, 3), axes(2, 3)

@@ -177,6 +177,8 @@ for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matr
     setattr(Matrix, _name, staticmethod(_fn))
 for _name in ("identity", "diag", "rows", "cols"):
     setattr(Vector, _name, getattr(Matrix, _name))
+for _name in ("field", "ndarray", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
+    setattr(H.HostMatrix, _name, staticmethod(getattr(Matrix, _name).__func__ if hasattr(getattr(Matrix, _name), "__func__") else getattr(Matrix, _name)))
 
 
 vec2, vec3, vec4 = vector(2, f32), vector(3, f32), vector(4, f32)
