@@ -31,7 +31,6 @@ REFUSED: dict[str, str] = {
     "qd.BufferView": "pass the field or ndarray itself",
     "qd.real_func": "use @qd.func (inlined)",
     "qd.experimental": "use @qd.func (inlined) for real_func",
-    "qd.sparse_matrix_builder": "use qd.types.sparse_matrix_builder() as the annotation",
     "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
     "qd.arm64": "use qd.cpu",
     # devices, streams, graphs

@@ -72,6 +72,11 @@ class _TypesNamespace:
     uint8, uint16, uint32, uint64 = T.u8, T.u16, T.u32, T.u64
     float16, float32, float64 = T.f16, T.f32, T.f64
 
+    @staticmethod
+    def sparse_matrix_builder():
+        from .linalg.sparse_matrix import sparse_matrix_builder
+        return sparse_matrix_builder()
+
     def __getattr__(self, name: str):
         from . import compat
         compat.refuse_attr("qd.types", self, name)
