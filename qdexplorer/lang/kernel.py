@@ -293,6 +293,7 @@ class Kernel(KernelBase):
         return self if obj is None else BoundKernel(self, obj)
 
     def __call__(self, *args, **kwargs):
+        kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
