@@ -100,10 +100,10 @@ def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path):
         # a real mouse click on the second point selects that run
         qtbot.waitExposed(view)
         vb = view.plot.getPlotItem().vb
-        qtbot.waitUntil(lambda: vb.viewRange()[0][1] > 2)  # the auto range follows on the next paint
+        qtbot.waitUntil(lambda: vb.viewRange()[0][1] > 2, timeout=60000)  # the auto range follows on the next paint
         scene_pos = vb.mapViewToScene(QPointF(1.0, medians[1]))
         widget_pos = view.plot.mapFromScene(scene_pos)
-        with qtbot.waitSignal(view.run_selected, timeout=3000) as sig:
+        with qtbot.waitSignal(view.run_selected, timeout=60000) as sig:
             qtbot.mouseClick(view.plot.viewport(), Qt.LeftButton, pos=widget_pos)
         assert sig.args == [runs[1].id]
         assert "after" in view.info.text() and f"#{runs[1].id}" in view.info.text()

@@ -137,7 +137,7 @@ def test_streaming_updates_existing_curves(plots, qtbot):
     curve = plots.curves[TASKS[0][0]]
     last = plots.session.runs[0]
     plots.session.apply(LaunchesTimed(last.id, last.workload, (timing(TASKS[0][0], "k0", 0.02),)))
-    qtbot.waitUntil(lambda: len(curve.getData()[1]) == 5, timeout=1000)  # the 10 Hz timer, no manual refresh
+    qtbot.waitUntil(lambda: len(curve.getData()[1]) == 5, timeout=60000)  # the 10 Hz timer, no manual refresh
     assert plots.curves[TASKS[0][0]] is curve  # made once, fed with setData
     assert QColor(DISTINCT[0]).isValid()
 
