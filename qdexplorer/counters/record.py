@@ -162,7 +162,7 @@ class TaskCounters:
         d["source_lines"] = {f: {int(k): LineCounters(**v) for k, v in lines.items()}
                              for f, lines in d.get("source_lines", {}).items()}
         d["sass"] = [SassLine(s["offset"], s["text"], LineCounters(**s["counters"]), s["ptx_line"],
-                              tuple(s["source"])) for s in d.get("sass", [])]  # type: ignore[arg-type]
+                              (s["source"][0], s["source"][1])) for s in d.get("sass", [])]
         if d.get("roofline"):
             d["roofline"] = Roofline(**d["roofline"])
         return cls(**d)

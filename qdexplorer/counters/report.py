@@ -63,8 +63,8 @@ def _action(path: Path, task: str) -> Any:
         ctx = ncu.load_report(str(path))
     except Exception as e:  # noqa: BLE001 - the reader raises plain exceptions for any unreadable file
         raise ReportError(f"ncu's report {path.name} cannot be read: {e}") from None
-    if ctx is None:
-        raise ReportError(f"ncu's report {path.name} cannot be read")
+    if ctx is None or ctx.num_ranges() == 0:
+        raise ReportError(f"ncu's report {path.name} cannot be read: it holds no results (damaged, or not a report)")
     for r in range(ctx.num_ranges()):
         rng = ctx.range_by_idx(r)
         for a in range(rng.num_actions()):
@@ -100,7 +100,7 @@ def _figures(a: Any) -> dict[str, float]:
     if any(x is not None for x in ops.values()):
         f["flops"] = sum((x or 0.0) * FLOP_OPS[op] for op, x in ops.items())
         dram = (f["dram_read_bytes"] or 0.0) + (f["dram_write_bytes"] or 0.0)
-        f["intensity"] = f["flops"] / dram if dram else None
+        f["intensity"] = (f["flops"] or 0.0) / dram if dram else None
     return {k: x for k, x in f.items() if x is not None}
 
 
