@@ -178,6 +178,22 @@ class History:
             self._add_compile(db, run.id, run.compile)
         return RunWriter(self, run)
 
+    @_sqlite_errors
+    def reopen(self, run: Run) -> "RunWriter":
+        """Continue a saved run (a sweep resumed): it is `running` again under this process, and
+        what it held stays; `finish` gives it its new status."""
+        if run.id is None:
+            raise ValueError("reopen takes a run loaded from this history")
+        with self.transaction() as db:
+            if not db.execute("SELECT 1 FROM runs WHERE id = ?", (run.id,)).fetchone():
+                raise HistoryError(f"run #{run.id} is no longer in {self.path}")
+            db.execute("UPDATE runs SET status = 'running', pid = ?, host = ? WHERE id = ?",
+                       (os.getpid(), socket.gethostname(), run.id))
+        run.status = "running"
+        writer = RunWriter(self, run)
+        writer.written = len(run.launches)
+        return writer
+
     def _insert(self, db, run: Run, pid) -> int:
         self._check_name(db, run.name)
         cur = db.execute("INSERT INTO runs (name, created, context, status, message, pid, host) "

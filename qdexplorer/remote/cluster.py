@@ -185,6 +185,11 @@ def node_cpus() -> list[tuple[str, str, float]]:
     return [(n.node_id, n.host, n.cpus) for n in nodes()]
 
 
+def cpu_slots() -> int:
+    """CPU actors (one CPU each) the cluster can hold at once: its CPUs."""
+    return int(ray.cluster_resources().get("CPU", 0))
+
+
 def gpu_count() -> int:
     """GPUs the cluster's scheduler knows of (what `num_gpus=1` actors can take)."""
     return int(ray.cluster_resources().get("GPU", 0))

@@ -174,8 +174,12 @@ class RayDevice:
                 self._info = ray.get(actor.info.remote(), timeout=max(120.0, self.timeout))
             except (RayActorError, RayTaskError, GetTimeoutError) as e:
                 ray.kill(actor)
+                why = (f"no node gave it a place within {max(120.0, self.timeout):g} s (it needs "
+                       f"{'1 GPU' if self.backend_name == 'cuda' else '1 CPU'}"
+                       f"{' on node ' + self.node_id[:12] if self.node_id else ''}, and the cluster's are taken)"
+                       if isinstance(e, GetTimeoutError) else _reason(e))
                 raise WorkerFault(Fault("", "died", f"the {self.backend_name} device actor failed to start: "
-                                                    f"{_reason(e)}")) from None
+                                                    f"{why}")) from None
             self._actor = actor
             if self.loaded:   # a new actor gets back what the old one had loaded
                 self._call(actor.load.remote(list(self.loaded.values())), task="")
@@ -195,11 +199,18 @@ class RayDevice:
         try:
             return ray.get(ref, timeout=self.timeout)
         except GetTimeoutError:
-            raise self._fault(task, "timeout", f"timed out: the device actor gave no answer within "
-                                               f"{self.timeout:g} s (a hang?); it was replaced") from None
+            raise self._fault(task, "timeout", f"timed out: the device actor on {self._where()} gave no answer "
+                                               f"within {self.timeout:g} s for task {task or '(loading)'} (a hang?); "
+                                               f"it was replaced") from None
         except RayActorError as e:
-            raise self._fault(task, "died", f"the device actor died ({_reason(e)}); the next command "
-                                            f"starts a new one") from None
+            raise self._fault(task, "died", f"the device actor on {self._where()} died during task "
+                                            f"{task or '(loading)'} ({_reason(e)}); the next command starts a new "
+                                            f"one") from None
+
+    def _where(self) -> str:
+        """The node (host, and Ray's node id) the actor runs on, for messages."""
+        host, node = self._info.get("host"), str(self._info.get("node") or self.node_id or "")
+        return f"node {host or '?'} ({node[:12]})" if node else f"node {host or '?'}"
 
     # -- the Device protocol
     def info(self) -> dict[str, Any]:
@@ -243,8 +254,9 @@ class RayDevice:
             items = self._call(actor.poll.remote(POLL_S), task)
             if not items:
                 if time.monotonic() - last > self.timeout:
-                    raise self._fault(task, "timeout", f"timed out: a launch gave no sign of life for "
-                                                       f"{self.timeout:g} s (a hang?); the device actor was replaced")
+                    raise self._fault(task, "timeout", f"timed out: task {task} on {self._where()} gave no sign of "
+                                                       f"life for {self.timeout:g} s (a hang?); the device actor "
+                                                       f"was replaced")
                 continue
             last = time.monotonic()
             for kind, payload in items:
