@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..compiler.safe_files import write_file
+
 MARK = "QDEXPLORER_PRIVATE_CLUSTER"   # environment variable every process of the cluster inherits
 
 
@@ -63,9 +65,7 @@ def prepare() -> LocalCluster:
     """The private folder, its token, the mark and the reaper: everything before `ray.init`."""
     folder = Path(tempfile.mkdtemp(prefix="qdxray-"))   # 0700; short: Ray's socket paths stay < 108 bytes
     token = folder / "token"
-    fd = os.open(token, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(secrets.token_hex(32))
+    write_file(token, secrets.token_hex(32))   # 0600, in a 0700 folder
     mark = secrets.token_hex(8)
     env = {k: v for k, v in os.environ.items() if k != MARK}
     reaper = subprocess.Popen([sys.executable, "-m", "qdexplorer.remote.reaper", str(folder), mark],
