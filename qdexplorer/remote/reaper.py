@@ -18,9 +18,10 @@ MARK = "QDEXPLORER_PRIVATE_CLUSTER"
 GRACE_S = 2.0
 
 
-def marked(mark: str) -> list[int]:
-    """Processes whose environment holds the mark (only this user's are readable; the rest are skipped)."""
-    needle = f"{MARK}={mark}".encode()
+def marked(mark: str, var: str = MARK) -> list[int]:
+    """Processes whose environment holds `var`=`mark` (only this user's are readable; the rest are
+    skipped)."""
+    needle = f"{var}={mark}".encode()
     me = os.getpid()
     out = []
     for name in os.listdir("/proc"):
@@ -34,6 +35,33 @@ def marked(mark: str) -> list[int]:
         if needle in env.split(b"\0"):
             out.append(int(name))
     return out
+
+
+def children_of(pid: int) -> list[int]:
+    """The live processes whose parent is `pid` (zombies included: they still need reaping)."""
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == pid:
+            out.append(int(name))
+    return out
+
+
+def describe(pid: int) -> str:
+    """`pid 123 (sleep 600)`: its command line, short, for a message."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            cmd = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        cmd = "?"
+    return f"pid {pid} ({cmd[:80]})"
 
 
 def _signal(pids: list[int], sig: int) -> None:
