@@ -36,6 +36,7 @@ from .lang.runtime_api import cpu, cuda, gpu
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
+from .machine.arch import DEFAULT_ARCH
 
 _state: dict = {"arch": None, "runner": None, "options": {}}
 
@@ -45,7 +46,7 @@ def init(arch: str = cpu, **options):
         raise ValueError(f"qd.init(arch=...) takes qd.cpu, qd.cuda or qd.gpu, got {arch!r}")
     if arch in (cuda, gpu):
         from .runtime.cuda.detect import cuda_status
-        st = cuda_status()
+        st = cuda_status(in_process=True)  # the script owns the context from here on
         if not st.available:
             if arch == cuda:
                 raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
@@ -248,7 +249,9 @@ class InlineRunner:
             raise ValueError(f"qd.init(debug=...) takes True or False, got {debug!r}")
         # Quadrants' environment works here too: QD_DUMP_IR / QD_LOAD_IR / QUADRANTS_LOAD_PTX
         overrides = OverrideStore(None, env_load_dir(), env_load_kinds())
-        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), overrides=overrides,
+        # the CPU backend runs host code: probing for a GPU's SM arch (a child process) would only delay it
+        arch = pick_arch(options.get("sm")) if self.backend == "cuda" else options.get("sm") or DEFAULT_ARCH
+        self.pipeline = Pipeline(InlineCompiler(), cache, arch, overrides=overrides,
                                  dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.debug = debug
