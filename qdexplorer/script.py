@@ -267,7 +267,7 @@ class InlineRunner:
         which then records a plan for the next."""
         modes: Any = self.modes.get(kernel)
         if modes is None:
-            modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else False
+            modes = self.modes[kernel] = _arg_modes(kernel)
         if modes is False:
             return self._call(kernel, bound)
         got = _signature(modes, [bound[n] for n in kernel.arg_names], self.backend == "cuda")
@@ -388,8 +388,16 @@ class InlineRunner:
                 args[a.name] = np.zeros(a.shape, a.dtype.numpy)
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
-        for t, launch in fp.launchers:
-            launch(args, trips[t])
+        if not self.debug:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+            return args
+        try:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+        except QuadrantsAssertionError:  # a bad access: an assert that failed before it is the error,
+            fp.kernel.result(args)       # as on the checked path
+            raise
         return args
 
     def _fast_cuda(self, fp: "_Fast", args: dict, trips: dict) -> dict:
