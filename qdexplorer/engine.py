@@ -48,7 +48,7 @@ from .runtime.device_api import Device, LoadItem, LoadResult, RunJob
 from .runtime.faults import WorkerFault
 from .runtime.launch import LaunchTiming
 from .runtime.targets import TARGET, check_backend, pick_arch
-from .runtime.worker import DeviceClient
+from .runtime.worker import worker_device
 from .session import Session
 
 _run_ids = itertools.count(1)
@@ -399,12 +399,12 @@ class Engine:
                 # Ray is imported only when a cluster is asked for: local sessions never load it
                 from .remote import cluster, ray_device
                 cluster.connect(self._cluster)
-                self._device = ray_device.RayDevice(self._backend, timeout=self._launch_timeout, node_id=self._node,
+                self._device = ray_device.actor_device(self._backend, timeout=self._launch_timeout, node_id=self._node,
                                                     gpu=self._gpu)
             elif self._in_process:
                 self._device = LocalDevice(self._backend)
             else:
-                self._device = DeviceClient(self._backend, timeout=self._launch_timeout)
+                self._device = worker_device(self._backend, timeout=self._launch_timeout)
         return self._device
 
     def set_backend(self, backend: str) -> None:
