@@ -222,8 +222,8 @@ def main() -> None:
         sys.exit(f"first_result.py: unknown program(s) {', '.join(unknown)} (--list names them)")
     t0 = time.perf_counter()
     res = measure(names, [s for s in a.states.split(",") if s], a.reps, a.timeout)
-    import quadrants
-    emit({"benchmark": "first_result", "machine": machine(), "quadrants": ".".join(map(str, quadrants.__version__)),
+    from importlib.metadata import version  # not `import quadrants`: it prints a banner on stdout
+    emit({"benchmark": "first_result", "machine": machine(), "quadrants": version("quadrants"),
           "reps": a.reps, "goal": {"cold": 1.0, "warm": 0.5}, **res,
           "seconds": round(time.perf_counter() - t0, 1)})
 
