@@ -33,6 +33,7 @@ from .lang.template import Template
 from .lang.types import int_range
 from .lang import runtime_api
 from .lang.runtime_api import cpu, cuda, gpu
+from .runtime.backend_api import stream_interop
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
@@ -256,6 +257,7 @@ class InlineRunner:
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.debug = debug
         self.device = LocalDevice(self.backend)
+        self.streams = stream_interop(self.device.backend)   # CUDA: ordering with GPU arrays' own streams
         self.loaded: dict = {}
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
         self.modes: dict = {}  # kernel -> what each parameter is, for signatures ((): no fast calls)
@@ -431,13 +433,15 @@ class InlineRunner:
                 fp.distinct = ptrs
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
+        interop = self.streams
+        assert interop is not None  # a CUDA backend has it, and the fast path on CUDA is the only caller
         if external and not resident and not fp.prints:
-            stream = backend.producer_stream(external.values())
+            stream = interop.producer_stream(external.values())
             if stream is not None:  # launch where the arrays' producer queued: ordered both ways
                 for t, launch in fp.launchers:
                     launch(args, trips[t], stream)
                 return args
-        streams = backend.order_after(list(external.values())) if external else set()
+        streams = interop.order_after(list(external.values())) if external else set()
         try:
             for t, launch in fp.launchers:
                 launch(args, trips[t])
@@ -445,9 +449,9 @@ class InlineRunner:
             for _, st in resident:
                 st._where = "device"
         if fp.prints or any(v.stream is None for v in external.values()):
-            backend.sync()
+            self.device.sync()
         elif streams:
-            backend.signal(streams)
+            interop.signal(streams)
         return args
 
     def _device_ptr(self, v, backend) -> tuple:
@@ -478,7 +482,7 @@ class InlineRunner:
         return False
 
     def sync(self):
-        self.device.backend.sync()
+        self.device.sync()
 
     def _load(self, kernel, spec) -> "_Plan":
         tasks = kernel.tasks(spec)

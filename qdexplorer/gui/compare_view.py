@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QHea
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..bench.run import TOTAL
-from ..bench.stats import median_ci
 from ..compiler.safe_files import write_file
 from .image_bytes import png_bytes
 from .theme import PLOT, current_theme
