@@ -39,7 +39,8 @@ def as_ours(source: str) -> str:
 
 
 class ProgramGen:
-    def __init__(self, seed: int, features: tuple[str, ...] | None = None):
+    def __init__(self, seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu"):
+        self.arch = arch
         self.rng = Random(seed)
         self.seed = seed
         rng = self.rng
@@ -240,15 +241,15 @@ class ProgramGen:
         head = [IMPORT_QUADRANTS, "import numpy as np", "",
                 f"# difftest seed {self.seed}, class {self.cls}: features {' '.join(sorted(set(self.features)))}",
                 "if not globals().get('_DIFFTEST_CHILD'):",
-                "    qd.init(arch=qd.cpu, fast_math=False)", ""]
+                f"    qd.init(arch=qd.{self.arch}, fast_math=False)", ""]
         tail = ["", "def main():", "    out = {}"] + ["    " + m for m in self.main] + ["    return out", "",
                 "", "if __name__ == '__main__':", "    for k, v in main().items():", "        print(k, repr(v))", ""]
         text = "\n".join(head + self.globals + [""] + self.defs + tail)
         return Program(self.seed, self.cls, text, sorted(set(self.features)))
 
 
-def generate(seed: int, features: tuple[str, ...] | None = None) -> Program:
-    return ProgramGen(seed, features).build()
+def generate(seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu") -> Program:
+    return ProgramGen(seed, features, arch).build()
 
 
 __all__ = ["Program", "generate", "as_ours", "CLASSES", "INTS", "int_value"]
