@@ -20,7 +20,7 @@ from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
 from ..counters.record import FIGURES, Roofline
-from ..counters.text import fmt, fmt_delta, roofline_line, summary_lines, unavailable_lines
+from ..counters.text import detail_lines, fmt, fmt_delta, headline, roofline_line, unavailable_lines
 
 
 class CountersView(QWidget):
@@ -60,6 +60,8 @@ class CountersView(QWidget):
         self.limiter.setStyleSheet("font-weight: bold")
         self.table = QTableWidget(0, 3)
         self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
@@ -79,6 +81,7 @@ class CountersView(QWidget):
         rv.addWidget(self.roof_title)
         rv.addWidget(self.roof, 1)
         lower.addWidget(roof_box)
+        lower.setSizes([500, 400])
         body = QSplitter(Qt.Vertical)
         body.addWidget(self.table)
         body.addWidget(lower)
@@ -117,7 +120,7 @@ class CountersView(QWidget):
             self._plot([res.fallback.roofline] if res.fallback and res.fallback.roofline else [])
             return
         rec = res.record
-        self.status.setText(summary_lines(rec)[0] + "".join(f"\nwarning: {w}" for w in res.warnings)
+        self.status.setText(headline(rec) + "".join(f"\nwarning: {w}" for w in res.warnings)
                             + self._lines_note(res))
         self.limiter.setText("Likely limiter: " + limiter(rec) if limiter(rec) else "")
         self.table.setColumnCount(3)
@@ -127,8 +130,8 @@ class CountersView(QWidget):
         for i, f in enumerate(rows):
             self._row(i, [f.label, fmt(rec.figures[f.key], f.unit), f.explain], f.explain)
         self._fit()
-        self.details.setPlainText("\n".join(ln for ln in summary_lines(rec)[1:] if not ln.startswith("  ") or
-                                            not any(ln.startswith(f"  {f.label}") for f in FIGURES)))
+        self.details.setPlainText("\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
+                                            for ln in detail_lines(rec)).strip())
         self._plot([rec.roofline] if rec.roofline else [])
 
     def show_ab(self, a: CountersResult, b: CountersResult):
@@ -147,7 +150,8 @@ class CountersView(QWidget):
             d, p = fmt_delta(r)
             self._row(i, [r.label, fmt(r.a, r.unit), fmt(r.b, r.unit), d, p, r.explain], r.explain)
         self._fit()
-        self.details.setPlainText("\n".join(summary_lines(b.record)[1:]))
+        self.details.setPlainText("B: " + "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
+                                                   for ln in detail_lines(b.record)).strip())
         self._plot([x for x in (a.record.roofline, b.record.roofline) if x], ["A", "B"])
 
     # ---- pieces
