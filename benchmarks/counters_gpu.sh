@@ -8,14 +8,14 @@ O=${1:-counters-gpu}; mkdir -p "$O"
 export PYTHONUNBUFFERED=1
 T=saxpy_kernel_0_range_for
 python3 -c "from qdexplorer.counters import probe; c = probe.probe(); print(c)" > "$O/probe.txt" 2>&1
-QDX_COUNTERS_FIGURES="$O/gpu_figures.json" timeout 400 python3 -m pytest -q -n 0 -p no:cacheprovider \
+QDX_COUNTERS_FIGURES="$O/gpu_figures.json" timeout 200 python3 -m pytest -q -n 0 -p no:cacheprovider \
   tests/counters/test_gpu.py > "$O/test_gpu.log" 2>&1; echo "rc=$?" >> "$O/test_gpu.log"
-timeout 300 python3 benchmarks/counters_overhead.py > "$O/overhead.json" 2> "$O/overhead.err"
+timeout 150 python3 benchmarks/counters_overhead.py > "$O/overhead.json" 2> "$O/overhead.err"
 timeout 120 python3 -m qdexplorer counters --task $T --preset full --fresh --json > "$O/saxpy_full.json" 2>&1
 python3 -c "import json,shutil,sys; d=json.load(open('$O/saxpy_full.json'))['sides']['current']; \
   shutil.copyfile(d['report'], '$O/saxpy_full.ncu-rep')" >> "$O/saxpy_full.err" 2>&1
 timeout 120 python3 -m qdexplorer counters --task $T --preset full > "$O/saxpy_full.txt" 2>&1
 if python3 -c "import PySide6" 2>/dev/null; then
-  QT_QPA_PLATFORM=offscreen timeout 400 python3 benchmarks/counters_window_shot.py "$O/shots" > "$O/shots.json" \
+  QT_QPA_PLATFORM=offscreen timeout 150 python3 benchmarks/counters_window_shot.py "$O/shots" > "$O/shots.json" \
     2> "$O/shots.err"
 fi
