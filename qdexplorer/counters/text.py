@@ -43,6 +43,9 @@ def fmt_delta(row: DiffRow) -> tuple[str, str]:
 
 
 def roofline_line(r: Roofline) -> str:
+    if not r.flops:
+        return ("Roofline: no floating-point work, so no point on a FLOP roofline"
+                + (" (MODEL: counted in the task's IR)" if r.model else ""))
     label = "MODEL roofline (counted in the task's IR, not measured)" if r.model else "Roofline"
     parts = [f"{label}: {r.intensity:.3f} FLOP/byte"]
     if r.seconds:

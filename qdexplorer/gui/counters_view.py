@@ -70,6 +70,7 @@ class CountersView(QWidget):
         self.roof.setLogMode(x=True, y=True)
         self.roof.setLabel("bottom", "arithmetic intensity (FLOP/byte)")
         self.roof.setLabel("left", "FLOP/s")
+        self.roof.getAxis("left").enableAutoSIPrefix(False)
         self.roof.setMinimumHeight(160)
         self.roof_title = QLabel("")
         self.roof_title.setWordWrap(True)
@@ -208,6 +209,10 @@ class CountersView(QWidget):
             ys = [min(ref.peak_flops, ref.peak_bytes * x) for x in xs]
             self.roof.plot(xs, ys, pen=pg.mkPen("#888", width=2))
         colors = ["#1e88e5", "#ef6c00"]
+        if not any(p.flops for p in points):
+            self.roof_title.setText("No floating-point work: the task has no point on a FLOP roofline "
+                                    "(all its time is data movement; see the memory figures).")
+            return
         for i, p in enumerate(points):
             x = max(p.intensity, 1e-4)
             y = p.achieved_flops if p.seconds else (min(ref.peak_flops, ref.peak_bytes * x) if ref.peak_bytes else 1.0)

@@ -1,7 +1,7 @@
 """On a GPU with ncu: the counters see a PTX edit, and do not see one that changes nothing.
 
-- doubling a task's global loads (volatile duplicates, `counters.edits`) doubles the L2 bytes read
-  (or the DRAM bytes: at least one of them must move ~2x);
+- doubling a task's global loads (a second load per element, of the bytes it overwrites:
+  `counters.edits`) doubles the L2 bytes read (or the DRAM bytes: one of them must move ~2x);
 - a no-op edit (a comment) moves no figure further than 3 repeated profiles of each side spread:
   |median(B) - median(A)| <= the larger of the two sides' ranges (deterministic figures: equal).
 The figures go to $QDX_COUNTERS_FIGURES (JSON) when it is set, for the closing note.
