@@ -80,9 +80,33 @@ def _util():
 
 
 def _lang_module():
-    qd = _lang()
-    attrs = _public(qd)
+    attrs = _public(_lang())
+    attrs["ops"] = quadrants_module("quadrants.lang.ops")  # read as `qd.lang.ops.logical_not` unimported
     return attrs
+
+
+def _ops():
+    """Quadrants' `quadrants.lang.ops`: the operators as functions (the language's own intrinsics)."""
+    import operator
+    from . import intrinsics
+    attrs = {k: v for k, v in vars(intrinsics).items() if isinstance(v, intrinsics.Intrinsic)}
+    attrs.update(add=operator.add, sub=operator.sub, mul=operator.mul, truediv=operator.truediv,
+                 floordiv=operator.floordiv, mod=operator.mod, neg=operator.neg, logical_not=operator.not_,
+                 bit_not=operator.invert, bit_and=operator.and_, bit_or=operator.or_, bit_xor=operator.xor)
+    return attrs
+
+
+def _enums():
+    from enum import IntEnum
+    qd = _lang()
+
+    class AutodiffMode(IntEnum):
+        NONE, VALIDATION, FORWARD, REVERSE = 0, 1, 2, 3
+
+    class SNodeGradType(IntEnum):
+        PRIMAL, ADJOINT, DUAL, ADJOINT_CHECKBIT = 0, 1, 2, 3
+
+    return {"AutodiffMode": AutodiffMode, "SNodeGradType": SNodeGradType, "Layout": qd.Layout}
 
 
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)
@@ -93,6 +117,8 @@ PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.types": _types,
     "quadrants.types.primitive_types": _primitive_types,
     "quadrants.types.annotations": _annotations,
+    "quadrants.types.enums": _enums,
+    "quadrants.lang.ops": _ops,
     "quadrants.math": lambda: _public(_lang().math),
     "quadrants.ad": lambda: _public(_lang().ad),
 }
@@ -122,7 +148,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if make is None:
             raise ModuleNotFoundError(f"{spec.name}: this Quadrants module is not provided by qdexplorer.lang "
                                       f"(see docs/language.md)", name=spec.name)
-        return _module(spec.name, make())
+        return quadrants_module(spec.name) if spec.name in PUBLIC else _module(spec.name, make())
 
     def exec_module(self, module):
         parent, _, child = module.__name__.rpartition(".")

@@ -19,6 +19,10 @@ class DType:
     def __repr__(self) -> str:
         return f"qd.{self.name}"
 
+    def to_string(self) -> str:
+        """Quadrants' `qd.f32.to_string()`: the short name."""
+        return self.name
+
     @property
     def is_float(self) -> bool:
         return self.kind == "f"

@@ -85,11 +85,16 @@ class CallLowering(LoweringBase):
             for x in items[1:]:
                 acc = self.binop("+", acc, x, node)
             return acc
-        if f is I.zero:  # qd.zero(x): zeros of x's type and shape
+        if f is I.loop_unique:  # a hint that each iteration touches distinct elements: the value itself
+            if not node.args:
+                self.err(node, "loop_unique(x) takes the value it marks")
+            return self.value(node.args[0])
+        if f is I.zero or f is I.one:  # qd.zero(x) / qd.one(x): zeros / ones of x's type and shape
             v = self.value(self.one_arg(node))
+            k = 0 if f is I.zero else 1
             if isinstance(v, Vec):
-                return Vec([self.zero_of(x, node) for x in v.items], v.shape)
-            return self.zero_of(v, node)
+                return Vec([self.zero_of(x, node, k) for x in v.items], v.shape)
+            return self.zero_of(v, node, k)
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
             to = i32 if f is builtins.int else f32
@@ -171,11 +176,11 @@ class CallLowering(LoweringBase):
             return out + ["]"]
         return [self.commit(v, a)]
 
-    def zero_of(self, x, node):
+    def zero_of(self, x, node, k: int = 0):
         if is_number(x):
-            return Py(type(x.value)(0))
+            return Py(type(x.value)(k))
         e = self.commit(x, node)
-        return ir.Const(0.0 if e.dtype.is_float else 0, e.dtype)
+        return ir.Const(float(k) if e.dtype.is_float else k, e.dtype)
 
     def abs_of(self, v, node):
         if is_number(v):
