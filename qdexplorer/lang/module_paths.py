@@ -89,7 +89,7 @@ def _ops():
     """Quadrants' `quadrants.lang.ops`: the operators as functions (the language's own intrinsics)."""
     import operator
     from . import intrinsics
-    attrs = {k: v for k, v in vars(intrinsics).items() if isinstance(v, intrinsics.Intrinsic)}
+    attrs: dict = {k: v for k, v in vars(intrinsics).items() if isinstance(v, intrinsics.Intrinsic)}
     attrs.update(add=operator.add, sub=operator.sub, mul=operator.mul, truediv=operator.truediv,
                  floordiv=operator.floordiv, mod=operator.mod, neg=operator.neg, logical_not=operator.not_,
                  bit_not=operator.invert, bit_and=operator.and_, bit_or=operator.or_, bit_xor=operator.xor)
