@@ -15,7 +15,7 @@ from .func import data_oriented  # noqa: F401
 from .tensor import Backend, Tensor, tensor, wrap  # noqa: F401
 from .log_levels import CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, set_logging_level  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
-                         atomic_or, atomic_sub, atomic_xor, bit_shr, one, zero,
+                         atomic_or, atomic_sub, atomic_xor, bit_shr, block_local, one, zero,
                          cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, random, randn, select, pow,
                          round, rsqrt, simt,
                          sin, sqrt, static, tan, tanh)

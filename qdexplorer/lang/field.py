@@ -154,6 +154,35 @@ class _Storage:
                                  f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
         return self._grad
 
+    _dual: "_Storage | None" = None  # the tangent (`x.dual`), allocated by needs_dual=True or lazy_dual()
+
+    @property
+    def dual(self) -> "_Storage":
+        """The tangent array that kernels run under `qd.ad.FwdMode` write (forward-mode autodiff)."""
+        if self._dual is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
+            d = Field(self.dtype, None, f"{self.name}_dual" if self.name else "", self.elem_shape)
+            d._grad_of = self  # placed by place(x, x.dual) beside its primal, as an unplaced adjoint is
+            self._dual = d
+        if self._dual is None:
+            raise AttributeError(f"{self._kind()} {self.name or ''} has no dual: allocate it with needs_dual=True "
+                                 f"or qd.root.lazy_dual() (forward-mode autodiff)")
+        return self._dual
+
+    def _with_dual(self, needs_dual: bool):
+        """Allocate the tangent next to the primal: same type, shape and element shape, zeroed."""
+        if needs_dual and self._dual is None:
+            if not self.dtype.is_float:
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_dual=True: "
+                                     f"duals need a float dtype (qd.f32 / qd.f64)")
+            d = copy.copy(self)
+            d.storage = np.zeros_like(self.storage)
+            d.name = f"{self.name}_dual" if self.name else ""
+            d._mirror, d._where, d._grad, d._dual = None, "host", None, None
+            d._registered()
+            runtime_api.adopt(d)
+            self._dual = d
+        return self
+
     def _with_grad(self, needs_grad: bool):
         """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
         if needs_grad:
@@ -163,7 +192,7 @@ class _Storage:
             g = copy.copy(self)
             g.storage = np.zeros_like(self.storage)
             g.name = f"{self.name}_grad" if self.name else ""
-            g._mirror, g._where, g._grad = None, "host", None
+            g._mirror, g._where, g._grad, g._dual = None, "host", None, None
             g._registered()
             runtime_api.adopt(g)
             self._grad = g
@@ -396,9 +425,11 @@ class Field(_Storage):
     _grad_of: "_Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
-    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False):
+    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
+                 needs_dual: bool = False):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
         self._needs_grad = needs_grad   # the adjoint is allocated with the storage (at placement when unplaced)
+        self._needs_dual = needs_dual
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
             self.shape = None  # type: ignore[assignment]
@@ -412,6 +443,7 @@ class Field(_Storage):
         self._registered()
         runtime_api.adopt(self)
         self._with_grad(self._needs_grad)
+        self._with_dual(getattr(self, "_needs_dual", False))
 
     @property
     def placed(self) -> bool:
@@ -446,8 +478,8 @@ class Field(_Storage):
     def __getattr__(self, name: str):
         if name in ("storage", "uid") and self.__dict__.get("shape", ()) is None:
             self._require_placed(f"using it ({name})")
-        if name == "grad":  # the property raised; Python then asks here: give its message, not a bare one
-            return _Storage.grad.fget(self)  # type: ignore[attr-defined]
+        if name in ("grad", "dual"):  # the property raised; Python then asks here: give its message
+            return getattr(_Storage, name).fget(self)
         raise AttributeError(f"'Field' object has no attribute '{name}'")
 
     def fill(self, value):

@@ -60,6 +60,7 @@ abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
 zero = Intrinsic("zero", "zero", lambda x: x * 0)  # qd.zero(x): zeros of x's type and shape
 one = Intrinsic("one", "one", lambda x: x * 0 + 1)  # qd.one(x): ones of x's type and shape
+block_local = Intrinsic("block_local", "block_local", lambda *fields: None)  # a GPU cache hint (BLS)
 loop_unique = Intrinsic("loop_unique", "loop_unique", lambda x, covers=None: x)  # Quadrants' misc.loop_unique hint
 bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on the operand's width
 # random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants

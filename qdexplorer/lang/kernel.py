@@ -11,7 +11,7 @@ import inspect
 
 import numpy as np
 
-from . import autodiff, ir, runtime_api
+from . import autodiff, autodiff_fwd, ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
@@ -293,12 +293,22 @@ class Kernel(KernelBase):
         return self if obj is None else BoundKernel(self, obj)
 
     def __call__(self, *args, **kwargs):
+        if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
+            return self.fwd(*args, **kwargs)
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
         return self.result(full)
+
+    @property
+    def fwd(self) -> "DualKernel":
+        """The forward-mode twin that `qd.ad.FwdMode` calls (made once, lowered lazily)."""
+        d = self.__dict__.get("_dual_kernel")
+        if d is None:
+            d = self.__dict__["_dual_kernel"] = DualKernel(self)
+        return d
 
     @property
     def grad(self) -> "GradKernel":
@@ -363,6 +373,43 @@ class GradKernel(Kernel):
         except QdCompileError as e:
             raise e.with_traceback(None) from None
         return self.result(full)
+
+
+class DualKernel(Kernel):
+    """`k` under `qd.ad.FwdMode`: its tasks also carry each float's tangent into the fields' `.dual`
+    (lang/autodiff_fwd.py); specialised as `k`, whose primal results it computes too."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.fwd"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+
+    def __repr__(self) -> str:
+        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        primal = self.primal.tasks(spec, memo)
+        duals = tuple(sorted({int(a.key) for t in primal for a in t.implicit  # lazy_dual() may add some later
+                              if a.role == "field" and _field_dual(int(a.key)) is not None}))
+        key = (spec, runtime_api.debug(), duals)
+        if key not in self._tasks:
+            self._tasks[key] = autodiff_fwd.dual_tasks(self.name, primal, _field_dual)
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def __call__(self, *args, **kwargs):
+        try:
+            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+        except QdCompileError as e:
+            raise e.with_traceback(None) from None
+        return self.result(full)
+
+
+def _field_dual(uid: int):
+    return Field.by_uid(uid)._dual
 
 
 def _field_grad(uid: int):

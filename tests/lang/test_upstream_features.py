@@ -200,9 +200,7 @@ def test_layout_is_accepted_for_struct_fields():
 
 
 @pytest.mark.parametrize("what, call", [
-    ("qd.ad.FwdMode", lambda x: qd.ad.FwdMode(loss=x, param=x, seed=[1.0])),
-    ("needs_dual", lambda x: qd.field(qd.f32, shape=3, needs_dual=True)),
-    ("lazy_dual", lambda x: qd.root.lazy_dual()),
+    ("needs_dual", lambda x: qd.ndarray(qd.f32, shape=3, needs_dual=True)),
     ("dynamic SNode", lambda x: qd.root.dense(qd.i, 4).dynamic(qd.j, 16)),
     ("checkpoints", lambda x: qd.kernel(checkpoints=True)),
 ])

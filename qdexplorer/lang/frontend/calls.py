@@ -85,6 +85,8 @@ class CallLowering(LoweringBase):
             for x in items[1:]:
                 acc = self.binop("+", acc, x, node)
             return acc
+        if f is I.block_local:  # a GPU block-local cache hint (BLS): nothing to compute
+            return Py(None)
         if f is I.loop_unique:  # a hint that each iteration touches distinct elements: the value itself
             if not node.args:
                 self.err(node, "loop_unique(x) takes the value it marks")
