@@ -175,7 +175,7 @@ def dual_task(task: ir.Task, kernel_name: str, index: int, duals: dict, implicit
 def dual_tasks(kernel_name: str, tasks: list, field_dual) -> list:
     """The tasks of `kernel_name`, the forward-mode twin of `tasks`. `field_dual(uid)`: the dual
     field of a field, or None."""
-    out = []
+    out: list = []
     for t in tasks:
         duals, implicit = {}, {}
         for a in t.implicit:
