@@ -416,6 +416,11 @@ class _Reverse:
         elif op == "%":
             self.backprop(x, a, out)
             self.backprop(y, ir.UnOp("neg", _b("*", a, _m("floor", dt, _b("/", x, y, dt)), dt), dt), out)
+        elif op == "rmod":  # fmod(x, y) = x - trunc(x / y) * y
+            self.backprop(x, a, out)
+            q = _b("/", x, y, dt)
+            trunc = ir.Select(ir.Compare("<", q, _c(0, dt), u1), _m("ceil", dt, q), _m("floor", dt, q), dt)
+            self.backprop(y, ir.UnOp("neg", _b("*", a, trunc, dt), dt), out)
         elif op == "//":
             return
         else:

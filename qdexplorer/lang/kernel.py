@@ -293,6 +293,7 @@ class Kernel(KernelBase):
         return self if obj is None else BoundKernel(self, obj)
 
     def __call__(self, *args, **kwargs):
+        kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
             return self.fwd(*args, **kwargs)
         try:

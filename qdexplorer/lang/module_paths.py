@@ -79,10 +79,6 @@ def _util():
     return {"has_pytorch": has_pytorch, "has_clangpp": lambda: False, "to_numpy_type": to_numpy_type}
 
 
-def _lang_module():
-    attrs = _public(_lang())
-    attrs["ops"] = quadrants_module("quadrants.lang.ops")  # read as `qd.lang.ops.logical_not` unimported
-    return attrs
 
 
 def _ops():
@@ -111,7 +107,6 @@ def _enums():
 
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)
 PUBLIC: dict[str, Callable[[], dict]] = {
-    "quadrants.lang": _lang_module,
     "quadrants.lang.exception": _exception,
     "quadrants.lang.util": _util,
     "quadrants.types": _types,
@@ -119,8 +114,15 @@ PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.types.annotations": _annotations,
     "quadrants.types.enums": _enums,
     "quadrants.lang.ops": _ops,
-    "quadrants.math": lambda: _public(_lang().math),
-    "quadrants.ad": lambda: _public(_lang().ad),
+}
+
+# Quadrants module path -> the module of this package that is it (imported as itself, not copied)
+SAME: dict[str, str] = {
+    "quadrants.lang": "qdexplorer.lang.lang",
+    "quadrants.math": "qdexplorer.lang.math",
+    "quadrants.ad": "qdexplorer.lang.ad",
+    "quadrants.linalg": "qdexplorer.lang.linalg",
+    "quadrants.profiler": "qdexplorer.lang.profiler",
 }
 
 
@@ -144,6 +146,13 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
+        if spec.name in SAME:
+            mod = importlib.import_module(SAME[spec.name])
+            if not hasattr(mod, "__path__"):
+                mod.__path__ = []  # so `quadrants.lang.exception` can be imported below it
+            if spec.name == "quadrants.lang" and "ops" not in vars(mod):
+                mod.ops = quadrants_module("quadrants.lang.ops")  # read as `qd.lang.ops.abs` unimported
+            return mod
         make = self.table.get(spec.name)
         if make is None:
             raise ModuleNotFoundError(f"{spec.name}: this Quadrants module is not provided by qdexplorer.lang "
@@ -152,7 +161,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         parent, _, child = module.__name__.rpartition(".")
-        if parent in sys.modules:
+        if parent in sys.modules and child not in vars(sys.modules[parent]):  # never shadow qd.types & co
             setattr(sys.modules[parent], child, module)
 
 

@@ -66,6 +66,7 @@ def init(arch: str = cpu, **options):
     seed = options.pop("random_seed", 0)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"qd.init(random_seed=...) takes an integer, got {seed!r}")
+    _config["kernel_profiler"] = bool(options.pop("kernel_profiler", False))
     result = _hook("init")(arch, **options)
     _config["arch"] = {cpu: cpu, cuda: cuda}.get(result, cpu)
     _config["options"] = dict(options)
@@ -118,6 +119,9 @@ def num_compiled() -> int:
 def call_kernel(kernel, bound: dict) -> dict:
     """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
     (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
+    if _config.get("kernel_profiler"):
+        from .profiler import timed_call
+        return timed_call(kernel.name, lambda: _hook("call")(kernel, bound))
     return _hook("call")(kernel, bound)
 
 

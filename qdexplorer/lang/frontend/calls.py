@@ -15,6 +15,7 @@ import numpy as np
 from .. import intrinsics as I
 from .. import ir
 from .. import qdmath
+from .. import host_matrix as H
 from .. import vector_types as V
 from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
@@ -85,18 +86,15 @@ class CallLowering(LoweringBase):
             for x in items[1:]:
                 acc = self.binop("+", acc, x, node)
             return acc
-        if f is I.block_local:  # a GPU block-local cache hint (BLS): nothing to compute
-            return Py(None)
         if f is I.loop_unique:  # a hint that each iteration touches distinct elements: the value itself
             if not node.args:
                 self.err(node, "loop_unique(x) takes the value it marks")
             return self.value(node.args[0])
-        if f is I.zero or f is I.one:  # qd.zero(x) / qd.one(x): zeros / ones of x's type and shape
+        if f is I.zero:  # qd.zero(x): zeros of x's type and shape
             v = self.value(self.one_arg(node))
-            k = 0 if f is I.zero else 1
             if isinstance(v, Vec):
-                return Vec([self.zero_of(x, node, k) for x in v.items], v.shape)
-            return self.zero_of(v, node, k)
+                return Vec([self.zero_of(x, node) for x in v.items], v.shape)
+            return self.zero_of(v, node)
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
             to = i32 if f is builtins.int else f32
@@ -178,11 +176,11 @@ class CallLowering(LoweringBase):
             return out + ["]"]
         return [self.commit(v, a)]
 
-    def zero_of(self, x, node, k: int = 0):
+    def zero_of(self, x, node):
         if is_number(x):
-            return Py(type(x.value)(k))
+            return Py(type(x.value)(0))
         e = self.commit(x, node)
-        return ir.Const(float(k) if e.dtype.is_float else k, e.dtype)
+        return ir.Const(0.0 if e.dtype.is_float else 0, e.dtype)
 
     def abs_of(self, v, node):
         if is_number(v):
@@ -203,7 +201,30 @@ class CallLowering(LoweringBase):
                 dt = as_dtype(self.eval_static(rest[0]))
             return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
         statics: dict[object, str] = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
-                   V.Matrix.zero: "mzero"}
+                   V.Matrix.zero: "mzero", V.Matrix.one: "mone", V.Matrix.unit: "unit"}
+        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value
+            n = self.eval_static(node.args[0])
+            x = self.value(node.args[1])
+            zero = self.zero_of(x, node)
+            return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
+        if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)
+            seq = self.value(node.args[0])
+            vecs = seq if isinstance(seq, list) else seq.items if isinstance(seq, Seq) else \
+                [py_value(x) for x in seq.value] if isinstance(seq, Py) and isinstance(seq.value, (list, tuple)) else []
+            vecs = [v if isinstance(v, Vec) else self.vec_literal([v], node) for v in vecs]
+            if not vecs or not all(isinstance(v, Vec) and len(v.shape) == 1 for v in vecs):
+                self.err(node, "qd.Matrix.rows/cols takes a list of vectors")
+            k, n = len(vecs), vecs[0].shape[0]
+            if f is V.Matrix.rows:
+                return Vec([x for v in vecs for x in v.items], (k, n))
+            return Vec([vecs[c].items[r] for r in range(n) for c in range(k)], (n, k))
+        method = _CLASS_METHODS.get(f) if isinstance(f, types.FunctionType) else None
+        if method is not None:  # qd.Vector.normalized(v, eps), qd.Matrix.transpose(m): v's own method
+            v = self.value(node.args[0])
+            if not isinstance(v, Vec):
+                self.err(node, f"qd.Vector.{method}(v, ...) needs a vector or matrix as v", QuadrantsTypeError)
+            return self.vec_call_method(VecMethod(v, _KERNEL_NAME.get(method, method)),
+                                        ast.Call(func=node.func, args=node.args[1:], keywords=node.keywords))
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:
             a = [self.eval_static(x) for x in node.args]
@@ -271,6 +292,10 @@ class CallLowering(LoweringBase):
             dt = promote(ea.dtype, eb.dtype)
             acc = ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
         return acc
+
+
+_CLASS_METHODS = {fn: name for name, fn in H.METHODS.items()}
+_KERNEL_NAME = {"get_shape": "shape"}
 
 
 def _kernel_twin(name) -> str:

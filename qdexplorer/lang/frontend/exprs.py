@@ -271,7 +271,7 @@ class ExprLowering(LoweringBase):
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):
-        result: ir.Expr | None = None
+        result: Any = None
         left = self.value(node.left)
         if isinstance(left, Py) and (not is_number(left) or any(type(op) not in CMPOPS for op in node.ops)):
             return self.static_compare(node, left)
@@ -280,10 +280,16 @@ class ExprLowering(LoweringBase):
             if opname is None:
                 self.err(node, f"comparison '{type(op).__name__}' is not supported in kernels")
             right = self.value(right_node)
-            if isinstance(left, Vec) or isinstance(right, Vec):
-                if len(node.ops) != 1:
-                    self.err(node, "chained comparisons of vectors are not supported")
-                return self.vec_binop(opname, left, right, node)
+            if isinstance(left, Vec) or isinstance(right, Vec) or isinstance(result, Vec):
+                # `a <= x <= b` of vectors: componentwise comparisons joined componentwise, as Quadrants
+                # lowers a chain to `(a <= x) and (x <= b)` on each component
+                step = self.vec_binop(opname, left, right, node) if isinstance(left, Vec) or isinstance(right, Vec) \
+                    else cast(self.commit(self.scalar_binop(opname, left, right, node), node), i32)
+                result = step if result is None else self.vec_binop_with(
+                    lambda p, q: self.binop("&", cast(self.commit(p, node), i32), cast(self.commit(q, node), i32), node),
+                    result if isinstance(result, Vec) else cast(result, i32), step, node, "a chained comparison")
+                left = right
+                continue
             c: ir.Expr
             if is_number(left) and is_number(right):
                 holds = eval(f"a {opname} b", {}, {"a": left.value, "b": right.value})  # noqa: S307
@@ -412,7 +418,7 @@ def _pure(e: ir.Expr) -> bool:
     for n in ir.walk(e):
         if not isinstance(n, _PURE):
             return False
-        if isinstance(n, ir.BinOp) and n.op in ("//", "%") and n.dtype.is_int and \
+        if isinstance(n, ir.BinOp) and n.op in ("//", "%", "rdiv", "rmod") and n.dtype.is_int and \
                 not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
             return False
     return True
