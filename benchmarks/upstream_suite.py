@@ -256,6 +256,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (at most 2)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test case")
     ap.add_argument("--batch", type=int, default=8, help="files per pytest session")
+    ap.add_argument("--order", choices=("name", "size"), default="name",
+                    help="size: smallest files first (the most files measured soonest)")
     ap.add_argument("--reverse", action="store_true",
                     help="take the files last first (a second run sharing WORK meets the first in the middle)")
     ap.add_argument("--out", type=Path, default=HERE / "upstream_suite.json")
@@ -269,6 +271,8 @@ def main(argv=None) -> int:
         raise SystemExit(f"upstream_suite: not an upstream test file here (or left out): {', '.join(unknown)}")
     if not a.report_only:
         order = named or files
+        if a.order == "size":
+            order = sorted(order, key=lambda f: (tree / "tests/python" / f).stat().st_size)
         if a.reverse:
             order = order[::-1]
         for i in range(0, len(order), a.batch):  # real then ours per batch: ours results come early
