@@ -183,6 +183,10 @@ class _Storage:
             self._dual = d
         return self
 
+    def _unwrap(self) -> "_Storage":
+        """What Quadrants' `qd.Tensor` wrapper gives back: `qd.tensor` returns the array itself here."""
+        return self
+
     def has_grad(self) -> bool:
         return self._grad is not None
 
