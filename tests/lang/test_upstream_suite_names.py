@@ -53,3 +53,14 @@ def test_enums_and_ops_module_paths():
             "assert ops.sqrt is qd.sqrt and qd.lang.ops is ops and ops.add(2, 3) == 5\n")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
+
+
+def test_init_cuda_without_a_gpu_falls_back_to_the_cpu_unless_told_not_to():
+    """Quadrants' qd.init(arch=qd.cuda) falls back to the CPU with a warning (enable_fallback=True)."""
+    from qdexplorer.runtime.cuda.detect import cuda_status
+    if cuda_status().available:
+        pytest.skip("a GPU is here: nothing falls back")
+    with pytest.warns(UserWarning, match="falling back to the CPU"):
+        assert qd.init(arch=qd.cuda) == qd.cpu
+    with pytest.raises(RuntimeError, match="CUDA is unavailable"):
+        qd.init(arch=qd.cuda, enable_fallback=False)
