@@ -64,3 +64,18 @@ def test_init_cuda_without_a_gpu_falls_back_to_the_cpu_unless_told_not_to():
         assert qd.init(arch=qd.cuda) == qd.cpu
     with pytest.raises(RuntimeError, match="CUDA is unavailable"):
         qd.init(arch=qd.cuda, enable_fallback=False)
+
+
+@pytest.mark.parametrize("body, what", [("return not x", "'not'"), ("return ~x", "'~'"),
+                                        ("return qd.math.ffs(x)", "ffs")])
+def test_logical_and_bit_operators_on_floats_are_type_errors(tmp_path, body, what):
+    """Quadrants: `not`, `~` and ffs take integral inputs only (upstream test_unary_ops)."""
+    src = tmp_path / "k.py"
+    src.write_text("import qdexplorer.lang as qd\n\n@qd.kernel\ndef k(x: qd.f32) -> qd.i32:\n    " + body + "\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("k_mod", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(qd.QuadrantsTypeError, match="takes integral inputs only") as e:
+        mod.k(1.0)
+    assert what in str(e.value)

@@ -265,9 +265,11 @@ class ExprLowering(LoweringBase):
         if isinstance(node.op, ast.UAdd):
             return e
         if isinstance(node.op, ast.Not):
+            if e.dtype.is_float:  # Quadrants' logical_not is integral-only (`not 1.0` is a type error)
+                self.err(node, f"'not' (logical_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
             return ir.UnOp("not", truthy(e), u1)
         if not e.dtype.is_int:
-            self.err(node, "'~' needs an integer operand")
+            self.err(node, f"'~' (bit_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):
