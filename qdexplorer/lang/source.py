@@ -126,8 +126,10 @@ def _file_defs(file: str, lines: list[str]) -> dict[str, list[ast.FunctionDef | 
 def _lambda_def(node: ast.Lambda) -> ast.FunctionDef:
     """`lambda a, b: e` as `def <lambda>(a, b): return e`, at the lambda's position."""
     ret = ast.copy_location(ast.Return(node.body), node.body)
-    fdef = ast.FunctionDef("<lambda>", node.args, [ret], [], None, None, type_params=[]) \
-        if sys.version_info >= (3, 12) else ast.FunctionDef("<lambda>", node.args, [ret], [], None, None)
+    fdef = ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[], returns=None,
+                           type_comment=None)
+    if sys.version_info >= (3, 12):
+        setattr(fdef, "type_params", [])  # noqa: B010 - a field only 3.12's ast has
     return ast.copy_location(fdef, node)
 
 

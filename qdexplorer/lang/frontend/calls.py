@@ -129,8 +129,9 @@ class CallLowering(LoweringBase):
         if _foldable(f):  # compile-time Python, as Quadrants runs Python functions while it compiles:
             static = self.static_call_args(node)  # on constants it is called now (math.exp(2.0) folds) ...
             if static is not None:
+                call: Any = f
                 try:
-                    return py_value(f(*static[0], **static[1]))
+                    return py_value(call(*static[0], **static[1]))
                 except Exception as e:  # noqa: BLE001 - reported at the user's line
                     self.err(node, f"calling {name}(...) at compile time failed: {type(e).__name__}: {e}")
             if isinstance(f, types.FunctionType) and f.__module__ not in _PY_MODULES:  # ... on kernel values a
@@ -225,8 +226,8 @@ class CallLowering(LoweringBase):
             zero = self.zero_of(x, node)
             return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
         if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)
-            seq = self.value(node.args[0])
-            vecs = seq if isinstance(seq, list) else seq.items if isinstance(seq, Seq) else \
+            seq: Any = self.value(node.args[0])
+            vecs: list[Any] = seq if isinstance(seq, list) else seq.items if isinstance(seq, Seq) else \
                 [py_value(x) for x in seq.value] if isinstance(seq, Py) and isinstance(seq.value, (list, tuple)) else []
             vecs = [v if isinstance(v, Vec) else self.vec_literal([v], node) for v in vecs]
             if not vecs or not all(isinstance(v, Vec) and len(v.shape) == 1 for v in vecs):
@@ -235,7 +236,7 @@ class CallLowering(LoweringBase):
             if f is V.Matrix.rows:
                 return Vec([x for v in vecs for x in v.items], (k, n))
             return Vec([vecs[c].items[r] for r in range(n) for c in range(k)], (n, k))
-        method = _CLASS_METHODS.get(f) if isinstance(f, types.FunctionType) else None
+        method = _CLASS_METHODS.get(f) if isinstance(f, types.FunctionType) else None  # type: ignore[call-overload]
         if method is not None:  # qd.Vector.normalized(v, eps), qd.Matrix.transpose(m): v's own method
             v = self.value(node.args[0])
             if not isinstance(v, Vec):
