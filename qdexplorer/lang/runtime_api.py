@@ -69,6 +69,7 @@ def init(arch: str = cpu, **options):
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"qd.init(random_seed=...) takes an integer, got {seed!r}")
     _config["kernel_profiler"] = bool(options.pop("kernel_profiler", False))
+    _config["default_ip"], _config["default_fp"] = _default_type(options, "default_ip"), _default_type(options, "default_fp")
     result = _hook("init")(arch, **options)
     _config["arch"] = {cpu: cpu, cuda: cuda}.get(result, cpu)
     _config["options"] = dict(options)
@@ -76,6 +77,20 @@ def init(arch: str = cpu, **options):
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
     return result
+
+
+def _default_type(options: dict, key: str):
+    """qd.init's default_ip (qd.i32 or qd.i64) / default_fp (qd.f32 or qd.f64): the type of Python
+    numbers in kernels. Popped, so that nothing below sees an option it does not know."""
+    from .types import as_dtype
+    v = options.pop(key, None)
+    if v is None:
+        return None
+    dt = as_dtype(v)
+    allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
+    if dt is None or dt.name not in allowed:
+        raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
+    return dt
 
 
 def current_arch() -> Arch:
@@ -96,6 +111,7 @@ def reset():
     _compiled.clear()
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
+    _config["default_ip"] = _config["default_fp"] = None
     return _hook("reset")()
 
 
