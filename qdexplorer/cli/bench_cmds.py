@@ -24,6 +24,7 @@ from ..lang.errors import QdError
 from ..project.data_folder import history_path
 from ..arg_types import at_least, percent, probability, seconds
 from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history
+from ..wording import plural
 
 
 def add_commands(sub: Any) -> None:
@@ -132,7 +133,7 @@ def cmd_bench(a) -> int:
         flush = ", L2 flushed before each launch" if ctx.l2_flush else ""
         clock = f", SM clock {ctx.clocks_mhz['sm']:.0f} MHz while timing" if ctx.clocks_mhz.get("sm") else ""
         clock += f" (locked at {ctx.clocks_mhz['locked_sm']} MHz)" if ctx.clocks_mhz.get("locked_sm") else ""
-        print(f"{len(run.launches)} launches of {len(rows)} tasks in {ctx.rounds} rounds ({ctx.backend}, "
+        print(f"{plural(len(run.launches), 'launch')} of {plural(len(rows), 'task')} in {plural(ctx.rounds or 1, 'round')} ({ctx.backend}, "
               f"{ctx.device}; timer resolution {res:.3g} µs{flush}{clock}); "
               + (f"saved as {run.label} in {where}" if where else "not saved"))
     return 0 if run.status == "complete" else 1
@@ -164,7 +165,8 @@ def _fresh_pair(a):
             print(f"A/A: {a.a} against itself, nothing differs between the sides", file=sys.stderr)
         if a.rounds < 1 or a.repeat < 1:
             raise QdError("--rounds and --repeat must be at least 1")
-        print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
+        print(f"interleaving {a.a} and {a.b}: {plural(a.rounds, 'round')} a side, {plural(a.repeat, 'repeat')} a side in each",
+              file=sys.stderr)
         with locked_clocks(a, {eng.backend for eng in engines.values()}):
             return interleaved(sa, sb, a.workload, rounds=a.rounds, per_round=a.repeat,
                                warmup=1 if a.warmup is None else a.warmup, seed=a.seed, flush_l2=a.flush_l2)
@@ -247,8 +249,8 @@ def cmd_runs(a) -> int:
         width = max(len(s.label) for s in runs)
         for s in runs:
             flag = "" if s.status == "complete" else f"  [{s.status}]"
-            print(f"{s.label:<{width}}  #{s.id:<4} {_when(s.created)}  {s.backend:<4} {s.launches:>6} launches  "
-                  f"{s.tasks:>3} tasks  {s.git}{flag}")
+            print(f"{s.label:<{width}}  #{s.id:<4} {_when(s.created)}  {s.backend:<4} {plural(s.launches, 'launch'):>14}  "
+                  f"{plural(s.tasks, 'task'):>9}  {s.git}{flag}")
     return 0
 
 
@@ -256,7 +258,7 @@ def cmd_export(a) -> int:
     kind, path = next((k, getattr(a, k)) for k in ("perfetto", "csv", "json") if getattr(a, k))
     with open_history(a.project, create=False) as h:
         run = h.load(a.run)
-    print(f"wrote {write(run, path, kind)} ({len(run.launches)} launches of {run.label})")
+    print(f"wrote {write(run, path, kind)} ({plural(len(run.launches), 'launch')} of {run.label})")
     return 0
 
 

@@ -17,6 +17,7 @@ from ..engine import Engine
 from ..lang.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
 from .common import add_cluster_args, add_project_args, make_engine, open_history
+from ..wording import plural
 
 CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
 
@@ -132,7 +133,7 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}, indent=2))
     else:
         print(result.table())
-        print(f"{len(result.runs)} runs " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
+        print(f"{plural(len(result.runs), 'run')} " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
                                              if history else "not saved"), file=sys.stderr)
     return 0 if result.status == "complete" else 1
 

@@ -21,6 +21,7 @@ from ..project.data_folder import history_path
 from ..session import Session
 from .compare_view import CompareView
 from .history_view import HistoryView
+from ..wording import plural
 
 ROUNDS, PER_ROUND = 8, 5      # Compare with generated: 8 × (A, B) rounds of 5 timed repeats each
 
@@ -116,7 +117,7 @@ class BenchActions(QObject):
     def _benched(self, run):
         self.win.stop_act.setEnabled(False)
         self.run_name.clear()
-        self.win.log(f"saved run {run.label}: {len(run.launches)} launches of {len(run.tasks())} tasks "
+        self.win.log(f"saved run {run.label}: {plural(len(run.launches), 'launch')} of {plural(len(run.tasks()), 'task')} "
                      f"({run.status}{': ' + run.message if run.message else ''})")
         self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
         self._open()

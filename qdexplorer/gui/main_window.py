@@ -41,6 +41,7 @@ from .theme import apply_theme, current_theme
 from .timings import TimingsPanel
 from .trust_dialog import confirm_trust
 from .workers import error_text
+from ..wording import plural
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
@@ -397,7 +398,7 @@ class MainWindow(QMainWindow):
             return
         kernel_errors = [k.error for k in self.session.kernels.values() if k.error]
         broken = self.tree.file_errors
-        msg = f"{done.tasks} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
+        msg = f"{plural(done.tasks, 'task')} compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
         if broken:
             f, m = next(iter(broken.items()))
             msg = f"{Path(f).name} does not load ({m.split(': ', 1)[-1]}); its kernels are marked, " + msg
