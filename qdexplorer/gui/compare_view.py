@@ -16,12 +16,15 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter / SVGExporter
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..bench.run import TOTAL
+from ..compiler.safe_files import write_file
+from .image_bytes import png_bytes
 from .theme import PLOT, current_theme
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
@@ -468,11 +471,14 @@ class CompareView(QWidget):
         scene_item = self.chart.ci
         if path.suffix.lower() == ".svg":
             # QtSvg's generator: pyqtgraph's own SVGExporter cannot parse the paths recent Qt writes
-            from PySide6.QtCore import QRect, QSize
+            from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
             from PySide6.QtGui import QPainter
             from PySide6.QtSvg import QSvgGenerator
+            data = QByteArray()
+            buf = QBuffer(data)
+            buf.open(QIODevice.OpenModeFlag.WriteOnly)
             gen = QSvgGenerator()
-            gen.setFileName(str(path))
+            gen.setOutputDevice(buf)   # into memory, then written by write_file: a planted link is refused
             size = self.chart.size()
             gen.setSize(QSize(size.width(), size.height()))
             gen.setViewBox(QRect(0, 0, size.width(), size.height()))
@@ -480,11 +486,13 @@ class CompareView(QWidget):
             painter = QPainter(gen)
             self.chart.render(painter)
             painter.end()
+            buf.close()
+            write_file(path, bytes(data.data()))
         elif path.suffix.lower() == ".png":
             ex = pg.exporters.ImageExporter(scene_item)   # the size on screen, in the window's theme
             ex.parameters()["width"] = int(self.chart.width())
             ex.parameters()["background"] = pg.mkColor(PLOT[self.theme]["background"])
-            ex.export(str(path))
+            write_file(path, png_bytes(ex.export(toBytes=True)))
         else:
             raise ValueError(f"export the chart as .png or .svg, not {path.suffix or 'no suffix'}")
         return path
@@ -493,9 +501,9 @@ class CompareView(QWidget):
         """The comparison's numbers as CSV or JSON (by the file's suffix)."""
         path = Path(path)
         if path.suffix.lower() == ".json":
-            path.write_text(json.dumps(self.comparison.to_dict(), indent=2))
+            write_file(path, json.dumps(self.comparison.to_dict(), indent=2))
         elif path.suffix.lower() == ".csv":
-            path.write_text(self.comparison.to_csv())
+            write_file(path, self.comparison.to_csv())
         else:
             raise ValueError(f"export the numbers as .csv or .json, not {path.suffix or 'no suffix'}")
         return path

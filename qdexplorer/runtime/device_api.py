@@ -1,6 +1,6 @@
 """What the engine may ask of a device, wherever the device lives.
 
-`LocalDevice` (this process), `DeviceClient` (a worker process) and, later, a remote device all
+`LocalDevice` (this process) and `DeviceClient` (a device in a worker process or a Ray actor)
 take the same records and honour the same `Device` protocol, so the engine never asks which one
 it holds. Everything here is a plain picklable record: it crosses a pipe, or a network, as is.
 """

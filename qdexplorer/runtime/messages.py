@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from .device_api import LoadItem, LoadResult, RunJob, RunOutcome
 from .launch import LaunchTiming
 from .shared_arrays import Layout
@@ -28,9 +30,11 @@ class UnloadMsg:
 
 @dataclass(frozen=True)
 class RunMsg:
-    """A run over arrays in shared memory (`layout`) and the scalars, which travel by value."""
+    """A run over `arrays` and the scalars, which travel by value. The arrays are a `Layout` of a
+    shared memory-mapped file where the device shares this machine's memory (the worker), the
+    arrays themselves where it does not (a Ray actor: its object store carries them)."""
     job: RunJob
-    layout: Layout
+    arrays: Layout | dict[str, np.ndarray]
     scalars: dict[str, Any]
 
 
@@ -80,7 +84,9 @@ class TimingsMsg:
 
 @dataclass(frozen=True)
 class CheckpointMsg:
-    """The shared arrays hold the first timed pass's outputs."""
+    """The run's arrays hold the first timed pass's outputs: in the shared file, or here, for a
+    run whose arrays travelled by value."""
+    arrays: dict[str, np.ndarray] | None = None
 
 
 Reply = Ready | Ok | Failed | Faulted | TimingsMsg | CheckpointMsg

@@ -114,3 +114,31 @@ def test_a_cluster_gpu_needs_no_cuda_on_this_machine(demo, tmp_path, monkeypatch
         assert eng.backend == "cuda" and eng.target == "nvptx"
         eng.set_backend("cpu")
         eng.set_backend("cuda")   # switching back is allowed too: the cluster says whether it has one
+
+
+READ_ONLY = """
+import numpy as np
+import qdexplorer.lang as qd
+
+@qd.kernel
+def double(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+    for i in range(x.shape[0]):
+        y[i] = x[i] * 2.0
+
+@qd.workload(double, check=lambda b, a: np.testing.assert_array_equal(a["y"], b["x"] * 2))
+def read_only(rng):
+    x = np.arange(64, dtype=np.float32)
+    x.flags.writeable = False   # only read: the kernel may take it, the copy back must leave it
+    return dict(x=x, y=np.zeros(64, np.float32))
+"""
+
+
+def test_a_read_only_input_runs_on_the_ray_device_as_it_does_in_the_worker(tmp_path, cluster_address):
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "k.py").write_text(READ_ONLY)
+    with Engine(tmp_path / "p", backend="cpu", workers=1, cache_dir=str(tmp_path / "c")) as local:
+        (here,) = local.run(["read_only"], repeat=2)
+    with Engine(tmp_path / "p", backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as remote:
+        (there,) = remote.run(["read_only"], repeat=2)
+    assert here.status == "passed", here.error
+    assert (there.status, there.error, there.launches) == (here.status, here.error, here.launches)

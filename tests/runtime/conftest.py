@@ -10,7 +10,7 @@ from qdexplorer.lang.bounds import trip_counts
 from qdexplorer.project.loader import load_project
 from qdexplorer.runtime.device import LocalDevice
 from qdexplorer.runtime.device_api import LoadItem, RunJob
-from qdexplorer.runtime.worker import DeviceClient
+from qdexplorer.runtime.worker import worker_device
 
 THREE = textwrap.dedent("""\
     import qdexplorer.lang as qd
@@ -70,7 +70,7 @@ def host(tmp_path_factory):
 
 @pytest.fixture(params=["local", "worker"])
 def device(request, host):
-    dev = LocalDevice("cpu") if request.param == "local" else DeviceClient("cpu", timeout=30.0)
+    dev = LocalDevice("cpu") if request.param == "local" else worker_device("cpu", timeout=30.0)
     try:
         results = dev.load(host.items)
         assert [r.ok for r in results] == [True] * 3, results

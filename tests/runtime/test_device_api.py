@@ -7,7 +7,7 @@ import numpy as np
 
 from qdexplorer.runtime.device import LocalDevice
 from qdexplorer.runtime.device_api import Device
-from qdexplorer.runtime.worker import DeviceClient
+from qdexplorer.runtime.client import DeviceClient
 
 from .conftest import Recorder
 
@@ -74,3 +74,15 @@ def test_a_task_that_is_not_loaded_ends_the_run_with_its_error(device, host):
     out = device.run(host.job(args, repeat=3), args, sink, threading.Event())
     assert out.fault_task == host.names[1] and "not loaded" in out.error
     assert out.launches == sink.launches == 1 and sink.at_checkpoint == []
+
+
+def test_a_read_only_input_is_only_read_and_the_run_is_checked(device, host):
+    """An input the caller made read-only reaches the device and is read there; the copy back at the
+    checkpoint leaves it alone (on every path: in-process, the worker's pipe; tests/remote: Ray)."""
+    x = np.arange(10, dtype=np.float32)
+    x.flags.writeable = False
+    args = {"x": x}
+    sink = Recorder(args)
+    out = device.run(host.job(args, repeat=2), args, sink, threading.Event())
+    assert out.error == "" and out.launches == 6 and len(sink.at_checkpoint) == 1
+    np.testing.assert_array_equal(x, np.arange(10, dtype=np.float32))   # untouched

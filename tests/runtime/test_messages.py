@@ -46,6 +46,23 @@ def test_load_unload_and_run_through_serve(host):
         dev.close()
 
 
+def test_a_run_whose_arrays_travel_by_value_sends_its_outputs_at_the_checkpoint(host):
+    """A Ray actor gets the arrays themselves, read-only as its object store hands them out; the
+    device works on its own copy and the checkpoint carries the first pass's outputs back."""
+    dev = LocalDevice("cpu")
+    try:
+        _serve(dev, LoadMsg(host.items))
+        x = np.arange(100, dtype=np.float32)
+        x.flags.writeable = False
+        answer, sent = _serve(dev, RunMsg(host.job({"x": x}, repeat=3), {"x": x}, {}))
+        assert isinstance(answer, Ok) and answer.value.launches == 9
+        (check,) = [m for m in sent if isinstance(m, CheckpointMsg)]
+        np.testing.assert_array_equal(check.arrays["x"], (x + 1) * 2 - 3)
+        np.testing.assert_array_equal(x, np.arange(100, dtype=np.float32))   # the sent array is untouched
+    finally:
+        dev.close()
+
+
 def test_a_failed_request_is_reported_and_the_device_serves_on(host, tmp_path):
     dev = LocalDevice("cpu")
     try:

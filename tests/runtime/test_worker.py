@@ -14,7 +14,7 @@ from qdexplorer.lang.bounds import trip_counts
 from qdexplorer.project.loader import load_project
 from qdexplorer.runtime.device_api import LoadItem, RunJob
 from qdexplorer.runtime.faults import WorkerFault
-from qdexplorer.runtime.worker import DeviceClient
+from qdexplorer.runtime.worker import worker_device
 
 from .conftest import Recorder
 
@@ -107,28 +107,28 @@ def test_the_client_replaces_a_hung_worker_and_reloads_what_it_had(faulty):
     project = load_project(faulty)
     tasks = {name: project.kernels[name].tasks() for name in ("spin", "fine")}
     compiled = {name: Pipeline(InlineCompiler(), memo=False).compile(ts, "host") for name, ts in tasks.items()}
-    dev = DeviceClient("cpu", timeout=3.0)
+    dev = worker_device("cpu", timeout=3.0)
     try:
         dev.load([LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind)
                   for cts in compiled.values() for ct in cts])
-        pid = dev.proc.pid
+        pid = dev.transport.proc.pid
         x = np.zeros(4, np.int32)
         job = RunJob("hang", "spin", (compiled["spin"][0].task,), trip_counts(tasks["spin"], {"x": x}))
         with pytest.raises(WorkerFault) as hung:
             dev.run(job, {"x": x}, Recorder({"x": x}), threading.Event())
         assert hung.value.fault.kind == "timeout" and hung.value.task == "spin_kernel_0_range_for"
-        assert dev.proc is None and dev.restarts == 1
+        assert dev.transport.proc is None and dev.restarts == 1
 
         y = np.arange(4, dtype=np.int32)
         job = RunJob("ok", "fine", (compiled["fine"][0].task,), trip_counts(tasks["fine"], {"x": y}))
         out = dev.run(job, {"x": y}, Recorder({"x": y}), threading.Event())   # loaded again in a new worker
         assert out.launches == 1 and out.error == ""
         np.testing.assert_array_equal(y, [1, 2, 3, 4])
-        assert dev.proc.pid != pid and dev.proc.is_alive()
+        assert dev.transport.proc.pid != pid and dev.transport.proc.is_alive()
         assert sorted(dev.loaded_tasks()) == sorted(ct.task for cts in compiled.values() for ct in cts)
     finally:
         dev.close()
-    assert dev.proc is None
+    assert dev.transport.proc is None
 
 
 def test_pool_uses_several_processes():
