@@ -80,8 +80,8 @@ class Comparison:
             lines.append(f"{t.task:<{width}}  {t.median_a:12.4f}  {t.median_b:12.4f}  {t.ratio:6.3f}  {ci:>15}  "
                          f"{floor:>6}  {t.verdict}")
             if t.verdict == "unsure":
-                more = (f"; about {plural(t.rounds_needed, 'more round')} a side would settle it"
-                        if t.rounds_needed else "")
+                more = (f"; about {plural(t.rounds_needed, 'more round')} a side would settle it "
+                        f"(bench --add-to RUN --rounds {t.rounds_needed})" if t.rounds_needed else "")
                 lines.append(f"{'':<{width}}    unsure: {t.reason}{more}")
         for name in self.only_a:
             lines.append(f"{name:<{width}}  only in A")

@@ -17,7 +17,7 @@ import numpy as np
 from ..bench.compare import compare_runs
 from ..bench.export import write
 from ..bench.run import Run
-from ..bench.runner import Side, bench, interleaved
+from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
 from ..lang.errors import QdError
@@ -36,6 +36,9 @@ def add_commands(sub: Any) -> None:
                         "turns (default 10, or one a repeat when fewer); comparisons need 3 or more")
     b.add_argument("--save", metavar="NAME", help="name the saved run (default: numbered only)")
     b.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
+    b.add_argument("--add-to", metavar="RUN",
+                   help="measure --rounds more rounds (default 3) of the same code and add them to the saved RUN, "
+                        "as an `unsure` comparison asks (its workloads and repeats per round are reused)")
     c = sub.add_parser("compare", help="compare two runs task by task (saved names, or fresh: "
                                        + ", ".join(FRESH) + ")")
     add_project_args(c)
@@ -110,11 +113,19 @@ def cmd_bench(a) -> int:
         raise QdError("--rounds must be at least 1")
     if a.save in FRESH:
         raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
+    if a.add_to and (a.no_save or a.save or a.workload):
+        raise QdError("--add-to RUN adds rounds to a saved run with its own workloads: drop --no-save, --save and "
+                      "--workload")
     history = None if a.no_save else open_history(a.project)  # opened first: a bad --save name fails before running
     try:
         with locked_clocks(a, {backend_of(a, a.backend)}), _engine(a) as eng:
-            run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
-                        name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
+            if a.add_to:
+                run = add_rounds(eng, history, a.add_to, a.rounds or 3)
+                print(f"added {plural(a.rounds or 3, 'round')} to {run.label}: now {plural(run.context.rounds or 0, 'round')}",
+                      file=sys.stderr)
+            else:
+                run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup,
+                            seed=a.seed, name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
     finally:
         if history is not None:
             history.close()

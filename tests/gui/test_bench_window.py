@@ -46,6 +46,14 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     assert {bench.compare.table.item(r, 7).text() for r in range(6)} <= {"same", "faster", "slower", "unsure"}
     assert bench.compare.comparison.a == runs[0].label and bench.compare.comparison.b == runs[1].label
 
+    # Add rounds (what an unsure verdict offers): measured now, added to B, compared again
+    bench.compare.add_rounds_requested.emit(runs[0].label, runs[1].label, 2)
+    qtbot.waitUntil(lambda: "added 2 rounds" in win.statusBar().currentMessage() and not win.bridge_busy(),
+                    timeout=90000)
+    grown = bench.history.load(runs[1].label)
+    assert grown.context.rounds == 7 and len(grown.launches) == 25 + 10   # 2 rounds of 1 repeat, 5 tasks
+    assert {t.rounds_b for t in bench.compare.comparison.tasks} == {7}   # the comparison was made again
+
 
 def _run(label, ms, task, other="copy_kernel_0_range_for", backend="cuda"):
     """A run of two tasks whose launch times are given: a known effect, no machine noise."""
