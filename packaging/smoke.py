@@ -98,7 +98,7 @@ def main() -> int:
     home.mkdir()
     env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "LANG": "C.UTF-8",
            "QDEXPLORER_DATA_DIR": str(home / "data"), "QDEXPLORER_CACHE_DIR": str(home / "cache")}
-    p = step(results, "info", [app, "info"], env, home)
+    p = step(results, "info", [app, "info", "--json"], env, home)
     if p is not None and p.returncode == 0 and shutil.which("nvidia-smi"):
         cuda = json.loads(p.stdout)["cuda"]
         results[-1]["ok"] = bool(cuda["available"])           # a GPU here: the frozen probe must find it

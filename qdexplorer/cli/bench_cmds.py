@@ -60,7 +60,9 @@ def add_commands(sub: Any) -> None:
         c.add_argument(f"--{side}-device", metavar="SPEC",
                        help=f"fresh side {side.upper()} runs on this device of the --cluster (GPU, HOST, HOST:GPU, "
                             f"or 'local' for this machine without Ray); default: --device")
-    r = sub.add_parser("runs", help="list, rename or delete the saved runs of a project")
+    # `history`: the window calls the saved runs History
+    r = sub.add_parser("runs", aliases=["history"], help="list, rename or delete the saved runs of a project "
+                                                         "(also: history)")
     r.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     r.add_argument("--json", action="store_true", help="print machine-readable JSON")
     r.add_argument("--delete", metavar="RUN", action="append", help="delete a saved run (repeatable)")
@@ -282,4 +284,4 @@ def cmd_export(a) -> int:
     return 0
 
 
-COMMANDS = {"bench": cmd_bench, "compare": cmd_compare, "runs": cmd_runs, "export": cmd_export}
+COMMANDS = {"bench": cmd_bench, "compare": cmd_compare, "runs": cmd_runs, "history": cmd_runs, "export": cmd_export}

@@ -226,9 +226,22 @@ def cmd_override(a: argparse.Namespace) -> int:
 
 
 def cmd_info(a: argparse.Namespace) -> int:
+    """Lines a person reads by default; `--json` for scripts (it printed raw JSON only)."""
     st = cuda_status()
-    print(json.dumps({"cuda": vars(st), "libdevice": libdevice_path(), "cache_dir": str(default_cache_dir()),
-                      "offline_cache": offline_cache_default()}, indent=2))
+    doc = {"cuda": vars(st), "libdevice": libdevice_path(), "cache_dir": str(default_cache_dir()),
+           "offline_cache": offline_cache_default()}
+    if getattr(a, "json", False):
+        print(json.dumps(doc, indent=2))
+        return 0
+    if st.available:
+        cuda = (f"{st.name} ({st.arch}, {st.sm_count} SMs, {st.memory_gb:.0f} GB), driver {st.driver_version}")
+    else:
+        cuda = f"not available: {st.reason}; the CPU backend runs everything, PTX is still generated"
+    rows = [("CUDA", cuda),
+            ("libdevice", libdevice_path() or "not found (pip install 'qdexplorer[libdevice]')"),
+            ("cache folder", f"{default_cache_dir()} (offline cache {'on' if offline_cache_default() else 'off'})")]
+    for key, value in rows:
+        print(f"{key + ':':<14}{value}")
     return 0
 
 
