@@ -127,8 +127,15 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             engines.append(make_engine(a, backend=a.backend))
         sides: list[SweepEngine] = list(engines)
 
+        tty = sys.stderr.isatty()
+        said = [-1]
+
         def progress(done: int, total: int) -> None:
-            print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            if tty:   # one line redrawn in place
+                print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            elif done == total or done * 10 // total != said[0]:   # a log file: a line every tenth, no \r
+                said[0] = done * 10 // total
+                print(f"sweep: {done}/{total} variant turns", file=sys.stderr)
         show = None if a.json else progress
         result: SweepResult
         if a.resume:
