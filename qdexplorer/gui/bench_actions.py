@@ -110,6 +110,7 @@ class BenchActions(QObject):
             eng.set_backend(backend)
             with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
                 return bench(eng, workloads, repeat=repeat, history=h, name=name)
+        self.win.run_names, self.win.activity = [], "bench"   # never the last Run's workload count
         self.win.statusBar().showMessage(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
                                          f"{backend}: 2 warm-ups + {repeat} timed passes…")
         self.win.stop_act.setEnabled(True)
@@ -117,6 +118,8 @@ class BenchActions(QObject):
 
     def _benched(self, run):
         self.win.stop_act.setEnabled(False)
+        self.win.activity = ""
+        self.win.run_status.setText(f"bench finished: {plural(len(run.launches), 'launch')} saved as {run.label}")
         self.run_name.clear()
         self.win.log(f"saved run {run.label}: {plural(len(run.launches), 'launch')} of {plural(len(run.tasks()), 'task')} "
                      f"({run.status}{': ' + run.message if run.message else ''})")
@@ -175,6 +178,8 @@ class BenchActions(QObject):
 
         def done(run):
             self.win.stop_act.setEnabled(False)
+            self.win.activity = ""
+            self.win.run_status.setText(f"rounds added: {run.label} now has {plural(run.context.rounds or 0, 'round')}")
             self.win.statusBar().showMessage(f"added {rounds} round{'s' if rounds != 1 else ''} to {run.label}: "
                                              f"now {run.context.rounds} rounds")
             self._open()
@@ -182,8 +187,10 @@ class BenchActions(QObject):
             self.compare_saved(a, b)
 
         def failed(e):
+            self.win.activity = ""
             self.compare.add_btn.setEnabled(True)
             self.win._failed("add rounds", e)
+        self.win.run_names, self.win.activity = [], "adding rounds"
         self.win.statusBar().showMessage(f"adding {rounds} round{'s' if rounds != 1 else ''} to {b}…")
         self.win.stop_act.setEnabled(True)
         self.win.bridge.submit(job, returned=done, errored=failed)

@@ -180,6 +180,8 @@ class SweepView(QWidget):
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.status.setText(f"sweep starting on {plural(n, 'device')}…")
+        self._first_run = len(self.win.session.runs)      # the sweep's runs are set aside when it ends
+        self.win.run_names, self.win.activity = [], "sweep"   # the status bar counts this, not the last Run
         self.win.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit,
                                returned=self._done, errored=self._failed)
 
@@ -213,6 +215,11 @@ class SweepView(QWidget):
         self.win.log(f"sweep failed: {message}")
 
     def _finish(self) -> None:
+        session = self.win.session
+        session.set_aside(session.runs[getattr(self, "_first_run", len(session.runs)):])
+        self.win.activity = ""
+        self.win.run_status.setText("sweep finished: its timings are in the heat map; the tree's Launch column "
+                                    "keeps the last Run's")
         self.running = False
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)

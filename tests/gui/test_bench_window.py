@@ -108,6 +108,8 @@ def test_another_project_starts_with_empty_compare_history_and_progress(window, 
     win.repeat.setValue(3)
     bench.bench_act.trigger()
     qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 1 and not win.bridge_busy(), timeout=90000)
+    # the status bar says what the bench did, not an earlier Run's workload count (issue 31)
+    assert win.run_status.text().startswith("bench finished: ") and "saved as #1" in win.run_status.text()
     bench._compared_fresh("copy_kernel_0_range_for", (_run("generated", np.linspace(1, 1.02, 40), "copy_x"),
                                                       _run("override", np.linspace(1, 1.02, 40), "copy_x")))
     assert bench.hist.task.count() == 1 and bench.compare.table.rowCount() > 0 and win.run_status.text()
