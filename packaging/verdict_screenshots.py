@@ -117,7 +117,10 @@ def main(out: str, run_json: str | None) -> int:
     pump()
     shot(win, "compare-wide.png")
 
-    # 3. History, light theme
+    # 3. History, light theme (after a round trip through the dark one, as a user toggles it)
+    win.dark_act.setChecked(True)
+    pump()
+    win.dark_act.setChecked(False)
     win.pages.setCurrentWidget(bench.hist)
     bench.hist.task.setCurrentText(TASK)
     pump()
