@@ -37,6 +37,7 @@ from .runtime.backend_api import stream_interop
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
+from .machine.arch import DEFAULT_ARCH
 
 _state: dict = {"arch": None, "runner": None, "options": {}}
 
@@ -46,7 +47,7 @@ def init(arch: str = cpu, **options):
         raise ValueError(f"qd.init(arch=...) takes qd.cpu, qd.cuda or qd.gpu, got {arch!r}")
     if arch in (cuda, gpu):
         from .runtime.cuda.detect import cuda_status
-        st = cuda_status()
+        st = cuda_status(in_process=True)  # the script owns the context from here on
         if not st.available:
             if arch == cuda:
                 raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
@@ -249,7 +250,9 @@ class InlineRunner:
             raise ValueError(f"qd.init(debug=...) takes True or False, got {debug!r}")
         # Quadrants' environment works here too: QD_DUMP_IR / QD_LOAD_IR / QUADRANTS_LOAD_PTX
         overrides = OverrideStore(None, env_load_dir(), env_load_kinds())
-        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), overrides=overrides,
+        # the CPU backend runs host code: probing for a GPU's SM arch (a child process) would only delay it
+        arch = pick_arch(options.get("sm")) if self.backend == "cuda" else options.get("sm") or DEFAULT_ARCH
+        self.pipeline = Pipeline(InlineCompiler(), cache, arch, overrides=overrides,
                                  dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.debug = debug
@@ -266,7 +269,7 @@ class InlineRunner:
         which then records a plan for the next."""
         modes: Any = self.modes.get(kernel)
         if modes is None:
-            modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else False
+            modes = self.modes[kernel] = _arg_modes(kernel)
         if modes is False:
             return self._call(kernel, bound)
         got = _signature(modes, [bound[n] for n in kernel.arg_names], self.backend == "cuda")
@@ -387,8 +390,16 @@ class InlineRunner:
                 args[a.name] = np.zeros(a.shape, a.dtype.numpy)
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
-        for t, launch in fp.launchers:
-            launch(args, trips[t])
+        if not self.debug:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+            return args
+        try:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+        except QuadrantsAssertionError:  # a bad access: an assert that failed before it is the error,
+            fp.kernel.result(args)       # as on the checked path
+            raise
         return args
 
     def _fast_cuda(self, fp: "_Fast", args: dict, trips: dict) -> dict:

@@ -61,6 +61,8 @@ def add_commands(sub: Any) -> None:
     r.add_argument("--json", action="store_true", help="print machine-readable JSON")
     r.add_argument("--delete", metavar="RUN", action="append", help="delete a saved run (repeatable)")
     r.add_argument("--rename", nargs=2, metavar=("RUN", "NAME"), help="rename a saved run")
+    r.add_argument("--repair", action="store_true", help="copy every readable run of a damaged history into a new "
+                   "file (the damaged one is kept beside it as history.sqlite.damaged-DATE)")
     e = sub.add_parser("export", help="export a saved run as a Perfetto trace, CSV or JSON")
     e.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     e.add_argument("run", metavar="RUN", help="saved run: name, #id, latest, latest~1")
@@ -229,6 +231,13 @@ def cmd_compare(a) -> int:
 
 
 def cmd_runs(a) -> int:
+    if a.repair:
+        if not history_path(a.project).exists():
+            raise QdError(f"no history to repair: {history_path(a.project)} does not exist")
+        from ..bench.history_repair import repair
+        done = repair(history_path(a.project))
+        print(done.summary(), file=sys.stderr)
+        return 0
     if not history_path(a.project).exists() and not (a.delete or a.rename):
         print(f"no saved runs in {history_path(a.project)} (save one with: qdexplorer bench --save NAME)")
         return 0
