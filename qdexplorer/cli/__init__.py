@@ -18,9 +18,9 @@ from types import FrameType
 
 from ..lang.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
-from ..quadrants.command import add_parser as add_quadrants_parser
-from ..quadrants.command import cmd_quadrants
-from ..arg_types import at_least, seconds
+from .quadrants_cmds import add_parser as add_quadrants_parser
+from .quadrants_cmds import cmd_quadrants
+from .arg_types import at_least, seconds
 from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 

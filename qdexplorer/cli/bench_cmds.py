@@ -22,7 +22,7 @@ from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
-from ..arg_types import at_least, percent, probability, seconds
+from .arg_types import at_least, percent, probability, seconds
 from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history
 from ..wording import plural
 

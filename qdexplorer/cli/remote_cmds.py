@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from ..arg_types import at_least, seconds
+from .arg_types import at_least, seconds
 from ..bench.sweep import SETTINGS, SweepEngine, SweepResult, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
