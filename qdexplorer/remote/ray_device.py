@@ -129,8 +129,14 @@ class RayActor:
             reply = Failed(str(g))
         if not isinstance(reply, Ready):
             self.kill()
-            why = reply.error if isinstance(reply, Failed) else "no answer" if reply is None else repr(reply)
+            wait = max(120.0, self.timeout)
+            needs = "1 GPU" if self.backend == "cuda" else "1 CPU"
+            placed = (f"no node gave it a place within {wait:g} s (it needs {needs}"
+                      f"{' on node ' + self.node_id[:12] if self.node_id else ''}, and the cluster's are taken)")
+            why = reply.error if isinstance(reply, Failed) else placed if reply is None else repr(reply)
             raise WorkerFault(Fault("", "died", f"the {self.backend} device actor failed to start: {why}"))
+        host, node = reply.info.get("host"), str(reply.info.get("node") or "")
+        self.noun = f"device actor on node {host or '?'}" + (f" ({node[:12]})" if node else "")   # named in faults
         return reply.info
 
     def is_open(self) -> bool:
