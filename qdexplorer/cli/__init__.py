@@ -37,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_project_args(r)
     r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
-    r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
+    r.add_argument("--repeat", type=at_least(1), default=1, help="launch each task N times (the first run is checked)")
     r.add_argument("--seed", type=at_least(0), default=0)
     r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=seconds, default=60.0,
@@ -65,7 +65,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--screenshot", metavar="OUT.png", help="offscreen: compile, run, select the slowest task, "
                    "save the window to OUT.png and exit")
     g.add_argument("--workload", help="with --screenshot: the workload to run (default: the first)")
-    g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
+    g.add_argument("--repeat", type=at_least(1), help="with --screenshot: launches per task (default 20)")
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     bench_cmds.add_commands(sub)
@@ -135,6 +135,9 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
+        private = sys.modules.get("qdexplorer.remote.local_cluster")
+        if private is not None and private.lost():   # its head died: said, and not a signal from the user
+            return 1
         return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
     except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
         where = f"{e.filename}: " if getattr(e, "filename", None) else "cannot write the output: " \

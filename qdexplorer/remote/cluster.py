@@ -68,6 +68,15 @@ def connect(address: str) -> None:
     _connected[:] = [address]
 
 
+def disconnect() -> None:
+    """Leave the cluster (a private local one ends, its processes and folder with it)."""
+    if _connected[:1] == ["local"]:
+        local_cluster.stop()
+    else:
+        ray.shutdown()
+    _connected.clear()
+
+
 CONNECT_TIMEOUT_S = float(os.environ.get("QDEXPLORER_CONNECT_TIMEOUT", "10"))
 
 
