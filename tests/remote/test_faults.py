@@ -9,6 +9,7 @@ the others are marked `slow` (`pytest -m "not slow"` leaves them out; benchmarks
 runs the same probes)."""
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -148,6 +149,23 @@ def _is_loopback(hex_addr: str) -> bool:
     return ip in ("0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000")
 
 
+def _another_user_cannot_reach(folder: str, token: Path) -> None:
+    """As `nobody` (a second local user; root can become it): the token and the folder are denied,
+    and the GCS, which listens on 127.0.0.1 where every local user can connect, refuses every call
+    without the token."""
+    if os.geteuid() != 0 or not shutil.which("setpriv"):
+        return   # the machine does not allow it: the modes above are what keeps other users out
+    gcs = next(pid for pid in _cluster_processes(folder) if b"gcs_server" in Path(f"/proc/{pid}/cmdline").read_bytes())
+    port = int(_listening([gcs])[0].split(":")[1], 16)
+    probe = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable,
+                            str(Path(__file__).with_name("other_user_probe.py")), f"127.0.0.1:{port}", str(token),
+                            folder], capture_output=True, text=True, timeout=60, env=dict(os.environ, HOME="/tmp"))
+    assert probe.returncode == 0, probe.stderr[-1500:]
+    assert probe.stdout.split("\n")[:4] == ["GetClusterId REFUSED UNAUTHENTICATED",
+                                             "GetAllNodeInfo REFUSED UNAUTHENTICATED", "TOKEN DENIED 13",
+                                             "FOLDER DENIED 13"], probe.stdout
+
+
 def _start(tmp_path: Path, name: str) -> tuple[subprocess.Popen, Path, str, Path]:
     proj = scale_project(tmp_path / "p")
     home = tmp_path / "home"
@@ -200,6 +218,7 @@ def test_the_private_cluster_is_private_and_sigterm_ends_it_after_saving(tmp_pat
         listening = _listening(_cluster_processes(folder))
         assert listening and all(_is_loopback(a) for a in listening), listening
         secret = token.read_text()
+        _another_user_cannot_reach(folder, token)
         started = [ln for ln in err.read_text().splitlines() if "private Ray cluster" in ln]
         assert len(started) == 1 and "stops when this command ends" in started[0]
     finally:
