@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-HELD = (signal.SIGINT, signal.SIGTERM)
+HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @contextmanager

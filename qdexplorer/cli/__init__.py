@@ -126,7 +126,11 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
     for stream in (sys.stdout, sys.stderr):  # a source or PTX the console cannot encode is escaped, not a crash
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
+    # SIGTERM and SIGHUP (a closed terminal) clean up (helper processes, a cluster) and save like Ctrl-C
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup is not signal.SIG_IGN:   # nohup's choice stands
+        signal.signal(signal.SIGHUP, _terminate)
     try:
         commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
                     | {"gui": cmd_gui, "quadrants": cmd_quadrants})
@@ -146,6 +150,8 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
         return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if hangup is not signal.SIG_IGN and hangup is not None:
+            signal.signal(signal.SIGHUP, hangup)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:
