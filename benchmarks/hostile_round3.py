@@ -118,7 +118,7 @@ def register(case, Ctx, Outcome, bad_input, ROOT):  # noqa: C901 - one place tha
     # ------------------------------------------------------------ signals to every command
     commands = {
         "bench": (lambda c: ("bench", c.project({"k.py": SCALE}), "--save", "b", "--repeat", "100000",
-                             "--backend", "cpu"), "importing", 4.0),
+                             "--backend", "cpu"), "importing", 9.0),
         "run": (lambda c: ("run", c.project({"k.py": SCALE}), "--repeat", "200000", "--backend", "cpu"),
                 "importing", 4.0),
         "sweep": (lambda c: ("sweep", c.project({"k.py": SCALE}), "--backend", "cpu", "--over", "block_dim=64,256",

@@ -14,7 +14,7 @@ import sys
 from typing import Any
 
 from ..arg_types import at_least, seconds
-from ..bench.sweep import SETTINGS, SweepEngine, SweepResult, load_sweep, parse_over, project_defaults, resume, sweep
+from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
@@ -134,7 +134,6 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         def progress(done: int, total: int) -> None:
             print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
         show = None if a.json else progress
-        result: SweepResult
         if a.resume:
             assert history is not None
             result = resume(sides, history, a.resume, on_progress=show)

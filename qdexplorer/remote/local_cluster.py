@@ -20,6 +20,7 @@ running under PID 1 for minutes when the driver is killed. Here instead:
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import secrets
 import signal
@@ -102,10 +103,10 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     put back afterwards (Ray's own turns SIGTERM into `sys.exit(15)`, which saves nothing)."""
     import ray
     import ray._private.ray_constants as ray_constants
-    from ray._raylet import AuthenticationTokenLoader, Config
+    raylet: Any = importlib.import_module("ray._raylet")   # its Cython names are not typed
     cluster = prepare()
-    Config.initialize("")                             # Ray read RAY_AUTH_MODE when it was imported
-    AuthenticationTokenLoader.instance().reset_cache()
+    raylet.Config.initialize("")                      # Ray read RAY_AUTH_MODE when it was imported
+    raylet.AuthenticationTokenLoader.instance().reset_cache()
     previous = signal.getsignal(signal.SIGTERM)
     single = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False          # every address Ray picks is then 127.0.0.1
