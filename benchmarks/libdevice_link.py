@@ -74,7 +74,7 @@ def load_child(path):
     ptx = open(path, "rb").read()
     be = CudaBackend()
     t0 = time.perf_counter()
-    be.load_ptx(ptx, "math_mix_kernel_0_range_for")
+    be.modules.load_ptx(ptx, "math_mix_kernel_0_range_for")
     print(json.dumps({"load_ms": (time.perf_counter() - t0) * 1e3}))
 
 

@@ -5,7 +5,7 @@ before Python compiles it, and nesting too deep for the frontend is one message,
 import os
 import subprocess
 import sys
-import time
+import threading
 
 import pytest
 
@@ -14,16 +14,26 @@ from tests.test_bad_projects import INC, one_liner
 from tests.test_cli import ROOT, cli
 
 
+def _raised(fn, *args, **kw):
+    try:
+        fn(*args, **kw)
+    except Exception as e:  # noqa: BLE001 - handed to the test's thread to assert on
+        return e
+    return None
+
+
 @pytest.mark.parametrize("kind", ["fifo", "devzero", "folder"])
 def test_a_non_regular_py_is_refused_by_name_without_a_toml(tmp_path, kind):
     (tmp_path / "k.py").write_text(INC)
     odd = tmp_path / "odd.py"
     {"fifo": os.mkfifo, "devzero": lambda p: os.symlink("/dev/zero", p), "folder": os.mkdir}[kind](odd)
-    t0 = time.monotonic()
-    with pytest.raises(ProjectError) as e:
-        load_project(tmp_path, reload=True)
-    assert time.monotonic() - t0 < 10
-    msg = str(e.value)
+    got = []
+    loader = threading.Thread(target=lambda: got.append(_raised(load_project, tmp_path, reload=True)), daemon=True)
+    loader.start()
+    loader.join(120)   # a hang guard: reading the FIFO or /dev/zero would never return
+    assert not loader.is_alive(), "load_project waited on a non-regular file"
+    assert isinstance(got[0], ProjectError), got
+    msg = str(got[0])
     assert "odd.py" in msg and "listed file not found" not in msg
     assert "not a regular file" in msg or (kind == "devzero" and "outside the project folder" in msg)
 
@@ -52,7 +62,6 @@ def test_a_py_link_leaving_the_project_is_refused_by_default_discovery(tmp_path)
 def test_a_blocking_import_is_interrupted(tmp_path, tail):
     (tmp_path / "k.py").write_text(INC + "\n" + tail)
     env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_IMPORT_TIMEOUT="2")
-    t0 = time.monotonic()
     r, w = os.pipe()  # a stdin that never gives EOF, like a terminal nobody types into
     try:
         p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "compile", str(tmp_path)], stdin=r,
@@ -60,7 +69,6 @@ def test_a_blocking_import_is_interrupted(tmp_path, tail):
     finally:
         os.close(r)
         os.close(w)
-    assert time.monotonic() - t0 < 60
     assert "Traceback" not in p.stderr
     if "sys.stdin" in tail:  # standard input reads as empty while a project imports
         assert p.returncode == 0, p.stderr
@@ -70,9 +78,7 @@ def test_a_blocking_import_is_interrupted(tmp_path, tail):
 
 def test_an_oversized_kernel_file_is_refused_before_it_is_compiled(tmp_path):
     (tmp_path / "k.py").write_text(INC + ("#" + "x" * 1023 + "\n") * (9 << 10))  # 9 MiB (of comments: fast to compile)
-    t0 = time.monotonic()
     p = cli("compile", str(tmp_path))
-    assert time.monotonic() - t0 < 60
     assert one_liner(p) and "k.py" in p.stderr and "QDEXPLORER_MAX_FILE_MB" in p.stderr, p.stderr
     p = cli("compile", str(tmp_path), env={"QDEXPLORER_MAX_FILE_MB": "64"})
     assert p.returncode == 0, p.stderr

@@ -145,6 +145,8 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
         raise ValueError("repeat must be at least 1 and warmup at least 0")
     sizes = round_sizes(repeat, rounds)
     names = list(workloads or engine.project.workloads)
+    for n in names:   # an unknown name fails here, before a run row is written (it left empty failed runs)
+        engine.project.workload(n)
     every = list(names)
     compiles: dict[str, dict[str, Any]] = {}
     # the context is recorded at the start: a stopped or killed run keeps device, arch and mode

@@ -134,11 +134,12 @@ class Cell:
     ci: tuple[float, float] = (float("nan"), float("nan"))
     verdict: str = "default"      # the default's own cell; else faster | slower | same | unsure
     best: bool = False
+    reason: str = ""              # why the verdict (bench/stats.py's words)
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": self.task, "variant": self.variant, "device": self.device, "median_ms": self.median_ms,
                 "ratio": self.ratio, "ci": [None if math.isnan(c) else c for c in self.ci],
-                "verdict": self.verdict, "best": self.best}
+                "verdict": self.verdict, "best": self.best, "reason": self.reason}
 
 
 @dataclass
@@ -195,7 +196,7 @@ class SweepResult:
                 except KeyError:
                     rows.append(Cell(task, r.variant.label, r.device, median, math.nan, verdict="not in default"))
                     continue
-                rows.append(Cell(task, r.variant.label, r.device, median, s.ratio, s.ci, s.verdict))
+                rows.append(Cell(task, r.variant.label, r.device, median, s.ratio, s.ci, s.verdict, reason=s.reason))
             faster = [c for c in rows if c.verdict == "faster"]
             pick = min(faster, key=lambda c: c.ratio) if faster else next(
                 (c for c in rows if c.verdict == "default"), None)

@@ -21,7 +21,7 @@ from ..project.import_guard import exit_handlers_added, threads_left_running
 from ..quadrants.command import add_parser as add_quadrants_parser
 from ..quadrants.command import cmd_quadrants
 from ..arg_types import at_least, seconds
-from . import bench_cmds, desktop, project_cmds, remote_cmds
+from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 
 def build_parser() -> argparse.ArgumentParser:
@@ -69,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     bench_cmds.add_commands(sub)
+    counters_cmds.add_commands(sub)
     remote_cmds.add_commands(sub)
     desktop.add_commands(sub)
     return ap
@@ -132,7 +133,7 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
     if hangup is not signal.SIG_IGN:   # nohup's choice stands
         signal.signal(signal.SIGHUP, _terminate)
     try:
-        commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
+        commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | counters_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
                     | {"gui": cmd_gui, "quadrants": cmd_quadrants})
         return commands[a.cmd](a)
     except QdError as e:

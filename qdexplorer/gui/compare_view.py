@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QHea
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..bench.run import TOTAL
-from ..bench.stats import median_ci
 from ..compiler.safe_files import write_file
 from .image_bytes import png_bytes
 from .theme import PLOT, current_theme
@@ -31,6 +30,7 @@ from .theme import PLOT, current_theme
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
 A_OFFSET, B_OFFSET, BAR_H = 0.0, 0.22, 0.2   # in rows, from the row's centre; the name sits above A
 VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
+BAND = {"light": (0, 0, 0, 20), "dark": (255, 255, 255, 26)}   # the ±threshold band behind the ratios
 CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
 NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
 NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
@@ -60,6 +60,53 @@ def verdict_tip(r) -> str:
     text = (f"{r.verdict}: {r.change:+.1%}, 95% CI [{r.ci[0]:.3f}, {r.ci[1]:.3f}], p = {r.p:.2g}; "
             f"noise floor {floor} ({rounds})")
     return text + (f"\n{r.reason}" if r.reason else "")
+
+
+def ratio_range(ratio, lo, hi, threshold: float) -> tuple[float, float]:
+    """The ratio axis: the ratios, 1 and the threshold band always; the intervals too while they keep
+    the span within 3x of that, so one noisy task's wide interval does not squash every other row
+    (its ends then leave the chart as arrows with their values); room on the right for the labels."""
+    core = np.concatenate([ratio, [1.0 - threshold, 1.0 + threshold]])
+    core = core[np.isfinite(core)]
+    c0, c1 = float(core.min()), float(core.max())
+    span = max(c1 - c0, 0.1)
+    ends = np.concatenate([lo, hi])
+    ends = ends[np.isfinite(ends)]
+    x0 = min(c0, max(float(ends.min()) if len(ends) else c0, c0 - span))
+    x1 = max(c1, min(float(ends.max()) if len(ends) else c1, c1 + span))
+    full = x1 - x0
+    return max(0.0, x0 - 0.05 * full), x1 + 0.35 * full
+
+
+def clipped_intervals(plot, x, y, lo, hi, x0: float, x1: float, color: str, beam: float, width: float = 1.0,
+                      unit: str = "×"):
+    """Horizontal interval whiskers at (x, y) drawn inside [x0, x1]; an end beyond the chart becomes an
+    arrow at the edge with the end's value, so an interval never runs off the plot unsaid."""
+    x, y, lo, hi = (np.asarray(v, dtype=float) for v in (x, y, lo, hi))
+    ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(x)
+    if not ok.any():
+        return
+    cl, ch = np.clip(lo, x0, x1), np.clip(hi, x0, x1)
+    pen = pg.mkPen(color, width=width)
+    keep_l = ok & (lo >= x0)
+    keep_r = ok & (hi <= x1)
+    # beams only on the ends that are inside; an end outside gets an arrow instead
+    plot.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], left=(x - cl)[ok], right=(ch - x)[ok], beam=0, pen=pen))
+    for side, keep, end in (("l", keep_l, lo), ("r", keep_r, hi)):
+        if keep.any():
+            plot.addItem(pg.ErrorBarItem(x=end[keep], y=y[keep], height=np.full(int(keep.sum()), beam), pen=pen))
+    span = x1 - x0
+    for i in np.flatnonzero(ok & ~(keep_l & keep_r)):
+        for beyond, edge, angle, anchor, value in ((lo[i] < x0, x0, 0, (0, 0.5), lo[i]),
+                                                   (hi[i] > x1, x1, 180, (1, 0.5), hi[i])):
+            if not beyond:
+                continue
+            arrow = pg.ArrowItem(pos=(edge, y[i]), angle=angle, headLen=9, tipAngle=40, pen=pen, brush=pg.mkBrush(color))
+            arrow.setToolTip(f"the interval reaches {value:.3g}{unit.strip() or ''}, past the chart's edge")
+            plot.addItem(arrow)
+            label = pg.TextItem(f"{value:.3g}{unit}", color=color, anchor=(anchor[0], -0.1))
+            label.setPos(edge + (0.012 * span if angle == 0 else -0.012 * span), y[i])
+            plot.addItem(label)
 
 
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "noise floor", "verdict"]
@@ -266,10 +313,11 @@ class CompareView(QWidget):
                            + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
         self.title.setToolTip("\n".join(cmp.warnings))
         self.meaning.setText(
-            f"Verdicts, B against A: <b>slower</b> / <b>faster</b> only when the whole 95% interval of B/A lies "
-            f"beyond ±{cmp.threshold:.0%} (the threshold) and the change exceeds the task's noise floor (the "
-            f"drift between rounds, in the table); <b>same</b>: within ±{cmp.threshold:.0%} or below the timer's "
-            f"resolution; <b>unsure</b>: the data cannot confirm the change (hover a verdict for why).")
+            f"Verdicts, B against A, from the 95% interval of B/A: <b>same</b> only when the whole interval lies "
+            f"within ±{cmp.threshold:.0%} (the shaded band); <b>slower</b> / <b>faster</b> only when it lies wholly "
+            f"beyond ±{cmp.threshold:.0%} and beyond the task's noise floor (the drift between rounds, in the "
+            f"table); otherwise <b>unsure</b>: the data cannot tell (hover a verdict for why and how many more "
+            f"rounds would settle it).")
         self._fill_chart()
         self._fill_table()
         self._enable(True)
@@ -304,10 +352,14 @@ class CompareView(QWidget):
         self.medians.addItem(bar_b)
         self.legend.addItem(bar_a, f"A  {self.comparison.a}")
         self.legend.addItem(bar_b, f"B  {self.comparison.b}")
-        for side, run, offset, med in ((0, run_a, A_OFFSET, ma), (1, run_b, B_OFFSET, mb)):
-            cis = np.array([median_ci(run.samples(r.task, metric), n_boot=500) for r in tasks]).reshape(-1, 2)
-            self.medians.addItem(pg.ErrorBarItem(x=med, y=y + offset, left=med - cis[:, 0], right=cis[:, 1] - med,
-                                                 beam=0.12, pen=pg.mkPen(PLOT[self.theme]["foreground"], width=1)))
+        # each median's interval is bench/stats.py's (rounds, then launches), as the ratio's: the view
+        # computes no statistics of its own
+        cis_a = np.array([r.median_ci_a for r in tasks], dtype=float).reshape(-1, 2)
+        cis_b = np.array([r.median_ci_b for r in tasks], dtype=float).reshape(-1, 2)
+        top = float(max(np.nanmax(mb), np.nanmax(ma))) * 1.25 if len(tasks) else 1.0
+        fg = PLOT[self.theme]["foreground"]
+        for offset, med, cis in ((A_OFFSET, ma, cis_a), (B_OFFSET, mb, cis_b)):
+            clipped_intervals(self.medians, med, y + offset, cis[:, 0], cis[:, 1], 0.0, top, fg, beam=0.12, unit=" ms")
         # task names above their bars: long names fit there, never in a narrow axis
         for r, yy in zip(tasks, y):
             name = pg.TextItem(r.task, color=PLOT[self.theme]["foreground"], anchor=(0, 1))   # its bottom edge
@@ -319,9 +371,14 @@ class CompareView(QWidget):
         ratio = np.array([r.ratio for r in tasks])
         lo = np.array([r.ci[0] for r in tasks])
         hi = np.array([r.ci[1] for r in tasks])
+        th = self.comparison.threshold
+        x0, x1 = ratio_range(ratio, lo, hi, th)
+        band = pg.LinearRegionItem((1.0 - th, 1.0 + th), movable=False,
+                                   brush=pg.mkBrush(BAND[self.theme]), pen=pg.mkPen(None))
+        band.setZValue(-10)
+        self.ratio.addItem(band)   # `same` needs the whole interval inside this band
         self.ratio.addItem(pg.InfiniteLine(1.0, angle=90, pen=pg.mkPen("#9e9e9e", style=Qt.DashLine)))
-        self.ratio.addItem(pg.ErrorBarItem(x=ratio, y=y, left=np.nan_to_num(ratio - lo), right=np.nan_to_num(hi - ratio),
-                                           beam=0.2, pen=pg.mkPen("#424242", width=1.5)))
+        clipped_intervals(self.ratio, ratio, y, lo, hi, x0, x1, fg, beam=0.2, width=1.5)
         self.ratio.addItem(pg.ScatterPlotItem(x=ratio, y=y, size=11, pen=None,
                                               brush=[pg.mkBrush(VERDICT_COLOR[r.verdict]) for r in tasks]))
         for r, yy in zip(tasks, y):
@@ -329,14 +386,8 @@ class CompareView(QWidget):
             label.setPos(r.ratio, yy)
             self.ratio.addItem(label)
         self.ratio.setLabel("bottom", "ratio B / A (left of 1: B faster)")
-        # the range follows the ratios (and 1), not the intervals: one noisy microsecond task's
-        # wide whiskers would squash every other row; its whiskers run off the edge instead
-        finite = np.concatenate([ratio, [1.0]])
-        finite = finite[np.isfinite(finite)]
-        x0, x1 = float(finite.min()), float(finite.max())
-        span = max(x1 - x0, 0.1)
-        self.ratio.setXRange(max(0.0, x0 - 0.25 * span), x1 + 0.5 * span, padding=0)  # room for the labels
-        self.medians.setXRange(0, float(max(np.nanmax(mb), np.nanmax(ma))) * 1.12 if len(tasks) else 1, padding=0)
+        self.ratio.setXRange(x0, x1, padding=0)
+        self.medians.setXRange(0, top, padding=0)
         self.medians.setYRange(-0.8, len(tasks) - 0.5, padding=0)   # the first name and ratio label in view
 
     def _fill_table(self):

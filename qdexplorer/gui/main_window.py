@@ -174,6 +174,7 @@ class MainWindow(QMainWindow):
         self.mode.currentTextChanged.connect(self.set_mode)
         self.views.want_optimised.connect(self._want_optimised)
         self.views.want_sass.connect(self._want_sass)
+        self.views.counters.profile_requested.connect(self.profile)
         self.backend.currentTextChanged.connect(self._backend_changed)
         self.bridge.event.connect(self.on_event)
         self.bridge.busy.connect(self.on_busy)
@@ -246,6 +247,27 @@ class MainWindow(QMainWindow):
                            returned=lambda path: self.log(f"{task}: override saved to {path}"),
                            errored=lambda e: self._failed("override", e))
         self.compile()
+        if self.views.counters.on_save.isChecked():
+            self.profile(task, self.views.counters.preset.currentText(), "ab")
+
+    @Slot(str, str, str)
+    def profile(self, task, preset, side):
+        """Counters of `task` under ncu on the engine thread; side 'ab': generated against the PTX in use."""
+        def job(eng):
+            if side == "ab":
+                return eng.counters(task, preset, side="generated"), eng.counters(task, preset, side="current")
+            return eng.counters(task, preset), None
+
+        def done(pair):
+            self.views.show_counters(*pair)
+            res = pair[1] or pair[0]
+            self.log(f"{task}: counters ({preset}): " + ("ok" if res.ok else res.message))
+
+        def failed(e):
+            self.views.counters.set_busy(False)
+            self.views.counters.status.setText(f"cannot profile {task}: {error_text(e)}")
+            self._failed("counters", e)
+        self.bridge.submit(job, returned=done, errored=failed)
 
     @Slot(str, str)
     def save_ll_override(self, task, text):

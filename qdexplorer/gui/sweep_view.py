@@ -102,7 +102,8 @@ def cell_tip(task: str, variant: str, cells: list[Any]) -> str:
     for c in cells:
         ci = "" if math.isnan(c.ci[0]) else f", 95% CI [{c.ci[0]:.3f}, {c.ci[1]:.3f}]"
         ratio = "" if math.isnan(c.ratio) else f", ratio {c.ratio:.3f}"
-        lines.append(f"{c.device}: median {c.median_ms:.4f} ms{ratio}{ci}, {c.verdict}" + (" — best" if c.best else ""))
+        lines.append(f"{c.device}: median {c.median_ms:.4f} ms{ratio}{ci}, {c.verdict}" + (" — best" if c.best else "")
+                     + (f" ({c.reason})" if getattr(c, "reason", "") and c.verdict == "unsure" else ""))
     return "\n".join(lines)
 
 

@@ -131,6 +131,15 @@ class _Storage:
     name: str
     _grad: "_Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
+    _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
+
+    @property
+    def layout(self) -> tuple | None:
+        """The axis permutation given to `qd.tensor(..., layout=)`, None for the identity (Quadrants'
+        `x.layout`). Storage stays canonical here (see tensor.py)."""
+        lay = self._qd_layout
+        return None if lay is None or tuple(lay) == tuple(range(len(lay))) else tuple(lay)
+
     @property
     def grad(self) -> "_Storage":
         """The adjoint array that `kernel.grad()` and `qd.ad.Tape` accumulate into."""
@@ -144,6 +153,36 @@ class _Storage:
             raise AttributeError(f"{self._kind()} {self.name or ''} has no gradient: allocate it with "
                                  f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
         return self._grad
+
+    def has_grad(self) -> bool:
+        return self._grad is not None
+
+    def has_dual(self) -> bool:
+        return False  # forward mode is not in qdexplorer
+
+    layout = None  # Quadrants reports None for fields and ndarrays made without a layout
+
+    @property
+    def element_type(self):
+        """The element's type: the dtype, or `qd.types.vector(n, dtype)` / `matrix(n, m, dtype)`."""
+        from .vector_types import matrix, vector
+        if not self.elem_shape:
+            return self.dtype
+        return vector(self.elem_shape[0], self.dtype) if len(self.elem_shape) == 1 else matrix(*self.elem_shape, self.dtype)
+
+    def to_dlpack(self):
+        """A DLPack capsule of the data: the host storage itself on the CPU backend (zero-copy, as
+        Quadrants), a host copy while kernels use a device copy."""
+        return (self.host() if self._mirror is None else self.to_numpy()).__dlpack__()
+
+    def __getattr__(self, name: str):
+        """Quadrants attributes qdexplorer leaves out fail with one line (compat.REFUSED)."""
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from . import compat
+        surface = ("field" if isinstance(self, Field) else "ndarray") if not self.elem_shape else \
+            ("vector_" if len(self.elem_shape) == 1 else "matrix_") + ("field" if isinstance(self, Field) else "ndarray")
+        compat.refuse_attr(surface, self, name)
 
     def _with_grad(self, needs_grad: bool):
         """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
@@ -439,7 +478,7 @@ class Field(_Storage):
             self._require_placed(f"using it ({name})")
         if name == "grad":  # the property raised; Python then asks here: give its message, not a bare one
             return _Storage.grad.fget(self)  # type: ignore[attr-defined]
-        raise AttributeError(f"'Field' object has no attribute '{name}'")
+        return _Storage.__getattr__(self, name)
 
     def fill(self, value):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
@@ -450,6 +489,15 @@ class Field(_Storage):
         active = self._snode.parent().active_cells()
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
         self._host_written()
+
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+        """Under a pointer/bitmasked container an inactive element reads 0, as Quadrants' export
+        (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
+        out = super().to_numpy(dtype, keep_dims, copy)
+        if not self._sparse or not copy:
+            return out
+        out[~self._snode.parent().active_cells()] = 0
+        return out
 
     def from_numpy(self, arr):
         """Under a pointer/bitmasked container every element is written, so every cell activates."""

@@ -23,6 +23,7 @@ from .qd_types import NDArray, ndarray
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template_spec
+from .tensor import Tensor
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
@@ -86,8 +87,8 @@ class Kernel(KernelBase):
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
-            if ann is Template or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
-                ann = Template()  # `x: qd.Template`, or a Python dataclass of arrays: its value specialises
+            if ann is Template or ann is Tensor or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
+                ann = Template()  # `x: qd.Template`/`qd.Tensor`, or a dataclass of arrays: its value specialises
             dt = as_dtype(ann)
             if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:
                 ann = Template()  # a method's self (a @qd.data_oriented object): a compile-time value
@@ -292,6 +293,7 @@ class Kernel(KernelBase):
         return self if obj is None else BoundKernel(self, obj)
 
     def __call__(self, *args, **kwargs):
+        kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
@@ -447,8 +449,19 @@ class Workload:
         return None
 
 
-def kernel(fn=None, *, fast_math: bool | None = None):
-    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting."""
+def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
+           graph: bool = False, checkpoints: bool = False):
+    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting.
+
+    Quadrants' `pure`/`fastcache` (its disk cache of compiled kernels) and `graph` (capture into a
+    CUDA graph, which "other backends ignore") change how a kernel is launched, not what it
+    computes, so they are accepted and the kernel runs as any other. `checkpoints=True` (pause and
+    resume inside a graph) is refused."""
+    if checkpoints:
+        from .field import _caller
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
+                                  f"supported by qdexplorer.lang; split the kernel where it would pause")
     if fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")

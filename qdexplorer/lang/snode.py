@@ -226,10 +226,12 @@ class SNode:
         """Every cell of every pointer/bitmasked container at or below this one inactive; data under
         a pointer zero-filled, as Quadrants' `snode.deactivate_all()`."""
         for s in self._subtree_sparse():
-            s.mask_field().fill(0)
-            if s.kind == "pointer":
+            if s.kind == "pointer":  # every element, not only the active ones a sparse field's fill() sets
                 for f in s.subtree_fields():
-                    f.fill(0)
+                    Storage.fill(f, 0)
+                for t in s._subtree_sparse():
+                    t.mask_field().fill(0)
+            s.mask_field().fill(0)
 
     def mask_field(self) -> Field:
         """The activity mask of a pointer/bitmasked container."""
@@ -293,6 +295,12 @@ class _Root(SNode):
         return "qd.root"
 
 
+def deactivate_all_snodes():
+    """`qd.deactivate_all_snodes()`: every pointer/bitmasked cell of every tree inactive, as
+    `qd.root.deactivate_all()`."""
+    root.deactivate_all()
+
+
 root = _Root()
 
 
@@ -322,4 +330,4 @@ def rescale_host(a_shape: tuple, b_shape: tuple, index) -> list:
     return out
 
 
-__all__ = ["Axis", "SNode", "axes", "root", "rescale_host"]
+__all__ = ["Axis", "SNode", "axes", "deactivate_all_snodes", "root", "rescale_host"]

@@ -312,3 +312,23 @@ def test_project_lists_and_compiles_grad_kernels(tmp_path):
     assert [t.name for kt in out.kernels for t in kt.tasks] == ["energy_kernel_0_range_for_grad"]
     (ct,) = out.tasks
     assert not ct.error and re.search(rb"\b(atom|red)\.global\.add", ct.produced["ptx"].data)  # x.grad[i] += ... is an atomic add
+
+
+def test_abs_derivative_is_sgn_so_zero_at_zero():
+    """Quadrants differentiates |x| as sgn(x): 0 at x == 0 (qdexplorer gave 1 there; upstream test_abs)."""
+    x = qd.field(qd.f32, shape=5, needs_grad=True)
+    y = qd.field(qd.f32, shape=5, needs_grad=True)
+    z = qd.field(qd.f32, shape=5, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in range(5):
+            y[i] = abs(x[i])
+            z[i] = qd.abs(x[i]) * 2.0
+
+    x.from_numpy(np.array([-2.0, -0.5, 0.0, 0.5, 3.0], np.float32))
+    y.grad.fill(1.0)
+    z.grad.fill(1.0)
+    k()
+    k.grad()
+    assert x.grad.to_numpy().tolist() == [-3.0, -3.0, 0.0, 3.0, 3.0]

@@ -24,7 +24,7 @@ def scale_in_place(y: F1, a: qd.f32):
 
 def _transfers():
     from qdexplorer import script
-    return dict(script.runner().device.backend.transfers)
+    return dict(script.runner().device.backend.memory.transfers)
 
 
 def _torch():
@@ -265,7 +265,7 @@ def _stream_busy() -> bool:
     from cuda.bindings import driver as cu
 
     from qdexplorer import script
-    err, = cu.cuStreamQuery(script.runner().device.backend.stream)
+    err, = cu.cuStreamQuery(script.runner().device.backend.ctx.stream)
     return err == cu.CUresult.CUDA_ERROR_NOT_READY
 
 

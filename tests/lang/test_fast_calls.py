@@ -127,10 +127,10 @@ def test_cuda_plan_queues_and_refuses_aliases():
     np.testing.assert_allclose(y.to_numpy(), 50.0)
     with pytest.raises(ArgumentError, match="are the same device memory"):
         axpy(y, y, 1.0)
-    before = script.runner().device.backend.transfers["dtoh"]
+    before = script.runner().device.backend.memory.transfers["dtoh"]
     axpy(x, y, 1.0)
     assert y[7] == 51.0
-    assert script.runner().device.backend.transfers["dtoh"] - before <= 4  # one element came back
+    assert script.runner().device.backend.memory.transfers["dtoh"] - before <= 4  # one element came back
 
 
 @pytest.mark.cuda

@@ -78,10 +78,8 @@ def test_background_children_of_a_finished_program_are_ended(tmp_path):
 
 def test_a_child_holding_stdout_does_not_make_a_finished_program_wait(tmp_path):
     (tmp_path / "p.py").write_text(SPAWNS.format(redirect=""))  # the helper inherits stdout
-    t0 = time.monotonic()
     r = run_program(tmp_path / "p.py", [str(tmp_path / "pid")], arch="cpu", timeout=90)
-    assert r.ok and not r.timed_out, r.error
-    assert time.monotonic() - t0 < 60
+    assert r.ok and not r.timed_out, r.error   # waiting on the helper's stdout would time out
     assert "started" in r.stdout
     assert _gone(int((tmp_path / "pid").read_text()))
 

@@ -48,7 +48,7 @@ def test_the_same_code_at_another_block_size_is_loaded_again(tmp_path):
         (second,) = dev.load([items[256]])
         (third,) = dev.load([items[256]])
         assert first.ok and second.ok and not second.reused and third.reused
-        assert dev.backend.modules[TASK][2].block_dim == 256   # the spec the CPU backend launches with
+        assert dev.backend.modules.entries[TASK][2].block_dim == 256   # the spec the CPU backend launches with
     finally:
         dev.close()
 

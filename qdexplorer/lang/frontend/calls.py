@@ -15,6 +15,7 @@ import numpy as np
 from .. import intrinsics as I
 from .. import ir
 from .. import qdmath
+from .. import host_matrix as H
 from .. import vector_types as V
 from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
@@ -196,7 +197,30 @@ class CallLowering(LoweringBase):
                 dt = as_dtype(self.eval_static(rest[0]))
             return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
         statics: dict[object, str] = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
-                   V.Matrix.zero: "mzero"}
+                   V.Matrix.zero: "mzero", V.Matrix.one: "mone", V.Matrix.unit: "unit"}
+        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value
+            n = self.eval_static(node.args[0])
+            x = self.value(node.args[1])
+            zero = self.zero_of(x, node)
+            return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
+        if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)
+            seq = self.value(node.args[0])
+            vecs = seq if isinstance(seq, list) else seq.items if isinstance(seq, Seq) else \
+                [py_value(x) for x in seq.value] if isinstance(seq, Py) and isinstance(seq.value, (list, tuple)) else []
+            vecs = [v if isinstance(v, Vec) else self.vec_literal([v], node) for v in vecs]
+            if not vecs or not all(isinstance(v, Vec) and len(v.shape) == 1 for v in vecs):
+                self.err(node, "qd.Matrix.rows/cols takes a list of vectors")
+            k, n = len(vecs), vecs[0].shape[0]
+            if f is V.Matrix.rows:
+                return Vec([x for v in vecs for x in v.items], (k, n))
+            return Vec([vecs[c].items[r] for r in range(n) for c in range(k)], (n, k))
+        method = _CLASS_METHODS.get(f) if isinstance(f, types.FunctionType) else None
+        if method is not None:  # qd.Vector.normalized(v, eps), qd.Matrix.transpose(m): v's own method
+            v = self.value(node.args[0])
+            if not isinstance(v, Vec):
+                self.err(node, f"qd.Vector.{method}(v, ...) needs a vector or matrix as v", QuadrantsTypeError)
+            return self.vec_call_method(VecMethod(v, _KERNEL_NAME.get(method, method)),
+                                        ast.Call(func=node.func, args=node.args[1:], keywords=node.keywords))
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:
             a = [self.eval_static(x) for x in node.args]
@@ -264,6 +288,10 @@ class CallLowering(LoweringBase):
             dt = promote(ea.dtype, eb.dtype)
             acc = ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
         return acc
+
+
+_CLASS_METHODS = {fn: name for name, fn in H.METHODS.items()}
+_KERNEL_NAME = {"get_shape": "shape"}
 
 
 def _kernel_twin(name) -> str:

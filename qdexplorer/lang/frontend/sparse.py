@@ -183,6 +183,27 @@ class SparseLowering(LoweringBase):
         block = self.out.pop()
         self.out[-1].append(ir.Loop(block, [ir.Assign(c, ir.BinOp("+", ref, ir.Const(1, i32), i32))]))
 
+    # -- `A[i, j] += v` on a qd.linalg.SparseMatrixBuilder (linalg/sparse_matrix.py)
+    def builder_add(self, b, target, node, op: str):
+        """Append the triplet (i, j, ±v): a slot from an atomic counter, then three stores; triplets past
+        the builder's capacity are dropped, as Quadrants' builder drops them."""
+        if op not in ("+", "-"):
+            self.err(node, "a sparse matrix builder takes A[i, j] += v and A[i, j] -= v only")
+        elts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        if len(elts) != 2:
+            self.err(target, "a sparse matrix builder takes two indices: A[i, j] += v")
+        i, j = (cast(self.commit(self.value(e), node, like=i32), i32) for e in elts)
+        v = cast(self.commit(self.value(node.value), node, like=b.dtype), b.dtype)
+        if op == "-":
+            v = ir.UnOp("neg", v, b.dtype)
+        vals = [self._hoist(x) for x in (i, j, v)]
+        count = self.kscope.field_arg(b.count, "triplet_count")
+        k = self.new_local("triplet", i32, ir.AtomicRMW("add", count, (ir.Const(0, i32),), ir.Const(1, i32)))
+        slot = (ir.LocalRef(k),)
+        stores: list[ir.Stmt] = [ir.Store(self.kscope.field_arg(f, name), slot, ir.LocalRef(x)) for f, name, x in
+                                 zip((b.rows, b.cols, b.vals), ("triplet_rows", "triplet_cols", "triplet_vals"), vals)]
+        self.out[-1].append(ir.If(ir.Compare("<", ir.LocalRef(k), ir.Const(b.max_num_triplets, i32), u1), stores, []))
+
     # -- x.fill(v), x.parent(), x.snode inside a kernel
     def array_attr(self, arr: ir.ArrayArg, attr: str, node):
         fld = self.kscope.field_objs.get(arr.name)
