@@ -31,7 +31,7 @@ def add_commands(sub: Any) -> None:
     b = sub.add_parser("bench", help="run workloads with warm-ups and N timed repeats, and save the run")
     add_project_args(b)
     _add_run_args(b)
-    b.add_argument("--rounds", type=int, default=None,
+    b.add_argument("--rounds", type=at_least(1), default=None,
                    help="split the repeats into this many blocks spread over the run, the workloads taking "
                         "turns (default 10, or one a repeat when fewer); comparisons need 3 or more")
     b.add_argument("--save", metavar="NAME", help="name the saved run (default: numbered only)")
