@@ -52,7 +52,13 @@ class ExpressionEmitter(EmitterBase):
     def e_LocalRef(self, e):
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
+    preloaded: dict | None = None  # a coarsened step's loads issued up front (schedule.preloadable)
+
     def e_Load(self, e):
+        if self.preloaded is not None:
+            v = self.preloaded.get(e)
+            if v is not None:
+                return v
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
         return v
@@ -122,6 +128,8 @@ class ExpressionEmitter(EmitterBase):
             if op == "%":
                 q = self.float_intrinsic("llvm.floor", dt, [b.fdiv(x, y)])
                 return b.fsub(x, b.fmul(q, y))
+            if op == "rmod":  # qd.raw_mod: C's fmod
+                return b.frem(x, y)
             if op in ("min", "max"):
                 return self.float_intrinsic("llvm.minnum" if op == "min" else "llvm.maxnum", dt, [x, y])
             raise AssertionError(op)
@@ -134,6 +142,8 @@ class ExpressionEmitter(EmitterBase):
         if op in ("min", "max"):
             cmp = (b.icmp_signed if signed else b.icmp_unsigned)("<" if op == "min" else ">", x, y)
             return b.select(cmp, x, y)
+        if op in ("rdiv", "rmod"):  # qd.raw_div / qd.raw_mod: C's truncating / and %
+            return (b.sdiv if signed else b.udiv)(x, y) if op == "rdiv" else (b.srem if signed else b.urem)(x, y)
         if not signed:
             if op == "//":
                 return b.udiv(x, y)
