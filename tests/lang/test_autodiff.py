@@ -68,10 +68,10 @@ def _f9(x):
     return 1 / x
 
 
-@qd.func
 _C04 = float(np.float32(0.4))
 
 
+@qd.func
 def _f10(x):
     return qd.atan2(x, 0.4)
 
