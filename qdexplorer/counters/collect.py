@@ -175,7 +175,6 @@ def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str,
         except ReportError as e:
             return CountersResult(task, preset, BAD_REPORT, str(e), seconds=reply.seconds)
         rec.ncu_version, rec.workload, rec.variant = cap.version, job.workload, variant
-        rec.ptx_sha = hashlib.sha256(ptx.encode()).hexdigest()[:16]
         rec.passes = rec.passes or reply.passes
         cache.put(key, rec, report)
         rep = cache.report_path(key)
