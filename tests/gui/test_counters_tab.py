@@ -83,3 +83,21 @@ def test_ab_lists_every_figure_largest_change_first(fake_ncu, window, qtbot):  #
     assert view.table.columnCount() == 6
     assert [view.table.horizontalHeaderItem(j).text() for j in range(5)] == ["Figure", "A", "B", "Δ", "Δ%"]
     assert view.status.text().startswith(f"A/B of {TASK}")
+
+
+def test_sass_gutter_matches_by_address(qtbot):
+    """The SASS tab's gutter: the profiled SASS's counters on the disassembly's lines of the same address."""
+    from qdexplorer.counters.record import LineCounters, SassLine, TaskCounters
+    from qdexplorer.gui.code_views import CodeViews
+    from qdexplorer.session import Session
+    views = CodeViews(Session())
+    qtbot.addWidget(views)
+    views.task = TASK
+    views.sass.setPlainText("        .text.saxpy:\n        /*0000*/   LDC R1, c[0x0][0x28] ;\n"
+                            "        /*0010*/   S2R R0, SR_TID.X ;\n        /*0020*/   EXIT ;\n")
+    rec = TaskCounters(TASK, "full", sass=[SassLine(0, "LDC R1, c[0x0][0x28]", LineCounters(8192, 4)),
+                                           SassLine(16, "S2R R0, SR_TID.X", LineCounters(8192, 8))])
+    views.show_line_counters(rec)
+    assert set(views.sass.heat) == {2, 3} and views.sass.heat[3][0] == 1.0 and views.sass.heat[2][0] == 0.5
+    views.show_line_counters(None)
+    assert views.sass.heat == {}
