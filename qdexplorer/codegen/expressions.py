@@ -52,8 +52,6 @@ class ExpressionEmitter(EmitterBase):
     def e_LocalRef(self, e):
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
-    preloaded: dict | None = None  # a coarsened step's loads issued up front (schedule.preloadable)
-
     def e_Load(self, e):
         if self.preloaded is not None:
             v = self.preloaded.get(e)

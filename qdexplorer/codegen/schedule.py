@@ -7,7 +7,7 @@ the caller hands each thread a `[lo, hi)` chunk and the loop walks it with strid
 from __future__ import annotations
 
 from ..lang import ir
-from .abi import I32, I64
+from .abi import I32, I64, lltype
 from .emitter_base import EmitterBase
 
 
@@ -67,10 +67,10 @@ def contiguous(task: ir.Task) -> bool:
 def preloadable(task: ir.Task) -> list[ir.Load]:
     """The loads a coarsened step may issue for all its indices before the first body runs.
 
-    A coarsened body that branches (an accurate sin's slow path) kept each index's load behind the
-    previous index's compute and store, one load in flight per thread: an accurate sin·exp ran at
-    2.7 TB/s where Triton's order (every element's load first) runs near copy speed. Only what the
-    body reads unconditionally qualifies: loads at the loop index in the statements before any
+    Each index's loads stayed behind the previous index's stores (which may alias them as far as LLVM
+    knows: the same array, in place) or branches, so they were neither merged nor in flight together:
+    issued first, the 4 indices' loads become one ld.global.nc.v4 (the histogram's `x[i]`, an in-place
+    `v[i] += f[i] * dt`). Only what the body reads unconditionally qualifies: loads at the loop index in the statements before any
     control flow, outside selects, from arrays the task writes only at the loop index itself and
     only after the load (an in-place `x[i] = f(x[i])`: no other index's store can reach them), in a
     body that never leaves the step early or reassigns the index.
@@ -144,6 +144,8 @@ class ScheduleEmitter(EmitterBase):
                 main_end = b.mul(b.udiv(total, I32(v)), I32(v))
                 self.grid_loop(b.mul(gtid, I32(v)), b.mul(stride, I32(v)), main_end, begins, ext, unroll=v)
                 self.grid_loop(b.add(main_end, gtid), stride, total, begins, ext)
+            elif self.prefetch:
+                self.prefetching_loop(gtid, stride, total, begins, ext)
             else:
                 self.grid_loop(gtid, stride, total, begins, ext)
         else:
@@ -168,6 +170,54 @@ class ScheduleEmitter(EmitterBase):
             ext.append(b.trunc(d, I32))
             begins.append(lo_v)
         return ext, begins, b.trunc(total, I32)
+
+    def prefetching_loop(self, start, stride, end, begins, ext):
+        """A 1-D grid-stride loop whose body inlines libdevice (so it is not coarsened) and reads
+        `x[i]` unconditionally: each step issues the next step's loads before its own body runs, so
+        two loads per thread are in flight instead of one (an accurate sin·exp was latency-bound at
+        2.7 TB/s). The next index is clamped to this one at the end, so no load leaves the range."""
+        b = self.b
+        early = preloadable(self.t) if self.sig.debug_ptr is None else []
+        if not early:
+            return self.grid_loop(start, stride, end, begins, ext)
+        idx = self.alloca_b.alloca(I32, name="idx")
+        slots = [self.alloca_b.alloca(lltype(n.dtype), name="ahead") for n in early]
+        var = self.slot(self.t.loop_vars[0])
+        pre, head = self.fn.append_basic_block("prefetch"), self.fn.append_basic_block("loop")
+        body, latch = self.fn.append_basic_block("body"), self.fn.append_basic_block("latch")
+        exit_ = self.fn.append_basic_block("exit")
+
+        def load_at(i) -> None:
+            off = i if begins[0].type == I32 else b.zext(i, begins[0].type)
+            b.store(b.add(begins[0], off, flags=["nsw"]), var)
+            values = [self.expr(n) for n in early]
+            for v, slot in zip(values, slots):
+                b.store(v, slot)
+        b.store(start, idx)
+        b.cbranch(b.icmp_unsigned("<", start, end), pre, exit_)
+        b.position_at_end(pre)
+        load_at(start)
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
+        b.position_at_end(body)
+        cur = b.load(idx, typ=I32)
+        now = {n: b.load(slot, typ=lltype(n.dtype)) for n, slot in zip(early, slots)}
+        nxt = b.add(cur, stride)
+        load_at(b.select(b.icmp_unsigned("<", nxt, end), nxt, cur))  # the last step re-reads its own
+        off = cur if begins[0].type == I32 else b.zext(cur, begins[0].type)
+        b.store(b.add(begins[0], off, flags=["nsw"]), var)
+        self.preloaded = now
+        self.loops.append((None, latch))
+        self.stmts(self.t.body)
+        self.loops.pop()
+        self.preloaded = None
+        if not b.block.is_terminated:
+            b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(b.load(idx, typ=I32), stride), idx)
+        b.branch(head)
+        b.position_at_end(exit_)
 
     def grid_loop(self, start, stride, end, begins, ext, unroll=1):
         """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
@@ -195,7 +245,7 @@ class ScheduleEmitter(EmitterBase):
                 if k:
                     rem = b.udiv(rem, ext[k])
 
-        early = preloadable(self.t) if unroll > 1 and self.sig.debug_ptr is None else []
+        early = preloadable(self.t) if unroll > 1 and self.o.preload and self.sig.debug_ptr is None else []
         preloaded = []
         for j in range(unroll if early else 0):  # every index's loads first: `unroll` of them in flight
             set_index(j)

@@ -312,8 +312,6 @@ class CudaBackend:
         precompiled struct and launches, untimed, on our stream. Arrays come as (pointer, shape).
         The driver copies the parameters at launch, so the next call may overwrite them."""
         spec = self.specs[task]
-        if spec.debug:
-            return None
         codes, slots = [], []
         for slot in spec.args:
             if slot.kind == "array":
@@ -323,6 +321,15 @@ class CudaBackend:
             else:
                 codes.append(_PACK[slot.ctype])
             slots.append((slot.name, slot.kind == "array"))
+        rec_dev = rec = None
+        if spec.debug:  # the out-of-bounds record: the entry's last parameter, read back after each launch
+            key = ("__debug__", task)
+            rec_dev = self._alloc.get(key)
+            if rec_dev is None:
+                rec_dev = self._alloc[key] = check("cuMemAlloc", cu.cuMemAlloc(8 * RECORD_WORDS))
+            check("cuMemsetD8", cu.cuMemsetD8(rec_dev, 0, 8 * RECORD_WORDS))
+            codes.append("Q")
+            rec = new_record()
         fmt = struct.Struct("<" + "".join(codes))
         buf = ctypes.create_string_buffer(max(8, fmt.size))
         base = ctypes.addressof(buf)
@@ -342,6 +349,8 @@ class CudaBackend:
                     vals.extend(v[1])
                 else:
                     vals.append(v)
+            if rec_dev is not None:
+                vals.append(int(rec_dev))
             try:
                 fmt.pack_into(keep[0], 0, *vals)
             except (struct.error, OverflowError):  # outside the type's range: wrap as C would
@@ -353,9 +362,18 @@ class CudaBackend:
                     grids[n] = grid
             if grid == 0:
                 return
-            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, ours if stream is None else stream, addr, 0)
+            on = ours if stream is None else stream
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, on, addr, 0)
             if err != _OK:
                 check("cuLaunchKernel", (err,), task)
+            if rec is not None:  # debug mode: wait for the launch and read its record, as launch() does
+                check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(rec.ctypes.data, rec_dev, rec.nbytes, on))
+                check("cuStreamSynchronize", cu.cuStreamSynchronize(on), task)
+                if rec[0]:
+                    failed = rec.copy()
+                    rec[:] = 0
+                    check("cuMemsetD8", cu.cuMemsetD8(rec_dev, 0, 8 * RECORD_WORDS))
+                    check_record(failed, spec, {name: tuple(values[name][1]) for name, is_array in packed if is_array})
         return launch
 
     def producer_stream(self, arrays) -> Any:
