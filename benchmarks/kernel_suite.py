@@ -41,21 +41,20 @@ class Qdx:
         from qdexplorer.runtime.cuda.backend import CudaBackend
         self.be, self.arch = CudaBackend(), arch
 
-    def run(self, kernel, args: dict, fast_math=True, check=None, vector=4, preload=True):
+    def run(self, kernel, args: dict, fast_math=True, check=None, vector=4):
         from qdexplorer.compiler.cache import PtxCache
         from qdexplorer.compiler.pipeline import Pipeline
         from qdexplorer.compiler.pool import InlineCompiler
         from qdexplorer.lang.bounds import trip_counts
         spec = kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
-        pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math, vector=vector,
-                        preload=preload)
+        pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math, vector=vector)
         tasks = kernel.tasks(spec)
         compiled = pipe.compile(tasks, "nvptx")
         names, log = [], []
         for ct in compiled:
             if not ct.ok:
                 raise RuntimeError(f"{ct.task}: {ct.error}")
-            tag = f"{ct.load_hash}-{int(fast_math)}-{vector}-{int(preload)}"
+            tag = f"{ct.load_hash}-{int(fast_math)}-{vector}"
             self.be.load(ct.spec, ct.output, tag, unit=f"{ct.task}-{tag}")
             names.append(ct.task)
             log += [line for line in list(ct.module.log if ct.module else []) + list(ct.log)
@@ -345,16 +344,13 @@ def main():
         data = inputs(case)
         row = {"case": case}
         variants = [("qdexplorer", True, 4)]
-        if case == "wave":  # no_preload: without reading the next element one step ahead (the code before)
-            variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_no_preload", False, 4, False)]
+        if case == "wave":
+            variants.append(("qdexplorer_fast_math_off", False, 4))
         if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
-        if case in ("particles", "histogram"):  # coarsened steps without their loads issued first
-            variants.append(("qdexplorer_no_preload", True, 4, False))
-        for name, fast, vector, *pre in variants:
+        for name, fast, vector in variants:
             try:
-                ms, _, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data), vector=vector,
-                                   preload=pre[0] if pre else True)
+                ms, _, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data), vector=vector)
                 row[name] = summary(ms)
                 row[name + "_log"] = sorted(set(log))
             except Exception as e:  # noqa: BLE001

@@ -26,8 +26,6 @@ class EmitterBase(ABC):
     o: CodegenOptions
     nv: bool  # the target is nvptx (else the host)
     fast: bool  # fast math is on (nvptx only)
-    preloaded: dict | None = None  # loads issued ahead of the body (schedule.preloadable): Load -> value
-    prefetch: bool = False  # a libdevice 1-D loop reads its next element a step ahead (schedule.py)
     log: list[str]  # notes for the user about choices made (coarsening, reductions, fallbacks)
     vector: int  # indices each thread takes per grid-stride step
     m: L.Module

@@ -53,10 +53,6 @@ class ExpressionEmitter(EmitterBase):
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
     def e_Load(self, e):
-        if self.preloaded is not None:
-            v = self.preloaded.get(e)
-            if v is not None:
-                return v
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
         return v

@@ -11,4 +11,3 @@ class CodegenOptions:
     fast_math: bool = False  # CUDA: approximate f32 math, div.approx and ftz (fast_math.py)
     vector: int = 4  # indices per thread per grid-stride step on nvptx (1 = plain grid-stride loop)
     debug: bool = False  # bounds-check every ndarray access (debug_checks.py)
-    preload: bool = True  # a coarsened step issues its unconditional loads first (schedule.preloadable)

@@ -7,7 +7,7 @@ the caller hands each thread a `[lo, hi)` chunk and the loop walks it with strid
 from __future__ import annotations
 
 from ..lang import ir
-from .abi import I32, I64, lltype
+from .abi import I32, I64
 from .emitter_base import EmitterBase
 
 
@@ -64,58 +64,6 @@ def contiguous(task: ir.Task) -> bool:
     return True
 
 
-def preloadable(task: ir.Task) -> list[ir.Load]:
-    """The loads a coarsened step may issue for all its indices before the first body runs.
-
-    Each index's loads stayed behind the previous index's stores (which may alias them as far as LLVM
-    knows: the same array, in place) or branches, so they were neither merged nor in flight together:
-    issued first, the 4 indices' loads become one ld.global.nc.v4 (the histogram's `x[i]`, an in-place
-    `v[i] += f[i] * dt`). Only what the body reads unconditionally qualifies: loads at the loop index in the statements before any
-    control flow, outside selects, from arrays the task writes only at the loop index itself and
-    only after the load (an in-place `x[i] = f(x[i])`: no other index's store can reach them), in a
-    body that never leaves the step early or reassigns the index.
-    """
-    if len(task.ranges) != 1 or not task.loop_vars:
-        return []
-    var = task.loop_vars[0]
-
-    def at_var(indices) -> bool:
-        return len(indices) == 1 and isinstance(indices[0], ir.LocalRef) and indices[0].local is var
-    spoilt = set()  # arrays written anywhere but at the loop index, or by an atomic
-    for n in ir.walk(task.body):
-        if isinstance(n, (ir.Break, ir.Return)) or (isinstance(n, ir.Assign) and n.local is var):
-            return []
-        if isinstance(n, ir.AtomicRMW) or (isinstance(n, ir.Store) and not at_var(n.indices)):
-            spoilt.add(n.array.name if isinstance(n.array, ir.ArrayArg) else id(n.array))
-    out: list[ir.Load] = []
-    stored: set = set()  # written at the loop index by an earlier statement: later loads see that value
-
-    def visit(e) -> None:
-        if isinstance(e, ir.Select):
-            return
-        if isinstance(e, ir.Load) and isinstance(e.array, ir.ArrayArg) and at_var(e.indices) \
-                and e.array.name not in spoilt and e.array.name not in stored:
-            if e not in out:
-                out.append(e)
-            return
-        if hasattr(e, "__dataclass_fields__") and not isinstance(e, (ir.Local, ir.ArrayArg)):
-            for f in e.__dataclass_fields__:
-                v = getattr(e, f)
-                for x in (v if isinstance(v, (list, tuple)) else (v,)):
-                    if isinstance(x, ir.Expr):
-                        visit(x)
-    for s in task.body:
-        if not isinstance(s, (ir.Assign, ir.Store, ir.ExprStmt)):
-            break
-        visit(s.value)
-        if isinstance(s, ir.Store):
-            for i in s.indices:
-                visit(i)
-            if isinstance(s.array, ir.ArrayArg):
-                stored.add(s.array.name)
-    return out
-
-
 class ScheduleEmitter(EmitterBase):
     """Mixin of the task emitter: the loop nest around a range_for's body."""
 
@@ -144,8 +92,6 @@ class ScheduleEmitter(EmitterBase):
                 main_end = b.mul(b.udiv(total, I32(v)), I32(v))
                 self.grid_loop(b.mul(gtid, I32(v)), b.mul(stride, I32(v)), main_end, begins, ext, unroll=v)
                 self.grid_loop(b.add(main_end, gtid), stride, total, begins, ext)
-            elif self.prefetch:
-                self.prefetching_loop(gtid, stride, total, begins, ext)
             else:
                 self.grid_loop(gtid, stride, total, begins, ext)
         else:
@@ -171,54 +117,6 @@ class ScheduleEmitter(EmitterBase):
             begins.append(lo_v)
         return ext, begins, b.trunc(total, I32)
 
-    def prefetching_loop(self, start, stride, end, begins, ext):
-        """A 1-D grid-stride loop whose body inlines libdevice (so it is not coarsened) and reads
-        `x[i]` unconditionally: each step issues the next step's loads before its own body runs, so
-        two loads per thread are in flight instead of one (an accurate sin·exp was latency-bound at
-        2.7 TB/s). The next index is clamped to this one at the end, so no load leaves the range."""
-        b = self.b
-        early = preloadable(self.t) if self.sig.debug_ptr is None else []
-        if not early:
-            return self.grid_loop(start, stride, end, begins, ext)
-        idx = self.alloca_b.alloca(I32, name="idx")
-        slots = [self.alloca_b.alloca(lltype(n.dtype), name="ahead") for n in early]
-        var = self.slot(self.t.loop_vars[0])
-        pre, head = self.fn.append_basic_block("prefetch"), self.fn.append_basic_block("loop")
-        body, latch = self.fn.append_basic_block("body"), self.fn.append_basic_block("latch")
-        exit_ = self.fn.append_basic_block("exit")
-
-        def load_at(i) -> None:
-            off = i if begins[0].type == I32 else b.zext(i, begins[0].type)
-            b.store(b.add(begins[0], off, flags=["nsw"]), var)
-            values = [self.expr(n) for n in early]
-            for v, slot in zip(values, slots):
-                b.store(v, slot)
-        b.store(start, idx)
-        b.cbranch(b.icmp_unsigned("<", start, end), pre, exit_)
-        b.position_at_end(pre)
-        load_at(start)
-        b.branch(head)
-        b.position_at_end(head)
-        b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
-        b.position_at_end(body)
-        cur = b.load(idx, typ=I32)
-        now = {n: b.load(slot, typ=lltype(n.dtype)) for n, slot in zip(early, slots)}
-        nxt = b.add(cur, stride)
-        load_at(b.select(b.icmp_unsigned("<", nxt, end), nxt, cur))  # the last step re-reads its own
-        off = cur if begins[0].type == I32 else b.zext(cur, begins[0].type)
-        b.store(b.add(begins[0], off, flags=["nsw"]), var)
-        self.preloaded = now
-        self.loops.append((None, latch))
-        self.stmts(self.t.body)
-        self.loops.pop()
-        self.preloaded = None
-        if not b.block.is_terminated:
-            b.branch(latch)
-        b.position_at_end(latch)
-        b.store(b.add(b.load(idx, typ=I32), stride), idx)
-        b.branch(head)
-        b.position_at_end(exit_)
-
     def grid_loop(self, start, stride, end, begins, ext, unroll=1):
         """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
         b = self.b
@@ -231,8 +129,8 @@ class ScheduleEmitter(EmitterBase):
         # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
         b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
-
-        def set_index(j: int) -> None:
+        for j in range(unroll):
+            nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
             rem = b.load(idx, typ=I32)
             if j:
                 rem = b.add(rem, I32(j), flags=["nsw"])
@@ -244,16 +142,6 @@ class ScheduleEmitter(EmitterBase):
                 b.store(b.add(begins[k], off, flags=["nsw"]), var)
                 if k:
                     rem = b.udiv(rem, ext[k])
-
-        early = preloadable(self.t) if unroll > 1 and self.o.preload and self.sig.debug_ptr is None else []
-        preloaded = []
-        for j in range(unroll if early else 0):  # every index's loads first: `unroll` of them in flight
-            set_index(j)
-            preloaded.append({n: self.expr(n) for n in early})
-        for j in range(unroll):
-            nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
-            set_index(j)
-            self.preloaded = preloaded[j] if preloaded else None
             self.loops.append((None, nxt))
             self.stmts(self.t.body)
             self.loops.pop()
@@ -261,7 +149,6 @@ class ScheduleEmitter(EmitterBase):
                 b.branch(nxt)
             if nxt is not latch:
                 b.position_at_end(nxt)
-        self.preloaded = None
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
         b.branch(head)

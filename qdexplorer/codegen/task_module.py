@@ -21,13 +21,12 @@ from .debug_checks import DebugChecks
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
-from .math_lowering import MathEmitter, libdevice_calls
+from .math_lowering import MathEmitter, calls_libdevice
 from .options import CodegenOptions
 from .privatize import PrivatizeEmitter, find_private
 from .reduction import ReductionEmitter
 from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
-
 
 __all__ = ["CodegenError", "CodegenOptions", "TaskModule", "build_task_module"]
 
@@ -76,12 +75,8 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.nv = opts.target == "nvptx"
         self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
         self.log: list[str] = []
-        # Measured (H200, 2^26): coarsening an accurate sin·exp, even with its 4 loads issued first
-        # (one ld.global.nc.v4), took 0.336 ms against 0.197 uncoarsened: libdevice bodies stay at one.
-        heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and libdevice_calls(task, self.fast) > 0
+        heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
         self.vector = coarsening(task, self.nv, opts.vector, heavy)
-        # uncoarsened because of libdevice, a plain 1-D range_for reads its next element one step ahead
-        self.prefetch = heavy and opts.preload and coarsening(task, self.nv, opts.vector) > 1
         if heavy and coarsening(task, self.nv, opts.vector) > 1:
             self.log.append("coarsening off: the body inlines libdevice, so 1 index per thread per step "
                             "(compute-bound; keeps the PTX small)")

@@ -98,8 +98,7 @@ class Pipeline:
                  ptx_isa: str = DEFAULT_PTX_ISA, overrides: OverrideStore | None = None,
                  dump_dir: str | None = None, mode: str = "per_task", fast_math: bool = True,
                  vector: int = 4, memo: bool = True, default_block: int | None = None,
-                 on_task: Callable[[CompiledTask], None] | None = None, debug: bool = False,
-                 preload: bool = True):
+                 on_task: Callable[[CompiledTask], None] | None = None, debug: bool = False):
         if mode not in MODES:
             raise ValueError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
         self.compiler, self.cache = compiler, cache or PtxCache(offline=False)
@@ -108,7 +107,6 @@ class Pipeline:
         self.dump_dir, self.mode, self.memo = dump_dir, mode, memo
         self.default_block = default_block
         self.debug = debug  # bounds-check every ndarray access (codegen/debug_checks.py)
-        self.preload = preload  # coarsened steps issue their loads first (codegen/schedule.preloadable)
         self.on_task: Callable[[CompiledTask], None] = on_task or (lambda ct: None)
         # (task fingerprint, options) -> (module, its text as the ll artifact's bytes)
         self.modules: dict[tuple[str, CodegenOptions], tuple[TaskModule, bytes]] = {}
@@ -286,8 +284,7 @@ class Pipeline:
         the module handed on has its `text` emptied (10 KB a task, twice, was a fifth of a 10,000-task
         compile's memory)."""
         fast = self.fast_math if task.fast_math is None else task.fast_math  # @qd.kernel(fast_math=...) wins
-        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector, self.debug,
-                              self.preload)
+        opts = CodegenOptions(target, libdevice_path() if target == "nvptx" else None, fast, self.vector, self.debug)
         key = (task.fingerprint, opts) if task.fingerprint and self.memo else None
         if key is not None and key in self.modules:
             tm, text = self.modules[key]

@@ -1,6 +1,5 @@
 """Libdevice is linked per function: a task gets the `__nv_*` functions it calls and their
 callees, not all 575; and a body that inlines libdevice is not coarsened (its PTX stays small)."""
-import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
@@ -51,8 +50,6 @@ def test_compile_log_names_what_was_linked():
 
 
 def test_libdevice_bodies_are_not_coarsened():
-    """Measured on the H200: an accurate sin·exp coarsened by 4, even with its loads issued first,
-    took 0.336 ms at 2^26 against 0.197 ms with one index per step."""
     @qd.kernel
     def heavy(x: F1):
         for i in range(x.shape[0]):
@@ -68,50 +65,6 @@ def test_libdevice_bodies_are_not_coarsened():
     on = build_task_module(light.tasks()[0], CodegenOptions("nvptx", libdevice_path(), fast_math=True, vector=4))
     off = build_task_module(light.tasks()[0], CodegenOptions("nvptx", libdevice_path(), fast_math=False, vector=4))
     assert on.vector == 4 and off.vector == 1
-
-
-def test_a_coarsened_step_issues_its_loads_before_the_first_body():
-    """Each index's load sat behind the previous index's atomic, so LLVM could neither merge nor
-    overlap them; issued first, the 4 indices' loads become one ld.global.nc.v4. A value the body
-    stored earlier is read back, never read ahead, and a load under a condition is not issued early."""
-    from qdexplorer.codegen.schedule import preloadable
-
-    I1 = qd.types.ndarray(dtype=qd.i32, ndim=1)
-
-    @qd.kernel
-    def tally(x: I1, bins: I1):
-        for i in range(x.shape[0]):
-            bins[x[i]] += 1   # a `red` between one index's load and the next's: LLVM kept them apart
-
-    @qd.kernel
-    def stored_then_read(x: F1, y: F1):
-        for i in range(x.shape[0]):
-            x[i] = x[i] * 3.0
-            y[i] = x[i] * 2.0  # the value just stored, not the one read ahead
-
-    @qd.kernel
-    def guarded(x: F1, y: F1):
-        for i in range(x.shape[0]):
-            if i > 2:
-                y[i] = x[i]  # read under a condition: nothing is issued ahead
-
-    m = build_task_module(tally.tasks()[-1], CodegenOptions("nvptx", vector=4))
-    step = m.text[m.text.index("\nbody:"):m.text.index("\nnext0:")]
-    assert m.vector == 4 and step.count("load i32, ptr") == 4, "the loads were not issued up front"
-
-    def v4_loads(opts):
-        tm = build_task_module(tally.tasks()[-1], opts)
-        ptx = compile_module(CompileRequest(tm.entry, "nvptx", (tm.text,), (tm.entry,))).output.decode()
-        return ptx.count("ld.global.nc.v4.b32")
-    assert v4_loads(CodegenOptions("nvptx", vector=4)) >= 1
-    assert v4_loads(CodegenOptions("nvptx", vector=4, preload=False)) == 0   # the order before
-    (task,) = stored_then_read.tasks()
-    assert [ld.array.name for ld in preloadable(task)] == ["x"] and len(preloadable(task)) == 1
-    assert preloadable(guarded.tasks()[0]) == []
-    x = np.linspace(-3, 3, 1001, dtype=np.float32)
-    y = np.zeros_like(x)
-    stored_then_read(x, y)
-    np.testing.assert_allclose(y, 6 * np.linspace(-3, 3, 1001, dtype=np.float32), rtol=1e-6)
 
 
 def test_only_contiguous_1d_loops_are_coarsened():
@@ -144,24 +97,3 @@ def test_only_contiguous_1d_loops_are_coarsened():
     tm = build_task_module(axpy.tasks()[0], CodegenOptions("nvptx", vector=4))
     res = compile_module(CompileRequest(tm.task, "nvptx", (tm.text,), (tm.entry,)))
     assert "ld.global.nc.v4.b32" in res.output.decode() or "ld.global.nc.v4.f32" in res.output.decode()
-
-
-def test_an_uncoarsened_libdevice_loop_reads_one_step_ahead():
-    """An accurate sin·exp is not coarsened (libdevice), and with one load in flight per thread it
-    was latency-bound (1.05x torch.compile on the H200): each step now loads the next step's `x[i]`
-    before its own body, clamped to its own index on the last step."""
-    @qd.kernel
-    def wave(x: F1, y: F1):
-        for i in range(x.shape[0]):
-            v = x[i]
-            y[i] = qd.sin(v) * qd.exp(-v * v)
-
-    m = build_task_module(wave.tasks()[0], CodegenOptions("nvptx", libdevice_path(), fast_math=False, vector=4))
-    assert m.vector == 1 and "\nprefetch:" in m.text
-    body = m.text[m.text.index("\nbody:"):]
-    assert body.index("load float, ptr") < body.index(" call "), "the next element is not read first"
-    off = build_task_module(wave.tasks()[0], CodegenOptions("nvptx", libdevice_path(), fast_math=False, vector=4,
-                                                            preload=False))
-    assert "\nprefetch:" not in off.text
-    res = compile_module(CompileRequest(m.entry, "nvptx", (m.text,), (m.entry,), libdevice=libdevice_path()))
-    assert res.ok, res.error
