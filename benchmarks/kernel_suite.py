@@ -55,7 +55,7 @@ class Qdx:
             if not ct.ok:
                 raise RuntimeError(f"{ct.task}: {ct.error}")
             tag = f"{ct.load_hash}-{int(fast_math)}-{vector}"
-            self.be.load(ct.spec, ct.output, tag, unit=f"{ct.task}-{tag}")
+            self.be.modules.load(ct.spec, ct.output, tag, unit=f"{ct.task}-{tag}")
             names.append(ct.task)
             log += [line for line in list(ct.module.log if ct.module else []) + list(ct.log)
                     if "libdevice:" not in line]
@@ -72,7 +72,7 @@ class Qdx:
         self.be.finish(prep)
         reps = [[self.be.launch(t, prep) for t in names] for _ in range(REPS)]
         self.be.finish(prep)
-        self.be.free_all()
+        self.be.memory.free_all()
         return [sum(x.ms for x in rep) for rep in reps], out, log
 
 

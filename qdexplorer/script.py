@@ -33,6 +33,7 @@ from .lang.template import Template
 from .lang.types import int_range
 from .lang import runtime_api
 from .lang.runtime_api import cpu, cuda, gpu
+from .runtime.backend_api import stream_interop
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
@@ -48,8 +49,12 @@ def init(arch: str = cpu, **options):
         from .runtime.cuda.detect import cuda_status
         st = cuda_status(in_process=True)  # the script owns the context from here on
         if not st.available:
-            if arch == cuda:
+            if arch == cuda and not options.get("enable_fallback", True):
                 raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
+            if arch == cuda:  # Quadrants falls back to the CPU unless enable_fallback=False
+                warnings.warn(f"qd.init(arch=qd.cuda): no usable GPU ({st.reason}); falling back to the CPU backend "
+                              f"(enable_fallback=False makes this an error)", stacklevel=4)
+                arch = cpu
             warnings.warn(f"qd.gpu: no usable GPU ({st.reason}); falling back to the CPU backend", stacklevel=4)
             arch = cpu
         else:
@@ -256,6 +261,7 @@ class InlineRunner:
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.debug = debug
         self.device = LocalDevice(self.backend)
+        self.streams = stream_interop(self.device.backend)   # CUDA: ordering with GPU arrays' own streams
         self.loaded: dict = {}
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
         self.modes: dict = {}  # kernel -> what each parameter is, for signatures ((): no fast calls)
@@ -431,13 +437,15 @@ class InlineRunner:
                 fp.distinct = ptrs
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
+        interop = self.streams
+        assert interop is not None  # a CUDA backend has it, and the fast path on CUDA is the only caller
         if external and not resident and not fp.prints:
-            stream = backend.producer_stream(external.values())
+            stream = interop.producer_stream(external.values())
             if stream is not None:  # launch where the arrays' producer queued: ordered both ways
                 for t, launch in fp.launchers:
                     launch(args, trips[t], stream)
                 return args
-        streams = backend.order_after(list(external.values())) if external else set()
+        streams = interop.order_after(list(external.values())) if external else set()
         try:
             for t, launch in fp.launchers:
                 launch(args, trips[t])
@@ -445,9 +453,9 @@ class InlineRunner:
             for _, st in resident:
                 st._where = "device"
         if fp.prints or any(v.stream is None for v in external.values()):
-            backend.sync()
+            self.device.sync()
         elif streams:
-            backend.signal(streams)
+            interop.signal(streams)
         return args
 
     def _device_ptr(self, v, backend) -> tuple:
@@ -478,7 +486,7 @@ class InlineRunner:
         return False
 
     def sync(self):
-        self.device.backend.sync()
+        self.device.sync()
 
     def _load(self, kernel, spec) -> "_Plan":
         tasks = kernel.tasks(spec)

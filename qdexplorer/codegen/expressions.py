@@ -122,6 +122,8 @@ class ExpressionEmitter(EmitterBase):
             if op == "%":
                 q = self.float_intrinsic("llvm.floor", dt, [b.fdiv(x, y)])
                 return b.fsub(x, b.fmul(q, y))
+            if op == "rmod":  # qd.raw_mod: C's fmod
+                return b.frem(x, y)
             if op in ("min", "max"):
                 return self.float_intrinsic("llvm.minnum" if op == "min" else "llvm.maxnum", dt, [x, y])
             raise AssertionError(op)
@@ -134,6 +136,8 @@ class ExpressionEmitter(EmitterBase):
         if op in ("min", "max"):
             cmp = (b.icmp_signed if signed else b.icmp_unsigned)("<" if op == "min" else ">", x, y)
             return b.select(cmp, x, y)
+        if op in ("rdiv", "rmod"):  # qd.raw_div / qd.raw_mod: C's truncating / and %
+            return (b.sdiv if signed else b.udiv)(x, y) if op == "rdiv" else (b.srem if signed else b.urem)(x, y)
         if not signed:
             if op == "//":
                 return b.udiv(x, y)

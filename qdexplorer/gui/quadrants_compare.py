@@ -35,15 +35,19 @@ def _fill(table: QTableWidget, rows: list[list[str]], color: list[str | None] | 
                 item.setForeground(QBrush(QColor(color[r])))
             table.setItem(r, c, item)
     table.resizeColumnsToContents()
+    header = table.horizontalHeader()
+    for c in range(table.columnCount()):   # never narrower than its header ("enerated media" was cut)
+        header.resizeSection(c, max(header.sectionSize(c), header.sectionSizeFromContents(c).width() + 8))
 
 
 class ComparisonPanel(QSplitter):
     def __init__(self, parent=None):
         super().__init__(Qt.Vertical, parent)
-        self.plot = pg.PlotWidget(title="Launch times of the selected task")
-        self.plot.setBackground("w")
+        self.plot = pg.PlotWidget(title="Launch times of the selected task")   # the theme's colours (restyle)
         self.plot.setLabel("left", "launch time (ms)")
-        self.plot.getAxis("left").enableAutoSIPrefix(False)   # the unit comes from the data, never "(x0.001)"
+        # the unit comes from the data, never "(x0.001)": on either axis (a few launches read "launch # (x0.001)")
+        for side in ("left", "bottom"):
+            self.plot.getAxis(side).enableAutoSIPrefix(False)
         self.plot.setLabel("bottom", "launch #")
         self.plot.showGrid(x=True, y=True, alpha=0.3)
         self.plot.addLegend(offset=(-10, 10))

@@ -12,6 +12,7 @@ from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .func import data_oriented  # noqa: F401
+from .tensor import Backend, Tensor, tensor, wrap  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
                          atomic_or, atomic_sub, atomic_xor, bit_shr, zero,
                          cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, random, randn, select, pow,
@@ -29,34 +30,33 @@ _sys.modules[__name__ + ".math"] = math
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
                      QuadrantsRuntimeTypeError, QuadrantsSyntaxError, QuadrantsTypeError)
-from .runtime_api import amdgpu, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
+from .runtime_api import amdgpu, arm64, cpu, cuda, gpu, init, metal, reset, sync, vulkan, x64  # noqa: F401
 from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
-from .snode import SNode, axes, root  # noqa: F401
+from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
 from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
+from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
+                         raw_mod, static_assert, static_print, volatile_load)
+from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
+                       ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
+                       is_logging_effective, pure, set_logging_level)
+from .types import u1 as uint1  # noqa: F401
+from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
+x86_64 = x64
+from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
+from . import profiler  # noqa: F401,E402
+from . import linalg  # noqa: F401,E402
+from .linalg.sparse_matrix import sparse_matrix_builder  # noqa: F401,E402
+from .fields_builder import FieldsBuilder  # noqa: F401,E402
+from .lang_namespace import lang  # noqa: F401,E402
+_sys.modules[__name__ + ".lang"] = lang
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741
 ij, ik, il, jk, jl, kl = axes(0, 1), axes(0, 2), axes(0, 3), axes(1, 2), axes(1, 3), axes(2, 3)
 ijk, ijl, ikl, jkl, ijkl = axes(0, 1, 2), axes(0, 1, 3), axes(0, 2, 3), axes(1, 2, 3), axes(0, 1, 2, 3)
 
-_LEFT_OUT = {  # name: (what it is, what to do instead)
-    "real_func": ("@qd.real_func", "use @qd.func (inlined)"),
-    "sparse_matrix_builder": ("a sparse matrix", ""),
-    "quant": ("a quantized type", ""),
-    "tensor": ("qd.tensor (the backend-choosing tensor wrapper of newer Quadrants)", "allocate with qd.field or qd.ndarray"),
-    "Tensor": ("qd.Tensor (the backend-choosing tensor wrapper of newer Quadrants)", "annotate with qd.template() or qd.types.NDArray"),
-    "Backend": ("qd.Backend (the backend-choosing tensor wrapper of newer Quadrants)", "allocate with qd.field or qd.ndarray"),
-    "algorithms": ("qd.algorithms (device-wide reduce/scan/sort on block shared memory)", "write the loop with atomics, or qd.loop_config(serialize=True)"),
-}
+from . import compat as _compat
 
-
-def __getattr__(name):
-    """Quadrants names qdexplorer leaves out fail with what to do instead, not a bare AttributeError."""
-    if name in _LEFT_OUT:
-        what, instead = _LEFT_OUT[name]
-        file, line = _caller()
-        raise AttributeError(f"{file}:{line}: qd.{name}: {what} is not supported by qdexplorer"
-                             + (f"; {instead}" if instead else "") + " (see docs/language.md)")
-    raise AttributeError(f"module 'qdexplorer.lang' has no attribute '{name}'")
+__getattr__ = _compat.module_getattr("qd", __name__)

@@ -79,7 +79,8 @@ def eval_expr(e: ir.Expr, args: dict) -> int | float:
         if e.op in _BITWISE:  # integer operands only: the frontend refuses them on floats
             return _wrap(_BITWISE[e.op](int(a), int(b)), e.dtype)
         ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "//": lambda: a // b,
-               "%": lambda: a % b, "/": lambda: a / b, "min": lambda: min(a, b), "max": lambda: max(a, b)}
+               "%": lambda: a % b, "/": lambda: a / b, "min": lambda: min(a, b), "max": lambda: max(a, b),
+               "rdiv": lambda: int(a / b) if isinstance(a, int) else a / b, "rmod": lambda: math.fmod(a, b)}
         v = ops[e.op]()
         return float(v) if e.dtype.is_float else _wrap(int(v), e.dtype)
     if isinstance(e, ir.Select):

@@ -10,6 +10,8 @@ a NumPy bool array whose truth is "all equal", so both `assert x[i] == [1, 2]` a
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -82,6 +84,35 @@ class Element:
 
     def __setitem__(self, key, value):
         self._owner.host()[self._index + self._key(key)] = value
+        self._owner._host_written()
+
+    # ---- swizzles (`x[i].x = 5`, `x[i].xy`) and Quadrants' Matrix methods (`x[i].norm()`)
+    def __getattr__(self, name: str):
+        from . import host_matrix as H
+        idx = H._swizzle_index(name) if not name.startswith("_") else None
+        if idx is not None and len(self.shape) == 1:
+            v = H.host(self.to_numpy())
+            return getattr(v, name)
+        if name in H.METHODS:
+            fn: Any = H.METHODS[name]
+            return lambda *a, **k: fn(H.host(self.to_numpy()), *a, **k) if name != "fill" else self._fill(*a)
+        raise AttributeError(f"'Element' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value):
+        from . import host_matrix as H
+        idx = H._swizzle_index(name) if not name.startswith("_") else None
+        if idx is None or len(self.shape) != 1:
+            object.__setattr__(self, name, value)
+            return
+        if max(idx) >= self.shape[0]:
+            raise AttributeError(f"'.{name}' needs a vector of at least {max(idx) + 1} components")
+        vals = np.broadcast_to(np.asarray(value), (len(idx),))
+        for k, v in zip(idx, vals):
+            self._owner.host()[self._index + (k,)] = v
+        self._owner._host_written()
+
+    def _fill(self, value):
+        self._owner.host()[self._index] = value
         self._owner._host_written()
 
     # ---- comparisons and arithmetic give NumPy values (as Quadrants' Python-scope matrices compute)

@@ -59,6 +59,7 @@ abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
 zero = Intrinsic("zero", "zero", lambda x: x * 0)  # qd.zero(x): zeros of x's type and shape
+loop_unique = Intrinsic("loop_unique", "loop_unique", lambda x, covers=None: x)  # Quadrants' misc.loop_unique hint
 bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on the operand's width
 # random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
 random = Intrinsic("random", "random")
@@ -128,3 +129,29 @@ class _Simt:
 
 
 simt = _Simt()
+
+
+# compile-time checks and hints (frontend/intrinsics.py `hint_call`): a hint changes no result here,
+# since every tree is dense storage and every load is a real load
+def _first(x, *a, **k):
+    return x
+
+
+assume_in_range = Intrinsic("assume_in_range", "hint", lambda val, base, low, high: val)
+volatile_load = Intrinsic("volatile_load", "hint", _first)
+block_local = Intrinsic("block_local", "hint", lambda *a: None)
+cache_read_only = Intrinsic("cache_read_only", "hint", lambda *a: None)
+no_activate = Intrinsic("no_activate", "hint", lambda *a: None)
+
+
+def _static_assert(cond, msg=None):
+    if not cond:
+        raise AssertionError(msg if msg is not None else "qd.static_assert failed")
+
+
+static_assert = Intrinsic("static_assert", "static_assert", _static_assert)
+static_print = Intrinsic("static_print", "static_print", _b.print)
+one = Intrinsic("one", "one", lambda x: x * 0 + 1)  # qd.one(x): ones of x's type and shape
+raw_div = Intrinsic("raw_div", "raw", lambda a, b: a // b if isinstance(a, int) and isinstance(b, int) else a / b)
+raw_mod = Intrinsic("raw_mod", "raw", lambda a, b: _m.fmod(a, b) if isinstance(a, float) or isinstance(b, float)
+                    else int(_m.fmod(a, b)))

@@ -6,7 +6,7 @@ of those stays free of the others.
 from __future__ import annotations
 
 from . import types as T
-from .template import template
+from .template import Template, template
 from .types import NdarrayType, as_dtype, f32
 from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
@@ -42,8 +42,44 @@ class _NDArrayAlias:
 NDArray = _NDArrayAlias()
 
 
+def is_integral(dt) -> bool:
+    d = as_dtype(dt)
+    return d is not None and d.is_int
+
+
+def is_real(dt) -> bool:
+    d = as_dtype(dt)
+    return d is not None and d.is_float
+
+
+def is_signed(dt) -> bool:
+    d = as_dtype(dt)
+    return d is not None and (d.is_float or d.kind == "i")
+
+
+def is_tensor(t) -> bool:
+    """Whether `t` is a vector or matrix type (Quadrants' tensor types)."""
+    return isinstance(t, VectorType)
+
+
 class _TypesNamespace:
     ndarray = staticmethod(ndarray)
+    is_integral, is_real = staticmethod(is_integral), staticmethod(is_real)
+    is_signed, is_tensor = staticmethod(is_signed), staticmethod(is_tensor)
+    Template = Template
+    u1 = uint1 = T.u1
+    int8, int16, int32, int64 = T.i8, T.i16, T.i32, T.i64
+    uint8, uint16, uint32, uint64 = T.u8, T.u16, T.u32, T.u64
+    float16, float32, float64 = T.f16, T.f32, T.f64
+
+    @staticmethod
+    def sparse_matrix_builder():
+        from .linalg.sparse_matrix import sparse_matrix_builder
+        return sparse_matrix_builder()
+
+    def __getattr__(self, name: str):
+        from . import compat
+        compat.refuse_attr("qd.types", self, name)
     NDArray = NDArray
     vector = staticmethod(vector)
     matrix = staticmethod(matrix)
@@ -51,6 +87,12 @@ class _TypesNamespace:
     struct = staticmethod(struct)
     f32, f64, i32, i64, u32 = T.f32, T.f64, T.i32, T.i64, T.u32
     f16, i8, i16, u8, u16, u64 = T.f16, T.i8, T.i16, T.u8, T.u16, T.u64
+
+    @property
+    def primitive_types(self):
+        """Quadrants' `qd.types.primitive_types` module (its dtypes and their sets)."""
+        from .module_paths import quadrants_module
+        return quadrants_module("quadrants.types.primitive_types")
 
 
 types = _TypesNamespace()

@@ -21,9 +21,6 @@ inf = _m.inf
 nan = _m.nan
 
 
-def __getattr__(name):
-    """Quadrants' math names qdexplorer leaves out fail saying so, not with a bare AttributeError."""
-    if name == "fns":
-        raise AttributeError("qd.math.fns (the n-th set bit of a mask) is not supported by qdexplorer "
-                             "(see docs/language.md)")
-    raise AttributeError(f"module 'qdexplorer.lang.math' (qd.math) has no attribute '{name}'")
+from . import compat as _compat  # noqa: E402
+
+__getattr__ = _compat.module_getattr("qd.math", "qdexplorer.lang.math")

@@ -158,10 +158,13 @@ class SNode:
                 f._with_grad(True)
 
     def lazy_dual(self):
-        file, line = _caller()
-        raise NotImplementedError(f"{file}:{line}: qd.root.lazy_dual(): forward-mode autodiff (.dual fields, "
-                                  f"qd.ad.FwdMode) is not supported by qdexplorer; use reverse mode "
-                                  f"(needs_grad=True, qd.ad.Tape / kernel.grad())")
+        """Give every float field placed under this container so far its `.dual` (forward mode), as
+        Quadrants' `qd.root.lazy_dual()` does."""
+        fields = self._placed_fields()
+        derived = {id(d) for f in fields for d in (f._grad, f._dual) if d is not None}
+        for f in fields:
+            if f._dual is None and f._grad_of is None and f.dtype.is_float and id(f) not in derived:
+                f._with_dual(True)
 
     def _placed_fields(self) -> list:
         out = list(self.fields)
@@ -226,10 +229,12 @@ class SNode:
         """Every cell of every pointer/bitmasked container at or below this one inactive; data under
         a pointer zero-filled, as Quadrants' `snode.deactivate_all()`."""
         for s in self._subtree_sparse():
-            s.mask_field().fill(0)
-            if s.kind == "pointer":
+            if s.kind == "pointer":  # every element, not only the active ones a sparse field's fill() sets
                 for f in s.subtree_fields():
-                    f.fill(0)
+                    Storage.fill(f, 0)
+                for t in s._subtree_sparse():
+                    t.mask_field().fill(0)
+            s.mask_field().fill(0)
 
     def mask_field(self) -> Field:
         """The activity mask of a pointer/bitmasked container."""
@@ -293,6 +298,12 @@ class _Root(SNode):
         return "qd.root"
 
 
+def deactivate_all_snodes():
+    """`qd.deactivate_all_snodes()`: every pointer/bitmasked cell of every tree inactive, as
+    `qd.root.deactivate_all()`."""
+    root.deactivate_all()
+
+
 root = _Root()
 
 
@@ -322,4 +333,4 @@ def rescale_host(a_shape: tuple, b_shape: tuple, index) -> list:
     return out
 
 
-__all__ = ["Axis", "SNode", "axes", "root", "rescale_host"]
+__all__ = ["Axis", "SNode", "axes", "deactivate_all_snodes", "root", "rescale_host"]

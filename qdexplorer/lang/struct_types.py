@@ -204,8 +204,51 @@ class StructField:
         members = self.__dict__.get("members", {})
         if name in members:
             return members[name]
+        from . import compat
+        if f"struct_field.{name}" in compat.REFUSED:
+            raise compat.refuse(f"struct_field.{name}")
         raise AttributeError(f"struct field {self.__dict__.get('name', '')!r} has no member '{name}' "
                              f"(members: {', '.join(members)})")
+
+    layout = None
+    dtype = "struct"  # Quadrants reports its struct dtype; nothing here reads it
+
+    @property
+    def field_dict(self) -> dict:
+        return dict(self.members)
+
+    @property
+    def struct_methods(self) -> dict:
+        return dict(self.struct_type.methods)
+
+    def has_grad(self) -> bool:
+        return False
+
+    def has_dual(self) -> bool:
+        return False
+
+    @property
+    def grad(self):
+        from . import compat
+        raise compat.refuse("struct_field.grad")
+
+    @property
+    def snode(self):
+        """The SNode of the first member: every member hangs from the same container."""
+        return next(iter(self.members.values())).snode
+
+    def parent(self, n: int = 1):
+        return self.snode.parent(n)
+
+    def to_torch(self, device=None) -> dict:
+        return {k: m.to_torch(device) for k, m in self.members.items()}
+
+    def from_torch(self, tensors: dict):
+        for k, m in self.members.items():
+            m.from_torch(tensors[k])
+
+    def to_dlpack(self) -> dict:
+        return {k: m.to_dlpack() for k, m in self.members.items()}
 
     def keys(self) -> list[str]:
         return list(self.members)

@@ -34,6 +34,12 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
     for stmt in body:
         if unrolling and isinstance(stmt, ast.Break):
             return out, True
+        if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
+            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+            out += sub
+            if broke:
+                return out, True
+            continue
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
             try:
@@ -63,6 +69,17 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             continue
         out.append((stmt, bind))
     return out, False
+
+
+def _is_stream_parallel(stmt, env) -> bool:
+    if not (isinstance(stmt, ast.With) and len(stmt.items) == 1 and isinstance(stmt.items[0].context_expr, ast.Call)):
+        return False
+    from .streams import stream_parallel
+    try:
+        f = eval(compile(ast.Expression(stmt.items[0].context_expr.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
+    except Exception:  # noqa: BLE001 - not stream_parallel then
+        return False
+    return f is stream_parallel
 
 
 def static_arg(stmt, env):

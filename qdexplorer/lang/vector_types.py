@@ -7,10 +7,12 @@ so helper code and checks can share them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from .field import Field, Ndarray
+from . import host_matrix as H
+from .field import ELEMENT_TYPE, Field, Ndarray
 from .types import DType, as_dtype, f32, i32, u32
 
 
@@ -43,13 +45,29 @@ class VectorType:
         return f"qd.types.vector({self.n}{dt})" if self.m is None else f"qd.types.matrix({self.n}, {self.m}{dt})"
 
     def __call__(self, *values):
-        """From Python: a NumPy array of this shape (`vec3(1, 2, 3)`, `vec3(0)` broadcasts)."""
+        """From Python: a vector/matrix of this shape (`vec3(1, 2, 3)`, `vec3(0)` broadcasts)."""
         parts = [np.ravel(np.asarray(v)) for v in values]  # vec3i(v2, 1.0): components concatenated
         flat = (np.concatenate(parts) if parts else np.zeros(0)).astype((self.dtype or f32).numpy)
         size = int(np.prod(self.shape))
         if flat.size == 1:
             flat = np.full(size, flat[0])
-        return flat.reshape(self.shape)
+        return H.host(flat.reshape(self.shape))
+
+    def get_shape(self) -> tuple:
+        return self.shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def to_string(self) -> str:
+        return repr(self)
+
+    def check_matched(self, other_type, arg_name: str = "") -> bool:
+        """Whether values of `other_type` fit this type (same shape; dtype if both name one)."""
+        if not isinstance(other_type, VectorType):
+            return False
+        return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
     def field(self, shape=None, name: str = "", needs_grad: bool = False, **unused):
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad)
@@ -74,11 +92,16 @@ def matrix(n: int | None = None, m: int | None = None, dtype=None) -> VectorType
     return VectorType(int(n), int(m), dt, 2)
 
 
-class Vector:
-    """`qd.Vector([x, y, z])` in kernels; `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` outside."""
+def _dt(dt):
+    return (as_dtype(dt) or f32).numpy
 
-    def __new__(cls, values, dt=None):
-        return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
+
+class Vector:
+    """`qd.Vector([x, y, z])` in kernels and in Python (a `HostMatrix` there, with Quadrants' methods);
+    `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` allocate arrays of vectors."""
+
+    def __new__(cls, values, dt=None, **unused):
+        return H.host(np.array(values, dtype=_dt(dt)))
 
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, **unused):
@@ -89,25 +112,31 @@ class Vector:
         return vector(n, dtype).ndarray(shape, needs_grad=needs_grad)
 
     @staticmethod
+    def tensor(n, dtype, shape, **kwargs):
+        """`qd.Vector.tensor(n, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+        from .tensor import tensor_of
+        return tensor_of(vector(n, dtype), shape, factory="qd.Vector.tensor", **kwargs)
+
+    @staticmethod
     def zero(dt, n):
-        return np.zeros(n, (as_dtype(dt) or f32).numpy)
+        return H.host(np.zeros(n, _dt(dt)))
 
     @staticmethod
     def one(dt, n):
-        return np.ones(n, (as_dtype(dt) or f32).numpy)
+        return H.host(np.ones(n, _dt(dt)))
 
     @staticmethod
     def unit(n, i, dt=None):
-        v = np.zeros(n, (as_dtype(dt) or f32).numpy)
+        v = np.zeros(n, _dt(dt))
         v[i] = 1
-        return v
+        return H.host(v)
 
 
 class Matrix:
-    """`qd.Matrix([[a, b], [c, d]])` in kernels; `qd.Matrix.field(n, m, dtype, shape)` outside."""
+    """`qd.Matrix([[a, b], [c, d]])` in kernels and in Python; `qd.Matrix.field(n, m, dtype, shape)` outside."""
 
-    def __new__(cls, values, dt=None):
-        return np.array(values, dtype=(as_dtype(dt) or f32).numpy)
+    def __new__(cls, values, dt=None, **unused):
+        return H.host(np.array(values, dtype=_dt(dt)))
 
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, **unused):
@@ -118,15 +147,57 @@ class Matrix:
         return matrix(n, m, dtype).ndarray(shape, needs_grad=needs_grad)
 
     @staticmethod
+    def tensor(n, m, dtype, shape, **kwargs):
+        """`qd.Matrix.tensor(n, m, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+        from .tensor import tensor_of
+        return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
+
+    @staticmethod
     def identity(dt, n):
-        return np.eye(n, dtype=(as_dtype(dt) or f32).numpy)
+        return H.host(np.eye(n, dtype=_dt(dt)))
 
     @staticmethod
     def zero(dt, n, m=None):
-        return np.zeros((n, m or n), (as_dtype(dt) or f32).numpy)
+        return H.host(np.zeros((n, m or n), _dt(dt)))
+
+    @staticmethod
+    def one(dt, n, m=None):
+        return H.host(np.ones((n, m or n), _dt(dt)))
+
+    @staticmethod
+    def unit(n, i, dt=None):
+        return Vector.unit(n, i, dt)
+
+    @staticmethod
+    def diag(dim, val):
+        """`qd.Matrix.diag(3, x)`: x on the diagonal, zeros elsewhere (the dtype is x's)."""
+        dt = np.float32 if isinstance(val, float) else np.int32 if isinstance(val, int) else np.asarray(val).dtype
+        return H.host(np.eye(dim, dtype=dt) * np.asarray(val, dt))
+
+    @staticmethod
+    def rows(rows):
+        """`qd.Matrix.rows([v0, v1])`: a matrix whose rows are the given vectors (or lists)."""
+        return H.host(np.array([np.asarray(r) for r in rows]))
+
+    @staticmethod
+    def cols(cols):
+        """`qd.Matrix.cols([v0, v1])`: a matrix whose columns are the given vectors (or lists)."""
+        return H.host(np.array([np.asarray(c) for c in cols]).T.copy())
+
+
+_fn: Any
+for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matrix.inverse(m)`
+    setattr(Vector, _name, staticmethod(_fn))
+    setattr(Matrix, _name, staticmethod(_fn))
+for _name in ("identity", "diag", "rows", "cols"):
+    setattr(Vector, _name, getattr(Matrix, _name))
+for _name in ("field", "ndarray", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
+    setattr(H.HostMatrix, _name, staticmethod(getattr(Matrix, _name).__func__ if hasattr(getattr(Matrix, _name), "__func__") else getattr(Matrix, _name)))
 
 
 vec2, vec3, vec4 = vector(2, f32), vector(3, f32), vector(4, f32)
 ivec2, ivec3, ivec4 = vector(2, i32), vector(3, i32), vector(4, i32)
 uvec2, uvec3, uvec4 = vector(2, u32), vector(3, u32), vector(4, u32)
 mat2, mat3, mat4 = matrix(2, 2, f32), matrix(3, 3, f32), matrix(4, 4, f32)
+
+ELEMENT_TYPE[0] = lambda shape, dt: vector(shape[0], dt) if len(shape) == 1 else matrix(shape[0], shape[1], dt)

@@ -123,6 +123,7 @@ class RayActor:
         self.backend, self.timeout, self.node_id, self.opts, self.gpu = backend, timeout, node_id, opts, gpu
         self._actor: Any = None
         self._replies: list[Reply] = []
+        self._poll: Any = None   # the poll in flight, if its answer has not come yet
 
     def _options(self) -> dict[str, Any]:
         # a `poll` waits on one of its threads; `submit` (a halt among them) answers on the others
@@ -134,15 +135,21 @@ class RayActor:
 
     def open(self) -> dict[str, Any]:
         self._actor = _Actor.options(**self._options()).remote(self.backend, self.opts, self.gpu)
-        self._replies = []
+        self._replies, self._poll = [], None
         try:
             reply = self.recv(max(120.0, self.timeout))
         except TransportGone as g:
             reply = Failed(str(g))
         if not isinstance(reply, Ready):
             self.kill()
-            why = reply.error if isinstance(reply, Failed) else "no answer" if reply is None else repr(reply)
+            wait = max(120.0, self.timeout)
+            needs = "1 GPU" if self.backend == "cuda" else "1 CPU"
+            placed = (f"no node gave it a place within {wait:g} s (it needs {needs}"
+                      f"{' on node ' + self.node_id[:12] if self.node_id else ''}, and the cluster's are taken)")
+            why = reply.error if isinstance(reply, Failed) else placed if reply is None else repr(reply)
             raise WorkerFault(Fault("", "died", f"the {self.backend} device actor failed to start: {why}"))
+        host, node = reply.info.get("host"), str(reply.info.get("node") or "")
+        self.noun = f"device actor on node {host or '?'}" + (f" ({node[:12]})" if node else "")   # named in faults
         return reply.info
 
     def is_open(self) -> bool:
@@ -167,11 +174,16 @@ class RayActor:
             left = deadline - time.monotonic()
             if left < 0:
                 return None
-            try:
-                self._replies = ray.get(self._actor.poll.remote(min(left, POLL_S)), timeout=self.timeout)
-            except GetTimeoutError:
-                return None   # silence: the client decides when it is a hang
+            if self._poll is None:
+                self._poll = self._actor.poll.remote(min(left, POLL_S))
+            try:   # a poll not answered in time (an actor still starting) is waited on again, never
+                   # dropped: its answer holds replies that would be lost with it
+                self._replies = ray.get(self._poll, timeout=max(0.05, min(left + POLL_S, self.timeout)))
+                self._poll = None
+            except GetTimeoutError:   # silence: the client decides when it is a hang, at `wait`
+                continue
             except (RayActorError, RayTaskError) as e:
+                self._poll = None
                 raise TransportGone(_reason(e)) from None
         return self._replies.pop(0)
 

@@ -78,6 +78,8 @@ class IntrinsicLowering(LoweringBase):
             self.require_block_features(node, f"qd.simt.block.{f.name}()")
             self.emit(ir.Barrier())
             return Py(None)
+        if f.kind in ("hint", "static_assert", "static_print", "one", "raw"):
+            return self.misc_intrinsic(f, node)
         if f.kind == "shared":
             self.require_block_features(node, "qd.simt.block.SharedArray")
             if len(node.args) != 2:
@@ -90,6 +92,45 @@ class IntrinsicLowering(LoweringBase):
             return self.shared_array(shape, dt)
         self.err(node, f"qd.{f.name}() is not supported here")
 
+    def misc_intrinsic(self, f: I.Intrinsic, node):
+        """Hints (`qd.assume_in_range`, `qd.volatile_load` give their value; `qd.block_local`,
+        `qd.cache_read_only`, `qd.no_activate` change nothing where every tree is dense storage),
+        compile-time `qd.static_assert` / `qd.static_print`, `qd.one(x)`, and C-style
+        `qd.raw_div` / `qd.raw_mod` (truncating, the remainder takes the dividend's sign)."""
+        if f.kind == "static_assert":
+            args = [self.eval_static(a) for a in node.args]
+            if not args[0]:
+                self.err(node, str(args[1]) if len(args) > 1 else "qd.static_assert failed")
+            return Py(None)
+        if f.kind == "static_print":
+            print(*[self.eval_static(a) for a in node.args])
+            return Py(None)
+        if f.kind == "hint":
+            if f.name in ("assume_in_range", "volatile_load"):
+                return self.value(node.args[0])
+            return Py(None)
+        if f.kind == "one":
+            v = self.value(self.one_arg(node))
+            one = lambda x: (Py(type(x.value)(1)) if is_number(x) else  # noqa: E731
+                             ir.Const(1.0 if self.commit(x, node).dtype.is_float else 1, self.commit(x, node).dtype))
+            return Vec([one(x) for x in v.items], v.shape) if isinstance(v, Vec) else one(v)
+        if len(node.args) != 2:
+            self.err(node, f"qd.{f.name}(a, b) takes two arguments")
+        a, b = (self.value(x) for x in node.args)
+        op = "rdiv" if f.name == "raw_div" else "rmod"
+
+        def raw(x, y):
+            if is_number(x) and is_number(y):
+                return Py(f(x.value, y.value))
+            ex, ey = self.pair(x, y, node)
+            dt = promote(ex.dtype, ey.dtype)
+            if op == "rdiv" and dt.is_float:
+                return ir.BinOp("/", cast(ex, dt), cast(ey, dt), dt)
+            return ir.BinOp(op, cast(ex, dt), cast(ey, dt), dt)
+        if isinstance(a, Vec) or isinstance(b, Vec):
+            return self.vec_binop_with(raw, a, b, node, f"qd.{f.name}")
+        return raw(a, b)
+
     def bits_of(self, f: I.Intrinsic, v, node):
         """`qd.math.popcnt/clz/ffs(x)`: an i32 count over x's unsigned bit pattern (componentwise on
         vectors); `clz(0)` is x's width and `ffs(0)` is 0, as in Quadrants."""
@@ -97,7 +138,7 @@ class IntrinsicLowering(LoweringBase):
             return Vec([self.bits_of(f, x, node) for x in v.items], v.shape)
         e = self.commit(v, node)
         if not e.dtype.is_int:
-            self.err(node, f"qd.math.{f.name}() needs an integer operand, got {e.dtype!r}", QuadrantsTypeError)
+            self.err(node, f"qd.math.{f.name}() takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
         return ir.MathCall(f.name, (e,), i32)
 
     def bit_shr(self, node):
@@ -131,10 +172,14 @@ class IntrinsicLowering(LoweringBase):
         nargs = f.nargs or 1
         args = [self.value(a) for a in node.args]
         out_dt = None
-        if f.name in ROUNDING and len(args) == 2:  # qd.floor(x, qd.i32): the result's dtype
-            out_dt = as_dtype(self.eval_static(node.args[1]))
+        dt_node = node.args[1] if f.name in ROUNDING and len(args) == 2 else \
+            next((k.value for k in node.keywords if k.arg == "dtype"), None) if f.name in ROUNDING else None
+        if node.keywords and (dt_node is None or len(node.keywords) > 1):
+            self.err(node, f"qd.{f.name}() takes no keyword arguments" + (" but dtype=" if f.name in ROUNDING else ""))
+        if dt_node is not None:  # qd.floor(x, qd.i32) / qd.floor(x, dtype=qd.u32): the result's dtype
+            out_dt = as_dtype(self.eval_static(dt_node))
             if out_dt is None:
-                self.err(node.args[1], f"qd.{f.name}'s second argument must be a dtype", QuadrantsTypeError)
+                self.err(dt_node, f"qd.{f.name}'s dtype argument must be a dtype", QuadrantsTypeError)
             args = args[:1]
         if len(args) != nargs:
             self.err(node, f"qd.{f.name}() takes {nargs} argument(s)")

@@ -22,6 +22,7 @@ RANDOM_KEY = "random_key__"  # the scalar parameter carrying a call's random key
 class KernelScope:
     def __init__(self, arg_names, gtemp_names=(), ret_dtype: DType | None = None, ret_shape=(1,)):
         self.taken = set(arg_names)
+        self.arg_values: dict = dict(arg_names) if isinstance(arg_names, dict) else {}  # name → its value in the body
         self.implicit: dict[str, ir.ImplicitArray] = {}
         self.fields: dict[int, ir.ArrayArg] = {}
         self.field_objs: dict[str, Field] = {}  # array name → the field it is (SNode trees, x.fill, x.parent())
@@ -84,6 +85,12 @@ class KernelScope:
                                       + ": " + "".join(parts), ints))
         else:
             self.assert_sites.append(head)
+        return len(self.assert_sites)
+
+    def check_site(self, src, node, message: str) -> int:
+        """Number a debug-mode check the language adds (not the user's assert): `file:line: message`."""
+        file, line, _, _ = src.where(node)
+        self.assert_sites.append(f"{file}:{line}: {message}")
         return len(self.assert_sites)
 
     def field_arg(self, fld, name_hint: str) -> ir.ArrayArg:

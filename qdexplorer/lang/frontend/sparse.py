@@ -183,6 +183,27 @@ class SparseLowering(LoweringBase):
         block = self.out.pop()
         self.out[-1].append(ir.Loop(block, [ir.Assign(c, ir.BinOp("+", ref, ir.Const(1, i32), i32))]))
 
+    # -- `A[i, j] += v` on a qd.linalg.SparseMatrixBuilder (linalg/sparse_matrix.py)
+    def builder_add(self, b, target, node, op: str):
+        """Append the triplet (i, j, ±v): a slot from an atomic counter, then three stores; triplets past
+        the builder's capacity are dropped, as Quadrants' builder drops them."""
+        if op not in ("+", "-"):
+            self.err(node, "a sparse matrix builder takes A[i, j] += v and A[i, j] -= v only")
+        elts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+        if len(elts) != 2:
+            self.err(target, "a sparse matrix builder takes two indices: A[i, j] += v")
+        i, j = (cast(self.commit(self.value(e), node, like=i32), i32) for e in elts)
+        v = cast(self.commit(self.value(node.value), node, like=b.dtype), b.dtype)
+        if op == "-":
+            v = ir.UnOp("neg", v, b.dtype)
+        vals = [self._hoist(x) for x in (i, j, v)]
+        count = self.kscope.field_arg(b.count, "triplet_count")
+        k = self.new_local("triplet", i32, ir.AtomicRMW("add", count, (ir.Const(0, i32),), ir.Const(1, i32)))
+        slot = (ir.LocalRef(k),)
+        stores: list[ir.Stmt] = [ir.Store(self.kscope.field_arg(f, name), slot, ir.LocalRef(x)) for f, name, x in
+                                 zip((b.rows, b.cols, b.vals), ("triplet_rows", "triplet_cols", "triplet_vals"), vals)]
+        self.out[-1].append(ir.If(ir.Compare("<", ir.LocalRef(k), ir.Const(b.max_num_triplets, i32), u1), stores, []))
+
     # -- x.fill(v), x.parent(), x.snode inside a kernel
     def array_attr(self, arr: ir.ArrayArg, attr: str, node):
         fld = self.kscope.field_objs.get(arr.name)
@@ -190,8 +211,20 @@ class SparseLowering(LoweringBase):
             return Py(ArrayMethod(arr, attr))
         if fld is not None and attr in ("parent", "snode"):
             return Py(getattr(fld, attr))
+        if fld is None and attr == "grad":  # a template field's `a.grad`: passed as `a__grad` (kernel.spec_for)
+            g = self.kscope.arg_values.get(arr.name + "__grad")
+            if isinstance(g, ir.ArrayArg):
+                return g
+            self.err(node, f"'{arr.name}.grad': the array passed as '{arr.name}' has no gradient (make it with "
+                           f"needs_grad=True)")
+        if fld is not None and attr == "grad":  # `x.grad[i]` in a kernel: the adjoint, a field of its own
+            if fld._grad is None:
+                self.err(node, f"field {fld.name or ''} has no gradient: allocate it with needs_grad=True "
+                               f"(or place x.grad)")
+            g = fld.grad
+            return self.kscope.field_arg(g, g.name or "grad")
         self.err(node, f"attribute '.{attr}' is not supported on an array in a kernel (.shape, .fill(v) and, "
-                       f"for fields, .parent() and .snode are)")
+                       f"for fields, .grad, .parent() and .snode are)")
 
     def array_method(self, m: ArrayMethod, node: ast.Call):
         """`x.fill(v)` in a kernel: every element (every active one under a sparse container) set to v,

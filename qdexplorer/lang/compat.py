@@ -1,0 +1,148 @@
+"""What of Quadrants 1.3.3's public surface qdexplorer.lang refuses, and what it supports only in part.
+
+`benchmarks/api_surface.py` walks real Quadrants' names and writes docs/compatibility.md from these
+two tables; the modules and classes of this package consult `REFUSED` in their `__getattr__`, so a
+program that reaches for a refused name gets one line naming it, the program's own file:line and
+what to do, never a bare AttributeError. Keys are the names as the doc lists them: `qd.X`,
+`qd.linalg.X`, and for instances `field.X`, `ndarray.X`, `matrix.X`, `snode.X`, `kernel.X`, ...
+"""
+from __future__ import annotations
+
+from .errors import QdError
+from .caller import caller as _caller
+
+
+class NotSupportedError(QdError, AttributeError):
+    """A Quadrants name qdexplorer.lang leaves out. An AttributeError too, so `hasattr` and
+    `getattr(x, name, default)` still answer False / the default."""
+
+
+_DEVICE_ONLY = "qdexplorer runs one stream in order (CPU or one CUDA stream)"
+_MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer; store the mesh in fields"
+
+REFUSED: dict[str, str] = {
+    # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
+    "qd.MatrixTensor": "use qd.Matrix.field / qd.Matrix.ndarray",
+    "qd.VectorTensor": "use qd.Vector.field / qd.Vector.ndarray",
+    "qd.BufferView": "pass the field or ndarray itself",
+    "qd.real_func": "use @qd.func (inlined)",
+    "qd.experimental": "use @qd.func (inlined) for real_func",
+    "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
+    # devices, streams, graphs
+    "qd.graph": "CUDA graphs are not built by qdexplorer; call the kernels directly",
+    "qd.graph_do_while": "CUDA graphs are not built by qdexplorer; loop in Python",
+    "qd.graph_parallel": "CUDA graphs are not built by qdexplorer; call the kernels directly",
+    "qd.graph_parallel_context": "CUDA graphs are not built by qdexplorer; call the kernels directly",
+    "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
+    "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
+    "qd.DeviceCapability": "qdexplorer targets one device kind per backend; drop the capability query",
+    "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",
+    "qd.get_addr": "raw addresses are not exposed; index the field",
+    "qd.clock_counter": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
+    "qd.clock_freq_hz": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
+    "qd.global_thread_idx": "use the loop index of the top-level for (each index is one thread's work)",
+    "qd.perf_dispatch": "register one implementation and call it",
+    "qd.tools": "write files with NumPy (to_numpy()) or meshio",
+    "qd.Mesh": _MESH,
+    "qd.MeshInstance": _MESH,
+    "qd.mesh_local": _MESH,
+    "qd.mesh_patch_idx": _MESH,
+    "qd.algorithms": "write the loop with atomics, or qd.loop_config(serialize=True)",
+    "qd.sparse": "use pointer/bitmasked SNodes (qd.root.pointer)",
+    "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
+    "qd.Format": "a Vulkan image format; qdexplorer has no Vulkan backend",
+    "qd.types.BufferViewType": "pass the field or ndarray itself",
+    "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
+    "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
+}
+
+_FIELDS = ("field", "vector_field", "matrix_field", "struct_field")
+_NDARRAYS = ("ndarray", "vector_ndarray", "matrix_ndarray")
+_FWD = "forward-mode autodiff (.dual) is not supported; use reverse mode (needs_grad=True, qd.ad.Tape)"
+_INTERNAL = "an internal hook of Quadrants' runtime; programs have no use for it here"
+
+
+INTERNAL: set[str] = set()  # refused names that are hooks of Quadrants' runtime, not API: listed apart
+
+
+def _each(surfaces, attr: str, todo: str):
+    for s in surfaces:
+        REFUSED[f"{s}.{attr}"] = todo
+        if todo is _INTERNAL:
+            INTERNAL.add(f"{s}.{attr}")
+
+
+_each(_FIELDS[3:], "dual", _FWD)
+_each(_FIELDS, "vars", _INTERNAL)
+_each(_FIELDS[:3], "host_accessors", _INTERNAL)
+_each(_FIELDS[1:3], "ptr", _INTERNAL)
+_each(_FIELDS[1:3], "get_scalar_field", "index the component instead (x[i][k] in kernels, x.to_numpy()[..., k])")
+_each(_NDARRAYS, "host_accessor", _INTERNAL)
+_each(_NDARRAYS, "get_type", _INTERNAL)
+_each(("snode",), "ptr", _INTERNAL)
+for _t in ("vector_type", "matrix_type", "struct_type"):
+    for _a in ("from_kernel_struct_ret", "set_kernel_struct_args", "from_quadrants_object", "tensor_type"):
+        _each((_t,), _a, _INTERNAL)
+REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
+REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
+_each(("kernel",), "wrapper", _INTERNAL)
+for _s in ("matrix", "vector"):
+    REFUSED[f"{_s}.tensor"] = "use qd.Matrix.field / qd.Matrix.ndarray"
+
+PARTIAL: dict[str, str] = {
+    "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
+                 "reported by x.layout, storage stays in canonical order",
+    "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",
+    "qd.wrap": "returns the field or ndarray itself",
+    "qd.arm64": "named; qd.init(arch=qd.arm64) is refused (qdexplorer's CPU backend is qd.cpu)",
+    "qd.Stream": "every call runs in program order on one stream: Quadrants' results, without the overlap",
+    "qd.Event": "record/wait are ordered trivially (one stream); synchronize waits for all work",
+    "qd.create_stream": "see qd.Stream", "qd.create_event": "see qd.Event",
+    "qd.stream_parallel": "the block's loops run one after the other",
+    "qd.profiler.print_kernel_profiler_info": "wall clock per kernel call with the device synchronised (the first "
+                                               "call includes compiling), not per-task CUDA events (qdexplorer "
+                                               "bench gives those)",
+    "qd.profiler.query_kernel_profiler_info": "see print_kernel_profiler_info",
+    "qd.profiler.get_kernel_profiler_total_time": "see print_kernel_profiler_info",
+    "qd.profiler.CuptiMetric": "accepted; CUPTI metrics are not collected",
+    "qd.profiler.get_predefined_cupti_metrics": "returns no metrics",
+    "qd.profiler.set_kernel_profiler_metrics": "accepted; CUPTI metrics are not collected",
+    "qd.profiler.collect_kernel_profiler_metrics": "accepted; CUPTI metrics are not collected",
+    "qd.profiler.set_kernel_profiler_toolkit": "only 'default'",
+}
+REFUSED.update({
+    "qd.profiler.print_memory_profiler_info": "qdexplorer does not track device memory per allocation",
+    "qd.profiler.print_scoped_profiler_info": "time host code with time.perf_counter",
+    "qd.profiler.clear_scoped_profiler_info": "time host code with time.perf_counter",
+})
+for _s in _FIELDS + _NDARRAYS:
+    PARTIAL[f"{_s}.to_dlpack"] = "shares the host storage on the CPU backend; on CUDA it exports a host copy"
+    PARTIAL[f"{_s}.layout"] = "accepted and reported; storage is one array per member either way"
+
+
+def message(name: str, file: str, line: int) -> str:
+    todo = REFUSED.get(name, "see docs/compatibility.md")
+    return f"`{name}` is not supported by qdexplorer.lang ({file}:{line}); {todo}"
+
+
+def refuse(name: str) -> NotSupportedError:
+    """The error for a refused name, at the user's line that reached for it."""
+    file, line = _caller()
+    return NotSupportedError(message(name, file, line))
+
+
+def module_getattr(prefix: str, module_name: str):
+    """A module `__getattr__` that refuses the Quadrants names listed under `prefix` and says
+    'no attribute' for anything else."""
+    def __getattr__(name: str):
+        if f"{prefix}.{name}" in REFUSED:
+            raise refuse(f"{prefix}.{name}")
+        raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+    return __getattr__
+
+
+def refuse_attr(surface: str, obj, name: str):
+    """For a class's `__getattr__`: the refusal of `surface.name` if it is listed, else the usual error."""
+    if f"{surface}.{name}" in REFUSED:
+        raise refuse(f"{surface}.{name}")
+    raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")

@@ -1,0 +1,60 @@
+"""Small host-side names of Quadrants' top level: logging levels, configuration queries, the
+`qd.ScalarField`/`qd.MatrixField`/... classes programs test with `isinstance`, and decorators
+that change nothing here (`qd.pure`: every kernel is already cached by its source)."""
+from __future__ import annotations
+
+import json
+
+from .field import Field, Ndarray
+from .struct_types import StructField
+
+TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = "trace", "debug", "info", "warn", "error", "critical"
+_LEVELS = [TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL]
+_level = {"now": INFO}
+
+
+def set_logging_level(level: str):
+    """`qd.set_logging_level(qd.WARN)`: qdexplorer's own messages are warnings and errors, so this
+    only records the level that `is_logging_effective` answers from."""
+    if level not in _LEVELS:
+        raise ValueError(f"qd.set_logging_level: unknown level {level!r}; use one of qd.TRACE ... qd.CRITICAL")
+    _level["now"] = level
+
+
+def is_logging_effective(level: str) -> bool:
+    return _LEVELS.index(level) >= _LEVELS.index(_level["now"])
+
+
+def dump_compile_config() -> None:
+    """Print the options kernels compile with (Quadrants prints its compile config)."""
+    from . import runtime_api
+    print(json.dumps({k: v for k, v in runtime_api._config.items() if k != "launches"}, sort_keys=True))
+
+
+def is_extension_enabled(ext) -> bool:
+    """Only `data64` (f64/i64 everywhere) of Quadrants' extensions is in qdexplorer."""
+    return getattr(ext, "name", str(ext)) == "data64"
+
+
+def pure(fn):
+    """`@qd.pure`: Quadrants' hint that a kernel reads no Python globals that change; kernels here are
+    keyed by their source and the values they capture, so it changes nothing."""
+    return fn
+
+
+class _KindMeta(type):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, cls._base) and cls._test(obj)  # type: ignore[attr-defined]
+
+
+def _kind(name: str, base: type, test) -> type:
+    return _KindMeta(name, (), {"_base": base, "_test": staticmethod(test),
+                                "__doc__": f"`qd.{name}`: for isinstance checks ({base.__name__} with that element kind)."})
+
+
+ScalarField = _kind("ScalarField", Field, lambda f: not f.elem_shape)
+MatrixField = _kind("MatrixField", Field, lambda f: bool(f.elem_shape))
+ScalarNdarray = _kind("ScalarNdarray", Ndarray, lambda a: not a.elem_shape)
+VectorNdarray = _kind("VectorNdarray", Ndarray, lambda a: len(a.elem_shape) == 1)
+MatrixNdarray = _kind("MatrixNdarray", Ndarray, lambda a: len(a.elem_shape) == 2)
+__all__ = ["StructField"]

@@ -1,0 +1,82 @@
+"""`qd.create_stream()`, `qd.create_event()`, `qd.stream_parallel()`, `kernel(..., qd_stream=s)`.
+
+Quadrants lets kernels run on several CUDA streams at once. qdexplorer runs every call in program
+order on one stream, which is one of the orders a multi-stream program must already be correct
+under (work on different streams may run in any interleaving, including this one). So streams and
+events are real objects whose synchronisation waits for all work so far, and `stream_parallel`
+blocks run their loops one after the other: the results are Quadrants', the overlap is not."""
+from __future__ import annotations
+
+import itertools
+from contextlib import contextmanager
+
+from . import runtime_api
+
+_handles = itertools.count(1)
+
+
+class Stream:
+    """A stream: work given to it runs in program order with all other work."""
+
+    def __init__(self, handle: int = 0, prog_ref=None):
+        self._handle = handle or next(_handles)
+
+    @property
+    def handle(self) -> int:
+        return self._handle
+
+    def synchronize(self):
+        runtime_api.sync()
+
+    def destroy(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.destroy()
+
+
+class Event:
+    """An event: recording it marks "all work so far", which is what waiting on it then waits for."""
+
+    def __init__(self, handle: int = 0, prog_ref=None):
+        self._handle = handle or next(_handles)
+
+    @property
+    def handle(self) -> int:
+        return self._handle
+
+    def record(self, qd_stream: Stream | None = None):
+        pass  # every later wait sees all work recorded before it: one stream runs everything in order
+
+    def wait(self, qd_stream: Stream | None = None):
+        pass
+
+    def synchronize(self):
+        runtime_api.sync()
+
+    def destroy(self):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.destroy()
+
+
+def create_stream() -> Stream:
+    return Stream()
+
+
+def create_event() -> Event:
+    return Event()
+
+
+@contextmanager
+def stream_parallel():
+    """In a kernel, its top-level loops run one after the other (see the module docstring); from
+    Python, nothing."""
+    yield

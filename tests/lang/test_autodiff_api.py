@@ -1,0 +1,100 @@
+"""Autodiff as held-out programs use it: `x.grad[i]` read and written inside kernels (a global field
+or a template one), `@qd.ad.no_grad`, and a Tape through a kernel given one field for two template
+parameters (an internal KeyError before). Expected values are real Quadrants 1.3.3's on the CPU."""
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    qd.init(arch=qd.cpu)
+    yield
+    qd.reset()
+
+
+def _fields():
+    x = qd.field(qd.f32, shape=4, needs_grad=True)
+    y = qd.field(qd.f32, shape=(), needs_grad=True)
+    x.from_numpy(np.arange(4, dtype=np.float32))
+    return x, y
+
+
+def test_field_grad_is_read_and_written_inside_kernels():
+    x, y = _fields()
+    g = qd.field(qd.f32, shape=4)
+
+    @qd.kernel
+    def f():
+        for i in x:
+            y[None] += x[i] ** 2
+
+    @qd.kernel
+    def read_grad():
+        for i in x:
+            g[i] = x.grad[i] * 10.0
+
+    @qd.kernel
+    def write_grad():
+        for i in x:
+            x.grad[i] = 1.0 + i
+
+    with qd.ad.Tape(loss=y):
+        f()
+    read_grad()
+    write_grad()
+    assert g.to_numpy().tolist() == [0.0, 20.0, 40.0, 60.0]
+    assert x.grad.to_numpy().tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_grad_of_a_template_field_inside_a_kernel():
+    v = qd.Vector.field(2, qd.f32, shape=3, needs_grad=True)
+    o = qd.field(qd.f32, shape=3)
+
+    @qd.kernel
+    def k(a: qd.template()):
+        for i in a:
+            a.grad[i] = qd.Vector([i, 2.0 * i])
+            o[i] = a.grad[i][1] + a.grad[i].x
+
+    k(v)
+    assert v.grad.to_numpy().tolist() == [[0.0, 0.0], [1.0, 2.0], [2.0, 4.0]]
+    assert o.to_numpy().tolist() == [0.0, 3.0, 6.0]
+
+
+def test_no_grad_kernels_are_left_out_of_the_backward_pass():
+    x, y = _fields()
+    z = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def f():
+        for i in x:
+            y[None] += x[i] ** 2
+
+    @qd.kernel
+    def side():
+        for i in x:
+            z[None] += x[i] * 2.0
+
+    @qd.ad.no_grad
+    def untracked():
+        side()
+
+    with qd.ad.Tape(loss=y):
+        f()
+        untracked()
+    assert x.grad.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0] and z[None] == 12.0
+
+
+def test_tape_through_a_kernel_given_one_field_for_two_template_parameters():
+    x, y = _fields()
+
+    @qd.kernel
+    def k(a: qd.template(), b: qd.template(), loss: qd.template()):
+        for i in a:
+            loss[None] += a[i] * b[i]
+
+    with qd.ad.Tape(loss=y):
+        k(x, x, y)
+    assert x.grad.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0] and y[None] == 14.0
