@@ -79,3 +79,23 @@ def test_logical_and_bit_operators_on_floats_are_type_errors(tmp_path, body, wha
     with pytest.raises(qd.QuadrantsTypeError, match="takes integral inputs only") as e:
         mod.k(1.0)
     assert what in str(e.value)
+
+
+def test_multi_component_swizzle_assignment_and_stpq():
+    """`v.xy = v.yx`, `v.rgb += 1`, `.stp` (upstream test_vector_swizzle)."""
+    out = qd.field(qd.f32, shape=6)
+
+    @qd.kernel
+    def k():
+        u = qd.math.vec3(1, 2, 3)
+        u.xy = u.yx           # both read before either is written
+        u.zx = qd.math.vec2(7, 8)
+        v = qd.math.vec3(0)
+        v.rgb += 1
+        v.zyx += qd.math.vec3(1, 2, 3)
+        out[0], out[1], out[2] = u.x, u.y, u.z
+        s = v.stp
+        out[3], out[4], out[5] = s[0], s[1], s[2]
+
+    k()
+    assert out.to_numpy().tolist() == [8.0, 1.0, 7.0, 4.0, 3.0, 2.0]
