@@ -34,8 +34,11 @@ class _TensorMeta(type):
 class Tensor(metaclass=_TensorMeta):
     """`x: qd.Tensor`: a kernel argument taking a field or an ndarray (specialised per call)."""
 
-    def __init__(self, *a, **kw):
-        raise TypeError("qd.Tensor is an annotation; allocate with qd.tensor(dtype, shape, backend=...)")
+    def __new__(cls, impl=None):
+        """`qd.Tensor(field_or_ndarray)`: Quadrants wraps it; here the array itself stands for it."""
+        if not isinstance(impl, _Storage):
+            raise TypeError(f"Tensor(impl) requires an Ndarray or Field; got {type(impl).__name__}")
+        return impl
 
 
 def _coerce_backend(backend) -> Backend:
