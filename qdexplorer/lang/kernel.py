@@ -343,7 +343,10 @@ class GradKernel(Kernel):
     def spec_for(self, args: tuple | None = None) -> tuple:
         base = self.primal.spec_for(args)
         extra = []
+        types = self.primal.arg_types()
         for i, entry in enumerate(base):
+            if getattr(types.get(entry[0]), "needs_grad", None) is False:
+                continue  # `qd.types.ndarray(needs_grad=False)`: no gradient flows into this argument
             if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None:
                 extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))
         return base + tuple(extra)
