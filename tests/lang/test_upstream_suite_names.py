@@ -99,3 +99,15 @@ def test_multi_component_swizzle_assignment_and_stpq():
 
     k()
     assert out.to_numpy().tolist() == [8.0, 1.0, 7.0, 4.0, 3.0, 2.0]
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "tan", "tanh", "asin", "acos", "floor"])
+def test_trigonometric_of_an_integer_is_a_type_error_as_in_quadrants(fn):
+    f = getattr(qd, fn)
+
+    @qd.kernel
+    def k(a: qd.i32) -> qd.f32:
+        return f(a)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=f"'{fn}' takes real inputs only"):
+        k(1)
