@@ -111,3 +111,20 @@ def test_trigonometric_of_an_integer_is_a_type_error_as_in_quadrants(fn):
 
     with pytest.raises(qd.QuadrantsTypeError, match=f"'{fn}' takes real inputs only"):
         k(1)
+
+
+def test_loop_iterable_chosen_by_a_static_conditional_expression():
+    """`for i in range(a) if qd.static(c) else range(b)` (upstream test_adstack): picked at compile time."""
+    flag = True
+    x = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def k(n: qd.i32):
+        for i in range(4) if qd.static(flag) else range(2):
+            s = 0
+            for _ in range(n) if qd.static(not flag) else range(i):
+                s += 1
+            x[i] = s
+
+    k(10)
+    assert x.to_numpy().tolist() == [0, 1, 2, 3]
