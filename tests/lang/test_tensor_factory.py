@@ -96,3 +96,20 @@ def test_quadrants_module_paths_are_answered_by_qdexplorer_lang():
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     assert "quadrants.no_such: this Quadrants module is not provided by qdexplorer.lang" in p.stdout
+
+
+@pytest.mark.parametrize("backend", [qd.Backend.FIELD, qd.Backend.NDARRAY])
+def test_to_numpy_dtype_is_honoured_whatever_copy_says(backend):
+    """to_numpy(dtype=np.float64, copy=None) gave float32 (copy=None took the no-copy path and dropped
+    the dtype: a silent wrong answer, upstream test_tensor_wrapper_surface); copy=False with a
+    conversion is a ValueError, as in Quadrants."""
+    t = qd.Matrix.tensor(2, 2, qd.f32, (3,), backend=backend)
+    src = np.arange(12, dtype=np.float32).reshape(3, 2, 2)
+    t.from_numpy(src)
+    for copy in (True, None):
+        arr = t.to_numpy(dtype=np.float64, copy=copy)
+        assert arr.dtype == np.float64 and (arr == src).all()
+    view = t.to_numpy(copy=None)
+    assert view.dtype == np.float32 and (view == src).all()
+    with pytest.raises(ValueError, match="copy=False"):
+        t.to_numpy(dtype=np.float64, copy=False)
