@@ -156,6 +156,24 @@ def grad_replaced(fn):
     return wrapper
 
 
+def no_grad(fn):
+    """`@qd.ad.no_grad`: a Python function whose kernels a Tape does not record, so the backward
+    pass skips them (their outputs are constants to the gradient), as Quadrants' `no_grad`."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        tape = autodiff.TAPES[-1] if autodiff.TAPES else None
+        if tape is not None:
+            tape.paused += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if tape is not None:
+                tape.paused -= 1
+
+    setattr(wrapper, "grad", None)  # noqa: B010 - as Quadrants marks it
+    return wrapper
+
+
 def grad_for(primal):
     """`@qd.ad.grad_for(forward)`: the function a Tape calls for `forward`'s gradient."""
     if not hasattr(primal, "grad"):

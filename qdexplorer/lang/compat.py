@@ -9,7 +9,7 @@ what to do, never a bare AttributeError. Keys are the names as the doc lists the
 from __future__ import annotations
 
 from .errors import QdError
-from .field import _caller
+from .caller import caller as _caller
 
 
 class NotSupportedError(QdError, AttributeError):

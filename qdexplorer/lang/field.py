@@ -16,15 +16,13 @@ from __future__ import annotations
 import copy
 import itertools
 import numbers
-import os
-import sys
 import weakref
-from types import FrameType
 from typing import Any, Protocol
 
 import numpy as np
 
 from . import runtime_api
+from .caller import caller
 from .device_array import device_array_of
 from .element import Element
 from .errors import QdRuntimeError, QuadrantsIndexError
@@ -196,10 +194,9 @@ class _Storage:
     @property
     def element_type(self):
         """The element's type: the dtype, or `qd.types.vector(n, dtype)` / `matrix(n, m, dtype)`."""
-        from .vector_types import matrix, vector
         if not self.elem_shape:
             return self.dtype
-        return vector(self.elem_shape[0], self.dtype) if len(self.elem_shape) == 1 else matrix(*self.elem_shape, self.dtype)
+        return ELEMENT_TYPE[0](self.elem_shape, self.dtype)  # set by vector_types.py, which sits above
 
     def to_dlpack(self):
         """A DLPack capsule of the data: the host storage itself on the CPU backend (zero-copy, as
@@ -575,13 +572,8 @@ class Ndarray(_Storage):
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 
 
-def _caller() -> tuple:
-    """(file, line) of the user code that called into this package, for errors raised here."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    f: FrameType | None = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(here):
-        f = f.f_back
-    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
+ELEMENT_TYPE: list = [None]  # (elem_shape, dtype) -> qd.types.vector/matrix(...); vector_types.py sets it
+_caller = caller  # the name the rest of the package imports from here
 
 
 def array_meta(v):

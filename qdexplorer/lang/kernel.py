@@ -6,6 +6,8 @@ works, as in Quadrants.
 """
 from __future__ import annotations
 
+import ast
+
 import dataclasses
 import inspect
 
@@ -152,6 +154,12 @@ class Kernel(KernelBase):
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
+            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+                entry = spec[i]
+                if isinstance(types[name], Template) and entry[1] == "array" and \
+                        getattr(args[i], "_grad", None) is not None:
+                    spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
 
     def _array_spec(self, name: str, t: NdarrayType, v) -> tuple:
@@ -215,6 +223,14 @@ class Kernel(KernelBase):
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
+    def reads_grads(self) -> bool:
+        """Whether the body mentions `.grad` (`a.grad[i]` of a template field needs its adjoint passed)."""
+        r = self.__dict__.get("_reads_grads")
+        if r is None:
+            r = self.__dict__["_reads_grads"] = any(isinstance(n, ast.Attribute) and n.attr == "grad"
+                                                    for n in ast.walk(self.source.fdef))
+        return r
+
     def bind(self, *args, **kwargs) -> dict:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
@@ -260,6 +276,9 @@ class Kernel(KernelBase):
                     raise QuadrantsRuntimeTypeError(str(e)) from None
                 continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
+        for entry in spec[len(self.arg_names):]:  # adjoints of array arguments (`a.grad`, k.grad's inputs)
+            if entry[0].endswith(autodiff.GRAD):
+                args[entry[0]] = resolve(bound[entry[0][:-len(autodiff.GRAD)]].grad)
         for a in self.implicit(spec) if implicit is None else implicit:
             args[a.name] = resolve(Field.by_uid(int(a.key))) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
         if self.draws_random(spec):
@@ -342,12 +361,14 @@ class GradKernel(Kernel):
 
     def spec_for(self, args: tuple | None = None) -> tuple:
         base = self.primal.spec_for(args)
+        have = {e[0] for e in base}
         extra = []
         types = self.primal.arg_types()
-        for i, entry in enumerate(base):
+        for i, entry in enumerate(base[:len(self.arg_names)]):
             if getattr(types.get(entry[0]), "needs_grad", None) is False:
                 continue  # `qd.types.ndarray(needs_grad=False)`: no gradient flows into this argument
-            if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None:
+            if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None \
+                    and autodiff.grad_name(entry[0]) not in have:
                 extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))
         return base + tuple(extra)
 
@@ -356,8 +377,12 @@ class GradKernel(Kernel):
         key = (spec, runtime_api.debug())
         if key not in self._tasks:
             n = len(self.arg_names)
-            primal = self.primal.tasks(spec[:n], memo)
-            arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:]}
+            # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
+            # (`a.grad[i]`) when it reads any; not the ones only this adjoint kernel takes
+            reads_grads = self.primal.reads_grads()
+            primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
+                autodiff.GRAD) or reads_grads), memo)
+            arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
             self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
@@ -366,10 +391,7 @@ class GradKernel(Kernel):
                   implicit: list | None = None) -> dict:
         if spec is None:
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
-        args = super().call_args(bound, resolve, spec, implicit)
-        for entry in spec[len(self.arg_names):]:
-            args[entry[0]] = resolve(bound[entry[0][:-len(autodiff.GRAD)]].grad)
-        return args
+        return super().call_args(bound, resolve, spec, implicit)
 
     def __call__(self, *args, **kwargs):
         try:

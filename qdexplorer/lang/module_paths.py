@@ -151,7 +151,7 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
             if not hasattr(mod, "__path__"):
                 mod.__path__ = []  # so `quadrants.lang.exception` can be imported below it
             if spec.name == "quadrants.lang" and "ops" not in vars(mod):
-                mod.ops = quadrants_module("quadrants.lang.ops")  # read as `qd.lang.ops.abs` unimported
+                setattr(mod, "ops", quadrants_module("quadrants.lang.ops"))  # read as `qd.lang.ops.abs` unimported
             return mod
         make = self.table.get(spec.name)
         if make is None:
