@@ -116,7 +116,19 @@ def _kernel_types():
     return {"KernelBatchedArgType": KernelBatchedArgType}
 
 
+def _tensor_internals():
+    qd = _qd()
+
+    def _with_layout(ndarray, layout):
+        raise NotImplementedError("quadrants._tensor._with_layout (tagging an existing ndarray with a physical "
+                                  "layout, a Quadrants internal) is not provided by qdexplorer.lang; allocate "
+                                  "with qd.tensor(..., layout=...)")
+
+    return {"_with_layout": _with_layout, "Tensor": qd.Tensor, "Backend": qd.Backend, "tensor": qd.tensor}
+
+
 HARNESS = {
+    "quadrants._tensor": _tensor_internals,
     "quadrants.lang._kernel_types": _kernel_types,
     "quadrants._lib": lambda: {},
     "quadrants._lib.core": _core,
