@@ -22,8 +22,6 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.MatrixTensor": "use qd.Matrix.field / qd.Matrix.ndarray",
-    "qd.VectorTensor": "use qd.Vector.field / qd.Vector.ndarray",
     "qd.BufferView": "pass the field or ndarray itself",
     "qd.real_func": "use @qd.func (inlined)",
     "qd.experimental": "use @qd.func (inlined) for real_func",

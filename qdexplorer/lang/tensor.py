@@ -41,6 +41,24 @@ class Tensor(metaclass=_TensorMeta):
         return impl
 
 
+class _VectorMeta(_TensorMeta):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 1
+
+
+class _MatrixMeta(_TensorMeta):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 2
+
+
+class VectorTensor(Tensor, metaclass=_VectorMeta):
+    """`isinstance(x, qd.VectorTensor)`: a field or ndarray of vectors (Quadrants' wrapper class)."""
+
+
+class MatrixTensor(Tensor, metaclass=_MatrixMeta):
+    """`isinstance(x, qd.MatrixTensor)`: a field or ndarray of matrices (Quadrants' wrapper class)."""
+
+
 def _coerce_backend(backend) -> Backend:
     if isinstance(backend, Backend):
         return backend
@@ -114,4 +132,4 @@ def wrap(impl):
     return impl
 
 
-__all__ = ["Backend", "Tensor", "tensor", "wrap", "Field", "Ndarray"]
+__all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]

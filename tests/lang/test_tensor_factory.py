@@ -113,3 +113,12 @@ def test_to_numpy_dtype_is_honoured_whatever_copy_says(backend):
     assert view.dtype == np.float32 and (view == src).all()
     with pytest.raises(ValueError, match="copy=False"):
         t.to_numpy(dtype=np.float64, copy=False)
+
+
+def test_vector_and_matrix_tensor_classes_match_by_element_rank():
+    v = qd.Vector.tensor(3, qd.f32, (4,))
+    m = qd.Matrix.tensor(2, 2, qd.f32, (4,), backend=qd.Backend.FIELD)
+    s = qd.tensor(qd.f32, (4,))
+    assert isinstance(v, qd.VectorTensor) and not isinstance(v, qd.MatrixTensor)
+    assert isinstance(m, qd.MatrixTensor) and isinstance(m, qd.Tensor)
+    assert not isinstance(s, (qd.VectorTensor, qd.MatrixTensor)) and isinstance(s, qd.Tensor)
