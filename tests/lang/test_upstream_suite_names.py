@@ -128,3 +128,22 @@ def test_loop_iterable_chosen_by_a_static_conditional_expression():
 
     k(10)
     assert x.to_numpy().tolist() == [0, 1, 2, 3]
+
+
+def test_subnormal_constants_are_flushed_to_zero_as_in_quadrants():
+    """Quadrants flushes subnormal f32/f64 constants to 0 (upstream test_fp_flush_to_zero); qdexplorer
+    stored 1.4e-45."""
+    a = qd.field(qd.f32, shape=3)
+    b = qd.field(qd.f64, shape=2)
+
+    @qd.kernel
+    def k():
+        a[0] = 1e-45
+        a[1] = 1e-10 * 1e-35
+        a[2] = 1e-30
+        b[0] = 1e-323
+        b[1] = qd.f64(1e-300)
+
+    k()
+    assert a.to_numpy().tolist()[:2] == [0.0, 0.0] and a[2] == pytest.approx(1e-30)
+    assert b[0] == 0 and b[1] == pytest.approx(1e-300)
