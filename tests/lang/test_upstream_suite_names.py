@@ -147,3 +147,16 @@ def test_subnormal_constants_are_flushed_to_zero_as_in_quadrants():
     k()
     assert a.to_numpy().tolist()[:2] == [0.0, 0.0] and a[2] == pytest.approx(1e-30)
     assert b[0] == 0 and b[1] == pytest.approx(1e-300)
+
+
+def test_bool_of_a_value_in_a_kernel():
+    """`bool(x)` in a kernel is x != 0 (upstream test_bool_type)."""
+    @qd.func
+    def f(x: qd.u32) -> bool:
+        return bool(x)
+
+    @qd.kernel
+    def k(a: qd.u32) -> qd.i32:
+        return qd.i32(f(a)) * 10 + qd.i32(bool(0)) + qd.i32(f(qd.u32(4_294_967_295)))
+
+    assert k(1000) == 11 and k(0) == 1
