@@ -218,9 +218,13 @@ def test_left_out_features_say_so(name, hint):
         getattr(qd, name)
 
 
-def test_qd_init_refuses_backends_qdexplorer_lacks():
-    with pytest.raises(ValueError, match="runs on qd.cpu and qd.cuda only"):
-        qd.init(arch=qd.vulkan)
+def test_qd_init_falls_back_from_backends_qdexplorer_lacks_unless_told_not_to():
+    """As Quadrants: an unsupported arch falls back to the CPU with a warning; enable_fallback=False
+    makes it an error (a RuntimeError there)."""
+    with pytest.warns(UserWarning, match="runs on qd.cpu and qd.cuda only; falling back"):
+        assert qd.init(arch=qd.vulkan) == qd.cpu
+    with pytest.raises(RuntimeError, match="runs on qd.cpu and qd.cuda only"):
+        qd.init(arch=qd.metal, enable_fallback=False)
 
 
 @pytest.mark.cuda

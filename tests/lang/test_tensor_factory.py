@@ -81,7 +81,7 @@ def test_arch_names_are_quadrants_ones():
     assert qd.cpu == "cpu" and qd.cpu.name == "x64" and qd.x64 is qd.cpu
     assert qd.arm64 != qd.cpu and qd.cuda.name == "cuda"
     with pytest.raises(ValueError):
-        qd.init(arch=qd.arm64)
+        qd.init(arch=qd.arm64, enable_fallback=False)
 
 
 def test_quadrants_module_paths_are_answered_by_qdexplorer_lang():

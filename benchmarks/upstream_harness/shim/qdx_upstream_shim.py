@@ -46,6 +46,13 @@ def _misc():
 
 
 class _Cfg:
+    def __getattr__(self, name):  # any other option: what qd.init was given
+        from qdexplorer.lang import runtime_api
+        opts = runtime_api.init_options()
+        if name in opts:
+            return opts[name]
+        raise AttributeError(f"current_cfg().{name}: not an option qd.init was given here")
+
     @property
     def arch(self):
         from qdexplorer.lang import runtime_api
