@@ -58,6 +58,16 @@ REFUSED: dict[str, str] = {
     "qd.Format": "a Vulkan image format; qdexplorer has no Vulkan backend",
     "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
+    "qd.python": "use qd.cpu",
+    "qd.atomic_mul": "loop with qd.atomic_cas-free code: accumulate a sum of logarithms, or serialize the loop",
+    "qd.atomic_cas": "use qd.atomic_min/max/add, or qd.loop_config(serialize=True) for the update",
+    "qd.atomic_exchange": "write the value (x[i] = v) when no thread needs the old one",
+    "qd.bit_cast": "reinterpret outside the kernel with NumPy's .view(), or keep the integer form",
+    "qd.frexp": "use qd.log(x) / qd.log(2.0) and qd.floor for the exponent",
+    "qd.make_spd": "project outside kernels with NumPy (np.linalg.eigh)",
+    "qd.sym_eig": "use qd.svd (for symmetric matrices U gives the eigenvectors) or qd.polar_decompose",
+    "qd.ref": "return the new value from the @qd.func and assign it at the call",
+    "qd.types.ref": "return the new value from the @qd.func and assign it at the call",
     "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
 }
 
@@ -88,6 +98,9 @@ _each(("snode",), "ptr", _INTERNAL)
 for _t in ("vector_type", "matrix_type", "struct_type"):
     for _a in ("from_kernel_struct_ret", "set_kernel_struct_args", "from_quadrants_object", "tensor_type"):
         _each((_t,), _a, _INTERNAL)
+REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
+REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
+REFUSED["snode.lazy_dual"] = _FWD
 REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
@@ -95,6 +108,8 @@ for _s in ("matrix", "vector", "qd.Matrix", "qd.Vector"):
     REFUSED[f"{_s}.tensor"] = "use qd.Matrix.field / qd.Matrix.ndarray"
 
 PARTIAL: dict[str, str] = {
+    "qd.field": "offset= is refused (index from 0)",
+    "snode.place": "offset= is refused (index from 0)",
     "qd.Stream": "every call runs in program order on one stream: Quadrants' results, without the overlap",
     "qd.Event": "record/wait are ordered trivially (one stream); synchronize waits for all work",
     "qd.create_stream": "see qd.Stream", "qd.create_event": "see qd.Event",
@@ -120,6 +135,16 @@ for _s in _FIELDS + _NDARRAYS:
     PARTIAL[f"{_s}.layout"] = "accepted and reported; storage is one array per member either way"
 
 
+class NotSupportedUse(QdError, NotImplementedError):
+    """A use of a Quadrants name that qdexplorer.lang refuses (an argument such as `offset=`)."""
+
+
+def refuse_use(what: str, todo: str) -> NotSupportedUse:
+    """The one-line error for a refused use, at the user's line: "`what` is not supported ... ; todo"."""
+    file, line = _caller()
+    return NotSupportedUse(f"`{what}` is not supported by qdexplorer.lang ({file}:{line}); {todo}")
+
+
 def message(name: str, file: str, line: int) -> str:
     todo = REFUSED.get(name, "see docs/compatibility.md")
     return f"`{name}` is not supported by qdexplorer.lang ({file}:{line}); {todo}"
@@ -135,14 +160,26 @@ def module_getattr(prefix: str, module_name: str):
     """A module `__getattr__` that refuses the Quadrants names listed under `prefix` and says
     'no attribute' for anything else."""
     def __getattr__(name: str):
+        if name.startswith("__"):
+            raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
         if f"{prefix}.{name}" in REFUSED:
             raise refuse(f"{prefix}.{name}")
-        raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+        raise unknown(f"{prefix}.{name}")
     return __getattr__
+
+
+def unknown(name: str) -> NotSupportedError:
+    """A name neither qdexplorer.lang nor Quadrants 1.3.3's public API has (a typo, or one of
+    Quadrants' implementation modules): still one line at the user's line."""
+    file, line = _caller()
+    return NotSupportedError(f"`{name}` is not a name of qdexplorer.lang ({file}:{line}); docs/compatibility.md "
+                             f"lists Quadrants' public names and what qdexplorer does with each")
 
 
 def refuse_attr(surface: str, obj, name: str):
     """For a class's `__getattr__`: the refusal of `surface.name` if it is listed, else the usual error."""
     if f"{surface}.{name}" in REFUSED:
         raise refuse(f"{surface}.{name}")
+    if surface.startswith("qd."):  # a namespace object (qd.types): one line, as a module gives
+        raise unknown(f"{surface}.{name}")
     raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")

@@ -179,6 +179,17 @@ for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matr
     setattr(Matrix, _name, staticmethod(_fn))
 for _name in ("identity", "diag", "rows", "cols"):
     setattr(Vector, _name, getattr(Matrix, _name))
+
+
+def _refused_tensor(kind: str):
+    def tensor(*args, **kwargs):
+        from . import compat
+        raise compat.refuse_use(f"qd.{kind}.tensor(...)", compat.REFUSED[f"qd.{kind}.tensor"])
+    return staticmethod(tensor)
+
+
+Matrix.tensor = _refused_tensor("Matrix")  # type: ignore[attr-defined]
+Vector.tensor = _refused_tensor("Vector")  # type: ignore[attr-defined]
 for _name in ("field", "ndarray", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
     setattr(H.HostMatrix, _name, staticmethod(getattr(Matrix, _name).__func__ if hasattr(getattr(Matrix, _name), "__func__") else getattr(Matrix, _name)))
 
