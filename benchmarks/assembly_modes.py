@@ -122,13 +122,13 @@ def child(path: str, full: bool):
     results = dev.load(items)
     out = {"load_ms": (time.perf_counter() - t0) * 1e3,
            "load_errors": [f"{r.task}: {r.error}"[:300] for r in results if not r.ok][:3],
-           "modules": len(be.composite.modules),
-           "linked_bytes": sum(be.linked_bytes.values()) or None}
+           "modules": len(be.modules.composite.modules),
+           "linked_bytes": sum(be.modules.linked_bytes.values()) or None}
     if out["load_errors"]:
         dev.close()
         print(json.dumps(out))
         return
-    sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
+    sync = lambda: cu.cuStreamSynchronize(be.ctx.stream)  # noqa: E731
     first, steady, runtime = {}, {}, {}
     for _name, tasks, args, trips in jobs:
         prep = be.prepare(args, trips)
@@ -151,11 +151,11 @@ def child(path: str, full: bool):
                 timings = [be.launch(t, prep) for _ in range(RUNTIME_N)]
                 be.finish(prep)
                 runtime[t] = statistics.median(tm.ms for tm in timings)
-        be.release(prep)
+        be.finish(prep)
     out["first_launch_ms_total"] = sum(first.values())
     out["first_launch_ms_median"] = statistics.median(first.values()) if first else None
     if full:
-        comp = be.composite
+        comp = be.modules.composite
         names = [it.spec.task for it in items]
         comp._memo.clear()
         t0 = time.perf_counter()

@@ -76,11 +76,14 @@ def _spin(stop):
 
 def tally(cmps, slowed: str | None) -> dict:
     """Verdict counts over the pairs: per task, pairs with a false slower/faster, detections."""
-    out: dict = {"pairs": len(cmps), "verdicts": {}, "ratios": {}}
+    out: dict = {"pairs": len(cmps), "verdicts": {}, "ratios": {}, "same_reaching_past_threshold": 0}
     false = 0
     for cmp in cmps:
         wrong = False
         for t in cmp.tasks:
+            # `same` must mean the whole interval lies inside ±threshold (issue 31): count any that does not
+            if t.verdict == "same" and not (1 - cmp.threshold < t.ci[0] and t.ci[1] < 1 + cmp.threshold):
+                out["same_reaching_past_threshold"] += 1
             out["verdicts"].setdefault(t.task, {}).setdefault(t.verdict, 0)
             out["verdicts"][t.task][t.verdict] += 1
             out["ratios"].setdefault(t.task, []).append(round(t.ratio, 4))
@@ -109,6 +112,9 @@ def main():
     ap.add_argument("--max-seconds", type=float, default=None,
                     help="stop after the pair that passes this many seconds and report the pairs made (so a "
                          "time-limited run still prints its JSON)")
+    ap.add_argument("--aa-only", action="store_true",
+                    help="only the A/A comparisons (saved and fresh), no detection pairs: the quick check that "
+                         "unchanged code is never slower/faster and never `same` with an interval past the threshold")
     ap.add_argument("--out", default=os.environ.get("OUT", "out"))
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -119,13 +125,13 @@ def main():
     from qdexplorer.engine import Engine
 
     root = tempfile.mkdtemp(prefix="qdx-calibration-")
-    folders = {f: write_project(os.path.join(root, f"x{f}"), steps, f) for f in (1.0,) + FACTORS}
+    folders = {f: write_project(os.path.join(root, f"x{f}"), steps, f) for f in (1.0,) + (() if a.aa_only else FACTORS)}
     stop = multiprocessing.Event()
     load = [multiprocessing.Process(target=_spin, args=(stop,), daemon=True) for _ in range(a.cpu_load)]
     for p in load:
         p.start()
     t0 = time.perf_counter()
-    results: dict = {"aa": {"saved": [], "fresh": []}, "detect": {str(f): {"saved": [], "fresh": []} for f in FACTORS}}
+    results: dict = {"aa": {"saved": [], "fresh": []}, "detect": {str(f): {"saved": [], "fresh": []} for f in (() if a.aa_only else FACTORS)}}
     try:
         engines = {f: Engine(folder, backend=a.backend, cache_dir=os.path.join(root, "cache")) for f, folder in
                    folders.items()}
@@ -137,7 +143,7 @@ def main():
                                               per_round=a.per_round, seed=pair)
             results["aa"]["saved"].append(compare_runs(run(base), run(base)))
             results["aa"]["fresh"].append(compare_runs(*fresh(base)))
-            for f in FACTORS:
+            for f in (() if a.aa_only else FACTORS):
                 results["detect"][str(f)]["saved"].append(compare_runs(run(base), run(engines[f])))
                 results["detect"][str(f)]["fresh"].append(compare_runs(*fresh(engines[f])))
             print(f"pair {pair + 1}/{a.pairs} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
@@ -163,6 +169,8 @@ def main():
            "machine": machine()}
     doc["summary"] = {
         "aa_false_pairs": {k: v["false_pairs"] for k, v in doc["aa"].items()},
+        "aa_verdicts": {k: {task: c for task, c in v["verdicts"].items()} for k, v in doc["aa"].items()},
+        "aa_same_reaching_past_threshold": {k: v["same_reaching_past_threshold"] for k, v in doc["aa"].items()},
         "detected": {f: {k: v["detected"] for k, v in d.items()} for f, d in doc["detect"].items()},
         "untouched_false_pairs": {f: {k: v["false_pairs"] for k, v in d.items()} for f, d in doc["detect"].items()}}
     with open(os.path.join(a.out, f"compare_calibration_{a.backend}.json"), "w") as fh:

@@ -22,7 +22,7 @@ def ours(kernel, args, vector, be):
     pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), "sm_90", vector=vector)
     tasks = kernel.tasks(spec)
     (ct,) = pipe.compile(tasks, "nvptx")
-    be.load(ct.spec, ct.output, f"{ct.load_hash}-{vector}", unit=f"{ct.task}-v{vector}")
+    be.modules.load(ct.spec, ct.output, f"{ct.load_hash}-{vector}", unit=f"{ct.task}-v{vector}")
     prep = be.prepare(args, trip_counts(tasks, args))
     for _ in range(WARMUP):
         be.launch(ct.task, prep)
@@ -31,7 +31,7 @@ def ours(kernel, args, vector, be):
     be.finish(prep)
     out = {k: np.empty_like(v) for k, v in args.items() if isinstance(v, np.ndarray)}
     be.fetch(prep, out)
-    be.free_all()
+    be.memory.free_all()
     return [t.ms for t in timings], out
 
 
@@ -67,9 +67,9 @@ def main():
         ev = [check(cu.cuEventCreate(0)) for _ in range(2)]
         ms = []
         for i in range(WARMUP + REPS):
-            check(cu.cuEventRecord(ev[0], be.stream))
-            check(cu.cuMemcpyDtoDAsync(ddst, dsrc, 4 * n, be.stream))
-            check(cu.cuEventRecord(ev[1], be.stream))
+            check(cu.cuEventRecord(ev[0], be.ctx.stream))
+            check(cu.cuMemcpyDtoDAsync(ddst, dsrc, 4 * n, be.ctx.stream))
+            check(cu.cuEventRecord(ev[1], be.ctx.stream))
             check(cu.cuEventSynchronize(ev[1]))
             if i >= WARMUP:
                 ms.append(check(cu.cuEventElapsedTime(ev[0], ev[1])))

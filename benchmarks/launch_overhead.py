@@ -47,26 +47,26 @@ def main():
     (ct,) = Pipeline(InlineCompiler()).compile(k.tasks(), "nvptx")
     results = {}
     be = CudaBackend()
-    be.load(ct.spec, ct.output, ct.load_hash)
+    be.modules.load(ct.spec, ct.output, ct.load_hash)
     prep = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
     done = lambda: be.finish(prep)  # noqa: E731
     results["qdexplorer_timed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep), done)
     results["qdexplorer_untimed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep, timed=False), done)
-    f = be.composite.function(ct.task)
-    addr = be.params(be.specs[ct.task], prep)[0]
-    sync = lambda: cu.cuStreamSynchronize(be.stream)  # noqa: E731
+    f = be.modules.composite.function(ct.task)
+    addr = be.params.params(be.modules.specs[ct.task], prep)[0]
+    sync = lambda: cu.cuStreamSynchronize(be.ctx.stream)  # noqa: E731
     results["bare_cuLaunchKernel_cuda_python_us"] = per_launch_us(
-        lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0), sync)
+        lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0), sync)
     ev = [cu.cuEventCreate(0)[1] for _ in range(2)]
 
     def bare_timed():
-        cu.cuEventRecord(ev[0], be.stream)
-        cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.stream, addr, 0)
-        cu.cuEventRecord(ev[1], be.stream)
+        cu.cuEventRecord(ev[0], be.ctx.stream)
+        cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0)
+        cu.cuEventRecord(ev[1], be.ctx.stream)
     results["bare_cuLaunchKernel_cuda_python_with_events_us"] = per_launch_us(bare_timed, sync)
     launch = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
     launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
-    fh, sh = int(f), int(be.stream)
+    fh, sh = int(f), int(be.ctx.stream)
     results["bare_cuLaunchKernel_ctypes_us"] = per_launch_us(lambda: launch(fh, 1, 1, 1, 1, 1, 1, 0, sh, addr, None),
                                                              sync)
     # GPU-side duration of the empty task, from the app's own event timings

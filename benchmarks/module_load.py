@@ -22,7 +22,7 @@ def child(path):
     out = {}
     for name, ptx in items:
         t0 = time.perf_counter()
-        be.load_ptx(ptx, name)
+        be.modules.load_ptx(ptx, name)
         out[name] = (time.perf_counter() - t0) * 1e3
     print(json.dumps(out))
 

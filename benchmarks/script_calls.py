@@ -77,7 +77,7 @@ def main():
             y[i] = alpha * x[i] + y[i]
 
     def counters():
-        return dict(script.runner().device.backend.transfers)
+        return dict(script.runner().device.backend.memory.transfers)
 
     rows = []
     for lg in a.log2:

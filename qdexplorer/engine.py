@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import itertools
 import threading
 import time
@@ -32,7 +33,10 @@ from .compiler.overrides import Override, OverrideStore
 from .compiler.pipeline import MODES, Pipeline
 from .compiler.pool import CompilePool, InlineCompiler
 from .compiler.resources import estimate_resources
-from .events import (CompileFinished, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
+from .counters.cache import CountersCache
+from .counters.collect import CountersResult, collect
+from .counters.model import no_counters
+from .events import (CompileFinished, CountersMeasured, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
                      ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
                      WorkerFaulted, WorkloadResult)
 from .lang.arg_check import check_call_args
@@ -115,7 +119,8 @@ class Engine:
                  load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
                  workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
                  memo: bool = True, fast_math: bool | None = None, debug: bool | None = None,
-                 cluster: str | None = None, node: str | None = None, gpu: int | None = None):
+                 cluster: str | None = None, node: str | None = None, gpu: int | None = None,
+                 ncu: str | None = None):
         """`cluster` (ray://HOST:PORT, auto or local) runs tasks in a Ray actor there, on `node` (a Ray
         node id) if given, on its GPU `gpu` (the index nvidia-smi shows) if given, else on the GPU Ray
         assigns; compilation stays here. None: a local device (no Ray is imported)."""
@@ -145,6 +150,9 @@ class Engine:
         self._device: Device | None = None
         self._stop = threading.Event()
         self._specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
+        self._ncu = ncu
+        self._counters_cache = CountersCache(self._cache.folder / "counters",
+                                             enabled=use_cache and bool(self._cache.offline))
 
     # ---- what is open
     @property
@@ -527,6 +535,55 @@ class Engine:
     def _fault(self, res: WorkloadResult, f: WorkerFault) -> None:
         res.error, res.fault_task, res.fault = str(f), f.task, f.fault
         self._emit(WorkerFaulted(f.task, self._backend, f.fault))
+
+    # ---- counters
+    def counters(self, task: str, preset: str = "quick", side: str = "current", ptx: str | None = None,
+                 fresh: bool = False, seed: int = 0, timeout: float = 180.0) -> CountersResult:
+        """Profile `task` under ncu: one launch, in a child process, with the inputs its kernel's first
+        workload builds (as a benchmark does). `side`: 'current' (what runs now, an override included),
+        'generated' (the task's override hidden) or 'override'; `ptx` profiles that text in the task's
+        place. Cached: an unchanged task is not profiled again unless `fresh`. Without counters the
+        result says why, and carries what needs none (registers, occupancy, a model roofline)."""
+        kernel = self._session.kernel_of(task) or next(
+            (kt.kernel for kt in self._lower() if any(t.name == task for t in kt.tasks)), None)
+        if kernel is None:
+            raise QdError(f"no task named {task} in {self._project.path}")
+        wls = self._project.workloads_for(kernel)
+        if not wls:
+            raise QdError(f"no @qd.workload runs kernel {kernel}: counters need its inputs; add a workload")
+        if side == "override" and self.override(task) is None:
+            raise QdError(f"{task} has no PTX override to profile")
+        with self.variant(hide_overrides=task if side == "generated" else False):
+            kts, compiled = self.compile([kernel], target="nvptx")
+        tasks = kts[0].tasks
+        mine = next((ct for ct in compiled if ct.task == task), None)
+        bad = next((ct for ct in compiled if not ct.ok), None)
+        if mine is None or bad is not None or kts[0].error:
+            why = kts[0].error or (f"{bad.task}: {bad.error}" if bad else f"{task} did not compile")
+            raise QdError(f"cannot profile {task}: {why}")
+        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled
+                 if ct.spec is not None]
+        text = mine.ptx if ptx is None else ptx
+        if ptx is not None:
+            items = [dataclasses.replace(it, code=ptx.encode(), tag=f"{task}:given") if it.spec.task == task else it
+                     for it in items]
+        wl = wls[0]
+        args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], wl.make_args(seed), tasks)
+        trips = trip_counts(tasks, args)
+        job = RunJob(wl.name, kernel, tuple(ct.task for ct in compiled), trips)
+        if self._cluster:
+            res = CountersResult(task, preset, "remote", "counters on a Ray device are not available yet: "
+                                 "profile on the GPU's own machine")
+        else:
+            res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
+                          timeout=timeout, fresh=fresh, seed=seed, variant=side)
+        if not res.ok:
+            median = self._session.median(task)
+            task_ir = next((t for t in tasks if t.name == task), None)
+            res.fallback = no_counters(estimate_resources(mine), task_ir, trips.get(task, 1),
+                                       (median or 0.0) / 1e3, self._arch)
+        self._emit(CountersMeasured(task, side, res))
+        return res
 
     def close_device(self) -> None:
         if self._device is not None:

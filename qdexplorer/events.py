@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .compiler.artifacts import CompiledTask
+from .counters.collect import CountersResult
 from .lang.ir import Task
 from .runtime.faults import Fault
 from .runtime.launch import LaunchTiming
@@ -165,3 +166,13 @@ class WorkerFaulted(Event):
     @property
     def message(self) -> str:
         return str(self.fault)
+
+
+@dataclass(frozen=True)
+class CountersMeasured(Event):
+    """A task was profiled under ncu (or could not be: `result.state` and `result.message` say why,
+    and `result.fallback` holds what needs no counters). `side`: 'current', 'generated', 'override'
+    or the name of a PTX file."""
+    task: str
+    side: str
+    result: CountersResult

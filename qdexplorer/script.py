@@ -33,9 +33,11 @@ from .lang.template import Template
 from .lang.types import int_range
 from .lang import runtime_api
 from .lang.runtime_api import cpu, cuda, gpu
+from .runtime.backend_api import stream_interop
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
+from .machine.arch import DEFAULT_ARCH
 
 _state: dict = {"arch": None, "runner": None, "options": {}}
 
@@ -45,10 +47,14 @@ def init(arch: str = cpu, **options):
         raise ValueError(f"qd.init(arch=...) takes qd.cpu, qd.cuda or qd.gpu, got {arch!r}")
     if arch in (cuda, gpu):
         from .runtime.cuda.detect import cuda_status
-        st = cuda_status()
+        st = cuda_status(in_process=True)  # the script owns the context from here on
         if not st.available:
-            if arch == cuda:
+            if arch == cuda and not options.get("enable_fallback", True):
                 raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
+            if arch == cuda:  # Quadrants falls back to the CPU unless enable_fallback=False
+                warnings.warn(f"qd.init(arch=qd.cuda): no usable GPU ({st.reason}); falling back to the CPU backend "
+                              f"(enable_fallback=False makes this an error)", stacklevel=4)
+                arch = cpu
             warnings.warn(f"qd.gpu: no usable GPU ({st.reason}); falling back to the CPU backend", stacklevel=4)
             arch = cpu
         else:
@@ -248,11 +254,14 @@ class InlineRunner:
             raise ValueError(f"qd.init(debug=...) takes True or False, got {debug!r}")
         # Quadrants' environment works here too: QD_DUMP_IR / QD_LOAD_IR / QUADRANTS_LOAD_PTX
         overrides = OverrideStore(None, env_load_dir(), env_load_kinds())
-        self.pipeline = Pipeline(InlineCompiler(), cache, pick_arch(options.get("sm")), overrides=overrides,
+        # the CPU backend runs host code: probing for a GPU's SM arch (a child process) would only delay it
+        arch = pick_arch(options.get("sm")) if self.backend == "cuda" else options.get("sm") or DEFAULT_ARCH
+        self.pipeline = Pipeline(InlineCompiler(), cache, arch, overrides=overrides,
                                  dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.debug = debug
         self.device = LocalDevice(self.backend)
+        self.streams = stream_interop(self.device.backend)   # CUDA: ordering with GPU arrays' own streams
         self.loaded: dict = {}
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here
         self.modes: dict = {}  # kernel -> what each parameter is, for signatures ((): no fast calls)
@@ -264,7 +273,7 @@ class InlineRunner:
         which then records a plan for the next."""
         modes: Any = self.modes.get(kernel)
         if modes is None:
-            modes = self.modes[kernel] = _arg_modes(kernel) if not self.debug else False
+            modes = self.modes[kernel] = _arg_modes(kernel)
         if modes is False:
             return self._call(kernel, bound)
         got = _signature(modes, [bound[n] for n in kernel.arg_names], self.backend == "cuda")
@@ -385,8 +394,16 @@ class InlineRunner:
                 args[a.name] = np.zeros(a.shape, a.dtype.numpy)
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
-        for t, launch in fp.launchers:
-            launch(args, trips[t])
+        if not self.debug:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+            return args
+        try:
+            for t, launch in fp.launchers:
+                launch(args, trips[t])
+        except QuadrantsAssertionError:  # a bad access: an assert that failed before it is the error,
+            fp.kernel.result(args)       # as on the checked path
+            raise
         return args
 
     def _fast_cuda(self, fp: "_Fast", args: dict, trips: dict) -> dict:
@@ -420,13 +437,15 @@ class InlineRunner:
                 fp.distinct = ptrs
         if fp.draws:
             args[RANDOM_KEY] = runtime_api.next_random_key()
+        interop = self.streams
+        assert interop is not None  # a CUDA backend has it, and the fast path on CUDA is the only caller
         if external and not resident and not fp.prints:
-            stream = backend.producer_stream(external.values())
+            stream = interop.producer_stream(external.values())
             if stream is not None:  # launch where the arrays' producer queued: ordered both ways
                 for t, launch in fp.launchers:
                     launch(args, trips[t], stream)
                 return args
-        streams = backend.order_after(list(external.values())) if external else set()
+        streams = interop.order_after(list(external.values())) if external else set()
         try:
             for t, launch in fp.launchers:
                 launch(args, trips[t])
@@ -434,9 +453,9 @@ class InlineRunner:
             for _, st in resident:
                 st._where = "device"
         if fp.prints or any(v.stream is None for v in external.values()):
-            backend.sync()
+            self.device.sync()
         elif streams:
-            backend.signal(streams)
+            interop.signal(streams)
         return args
 
     def _device_ptr(self, v, backend) -> tuple:
@@ -467,7 +486,7 @@ class InlineRunner:
         return False
 
     def sync(self):
-        self.device.backend.sync()
+        self.device.sync()
 
     def _load(self, kernel, spec) -> "_Plan":
         tasks = kernel.tasks(spec)

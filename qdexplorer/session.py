@@ -18,7 +18,8 @@ from typing import Any
 from psygnal import Signal
 
 from .compiler.artifacts import CompiledTask
-from .events import (CompileFinished, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
+from .counters.collect import CountersResult
+from .events import (CompileFinished, CountersMeasured, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
                      ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
                      WorkerFaulted, WorkloadResult)
 from .lang.ir import Task
@@ -76,6 +77,7 @@ class Session:
     run_finished = Signal(object)         # RunRecord
     fault = Signal(object)                # WorkerFaulted
     message = Signal(str)                 # a line for the Messages panel
+    counters_changed = Signal(str, str)   # task, side: a profile (or why there is none) arrived
 
     def __init__(self) -> None:
         self.project: ProjectOpened | None = None
@@ -84,8 +86,18 @@ class Session:
         self.compiled: dict[tuple[str, str], CompiledTask] = {}   # (target, task) -> latest
         self.resources: dict[str, dict[str, Any]] = {}           # task -> registers, occupancy... (latest)
         self.runs: list[RunRecord] = []
+        self.counters: dict[tuple[str, str], CountersResult] = {}   # (task, side) -> its latest profile
         self.last_compile: CompileFinished | None = None
         self._runs_by_id: dict[int, RunRecord] = {}
+        self.aside: set[int] = set()   # runs kept for the plots but not the "latest run" figures (a sweep's)
+
+    def set_aside(self, runs: list[RunRecord]) -> None:
+        """A sweep's runs time other settings (block sizes, fast math) than the project's: the tree's
+        Launch column showed a variant's timings without saying which. They stay in the plots; the
+        medians come from the runs before them."""
+        self.aside |= {r.id for r in runs}
+        for task in {t for r in runs for t in r.times}:
+            self.task_changed.emit(task)
 
     # ---- queries
     def task(self, name: str) -> Task | None:
@@ -110,7 +122,7 @@ class Session:
 
     def last_run_of(self, task: str) -> RunRecord | None:
         for r in reversed(self.runs):
-            if r.times.get(task):
+            if r.times.get(task) and r.id not in self.aside:
                 return r
         return None
 
@@ -173,6 +185,9 @@ class Session:
                 self.run_finished.emit(done)
                 for t in done.times:
                     self.task_changed.emit(t)
+        elif isinstance(ev, CountersMeasured):
+            self.counters[(ev.task, ev.side)] = ev.result
+            self.counters_changed.emit(ev.task, ev.side)
         elif isinstance(ev, WorkerFaulted):
             self.message.emit(f"FAULT in {ev.task} ({ev.backend}): {ev.message}")
             self.fault.emit(ev)

@@ -77,7 +77,7 @@ def test_no_module_imports_itself_through_others():
     assert _cycles(graph, modules) == []
 
 
-ENGINE_API = sorted(['announce', 'arch', 'backend', 'cache_info', 'close', 'close_device', 'cluster', 'compile', 'compiled_for', 'device_info', 'load_folder_report', 'mode', 'optimised_ll', 'override', 'project', 'refresh', 'resources', 'revert_override', 'run', 'sass', 'session', 'set_backend', 'set_mode', 'set_override', 'stop', 'subscribe', 'target', 'variant', 'warm_up'])
+ENGINE_API = sorted(['announce', 'arch', 'backend', 'cache_info', 'close', 'close_device', 'cluster', 'compile', 'compiled_for', 'counters', 'device_info', 'load_folder_report', 'mode', 'optimised_ll', 'override', 'project', 'refresh', 'resources', 'revert_override', 'run', 'sass', 'session', 'set_backend', 'set_mode', 'set_override', 'stop', 'subscribe', 'target', 'variant', 'warm_up'])
 
 
 def test_the_engine_public_api_is_this_and_no_more():
@@ -114,3 +114,34 @@ def test_no_one_outside_the_engine_touches_its_private_state(folder):
             if isinstance(node, ast.Attribute) and node.attr in private and _engine_like(node.value):
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {ast.unparse(node)}")
     assert found == []
+
+
+def _methods(cls: ast.ClassDef) -> list[str]:
+    return [f.name for f in cls.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+
+
+def test_no_class_in_the_runtime_has_more_than_15_methods():
+    """One job a class (tinygrad's small classes): a class past 15 methods is doing two."""
+    big = []
+    for path in sorted((ROOT / "qdexplorer" / "runtime").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and len(_methods(node)) > 15:
+                big.append(f"{path.relative_to(ROOT)}: {node.name} has {len(_methods(node))} methods")
+    assert big == []
+
+
+def test_the_cpu_backend_has_no_methods_that_do_nothing():
+    """What the host does not need, it does not pretend to have: no `pass`, docstring-only or
+    constant-returning stand-ins for the GPU's waits and stream interop."""
+    tree = ast.parse((ROOT / "qdexplorer" / "runtime" / "cpu.py").read_text())
+    empty = []
+    for cls in (n for n in tree.body if isinstance(n, ast.ClassDef)):
+        for f in cls.body:
+            if not isinstance(f, ast.FunctionDef):
+                continue
+            body = [s for s in f.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+            if not body or all(isinstance(s, ast.Pass) for s in body) or (
+                    len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, (ast.Constant, ast.Call))
+                    and ast.unparse(body[0].value) in ("None", "set()")):
+                empty.append(f"{cls.name}.{f.name}")
+    assert empty == []

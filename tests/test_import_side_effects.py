@@ -7,8 +7,8 @@ import subprocess
 import sys
 import time
 
-from tests.test_bad_projects import INC
-from tests.test_cli import ROOT, cli
+from tests.project.test_bad_projects import INC
+from tests.cli.test_cli import ROOT, cli
 
 
 def _project(tmp_path, tail):
@@ -45,9 +45,7 @@ def test_a_project_that_ignores_sigterm_is_still_stopped_by_it(tmp_path):
 
 def test_a_thread_left_running_by_the_import_does_not_hold_the_exit(tmp_path):
     p = _project(tmp_path, "import threading, time\nthreading.Thread(target=lambda: time.sleep(600)).start()")
-    t0 = time.monotonic()
-    r = cli("compile", str(p))
-    assert time.monotonic() - t0 < 60
+    r = cli("compile", str(p))   # the thread sleeps 600 s, past cli()'s own timeout: waiting on it fails
     assert r.returncode == 0 and "thread" in r.stderr and "still running" in r.stderr, r.stderr
 
 
@@ -59,9 +57,7 @@ def test_a_nan_import_timeout_is_one_message(tmp_path):
 
 def test_an_exit_handler_registered_by_the_import_gets_a_deadline(tmp_path):
     p = _project(tmp_path, "import atexit, time\natexit.register(lambda: time.sleep(600))")
-    t0 = time.monotonic()
-    r = cli("compile", str(p))
-    assert time.monotonic() - t0 < 45
+    r = cli("compile", str(p))   # the handler sleeps 600 s, past cli()'s own timeout: waiting on it fails
     assert r.returncode == 0 and "exit handler" in r.stderr and "did not finish" in r.stderr, r.stderr
 
 

@@ -15,6 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from ..compiler.safe_files import UnsafePathError, write_file
 from ..lang.errors import QdError
 from .run import Run
 
@@ -101,20 +102,11 @@ def write(run: Run, path, kind: str):
         except OSError as e:
             raise QdError(f"cannot export to {path}: {e.strerror or e}") from None
         return path
-    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-        tmp = None
+        write_file(path, text)   # a link at `path` is refused, never written through
+    except UnsafePathError as e:
+        raise QdError(f"cannot export to {path}: {e}") from None
     except OSError as e:
         raise QdError(f"cannot export to {path}: {e.strerror or e}") from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
     return path

@@ -29,6 +29,7 @@ from ..project.data_folder import unsafe_history_path
 from .context import RunContext
 from .run import Launch, Run
 from .schema import LATEST, MIGRATIONS
+from .signals_held import signals_held
 from .sqlite_errors import describe
 
 # names `qdexplorer compare` reads as sides measured now, never as saved runs
@@ -93,6 +94,7 @@ class History:
         if unsafe:
             raise HistoryError(unsafe)
         self.warnings: list[str] = []  # one line per damaged run skipped (also printed on stderr)
+        self._checked = False          # the integrity check runs once, before the first write
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except (OSError, sqlite3.Error) as e:
@@ -119,6 +121,8 @@ class History:
         if self.version > LATEST:
             raise HistoryError(f"{self.path} was written by a newer qdexplorer (schema {self.version}, this one "
                                f"knows {LATEST}); upgrade qdexplorer to read it")
+        if self.version == LATEST:
+            return   # nothing to write: a reader never pays for the integrity check
         for version, script in MIGRATIONS:
             with self.transaction() as db:
                 if db.execute("PRAGMA user_version").fetchone()[0] >= version:
@@ -128,9 +132,34 @@ class History:
                         db.execute(stmt)
                 db.execute(f"PRAGMA user_version = {version}")
 
+    def integrity_problem(self) -> str | None:
+        """SQLite's `quick_check` (every page and record readable, without the index cross-checks of
+        the full check): None when it passes, else its first finding."""
+        try:
+            rows = self.db.execute("PRAGMA quick_check(5)").fetchall()
+        except sqlite3.DatabaseError as e:
+            return str(e)
+        found = [str(r[0]) for r in rows if r and r[0] != "ok"]
+        found = [ln.strip() for f in found for ln in f.splitlines() if ln.strip() and not ln.startswith("***")]
+        return "; ".join(found[:2])[:200] if found else None
+
+    def check_writable(self) -> None:
+        """Before the first write: a damaged file is never written into (a write there can bury the
+        readable runs under a broken page, and `runs` then lists bogus ids)."""
+        if self._checked:
+            return
+        problem = self.integrity_problem()
+        if problem is not None:
+            raise HistoryError(f"{self.path} is damaged (SQLite's integrity check: {problem}); nothing was written "
+                               f"into it. `qdexplorer runs --repair` copies every readable run into a new file "
+                               f"and keeps this one beside it")
+        self._checked = True
+
     @contextmanager
     def transaction(self):
-        """BEGIN IMMEDIATE … COMMIT, rolled back on any error: all or nothing."""
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any error: all or nothing; the file's integrity
+        is checked before its first write."""
+        self.check_writable()
         self.db.execute("BEGIN IMMEDIATE")
         try:
             yield self.db
@@ -166,8 +195,28 @@ class History:
         except HistoryError as e:
             raise HistoryError(f"run #{run.id} was written to {self.path} but cannot be read back: {e}") from None
         if len(back.launches) != len(run.launches):
+            problem = self.integrity_problem()
+            why = (f"the history is damaged ({problem})" if problem else
+                   "the file passes SQLite's integrity check, so another process changed the run meanwhile")
             raise HistoryError(f"run #{run.id} was written to {self.path} with {len(run.launches)} launches, but "
-                               f"{len(back.launches)} read back; the history is damaged")
+                               f"{len(back.launches)} read back; {why}")
+
+    @_sqlite_errors
+    def append_rounds(self, run: Run, launches: list[Launch], context: RunContext, note: str) -> Run:
+        """More rounds of the same code added to a saved run (`runner.add_rounds`): the launches go
+        after its own, the context (rounds, repeats) is replaced and the note added to its message."""
+        assert run.id is not None, "only a saved run gains rounds"
+        with self.transaction() as db:
+            start = db.execute("SELECT COUNT(*) FROM launches WHERE run_id = ?", (run.id,)).fetchone()[0]
+            self._add_launches(db, run.id, launches, start)
+            message = "; ".join(m for m in (run.message, note) if m)
+            db.execute("UPDATE runs SET context = ?, message = ? WHERE id = ?",
+                       (json.dumps(context.to_dict()), message, run.id))
+        back = self.load(run.id)
+        if len(back.launches) != len(run.launches) + len(launches):
+            raise HistoryError(f"run #{run.id} in {self.path}: {len(launches)} launches were added but "
+                               f"{len(back.launches) - len(run.launches)} read back; the history is damaged")
+        return back
 
     @_sqlite_errors
     def begin(self, run: Run) -> "RunWriter":
@@ -177,6 +226,22 @@ class History:
             run.id = self._insert(db, run, pid=os.getpid())
             self._add_compile(db, run.id, run.compile)
         return RunWriter(self, run)
+
+    @_sqlite_errors
+    def reopen(self, run: Run) -> "RunWriter":
+        """Continue a saved run (a sweep resumed): it is `running` again under this process, and
+        what it held stays; `finish` gives it its new status."""
+        if run.id is None:
+            raise ValueError("reopen takes a run loaded from this history")
+        with self.transaction() as db:
+            if not db.execute("SELECT 1 FROM runs WHERE id = ?", (run.id,)).fetchone():
+                raise HistoryError(f"run #{run.id} is no longer in {self.path}")
+            db.execute("UPDATE runs SET status = 'running', pid = ?, host = ? WHERE id = ?",
+                       (os.getpid(), socket.gethostname(), run.id))
+        run.status = "running"
+        writer = RunWriter(self, run)
+        writer.written = len(run.launches)
+        return writer
 
     def _insert(self, db, run: Run, pid) -> int:
         self._check_name(db, run.name)
@@ -388,30 +453,33 @@ class RunWriter:
     def add(self, launches: list[Launch]):
         if not launches:
             return
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            History._add_launches(db, self.run_id, launches, self.written)
-        self.written += len(launches)
-        self.run.launches.extend(launches)
+        with signals_held():   # committed and counted, or neither
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                History._add_launches(db, self.run_id, launches, self.written)
+            self.written += len(launches)
+            self.run.launches.extend(launches)
 
     @_writer_errors
     def add_compile(self, compile_: dict):
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            History._add_compile(db, self.run_id, compile_)
-        self.run.compile.update(compile_)
+        with signals_held():
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                History._add_compile(db, self.run_id, compile_)
+            self.run.compile.update(compile_)
 
     @_writer_errors
     def finish(self, status: str = "complete", message: str = "", context: RunContext | None = None) -> Run:
         if context is not None:
             self.run.context = context
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            if self.recreated:
-                message = "; ".join(filter(None, [message, "its row was deleted while it was being written and "
-                                                           "was re-created with everything measured"]))
-            db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
-                       (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
-        self.run.status, self.run.message = status, message
-        self.history.verify(self.run)
+        with signals_held():
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                if self.recreated:
+                    message = "; ".join(filter(None, [message, "its row was deleted while it was being written "
+                                                               "and was re-created with everything measured"]))
+                db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
+                           (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
+            self.run.status, self.run.message = status, message
+            self.history.verify(self.run)
         return self.run

@@ -24,15 +24,18 @@ Per task, with each side given as its rounds:
 A rank or t-test on the rounds was tried and left out: one burst-hit round made a clear 1.2x
 change "not significant" (a t-test), and with 5 rounds a signed-rank test can never reach p < 0.05.
 
-The verdict:
+The verdict is an equivalence test and a difference test on the same interval, in `verdict_of`,
+the one place every caller (CLI, window, sweeps, the Quadrants bridge, exports) gets it from:
 
-- `same` when the medians differ by less than the timer resolves, or the ratio is within
-  `threshold` of 1 (asv and critcmp also ignore small changes);
-- `slower` / `faster` only when the whole interval clears the threshold (which implies p < alpha),
-  the change exceeds the noise floor, and each side has at least `MIN_ROUNDS` rounds;
-- otherwise `unsure`: the numbers point to a change that the data cannot confirm. `rounds_needed`
-  says about how many more rounds per side would decide it (the interval narrows as 1/sqrt(rounds)),
-  or None where more rounds would not help (a change inside the noise floor).
+- `same` only when the whole interval lies inside ±`threshold` (a change of that size is ruled
+  out), never from the point estimate alone: a run compared with itself once said `same` with an
+  interval of [0.46, 2.28];
+- `slower` / `faster` only when the whole interval lies beyond the threshold *and* beyond the
+  noise floor, with at least `MIN_ROUNDS` rounds a side (clearing the threshold implies p < alpha);
+- otherwise `unsure`, with the reason, and in `rounds_needed` about how many more rounds per side
+  would likely settle it either way (the interval narrows as 1/sqrt(rounds) about the same ratio),
+  or None where more rounds would not help (a change inside the noise floor, or one sitting on
+  the threshold).
 
 `default_threshold` picks the threshold by how much drift to expect: saved CUDA runs 5%; saved CPU
 runs 15% (shared cores, frequency scaling and VM steal moved unchanged code by 13% between two runs
@@ -83,6 +86,8 @@ class TaskStats:
     paired: bool = False      # interleaved runs: round i of A and of B were measured side by side
     noise_floor: float = float("nan")   # relative change the drift between rounds alone can make
     rounds_needed: int | None = None    # `unsure`: about how many more rounds per side would decide
+    median_ci_a: tuple[float, float] = (float("nan"), float("nan"))   # each side's median, same bootstrap
+    median_ci_b: tuple[float, float] = (float("nan"), float("nan"))
 
     @property
     def change(self) -> float:
@@ -96,7 +101,8 @@ class TaskStats:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["ci"] = [None if math.isnan(c) else c for c in self.ci]
+        for key in ("ci", "median_ci_a", "median_ci_b"):
+            d[key] = [None if math.isnan(c) else c for c in getattr(self, key)]
         d["noise_floor"] = None if math.isnan(self.noise_floor) else self.noise_floor
         return d
 
@@ -279,25 +285,84 @@ def few_rounds_widening(rounds: int, alpha: float = ALPHA) -> float:
     return float(sps.t.ppf(q, rounds - 1) / sps.norm.ppf(q)) * math.sqrt(rounds / (rounds - 1))
 
 
-def _more_rounds(rounds: int, ratio: float, ci: tuple[float, float], threshold: float,
-                 alpha: float = ALPHA) -> int | None:
-    """About how many more rounds per side would let the interval clear the threshold, with the
-    spread narrowing as 1/sqrt(rounds) around the same ratio (and the few-rounds widening easing);
-    None when that is so many that the change is small against the noise and more rounds are
-    unlikely to decide it."""
-    lo, hi = ci
-    if ratio > 1:
-        gap, half = math.log(ratio) - math.log1p(threshold), math.log(ratio) - math.log(lo)
-    else:
-        gap, half = math.log1p(-threshold) - math.log(ratio), math.log(hi) - math.log(ratio)
-    if not (gap > 0 and math.isfinite(half)):
+def _shrunk(rounds: int, more: int, alpha: float) -> float:
+    """How much the interval's half-width (log scale) shrinks with `more` rounds a side: 1/sqrt(rounds),
+    and the few-rounds widening easing."""
+    n = rounds + more
+    return math.sqrt(rounds / n) * few_rounds_widening(n, alpha) / few_rounds_widening(rounds, alpha)
+
+
+def _rounds_to_settle(rounds: int, ratio: float, ci: tuple[float, float], low: float, high: float,
+                      alpha: float = ALPHA) -> int | None:
+    """About how many more rounds a side would bring the interval, narrowing about the same ratio,
+    wholly inside (low, high) (both on the ratio scale; a bound of 0 or inf is open); None when
+    that would take more than MAX_MORE (or 4x the rounds made): more rounds are unlikely to settle it."""
+    c = math.log(ratio)
+    down, up = c - math.log(ci[0]), math.log(ci[1]) - c
+    lo_gap = c - math.log(low) if low > 0 else math.inf
+    hi_gap = math.log(high) - c if math.isfinite(high) else math.inf
+    if not (lo_gap > 0 and hi_gap > 0 and math.isfinite(down) and math.isfinite(up)):
         return None
-    spread = half / few_rounds_widening(rounds, alpha) * math.sqrt(rounds)   # the interval's half-width x sqrt(n)
     for more in range(1, max(MAX_MORE, 4 * rounds) + 1):
-        n = rounds + more
-        if spread / math.sqrt(n) * few_rounds_widening(n, alpha) < gap:
+        k = _shrunk(rounds, more, alpha)
+        if down * k < lo_gap and up * k < hi_gap:
             return more
     return None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: str              # 'faster' | 'slower' | 'same' | 'unsure'
+    reason: str
+    rounds_needed: int | None = None
+
+
+def verdict_of(ratio: float, ci: tuple[float, float], threshold: float, noise_floor: float, rounds: int,
+               alpha: float = ALPHA, resolution_note: str = "") -> Verdict:
+    """The verdict from the evidence: the ratio B/A, its 1 - alpha interval, the threshold, the noise
+    floor and the rounds a side (the fewer of the two). See the module's docstring for the rule."""
+    lo, hi = ci
+    level = f"{1 - alpha:.0%}"
+    band_lo, band_hi = 1.0 - threshold, 1.0 + threshold
+    note = f" ({resolution_note})" if resolution_note else ""
+    if not math.isfinite(ratio) or ratio <= 0:
+        return Verdict("unsure", "A's median is 0: no ratio")
+    if math.isnan(lo) or math.isnan(hi):
+        return Verdict("unsure", "too few launches a side to resample (need 2): no interval" + note)
+    if rounds < MIN_ROUNDS:
+        return Verdict("unsure", f"too few rounds to see the drift between them ({rounds} a side; need "
+                                 f"{MIN_ROUNDS})" + note, MIN_ROUNDS - rounds)
+    span = f"the {level} interval [{lo:.3f}, {hi:.3f}]"
+    if band_lo < lo and hi < band_hi:
+        return Verdict("same", f"{span} lies within ±{threshold:.0%}" + note)
+    floor = noise_floor if math.isfinite(noise_floor) else 0.0
+    beyond_hi, beyond_lo = max(band_hi, 1.0 + floor), min(band_lo, 1.0 / (1.0 + floor))
+    if lo > beyond_hi:
+        return Verdict("slower", f"{span} lies above +{threshold:.0%} and the noise floor ±{floor:.1%}")
+    if hi < beyond_lo:
+        return Verdict("faster", f"{span} lies below -{threshold:.0%} and the noise floor ±{floor:.1%}")
+    # unsure: say why, and whether more rounds would likely settle it (towards the side the ratio is on)
+    if band_lo < ratio < band_hi:
+        worst = max(1.0 - lo, hi - 1.0)
+        more = _rounds_to_settle(rounds, ratio, ci, band_lo, band_hi, alpha)
+        why = (f"{span} reaches past ±{threshold:.0%}: a change of {worst:.0%} cannot be ruled out, "
+               f"so this is no evidence of `same`")
+        if more is None:
+            why += "; the change sits near the threshold, more rounds are unlikely to settle it"
+        return Verdict("unsure", why + note, more)
+    slower = ratio >= band_hi
+    if abs(math.log(ratio)) <= math.log1p(floor):
+        return Verdict("unsure", f"the change {ratio - 1:+.1%} is within the drift between rounds (noise floor "
+                                 f"±{floor:.1%}): more rounds will not shrink it; quiet the machine or lock its "
+                                 f"clocks" + note)
+    more = (_rounds_to_settle(rounds, ratio, ci, beyond_hi, math.inf, alpha) if slower
+            else _rounds_to_settle(rounds, ratio, ci, 0.0, beyond_lo, alpha))
+    edge = "threshold" if (beyond_hi == band_hi if slower else beyond_lo == band_lo) else "noise floor"
+    why = f"{span} reaches into the ±{threshold:.0%} band" if (lo <= band_hi if slower else hi >= band_lo) \
+        else f"{span} does not clear the noise floor ±{floor:.1%}"
+    if more is None:
+        why += f": the change is small against the noise, more rounds are unlikely to decide it (the {edge} decides)"
+    return Verdict("unsure", why + note, more)
 
 
 def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, alpha: float = ALPHA,
@@ -319,43 +384,28 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
         boot = ratio * (boot / ratio) ** few_rounds_widening(min(len(ra), len(rb)), alpha)
     ci, p = percentile_ci(boot, 1.0 - alpha), bootstrap_p(boot)
     floor = noise_floor(ra, rb, paired)
-    out = TaskStats(task, len(fa), len(fb), ma, mb, ratio, ci, p, "same", "", len(ra), len(rb), paired, floor)
     rounds = min(len(ra), len(rb))
-    if abs(mb - ma) <= resolution_ms:
-        out.reason = f"difference below the timer resolution ({resolution_ms * 1e3:.3g} µs)"
-    elif abs(ratio - 1.0) < threshold:
-        out.reason = f"change {ratio - 1:+.1%} is below the {threshold:.0%} threshold"
-    elif not math.isfinite(ratio):
-        out.verdict, out.reason = "unsure", "A's median is 0: no ratio"
-    elif rounds < MIN_ROUNDS:
-        out.verdict, out.rounds_needed = "unsure", MIN_ROUNDS - rounds
-        out.reason = (f"too few rounds to tell the drift between them (A {len(ra)}, B {len(rb)}; "
-                      f"need {MIN_ROUNDS} a side)")
-    else:
-        slower = ratio > 1
-        clears = ci[0] > 1.0 + threshold if slower else ci[1] < 1.0 - threshold
-        if not clears:
-            out.verdict, out.rounds_needed = "unsure", _more_rounds(rounds, ratio, ci, threshold, alpha)
-            out.reason = (f"the {1 - alpha:.0%} interval [{ci[0]:.3f}, {ci[1]:.3f}] reaches into the "
-                          f"±{threshold:.0%} band" + ("" if out.rounds_needed else
-                                                      ": the change is small against the noise, more "
-                                                      "rounds are unlikely to decide it"))
-        elif not abs(math.log(ratio)) > math.log1p(floor):
-            out.verdict = "unsure"
-            out.reason = (f"the change {ratio - 1:+.1%} is within the drift between rounds (noise floor "
-                          f"±{floor:.1%}): more rounds will not shrink it; quiet the machine or lock its clocks")
-        else:
-            out.verdict = "slower" if slower else "faster"
-    return out
+    below_tick = resolution_ms > 0 and abs(mb - ma) <= resolution_ms
+    note = f"the medians differ by less than the timer resolves, {resolution_ms * 1e3:.3g} µs" if below_tick else ""
+    v = verdict_of(ratio, ci, threshold, floor, rounds, alpha, note)
+    if below_tick and v.verdict in ("slower", "faster"):   # a difference the timer cannot see is no evidence
+        v = Verdict("unsure", f"{note}: more rounds will not tell; time more work per launch")
+    return TaskStats(task, len(fa), len(fb), ma, mb, ratio, ci, p, v.verdict, v.reason, len(ra), len(rb), paired,
+                     floor, v.rounds_needed, median_interval(ra, n_boot, 1.0 - alpha, seed),
+                     median_interval(rb, n_boot, 1.0 - alpha, seed + 1))
 
 
-def median_ci(x, n_boot: int = BOOTSTRAP, level: float = 0.95, seed: int = SEED) -> tuple[float, float]:
-    """Percentile bootstrap interval of one side's median (the whiskers of a median bar)."""
-    x = np.asarray(x, dtype=np.float64)
-    if len(x) == 0:
+def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95,
+                    seed: int = SEED) -> tuple[float, float]:
+    """One side's median with its interval from the same hierarchical bootstrap as the ratio's (rounds,
+    then launches within them, widened for few rounds): the whiskers of a median bar. (nan, nan) with
+    fewer than 2 launches."""
+    r = as_rounds(rounds)
+    if sum(map(len, r)) < 2:
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
-    meds = np.median(x[rng.integers(0, len(x), (n_boot, len(x)))], axis=1)
-    tail = (1.0 - level) / 2 * 100
-    lo, hi = np.percentile(meds, [tail, 100 - tail])
-    return (float(lo), float(hi))
+    meds = _pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
+    centre = float(np.median(np.concatenate(r)))
+    if centre > 0:
+        meds = centre * (np.maximum(meds, np.finfo(np.float64).tiny) / centre) ** few_rounds_widening(len(r))
+    return percentile_ci(meds, level)

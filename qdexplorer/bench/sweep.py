@@ -18,20 +18,19 @@ import datetime
 import itertools
 import math
 import threading
-import uuid
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
 from ..lang.errors import QdError
 from ..machine.launch_spec import DEFAULT_BLOCK
 from .compare import Comparison, compare_runs
-from .context import collect
 from .engine_api import BenchEngine
 from .history import History
-from .run import Launch, Run
+from .run import Run
+from .signals_held import signals_held
+from .sweep_lanes import Plan, Side, begin, finish, measure, reopen, resume_lanes
 
 
 class SweepEngine(BenchEngine, Protocol):
@@ -135,11 +134,12 @@ class Cell:
     ci: tuple[float, float] = (float("nan"), float("nan"))
     verdict: str = "default"      # the default's own cell; else faster | slower | same | unsure
     best: bool = False
+    reason: str = ""              # why the verdict (bench/stats.py's words)
 
     def to_dict(self) -> dict[str, Any]:
         return {"task": self.task, "variant": self.variant, "device": self.device, "median_ms": self.median_ms,
                 "ratio": self.ratio, "ci": [None if math.isnan(c) else c for c in self.ci],
-                "verdict": self.verdict, "best": self.best}
+                "verdict": self.verdict, "best": self.best, "reason": self.reason}
 
 
 @dataclass
@@ -196,7 +196,7 @@ class SweepResult:
                 except KeyError:
                     rows.append(Cell(task, r.variant.label, r.device, median, math.nan, verdict="not in default"))
                     continue
-                rows.append(Cell(task, r.variant.label, r.device, median, s.ratio, s.ci, s.verdict))
+                rows.append(Cell(task, r.variant.label, r.device, median, s.ratio, s.ci, s.verdict, reason=s.reason))
             faster = [c for c in rows if c.verdict == "faster"]
             pick = min(faster, key=lambda c: c.ratio) if faster else next(
                 (c for c in rows if c.verdict == "default"), None)
@@ -251,86 +251,17 @@ class SweepResult:
                           "status": r.run.status, "launches": len(r.run.launches)} for r in self.runs]}
 
 
-def _device_name(run: Run, lane: int, lanes: int) -> str:
-    """Where a run was made, short enough for a run's name: HOST/gpuN on a cluster's GPU, HOST/K
-    for the K-th CPU actor, else the lane (a local engine)."""
-    where = run.context.extra.get("placement") or {}
-    if where.get("gpu") is not None:
-        return f"{where.get('host')}/gpu{where['gpu']}"
-    if where.get("host"):
-        return f"{where['host']}/{lane}" if lanes > 1 else str(where["host"])
-    return f"lane{lane}" if lanes > 1 else "local"
-
-
-@dataclass
-class _Side:
-    variant: Variant
-    run: Run = field(default_factory=Run)
-    compile: dict[str, dict[str, Any]] = field(default_factory=dict)
-    compiled: list[Any] = field(default_factory=list)
-    workloads: list[str] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    skipped: dict[str, str] = field(default_factory=dict)
-
-
-def _lane(engine: SweepEngine, sides: list[_Side], workloads: list[str] | None, rounds: int, per_round: int,
-          warmup: int, seed: int, flush_l2: bool, halt: threading.Event, tick: Callable[[], None]) -> int:
-    """One device's rounds: each round runs every side once, in an order rotated by the round.
-    Returns the rounds completed."""
-    done = 0
-    for rnd in range(rounds):
-        order = sides[rnd % len(sides):] + sides[:rnd % len(sides)]
-        for side in order:
-            if halt.is_set():
-                return done
-            got: list[Launch] = []
-
-            def on(ev: Event, side: _Side = side, got: list[Launch] = got, rnd: int = rnd) -> None:
-                if isinstance(ev, LaunchesTimed):
-                    got += [Launch(tm.task, tm.kernel, ev.workload, tm.repeat - warmup + rnd * per_round, tm.ms,
-                                   tm.grid, tm.block, tm.cpu_ms, rnd) for tm in ev.timings if tm.repeat >= warmup]
-                elif isinstance(ev, TaskCompiled):
-                    side.compile[ev.task] = {k: float(v) for k, v in ev.compiled.seconds.items()} | {
-                        "tier": ev.compiled.tier}
-            with engine.variant(**side.variant.kwargs()):
-                unsubscribe = engine.subscribe(on)
-                try:
-                    results = engine.run(workloads, repeat=warmup + per_round, seed=seed, flush_l2=flush_l2)
-                finally:
-                    unsubscribe()
-                if not side.compiled:
-                    side.compiled = [ct for t in dict.fromkeys(ln.task for ln in got)
-                                     if (ct := engine.compiled_for(t)) is not None]
-            side.run.launches += got
-            _note(side, results)
-            if any(r.status == "stopped" for r in results):
-                return done
-            tick()
-        done += 1
-    return done
-
-
-def _note(side: _Side, results: list[WorkloadResult]) -> None:
-    for r in results:
-        if r.workload not in side.workloads:
-            side.workloads.append(r.workload)
-        if r.skipped:
-            side.skipped[r.workload] = r.skipped
-        if r.status in ("error", "failed"):
-            msg = f"{r.workload}: {r.error or r.check_error}"
-            if msg not in side.problems:
-                side.problems.append(msg)
-
-
 def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: dict[str, Any],
           workloads: list[str] | None = None, rounds: int = 6, per_round: int = 5, warmup: int = 1, seed: int = 0,
           flush_l2: bool = True, name: str | None = None, history: History | None = None,
           on_progress: Callable[[int, int], None] | None = None, stop: threading.Event | None = None) -> SweepResult:
     """Time every variant of `over` on the devices of `engines` (one thread each), `rounds` rounds of
     `per_round` timed repeats per variant after `warmup` untimed ones (each swap of variant leaves
-    caches cold), and save one run per variant and device in `history`. Ctrl-C, or setting `stop`
-    (the window's Stop), stops every device after its launch in flight and keeps what was measured;
-    the engines must not be used elsewhere until it returns."""
+    caches cold), saving one run per variant and device in `history` turn by turn (sweep_lanes.py).
+    Ctrl-C (or SIGTERM, which the CLI raises as KeyboardInterrupt(15)), or setting `stop` (the
+    window's Stop), stops every device after its launch in flight and keeps every finished turn;
+    the KeyboardInterrupt is raised again once all is saved. The engines must not be used
+    elsewhere until it returns."""
     if not engines:
         raise QdError("a sweep needs at least one engine")
     if rounds < 1 or per_round < 1 or warmup < 0:
@@ -338,80 +269,58 @@ def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: 
     variants, default = grid(over, defaults)
     name = name or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     if history is not None and any(s.label.startswith(f"{name}:") for s in history.list()):
-        raise QdError(f"the history already holds a sweep named {name!r}: choose another --save name")
+        raise QdError(f"the history already holds a sweep named {name!r}: choose another --save name, or "
+                      f"finish it with --resume {name}")
     others = [v for v in variants if v != default]
-    lanes = max(1, min(len(engines), len(others)))
-    plan = [[_Side(default)] + [_Side(v) for v in others[i::lanes]] for i in range(lanes)]
-    total = rounds * sum(len(p) for p in plan)
-    halt = threading.Event()
-    lock = threading.Lock()
-    progress = [0]
-    finished: dict[int, int] = {}
-    errors: dict[int, BaseException] = {}
+    n = max(1, min(len(engines), len(others)))
+    lanes = [[Side(default, True)] + [Side(v, False) for v in others[i::n]] for i in range(n)]
+    plan = Plan(name, rounds, per_round, warmup, seed, flush_l2, workloads)
+    return _run(engines, lanes, plan, variants, default, history, on_progress, stop)
 
-    def tick() -> None:
-        with lock:
-            progress[0] += 1
-            if on_progress:
-                on_progress(progress[0], total)
 
-    def work(i: int) -> None:
-        try:
-            finished[i] = _lane(engines[i], plan[i], workloads, rounds, per_round, warmup, seed, flush_l2, halt, tick)
-        except BaseException as e:  # noqa: BLE001 - reported by the caller's thread
-            errors[i] = e
-            halt.set()
-    threads = [threading.Thread(target=work, args=(i,), name=f"qdexplorer-sweep-{i}", daemon=True)
-               for i in range(lanes)]
-    for t in threads:
-        t.start()
-    interrupted = False
+def resume(engines: Sequence[SweepEngine], history: History, name: str,
+           on_progress: Callable[[int, int], None] | None = None,
+           stop: threading.Event | None = None) -> SweepResult:
+    """Measure the rounds a saved sweep lacks (it was stopped, interrupted or killed), on one
+    engine per device that has some to do, appending to the same runs; the rest stay as saved."""
+    plan, lanes, variants, default = resume_lanes(history, name)
+    todo = [sides for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)]
+    if not todo:
+        return _result(plan.name, variants, default, lanes)
+    if len(engines) < len(todo):
+        raise QdError(f"sweep {name!r} lacks rounds on {len(todo)} device(s); resuming it needs as many "
+                      f"(--gpus {len(todo)})")
+    reopen(history, todo, plan)
+    _run(engines, todo, plan, variants, default, history, on_progress, stop, begun=True)
+    return _result(plan.name, variants, default, lanes)
 
-    def halt_all() -> None:
-        halt.set()
-        for e in engines[:lanes]:
-            e.stop()
-    try:
-        while any(t.is_alive() for t in threads):
-            if stop is not None and stop.is_set() and not halt.is_set():
-                halt_all()
-            for t in threads:
-                t.join(0.1)
-    except KeyboardInterrupt:
-        interrupted = True
-        halt_all()
-        for t in threads:
-            t.join()
-    if not interrupted and errors and all(not p.run.launches for plan_ in plan for p in plan_):
-        raise next(iter(errors.values()))   # nothing was measured: the error is the whole story
+
+def _result(name: str, variants: list[Variant], default: Variant, lanes: list[list[Side]]) -> SweepResult:
     result = SweepResult(name, variants, default)
-    for i, sides in enumerate(plan):
-        pair = uuid.uuid4().hex[:12]   # one per device: its runs were measured side by side
-        made = finished.get(i, 0)
-        for side in sides:
-            run = side.run
-            with engines[i].variant(**side.variant.kwargs()):
-                run.context = collect(engines[i], side.compiled, workloads=side.workloads, warmup=warmup,
-                                      repeat=made * per_round, rounds=made, per_round=per_round, seed=seed,
-                                      interleaved_with=f"sweep {name}", pair=pair,
-                                      l2_flush=flush_l2 and engines[i].backend == "cuda", skipped=side.skipped,
-                                      sweep=name, variant=side.variant.to_dict(),
-                                      sweep_default=side.variant == default)
-            run.compile = {t: v for t, v in side.compile.items() if t in set(run.tasks())}
-            err = errors.get(i)
-            problems = side.problems + ([f"{type(err).__name__}: {err}"] if err else [])
-            run.status = ("failed" if problems else "stopped" if interrupted or halt.is_set() or made < rounds
-                          else "complete")
-            run.message = "; ".join(problems + (["stopped: the timings are what was measured until then"]
-                                                if run.status == "stopped" else []))
-            device = _device_name(run, i, lanes)
-            run.name = f"{name}:{side.variant.label}@{device}"
-            if history is not None:
-                history.save(run)
-            result.runs.append(SweepRun(side.variant, device, run))
-    if interrupted:
-        raise KeyboardInterrupt
+    for sides in lanes:
+        result.runs += [SweepRun(s.variant, s.device, s.run) for s in sides if s.begun or s.resumed]
     return result
+
+
+def _run(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, variants: list[Variant],
+         default: Variant, history: History | None, on_progress: Callable[[int, int], None] | None,
+         stop: threading.Event | None, begun: bool = False) -> SweepResult:
+    errors: dict[int, BaseException] = {}
+    interrupted: BaseException | None = None
+    try:
+        if not begun:
+            begin(engines, lanes, plan, history)
+        errors, interrupted = measure(engines, lanes, plan, history, on_progress, stop)
+    except KeyboardInterrupt as e:   # while the runs were begun (a cluster's actors starting)
+        interrupted = e
+    with signals_held():   # a second Ctrl-C waits until every run has its final status
+        if interrupted is None and errors and all(not s.have for sides in lanes for s in sides):
+            finish(engines, lanes, plan, history, errors, None)
+            raise next(iter(errors.values()))   # nothing was measured: the error is the whole story
+        finish(engines, lanes, plan, history, errors, interrupted)
+    if interrupted is not None:
+        raise interrupted   # SIGTERM stays KeyboardInterrupt(15): the CLI exits 143, Ctrl-C 130
+    return _result(plan.name, variants, default, lanes)
 
 
 def saved_sweeps(history: History) -> list[str]:

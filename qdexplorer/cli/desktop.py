@@ -15,6 +15,8 @@ import shutil
 import sys
 from pathlib import Path
 
+from ..compiler.safe_files import read_nofollow, unlink_regular, write_file
+
 APP_ID = "io.github.qdexplorer.qdexplorer"
 SOURCE = Path(__file__).resolve().parents[1] / "resources"
 
@@ -53,14 +55,14 @@ def install(home: Path) -> list[Path]:
     if missing:
         raise FileNotFoundError(2, f"not in this install ({', '.join(missing)}); reinstall qdexplorer", missing[0])
     written = []
-    for src, dst in files:
+    for src, dst in files:   # a link planted at a name is refused, never written through
         dst.parent.mkdir(parents=True, exist_ok=True)
         if dst.suffix == ".desktop":
             lines = [f"Exec={exec_line()}" if ln.startswith("Exec=") else ln
                      for ln in src.read_text(encoding="utf-8").splitlines()]
-            dst.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            write_file(dst, "\n".join(lines) + "\n", mode=0o644)
         else:
-            shutil.copyfile(src, dst)
+            write_file(dst, read_nofollow(src), mode=0o644)
         written.append(dst)
     return written
 
@@ -68,8 +70,8 @@ def install(home: Path) -> list[Path]:
 def uninstall(home: Path) -> list[Path]:
     removed = []
     for _, dst in planned(home):
-        if dst.is_file():
-            dst.unlink()
+        if dst.is_symlink() or dst.is_file():   # a link is removed itself, its target never
+            unlink_regular(dst)
             removed.append(dst)
     return removed
 

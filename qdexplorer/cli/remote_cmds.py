@@ -7,16 +7,19 @@ of a Ray cluster's. `sweep` times every combination of settings (`--over block_d
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import os
 import sys
 from typing import Any
 
-from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, sweep
+from .arg_types import at_least, seconds
+from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
-from .common import add_cluster_args, add_project_args, make_engine, open_history
+from ..wording import plural
+from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
 
 CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
 
@@ -35,22 +38,26 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--over", action="append", default=[], metavar="SETTING=V1,V2",
                    help=f"a setting and its values (repeatable; settings: {', '.join(SETTINGS)}); every combination "
                         f"is a variant, and the project's own values are the default each is compared with")
-    s.add_argument("--gpus", type=int, default=1, metavar="N",
+    s.add_argument("--gpus", type=at_least(1), default=1, metavar="N",
                    help="devices that measure at once (Ray actors, one GPU each; with --backend cpu, N CPU actors); "
                         "more than 1 needs --cluster")
     s.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     s.add_argument("--workload", action="append", help="only this workload (repeatable; default: all)")
-    s.add_argument("--rounds", type=int, default=6, help="rounds: each runs every variant once (default 6)")
-    s.add_argument("--repeat", type=int, default=5, help="timed repeats per variant and round (default 5)")
-    s.add_argument("--warmup", type=int, default=1, help="untimed repeats before each variant's turn (default 1)")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--timeout", type=float, default=60.0, help="seconds before a launch counts as hung")
+    s.add_argument("--rounds", type=at_least(1), default=6, help="rounds: each runs every variant once (default 6)")
+    s.add_argument("--repeat", type=at_least(1), default=5, help="timed repeats per variant and round (default 5)")
+    s.add_argument("--warmup", type=at_least(0), default=1,
+                   help="untimed repeats before each variant's turn (default 1)")
+    s.add_argument("--seed", type=at_least(0), default=0)
+    s.add_argument("--timeout", type=seconds, default=60.0,
+                   help="seconds before a launch counts as hung (> 0; also a cluster's device call)")
     s.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
                    help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch)")
     s.add_argument("--save", metavar="NAME", help="name the sweep (its runs are NAME:VARIANT@DEVICE; "
                                                    "default: sweep-DATE-TIME)")
     s.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
     s.add_argument("--show", metavar="NAME", help="print a saved sweep again (measures nothing)")
+    s.add_argument("--resume", metavar="NAME", help="measure only the rounds a stopped, interrupted or killed sweep "
+                                                     "lacks, with its own settings, into the same runs")
 
 
 def _local_gpus() -> list[RemoteGpu]:
@@ -97,32 +104,58 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             result = load_sweep(h, a.show)
         print(json.dumps(result.to_dict(), indent=2) if a.json else result.table())
         return 0 if result.status == "complete" else 1
-    over = parse_over(a.over)
-    if a.gpus < 1:
-        raise QdError("--gpus must be at least 1")
+    over = parse_over(a.over) if not a.resume else {}
     if a.gpus > 1 and not a.cluster:
         raise QdError(f"--gpus {a.gpus}: more than one device needs --cluster (a Ray cluster, `--cluster local` "
                       f"for this machine's GPUs)")
     if a.gpus > 1 and a.device:
         raise QdError("--device pins one GPU; --gpus N lets Ray give each of the N actors its own")
     engines: list[Engine] = []
+    if a.cluster and not a.resume:
+        _check_devices(a, backend_of(a, a.backend))   # before any actor waits for a place that never comes
     history = None if a.no_save else open_history(a.project)
+    name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
+        if a.resume:
+            from ..bench.sweep_lanes import resume_lanes
+            if history is None:
+                raise QdError("--resume adds to a saved sweep: it cannot go with --no-save")
+            plan, lanes, _, _ = resume_lanes(history, a.resume)
+            a.gpus = max(1, sum(1 for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)))
+            a.backend = a.backend or lanes[0][0].run.context.backend
+            if a.gpus > 1 and not a.cluster:
+                raise QdError(f"sweep {a.resume!r} lacks rounds on {a.gpus} devices: resume it on a cluster "
+                              f"(--cluster ...)")
+            if a.cluster:
+                _check_devices(a, backend_of(a, a.backend))
         for _ in range(a.gpus):   # one engine per device: each starts its own actor, on a GPU of its own
             engines.append(make_engine(a, backend=a.backend))
-        if a.cluster and engines[0].backend == "cuda":
-            from ..remote import cluster as ray_cluster   # connected by make_engine
-            if ray_cluster.gpu_count() < a.gpus:
-                raise QdError(f"--gpus {a.gpus}: the cluster has {ray_cluster.gpu_count()} GPU(s) "
-                              f"(qdexplorer devices --cluster {a.cluster})")
         sides: list[SweepEngine] = list(engines)
 
+        tty = sys.stderr.isatty()
+        said = [-1]
+
         def progress(done: int, total: int) -> None:
-            print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
-        defaults = project_defaults(engines[0], None if a.fast_math is None else a.fast_math == "on")
-        result = sweep(sides, over, defaults, a.workload, rounds=a.rounds,
-                       per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=a.save,
-                       history=history, on_progress=None if a.json else progress)
+            if tty:   # one line redrawn in place
+                print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            elif done == total or done * 10 // total != said[0]:   # a log file: a line every tenth, no \r
+                said[0] = done * 10 // total
+                print(f"sweep: {done}/{total} variant turns", file=sys.stderr)
+        show = None if a.json else progress
+        if a.resume:
+            assert history is not None
+            result = resume(sides, history, a.resume, on_progress=show)
+        else:
+            defaults = project_defaults(engines[0], None if a.fast_math is None else a.fast_math == "on")
+            result = sweep(sides, over, defaults, a.workload, rounds=a.rounds,
+                           per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=name,
+                           history=history, on_progress=show)
+    except KeyboardInterrupt:
+        if history is not None:
+            print(f"\nqdexplorer: sweep {name} interrupted; every finished turn is saved in {history.path} "
+                  f"(qdexplorer sweep {a.project or ''} --resume {name} measures the rest)".replace("  ", " "),
+                  file=sys.stderr)
+        raise
     finally:
         for eng in engines:
             eng.close()
@@ -132,9 +165,27 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}, indent=2))
     else:
         print(result.table())
-        print(f"{len(result.runs)} runs " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
+        print(f"{plural(len(result.runs), 'run')} " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
                                              if history else "not saved"), file=sys.stderr)
     return 0 if result.status == "complete" else 1
+
+
+def _check_devices(a: argparse.Namespace, backend: str) -> None:
+    """Refuse `--gpus N` when the cluster cannot place N device actors (one GPU each, or one CPU
+    each for the cpu backend), with the count it has: otherwise the actors that find no place wait
+    for one, and the sweep stalls with no message."""
+    from ..remote import cluster as ray_cluster
+    ray_cluster.connect(a.cluster)
+    if backend == "cuda":
+        have = ray_cluster.gpu_count()
+        if have < a.gpus:
+            raise QdError(f"--gpus {a.gpus}: the cluster {a.cluster} has {have} GPU(s), so at most {have} devices "
+                          f"can measure at once (qdexplorer devices --cluster {a.cluster})")
+    else:
+        have = ray_cluster.cpu_slots()
+        if have < a.gpus:
+            raise QdError(f"--gpus {a.gpus}: with --backend cpu each device is an actor holding one CPU, and the "
+                          f"cluster {a.cluster} has {have} CPU(s): use --gpus {max(1, have)} or fewer")
 
 
 COMMANDS = {"devices": cmd_devices, "sweep": cmd_sweep}

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .ptxas import find_ptxas
-from .safe_files import UnsafePathError, check_arch
+from .safe_files import UnsafePathError, check_arch, write_file
 from .stages import CompileRequest
 from .toolchain import toolchain_identity
 
@@ -265,14 +265,9 @@ class PtxCache:
 
     def _write(self, key: str, ns: str, data: bytes) -> bool:
         p = self.path(key, ns)
-        tmp = None
         try:
             p.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=f".{key[:8]}-", suffix=".tmp")
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(entry_bytes(key, data))
-            os.replace(tmp, p)
-            tmp = None
+            write_file(p, entry_bytes(key, data))
             return True
         except OSError as e:
             if e.errno in _FOLDER_ERRORS:
@@ -284,9 +279,6 @@ class PtxCache:
             else:  # this entry's path is blocked (a folder in its place, ...): skip it, keep the tier
                 self.stats.skipped += 1
             return False
-        finally:
-            if tmp is not None:  # a full disk must not keep half-written temporaries
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+        except UnsafePathError:   # a link planted at the entry's name: never written through
+            self.stats.skipped += 1
+            return False

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .occupancy import occupancy
+from .safe_files import write_file
 
 TOOLKIT_GLOBS = ["/usr/local/cuda*/bin", "/opt/cuda*/bin"]
 TIMEOUT_S = 120  # a huge PTX can take ptxas a while; a hung one must not hang the caller
@@ -183,7 +184,7 @@ def _run(ptx: str, arch: str | None, extra: list[str], want_output: bool, ptxas:
     arch = arch or ptx_target(ptx)
     with tempfile.TemporaryDirectory(prefix="qdexplorer-ptxas-") as tmp:
         src, out = Path(tmp) / "task.ptx", Path(tmp) / "task.cubin"
-        src.write_text(ptx.rstrip("\0"))  # the driver's NUL terminator is not PTX
+        write_file(src, ptx.rstrip("\0"))  # the driver's NUL terminator is not PTX
         try:
             proc = subprocess.run([str(exe), f"-arch={arch}", "-v", *extra, str(src), "-o", str(out)],
                                   capture_output=True, text=True, timeout=TIMEOUT_S)
@@ -241,7 +242,7 @@ def disassemble_sass(ptx: str, arch: str | None = None) -> str:
         raise PtxasNotFound("SASS needs nvdisasm or cuobjdump from a CUDA toolkit (not found)")
     with tempfile.TemporaryDirectory(prefix="qdexplorer-sass-") as tmp:
         path = Path(tmp) / "task.cubin"
-        path.write_bytes(cubin)
+        write_file(path, cubin)
         cmd = [str(nvdisasm), "-c", str(path)] if nvdisasm else [str(cuobjdump), "-sass", str(path)]
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
         if out.returncode != 0:

@@ -3,8 +3,10 @@
 A kernel can be given any `__name__`, a project can plant symlinks, and a command line can name
 `../../victim`: every file qdexplorer writes, reads or deletes by a derived name goes through here.
 Names are checked (never silently rewritten: a renamed dump would no longer match Quadrants'
-scheme), symlinks are refused with `O_NOFOLLOW` and `lstat`, and writes go to a temporary file
-that is `os.replace`d, which replaces a link rather than writing through it.
+scheme), symlinks are refused with `O_NOFOLLOW` and `lstat`, and every file qdexplorer writes
+(dumps, overrides, the cache, exports, the menu entry and icons, the trust list, result files)
+goes through `write_file`: a temporary file that is `os.replace`d, which replaces a link rather
+than writing through it (tests/test_safe_writes.py plants a link at each such path).
 """
 from __future__ import annotations
 
@@ -107,16 +109,31 @@ def read_checked(path: Path, max_bytes: int | None = None) -> tuple[bytes, os.st
         return fh.read(), st
 
 
-def write_atomic(folder: Path, name: str, data: bytes) -> Path:
-    """Write `folder/name` through a temporary file; refuses a symlink already at that name."""
-    target = folder / name
-    if _is_link(target):
+def write_file(path: Path | str, data: bytes | str, mode: int | None = None) -> Path:
+    """The one way qdexplorer writes a file: refuses a symlink at `path` (and anything there that is
+    not a regular file), writes a fresh temporary file beside it (`mkstemp`: O_EXCL, mode 0600, an
+    unpredictable name, so nothing planted can receive the bytes) and renames it over `path`, which
+    replaces a file and never writes through one. `mode` sets the new file's permissions (0o644 for
+    what other programs read, such as a menu entry); None keeps mkstemp's 0600. The folder must
+    exist. A reader never sees a half-written file."""
+    target = Path(path)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and stat.S_ISLNK(st.st_mode):
         raise UnsafePathError(f"{target} is a symbolic link; qdexplorer refuses to write through it "
-                              f"(remove it, or pick another folder)")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name[:40]}-", suffix=".tmp")
+                              f"(remove it, or pick another path)")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UnsafePathError(f"{target} exists and is not a regular file (a folder, FIFO or device); "
+                              f"move it aside")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name[:40]}-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+            fh.write(payload)
+            if mode is not None:
+                os.fchmod(fh.fileno(), mode)
         os.replace(tmp, target)
     except BaseException:
         try:
@@ -125,6 +142,11 @@ def write_atomic(folder: Path, name: str, data: bytes) -> Path:
             pass
         raise
     return target
+
+
+def write_atomic(folder: Path, name: str, data: bytes) -> Path:
+    """`write_file(folder / name, data)`: a derived name in a folder of qdexplorer's own."""
+    return write_file(Path(folder) / name, data)
 
 
 def unlink_regular(path: Path) -> bool:

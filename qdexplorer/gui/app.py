@@ -14,6 +14,7 @@ from pathlib import Path
 import pyqtgraph  # noqa: F401 - fail here (and the launcher says what to install) if the GUI stack is missing
 from PySide6.QtWidgets import QApplication
 
+from ..compiler.safe_files import write_file
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..project.loader import ProjectError, bundled_demo, load_project
@@ -22,6 +23,7 @@ from ..runtime.cuda.detect import cuda_status
 from . import main_thread_gc
 from .display import display_problem
 from .exit_signals import ExitOnSignal
+from .image_bytes import png_bytes
 from .main_window import MainWindow, window_icon
 from .settings import Settings
 from .theme import apply_theme
@@ -152,10 +154,12 @@ def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, i
     for _ in range(30):  # let the plots' 10 Hz timer and the last events land
         app.processEvents()
         time.sleep(0.02)
-    ok = win.grab().save(out)
+    image = win.grab()
     win.close()
-    if not ok:
-        raise QdError(f"--screenshot: could not write {out}")
+    try:
+        write_file(out, png_bytes(image.toImage()))
+    except (OSError, QdError) as e:
+        raise QdError(f"--screenshot: could not write {out}: {getattr(e, 'strerror', None) or e}") from None
     print(f"saved {out} ({size[0]}x{size[1]}; slowest task {slowest})")
     return 0
 

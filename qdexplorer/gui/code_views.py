@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
 
 from ..compiler.ptx_lines import LineMap, line_map
 from ..session import Session
+from .counters_view import CountersView
 from .editor import EditorPane
 from .ptx_panel import PtxPanel
 
@@ -104,6 +105,8 @@ class CodeViews(QSplitter):
         self.tabs.addTab(self.ptx_panel, "PTX")
         self.tabs.addTab(self.sass_pane, "SASS")
         self.tabs.addTab(self.log, "Compile log")
+        self.counters = CountersView()
+        self.tabs.addTab(self.counters, "Counters")
         self.tabs.setCurrentWidget(self.ptx_panel)
         self.compare_btn = QPushButton("Compare…")
         self.compare_btn.setToolTip("Compare with generated: time the override against the generated PTX, "
@@ -134,6 +137,9 @@ class CodeViews(QSplitter):
     def show_task(self, task, compiled):
         """`task` is the ir.Task; `compiled` its nvptx CompiledTask (None while it compiles)."""
         changed = task.name != self.task
+        if changed:
+            self.counters.set_task(task.name)
+            self.show_line_counters(None)
         self.task, self.task_obj = task.name, task
         self._show_source(task)
         if compiled is None:
@@ -284,3 +290,55 @@ class CodeViews(QSplitter):
             ptx_lines = self.lines.ptx_lines(line, str(self.task_obj.file))
             if ptx_lines:
                 self.ptx.mark_lines(ptx_lines)
+
+    # ---- counters
+    def show_counters(self, res, other=None):
+        """A profile (`res`), or an A/B (`res` = generated, `other` = in use); the per-line counters
+        of what is in use go to the gutters."""
+        if other is None:
+            self.counters.show_result(res)
+            self.show_line_counters(res.record if res.ok else None)
+        else:
+            self.counters.show_ab(res, other)
+            self.show_line_counters(other.record if other.ok else None)
+
+    def show_line_counters(self, rec):
+        """Counters per line in the gutters of the source, PTX and SASS panes; None clears them.
+        PTX lines are exact when the record says 'ptx-line-table' (else mapped from SASS); the SASS
+        pane is ptxas's disassembly, matched to the profiled (driver-compiled) SASS by address."""
+        if rec is None or rec.task != self.task:
+            for ed in (self.ptx, self.source, self.sass):
+                ed.set_heat({})
+            return
+        self.ptx.set_heat(_heat(rec.ptx_lines))
+        mine = self.task_obj.file if self.task_obj is not None else ""
+        src = next((lines for f, lines in rec.source_lines.items() if Path(f).name == Path(mine).name), {})
+        self.source.set_heat(_heat(src))
+        self._sass_heat(rec)
+
+    def _sass_heat(self, rec):
+        by_offset = {s.offset: s.counters for s in rec.sass}
+        lines = {}
+        for i, text in enumerate(self.sass.toPlainText().splitlines(), start=1):
+            m = _SASS_OFFSET.search(text)
+            if m and int(m[1], 16) in by_offset:
+                lines[i] = by_offset[int(m[1], 16)]
+        self.sass.set_heat(_heat(lines))
+
+
+_SASS_OFFSET = __import__("re").compile(r"/\*([0-9a-f]{4,})\*/")
+
+
+def _heat(lines: dict) -> dict:
+    """line -> (share of the hottest line's samples, or of its instructions when nothing was sampled; tooltip)."""
+    if not lines:
+        return {}
+    by_samples = any(c.samples for c in lines.values())
+    top = max((c.samples if by_samples else c.inst_executed) for c in lines.values()) or 1.0
+    out = {}
+    for ln, c in lines.items():
+        stalls = ", ".join(f"{k} {v:.0f}" for k, v in sorted(c.stalls.items(), key=lambda kv: -kv[1])[:3])
+        out[ln] = ((c.samples if by_samples else c.inst_executed) / top,
+                   f"counters: {c.samples:.0f} warp samples, {c.inst_executed:,.0f} warp instructions"
+                   + (f" (stalls: {stalls})" if stalls else ""))
+    return out

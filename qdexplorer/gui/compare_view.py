@@ -16,18 +16,21 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 import pyqtgraph.exporters  # noqa: F401 - registers ImageExporter / SVGExporter
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QHeaderView, QLabel, QPushButton,
                                QScrollArea, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from ..bench.run import TOTAL
-from ..bench.stats import median_ci
+from ..compiler.safe_files import write_file
+from .image_bytes import png_bytes
 from .theme import PLOT, current_theme
 
 COLOR_A, COLOR_B = "#1565c0", "#ef6c00"
 A_OFFSET, B_OFFSET, BAR_H = 0.0, 0.22, 0.2   # in rows, from the row's centre; the name sits above A
 VERDICT_COLOR = {"slower": "#c62828", "faster": "#2e7d32", "same": "#757575", "unsure": "#b26a00"}
+BAND = {"light": (0, 0, 0, 20), "dark": (255, 255, 255, 26)}   # the ±threshold band behind the ratios
 CHART_FILTERS = "PNG (*.png);;SVG (*.svg)"
 NUMBER_FILTERS = "CSV (*.csv);;JSON (*.json)"
 NO_COMPARISON = "No comparison yet: pick two saved runs, or use “Compare with generated” on a task's PTX"
@@ -49,14 +52,61 @@ def verdict_tip(r) -> str:
     floor = floor_text(r)
     rounds = f"{r.rounds_a} round{'s' if r.rounds_a != 1 else ''} in A, {r.rounds_b} in B"
     if r.verdict == "unsure":
-        more = (f"\nAbout {r.rounds_needed} more round{'s' if r.rounds_needed != 1 else ''} a side would decide it "
-                f"(bench again and save, or compare interleaved fresh runs)." if r.rounds_needed else "")
+        more = (f"\nAbout {r.rounds_needed} more round{'s' if r.rounds_needed != 1 else ''} a side would settle it "
+                f"(Add rounds, or compare interleaved fresh runs)." if r.rounds_needed else "")
         return (f"unsure: {r.reason or 'the data cannot confirm the change'}.\n"
                 f"Noise floor {floor}: changes this small can come from the drift between rounds alone "
                 f"({rounds}).{more}")
     text = (f"{r.verdict}: {r.change:+.1%}, 95% CI [{r.ci[0]:.3f}, {r.ci[1]:.3f}], p = {r.p:.2g}; "
             f"noise floor {floor} ({rounds})")
     return text + (f"\n{r.reason}" if r.reason else "")
+
+
+def ratio_range(ratio, lo, hi, threshold: float) -> tuple[float, float]:
+    """The ratio axis: the ratios, 1 and the threshold band always; the intervals too while they keep
+    the span within 3x of that, so one noisy task's wide interval does not squash every other row
+    (its ends then leave the chart as arrows with their values); room on the right for the labels."""
+    core = np.concatenate([ratio, [1.0 - threshold, 1.0 + threshold]])
+    core = core[np.isfinite(core)]
+    c0, c1 = float(core.min()), float(core.max())
+    span = max(c1 - c0, 0.1)
+    ends = np.concatenate([lo, hi])
+    ends = ends[np.isfinite(ends)]
+    x0 = min(c0, max(float(ends.min()) if len(ends) else c0, c0 - span))
+    x1 = max(c1, min(float(ends.max()) if len(ends) else c1, c1 + span))
+    full = x1 - x0
+    return max(0.0, x0 - 0.05 * full), x1 + 0.35 * full
+
+
+def clipped_intervals(plot, x, y, lo, hi, x0: float, x1: float, color: str, beam: float, width: float = 1.0,
+                      unit: str = "×"):
+    """Horizontal interval whiskers at (x, y) drawn inside [x0, x1]; an end beyond the chart becomes an
+    arrow at the edge with the end's value, so an interval never runs off the plot unsaid."""
+    x, y, lo, hi = (np.asarray(v, dtype=float) for v in (x, y, lo, hi))
+    ok = np.isfinite(lo) & np.isfinite(hi) & np.isfinite(x)
+    if not ok.any():
+        return
+    cl, ch = np.clip(lo, x0, x1), np.clip(hi, x0, x1)
+    pen = pg.mkPen(color, width=width)
+    keep_l = ok & (lo >= x0)
+    keep_r = ok & (hi <= x1)
+    # beams only on the ends that are inside; an end outside gets an arrow instead
+    plot.addItem(pg.ErrorBarItem(x=x[ok], y=y[ok], left=(x - cl)[ok], right=(ch - x)[ok], beam=0, pen=pen))
+    for side, keep, end in (("l", keep_l, lo), ("r", keep_r, hi)):
+        if keep.any():
+            plot.addItem(pg.ErrorBarItem(x=end[keep], y=y[keep], height=np.full(int(keep.sum()), beam), pen=pen))
+    span = x1 - x0
+    for i in np.flatnonzero(ok & ~(keep_l & keep_r)):
+        for beyond, edge, angle, anchor, value in ((lo[i] < x0, x0, 0, (0, 0.5), lo[i]),
+                                                   (hi[i] > x1, x1, 180, (1, 0.5), hi[i])):
+            if not beyond:
+                continue
+            arrow = pg.ArrowItem(pos=(edge, y[i]), angle=angle, headLen=9, tipAngle=40, pen=pen, brush=pg.mkBrush(color))
+            arrow.setToolTip(f"the interval reaches {value:.3g}{unit.strip() or ''}, past the chart's edge")
+            plot.addItem(arrow)
+            label = pg.TextItem(f"{value:.3g}{unit}", color=color, anchor=(anchor[0], -0.1))
+            label.setPos(edge + (0.012 * span if angle == 0 else -0.012 * span), y[i])
+            plot.addItem(label)
 
 
 COLUMNS = ["task", "A median ms", "B median ms", "B/A", "95% CI", "p", "noise floor", "verdict"]
@@ -66,6 +116,7 @@ ROW_PX = 44   # chart height per task: the name above its bars and the bars neve
 class CompareView(QWidget):
     task_selected = Signal(str)
     compare_requested = Signal(str, str)   # two saved-run references chosen in the combos
+    add_rounds_requested = Signal(str, str, int)   # A, B (saved runs) and how many rounds to add to B
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -99,12 +150,18 @@ class CompareView(QWidget):
         self.meaning.setWordWrap(True)
         self.rename_btn = QPushButton("Rename B…")
         self.rename_btn.setToolTip("Give the run picked as B a name (the pickers and the chart show it)")
+        # an `unsure` verdict says about how many more rounds would settle it: this measures them now
+        # and adds them to B (the same code only), then compares again
+        self.add_btn = QPushButton("Add rounds")
+        self.add_btn.hide()
+        self.add_btn.clicked.connect(self._add_rounds)
+        self._refs: tuple[str, str] | None = None
         self.chart_btn = QPushButton("Export chart…")
         self.numbers_btn = QPushButton("Export numbers…")
         self.chart_btn.clicked.connect(self._ask_chart)
         self.numbers_btn.clicked.connect(self._ask_numbers)
         for w in (QLabel("A"), self.device_a, self.combo_a, QLabel("B"), self.device_b, self.combo_b,
-                  self.compare_btn, self.rename_btn):
+                  self.compare_btn, self.rename_btn, self.add_btn):
             head.addWidget(w)
         head.addStretch(1)
         head.addWidget(self.chart_btn)
@@ -249,6 +306,7 @@ class CompareView(QWidget):
         """`saved`: the runs are the ones picked in the combos; a fresh comparison's (generated vs
         override, not saved) shows its sides' names there instead, so pickers and chart agree."""
         self.comparison, self.runs = cmp, (run_a, run_b)
+        self._offer_rounds(cmp, run_a, run_b, saved)
         if not saved:
             for combo, label in ((self.combo_a, cmp.a), (self.combo_b, cmp.b)):
                 combo.setPlaceholderText(label)
@@ -263,15 +321,38 @@ class CompareView(QWidget):
                            + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
         self.title.setToolTip("\n".join(cmp.warnings))
         self.meaning.setText(
-            f"Verdicts, B against A: <b>slower</b> / <b>faster</b> only when the whole 95% interval of B/A lies "
-            f"beyond ±{cmp.threshold:.0%} (the threshold) and the change exceeds the task's noise floor (the "
-            f"drift between rounds, in the table); <b>same</b>: within ±{cmp.threshold:.0%} or below the timer's "
-            f"resolution; <b>unsure</b>: the data cannot confirm the change (hover a verdict for why).")
+            f"Verdicts, B against A, from the 95% interval of B/A: <b>same</b> only when the whole interval lies "
+            f"within ±{cmp.threshold:.0%} (the threshold, the shaded band); <b>slower</b> / <b>faster</b> only when it lies wholly "
+            f"beyond ±{cmp.threshold:.0%} and beyond the task's noise floor (the drift between rounds, in the "
+            f"table); otherwise <b>unsure</b>: the data cannot tell (hover a verdict for why and how many more "
+            f"rounds would settle it).")
         self._fill_chart()
         self._fill_table()
         self._enable(True)
         if cmp.tasks:
             self.select_task(cmp.tasks[0].task)
+
+    def rounds_to_add(self, cmp) -> int:
+        """The rounds the `unsure` rows ask for (the most any asks, capped at 20); 0 when none would help."""
+        asks = [t.rounds_needed for t in cmp.tasks if t.verdict == "unsure" and t.rounds_needed]
+        return min(20, max(asks)) if asks else 0
+
+    def _offer_rounds(self, cmp, run_a, run_b, saved: bool):
+        n = self.rounds_to_add(cmp) if saved and not cmp.paired else 0
+        ref = lambda run: (getattr(run, "name", None) or (f"#{run.id}" if getattr(run, "id", None) else ""))  # noqa: E731
+        self._refs = (ref(run_a), ref(run_b)) if n and run_a is not None and run_b is not None else None
+        self.add_btn.setVisible(bool(self._refs))
+        if self._refs:
+            self.add_btn.setText(f"Add {n} round{'s' if n != 1 else ''} to B")
+            self.add_btn.setToolTip(f"Some verdicts are unsure: measure {n} more round{'s' if n != 1 else ''} of B's "
+                                    f"workloads now (the same code only) and add them to {self._refs[1]}, then "
+                                    f"compare again")
+            self._rounds = n
+
+    def _add_rounds(self):
+        if self._refs:
+            self.add_btn.setEnabled(False)
+            self.add_rounds_requested.emit(self._refs[0], self._refs[1], self._rounds)
 
     def select_task(self, task: str):
         for i, r in enumerate(self.rows):
@@ -301,10 +382,14 @@ class CompareView(QWidget):
         self.medians.addItem(bar_b)
         self.legend.addItem(bar_a, f"A  {self.comparison.a}")
         self.legend.addItem(bar_b, f"B  {self.comparison.b}")
-        for side, run, offset, med in ((0, run_a, A_OFFSET, ma), (1, run_b, B_OFFSET, mb)):
-            cis = np.array([median_ci(run.samples(r.task, metric), n_boot=500) for r in tasks]).reshape(-1, 2)
-            self.medians.addItem(pg.ErrorBarItem(x=med, y=y + offset, left=med - cis[:, 0], right=cis[:, 1] - med,
-                                                 beam=0.12, pen=pg.mkPen(PLOT[self.theme]["foreground"], width=1)))
+        # each median's interval is bench/stats.py's (rounds, then launches), as the ratio's: the view
+        # computes no statistics of its own
+        cis_a = np.array([r.median_ci_a for r in tasks], dtype=float).reshape(-1, 2)
+        cis_b = np.array([r.median_ci_b for r in tasks], dtype=float).reshape(-1, 2)
+        top = float(max(np.nanmax(mb), np.nanmax(ma))) * 1.25 if len(tasks) else 1.0
+        fg = PLOT[self.theme]["foreground"]
+        for offset, med, cis in ((A_OFFSET, ma, cis_a), (B_OFFSET, mb, cis_b)):
+            clipped_intervals(self.medians, med, y + offset, cis[:, 0], cis[:, 1], 0.0, top, fg, beam=0.12, unit=" ms")
         # task names above their bars: long names fit there, never in a narrow axis
         for r, yy in zip(tasks, y):
             name = pg.TextItem(r.task, color=PLOT[self.theme]["foreground"], anchor=(0, 1))   # its bottom edge
@@ -316,9 +401,14 @@ class CompareView(QWidget):
         ratio = np.array([r.ratio for r in tasks])
         lo = np.array([r.ci[0] for r in tasks])
         hi = np.array([r.ci[1] for r in tasks])
+        th = self.comparison.threshold
+        x0, x1 = ratio_range(ratio, lo, hi, th)
+        band = pg.LinearRegionItem((1.0 - th, 1.0 + th), movable=False,
+                                   brush=pg.mkBrush(BAND[self.theme]), pen=pg.mkPen(None))
+        band.setZValue(-10)
+        self.ratio.addItem(band)   # `same` needs the whole interval inside this band
         self.ratio.addItem(pg.InfiniteLine(1.0, angle=90, pen=pg.mkPen("#9e9e9e", style=Qt.DashLine)))
-        self.ratio.addItem(pg.ErrorBarItem(x=ratio, y=y, left=np.nan_to_num(ratio - lo), right=np.nan_to_num(hi - ratio),
-                                           beam=0.2, pen=pg.mkPen("#424242", width=1.5)))
+        clipped_intervals(self.ratio, ratio, y, lo, hi, x0, x1, fg, beam=0.2, width=1.5)
         self.ratio.addItem(pg.ScatterPlotItem(x=ratio, y=y, size=11, pen=None,
                                               brush=[pg.mkBrush(VERDICT_COLOR[r.verdict]) for r in tasks]))
         for r, yy in zip(tasks, y):
@@ -326,14 +416,8 @@ class CompareView(QWidget):
             label.setPos(r.ratio, yy)
             self.ratio.addItem(label)
         self.ratio.setLabel("bottom", "ratio B / A (left of 1: B faster)")
-        # the range follows the ratios (and 1), not the intervals: one noisy microsecond task's
-        # wide whiskers would squash every other row; its whiskers run off the edge instead
-        finite = np.concatenate([ratio, [1.0]])
-        finite = finite[np.isfinite(finite)]
-        x0, x1 = float(finite.min()), float(finite.max())
-        span = max(x1 - x0, 0.1)
-        self.ratio.setXRange(max(0.0, x0 - 0.25 * span), x1 + 0.5 * span, padding=0)  # room for the labels
-        self.medians.setXRange(0, float(max(np.nanmax(mb), np.nanmax(ma))) * 1.12 if len(tasks) else 1, padding=0)
+        self.ratio.setXRange(x0, x1, padding=0)
+        self.medians.setXRange(0, top, padding=0)
         self.medians.setYRange(-0.8, len(tasks) - 0.5, padding=0)   # the first name and ratio label in view
 
     def _fill_table(self):
@@ -417,11 +501,14 @@ class CompareView(QWidget):
         scene_item = self.chart.ci
         if path.suffix.lower() == ".svg":
             # QtSvg's generator: pyqtgraph's own SVGExporter cannot parse the paths recent Qt writes
-            from PySide6.QtCore import QRect, QSize
+            from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRect, QSize
             from PySide6.QtGui import QPainter
             from PySide6.QtSvg import QSvgGenerator
+            data = QByteArray()
+            buf = QBuffer(data)
+            buf.open(QIODevice.OpenModeFlag.WriteOnly)
             gen = QSvgGenerator()
-            gen.setFileName(str(path))
+            gen.setOutputDevice(buf)   # into memory, then written by write_file: a planted link is refused
             size = self.chart.size()
             gen.setSize(QSize(size.width(), size.height()))
             gen.setViewBox(QRect(0, 0, size.width(), size.height()))
@@ -429,11 +516,13 @@ class CompareView(QWidget):
             painter = QPainter(gen)
             self.chart.render(painter)
             painter.end()
+            buf.close()
+            write_file(path, bytes(data.data()))
         elif path.suffix.lower() == ".png":
             ex = pg.exporters.ImageExporter(scene_item)   # the size on screen, in the window's theme
             ex.parameters()["width"] = int(self.chart.width())
             ex.parameters()["background"] = pg.mkColor(PLOT[self.theme]["background"])
-            ex.export(str(path))
+            write_file(path, png_bytes(ex.export(toBytes=True)))
         else:
             raise ValueError(f"export the chart as .png or .svg, not {path.suffix or 'no suffix'}")
         return path
@@ -442,9 +531,9 @@ class CompareView(QWidget):
         """The comparison's numbers as CSV or JSON (by the file's suffix)."""
         path = Path(path)
         if path.suffix.lower() == ".json":
-            path.write_text(json.dumps(self.comparison.to_dict(), indent=2))
+            write_file(path, json.dumps(self.comparison.to_dict(), indent=2))
         elif path.suffix.lower() == ".csv":
-            path.write_text(self.comparison.to_csv())
+            write_file(path, self.comparison.to_csv())
         else:
             raise ValueError(f"export the numbers as .csv or .json, not {path.suffix or 'no suffix'}")
         return path
@@ -475,5 +564,6 @@ class CompareView(QWidget):
         return out
 
     def _enable(self, on: bool):
+        self.add_btn.setEnabled(on)
         self.chart_btn.setEnabled(on)
         self.numbers_btn.setEnabled(on)

@@ -25,6 +25,8 @@ class Marker:
     message: str
 
 
+HEAT_W = 36              # the counters gutter's width in pixels (a bar per line)
+HEAT_COLOR = "#ef6c00"
 SEVERITY_COLORS = {"error": "#e53935", "fatal": "#e53935", "warning": "#f9a825", "info": "#1e88e5"}
 
 
@@ -66,6 +68,7 @@ class CodeEditor(QPlainTextEdit):
         self._anchored: list[tuple[QTextCursor, Marker]] = []   # a cursor at its line moves with edits above
         self.marked: set[int] = set()
         self.find_matches: list[QTextCursor] = []
+        self.heat: dict[int, tuple[float, str]] = {}   # line -> (share 0..1, its counters as text): the counters gutter
         self.colors = {k: QColor(v) for k, v in EDITOR[theme].items()}
         self._gutter = _Gutter(self)
         self.blockCountChanged.connect(lambda _: self.setViewportMargins(self.gutter_width(), 0, 0, 0))
@@ -123,7 +126,19 @@ class CodeEditor(QPlainTextEdit):
         return out
 
     def marker_text(self, line: int) -> str:
-        return "\n".join(f"{m.severity}: {m.message}" for m in self.markers.get(line, []))
+        text = "\n".join(f"{m.severity}: {m.message}" for m in self.markers.get(line, []))
+        if line in self.heat:
+            text = (text + "\n" if text else "") + self.heat[line][1]
+        return text
+
+    def set_heat(self, heat: dict[int, tuple[float, str]]):
+        """Counters per line in the gutter: a bar as long as the line's share of the samples, and
+        its counters as the tooltip ({} clears it)."""
+        self.heat = dict(heat)
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        r = self.contentsRect()
+        self._gutter.setGeometry(QRect(r.left(), r.top(), self.gutter_width(), r.height()))
+        self._gutter.update()
 
     def mark_lines(self, lines, scroll: bool = True):
         self.marked = {int(n) for n in lines if n}
@@ -182,7 +197,7 @@ class CodeEditor(QPlainTextEdit):
     # ---- painting
     def gutter_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
-        return 14 + self.fontMetrics().horizontalAdvance("9") * max(3, digits)
+        return 14 + self.fontMetrics().horizontalAdvance("9") * max(3, digits) + (HEAT_W + 8 if self.heat else 0)
 
     def resizeEvent(self, event):  # noqa: N802
         super().resizeEvent(event)
@@ -213,8 +228,12 @@ class CodeEditor(QPlainTextEdit):
                     p.setBrush(QColor(SEVERITY_COLORS.get(worst, "#e53935")))
                     p.setPen(Qt.NoPen)
                     p.drawEllipse(3, top + (h - 8) // 2, 8, 8)
+                heat = self.heat.get(n)
+                if heat is not None and heat[0] > 0:
+                    p.fillRect(self._gutter.width() - HEAT_W - 4, top + 2, max(2, round(HEAT_W * heat[0])), h - 4,
+                               QColor(HEAT_COLOR))
                 p.setPen(self.palette().color(QPalette.Text) if n - 1 == current else self.colors["gutter_text"])
-                p.drawText(0, top, self._gutter.width() - 4, h, Qt.AlignRight, str(n))
+                p.drawText(0, top, self._gutter.width() - (HEAT_W + 10 if self.heat else 4), h, Qt.AlignRight, str(n))
             block = block.next()
             top = bottom
         p.end()

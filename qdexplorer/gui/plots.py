@@ -44,6 +44,27 @@ def time_unit(max_ms: float) -> tuple[str, float]:
     return ("µs", 1000.0) if max_ms < 1.0 else ("ms", 1.0)
 
 
+EDGE_ROOM = 1.08        # the axis ends this far above the steady state's top: room for the edge markers
+MAX_EDGE_LABELS = 5     # values written beside the edge markers (the largest, apart); the summary counts the rest
+
+
+def steady_top(warm_by_task) -> float:
+    """The top of the steady state over the tasks shown: per task, the upper quartile plus three times
+    the interquartile range (Tukey's far fence, and at least 25% over the median), the largest of
+    those. On a loaded machine spikes were more than 2% of the launches, so a high percentile of
+    the launches themselves set the axis at 25 ms over a 0.25 ms steady state."""
+    tops = []
+    for warm in warm_by_task:
+        q1, med, q3 = np.percentile(np.asarray(warm, dtype=float), [25, 50, 75])
+        tops.append(max(q3 + 3.0 * (q3 - q1), 1.25 * med))
+    return float(max(tops + [1e-9]))
+
+
+def fmt_ms(ms: float) -> str:
+    unit, k = time_unit(ms)
+    return f"{ms * k:.3g} {unit}"
+
+
 def box_stats(values) -> dict:
     v = np.sort(np.asarray(values, dtype=float))
     q1, med, q3 = np.percentile(v, [25, 50, 75])
@@ -116,7 +137,9 @@ class LaunchPlots(QWidget):
         self._legend_tasks: list | None = None
         self._dirty = False
         self.unit = ("ms", 1.0)
-        self.cold_clipped = False
+        self.cold_clipped = False    # launches lie above the axis (marked on its top edge)
+        self.top_ms: float | None = None
+        self._edge_items: list = []
 
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 2)
@@ -315,16 +338,21 @@ class LaunchPlots(QWidget):
     def _draw_timeline(self):
         shown = [t for t in self.shown_tasks() if t not in self.hidden]
         # a run's first launch of a task is cold (module load, page faults, caches): often 10-100x the
-        # rest. The axis is scaled to the warm launches and the cold ones run off its top, said below
+        # rest, and a preemption spike can be as large. The axis is scaled to the steady state (robust
+        # limits from percentiles of the warm launches); anything above is a marked point on the top
+        # edge with its value, so nothing runs off the plot unsaid
         series = [v for r in self.runs for t in shown for v in [r.times.get(t, [])] if v]
-        cold = [v[0] for v in series if len(v) > 1]          # a lone launch is all there is: not set apart
-        warm = [ms for v in series for ms in (v[1:] if len(v) > 1 else v)]
-        warm_peak, peak = max(warm, default=0.0), max(cold + warm, default=0.0)
-        self.cold_clipped = bool(warm) and not self.log_scale.isChecked() and peak > 3 * warm_peak
-        self.unit = unit, k = time_unit(warm_peak if self.cold_clipped else peak)
+        warm_by_task = [w for t in shown for w in [[ms for r in self.runs for v in [r.times.get(t, [])]
+                                                    for ms in (v[1:] if len(v) > 1 else v)]] if w]
+        peak = max((max(v) for v in series), default=0.0)
+        self.top_ms = steady_top(warm_by_task) if warm_by_task and not self.log_scale.isChecked() else None
+        if self.top_ms is not None and peak <= self.top_ms:
+            self.top_ms = None                                 # everything fits: the plain auto range
+        self.cold_clipped = self.top_ms is not None
+        self.unit = unit, k = time_unit(self.top_ms if self.top_ms is not None else peak)
         self.plot.setLabel("left", f"launch time ({unit})")
-        if self.cold_clipped:
-            self.plot.setYRange(0, warm_peak * k * 1.15, padding=0)
+        if self.top_ms is not None:
+            self.plot.setYRange(0, self.top_ms * k * EDGE_ROOM, padding=0)
         else:
             self.plot.enableAutoRange(axis="y")
         for line in self._run_lines:
@@ -345,6 +373,7 @@ class LaunchPlots(QWidget):
                 self.plot.addItem(line)
                 self._run_lines.append(line)
             self._space_run_labels()
+        above: list = []   # (x, ms, cold first launch?, task) of the launches above the axis
         for task in self.tasks():
             curve = self.curves.get(task)
             visible = task in shown
@@ -366,13 +395,65 @@ class LaunchPlots(QWidget):
                     continue
                 xs += list(range(s, s + len(v))) + [s + len(v)]
                 ys += [ms * k for ms in v] + [np.nan]  # NaN: no line drawn from one run into the next
-            curve.setData(np.asarray(xs, float), np.asarray(ys, float))
+                if self.top_ms is not None:
+                    above += [(s + i, ms, i == 0 and len(v) > 1, task) for i, ms in enumerate(v) if ms > self.top_ms]
+            ys_arr = np.asarray(ys, float)
+            if self.top_ms is not None:   # the line reaches the edge where a point is above it, marked there
+                ys_arr = np.minimum(ys_arr, self.top_ms * k)
+            curve.setData(np.asarray(xs, float), ys_arr)
+        self._mark_above(above, k, unit)
         n = sum(r.launches for r in runs)
-        cu, ck = time_unit(peak)
-        cold_note = f" · first (cold) launches up to {peak * ck:.3g} {cu}, above the axis" if self.cold_clipped else ""
-        self.summary.setText(f"{len(shown)}/{len(self.tasks())} tasks · {len(runs)} run(s) · "
-                             f"{n} launches{cold_note}" if n else "no launches yet: Run (F5)")
-        self.summary.setToolTip(self.summary.text())
+        cold = [ms for _, ms, first, _ in above if first]
+        spikes = [ms for _, ms, first, _ in above if not first]
+        notes = []
+        if cold:
+            notes.append(f"{len(cold)} cold first launch{'es' if len(cold) != 1 else ''} up to {fmt_ms(max(cold))}")
+        if spikes:
+            notes.append(f"{len(spikes)} spike{'s' if len(spikes) != 1 else ''} up to {fmt_ms(max(spikes))}")
+        # what lies above the axis first: a narrow window clips the end of this line
+        edge = f"▲ above the axis: {', '.join(notes)} · " if notes else ""
+        self.summary.setText(f"{edge}{len(shown)}/{len(self.tasks())} tasks · {len(runs)} run"
+                             f"{'s' if len(runs) != 1 else ''} · {n} launch{'es' if n != 1 else ''}"
+                             if n else "no launches yet: Run (F5)")
+        self.summary.setToolTip(self.summary.text() + ("\n▲ on the top edge: launches above the axis (hollow: a run's "
+                                                       "cold first launch), the largest with their values" if notes else ""))
+
+    def _mark_above(self, above: list, k: float, unit: str):
+        """Launches above the axis as triangles on its top edge (hollow: a run's cold first launch), each
+        with its value where there is room (the largest first, at most MAX_EDGE_LABELS)."""
+        for item in self._edge_items:
+            self.plot.removeItem(item)
+        self._edge_items = []
+        if not above or self.top_ms is None:
+            return
+        y = self.top_ms * k * EDGE_ROOM
+        fg = PLOT[current_theme()]["foreground"]
+        for first in (True, False):
+            pts = [(x, ms, task) for x, ms, f, task in above if f == first]
+            if not pts:
+                continue
+            marks = pg.ScatterPlotItem(
+                [x for x, _, _ in pts], [y] * len(pts), symbol="t1", size=11,
+                pen=[pg.mkPen(self.colors.get(t, fg), width=2) for _, _, t in pts],
+                brush=[pg.mkBrush(None) if first else pg.mkBrush(self.colors.get(t, fg)) for _, _, t in pts],
+                tip=None)
+            marks.setToolTip("cold first launches above the axis" if first else "launches above the axis")
+            marks.setZValue(20)
+            self.plot.addItem(marks)
+            self._edge_items.append(marks)
+        xs = [x for x, *_ in above]
+        room = max(1.0, 0.1 * (max(xs) - min(xs) + 1), 0.06 * max(1, max(len(v) for r in self.runs
+                                                                         for v in r.times.values())))
+        labelled: list[float] = []
+        for x, ms, first, task in sorted(above, key=lambda p: -p[1]):
+            if len(labelled) >= MAX_EDGE_LABELS or any(abs(x - o) < room for o in labelled):
+                continue    # the largest values are written, never one over another
+            labelled.append(x)
+            label = pg.TextItem(("cold " if first else "") + fmt_ms(ms), color=fg, anchor=(0.5, 0.0))
+            label.setPos(x, y)
+            label.setZValue(21)
+            self.plot.addItem(label)
+            self._edge_items.append(label)
 
     def _draw_distribution(self):
         self.dist.clear()
@@ -397,6 +478,8 @@ class LaunchPlots(QWidget):
         fill = QColor(color)
         fill.setAlpha(90)
         rng = np.random.default_rng(0)
+        span = max(top - bottom, 1e-12) * k
+        edge = top * k + 0.1 * span   # the axis's top when clipped: outliers sit on it
         for x, _, v in per_run:
             st = box_stats(np.asarray(v) * k)
             self.dist.addItem(pg.BarGraphItem(x=[x], y0=[st["q1"]], height=[max(st["q3"] - st["q1"], 1e-12)],
@@ -405,12 +488,20 @@ class LaunchPlots(QWidget):
             self.dist.addItem(pg.PlotDataItem([x, x, np.nan, x, x], [st["low"], st["q1"], np.nan, st["q3"], st["high"]],
                                               pen=pg.mkPen(color, width=1), connect="finite"))
             jitter = x + rng.uniform(-0.18, 0.18, len(v))
-            self.dist.addItem(pg.ScatterPlotItem(jitter, np.asarray(v) * k, size=4, pen=None,
+            ys = np.asarray(v, dtype=float) * k
+            over = ys > edge if clip else np.zeros(len(ys), bool)
+            self.dist.addItem(pg.ScatterPlotItem(jitter[~over], ys[~over], size=4, pen=None,
                                                  brush=pg.mkBrush(color.red(), color.green(), color.blue(), 110)))
+            if over.any():   # outliers above the axis: triangles on its top edge, the largest with its value
+                self.dist.addItem(pg.ScatterPlotItem(jitter[over], np.full(int(over.sum()), edge), symbol="t1",
+                                                     size=10, pen=pg.mkPen(color, width=1.5), brush=pg.mkBrush(color)))
+                label = pg.TextItem(f"{int(over.sum())} up to {ys[over].max():.3g} {unit}",
+                                    color=PLOT[current_theme()]["foreground"], anchor=(0.5, 0.0))
+                label.setPos(x, edge)
+                self.dist.addItem(label)
         self.dist.getAxis("bottom").setTicks([[(x, run_label(r)) for x, r, _ in per_run]])
         self.dist.setXRange(0.4, len(per_run) + 0.6)
         if clip:
-            span = max(top - bottom, 1e-12) * k
-            self.dist.setYRange(bottom * k - 0.1 * span, top * k + 0.1 * span, padding=0)
+            self.dist.setYRange(bottom * k - 0.1 * span, edge + 0.06 * span, padding=0)
         else:
             self.dist.enableAutoRange(axis="y")

@@ -36,6 +36,13 @@ class AutodiffError(QdCompileError, RuntimeError):
     """A kernel form `kernel.grad()` cannot differentiate (also a RuntimeError, as Quadrants')."""
 
 
+def _sgn(x, dt):
+    """sgn(x) as Quadrants differentiates abs: 1, -1, or 0 at x == 0."""
+    zero = _c(0, dt)
+    neg = ir.Select(ir.Compare("<", x, zero, u1), _c(-1, dt), zero, dt)
+    return ir.Select(ir.Compare(">", x, zero, u1), _c(1, dt), neg, dt)
+
+
 def grad_name(name: str) -> str:
     return name + GRAD
 
@@ -341,9 +348,8 @@ class _Reverse:
         elif isinstance(e, ir.UnOp):
             if e.op == "neg":
                 self.backprop(e.operand, ir.UnOp("neg", a, dt), out)
-            elif e.op == "abs":
-                pos = ir.Compare(">=", e.operand, _c(0, dt), u1)
-                self.backprop(e.operand, ir.Select(pos, a, ir.UnOp("neg", a, dt), dt), out)
+            elif e.op == "abs":  # Quadrants' d|x|/dx is sgn(x): 0 at x == 0
+                self.backprop(e.operand, _b("*", a, _sgn(e.operand, dt), dt), out)
             else:
                 self.error(e, f"operator '{e.op}' on a float is not differentiable")
         elif isinstance(e, ir.BinOp) or (isinstance(e, ir.MathCall) and len(e.args) == 2):
@@ -373,7 +379,7 @@ class _Reverse:
             "asin": lambda: _b("/", one, _m("sqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt),
             "acos": lambda: ir.UnOp("neg", _b("/", one, _m("sqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt), dt),
             "atan": lambda: _b("/", one, _b("+", one, _b("*", x, x, dt), dt), dt),
-            "abs": lambda: ir.Select(ir.Compare(">=", x, _c(0, dt), u1), one, _c(-1, dt), dt),
+            "abs": lambda: _sgn(x, dt),
         }
         if fn not in table:
             self.error(e, f"qd.{fn}() is not differentiable here (differentiable: {', '.join(sorted(table))}, "

@@ -13,7 +13,7 @@ import inspect
 
 import numpy as np
 
-from . import autodiff, ir, runtime_api
+from . import autodiff, autodiff_fwd, ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
@@ -25,6 +25,7 @@ from .qd_types import NDArray, ndarray
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template_spec
+from .tensor import Tensor
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
@@ -95,8 +96,8 @@ class Kernel(KernelBase):
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
-            if ann is Template or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
-                ann = Template()  # `x: qd.Template`, or a Python dataclass of arrays: its value specialises
+            if ann is Template or ann is Tensor or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
+                ann = Template()  # `x: qd.Template`/`qd.Tensor`, or a dataclass of arrays: its value specialises
             dt = as_dtype(ann)
             if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:
                 ann = Template()  # a method's self (a @qd.data_oriented object): a compile-time value
@@ -322,12 +323,22 @@ class Kernel(KernelBase):
 
     def __call__(self, *args, **kwargs):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
+        if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
+            return self.fwd(*args, **kwargs)
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
         return self.result(full)
+
+    @property
+    def fwd(self) -> "DualKernel":
+        """The forward-mode twin that `qd.ad.FwdMode` calls (made once, lowered lazily)."""
+        d = self.__dict__.get("_dual_kernel")
+        if d is None:
+            d = self.__dict__["_dual_kernel"] = DualKernel(self)
+        return d
 
     @property
     def grad(self) -> "GradKernel":
@@ -395,6 +406,43 @@ class GradKernel(Kernel):
         except QdCompileError as e:
             raise e.with_traceback(None) from None
         return self.result(full)
+
+
+class DualKernel(Kernel):
+    """`k` under `qd.ad.FwdMode`: its tasks also carry each float's tangent into the fields' `.dual`
+    (lang/autodiff_fwd.py); specialised as `k`, whose primal results it computes too."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.fwd"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+
+    def __repr__(self) -> str:
+        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        primal = self.primal.tasks(spec, memo)
+        duals = tuple(sorted({int(a.key) for t in primal for a in t.implicit  # lazy_dual() may add some later
+                              if a.role == "field" and _field_dual(int(a.key)) is not None}))
+        key = (spec, runtime_api.debug(), duals)
+        if key not in self._tasks:
+            self._tasks[key] = autodiff_fwd.dual_tasks(self.name, primal, _field_dual)
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def __call__(self, *args, **kwargs):
+        try:
+            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+        except QdCompileError as e:
+            raise e.with_traceback(None) from None
+        return self.result(full)
+
+
+def _field_dual(uid: int):
+    return Field.by_uid(uid)._dual
 
 
 def _field_grad(uid: int):
@@ -480,8 +528,19 @@ class Workload:
         return None
 
 
-def kernel(fn=None, *, fast_math: bool | None = None):
-    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting."""
+def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
+           graph: bool = False, checkpoints: bool = False):
+    """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting.
+
+    Quadrants' `pure`/`fastcache` (its disk cache of compiled kernels) and `graph` (capture into a
+    CUDA graph, which "other backends ignore") change how a kernel is launched, not what it
+    computes, so they are accepted and the kernel runs as any other. `checkpoints=True` (pause and
+    resume inside a graph) is refused."""
+    if checkpoints:
+        from .field import _caller
+        file, line = _caller()
+        raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
+                                  f"supported by qdexplorer.lang; split the kernel where it would pause")
     if fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")

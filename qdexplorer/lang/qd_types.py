@@ -88,5 +88,11 @@ class _TypesNamespace:
     f32, f64, i32, i64, u32 = T.f32, T.f64, T.i32, T.i64, T.u32
     f16, i8, i16, u8, u16, u64 = T.f16, T.i8, T.i16, T.u8, T.u16, T.u64
 
+    @property
+    def primitive_types(self):
+        """Quadrants' `qd.types.primitive_types` module (its dtypes and their sets)."""
+        from .module_paths import quadrants_module
+        return quadrants_module("quadrants.types.primitive_types")
+
 
 types = _TypesNamespace()

@@ -11,9 +11,29 @@ from contextlib import contextmanager
 
 from .splitmix import GOLDEN, MASK64, mix64
 
-cpu, cuda, gpu = "cpu", "cuda", "gpu"
-amdgpu, metal, vulkan = "amdgpu", "metal", "vulkan"  # Quadrants' other backends: named so ported
-x64 = cpu                                             # code parses; qd.init refuses them
+class Arch(str):
+    """A backend name that compares equal to its string ("cpu") and has Quadrants' `Arch.name`
+    (`qd.cpu.name == "x64"`), which Quadrants' own test harness puts in test ids."""
+
+    _name: str
+
+    def __new__(cls, value: str, name: str | None = None):
+        self = super().__new__(cls, value)
+        self._name = name or value
+        return self
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __reduce__(self):
+        return (Arch, (str(self), self._name))
+
+
+cpu, cuda, gpu = Arch("cpu", "x64"), Arch("cuda"), Arch("gpu")
+amdgpu, metal, vulkan = Arch("amdgpu"), Arch("metal"), Arch("vulkan")  # Quadrants' other backends: named so
+arm64 = Arch("arm64")                                                   # ported code parses; qd.init refuses them
+x64 = cpu
 
 _hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None, "sync": None}
 _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.init's options
@@ -38,7 +58,7 @@ def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
-    if arch in (amdgpu, metal, vulkan):
+    if arch in (amdgpu, metal, vulkan, arm64):
         raise ValueError(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only")
     if not options.get("short_circuit_operators", True):
         raise ValueError(f"qd.init(short_circuit_operators={options['short_circuit_operators']!r}): qdexplorer "
@@ -49,11 +69,38 @@ def init(arch: str = cpu, **options):
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"qd.init(random_seed=...) takes an integer, got {seed!r}")
     _config["kernel_profiler"] = bool(options.pop("kernel_profiler", False))
+    _config["default_ip"], _config["default_fp"] = _default_type(options, "default_ip"), _default_type(options, "default_fp")
     result = _hook("init")(arch, **options)
+    _config["arch"] = {cpu: cpu, cuda: cuda}.get(result, cpu)
+    _config["options"] = dict(options)
     _config["debug"] = bool(options.get("debug", False))
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
     return result
+
+
+def _default_type(options: dict, key: str):
+    """qd.init's default_ip (qd.i32 or qd.i64) / default_fp (qd.f32 or qd.f64): the type of Python
+    numbers in kernels. Popped, so that nothing below sees an option it does not know."""
+    from .types import as_dtype
+    v = options.pop(key, None)
+    if v is None:
+        return None
+    dt = as_dtype(v)
+    allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
+    if dt is None or dt.name not in allowed:
+        raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
+    return dt
+
+
+def current_arch() -> Arch:
+    """The backend of the current `qd.init` (`qd.cpu` before any): Quadrants' `current_cfg().arch`."""
+    return _config.get("arch") or cpu
+
+
+def init_options() -> dict:
+    """The options the current `qd.init` was given (Quadrants' `current_cfg()` reads them)."""
+    return dict(_config.get("options") or {})
 
 
 def debug() -> bool:
@@ -62,7 +109,9 @@ def debug() -> bool:
 
 def reset():
     _compiled.clear()
+    _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
+    _config["default_ip"] = _config["default_fp"] = None
     return _hook("reset")()
 
 

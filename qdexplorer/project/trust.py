@@ -13,6 +13,7 @@ import os
 import time
 from pathlib import Path
 
+from ..compiler.safe_files import write_file
 from .loader import bundled_demo
 
 
@@ -59,9 +60,7 @@ class TrustStore:
         data = self._load()
         data[self._key(project)] = {"trusted": bool(trusted), "when": time.strftime("%Y-%m-%dT%H:%M:%S")}
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=2), encoding="utf-8")
-        os.replace(tmp, self.path)
+        write_file(self.path, json.dumps(data, indent=2))
 
 
 def import_notice(project: str | Path | None) -> str | None:

@@ -15,6 +15,7 @@ import runpy
 import sys
 import time
 import traceback
+import tempfile
 
 RESULT_VERSION = 1
 
@@ -26,8 +27,10 @@ def main(argv):
            "seconds": 0.0}
 
     def write():
-        tmp = result_path + ".tmp"
-        with open(tmp, "w") as fh:
+        # compiler/safe_files.write_file's recipe (this file imports only the standard library):
+        # a fresh mkstemp file beside the result, renamed over it; nothing predictable to plant
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(result_path) or ".", prefix=".qdx-result-")
+        with os.fdopen(fd, "w") as fh:
             json.dump(out, fh)
         os.replace(tmp, result_path)
 

@@ -14,6 +14,7 @@ import runpy
 import sys
 import time
 import traceback
+from qdexplorer.compiler.safe_files import write_file
 
 
 def timed_run_args(real_run, timings):
@@ -101,9 +102,7 @@ def main(argv):
                                "registers": registers(text.decode(errors="replace"), t.name),
                                "launches_ms": timings.get(t.name, [])})
         out["kernels"].append(k)
-    with open(result_path + ".tmp", "w") as fh:
-        json.dump(out, fh)
-    os.replace(result_path + ".tmp", result_path)
+    write_file(result_path, json.dumps(out))
     return 0
 
 

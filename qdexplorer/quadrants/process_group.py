@@ -1,5 +1,11 @@
 """A program run in a process group of its own, and never outlived by anything it started.
 
+A process that leaves the group (a `setsid` daemon) is found as well: the program runs with a mark
+in its environment (`QDEXPLORER_PROGRAM`, a fresh random value), which whatever it starts inherits,
+and for the run qdexplorer is a child subreaper (Linux), so an orphan is re-parented to it rather
+than to PID 1. After the program exits, each such process is named and ended (`--keep-children`:
+named and left running).
+
 The program runs in a new session, so its process group holds it and whatever it starts. We wait
 on its pid, not on its pipes: output goes to files, so a background child that inherited stdout
 cannot keep a finished program "running" until the timeout. The whole group is killed on timeout,
@@ -10,13 +16,18 @@ whole stream stays in a file the note names.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import tempfile
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..remote.reaper import children_of, describe, marked
+
+MARK = "QDEXPLORER_PROGRAM"
 MAX_OUTPUT = 4 << 20  # bytes of each stream held in memory (the tail); the rest stays in a file
 
 
@@ -31,10 +42,13 @@ class Finished:
 
 def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_children: bool = False,
               what: str = "the program") -> Finished:
+    mark = secrets.token_hex(8)
+    env = dict(env) | {MARK: mark}
+    before = set(children_of(os.getpid()))
     streams = [tempfile.NamedTemporaryFile(prefix=f"qdx-quadrants-{n}-", suffix=".txt", delete=False)
                for n in ("stdout", "stderr")]
     try:
-        with _sigterm_unwinds():
+        with _sigterm_unwinds(), _subreaper():
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=streams[0], stderr=streams[1], env=env,
                                     cwd=cwd, start_new_session=True)
             try:
@@ -45,6 +59,7 @@ def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_
             except BaseException:  # Ctrl-C, or SIGTERM turned into KeyboardInterrupt: nothing outlives us
                 kill_group(proc)
                 proc.wait()
+                _escaped(mark, before, proc.pid, keep=False)
                 raise
         notes = []
         if timed_out:
@@ -53,6 +68,12 @@ def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_
         elif not keep_children and kill_group(proc):
             notes.append(f"{what} left background processes running when it exited; they were ended "
                          f"(--keep-children keeps them)")
+        escaped = _escaped(mark, before, proc.pid, keep=keep_children)
+        if escaped:
+            names = ", ".join(escaped[:5]) + (" …" if len(escaped) > 5 else "")
+            notes.append(f"{what} left {len(escaped)} process(es) running outside its process group (setsid): "
+                         f"{names}; " + ("still running (--keep-children): `kill PID` ends each" if keep_children
+                                          else "ended (--keep-children keeps them)"))
         texts = []
         for name, f in zip(("stdout", "stderr"), streams):
             text, kept = _tail(f)
@@ -66,6 +87,65 @@ def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_
             f.close()
             if not getattr(f, "kept", False):
                 _unlink(f.name)
+
+
+def _escaped(mark: str, before: set[int], pid: int, keep: bool) -> list[str]:
+    """The processes the program started that are still running outside its group: those with its
+    mark, and orphans re-parented to this process. Named, and ended unless `keep`."""
+    if not os.path.isdir("/proc"):
+        return []
+    found = set(marked(mark, MARK)) | (set(children_of(os.getpid())) - before - {pid})
+    found = {p for p in found if _alive(p)}
+    names = [describe(p) for p in sorted(found)]
+    if not keep and found:
+        for p in found:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and any(_alive(p) for p in found):
+            for p in found:   # an orphan adopted here is this process's child: reap it
+                try:
+                    os.waitpid(p, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+            time.sleep(0.02)
+    for p in set(children_of(os.getpid())) - before - {pid}:   # group members adopted, then killed
+        try:
+            os.waitpid(p, os.WNOHANG)
+        except ChildProcessError:
+            pass
+    return names
+
+
+def _alive(pid: int) -> bool:
+    """Running (a zombie, dead but not reaped, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return False
+    return stat[stat.rfind(b")") + 2:stat.rfind(b")") + 3] not in (b"Z", b"X")
+
+
+@contextmanager
+def _subreaper():
+    """Linux: orphans of what runs meanwhile are re-parented to this process (prctl
+    PR_SET_CHILD_SUBREAPER), so a setsid daemon can be found even with its environment cleared."""
+    libc = None
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(36, 1, 0, 0, 0) != 0:   # PR_SET_CHILD_SUBREAPER
+            libc = None
+    except (OSError, AttributeError):
+        libc = None
+    try:
+        yield
+    finally:
+        if libc is not None:
+            libc.prctl(36, 0, 0, 0, 0)
 
 
 def kill_group(proc) -> bool:

@@ -11,8 +11,14 @@ Ray `py_modules` entry (the nodes need only its dependencies), so the two sides 
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
+import signal
+import socket
+import sys
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +27,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ..lang.errors import QdError
+from . import local_cluster
 from .gpus import RemoteGpu, node_gpus
 
 _connected: list[str] = []
@@ -43,15 +50,94 @@ def connect(address: str) -> None:
             raise QdError(f"already connected to the Ray cluster {_connected[0]!r}; one cluster per process")
         return
     kw: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    if address.startswith("ray://"):
+        probe_address(address)   # a closed port or an unknown host: said at once, no token sent
+    previous = signal.getsignal(signal.SIGTERM)
     try:
         if address == "local":
-            ray.init(address="local", num_cpus=max(2, os.cpu_count() or 2), include_dashboard=False, **kw)
+            cpus = max(2, os.cpu_count() or 2)
+            private = local_cluster.start(cpus, **kw)
+            print(private.describe(cpus, gpu_count()), file=sys.stderr)
         else:
             ray.init(address=address, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
     except Exception as e:  # noqa: BLE001 - Ray's own errors (unreachable, refused token, versions) say why
         raise QdError(f"--cluster {address}: cannot use the Ray cluster ({type(e).__name__}: {_first_line(e)}); "
                       + _hint()) from None
+    finally:   # ray.init makes SIGTERM a bare sys.exit(15): the command's own handler saves first
+        if previous is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
     _connected[:] = [address]
+
+
+def disconnect() -> None:
+    """Leave the cluster (a private local one ends, its processes and folder with it)."""
+    if _connected[:1] == ["local"]:
+        local_cluster.stop()
+    else:
+        ray.shutdown()
+    _connected.clear()
+
+
+CONNECT_TIMEOUT_S = float(os.environ.get("QDEXPLORER_CONNECT_TIMEOUT", "10"))
+
+
+def probe_address(address: str, timeout: float | None = None) -> None:
+    """A TCP connection, then a gRPC channel (what Ray Client speaks), to a `ray://HOST:PORT` before
+    Ray tries (Ray Client retries an unreachable address for about 36 s, then blames the token):
+    QdError with the address, what was tried and how long it took, when nothing answers within
+    `timeout` seconds in all. No token is sent by either."""
+    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    hostport = address[len("ray://"):].rstrip("/")
+    host, sep, port_text = hostport.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise QdError(f"--cluster {address!r}: expected ray://HOST:PORT with a port from 1 to 65535 "
+                      f"(a cluster's client port is usually 10001)")
+    t0 = time.monotonic()
+    tried = "a TCP connection"
+    try:
+        with socket.create_connection((host, int(port_text)), timeout=timeout):
+            pass
+        tried = "a TCP connection (accepted), then a Ray Client ping"
+        why = _grpc_ready(f"{host}:{port_text}" if ":" not in host else f"[{host}]:{port_text}",
+                          max(0.5, timeout - (time.monotonic() - t0)))
+        if why is None:
+            return
+    except socket.gaierror as e:
+        why = f"the host name {host!r} does not resolve ({e.strerror or e})"
+    except socket.timeout:
+        why = f"no answer from {host}:{port_text}"
+    except OSError as e:
+        why = f"{host}:{port_text}: {e.strerror or e}"
+    took = time.monotonic() - t0
+    raise QdError(f"--cluster {address}: cannot reach the cluster: tried {tried} to {host}:{port_text} "
+                  f"for {took:.1f} s (limit {timeout:g} s): {why}. Check the address (the client port is "
+                  f"usually 10001), that the cluster runs, and that no firewall is in between; nothing was sent")
+
+
+def _grpc_ready(target: str, timeout: float) -> str | None:
+    """None when a Ray Client server answers a ping at `target` within `timeout` (or answers that it
+    wants a token: then the token hint is the message), else why not."""
+    import grpc
+    ray_client_pb2: Any = importlib.import_module("ray.core.generated.ray_client_pb2")   # generated, untyped
+    ray_client_pb2_grpc: Any = importlib.import_module("ray.core.generated.ray_client_pb2_grpc")
+    t0 = time.monotonic()
+    channel = grpc.insecure_channel(target)
+    try:
+        grpc.channel_ready_future(channel).result(timeout=timeout)
+        stub = ray_client_pb2_grpc.RayletDriverStub(channel)
+        stub.ClusterInfo(ray_client_pb2.ClusterInfoRequest(type=ray_client_pb2.ClusterInfoType.PING),
+                         timeout=max(0.5, timeout - (time.monotonic() - t0)))
+        return None
+    except grpc.FutureTimeoutError:
+        return f"no gRPC server (a Ray Client port speaks gRPC) answered within {timeout:.1f} s"
+    except grpc.RpcError as e:
+        if e.code() == grpc.StatusCode.UNAUTHENTICATED:
+            return None   # a Ray cluster that wants a token: ray.init says so, with the token hint
+        return (f"something answered but not as a Ray Client server ({e.code().name}): is it the cluster's "
+                f"client port (ray start --ray-client-server-port, usually 10001)")
+    finally:
+        channel.close()
 
 
 def _hint() -> str:
@@ -105,9 +191,9 @@ def devices() -> list[RemoteGpu]:
     return out
 
 
-def node_cpus() -> list[tuple[str, str, float]]:
-    """(node id, host, CPUs) of every live node: where CPU-backend actors can run."""
-    return [(n.node_id, n.host, n.cpus) for n in nodes()]
+def cpu_slots() -> int:
+    """CPU actors (one CPU each) the cluster can hold at once: its CPUs."""
+    return int(ray.cluster_resources().get("CPU", 0))
 
 
 def gpu_count() -> int:

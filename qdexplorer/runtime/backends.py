@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .backend import Backend
+from .backend_api import Backend
 from .cpu import CpuBackend
 
 

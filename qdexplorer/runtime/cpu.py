@@ -1,7 +1,8 @@
 """CPU backend: host JIT of each task's object file, launched over its range in parallel chunks.
 
-Each task gets its own MCJIT engine so that replacing one task's code never touches another's.
-ctypes releases the GIL during the call, so threads over chunks give real parallelism.
+ctypes releases the GIL during the call, so threads over chunks give real parallelism. A cache
+flush before a timed launch is a GPU notion: on the host it would time the flush's own side
+effects, not the task.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .backend import Prepared
+from .backend_api import Prepared
 from .debug import check_record, new_record
 from ..machine.launch_spec import LaunchSpec
 from ..machine.llvm_binding import llvm_binding
@@ -33,24 +34,18 @@ _lock = threading.Lock()
 PARALLEL_MIN = 1 << 16
 
 
-class CpuBackend:
-    name = "cpu"
+class CpuModules:
+    """Each task's object file in an MCJIT engine of its own, so that replacing one task's code
+    never touches another's."""
 
-    def __init__(self, threads: int | None = None):
+    def __init__(self) -> None:
         self.llvm = llvm_binding()
         libm = ctypes.util.find_library("m")
         if libm:
             self.llvm.load_library_permanently(libm)
-        self.threads = threads or os.cpu_count() or 1
-        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="qd-cpu") if self.threads > 1 else None
-        self.modules: dict[str, tuple] = {}  # task -> (engine, cfunc, spec, code hash)
+        self.entries: dict[str, tuple] = {}  # task -> (engine, cfunc, spec, code hash)
 
-    def close(self) -> None:
-        if self.pool:
-            self.pool.shutdown(wait=False)
-        self.modules.clear()
-
-    def load(self, spec: LaunchSpec, obj: bytes, tag: str = "", unit: str = "") -> None:
+    def load(self, spec: LaunchSpec, code: bytes, tag: str = "", unit: str = "") -> None:
         """Load (or replace) one task's object file and resolve its entry point."""
         if spec.uses_block_features:
             raise RuntimeError(f"task {spec.task} uses qd.simt.block features, which the CPU backend "
@@ -64,32 +59,45 @@ class CpuBackend:
             target = llvm.Target.from_default_triple()
             tm = target.create_target_machine()
             engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
-            engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+            engine.add_object_file(llvm.ObjectFileRef.from_data(code))
             engine.finalize_object()
             addr = engine.get_function_address(spec.task)
         if not addr:
             raise RuntimeError(f"entry point {spec.task} not found in its object file")
         proto = ctypes.CFUNCTYPE(None, *[_CTYPES[t] for t in spec.abi])
-        self.modules[spec.task] = (engine, proto(addr), spec, tag)
+        self.entries[spec.task] = (engine, proto(addr), spec, tag)
 
     def unload(self, task: str) -> None:
-        self.modules.pop(task, None)
+        self.entries.pop(task, None)
 
     def load_linked(self, unit: str, items: list[tuple[LaunchSpec, bytes, str]]) -> None:
         raise RuntimeError(f"{unit}: linked cubins (assembly mode culink) are GPU code; the CPU backend loads "
                            f"host objects (compile for target host)")
 
     def loaded(self, task: str) -> bool:
-        return task in self.modules
-
-    def info(self) -> dict[str, Any]:
-        return {"backend": "cpu", "device": platform.processor() or platform.machine(), "threads": self.threads}
-
-    def make_current(self) -> None:
-        """Nothing is bound to a thread on the host."""
+        return task in self.entries
 
     def resources(self, task: str) -> dict[str, Any]:
         return {}  # registers and occupancy are GPU notions; ptxas reports them from the PTX
+
+
+class CpuBackend:
+    """Launches over a task's range in parallel chunks, synchronously: nothing is queued, so it
+    has neither `Queued`'s waits nor stream interop."""
+    name = "cpu"
+
+    def __init__(self, threads: int | None = None):
+        self.modules = CpuModules()
+        self.threads = threads or os.cpu_count() or 1
+        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="qd-cpu") if self.threads > 1 else None
+
+    def close(self) -> None:
+        if self.pool:
+            self.pool.shutdown(wait=False)
+        self.modules.entries.clear()
+
+    def info(self) -> dict[str, Any]:
+        return {"backend": "cpu", "device": platform.processor() or platform.machine(), "threads": self.threads}
 
     def prepare(self, args: dict[str, Any], trips: dict[str, int], in_place: bool = False) -> Prepared:
         """Kernels run on private copies (the caller's arrays stay as built until `fetch`), or
@@ -99,35 +107,25 @@ class CpuBackend:
             host = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in host.items()}
         return Prepared(host, dict(trips))
 
-    def finish(self, prepared: Prepared) -> None:
-        pass  # launches are synchronous
-
     def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None:
         for k, v in into.items():
             src = prepared.host.get(k)
             if isinstance(v, np.ndarray) and src is not v and v.flags.writeable:  # read-only: only read
                 v[...] = src
 
-    def release(self, prepared: Prepared) -> None:
-        pass
-
-    def handoff(self, prepared: Prepared) -> None:
-        """Nothing: host launches have finished when they return."""
-
-    def sync(self) -> None:
-        """Nothing: host launches have finished when they return."""
-
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[[dict[str, Any], int], None] | None:
         """A script's launcher of `task` for calls of one signature: the values go to the entry
         point as plain Python numbers (the prototype converts them), with no timing or records.
-        Chunks as `launch` does."""
-        _, fn, spec, _ = self.modules[task]
-        if spec.debug:
-            return None
+        Chunks as `launch` does; in debug mode it reads the out-of-bounds record as `launch` does."""
+        _, fn, spec, _ = self.modules.entries[task]
         slots = tuple((s.name, s.kind == "array") for s in spec.args)
         serial = spec.type == "serial"
         pool = None if spec.serialize else self.pool
         chunks = self.threads
+        # debug mode: one out-of-bounds record per launcher, read after each launch; it stays zeroed
+        # until an access fails (then it is cleared before the error is raised)
+        rec = new_record() if spec.debug else None
+        tail = (rec.ctypes.data,) if rec is not None else ()  # the entry's last parameter, after the bounds
 
         def launch(values: dict[str, Any], n: int) -> None:
             c: list = []
@@ -139,29 +137,24 @@ class CpuBackend:
                 else:
                     c.append(v)
             if serial:
-                fn(*c)
+                fn(*c, *tail)
             elif pool is None or n < PARALLEL_MIN:
                 if n > 0:
-                    fn(*c, 0, n)
+                    fn(*c, 0, n, *tail)
             else:
                 step = -(-n // chunks)
                 starts = range(0, n, step)
                 def chunk(lo: int, hi: int) -> None:
-                    fn(*c, lo, hi)
+                    fn(*c, lo, hi, *tail)
                 futures = [pool.submit(chunk, lo, min(n, lo + step)) for lo in starts[:-1]]
-                fn(*c, starts[-1], n)
+                fn(*c, starts[-1], n, *tail)
                 for f in futures:
                     f.result()
+            if rec is not None and rec[0]:
+                failed = rec.copy()
+                rec[:] = 0
+                check_record(failed, spec, {name: np.shape(values[name]) for name, is_array in slots if is_array})
         return launch
-
-    def order_after(self, arrays: list) -> set:
-        return set()  # host launches order themselves
-
-    def signal(self, streams: set) -> None:
-        """Nothing: host launches have finished when they return."""
-
-    def producer_stream(self, arrays) -> None:
-        return None  # no streams on the host
 
     def call_args(self, spec: LaunchSpec, args: dict[str, Any]) -> list[ctypes._SimpleCData[Any]]:
         out: list[ctypes._SimpleCData[Any]] = []
@@ -174,12 +167,10 @@ class CpuBackend:
                 out.append(_CTYPES[slot.ctype](v))
         return out
 
-    def flush_caches(self) -> None:
-        """Nothing: a host cache flush would time the flush's own side effects, not the task."""
-
     def launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
-        """`timed` is for the protocol: host timing costs nothing worth skipping here."""
-        _, fn, spec, _ = self.modules[task]
+        """Untimed (script calls), the per-thread CPU clock is not read: `thread_time` is a system
+        call (5 µs in a VM), and a tiny launch's whole cost is a few of those."""
+        _, fn, spec, _ = self.modules.entries[task]
         cargs = prepared.params.get(task)
         if cargs is None:
             cargs = prepared.params[task] = self.call_args(spec, prepared.host)
@@ -188,6 +179,9 @@ class CpuBackend:
         tail = (ctypes.c_void_p(rec.ctypes.data),) if rec is not None else ()
 
         def work(*bounds):  # CPU time of this thread's share: other threads' work never counts
+            if not timed:
+                fn(*cargs, *bounds, *tail)
+                return 0.0
             c = time.thread_time()
             fn(*cargs, *bounds, *tail)
             return time.thread_time() - c
@@ -208,7 +202,7 @@ class CpuBackend:
         ms = (time.perf_counter() - t0) * 1e3
         if rec is not None:
             check_record(rec, spec, {k: np.shape(v) for k, v in prepared.host.items() if isinstance(v, np.ndarray)})
-        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1, cpu_ms=cpu * 1e3)
+        return LaunchTiming(task, spec.kernel, "cpu", ms, grid, 1, cpu_ms=cpu * 1e3 if timed else None)
 
 
 def host_arrays(args: dict) -> dict:

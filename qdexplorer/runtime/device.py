@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from ..machine.launch_spec import LaunchSpec
-from .backend import Backend, Prepared
+from .backend_api import Backend, Prepared, Queued
 from .backends import make_backend
 from .device_api import LoadItem, LoadResult, RunJob, RunOutcome, RunSink
 from .faults import DeviceFault
@@ -28,6 +28,7 @@ class LocalDevice:
     def __init__(self, backend: str = "cpu", **opts: Any):
         self.backend_name = backend
         self.backend: Backend = make_backend(backend, **opts)
+        self.queue: Queued | None = self.backend if isinstance(self.backend, Queued) else None   # launches that complete later
         self.tags: dict[str, str] = {}
         # what each task was loaded with: the same code at another block size (a block_dim variant)
         # must reach the backend, which launches with the spec it was given
@@ -41,15 +42,15 @@ class LocalDevice:
         to_link: dict[str, list[LoadItem]] = {}
         for it in items:
             name = it.spec.task
-            if self.tags.get(name) == it.tag and self.specs.get(name) == it.spec and self.backend.loaded(name):
-                out.append(LoadResult(name, True, reused=True, resources=self.backend.resources(name)))
+            if self.tags.get(name) == it.tag and self.specs.get(name) == it.spec and self.backend.modules.loaded(name):
+                out.append(LoadResult(name, True, reused=True, resources=self.backend.modules.resources(name)))
                 continue
             if it.kind == "cubin":
                 to_link.setdefault(it.unit or name, []).append(it)
                 continue
             t0 = time.perf_counter()
             try:
-                self.backend.load(it.spec, it.code, it.tag, unit=it.unit)
+                self.backend.modules.load(it.spec, it.code, it.tag, unit=it.unit)
             except DeviceFault:
                 raise  # the context is gone: the worker must die, not report a load error
             except Exception as e:  # noqa: BLE001 - reported against the task; previous module is kept
@@ -57,7 +58,7 @@ class LocalDevice:
                 continue
             self.tags[name], self.specs[name] = it.tag, it.spec
             out.append(LoadResult(name, True, (time.perf_counter() - t0) * 1e3,
-                                  resources=self.backend.resources(name)))
+                                  resources=self.backend.modules.resources(name)))
         for unit, group in to_link.items():
             out += self._link(unit, group)
         return out
@@ -66,7 +67,7 @@ class LocalDevice:
         """One link per unit for all of its new cubins (not one per task); its time is shared out."""
         t0 = time.perf_counter()
         try:
-            self.backend.load_linked(unit, [(it.spec, it.code, it.tag) for it in group])
+            self.backend.modules.load_linked(unit, [(it.spec, it.code, it.tag) for it in group])
         except DeviceFault:
             raise
         except Exception as e:  # noqa: BLE001 - reported against each task; the previous module is kept
@@ -75,16 +76,16 @@ class LocalDevice:
         ms = (time.perf_counter() - t0) * 1e3 / len(group)
         for it in group:
             self.tags[it.spec.task], self.specs[it.spec.task] = it.tag, it.spec
-        return [LoadResult(it.spec.task, True, ms, resources=self.backend.resources(it.spec.task)) for it in group]
+        return [LoadResult(it.spec.task, True, ms, resources=self.backend.modules.resources(it.spec.task)) for it in group]
 
     def unload(self, tasks: list[str]) -> None:
         for t in tasks:
-            self.backend.unload(t)
+            self.backend.modules.unload(t)
             self.tags.pop(t, None)
             self.specs.pop(t, None)
 
     def loaded_tasks(self) -> list[str]:
-        return [t for t in self.tags if self.backend.loaded(t)]
+        return [t for t in self.tags if self.backend.modules.loaded(t)]
 
     def run_args(self, tasks: list[str], trips: dict[str, int], args: dict[str, Any], timed: bool = True,
                  wait: bool = True) -> list[LaunchTiming]:
@@ -96,8 +97,8 @@ class LocalDevice:
             timings = [self._launch(t, prepared, timed) for t in tasks]
             if wait:
                 self.backend.fetch(prepared, args)
-            else:
-                self.backend.handoff(prepared)
+            elif self.queue is not None:
+                self.queue.handoff(prepared)
         except DeviceFault:
             raise  # the context is gone: nothing can be copied back
         except Exception:
@@ -107,11 +108,11 @@ class LocalDevice:
                 pass
             raise
         finally:
-            self.backend.release(prepared)
+            self._finish(prepared)
         return timings
 
     def _launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
-        if not self.backend.loaded(task):
+        if not self.backend.modules.loaded(task):
             raise RuntimeError(f"task {task} is not loaded (its compile or load failed)")
         return self.backend.launch(task, prepared, timed)
 
@@ -130,7 +131,7 @@ class LocalDevice:
         def flush(force: bool = False) -> None:
             nonlocal batch, last
             if batch and (force or len(batch) >= FLUSH_LAUNCHES or time.perf_counter() - last >= FLUSH_S):
-                self.backend.finish(prepared)  # fills each timing; a fault surfaces here
+                self._finish(prepared)  # fills each timing; a fault surfaces here
                 sink.timings(batch)
                 batch, last = [], time.perf_counter()
         try:
@@ -140,8 +141,8 @@ class LocalDevice:
                         out.stopped = True
                         break
                     try:
-                        if job.flush_l2:
-                            self.backend.flush_caches()
+                        if job.flush_l2 and self.queue is not None:
+                            self.queue.flush_caches()
                         tm = self._launch(t, prepared)
                     except DeviceFault:
                         raise  # the worker must die
@@ -161,7 +162,7 @@ class LocalDevice:
                     sink.checkpoint()
             flush(force=True)
         finally:
-            self.backend.release(prepared)
+            self._finish(prepared)  # device buffers stay allocated for the next run of the same shapes
             out.seconds = time.perf_counter() - t0
         return out
 
@@ -172,12 +173,22 @@ class LocalDevice:
         try:
             for _ in range(job.warmup):
                 for t in job.tasks:
-                    if job.flush_l2:
-                        self.backend.flush_caches()
+                    if job.flush_l2 and self.queue is not None:
+                        self.queue.flush_caches()
                     self._launch(t, prepared)
-            self.backend.finish(prepared)
+            self._finish(prepared)
         finally:
-            self.backend.release(prepared)
+            self._finish(prepared)
+
+    def _finish(self, prepared: Prepared) -> None:
+        """Wait for the launches queued on `prepared` (host launches have finished already)."""
+        if self.queue is not None:
+            self.queue.finish(prepared)
+
+    def sync(self) -> None:
+        """Wait for everything queued on the device (`qd.sync()`)."""
+        if self.queue is not None:
+            self.queue.sync()
 
     def close(self) -> None:
         self.backend.close()

@@ -103,7 +103,7 @@ def test_l2_flush_scrubs_twice_the_l2_outside_the_timing(demo, tmp_path):
     be = LocalDevice("cuda").backend
     try:
         be.flush_caches()
-        assert be._scrub is not None and be._scrub[1] >= 2 * be.l2_bytes > 0
+        assert be.memory.scrub is not None and be.memory.scrub[1] >= 2 * be.ctx.l2_bytes > 0
     finally:
         be.close()
     assert flushed.context.l2_flush

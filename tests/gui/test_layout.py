@@ -78,7 +78,7 @@ def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
         indent = 2 * win.tree.indentation()   # a task row starts one level in
         longest = max(win.tree.fontMetrics().horizontalAdvance(n) for n in names) + indent
         # the tree refits its columns 150 ms after its last resize, which a loaded machine delays
-        qtbot.waitUntil(lambda: win.tree.columnWidth(0) >= longest, timeout=5000)
+        qtbot.waitUntil(lambda: win.tree.columnWidth(0) >= longest, timeout=60000)
     full = win.tree.items["saxpy_kernel_0_range_for"]
     assert full.text(0) == "#0 range_for" and "saxpy_kernel_0_range_for" in full.toolTip(0)
 

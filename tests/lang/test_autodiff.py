@@ -68,6 +68,9 @@ def _f9(x):
     return 1 / x
 
 
+_C04 = float(np.float32(0.4))
+
+
 @qd.func
 def _f10(x):
     return qd.atan2(x, 0.4)
@@ -99,7 +102,7 @@ UNARY = [
     (_f7, lambda v: 3 * v * v),
     (_f8, lambda v: 2.5 * v ** 1.5),
     (_f9, lambda v: -1 / v ** 2),
-    (_f10, lambda v: 0.4 / (0.16 + v * v)),
+    (_f10, lambda v: _C04 / (_C04 * _C04 + v * v)),  # the literal 0.4 is default_fp (f32), as in Quadrants
     (_f11, lambda v: 0.0),
     (_f12, lambda v: 1.0),
     (_f13, lambda v: 1 / math.sqrt(1 - v * v)),
@@ -312,3 +315,23 @@ def test_project_lists_and_compiles_grad_kernels(tmp_path):
     assert [t.name for kt in out.kernels for t in kt.tasks] == ["energy_kernel_0_range_for_grad"]
     (ct,) = out.tasks
     assert not ct.error and re.search(rb"\b(atom|red)\.global\.add", ct.produced["ptx"].data)  # x.grad[i] += ... is an atomic add
+
+
+def test_abs_derivative_is_sgn_so_zero_at_zero():
+    """Quadrants differentiates |x| as sgn(x): 0 at x == 0 (qdexplorer gave 1 there; upstream test_abs)."""
+    x = qd.field(qd.f32, shape=5, needs_grad=True)
+    y = qd.field(qd.f32, shape=5, needs_grad=True)
+    z = qd.field(qd.f32, shape=5, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in range(5):
+            y[i] = abs(x[i])
+            z[i] = qd.abs(x[i]) * 2.0
+
+    x.from_numpy(np.array([-2.0, -0.5, 0.0, 0.5, 3.0], np.float32))
+    y.grad.fill(1.0)
+    z.grad.fill(1.0)
+    k()
+    k.grad()
+    assert x.grad.to_numpy().tolist() == [-3.0, -3.0, 0.0, 3.0, 3.0]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qdexplorer.runtime.debug import OutOfBounds
-from tests.test_cli import cli
+from tests.cli.test_cli import cli
 
 KERNELS = textwrap.dedent("""\
     import qdexplorer.lang as qd
@@ -105,3 +105,46 @@ def test_cli_debug_flag_and_toml_setting(tmp_path):
     (tmp_path / "qdexplorer.toml").write_text("[project]\ndebug = true\n")
     p = cli("run", str(tmp_path))
     assert p.returncode == 1 and "x index 8 on axis 0" in p.stdout
+
+
+REPEATED = textwrap.dedent("""\
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def pick(x: qd.types.ndarray(dtype=qd.f32, ndim=1), y: qd.types.ndarray(dtype=qd.f32, ndim=1), k: qd.i32):
+        for i in range(y.shape[0]):
+            assert x[i] >= 0.0, "negative input"
+            y[i] = x[i + k]
+    """)
+
+
+def test_repeated_calls_take_the_fast_path_and_still_check_every_launch(tmp_path):
+    """Debug mode keeps the per-signature call plans (a time-step loop of tiny launches was 2-3x
+    Quadrants' debug mode on the checked path): each launch still reads its out-of-bounds record,
+    an assert that failed before the bad access is the error reported, and a failed launch leaves
+    the next one clean."""
+    import qdexplorer.lang as qd
+    from qdexplorer import script
+    from qdexplorer.lang.errors import QuadrantsAssertionError
+    qd.init(arch="cpu", debug=True)
+    try:
+        (tmp_path / "rk.py").write_text(REPEATED)
+        spec = importlib.util.spec_from_file_location("rk_debug", tmp_path / "rk.py")
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        x, y = qd.ndarray(qd.f32, shape=(9,)), qd.ndarray(qd.f32, shape=(8,))
+        x.from_numpy(np.arange(9, dtype=np.float32))
+        m.pick(x, y, 0)
+        m.pick(x, y, 1)
+        assert any(k[0] is m.pick for k in script.runner().fast), "the second call took the checked path"
+        np.testing.assert_array_equal(y.to_numpy(), np.arange(1, 9, dtype=np.float32))
+        with pytest.raises(OutOfBounds, match=rf"{tmp_path / 'rk.py'}:7: x index 9 on axis 0.*shape \(9,\)"):
+            m.pick(x, y, 2)
+        m.pick(x, y, 0)  # the record was cleared: an in-bounds call after a failed one passes
+        np.testing.assert_array_equal(y.to_numpy(), np.arange(8, dtype=np.float32))
+        x.from_numpy(np.array([-1] + list(range(1, 9)), np.float32))
+        with pytest.raises(QuadrantsAssertionError, match="negative input") as e:
+            m.pick(x, y, 2)  # the assert at i = 0 fails before the access at i = 7 runs past the end
+        assert not isinstance(e.value, OutOfBounds)
+    finally:
+        qd.reset()

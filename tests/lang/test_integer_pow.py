@@ -33,3 +33,26 @@ def test_local_and_reduction_with_integer_powers(arch):
 
     func()
     assert A[None] == 0
+
+
+def test_negative_integer_exponent_raises_in_debug_mode_only():
+    """Quadrants' debug mode raises QuadrantsRuntimeError for `int ** negative int` (upstream test_pow)."""
+    import pytest
+
+    import qdexplorer.lang as qd
+    for debug in (True, False):
+        qd.init(arch=qd.cpu, debug=debug)
+        z = qd.field(qd.i32, shape=())
+
+        @qd.kernel
+        def power(x: qd.i32, y: qd.i32):
+            z[None] = x ** y
+
+        power(3, 2)
+        assert z[None] == 9
+        if debug:
+            with pytest.raises(qd.QuadrantsRuntimeError, match=r"test_integer_pow.py:\d+: Negative exponent"):
+                power(10, -1)
+        else:
+            power(10, -1)  # unchecked, as in Quadrants without debug
+        qd.reset()

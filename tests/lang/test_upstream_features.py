@@ -200,11 +200,9 @@ def test_layout_is_accepted_for_struct_fields():
 
 
 @pytest.mark.parametrize("what, call", [
-    ("qd.ad.FwdMode", lambda x: qd.ad.FwdMode(loss=x, param=x, seed=[1.0])),
-    ("needs_dual", lambda x: qd.field(qd.f32, shape=3, needs_dual=True)),
-    ("lazy_dual", lambda x: qd.root.lazy_dual()),
+    ("needs_dual", lambda x: qd.ndarray(qd.f32, shape=3, needs_dual=True)),
     ("dynamic SNode", lambda x: qd.root.dense(qd.i, 4).dynamic(qd.j, 16)),
-    ("qd.tensor", lambda x: qd.tensor(qd.f32, shape=(4,))),
+    ("checkpoints", lambda x: qd.kernel(checkpoints=True)),
 ])
 def test_left_out_features_fail_in_one_line_at_the_callers_line(what, call):
     x = qd.field(qd.f32, shape=1)

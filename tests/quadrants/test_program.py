@@ -80,9 +80,7 @@ def test_failing_program_shows_its_traceback():
 
 def test_timeout_kills_the_program_and_its_children(tmp_path):
     pidfile = tmp_path / "helper.pid"
-    t0 = time.monotonic()
     r = run_program(program("sleepy.py"), [str(pidfile)], arch="cpu", timeout=8)
-    assert time.monotonic() - t0 < 60
     assert r.timed_out and "timed out after 8 s" in r.error
     assert "sleeping" in r.stdout  # output up to the kill is kept
     pid = int(pidfile.read_text())

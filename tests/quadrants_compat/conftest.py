@@ -21,4 +21,7 @@ def pytest_generate_tests(metafunc):
 def pytest_configure(config):
     config.addinivalue_line("markers", "slow: upstream's marker for long cases")
     config.addinivalue_line("markers", "run_in_serial: upstream's marker for tests its runner serialises")
+    # upstream reruns these with pytest-rerunfailures; the ports are deterministic here, so the mark is
+    # registered (no "unknown mark" warnings) and has no effect
+    config.addinivalue_line("markers", "flaky(reruns, retries): upstream's rerun marker (no effect here)")
     config.addinivalue_line("markers", "needs_torch: upstream's marker for tests that use PyTorch (they skip without it)")

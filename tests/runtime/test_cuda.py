@@ -57,8 +57,8 @@ def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
     be = CudaBackend()
     try:
         for ct in compiled:
-            be.load(ct.spec, ct.output, ct.load_hash)
-        comp = be.composite
+            be.modules.load(ct.spec, ct.output, ct.load_hash)
+        comp = be.modules.composite
         a, b = (ct.task for ct in compiled)
         assert len(comp.modules) == 2
         lookups = comp.lookups
@@ -68,7 +68,7 @@ def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
         old_module = comp.modules[b]
         edited = compiled[1].output + b"\n// edited\n"
         before = comp.lookups
-        be.load(compiled[1].spec, edited, "edited")  # load resolves the new entry point once
+        be.modules.load(compiled[1].spec, edited, "edited")  # load resolves the new entry point once
         assert comp.modules[b] is not old_module and comp.modules[a] is not None
         assert comp.lookups == before + 1
         assert comp.function(a) is fa  # untouched task keeps its memo entry
@@ -99,7 +99,7 @@ def test_bad_ptx_reports_the_driver_log_with_the_line():
         """).encode()
     try:
         with pytest.raises(CudaError) as ei:
-            be.load_ptx(ptx, "broken")
+            be.modules.load_ptx(ptx, "broken")
         msg = str(ei.value)
         assert "cuModuleLoadDataEx" in msg and re.search(r"line \d+", msg), msg
     finally:
@@ -211,9 +211,9 @@ def test_launch_grid_follows_quadrants():
     try:
         spec = LaunchSpec("t", "k", "range_for", (), block_dim=None, vector=1)
         assert spec.block == 128
-        assert be.grid_of(spec, 1000) == 8
-        assert be.grid_of(spec, 1 << 30) == be.sm_count * be.max_blocks_per_sm * 2
-        assert be.grid_of(LaunchSpec("t", "k", "serial", ()), 10) == 1
+        assert be.ctx.grid_of(spec, 1000) == 8
+        assert be.ctx.grid_of(spec, 1 << 30) == be.ctx.sm_count * be.ctx.max_blocks_per_sm * 2
+        assert be.ctx.grid_of(LaunchSpec("t", "k", "serial", ()), 10) == 1
     finally:
         be.close()
 

@@ -26,7 +26,7 @@ from ..errors import QdCompileError, QuadrantsTypeError
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, py_value
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value
 from .base import LoweringBase
 
 
@@ -87,6 +87,10 @@ class CallLowering(LoweringBase):
             for x in items[1:]:
                 acc = self.binop("+", acc, x, node)
             return acc
+        if f is I.loop_unique:  # a hint that each iteration touches distinct elements: the value itself
+            if not node.args:
+                self.err(node, "loop_unique(x) takes the value it marks")
+            return self.value(node.args[0])
         if f is I.zero:  # qd.zero(x): zeros of x's type and shape
             v = self.value(self.one_arg(node))
             if isinstance(v, Vec):
@@ -108,11 +112,16 @@ class CallLowering(LoweringBase):
             if dt is None:
                 self.err(node.args[1], "qd.cast's second argument must be a qd dtype")
             v = self.value(node.args[0])
+            # a Python number is typed as default_ip / default_fp first, as in Quadrants: qd.cast(0.1, qd.f64)
+            # is 0.1 rounded to f32 (qd.f64(0.1) keeps it), qd.cast(300, qd.u8) wraps to 44
             if isinstance(v, Vec):
-                return Vec([cast(self.commit(x, node, like=dt), dt) for x in v.items], v.shape)
-            return cast(self.commit(v, node, like=dt), dt)
-        if isinstance(f, DType):  # qd.f32(x)
-            return cast(self.commit(self.value(self.one_arg(node)), node, like=f), f)
+                return Vec([cast(self.commit(x, node), dt) for x in v.items], v.shape)
+            return cast(self.commit(v, node), dt)
+        if isinstance(f, DType):  # qd.f32(x); qd.f64(0.1) keeps every digit of the literal
+            v = self.value(self.one_arg(node))
+            if is_number(v):
+                return literal(v.value, f, exact=True) if f.is_float else cast(literal(v.value), f)
+            return cast(self.commit(v, node, like=f), f)
         if f is I.static:
             return Py(self.eval_static(self.one_arg(node)))
         if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value

@@ -9,10 +9,10 @@ from types import ModuleType
 from typing import Any
 from itertools import product
 
-from .. import ir
+from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fits, fold, is_number, literal, py_value, truthy
+from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -208,6 +208,15 @@ class ExprLowering(LoweringBase):
             return Py(fold(op, a.value, b.value))
         return self.binop(op, a, b, node)
 
+    def check_negative_exponent(self, exp: ir.Expr, node) -> None:
+        """Quadrants' debug mode raises QuadrantsRuntimeError for `int ** negative int` (the result
+        would not be an integer); the call fails the way a failed assert does."""
+        e = self.commit(exp, node)
+        site = self.kscope.check_site(self.frame.src, node, "Negative exponent in pow(int, int) is not allowed")
+        flag = self.kscope.assert_flag()
+        self.emit(ir.If(ir.Compare("<", e, ir.Const(0, e.dtype), u1),
+                        [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
+
     def binop(self, op, a, b, node) -> Value:
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
@@ -222,7 +231,11 @@ class ExprLowering(LoweringBase):
             return acc
         ea, eb = self.pair(a, b, node)
         dt = promote(ea.dtype, eb.dtype)
+        if op in ("<<", ">>") and ea.dtype.is_int and eb.dtype.is_int:
+            dt = ea.dtype  # a shift keeps its left operand's type in Quadrants: u8(255) << 4 is 240
         if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
+            if runtime_api.debug() and eb.dtype.kind == "i":
+                self.check_negative_exponent(cast(eb, dt), node)
             return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in ("/", "**") and not dt.is_float:
             dt = f64 if dt == i64 else f32
@@ -237,10 +250,10 @@ class ExprLowering(LoweringBase):
     def pair(self, a, b, node):
         if is_number(a) and not is_number(b):
             eb = self.commit(b, node)
-            return literal(a.value, eb.dtype if fits(a.value, eb.dtype) else None), eb
+            return operand_literal(a.value, eb.dtype), eb
         if is_number(b) and not is_number(a):
             ea = self.commit(a, node)
-            return ea, literal(b.value, ea.dtype if fits(b.value, ea.dtype) else None)
+            return ea, operand_literal(b.value, ea.dtype)
         return self.commit(a, node), self.commit(b, node)
 
     def v_UnaryOp(self, node):
@@ -259,9 +272,11 @@ class ExprLowering(LoweringBase):
         if isinstance(node.op, ast.UAdd):
             return e
         if isinstance(node.op, ast.Not):
+            if e.dtype.is_float:  # Quadrants' logical_not is integral-only (`not 1.0` is a type error)
+                self.err(node, f"'not' (logical_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
             return ir.UnOp("not", truthy(e), u1)
         if not e.dtype.is_int:
-            self.err(node, "'~' needs an integer operand")
+            self.err(node, f"'~' (bit_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):

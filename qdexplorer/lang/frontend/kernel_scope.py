@@ -87,6 +87,12 @@ class KernelScope:
             self.assert_sites.append(head)
         return len(self.assert_sites)
 
+    def check_site(self, src, node, message: str) -> int:
+        """Number a debug-mode check the language adds (not the user's assert): `file:line: message`."""
+        file, line, _, _ = src.where(node)
+        self.assert_sites.append(f"{file}:{line}: {message}")
+        return len(self.assert_sites)
+
     def field_arg(self, fld, name_hint: str) -> ir.ArrayArg:
         arr = self.fields.get(fld.uid)
         if arr is None:

@@ -27,10 +27,13 @@ class CudaStatus:
 _status: list = []
 
 
-def cuda_status(refresh: bool = False) -> CudaStatus:
+def cuda_status(refresh: bool = False, in_process: bool = False) -> CudaStatus:
+    """`in_process=True` is for a process that will own a CUDA context anyway (a script after
+    `qd.init(arch=qd.cuda)`): the probe then costs a `cuInit` here instead of a child interpreter
+    (about a second of a script's start)."""
     if _status and not refresh:
         return _status[0]
-    st = _probe_in_child()
+    st = probe_here() if in_process else _probe_in_child()
     _status[:] = [st]
     return st
 

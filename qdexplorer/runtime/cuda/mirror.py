@@ -14,19 +14,19 @@ import numpy as np
 
 class DeviceMirror:
     def __init__(self, backend, host: np.ndarray):
-        self.backend, self.nbytes = backend, host.nbytes
-        self.ptr = backend.alloc_buffer(host.nbytes)
-        self._free = weakref.finalize(self, backend.free_buffer, self.ptr)  # freed with its array
+        self.backend, self.memory, self.nbytes = backend, backend.memory, host.nbytes
+        self.ptr = self.memory.alloc_buffer(host.nbytes)
+        self._free = weakref.finalize(self, self.memory.free_buffer, self.ptr)  # freed with its array
 
     def upload(self, host: np.ndarray):
-        self.backend.copy_in(self.ptr, host)
+        self.memory.copy_in(self.ptr, host)
 
     def download(self, host: np.ndarray):
-        self.backend.copy_out(host, self.ptr)
+        self.memory.copy_out(host, self.ptr)
 
     def read(self, host: np.ndarray, offset: int):
         """`host.nbytes` bytes from byte `offset` of the device copy (one element read by Python)."""
-        self.backend.copy_out(host, self.ptr + offset)
+        self.memory.copy_out(host, self.ptr + offset)
 
     def fill(self, value, dtype: np.dtype) -> bool:
         """Fill on the device when the element is 1, 2 or 4 bytes, or 8 bytes whose halves repeat
@@ -37,7 +37,7 @@ class DeviceMirror:
         if len(raw) not in (1, 2, 4):
             return False
         pattern = int.from_bytes(raw, "little")
-        self.backend.memset(self.ptr, pattern, len(raw), self.nbytes // len(raw))
+        self.memory.memset(self.ptr, pattern, len(raw), self.nbytes // len(raw))
         return True
 
     def free(self):

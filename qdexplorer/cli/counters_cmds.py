@@ -1,0 +1,97 @@
+"""`qdexplorer counters PROJECT --task T [--preset quick|full] [--json] [--compare A B]`.
+
+One task's hardware counters from one launch under Nsight Compute, or an A/B of two variants of
+its PTX (generated, override, or a .ptx file), figure by figure with the largest changes first.
+Where counters cannot be had, it says why in one line and prints what is known without them;
+the exit status is then 3, so a script can tell "no counters here" from a bad command (2).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..counters.advice import limiter
+from ..counters.collect import CountersResult
+from ..counters.diff import diff
+from ..counters.text import diff_lines, summary_lines, unavailable_lines
+from ..lang.errors import QdError
+from .common import add_project_args, make_engine
+
+EXIT_NO_COUNTERS = 3
+
+
+def add_commands(sub: Any) -> None:
+    c = sub.add_parser("counters", help="hardware counters of one task under Nsight Compute (ncu), or an A/B of "
+                       "two variants of its PTX")
+    add_project_args(c)
+    c.add_argument("--task", required=True, help="the task to profile (see `qdexplorer compile`)")
+    c.add_argument("--preset", choices=("quick", "full"), default="quick",
+                   help="quick: speed of light, occupancy, launch (about 10 replay passes); full: adds memory, "
+                        "warp stalls, instruction mix, roofline, per-line counters (about 20)")
+    c.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="two sides: generated, override, current, or a .ptx file")
+    c.add_argument("--fresh", action="store_true", help="profile again even if an unchanged task's profile is cached")
+    c.add_argument("--seed", type=int, default=0, help="the workload's input seed")
+    c.add_argument("--timeout", type=float, default=180.0, help="seconds ncu may take (default 180)")
+    c.add_argument("--ncu", help="the ncu to use (default: PATH, CUDA_HOME, /usr/local/cuda/bin, "
+                   "/opt/nvidia/nsight-compute, or $QDEXPLORER_NCU)")
+
+
+def _side(eng: Any, a: argparse.Namespace, side: str) -> CountersResult:
+    if side in ("generated", "override", "current"):
+        return eng.counters(a.task, a.preset, side=side, fresh=a.fresh, seed=a.seed, timeout=a.timeout)
+    path = Path(side)
+    if not path.is_file():
+        raise QdError(f"--compare {side}: not generated, override, current, or a PTX file that exists")
+    return eng.counters(a.task, a.preset, side=path.name, ptx=path.read_text(), fresh=a.fresh, seed=a.seed,
+                        timeout=a.timeout)
+
+
+def _json(res: CountersResult) -> dict[str, Any]:
+    d: dict[str, Any] = {"task": res.task, "preset": res.preset, "state": res.state, "message": res.message,
+                         "warnings": res.warnings, "seconds": res.seconds, "report": res.report}
+    if res.record is not None:
+        d["counters"] = res.record.to_json()
+        d["limiter"] = limiter(res.record)
+    if res.fallback is not None:
+        fb = res.fallback
+        d["without_counters"] = {"registers": fb.registers, "spill_bytes": fb.spill_bytes,
+                                 "occupancy_pct": fb.occupancy_pct, "limited_by": fb.limited_by, "notes": fb.notes,
+                                 "model_roofline": vars(fb.roofline) if fb.roofline else None}
+    return d
+
+
+def cmd_counters(a: argparse.Namespace) -> int:
+    with make_engine(a) as eng:
+        given = a.compare or ["current"]
+        results = [_side(eng, a, s) for s in given]
+    sides = [s if s in ("generated", "override", "current") else Path(s).name for s in given]
+    if a.json:
+        out: dict[str, Any] = {"sides": dict(zip(sides, (_json(r) for r in results)))}
+        if len(results) == 2 and all(r.ok for r in results):
+            ra, rb = results[0].record, results[1].record
+            assert ra is not None and rb is not None
+            out["diff"] = [{"key": r.key, "label": r.label, "unit": r.unit, "a": r.a, "b": r.b, "delta": r.delta,
+                            "pct": r.pct} for r in diff(ra, rb)]
+        print(json.dumps(out, indent=2))
+    else:
+        for side, res in zip(sides, results):
+            if len(sides) == 2:
+                print(f"== {side} ==")
+            for w in res.warnings:
+                print(f"warning: {w}", file=sys.stderr)
+            lines = summary_lines(res.record) if res.ok and res.record is not None else unavailable_lines(res)
+            print("\n".join(lines))
+            print()
+        if len(results) == 2 and all(r.ok for r in results):
+            ra, rb = results[0].record, results[1].record
+            assert ra is not None and rb is not None
+            print(f"A/B: A = {sides[0]}, B = {sides[1]} (largest changes first)")
+            print("\n".join(diff_lines(diff(ra, rb), sides[0][:14], sides[1][:14])))
+    return 0 if all(r.ok for r in results) else EXIT_NO_COUNTERS
+
+
+COMMANDS = {"counters": cmd_counters}
