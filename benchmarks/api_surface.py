@@ -66,9 +66,9 @@ def _instances(qd) -> list[tuple[str, object]]:
     def k(a: qd.types.ndarray()):
         pass
     return [
-        ("field", qd.field(qd.f32, shape=4, needs_grad=True)),
-        ("vector_field", qd.Vector.field(3, qd.f32, shape=4, needs_grad=True)),
-        ("matrix_field", qd.Matrix.field(2, 2, qd.f32, shape=4, needs_grad=True)),
+        ("field", qd.field(qd.f32, shape=4, needs_grad=True, needs_dual=True)),
+        ("vector_field", qd.Vector.field(3, qd.f32, shape=4, needs_grad=True, needs_dual=True)),
+        ("matrix_field", qd.Matrix.field(2, 2, qd.f32, shape=4, needs_grad=True, needs_dual=True)),
         ("struct_field", qd.Struct.field({"a": qd.f32}, shape=4)),
         ("ndarray", qd.ndarray(qd.f32, shape=4, needs_grad=True)),
         ("vector_ndarray", qd.Vector.ndarray(3, qd.f32, shape=4, needs_grad=True)),
@@ -186,8 +186,8 @@ def render(result: dict) -> str:
         "A refused name fails where the program reaches for it, with one line: "
         "\"`qd.X` is not supported by qdexplorer.lang (file:line); what to do\".",
         "Swizzles (`.xy`, `.rgba`, ...) count once per surface. Instance surfaces are objects made the",
-        "same way in both: `field` is `qd.field(qd.f32, shape=4, needs_grad=True)`, `vector_field`",
-        "`qd.Vector.field(3, ...)`, `ndarray` `qd.ndarray(qd.f32, shape=4, needs_grad=True)`,",
+        "same way in both: `field` is `qd.field(qd.f32, shape=4, needs_grad=True, needs_dual=True)`,",
+        "`vector_field` `qd.Vector.field(3, ...)`, `ndarray` `qd.ndarray(qd.f32, shape=4, needs_grad=True)`,",
         "`matrix` a Python-scope `qd.Matrix([[1, 2], [3, 4]])`, `snode` `qd.root.dense(qd.i, 4)`, ...",
         "",
     ]

@@ -95,12 +95,9 @@ for _t in ("vector_type", "matrix_type", "struct_type"):
         _each((_t,), _a, _INTERNAL)
 REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
 REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
-REFUSED["snode.lazy_dual"] = _FWD
 REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
-for _s in ("matrix", "vector"):
-    REFUSED[f"{_s}.tensor"] = "use qd.Matrix.field / qd.Matrix.ndarray"
 
 PARTIAL: dict[str, str] = {
     "qd.field": "offset= is refused (index from 0)",
