@@ -48,6 +48,7 @@ x86_64 = x64
 from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import linalg  # noqa: F401,E402
+from . import algorithms  # noqa: F401,E402
 from .linalg.sparse_matrix import sparse_matrix_builder  # noqa: F401,E402
 from .fields_builder import FieldsBuilder  # noqa: F401,E402
 from .lang_namespace import lang  # noqa: F401,E402

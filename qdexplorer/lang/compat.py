@@ -47,7 +47,6 @@ REFUSED: dict[str, str] = {
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
-    "qd.algorithms": "write the loop with atomics, or qd.loop_config(serialize=True)",
     "qd.sparse": "use pointer/bitmasked SNodes (qd.root.pointer)",
     "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
     "qd.Format": "a Vulkan image format; qdexplorer has no Vulkan backend",
@@ -127,6 +126,18 @@ REFUSED.update({
     "qd.profiler.print_scoped_profiler_info": "time host code with time.perf_counter",
     "qd.profiler.clear_scoped_profiler_info": "time host code with time.perf_counter",
 })
+_ALG = ("one thread runs it (Quadrants runs block-wide phases on GPUs and refuses it on the CPU); the scratch "
+        "buffer is accepted and unused")
+for _n in ("exclusive_scan_add", "exclusive_scan_min", "exclusive_scan_max", "select", "reduce_by_key_add", "sort"):
+    PARTIAL[f"qd.algorithms.{_n}"] = _ALG + (" ; keys compare whole (end_bit below the key width is not honoured)"
+                                             if _n == "sort" else "")
+for _n in ("reduce_add", "reduce_min", "reduce_max"):
+    PARTIAL[f"qd.algorithms.{_n}"] = "atomic updates of out[0] (float sums equal Quadrants' to rounding); scratch unused"
+for _n in ("exclusive_scan_scratch_slots", "reduce_scratch_slots", "sort_scratch_slots", "select_scratch_slots",
+           "reduce_by_key_scratch_slots"):
+    PARTIAL[f"qd.algorithms.{_n}"] = "a size enough here (the scratch is unused), not Quadrants' exact count"
+PARTIAL["qd.algorithms.PrefixSumExecutor"] = "on the host with NumPy (Quadrants runs it on CUDA/Vulkan only)"
+PARTIAL["qd.algorithms.parallel_sort"] = "on the host with NumPy, stable (Quadrants' odd-even merge sort is not)"
 for _s in _FIELDS + _NDARRAYS:
     PARTIAL[f"{_s}.to_dlpack"] = "shares the host storage on the CPU backend; on CUDA it exports a host copy"
     PARTIAL[f"{_s}.layout"] = "accepted and reported; storage is one array per member either way"
