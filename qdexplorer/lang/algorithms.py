@@ -1,3 +1,5 @@
+# mypy: ignore-errors
+# (kernel-language annotations such as `n: i32` and `arr: template()` are not Python types)
 """`qd.algorithms`: reduce, exclusive scan, select, reduce-by-key and sort as `@qd.func`s called at a
 kernel's top level, plus the older host-side `PrefixSumExecutor` and `parallel_sort`.
 

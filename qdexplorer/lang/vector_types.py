@@ -113,11 +113,6 @@ class Vector:
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
         return vector(n, dtype).ndarray(shape, needs_grad=needs_grad)
 
-    @staticmethod
-    def tensor(n, dtype, shape, **kwargs):
-        """`qd.Vector.tensor(n, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
-        from .tensor import tensor_of
-        return tensor_of(vector(n, dtype), shape, factory="qd.Vector.tensor", **kwargs)
 
     @staticmethod
     def zero(dt, n):
@@ -149,11 +144,6 @@ class Matrix:
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):
         return matrix(n, m, dtype).ndarray(shape, needs_grad=needs_grad)
 
-    @staticmethod
-    def tensor(n, m, dtype, shape, **kwargs):
-        """`qd.Matrix.tensor(n, m, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
-        from .tensor import tensor_of
-        return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
 
     @staticmethod
     def identity(dt, n):
@@ -195,7 +185,7 @@ for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matr
 for _name in ("identity", "diag", "rows", "cols"):
     setattr(Vector, _name, getattr(Matrix, _name))
 
-for _name in ("field", "ndarray", "tensor", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
+for _name in ("field", "ndarray", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
     setattr(H.HostMatrix, _name, staticmethod(getattr(Matrix, _name).__func__ if hasattr(getattr(Matrix, _name), "__func__") else getattr(Matrix, _name)))
 
 
