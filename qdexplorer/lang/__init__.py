@@ -49,6 +49,8 @@ from .streams import Event, Stream, create_event, create_stream, stream_parallel
 from . import profiler  # noqa: F401,E402
 from . import linalg  # noqa: F401,E402
 from . import algorithms  # noqa: F401,E402
+from . import tools  # noqa: F401,E402
+from . import sparse_grid as sparse  # noqa: F401,E402
 from .builder_type import sparse_matrix_builder  # noqa: F401,E402
 from .fields_builder import FieldsBuilder  # noqa: F401,E402
 from .lang_namespace import lang  # noqa: F401,E402

@@ -42,12 +42,10 @@ REFUSED: dict[str, str] = {
     "qd.clock_freq_hz": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
     "qd.global_thread_idx": "use the loop index of the top-level for (each index is one thread's work)",
     "qd.perf_dispatch": "register one implementation and call it",
-    "qd.tools": "write files with NumPy (to_numpy()) or meshio",
     "qd.Mesh": _MESH,
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
-    "qd.sparse": "use pointer/bitmasked SNodes (qd.root.pointer)",
     "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
     "qd.Format": "a Vulkan image format; qdexplorer has no Vulkan backend",
     "qd.types.BufferViewType": "pass the field or ndarray itself",
@@ -136,6 +134,7 @@ for _n in ("reduce_add", "reduce_min", "reduce_max"):
 for _n in ("exclusive_scan_scratch_slots", "reduce_scratch_slots", "sort_scratch_slots", "select_scratch_slots",
            "reduce_by_key_scratch_slots"):
     PARTIAL[f"qd.algorithms.{_n}"] = "a size enough here (the scratch is unused), not Quadrants' exact count"
+PARTIAL["qd.sparse.usage"] = "a Python function over the activity mask (Quadrants' is a kernel): the same number"
 PARTIAL["qd.algorithms.PrefixSumExecutor"] = "on the host with NumPy (Quadrants runs it on CUDA/Vulkan only)"
 PARTIAL["qd.algorithms.parallel_sort"] = "on the host with NumPy, stable (Quadrants' odd-even merge sort is not)"
 for _s in _FIELDS + _NDARRAYS:
