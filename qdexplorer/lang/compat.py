@@ -35,27 +35,21 @@ REFUSED: dict[str, str] = {
     "qd.graph_parallel_context": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
-    "qd.DeviceCapability": "qdexplorer targets one device kind per backend; drop the capability query",
     "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",
     "qd.get_addr": "raw addresses are not exposed; index the field",
     "qd.clock_counter": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
     "qd.clock_freq_hz": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
-    "qd.global_thread_idx": "use the loop index of the top-level for (each index is one thread's work)",
-    "qd.perf_dispatch": "register one implementation and call it",
     "qd.Mesh": _MESH,
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
     "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
-    "qd.Format": "a Vulkan image format; qdexplorer has no Vulkan backend",
     "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
-    "qd.python": "use qd.cpu",
     "qd.atomic_mul": "loop with qd.atomic_cas-free code: accumulate a sum of logarithms, or serialize the loop",
     "qd.atomic_cas": "use qd.atomic_min/max/add, or qd.loop_config(serialize=True) for the update",
     "qd.atomic_exchange": "write the value (x[i] = v) when no thread needs the old one",
     "qd.bit_cast": "reinterpret outside the kernel with NumPy's .view(), or keep the integer form",
-    "qd.frexp": "use qd.log(x) / qd.log(2.0) and qd.floor for the exponent",
     "qd.make_spd": "project outside kernels with NumPy (np.linalg.eigh)",
     "qd.sym_eig": "use qd.svd (for symmetric matrices U gives the eigenvectors) or qd.polar_decompose",
     "qd.ref": "return the new value from the @qd.func and assign it at the call",
@@ -134,6 +128,13 @@ for _n in ("reduce_add", "reduce_min", "reduce_max"):
 for _n in ("exclusive_scan_scratch_slots", "reduce_scratch_slots", "sort_scratch_slots", "select_scratch_slots",
            "reduce_by_key_scratch_slots"):
     PARTIAL[f"qd.algorithms.{_n}"] = "a size enough here (the scratch is unused), not Quadrants' exact count"
+PARTIAL["qd.global_thread_idx"] = "CUDA only (as qd.simt.block.global_thread_idx); the CPU backend refuses it"
+PARTIAL["qd.frexp"] = "written in the language (log2, then a correction step); Quadrants' CPU backend aborts on it"
+PARTIAL["qd.DeviceCapability"] = "the names only: qdexplorer has no Vulkan/SPIR-V backend"
+PARTIAL["qd.Format"] = "the names only: qdexplorer has no textures"
+PARTIAL["qd.python"] = "qd.init(arch=qd.python) runs on the CPU backend"
+PARTIAL["qd.perf_dispatch"] = "times the compatible implementations per geometry (wall clock, device synchronised) and " \
+                              "keeps the fastest, as Quadrants; the timing is qdexplorer's own"
 PARTIAL["qd.sparse.usage"] = "a Python function over the activity mask (Quadrants' is a kernel): the same number"
 PARTIAL["qd.algorithms.PrefixSumExecutor"] = "on the host with NumPy (Quadrants runs it on CUDA/Vulkan only)"
 PARTIAL["qd.algorithms.parallel_sort"] = "on the host with NumPy, stable (Quadrants' odd-even merge sort is not)"

@@ -58,6 +58,8 @@ def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
+    if arch == "python":  # Quadrants' python arch: the CPU backend here
+        arch = cpu
     if arch in (amdgpu, metal, vulkan, arm64):
         raise ValueError(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only")
     if not options.get("short_circuit_operators", True):
