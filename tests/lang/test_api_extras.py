@@ -68,3 +68,32 @@ def test_names_of_other_backends_exist():
 
     k()
     assert x.to_numpy().tolist() == [1, 2]
+
+
+def test_atomic_mul_and_exchange_on_fields_and_locals():
+    p, pi = qd.field(qd.f32, shape=()), qd.field(qd.i32, shape=())
+    x, olds = qd.field(qd.i32, shape=4), qd.field(qd.i32, shape=4)
+    x.from_numpy(np.array([7, 8, 9, 10], np.int32))
+
+    @qd.kernel
+    def k():
+        p[None] = 1.0
+        pi[None] = 1
+        for i in range(10):          # ten threads multiply the same cells
+            qd.atomic_mul(p[None], 1.5)
+            qd.atomic_mul(pi[None], 2)
+        for i in range(4):
+            olds[i] = qd.atomic_exchange(x[i], i * 10 + 1)
+
+    @qd.kernel
+    def on_locals() -> qd.f32:
+        s = 2.0
+        o = qd.atomic_mul(s, 3.0)
+        t = 5
+        o2 = qd.atomic_exchange(t, 9)
+        return s + o + t + o2
+
+    k()   # Quadrants 1.3.3 printed 57.665 1024 [1, 11, 21, 31] [7, 8, 9, 10] for this kernel
+    assert (round(p[None], 3), pi[None]) == (57.665, 1024)
+    assert x.to_numpy().tolist() == [1, 11, 21, 31] and olds.to_numpy().tolist() == [7, 8, 9, 10]
+    assert on_locals() == 22.0   # 6 + 2 + 9 + 5 (Quadrants' CPU backend aborts on atomics of locals)

@@ -216,6 +216,10 @@ class IntrinsicLowering(LoweringBase):
         dt = cur.local.dtype
         old = self.new_local("old", dt, cur)
         val = cast(self.commit(self.value(node.args[1]), node, like=dt), dt)
-        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^"}[ATOMIC_OPS[f.name]]
+        kind = ATOMIC_OPS[f.name]
+        if kind == "xchg":
+            self.emit(ir.Assign(cur.local, val))
+            return ir.LocalRef(old)
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^", "mul": "*"}[kind]
         self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
         return ir.LocalRef(old)
