@@ -105,6 +105,8 @@ class ExpressionEmitter(EmitterBase):
             return b.xor(v, I1(1))
         if e.op == "bitnot":
             return b.not_(v)
+        if e.op == "bitcast":  # qd.bit_cast: the same bits as another type of the same width
+            return b.bitcast(v, lltype(dt))
         if e.op == "abs":
             if dt.is_float:
                 return self.float_intrinsic("llvm.fabs", dt, [v])
@@ -166,6 +168,8 @@ class ExpressionEmitter(EmitterBase):
         dt = e.array.dtype
         if e.op == "xchg":  # qd.atomic_exchange
             return self.b.atomic_rmw("xchg", ptr, v, "monotonic")
+        if e.op == "cas":   # qd.atomic_cas(x, expected, desired) on integers: the old value
+            return self.b.extract_value(self.b.cmpxchg(ptr, self.expr(e.expected), v, "monotonic", "monotonic"), 0)
         if e.op == "mul":   # qd.atomic_mul: no atomicrmw multiplies, so a compare-and-swap loop
             return self.atomic_cas_loop(ptr, v, dt)
         if dt.is_float:

@@ -46,8 +46,6 @@ REFUSED: dict[str, str] = {
     "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
     "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
-    "qd.atomic_cas": "use qd.atomic_min/max/add, or qd.loop_config(serialize=True) for the update",
-    "qd.bit_cast": "reinterpret outside the kernel with NumPy's .view(), or keep the integer form",
     "qd.make_spd": "project outside kernels with NumPy (np.linalg.eigh)",
     "qd.sym_eig": "use qd.svd (for symmetric matrices U gives the eigenvectors) or qd.polar_decompose",
     "qd.ref": "return the new value from the @qd.func and assign it at the call",

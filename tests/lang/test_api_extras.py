@@ -97,3 +97,29 @@ def test_atomic_mul_and_exchange_on_fields_and_locals():
     assert (round(p[None], 3), pi[None]) == (57.665, 1024)
     assert x.to_numpy().tolist() == [1, 11, 21, 31] and olds.to_numpy().tolist() == [7, 8, 9, 10]
     assert on_locals() == 22.0   # 6 + 2 + 9 + 5 (Quadrants' CPU backend aborts on atomics of locals)
+
+
+def test_atomic_cas_and_bit_cast():
+    x, olds = qd.field(qd.i32, shape=4), qd.field(qd.i32, shape=4)
+    f, bits, back = qd.field(qd.f32, shape=2), qd.field(qd.i32, shape=2), qd.field(qd.f32, shape=2)
+    x.from_numpy(np.array([5, 6, 5, 7], np.int32))
+    f.from_numpy(np.array([1.5, 2.5], np.float32))
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            olds[i] = qd.atomic_cas(x[i], 5, 100 + i)
+        for i in range(2):
+            bits[i] = qd.bit_cast(f[i], qd.i32)
+            back[i] = qd.bit_cast(bits[i], qd.f32)
+
+    k()   # the values real Quadrants 1.3.3 gave for this kernel
+    assert x.to_numpy().tolist() == [100, 6, 102, 7] and olds.to_numpy().tolist() == [5, 6, 5, 7]
+    assert bits.to_numpy().tolist() == [1069547520, 1075838976] and back.to_numpy().tolist() == [1.5, 2.5]
+
+    @qd.kernel
+    def on_float():
+        qd.atomic_cas(f[0], 1.5, 9.0)
+
+    with pytest.raises(qd.QuadrantsTypeError, match="'atomic_cas' requires integer operands"):
+        on_float()
