@@ -302,9 +302,12 @@ class _Storage:
         if self._where == "device" and self._mirror is not None and not self.elem_shape:
             cell = self._device_cell(idx)
             if cell is not None:       # one number: only its bytes come back, not the array
-                return cell[0].item()
+                return int(cell[0]) if cell.dtype == np.bool_ else cell[0].item()
         v = self.host()[idx]           # a number, or a copy of a slice
-        return np.array(v) if isinstance(v, np.ndarray) else v.item()
+        if isinstance(v, np.ndarray):
+            return np.array(v)
+        x = v.item()
+        return int(x) if isinstance(x, bool) else x  # a u1 element reads 0/1, as Quadrants gives
 
     def _device_cell(self, idx: tuple):
         """The host storage's cell for element `idx`, refreshed from the device copy alone (a

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from . import host_matrix as _host_matrix
+from .alloc import field, ndarray
 from .field import Field, Ndarray, _Storage
+from .vector_types import Matrix, Vector, VectorType, matrix, vector
 
 _SCALAR_KWARGS = frozenset({"backend", "needs_grad", "layout"})
 _VEC_MAT_KWARGS = frozenset({"backend", "needs_grad"})
@@ -94,8 +97,6 @@ def _check_layout(layout, ndim: int) -> tuple | None:
 
 def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     """A field (`backend=qd.Backend.FIELD`) or an ndarray (the default) of `dtype` and canonical `shape`."""
-    from .alloc import field, ndarray
-    from .vector_types import VectorType
     if isinstance(dtype, _Storage):
         raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, "
                         f"use qd.wrap(impl) instead")
@@ -133,3 +134,19 @@ def wrap(impl):
 
 
 __all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]
+
+
+def _vector_tensor(n, dtype, shape, **kwargs):
+    """`qd.Vector.tensor(n, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+    return tensor_of(vector(n, dtype), shape, factory="qd.Vector.tensor", **kwargs)
+
+
+def _matrix_tensor(n, m, dtype, shape, **kwargs):
+    """`qd.Matrix.tensor(n, m, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+    return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
+
+
+# set here, above vector_types.py (which allocates nothing through this module), so no import goes round
+Vector.tensor = staticmethod(_vector_tensor)  # type: ignore[attr-defined]
+Matrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
+_host_matrix.HostMatrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
