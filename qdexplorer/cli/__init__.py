@@ -27,7 +27,7 @@ from .common import add_lock_clocks_arg, add_project_args, arch
 class _Parser(argparse.ArgumentParser):
     """argparse with "did you mean" for a mistyped command or choice (`qdexplorer histroy`)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):  # noqa: D401 - argparse's name
         import difflib
         import re
         m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
