@@ -29,6 +29,7 @@ from ..project.data_folder import unsafe_history_path
 from .context import RunContext
 from .run import Launch, Run
 from .schema import LATEST, MIGRATIONS
+from .signals_held import signals_held
 from .sqlite_errors import describe
 
 # names `qdexplorer compare` reads as sides measured now, never as saved runs
@@ -453,30 +454,33 @@ class RunWriter:
     def add(self, launches: list[Launch]):
         if not launches:
             return
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            History._add_launches(db, self.run_id, launches, self.written)
-        self.written += len(launches)
-        self.run.launches.extend(launches)
+        with signals_held():   # committed and counted, or neither
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                History._add_launches(db, self.run_id, launches, self.written)
+            self.written += len(launches)
+            self.run.launches.extend(launches)
 
     @_writer_errors
     def add_compile(self, compile_: dict):
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            History._add_compile(db, self.run_id, compile_)
-        self.run.compile.update(compile_)
+        with signals_held():
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                History._add_compile(db, self.run_id, compile_)
+            self.run.compile.update(compile_)
 
     @_writer_errors
     def finish(self, status: str = "complete", message: str = "", context: RunContext | None = None) -> Run:
         if context is not None:
             self.run.context = context
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            if self.recreated:
-                message = "; ".join(filter(None, [message, "its row was deleted while it was being written and "
-                                                           "was re-created with everything measured"]))
-            db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
-                       (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
-        self.run.status, self.run.message = status, message
-        self.history.verify(self.run)
+        with signals_held():
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                if self.recreated:
+                    message = "; ".join(filter(None, [message, "its row was deleted while it was being written "
+                                                               "and was re-created with everything measured"]))
+                db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
+                           (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
+            self.run.status, self.run.message = status, message
+            self.history.verify(self.run)
         return self.run

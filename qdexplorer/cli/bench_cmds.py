@@ -22,7 +22,7 @@ from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
-from ..arg_types import at_least, percent, probability, seconds
+from .arg_types import at_least, percent, probability, seconds
 from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history
 from ..wording import plural
 
@@ -31,7 +31,7 @@ def add_commands(sub: Any) -> None:
     b = sub.add_parser("bench", help="run workloads with warm-ups and N timed repeats, and save the run")
     add_project_args(b)
     _add_run_args(b)
-    b.add_argument("--rounds", type=int, default=None,
+    b.add_argument("--rounds", type=at_least(1), default=None,
                    help="split the repeats into this many blocks spread over the run, the workloads taking "
                         "turns (default 10, or one a repeat when fewer); comparisons need 3 or more")
     b.add_argument("--save", metavar="NAME", help="name the saved run (default: numbered only)")

@@ -139,7 +139,7 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
                  mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
                  fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
-                 debug=opt("debug"), cluster=cluster, **where)
+                 debug=opt("debug"), cluster=cluster, ncu=opt("ncu"), **where)
     if cluster:
         _say_where_it_runs(eng)
     return eng

@@ -13,8 +13,8 @@ import os
 import sys
 from typing import Any
 
-from ..arg_types import at_least, seconds
-from ..bench.sweep import SETTINGS, SweepEngine, SweepResult, load_sweep, parse_over, project_defaults, resume, sweep
+from .arg_types import at_least, seconds
+from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
@@ -111,6 +111,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     if a.gpus > 1 and a.device:
         raise QdError("--device pins one GPU; --gpus N lets Ray give each of the N actors its own")
     engines: list[Engine] = []
+    if a.cluster and not a.resume:
+        _check_devices(a, backend_of(a, a.backend))   # before any actor waits for a place that never comes
     history = None if a.no_save else open_history(a.project)
     name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
@@ -121,8 +123,11 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             plan, lanes, _, _ = resume_lanes(history, a.resume)
             a.gpus = max(1, sum(1 for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)))
             a.backend = a.backend or lanes[0][0].run.context.backend
-        if a.cluster:
-            _check_devices(a, backend_of(a, a.backend))   # before any actor waits for a place that never comes
+            if a.gpus > 1 and not a.cluster:
+                raise QdError(f"sweep {a.resume!r} lacks rounds on {a.gpus} devices: resume it on a cluster "
+                              f"(--cluster ...)")
+            if a.cluster:
+                _check_devices(a, backend_of(a, a.backend))
         for _ in range(a.gpus):   # one engine per device: each starts its own actor, on a GPU of its own
             engines.append(make_engine(a, backend=a.backend))
         sides: list[SweepEngine] = list(engines)
@@ -137,7 +142,6 @@ def cmd_sweep(a: argparse.Namespace) -> int:
                 said[0] = done * 10 // total
                 print(f"sweep: {done}/{total} variant turns", file=sys.stderr)
         show = None if a.json else progress
-        result: SweepResult
         if a.resume:
             assert history is not None
             result = resume(sides, history, a.resume, on_progress=show)

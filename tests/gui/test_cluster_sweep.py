@@ -62,7 +62,7 @@ def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, t
 
 
 def test_the_cluster_setting_lists_the_clusters_nodes_runs_there_and_is_remembered(qtbot, tmp_path):
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install '.[test]')")
+    pytest.importorskip("ray", reason="Ray is not installed (pip install '.[test]')")
     from qdexplorer.remote import cluster
     from qdexplorer.remote.gpus import node_gpus
     win = _window(qtbot, tmp_path, tmp_path / "s.ini")
@@ -92,5 +92,4 @@ def test_the_cluster_setting_lists_the_clusters_nodes_runs_there_and_is_remember
         qtbot.waitUntil(lambda: win2.bridge.engine is not None and win2.bridge.engine.cluster == "local", timeout=60000)
         win2.close()
     finally:
-        ray.shutdown()
-        cluster._connected.clear()
+        cluster.disconnect()   # the private cluster ends with its processes and its folder
