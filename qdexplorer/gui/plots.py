@@ -449,7 +449,10 @@ class LaunchPlots(QWidget):
             if len(labelled) >= MAX_EDGE_LABELS or any(abs(x - o) < room for o in labelled):
                 continue    # the largest values are written, never one over another
             labelled.append(x)
-            label = pg.TextItem(("cold " if first else "") + fmt_ms(ms), color=fg, anchor=(0.5, 0.0))
+            lo_x, hi_x = min(xs) - room, max(xs) + room
+            side = 0.0 if x - lo_x < room and x <= min(xs) else 1.0 if hi_x - x < room and x >= max(xs) else 0.5
+            # a mark at the plot's left (right) edge has its value to its right (left): never cut off
+            label = pg.TextItem(("cold " if first else "") + fmt_ms(ms), color=fg, anchor=(side, 0.0))
             label.setPos(x, y)
             label.setZValue(21)
             self.plot.addItem(label)
