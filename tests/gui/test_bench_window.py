@@ -16,7 +16,8 @@ def window(qtbot, tmp_path):
     from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj_dir)
-    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2)),
+    from .test_app import SHARED_CACHE   # the demo compiles once per test process, not once per test
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=SHARED_CACHE, workers=2)),
                      proj_dir, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
     qtbot.addWidget(win)
     win.show()
