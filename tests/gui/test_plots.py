@@ -162,6 +162,9 @@ def test_cold_first_launches_and_spikes_do_not_flatten_the_timeline(plots, qtbot
     assert xs == [0.0, 30.0]                                         # both marked, where they happened
     labels = {i.toPlainText() for i in plots.plot.getPlotItem().items if type(i).__name__ == "TextItem"}
     assert {"cold 14 ms", "6 ms"} <= labels
+    cold = next(i for i in plots.plot.getPlotItem().items if type(i).__name__ == "TextItem"
+                and i.toPlainText() == "cold 14 ms")
+    assert cold.anchor[0] == 0          # at the plot's left edge its value reads to the right, never cut off
     text = plots.summary.text()
     assert "1 cold first launch up to 14 ms" in text and "1 spike up to 6 ms" in text and "1 run ·" in text
     plots.log_scale.setChecked(True)                                  # a log axis shows them all
