@@ -12,7 +12,7 @@ import sys
 
 from ..lang.errors import QdError
 from ..quadrants.program import INSTALL_HINT
-from .arg_types import seconds
+from .arg_types import at_least, seconds
 
 
 def add_parser(sub):
@@ -35,7 +35,7 @@ def add_parser(sub):
     g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
     q.add_argument("--export", metavar="TASK", help="with --load-ptx/--load-ll DIR: copy TASK's generated code "
                    "into DIR (with the sidecar that detects stale edits) to start editing; no rerun")
-    q.add_argument("--rounds", type=int, default=None, help="with --load-ptx/--load-ll: run the generated and the "
+    q.add_argument("--rounds", type=at_least(1), default=None, help="with --load-ptx/--load-ll: run the generated and the "
                    "edited program this many times each, alternately, and compare per task across the runs "
                    "(default 5)")
     q.add_argument("--ours", action="store_true", help="also run it under qdexplorer.lang (import quadrants -> "

@@ -15,13 +15,14 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..bench.compare import compare_runs
 from ..bench.history import History
-from ..bench.runner import Side, bench, interleaved
+from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
 from ..session import Session
 from .compare_view import CompareView
 from .history_view import HistoryView
 from .services import WindowServices
+from ..wording import plural
 
 ROUNDS, PER_ROUND = 8, 5      # Compare with generated: 8 × (A, B) rounds of 5 timed repeats each
 
@@ -49,6 +50,7 @@ class BenchActions(QObject):
         self.bench_act.setToolTip("Run the chosen workload(s) with 2 warm-ups and Repeat timed passes, and save "
                                   "the run to the project's history")
         self.compare.compare_requested.connect(self.compare_saved)
+        self.compare.add_rounds_requested.connect(self.add_rounds)
         self.hist.run_selected.connect(self._history_point)
         services.bridge.busy.connect(lambda busy: self.bench_act.setEnabled(not busy))
         self.set_session(services.session)
@@ -102,15 +104,18 @@ class BenchActions(QObject):
             eng.set_backend(backend)
             with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
                 return bench(eng, workloads, repeat=repeat, history=h, name=name)
+        self.services.begin("bench")   # never the last Run's workload count
         self.services.status(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
-                             f"{backend}: 2 warm-ups + {repeat} timed passes…")
+                                         f"{backend}: 2 warm-ups + {repeat} timed passes…")
         self.services.running(True)
         self.services.bridge.submit(job, returned=self._benched, errored=lambda e: self.services.failed("bench", e))
 
     def _benched(self, run):
         self.services.running(False)
+        self.services.end()
+        self.services.note(f"bench finished: {plural(len(run.launches), 'launch')} saved as {run.label}")
         self.run_name.clear()
-        self.services.log(f"saved run {run.label}: {len(run.launches)} launches of {len(run.tasks())} tasks "
+        self.services.log(f"saved run {run.label}: {plural(len(run.launches), 'launch')} of {plural(len(run.tasks()), 'task')} "
                      f"({run.status}{': ' + run.message if run.message else ''})")
         self.services.status(f"saved run {run.label} ({run.status})")
         self._open()
@@ -153,6 +158,37 @@ class BenchActions(QObject):
             return
         self.show(compare_runs(ra, rb), ra, rb)
 
+    def add_rounds(self, a: str, b: str, rounds: int):
+        """Measure `rounds` more rounds of B's workloads now, add them to B (refused for other code), and
+        compare A with B again."""
+        if self.history_path is None:
+            return
+        path, backend = self.history_path, self.services.choice().backend
+
+        def job(eng):
+            eng.set_backend(backend)
+            with History(path) as h:
+                return add_rounds(eng, h, b, rounds)
+
+        def done(run):
+            self.services.running(False)
+            self.services.end()
+            self.services.note(f"rounds added: {run.label} now has {plural(run.context.rounds or 0, 'round')}")
+            self.services.status(f"added {rounds} round{'s' if rounds != 1 else ''} to {run.label}: "
+                                             f"now {run.context.rounds} rounds")
+            self._open()
+            self.refresh()
+            self.compare_saved(a, b)
+
+        def failed(e):
+            self.services.end()
+            self.compare.add_btn.setEnabled(True)
+            self.services.failed("add rounds", e)
+        self.services.begin("adding rounds")
+        self.services.status(f"adding {rounds} round{'s' if rounds != 1 else ''} to {b}…")
+        self.services.running(True)
+        self.services.bridge.submit(job, returned=done, errored=failed)
+
     def _history_point(self, run_id: int):
         """A point in the history view: compare that run (A) with the latest (B)."""
         summaries = self.history.list() if self.history else []
@@ -190,7 +226,7 @@ class BenchActions(QObject):
         self.services.status(f"comparing {task}: generated vs override, {ROUNDS} interleaved rounds…")
         self.services.running(True)
         self.services.bridge.submit(job, returned=lambda runs: self._compared_fresh(task, runs),
-                                    errored=lambda e: self.services.failed("compare", e))
+                               errored=lambda e: self.services.failed("compare", e))
         return True
 
     def _compared_fresh(self, task, runs):
@@ -202,7 +238,7 @@ class BenchActions(QObject):
         row = next((t for t in cmp.tasks if t.task == task), None)
         if row is not None:
             self.services.status(f"{task}: override is {row.verdict} "
-                                 f"({row.ratio:.3f}× generated, 95% CI {row.ci[0]:.3f}–{row.ci[1]:.3f})")
+                                             f"({row.ratio:.3f}× generated, 95% CI {row.ci[0]:.3f}–{row.ci[1]:.3f})")
 
     def show(self, cmp, ra, rb, saved: bool = True):
         self.compare.show_comparison(cmp, ra, rb, saved)

@@ -45,6 +45,7 @@ from .theme import apply_theme, current_theme
 from .timings import TimingsPanel
 from .trust_dialog import confirm_trust
 from .workers import error_text
+from ..wording import plural
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
@@ -125,6 +126,7 @@ class MainWindow(QMainWindow):
         self.messages.setReadOnly(True)
         self.messages.setMaximumBlockCount(5000)
         self.run_names: list[str] = []
+        self.activity = ""   # "bench", "sweep"…: what the status bar's progress counts, when not a Run
         self._closing = False
         self._shut_down = False
 
@@ -159,7 +161,8 @@ class MainWindow(QMainWindow):
             self.bridge, self.settings, session=lambda: self.session, log=self.log,
             status=self.statusBar().showMessage, failed=self.failed, running=self.actions.stop.setEnabled,
             choice=self.run_choice, choose_backend=self.choose_backend, project_path=lambda: self.project_path,
-            opened=self.opened, show=self.show_page)
+            opened=self.opened, show=self.show_page, begin=self.begin_activity, end=self.end_activity,
+            note=lambda text: self.run_status.setText(text))
         listed = self.bottom.count()  # tabs View ▸ Panels already has
         self.bench = BenchActions(self.services, self)   # Bench & save, the Compare and History pages
         self.pages.addTab(self.bench.compare, "Compare")
@@ -238,6 +241,7 @@ class MainWindow(QMainWindow):
         name = self.workload.currentText()
         backend, repeat = self.backend.currentText(), self.repeat.value()
         # every workload in the combo's order, named, so the progress line counts in the order shown
+        self.activity = ""
         self.run_names = [name] if name not in ("", "all workloads") else \
             [self.workload.itemText(i) for i in range(1, self.workload.count())]
         workloads = list(self.run_names)
@@ -442,7 +446,7 @@ class MainWindow(QMainWindow):
             return
         kernel_errors = [k.error for k in self.session.kernels.values() if k.error]
         broken = self.tree.file_errors
-        msg = f"{done.tasks} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
+        msg = f"{plural(done.tasks, 'task')} compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
         if broken:
             f, m = next(iter(broken.items()))
             msg = f"{Path(f).name} does not load ({m.split(': ', 1)[-1]}); its kernels are marked, " + msg
@@ -490,6 +494,7 @@ class MainWindow(QMainWindow):
         total = n * rec.repeat
         wl = (f"workload {self.run_names.index(rec.workload) + 1}/{len(self.run_names)} "
               if rec.workload in self.run_names and len(self.run_names) > 1 else "")
+        wl = f"{self.activity}: {wl}" if self.activity else wl
         task_i = min(n, done % n + 1) if done < total else n
         launch_i = min(rec.repeat, done // n + (1 if done < total else 0))
         self.run_status.setText(f"{wl}{rec.workload}: task {task_i}/{n}, launch {launch_i}/{rec.repeat}"
@@ -500,6 +505,7 @@ class MainWindow(QMainWindow):
 
     def failed(self, what, error: Exception):
         self.actions.stop.setEnabled(False)
+        self.activity = ""
         message = error_text(error)
         self.log(f"{what} failed: {message}")
         self.statusBar().showMessage(f"{what} failed: {message.splitlines()[0] if message else ''}")
@@ -518,6 +524,13 @@ class MainWindow(QMainWindow):
             self.pages.setCurrentWidget(widget)
         elif self.bottom.indexOf(widget) >= 0:
             self.bottom.setCurrentWidget(widget)
+
+    def begin_activity(self, name: str) -> None:
+        """A bench, a sweep…: what the status bar's progress counts, instead of the last Run's workloads."""
+        self.run_names, self.activity = [], name
+
+    def end_activity(self) -> None:
+        self.activity = ""
 
     def set_unattended(self) -> None:
         """--screenshot: errors are returned, never asked about in a dialog."""

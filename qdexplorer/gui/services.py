@@ -37,11 +37,13 @@ class WindowServices:
                  failed: Callable[[str, Exception], None], running: Callable[[bool], None],
                  choice: Callable[[], RunChoice], choose_backend: Callable[[str], None],
                  project_path: Callable[[], str | None], opened: Callable[[Any], None],
-                 show: Callable[[Any], None]):
+                 show: Callable[[Any], None], begin: Callable[[str], None], end: Callable[[], None],
+                 note: Callable[[str], None]):
         self.bridge, self.settings = bridge, settings
         self._session, self._choice, self._project_path = session, choice, project_path
         self.log, self.status, self.failed, self.running = log, status, failed, running
         self.choose_backend, self.opened, self.show = choose_backend, opened, show
+        self.begin, self.end, self.note = begin, end, note   # an activity the status bar counts; its last word
 
     @property
     def session(self) -> Session:

@@ -20,12 +20,15 @@ running under PID 1 for minutes when the driver is killed. Here instead:
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import secrets
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +44,8 @@ class LocalCluster:
     token_path: Path
     mark: str
     reaper: subprocess.Popen[bytes]
+    lost: str | None = None   # why the cluster ended under us (its head died), once it has
+    closing: bool = False     # being shut down on purpose: its head ending is no news
 
     def describe(self, cpus: int, gpus: int) -> str:
         return (f"qdexplorer: started a private Ray cluster on this machine (127.0.0.1 only, {cpus} CPU(s), "
@@ -98,10 +103,10 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     put back afterwards (Ray's own turns SIGTERM into `sys.exit(15)`, which saves nothing)."""
     import ray
     import ray._private.ray_constants as ray_constants
-    from ray._raylet import AuthenticationTokenLoader, Config
+    raylet: Any = importlib.import_module("ray._raylet")   # its Cython names are not typed
     cluster = prepare()
-    Config.initialize("")                             # Ray read RAY_AUTH_MODE when it was imported
-    AuthenticationTokenLoader.instance().reset_cache()
+    raylet.Config.initialize("")                      # Ray read RAY_AUTH_MODE when it was imported
+    raylet.AuthenticationTokenLoader.instance().reset_cache()
     previous = signal.getsignal(signal.SIGTERM)
     single = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False          # every address Ray picks is then 127.0.0.1
@@ -112,15 +117,57 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
         raise
     finally:
         ray_constants.ENABLE_RAY_CLUSTER = single
-        if previous is not None:
+        if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
+    _watch_head(cluster, interrupt=threading.current_thread() is threading.main_thread())
     return cluster
+
+
+WATCH_S = 0.5
+
+
+def _watch_head(cluster: LocalCluster, interrupt: bool) -> None:
+    """If the cluster's head (gcs_server, or the raylet) dies, Ray keeps the driver waiting 60 s and
+    then aborts it with a C++ log line. Instead: say which process ended, and (`interrupt`: a
+    command, started on the main thread) interrupt the main thread as SIGTERM would, so the command
+    saves what it finished and ends (the CLI exits 1). The window only records it: its next device
+    call fails with Ray's own error."""
+    import _thread
+
+    import ray
+    node = getattr(ray._private.worker, "_global_node", None)
+    procs = getattr(node, "all_processes", {}) if node is not None else {}
+    watched = [(kind, info.process) for kind in ("gcs_server", "raylet") for info in procs.get(kind, [])
+               if getattr(info, "process", None) is not None]
+    if not watched:
+        return
+
+    def watch() -> None:
+        while _current and _current[0] is cluster and not cluster.closing:
+            for kind, proc in watched:
+                code = proc.poll()
+                if code is not None and cluster.lost is None and not cluster.closing:
+                    cluster.lost = (f"the private Ray cluster's head process {kind} (pid {proc.pid}) ended "
+                                    f"unexpectedly (exit status {code}); what was finished is saved")
+                    print(f"\nqdexplorer: {cluster.lost}", file=sys.stderr, flush=True)
+                    if interrupt:
+                        _thread.interrupt_main(signal.SIGTERM)
+                    return
+            time.sleep(WATCH_S)
+    threading.Thread(target=watch, name="qdexplorer-cluster-head", daemon=True).start()
+
+
+def lost() -> str | None:
+    """Why the private cluster ended under this process, if it did (the CLI's exit status is then 1)."""
+    return next((c.lost for c in _current if c.lost), None)
 
 
 def stop() -> None:
     """`ray.shutdown`, then the reaper finishes: no process of the cluster stays."""
     if not _current:
         return
+    for c in _current:
+        c.closing = True
     try:
         import ray
         ray.shutdown()
