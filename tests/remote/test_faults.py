@@ -186,8 +186,8 @@ def _start(tmp_path: Path, name: str) -> tuple[subprocess.Popen, Path, str, Path
     assert m and p.poll() is None, text[-2000:]
     folder = m.group(1)
     reaper = next(pid for pid in _cluster_processes(folder)
-                  if b"qdexplorer.remote.reaper" in Path(f"/proc/{pid}/cmdline").read_bytes())
-    mark = Path(f"/proc/{reaper}/cmdline").read_bytes().split(b"\0")[-2]   # reaper FOLDER MARK
+                  if b"reaper.py" in Path(f"/proc/{pid}/cmdline").read_bytes())
+    mark = Path(f"/proc/{reaper}/cmdline").read_bytes().split(b"\0")[-3]   # reaper.py FOLDER MARK VARIABLE
     _marks[folder] = b"QDEXPLORER_PRIVATE_CLUSTER=" + mark
     time.sleep(2)   # a few turns saved
     return p, proj, folder, err
