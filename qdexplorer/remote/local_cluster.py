@@ -90,7 +90,15 @@ def prepare() -> LocalCluster:
 
 
 def init_kwargs(cluster: LocalCluster) -> dict[str, Any]:
-    return {"_temp_dir": str(cluster.folder / "r")}
+    """Ray's files in the private folder; `QDEXPLORER_OBJECT_STORE_MB` caps the object store (Ray
+    takes 30% of the memory by default; 75 MB is its least)."""
+    kw: dict[str, Any] = {"_temp_dir": str(cluster.folder / "r")}
+    store = os.environ.get("QDEXPLORER_OBJECT_STORE_MB", "")
+    if store:
+        if not store.isdigit() or int(store) < 75:
+            raise QdError(f"QDEXPLORER_OBJECT_STORE_MB={store!r}: expected a whole number of MB, at least 75")
+        kw["object_store_memory"] = int(store) << 20
+    return kw
 
 
 def start(num_cpus: int, **kw: Any) -> LocalCluster:
