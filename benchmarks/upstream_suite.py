@@ -171,11 +171,11 @@ def measure(tree: Path, work: Path, files: list[str], mode: str, workers: int, t
     store.mkdir(parents=True, exist_ok=True)
     for i in range(0, len(files), batch):
         chunk = files[i:i + batch]
-        out = work / f"{mode}.jsonl"
+        out = work / f"{mode}.{os.getpid()}.jsonl"  # per process: two runs may share WORK (--reverse)
         out.unlink(missing_ok=True)
         select = "first2"
         if mode == "ours":
-            select = work / "ours_select.json"
+            select = work / f"ours_select.{os.getpid()}.json"
             select.write_text(json.dumps(sorted(n for f in chunk for n in wanted[f])))
         t0 = time.time()
         run_pytest(tree, chunk, mode, select, out, workers, timeout, work / f"{mode}.log")
@@ -256,6 +256,10 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (at most 2)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test case")
     ap.add_argument("--batch", type=int, default=8, help="files per pytest session")
+    ap.add_argument("--order", choices=("name", "size"), default="name",
+                    help="size: smallest files first (the most files measured soonest)")
+    ap.add_argument("--reverse", action="store_true",
+                    help="take the files last first (a second run sharing WORK meets the first in the middle)")
     ap.add_argument("--out", type=Path, default=HERE / "upstream_suite.json")
     a = ap.parse_args(argv)
     workers = max(1, min(2, a.workers))
@@ -267,8 +271,14 @@ def main(argv=None) -> int:
         raise SystemExit(f"upstream_suite: not an upstream test file here (or left out): {', '.join(unknown)}")
     if not a.report_only:
         order = named or files
+        if a.order == "size":
+            order = sorted(order, key=lambda f: (tree / "tests/python" / f).stat().st_size)
+        if a.reverse:
+            order = order[::-1]
         for i in range(0, len(order), a.batch):  # real then ours per batch: ours results come early
             chunk = order[i:i + a.batch]
+            if not (named or a.ours_all):  # what another run sharing WORK has measured meanwhile
+                chunk = [f for f in chunk if load(a.work, "ours", f) is None]
             todo_real = [f for f in chunk
                          if (load(a.work, "real", f) or {}).get("digest") != _digest(tree / "tests/python" / f)]
             if todo_real:

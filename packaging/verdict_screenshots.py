@@ -82,6 +82,7 @@ def main(out: str, run_json: str | None) -> int:
     pump(lambda: "run finished" in win.statusBar().currentMessage() and not win.bridge_busy())
     real = [ms for rec in win.session.runs for ms in rec.times.get(TASK, [])][1:61]
     made = [ms * 40 if i == 0 else ms * 25 if i == 35 else ms for i, ms in enumerate(real)]
+    win.plots.launches.clear()   # only this run on the plot (the session keeps the others)
     rid = 10_000
     win.session.apply(RunStarted(rid, "particles_64k", "particle_step", "cpu", len(made), (TASK,)))
     win.session.apply(LaunchesTimed(rid, "particles_64k", tuple(
@@ -116,7 +117,10 @@ def main(out: str, run_json: str | None) -> int:
     pump()
     shot(win, "compare-wide.png")
 
-    # 3. History, light theme
+    # 3. History, light theme (after a round trip through the dark one, as a user toggles it)
+    win.dark_act.setChecked(True)
+    pump()
+    win.dark_act.setChecked(False)
     win.pages.setCurrentWidget(bench.hist)
     bench.hist.task.setCurrentText(TASK)
     pump()

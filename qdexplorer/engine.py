@@ -537,10 +537,6 @@ class Engine:
         self._emit(WorkerFaulted(f.task, self._backend, f.fault))
 
     # ---- counters
-    def use_ncu(self, path: str | None) -> None:
-        """Profile with this ncu (a setting); None: find one on PATH, CUDA_HOME, /usr/local/cuda/bin..."""
-        self._ncu = path
-
     def counters(self, task: str, preset: str = "quick", side: str = "current", ptx: str | None = None,
                  fresh: bool = False, seed: int = 0, timeout: float = 180.0) -> CountersResult:
         """Profile `task` under ncu: one launch, in a child process, with the inputs its kernel's first

@@ -202,6 +202,23 @@ class History:
                                f"{len(back.launches)} read back; {why}")
 
     @_sqlite_errors
+    def append_rounds(self, run: Run, launches: list[Launch], context: RunContext, note: str) -> Run:
+        """More rounds of the same code added to a saved run (`runner.add_rounds`): the launches go
+        after its own, the context (rounds, repeats) is replaced and the note added to its message."""
+        assert run.id is not None, "only a saved run gains rounds"
+        with self.transaction() as db:
+            start = db.execute("SELECT COUNT(*) FROM launches WHERE run_id = ?", (run.id,)).fetchone()[0]
+            self._add_launches(db, run.id, launches, start)
+            message = "; ".join(m for m in (run.message, note) if m)
+            db.execute("UPDATE runs SET context = ?, message = ? WHERE id = ?",
+                       (json.dumps(context.to_dict()), message, run.id))
+        back = self.load(run.id)
+        if len(back.launches) != len(run.launches) + len(launches):
+            raise HistoryError(f"run #{run.id} in {self.path}: {len(launches)} launches were added but "
+                               f"{len(back.launches) - len(run.launches)} read back; the history is damaged")
+        return back
+
+    @_sqlite_errors
     def begin(self, run: Run) -> "RunWriter":
         """Start a streaming run: launches are added in batches as they arrive."""
         with self.transaction() as db:

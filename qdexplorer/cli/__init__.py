@@ -18,16 +18,31 @@ from types import FrameType
 
 from ..lang.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
-from ..quadrants.command import add_parser as add_quadrants_parser
-from ..quadrants.command import cmd_quadrants
-from ..arg_types import at_least, seconds
+from .quadrants_cmds import add_parser as add_quadrants_parser
+from .quadrants_cmds import cmd_quadrants
+from .arg_types import at_least, seconds
 from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" for a mistyped command or choice (`qdexplorer histroy`)."""
+
+    def error(self, message: str):
+        import difflib
+        import re
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
+            close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean '{close[0]}'?"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
+    ap = _Parser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
                                  "With no command, opens the desktop app on the last project, else the bundled demo.")
-    sub = ap.add_subparsers(dest="cmd")
+    sub = ap.add_subparsers(dest="cmd", parser_class=_Parser)
     c = sub.add_parser("compile", help="compile every task to PTX and list them")
     add_project_args(c)
     c.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
@@ -58,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="for --stage ll: which target's LLVM IR the file is (default nvptx; host = the CPU backend)")
     o.add_argument("--arch", type=arch, help="which compile's index to read (default: the last one)")
     o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
-    sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
+    i = sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
+    i.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     add_quadrants_parser(sub)
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?", help="folder or kernel file (default: the last one, else the demo)")

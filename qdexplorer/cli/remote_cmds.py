@@ -13,11 +13,12 @@ import os
 import sys
 from typing import Any
 
-from ..arg_types import at_least, seconds
+from .arg_types import at_least, seconds
 from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
+from ..wording import plural
 from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
 
 CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
@@ -131,8 +132,15 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             engines.append(make_engine(a, backend=a.backend))
         sides: list[SweepEngine] = list(engines)
 
+        tty = sys.stderr.isatty()
+        said = [-1]
+
         def progress(done: int, total: int) -> None:
-            print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            if tty:   # one line redrawn in place
+                print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            elif done == total or done * 10 // total != said[0]:   # a log file: a line every tenth, no \r
+                said[0] = done * 10 // total
+                print(f"sweep: {done}/{total} variant turns", file=sys.stderr)
         show = None if a.json else progress
         if a.resume:
             assert history is not None
@@ -157,7 +165,7 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}, indent=2))
     else:
         print(result.table())
-        print(f"{len(result.runs)} runs " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
+        print(f"{plural(len(result.runs), 'run')} " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
                                              if history else "not saved"), file=sys.stderr)
     return 0 if result.status == "complete" else 1
 

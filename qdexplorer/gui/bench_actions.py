@@ -15,12 +15,13 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..bench.compare import compare_runs
 from ..bench.history import History
-from ..bench.runner import Side, bench, interleaved
+from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
 from ..session import Session
 from .compare_view import CompareView
 from .history_view import HistoryView
+from ..wording import plural
 
 ROUNDS, PER_ROUND = 8, 5      # Compare with generated: 8 × (A, B) rounds of 5 timed repeats each
 
@@ -51,6 +52,7 @@ class BenchActions(QObject):
         self.bench_act.setToolTip("Run the chosen workload(s) with 2 warm-ups and Repeat timed passes, and save "
                                   "the run to the project's history")
         self.compare.compare_requested.connect(self.compare_saved)
+        self.compare.add_rounds_requested.connect(self.add_rounds)
         self.hist.run_selected.connect(self._history_point)
         window.views.compare_generated.connect(self.compare_generated)
         window.bridge.busy.connect(lambda busy: self.bench_act.setEnabled(not busy))
@@ -108,6 +110,7 @@ class BenchActions(QObject):
             eng.set_backend(backend)
             with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
                 return bench(eng, workloads, repeat=repeat, history=h, name=name)
+        self.win.run_names, self.win.activity = [], "bench"   # never the last Run's workload count
         self.win.statusBar().showMessage(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
                                          f"{backend}: 2 warm-ups + {repeat} timed passes…")
         self.win.stop_act.setEnabled(True)
@@ -115,8 +118,10 @@ class BenchActions(QObject):
 
     def _benched(self, run):
         self.win.stop_act.setEnabled(False)
+        self.win.activity = ""
+        self.win.run_status.setText(f"bench finished: {plural(len(run.launches), 'launch')} saved as {run.label}")
         self.run_name.clear()
-        self.win.log(f"saved run {run.label}: {len(run.launches)} launches of {len(run.tasks())} tasks "
+        self.win.log(f"saved run {run.label}: {plural(len(run.launches), 'launch')} of {plural(len(run.tasks()), 'task')} "
                      f"({run.status}{': ' + run.message if run.message else ''})")
         self.win.statusBar().showMessage(f"saved run {run.label} ({run.status})")
         self._open()
@@ -158,6 +163,37 @@ class BenchActions(QObject):
             self.win.log(f"compare failed: {e}")
             return
         self.show(compare_runs(ra, rb), ra, rb)
+
+    def add_rounds(self, a: str, b: str, rounds: int):
+        """Measure `rounds` more rounds of B's workloads now, add them to B (refused for other code), and
+        compare A with B again."""
+        if self.history_path is None:
+            return
+        path, backend = self.history_path, self.win.backend.currentText()
+
+        def job(eng):
+            eng.set_backend(backend)
+            with History(path) as h:
+                return add_rounds(eng, h, b, rounds)
+
+        def done(run):
+            self.win.stop_act.setEnabled(False)
+            self.win.activity = ""
+            self.win.run_status.setText(f"rounds added: {run.label} now has {plural(run.context.rounds or 0, 'round')}")
+            self.win.statusBar().showMessage(f"added {rounds} round{'s' if rounds != 1 else ''} to {run.label}: "
+                                             f"now {run.context.rounds} rounds")
+            self._open()
+            self.refresh()
+            self.compare_saved(a, b)
+
+        def failed(e):
+            self.win.activity = ""
+            self.compare.add_btn.setEnabled(True)
+            self.win._failed("add rounds", e)
+        self.win.run_names, self.win.activity = [], "adding rounds"
+        self.win.statusBar().showMessage(f"adding {rounds} round{'s' if rounds != 1 else ''} to {b}…")
+        self.win.stop_act.setEnabled(True)
+        self.win.bridge.submit(job, returned=done, errored=failed)
 
     def _history_point(self, run_id: int):
         """A point in the history view: compare that run (A) with the latest (B)."""

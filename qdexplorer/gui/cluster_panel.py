@@ -39,9 +39,13 @@ class Target:
 
 def join(address: str) -> Any:
     """The cluster module, connected to `address` (Ray is imported here, and only here)."""
-    from ..remote import (
-        cluster,  # an optional dependency: loaded only when a cluster is asked for
-    )
+    try:
+        from ..remote import (
+            cluster,  # an optional dependency: loaded only when a cluster is asked for
+        )
+    except ImportError as e:
+        from ..optional_parts import ray_hint
+        raise RuntimeError(f"a cluster needs Ray: {ray_hint()} ({e})") from None
     with _connect_lock:
         cluster.connect(address)
     return cluster

@@ -41,6 +41,7 @@ from .theme import apply_theme, current_theme
 from .timings import TimingsPanel
 from .trust_dialog import confirm_trust
 from .workers import error_text
+from ..wording import plural
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
@@ -123,6 +124,7 @@ class MainWindow(QMainWindow):
         self.messages.setReadOnly(True)
         self.messages.setMaximumBlockCount(5000)
         self.run_names: list[str] = []
+        self.activity = ""   # "bench", "sweep"…: what the status bar's progress counts, when not a Run
         self._closing = False
         self._shut_down = False
 
@@ -215,6 +217,7 @@ class MainWindow(QMainWindow):
         name = self.workload.currentText()
         backend, repeat = self.backend.currentText(), self.repeat.value()
         # every workload in the combo's order, named, so the progress line counts in the order shown
+        self.activity = ""
         self.run_names = [name] if name not in ("", "all workloads") else \
             [self.workload.itemText(i) for i in range(1, self.workload.count())]
         workloads = list(self.run_names)
@@ -419,7 +422,7 @@ class MainWindow(QMainWindow):
             return
         kernel_errors = [k.error for k in self.session.kernels.values() if k.error]
         broken = self.tree.file_errors
-        msg = f"{done.tasks} tasks compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
+        msg = f"{plural(done.tasks, 'task')} compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
         if broken:
             f, m = next(iter(broken.items()))
             msg = f"{Path(f).name} does not load ({m.split(': ', 1)[-1]}); its kernels are marked, " + msg
@@ -467,6 +470,7 @@ class MainWindow(QMainWindow):
         total = n * rec.repeat
         wl = (f"workload {self.run_names.index(rec.workload) + 1}/{len(self.run_names)} "
               if rec.workload in self.run_names and len(self.run_names) > 1 else "")
+        wl = f"{self.activity}: {wl}" if self.activity else wl
         task_i = min(n, done % n + 1) if done < total else n
         launch_i = min(rec.repeat, done // n + (1 if done < total else 0))
         self.run_status.setText(f"{wl}{rec.workload}: task {task_i}/{n}, launch {launch_i}/{rec.repeat}"
@@ -477,6 +481,7 @@ class MainWindow(QMainWindow):
 
     def _failed(self, what, error: Exception):
         self.stop_act.setEnabled(False)
+        self.activity = ""
         message = error_text(error)
         self.log(f"{what} failed: {message}")
         self.statusBar().showMessage(f"{what} failed: {message.splitlines()[0] if message else ''}")

@@ -42,6 +42,7 @@ from ..engine import Engine
 from ..events import ProjectOpened
 from ..project.data_folder import history_path
 from .workers import error_text
+from ..wording import plural
 
 BEST_MARK = "★"
 
@@ -178,7 +179,9 @@ class SweepView(QWidget):
         self.running = True
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
-        self.status.setText(f"sweep starting on {n} device(s)…")
+        self.status.setText(f"sweep starting on {plural(n, 'device')}…")
+        self._first_run = len(self.win.session.runs)      # the sweep's runs are set aside when it ends
+        self.win.run_names, self.win.activity = [], "sweep"   # the status bar counts this, not the last Run
         self.win.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit,
                                returned=self._done, errored=self._failed)
 
@@ -200,7 +203,7 @@ class SweepView(QWidget):
     def _done(self, result: SweepResult) -> None:
         self._finish()
         self.heat.show_result(result)
-        self.status.setText(f"sweep {result.name}: {len(result.variants)} variants × {len(result.tasks())} tasks on "
+        self.status.setText(f"sweep {result.name}: {plural(len(result.variants), 'variant')} × {plural(len(result.tasks()), 'task')} on "
                             f"{', '.join(result.devices())} ({result.status}); ratio to the default, "
                             f"{BEST_MARK} = best per task (a variant only where clearly faster, else the default)")
         self.refresh_saved(select=result.name)
@@ -212,6 +215,11 @@ class SweepView(QWidget):
         self.win.log(f"sweep failed: {message}")
 
     def _finish(self) -> None:
+        session = self.win.session
+        session.set_aside(session.runs[getattr(self, "_first_run", len(session.runs)):])
+        self.win.activity = ""
+        self.win.run_status.setText("sweep finished: its timings are in the heat map; the tree's Launch column "
+                                    "keeps the last Run's")
         self.running = False
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)

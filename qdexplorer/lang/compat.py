@@ -9,7 +9,7 @@ what to do, never a bare AttributeError. Keys are the names as the doc lists the
 from __future__ import annotations
 
 from .errors import QdError
-from .field import _caller
+from .caller import caller as _caller
 
 
 class NotSupportedError(QdError, AttributeError):
@@ -22,17 +22,12 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.Backend": "allocate with qd.field or qd.ndarray",
-    "qd.Tensor": "annotate with qd.template() or qd.types.NDArray",
-    "qd.tensor": "allocate with qd.field or qd.ndarray",
-    "qd.wrap": "pass the field or ndarray itself",
     "qd.MatrixTensor": "use qd.Matrix.field / qd.Matrix.ndarray",
     "qd.VectorTensor": "use qd.Vector.field / qd.Vector.ndarray",
     "qd.BufferView": "pass the field or ndarray itself",
     "qd.real_func": "use @qd.func (inlined)",
     "qd.experimental": "use @qd.func (inlined) for real_func",
     "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
-    "qd.arm64": "use qd.cpu",
     # devices, streams, graphs
     "qd.graph": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.graph_do_while": "CUDA graphs are not built by qdexplorer; loop in Python",
@@ -77,7 +72,7 @@ def _each(surfaces, attr: str, todo: str):
             INTERNAL.add(f"{s}.{attr}")
 
 
-_each(_FIELDS, "dual", _FWD)
+_each(_FIELDS[3:], "dual", _FWD)
 _each(_FIELDS, "vars", _INTERNAL)
 _each(_FIELDS[:3], "host_accessors", _INTERNAL)
 _each(_FIELDS[1:3], "ptr", _INTERNAL)
@@ -91,10 +86,15 @@ for _t in ("vector_type", "matrix_type", "struct_type"):
 REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
-for _s in ("matrix", "vector", "qd.Matrix", "qd.Vector"):
+for _s in ("matrix", "vector"):
     REFUSED[f"{_s}.tensor"] = "use qd.Matrix.field / qd.Matrix.ndarray"
 
 PARTIAL: dict[str, str] = {
+    "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
+                 "reported by x.layout, storage stays in canonical order",
+    "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",
+    "qd.wrap": "returns the field or ndarray itself",
+    "qd.arm64": "named; qd.init(arch=qd.arm64) is refused (qdexplorer's CPU backend is qd.cpu)",
     "qd.Stream": "every call runs in program order on one stream: Quadrants' results, without the overlap",
     "qd.Event": "record/wait are ordered trivially (one stream); synchronize waits for all work",
     "qd.create_stream": "see qd.Stream", "qd.create_event": "see qd.Event",

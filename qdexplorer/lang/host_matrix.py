@@ -57,7 +57,8 @@ class HostMatrix(np.ndarray):
         return bool(np.all(np.asarray(self)))
 
 
-def host(a) -> HostMatrix:
+def host(a) -> np.ndarray:
+    """`a` as a HostMatrix when it is a vector or matrix; other shapes stay plain arrays."""
     arr = np.asarray(a)
     return arr.view(HostMatrix) if arr.ndim in (1, 2) else arr
 

@@ -6,6 +6,7 @@ wired by the package root). This keeps the layers one-way: lang never imports wh
 """
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 from .splitmix import GOLDEN, MASK64, mix64
@@ -37,6 +38,7 @@ x64 = cpu
 _hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None, "sync": None}
 _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.init's options
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
+PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
 
 
@@ -67,6 +69,7 @@ def init(arch: str = cpu, **options):
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise TypeError(f"qd.init(random_seed=...) takes an integer, got {seed!r}")
     _config["kernel_profiler"] = bool(options.pop("kernel_profiler", False))
+    _config["default_ip"], _config["default_fp"] = _default_type(options, "default_ip"), _default_type(options, "default_fp")
     result = _hook("init")(arch, **options)
     _config["arch"] = {cpu: cpu, cuda: cuda}.get(result, cpu)
     _config["options"] = dict(options)
@@ -74,6 +77,20 @@ def init(arch: str = cpu, **options):
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
     return result
+
+
+def _default_type(options: dict, key: str):
+    """qd.init's default_ip (qd.i32 or qd.i64) / default_fp (qd.f32 or qd.f64): the type of Python
+    numbers in kernels. Popped, so that nothing below sees an option it does not know."""
+    from .types import as_dtype
+    v = options.pop(key, None)
+    if v is None:
+        return None
+    dt = as_dtype(v)
+    allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
+    if dt is None or dt.name not in allowed:
+        raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
+    return dt
 
 
 def current_arch() -> Arch:
@@ -94,6 +111,7 @@ def reset():
     _compiled.clear()
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
+    _config["default_ip"] = _config["default_fp"] = None
     return _hook("reset")()
 
 
@@ -119,10 +137,13 @@ def num_compiled() -> int:
 def call_kernel(kernel, bound: dict) -> dict:
     """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
     (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
-    if _config.get("kernel_profiler"):
-        from .profiler import timed_call
-        return timed_call(kernel.name, lambda: _hook("call")(kernel, bound))
-    return _hook("call")(kernel, bound)
+    if not _config.get("kernel_profiler"):
+        return _hook("call")(kernel, bound)
+    t0 = time.perf_counter()   # qd.profiler's records: the call's wall clock, the device synchronised
+    out = _hook("call")(kernel, bound)
+    sync()
+    PROFILE.setdefault(kernel.name, []).append((time.perf_counter() - t0) * 1e3)
+    return out
 
 
 def adopt(storage):

@@ -158,10 +158,13 @@ class SNode:
                 f._with_grad(True)
 
     def lazy_dual(self):
-        file, line = _caller()
-        raise NotImplementedError(f"{file}:{line}: qd.root.lazy_dual(): forward-mode autodiff (.dual fields, "
-                                  f"qd.ad.FwdMode) is not supported by qdexplorer; use reverse mode "
-                                  f"(needs_grad=True, qd.ad.Tape / kernel.grad())")
+        """Give every float field placed under this container so far its `.dual` (forward mode), as
+        Quadrants' `qd.root.lazy_dual()` does."""
+        fields = self._placed_fields()
+        derived = {id(d) for f in fields for d in (f._grad, f._dual) if d is not None}
+        for f in fields:
+            if f._dual is None and f._grad_of is None and f.dtype.is_float and id(f) not in derived:
+                f._with_dual(True)
 
     def _placed_fields(self) -> list:
         out = list(self.fields)

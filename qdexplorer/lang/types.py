@@ -19,6 +19,10 @@ class DType:
     def __repr__(self) -> str:
         return f"qd.{self.name}"
 
+    def to_string(self) -> str:
+        """Quadrants' `qd.f32.to_string()`: the short name."""
+        return self.name
+
     @property
     def is_float(self) -> bool:
         return self.kind == "f"
@@ -92,7 +96,7 @@ def loop_index_type(bounds) -> DType:
 
 
 def promote(a: DType, b: DType) -> DType:
-    """Binary-op result type, following Quadrants: float wins over int, wider wins, signed wins ties."""
+    """Binary-op result type, following Quadrants: float wins over int, wider wins, unsigned wins ties."""
     if a == b:
         return i32 if a.kind == "b" else a  # True + True is 2, as in Python
     if a.kind == "b":
@@ -105,7 +109,7 @@ def promote(a: DType, b: DType) -> DType:
         return a if a.is_float else b
     if a.bits != b.bits:
         return a if a.bits > b.bits else b
-    return a if a.kind == "i" else b
+    return a if a.kind == "u" else b  # as in C and Quadrants 1.3.3: i32 + u32 is a u32
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,12 @@ so helper code and checks can share them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from . import host_matrix as H
-from .field import Field, Ndarray
+from .field import ELEMENT_TYPE, Field, Ndarray
 from .types import DType, as_dtype, f32, i32, u32
 
 
@@ -184,6 +185,7 @@ class Matrix:
         return H.host(np.array([np.asarray(c) for c in cols]).T.copy())
 
 
+_fn: Any
 for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matrix.inverse(m)`
     setattr(Vector, _name, staticmethod(_fn))
     setattr(Matrix, _name, staticmethod(_fn))
@@ -197,3 +199,5 @@ vec2, vec3, vec4 = vector(2, f32), vector(3, f32), vector(4, f32)
 ivec2, ivec3, ivec4 = vector(2, i32), vector(3, i32), vector(4, i32)
 uvec2, uvec3, uvec4 = vector(2, u32), vector(3, u32), vector(4, u32)
 mat2, mat3, mat4 = matrix(2, 2, f32), matrix(3, 3, f32), matrix(4, 4, f32)
+
+ELEMENT_TYPE[0] = lambda shape, dt: vector(shape[0], dt) if len(shape) == 1 else matrix(shape[0], shape[1], dt)

@@ -191,11 +191,6 @@ def devices() -> list[RemoteGpu]:
     return out
 
 
-def node_cpus() -> list[tuple[str, str, float]]:
-    """(node id, host, CPUs) of every live node: where CPU-backend actors can run."""
-    return [(n.node_id, n.host, n.cpus) for n in nodes()]
-
-
 def cpu_slots() -> int:
     """CPU actors (one CPU each) the cluster can hold at once: its CPUs."""
     return int(ray.cluster_resources().get("CPU", 0))

@@ -46,6 +46,14 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     assert {bench.compare.table.item(r, 7).text() for r in range(6)} <= {"same", "faster", "slower", "unsure"}
     assert bench.compare.comparison.a == runs[0].label and bench.compare.comparison.b == runs[1].label
 
+    # Add rounds (what an unsure verdict offers): measured now, added to B, compared again
+    bench.compare.add_rounds_requested.emit(runs[0].label, runs[1].label, 2)
+    qtbot.waitUntil(lambda: "added 2 rounds" in win.statusBar().currentMessage() and not win.bridge_busy(),
+                    timeout=90000)
+    grown = bench.history.load(runs[1].label)
+    assert grown.context.rounds == 7 and len(grown.launches) == 25 + 10   # 2 rounds of 1 repeat, 5 tasks
+    assert {t.rounds_b for t in bench.compare.comparison.tasks} == {7}   # the comparison was made again
+
 
 def _run(label, ms, task, other="copy_kernel_0_range_for", backend="cuda"):
     """A run of two tasks whose launch times are given: a known effect, no machine noise."""
@@ -100,6 +108,8 @@ def test_another_project_starts_with_empty_compare_history_and_progress(window, 
     win.repeat.setValue(3)
     bench.bench_act.trigger()
     qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 1 and not win.bridge_busy(), timeout=90000)
+    # the status bar says what the bench did, not an earlier Run's workload count (issue 31)
+    assert win.run_status.text().startswith("bench finished: ") and "saved as #1" in win.run_status.text()
     bench._compared_fresh("copy_kernel_0_range_for", (_run("generated", np.linspace(1, 1.02, 40), "copy_x"),
                                                       _run("override", np.linspace(1, 1.02, 40), "copy_x")))
     assert bench.hist.task.count() == 1 and bench.compare.table.rowCount() > 0 and win.run_status.text()

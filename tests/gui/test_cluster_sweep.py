@@ -25,6 +25,7 @@ def _window(qtbot, tmp_path, settings_path):
 
 def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, tmp_path):
     from qdexplorer.gui.sweep_view import BEST_MARK
+    from qdexplorer.gui.task_tree import COLUMNS
     win = _window(qtbot, tmp_path, tmp_path / "s.ini")
     view = win.sweep
     view.block_dims.setText("64,256")
@@ -46,6 +47,9 @@ def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, t
         cell = next(c for c in result.cells() if c.variant == label)
         assert f"median {cell.median_ms:.4f} ms" in view.heat.item(0, j).toolTip()
     assert view.heat.item(0, 0).text().endswith("1.000")
+    # the sweep's runs time other block sizes: the tree's Launch column does not show them unsaid (issue 31)
+    assert win.tree.items[TASK].text(COLUMNS.index("Launch")) == "" and win.session.runs
+    assert win.run_status.text().startswith("sweep finished")
     # saved in the project's history, listed, and read back into the same map
     assert [view.saved.itemText(i) for i in range(view.saved.count())] == [result.name]
     view.heat.clear()

@@ -68,6 +68,9 @@ def _f9(x):
     return 1 / x
 
 
+_C04 = float(np.float32(0.4))
+
+
 @qd.func
 def _f10(x):
     return qd.atan2(x, 0.4)
@@ -99,7 +102,7 @@ UNARY = [
     (_f7, lambda v: 3 * v * v),
     (_f8, lambda v: 2.5 * v ** 1.5),
     (_f9, lambda v: -1 / v ** 2),
-    (_f10, lambda v: 0.4 / (0.16 + v * v)),
+    (_f10, lambda v: _C04 / (_C04 * _C04 + v * v)),  # the literal 0.4 is default_fp (f32), as in Quadrants
     (_f11, lambda v: 0.0),
     (_f12, lambda v: 1.0),
     (_f13, lambda v: 1 / math.sqrt(1 - v * v)),

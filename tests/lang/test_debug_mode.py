@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qdexplorer.runtime.debug import OutOfBounds
-from tests.test_cli import cli
+from tests.cli.test_cli import cli
 
 KERNELS = textwrap.dedent("""\
     import qdexplorer.lang as qd

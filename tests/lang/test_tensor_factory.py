@@ -21,6 +21,7 @@ def test_tensor_allocates_the_backend_and_a_tensor_argument_takes_either(backend
     x = qd.tensor(qd.i32, (3, 4), backend=backend)
     assert isinstance(x, qd.Field if backend == qd.Backend.FIELD else qd.Ndarray)
     assert isinstance(x, qd.Tensor) and not isinstance(np.zeros(3), qd.Tensor)
+    assert x._unwrap() is x and qd.wrap(x) is x
 
     @qd.kernel
     def fill(a: qd.Tensor, b: qd.Tensor):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import ROOT
+from tests.cli.test_cli import ROOT
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads children from /proc (Linux)")
 

@@ -28,7 +28,9 @@ def _core():
     def is_extension_supported(arch, ext):
         return arch == qd.cpu and getattr(ext, "name", ext) in _SUPPORTED_EXTENSIONS
 
-    return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported}
+    return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported,
+            "get_max_num_indices": lambda: 12, "with_metal": lambda: False, "with_vulkan": lambda: False,
+            "with_amdgpu": lambda: False, "with_cuda": lambda: False}
 
 
 def _misc():
@@ -38,8 +40,9 @@ def _misc():
     def is_extension_supported(arch, ext):
         return core["is_extension_supported"](arch, ext)
 
+    from qdexplorer.lang.intrinsics import loop_unique
     return {"get_host_arch_list": lambda: [qd.cpu], "is_arch_supported": lambda a: a == qd.cpu,
-            "is_extension_supported": is_extension_supported}
+            "is_extension_supported": is_extension_supported, "loop_unique": loop_unique}
 
 
 class _Cfg:
@@ -104,7 +107,17 @@ def _load_kernel_string():
     return {"load_kernel_from_string": load_kernel_from_string}
 
 
+def _kernel_types():
+    from enum import IntEnum
+
+    class KernelBatchedArgType(IntEnum):  # names only: the launch statistics that tests read are Quadrants'
+        FLOAT, INT, UINT, QD_ARRAY, TI_ARRAY_WITH_GRAD = 0, 1, 2, 3, 4
+
+    return {"KernelBatchedArgType": KernelBatchedArgType}
+
+
 HARNESS = {
+    "quadrants.lang._kernel_types": _kernel_types,
     "quadrants._lib": lambda: {},
     "quadrants._lib.core": _core,
     "quadrants.lang.misc": _misc,

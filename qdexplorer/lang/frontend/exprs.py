@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fits, fold, is_number, literal, py_value, truthy
+from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -226,6 +226,8 @@ class ExprLowering(LoweringBase):
             return acc
         ea, eb = self.pair(a, b, node)
         dt = promote(ea.dtype, eb.dtype)
+        if op in ("<<", ">>") and ea.dtype.is_int and eb.dtype.is_int:
+            dt = ea.dtype  # a shift keeps its left operand's type in Quadrants: u8(255) << 4 is 240
         if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
             if runtime_api.debug() and eb.dtype.kind == "i":
                 self.check_negative_exponent(cast(eb, dt), node)
@@ -243,10 +245,10 @@ class ExprLowering(LoweringBase):
     def pair(self, a, b, node):
         if is_number(a) and not is_number(b):
             eb = self.commit(b, node)
-            return literal(a.value, eb.dtype if fits(a.value, eb.dtype) else None), eb
+            return operand_literal(a.value, eb.dtype), eb
         if is_number(b) and not is_number(a):
             ea = self.commit(a, node)
-            return ea, literal(b.value, ea.dtype if fits(b.value, ea.dtype) else None)
+            return ea, operand_literal(b.value, ea.dtype)
         return self.commit(a, node), self.commit(b, node)
 
     def v_UnaryOp(self, node):
@@ -265,9 +267,11 @@ class ExprLowering(LoweringBase):
         if isinstance(node.op, ast.UAdd):
             return e
         if isinstance(node.op, ast.Not):
+            if e.dtype.is_float:  # Quadrants' logical_not is integral-only (`not 1.0` is a type error)
+                self.err(node, f"'not' (logical_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
             return ir.UnOp("not", truthy(e), u1)
         if not e.dtype.is_int:
-            self.err(node, "'~' needs an integer operand")
+            self.err(node, f"'~' (bit_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):

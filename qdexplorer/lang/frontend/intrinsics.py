@@ -138,7 +138,7 @@ class IntrinsicLowering(LoweringBase):
             return Vec([self.bits_of(f, x, node) for x in v.items], v.shape)
         e = self.commit(v, node)
         if not e.dtype.is_int:
-            self.err(node, f"qd.math.{f.name}() needs an integer operand, got {e.dtype!r}", QuadrantsTypeError)
+            self.err(node, f"qd.math.{f.name}() takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
         return ir.MathCall(f.name, (e,), i32)
 
     def bit_shr(self, node):

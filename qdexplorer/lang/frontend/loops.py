@@ -23,12 +23,13 @@ class LoopLowering(LoweringBase):
         self.out.append([])
         cond = truthy(self.commit(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
-        self.frame.loop_depth += 1
+        saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
+        self.frame.loop_depth = max(saved_depth, 0) + 1
         self.runtime_nesting += 1
         try:
             body = self.block(node.body)
         finally:
-            self.frame.loop_depth -= 1
+            self.frame.loop_depth = saved_depth
             self.runtime_nesting -= 1
         head = self.out.pop()
         self.emit(ir.Loop(head + body))
@@ -65,12 +66,13 @@ class LoopLowering(LoweringBase):
         ref = ir.LocalRef(var)
         test = ir.Compare(">=" if step > 0 else "<=", ref, ir.LocalRef(end_l), u1)
         self.frame.scopes.append({node.target.id: var})
-        self.frame.loop_depth += 1
+        saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
+        self.frame.loop_depth = max(saved_depth, 0) + 1
         self.runtime_nesting += 1
         try:
             body = self.block(node.body)
         finally:
-            self.frame.loop_depth -= 1
+            self.frame.loop_depth = saved_depth
             self.runtime_nesting -= 1
             self.frame.scopes.pop()
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
@@ -104,12 +106,13 @@ class LoopLowering(LoweringBase):
         scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])} if grouped
                  else {t.id: v for t, v in zip(targets, loop_vars)})
         self.frame.scopes.append(scope)
-        self.frame.loop_depth += 1
+        saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
+        self.frame.loop_depth = max(saved_depth, 0) + 1
         self.runtime_nesting += 1
         try:
             body = self.block(node.body)
         finally:
-            self.frame.loop_depth -= 1
+            self.frame.loop_depth = saved_depth
             self.runtime_nesting -= 1
             self.frame.scopes.pop()
         for k in range(len(bounds) - 1, -1, -1):

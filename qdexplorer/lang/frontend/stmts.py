@@ -268,9 +268,8 @@ class StatementLowering(LoweringBase):
                 ast.Constant(SWIZZLE[target.attr]), target), ast.Store()), target)
             return self.s_AugAssign(ast.copy_location(ast.AugAssign(component, node.op, node.value), node))
         if isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute)):
-            base = self.value(target.value)
-            from ..linalg.sparse_matrix import SparseMatrixBuilder  # the package imports kernel.py, above this
-            if isinstance(base, Py) and isinstance(base.value, SparseMatrixBuilder):
+            base = self.value(target.value)  # a qd.linalg.SparseMatrixBuilder (which sits above the frontend)
+            if isinstance(base, Py) and getattr(type(base.value), "qd_triplet_builder", False):
                 return self.builder_add(base.value, target, node, op)
         if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):
             handled = self.aug_vec(node, op)

@@ -114,24 +114,66 @@ def is_number(v) -> bool:
     return isinstance(v, Py) and isinstance(v.value, (int, float, bool))
 
 
-def literal(value, like: DType | None = None) -> ir.Const:
-    """Commit a Python number to a typed constant, adopting `like`'s type where it fits."""
+def default_types() -> tuple[DType, DType]:
+    """(default_ip, default_fp): the types Python numbers get in a kernel, i32 and f32 unless
+    `qd.init(default_ip=..., default_fp=...)` chose others."""
+    from ..runtime_api import _config
+    return _config.get("default_ip") or i32, _config.get("default_fp") or f32
+
+
+def represent(value, dt: DType):
+    """The value a constant of type `dt` holds: rounded to its float width, an integer wrapped to its
+    width (`qd.cast(300, qd.u8)` is 44) and a float truncated toward zero first."""
+    if dt.is_float:
+        return float(np.array(float(value), dtype=np.float64).astype(dt.numpy))
+    if dt.kind == "b":
+        return int(bool(value))
+    v, m = int(value), 1 << dt.bits
+    v %= m
+    return v - m if dt.kind == "i" and v >= m // 2 else v
+
+
+def literal(value, like: DType | None = None, exact: bool = False) -> ir.Const:
+    """Commit a Python number to a typed constant, adopting `like`'s type where it fits. A float is
+    default_fp first, as in Quadrants: `x_f64[i] = 0.1` stores 0.1 rounded to f32 unless
+    qd.init(default_fp=qd.f64); `exact` (the `qd.f64(0.1)` constructor) keeps every digit."""
+    ip, fp = default_types()
     if isinstance(value, bool):
         value = int(value)
     if isinstance(value, int):
-        dt = like if like is not None and like.kind in "iuf" else i32
+        dt = like if like is not None and like.kind in "iuf" else ip
         if dt.kind == "i" and dt.bits == 32 and not (-2**31 <= value < 2**31):
             dt = i64
-        return ir.Const(float(value) if dt.is_float else value, dt)
-    dt = like if like is not None and like.is_float else f32
-    return ir.Const(float(value), dt)
+        return ir.Const(represent(value, dt), dt)
+    dt = like if like is not None and like.is_float else fp
+    if not exact and dt.bits > fp.bits:
+        value = represent(value, fp)
+    return ir.Const(represent(value, dt), dt)
+
+
+def operand_literal(value, other: DType) -> ir.Const:
+    """A Python number met by a typed operand, as Quadrants types it: as default_ip / default_fp, which
+    the operation then promotes. So `u8 + 1` is an i32 (256 for 255 + 1), `f16 * 2.0` an f32, and
+    `f64 * 0.1` multiplies by 0.1 rounded to f32 (Quadrants' default_fp). An integer too wide for
+    default_ip takes a 64-bit operand's type (Quadrants refuses it; the value is the same)."""
+    ip, fp = default_types()
+    if isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, float):
+        return literal(value, other if other.is_float and other.bits > fp.bits else fp)
+    if other.is_float or (other.kind in "iu" and other.bits >= ip.bits):
+        return literal(value, other)
+    return literal(value, None)
 
 
 def cast(e: ir.Expr, dt: DType) -> ir.Expr:
     if e.dtype == dt:
         return e
     if isinstance(e, ir.Const) and dt.kind != "b":
-        return ir.Const(float(e.value) if dt.is_float else int(e.value), dt)
+        v = represent(e.value, e.dtype)
+        if dt.is_int and e.dtype.is_float and not np.isfinite(v):
+            return ir.Cast(e, dt)
+        return ir.Const(represent(v, dt), dt)
     return ir.Cast(e, dt)
 
 

@@ -282,9 +282,6 @@ class VectorLowering(LoweringBase):
         n, m = v.shape
         return Vec([v.items[i * m + j] for j in range(m) for i in range(n)], (m, n))
 
-    def vec_unary(self, fn, v: Vec) -> Vec:
-        return Vec([fn(x) for x in v.items], v.shape)
-
     def vec_reduce(self, op, v: Vec, node):
         acc = v.items[0]
         for x in v.items[1:]:

@@ -31,6 +31,8 @@ def sparse_matrix_builder() -> SparseMatrixBuilderType:
 class SparseMatrixBuilder:
     """Collects (row, col, value) triplets from kernels; `build()` makes the matrix."""
 
+    qd_triplet_builder = True  # what the frontend recognises `A[i, j] += v` by
+
     def __init__(self, num_rows=None, num_cols=None, max_num_triplets=0, dtype=f32, storage_format="col_major"):
         if num_rows is None:
             raise QuadrantsRuntimeError("SparseMatrixBuilder needs num_rows")

@@ -3,7 +3,7 @@ are refused with one message naming the option, never accepted (`--fail-if-slowe
 switched a CI gate off) and never a traceback."""
 import pytest
 
-from tests.test_cli import cli
+from tests.cli.test_cli import cli
 
 BAD = [
     ("bench", "--timeout", "0"), ("bench", "--timeout", "-1"), ("bench", "--timeout", "nan"),

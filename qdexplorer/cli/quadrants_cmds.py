@@ -11,8 +11,8 @@ import os
 import sys
 
 from ..lang.errors import QdError
-from ..arg_types import at_least, seconds
-from .program import INSTALL_HINT
+from ..quadrants.program import INSTALL_HINT
+from .arg_types import at_least, seconds
 
 
 def add_parser(sub):
@@ -46,9 +46,9 @@ def add_parser(sub):
 
 
 def cmd_quadrants(a) -> int:
-    from .compare import ROUNDS, edit_and_rerun
-    from .edits import EditFolder
-    from .program import check_script, run_program
+    from ..quadrants.compare import ROUNDS, edit_and_rerun
+    from ..quadrants.edits import EditFolder
+    from ..quadrants.program import check_script, run_program
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
@@ -71,7 +71,7 @@ def cmd_quadrants(a) -> int:
         return _export(base, EditFolder(folder, kind), a.export)
     ours = None
     if a.ours and base.ok:
-        from .ours import compare_with_ours, run_ours
+        from ..quadrants.ours import compare_with_ours, run_ours
         o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
         ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
     if a.json:

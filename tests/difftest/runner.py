@@ -1,0 +1,116 @@
+"""Runs programs in the two long-lived children and compares their results.
+
+A child that crashes (a segfault, an abort) or runs past the timeout is killed and started again;
+the program gets the result "crash: ..." or "timeout", and its text is kept for the report."""
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+import tempfile
+
+from .child import read_msg, write_msg
+from .compare import Mismatch, compare
+from .program import Program, as_ours
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def quadrants_available() -> str | None:
+    """None if real Quadrants can be imported here, else why not (in a child: importing it is slow)."""
+    r = subprocess.run([sys.executable, "-c", "import quadrants"], capture_output=True, text=True, timeout=120)
+    return None if r.returncode == 0 else (r.stderr.strip().splitlines() or ["import failed"])[-1]
+
+
+class Child:
+    def __init__(self, impl: str, arch: str = "cpu", timeout: float = 60.0):
+        self.impl, self.arch, self.timeout = impl, arch, timeout
+        self.proc: subprocess.Popen | None = None
+        self.version = ""
+        self.log = tempfile.TemporaryFile()
+        self.runs = 0
+
+    def start(self) -> None:
+        env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        self.proc = subprocess.Popen([sys.executable, "-m", "tests.difftest.child", self.impl, self.arch],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     cwd=ROOT, env=env)
+        hello = self._read(120.0)
+        if hello is None:
+            raise RuntimeError(f"the {self.impl} child did not start: {self.log_tail()}")
+        self.version = hello.get("version", "")
+
+    def log_tail(self, n: int = 2000) -> str:
+        self.log.seek(0, 2)
+        size = self.log.tell()
+        self.log.seek(max(0, size - n))
+        return self.log.read().decode(errors="replace")
+
+    def _read(self, timeout: float):
+        assert self.proc and self.proc.stdout
+        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+        if not ready:
+            return None
+        try:
+            return read_msg(self.proc.stdout)
+        except Exception:  # noqa: BLE001 - a truncated reply is a crash
+            return None
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def run(self, name: str, source: str, init: dict) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self.start()
+        assert self.proc and self.proc.stdin
+        self.runs += 1
+        try:
+            write_msg(self.proc.stdin, {"name": name, "source": source, "init": init})
+        except BrokenPipeError:
+            self.stop()
+            return {"ok": False, "error": "crash: the child had exited"}
+        reply = self._read(self.timeout)
+        if reply is None:
+            try:  # an aborted child closes its pipe at once; one that is still running has timed out
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                pass
+            timed_out = self.proc.poll() is None
+            tail = self.log_tail(600)
+            self.stop()
+            return {"ok": False, "error": "timeout" if timed_out else f"crash: {tail.strip()[-300:]}"}
+        return reply
+
+
+class Pair:
+    """Quadrants and qdexplorer.lang side by side, one child each."""
+
+    def __init__(self, arch: str = "cpu", timeout: float = 60.0):
+        self.ref = Child("quadrants", arch, timeout)
+        self.ours = Child("ours", arch, timeout)
+
+    def run(self, prog: Program, source: str | None = None) -> tuple[dict, dict]:
+        text = source if source is not None else prog.source
+        name = f"dt_{prog.seed}_{self.ref.runs}"
+        want = self.ref.run(name, text, prog.init)
+        got = self.ours.run(name, as_ours(text), prog.init)
+        return want, got
+
+    def check(self, prog: Program, source: str | None = None) -> list[Mismatch]:
+        want, got = self.run(prog, source)
+        return compare(want, got, prog.cls)
+
+    def close(self) -> None:
+        self.ref.stop()
+        self.ours.stop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,138 @@
+"""Differences from Quadrants 1.3.3 that the differential tester (tests/difftest) found, one test
+each. Every expected value here is what real Quadrants 1.3.3 printed for the same kernel on the
+CPU (fast_math=False); the differential test compares against Quadrants itself where it is installed."""
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
+
+
+@pytest.fixture
+def q():
+    qd.init(arch=qd.cpu)
+    yield qd
+    qd.reset()
+
+
+def test_an_int_literal_is_i32_before_promotion(q):
+    """`u8 + 1` is an i32 in Quadrants (the literal is default_ip), so 255 + 1 is 256, not 0."""
+    o = qd.field(qd.i64, shape=9)
+
+    @qd.kernel
+    def k():
+        a = qd.cast(65535, qd.u16)
+        b = qd.cast(255, qd.u8)
+        c = qd.cast(127, qd.i8)
+        d = qd.cast(0, qd.u16)
+        o[0] = a + 1
+        o[1] = b + 1
+        o[2] = c + 1
+        o[3] = d + (-8)
+        o[4] = d - 8
+        o[5] = a * 2
+        o[6] = b + 300
+        o[7] = qd.cast(b + 1 > 255, qd.i64)
+        o[8] = a + a  # two u16 operands stay u16
+
+    k()
+    assert o.to_numpy().tolist() == [65536, 256, 128, -8, -8, 131070, 555, 1, 65534]
+
+
+def test_same_width_mixed_signedness_is_unsigned(q):
+    """Ties in width go to the unsigned type, as in C: i32 + u32 is u32, i8 - u8 is u8."""
+    o = qd.field(qd.i64, shape=4)
+
+    @qd.kernel
+    def k():
+        o[0] = qd.cast(qd.cast(0, qd.i32) - qd.cast(1, qd.u32), qd.i64)
+        o[1] = qd.cast(qd.cast(0, qd.i8) - qd.cast(1, qd.u8), qd.i64)
+        o[2] = qd.cast(qd.cast(0, qd.u16) - qd.cast(1, qd.i16), qd.i64)
+        o[3] = qd.cast(qd.cast(0, qd.u8) - qd.cast(1, qd.i16), qd.i64)  # the wider signed type wins
+
+    k()
+    assert o.to_numpy().tolist() == [4294967295, 255, 65535, -1]
+
+
+def test_a_shift_keeps_its_left_operands_type(q):
+    o = qd.field(qd.i64, shape=2)
+
+    @qd.kernel
+    def k():
+        b = qd.cast(255, qd.u8)
+        o[0] = b << 4
+        o[1] = qd.cast(-1, qd.i8) >> 1
+
+    k()
+    assert o.to_numpy().tolist() == [240, -1]
+
+
+def test_a_float_literal_is_f32_unless_default_fp_says_otherwise(q):
+    """Quadrants types 0.1 as default_fp (f32) and then converts: an f64 field gets 0.1 rounded to
+    f32, qd.cast(0.1, qd.f64) too; only the qd.f64(0.1) constructor keeps it. f16 + 1.0 is an f32."""
+    of = qd.field(qd.f64, shape=6)
+
+    @qd.kernel
+    def k(z: qd.f64) -> qd.f64:
+        of[0] = 0.1
+        of[1] = qd.cast(0.1, qd.f64)
+        of[2] = qd.f64(0.1)
+        of[3] = z + 0.1
+        of[4] = qd.cast(2048.0, qd.f16) + 1.0
+        of[5] = 1e-50
+        return 0.1
+
+    f32_01 = float(np.float32(0.1))
+    assert k(0.0) == f32_01
+    assert of.to_numpy().tolist() == [f32_01, f32_01, 0.1, f32_01, 2049.0, 0.0]
+
+
+def test_default_fp_f64_keeps_literals_and_promotes(q):
+    qd.init(arch=qd.cpu, default_fp=qd.f64)
+    of = qd.field(qd.f64, shape=3)
+
+    @qd.kernel
+    def k():
+        of[0] = 0.1
+        x = 0.1
+        of[1] = x
+        of[2] = qd.cast(1.0, qd.f32) + 0.1  # an f64 literal makes the sum f64
+
+    k()
+    assert of.to_numpy().tolist() == [0.1, 0.1, 1.1]
+    with pytest.raises(ValueError, match="default_fp"):
+        qd.init(arch=qd.cpu, default_fp=qd.i32)
+
+
+def test_a_cast_literal_wraps(q):
+    o = qd.field(qd.i64, shape=3)
+
+    @qd.kernel
+    def k():
+        o[0] = qd.cast(300, qd.u8)
+        o[1] = qd.u8(300)
+        o[2] = qd.cast(-1, qd.u32)
+
+    k()
+    assert o.to_numpy().tolist() == [44, 44, 4294967295]
+
+
+def test_break_and_continue_in_a_loop_inside_a_static_loop(q):
+    """They belong to the inner runtime loop, which Quadrants allows; only a jump out of the unrolled
+    loop itself is refused."""
+    o = qd.field(qd.i32, shape=(2, 3))
+
+    @qd.kernel
+    def k():
+        for i in range(2):
+            for s in qd.static(range(3)):
+                acc = 0
+                for j in range(10):
+                    if j == 2 + s:
+                        break
+                    if j % 2 == i:
+                        continue
+                    acc += j
+                o[i, s] = acc
+
+    k()
+    assert o.to_numpy().tolist() == [[1, 1, 4], [0, 2, 2]]
