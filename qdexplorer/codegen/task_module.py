@@ -93,6 +93,8 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.arrays, self.scalars = self.sig.arrays, self.sig.scalars
         self.entry = self.fn.append_basic_block("entry")
         self.alloca_b = L.IRBuilder(self.entry)
+        for name in self.sig.half_args:
+            self.scalars[name] = self.alloca_b.fptrunc(self.scalars[name], L.HalfType(), name=f"{name}.half")
         self.b = L.IRBuilder(self.fn.append_basic_block("start"))
         self.slots: dict = {}
         self.loops: list[tuple] = []  # (break_bb, continue_bb)

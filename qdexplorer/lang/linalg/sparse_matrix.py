@@ -11,20 +11,8 @@ import numpy as np
 
 from ..errors import QuadrantsRuntimeError
 from ..field import Field, Ndarray
-from ..template import Template
+from ..builder_type import SparseMatrixBuilderType, sparse_matrix_builder  # noqa: F401
 from ..types import as_dtype, f32, i32
-
-
-class SparseMatrixBuilderType(Template):
-    """The annotation `qd.types.sparse_matrix_builder()`: the builder is passed as a compile-time
-    object, its triplet fields reached by the tasks like any field."""
-
-    def __repr__(self) -> str:
-        return "qd.types.sparse_matrix_builder()"
-
-
-def sparse_matrix_builder() -> SparseMatrixBuilderType:
-    return SparseMatrixBuilderType()
 
 
 class SparseMatrixBuilder:
