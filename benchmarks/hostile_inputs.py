@@ -4,11 +4,13 @@ Each case builds a project (or a folder, a cache, a symlink) in a fresh temporar
 real `qdexplorer` CLI in a subprocess, and judges the outcome. A case that behaves as it should is
 `well`; one that fails is counted in the class its failure would mean, fixed in advance per case:
 `poor` (a traceback, a hang, a misleading message or exit code), `corrupted` (a wrong result
-reported as fine), or `security` (a file outside where it belongs was written, read or deleted,
-or code ran that should not have).
+reported as fine), `security` (a file outside where it belongs was written, read or deleted,
+or code ran that should not have), or `orphan` (a process the command started outlived it;
+benchmarks/hostile_round3.py says how that is checked).
 
     python benchmarks/hostile_inputs.py            # table + JSON summary on the last line
     python benchmarks/hostile_inputs.py -k arch    # only cases whose name contains "arch"
+    python benchmarks/hostile_inputs.py --skip r3: # rounds 1 and 2 only
 """
 from __future__ import annotations
 
@@ -1773,14 +1775,22 @@ def _(c: Ctx):
     return bad_input(c.cli("runs", c.proj, "--delete", "nope"), "no run 'nope'")
 
 
+# round 3 (issue 33): clusters, sweeps, install-desktop, daemons, the history under faults, signals
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from hostile_round3 import register as _register_round3  # noqa: E402
+
+_register_round3(case, Ctx, Outcome, bad_input, ROOT)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("--skip", action="append", default=[], help="leave out cases whose name contains this (repeatable)")
     ap.add_argument("--json", action="store_true", help="print only the JSON summary")
     a = ap.parse_args(argv)
-    rows, counts = [], {"well": 0, "poor": 0, "corrupted": 0, "security": 0}
+    rows, counts = [], {"well": 0, "poor": 0, "corrupted": 0, "security": 0, "orphan": 0}
     for name, on_failure, fn in CASES:
-        if a.k not in name:
+        if a.k not in name or any(x in name for x in a.skip):
             continue
         base = Path(tempfile.mkdtemp(prefix="qdx-hostile-"))
         t0 = time.perf_counter()
@@ -1806,7 +1816,7 @@ def main(argv=None) -> int:
     if not a.json:
         print("\n" + "  ".join(f"{k}: {v}" for k, v in counts.items()) + f"  (of {len(rows)})")
     print(json.dumps(summary))
-    return 0 if counts["corrupted"] == counts["security"] == 0 else 1
+    return 0 if counts["corrupted"] == counts["security"] == counts["orphan"] == 0 else 1
 
 
 if __name__ == "__main__":

@@ -48,8 +48,8 @@ def compile_child(mode):
 
 def whole_link_compile(req):
     """The pre-issue-12 pipeline: link all of libdevice (preserve=True clones it), then optimise."""
-    from qdexplorer.compiler.stages import _llvm
-    llvm = _llvm()
+    from qdexplorer.machine.llvm_binding import llvm_binding
+    llvm = llvm_binding()
     mod = llvm.parse_assembly(req.texts[0])
     tm = llvm.Target.from_triple("nvptx64-nvidia-cuda").create_target_machine(
         cpu=req.arch, features=f"+{req.ptx_isa}", opt=req.opt_level)

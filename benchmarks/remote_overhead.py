@@ -76,24 +76,40 @@ def fit(xs, ys) -> tuple[float, float]:
     return float(slope), float(icept)
 
 
-def measure_side(eng, reps: int) -> dict:
-    eng.compile()                       # compile time is not what is measured
-    cold, _ = first_timing_ms(eng, "tiny")
-    warm = [first_timing_ms(eng, "tiny") for _ in range(reps)]
-    counts, walls = [], []
-    for n in (100, 1000) * reps:
-        counts.append(n)
-        walls.append(first_timing_ms(eng, "tiny", repeat=n)[1])
-    per_launch, per_run = fit(counts, walls)
-    sizes, walls = [], []
-    for mb in SIZES_MB * 3:
-        first_timing_ms(eng, f"mb{mb}")  # a first run of each size loads nothing new, but allocates
-        sizes.append(mb)
-        walls.append(first_timing_ms(eng, f"mb{mb}")[1])
-    per_mb, _ = fit(sizes, walls)
-    return {"start_latency_ms": {"cold": cold, "warm": statistics.median(w[0] for w in warm)},
-            "warm_run_ms": statistics.median(w[1] for w in warm), "per_launch_us": per_launch * 1e3,
-            "per_run_ms": per_run, "transfer_ms_per_mb": per_mb, "device": eng.device_info()}
+def measure_sides(engines: dict, reps: int) -> dict:
+    """Each figure of both sides, the sides alternating sample by sample (this machine's load moves
+    by the second: measured one side after the other, the ratio was mostly the load)."""
+    names = list(engines)
+    for eng in engines.values():
+        eng.compile()                   # compile time is not what is measured
+    out: dict = {n: {"warm": [], "counts": [], "walls": [], "sizes": [], "mb_walls": []} for n in names}
+    cold = {n: first_timing_ms(engines[n], "tiny")[0] for n in names}  # each device's first start
+
+    def each(fn):
+        for r in range(reps):
+            for n in (names if r % 2 == 0 else names[::-1]):
+                fn(n, engines[n])
+    each(lambda n, e: out[n]["warm"].append(first_timing_ms(e, "tiny")))
+    for count in (100, 1000):
+        def one(n, e, count=count):
+            out[n]["counts"].append(count)
+            out[n]["walls"].append(first_timing_ms(e, "tiny", repeat=count)[1])
+        each(one)
+    for mb in SIZES_MB:
+        def size(n, e, mb=mb):
+            first_timing_ms(e, f"mb{mb}")  # a first run of each size loads nothing new, but allocates
+            out[n]["sizes"].append(mb)
+            out[n]["mb_walls"].append(first_timing_ms(e, f"mb{mb}")[1])
+        each(size)
+    res = {}
+    for n in names:
+        o = out[n]
+        per_launch, per_run = fit(o["counts"], o["walls"])
+        per_mb, _ = fit(o["sizes"], o["mb_walls"])
+        res[n] = {"start_latency_ms": {"cold": cold[n], "warm": statistics.median(w[0] for w in o["warm"])},
+                  "warm_run_ms": statistics.median(w[1] for w in o["warm"]), "per_launch_us": per_launch * 1e3,
+                  "per_run_ms": per_run, "transfer_ms_per_mb": per_mb, "device": engines[n].device_info()}
+    return res
 
 
 def task_medians(engines: dict, workloads: list[str], rounds: int, repeat: int) -> dict:
@@ -144,15 +160,17 @@ def main():
     t0 = time.perf_counter()
     cluster.connect(a.cluster)   # once per process: not part of a run's start
     connect_s = time.perf_counter() - t0
-    sides = {}
-    for side, kw in (("local", {}), ("ray", where)):
-        with Engine(probe, backend=backend, cache_dir=cache, **kw) as eng:
-            sides[side] = measure_side(eng, a.reps)
+    with Engine(probe, backend=backend, cache_dir=cache) as local, \
+            Engine(probe, backend=backend, cache_dir=cache, **where) as ray:
+        sides = measure_sides({"local": local, "ray": ray}, a.reps)
     with Engine(None, backend=backend, cache_dir=cache) as local, \
             Engine(None, backend=backend, cache_dir=cache, **where) as ray:
         tasks = task_medians({"local": local, "ray": ray}, DEMO[backend], a.rounds, a.repeat)
+    over = {"warm_run_ms": sides["ray"]["warm_run_ms"] - sides["local"]["warm_run_ms"],
+            "per_run_ms": sides["ray"]["per_run_ms"] - sides["local"]["per_run_ms"],
+            "cold_start_ratio": sides["ray"]["start_latency_ms"]["cold"] / sides["local"]["start_latency_ms"]["cold"]}
     emit({"backend": backend, "cluster": a.cluster, "connect_s": connect_s, "local": sides["local"],
-          "ray": sides["ray"],
+          "ray": sides["ray"], "ray_over_local": over, "goal": {"per_run_ms_over": 1.0, "cold_start_ratio": 2.0},
           "task_median_ms": tasks,
           "max_task_ratio_deviation": max(abs(t["ratio"] - 1) for t in tasks.values()) if tasks else None})
 

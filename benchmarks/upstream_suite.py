@@ -171,11 +171,11 @@ def measure(tree: Path, work: Path, files: list[str], mode: str, workers: int, t
     store.mkdir(parents=True, exist_ok=True)
     for i in range(0, len(files), batch):
         chunk = files[i:i + batch]
-        out = work / f"{mode}.jsonl"
+        out = work / f"{mode}.{os.getpid()}.jsonl"  # per process: two runs may share WORK (--reverse)
         out.unlink(missing_ok=True)
         select = "first2"
         if mode == "ours":
-            select = work / "ours_select.json"
+            select = work / f"ours_select.{os.getpid()}.json"
             select.write_text(json.dumps(sorted(n for f in chunk for n in wanted[f])))
         t0 = time.time()
         run_pytest(tree, chunk, mode, select, out, workers, timeout, work / f"{mode}.log")
@@ -245,6 +245,20 @@ def report(tree: Path, work: Path, files: list[str]) -> dict:
             "files": per_file}
 
 
+def markdown(rep: dict, top: int = 15) -> str:
+    """The report as the tables benchmarks/README.md shows: counts, files left out, top causes."""
+    lines = [f"Files measured: {rep['files_measured']}; cases real Quadrants passes: {rep['quadrants_passes']} "
+             f"(of {rep['quadrants_cases']} selected); of those, passing under qdexplorer.lang: "
+             f"{rep['ours_passes_of_those']} ({rep['percent']}%).", "",
+             "| count | first failure line (normalised) | example |", "| ---: | --- | --- |"]
+    for c in rep["failure_causes"][:top]:
+        cause = c["cause"].replace("|", "\\|").replace("`", "'")[:150]
+        lines.append(f"| {c['count']} | `{cause}` | `{c['example'].split('/')[-1][:70]}` |")
+    lines += ["", "| file left out | why |", "| --- | --- |"]
+    lines += [f"| `{f}` | {why} |" for f, why in rep["files_left_out"].items()]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("QDX_UPSTREAM_WORK", "/tmp/qdx-upstream-suite")))
@@ -253,9 +267,14 @@ def main(argv=None) -> int:
     ap.add_argument("--files", default="", help="comma-separated test files to (re-)run under qdexplorer.lang")
     ap.add_argument("--ours-all", action="store_true", help="re-run every file under qdexplorer.lang")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="print the report as markdown tables instead")
     ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (at most 2)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test case")
     ap.add_argument("--batch", type=int, default=8, help="files per pytest session")
+    ap.add_argument("--order", choices=("name", "size"), default="name",
+                    help="size: smallest files first (the most files measured soonest)")
+    ap.add_argument("--reverse", action="store_true",
+                    help="take the files last first (a second run sharing WORK meets the first in the middle)")
     ap.add_argument("--out", type=Path, default=HERE / "upstream_suite.json")
     a = ap.parse_args(argv)
     workers = max(1, min(2, a.workers))
@@ -267,8 +286,14 @@ def main(argv=None) -> int:
         raise SystemExit(f"upstream_suite: not an upstream test file here (or left out): {', '.join(unknown)}")
     if not a.report_only:
         order = named or files
+        if a.order == "size":
+            order = sorted(order, key=lambda f: (tree / "tests/python" / f).stat().st_size)
+        if a.reverse:
+            order = order[::-1]
         for i in range(0, len(order), a.batch):  # real then ours per batch: ours results come early
             chunk = order[i:i + a.batch]
+            if not (named or a.ours_all):  # what another run sharing WORK has measured meanwhile
+                chunk = [f for f in chunk if load(a.work, "ours", f) is None]
             todo_real = [f for f in chunk
                          if (load(a.work, "real", f) or {}).get("digest") != _digest(tree / "tests/python" / f)]
             if todo_real:
@@ -283,6 +308,9 @@ def main(argv=None) -> int:
                 measure(tree, a.work, todo, "ours", workers, a.timeout, a.batch, wanted)
     rep = report(tree, a.work, files)
     a.out.write_text(json.dumps(rep, indent=1) + "\n")
+    if a.markdown:
+        print(markdown(rep))
+        return 0
     print(json.dumps({k: rep[k] for k in ("files_measured", "quadrants_cases", "quadrants_passes",
                                           "ours_passes_of_those", "percent")}
                      | {"top_causes": rep["failure_causes"][:25]}, indent=1))

@@ -537,10 +537,6 @@ class Engine:
         self._emit(WorkerFaulted(f.task, self._backend, f.fault))
 
     # ---- counters
-    def use_ncu(self, path: str | None) -> None:
-        """Profile with this ncu (a setting); None: find one on PATH, CUDA_HOME, /usr/local/cuda/bin..."""
-        self._ncu = path
-
     def counters(self, task: str, preset: str = "quick", side: str = "current", ptx: str | None = None,
                  fresh: bool = False, seed: int = 0, timeout: float = 180.0) -> CountersResult:
         """Profile `task` under ncu: one launch, in a child process, with the inputs its kernel's first
@@ -575,12 +571,13 @@ class Engine:
         args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], wl.make_args(seed), tasks)
         trips = trip_counts(tasks, args)
         job = RunJob(wl.name, kernel, tuple(ct.task for ct in compiled), trips)
-        if self._cluster:
-            res = CountersResult(task, preset, "remote", "counters on a Ray device are not available yet: "
-                                 "profile on the GPU's own machine")
-        else:
-            res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
-                          timeout=timeout, fresh=fresh, seed=seed, variant=side)
+        profiler = None
+        if self._cluster:   # made on the device's own node by the same child; the report comes back as bytes
+            from .remote.counters_remote import RemoteProfiler
+            info = self._the_device().info()
+            profiler = RemoteProfiler(info.get("node"), info.get("gpu"), self._ncu, info.get("host", ""))
+        res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
+                      profiler=profiler, timeout=timeout, fresh=fresh, seed=seed, variant=side)
         if not res.ok:
             median = self._session.median(task)
             task_ir = next((t for t in tasks if t.name == task), None)

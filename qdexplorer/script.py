@@ -49,8 +49,12 @@ def init(arch: str = cpu, **options):
         from .runtime.cuda.detect import cuda_status
         st = cuda_status(in_process=True)  # the script owns the context from here on
         if not st.available:
-            if arch == cuda:
+            if arch == cuda and not options.get("enable_fallback", True):
                 raise RuntimeError(f"qd.init(arch=qd.cuda): CUDA is unavailable: {st.reason}")
+            if arch == cuda:  # Quadrants falls back to the CPU unless enable_fallback=False
+                warnings.warn(f"qd.init(arch=qd.cuda): no usable GPU ({st.reason}); falling back to the CPU backend "
+                              f"(enable_fallback=False makes this an error)", stacklevel=4)
+                arch = cpu
             warnings.warn(f"qd.gpu: no usable GPU ({st.reason}); falling back to the CPU backend", stacklevel=4)
             arch = cpu
         else:

@@ -89,6 +89,15 @@ class Session:
         self.counters: dict[tuple[str, str], CountersResult] = {}   # (task, side) -> its latest profile
         self.last_compile: CompileFinished | None = None
         self._runs_by_id: dict[int, RunRecord] = {}
+        self.aside: set[int] = set()   # runs kept for the plots but not the "latest run" figures (a sweep's)
+
+    def set_aside(self, runs: list[RunRecord]) -> None:
+        """A sweep's runs time other settings (block sizes, fast math) than the project's: the tree's
+        Launch column showed a variant's timings without saying which. They stay in the plots; the
+        medians come from the runs before them."""
+        self.aside |= {r.id for r in runs}
+        for task in {t for r in runs for t in r.times}:
+            self.task_changed.emit(task)
 
     # ---- queries
     def task(self, name: str) -> Task | None:
@@ -113,7 +122,7 @@ class Session:
 
     def last_run_of(self, task: str) -> RunRecord | None:
         for r in reversed(self.runs):
-            if r.times.get(task):
+            if r.times.get(task) and r.id not in self.aside:
                 return r
         return None
 

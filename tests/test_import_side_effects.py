@@ -7,8 +7,8 @@ import subprocess
 import sys
 import time
 
-from tests.test_bad_projects import INC
-from tests.test_cli import ROOT, cli
+from tests.project.test_bad_projects import INC
+from tests.cli.test_cli import ROOT, cli
 
 
 def _project(tmp_path, tail):

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-from tests.test_cli import ROOT
+from tests.cli.test_cli import ROOT
 
 PROJECT = textwrap.dedent("""\
     import numpy as np

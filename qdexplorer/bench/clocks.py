@@ -122,12 +122,6 @@ class NvmlClocks:
         return ClockReading(sm, self._clock(NVML_CLOCK_MEM), busy, self._process_count())
 
 
-def sm_clock_mhz(device: int = 0) -> int | None:
-    """The device's current SM clock in MHz, or None where NVML is unavailable."""
-    r = NvmlClocks(device)()
-    return r.sm if r else None
-
-
 class ClockSampler:
     """Samples `read` every `period_s` in a daemon thread while entered; `timing(round)` marks the
     samples taken while that round's launches run. A reader that returns None samples nothing."""

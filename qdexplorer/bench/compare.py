@@ -17,6 +17,7 @@ import numpy as np
 
 from .run import TOTAL, Run
 from .stats import ALPHA, BOOTSTRAP, TaskStats, compare_rounds, default_threshold
+from ..wording import plural, rounds_a_side
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Comparison:
         what = "CPU time per launch" if self.metric == "cpu_ms" else "time per launch"
         rounds = sorted({(t.rounds_a, t.rounds_b) for t in rows})
         how = ("interleaved, rounds paired" if self.paired else "separate runs") + (
-            f", {rounds[0][0]} × {rounds[0][1]} rounds" if len(rounds) == 1 else "")
+            f", {rounds_a_side(*rounds[0])}" if len(rounds) == 1 else "")
         level = f"{1 - self.alpha:.0%} CI"
         lines = [f"A = {self.a}   B = {self.b}   ({what}; {how}; changes under {self.threshold:.0%} count as same)",
                  f"{'task':<{width}}  {'A median ms':>12}  {'B median ms':>12}  {'B/A':>6}  {level:>15}  "
@@ -79,8 +80,8 @@ class Comparison:
             lines.append(f"{t.task:<{width}}  {t.median_a:12.4f}  {t.median_b:12.4f}  {t.ratio:6.3f}  {ci:>15}  "
                          f"{floor:>6}  {t.verdict}")
             if t.verdict == "unsure":
-                more = (f"; about {t.rounds_needed} more round{'s' if t.rounds_needed != 1 else ''} a side would "
-                        f"decide it" if t.rounds_needed else "")
+                more = (f"; about {plural(t.rounds_needed, 'more round')} a side would settle it "
+                        f"(bench --add-to RUN --rounds {t.rounds_needed})" if t.rounds_needed else "")
                 lines.append(f"{'':<{width}}    unsure: {t.reason}{more}")
         for name in self.only_a:
             lines.append(f"{name:<{width}}  only in A")

@@ -29,6 +29,7 @@ from ..project.data_folder import unsafe_history_path
 from .context import RunContext
 from .run import Launch, Run
 from .schema import LATEST, MIGRATIONS
+from .signals_held import signals_held
 from .sqlite_errors import describe
 
 # names `qdexplorer compare` reads as sides measured now, never as saved runs
@@ -199,6 +200,24 @@ class History:
                    "the file passes SQLite's integrity check, so another process changed the run meanwhile")
             raise HistoryError(f"run #{run.id} was written to {self.path} with {len(run.launches)} launches, but "
                                f"{len(back.launches)} read back; {why}")
+
+    @_sqlite_errors
+    def append_rounds(self, run: Run, launches: list[Launch], context: RunContext, note: str) -> Run:
+        """More rounds of the same code added to a saved run (`runner.add_rounds`): the launches go
+        after its own, the context (rounds, repeats) is replaced and the note added to its message."""
+        if run.id is None:
+            raise HistoryError("only a saved run (with an id) can have rounds added")
+        with self.transaction() as db:
+            start = db.execute("SELECT COUNT(*) FROM launches WHERE run_id = ?", (run.id,)).fetchone()[0]
+            self._add_launches(db, run.id, launches, start)
+            message = "; ".join(m for m in (run.message, note) if m)
+            db.execute("UPDATE runs SET context = ?, message = ? WHERE id = ?",
+                       (json.dumps(context.to_dict()), message, run.id))
+        back = self.load(run.id)
+        if len(back.launches) != len(run.launches) + len(launches):
+            raise HistoryError(f"run #{run.id} in {self.path}: {len(launches)} launches were added but "
+                               f"{len(back.launches) - len(run.launches)} read back; the history is damaged")
+        return back
 
     @_sqlite_errors
     def begin(self, run: Run) -> "RunWriter":
@@ -435,30 +454,33 @@ class RunWriter:
     def add(self, launches: list[Launch]):
         if not launches:
             return
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            History._add_launches(db, self.run_id, launches, self.written)
-        self.written += len(launches)
-        self.run.launches.extend(launches)
+        with signals_held():   # committed and counted, or neither
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                History._add_launches(db, self.run_id, launches, self.written)
+            self.written += len(launches)
+            self.run.launches.extend(launches)
 
     @_writer_errors
     def add_compile(self, compile_: dict):
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            History._add_compile(db, self.run_id, compile_)
-        self.run.compile.update(compile_)
+        with signals_held():
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                History._add_compile(db, self.run_id, compile_)
+            self.run.compile.update(compile_)
 
     @_writer_errors
     def finish(self, status: str = "complete", message: str = "", context: RunContext | None = None) -> Run:
         if context is not None:
             self.run.context = context
-        with self.history.transaction() as db:
-            self._ensure_row(db)
-            if self.recreated:
-                message = "; ".join(filter(None, [message, "its row was deleted while it was being written and "
-                                                           "was re-created with everything measured"]))
-            db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
-                       (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
-        self.run.status, self.run.message = status, message
-        self.history.verify(self.run)
+        with signals_held():
+            with self.history.transaction() as db:
+                self._ensure_row(db)
+                if self.recreated:
+                    message = "; ".join(filter(None, [message, "its row was deleted while it was being written "
+                                                               "and was re-created with everything measured"]))
+                db.execute("UPDATE runs SET status = ?, message = ?, context = ?, pid = NULL WHERE id = ?",
+                           (status, message, json.dumps(self.run.context.to_dict()), self.run.id))
+            self.run.status, self.run.message = status, message
+            self.history.verify(self.run)
         return self.run

@@ -214,6 +214,43 @@ def bench(engine: BenchEngine, workloads: list[str] | None = None, repeat: int =
     return writer.finish(status, message, ctx)
 
 
+def add_rounds(engine: BenchEngine, history: Any, ref: str | int, rounds: int) -> Run:
+    """`rounds` more rounds of a saved run, measured now and added to it: what an `unsure` verdict asks
+    for ("about N more rounds a side would settle it"). Only the same code may be added to: every task's
+    loaded code must hash as it did (else the error says so: bench a new run). The run's workloads,
+    repeats per round, warm-ups, seed and L2 flush are reused; the new rounds are numbered after its own."""
+    from ..lang.errors import QdError
+    if rounds < 1:
+        raise ValueError("rounds must be at least 1")
+    run = history.load(ref)
+    ctx = run.context
+    if ctx.pair or ctx.interleaved_with:
+        raise QdError(f"run {run.label} is one side of an interleaved comparison: its rounds were paired with the "
+                      f"other side's; compare fresh sides again with more --rounds instead")
+    if ctx.backend and ctx.backend != engine.backend:
+        raise QdError(f"run {run.label} was measured on {ctx.backend}, not {engine.backend}: add rounds on the same "
+                      f"backend")
+    made = max(1, ctx.rounds or len({ln.round for ln in run.launches}) or 1)
+    per = max(1, (ctx.repeat or max((ln.repeat for ln in run.launches), default=0) + 1) // made)
+    extra = bench(engine, ctx.workloads or None, repeat=rounds * per, warmup=ctx.warmup, seed=ctx.seed,
+                  flush_l2=ctx.l2_flush, rounds=rounds)
+    if extra.status != "complete":
+        raise QdError(f"the added rounds did not complete ({extra.status}: {extra.message}); {run.label} is unchanged")
+    changed = sorted(t for t, h in extra.context.tasks.items()
+                     if t in ctx.tasks and h.get("loaded_sha256") != ctx.tasks[t].get("loaded_sha256"))
+    if changed:
+        raise QdError(f"the code of {', '.join(changed[:3])} changed since {run.label} was measured: rounds of other "
+                      f"code cannot be added to it; bench a new run (Bench & save) and compare that")
+    first_round = max((ln.round for ln in run.launches if ln.round is not None), default=made - 1) + 1
+    first_repeat = max((ln.repeat for ln in run.launches), default=-1) + 1
+    added = [Launch(ln.task, ln.kernel, ln.workload, ln.repeat + first_repeat, ln.ms, ln.grid, ln.block, ln.cpu_ms,
+                    None if ln.round is None else ln.round + first_round) for ln in extra.launches]
+    new_ctx = type(ctx).from_dict(ctx.to_dict() | {"rounds": made + rounds, "repeat": (ctx.repeat or made * per)
+                                                   + rounds * per})
+    note = f"{rounds} round{'s' if rounds != 1 else ''} added later ({rounds * per} repeats)"
+    return history.append_rounds(run, added, new_ctx, note)
+
+
 @dataclass
 class Side:
     """One side of a fresh comparison: an engine, and the variant of the project it runs

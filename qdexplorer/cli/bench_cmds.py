@@ -17,24 +17,28 @@ import numpy as np
 from ..bench.compare import compare_runs
 from ..bench.export import write
 from ..bench.run import Run
-from ..bench.runner import Side, bench, interleaved
+from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
-from ..arg_types import at_least, percent, probability, seconds
+from .arg_types import at_least, percent, probability, seconds
 from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history
+from ..wording import plural
 
 
 def add_commands(sub: Any) -> None:
     b = sub.add_parser("bench", help="run workloads with warm-ups and N timed repeats, and save the run")
     add_project_args(b)
     _add_run_args(b)
-    b.add_argument("--rounds", type=int, default=None,
+    b.add_argument("--rounds", type=at_least(1), default=None,
                    help="split the repeats into this many blocks spread over the run, the workloads taking "
                         "turns (default 10, or one a repeat when fewer); comparisons need 3 or more")
     b.add_argument("--save", metavar="NAME", help="name the saved run (default: numbered only)")
     b.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
+    b.add_argument("--add-to", metavar="RUN",
+                   help="measure --rounds more rounds (default 3) of the same code and add them to the saved RUN, "
+                        "as an `unsure` comparison asks (its workloads and repeats per round are reused)")
     c = sub.add_parser("compare", help="compare two runs task by task (saved names, or fresh: "
                                        + ", ".join(FRESH) + ")")
     add_project_args(c)
@@ -56,7 +60,9 @@ def add_commands(sub: Any) -> None:
         c.add_argument(f"--{side}-device", metavar="SPEC",
                        help=f"fresh side {side.upper()} runs on this device of the --cluster (GPU, HOST, HOST:GPU, "
                             f"or 'local' for this machine without Ray); default: --device")
-    r = sub.add_parser("runs", help="list, rename or delete the saved runs of a project")
+    # `history`: the window calls the saved runs History
+    r = sub.add_parser("runs", aliases=["history"], help="list, rename or delete the saved runs of a project "
+                                                         "(also: history)")
     r.add_argument("project", nargs="?", help="project folder or kernel file (default: the bundled demo)")
     r.add_argument("--json", action="store_true", help="print machine-readable JSON")
     r.add_argument("--delete", metavar="RUN", action="append", help="delete a saved run (repeatable)")
@@ -109,11 +115,19 @@ def cmd_bench(a) -> int:
         raise QdError("--rounds must be at least 1")
     if a.save in FRESH:
         raise QdError(f"--save {a.save}: that name means a fresh side in `compare`; choose another")
+    if a.add_to and (a.no_save or a.save or a.workload):
+        raise QdError("--add-to RUN adds rounds to a saved run with its own workloads: drop --no-save, --save and "
+                      "--workload")
     history = None if a.no_save else open_history(a.project)  # opened first: a bad --save name fails before running
     try:
         with locked_clocks(a, {backend_of(a, a.backend)}), _engine(a) as eng:
-            run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup, seed=a.seed,
-                        name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
+            if a.add_to:
+                run = add_rounds(eng, history, a.add_to, a.rounds or 3)
+                print(f"added {plural(a.rounds or 3, 'round')} to {run.label}: now {plural(run.context.rounds or 0, 'round')}",
+                      file=sys.stderr)
+            else:
+                run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup,
+                            seed=a.seed, name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
     finally:
         if history is not None:
             history.close()
@@ -134,7 +148,7 @@ def cmd_bench(a) -> int:
         flush = ", L2 flushed before each launch" if ctx.l2_flush else ""
         clock = f", SM clock {ctx.clocks_mhz['sm']:.0f} MHz while timing" if ctx.clocks_mhz.get("sm") else ""
         clock += f" (locked at {ctx.clocks_mhz['locked_sm']} MHz)" if ctx.clocks_mhz.get("locked_sm") else ""
-        print(f"{len(run.launches)} launches of {len(rows)} tasks in {ctx.rounds} rounds ({ctx.backend}, "
+        print(f"{plural(len(run.launches), 'launch')} of {plural(len(rows), 'task')} in {plural(ctx.rounds or 1, 'round')} ({ctx.backend}, "
               f"{ctx.device}; timer resolution {res:.3g} µs{flush}{clock}); "
               + (f"saved as {run.label} in {where}" if where else "not saved"))
     return 0 if run.status == "complete" else 1
@@ -166,7 +180,8 @@ def _fresh_pair(a):
             print(f"A/A: {a.a} against itself, nothing differs between the sides", file=sys.stderr)
         if a.rounds < 1 or a.repeat < 1:
             raise QdError("--rounds and --repeat must be at least 1")
-        print(f"interleaving {a.a} and {a.b}: {a.rounds} rounds × {a.repeat} repeats each", file=sys.stderr)
+        print(f"interleaving {a.a} and {a.b}: {plural(a.rounds, 'round')} a side, {plural(a.repeat, 'repeat')} a side in each",
+              file=sys.stderr)
         with locked_clocks(a, {eng.backend for eng in engines.values()}):
             return interleaved(sa, sb, a.workload, rounds=a.rounds, per_round=a.repeat,
                                warmup=1 if a.warmup is None else a.warmup, seed=a.seed, flush_l2=a.flush_l2)
@@ -256,8 +271,8 @@ def cmd_runs(a) -> int:
         width = max(len(s.label) for s in runs)
         for s in runs:
             flag = "" if s.status == "complete" else f"  [{s.status}]"
-            print(f"{s.label:<{width}}  #{s.id:<4} {_when(s.created)}  {s.backend:<4} {s.launches:>6} launches  "
-                  f"{s.tasks:>3} tasks  {s.git}{flag}")
+            print(f"{s.label:<{width}}  #{s.id:<4} {_when(s.created)}  {s.backend:<4} {plural(s.launches, 'launch'):>14}  "
+                  f"{plural(s.tasks, 'task'):>9}  {s.git}{flag}")
     return 0
 
 
@@ -265,8 +280,8 @@ def cmd_export(a) -> int:
     kind, path = next((k, getattr(a, k)) for k in ("perfetto", "csv", "json") if getattr(a, k))
     with open_history(a.project, create=False) as h:
         run = h.load(a.run)
-    print(f"wrote {write(run, path, kind)} ({len(run.launches)} launches of {run.label})")
+    print(f"wrote {write(run, path, kind)} ({plural(len(run.launches), 'launch')} of {run.label})")
     return 0
 
 
-COMMANDS = {"bench": cmd_bench, "compare": cmd_compare, "runs": cmd_runs, "export": cmd_export}
+COMMANDS = {"bench": cmd_bench, "compare": cmd_compare, "runs": cmd_runs, "history": cmd_runs, "export": cmd_export}

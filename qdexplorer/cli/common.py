@@ -19,6 +19,7 @@ from ..lang.errors import QdError
 from ..project.data_folder import history_path
 from ..project.loader import bundled_demo, read_config
 from ..project.trust import import_notice
+from ..optional_parts import ray_hint
 
 
 def arch(value: str) -> str:
@@ -128,7 +129,7 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
         try:
             from ..remote import cluster as ray_cluster
         except ImportError as e:
-            raise QdError(f"--cluster needs Ray: pip install 'qdexplorer[ray]' ({e})") from None
+            raise QdError(f"--cluster needs Ray: {ray_hint()} ({e})") from None
         ray_cluster.connect(cluster)
         place = ray_cluster.place(spec, backend_of(a, backend))
         where = {"node": place.node_id, "gpu": place.gpu}
@@ -138,7 +139,7 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
                  mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
                  launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
                  fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
-                 debug=opt("debug"), cluster=cluster, **where)
+                 debug=opt("debug"), cluster=cluster, ncu=opt("ncu"), **where)
     if cluster:
         _say_where_it_runs(eng)
     return eng

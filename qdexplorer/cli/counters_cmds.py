@@ -66,8 +66,6 @@ def _json(res: CountersResult) -> dict[str, Any]:
 
 def cmd_counters(a: argparse.Namespace) -> int:
     with make_engine(a) as eng:
-        if a.ncu:
-            eng.use_ncu(a.ncu)
         given = a.compare or ["current"]
         results = [_side(eng, a, s) for s in given]
     sides = [s if s in ("generated", "override", "current") else Path(s).name for s in given]

@@ -135,10 +135,32 @@ def _tasks_without_import(a: argparse.Namespace, index: CompileIndex, path: Path
         return index.tasks("nvptx", a.arch or None)
 
 
+def _host_tasks(index: CompileIndex) -> dict[str, TaskArtifact] | None:
+    """The tasks of the last CPU-backend compile (`run`/`bench` on the CPU compile host code only), if any."""
+    try:
+        return index.tasks("host")
+    except QdError:
+        return None
+
+
 def cmd_show(a: argparse.Namespace) -> int:
-    """From compiled artifacts (the cache and its index): `show` never runs the project's code."""
+    """From compiled artifacts (the cache and its index): `show` never runs the project's code. After
+    `run` or `bench` on the CPU (host code only) the source and the host LLVM IR are there; the PTX
+    needs a `compile`, and the message says so instead of "compile first"."""
     path, index = _artifacts(a)
-    arts = _tasks_without_import(a, index, path)
+    try:
+        arts = _tasks_without_import(a, index, path)
+    except QdError:
+        host = _host_tasks(index) if not a.arch else None
+        if host is None:
+            raise
+        if a.what == "ptx":
+            raise QdError(f"no PTX for {path} yet: the last compile was for the CPU backend (`run` and `bench` "
+                          f"there compile host code only); run `qdexplorer compile {path}` for the PTX, or use "
+                          f"--what ll / --what source") from None
+        if a.what == "ll":
+            print("# LLVM IR for the host (CPU backend): `qdexplorer compile` makes the NVPTX one", file=sys.stderr)
+        arts = host
     art = arts.get(a.task)
     if art is None:
         raise QdError(f"no task named {a.task} in the last compile of {path} "
@@ -204,9 +226,22 @@ def cmd_override(a: argparse.Namespace) -> int:
 
 
 def cmd_info(a: argparse.Namespace) -> int:
+    """Lines a person reads by default; `--json` for scripts (it printed raw JSON only)."""
     st = cuda_status()
-    print(json.dumps({"cuda": vars(st), "libdevice": libdevice_path(), "cache_dir": str(default_cache_dir()),
-                      "offline_cache": offline_cache_default()}, indent=2))
+    doc = {"cuda": vars(st), "libdevice": libdevice_path(), "cache_dir": str(default_cache_dir()),
+           "offline_cache": offline_cache_default()}
+    if getattr(a, "json", False):
+        print(json.dumps(doc, indent=2))
+        return 0
+    if st.available:
+        cuda = (f"{st.name} ({st.arch}, {st.sm_count} SMs, {st.memory_gb:.0f} GB), driver {st.driver_version}")
+    else:
+        cuda = f"not available: {st.reason}; the CPU backend runs everything, PTX is still generated"
+    rows = [("CUDA", cuda),
+            ("libdevice", libdevice_path() or "not found (pip install 'qdexplorer[libdevice]')"),
+            ("cache folder", f"{default_cache_dir()} (offline cache {'on' if offline_cache_default() else 'off'})")]
+    for key, value in rows:
+        print(f"{key + ':':<14}{value}")
     return 0
 
 

@@ -13,11 +13,13 @@ import os
 import sys
 from typing import Any
 
-from ..arg_types import at_least, seconds
-from ..bench.sweep import SETTINGS, SweepEngine, SweepResult, load_sweep, parse_over, project_defaults, resume, sweep
+from .arg_types import at_least, seconds
+from ..bench.sweep_counters import table as counters_table, variant_counters
+from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
+from ..wording import plural
 from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
 
 CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
@@ -55,6 +57,8 @@ def add_commands(sub: Any) -> None:
                                                    "default: sweep-DATE-TIME)")
     s.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
     s.add_argument("--show", metavar="NAME", help="print a saved sweep again (measures nothing)")
+    s.add_argument("--counters", choices=("quick", "full"), help="also profile each variant of each task once under "
+                   "ncu (occupancy, registers, SM and memory throughput beside the times; docs/counters.md)")
     s.add_argument("--resume", metavar="NAME", help="measure only the rounds a stopped, interrupted or killed sweep "
                                                      "lacks, with its own settings, into the same runs")
 
@@ -110,6 +114,9 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     if a.gpus > 1 and a.device:
         raise QdError("--device pins one GPU; --gpus N lets Ray give each of the N actors its own")
     engines: list[Engine] = []
+    counters: list = []
+    if a.cluster and not a.resume:
+        _check_devices(a, backend_of(a, a.backend))   # before any actor waits for a place that never comes
     history = None if a.no_save else open_history(a.project)
     name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
@@ -120,16 +127,25 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             plan, lanes, _, _ = resume_lanes(history, a.resume)
             a.gpus = max(1, sum(1 for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)))
             a.backend = a.backend or lanes[0][0].run.context.backend
-        if a.cluster:
-            _check_devices(a, backend_of(a, a.backend))   # before any actor waits for a place that never comes
+            if a.gpus > 1 and not a.cluster:
+                raise QdError(f"sweep {a.resume!r} lacks rounds on {a.gpus} devices: resume it on a cluster "
+                              f"(--cluster ...)")
+            if a.cluster:
+                _check_devices(a, backend_of(a, a.backend))
         for _ in range(a.gpus):   # one engine per device: each starts its own actor, on a GPU of its own
             engines.append(make_engine(a, backend=a.backend))
         sides: list[SweepEngine] = list(engines)
 
+        tty = sys.stderr.isatty()
+        said = [-1]
+
         def progress(done: int, total: int) -> None:
-            print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            if tty:   # one line redrawn in place
+                print(f"\rsweep: {done}/{total} variant turns", end="" if done < total else "\n", file=sys.stderr)
+            elif done == total or done * 10 // total != said[0]:   # a log file: a line every tenth, no \r
+                said[0] = done * 10 // total
+                print(f"sweep: {done}/{total} variant turns", file=sys.stderr)
         show = None if a.json else progress
-        result: SweepResult
         if a.resume:
             assert history is not None
             result = resume(sides, history, a.resume, on_progress=show)
@@ -138,6 +154,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             result = sweep(sides, over, defaults, a.workload, rounds=a.rounds,
                            per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=name,
                            history=history, on_progress=show)
+        if a.counters:
+            counters = variant_counters(engines[0], result.variants, result.tasks(), a.counters, a.seed)
     except KeyboardInterrupt:
         if history is not None:
             print(f"\nqdexplorer: sweep {name} interrupted; every finished turn is saved in {history.path} "
@@ -150,10 +168,13 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         if history is not None:
             history.close()
     if a.json:
-        print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}, indent=2))
+        print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}
+                         | ({"counters": [r.to_dict() for r in counters]} if a.counters else {}), indent=2))
     else:
         print(result.table())
-        print(f"{len(result.runs)} runs " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
+        if a.counters:
+            print(counters_table(counters))
+        print(f"{plural(len(result.runs), 'run')} " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
                                              if history else "not saved"), file=sys.stderr)
     return 0 if result.status == "complete" else 1
 

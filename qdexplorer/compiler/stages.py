@@ -63,9 +63,6 @@ class CompileResult:
         return self.output.decode() if self.target == "nvptx" else ""
 
 
-_llvm = llvm_binding   # the name tests/codegen and benchmarks/libdevice_link.py import
-
-
 def host_target_machine(opt_level: int = 3) -> Any:
     llvm = llvm_binding()
     target = llvm.Target.from_default_triple()

@@ -2,14 +2,15 @@
 
 The window and the CLI show this same list. Δ% is relative to A; a figure that is 0 in A and
 not in B has no Δ% and sorts first (it appeared). Stall reasons are compared too, as
-'stall: <reason>', since a changed limiter usually shows there before anywhere else.
+'stall: <reason>', after the figures (largest |Δ| in cycles first): a reason near zero in both
+profiles swings by large percentages and would otherwise bury the figures (seen on the H200).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from .record import FIGURE, TaskCounters
+from .record import FIGURE, STALL_EXPLAIN, TaskCounters
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,11 @@ def diff(a: TaskCounters, b: TaskCounters) -> list[DiffRow]:
         f = FIGURE.get(key)
         rows.append(DiffRow(key, f.label if f else key, f.unit if f else "", a.figures.get(key), b.figures.get(key),
                             f.explain if f else ""))
+    stalls = []
     for reason in dict.fromkeys(list(a.stalls) + list(b.stalls)):
         va, vb = a.stalls.get(reason), b.stalls.get(reason)
         if (va or 0) or (vb or 0):
-            rows.append(DiffRow(f"stall:{reason}", f"stall: {reason}", "cycles/inst", va, vb))
-    return sorted(rows, key=lambda r: -r.weight())
+            stalls.append(DiffRow(f"stall:{reason}", f"stall: {reason}", "cycles/inst", va, vb,
+                                  "cycles a warp stalled for this reason per issued instruction: "
+                                  + STALL_EXPLAIN.get(reason, "")))
+    return sorted(rows, key=lambda r: -r.weight()) + sorted(stalls, key=lambda r: -abs(r.delta or 0.0))

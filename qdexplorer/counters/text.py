@@ -43,6 +43,9 @@ def fmt_delta(row: DiffRow) -> tuple[str, str]:
 
 
 def roofline_line(r: Roofline) -> str:
+    if not r.flops:
+        return ("Roofline: no floating-point work, so no point on a FLOP roofline"
+                + (" (MODEL: counted in the task's IR)" if r.model else ""))
     label = "MODEL roofline (counted in the task's IR, not measured)" if r.model else "Roofline"
     parts = [f"{label}: {r.intensity:.3f} FLOP/byte"]
     if r.seconds:
@@ -54,15 +57,27 @@ def roofline_line(r: Roofline) -> str:
     return "; ".join(parts)
 
 
-def summary_lines(rec: TaskCounters) -> list[str]:
+def headline(rec: TaskCounters) -> str:
     p = PRESETS.get(rec.preset)
-    head = (f"{rec.task} ({rec.workload}, {rec.variant or 'current'}) on {rec.device or 'the GPU'}: preset "
+    return (f"{rec.task} ({rec.workload}, {rec.variant or 'current'}) on {rec.device or 'the GPU'}: preset "
             f"{rec.preset}, {rec.passes or (p.passes if p else 0)} replay passes, ncu {rec.ncu_version}"
             + (" [cached]" if rec.cached else ""))
-    out = [head, ""]
+
+
+def summary_lines(rec: TaskCounters) -> list[str]:
+    out = [headline(rec), ""]
     for f in FIGURES:
         if f.key in rec.figures:
             out.append(f"  {f.label:<24} {fmt(rec.figures[f.key], f.unit):>14}   {f.explain}")
+    lim = limiter(rec)
+    if lim:
+        out += ["", "  Likely limiter: " + lim]
+    return out + detail_lines(rec)
+
+
+def detail_lines(rec: TaskCounters) -> list[str]:
+    """What follows the figures: stalls, instruction mix, roofline, hottest PTX lines, ncu's rules."""
+    out: list[str] = []
     stalls = rec.top_stalls()
     if stalls:
         out += ["", "  Top warp stalls (cycles per issued instruction):"]
@@ -79,9 +94,6 @@ def summary_lines(rec: TaskCounters) -> list[str]:
         hot = sorted(rec.ptx_lines.items(), key=lambda kv: -kv[1].samples)[:5]
         out += ["", f"  Hottest PTX lines ({how}):"]
         out += [f"    line {ln:>4}: {c.samples:.0f} samples, {c.inst_executed:,.0f} warp instructions" for ln, c in hot]
-    lim = limiter(rec)
-    if lim:
-        out += ["", "  Likely limiter: " + lim]
     if rec.rules:
         out += ["", "  Nsight Compute says:"] + [f"    {r}" for r in rec.rules[:6]]
     return out

@@ -52,8 +52,8 @@ def verdict_tip(r) -> str:
     floor = floor_text(r)
     rounds = f"{r.rounds_a} round{'s' if r.rounds_a != 1 else ''} in A, {r.rounds_b} in B"
     if r.verdict == "unsure":
-        more = (f"\nAbout {r.rounds_needed} more round{'s' if r.rounds_needed != 1 else ''} a side would decide it "
-                f"(bench again and save, or compare interleaved fresh runs)." if r.rounds_needed else "")
+        more = (f"\nAbout {r.rounds_needed} more round{'s' if r.rounds_needed != 1 else ''} a side would settle it "
+                f"(Add rounds, or compare interleaved fresh runs)." if r.rounds_needed else "")
         return (f"unsure: {r.reason or 'the data cannot confirm the change'}.\n"
                 f"Noise floor {floor}: changes this small can come from the drift between rounds alone "
                 f"({rounds}).{more}")
@@ -116,6 +116,7 @@ ROW_PX = 44   # chart height per task: the name above its bars and the bars neve
 class CompareView(QWidget):
     task_selected = Signal(str)
     compare_requested = Signal(str, str)   # two saved-run references chosen in the combos
+    add_rounds_requested = Signal(str, str, int)   # A, B (saved runs) and how many rounds to add to B
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -149,12 +150,18 @@ class CompareView(QWidget):
         self.meaning.setWordWrap(True)
         self.rename_btn = QPushButton("Rename B…")
         self.rename_btn.setToolTip("Give the run picked as B a name (the pickers and the chart show it)")
+        # an `unsure` verdict says about how many more rounds would settle it: this measures them now
+        # and adds them to B (the same code only), then compares again
+        self.add_btn = QPushButton("Add rounds")
+        self.add_btn.hide()
+        self.add_btn.clicked.connect(self._add_rounds)
+        self._refs: tuple[str, str] | None = None
         self.chart_btn = QPushButton("Export chart…")
         self.numbers_btn = QPushButton("Export numbers…")
         self.chart_btn.clicked.connect(self._ask_chart)
         self.numbers_btn.clicked.connect(self._ask_numbers)
         for w in (QLabel("A"), self.device_a, self.combo_a, QLabel("B"), self.device_b, self.combo_b,
-                  self.compare_btn, self.rename_btn):
+                  self.compare_btn, self.rename_btn, self.add_btn):
             head.addWidget(w)
         head.addStretch(1)
         head.addWidget(self.chart_btn)
@@ -299,6 +306,7 @@ class CompareView(QWidget):
         """`saved`: the runs are the ones picked in the combos; a fresh comparison's (generated vs
         override, not saved) shows its sides' names there instead, so pickers and chart agree."""
         self.comparison, self.runs = cmp, (run_a, run_b)
+        self._offer_rounds(cmp, run_a, run_b, saved)
         if not saved:
             for combo, label in ((self.combo_a, cmp.a), (self.combo_b, cmp.b)):
                 combo.setPlaceholderText(label)
@@ -313,16 +321,36 @@ class CompareView(QWidget):
                            + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
         self.title.setToolTip("\n".join(cmp.warnings))
         self.meaning.setText(
-            f"Verdicts, B against A, from the 95% interval of B/A: <b>same</b> only when the whole interval lies "
-            f"within ±{cmp.threshold:.0%} (the shaded band); <b>slower</b> / <b>faster</b> only when it lies wholly "
-            f"beyond ±{cmp.threshold:.0%} and beyond the task's noise floor (the drift between rounds, in the "
-            f"table); otherwise <b>unsure</b>: the data cannot tell (hover a verdict for why and how many more "
-            f"rounds would settle it).")
+            f"Verdicts from the 95% interval of B/A: <b>same</b> only when it lies within ±{cmp.threshold:.0%} (the "
+            f"threshold, shaded); <b>slower</b> / <b>faster</b> only when it lies wholly beyond it and the task's noise "
+            f"floor; else <b>unsure</b> (hover a verdict for why, and the rounds that would settle it).")
         self._fill_chart()
         self._fill_table()
         self._enable(True)
         if cmp.tasks:
             self.select_task(cmp.tasks[0].task)
+
+    def rounds_to_add(self, cmp) -> int:
+        """The rounds the `unsure` rows ask for (the most any asks, capped at 20); 0 when none would help."""
+        asks = [t.rounds_needed for t in cmp.tasks if t.verdict == "unsure" and t.rounds_needed]
+        return min(20, max(asks)) if asks else 0
+
+    def _offer_rounds(self, cmp, run_a, run_b, saved: bool):
+        n = self.rounds_to_add(cmp) if saved and not cmp.paired else 0
+        ref = lambda run: (getattr(run, "name", None) or (f"#{run.id}" if getattr(run, "id", None) else ""))  # noqa: E731
+        self._refs = (ref(run_a), ref(run_b)) if n and run_a is not None and run_b is not None else None
+        self.add_btn.setVisible(bool(self._refs))
+        if self._refs:
+            self.add_btn.setText(f"Add {n} round{'s' if n != 1 else ''} to B")
+            self.add_btn.setToolTip(f"Some verdicts are unsure: measure {n} more round{'s' if n != 1 else ''} of B's "
+                                    f"workloads now (the same code only) and add them to {self._refs[1]}, then "
+                                    f"compare again")
+            self._rounds = n
+
+    def _add_rounds(self):
+        if self._refs:
+            self.add_btn.setEnabled(False)
+            self.add_rounds_requested.emit(self._refs[0], self._refs[1], self._rounds)
 
     def select_task(self, task: str):
         for i, r in enumerate(self.rows):
@@ -534,5 +562,6 @@ class CompareView(QWidget):
         return out
 
     def _enable(self, on: bool):
+        self.add_btn.setEnabled(on)
         self.chart_btn.setEnabled(on)
         self.numbers_btn.setEnabled(on)

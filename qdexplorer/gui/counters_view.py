@@ -20,7 +20,7 @@ from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
 from ..counters.record import FIGURES, Roofline
-from ..counters.text import fmt, fmt_delta, roofline_line, summary_lines, unavailable_lines
+from ..counters.text import detail_lines, fmt, fmt_delta, headline, roofline_line, unavailable_lines
 
 
 class CountersView(QWidget):
@@ -45,21 +45,27 @@ class CountersView(QWidget):
             w.setEnabled(False)
         self.profile_btn.clicked.connect(lambda: self._ask("current"))
         self.ab_btn.clicked.connect(lambda: self._ask("ab"))
+        # two rows: in one, the tab was wider than the source pane beside it at 1400 px (tests/gui/test_layout)
         bar = QHBoxLayout()
-        bar.addWidget(QLabel("Preset"))
         bar.addWidget(self.preset)
         bar.addWidget(self.profile_btn)
         bar.addWidget(self.ab_btn)
-        bar.addWidget(self.on_save)
         bar.addStretch(1)
+        bar2 = QHBoxLayout()
+        bar2.addWidget(self.on_save)
+        bar2.addStretch(1)
         self.status = QLabel("Select a task and press Profile.")
         self.status.setWordWrap(True)
         self.status.setTextInteractionFlags(Qt.TextSelectableByMouse)
+        self.lines_note = QLabel("")
+        self.lines_note.setWordWrap(True)
         self.limiter = QLabel("")
         self.limiter.setWordWrap(True)
         self.limiter.setStyleSheet("font-weight: bold")
         self.table = QTableWidget(0, 3)
         self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         self.table.setEditTriggers(QTableWidget.NoEditTriggers)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
@@ -68,7 +74,7 @@ class CountersView(QWidget):
         self.roof.setLogMode(x=True, y=True)
         self.roof.setLabel("bottom", "arithmetic intensity (FLOP/byte)")
         self.roof.setLabel("left", "FLOP/s")
-        self.roof.setMinimumHeight(160)
+        self.roof.getAxis("left").enableAutoSIPrefix(False)
         self.roof_title = QLabel("")
         self.roof_title.setWordWrap(True)
         lower = QSplitter(Qt.Horizontal)
@@ -79,14 +85,19 @@ class CountersView(QWidget):
         rv.addWidget(self.roof_title)
         rv.addWidget(self.roof, 1)
         lower.addWidget(roof_box)
+        lower.setSizes([500, 400])
         body = QSplitter(Qt.Vertical)
         body.addWidget(self.table)
         body.addWidget(lower)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
+        for w in (self.table, self.details, self.roof):   # the tab must not raise the window's minimum height
+            w.setMinimumHeight(40)
         v = QVBoxLayout(self)
         v.addLayout(bar)
+        v.addLayout(bar2)
         v.addWidget(self.status)
+        v.addWidget(self.lines_note)
         v.addWidget(self.limiter)
         v.addWidget(body, 1)
 
@@ -117,7 +128,7 @@ class CountersView(QWidget):
             self._plot([res.fallback.roofline] if res.fallback and res.fallback.roofline else [])
             return
         rec = res.record
-        self.status.setText(summary_lines(rec)[0] + "".join(f"\nwarning: {w}" for w in res.warnings)
+        self.status.setText(headline(rec) + "".join(f"\nwarning: {w}" for w in res.warnings)
                             + self._lines_note(res))
         self.limiter.setText("Likely limiter: " + limiter(rec) if limiter(rec) else "")
         self.table.setColumnCount(3)
@@ -127,8 +138,8 @@ class CountersView(QWidget):
         for i, f in enumerate(rows):
             self._row(i, [f.label, fmt(rec.figures[f.key], f.unit), f.explain], f.explain)
         self._fit()
-        self.details.setPlainText("\n".join(ln for ln in summary_lines(rec)[1:] if not ln.startswith("  ") or
-                                            not any(ln.startswith(f"  {f.label}") for f in FIGURES)))
+        self.details.setPlainText("\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
+                                            for ln in detail_lines(rec)).strip())
         self._plot([rec.roofline] if rec.roofline else [])
 
     def show_ab(self, a: CountersResult, b: CountersResult):
@@ -147,7 +158,8 @@ class CountersView(QWidget):
             d, p = fmt_delta(r)
             self._row(i, [r.label, fmt(r.a, r.unit), fmt(r.b, r.unit), d, p, r.explain], r.explain)
         self._fit()
-        self.details.setPlainText("\n".join(summary_lines(b.record)[1:]))
+        self.details.setPlainText("B: " + "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
+                                                   for ln in detail_lines(b.record)).strip())
         self._plot([x for x in (a.record.roofline, b.record.roofline) if x], ["A", "B"])
 
     # ---- pieces
@@ -204,6 +216,10 @@ class CountersView(QWidget):
             ys = [min(ref.peak_flops, ref.peak_bytes * x) for x in xs]
             self.roof.plot(xs, ys, pen=pg.mkPen("#888", width=2))
         colors = ["#1e88e5", "#ef6c00"]
+        if not any(p.flops for p in points):
+            self.roof_title.setText("No floating-point work: the task has no point on a FLOP roofline "
+                                    "(all its time is data movement; see the memory figures).")
+            return
         for i, p in enumerate(points):
             x = max(p.intensity, 1e-4)
             y = p.achieved_flops if p.seconds else (min(ref.peak_flops, ref.peak_bytes * x) if ref.peak_bytes else 1.0)

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QVBox
 from ..bench.context import RunContext
 from .plots import time_unit
 from .task_tree import fmt_time as fmt_ms
+from ..wording import plural
 
 NO_RUNS = "No saved runs yet: Bench saves one."
 STATUS_BRUSH = {"complete": "#1565c0", "stopped": "#ef6c00", "failed": "#c62828", "interrupted": "#9e9e9e",
@@ -146,7 +147,7 @@ class HistoryView(QWidget):
         self.curve.setData(x, y)
         self.whiskers.setData(x=x, y=y, top=np.array([p["q3"] for p in self.points]) * k - y,
                               bottom=y - np.array([p["q1"] for p in self.points]) * k, beam=0.15)
-        self.plot.setTitle(f"{task}: median over {len(self.points)} saved run(s)")
+        self.plot.setTitle(f"{task}: median over {plural(len(self.points), 'saved run')}")
         self._mark()
 
     def _mark(self):
@@ -171,9 +172,9 @@ class HistoryView(QWidget):
         if not ids:
             self.info.setText("this task is in no saved run")
             return
-        note = (f"; {other} run(s) marked △ ≠ were recorded on another device, driver or clock than "
+        note = (f"; {plural(other, 'run')} marked △ ≠ were recorded on another device, driver or clock than "
                 f"{ref['label']} (hover for which)" if other else "")
-        self.info.setText(f"{len(self.points)} run(s); click a point to select its run{note}")
+        self.info.setText(f"{plural(len(self.points), 'run')}; click a point to select its run{note}")
 
     def _clicked(self, _item, points, *_):
         if len(points):
@@ -190,6 +191,6 @@ class HistoryView(QWidget):
         other = sum(bool(q["other_setup"]) for q in self.points)
         self.info.setText(f"<b>{p['label']}</b> (#{p['id']}, {when}, {p['setup']['device'] or p['backend']}, "
                           f"{p['status']}{', git ' + p['git'] if p['git'] else ''}): median {what} "
-                          f"{fmt_ms(p['median'])} over {p['n']} launches"
-                          + (f"; {other} run(s) marked △ ≠ differ in device, driver or clock" if other else ""))
+                          f"{fmt_ms(p['median'])} over {plural(p['n'], 'launch')}"
+                          + (f"; {plural(other, 'run')} marked △ ≠ differ in device, driver or clock" if other else ""))
         self.run_selected.emit(run_id)

@@ -26,6 +26,7 @@ from .editor import CodeEditor
 from .passes_view import PassesView
 from .quadrants_compare import ComparisonPanel, fmt_ms
 from .workers import Lane, error_text
+from ..wording import plural
 
 COLUMNS = ["Kernel / task", "Type", "Launches", "Median", "Edited", "Edited / generated", "IR bytes",
            "PTX bytes", "Edit"]
@@ -226,7 +227,7 @@ class QuadrantsWindow(QMainWindow):
         self.tree.clear()
         self.items = {}
         for k in run.kernels:
-            ki = QTreeWidgetItem([k.name + (" [internal]" if k.internal else ""), f"{len(k.tasks)} tasks"])
+            ki = QTreeWidgetItem([k.name + (" [internal]" if k.internal else ""), plural(len(k.tasks), "task")])
             ki.setData(0, KERNEL_ROLE, k.name)
             ki.setToolTip(0, f"{k.file}:{k.line}" if k.file else "defined by Quadrants itself")
             self.tree.addTopLevelItem(ki)
@@ -252,7 +253,7 @@ class QuadrantsWindow(QMainWindow):
             self.tree.setCurrentItem(self.items[first.name])
         ntasks = len(run.tasks(include_internal=False))
         self.statusBar().showMessage(
-            f"{run.arch or '?'}: {ntasks} tasks in {sum(not k.internal for k in run.kernels)} kernels, "
+            f"{run.arch or '?'}: {plural(ntasks, 'task')} in {plural(sum(not k.internal for k in run.kernels), 'kernel')}, "
             f"{run.seconds:.2f} s" + (f" — FAILED: {run.error.splitlines()[0]}" if run.error else ""))
 
     def _refresh_edit_states(self):

@@ -9,16 +9,20 @@ import functools
 
 import numpy as np
 
-from . import autodiff
+from . import autodiff, autodiff_fwd
 from .field import Field, Ndarray, _caller
 from .field import _Storage as Storage
 
 
-def clear_all_gradients():
-    """Zero every live field's and qd.ndarray's `.grad` (what a Tape does on entry)."""
+def clear_all_gradients(gradient_type=None):
+    """Zero every live field's and qd.ndarray's `.grad` (what a Tape does on entry); with
+    `gradient_type=SNodeGradType.DUAL` (2, or "dual"), their `.dual` instead (FwdMode's entry)."""
+    dual = gradient_type is not None and (getattr(gradient_type, "name", gradient_type) in ("DUAL", "dual")
+                                          or gradient_type == 2)
     for st in Storage.live():
-        if st._grad is not None:
-            st._grad.fill(0)
+        d = st._dual if dual else st._grad
+        if d is not None:
+            d.fill(0)
 
 
 def lazy_grad():
@@ -31,16 +35,54 @@ def lazy_grad():
             st._with_grad(True)
 
 
-FORWARD_MODE = ("forward-mode autodiff (qd.ad.FwdMode, .dual fields) is not supported by qdexplorer; "
-                "use reverse mode: needs_grad=True with qd.ad.Tape or kernel.grad() (see docs/language.md)")
-
-
 class FwdMode:
-    """Quadrants' forward mode, left out: entering it fails at the user's line, naming it."""
+    """`with qd.ad.FwdMode(loss=y, param=x, seed=[...]):` kernels called inside run as their
+    forward-mode twins (lang/autodiff_fwd.py), so `y.dual` holds the Jacobian-vector product of the
+    seed; as in Quadrants, `param` and each loss are scalar fields with a `.dual`, the duals are
+    zeroed on entry (clear_gradients) and the seed is taken out of `param.dual` on exit."""
 
-    def __init__(self, *args, **kwargs):
-        file, line = _caller()
-        raise NotImplementedError(f"{file}:{line}: {FORWARD_MODE}")
+    def __init__(self, loss, param, seed=None, clear_gradients: bool = True):
+        self.loss, self.param, self.seed, self.clear_gradients = loss, param, seed, clear_gradients
+        self.entered = False
+
+    def __enter__(self):
+        if self.entered:
+            raise AssertionError("Forward mode manager can be entered only once.")
+        self.entered = True
+        losses = self.loss if isinstance(self.loss, list) else [self.loss]
+        for f in losses + [self.param]:
+            if not isinstance(f, Field) or f.elem_shape:
+                raise TypeError(f"qd.ad.FwdMode takes scalar fields as loss and param, got {type(f).__name__}")
+            if f._dual is None:
+                raise RuntimeError(f"field {f.name or ''} has no dual: allocate it with needs_dual=True or call "
+                                   f"qd.root.lazy_dual() (forward-mode autodiff)")
+        self.loss = losses
+        n = int(np.prod(self.param.shape)) if self.param.shape else 1
+        if not self.seed:
+            if n != 1:
+                raise RuntimeError("`seed` is not set for non 0-D field, please specify. `seed` is a list to specify "
+                                   "which parameters the computed derivatives respect to; its length is the "
+                                   "number of parameters")
+            self.seed = [1.0]
+        elif len(self.seed) != n:
+            raise AssertionError(f"qd.ad.FwdMode: seed has {len(self.seed)} values for {n} parameters")
+        if self.clear_gradients:
+            clear_all_gradients(gradient_type="dual")
+        d = self.param.dual
+        if len(self.seed) == 1:
+            d[None if not self.param.shape else 0] = 1.0 * self.seed[0]
+        else:
+            d.from_numpy(np.array(self.seed, dtype=d.dtype.numpy).reshape(self.param.shape))
+        autodiff_fwd.ACTIVE.append(self)
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        autodiff_fwd.ACTIVE.remove(self)
+        d = self.param.dual
+        if len(self.seed) == 1:
+            d[None if not self.param.shape else 0] = 0.0
+        else:
+            d.fill(0)
 
 
 class Tape:
@@ -51,8 +93,9 @@ class Tape:
         if loss is not None and not isinstance(loss, Storage):
             raise TypeError(f"qd.ad.Tape(loss=...) takes a field or qd.ndarray, got {type(loss).__name__}")
         if validation:
-            raise NotImplementedError("qd.ad.Tape(validation=True): the global data access rule checker is not "
-                                      "supported by qdexplorer (see docs/language.md)")
+            from .compat import refuse_use
+            raise refuse_use("qd.ad.Tape(validation=True)", "drop validation= (the global data access rule "
+                                                            "checker is not in qdexplorer)")
         self.loss, self.clear_gradients = loss, clear_gradients
         self.calls: list = []
         self.paused = 0
@@ -111,6 +154,24 @@ def grad_replaced(fn):
         return out
 
     setattr(wrapper, "grad", None)  # noqa: B010 - set by @qd.ad.grad_for
+    return wrapper
+
+
+def no_grad(fn):
+    """`@qd.ad.no_grad`: a Python function whose kernels a Tape does not record, so the backward
+    pass skips them (their outputs are constants to the gradient), as Quadrants' `no_grad`."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        tape = autodiff.TAPES[-1] if autodiff.TAPES else None
+        if tape is not None:
+            tape.paused += 1
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            if tape is not None:
+                tape.paused -= 1
+
+    setattr(wrapper, "grad", None)  # noqa: B010 - as Quadrants marks it
     return wrapper
 
 

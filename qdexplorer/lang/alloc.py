@@ -6,6 +6,7 @@ storage classes and the element types, so neither has to know the other.
 """
 from __future__ import annotations
 
+from .compat import refuse_use
 from .field import Field, Ndarray, _caller
 from .vector_types import VectorType
 
@@ -14,12 +15,14 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
     """`qd.field(qd.f32, shape=(n, m))`: a dense field; a vector or matrix dtype (`qd.math.vec3`) makes
     a field of vectors; `needs_grad=True` allocates `x.grad`. Without `shape=` the field waits to be
     placed in an SNode tree (`qd.root`)."""
-    _refuse_dual(unused)
+    needs_dual = bool(unused.get("needs_dual", False))  # `x.dual`, for forward mode (qd.ad.FwdMode)
     if isinstance(dtype, VectorType):
-        return dtype.field(shape, name, needs_grad=needs_grad)
+        f = dtype.field(shape, name, needs_grad=needs_grad)
+        f._needs_dual = needs_dual
+        return f._with_dual(needs_dual) if f.placed else f
     if offset is not None:
-        raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
-    return Field(dtype, shape, name, needs_grad=needs_grad)
+        raise refuse_use("qd.field(offset=...)", "index from 0 (subtract the offset where you index)")
+    return Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
 
 
 def ndarray(dtype, shape, needs_grad: bool = False, **unused) -> Ndarray:
@@ -31,8 +34,8 @@ def ndarray(dtype, shape, needs_grad: bool = False, **unused) -> Ndarray:
 
 
 def _refuse_dual(options: dict):
-    """`needs_dual=True` asks for forward mode, which is left out: say so at the user's line."""
+    """`needs_dual=True` on a qd.ndarray: forward mode differentiates fields only here."""
     if options.get("needs_dual"):
         file, line = _caller()
-        raise NotImplementedError(f"{file}:{line}: needs_dual=True: forward-mode autodiff (qd.ad.FwdMode, .dual "
-                                  f"fields) is not supported by qdexplorer; use needs_grad=True and reverse mode")
+        raise NotImplementedError(f"{file}:{line}: qd.ndarray(needs_dual=True): forward-mode autodiff (.dual) of "
+                                  f"ndarrays is not supported by qdexplorer.lang; use a qd.field with needs_dual=True")

@@ -10,6 +10,8 @@ a NumPy bool array whose truth is "all equal", so both `assert x[i] == [1, 2]` a
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -92,7 +94,7 @@ class Element:
             v = H.host(self.to_numpy())
             return getattr(v, name)
         if name in H.METHODS:
-            fn = H.METHODS[name]
+            fn: Any = H.METHODS[name]
             return lambda *a, **k: fn(H.host(self.to_numpy()), *a, **k) if name != "fill" else self._fill(*a)
         raise AttributeError(f"'Element' object has no attribute '{name}'")
 

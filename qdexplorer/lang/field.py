@@ -16,15 +16,13 @@ from __future__ import annotations
 import copy
 import itertools
 import numbers
-import os
-import sys
 import weakref
-from types import FrameType
 from typing import Any, Protocol
 
 import numpy as np
 
 from . import runtime_api
+from .caller import caller
 from .device_array import device_array_of
 from .element import Element
 from .errors import QdRuntimeError, QuadrantsIndexError
@@ -154,21 +152,51 @@ class _Storage:
                                  f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
         return self._grad
 
+    _dual: "_Storage | None" = None  # the tangent (`x.dual`), allocated by needs_dual=True or lazy_dual()
+
+    @property
+    def dual(self) -> "_Storage":
+        """The tangent array that kernels run under `qd.ad.FwdMode` write (forward-mode autodiff)."""
+        if self._dual is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
+            d = Field(self.dtype, None, f"{self.name}_dual" if self.name else "", self.elem_shape)
+            d._grad_of = self  # placed by place(x, x.dual) beside its primal, as an unplaced adjoint is
+            self._dual = d
+        if self._dual is None:
+            raise AttributeError(f"{self._kind()} {self.name or ''} has no dual: allocate it with needs_dual=True "
+                                 f"or qd.root.lazy_dual() (forward-mode autodiff)")
+        return self._dual
+
+    def _with_dual(self, needs_dual: bool):
+        """Allocate the tangent next to the primal: same type, shape and element shape, zeroed."""
+        if needs_dual and self._dual is None:
+            if not self.dtype.is_float:
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_dual=True: "
+                                     f"duals need a float dtype (qd.f32 / qd.f64)")
+            d = copy.copy(self)
+            d.storage = np.zeros_like(self.storage)
+            d.name = f"{self.name}_dual" if self.name else ""
+            d._mirror, d._where, d._grad, d._dual = None, "host", None, None
+            d._registered()
+            runtime_api.adopt(d)
+            self._dual = d
+        return self
+
+    def _unwrap(self) -> "_Storage":
+        """What Quadrants' `qd.Tensor` wrapper gives back: `qd.tensor` returns the array itself here."""
+        return self
+
     def has_grad(self) -> bool:
         return self._grad is not None
 
     def has_dual(self) -> bool:
-        return False  # forward mode is not in qdexplorer
-
-    layout = None  # Quadrants reports None for fields and ndarrays made without a layout
+        return self._dual is not None
 
     @property
     def element_type(self):
         """The element's type: the dtype, or `qd.types.vector(n, dtype)` / `matrix(n, m, dtype)`."""
-        from .vector_types import matrix, vector
         if not self.elem_shape:
             return self.dtype
-        return vector(self.elem_shape[0], self.dtype) if len(self.elem_shape) == 1 else matrix(*self.elem_shape, self.dtype)
+        return ELEMENT_TYPE[0](self.elem_shape, self.dtype)  # set by vector_types.py, which sits above
 
     def to_dlpack(self):
         """A DLPack capsule of the data: the host storage itself on the CPU backend (zero-copy, as
@@ -193,7 +221,7 @@ class _Storage:
             g = copy.copy(self)
             g.storage = np.zeros_like(self.storage)
             g.name = f"{self.name}_grad" if self.name else ""
-            g._mirror, g._where, g._grad = None, "host", None
+            g._mirror, g._where, g._grad, g._dual = None, "host", None, None
             g._registered()
             runtime_api.adopt(g)
             self._grad = g
@@ -274,9 +302,12 @@ class _Storage:
         if self._where == "device" and self._mirror is not None and not self.elem_shape:
             cell = self._device_cell(idx)
             if cell is not None:       # one number: only its bytes come back, not the array
-                return cell[0].item()
+                return int(cell[0]) if cell.dtype == np.bool_ else cell[0].item()
         v = self.host()[idx]           # a number, or a copy of a slice
-        return np.array(v) if isinstance(v, np.ndarray) else v.item()
+        if isinstance(v, np.ndarray):
+            return np.array(v)
+        x = v.item()
+        return int(x) if isinstance(x, bool) else x  # a u1 element reads 0/1, as Quadrants gives
 
     def _device_cell(self, idx: tuple):
         """The host storage's cell for element `idx`, refreshed from the device copy alone (a
@@ -332,11 +363,16 @@ class _Storage:
         its column shape (n, 1), as Quadrants' `to_numpy(keep_dims=True)` does."""
         return self.elem_shape + (1,) if keep_dims and len(self.elem_shape) == 1 else self.elem_shape
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """A copy of the data; `copy=False` returns a view of the host storage instead (only where
-        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export)."""
+        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export), and
+        `copy=None` a view where one can be had, else a copy (a `dtype=` conversion always copies)."""
         shape = self.shape + self._elem_dims(keep_dims)
-        if not copy:
+        converts = dtype is not None and np.dtype(dtype) != self.storage.dtype
+        if copy is False and converts:
+            raise ValueError(f"to_numpy(dtype={np.dtype(dtype)}, copy=False): a dtype conversion needs a copy "
+                             f"(this array holds {self.storage.dtype}); use copy=True or copy=None")
+        if copy is False or (copy is None and not converts and self._mirror is None):
             return self.zero_copy_view("to_numpy").reshape(shape)
         out = np.array(self.host()).reshape(shape)
         return out.astype(dtype) if dtype is not None else out
@@ -426,9 +462,11 @@ class Field(_Storage):
     _grad_of: "_Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
-    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False):
+    def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
+                 needs_dual: bool = False):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
         self._needs_grad = needs_grad   # the adjoint is allocated with the storage (at placement when unplaced)
+        self._needs_dual = needs_dual
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
             self.shape = None  # type: ignore[assignment]
@@ -442,6 +480,7 @@ class Field(_Storage):
         self._registered()
         runtime_api.adopt(self)
         self._with_grad(self._needs_grad)
+        self._with_dual(getattr(self, "_needs_dual", False))
 
     @property
     def placed(self) -> bool:
@@ -476,8 +515,8 @@ class Field(_Storage):
     def __getattr__(self, name: str):
         if name in ("storage", "uid") and self.__dict__.get("shape", ()) is None:
             self._require_placed(f"using it ({name})")
-        if name == "grad":  # the property raised; Python then asks here: give its message, not a bare one
-            return _Storage.grad.fget(self)  # type: ignore[attr-defined]
+        if name in ("grad", "dual"):  # the property raised; Python then asks here: give its message
+            return getattr(_Storage, name).fget(self)
         return _Storage.__getattr__(self, name)
 
     def fill(self, value):
@@ -490,11 +529,13 @@ class Field(_Storage):
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
         self._host_written()
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """Under a pointer/bitmasked container an inactive element reads 0, as Quadrants' export
         (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
+        if self._sparse and copy is None:
+            copy = True  # inactive elements read 0 in the export: a copy
         out = super().to_numpy(dtype, keep_dims, copy)
-        if not self._sparse or not copy:
+        if not self._sparse or copy is False:
             return out
         out[~self._snode.parent().active_cells()] = 0
         return out
@@ -534,13 +575,8 @@ class Ndarray(_Storage):
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 
 
-def _caller() -> tuple:
-    """(file, line) of the user code that called into this package, for errors raised here."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    f: FrameType | None = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(here):
-        f = f.f_back
-    return (f.f_code.co_filename, f.f_lineno) if f is not None else ("<unknown>", 0)
+ELEMENT_TYPE: list = [None]  # (elem_shape, dtype) -> qd.types.vector/matrix(...); vector_types.py sets it
+_caller = caller  # the name the rest of the package imports from here
 
 
 def array_meta(v):

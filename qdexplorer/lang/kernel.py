@@ -6,12 +6,14 @@ works, as in Quadrants.
 """
 from __future__ import annotations
 
+import ast
+
 import dataclasses
 import inspect
 
 import numpy as np
 
-from . import autodiff, ir, runtime_api
+from . import autodiff, autodiff_fwd, ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
@@ -68,6 +70,13 @@ class Kernel(KernelBase):
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    def __getattr__(self, name: str):
+        """Quadrants kernel attributes qdexplorer leaves out (`k.resume` of graph kernels): one line."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from . import compat
+        compat.refuse_attr("kernel", self, name)
 
     @property
     def source(self) -> SourceInfo:
@@ -152,6 +161,12 @@ class Kernel(KernelBase):
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
+            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+                entry = spec[i]
+                if isinstance(types[name], Template) and entry[1] == "array" and \
+                        getattr(args[i], "_grad", None) is not None:
+                    spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
 
     def _array_spec(self, name: str, t: NdarrayType, v) -> tuple:
@@ -215,6 +230,14 @@ class Kernel(KernelBase):
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
+    def reads_grads(self) -> bool:
+        """Whether the body mentions `.grad` (`a.grad[i]` of a template field needs its adjoint passed)."""
+        r = self.__dict__.get("_reads_grads")
+        if r is None:
+            r = self.__dict__["_reads_grads"] = any(isinstance(n, ast.Attribute) and n.attr == "grad"
+                                                    for n in ast.walk(self.source.fdef))
+        return r
+
     def bind(self, *args, **kwargs) -> dict:
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
@@ -260,6 +283,9 @@ class Kernel(KernelBase):
                     raise QuadrantsRuntimeTypeError(str(e)) from None
                 continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
+        for entry in spec[len(self.arg_names):]:  # adjoints of array arguments (`a.grad`, k.grad's inputs)
+            if entry[0].endswith(autodiff.GRAD):
+                args[entry[0]] = resolve(bound[entry[0][:-len(autodiff.GRAD)]].grad)
         for a in self.implicit(spec) if implicit is None else implicit:
             args[a.name] = resolve(Field.by_uid(int(a.key))) if a.role == "field" else np.zeros(a.shape, a.dtype.numpy)
         if self.draws_random(spec):
@@ -286,7 +312,10 @@ class Kernel(KernelBase):
             return None
         r = args["ret__"]
         ann = self.return_type
-        return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
+        if as_dtype(ann) is not None:
+            x = r[0].item()
+            return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
+        return r.reshape(getattr(ann, "shape", r.shape)).copy()
 
     def __get__(self, obj, objtype=None):
         """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""
@@ -294,12 +323,22 @@ class Kernel(KernelBase):
 
     def __call__(self, *args, **kwargs):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
+        if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
+            return self.fwd(*args, **kwargs)
         try:
             full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
         return self.result(full)
+
+    @property
+    def fwd(self) -> "DualKernel":
+        """The forward-mode twin that `qd.ad.FwdMode` calls (made once, lowered lazily)."""
+        d = self.__dict__.get("_dual_kernel")
+        if d is None:
+            d = self.__dict__["_dual_kernel"] = DualKernel(self)
+        return d
 
     @property
     def grad(self) -> "GradKernel":
@@ -332,9 +371,14 @@ class GradKernel(Kernel):
 
     def spec_for(self, args: tuple | None = None) -> tuple:
         base = self.primal.spec_for(args)
+        have = {e[0] for e in base}
         extra = []
-        for i, entry in enumerate(base):
-            if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None:
+        types = self.primal.arg_types()
+        for i, entry in enumerate(base[:len(self.arg_names)]):
+            if getattr(types.get(entry[0]), "needs_grad", None) is False:
+                continue  # `qd.types.ndarray(needs_grad=False)`: no gradient flows into this argument
+            if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None \
+                    and autodiff.grad_name(entry[0]) not in have:
                 extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))
         return base + tuple(extra)
 
@@ -343,8 +387,12 @@ class GradKernel(Kernel):
         key = (spec, runtime_api.debug())
         if key not in self._tasks:
             n = len(self.arg_names)
-            primal = self.primal.tasks(spec[:n], memo)
-            arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:]}
+            # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
+            # (`a.grad[i]`) when it reads any; not the ones only this adjoint kernel takes
+            reads_grads = self.primal.reads_grads()
+            primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
+                autodiff.GRAD) or reads_grads), memo)
+            arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
             self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
@@ -353,10 +401,7 @@ class GradKernel(Kernel):
                   implicit: list | None = None) -> dict:
         if spec is None:
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
-        args = super().call_args(bound, resolve, spec, implicit)
-        for entry in spec[len(self.arg_names):]:
-            args[entry[0]] = resolve(bound[entry[0][:-len(autodiff.GRAD)]].grad)
-        return args
+        return super().call_args(bound, resolve, spec, implicit)
 
     def __call__(self, *args, **kwargs):
         try:
@@ -364,6 +409,43 @@ class GradKernel(Kernel):
         except QdCompileError as e:
             raise e.with_traceback(None) from None
         return self.result(full)
+
+
+class DualKernel(Kernel):
+    """`k` under `qd.ad.FwdMode`: its tasks also carry each float's tangent into the fields' `.dual`
+    (lang/autodiff_fwd.py); specialised as `k`, whose primal results it computes too."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.fwd"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+
+    def __repr__(self) -> str:
+        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        primal = self.primal.tasks(spec, memo)
+        duals = tuple(sorted({int(a.key) for t in primal for a in t.implicit  # lazy_dual() may add some later
+                              if a.role == "field" and _field_dual(int(a.key)) is not None}))
+        key = (spec, runtime_api.debug(), duals)
+        if key not in self._tasks:
+            self._tasks[key] = autodiff_fwd.dual_tasks(self.name, primal, _field_dual)
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def __call__(self, *args, **kwargs):
+        try:
+            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
+        except QdCompileError as e:
+            raise e.with_traceback(None) from None
+        return self.result(full)
+
+
+def _field_dual(uid: int):
+    return Field.by_uid(uid)._dual
 
 
 def _field_grad(uid: int):

@@ -1,5 +1,11 @@
 # mypy: disable-error-code="index"
 # (kernel-language code: its vectors and matrices are indexed by the compiler, not by NumPy)
+#
+# GENERATED CODE: `_sifakis3` (from here to `_svd3d`) was produced once, by a translation
+# script that is not kept, from `sifakis_svd_export` in Quadrants' quadrants/math/svd.h at
+# 009f0a2d2. There is nothing to regenerate it from: edit it by hand, statement for statement
+# against svd.h, and keep tests/lang/test_snode_svd.py (values equal to Quadrants') passing.
+# The rest of the file was written by hand.
 """`qd.svd` and `qd.polar_decompose` (2x2 and 3x3), written in the kernel language with Quadrants'
 algorithms and conventions (python/quadrants/_funcs.py, quadrants/math/svd.h at 009f0a2d2).
 

@@ -79,22 +79,50 @@ def _util():
     return {"has_pytorch": has_pytorch, "has_clangpp": lambda: False, "to_numpy_type": to_numpy_type}
 
 
-def _lang_module():
-    qd = _lang()
-    attrs = _public(qd)
+
+
+def _ops():
+    """Quadrants' `quadrants.lang.ops`: the operators as functions (the language's own intrinsics)."""
+    import operator
+    from . import intrinsics
+    attrs: dict = {k: v for k, v in vars(intrinsics).items() if isinstance(v, intrinsics.Intrinsic)}
+    attrs.update(add=operator.add, sub=operator.sub, mul=operator.mul, truediv=operator.truediv,
+                 floordiv=operator.floordiv, mod=operator.mod, neg=operator.neg, logical_not=operator.not_,
+                 bit_not=operator.invert, bit_and=operator.and_, bit_or=operator.or_, bit_xor=operator.xor)
     return attrs
+
+
+def _enums():
+    from enum import IntEnum
+    qd = _lang()
+
+    class AutodiffMode(IntEnum):
+        NONE, VALIDATION, FORWARD, REVERSE = 0, 1, 2, 3
+
+    class SNodeGradType(IntEnum):
+        PRIMAL, ADJOINT, DUAL, ADJOINT_CHECKBIT = 0, 1, 2, 3
+
+    return {"AutodiffMode": AutodiffMode, "SNodeGradType": SNodeGradType, "Layout": qd.Layout}
 
 
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)
 PUBLIC: dict[str, Callable[[], dict]] = {
-    "quadrants.lang": _lang_module,
     "quadrants.lang.exception": _exception,
     "quadrants.lang.util": _util,
     "quadrants.types": _types,
     "quadrants.types.primitive_types": _primitive_types,
     "quadrants.types.annotations": _annotations,
-    "quadrants.math": lambda: _public(_lang().math),
-    "quadrants.ad": lambda: _public(_lang().ad),
+    "quadrants.types.enums": _enums,
+    "quadrants.lang.ops": _ops,
+}
+
+# Quadrants module path -> the module of this package that is it (imported as itself, not copied)
+SAME: dict[str, str] = {
+    "quadrants.lang": "qdexplorer.lang.lang",
+    "quadrants.math": "qdexplorer.lang.math",
+    "quadrants.ad": "qdexplorer.lang.ad",
+    "quadrants.linalg": "qdexplorer.lang.linalg",
+    "quadrants.profiler": "qdexplorer.lang.profiler",
 }
 
 
@@ -118,15 +146,22 @@ class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
     def create_module(self, spec):
+        if spec.name in SAME:
+            mod = importlib.import_module(SAME[spec.name])
+            if not hasattr(mod, "__path__"):
+                mod.__path__ = []  # so `quadrants.lang.exception` can be imported below it
+            if spec.name == "quadrants.lang" and "ops" not in vars(mod):
+                setattr(mod, "ops", quadrants_module("quadrants.lang.ops"))  # read as `qd.lang.ops.abs` unimported
+            return mod
         make = self.table.get(spec.name)
         if make is None:
             raise ModuleNotFoundError(f"{spec.name}: this Quadrants module is not provided by qdexplorer.lang "
                                       f"(see docs/language.md)", name=spec.name)
-        return _module(spec.name, make())
+        return quadrants_module(spec.name) if spec.name in PUBLIC else _module(spec.name, make())
 
     def exec_module(self, module):
         parent, _, child = module.__name__.rpartition(".")
-        if parent in sys.modules:
+        if parent in sys.modules and child not in vars(sys.modules[parent]):  # never shadow qd.types & co
             setattr(sys.modules[parent], child, module)
 
 

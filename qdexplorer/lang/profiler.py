@@ -6,28 +6,12 @@ with the device synchronised at its end, so a CUDA call's time includes its laun
 timings). CUPTI metrics are not collected: the metric calls are accepted and change nothing."""
 from __future__ import annotations
 
-import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from . import runtime_api
 
-_records: dict[str, list[float]] = {}
-
-
-def enabled() -> bool:
-    return bool(runtime_api._config.get("kernel_profiler"))
-
-
-def timed_call(name: str, call):
-    """Run `call()`; with the profiler on, record its milliseconds under the kernel's name."""
-    if not enabled():
-        return call()
-    t0 = time.perf_counter()
-    out = call()
-    runtime_api.sync()
-    _records.setdefault(name, []).append((time.perf_counter() - t0) * 1e3)
-    return out
+_records = runtime_api.PROFILE  # filled by runtime_api.call_kernel while the profiler is on
 
 
 @dataclass

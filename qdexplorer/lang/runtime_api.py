@@ -6,6 +6,7 @@ wired by the package root). This keeps the layers one-way: lang never imports wh
 """
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 from .splitmix import GOLDEN, MASK64, mix64
@@ -34,9 +35,15 @@ amdgpu, metal, vulkan = Arch("amdgpu"), Arch("metal"), Arch("vulkan")  # Quadran
 arm64 = Arch("arm64")                                                   # ported code parses; qd.init refuses them
 x64 = cpu
 
+class BackendUnavailableError(RuntimeError, ValueError):
+    """qd.init(arch=...) of a backend qdexplorer lacks with enable_fallback=False (Quadrants raises a
+    RuntimeError; a ValueError too, as qdexplorer raised before)."""
+
+
 _hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None, "sync": None}
 _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.init's options
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
+PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
 
 
@@ -56,8 +63,16 @@ def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
-    if arch in (amdgpu, metal, vulkan, arm64):
-        raise ValueError(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only")
+    if arch == "python":  # Quadrants' python arch: the CPU backend here
+        arch = cpu
+    if arch in (amdgpu, metal, vulkan, arm64):  # as Quadrants: an unsupported arch falls back to the CPU
+        if not options.get("enable_fallback", True):
+            raise BackendUnavailableError(f"qd.init(arch=qd.{arch}, enable_fallback=False): qdexplorer runs on "
+                                          f"qd.cpu and qd.cuda only")
+        import warnings
+        warnings.warn(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only; falling back to "
+                      f"the CPU backend (enable_fallback=False makes this an error)", stacklevel=2)
+        arch = cpu
     if not options.get("short_circuit_operators", True):
         raise ValueError(f"qd.init(short_circuit_operators={options['short_circuit_operators']!r}): qdexplorer "
                          f"always short-circuits 'and'/'or' (Quadrants' default, short_circuit_operators=True); "
@@ -135,10 +150,13 @@ def num_compiled() -> int:
 def call_kernel(kernel, bound: dict) -> dict:
     """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
     (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
-    if _config.get("kernel_profiler"):
-        from .profiler import timed_call
-        return timed_call(kernel.name, lambda: _hook("call")(kernel, bound))
-    return _hook("call")(kernel, bound)
+    if not _config.get("kernel_profiler"):
+        return _hook("call")(kernel, bound)
+    t0 = time.perf_counter()   # qd.profiler's records: the call's wall clock, the device synchronised
+    out = _hook("call")(kernel, bound)
+    sync()
+    PROFILE.setdefault(kernel.name, []).append((time.perf_counter() - t0) * 1e3)
+    return out
 
 
 def adopt(storage):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import sys
 import builtins
 import collections
 import hashlib
@@ -38,6 +39,8 @@ class SourceInfo:
         defs = _file_defs(self.file, lines)
         for node in defs.get(fn.__name__, ()) if defs is not None else ():
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if node.name == "<lambda>" and [a.arg for a in node.args.args] != list(code.co_varnames[:code.co_argcount]):
+                continue  # another lambda on the same line
             if code.co_firstlineno in (first, node.lineno):
                 self.fdef, self.raw_lines, self.line_shift, self.col_shift = node, lines, 0, 0
                 return True
@@ -112,10 +115,22 @@ def _file_defs(file: str, lines: list[str]) -> dict[str, list[ast.FunctionDef | 
             for node in ast.walk(tree):
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     defs.setdefault(node.name, []).append(node)
+                elif isinstance(node, ast.Lambda):  # a lambda called in a kernel is inlined as a function
+                    defs.setdefault("<lambda>", []).append(_lambda_def(node))
         if len(_FILE_DEFS) > 256:
             _FILE_DEFS.clear()
         _FILE_DEFS[key] = defs
     return defs
+
+
+def _lambda_def(node: ast.Lambda) -> ast.FunctionDef:
+    """`lambda a, b: e` as `def <lambda>(a, b): return e`, at the lambda's position."""
+    ret = ast.copy_location(ast.Return(node.body), node.body)
+    fdef = ast.FunctionDef(name="<lambda>", args=node.args, body=[ret], decorator_list=[], returns=None,
+                           type_comment=None)
+    if sys.version_info >= (3, 12):
+        setattr(fdef, "type_params", [])  # noqa: B010 - a field only 3.12's ast has
+    return ast.copy_location(fdef, node)
 
 
 def python_env(fn) -> collections.ChainMap:

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from ..lang.errors import QdError
+from ..optional_parts import quadrants_hint
 from .dumps import parse_dump
 from .model import QuadrantsRun
 from .process_group import run_group
@@ -26,8 +27,7 @@ CHILD = Path(__file__).with_name("child.py")
 # Variables that would change what the child dumps or loads behind our back.
 _CONTROLLED = ("QD_DUMP_IR", "QD_LOAD_IR", "QUADRANTS_LOAD_PTX", "QD_OFFLINE_CACHE", "QD_DEBUG_DUMP_PATH",
                "QD_ARCH", "QD_KERNEL_PROFILER")
-INSTALL_HINT = ("install it with pip install 'qdexplorer[quadrants]' (or pip install quadrants==1.3.3), "
-                "or pass --python with an interpreter that has it")
+INSTALL_HINT = quadrants_hint()   # a pip install and a frozen app built without Quadrants differ
 
 
 def check_script(script: str | Path) -> Path:

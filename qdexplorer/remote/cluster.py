@@ -11,6 +11,7 @@ Ray `py_modules` entry (the nodes need only its dependencies), so the two sides 
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import signal
@@ -68,6 +69,15 @@ def connect(address: str) -> None:
     _connected[:] = [address]
 
 
+def disconnect() -> None:
+    """Leave the cluster (a private local one ends, its processes and folder with it)."""
+    if _connected[:1] == ["local"]:
+        local_cluster.stop()
+    else:
+        ray.shutdown()
+    _connected.clear()
+
+
 CONNECT_TIMEOUT_S = float(os.environ.get("QDEXPLORER_CONNECT_TIMEOUT", "10"))
 
 
@@ -109,7 +119,8 @@ def _grpc_ready(target: str, timeout: float) -> str | None:
     """None when a Ray Client server answers a ping at `target` within `timeout` (or answers that it
     wants a token: then the token hint is the message), else why not."""
     import grpc
-    from ray.core.generated import ray_client_pb2, ray_client_pb2_grpc
+    ray_client_pb2: Any = importlib.import_module("ray.core.generated.ray_client_pb2")   # generated, untyped
+    ray_client_pb2_grpc: Any = importlib.import_module("ray.core.generated.ray_client_pb2_grpc")
     t0 = time.monotonic()
     channel = grpc.insecure_channel(target)
     try:
@@ -178,11 +189,6 @@ def devices() -> list[RemoteGpu]:
     for n, rows in zip(live, ray.get(refs, timeout=60)):
         out += [RemoteGpu(n.node_id, n.host, **r) for r in rows]
     return out
-
-
-def node_cpus() -> list[tuple[str, str, float]]:
-    """(node id, host, CPUs) of every live node: where CPU-backend actors can run."""
-    return [(n.node_id, n.host, n.cpus) for n in nodes()]
 
 
 def cpu_slots() -> int:

@@ -20,17 +20,22 @@ running under PID 1 for minutes when the driver is killed. Here instead:
 from __future__ import annotations
 
 import atexit
+import importlib
 import os
 import secrets
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..compiler.safe_files import write_file
+from ..lang.errors import QdError
+from . import reaper as reaper_process
 
 MARK = "QDEXPLORER_PRIVATE_CLUSTER"   # environment variable every process of the cluster inherits
 
@@ -41,6 +46,8 @@ class LocalCluster:
     token_path: Path
     mark: str
     reaper: subprocess.Popen[bytes]
+    lost: str | None = None   # why the cluster ended under us (its head died), once it has
+    closing: bool = False     # being shut down on purpose: its head ending is no news
 
     def describe(self, cpus: int, gpus: int) -> str:
         return (f"qdexplorer: started a private Ray cluster on this machine (127.0.0.1 only, {cpus} CPU(s), "
@@ -67,10 +74,10 @@ def prepare() -> LocalCluster:
     token = folder / "token"
     write_file(token, secrets.token_hex(32))   # 0600, in a 0700 folder
     mark = secrets.token_hex(8)
-    env = {k: v for k, v in os.environ.items() if k != MARK}
-    reaper = subprocess.Popen([sys.executable, "-m", "qdexplorer.remote.reaper", str(folder), mark],
-                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True, env=env | {"PYTHONPATH": _pythonpath()})
+    reaper = reaper_process.start(str(folder), mark)
+    if reaper is None:
+        raise QdError("--cluster local needs a Python to run its watcher; this app has none (use `pip install "
+                      "'qdexplorer[cluster]'`)")
     os.environ[MARK] = mark
     os.environ["RAY_AUTH_MODE"] = "token"           # explicit: Ray then prints no notice about it
     os.environ["RAY_AUTH_TOKEN_PATH"] = str(token)
@@ -82,15 +89,16 @@ def prepare() -> LocalCluster:
     return cluster
 
 
-def _pythonpath() -> str:
-    """This qdexplorer's parent folder first, so the reaper runs this very code (a checkout too)."""
-    here = str(Path(__file__).resolve().parents[2])
-    rest = os.environ.get("PYTHONPATH", "")
-    return here + (os.pathsep + rest if rest else "")
-
-
 def init_kwargs(cluster: LocalCluster) -> dict[str, Any]:
-    return {"_temp_dir": str(cluster.folder / "r")}
+    """Ray's files in the private folder; `QDEXPLORER_OBJECT_STORE_MB` caps the object store (Ray
+    takes 30% of the memory by default; 75 MB is its least)."""
+    kw: dict[str, Any] = {"_temp_dir": str(cluster.folder / "r")}
+    store = os.environ.get("QDEXPLORER_OBJECT_STORE_MB", "")
+    if store:
+        if not store.isdigit() or int(store) < 75:
+            raise QdError(f"QDEXPLORER_OBJECT_STORE_MB={store!r}: expected a whole number of MB, at least 75")
+        kw["object_store_memory"] = int(store) << 20
+    return kw
 
 
 def start(num_cpus: int, **kw: Any) -> LocalCluster:
@@ -98,10 +106,10 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     put back afterwards (Ray's own turns SIGTERM into `sys.exit(15)`, which saves nothing)."""
     import ray
     import ray._private.ray_constants as ray_constants
-    from ray._raylet import AuthenticationTokenLoader, Config
+    raylet: Any = importlib.import_module("ray._raylet")   # its Cython names are not typed
     cluster = prepare()
-    Config.initialize("")                             # Ray read RAY_AUTH_MODE when it was imported
-    AuthenticationTokenLoader.instance().reset_cache()
+    raylet.Config.initialize("")                      # Ray read RAY_AUTH_MODE when it was imported
+    raylet.AuthenticationTokenLoader.instance().reset_cache()
     previous = signal.getsignal(signal.SIGTERM)
     single = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False          # every address Ray picks is then 127.0.0.1
@@ -112,15 +120,57 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
         raise
     finally:
         ray_constants.ENABLE_RAY_CLUSTER = single
-        if previous is not None:
+        if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
+    _watch_head(cluster, interrupt=threading.current_thread() is threading.main_thread())
     return cluster
+
+
+WATCH_S = 0.5
+
+
+def _watch_head(cluster: LocalCluster, interrupt: bool) -> None:
+    """If the cluster's head (gcs_server, or the raylet) dies, Ray keeps the driver waiting 60 s and
+    then aborts it with a C++ log line. Instead: say which process ended, and (`interrupt`: a
+    command, started on the main thread) interrupt the main thread as SIGTERM would, so the command
+    saves what it finished and ends (the CLI exits 1). The window only records it: its next device
+    call fails with Ray's own error."""
+    import _thread
+
+    import ray
+    node = getattr(ray._private.worker, "_global_node", None)
+    procs = getattr(node, "all_processes", {}) if node is not None else {}
+    watched = [(kind, info.process) for kind in ("gcs_server", "raylet") for info in procs.get(kind, [])
+               if getattr(info, "process", None) is not None]
+    if not watched:
+        return
+
+    def watch() -> None:
+        while _current and _current[0] is cluster and not cluster.closing:
+            for kind, proc in watched:
+                code = proc.poll()
+                if code is not None and cluster.lost is None and not cluster.closing:
+                    cluster.lost = (f"the private Ray cluster's head process {kind} (pid {proc.pid}) ended "
+                                    f"unexpectedly (exit status {code}); what was finished is saved")
+                    print(f"\nqdexplorer: {cluster.lost}", file=sys.stderr, flush=True)
+                    if interrupt:
+                        _thread.interrupt_main(signal.SIGTERM)
+                    return
+            time.sleep(WATCH_S)
+    threading.Thread(target=watch, name="qdexplorer-cluster-head", daemon=True).start()
+
+
+def lost() -> str | None:
+    """Why the private cluster ended under this process, if it did (the CLI's exit status is then 1)."""
+    return next((c.lost for c in _current if c.lost), None)
 
 
 def stop() -> None:
     """`ray.shutdown`, then the reaper finishes: no process of the cluster stays."""
     if not _current:
         return
+    for c in _current:
+        c.closing = True
     try:
         import ray
         ray.shutdown()

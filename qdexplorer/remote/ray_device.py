@@ -28,12 +28,14 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 from ..runtime.client import DeviceClient, TransportGone
 from ..runtime.device import LocalDevice
 from ..runtime.faults import Fault, WorkerFault
-from ..runtime.messages import ExitMsg, Failed, Ready, Reply, Request, RunMsg
+from ..runtime.messages import ExitMsg, Failed, Faulted, Ok, Ready, Reply, Request, RunMsg
 from ..runtime.serve import Inbox, serve_forever
 from ..version import __version__
 from .gpus import device_label, node_gpus
 
 POLL_S = 0.05   # the longest a poll waits inside the actor for something to report
+LINGER_S = 0.002  # after a reply that ends nothing, how long a poll waits for the next one
+_LAST = (Ok, Failed, Faulted, Ready)  # replies after which nothing follows unasked
 
 
 class DeviceActor:
@@ -76,18 +78,28 @@ class DeviceActor:
         out["label"] = device_label(name, host, self.gpu)
         return out
 
-    def submit(self, msg: Request, arrays: dict[str, np.ndarray] | None = None) -> None:
-        """`arrays`: a run's, put in the object store apart from its message (Ray resolves them here)."""
+    def submit(self, msg: Request, arrays: dict[str, np.ndarray] | None = None, wait_s: float = 0.0) -> list[Reply]:
+        """`arrays`: a run's, apart from its message (Ray passes small ones inline, puts large ones
+        in the object store and resolves them here). Answers with a `poll(wait_s)`: a short run's
+        whole stream, or a load's Ok, comes back in the same round trip as the request."""
         if arrays is not None and isinstance(msg, RunMsg):
             msg = dataclasses.replace(msg, arrays=arrays)
         self.inbox.put(msg)
+        return self.poll(wait_s) if wait_s > 0 else []
 
     def poll(self, wait_s: float = POLL_S) -> list[Reply]:
-        """Everything the loop sent since the last poll, waiting up to `wait_s` for the first."""
+        """Everything the loop sent since the last poll, waiting up to `wait_s` for the first, and
+        up to LINGER_S more for what follows it straight away (a run's last timing batch, its
+        checkpoint and its end come within microseconds: one round trip, not three)."""
         try:
             out = [self.outbox.get(timeout=wait_s)]
         except queue.Empty:
             return []
+        while not isinstance(out[-1], _LAST):
+            try:
+                out.append(self.outbox.get(timeout=LINGER_S))
+            except queue.Empty:
+                break
         while True:
             try:
                 out.append(self.outbox.get_nowait())
@@ -111,6 +123,7 @@ class RayActor:
         self.backend, self.timeout, self.node_id, self.opts, self.gpu = backend, timeout, node_id, opts, gpu
         self._actor: Any = None
         self._replies: list[Reply] = []
+        self._poll: Any = None   # the poll in flight, if its answer has not come yet
 
     def _options(self) -> dict[str, Any]:
         # a `poll` waits on one of its threads; `submit` (a halt among them) answers on the others
@@ -122,15 +135,21 @@ class RayActor:
 
     def open(self) -> dict[str, Any]:
         self._actor = _Actor.options(**self._options()).remote(self.backend, self.opts, self.gpu)
-        self._replies = []
+        self._replies, self._poll = [], None
         try:
             reply = self.recv(max(120.0, self.timeout))
         except TransportGone as g:
             reply = Failed(str(g))
         if not isinstance(reply, Ready):
             self.kill()
-            why = reply.error if isinstance(reply, Failed) else "no answer" if reply is None else repr(reply)
+            wait = max(120.0, self.timeout)
+            needs = "1 GPU" if self.backend == "cuda" else "1 CPU"
+            placed = (f"no node gave it a place within {wait:g} s (it needs {needs}"
+                      f"{' on node ' + self.node_id[:12] if self.node_id else ''}, and the cluster's are taken)")
+            why = reply.error if isinstance(reply, Failed) else placed if reply is None else repr(reply)
             raise WorkerFault(Fault("", "died", f"the {self.backend} device actor failed to start: {why}"))
+        host, node = reply.info.get("host"), str(reply.info.get("node") or "")
+        self.noun = f"device actor on node {host or '?'}" + (f" ({node[:12]})" if node else "")   # named in faults
         return reply.info
 
     def is_open(self) -> bool:
@@ -140,11 +159,10 @@ class RayActor:
         if self._actor is None:
             raise TransportGone("not running")
         arrays = None
-        if isinstance(msg, RunMsg) and isinstance(msg.arrays, dict):   # through the object store, once per run
+        if isinstance(msg, RunMsg) and isinstance(msg.arrays, dict):   # by value, once per run
             msg, arrays = dataclasses.replace(msg, arrays={}), msg.arrays
-        try:
-            ray.get(self._actor.submit.remote(msg, None if arrays is None else ray.put(arrays)),
-                    timeout=self.timeout)   # in order: each waits for the last
+        try:   # in order: each waits for the last; the first replies come back with it
+            self._replies.extend(ray.get(self._actor.submit.remote(msg, arrays, POLL_S), timeout=self.timeout))
         except (RayActorError, RayTaskError, GetTimeoutError) as e:
             raise TransportGone(_reason(e)) from None
 
@@ -156,11 +174,16 @@ class RayActor:
             left = deadline - time.monotonic()
             if left < 0:
                 return None
-            try:
-                self._replies = ray.get(self._actor.poll.remote(min(left, POLL_S)), timeout=self.timeout)
-            except GetTimeoutError:
-                return None   # silence: the client decides when it is a hang
+            if self._poll is None:
+                self._poll = self._actor.poll.remote(min(left, POLL_S))
+            try:   # a poll not answered in time (an actor still starting) is waited on again, never
+                   # dropped: its answer holds replies that would be lost with it
+                self._replies = ray.get(self._poll, timeout=max(0.05, min(left + POLL_S, self.timeout)))
+                self._poll = None
+            except GetTimeoutError:   # silence: the client decides when it is a hang, at `wait`
+                continue
             except (RayActorError, RayTaskError) as e:
+                self._poll = None
                 raise TransportGone(_reason(e)) from None
         return self._replies.pop(0)
 

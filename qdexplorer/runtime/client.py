@@ -109,7 +109,8 @@ class DeviceClient:
         self._send(msg, task)
         reply = self._next(task, self.timeout)
         if reply is None:
-            raise self._fault(task, "timeout", f"timed out: no answer within {self.timeout:g} s (a hang?); "
+            raise self._fault(task, "timeout", f"timed out: no answer within {self.timeout:g} s "
+                                               f"{'for task ' + task + ' ' if task else ''}(a hang?); "
                                                f"the {self.transport.noun} was replaced")
         if not isinstance(reply, Ok):
             raise RuntimeError(f"the {self.transport.noun} answered {msg!r} with {reply!r}")
@@ -162,7 +163,7 @@ class DeviceClient:
                 reply = self._next(task, TICK_S)
                 if reply is None:
                     if time.monotonic() - last > self.timeout:
-                        raise self._fault(task, "timeout", f"timed out: a launch gave no sign of life for "
+                        raise self._fault(task, "timeout", f"timed out: task {task} gave no sign of life for "
                                                            f"{self.timeout:g} s (a hang?); the {transport.noun} "
                                                            f"was replaced")
                     continue

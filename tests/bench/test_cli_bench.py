@@ -175,3 +175,19 @@ def test_a_fresh_comparison_of_the_code_against_itself_is_an_interleaved_a_a(tmp
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert (out["a"], out["b"]) == ("generated", "override") and out["paired"]
+
+
+def test_show_right_after_bench_on_the_cpu(tmp_path):
+    """Issue 31: `show` after `bench` said "run compile first". The CPU backend compiles host code only:
+    the source and the host LLVM IR are shown; the PTX asks for `compile` and says why."""
+    proj = write_project(tmp_path / "proj")
+    env = {"QDEXPLORER_CACHE_DIR": str(tmp_path / "cache")}
+    assert cli("bench", proj, "--workload", "hot_2k", "--repeat", "2", "--rounds", "1", "--no-save",
+               env=env).returncode == 0
+    src = cli("show", proj, HOT, "--what", "source", env=env)
+    assert src.returncode == 0 and "acc * 0.999" in src.stdout, src.stderr
+    ll = cli("show", proj, HOT, "--what", "ll", env=env)
+    assert ll.returncode == 0 and "define" in ll.stdout and "for the host" in ll.stderr, ll.stderr
+    ptx = cli("show", proj, HOT, env=env)
+    assert ptx.returncode == 2 and "the last compile was for the CPU backend" in ptx.stderr
+    assert "qdexplorer compile" in ptx.stderr and "Traceback" not in ptx.stderr

@@ -216,7 +216,7 @@ def test_old_runs_without_rounds_read_unsure_with_a_warning(runs):
     hot = cmp.task(TASK)
     assert hot.verdict == "unsure" and hot.rounds_needed == MIN_ROUNDS - 1
     assert any("before runs were recorded in rounds" in w for w in cmp.warnings)
-    assert "unsure: too few rounds" in cmp.table() and "more rounds a side would decide it" in cmp.table()
+    assert "unsure: too few rounds" in cmp.table() and "more rounds a side would settle it" in cmp.table()
 
 
 def test_launches_shorter_than_a_tick_count_as_half_a_tick():

@@ -6,7 +6,8 @@ import qdexplorer.lang as qd
 from qdexplorer.codegen import CodegenOptions, build_task_module
 from qdexplorer.codegen.math_lib import libdevice_path
 from qdexplorer.compiler.libdevice import libdevice_subset
-from qdexplorer.compiler.stages import CompileRequest, _llvm, compile_module
+from qdexplorer.compiler.stages import CompileRequest, compile_module
+from qdexplorer.machine.llvm_binding import llvm_binding
 
 pytestmark = pytest.mark.skipif(libdevice_path() is None, reason="libdevice.10.bc not found (install "
                                 "nvidia-nvvm or a CUDA toolkit, or set QDEXPLORER_LIBDEVICE)")
@@ -18,7 +19,7 @@ def nvptx_tm(llvm):
 
 
 def test_subset_holds_only_the_requested_functions_and_their_callees():
-    llvm = _llvm()
+    llvm = llvm_binding()
     sub = libdevice_subset(llvm, libdevice_path(), ["__nv_sinf"], nvptx_tm(llvm))
     defined = [f for f in sub.functions if not f.is_declaration]
     visible = [f.name for f in defined if f.linkage.name != "internal"]
@@ -31,7 +32,7 @@ def test_subset_holds_only_the_requested_functions_and_their_callees():
 
 
 def test_unknown_function_is_a_clear_error():
-    llvm = _llvm()
+    llvm = llvm_binding()
     with pytest.raises(RuntimeError, match="has no __nv_nosuchf"):
         libdevice_subset(llvm, libdevice_path(), ["__nv_nosuchf"], nvptx_tm(llvm))
 

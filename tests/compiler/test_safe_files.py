@@ -10,7 +10,7 @@ from qdexplorer.compiler.overrides import OverrideStore
 from qdexplorer.compiler.safe_files import UnsafePathError, check_task_name
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import bundled_demo
-from tests.test_cli import cli
+from tests.cli.test_cli import cli
 
 TASK = "saxpy_kernel_0_range_for"
 

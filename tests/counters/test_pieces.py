@@ -51,10 +51,14 @@ def test_record_round_trips_through_json():
 
 
 def test_diff_puts_the_largest_change_first():
-    a = TaskCounters(TASK, "quick", figures={"registers": 24, "dram_read_bytes": 1000.0, "sm_pct": 10.0})
-    b = TaskCounters(TASK, "quick", figures={"registers": 24, "dram_read_bytes": 2000.0, "sm_pct": 11.0})
+    a = TaskCounters(TASK, "quick", figures={"registers": 24, "dram_read_bytes": 1000.0, "sm_pct": 10.0},
+                     stalls={"lg_throttle": 0.0, "long_scoreboard": 40.0, "wait": 2.0})
+    b = TaskCounters(TASK, "quick", figures={"registers": 24, "dram_read_bytes": 2000.0, "sm_pct": 11.0},
+                     stalls={"lg_throttle": 0.06, "long_scoreboard": 30.0, "wait": 2.5})
     rows = diff(a, b)
-    assert [r.key for r in rows] == ["dram_read_bytes", "sm_pct", "registers"]
+    # figures first, by |Δ%|; then stall reasons by |Δ| in cycles (0.00 -> 0.06 is not the largest change)
+    assert [r.key for r in rows] == ["dram_read_bytes", "sm_pct", "registers", "stall:long_scoreboard",
+                                     "stall:wait", "stall:lg_throttle"]
     assert rows[0].delta == 1000.0 and rows[0].pct == 100.0 and rows[2].delta == 0
 
 

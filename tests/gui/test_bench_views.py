@@ -301,3 +301,23 @@ def test_an_interval_leaving_the_ratio_chart_is_an_arrow_with_its_value(qtbot):
     for t in cmp.tasks:   # the whiskers are each side's interval from the same bootstrap as the ratio's
         for lo in (t.median_ci_a[0], t.median_ci_b[0]):
             assert round(max(lo, 0.0), 6) in lows, (lo, lows)
+
+
+def test_add_rounds_is_offered_only_where_more_rounds_would_settle_a_verdict(qtbot):
+    from qdexplorer.gui.compare_view import CompareView
+    before, after = known_runs()                 # a clear regression: nothing to settle
+    view = CompareView()
+    qtbot.addWidget(view)
+    view.show()
+    view.show_comparison(compare_runs(before, after), before, after)
+    assert not view.add_btn.isVisible()
+    cmp = compare_runs(before, after)
+    hot = cmp.task(HOT)
+    hot.verdict, hot.rounds_needed = "unsure", 4
+    view.show_comparison(cmp, before, after)
+    assert view.add_btn.isVisible() and view.add_btn.text() == "Add 4 rounds to B"
+    with qtbot.waitSignal(view.add_rounds_requested) as sig:
+        view.add_btn.click()
+    assert sig.args == ["before", "after", 4]
+    view.show_comparison(cmp, before, after, saved=False)   # fresh sides: nothing saved to add to
+    assert not view.add_btn.isVisible()

@@ -16,7 +16,8 @@ def window(qtbot, tmp_path):
     from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj_dir)
-    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=2)),
+    from .test_app import SHARED_CACHE   # the demo compiles once per test process, not once per test
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=SHARED_CACHE, workers=2)),
                      proj_dir, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
     qtbot.addWidget(win)
     win.show()
@@ -41,10 +42,18 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     assert bench.hist.task.count() == 5 and len(bench.hist.points) == 2
 
     bench.compare.compare_btn.click()  # the two newest runs are preselected
-    assert bench.tabs.currentWidget() is bench.compare
+    assert win.pages.currentWidget() is bench.compare
     assert bench.compare.table.rowCount() == 6  # 5 tasks + the workload total
     assert {bench.compare.table.item(r, 7).text() for r in range(6)} <= {"same", "faster", "slower", "unsure"}
     assert bench.compare.comparison.a == runs[0].label and bench.compare.comparison.b == runs[1].label
+
+    # Add rounds (what an unsure verdict offers): measured now, added to B, compared again
+    bench.compare.add_rounds_requested.emit(runs[0].label, runs[1].label, 2)
+    qtbot.waitUntil(lambda: "added 2 rounds" in win.statusBar().currentMessage() and not win.bridge_busy(),
+                    timeout=90000)
+    grown = bench.history.load(runs[1].label)
+    assert grown.context.rounds == 7 and len(grown.launches) == 25 + 10   # 2 rounds of 1 repeat, 5 tasks
+    assert {t.rounds_b for t in bench.compare.comparison.tasks} == {7}   # the comparison was made again
 
 
 def _run(label, ms, task, other="copy_kernel_0_range_for", backend="cuda"):
@@ -52,7 +61,8 @@ def _run(label, ms, task, other="copy_kernel_0_range_for", backend="cuda"):
     from qdexplorer.bench.context import RunContext
     from qdexplorer.bench.run import Launch, Run
     launches = []
-    for i, (x, y) in enumerate(zip(ms, np.linspace(0.50, 0.52, len(ms)))):  # 8 rounds of 5 repeats
+    # 8 rounds of 5 repeats; the other task drifts 1% over the run, so its interval fits the 2% threshold
+    for i, (x, y) in enumerate(zip(ms, np.linspace(0.50, 0.505, len(ms)))):
         launches += [Launch(task, "saxpy", "saxpy_1m", i, float(x), round=i // 5),
                      Launch(other, "copy", "copy_1m", i, float(y), round=i // 5)]
     return Run(label, RunContext(backend=backend, interleaved_with="x", timer_resolution_ms=0.0005, rounds=8,
@@ -100,6 +110,8 @@ def test_another_project_starts_with_empty_compare_history_and_progress(window, 
     win.repeat.setValue(3)
     bench.bench_act.trigger()
     qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 1 and not win.bridge_busy(), timeout=90000)
+    # the status bar says what the bench did, not an earlier Run's workload count (issue 31)
+    assert win.run_status.text().startswith("bench finished: ") and "saved as #1" in win.run_status.text()
     bench._compared_fresh("copy_kernel_0_range_for", (_run("generated", np.linspace(1, 1.02, 40), "copy_x"),
                                                       _run("override", np.linspace(1, 1.02, 40), "copy_x")))
     assert bench.hist.task.count() == 1 and bench.compare.table.rowCount() > 0 and win.run_status.text()

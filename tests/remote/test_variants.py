@@ -97,3 +97,16 @@ def test_a_local_run_never_imports_ray(tmp_path):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                        env=dict(os.environ, PYTHONPATH=ROOT))
     assert p.returncode == 0, p.stderr[-2000:]
+
+
+def test_sweep_progress_in_a_log_file_is_lines_not_carriage_returns(tmp_path):
+    """stderr redirected to a file got one long line of \\r-separated counts; a log gets plain lines."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "sweep", str(scale_project(tmp_path / "p")),
+                        "--over", "block_dim=64", "--rounds", "3", "--repeat", "1", "--no-save"],
+                       capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, PYTHONPATH=root, QDEXPLORER_CACHE_DIR=str(tmp_path / "c")))
+    assert p.returncode == 0, p.stderr
+    assert "\r" not in p.stderr
+    counts = [ln for ln in p.stderr.splitlines() if ln.startswith("sweep: ")]
+    assert counts and counts[-1].endswith("variant turns") and len(counts) <= 11, p.stderr

@@ -28,7 +28,9 @@ def _core():
     def is_extension_supported(arch, ext):
         return arch == qd.cpu and getattr(ext, "name", ext) in _SUPPORTED_EXTENSIONS
 
-    return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported}
+    return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported,
+            "get_max_num_indices": lambda: 12, "with_metal": lambda: False, "with_vulkan": lambda: False,
+            "with_amdgpu": lambda: False, "with_cuda": lambda: False}
 
 
 def _misc():
@@ -38,11 +40,19 @@ def _misc():
     def is_extension_supported(arch, ext):
         return core["is_extension_supported"](arch, ext)
 
+    from qdexplorer.lang.intrinsics import loop_unique
     return {"get_host_arch_list": lambda: [qd.cpu], "is_arch_supported": lambda a: a == qd.cpu,
-            "is_extension_supported": is_extension_supported}
+            "is_extension_supported": is_extension_supported, "loop_unique": loop_unique}
 
 
 class _Cfg:
+    def __getattr__(self, name):  # any other option: what qd.init was given
+        from qdexplorer.lang import runtime_api
+        opts = runtime_api.init_options()
+        if name in opts:
+            return opts[name]
+        raise AttributeError(f"current_cfg().{name}: not an option qd.init was given here")
+
     @property
     def arch(self):
         from qdexplorer.lang import runtime_api
@@ -104,7 +114,29 @@ def _load_kernel_string():
     return {"load_kernel_from_string": load_kernel_from_string}
 
 
+def _kernel_types():
+    from enum import IntEnum
+
+    class KernelBatchedArgType(IntEnum):  # names only: the launch statistics that tests read are Quadrants'
+        FLOAT, INT, UINT, QD_ARRAY, TI_ARRAY_WITH_GRAD = 0, 1, 2, 3, 4
+
+    return {"KernelBatchedArgType": KernelBatchedArgType}
+
+
+def _tensor_internals():
+    qd = _qd()
+
+    def _with_layout(ndarray, layout):
+        raise NotImplementedError("quadrants._tensor._with_layout (tagging an existing ndarray with a physical "
+                                  "layout, a Quadrants internal) is not provided by qdexplorer.lang; allocate "
+                                  "with qd.tensor(..., layout=...)")
+
+    return {"_with_layout": _with_layout, "Tensor": qd.Tensor, "Backend": qd.Backend, "tensor": qd.tensor}
+
+
 HARNESS = {
+    "quadrants._tensor": _tensor_internals,
+    "quadrants.lang._kernel_types": _kernel_types,
     "quadrants._lib": lambda: {},
     "quadrants._lib.core": _core,
     "quadrants.lang.misc": _misc,

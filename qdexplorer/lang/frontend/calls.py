@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import types
+import weakref
 from typing import Any
 
 import numpy as np
@@ -21,11 +22,11 @@ from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
-from ..errors import QuadrantsTypeError
+from ..errors import QdCompileError, QuadrantsTypeError
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 
@@ -86,11 +87,23 @@ class CallLowering(LoweringBase):
             for x in items[1:]:
                 acc = self.binop("+", acc, x, node)
             return acc
+        if f is I.loop_unique:  # a hint that each iteration touches distinct elements: the value itself
+            if not node.args:
+                self.err(node, "loop_unique(x) takes the value it marks")
+            return self.value(node.args[0])
         if f is I.zero:  # qd.zero(x): zeros of x's type and shape
             v = self.value(self.one_arg(node))
             if isinstance(v, Vec):
                 return Vec([self.zero_of(x, node) for x in v.items], v.shape)
             return self.zero_of(v, node)
+        if f is builtins.bool:  # bool(x) in a kernel: x != 0, as Quadrants casts to u1
+            v = self.value(self.one_arg(node))
+            if is_number(v):
+                return Py(bool(v.value))
+            if isinstance(v, Vec):
+                return Vec([Py(bool(x.value)) if is_number(x) else truthy(self.commit(x, node)) for x in v.items],
+                           v.shape)
+            return truthy(self.commit(v, node))
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
             to = i32 if f is builtins.int else f32
@@ -130,7 +143,28 @@ class CallLowering(LoweringBase):
         if f is I.ndrange or f is builtins.range:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
         name = getattr(f, "__name__", repr(f))
+        if _foldable(f):  # compile-time Python, as Quadrants runs Python functions while it compiles:
+            static = self.static_call_args(node)  # on constants it is called now (math.exp(2.0) folds) ...
+            if static is not None:
+                call: Any = f
+                try:
+                    return py_value(call(*static[0], **static[1]))
+                except Exception as e:  # noqa: BLE001 - reported at the user's line
+                    self.err(node, f"calling {name}(...) at compile time failed: {type(e).__name__}: {e}")
+            if isinstance(f, types.FunctionType) and f.__module__ not in _PY_MODULES:  # ... on kernel values a
+                return self.inline_func(_as_func(f), node)  # plain function, lambda or closure is inlined
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
+
+    def static_call_args(self, node) -> tuple | None:
+        """(args, kwargs) of a call whose arguments are all known at compile time, else None."""
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            return None
+        try:
+            args = [self.eval_static(a) for a in node.args]
+            kwargs = {k.arg: self.eval_static(k.value) for k in node.keywords}
+        except QdCompileError:
+            return None
+        return args, kwargs
 
     def lower_print(self, node):
         """`print(a, "text", v, f"x={x}")` as Quadrants prints: f32 as %f, f64 as %.12f, vectors as [a, b]."""
@@ -209,8 +243,8 @@ class CallLowering(LoweringBase):
             zero = self.zero_of(x, node)
             return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
         if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)
-            seq = self.value(node.args[0])
-            vecs = seq if isinstance(seq, list) else seq.items if isinstance(seq, Seq) else \
+            seq: Any = self.value(node.args[0])
+            vecs: list[Any] = seq if isinstance(seq, list) else seq.items if isinstance(seq, Seq) else \
                 [py_value(x) for x in seq.value] if isinstance(seq, Py) and isinstance(seq.value, (list, tuple)) else []
             vecs = [v if isinstance(v, Vec) else self.vec_literal([v], node) for v in vecs]
             if not vecs or not all(isinstance(v, Vec) and len(v.shape) == 1 for v in vecs):
@@ -219,7 +253,7 @@ class CallLowering(LoweringBase):
             if f is V.Matrix.rows:
                 return Vec([x for v in vecs for x in v.items], (k, n))
             return Vec([vecs[c].items[r] for r in range(n) for c in range(k)], (n, k))
-        method = _CLASS_METHODS.get(f) if isinstance(f, types.FunctionType) else None
+        method = _CLASS_METHODS.get(f) if isinstance(f, types.FunctionType) else None  # type: ignore[call-overload]
         if method is not None:  # qd.Vector.normalized(v, eps), qd.Matrix.transpose(m): v's own method
             v = self.value(node.args[0])
             if not isinstance(v, Vec):
@@ -296,6 +330,35 @@ class CallLowering(LoweringBase):
 
 
 _CLASS_METHODS = {fn: name for name, fn in H.METHODS.items()}
+_PY_MODULES = {"math", "cmath", "builtins", "operator", "random"}  # their functions run, they are not inlined
+_FUNCS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+_SAFE_BUILTINS = {abs, round, min, max, int, float, bool, len, pow, sum, divmod, complex, tuple, list, range,
+                  sorted, reversed, zip, enumerate, any, all, isinstance, getattr, hasattr, str, repr, hash}
+
+
+def _foldable(f) -> bool:
+    """Whether a callable may run in Python while a kernel compiles: user Python functions, math and
+    NumPy functions and scalar types, and pure builtins (never I/O such as `open`)."""
+    if isinstance(f, types.FunctionType):
+        return True
+    try:
+        if f in _SAFE_BUILTINS:
+            return True
+    except TypeError:  # unhashable
+        return False
+    mod = getattr(f, "__module__", None) or getattr(type(f), "__module__", "")
+    return isinstance(f, np.ufunc) or mod in ("math", "cmath") or str(mod).startswith("numpy") or \
+        (isinstance(f, type) and issubclass(f, np.generic))
+
+
+def _as_func(fn) -> Func:
+    """A Python function called in a kernel, as the `@qd.func` Quadrants would trace it into."""
+    f = _FUNCS.get(fn)
+    if f is None:
+        f = _FUNCS[fn] = Func(fn)
+    return f
 _KERNEL_NAME = {"get_shape": "shape"}
 
 

@@ -69,6 +69,11 @@ class ExprLowering(LoweringBase):
         if isinstance(base, StructVal):
             return self.struct_member(base, node.attr, node)
         if isinstance(base, StructArr):
+            if node.attr == "shape" and "shape" not in base.members:  # s.shape: its first member's index shape
+                first = next(iter(base.members.values()))
+                while isinstance(first, StructArr):
+                    first = next(iter(first.members.values()))
+                return ShapeTuple(first, first.ndim - self.user_ndim(first))
             if node.attr not in base.members:
                 self.err(node, f"struct field has no member '{node.attr}' (members: {', '.join(base.members)})")
             return base.members[node.attr]
@@ -267,9 +272,11 @@ class ExprLowering(LoweringBase):
         if isinstance(node.op, ast.UAdd):
             return e
         if isinstance(node.op, ast.Not):
+            if e.dtype.is_float:  # Quadrants' logical_not is integral-only (`not 1.0` is a type error)
+                self.err(node, f"'not' (logical_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
             return ir.UnOp("not", truthy(e), u1)
         if not e.dtype.is_int:
-            self.err(node, "'~' needs an integer operand")
+            self.err(node, f"'~' (bit_not) takes integral inputs only, got {e.dtype!r}", QuadrantsTypeError)
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):

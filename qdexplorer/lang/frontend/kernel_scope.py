@@ -22,6 +22,7 @@ RANDOM_KEY = "random_key__"  # the scalar parameter carrying a call's random key
 class KernelScope:
     def __init__(self, arg_names, gtemp_names=(), ret_dtype: DType | None = None, ret_shape=(1,)):
         self.taken = set(arg_names)
+        self.arg_values: dict = dict(arg_names) if isinstance(arg_names, dict) else {}  # name → its value in the body
         self.implicit: dict[str, ir.ImplicitArray] = {}
         self.fields: dict[int, ir.ArrayArg] = {}
         self.field_objs: dict[str, Field] = {}  # array name → the field it is (SNode trees, x.fill, x.parent())

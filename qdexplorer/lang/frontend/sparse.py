@@ -211,8 +211,20 @@ class SparseLowering(LoweringBase):
             return Py(ArrayMethod(arr, attr))
         if fld is not None and attr in ("parent", "snode"):
             return Py(getattr(fld, attr))
+        if fld is None and attr == "grad":  # a template field's `a.grad`: passed as `a__grad` (kernel.spec_for)
+            g = self.kscope.arg_values.get(arr.name + "__grad")
+            if isinstance(g, ir.ArrayArg):
+                return g
+            self.err(node, f"'{arr.name}.grad': the array passed as '{arr.name}' has no gradient (make it with "
+                           f"needs_grad=True)")
+        if fld is not None and attr == "grad":  # `x.grad[i]` in a kernel: the adjoint, a field of its own
+            if fld._grad is None:
+                self.err(node, f"field {fld.name or ''} has no gradient: allocate it with needs_grad=True "
+                               f"(or place x.grad)")
+            g = fld.grad
+            return self.kscope.field_arg(g, g.name or "grad")
         self.err(node, f"attribute '.{attr}' is not supported on an array in a kernel (.shape, .fill(v) and, "
-                       f"for fields, .parent() and .snode are)")
+                       f"for fields, .grad, .parent() and .snode are)")
 
     def array_method(self, m: ArrayMethod, node: ast.Call):
         """`x.fill(v)` in a kernel: every element (every active one under a sparse container) set to v,

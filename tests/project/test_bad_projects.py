@@ -11,7 +11,7 @@ import pytest
 
 from qdexplorer.project.loader import ProjectError, bundled_demo, load_project, read_config
 from qdexplorer.project.trust import TrustStore, import_notice
-from tests.test_cli import ROOT, cli
+from tests.cli.test_cli import ROOT, cli
 
 INC = textwrap.dedent("""\
     import numpy as np

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def cli(*args, env=None, **kw):
@@ -109,7 +109,10 @@ def test_show_and_override_commands(tmp_path):
 
 
 def test_info_never_crashes_without_a_gpu():
-    p = cli("info")
+    p = cli("info")   # lines a person reads (it printed raw JSON only)
+    assert p.returncode == 0 and p.stdout.startswith("CUDA:") and "cache folder:" in p.stdout, p.stdout
+    assert not p.stdout.lstrip().startswith("{")
+    p = cli("info", "--json")
     assert p.returncode == 0
     assert "available" in json.loads(p.stdout)["cuda"]
 
@@ -121,3 +124,14 @@ def test_cuda_backend_without_a_gpu_is_one_clear_message():
         pytest.skip("a GPU is present")
     p = cli("run", "--backend", "cuda")
     assert p.returncode == 2 and "cuda backend is unavailable" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_history_is_runs_and_a_typo_gets_a_did_you_mean(tmp_path):
+    """The window says History, the CLI said `runs` only, and a mistyped command got no suggestion."""
+    (tmp_path / "k.py").write_text("import qdexplorer.lang as qd\n")
+    p = cli("history", str(tmp_path))
+    assert p.returncode == 0 and "no saved runs" in p.stdout, p.stderr
+    p = cli("histroy")
+    assert p.returncode == 2 and "did you mean 'history'?" in p.stderr
+    p = cli("run", "--backend", "cdua")
+    assert p.returncode == 2 and "did you mean 'cuda'?" in p.stderr

@@ -6,7 +6,7 @@ import signal
 import subprocess
 import sys
 
-from tests.test_cli import ROOT
+from tests.cli.test_cli import ROOT
 
 
 def test_output_past_the_file_size_limit_is_named_as_the_output(tmp_path):

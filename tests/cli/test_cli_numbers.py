@@ -3,7 +3,7 @@ are refused with one message naming the option, never accepted (`--fail-if-slowe
 switched a CI gate off) and never a traceback."""
 import pytest
 
-from tests.test_cli import cli
+from tests.cli.test_cli import cli
 
 BAD = [
     ("bench", "--timeout", "0"), ("bench", "--timeout", "-1"), ("bench", "--timeout", "nan"),
@@ -15,6 +15,13 @@ BAD = [
     ("compare", "a", "b", "--fail-if-slower", "-1"), ("compare", "a", "b", "--fail-if-slower", "inf"),
     ("compare", "a", "b", "--rounds", "0"), ("compare", "a", "b", "--timeout", "nan"),
     ("quadrants", "x.py", "--timeout", "nan"), ("quadrants", "x.py", "--timeout", "-2"),
+    # issue 33: every number option of sweep, and the ones still read as plain int
+    ("sweep", "--timeout", "nan"), ("sweep", "--timeout", "inf"), ("sweep", "--timeout", "0"),
+    ("sweep", "--timeout", "-1"), ("sweep", "--gpus", "0"), ("sweep", "--gpus", "-2"), ("sweep", "--gpus", "nan"),
+    ("sweep", "--rounds", "0"), ("sweep", "--rounds", "inf"), ("sweep", "--repeat", "0"), ("sweep", "--repeat", "nan"),
+    ("sweep", "--warmup", "-1"), ("sweep", "--seed", "-1"), ("run", "--repeat", "0"), ("run", "--repeat", "nan"),
+    ("run", "--timeout", "nan"), ("bench", "--rounds", "0"), ("bench", "--rounds", "nan"),
+    ("quadrants", "x.py", "--rounds", "0"), ("gui", "--repeat", "0"),
 ]
 
 

@@ -11,8 +11,8 @@ import os
 import sys
 
 from ..lang.errors import QdError
-from ..arg_types import seconds
-from .program import INSTALL_HINT
+from ..quadrants.program import INSTALL_HINT
+from .arg_types import at_least, seconds
 
 
 def add_parser(sub):
@@ -35,7 +35,7 @@ def add_parser(sub):
     g.add_argument("--load-ll", metavar="DIR", help="rerun with the edited <task>_llvm.ll files of DIR (any arch)")
     q.add_argument("--export", metavar="TASK", help="with --load-ptx/--load-ll DIR: copy TASK's generated code "
                    "into DIR (with the sidecar that detects stale edits) to start editing; no rerun")
-    q.add_argument("--rounds", type=int, default=None, help="with --load-ptx/--load-ll: run the generated and the "
+    q.add_argument("--rounds", type=at_least(1), default=None, help="with --load-ptx/--load-ll: run the generated and the "
                    "edited program this many times each, alternately, and compare per task across the runs "
                    "(default 5)")
     q.add_argument("--ours", action="store_true", help="also run it under qdexplorer.lang (import quadrants -> "
@@ -46,9 +46,9 @@ def add_parser(sub):
 
 
 def cmd_quadrants(a) -> int:
-    from .compare import ROUNDS, edit_and_rerun
-    from .edits import EditFolder
-    from .program import check_script, run_program
+    from ..quadrants.compare import ROUNDS, edit_and_rerun
+    from ..quadrants.edits import EditFolder
+    from ..quadrants.program import check_script, run_program
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
@@ -71,7 +71,7 @@ def cmd_quadrants(a) -> int:
         return _export(base, EditFolder(folder, kind), a.export)
     ours = None
     if a.ours and base.ok:
-        from .ours import compare_with_ours, run_ours
+        from ..quadrants.ours import compare_with_ours, run_ours
         o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
         ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
     if a.json:

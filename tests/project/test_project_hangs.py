@@ -10,8 +10,8 @@ import threading
 import pytest
 
 from qdexplorer.project.loader import ProjectError, load_project
-from tests.test_bad_projects import INC, one_liner
-from tests.test_cli import ROOT, cli
+from tests.project.test_bad_projects import INC, one_liner
+from tests.cli.test_cli import ROOT, cli
 
 
 def _raised(fn, *args, **kw):
