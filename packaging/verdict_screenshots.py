@@ -121,9 +121,9 @@ def main(out: str, run_json: str | None) -> int:
     shot(win, "compare-wide.png")
 
     # 3. History, light theme (after a round trip through the dark one, as a user toggles it)
-    win.dark_act.setChecked(True)
+    win.actions.dark.setChecked(True)
     pump()
-    win.dark_act.setChecked(False)
+    win.actions.dark.setChecked(False)
     win.pages.setCurrentWidget(bench.hist)
     bench.hist.task.setCurrentText(TASK)
     pump()

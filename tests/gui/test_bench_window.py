@@ -42,7 +42,7 @@ def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
     assert bench.hist.task.count() == 5 and len(bench.hist.points) == 2
 
     bench.compare.compare_btn.click()  # the two newest runs are preselected
-    assert bench.tabs.currentWidget() is bench.compare
+    assert win.pages.currentWidget() is bench.compare
     assert bench.compare.table.rowCount() == 6  # 5 tasks + the workload total
     assert {bench.compare.table.item(r, 7).text() for r in range(6)} <= {"same", "faster", "slower", "unsure"}
     assert bench.compare.comparison.a == runs[0].label and bench.compare.comparison.b == runs[1].label
