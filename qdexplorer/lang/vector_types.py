@@ -69,8 +69,9 @@ class VectorType:
             return False
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
-    def field(self, shape=None, name: str = "", needs_grad: bool = False, **unused):
-        return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad)
+    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
+        return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
+                     needs_dual=needs_dual)
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
@@ -104,8 +105,8 @@ class Vector:
         return H.host(np.array(values, dtype=_dt(dt)))
 
     @staticmethod
-    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, **unused):
-        return vector(n, dtype).field(shape, name, needs_grad=needs_grad)
+    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
+        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
@@ -139,8 +140,9 @@ class Matrix:
         return H.host(np.array(values, dtype=_dt(dt)))
 
     @staticmethod
-    def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, **unused):
-        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad)
+    def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
+              **unused):
+        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
 
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):
