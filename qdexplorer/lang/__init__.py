@@ -45,6 +45,22 @@ from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, M
                        is_logging_effective, pure, set_logging_level, DeviceCapability, Format)
 from .perf_dispatch import perf_dispatch  # noqa: F401
 from .math_frexp import frexp  # noqa: F401
+from .math_eig import eig  # noqa: F401
+from .math_sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
+from .func import func as _func  # noqa: E402
+
+
+@_func
+def sym_eig(A, dt=f32):
+    """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
+    2 <= n <= 6, by Quadrants' cyclic Jacobi."""
+    return _sym_eig_general(A, dt)
+
+
+@_func
+def make_spd(A, dt=f32):
+    """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
+    return _make_spd(A, dt)
 global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
