@@ -66,7 +66,6 @@ def _each(surfaces, attr: str, todo: str):
             INTERNAL.add(f"{s}.{attr}")
 
 
-_each(_FIELDS[3:], "dual", _FWD)
 _each(_FIELDS, "vars", _INTERNAL)
 _each(_FIELDS[:3], "host_accessors", _INTERNAL)
 _each(_FIELDS[1:3], "ptr", _INTERNAL)
@@ -79,7 +78,6 @@ for _t in ("vector_type", "matrix_type", "struct_type"):
         _each((_t,), _a, _INTERNAL)
 REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
 REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
-REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
 
