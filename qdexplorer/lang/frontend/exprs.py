@@ -59,7 +59,7 @@ class ExprLowering(LoweringBase):
         return self.lookup(node.id, node)
 
     def struct_adjoint(self, arr: StructArr, which: str, node) -> StructArr:
-        members = {}
+        members: dict[str, Any] = {}
         for k, m in arr.members.items():
             if isinstance(m, StructArr):
                 members[k] = self.struct_adjoint(m, which, node)
