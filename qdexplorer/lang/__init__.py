@@ -37,7 +37,8 @@ from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
 from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
-from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast  # noqa: F401
+from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast, clock_counter  # noqa: F401
+from .clock import clock_freq_hz  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
                          raw_mod, static_assert, static_print, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401

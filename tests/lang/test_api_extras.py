@@ -152,3 +152,19 @@ def test_eig_sym_eig_and_make_spd_give_quadrants_results():
                                                     [0.9235, -0.3259, -0.2024]], atol=1e-4)
     np.testing.assert_allclose(spd.to_numpy()[0], [[2.014, -0.9594, 0.1033], [-0.9594, 2.1174, -0.7011],
                                                    [0.1033, -0.7011, 0.2613]], atol=1e-4)
+
+
+def test_clock_counter_advances_and_clock_freq_hz_converts_it():
+    out = qd.field(qd.i64, shape=1)
+
+    @qd.kernel
+    def k(n: qd.i32):
+        start = qd.clock_counter()
+        s = 0.0
+        for i in range(n):
+            s += qd.sin(i * 1.0)
+        out[0] = qd.clock_counter() - start + qd.cast(s, qd.i64) * 0
+
+    k(200000)
+    hz = qd.clock_freq_hz()
+    assert out[0] > 0 and 1e6 < hz < 1e11     # a counter of MHz to tens of GHz, as cycle counters run
