@@ -43,7 +43,7 @@ from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activ
                          raw_mod, static_assert, static_print, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
-                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format)
+                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format, get_addr)
 from .perf_dispatch import perf_dispatch  # noqa: F401
 from .math_frexp import frexp  # noqa: F401
 from .math_eig import eig  # noqa: F401

@@ -36,7 +36,6 @@ REFUSED: dict[str, str] = {
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
     "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",
-    "qd.get_addr": "raw addresses are not exposed; index the field",
     "qd.Mesh": _MESH,
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
@@ -119,6 +118,7 @@ for _n in ("exclusive_scan_scratch_slots", "reduce_scratch_slots", "sort_scratch
     PARTIAL[f"qd.algorithms.{_n}"] = "a size enough here (the scratch is unused), not Quadrants' exact count"
 PARTIAL["qd.global_thread_idx"] = "CUDA only (as qd.simt.block.global_thread_idx); the CPU backend refuses it"
 PARTIAL["qd.frexp"] = "written in the language (log2, then a correction step); Quadrants' CPU backend aborts on it"
+PARTIAL["qd.get_addr"] = "the element's address where kernels read it (host storage on the CPU, the device copy on CUDA)"
 PARTIAL["qd.clock_freq_hz"] = "measured once per backend (two kernel calls 50 ms apart)"
 PARTIAL["qd.DeviceCapability"] = "the names only: qdexplorer has no Vulkan/SPIR-V backend"
 PARTIAL["qd.Format"] = "the names only: qdexplorer has no textures"

@@ -168,3 +168,12 @@ def test_clock_counter_advances_and_clock_freq_hz_converts_it():
     k(200000)
     hz = qd.clock_freq_hz()
     assert out[0] > 0 and 1e6 < hz < 1e11     # a counter of MHz to tens of GHz, as cycle counters run
+
+
+def test_get_addr_points_at_the_element_kernels_use():
+    import ctypes
+    x = qd.Vector.field(3, qd.f32, shape=(4, 5))
+    x[2, 3] = [1.0, 2.0, 7.5]
+    addr = qd.get_addr(x, [2, 3])
+    assert addr - qd.get_addr(x, [2, 2]) == 12 and addr - qd.get_addr(x, [1, 3]) == 5 * 12
+    assert ctypes.c_float.from_address(addr + 8).value == 7.5
