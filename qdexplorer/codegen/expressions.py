@@ -52,13 +52,7 @@ class ExpressionEmitter(EmitterBase):
     def e_LocalRef(self, e):
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
-    preloaded: dict | None = None  # a coarsened step's loads issued up front (schedule.preloadable)
-
     def e_Load(self, e):
-        if self.preloaded is not None:
-            v = self.preloaded.get(e)
-            if v is not None:
-                return v
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
         return v

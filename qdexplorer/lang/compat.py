@@ -22,8 +22,6 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.MatrixTensor": "use qd.Matrix.field / qd.Matrix.ndarray",
-    "qd.VectorTensor": "use qd.Vector.field / qd.Vector.ndarray",
     "qd.BufferView": "pass the field or ndarray itself",
     "qd.real_func": "use @qd.func (inlined)",
     "qd.experimental": "use @qd.func (inlined) for real_func",
@@ -85,7 +83,7 @@ PARTIAL: dict[str, str] = {
                  "reported by x.layout, storage stays in canonical order",
     "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",
     "qd.wrap": "returns the field or ndarray itself",
-    "qd.arm64": "named; qd.init(arch=qd.arm64) is refused (qdexplorer's CPU backend is qd.cpu)",
+    "qd.arm64": "named; qd.init(arch=qd.arm64) falls back to qd.cpu, as an unsupported arch does in Quadrants",
     "qd.Stream": "every call runs in program order on one stream: Quadrants' results, without the overlap",
     "qd.Event": "record/wait are ordered trivially (one stream); synchronize waits for all work",
     "qd.create_stream": "see qd.Stream", "qd.create_event": "see qd.Event",

@@ -363,11 +363,16 @@ class _Storage:
         its column shape (n, 1), as Quadrants' `to_numpy(keep_dims=True)` does."""
         return self.elem_shape + (1,) if keep_dims and len(self.elem_shape) == 1 else self.elem_shape
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """A copy of the data; `copy=False` returns a view of the host storage instead (only where
-        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export)."""
+        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export), and
+        `copy=None` a view where one can be had, else a copy (a `dtype=` conversion always copies)."""
         shape = self.shape + self._elem_dims(keep_dims)
-        if not copy:
+        converts = dtype is not None and np.dtype(dtype) != self.storage.dtype
+        if copy is False and converts:
+            raise ValueError(f"to_numpy(dtype={np.dtype(dtype)}, copy=False): a dtype conversion needs a copy "
+                             f"(this array holds {self.storage.dtype}); use copy=True or copy=None")
+        if copy is False or (copy is None and not converts and self._mirror is None):
             return self.zero_copy_view("to_numpy").reshape(shape)
         out = np.array(self.host()).reshape(shape)
         return out.astype(dtype) if dtype is not None else out
@@ -524,11 +529,13 @@ class Field(_Storage):
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
         self._host_written()
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """Under a pointer/bitmasked container an inactive element reads 0, as Quadrants' export
         (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
+        if self._sparse and copy is None:
+            copy = True  # inactive elements read 0 in the export: a copy
         out = super().to_numpy(dtype, keep_dims, copy)
-        if not self._sparse or not copy:
+        if not self._sparse or copy is False:
             return out
         out[~self._snode.parent().active_cells()] = 0
         return out

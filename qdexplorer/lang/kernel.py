@@ -373,7 +373,10 @@ class GradKernel(Kernel):
         base = self.primal.spec_for(args)
         have = {e[0] for e in base}
         extra = []
+        types = self.primal.arg_types()
         for i, entry in enumerate(base[:len(self.arg_names)]):
+            if getattr(types.get(entry[0]), "needs_grad", None) is False:
+                continue  # `qd.types.ndarray(needs_grad=False)`: no gradient flows into this argument
             if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None \
                     and autodiff.grad_name(entry[0]) not in have:
                 extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))

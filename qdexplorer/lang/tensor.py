@@ -37,8 +37,29 @@ class _TensorMeta(type):
 class Tensor(metaclass=_TensorMeta):
     """`x: qd.Tensor`: a kernel argument taking a field or an ndarray (specialised per call)."""
 
-    def __init__(self, *a, **kw):
-        raise TypeError("qd.Tensor is an annotation; allocate with qd.tensor(dtype, shape, backend=...)")
+    def __new__(cls, impl=None):
+        """`qd.Tensor(field_or_ndarray)`: Quadrants wraps it; here the array itself stands for it."""
+        if not isinstance(impl, _Storage):
+            raise TypeError(f"Tensor(impl) requires an Ndarray or Field; got {type(impl).__name__}")
+        return impl
+
+
+class _VectorMeta(_TensorMeta):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 1
+
+
+class _MatrixMeta(_TensorMeta):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 2
+
+
+class VectorTensor(Tensor, metaclass=_VectorMeta):
+    """`isinstance(x, qd.VectorTensor)`: a field or ndarray of vectors (Quadrants' wrapper class)."""
+
+
+class MatrixTensor(Tensor, metaclass=_MatrixMeta):
+    """`isinstance(x, qd.MatrixTensor)`: a field or ndarray of matrices (Quadrants' wrapper class)."""
 
 
 def _coerce_backend(backend) -> Backend:
@@ -112,7 +133,7 @@ def wrap(impl):
     return impl
 
 
-__all__ = ["Backend", "Tensor", "tensor", "wrap", "Field", "Ndarray"]
+__all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]
 
 
 def _vector_tensor(n, dtype, shape, **kwargs):

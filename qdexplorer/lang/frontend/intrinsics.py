@@ -15,6 +15,11 @@ ROUNDING = ("floor", "ceil", "round")
 UNSIGNED = {8: u8, 16: u16, 32: u32, 64: u64}
 
 
+# Quadrants refuses an integer operand for these (`qd.sin(i)` is a QuadrantsTypeError there); sqrt,
+# exp, log and rsqrt take one and compute in f32
+REAL_ONLY = {"sin", "cos", "tan", "tanh", "asin", "acos"}
+
+
 class IntrinsicLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers calls of `qd.*` intrinsic objects."""
 
@@ -249,8 +254,8 @@ class IntrinsicLowering(LoweringBase):
         if len(es) == 2:
             es = list(self.pair(args[0], args[1], node))
         dt = es[0].dtype if len(es) == 1 else promote(es[0].dtype, es[1].dtype)
-        if f.name in ROUNDING and not dt.is_float:
-            self.err(node, f"qd.{f.name}() needs a float operand, got {dt!r} (Quadrants refuses it too)",
+        if (f.name in ROUNDING or f.name in REAL_ONLY) and not dt.is_float:
+            self.err(node, f"'{f.name}' takes real inputs only, got {dt!r} (cast it: qd.{f.name}(qd.f32(x)))",
                      QuadrantsTypeError)
         if f.name in FLOAT_ONLY_MATH and not dt.is_float:
             dt = f64 if dt == i64 else f32
