@@ -53,7 +53,8 @@ class StatementLowering(LoweringBase):
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack_assign(target, self.value(node.value), node)
-        if isinstance(target, ast.Name) and self.lookup_or_none(target.id) is None and self.is_static_call(node.value):
+        if isinstance(target, ast.Name) and self.lookup_or_none(target.id) is None and \
+                target.id not in self.kscope.gtemp_names and self.is_static_call(node.value):
             # `N = qd.static(A.n)`: a compile-time value, as Quadrants keeps it (a Python value, not a variable)
             self.frame.scopes[-1][target.id] = self.value(node.value)
             return
