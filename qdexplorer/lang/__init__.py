@@ -37,14 +37,31 @@ from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
 from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
-from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast  # noqa: F401
+from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast, clock_counter  # noqa: F401
+from .clock import clock_freq_hz  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
                          raw_mod, static_assert, static_print, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
-                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format)
+                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format, get_addr)
 from .perf_dispatch import perf_dispatch  # noqa: F401
 from .math_frexp import frexp  # noqa: F401
+from .math_eig import eig  # noqa: F401
+from .math_sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
+from .func import func as _func  # noqa: E402
+
+
+@_func
+def sym_eig(A, dt=f32):
+    """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
+    2 <= n <= 6, by Quadrants' cyclic Jacobi."""
+    return _sym_eig_general(A, dt)
+
+
+@_func
+def make_spd(A, dt=f32):
+    """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
+    return _make_spd(A, dt)
 global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
