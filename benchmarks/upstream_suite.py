@@ -245,6 +245,20 @@ def report(tree: Path, work: Path, files: list[str]) -> dict:
             "files": per_file}
 
 
+def markdown(rep: dict, top: int = 15) -> str:
+    """The report as the tables benchmarks/README.md shows: counts, files left out, top causes."""
+    lines = [f"Files measured: {rep['files_measured']}; cases real Quadrants passes: {rep['quadrants_passes']} "
+             f"(of {rep['quadrants_cases']} selected); of those, passing under qdexplorer.lang: "
+             f"{rep['ours_passes_of_those']} ({rep['percent']}%).", "",
+             "| count | first failure line (normalised) | example |", "| ---: | --- | --- |"]
+    for c in rep["failure_causes"][:top]:
+        cause = c["cause"].replace("|", "\\|").replace("`", "'")[:150]
+        lines.append(f"| {c['count']} | `{cause}` | `{c['example'].split('/')[-1][:70]}` |")
+    lines += ["", "| file left out | why |", "| --- | --- |"]
+    lines += [f"| `{f}` | {why} |" for f, why in rep["files_left_out"].items()]
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--work", type=Path, default=Path(os.environ.get("QDX_UPSTREAM_WORK", "/tmp/qdx-upstream-suite")))
@@ -253,6 +267,7 @@ def main(argv=None) -> int:
     ap.add_argument("--files", default="", help="comma-separated test files to (re-)run under qdexplorer.lang")
     ap.add_argument("--ours-all", action="store_true", help="re-run every file under qdexplorer.lang")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--markdown", action="store_true", help="print the report as markdown tables instead")
     ap.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (at most 2)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per test case")
     ap.add_argument("--batch", type=int, default=8, help="files per pytest session")
@@ -293,6 +308,9 @@ def main(argv=None) -> int:
                 measure(tree, a.work, todo, "ours", workers, a.timeout, a.batch, wanted)
     rep = report(tree, a.work, files)
     a.out.write_text(json.dumps(rep, indent=1) + "\n")
+    if a.markdown:
+        print(markdown(rep))
+        return 0
     print(json.dumps({k: rep[k] for k in ("files_measured", "quadrants_cases", "quadrants_passes",
                                           "ours_passes_of_those", "percent")}
                      | {"top_causes": rep["failure_causes"][:25]}, indent=1))

@@ -595,12 +595,13 @@ class Engine:
         args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], wl.make_args(seed), tasks)
         trips = trip_counts(tasks, args)
         job = RunJob(wl.name, kernel, tuple(ct.task for ct in compiled), trips)
-        if self._cluster:
-            res = CountersResult(task, preset, "remote", "counters on a Ray device are not available yet: "
-                                 "profile on the GPU's own machine")
-        else:
-            res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
-                          timeout=timeout, fresh=fresh, seed=seed, variant=side)
+        profiler = None
+        if self._cluster:   # made on the device's own node by the same child; the report comes back as bytes
+            from .remote.counters_remote import RemoteProfiler
+            info = self._the_device().info()
+            profiler = RemoteProfiler(info.get("node"), info.get("gpu"), self._ncu, info.get("host", ""))
+        res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
+                      profiler=profiler, timeout=timeout, fresh=fresh, seed=seed, variant=side)
         if not res.ok:
             median = self._session.median(task)
             task_ir = next((t for t in tasks if t.name == task), None)

@@ -31,6 +31,7 @@ from .history import History
 from .run import Run
 from .signals_held import signals_held
 from .sweep_lanes import Plan, Side, begin, finish, measure, reopen, resume_lanes
+from ..wording import plural
 
 
 class SweepEngine(BenchEngine, Protocol):
@@ -226,7 +227,7 @@ class SweepResult:
         cells = self.cells()
         vw = max([len(v.label) + 10 for v in self.variants] + [8])
         dw = max([len(d) for d in self.devices()] + [6])
-        lines = [f"sweep {self.name}: {len(self.variants)} variants on {len(self.devices())} device(s); ratio = "
+        lines = [f"sweep {self.name}: {plural(len(self.variants), 'variant')} on {plural(len(self.devices()), 'device')}; ratio = "
                  f"variant / default on the same device, rounds paired; * = best per task (a variant only "
                  f"where clearly faster, else the default)"]
         for task in self.tasks():

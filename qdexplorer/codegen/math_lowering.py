@@ -16,15 +16,10 @@ from .errors import CodegenError
 from .fast_math import APPROX, FastMathEmitter
 
 
-def libdevice_calls(task: ir.Task, fast: bool) -> int:
-    """How many libdevice calls (each an `__nv_*` function body inlined) the task's CUDA module makes."""
-    return sum(1 for n in ir.walk(task.body) if isinstance(n, ir.MathCall) and n.fn in math_lib.LIB and
-               not (fast and n.dtype.bits == 32 and n.fn in APPROX))
-
-
 def calls_libdevice(task: ir.Task, fast: bool) -> bool:
     """Whether the task's CUDA module will call libdevice (an `__nv_*` function body inlined)."""
-    return libdevice_calls(task, fast) > 0
+    return any(isinstance(n, ir.MathCall) and n.fn in math_lib.LIB and
+               not (fast and n.dtype.bits == 32 and n.fn in APPROX) for n in ir.walk(task.body))
 
 
 class MathEmitter(FastMathEmitter):

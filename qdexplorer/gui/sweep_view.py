@@ -256,4 +256,4 @@ class SweepView(QWidget):
         finally:
             history.close()
         self.heat.show_result(result)
-        self.status.setText(f"saved sweep {name}: {len(result.variants)} variants on {', '.join(result.devices())}")
+        self.status.setText(f"saved sweep {name}: {plural(len(result.variants), 'variant')} on {', '.join(result.devices())}")

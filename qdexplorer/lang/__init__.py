@@ -12,7 +12,7 @@ from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
 from .func import data_oriented  # noqa: F401
-from .tensor import Backend, Tensor, tensor, wrap  # noqa: F401
+from .tensor import Backend, MatrixTensor, Tensor, VectorTensor, tensor, wrap  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
                          atomic_or, atomic_sub, atomic_xor, bit_shr, zero,
                          cast, ceil, cos, exp, floor, grouped, log, loop_config, ndrange, random, randn, select, pow,
@@ -37,18 +37,26 @@ from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
 from .math_svd import polar_decompose, svd  # noqa: F401
 from .math_solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
+from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
                          raw_mod, static_assert, static_print, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
-                       is_logging_effective, pure, set_logging_level)
+                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format)
+from .perf_dispatch import perf_dispatch  # noqa: F401
+from .math_frexp import frexp  # noqa: F401
+global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
 x86_64 = x64
+python = "python"  # Quadrants' python arch: qd.init(arch=qd.python) runs on the CPU backend here
 from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import linalg  # noqa: F401,E402
-from .linalg.sparse_matrix import sparse_matrix_builder  # noqa: F401,E402
+from . import algorithms  # noqa: F401,E402
+from . import tools  # noqa: F401,E402
+from . import sparse_grid as sparse  # noqa: F401,E402
+from .builder_type import sparse_matrix_builder  # noqa: F401,E402
 from .fields_builder import FieldsBuilder  # noqa: F401,E402
 from .lang_namespace import lang  # noqa: F401,E402
 _sys.modules[__name__ + ".lang"] = lang

@@ -302,9 +302,12 @@ class _Storage:
         if self._where == "device" and self._mirror is not None and not self.elem_shape:
             cell = self._device_cell(idx)
             if cell is not None:       # one number: only its bytes come back, not the array
-                return cell[0].item()
+                return int(cell[0]) if cell.dtype == np.bool_ else cell[0].item()
         v = self.host()[idx]           # a number, or a copy of a slice
-        return np.array(v) if isinstance(v, np.ndarray) else v.item()
+        if isinstance(v, np.ndarray):
+            return np.array(v)
+        x = v.item()
+        return int(x) if isinstance(x, bool) else x  # a u1 element reads 0/1, as Quadrants gives
 
     def _device_cell(self, idx: tuple):
         """The host storage's cell for element `idx`, refreshed from the device copy alone (a
@@ -360,11 +363,16 @@ class _Storage:
         its column shape (n, 1), as Quadrants' `to_numpy(keep_dims=True)` does."""
         return self.elem_shape + (1,) if keep_dims and len(self.elem_shape) == 1 else self.elem_shape
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """A copy of the data; `copy=False` returns a view of the host storage instead (only where
-        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export)."""
+        that storage is what kernels use: on the CPU backend, as Quadrants' zero-copy export), and
+        `copy=None` a view where one can be had, else a copy (a `dtype=` conversion always copies)."""
         shape = self.shape + self._elem_dims(keep_dims)
-        if not copy:
+        converts = dtype is not None and np.dtype(dtype) != self.storage.dtype
+        if copy is False and converts:
+            raise ValueError(f"to_numpy(dtype={np.dtype(dtype)}, copy=False): a dtype conversion needs a copy "
+                             f"(this array holds {self.storage.dtype}); use copy=True or copy=None")
+        if copy is False or (copy is None and not converts and self._mirror is None):
             return self.zero_copy_view("to_numpy").reshape(shape)
         out = np.array(self.host()).reshape(shape)
         return out.astype(dtype) if dtype is not None else out
@@ -521,11 +529,13 @@ class Field(_Storage):
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
         self._host_written()
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool = True) -> np.ndarray:
+    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """Under a pointer/bitmasked container an inactive element reads 0, as Quadrants' export
         (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
+        if self._sparse and copy is None:
+            copy = True  # inactive elements read 0 in the export: a copy
         out = super().to_numpy(dtype, keep_dims, copy)
-        if not self._sparse or not copy:
+        if not self._sparse or copy is False:
             return out
         out[~self._snode.parent().active_cells()] = 0
         return out

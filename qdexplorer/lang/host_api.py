@@ -3,6 +3,7 @@
 that change nothing here (`qd.pure`: every kernel is already cached by its source)."""
 from __future__ import annotations
 
+import enum
 import json
 
 from .field import Field, Ndarray
@@ -40,6 +41,21 @@ def pure(fn):
     """`@qd.pure`: Quadrants' hint that a kernel reads no Python globals that change; kernels here are
     keyed by their source and the values they capture, so it changes nothing."""
     return fn
+
+
+class DeviceCapability:
+    """`qd.DeviceCapability`: the SPIR-V capability names of Quadrants' Vulkan backend, which qdexplorer
+    does not have; named so that code querying them imports."""
+    spirv_has_atomic_float, spirv_has_atomic_float16, spirv_has_atomic_float16_add = 0, 1, 2
+
+
+Format = enum.IntEnum("Format", ["unknown", "r8", "rg8", "rgba8", "rgba8srgb", "bgra8", "bgra8srgb", "r8u", "rg8u",
+                                 "rgba8u", "r8i", "rg8i", "rgba8i", "r16", "rg16", "rgb16", "rgba16", "r16u", "rg16u",
+                                 "rgb16u", "rgba16u", "r16i", "rg16i", "rgb16i", "rgba16i", "r16f", "rg16f", "rgb16f",
+                                 "rgba16f", "r32u", "rg32u", "rgb32u", "rgba32u", "r32i", "rg32i", "rgb32i", "rgba32i",
+                                 "r32f", "rg32f", "rgb32f", "rgba32f", "depth16", "depth24stencil8", "depth32f"],
+                      start=0)
+Format.__doc__ = "`qd.Format`: Quadrants' texture formats, named (qdexplorer has no textures)."
 
 
 class _KindMeta(type):

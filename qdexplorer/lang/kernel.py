@@ -71,6 +71,13 @@ class Kernel(KernelBase):
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
 
+    def __getattr__(self, name: str):
+        """Quadrants kernel attributes qdexplorer leaves out (`k.resume` of graph kernels): one line."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from . import compat
+        compat.refuse_attr("kernel", self, name)
+
     @property
     def source(self) -> SourceInfo:
         if self._source is None:
@@ -305,7 +312,10 @@ class Kernel(KernelBase):
             return None
         r = args["ret__"]
         ann = self.return_type
-        return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
+        if as_dtype(ann) is not None:
+            x = r[0].item()
+            return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
+        return r.reshape(getattr(ann, "shape", r.shape)).copy()
 
     def __get__(self, obj, objtype=None):
         """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""
@@ -363,7 +373,10 @@ class GradKernel(Kernel):
         base = self.primal.spec_for(args)
         have = {e[0] for e in base}
         extra = []
+        types = self.primal.arg_types()
         for i, entry in enumerate(base[:len(self.arg_names)]):
+            if getattr(types.get(entry[0]), "needs_grad", None) is False:
+                continue  # `qd.types.ndarray(needs_grad=False)`: no gradient flows into this argument
             if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None \
                     and autodiff.grad_name(entry[0]) not in have:
                 extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))

@@ -221,6 +221,8 @@ def _loop_ranges(b, src, it):
     """(ranges, grouped, container) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
     the SNode whose active cells a struct-for visits (None: every index)."""
+    if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
+        return _loop_ranges(b, src, b.static_pick(it))
     if isinstance(it, ast.Call):
         fn = b.value(it.func)
         if isinstance(fn, Py) and fn.value is I.static:

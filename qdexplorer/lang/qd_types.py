@@ -6,13 +6,14 @@ of those stays free of the others.
 from __future__ import annotations
 
 from . import types as T
+from .builder_type import sparse_matrix_builder
 from .template import Template, template
 from .types import NdarrayType, as_dtype, f32
 from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
 
 
-def ndarray(dtype=None, ndim=None, **unused) -> NdarrayType:
+def ndarray(dtype=None, ndim=None, needs_grad=None, **unused) -> NdarrayType:
     """`qd.types.ndarray(dtype, ndim)`; a vector or matrix dtype makes its components trailing axes,
     and a bare `qd.types.vector()` / `matrix()` takes the element shape from the call."""
     elem, rank = (), None
@@ -24,7 +25,8 @@ def ndarray(dtype=None, ndim=None, **unused) -> NdarrayType:
         raise TypeError(f"ndarray dtype must be a qd scalar, vector or matrix type, got {dtype!r}")
     if ndim is not None and not (0 <= int(ndim) <= 8):  # Quadrants' limit of index axes
         raise TypeError(f"ndarray ndim must be 0 to 8, got {ndim}")
-    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem), rank)
+    return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem), rank,
+                       None if needs_grad is None else bool(needs_grad))
 
 
 class _NDArrayAlias:
@@ -72,10 +74,7 @@ class _TypesNamespace:
     uint8, uint16, uint32, uint64 = T.u8, T.u16, T.u32, T.u64
     float16, float32, float64 = T.f16, T.f32, T.f64
 
-    @staticmethod
-    def sparse_matrix_builder():
-        from .linalg.sparse_matrix import sparse_matrix_builder
-        return sparse_matrix_builder()
+    sparse_matrix_builder = staticmethod(sparse_matrix_builder)
 
     def __getattr__(self, name: str):
         from . import compat

@@ -35,6 +35,11 @@ amdgpu, metal, vulkan = Arch("amdgpu"), Arch("metal"), Arch("vulkan")  # Quadran
 arm64 = Arch("arm64")                                                   # ported code parses; qd.init refuses them
 x64 = cpu
 
+class BackendUnavailableError(RuntimeError, ValueError):
+    """qd.init(arch=...) of a backend qdexplorer lacks with enable_fallback=False (Quadrants raises a
+    RuntimeError; a ValueError too, as qdexplorer raised before)."""
+
+
 _hooks: dict = {"init": None, "call": None, "reset": None, "adopt": None, "sync": None}
 _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.init's options
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
@@ -58,8 +63,16 @@ def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
-    if arch in (amdgpu, metal, vulkan, arm64):
-        raise ValueError(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only")
+    if arch == "python":  # Quadrants' python arch: the CPU backend here
+        arch = cpu
+    if arch in (amdgpu, metal, vulkan, arm64):  # as Quadrants: an unsupported arch falls back to the CPU
+        if not options.get("enable_fallback", True):
+            raise BackendUnavailableError(f"qd.init(arch=qd.{arch}, enable_fallback=False): qdexplorer runs on "
+                                          f"qd.cpu and qd.cuda only")
+        import warnings
+        warnings.warn(f"qd.init(arch=qd.{arch}): qdexplorer runs on qd.cpu and qd.cuda only; falling back to "
+                      f"the CPU backend (enable_fallback=False makes this an error)", stacklevel=2)
+        arch = cpu
     if not options.get("short_circuit_operators", True):
         raise ValueError(f"qd.init(short_circuit_operators={options['short_circuit_operators']!r}): qdexplorer "
                          f"always short-circuits 'and'/'or' (Quadrants' default, short_circuit_operators=True); "

@@ -51,7 +51,9 @@ class StructType:
     def field(self, shape=None, name: str = "", offset=None, needs_grad: bool = False, **unused) -> StructField:
         """A field of this struct: one field per member, all of `shape`."""
         if offset is not None or needs_grad:
-            raise NotImplementedError("a struct field's offset= and needs_grad= are not supported by qdexplorer")
+            from .compat import refuse_use
+            raise refuse_use("Struct.field(offset=..., needs_grad=...)", "index from 0; use separate fields with "
+                                                                      "needs_grad=True for gradients")
         return StructField(self, shape, name or self.name)
 
     def __call__(self, *args, **kwargs) -> Struct:
@@ -67,6 +69,28 @@ class StructType:
             else:
                 out[m] = t.numpy.type(v).item() if isinstance(v, numbers.Number) else v
         return Struct(out, stype=self)
+
+    dtype = None  # Quadrants reports its own struct dtype handle; nothing here reads it
+
+    def filled_with_scalar(self, value) -> Struct:
+        """A struct value with every scalar (and every vector component) set to `value`."""
+        out: dict = {}
+        for m, t in self.members.items():
+            if isinstance(t, StructType):
+                out[m] = t.filled_with_scalar(value)
+            elif isinstance(t, VectorType):
+                out[m] = t(value)
+            else:
+                out[m] = t.numpy.type(value).item()
+        return Struct(out, stype=self)
+
+    def cast(self, value) -> Struct:
+        """A struct value of this type from a dict, a Struct or a scalar (every member set to it)."""
+        if isinstance(value, Struct):
+            value = {k: getattr(value, k) for k in self.members}
+        if isinstance(value, dict):
+            return self(**value)
+        return self.filled_with_scalar(value)
 
     def leaves(self, prefix: tuple = ()) -> list[tuple[tuple, DType, tuple]]:
         """Every scalar or vector member, nested structs flattened: (path, dtype, element shape)."""

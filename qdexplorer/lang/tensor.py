@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from . import host_matrix as _host_matrix
+from .alloc import field, ndarray
 from .field import Field, Ndarray, _Storage
+from .vector_types import Matrix, Vector, VectorType, matrix, vector
 
 _SCALAR_KWARGS = frozenset({"backend", "needs_grad", "layout"})
 _VEC_MAT_KWARGS = frozenset({"backend", "needs_grad"})
@@ -34,8 +37,29 @@ class _TensorMeta(type):
 class Tensor(metaclass=_TensorMeta):
     """`x: qd.Tensor`: a kernel argument taking a field or an ndarray (specialised per call)."""
 
-    def __init__(self, *a, **kw):
-        raise TypeError("qd.Tensor is an annotation; allocate with qd.tensor(dtype, shape, backend=...)")
+    def __new__(cls, impl=None):
+        """`qd.Tensor(field_or_ndarray)`: Quadrants wraps it; here the array itself stands for it."""
+        if not isinstance(impl, _Storage):
+            raise TypeError(f"Tensor(impl) requires an Ndarray or Field; got {type(impl).__name__}")
+        return impl
+
+
+class _VectorMeta(_TensorMeta):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 1
+
+
+class _MatrixMeta(_TensorMeta):
+    def __instancecheck__(cls, obj) -> bool:
+        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 2
+
+
+class VectorTensor(Tensor, metaclass=_VectorMeta):
+    """`isinstance(x, qd.VectorTensor)`: a field or ndarray of vectors (Quadrants' wrapper class)."""
+
+
+class MatrixTensor(Tensor, metaclass=_MatrixMeta):
+    """`isinstance(x, qd.MatrixTensor)`: a field or ndarray of matrices (Quadrants' wrapper class)."""
 
 
 def _coerce_backend(backend) -> Backend:
@@ -73,8 +97,6 @@ def _check_layout(layout, ndim: int) -> tuple | None:
 
 def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     """A field (`backend=qd.Backend.FIELD`) or an ndarray (the default) of `dtype` and canonical `shape`."""
-    from .alloc import field, ndarray
-    from .vector_types import VectorType
     if isinstance(dtype, _Storage):
         raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, "
                         f"use qd.wrap(impl) instead")
@@ -111,4 +133,20 @@ def wrap(impl):
     return impl
 
 
-__all__ = ["Backend", "Tensor", "tensor", "wrap", "Field", "Ndarray"]
+__all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]
+
+
+def _vector_tensor(n, dtype, shape, **kwargs):
+    """`qd.Vector.tensor(n, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+    return tensor_of(vector(n, dtype), shape, factory="qd.Vector.tensor", **kwargs)
+
+
+def _matrix_tensor(n, m, dtype, shape, **kwargs):
+    """`qd.Matrix.tensor(n, m, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+    return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
+
+
+# set here, above vector_types.py (which allocates nothing through this module), so no import goes round
+Vector.tensor = staticmethod(_vector_tensor)  # type: ignore[attr-defined]
+Matrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
+_host_matrix.HostMatrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]

@@ -43,7 +43,7 @@ class ExprGen:
 
     def lit(self, t: T) -> str:
         v = value(self.rng, t)
-        if t == I32 and t.lo <= v <= t.hi:
+        if t == I32 and -100 <= v <= 100:  # small: literals fold in Python, and Quadrants refuses a fold past i32
             return literal(v, t) if v >= 0 else f"({v})"
         if t.is_int and not (-(2 ** 31) <= v < 2 ** 31):
             # wide constants are built from i32-sized pieces, since an untyped literal is an i32 first
@@ -83,13 +83,17 @@ class ExprGen:
             return f"({'-' if op == 'neg' else '~'}{a})"
         if op == "abs":  # Quadrants 1.3.3 aborts on qd.abs of i8/i16 ("emit_extra_unary: Not supported")
             return f"qd.abs({a})" if t.signed and t.bits >= 32 else a
-        if op == "pow":
-            return f"({a} ** {rng.randint(0, 3)})"
+        if op == "pow":  # on loaded values only: Quadrants 1.3.3 folds a constant int ** through a float and
+            # saturates (i32 (-2147483647) ** 2 folds to -2147483648, runs as 1), unlike its own runtime
+            loaded = [n for n in scope.of(t) if n[:2] in ("a_", "b_")]
+            return f"({rng.choice(loaded)} ** {rng.randint(0, 3)})" if loaded else f"({a} * {a})"
         if op == "ifexp":
             return f"({a} if {self.cond(scope, depth)} else {self.expr(t, scope, depth)})"
         b = self.expr(t, scope, depth)
         if op in ("min", "max"):  # Quadrants 1.3.3 aborts on min/max of 8-bit integers
             return f"qd.{op}({a}, {b})" if t.bits > 8 else f"({a} ^ {b})"
+        if op in ("//", "%") and t.bits == 8:  # Quadrants 1.3.3 gives 0 or 1 for any 8-bit // and % (a bug)
+            op = "-"
         if op in ("//", "%"):
             d = self.hoist(b, t)
             bad = f"{d} != 0 and {d} != -1" if t.signed else f"{d} != 0"

@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -33,17 +34,24 @@ def test_qt_binding_keeps_none_alive(qapp):
     assert sys.getrefcount(None) - before > -50, "this PySide6 build drops references to None; avoid 6.12.0"
 
 
-def engine_for(tmp_path):
-    """What app.engine_factory makes (a file that does not import is left out), with the test's own
-    cache and two compile workers."""
+# The window tests of one test process share a compile cache: it is keyed by each task's module text,
+# so the demo copied into each test's folder compiles once per process instead of once per test
+# (a cold compile of its 21 tasks is seconds of LLVM on CI's 2 cores, in about 40 windows)
+SHARED_CACHE = tempfile.mkdtemp(prefix="qdx-gui-cache-")
+
+
+def engine_for(tmp_path, fresh_cache: bool = False):
+    """What app.engine_factory makes (a file that does not import is left out), with two compile
+    workers and the shared cache, or with `fresh_cache` one of the test's own (tiers start at miss)."""
+    cache = str(tmp_path / "cache") if fresh_cache else SHARED_CACHE
     return lambda path: (lambda: Engine(load_project(path, keep_going=True), backend="cpu",
-                                        cache_dir=str(tmp_path / "cache"), workers=2))
+                                        cache_dir=cache, workers=2))
 
 
-def make_window(qtbot, tmp_path, proj_dir, settings_file=None, **kw):
+def make_window(qtbot, tmp_path, proj_dir, settings_file=None, fresh_cache=False, **kw):
     from qdexplorer.gui.main_window import MainWindow
     from qdexplorer.gui.settings import Settings
-    win = MainWindow(engine_for(tmp_path), proj_dir, "no GPU in this test",
+    win = MainWindow(engine_for(tmp_path, fresh_cache), proj_dir, "no GPU in this test",
                      settings=Settings(str(settings_file or tmp_path / "settings.ini")),
                      trust=TrustStore(tmp_path / "trusted.json"), **kw)
     qtbot.addWidget(win)
@@ -89,8 +97,8 @@ def run_and_wait(win, qtbot, workload, repeat, timeout=120000):
     return win.session.runs[-1]
 
 
-def test_window_shows_every_task_and_its_code(window, tmp_path):
-    win = window
+def test_window_shows_every_task_and_its_code(qtbot, tmp_path, project):
+    win = make_window(qtbot, tmp_path, project, fresh_cache=True)   # its own cache: every tier starts at miss
     assert len(win.tree.items) == len(win.session.task_names()) >= 15
     assert win.tree.items["saxpy_kernel_0_range_for"].text(1) == "miss"
     win.tree.select("saxpy_kernel_0_range_for")
@@ -108,6 +116,8 @@ def test_window_shows_every_task_and_its_code(window, tmp_path):
     img = shot.toImage()
     colors = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 37)}
     assert len(colors) > 20  # a real, drawn window, not a blank surface
+    win._closing = True
+    win.close()
 
 
 @needs_ptxas

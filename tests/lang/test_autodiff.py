@@ -335,3 +335,23 @@ def test_abs_derivative_is_sgn_so_zero_at_zero():
     k()
     k.grad()
     assert x.grad.to_numpy().tolist() == [-3.0, -3.0, 0.0, 3.0, 3.0]
+
+
+def test_ndarray_annotated_needs_grad_false_gets_no_gradient():
+    """`qd.types.ndarray(needs_grad=False)`: k.grad leaves that argument's .grad at 0, as Quadrants
+    (qdexplorer filled it: a silent wrong gradient found by upstream test_ad_ndarray)."""
+    @qd.kernel
+    def k(x: qd.types.ndarray(needs_grad=False), w: qd.types.ndarray(), y: qd.types.ndarray()):
+        for i in range(3):
+            y[0] += x[i] * w[i]
+
+    x = qd.ndarray(qd.f32, shape=3, needs_grad=True)
+    w = qd.ndarray(qd.f32, shape=3, needs_grad=True)
+    y = qd.ndarray(qd.f32, shape=1, needs_grad=True)
+    x.from_numpy(np.array([1.0, 2.0, 3.0], np.float32))
+    w.from_numpy(np.array([4.0, 5.0, 6.0], np.float32))
+    k(x, w, y)
+    y.grad.fill(1.0)
+    k.grad(x, w, y)
+    assert x.grad.to_numpy().tolist() == [0.0, 0.0, 0.0]
+    assert w.grad.to_numpy().tolist() == [1.0, 2.0, 3.0]

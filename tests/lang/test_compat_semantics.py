@@ -83,7 +83,7 @@ def test_floor_of_an_integer_is_a_type_error_and_floor_takes_a_dtype(cpu):
     def bad(a: qd.i32, out: I1):
         out[0] = qd.floor(a)
 
-    with pytest.raises(qd.QuadrantsTypeError, match="needs a float operand"):
+    with pytest.raises(qd.QuadrantsTypeError, match="takes real inputs only"):
         bad(1, np.zeros(1, np.int32))
 
     @qd.kernel
@@ -218,9 +218,13 @@ def test_left_out_features_say_so(name, hint):
         getattr(qd, name)
 
 
-def test_qd_init_refuses_backends_qdexplorer_lacks():
-    with pytest.raises(ValueError, match="runs on qd.cpu and qd.cuda only"):
-        qd.init(arch=qd.vulkan)
+def test_qd_init_falls_back_from_backends_qdexplorer_lacks_unless_told_not_to():
+    """As Quadrants: an unsupported arch falls back to the CPU with a warning; enable_fallback=False
+    makes it an error (a RuntimeError there)."""
+    with pytest.warns(UserWarning, match="runs on qd.cpu and qd.cuda only; falling back"):
+        assert qd.init(arch=qd.vulkan) == qd.cpu
+    with pytest.raises(RuntimeError, match="runs on qd.cpu and qd.cuda only"):
+        qd.init(arch=qd.metal, enable_fallback=False)
 
 
 @pytest.mark.cuda

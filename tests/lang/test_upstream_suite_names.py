@@ -79,3 +79,84 @@ def test_logical_and_bit_operators_on_floats_are_type_errors(tmp_path, body, wha
     with pytest.raises(qd.QuadrantsTypeError, match="takes integral inputs only") as e:
         mod.k(1.0)
     assert what in str(e.value)
+
+
+def test_multi_component_swizzle_assignment_and_stpq():
+    """`v.xy = v.yx`, `v.rgb += 1`, `.stp` (upstream test_vector_swizzle)."""
+    out = qd.field(qd.f32, shape=6)
+
+    @qd.kernel
+    def k():
+        u = qd.math.vec3(1, 2, 3)
+        u.xy = u.yx           # both read before either is written
+        u.zx = qd.math.vec2(7, 8)
+        v = qd.math.vec3(0)
+        v.rgb += 1
+        v.zyx += qd.math.vec3(1, 2, 3)
+        out[0], out[1], out[2] = u.x, u.y, u.z
+        s = v.stp
+        out[3], out[4], out[5] = s[0], s[1], s[2]
+
+    k()
+    assert out.to_numpy().tolist() == [8.0, 1.0, 7.0, 4.0, 3.0, 2.0]
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "tan", "tanh", "asin", "acos", "floor"])
+def test_trigonometric_of_an_integer_is_a_type_error_as_in_quadrants(fn):
+    f = getattr(qd, fn)
+
+    @qd.kernel
+    def k(a: qd.i32) -> qd.f32:
+        return f(a)
+
+    with pytest.raises(qd.QuadrantsTypeError, match=f"'{fn}' takes real inputs only"):
+        k(1)
+
+
+def test_loop_iterable_chosen_by_a_static_conditional_expression():
+    """`for i in range(a) if qd.static(c) else range(b)` (upstream test_adstack): picked at compile time."""
+    flag = True
+    x = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def k(n: qd.i32):
+        for i in range(4) if qd.static(flag) else range(2):
+            s = 0
+            for _ in range(n) if qd.static(not flag) else range(i):
+                s += 1
+            x[i] = s
+
+    k(10)
+    assert x.to_numpy().tolist() == [0, 1, 2, 3]
+
+
+def test_subnormal_constants_are_flushed_to_zero_as_in_quadrants():
+    """Quadrants flushes subnormal f32/f64 constants to 0 (upstream test_fp_flush_to_zero); qdexplorer
+    stored 1.4e-45."""
+    a = qd.field(qd.f32, shape=3)
+    b = qd.field(qd.f64, shape=2)
+
+    @qd.kernel
+    def k():
+        a[0] = 1e-45
+        a[1] = 1e-10 * 1e-35
+        a[2] = 1e-30
+        b[0] = 1e-323
+        b[1] = qd.f64(1e-300)
+
+    k()
+    assert a.to_numpy().tolist()[:2] == [0.0, 0.0] and a[2] == pytest.approx(1e-30)
+    assert b[0] == 0 and b[1] == pytest.approx(1e-300)
+
+
+def test_bool_of_a_value_in_a_kernel():
+    """`bool(x)` in a kernel is x != 0 (upstream test_bool_type)."""
+    @qd.func
+    def f(x: qd.u32) -> bool:
+        return bool(x)
+
+    @qd.kernel
+    def k(a: qd.u32) -> qd.i32:
+        return qd.i32(f(a)) * 10 + qd.i32(bool(0)) + qd.i32(f(qd.u32(4_294_967_295)))
+
+    assert k(1000) == 11 and k(0) == 1

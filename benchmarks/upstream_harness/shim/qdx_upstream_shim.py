@@ -46,6 +46,13 @@ def _misc():
 
 
 class _Cfg:
+    def __getattr__(self, name):  # any other option: what qd.init was given
+        from qdexplorer.lang import runtime_api
+        opts = runtime_api.init_options()
+        if name in opts:
+            return opts[name]
+        raise AttributeError(f"current_cfg().{name}: not an option qd.init was given here")
+
     @property
     def arch(self):
         from qdexplorer.lang import runtime_api
@@ -116,7 +123,19 @@ def _kernel_types():
     return {"KernelBatchedArgType": KernelBatchedArgType}
 
 
+def _tensor_internals():
+    qd = _qd()
+
+    def _with_layout(ndarray, layout):
+        raise NotImplementedError("quadrants._tensor._with_layout (tagging an existing ndarray with a physical "
+                                  "layout, a Quadrants internal) is not provided by qdexplorer.lang; allocate "
+                                  "with qd.tensor(..., layout=...)")
+
+    return {"_with_layout": _with_layout, "Tensor": qd.Tensor, "Backend": qd.Backend, "tensor": qd.tensor}
+
+
 HARNESS = {
+    "quadrants._tensor": _tensor_internals,
     "quadrants.lang._kernel_types": _kernel_types,
     "quadrants._lib": lambda: {},
     "quadrants._lib.core": _core,

@@ -26,7 +26,7 @@ from ..errors import QdCompileError, QuadrantsTypeError
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 
@@ -96,6 +96,14 @@ class CallLowering(LoweringBase):
             if isinstance(v, Vec):
                 return Vec([self.zero_of(x, node) for x in v.items], v.shape)
             return self.zero_of(v, node)
+        if f is builtins.bool:  # bool(x) in a kernel: x != 0, as Quadrants casts to u1
+            v = self.value(self.one_arg(node))
+            if is_number(v):
+                return Py(bool(v.value))
+            if isinstance(v, Vec):
+                return Vec([Py(bool(x.value)) if is_number(x) else truthy(self.commit(x, node)) for x in v.items],
+                           v.shape)
+            return truthy(self.commit(v, node))
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
             to = i32 if f is builtins.int else f32

@@ -69,6 +69,11 @@ class ExprLowering(LoweringBase):
         if isinstance(base, StructVal):
             return self.struct_member(base, node.attr, node)
         if isinstance(base, StructArr):
+            if node.attr == "shape" and "shape" not in base.members:  # s.shape: its first member's index shape
+                first = next(iter(base.members.values()))
+                while isinstance(first, StructArr):
+                    first = next(iter(first.members.values()))
+                return ShapeTuple(first, first.ndim - self.user_ndim(first))
             if node.attr not in base.members:
                 self.err(node, f"struct field has no member '{node.attr}' (members: {', '.join(base.members)})")
             return base.members[node.attr]

@@ -38,6 +38,9 @@ class LoopLowering(LoweringBase):
         if node.orelse:
             self.err(node, "for/else is not supported in kernels")
         it = node.iter
+        if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
+            picked = ast.copy_location(ast.For(node.target, self.static_pick(it), node.body, [], None), node)
+            return self.s_For(picked)
         fn = self.value(it.func) if isinstance(it, ast.Call) else None
         if isinstance(fn, Py) and fn.value is I.static:
             return self.static_for(node, self.eval_static(self.one_arg(it)))
@@ -77,6 +80,13 @@ class LoopLowering(LoweringBase):
             self.frame.scopes.pop()
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
                           step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))]))
+
+    def static_pick(self, node: ast.IfExp):
+        """The branch of `a if c else b` a compile-time condition picks (`qd.static(...)`, a constant)."""
+        c = self.value(node.test)
+        if not isinstance(c, Py) or isinstance(c.value, (ir.Expr,)):
+            self.err(node.test, "a loop's `a if c else b` needs a compile-time condition (qd.static(...))")
+        return node.body if c.value else node.orelse
 
     def nested_for(self, node, grouped: bool):
         """An inner `qd.ndrange(...)` / `qd.grouped(...)`: one ordinary loop per dimension, the first

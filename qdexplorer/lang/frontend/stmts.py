@@ -151,7 +151,23 @@ class StatementLowering(LoweringBase):
                 if all(isinstance(it, ir.Load) for it in base.items):
                     return self.store_vec(base.items[0].array, self.vec_pick_loads(base, keys, target), v, node)
                 return self.vec_assign_component(base, keys, v, node)
+            if isinstance(base, Vec) and len(target.attr) > 1 and all(c in SWIZZLE for c in target.attr):
+                return self.assign_swizzle(base, target, v, node)
         self.err(target, f"cannot assign to '{type(target).__name__}' in a kernel")
+
+    def assign_swizzle(self, base: Vec, target, v, node):
+        """`v.xy = w` / `v.rgb = 1`: each named component, from values read before any is written."""
+        attr = target.attr
+        if isinstance(v, Vec) and len(v.items) != len(attr):
+            self.err(node, f"cannot assign a {len(v.items)}-vector to the swizzle '.{attr}'", QuadrantsTypeError)
+        vals = v.items if isinstance(v, Vec) else [v] * len(attr)
+        temps = [ir.LocalRef(self.new_local("swz", e.dtype, e)) for e in (self.commit(x, node) for x in vals)]
+        for c, t in zip(attr, temps):
+            keys = [Py(SWIZZLE[c])]
+            if all(isinstance(it, ir.Load) for it in base.items):
+                self.store_vec(base.items[0].array, self.vec_pick_loads(base, keys, target), t, node)
+            else:
+                self.vec_assign_component(base, keys, t, node)
 
     def item_local(self, v, name: str, node):
         """A copy of `v` in locals of its own (a compile-time value stays one)."""
@@ -262,6 +278,11 @@ class StatementLowering(LoweringBase):
                     self.struct_member(base, target.attr, target)
                     self.err(target, f"cannot update the method '{target.attr}'")
                 return self.update_member(base, target.attr, op, node)
+        if isinstance(target, ast.Attribute) and len(target.attr) > 1 and all(c in SWIZZLE for c in target.attr):
+            # `v.rgb += 1` is `v.rgb = v.rgb + 1`
+            load = ast.copy_location(ast.Attribute(target.value, target.attr, ast.Load()), target)
+            value = ast.copy_location(ast.BinOp(load, node.op, node.value), node)
+            return self.s_Assign(ast.copy_location(ast.Assign([target], value), node))
         if isinstance(target, ast.Attribute) and len(target.attr) == 1 and target.attr in SWIZZLE:
             # `v.y -= d` (a vector local, or an element of an array of vectors) is `v[1] -= d`
             component = ast.copy_location(ast.Subscript(target.value, ast.copy_location(

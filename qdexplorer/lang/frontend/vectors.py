@@ -17,7 +17,7 @@ from .values import Py, Vec, VecMethod, cast, fold, is_number
 from .base import LoweringBase, Value
 
 EPS_METHODS = ("norm", "norm_inv", "normalized")  # methods that take Quadrants' eps guard
-SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3}
+SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3, "r": 0, "g": 1, "b": 2, "a": 3, "s": 0, "t": 1, "p": 2, "q": 3}
 
 
 def components(v) -> list:
