@@ -10,7 +10,7 @@ of these forms, and each form is checked:
   placeholder (`icons/qdexplorer-N.png`) is not a name;
 - a module path: `qdexplorer.lang.bounds`, `qdexplorer.launcher.main`: importable, attribute included;
 - a name in a module: `serve.serve_forever`, `runtime/cuda/mirror.DeviceMirror`,
-  `lang.field._Storage`: the module (its dotted tail or path in the package) defines it; where the
+  `lang.field.Storage`: the module (its dotted tail or path in the package) defines it; where the
   head is one word that is also an object's name (`tensor.cpu()`, `kernel.grad()`), a method of a
   class of the package will do;
 - a method: `Engine.run()`, `Pipeline.optimised_ll(ct)`: a class of the package of that name
