@@ -34,7 +34,8 @@ OTHERS = {"ops_cuda.py", "compiler.py", "qdexplorer_app.py", "x.py", "random.py"
           "cuda.bindings", "cuda.pathfinder", "cuda.core", "quadrants.math", "quadrants.lang", "tensor.contiguous"}
 # Quadrants API the docs name as what this language does not have
 QUADRANTS_ONLY = {"qd.root.lazy_dual", "qd.profiler.clear_kernel_profiler_info", "qd.reset", "qd.tensor", "qd.Tensor",
-                  "qd.Backend", "qd.algorithms"}
+                  "qd.Backend", "qd.algorithms", "qd.lang.impl", "qd.block.sync", "qd.checkpoint", "qd.Mesh",
+                  "qd.graph"}
 # a data file's name (a user's qdexplorer.toml, a screenshot): a file of the repository only with a folder of it
 DATA = re.compile(r"[\w./-]+\.(toml|spec|sqlite|png|svg|json|csv|txt|ll|ptx|desktop|xml|sh|md|log)")
 PLACEHOLDER = re.compile(r"(^|[-/_.])([A-Z]|NAME|TASK|DIR|OUTDIR|PATH)([-/_.(]|$)")   # a pattern of names, not one
