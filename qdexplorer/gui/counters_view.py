@@ -75,7 +75,6 @@ class CountersView(QWidget):
         self.roof.setLabel("bottom", "arithmetic intensity (FLOP/byte)")
         self.roof.setLabel("left", "FLOP/s")
         self.roof.getAxis("left").enableAutoSIPrefix(False)
-        self.roof.setMinimumHeight(160)
         self.roof_title = QLabel("")
         self.roof_title.setWordWrap(True)
         lower = QSplitter(Qt.Horizontal)
@@ -92,6 +91,8 @@ class CountersView(QWidget):
         body.addWidget(lower)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
+        for w in (self.table, self.details, self.roof):   # the tab must not raise the window's minimum height
+            w.setMinimumHeight(40)
         v = QVBoxLayout(self)
         v.addLayout(bar)
         v.addLayout(bar2)

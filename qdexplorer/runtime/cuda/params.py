@@ -28,7 +28,7 @@ _CT: dict[str, type[ctypes._SimpleCData[Any]]] = {
     "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
     "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 _PACK = {"i32": "i4x", "i64": "q", "u32": "I4x", "f32": "f4x", "f64": "d", "i8": "b7x", "i16": "h6x",
-         "u8": "B7x", "u16": "H6x", "u64": "Q"}  # one 8-byte slot per kernel parameter
+         "u8": "B7x", "u16": "H6x", "u64": "Q", "f16": "e6x"}  # one 8-byte slot per kernel parameter
 _OK = cu.CUresult.CUDA_SUCCESS
 
 # (address of the void*[] block, what keeps it alive, grid, block)
@@ -57,6 +57,8 @@ class ParamBlocks:
                 ptr, shape = v
                 keep.append(ctypes.c_uint64(int(ptr)))
                 keep.extend(ctypes.c_int32(int(s)) for s in shape)
+            elif slot.ctype == "f16":  # a .param .b16: the half's bits (ctypes has no half)
+                keep.append(ctypes.c_uint16(int(np.array(v, np.float16).view(np.uint16))))
             else:
                 keep.append(_CT[slot.ctype](v))
         if spec.debug:  # debug mode: the out-of-bounds record, zeroed for this argument set

@@ -4,10 +4,10 @@
 Quadrants 1.3.3 computes them (quadrants/_funcs.py `_eig2x2`, Apache-2.0, Genesis-Embodied-AI/quadrants,
 ported by changing its imports): eigenvalues a 2x2 matrix (one eigenvalue per row: real, imaginary),
 eigenvectors 4x2 (one per column, each entry as real, imaginary)."""
-from . import intrinsics as ops
-from .func import func
-from .types import f32
-from .vector_types import Matrix, Vector
+from .. import intrinsics as ops
+from ..func import func
+from ..types import f32
+from ..vector_types import Matrix, Vector
 
 
 @func

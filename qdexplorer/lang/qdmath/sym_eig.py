@@ -34,10 +34,10 @@ into both branches rather than factored into a ``@func`` because matrices cross 
 helper's in-place updates would not propagate back.
 """
 
-from . import intrinsics as ops
-from .func import func
-from .intrinsics import loop_config, static
-from .vector_types import Matrix, Vector
+from .. import intrinsics as ops
+from ..func import func
+from ..intrinsics import loop_config, static
+from ..vector_types import Matrix, Vector
 
 _CONSIDER_AS_ZERO = 1e-30
 _MAX_SWEEPS = 12
