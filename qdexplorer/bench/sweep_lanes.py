@@ -183,6 +183,8 @@ def measure(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan,
             progress[0] += 1
             if on_progress:
                 on_progress(progress[0], total)
+        if stop is not None and stop.is_set():
+            halt.set()   # the lane looks at `halt` before its next turn: a busy main thread may not look in time
 
     def work(i: int) -> None:
         try:
@@ -200,9 +202,11 @@ def measure(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan,
         for e in engines[:len(lanes)]:
             e.stop()
     interrupted: BaseException | None = None
+    stopped = False
     try:
         while any(t.is_alive() for t in threads):
-            if stop is not None and stop.is_set() and not halt.is_set():
+            if stop is not None and stop.is_set() and not stopped:
+                stopped = True
                 halt_all()
             _write(turns, history)
             for t in threads:
