@@ -146,5 +146,7 @@ def _matrix_tensor(n, m, dtype, shape, **kwargs):
     return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
 
 
-# Python-scope matrices get the class factory too (qd.Vector/qd.Matrix define theirs in vector_types.py)
+# set here, above vector_types.py (which allocates nothing through this module), so no import goes round
+Vector.tensor = staticmethod(_vector_tensor)  # type: ignore[attr-defined]
+Matrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
 _host_matrix.HostMatrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
