@@ -69,7 +69,7 @@ def _instances(qd) -> list[tuple[str, object]]:
         ("field", qd.field(qd.f32, shape=4, needs_grad=True, needs_dual=True)),
         ("vector_field", qd.Vector.field(3, qd.f32, shape=4, needs_grad=True, needs_dual=True)),
         ("matrix_field", qd.Matrix.field(2, 2, qd.f32, shape=4, needs_grad=True, needs_dual=True)),
-        ("struct_field", qd.Struct.field({"a": qd.f32}, shape=4)),
+        ("struct_field", qd.Struct.field({"a": qd.f32}, shape=4, needs_grad=True, needs_dual=True)),
         ("ndarray", qd.ndarray(qd.f32, shape=4, needs_grad=True)),
         ("vector_ndarray", qd.Vector.ndarray(3, qd.f32, shape=4, needs_grad=True)),
         ("matrix_ndarray", qd.Matrix.ndarray(2, 2, qd.f32, shape=4, needs_grad=True)),

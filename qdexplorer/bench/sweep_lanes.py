@@ -24,7 +24,7 @@ from .history import History, RunWriter
 from .run import Launch, Run
 
 if TYPE_CHECKING:
-    from .sweep import SweepEngine, Variant
+    from .sweep_variant import SweepEngine, Variant
 
 JOIN_S = 10.0   # after Ctrl-C or SIGTERM: how long the device threads get to finish their launch
 
@@ -183,6 +183,8 @@ def measure(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan,
             progress[0] += 1
             if on_progress:
                 on_progress(progress[0], total)
+        if stop is not None and stop.is_set():
+            halt.set()   # the lane looks at `halt` before its next turn: a busy main thread may not look in time
 
     def work(i: int) -> None:
         try:
@@ -200,9 +202,11 @@ def measure(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan,
         for e in engines[:len(lanes)]:
             e.stop()
     interrupted: BaseException | None = None
+    stopped = False
     try:
         while any(t.is_alive() for t in threads):
-            if stop is not None and stop.is_set() and not halt.is_set():
+            if stop is not None and stop.is_set() and not stopped:
+                stopped = True
                 halt_all()
             _write(turns, history)
             for t in threads:
@@ -253,7 +257,7 @@ def finish(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, 
 def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], list[Variant], Variant]:
     """A saved sweep's plan and its runs as lanes (one per device they were made on), each side
     holding what it measured: `measure` then runs only the rounds they lack."""
-    from .sweep import Variant
+    from .sweep_variant import Variant
     from ..lang.errors import QdError
     runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
     runs = [r for r in runs if r.context.extra.get("sweep") == name]

@@ -34,6 +34,9 @@ class MathEmitter(FastMathEmitter):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
         if e.fn == "ipow":
             return self.int_pow(*args)
+        if e.fn == "clock":  # qd.clock_counter(): the SM's clock64 on CUDA, the CPU's cycle counter on the host
+            name = "llvm.nvvm.read.ptx.sreg.clock64" if self.nv else "llvm.readcyclecounter"
+            return self.b.call(self.intrinsic(name, L.IntType(64), []), [])
         if e.fn in ("popcnt", "clz", "ffs"):
             return self.bit_count(e.fn, args[0])
         if self.fast and dt.bits == 32 and e.fn in APPROX:

@@ -88,6 +88,7 @@ class ComparisonPanel(QSplitter):
             self.plot.removeItem(item)
         self._edge_items = []
         fg = PLOT[current_theme()]["foreground"]
+        written: list[float] = []   # launch numbers already labelled: two values never overlap
         for curve, values, color in ((self.generated_curve, generated, "#1565c0"), (self.edited_curve, edited, "#ef6c00")):
             ys = np.asarray(values, dtype=float) * k
             curve.setData(list(range(len(values))), np.minimum(ys, edge) if clip else ys)
@@ -98,6 +99,9 @@ class ComparisonPanel(QSplitter):
                 self.plot.addItem(marks)
                 self._edge_items.append(marks)
                 for i in above[np.argsort(-ys[above])][:3]:   # the largest values, written beside their marks
+                    if any(abs(i - w) < 1.5 for w in written):
+                        continue
+                    written.append(float(i))
                     label = pg.TextItem(("cold " if i == 0 else "") + edge_value(float(values[i])), color=fg,
                                         anchor=(0.0 if i == 0 else 0.5, 0.0))
                     label.setPos(float(i), edge)

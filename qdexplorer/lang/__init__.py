@@ -24,8 +24,8 @@ import sys as _sys
 from . import qdmath as math  # noqa: F401
 
 # `import qdexplorer.lang.math as tm` / `from qdexplorer.lang.math import cmul`, as programs import
-# `quadrants.math`; the file is qdmath.py so that no module of this package is named like the
-# standard library's `math` (it would shadow it for anything run from this folder)
+# `quadrants.math`; the math library's package is qdmath/ so that no module of this package is named
+# like the standard library's `math` (it would shadow it for anything run from this folder)
 _sys.modules[__name__ + ".math"] = math
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
@@ -34,17 +34,34 @@ from .runtime_api import amdgpu, arm64, cpu, cuda, gpu, init, metal, reset, sync
 from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
 from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
-from .math_svd import polar_decompose, svd  # noqa: F401
-from .math_solve import solve  # noqa: F401
+from .qdmath.svd import polar_decompose, svd  # noqa: F401
+from .qdmath.solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
-from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast  # noqa: F401
+from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast, clock_counter  # noqa: F401
+from .clock import clock_freq_hz  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
                          raw_mod, static_assert, static_print, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
-                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format)
+                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format, get_addr)
 from .perf_dispatch import perf_dispatch  # noqa: F401
-from .math_frexp import frexp  # noqa: F401
+from .qdmath.frexp import frexp  # noqa: F401
+from .qdmath.eig import eig  # noqa: F401
+from .qdmath.sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
+from .func import func as _func  # noqa: E402
+
+
+@_func
+def sym_eig(A, dt=f32):
+    """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
+    2 <= n <= 6, by Quadrants' cyclic Jacobi."""
+    return _sym_eig_general(A, dt)
+
+
+@_func
+def make_spd(A, dt=f32):
+    """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
+    return _make_spd(A, dt)
 global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well

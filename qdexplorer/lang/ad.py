@@ -11,7 +11,7 @@ import numpy as np
 
 from . import autodiff, autodiff_fwd
 from .field import Field, Ndarray, _caller
-from .field import _Storage as Storage
+from .field import Storage
 
 
 def clear_all_gradients(gradient_type=None):

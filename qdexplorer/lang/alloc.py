@@ -17,9 +17,7 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
     placed in an SNode tree (`qd.root`)."""
     needs_dual = bool(unused.get("needs_dual", False))  # `x.dual`, for forward mode (qd.ad.FwdMode)
     if isinstance(dtype, VectorType):
-        f = dtype.field(shape, name, needs_grad=needs_grad)
-        f._needs_dual = needs_dual
-        return f._with_dual(needs_dual) if f.placed else f
+        return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
     if offset is not None:
         raise refuse_use("qd.field(offset=...)", "index from 0 (subtract the offset where you index)")
     return Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual)

@@ -34,18 +34,12 @@ REFUSED: dict[str, str] = {
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
     "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",
-    "qd.get_addr": "raw addresses are not exposed; index the field",
-    "qd.clock_counter": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
-    "qd.clock_freq_hz": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
     "qd.Mesh": _MESH,
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
-    "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
     "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
-    "qd.make_spd": "project outside kernels with NumPy (np.linalg.eigh)",
-    "qd.sym_eig": "use qd.svd (for symmetric matrices U gives the eigenvectors) or qd.polar_decompose",
     "qd.ref": "return the new value from the @qd.func and assign it at the call",
     "qd.types.ref": "return the new value from the @qd.func and assign it at the call",
     "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
@@ -67,7 +61,6 @@ def _each(surfaces, attr: str, todo: str):
             INTERNAL.add(f"{s}.{attr}")
 
 
-_each(_FIELDS[3:], "dual", _FWD)
 _each(_FIELDS, "vars", _INTERNAL)
 _each(_FIELDS[:3], "host_accessors", _INTERNAL)
 _each(_FIELDS[1:3], "ptr", _INTERNAL)
@@ -80,7 +73,6 @@ for _t in ("vector_type", "matrix_type", "struct_type"):
         _each((_t,), _a, _INTERNAL)
 REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
 REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
-REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
 
@@ -124,6 +116,8 @@ for _n in ("exclusive_scan_scratch_slots", "reduce_scratch_slots", "sort_scratch
     PARTIAL[f"qd.algorithms.{_n}"] = "a size enough here (the scratch is unused), not Quadrants' exact count"
 PARTIAL["qd.global_thread_idx"] = "CUDA only (as qd.simt.block.global_thread_idx); the CPU backend refuses it"
 PARTIAL["qd.frexp"] = "written in the language (log2, then a correction step); Quadrants' CPU backend aborts on it"
+PARTIAL["qd.get_addr"] = "the element's address where kernels read it (host storage on the CPU, the device copy on CUDA)"
+PARTIAL["qd.clock_freq_hz"] = "measured once per backend (two kernel calls 50 ms apart)"
 PARTIAL["qd.DeviceCapability"] = "the names only: qdexplorer has no Vulkan/SPIR-V backend"
 PARTIAL["qd.Format"] = "the names only: qdexplorer has no textures"
 PARTIAL["qd.python"] = "qd.init(arch=qd.python) runs on the CPU backend"

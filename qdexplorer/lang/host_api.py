@@ -74,3 +74,16 @@ ScalarNdarray = _kind("ScalarNdarray", Ndarray, lambda a: not a.elem_shape)
 VectorNdarray = _kind("VectorNdarray", Ndarray, lambda a: len(a.elem_shape) == 1)
 MatrixNdarray = _kind("MatrixNdarray", Ndarray, lambda a: len(a.elem_shape) == 2)
 __all__ = ["StructField"]
+
+
+def get_addr(f, indices) -> int:
+    """`qd.get_addr(x, [i, j])`: the address of element (i, j) where kernels read it: the device copy on
+    CUDA, the host storage on the CPU backend (which is what its tasks use)."""
+    import numpy as np
+    idx = f._index(tuple(indices) if isinstance(indices, (list, tuple)) else indices)
+    flat = int(np.ravel_multi_index(tuple(int(k) for k in idx), f.storage.shape[:len(idx)]))
+    per_elem = int(np.prod(f.elem_shape)) if f.elem_shape else 1
+    base = getattr(f._mirror, "ptr", None) if f._mirror is not None else None
+    if base is None:
+        base = f.host().ctypes.data
+    return int(base) + flat * per_elem * f.storage.itemsize

@@ -86,6 +86,7 @@ atomic_xor = Intrinsic("atomic_xor", "atomic")
 atomic_mul = Intrinsic("atomic_mul", "atomic")            # a compare-and-swap loop in codegen
 atomic_exchange = Intrinsic("atomic_exchange", "atomic")  # writes the value, returns the old one
 atomic_cas = Intrinsic("atomic_cas", "atomic")            # (x[i], expected, desired): the old value
+clock_counter = Intrinsic("clock_counter", "clock")       # a cycle counter read inside a kernel
 bit_cast = Intrinsic("bit_cast", "bit_cast")               # (x, dtype): the same bits as dtype
 
 

@@ -17,7 +17,7 @@ from . import autodiff, autodiff_fwd, ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
-from .field import _Storage as Storage
+from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, func, read_annotations
 from .offload import lower_kernel

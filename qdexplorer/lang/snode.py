@@ -25,7 +25,7 @@ from .field import SNODE_OF_SHAPE
 from .compat import refuse_use
 from .errors import QdRuntimeError
 from .field import Field, _caller
-from .field import _Storage as Storage
+from .field import Storage
 from .types import i32
 
 SPARSE = ("pointer", "bitmasked")

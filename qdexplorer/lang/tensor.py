@@ -16,7 +16,7 @@ from enum import IntEnum
 
 from . import host_matrix as _host_matrix
 from .alloc import field, ndarray
-from .field import Field, Ndarray, _Storage
+from .field import Field, Ndarray, Storage
 from .vector_types import Matrix, Vector, VectorType, matrix, vector
 
 _SCALAR_KWARGS = frozenset({"backend", "needs_grad", "layout"})
@@ -31,7 +31,7 @@ class Backend(IntEnum):
 
 class _TensorMeta(type):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Storage)
+        return isinstance(obj, Storage)
 
 
 class Tensor(metaclass=_TensorMeta):
@@ -39,19 +39,19 @@ class Tensor(metaclass=_TensorMeta):
 
     def __new__(cls, impl=None):
         """`qd.Tensor(field_or_ndarray)`: Quadrants wraps it; here the array itself stands for it."""
-        if not isinstance(impl, _Storage):
+        if not isinstance(impl, Storage):
             raise TypeError(f"Tensor(impl) requires an Ndarray or Field; got {type(impl).__name__}")
         return impl
 
 
 class _VectorMeta(_TensorMeta):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 1
+        return isinstance(obj, Storage) and len(getattr(obj, "elem_shape", ())) == 1
 
 
 class _MatrixMeta(_TensorMeta):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 2
+        return isinstance(obj, Storage) and len(getattr(obj, "elem_shape", ())) == 2
 
 
 class VectorTensor(Tensor, metaclass=_VectorMeta):
@@ -97,7 +97,7 @@ def _check_layout(layout, ndim: int) -> tuple | None:
 
 def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     """A field (`backend=qd.Backend.FIELD`) or an ndarray (the default) of `dtype` and canonical `shape`."""
-    if isinstance(dtype, _Storage):
+    if isinstance(dtype, Storage):
         raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, "
                         f"use qd.wrap(impl) instead")
     if layout is not None and isinstance(dtype, VectorType):
@@ -128,7 +128,7 @@ def tensor_of(vector_type, shape, *, backend=Backend.NDARRAY, factory: str = "qd
 
 def wrap(impl):
     """Quadrants' `qd.wrap(field_or_ndarray)`: the same array (no wrapper object here)."""
-    if not isinstance(impl, _Storage):
+    if not isinstance(impl, Storage):
         raise TypeError(f"qd.wrap() takes a qd.field or qd.ndarray, got {type(impl).__name__}")
     return impl
 

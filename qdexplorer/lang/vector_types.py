@@ -70,9 +70,8 @@ class VectorType:
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
     def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
-        f = Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad, needs_dual=needs_dual)
-        f._needs_dual = needs_dual  # as qd.field does (alloc.py): the tangent now, or when placed
-        return f._with_dual(needs_dual) if f.placed else f
+        return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
+                     needs_dual=needs_dual)
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
@@ -113,7 +112,6 @@ class Vector:
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
         return vector(n, dtype).ndarray(shape, needs_grad=needs_grad)
 
-
     @staticmethod
     def zero(dt, n):
         return H.host(np.zeros(n, _dt(dt)))
@@ -143,7 +141,6 @@ class Matrix:
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):
         return matrix(n, m, dtype).ndarray(shape, needs_grad=needs_grad)
-
 
     @staticmethod
     def identity(dt, n):
@@ -184,7 +181,6 @@ for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matr
     setattr(Matrix, _name, staticmethod(_fn))
 for _name in ("identity", "diag", "rows", "cols"):
     setattr(Vector, _name, getattr(Matrix, _name))
-
 for _name in ("field", "ndarray", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
     setattr(H.HostMatrix, _name, staticmethod(getattr(Matrix, _name).__func__ if hasattr(getattr(Matrix, _name), "__func__") else getattr(Matrix, _name)))
 

@@ -60,6 +60,10 @@ def connect(address: str) -> None:
             print(private.describe(cpus, gpu_count()), file=sys.stderr)
         else:
             ray.init(address=address, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
+    except SystemExit as e:   # SIGTERM during ray.init meets Ray's handler (sys.exit(15)): the CLI's instead
+        if e.code == signal.SIGTERM:
+            raise KeyboardInterrupt(signal.SIGTERM) from None
+        raise
     except Exception as e:  # noqa: BLE001 - Ray's own errors (unreachable, refused token, versions) say why
         raise QdError(f"--cluster {address}: cannot use the Ray cluster ({type(e).__name__}: {_first_line(e)}); "
                       + _hint()) from None

@@ -115,6 +115,11 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     ray_constants.ENABLE_RAY_CLUSTER = False          # every address Ray picks is then 127.0.0.1
     try:
         ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, **init_kwargs(cluster), **kw)
+    except SystemExit as e:   # SIGTERM while Ray starts: its own handler exits 15, saving nothing
+        cluster.stop()
+        if e.code == signal.SIGTERM:
+            raise KeyboardInterrupt(signal.SIGTERM) from None   # the CLI's way: exit 143
+        raise
     except BaseException:
         cluster.stop()
         raise

@@ -331,7 +331,7 @@ def test_settings_persist_across_two_window_instances(qtbot, tmp_path, project):
         assert abs(win2.right.sizes()[0] - right) <= 10, (right, win2.right.sizes())
         assert win2.tree.selected_task() == "copy_kernel_0_range_for"                 # and the selected task
         assert win2.repeat.value() == 77 and win2.workload.currentText() == "copy_1m"
-        assert win2.dark_act.isChecked() and win2.plots.launches.scope.currentText() == "top 5"
+        assert win2.actions.dark.isChecked() and win2.plots.launches.scope.currentText() == "top 5"
         assert win2.settings.last_project == str(project)
         win2.close()
     finally:

@@ -266,4 +266,4 @@ def test_the_quadrants_comparison_plot_scales_to_the_steady_state(qtbot):
     assert "x0.001" not in panel.plot.getAxis("bottom").labelString()
     assert panel.plot.getAxis("bottom").autoSIPrefixScale == 1.0
     labels = {i.toPlainText() for i in panel.plot.getPlotItem().items if type(i).__name__ == "TextItem"}
-    assert {"cold 15.6 ms", "7.9 ms", "cold 9.3 ms"} <= labels
+    assert {"cold 15.6 ms", "7.9 ms"} <= labels and "cold 9.3 ms" not in labels   # one value per place

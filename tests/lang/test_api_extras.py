@@ -123,3 +123,57 @@ def test_atomic_cas_and_bit_cast():
 
     with pytest.raises(qd.QuadrantsTypeError, match="'atomic_cas' requires integer operands"):
         on_float()
+
+
+def test_eig_sym_eig_and_make_spd_give_quadrants_results():
+    ev, vec = qd.Matrix.field(2, 2, qd.f32, shape=2), qd.Matrix.field(4, 2, qd.f32, shape=2)
+    vals, vecs = qd.Vector.field(3, qd.f32, shape=1), qd.Matrix.field(3, 3, qd.f32, shape=1)
+    spd = qd.Matrix.field(3, 3, qd.f32, shape=1)
+
+    @qd.kernel
+    def k():
+        a, b = qd.eig(qd.Matrix([[2.0, 1.0], [1.0, 3.0]]), qd.f32)
+        ev[0] = a
+        vec[0] = b
+        c, d = qd.eig(qd.Matrix([[0.0, -1.0], [1.0, 0.0]]), qd.f32)
+        ev[1] = c
+        vec[1] = d
+        A = qd.Matrix([[2.0, -1.0, 0.0], [-1.0, 2.0, -1.0], [0.0, -1.0, -0.5]])
+        e, f = qd.sym_eig(A, qd.f32)
+        vals[0] = e
+        vecs[0] = f
+        spd[0] = qd.make_spd(A, qd.f32)
+
+    k()   # the values real Quadrants 1.3.3 printed for this kernel, to 4 places
+    np.testing.assert_allclose(ev.to_numpy(), [[[3.618, 0.0], [1.382, 0.0]], [[0.0, 1.0], [0.0, -1.0]]], atol=1e-4)
+    np.testing.assert_allclose(vec.to_numpy()[0], [[0.5257, -0.8507], [0, 0], [0.8507, 0.5257], [0, 0]], atol=1e-4)
+    np.testing.assert_allclose(vals.to_numpy()[0], [-0.8926, 1.2462, 3.1465], atol=1e-4)
+    np.testing.assert_allclose(vecs.to_numpy()[0], [[0.1253, 0.7549, -0.6437], [0.3626, 0.5691, 0.738],
+                                                    [0.9235, -0.3259, -0.2024]], atol=1e-4)
+    np.testing.assert_allclose(spd.to_numpy()[0], [[2.014, -0.9594, 0.1033], [-0.9594, 2.1174, -0.7011],
+                                                   [0.1033, -0.7011, 0.2613]], atol=1e-4)
+
+
+def test_clock_counter_advances_and_clock_freq_hz_converts_it():
+    out = qd.field(qd.i64, shape=1)
+
+    @qd.kernel
+    def k(n: qd.i32):
+        start = qd.clock_counter()
+        s = 0.0
+        for i in range(n):
+            s += qd.sin(i * 1.0)
+        out[0] = qd.clock_counter() - start + qd.cast(s, qd.i64) * 0
+
+    k(200000)
+    hz = qd.clock_freq_hz()
+    assert out[0] > 0 and 1e6 < hz < 1e11     # a counter of MHz to tens of GHz, as cycle counters run
+
+
+def test_get_addr_points_at_the_element_kernels_use():
+    import ctypes
+    x = qd.Vector.field(3, qd.f32, shape=(4, 5))
+    x[2, 3] = [1.0, 2.0, 7.5]
+    addr = qd.get_addr(x, [2, 3])
+    assert addr - qd.get_addr(x, [2, 2]) == 12 and addr - qd.get_addr(x, [1, 3]) == 5 * 12
+    assert ctypes.c_float.from_address(addr + 8).value == 7.5

@@ -84,3 +84,11 @@ def test_kernels_outside_the_context_do_not_touch_duals_and_errors_are_clear():
     with pytest.raises(RuntimeError, match="no dual"):
         with qd.ad.FwdMode(loss=z, param=x, seed=[1.0, 0.0]):
             f()
+
+
+def test_vector_and_matrix_fields_take_needs_dual():
+    v = qd.Vector.field(2, qd.f32, shape=3, needs_dual=True)
+    m = qd.Matrix.field(2, 2, qd.f32, shape=3, needs_dual=True)
+    f = qd.field(qd.math.vec3, shape=2, needs_dual=True)
+    assert v.dual.shape == (3,) and m.dual.to_numpy().shape == (3, 2, 2) and f.dual.to_numpy().shape == (2, 3)
+    assert v.has_dual() and not qd.field(qd.f32, shape=2).has_dual()

@@ -160,3 +160,46 @@ def test_bool_of_a_value_in_a_kernel():
         return qd.i32(f(a)) * 10 + qd.i32(bool(0)) + qd.i32(f(qd.u32(4_294_967_295)))
 
     assert k(1000) == 11 and k(0) == 1
+
+
+def test_an_assert_outside_debug_mode_still_runs_its_test_expression():
+    """Quadrants skips the check but still evaluates the test (upstream test_assert_skip); qdexplorer
+    dropped the whole statement, so a func's store in it never happened (a silent wrong value)."""
+    a = qd.field(qd.i32, shape=())
+
+    @qd.func
+    def f1() -> bool:
+        a[()] = 5
+        return False
+
+    @qd.kernel
+    def k1():
+        assert f1()
+        assert False
+        assert True
+
+    k1()
+    assert a[()] == 5
+
+
+def test_conditional_expression_with_vector_sides():
+    """`0 if c else v` with a vector side picks every component by the scalar `c`; a vector `c` is a
+    QuadrantsSyntaxError pointing to qd.select (upstream test_if)."""
+    g = qd.Vector.field(3, qd.f32, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            g[i] = 0 if i % 2 == 0 else g[i] + qd.math.vec3(1, 2, 3)
+
+    g.fill(1.0)
+    k()
+    assert g.to_numpy().tolist() == [[0, 0, 0], [2, 3, 4], [0, 0, 0], [2, 3, 4]]
+
+    @qd.kernel
+    def bad():
+        for i in range(4):
+            g[i] = 0 if g[i] > 0 else g[i]
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match='Please use "qd.select" instead'):
+        bad()

@@ -5,7 +5,7 @@ finished saved, one clear message, and no process of the cluster left.
 
 The in-process tests share the session's cluster (conftest.py). The CLI tests each start a private
 `--cluster local` (30-40 s on a loaded 2-core machine): the privacy-and-SIGTERM one runs always,
-the others are marked `slow` (`pytest -m "not slow"` leaves them out; benchmarks/hostile_inputs.py
+the others are marked `cluster_faults` (left out by default, `-m cluster_faults` runs them; benchmarks/hostile_inputs.py
 runs the same probes)."""
 import os
 import re
@@ -233,7 +233,7 @@ def test_the_private_cluster_is_private_and_sigterm_ends_it_after_saving(tmp_pat
     assert "Token authentication" not in text and "--resume t" in text
 
 
-@pytest.mark.slow
+@pytest.mark.cluster_faults
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
 def test_a_signal_to_a_cluster_sweep_leaves_no_process_and_keeps_the_turns(tmp_path, sig):
     p, proj, folder, _ = _start(tmp_path, "s")
@@ -244,7 +244,7 @@ def test_a_signal_to_a_cluster_sweep_leaves_no_process_and_keeps_the_turns(tmp_p
     assert len(runs) == 5 and all(s.status == "interrupted" and s.launches > 0 for s in runs)
 
 
-@pytest.mark.slow
+@pytest.mark.cluster_faults
 def test_the_head_killed_is_said_and_the_turns_are_kept(tmp_path):
     p, proj, folder, err = _start(tmp_path, "h")
     gcs = next(pid for pid in _cluster_processes(folder) if b"gcs_server" in Path(f"/proc/{pid}/cmdline").read_bytes())
@@ -272,7 +272,7 @@ def big(rng):
 """
 
 
-@pytest.mark.slow
+@pytest.mark.cluster_faults
 def test_arrays_larger_than_the_object_store_run_or_say_why(tmp_path):
     """Ray 2.60 spills what its store cannot hold into the private folder (its fallback), so the run
     passes; were that full too, the run fails with Ray's reason, one message, nothing left."""

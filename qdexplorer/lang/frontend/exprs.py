@@ -10,7 +10,7 @@ from typing import Any
 from itertools import product
 
 from .. import ir, runtime_api
-from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsTypeError
+from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
 from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
@@ -58,6 +58,21 @@ class ExprLowering(LoweringBase):
     def v_Name(self, node):
         return self.lookup(node.id, node)
 
+    def struct_adjoint(self, arr: StructArr, which: str, node) -> StructArr:
+        members: dict[str, Any] = {}
+        for k, m in arr.members.items():
+            if isinstance(m, StructArr):
+                members[k] = self.struct_adjoint(m, which, node)
+                continue
+            fld = self.kscope.field_objs.get(m.name)
+            adj = getattr(fld, f"_{which}", None) if fld is not None else None
+            if adj is not None:
+                members[k] = self.kscope.field_arg(adj, adj.name or which)
+        if not members:
+            self.err(node, f"this struct field has no .{which} (make it with needs_{which}=True; a struct field "
+                           f"passed as a qd.template() argument has none in kernels)")
+        return StructArr(arr.stype, members)
+
     def v_Attribute(self, node):
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
@@ -69,6 +84,8 @@ class ExprLowering(LoweringBase):
         if isinstance(base, StructVal):
             return self.struct_member(base, node.attr, node)
         if isinstance(base, StructArr):
+            if node.attr in ("grad", "dual") and node.attr not in base.members:  # s.grad[i].a: the adjoints' arrays
+                return self.struct_adjoint(base, node.attr, node)
             if node.attr == "shape" and "shape" not in base.members:  # s.shape: its first member's index shape
                 first = next(iter(base.members.values()))
                 while isinstance(first, StructArr):
@@ -383,6 +400,9 @@ class ExprLowering(LoweringBase):
         c = self.value(node.test)
         if is_number(c):
             return self.value(node.body if c.value else node.orelse)
+        if isinstance(c, Vec):
+            self.err(node.test, 'a vector condition in `a if c else b` is ambiguous. Please use "qd.select" instead.',
+                     QuadrantsSyntaxError)
         cond = truthy(self.commit(c, node))
         made = len(self.made_locals)
         sides = []
@@ -394,6 +414,8 @@ class ExprLowering(LoweringBase):
                 stmts = self.out.pop()
             sides.append((v, stmts))
         (va, a_stmts), (vb, b_stmts) = sides
+        if isinstance(va, Vec) or isinstance(vb, Vec):
+            return self.ifexp_vec(cond, va, a_stmts, vb, b_stmts, node)
         a, b = self.pair(va, vb, node)
         dt = promote(a.dtype, b.dtype)
         temps = {id(loc) for loc in self.made_locals[made:]}
@@ -406,6 +428,32 @@ class ExprLowering(LoweringBase):
         self.emit(ir.If(cond, a_stmts + [ir.Assign(res, cast(a, res.dtype))],
                         b_stmts + [ir.Assign(res, cast(b, res.dtype))]))
         return truthy(ir.LocalRef(res)) if dt.kind == "b" else ir.LocalRef(res)
+
+
+    def ifexp_vec(self, cond, va, a_stmts, vb, b_stmts, node):
+        """`v if c else 0` with a vector side: each component chosen by the scalar `c`, only the
+        chosen side evaluated (a scalar side broadcasts)."""
+        shape = (va if isinstance(va, Vec) else vb).shape
+        n = len((va if isinstance(va, Vec) else vb).items)
+        for v in (va, vb):
+            if isinstance(v, Vec) and len(v.items) != n:
+                self.err(node, "the two sides of `a if c else b` are vectors of different sizes", QuadrantsTypeError)
+        branches = []
+        results: list = []
+        for v, stmts in ((va, a_stmts), (vb, b_stmts)):
+            self.out.append(stmts)
+            try:
+                items = [self.commit(x, node) for x in (v.items if isinstance(v, Vec) else [v] * n)]
+            finally:
+                self.out.pop()
+            branches.append((items, stmts))
+        for k in range(n):
+            dt = promote(branches[0][0][k].dtype, branches[1][0][k].dtype)
+            results.append(self.new_local("ifexp", dt))
+        for items, stmts in branches:
+            stmts += [ir.Assign(r, cast(x, r.dtype)) for r, x in zip(results, items)]
+        self.emit(ir.If(cond, branches[0][1], branches[1][1]))
+        return Vec([ir.LocalRef(r) for r in results], shape)
 
 
 _EXPR_NAMES = {"SetComp": "'set comprehension'",

@@ -40,6 +40,10 @@ class IntrinsicLowering(LoweringBase):
             return self.atomic_cas_call(node)
         if f.kind == "bit_cast":
             return self.bit_cast_call(node)
+        if f.kind == "clock":
+            if node.args or node.keywords:
+                self.err(node, "qd.clock_counter() takes no arguments")
+            return ir.MathCall("clock", (), i64)
         if f.kind == "atomic":
             if len(node.args) != 2:
                 self.err(node, f"qd.{f.name}(x[i], value) takes two arguments")

@@ -3,9 +3,9 @@
 """`qd.frexp(x)`: (mantissa, exponent) with x = m * 2**e and 0.5 <= |m| < 1 (both 0 for x = 0), as
 C's frexp, written in the language itself so that it inlines into any kernel (Quadrants 1.3.3's CPU
 backend aborts on `qd.frexp`: "unary_op frexp: Not supported")."""
-from . import intrinsics as qd
-from .func import func
-from .types import i32
+from .. import intrinsics as qd
+from ..func import func
+from ..types import i32
 
 
 @func
