@@ -94,12 +94,11 @@ def _check_layout(layout, ndim: int) -> tuple | None:
 
 def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     """A field (`backend=qd.Backend.FIELD`) or an ndarray (the default) of `dtype` and canonical `shape`."""
-    from .alloc import field, ndarray
-    from .vector_types import VectorType
+    compound = hasattr(dtype, "field") and hasattr(dtype, "ndarray")  # a qd.types.vector / matrix type
     if isinstance(dtype, _Storage):
         raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, "
                         f"use qd.wrap(impl) instead")
-    if layout is not None and isinstance(dtype, VectorType):
+    if layout is not None and compound:
         raise TypeError("layout= is not supported with compound dtypes (vector/matrix). "
                         "Use qd.Vector.tensor(...) or qd.Matrix.tensor(...) without layout= instead.")
     _check_kwargs(kwargs, "qd.tensor", _SCALAR_KWARGS)
@@ -107,8 +106,12 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     shape_t = (shape,) if isinstance(shape, int) else tuple(shape)
     lay = _check_layout(layout, len(shape_t))
     needs_grad = bool(kwargs.get("needs_grad", False))
-    out = field(dtype, shape, needs_grad=needs_grad) if b is Backend.FIELD else ndarray(dtype, shape,
-                                                                                        needs_grad=needs_grad)
+    if compound:
+        out = dtype.field(shape, needs_grad=needs_grad) if b is Backend.FIELD else dtype.ndarray(shape,
+                                                                                                 needs_grad=needs_grad)
+    else:
+        out = Field(dtype, shape, needs_grad=needs_grad) if b is Backend.FIELD else Ndarray(dtype, shape,
+                                                                                              needs_grad=needs_grad)
     out._qd_layout = lay
     if lay is not None and out._grad is not None:
         out._grad._qd_layout = lay
