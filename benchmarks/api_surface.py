@@ -69,7 +69,7 @@ def _instances(qd) -> list[tuple[str, object]]:
         ("field", qd.field(qd.f32, shape=4, needs_grad=True, needs_dual=True)),
         ("vector_field", qd.Vector.field(3, qd.f32, shape=4, needs_grad=True, needs_dual=True)),
         ("matrix_field", qd.Matrix.field(2, 2, qd.f32, shape=4, needs_grad=True, needs_dual=True)),
-        ("struct_field", qd.Struct.field({"a": qd.f32}, shape=4)),
+        ("struct_field", qd.Struct.field({"a": qd.f32}, shape=4, needs_grad=True, needs_dual=True)),
         ("ndarray", qd.ndarray(qd.f32, shape=4, needs_grad=True)),
         ("vector_ndarray", qd.Vector.ndarray(3, qd.f32, shape=4, needs_grad=True)),
         ("matrix_ndarray", qd.Matrix.ndarray(2, 2, qd.f32, shape=4, needs_grad=True)),
@@ -151,6 +151,9 @@ def _sub(qd, m):
 
 
 def _classify(full: str, eobj, name: str, compat) -> tuple[str, str, str]:
+    if full.startswith("qd.lang.") and "qd." + name in compat.REFUSED and full not in compat.REFUSED:
+        full_key = "qd." + name  # qd.lang.X is refused as qd.X is
+        return full, "refused", compat.REFUSED[full_key]
     parent_refused = any(full.startswith(p + ".") for p in compat.REFUSED)
     if full in compat.REFUSED or parent_refused:
         key = full if full in compat.REFUSED else next(p for p in compat.REFUSED if full.startswith(p + "."))
@@ -175,12 +178,16 @@ def render(result: dict) -> str:
         "",
         f"**{total} names: {counts['supported']} supported, {counts['partial']} partial, "
         f"{counts['refused']} refused ({100.0 * counts['refused'] / max(1, total):.1f}%)"
-        + (f", {counts['unlisted']} unlisted" if counts["unlisted"] else "") + ".**",
+        + (f", {counts['unlisted']} unlisted" if counts["unlisted"] else "") + ".** "
+        f"Counting the {len(result['internals'])} implementation names listed at the end as refused too: "
+        f"{counts['refused'] + len(result['internals'])} of {total + len(result['internals'])} "
+        f"({100.0 * (counts['refused'] + len(result['internals'])) / max(1, total + len(result['internals'])):.1f}%).",
         "",
         "A refused name fails where the program reaches for it, with one line: "
         "\"`qd.X` is not supported by qdexplorer.lang (file:line); what to do\".",
         "Swizzles (`.xy`, `.rgba`, ...) count once per surface. Instance surfaces are objects made the",
-        "same way in both: `field` is `qd.field(qd.f32, shape=4)`, `vector_field` `qd.Vector.field(3, ...)`,",
+        "same way in both: `field` is `qd.field(qd.f32, shape=4, needs_grad=True, needs_dual=True)`,",
+        "`vector_field` `qd.Vector.field(3, ...)`, `ndarray` `qd.ndarray(qd.f32, shape=4, needs_grad=True)`,",
         "`matrix` a Python-scope `qd.Matrix([[1, 2], [3, 4]])`, `snode` `qd.root.dense(qd.i, 4)`, ...",
         "",
     ]
@@ -199,7 +206,7 @@ def render(result: dict) -> str:
         lines += ["## Quadrants' implementation, not counted", "",
                   "Modules of Quadrants' own implementation that its namespaces expose, and hooks its runtime",
                   "calls on instances (argument packing, C++ pointers, expression handles); programs do not",
-                  "use them and qdexplorer refuses them with the same one-line error:", "",
+                  "use them; qdexplorer answers each with a one-line error naming it and the program's line:", "",
                   ", ".join(f"`{n}`" for n, _ in result["internals"]), ""]
     return "\n".join(lines)
 

@@ -10,6 +10,7 @@ benchmarks/hostile_round3.py says how that is checked).
 
     python benchmarks/hostile_inputs.py            # table + JSON summary on the last line
     python benchmarks/hostile_inputs.py -k arch    # only cases whose name contains "arch"
+    python benchmarks/hostile_inputs.py --skip r3: # rounds 1 and 2 only
 """
 from __future__ import annotations
 
@@ -1784,11 +1785,12 @@ _register_round3(case, Ctx, Outcome, bad_input, ROOT)
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("--skip", action="append", default=[], help="leave out cases whose name contains this (repeatable)")
     ap.add_argument("--json", action="store_true", help="print only the JSON summary")
     a = ap.parse_args(argv)
     rows, counts = [], {"well": 0, "poor": 0, "corrupted": 0, "security": 0, "orphan": 0}
     for name, on_failure, fn in CASES:
-        if a.k not in name:
+        if a.k not in name or any(x in name for x in a.skip):
             continue
         base = Path(tempfile.mkdtemp(prefix="qdx-hostile-"))
         t0 = time.perf_counter()

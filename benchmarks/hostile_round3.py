@@ -68,7 +68,7 @@ def marked(mark: str) -> list[str]:
         except OSError:
             continue
         if f"QDX_HOSTILE={mark}".encode() in env.split(b"\0"):
-            out.append(f"{pid} {(cmd or ['?'])[0][:60]}")
+            out.append(f"{pid} {(cmd or ['?'])[0][:200]}")
     return out
 
 

@@ -344,8 +344,8 @@ def main():
         data = inputs(case)
         row = {"case": case}
         variants = [("qdexplorer", True, 4)]
-        if case == "wave":  # v1: one index per step, as accurate libdevice bodies were before their loads went first
-            variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_v1", False, 1)]
+        if case == "wave":
+            variants.append(("qdexplorer_fast_math_off", False, 4))
         if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
         for name, fast, vector in variants:

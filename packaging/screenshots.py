@@ -83,14 +83,14 @@ def main(out: str, sizes: list[str]) -> int:
         w, h = (int(x) for x in size.split("x"))
         win.resize(w, h)
         for theme in ("light", "dark"):
-            win.dark_act.setChecked(theme == "dark")
+            win.actions.dark.setChecked(theme == "dark")
             kernels_page()
             pump()
             shot(win, f"window-{theme}-{size}.png")
             win.pages.setCurrentWidget(bench.compare)
             pump()
             shot(win, f"compare-{theme}-{size}.png")
-        win.dark_act.setChecked(False)
+        win.actions.dark.setChecked(False)
         kernels_page()
         if first:
             first = False

@@ -109,50 +109,74 @@ def _out_of_memory(workload: str, args: dict, what: str) -> str:
             f"make the inputs smaller")
 
 
+@dataclass(frozen=True)
+class EngineOptions:
+    """How an Engine is set up beyond its project, in one record (the CLI and the window build one;
+    tests pass the fields they need as keywords). None: the project's qdexplorer.toml, else the default."""
+    backend: str | None = None
+    arch: str | None = None
+    in_process: bool = False            # compile and run in this process (scripts, tests): no pool, no worker
+    offline_cache: bool | None = None
+    cache_dir: str | None = None
+    mode: str | None = None             # assembly mode: per_task, whole, culink
+    load_ptx: str | None = None         # a load folder (QUADRANTS_LOAD_PTX's)
+    load_kinds: tuple[str, ...] | None = None
+    dump_dir: str | None = None
+    workers: int | None = None          # compile pool processes (None: one per core)
+    launch_timeout: float = 60.0        # seconds a launch may stay silent before it counts as hung
+    use_cache: bool = True
+    memo: bool = True
+    fast_math: bool | None = None
+    debug: bool | None = None
+    # `cluster` (ray://HOST:PORT, auto or local) runs tasks in a Ray actor there, on `node` (a Ray node
+    # id) if given, on its GPU `gpu` (the index nvidia-smi shows) if given, else on the GPU Ray assigns;
+    # compilation stays here. None: a local device (no Ray is imported).
+    cluster: str | None = None
+    node: str | None = None
+    gpu: int | None = None
+    ncu: str | None = None              # the Nsight Compute command for counters (None: the default)
+
+
 class Engine:
     """One open project on one backend. Not thread-safe: drive it from one thread (the window's
     engine thread, the CLI's main thread); only `stop` may be called from another."""
 
-    def __init__(self, project: str | Path | Project | None = None, backend: str | None = None,
-                 arch: str | None = None, in_process: bool = False, offline_cache: bool | None = None,
-                 cache_dir: str | None = None, mode: str | None = None, load_ptx: str | None = None,
-                 load_kinds: tuple[str, ...] | None = None, dump_dir: str | None = None,
-                 workers: int | None = None, launch_timeout: float = 60.0, use_cache: bool = True,
-                 memo: bool = True, fast_math: bool | None = None, debug: bool | None = None,
-                 cluster: str | None = None, node: str | None = None, gpu: int | None = None,
-                 ncu: str | None = None):
-        """`cluster` (ray://HOST:PORT, auto or local) runs tasks in a Ray actor there, on `node` (a Ray
-        node id) if given, on its GPU `gpu` (the index nvidia-smi shows) if given, else on the GPU Ray
-        assigns; compilation stays here. None: a local device (no Ray is imported)."""
+    def __init__(self, project: str | Path | Project | None = None, options: EngineOptions | None = None,
+                 **settings: Any):
+        """`options` (or its fields as keywords, which take precedence): how the engine is set up
+        beyond the project; see `EngineOptions`."""
+        o = dataclasses.replace(options or EngineOptions(), **settings)   # an unknown keyword: TypeError
+        self._options = o
         self._project = project if isinstance(project, Project) else load_project(project)
         cfg = self._project.config
-        self._backend = backend or cfg.backend or "cpu"
-        check_backend(self._backend, here=cluster is None)   # a cluster's GPU needs none on this machine
-        self._arch = pick_arch(arch, cfg.arch)
-        self._in_process = in_process
+        self._backend = o.backend or cfg.backend or "cpu"
+        check_backend(self._backend, here=o.cluster is None)   # a cluster's GPU needs none on this machine
+        self._arch = pick_arch(o.arch, cfg.arch)
+        self._in_process = o.in_process
         self._session = Session()
         self._listeners: list[Listener] = [self._session.apply]
-        offline = offline_cache if offline_cache is not None else cfg.offline_cache
-        self._cache = PtxCache(cache_dir or cfg.cache_dir, offline=offline, enabled=use_cache)
+        offline = o.offline_cache if o.offline_cache is not None else cfg.offline_cache
+        self._cache = PtxCache(o.cache_dir or cfg.cache_dir, offline=offline, enabled=o.use_cache)
         # where overrides live is the project layer's rule (a read-only project keeps them in the
         # user data folder), so the CLI and the window agree
-        self._overrides = override_store(self._project.path, load_ptx, load_kinds or env_load_kinds() or ("ptx",))
-        self._compiler = InlineCompiler() if in_process else CompilePool(workers)
-        self._memo = TaskMemo(enabled=memo and use_cache)
+        self._overrides = override_store(self._project.path, o.load_ptx,
+                                         o.load_kinds or env_load_kinds() or ("ptx",))
+        self._compiler = InlineCompiler() if o.in_process else CompilePool(o.workers)
+        self._memo = TaskMemo(enabled=o.memo and o.use_cache)
         self._pipeline = Pipeline(self._compiler, self._cache, self._arch, overrides=self._overrides,
-                                  dump_dir=dump_dir, mode=mode or cfg.mode or "per_task", memo=self._memo.enabled,
-                                  default_block=cfg.block_dim,
-                                  fast_math=cfg.fast_math if fast_math is None else fast_math,
+                                  dump_dir=o.dump_dir, mode=o.mode or cfg.mode or "per_task",
+                                  memo=self._memo.enabled, default_block=cfg.block_dim,
+                                  fast_math=cfg.fast_math if o.fast_math is None else o.fast_math,
                                   on_task=lambda ct: self._emit(TaskCompiled(ct)),
-                                  debug=bool(cfg.debug if debug is None else debug))  # --debug / toml debug
-        self._launch_timeout = launch_timeout
-        self._cluster, self._node, self._gpu = cluster, node, gpu
+                                  debug=bool(cfg.debug if o.debug is None else o.debug))  # --debug / toml debug
+        self._launch_timeout = o.launch_timeout
+        self._cluster, self._node, self._gpu = o.cluster, o.node, o.gpu
         self._device: Device | None = None
         self._stop = threading.Event()
         self._specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
-        self._ncu = ncu
+        self._ncu = o.ncu
         self._counters_cache = CountersCache(self._cache.folder / "counters",
-                                             enabled=use_cache and bool(self._cache.offline))
+                                             enabled=o.use_cache and bool(self._cache.offline))
 
     # ---- what is open
     @property
@@ -571,12 +595,13 @@ class Engine:
         args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], wl.make_args(seed), tasks)
         trips = trip_counts(tasks, args)
         job = RunJob(wl.name, kernel, tuple(ct.task for ct in compiled), trips)
-        if self._cluster:
-            res = CountersResult(task, preset, "remote", "counters on a Ray device are not available yet: "
-                                 "profile on the GPU's own machine")
-        else:
-            res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
-                          timeout=timeout, fresh=fresh, seed=seed, variant=side)
+        profiler = None
+        if self._cluster:   # made on the device's own node by the same child; the report comes back as bytes
+            from .remote.counters_remote import RemoteProfiler
+            info = self._the_device().info()
+            profiler = RemoteProfiler(info.get("node"), info.get("gpu"), self._ncu, info.get("host", ""))
+        res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
+                      profiler=profiler, timeout=timeout, fresh=fresh, seed=seed, variant=side)
         if not res.ok:
             median = self._session.median(task)
             task_ir = next((t for t in tasks if t.name == task), None)

@@ -25,7 +25,7 @@ from .lang.arg_check import ArgumentError, alias_error, check_call_args, check_n
 from .lang.bounds import trip_counts
 from .lang.device_array import DeviceArray, device_array_of
 from .lang.errors import QdError, QuadrantsAssertionError
-from .lang.field import _Storage as Storage
+from .lang.field import Storage
 from .lang.field import Field, as_kernel_array
 from .lang.frontend.kernel_scope import RANDOM_KEY
 from .lang.qd_types import NdarrayType
@@ -153,7 +153,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
                 if id(v) in templated:
                     return None
                 templated.add(id(v))
-            if v._mirror is not None and not on_cuda:
+            if v.mirror is not None and not on_cuda:
                 return None
             st = v.storage
             sig.append((t, v.shape, st.shape, st.dtype))
@@ -319,7 +319,7 @@ class InlineRunner:
             raise
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for st in resident:
-                st._where = "device"
+                st.written_on_device()
         return args
 
     def _record(self, kernel, sig: tuple, fp: "_Fast | None", values: list):
@@ -451,7 +451,7 @@ class InlineRunner:
                 launch(args, trips[t])
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for _, st in resident:
-                st._where = "device"
+                st.written_on_device()
         if fp.prints or any(v.stream is None for v in external.values()):
             self.device.sync()
         elif streams:
@@ -459,15 +459,13 @@ class InlineRunner:
         return args
 
     def _device_ptr(self, v, backend) -> tuple:
-        m = v._mirror
-        if m is None or m.backend is not backend:
+        return (self._device_copy(v, backend).ptr, v.storage.shape)
+
+    def _device_copy(self, v: Storage, backend) -> Any:
+        """`v`'s device copy in `backend`, made here if it has none there, current for a kernel."""
+        if v.mirror is None or v.mirror.backend is not backend:
             self.attach(v, zeroed=False)
-            m = v._mirror
-        assert m is not None  # attach gave it one
-        if v._where == "host":
-            m.upload(v.storage)
-            v._where = "both"
-        return (m.ptr, v.storage.shape)
+        return v.on_device()
 
     def _must_wait(self, plan: "_Plan", args: dict) -> bool:
         """Whether the call must return only after its kernels finished. On CUDA it need not when
@@ -520,14 +518,7 @@ class InlineRunner:
         def resolve(v):
             if not isinstance(v, Storage):
                 return as_kernel_array(v)
-            m = v._mirror
-            if m is None or m.backend is not backend:
-                self.attach(v, zeroed=False)
-                m = v._mirror
-            assert m is not None  # attach gave it one
-            if v._where == "host":
-                m.upload(v.storage)
-                v._where = "both"
+            m = self._device_copy(v, backend)
             resident.append(v)
             return DeviceArray(m.ptr, v.storage.shape, v.storage.dtype, v.elem_shape, None, v,
                                type(v).__name__)
@@ -538,9 +529,7 @@ class InlineRunner:
         zeros on both sides), so the device copy is made current without a transfer."""
         from .runtime.cuda.mirror import DeviceMirror
         v.host()  # a copy owned by an earlier runner (qd.init again): bring it home first
-        v._mirror, v._where = DeviceMirror(self.device.backend, v.storage), "host"
-        if zeroed and v._mirror.fill(0, v.storage.dtype):
-            v._where = "both"
+        v.attach_mirror(DeviceMirror(self.device.backend, v.storage), zeroed)
         self.mirrored.add(v)
 
     def close(self):
@@ -548,5 +537,5 @@ class InlineRunner:
             try:
                 st.detach_mirror()
             except Exception:  # noqa: BLE001 - a faulted context cannot copy back; drop the copy
-                st._mirror, st._where = None, "host"
+                st.drop_mirror()
         self.device.close()

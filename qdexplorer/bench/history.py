@@ -205,7 +205,8 @@ class History:
     def append_rounds(self, run: Run, launches: list[Launch], context: RunContext, note: str) -> Run:
         """More rounds of the same code added to a saved run (`runner.add_rounds`): the launches go
         after its own, the context (rounds, repeats) is replaced and the note added to its message."""
-        assert run.id is not None, "only a saved run gains rounds"
+        if run.id is None:
+            raise HistoryError("only a saved run (with an id) can have rounds added")
         with self.transaction() as db:
             start = db.execute("SELECT COUNT(*) FROM launches WHERE run_id = ?", (run.id,)).fetchone()[0]
             self._add_launches(db, run.id, launches, start)

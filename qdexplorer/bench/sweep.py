@@ -19,9 +19,8 @@ import itertools
 import math
 import threading
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from ..lang.errors import QdError
 from ..machine.launch_spec import DEFAULT_BLOCK
@@ -30,16 +29,9 @@ from .engine_api import BenchEngine
 from .history import History
 from .run import Run
 from .signals_held import signals_held
+from .sweep_variant import SweepEngine, Variant  # noqa: F401 - both are this module's API too
 from .sweep_lanes import Plan, Side, begin, finish, measure, reopen, resume_lanes
-
-
-class SweepEngine(BenchEngine, Protocol):
-    """An engine that can become any variant a sweep names, and be stopped from another thread."""
-
-    def variant(self, *, hide_overrides: bool | str = False, mode: str | None = None, block_dim: int | None = None,
-                fast_math: bool | None = None) -> AbstractContextManager[None]: ...
-
-    def stop(self) -> None: ...
+from ..wording import plural
 
 
 def _block_dim(text: str) -> int:
@@ -63,27 +55,6 @@ def _mode(text: str) -> str:
 
 # what a sweep can vary: the setting's name, how a value is read, and how it is shown
 SETTINGS: dict[str, Callable[[str], Any]] = {"block_dim": _block_dim, "fast_math": _on_off, "mode": _mode}
-
-
-def _show(value: Any) -> str:
-    return ("on" if value else "off") if isinstance(value, bool) else str(value)
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One combination of settings, in the order the sweep names them."""
-    settings: tuple[tuple[str, Any], ...]
-
-    @property
-    def label(self) -> str:
-        return ",".join(f"{k}={_show(v)}" for k, v in self.settings)
-
-    def kwargs(self) -> dict[str, Any]:
-        """The `Engine.variant` keywords that make it."""
-        return dict(self.settings)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.settings)
 
 
 def parse_over(specs: Sequence[str]) -> dict[str, list[Any]]:
@@ -226,7 +197,7 @@ class SweepResult:
         cells = self.cells()
         vw = max([len(v.label) + 10 for v in self.variants] + [8])
         dw = max([len(d) for d in self.devices()] + [6])
-        lines = [f"sweep {self.name}: {len(self.variants)} variants on {len(self.devices())} device(s); ratio = "
+        lines = [f"sweep {self.name}: {plural(len(self.variants), 'variant')} on {plural(len(self.devices()), 'device')}; ratio = "
                  f"variant / default on the same device, rounds paired; * = best per task (a variant only "
                  f"where clearly faster, else the default)"]
         for task in self.tasks():

@@ -24,7 +24,7 @@ from .history import History, RunWriter
 from .run import Launch, Run
 
 if TYPE_CHECKING:
-    from .sweep import SweepEngine, Variant
+    from .sweep_variant import SweepEngine, Variant
 
 JOIN_S = 10.0   # after Ctrl-C or SIGTERM: how long the device threads get to finish their launch
 
@@ -253,7 +253,7 @@ def finish(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, 
 def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], list[Variant], Variant]:
     """A saved sweep's plan and its runs as lanes (one per device they were made on), each side
     holding what it measured: `measure` then runs only the rounds they lack."""
-    from .sweep import Variant
+    from .sweep_variant import Variant
     from ..lang.errors import QdError
     runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
     runs = [r for r in runs if r.context.extra.get("sweep") == name]

@@ -14,6 +14,7 @@ import sys
 from typing import Any
 
 from .arg_types import at_least, seconds
+from ..bench.sweep_counters import table as counters_table, variant_counters
 from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
 from ..lang.errors import QdError
@@ -56,6 +57,8 @@ def add_commands(sub: Any) -> None:
                                                    "default: sweep-DATE-TIME)")
     s.add_argument("--no-save", action="store_true", help="measure and print, save nothing")
     s.add_argument("--show", metavar="NAME", help="print a saved sweep again (measures nothing)")
+    s.add_argument("--counters", choices=("quick", "full"), help="also profile each variant of each task once under "
+                   "ncu (occupancy, registers, SM and memory throughput beside the times; docs/counters.md)")
     s.add_argument("--resume", metavar="NAME", help="measure only the rounds a stopped, interrupted or killed sweep "
                                                      "lacks, with its own settings, into the same runs")
 
@@ -111,6 +114,7 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     if a.gpus > 1 and a.device:
         raise QdError("--device pins one GPU; --gpus N lets Ray give each of the N actors its own")
     engines: list[Engine] = []
+    counters: list = []
     if a.cluster and not a.resume:
         _check_devices(a, backend_of(a, a.backend))   # before any actor waits for a place that never comes
     history = None if a.no_save else open_history(a.project)
@@ -150,6 +154,8 @@ def cmd_sweep(a: argparse.Namespace) -> int:
             result = sweep(sides, over, defaults, a.workload, rounds=a.rounds,
                            per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=name,
                            history=history, on_progress=show)
+        if a.counters:
+            counters = variant_counters(engines[0], result.variants, result.tasks(), a.counters, a.seed)
     except KeyboardInterrupt:
         if history is not None:
             print(f"\nqdexplorer: sweep {name} interrupted; every finished turn is saved in {history.path} "
@@ -162,9 +168,12 @@ def cmd_sweep(a: argparse.Namespace) -> int:
         if history is not None:
             history.close()
     if a.json:
-        print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}, indent=2))
+        print(json.dumps(result.to_dict() | {"history": str(history.path) if history else None}
+                         | ({"counters": [r.to_dict() for r in counters]} if a.counters else {}), indent=2))
     else:
         print(result.table())
+        if a.counters:
+            print(counters_table(counters))
         print(f"{plural(len(result.runs), 'run')} " + (f"saved in {history.path} (qdexplorer sweep --show {result.name})"
                                              if history else "not saved"), file=sys.stderr)
     return 0 if result.status == "complete" else 1

@@ -35,6 +35,7 @@ class EntrySignature:
 
     def __init__(self, module: L.Module, task: ir.Task, nv: bool, debug: bool = False):
         args, self.abi = [], []
+        self.half_args: list[str] = []  # host f16 scalars, passed as f32 (the entry rounds them to half)
         for p in task.params:
             if p.kind == "array":
                 args.append(PTR)
@@ -42,6 +43,10 @@ class EntrySignature:
                 for k in range(p.ndim):
                     args.append(I32)
                     self.abi.append((f"{p.name}.shape[{k}]", "i32"))
+            elif not nv and p.dtype.is_float and p.dtype.bits == 16:
+                args.append(L.FloatType())  # the host call passes no half (ctypes has none): an f32, narrowed
+                self.abi.append((p.name, "f32"))
+                self.half_args.append(p.name)
             else:
                 args.append(lltype(p.dtype))
                 self.abi.append((p.name, abi_name(p.dtype)))

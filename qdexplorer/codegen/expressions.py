@@ -52,13 +52,7 @@ class ExpressionEmitter(EmitterBase):
     def e_LocalRef(self, e):
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
-    preloaded: dict | None = None  # a coarsened step's loads issued up front (schedule.preloadable)
-
     def e_Load(self, e):
-        if self.preloaded is not None:
-            v = self.preloaded.get(e)
-            if v is not None:
-                return v
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
         return v
@@ -105,6 +99,8 @@ class ExpressionEmitter(EmitterBase):
             return b.xor(v, I1(1))
         if e.op == "bitnot":
             return b.not_(v)
+        if e.op == "bitcast":  # qd.bit_cast: the same bits as another type of the same width
+            return b.bitcast(v, lltype(dt))
         if e.op == "abs":
             if dt.is_float:
                 return self.float_intrinsic("llvm.fabs", dt, [v])
@@ -164,6 +160,12 @@ class ExpressionEmitter(EmitterBase):
         ptr = self.address(e.array, e.indices, e.where)
         v = self.expr(e.value)
         dt = e.array.dtype
+        if e.op == "xchg":  # qd.atomic_exchange
+            return self.b.atomic_rmw("xchg", ptr, v, "monotonic")
+        if e.op == "cas":   # qd.atomic_cas(x, expected, desired) on integers: the old value
+            return self.b.extract_value(self.b.cmpxchg(ptr, self.expr(e.expected), v, "monotonic", "monotonic"), 0)
+        if e.op == "mul":   # qd.atomic_mul: no atomicrmw multiplies, so a compare-and-swap loop
+            return self.atomic_cas_loop(ptr, v, dt)
         if dt.is_float:
             if e.op == "sub":
                 op, v = "fadd", self.b.fneg(v)
@@ -174,6 +176,29 @@ class ExpressionEmitter(EmitterBase):
                   "min": "min" if dt.kind == "i" else "umin",
                   "max": "max" if dt.kind == "i" else "umax"}[e.op]
         return self.b.atomic_rmw(op, ptr, v, "monotonic")
+
+    def atomic_cas_loop(self, ptr, v, dt):
+        """`*ptr *= v` atomically: read, multiply, cmpxchg until no other thread wrote in between (floats
+        through their integer bits, as cmpxchg takes integers); the old value is the result."""
+        b = self.b
+        vty = lltype(dt)
+        ity = L.IntType(dt.bits) if dt.is_float else vty
+        first = b.load(ptr, typ=ity)
+        head, loop = b.block, b.append_basic_block("cas.loop")
+        done = b.append_basic_block("cas.done")
+        b.branch(loop)
+        b.position_at_end(loop)
+        cur = b.phi(ity)
+        cur.add_incoming(first, head)
+        cur_v = b.bitcast(cur, vty) if dt.is_float else cur
+        new_v = b.fmul(cur_v, v) if dt.is_float else b.mul(cur_v, v)
+        new = b.bitcast(new_v, ity) if dt.is_float else new_v
+        pair = b.cmpxchg(ptr, cur, new, "monotonic", "monotonic")
+        seen, ok = b.extract_value(pair, 0), b.extract_value(pair, 1)
+        cur.add_incoming(seen, b.block)
+        b.cbranch(ok, done, loop)
+        b.position_at_end(done)
+        return b.bitcast(cur, vty) if dt.is_float else cur
 
     def atomic_reduce(self, e):
         """An atomic whose old value nobody reads. On CUDA, into a global array, it is a PTX `red`

@@ -16,15 +16,10 @@ from .errors import CodegenError
 from .fast_math import APPROX, FastMathEmitter
 
 
-def libdevice_calls(task: ir.Task, fast: bool) -> int:
-    """How many libdevice calls (each an `__nv_*` function body inlined) the task's CUDA module makes."""
-    return sum(1 for n in ir.walk(task.body) if isinstance(n, ir.MathCall) and n.fn in math_lib.LIB and
-               not (fast and n.dtype.bits == 32 and n.fn in APPROX))
-
-
 def calls_libdevice(task: ir.Task, fast: bool) -> bool:
     """Whether the task's CUDA module will call libdevice (an `__nv_*` function body inlined)."""
-    return libdevice_calls(task, fast) > 0
+    return any(isinstance(n, ir.MathCall) and n.fn in math_lib.LIB and
+               not (fast and n.dtype.bits == 32 and n.fn in APPROX) for n in ir.walk(task.body))
 
 
 class MathEmitter(FastMathEmitter):
@@ -39,6 +34,9 @@ class MathEmitter(FastMathEmitter):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
         if e.fn == "ipow":
             return self.int_pow(*args)
+        if e.fn == "clock":  # qd.clock_counter(): the SM's clock64 on CUDA, the CPU's cycle counter on the host
+            name = "llvm.nvvm.read.ptx.sreg.clock64" if self.nv else "llvm.readcyclecounter"
+            return self.b.call(self.intrinsic(name, L.IntType(64), []), [])
         if e.fn in ("popcnt", "clz", "ffs"):
             return self.bit_count(e.fn, args[0])
         if self.fast and dt.bits == 32 and e.fn in APPROX:

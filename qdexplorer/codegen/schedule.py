@@ -64,58 +64,6 @@ def contiguous(task: ir.Task) -> bool:
     return True
 
 
-def preloadable(task: ir.Task) -> list[ir.Load]:
-    """The loads a coarsened step may issue for all its indices before the first body runs.
-
-    A coarsened body that branches (an accurate sin's slow path) kept each index's load behind the
-    previous index's compute and store, one load in flight per thread: an accurate sin·exp ran at
-    2.7 TB/s where Triton's order (every element's load first) runs near copy speed. Only what the
-    body reads unconditionally qualifies: loads at the loop index in the statements before any
-    control flow, outside selects, from arrays the task writes only at the loop index itself and
-    only after the load (an in-place `x[i] = f(x[i])`: no other index's store can reach them), in a
-    body that never leaves the step early or reassigns the index.
-    """
-    if len(task.ranges) != 1 or not task.loop_vars:
-        return []
-    var = task.loop_vars[0]
-
-    def at_var(indices) -> bool:
-        return len(indices) == 1 and isinstance(indices[0], ir.LocalRef) and indices[0].local is var
-    spoilt = set()  # arrays written anywhere but at the loop index, or by an atomic
-    for n in ir.walk(task.body):
-        if isinstance(n, (ir.Break, ir.Return)) or (isinstance(n, ir.Assign) and n.local is var):
-            return []
-        if isinstance(n, ir.AtomicRMW) or (isinstance(n, ir.Store) and not at_var(n.indices)):
-            spoilt.add(n.array.name if isinstance(n.array, ir.ArrayArg) else id(n.array))
-    out: list[ir.Load] = []
-    stored: set = set()  # written at the loop index by an earlier statement: later loads see that value
-
-    def visit(e) -> None:
-        if isinstance(e, ir.Select):
-            return
-        if isinstance(e, ir.Load) and isinstance(e.array, ir.ArrayArg) and at_var(e.indices) \
-                and e.array.name not in spoilt and e.array.name not in stored:
-            if e not in out:
-                out.append(e)
-            return
-        if hasattr(e, "__dataclass_fields__") and not isinstance(e, (ir.Local, ir.ArrayArg)):
-            for f in e.__dataclass_fields__:
-                v = getattr(e, f)
-                for x in (v if isinstance(v, (list, tuple)) else (v,)):
-                    if isinstance(x, ir.Expr):
-                        visit(x)
-    for s in task.body:
-        if not isinstance(s, (ir.Assign, ir.Store, ir.ExprStmt)):
-            break
-        visit(s.value)
-        if isinstance(s, ir.Store):
-            for i in s.indices:
-                visit(i)
-            if isinstance(s.array, ir.ArrayArg):
-                stored.add(s.array.name)
-    return out
-
-
 class ScheduleEmitter(EmitterBase):
     """Mixin of the task emitter: the loop nest around a range_for's body."""
 
@@ -181,8 +129,8 @@ class ScheduleEmitter(EmitterBase):
         # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
         b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
-
-        def set_index(j: int) -> None:
+        for j in range(unroll):
+            nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
             rem = b.load(idx, typ=I32)
             if j:
                 rem = b.add(rem, I32(j), flags=["nsw"])
@@ -194,16 +142,6 @@ class ScheduleEmitter(EmitterBase):
                 b.store(b.add(begins[k], off, flags=["nsw"]), var)
                 if k:
                     rem = b.udiv(rem, ext[k])
-
-        early = preloadable(self.t) if unroll > 1 and self.sig.debug_ptr is None else []
-        preloaded = []
-        for j in range(unroll if early else 0):  # every index's loads first: `unroll` of them in flight
-            set_index(j)
-            preloaded.append({n: self.expr(n) for n in early})
-        for j in range(unroll):
-            nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
-            set_index(j)
-            self.preloaded = preloaded[j] if preloaded else None
             self.loops.append((None, nxt))
             self.stmts(self.t.body)
             self.loops.pop()
@@ -211,7 +149,6 @@ class ScheduleEmitter(EmitterBase):
                 b.branch(nxt)
             if nxt is not latch:
                 b.position_at_end(nxt)
-        self.preloaded = None
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
         b.branch(head)

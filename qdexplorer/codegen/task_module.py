@@ -21,19 +21,12 @@ from .debug_checks import DebugChecks
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
-from .math_lowering import MathEmitter, libdevice_calls
+from .math_lowering import MathEmitter, calls_libdevice
 from .options import CodegenOptions
 from .privatize import PrivatizeEmitter, find_private
 from .reduction import ReductionEmitter
-from .schedule import ScheduleEmitter, coarsening, preloadable
+from .schedule import ScheduleEmitter, coarsening
 from .statements import StatementEmitter
-
-# A body with this many libdevice calls or fewer is still coarsened when its loads can be issued up
-# front (schedule.preloadable): one accurate sin·exp per element is latency-bound, not compute-bound,
-# at one load in flight per thread (2.7 TB/s at 2^26 against torch.compile's 3.4, which gives each
-# thread 8 elements); 4 bodies of two inlined functions stay small. More (the demo's math_mix) keeps
-# one index per step: the PTX and its JIT time would grow 4x.
-LIGHT_MATH = 2
 
 __all__ = ["CodegenError", "CodegenOptions", "TaskModule", "build_task_module"]
 
@@ -82,13 +75,11 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.nv = opts.target == "nvptx"
         self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
         self.log: list[str] = []
-        calls = libdevice_calls(task, self.fast) if self.nv and opts.libdevice and opts.vector > 1 else 0
-        heavy = calls > LIGHT_MATH or (calls > 0 and not preloadable(task))
+        heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
         self.vector = coarsening(task, self.nv, opts.vector, heavy)
         if heavy and coarsening(task, self.nv, opts.vector) > 1:
-            self.log.append(f"coarsening off: the body inlines libdevice ({calls} calls; up to {LIGHT_MATH} with loads "
-                            f"that can be issued up front are coarsened), so 1 index per thread per step "
-                            f"(compute-bound; keeps the PTX small)")
+            self.log.append("coarsening off: the body inlines libdevice, so 1 index per thread per step "
+                            "(compute-bound; keeps the PTX small)")
         self.m = L.Module(name=task.name)
         if self.nv:
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
@@ -102,6 +93,8 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.arrays, self.scalars = self.sig.arrays, self.sig.scalars
         self.entry = self.fn.append_basic_block("entry")
         self.alloca_b = L.IRBuilder(self.entry)
+        for name in self.sig.half_args:
+            self.scalars[name] = self.alloca_b.fptrunc(self.scalars[name], L.HalfType(), name=f"{name}.half")
         self.b = L.IRBuilder(self.fn.append_basic_block("start"))
         self.slots: dict = {}
         self.loops: list[tuple] = []  # (break_bb, continue_bb)

@@ -12,7 +12,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -73,48 +73,112 @@ def _profiled_items(items: list[LoadItem], task: str, ptx_path: Path) -> tuple[l
     return out, swapped
 
 
+@dataclass
+class ProfileRequest:
+    """What the machine with the GPU needs to profile one task: plain, picklable records (a Ray
+    task carries it to another node as it is)."""
+    items: list[LoadItem]
+    job: RunJob
+    args: dict[str, Any]
+    task: str
+    preset: str
+    ptx: str
+    setting: str | None = None
+    timeout: float = command.TIMEOUT_S
+
+
+@dataclass
+class ProfileReply:
+    state: str
+    message: str = ""
+    report: bytes = b""          # the .ncu-rep, as bytes: read where the user is, no toolkit needed there
+    ptx_path: str = ""           # the file the profiled PTX's line table named ('' when it had none)
+    seconds: float = 0.0
+    passes: int = 0
+
+
+def profile_here(req: ProfileRequest, gpu_reason: str | None = None) -> ProfileReply:
+    """Run the child under ncu on this machine and return its report as bytes (or why there is none)."""
+    cap = P.probe(req.setting, "cuda", gpu_reason)
+    if not cap.ok:
+        return ProfileReply(cap.state, cap.message)
+    p = get_preset(req.preset)
+    work = Path(tempfile.mkdtemp(prefix="qdexplorer-counters-"))
+    try:
+        ptx_path = work / f"{req.task}.ptx"
+        ptx_path.write_text(req.ptx)
+        profiled, swapped = _profiled_items(req.items, req.task, ptx_path)
+        path = work / "request.pkl"
+        with open(path, "wb") as f:
+            pickle.dump({"backend": "cuda", "items": profiled, "args": req.args, "task": req.task,
+                         "job": replace(req.job, repeat=1, warmup=0, flush_l2=False)}, f)
+        report = work / "report.ncu-rep"
+        out = command.run_ncu(command.ncu_argv(cap.ncu, req.task, p, report, path, _has_nvtx()), report, req.timeout)
+        if out.state in (P.RESTRICTED, P.CONTAINER):
+            P.learn(req.setting, "cuda", P.Capability(out.state, out.message, cap.ncu, cap.version))
+        if out.state != command.OK:
+            return ProfileReply(out.state, out.message, seconds=out.seconds)
+        return ProfileReply("ok", report=report.read_bytes(), ptx_path=str(ptx_path) if swapped else "",
+                            seconds=out.seconds, passes=out.passes)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+class Profiler(Protocol):
+    """Where profiles are made: this machine (`LocalProfiler`) or a node of a Ray cluster."""
+    def probe(self) -> P.Capability: ...
+    def profile(self, req: ProfileRequest) -> ProfileReply: ...
+
+
+class LocalProfiler:
+    def __init__(self, setting: str | None = None, gpu_reason: str | None = None):
+        self.setting, self.gpu_reason = setting, gpu_reason
+
+    def probe(self) -> P.Capability:
+        return P.probe(self.setting, "cuda", self.gpu_reason)
+
+    def profile(self, req: ProfileRequest) -> ProfileReply:
+        return profile_here(req, self.gpu_reason)
+
+
 def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str, preset: str, ptx: str,
-            cache: CountersCache, setting: str | None = None, gpu_reason: str | None = None,
+            cache: CountersCache, setting: str | None = None, profiler: Profiler | None = None,
             timeout: float = command.TIMEOUT_S, fresh: bool = False, seed: int = 0, variant: str = "") -> CountersResult:
+    """One profile of `task`: made by `profiler` (default: this machine), read and cached here."""
     p = get_preset(preset)
-    cap = P.probe(setting, "cuda", gpu_reason)
+    where = profiler or LocalProfiler(setting)
+    cap = where.probe()
     if not cap.ok:
         return CountersResult(task, preset, cap.state, cap.message)
     key = profile_key(task=task, preset=preset, ncu=cap.version, workload=job.workload, trips=job.trips,
                       seed=seed, modules=sorted(hashlib.sha256(it.code).hexdigest() for it in items),
                       block=[it.spec.block for it in items if it.spec.task == task])
-    warn = replay_warning(args, p.passes)
+    warn = [w for w in [replay_warning(args, p.passes)] if w]
     if not fresh and (rec := cache.get(key)) is not None:
         rep = cache.report_path(key)
-        return CountersResult(task, preset, "ok", record=rec, warnings=[], report=str(rep or ""))
-    work = Path(tempfile.mkdtemp(prefix="qdexplorer-counters-"))
+        return CountersResult(task, preset, "ok", record=rec, report=str(rep or ""))
     try:
-        ptx_path = work / f"{task}.ptx"
-        ptx_path.write_text(ptx)
-        profiled, swapped = _profiled_items(items, task, ptx_path)
-        req = work / "request.pkl"
-        with open(req, "wb") as f:
-            pickle.dump({"backend": "cuda", "items": profiled, "job": replace(job, repeat=1, warmup=0, flush_l2=False),
-                         "args": args, "task": task}, f)
+        import ncu_report  # noqa: F401 - a profile nobody here can read is not worth making
+    except ImportError:
+        return CountersResult(task, preset, NO_READER, P.MESSAGES[P.NO_READER])
+    reply = where.profile(ProfileRequest(items, job, args, task, preset, ptx, setting, timeout))
+    if reply.state != "ok":
+        return CountersResult(task, preset, reply.state, reply.message, warnings=warn, seconds=reply.seconds)
+    work = Path(tempfile.mkdtemp(prefix="qdexplorer-counters-read-"))
+    try:
         report = work / "report.ncu-rep"
-        out = command.run_ncu(command.ncu_argv(cap.ncu, task, p, report, req, _has_nvtx()), report, timeout)
-        if out.state in (P.RESTRICTED, P.CONTAINER):
-            P.learn(setting, "cuda", P.Capability(out.state, out.message, cap.ncu, cap.version))
-        if out.state != command.OK:
-            return CountersResult(task, preset, out.state, out.message, warnings=[w for w in [warn] if w],
-                                  seconds=out.seconds)
+        report.write_bytes(reply.report)
         try:
-            rec = read_report(report, task, preset, ptx, str(ptx_path) if swapped else "")
+            rec = read_report(report, task, preset, ptx, reply.ptx_path)
         except ReaderMissing as e:
-            return CountersResult(task, preset, NO_READER, str(e), seconds=out.seconds)
+            return CountersResult(task, preset, NO_READER, str(e), seconds=reply.seconds)
         except ReportError as e:
-            return CountersResult(task, preset, BAD_REPORT, str(e), seconds=out.seconds)
+            return CountersResult(task, preset, BAD_REPORT, str(e), seconds=reply.seconds)
         rec.ncu_version, rec.workload, rec.variant = cap.version, job.workload, variant
-        rec.ptx_sha = hashlib.sha256(ptx.encode()).hexdigest()[:16]
-        rec.passes = rec.passes or out.passes
+        rec.passes = rec.passes or reply.passes
         cache.put(key, rec, report)
         rep = cache.report_path(key)
-        return CountersResult(task, preset, "ok", record=rec, warnings=[w for w in [warn] if w], seconds=out.seconds,
+        return CountersResult(task, preset, "ok", record=rec, warnings=warn, seconds=reply.seconds,
                               report=str(rep or ""))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -8,6 +8,7 @@ ncu's address-to-PTX map is matched to the PTX text, and the record says which i
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from pathlib import Path
 from typing import Any
@@ -174,8 +175,17 @@ def read_report(path: str | Path, task: str, preset: str, ptx: str = "", ptx_pat
                 rec.stalls[m[1]] = x
     rec.mix = {str(k): x for k, x in _instances(a, "sass__inst_executed_per_opcode")}
     rec.rules = _rules(a)
+    if ptx_path:   # the text the line table named, as the report imported it: exactly what was profiled
+        profiled = next((t for f, t in a.source_files().items() if Path(f).name == Path(ptx_path).name and t), "")
+        ptx = profiled or ptx
+    rec.ptx_sha = ptx_sha(ptx) if ptx else ""
     _lines(a, rec, ptx, ptx_path)
     return rec
+
+
+def ptx_sha(text: str) -> str:
+    """What identifies a PTX text in a record: a view paints the per-line counters only on the same text."""
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _lines(a: Any, rec: TaskCounters, ptx: str, ptx_path: str) -> None:

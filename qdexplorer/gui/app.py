@@ -122,7 +122,7 @@ def _run(app, exits: ExitOnSignal, project, screenshot, workload, size, theme, r
 def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, int], repeat: int,
                     timeout: float = 600) -> int:
     """Compile, run `workload` (default: the first), select the slowest task, save the window."""
-    win.unattended = True
+    win.set_unattended()
     win.resize(*size)
     win.show()
 

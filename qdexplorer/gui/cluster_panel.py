@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,8 @@ from PySide6.QtWidgets import QComboBox, QLabel
 from ..engine import Engine
 from ..events import RunStarted, TaskLoaded
 from ..remote.gpus import device_label, node_gpus
+from .engine_factory import EngineFactory
+from .services import WindowServices
 from .workers import Lane, error_text
 
 THIS_MACHINE = ""
@@ -74,13 +77,13 @@ def build_engine(path: str, backend: str, address: str, target: Target | None) -
 
 
 class ClusterControl(QObject):
-    """The toolbar's Cluster and Device selectors and the status bar's "runs on" label, hooked
-    into a MainWindow by one line: it wraps the window's `engine_for` so that every project the
-    window opens runs where the setting says."""
+    """The Cluster and Device selectors and the "runs on" label, which it hands to the window to lay
+    out (`toolbar_widgets`, `where`); it gives the window's engine factory a placement, so that every
+    project the window opens runs where the setting says."""
 
-    def __init__(self, win: Any):
-        super().__init__(win)
-        self.win = win
+    def __init__(self, services: WindowServices, engines: EngineFactory, parent: QObject | None = None):
+        super().__init__(parent)
+        self.services, self.engines = services, engines
         self.lane = Lane("qdexplorer-cluster", parent=self)
         self.address = QComboBox()
         self.address.setEditable(True)
@@ -97,7 +100,7 @@ class ClusterControl(QObject):
         self.targets: list[Target] = []
         self._said = False
         self._listing = False
-        s = win.settings
+        s = services.settings
         self.cluster = s.get("run/cluster", THIS_MACHINE, str) or THIS_MACHINE
         self._wanted_device = s.get("run/device", "", str) or ""
         self.address.setCurrentText(self.cluster)
@@ -106,25 +109,20 @@ class ClusterControl(QObject):
         self.address.setMaximumWidth(170)
         self.device.setMinimumContentsLength(12)
         self.device.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
-        win.toolbar.addSeparator()
-        win.toolbar.addWidget(QLabel(" Cluster "))
-        win.toolbar.addWidget(self.address)
-        win.toolbar.addWidget(QLabel(" Device "))
-        win.toolbar.addWidget(self.device)
-        win.statusBar().addPermanentWidget(self.where)
-        self._plain_engine_for = win.engine_for
-        win.engine_for = self.engine_for
+        self.toolbar_widgets = [QLabel(" Cluster "), self.address, QLabel(" Device "), self.device]
+        engines.place_with(self.placement)
         self.address.lineEdit().editingFinished.connect(lambda: self.set_cluster(self.address.currentText()))
         self.address.activated.connect(lambda _i: self.set_cluster(self.address.currentText()))
         self.device.activated.connect(self._device_chosen)
-        win.bridge.event.connect(self._on_event)
+        services.bridge.event.connect(self._on_event)
         self.refresh(rebuild=bool(self.cluster and self._wanted_device))   # the engine moves to a remembered device once listed
 
     # ---- the setting
-    def engine_for(self, path: str):
+    def placement(self, path: str) -> Callable[[], Engine] | None:
+        """The build of `path`'s engine on the chosen cluster and device; None on this machine."""
         if not self.cluster:
-            return self._plain_engine_for(path)
-        backend, address, target = self.win.backend.currentText(), self.cluster, self.target()
+            return None
+        backend, address, target = self.services.choice().backend, self.cluster, self.target()
         return lambda: build_engine(path, backend, address, target)
 
     def target(self) -> Target | None:
@@ -138,8 +136,8 @@ class ClusterControl(QObject):
             return
         self.cluster = address
         self.address.setCurrentText(address)
-        self.win.settings.set("run/cluster", address)
-        self.win.settings.set("run/device", "")
+        self.services.settings.set("run/cluster", address)
+        self.services.settings.set("run/device", "")
         self._wanted_device = ""
         self.refresh(rebuild=True)
 
@@ -150,7 +148,7 @@ class ClusterControl(QObject):
         self.device.setEnabled(False)
         self._listing = True
         if self.cluster:
-            self.win.statusBar().showMessage(f"joining the Ray cluster {self.cluster}…")
+            self.services.status(f"joining the Ray cluster {self.cluster}…")
         address = self.cluster
         self.lane.submit(list_targets, address, returned=lambda ts: self._listed(address, ts, rebuild),
                          errored=lambda e: self._list_failed(address, e))
@@ -171,7 +169,7 @@ class ClusterControl(QObject):
         self.device.setEnabled(bool(address))
         if address:
             n_gpu = sum(t.gpu is not None for t in targets)
-            self.win.log(f"cluster {address}: {n_gpu} GPU(s), {sum(t.backend == 'cpu' for t in targets)} node(s)")
+            self.services.log(f"cluster {address}: {n_gpu} GPU(s), {sum(t.backend == 'cpu' for t in targets)} node(s)")
         if rebuild:
             self.rebuild()
 
@@ -182,8 +180,8 @@ class ClusterControl(QObject):
         message = error_text(error)
         self.device.clear()
         self.device.addItem("cluster unavailable")
-        self.win.log(f"cluster {address}: {message}")
-        self.win.statusBar().showMessage(message.splitlines()[0])
+        self.services.log(f"cluster {address}: {message}")
+        self.services.status(message.splitlines()[0])
 
     def listing(self) -> bool:
         return self._listing
@@ -193,26 +191,27 @@ class ClusterControl(QObject):
         if t is None or not self.cluster:
             return
         self._wanted_device = t.label
-        self.win.settings.set("run/device", t.label)
+        self.services.settings.set("run/device", t.label)
         self.rebuild()
 
     def rebuild(self) -> None:
         """Build the open project's engine again, on the chosen cluster and device."""
-        if not self.win.project_path:
+        path = self.services.project_path()
+        if not path:
             return
         t = self.target()
-        if t is not None and t.backend and self.win.backend.findText(t.backend) >= 0:
-            self.win.backend.setCurrentText(t.backend)   # Run sets the engine's backend from this selector
+        if t is not None and t.backend:
+            self.services.choose_backend(t.backend)   # Run sets the engine's backend from that selector
         self._said = False
         self.where.setText("")
-        self.win.statusBar().showMessage(f"moving the engine to {self.describe()}…")
-        self.win.bridge.open(self.engine_for(self.win.project_path), returned=lambda p: self.win._opened(p),
-                             errored=lambda e: self._rebuild_failed(e))
+        self.services.status(f"moving the engine to {self.describe()}…")
+        self.services.bridge.open(self.engines(path), returned=self.services.opened,
+                                  errored=lambda e: self._rebuild_failed(e))
 
     def _rebuild_failed(self, error: Exception) -> None:
         message = error_text(error)
-        self.win.log(f"cannot run on {self.describe()}: {message}")
-        self.win.statusBar().showMessage(message.splitlines()[0])
+        self.services.log(f"cannot run on {self.describe()}: {message}")
+        self.services.status(message.splitlines()[0])
 
     def describe(self) -> str:
         if not self.cluster:
@@ -226,7 +225,7 @@ class ClusterControl(QObject):
             self._said = False
         elif isinstance(ev, TaskLoaded) and not self._said:
             self._said = True
-            self.win.bridge.submit(lambda eng: (eng.device_info(), eng.cluster), quiet=True,
+            self.services.bridge.submit(lambda eng: (eng.device_info(), eng.cluster), quiet=True,
                                    returned=lambda r: self.where.setText(where_text(*r)),
                                    errored=lambda e: self.where.setText(""))
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
 
 from ..compiler.ptx_lines import LineMap, line_map
 from ..session import Session
+from ..counters.report import ptx_sha
 from .counters_view import CountersView
 from .editor import EditorPane
 from .ptx_panel import PtxPanel
@@ -310,7 +311,10 @@ class CodeViews(QSplitter):
             for ed in (self.ptx, self.source, self.sass):
                 ed.set_heat({})
             return
-        self.ptx.set_heat(_heat(rec.ptx_lines))
+        same = not rec.ptx_sha or ptx_sha(self.ptx.toPlainText()) == rec.ptx_sha
+        self.ptx.set_heat(_heat(rec.ptx_lines) if same else {})
+        self.counters.lines_note.setText("" if same else "The PTX in the editor is not the PTX profiled: its "
+                                         "gutter is left empty (profile it again to see its lines).")
         mine = self.task_obj.file if self.task_obj is not None else ""
         src = next((lines for f, lines in rec.source_lines.items() if Path(f).name == Path(mine).name), {})
         self.source.set_heat(_heat(src))

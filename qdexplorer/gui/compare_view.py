@@ -321,11 +321,9 @@ class CompareView(QWidget):
                            + ("  ⚠ " + "; ".join(cmp.warnings) if cmp.warnings else ""))
         self.title.setToolTip("\n".join(cmp.warnings))
         self.meaning.setText(
-            f"Verdicts, B against A, from the 95% interval of B/A: <b>same</b> only when the whole interval lies "
-            f"within ±{cmp.threshold:.0%} (the threshold, the shaded band); <b>slower</b> / <b>faster</b> only when it lies wholly "
-            f"beyond ±{cmp.threshold:.0%} and beyond the task's noise floor (the drift between rounds, in the "
-            f"table); otherwise <b>unsure</b>: the data cannot tell (hover a verdict for why and how many more "
-            f"rounds would settle it).")
+            f"Verdicts from the 95% interval of B/A: <b>same</b> only when it lies within ±{cmp.threshold:.0%} (the "
+            f"threshold, shaded); <b>slower</b> / <b>faster</b> only when it lies wholly beyond it and the task's noise "
+            f"floor; else <b>unsure</b> (hover a verdict for why, and the rounds that would settle it).")
         self._fill_chart()
         self._fill_table()
         self._enable(True)

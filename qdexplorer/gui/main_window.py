@@ -5,13 +5,15 @@ every question about a task's code are jobs there, and the engine's events come 
 thread, where they are applied to the window's Session, a mirror of the engine's own. The views
 take that session and redraw from it; each newly opened project gets a fresh session. The bench
 commands (Bench & save, the Compare and History tabs) are gui/bench_actions.py; the toolbar and
-menus are gui/run_toolbar.py and gui/menus.py.
+menus are gui/run_toolbar.py and gui/menus.py. The window is composed: each helper builds its
+widgets and actions and hands them back for the window to lay out, and reaches the window only
+through the narrow `WindowServices` (gui/services.py) it is given; engines come from an
+`EngineFactory` that the Cluster setting gives a placement. What is here is layout and wiring.
 """
 from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
@@ -19,7 +21,6 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QSplitter, QTabWidget)
 
-from ..engine import Engine
 from ..events import CompileFinished, TaskLoaded
 from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
@@ -28,12 +29,15 @@ from .bench_actions import BenchActions
 from .bridge import EngineBridge
 from .cluster_panel import ClusterControl
 from .code_views import CodeViews
+from .engine_factory import EngineFactory, EngineFor
 from .mode_table import ModeTable
 from .panel_tabs import PanelTabs
 from .project_watch import ProjectWatcher
 from .quadrants_view import QuadrantsWindow
+from .menus import build_menus
 from .resource_meter import ResourceMeter
-from .run_toolbar import build_run_toolbar
+from .run_toolbar import RunToolbar
+from .services import RunChoice, WindowServices
 from .settings import Settings
 from .sweep_view import SweepView
 from .task_tree import TaskTree
@@ -45,8 +49,6 @@ from ..wording import plural
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
-
-EngineFor = Callable[[str], Callable[[], Engine]]
 
 
 def run_summary(results, asked: int) -> str:
@@ -106,7 +108,7 @@ class MainWindow(QMainWindow):
         reopened), it opens that instead and says why."""
         super().__init__()
         self.settings = settings or Settings()
-        self.engine_for = engine_for
+        self.engines = EngineFactory(engine_for)   # the Cluster setting adds where engines run
         self.trust = trust or TrustStore()
         self.unattended = False            # --screenshot: errors are returned, never asked about in a dialog
         self.open_error: str | None = None  # why the last project could not be opened
@@ -150,16 +152,36 @@ class MainWindow(QMainWindow):
         self.pages.addTab(self.split, "Kernels")
         self.setCentralWidget(self.pages)
 
-        build_run_toolbar(self, cuda_reason)  # toolbar, backend, mode, workload, repeat; and the menus
+        self.actions = build_menus(self)
+        self.toolbar = RunToolbar(self.actions, cuda_reason)
+        self.addToolBar(self.toolbar)
+        self.backend, self.mode = self.toolbar.backend, self.toolbar.mode
+        self.workload, self.repeat = self.toolbar.workload, self.toolbar.repeat
+        self.services = WindowServices(
+            self.bridge, self.settings, session=lambda: self.session, log=self.log,
+            status=self.statusBar().showMessage, failed=self.failed, running=self.actions.stop.setEnabled,
+            choice=self.run_choice, choose_backend=self.choose_backend, project_path=lambda: self.project_path,
+            opened=self.opened, show=self.show_page, begin=self.begin_activity, end=self.end_activity,
+            note=lambda text: self.run_status.setText(text))
         listed = self.bottom.count()  # tabs View ▸ Panels already has
-        self.bench = BenchActions(self, self.pages, self.toolbar)   # Bench & save, the Compare and History pages
+        self.bench = BenchActions(self.services, self)   # Bench & save, the Compare and History pages
+        self.pages.addTab(self.bench.compare, "Compare")
+        self.pages.addTab(self.bench.hist, "History")
+        # beside Run and Stop, never in the toolbar's overflow
+        self.toolbar.insertAction(self.toolbar.settings_at, self.bench.bench_act)
+        self.toolbar.insertWidget(self.toolbar.settings_at, self.bench.run_name)
         for i in range(1, self.pages.count()):
-            self.panels_menu.addAction(self.pages.tabText(i), lambda i=i: self.pages.setCurrentIndex(i))
-        self.cluster = ClusterControl(self)   # Cluster and Device selectors, the status bar's "runs on" (issue 19)
-        self.sweep = SweepView(self)           # the Sweep tab: variants timed on N devices, as a heat map
+            self.actions.panels_menu.addAction(self.pages.tabText(i), lambda i=i: self.pages.setCurrentIndex(i))
+        # Cluster and Device selectors, the status bar's "runs on" (issue 19)
+        self.cluster = ClusterControl(self.services, self.engines, self)
+        self.toolbar.addSeparator()
+        for w in self.cluster.toolbar_widgets:
+            self.toolbar.addWidget(w)
+        self.statusBar().addPermanentWidget(self.cluster.where)
+        self.sweep = SweepView(self.services)   # the Sweep tab: variants timed on N devices, as a heat map
         self.bottom.addTab(self.sweep, "Sweep")
         for i in range(listed, self.bottom.count()):
-            self.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
+            self.actions.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
         self.progress = QProgressBar()
         self.progress.setMaximumWidth(160)
         self.progress.setRange(0, 0)
@@ -177,6 +199,7 @@ class MainWindow(QMainWindow):
         self.views.want_optimised.connect(self._want_optimised)
         self.views.want_sass.connect(self._want_sass)
         self.views.counters.profile_requested.connect(self.profile)
+        self.views.compare_generated.connect(self.bench.compare_generated)
         self.backend.currentTextChanged.connect(self._backend_changed)
         self.bridge.event.connect(self.on_event)
         self.bridge.busy.connect(self.on_busy)
@@ -190,6 +213,7 @@ class MainWindow(QMainWindow):
         self.files.reload_wanted.connect(self.reload)
         self._restore_settings()
         self._set_title()
+        self.update_recent_menu()
         self.open_project(str(project), ask=False, fallback=fallback)
 
     @property
@@ -201,7 +225,7 @@ class MainWindow(QMainWindow):
     def compile(self):
         self.statusBar().showMessage("compiling every task…")
         self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=lambda _: self._compiled(),
-                           errored=lambda e: self._failed("compile", e))
+                           errored=lambda e: self.failed("compile", e))
 
     def reload(self):
         """Re-read the project's files, then compile; a file that fails marks only its own kernels."""
@@ -226,12 +250,12 @@ class MainWindow(QMainWindow):
             eng.set_backend(backend)
             return eng.run(workloads, repeat=repeat)
         self.statusBar().showMessage(f"running {name or 'all workloads'} on {backend} ×{repeat}…")
-        self.stop_act.setEnabled(True)
-        self.bridge.submit(job, returned=self._ran, errored=lambda e: self._failed("run", e))
+        self.actions.stop.setEnabled(True)
+        self.bridge.submit(job, returned=self._ran, errored=lambda e: self.failed("run", e))
 
     @Slot(str)
     def set_mode(self, mode):
-        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda e: self._failed("mode", e))
+        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda e: self.failed("mode", e))
         self.compile()
 
     def _show_mode(self, mode):
@@ -248,7 +272,7 @@ class MainWindow(QMainWindow):
     def save_override(self, task, text):
         self.bridge.submit(lambda eng: eng.set_override(task, text, kind="ptx"),
                            returned=lambda path: self.log(f"{task}: override saved to {path}"),
-                           errored=lambda e: self._failed("override", e))
+                           errored=lambda e: self.failed("override", e))
         self.compile()
         if self.views.counters.on_save.isChecked():
             self.profile(task, self.views.counters.preset.currentText(), "ab")
@@ -269,19 +293,19 @@ class MainWindow(QMainWindow):
         def failed(e):
             self.views.counters.set_busy(False)
             self.views.counters.status.setText(f"cannot profile {task}: {error_text(e)}")
-            self._failed("counters", e)
+            self.failed("counters", e)
         self.bridge.submit(job, returned=done, errored=failed)
 
     @Slot(str, str)
     def save_ll_override(self, task, text):
         self.bridge.submit(lambda eng: eng.set_override(task, text, kind="ll", target="nvptx"),
                            returned=lambda path: self.log(f"{task}: LLVM-IR override saved to {path}"),
-                           errored=lambda e: self._failed("override", e))
+                           errored=lambda e: self.failed("override", e))
         self.compile()
 
     @Slot(str)
     def revert_override(self, task):
-        self.bridge.submit(lambda eng: eng.revert_override(task), errored=lambda e: self._failed("revert", e))
+        self.bridge.submit(lambda eng: eng.revert_override(task), errored=lambda e: self.failed("revert", e))
         self.compile()
 
     def save_ptx(self):
@@ -320,7 +344,7 @@ class MainWindow(QMainWindow):
         if not self._confirm_discard_drafts():
             return False
         self.statusBar().showMessage(f"opening {path}…")
-        self.bridge.open(self.engine_for(str(path)), returned=lambda project: self._opened(project),
+        self.bridge.open(self.engines(str(path)), returned=lambda project: self.opened(project),
                          errored=lambda e: self._open_failed(path, e, fallback))
         return True
 
@@ -329,12 +353,12 @@ class MainWindow(QMainWindow):
             message = f"could not open {path}: {error_text(error)}"
             self.log(message)
             self.statusBar().showMessage(message.splitlines()[0])
-            self.bridge.open(self.engine_for(str(fallback)), returned=lambda project: self._opened(project, message),
+            self.bridge.open(self.engines(str(fallback)), returned=lambda project: self.opened(project, message),
                              errored=lambda e: self._show_project_error(fallback, error_text(e)))
             return
         self._show_project_error(path, error_text(error))
 
-    def _opened(self, project: Project, note: str = ""):
+    def opened(self, project: Project, note: str = ""):
         """The engine of `project` stands: the views take a fresh session, then it announces itself."""
         self.session = Session()
         s = self.session
@@ -459,7 +483,7 @@ class MainWindow(QMainWindow):
         self.log(f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})" + (f": {detail}" if detail else ""))
 
     def _ran(self, results):
-        self.stop_act.setEnabled(False)
+        self.actions.stop.setEnabled(False)
         self.statusBar().showMessage(run_summary(results, len(self.run_names)))
         if self.backend.currentText() != "cuda" and any(ct.override for ct in self.compiled.values()):
             self.log("note: PTX overrides take effect on CUDA only; the CPU backend ran host code from the source")
@@ -479,12 +503,38 @@ class MainWindow(QMainWindow):
         self.progress.setValue(min(done, total))
         self.progress.setVisible(rec.status == "running")
 
-    def _failed(self, what, error: Exception):
-        self.stop_act.setEnabled(False)
+    def failed(self, what, error: Exception):
+        self.actions.stop.setEnabled(False)
         self.activity = ""
         message = error_text(error)
         self.log(f"{what} failed: {message}")
         self.statusBar().showMessage(f"{what} failed: {message.splitlines()[0] if message else ''}")
+
+    def run_choice(self) -> RunChoice:
+        return RunChoice(self.workload.currentText(), self.backend.currentText(), self.repeat.value())
+
+    def choose_backend(self, backend: str) -> None:
+        """The Backend selector's choice, where it offers `backend`."""
+        if self.backend.findText(backend) >= 0:
+            self.backend.setCurrentText(backend)
+
+    def show_page(self, widget) -> None:
+        """Bring a page (Compare, History) or a panel to the front."""
+        if self.pages.indexOf(widget) >= 0:
+            self.pages.setCurrentWidget(widget)
+        elif self.bottom.indexOf(widget) >= 0:
+            self.bottom.setCurrentWidget(widget)
+
+    def begin_activity(self, name: str) -> None:
+        """A bench, a sweep…: what the status bar's progress counts, instead of the last Run's workloads."""
+        self.run_names, self.activity = [], name
+
+    def end_activity(self) -> None:
+        self.activity = ""
+
+    def set_unattended(self) -> None:
+        """--screenshot: errors are returned, never asked about in a dialog."""
+        self.unattended = True
 
     def bridge_busy(self) -> bool:
         """Whether any job is queued or running on the engine thread (quiet ones too)."""
@@ -497,7 +547,7 @@ class MainWindow(QMainWindow):
         elif not busy:
             self.progress.setVisible(False)
             self.progress.setRange(0, 0)
-        for act in (self.compile_act, self.run_act, self.reload_act):
+        for act in (self.actions.compile, self.actions.run, self.actions.reload):
             act.setEnabled(not busy)
 
     def _backend_changed(self, backend):
@@ -564,7 +614,7 @@ class MainWindow(QMainWindow):
         lp = self.plots.launches
         lp.scope.setCurrentText(s.get("plots/scope", lp.scope.currentText(), str))
         lp.log_scale.setChecked(s.get("plots/log", False, bool))
-        self.dark_act.setChecked(current_theme() == "dark")
+        self.actions.dark.setChecked(current_theme() == "dark")
 
     def save_settings(self):
         s = self.settings
@@ -590,14 +640,14 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"qdexplorer — {self.project_name}" + (f"  ({self.project_path})" if self.project_path else ""))
 
     def update_recent_menu(self):
-        self.recent_menu.clear()
+        self.actions.recent_menu.clear()
         demo = str(bundled_demo())
         for p in self.settings.recent():  # the demo by name, not by its path inside site-packages
-            self.recent_menu.addAction("Bundled demo" if p == demo else p, lambda p=p: self.open_project(p))
-        self.recent_menu.setEnabled(bool(self.settings.recent()))
+            self.actions.recent_menu.addAction("Bundled demo" if p == demo else p, lambda p=p: self.open_project(p))
+        self.actions.recent_menu.setEnabled(bool(self.settings.recent()))
         if self.settings.recent():
-            self.recent_menu.addSeparator()
-            self.recent_menu.addAction("Clear list", lambda: (self.settings.clear_recent(), self.update_recent_menu()))
+            self.actions.recent_menu.addSeparator()
+            self.actions.recent_menu.addAction("Clear list", lambda: (self.settings.clear_recent(), self.update_recent_menu()))
 
     # ---- closing
     def _confirm_discard_drafts(self) -> bool:

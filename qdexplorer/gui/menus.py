@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import platform
 import sys
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from ..compiler import ptxas
 from ..runtime.cuda.detect import cuda_status
@@ -42,31 +43,53 @@ def _act(win, menu, text, slot, shortcut=None, tip=""):
     return a
 
 
-def build_menus(win):
+@dataclass
+class MenuActions:
+    """The actions and submenus the window keeps: the toolbar shows some, commands enable others."""
+    open: QAction
+    open_file: QAction
+    recent_menu: QMenu
+    open_quadrants: QAction
+    save: QAction
+    reload: QAction
+    quit: QAction
+    check: QAction
+    dark: QAction
+    dist: QAction
+    log: QAction
+    panels_menu: QMenu
+    compile: QAction
+    run: QAction
+    stop: QAction
+    about: QAction
+
+
+def build_menus(win) -> MenuActions:
+    """The menu bar of `win`, its commands connected to the window's public slots; the actions
+    are handed back, for the window to keep."""
     mb = win.menuBar()
     f = mb.addMenu("&File")
-    win.open_act = _act(win, f, "&Open Folder…", lambda: open_dialog(win, folder=True), QKeySequence.Open,
-                        "Open a project folder")
-    win.open_file_act = _act(win, f, "Open &Kernel File…", lambda: open_dialog(win, folder=False), "Ctrl+Shift+O",
-                             "Open one Python file of kernels as a project")
-    win.recent_menu = f.addMenu("Open &Recent")
-    win.update_recent_menu()
-    win.open_quadrants_act = _act(win, f, "Open &Quadrants program…", win.open_quadrants_program, None,
-                                  "Run a real Quadrants program and explore what it compiled")
-    for a in (win.open_act, win.open_file_act):
-        a.setEnabled(win.engine_for is not None)
+    open_act = _act(win, f, "&Open Folder…", lambda: open_dialog(win, folder=True), QKeySequence.Open,
+                    "Open a project folder")
+    open_file_act = _act(win, f, "Open &Kernel File…", lambda: open_dialog(win, folder=False), "Ctrl+Shift+O",
+                         "Open one Python file of kernels as a project")
+    recent_menu = f.addMenu("Open &Recent")
+    open_quadrants_act = _act(win, f, "Open &Quadrants program…", win.open_quadrants_program, None,
+                              "Run a real Quadrants program and explore what it compiled")
+    for a in (open_act, open_file_act):
+        a.setEnabled(win.engines.can_open())
     f.addSeparator()
-    win.save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
-                        "Check the edited PTX with ptxas and save it as the task's override")
-    win.reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
+    save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
+                    "Check the edited PTX with ptxas and save it as the task's override")
+    reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
     f.addSeparator()
-    win.quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
-    win.quit_act.setMenuRole(QAction.QuitRole)
+    quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
+    quit_act.setMenuRole(QAction.QuitRole)
 
     e = mb.addMenu("&Edit")
     _act(win, e, "&Find…", win.find, QKeySequence.Find, "Find in the code view on show")
-    win.check_act = _act(win, e, "&Check PTX with ptxas", lambda: win.views.ptx_panel.validate(), "Ctrl+Shift+C",
-                         "Assemble the PTX in the editor: errors at their lines, registers, spills")
+    check_act = _act(win, e, "&Check PTX with ptxas", lambda: win.views.ptx_panel.validate(), "Ctrl+Shift+C",
+                     "Assemble the PTX in the editor: errors at their lines, registers, spills")
     _act(win, e, "&Revert PTX to Generated", lambda: win.views.ptx_panel.revert(), None,
          "Drop the edit (asks first) and the saved override")
     _act(win, e, "Show PTX &Diff", lambda: (win.views.setCurrentWidget(win.views.ptx_panel),
@@ -74,20 +97,20 @@ def build_menus(win):
          "Generated PTX beside the edited one")
 
     v = mb.addMenu("&View")
-    win.dark_act = QAction("&Dark Theme", win, checkable=True)
-    win.dark_act.setShortcut(QKeySequence("Ctrl+Shift+T"))
-    win.dark_act.toggled.connect(win.set_dark)
-    v.addAction(win.dark_act)
+    dark_act = QAction("&Dark Theme", win, checkable=True)
+    dark_act.setShortcut(QKeySequence("Ctrl+Shift+T"))
+    dark_act.toggled.connect(win.set_dark)
+    v.addAction(dark_act)
     v.addSeparator()
     lp = win.plots.launches
-    win.dist_act = QAction("Launch &Distribution", win, checkable=True)
-    win.dist_act.toggled.connect(lambda on: lp.view.setCurrentIndex(1 if on else 0))
-    lp.view.currentIndexChanged.connect(lambda i: win.dist_act.setChecked(i == 1))
-    v.addAction(win.dist_act)
-    win.log_act = QAction("&Log Scale", win, checkable=True)
-    win.log_act.toggled.connect(lp.log_scale.setChecked)
-    lp.log_scale.toggled.connect(win.log_act.setChecked)
-    v.addAction(win.log_act)
+    dist_act = QAction("Launch &Distribution", win, checkable=True)
+    dist_act.toggled.connect(lambda on: lp.view.setCurrentIndex(1 if on else 0))
+    lp.view.currentIndexChanged.connect(lambda i: dist_act.setChecked(i == 1))
+    v.addAction(dist_act)
+    log_act = QAction("&Log Scale", win, checkable=True)
+    log_act.toggled.connect(lp.log_scale.setChecked)
+    lp.log_scale.toggled.connect(log_act.setChecked)
+    v.addAction(log_act)
     scope = v.addMenu("Plot &Tasks")
     group = QActionGroup(win)
     for i, name in enumerate([lp.scope.itemText(i) for i in range(lp.scope.count())]):
@@ -99,21 +122,23 @@ def build_menus(win):
         scope.addAction(a)
     _act(win, v, "&Clear Plots", win.plots.clear, None, "Clear the plots (the tree keeps its medians)")
     v.addSeparator()
-    win.panels_menu = v.addMenu("&Panels")
+    panels_menu = v.addMenu("&Panels")
     for i in range(win.bottom.count()):
         w = win.bottom.widget(i)
-        win.panels_menu.addAction(win.bottom.tabText(i), lambda w=w: win.bottom.setCurrentWidget(w))
+        panels_menu.addAction(win.bottom.tabText(i), lambda w=w: win.bottom.setCurrentWidget(w))
 
     r = mb.addMenu("&Run")
-    win.compile_act = _act(win, r, "&Compile", win.compile, "Ctrl+B", "Compile every task to PTX")
-    win.run_act = _act(win, r, "&Run", win.run, "F5", "Run the workload on the chosen backend")
-    win.stop_act = _act(win, r, "&Stop", win.stop, "Shift+F5", "Stop the run after the launch in flight")
-    win.stop_act.setEnabled(False)
+    compile_act = _act(win, r, "&Compile", win.compile, "Ctrl+B", "Compile every task to PTX")
+    run_act = _act(win, r, "&Run", win.run, "F5", "Run the workload on the chosen backend")
+    stop_act = _act(win, r, "&Stop", win.stop, "Shift+F5", "Stop the run after the launch in flight")
+    stop_act.setEnabled(False)
 
     h = mb.addMenu("&Help")
     _act(win, h, "&Documentation", lambda: QDesktopServices.openUrl(docs_url()), QKeySequence.HelpContents)
-    win.about_act = _act(win, h, "&About qdexplorer", lambda: about(win))
-    win.about_act.setMenuRole(QAction.AboutRole)
+    about_act = _act(win, h, "&About qdexplorer", lambda: about(win))
+    about_act.setMenuRole(QAction.AboutRole)
+    return MenuActions(open_act, open_file_act, recent_menu, open_quadrants_act, save_act, reload_act, quit_act,
+                       check_act, dark_act, dist_act, log_act, panels_menu, compile_act, run_act, stop_act, about_act)
 
 
 def open_dialog(win, folder: bool):

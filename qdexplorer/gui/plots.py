@@ -401,7 +401,7 @@ class LaunchPlots(QWidget):
             if self.top_ms is not None:   # the line reaches the edge where a point is above it, marked there
                 ys_arr = np.minimum(ys_arr, self.top_ms * k)
             curve.setData(np.asarray(xs, float), ys_arr)
-        self._mark_above(above, k, unit)
+        self._mark_above(above, k, unit, x0)
         n = sum(r.launches for r in runs)
         cold = [ms for _, ms, first, _ in above if first]
         spikes = [ms for _, ms, first, _ in above if not first]
@@ -418,7 +418,7 @@ class LaunchPlots(QWidget):
         self.summary.setToolTip(self.summary.text() + ("\n▲ on the top edge: launches above the axis (hollow: a run's "
                                                        "cold first launch), the largest with their values" if notes else ""))
 
-    def _mark_above(self, above: list, k: float, unit: str):
+    def _mark_above(self, above: list, k: float, unit: str, x_end: float):
         """Launches above the axis as triangles on its top edge (hollow: a run's cold first launch), each
         with its value where there is room (the largest first, at most MAX_EDGE_LABELS)."""
         for item in self._edge_items:
@@ -449,7 +449,10 @@ class LaunchPlots(QWidget):
             if len(labelled) >= MAX_EDGE_LABELS or any(abs(x - o) < room for o in labelled):
                 continue    # the largest values are written, never one over another
             labelled.append(x)
-            label = pg.TextItem(("cold " if first else "") + fmt_ms(ms), color=fg, anchor=(0.5, 0.0))
+            near = 0.06 * max(x_end, 1.0)
+            side = 0.0 if x < near else 1.0 if x > x_end - near else 0.5
+            # a mark at the plot's left (right) edge has its value to its right (left): never cut off
+            label = pg.TextItem(("cold " if first else "") + fmt_ms(ms), color=fg, anchor=(side, 0.0))
             label.setPos(x, y)
             label.setZValue(21)
             self.plot.addItem(label)

@@ -11,7 +11,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QSplitter, QTableWidget, QTableWidgetItem
 
-from .plots import time_unit
+import numpy as np
+
+from .plots import EDGE_ROOM, fmt_ms as edge_value, steady_top, time_unit
+from .theme import PLOT, current_theme
 
 EDIT_COLUMNS = ["Task", "Generated median", "Edited median", "Ratio", "Edit", "Used", "95% CI", "Verdict"]
 OURS_COLUMNS = ["Quadrants task", "qdexplorer.lang task", "Type", "Quadrants bytes", "Ours PTX bytes",
@@ -35,8 +38,13 @@ def _fill(table: QTableWidget, rows: list[list[str]], color: list[str | None] | 
                 item.setForeground(QBrush(QColor(color[r])))
             table.setItem(r, c, item)
     table.resizeColumnsToContents()
+    fit_headers(table)
+
+
+def fit_headers(table: QTableWidget):
+    """Every column at least as wide as its header ("enerated media" was cut), also while empty."""
     header = table.horizontalHeader()
-    for c in range(table.columnCount()):   # never narrower than its header ("enerated media" was cut)
+    for c in range(table.columnCount()):
         header.resizeSection(c, max(header.sectionSize(c), header.sectionSizeFromContents(c).width() + 8))
 
 
@@ -61,15 +69,46 @@ class ComparisonPanel(QSplitter):
         self.ours.setHorizontalHeaderLabels(OURS_COLUMNS)
         for w in (self.plot, self.edits, self.ours):
             self.addWidget(w)
+        fit_headers(self.edits)
+        fit_headers(self.ours)
+        self._edge_items: list = []
 
     def plot_task(self, name: str, generated: list, edited: list):
+        """Both runs' launches of one task, the axis scaled to the steady state (as the main window's
+        timeline): a cold first launch (15 ms beside 20 µs medians) or a spike sits on the top edge as
+        a marked point with its value instead of setting the scale."""
         peak = max(list(generated) + list(edited), default=0.0)
-        unit, k = time_unit(peak)
+        warm = [list(v[1:] if len(v) > 1 else v) for v in (generated, edited) if len(v)]
+        top = steady_top(warm) if warm else peak
+        clip = peak > top
+        unit, k = time_unit(top if clip else peak)
+        edge = (top if clip else peak) * k * (EDGE_ROOM if clip else 1.15)
         self.plot.setLabel("left", f"launch time ({unit})")
-        self.generated_curve.setData(list(range(len(generated))), [v * k for v in generated])
-        self.edited_curve.setData(list(range(len(edited))), [v * k for v in edited])
+        for item in self._edge_items:
+            self.plot.removeItem(item)
+        self._edge_items = []
+        fg = PLOT[current_theme()]["foreground"]
+        written: list[float] = []   # launch numbers already labelled: two values never overlap
+        for curve, values, color in ((self.generated_curve, generated, "#1565c0"), (self.edited_curve, edited, "#ef6c00")):
+            ys = np.asarray(values, dtype=float) * k
+            curve.setData(list(range(len(values))), np.minimum(ys, edge) if clip else ys)
+            above = np.flatnonzero(ys > edge) if clip else []
+            if len(above):
+                marks = pg.ScatterPlotItem(above.astype(float), np.full(len(above), edge), symbol="t1", size=11,
+                                           pen=pg.mkPen(color, width=2), brush=pg.mkBrush(color))
+                self.plot.addItem(marks)
+                self._edge_items.append(marks)
+                for i in above[np.argsort(-ys[above])][:3]:   # the largest values, written beside their marks
+                    if any(abs(i - w) < 1.5 for w in written):
+                        continue
+                    written.append(float(i))
+                    label = pg.TextItem(("cold " if i == 0 else "") + edge_value(float(values[i])), color=fg,
+                                        anchor=(0.0 if i == 0 else 0.5, 0.0))
+                    label.setPos(float(i), edge)
+                    self.plot.addItem(label)
+                    self._edge_items.append(label)
         # from 0, whatever the number of points: one launch is not centred on a -400..400 axis
-        self.plot.setYRange(0, max(peak * k * 1.15, 1e-9), padding=0)
+        self.plot.setYRange(0, max(edge, 1e-9), padding=0)
         self.plot.setXRange(-0.5, max(len(generated), len(edited), 1) - 0.5, padding=0)
         self.plot.setTitle(f"Launch times of {name} (Quadrants' kernel profiler)")
 

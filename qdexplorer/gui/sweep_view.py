@@ -41,6 +41,7 @@ from ..bench.sweep import (
 from ..engine import Engine
 from ..events import ProjectOpened
 from ..project.data_folder import history_path
+from .services import WindowServices
 from .workers import error_text
 from ..wording import plural
 
@@ -111,9 +112,9 @@ def cell_tip(task: str, variant: str, cells: list[Any]) -> str:
 class SweepView(QWidget):
     progressed = Signal(int, int)    # emitted from the sweep's threads; Qt queues it to the GUI thread
 
-    def __init__(self, win: Any):
+    def __init__(self, services: WindowServices):
         super().__init__()
-        self.win = win
+        self.services = services
         self.block_dims = QLineEdit("64,128,256")
         self.block_dims.setMinimumWidth(90)
         self.block_dims.setToolTip("block_dim values to try (empty: keep the project's)")
@@ -160,7 +161,7 @@ class SweepView(QWidget):
         self.stop_button.clicked.connect(self._stop.set)
         self.saved.activated.connect(lambda _i: self.show_saved(self.saved.currentText()))
         self.progressed.connect(lambda done, total: self.status.setText(f"sweep: {done}/{total} variant turns"))
-        win.bridge.event.connect(self._on_event)
+        services.bridge.event.connect(self._on_event)
 
     def _on_event(self, ev: Any) -> None:
         if isinstance(ev, ProjectOpened):
@@ -172,7 +173,7 @@ class SweepView(QWidget):
 
     def start(self) -> None:
         """Run the sweep as one job on the engine lane; the heat map shows it when it returns."""
-        if self.running or not self.win.project_path:
+        if self.running or not self.services.project_path():
             return
         specs, n, rounds = self.over_specs(), self.devices.value(), self.rounds.value()
         self._stop.clear()
@@ -180,9 +181,9 @@ class SweepView(QWidget):
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.status.setText(f"sweep starting on {plural(n, 'device')}…")
-        self._first_run = len(self.win.session.runs)      # the sweep's runs are set aside when it ends
-        self.win.run_names, self.win.activity = [], "sweep"   # the status bar counts this, not the last Run
-        self.win.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit,
+        self._first_run = len(self.services.session.runs)      # the sweep's runs are set aside when it ends
+        self.services.begin("sweep")   # the status bar counts this, not the last Run
+        self.services.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit,
                                returned=self._done, errored=self._failed)
 
     @staticmethod
@@ -212,20 +213,20 @@ class SweepView(QWidget):
         self._finish()
         message = error_text(error)
         self.status.setText(f"sweep failed: {message.splitlines()[0]}")
-        self.win.log(f"sweep failed: {message}")
+        self.services.log(f"sweep failed: {message}")
 
     def _finish(self) -> None:
-        session = self.win.session
+        session = self.services.session
         session.set_aside(session.runs[getattr(self, "_first_run", len(session.runs)):])
-        self.win.activity = ""
-        self.win.run_status.setText("sweep finished: its timings are in the heat map; the tree's Launch column "
+        self.services.end()
+        self.services.note("sweep finished: its timings are in the heat map; the tree's Launch column "
                                     "keeps the last Run's")
         self.running = False
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)
 
     def _history(self, project: Any = None) -> History | None:
-        project = project or self.win.project_path
+        project = project or self.services.project_path()
         path = history_path(project) if project else None
         return History(path) if path is not None and path.exists() else None
 
@@ -255,4 +256,4 @@ class SweepView(QWidget):
         finally:
             history.close()
         self.heat.show_result(result)
-        self.status.setText(f"saved sweep {name}: {len(result.variants)} variants on {', '.join(result.devices())}")
+        self.status.setText(f"saved sweep {name}: {plural(len(result.variants), 'variant')} on {', '.join(result.devices())}")

@@ -24,8 +24,8 @@ import sys as _sys
 from . import qdmath as math  # noqa: F401
 
 # `import qdexplorer.lang.math as tm` / `from qdexplorer.lang.math import cmul`, as programs import
-# `quadrants.math`; the file is qdmath.py so that no module of this package is named like the
-# standard library's `math` (it would shadow it for anything run from this folder)
+# `quadrants.math`; the math library's package is qdmath/ so that no module of this package is named
+# like the standard library's `math` (it would shadow it for anything run from this folder)
 _sys.modules[__name__ + ".math"] = math
 from .errors import (QdCompileError, QdError, QdRuntimeError, QuadrantsAssertionError,  # noqa: F401
                      QuadrantsCompilationError, QuadrantsIndexError, QuadrantsNameError, QuadrantsRuntimeError,
@@ -34,21 +34,46 @@ from .runtime_api import amdgpu, arm64, cpu, cuda, gpu, init, metal, reset, sync
 from .extension import extension  # noqa: F401
 from . import ad  # noqa: F401
 from .snode import SNode, axes, deactivate_all_snodes, root  # noqa: F401
-from .math_svd import polar_decompose, svd  # noqa: F401
-from .math_solve import solve  # noqa: F401
+from .qdmath.svd import polar_decompose, svd  # noqa: F401
+from .qdmath.solve import solve  # noqa: F401
 from .intrinsics import activate, append, deactivate, is_active, length, rescale_index  # noqa: F401
+from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast, clock_counter  # noqa: F401
+from .clock import clock_freq_hz  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
                          raw_mod, static_assert, static_print, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
-                       is_logging_effective, pure, set_logging_level)
+                       is_logging_effective, pure, set_logging_level, DeviceCapability, Format, get_addr)
+from .perf_dispatch import perf_dispatch  # noqa: F401
+from .qdmath.frexp import frexp  # noqa: F401
+from .qdmath.eig import eig  # noqa: F401
+from .qdmath.sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
+from .func import func as _func  # noqa: E402
+
+
+@_func
+def sym_eig(A, dt=f32):
+    """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
+    2 <= n <= 6, by Quadrants' cyclic Jacobi."""
+    return _sym_eig_general(A, dt)
+
+
+@_func
+def make_spd(A, dt=f32):
+    """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
+    return _make_spd(A, dt)
+global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
 x86_64 = x64
+python = "python"  # Quadrants' python arch: qd.init(arch=qd.python) runs on the CPU backend here
 from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import linalg  # noqa: F401,E402
-from .linalg.sparse_matrix import sparse_matrix_builder  # noqa: F401,E402
+from . import algorithms  # noqa: F401,E402
+from . import tools  # noqa: F401,E402
+from . import sparse_grid as sparse  # noqa: F401,E402
+from .builder_type import sparse_matrix_builder  # noqa: F401,E402
 from .fields_builder import FieldsBuilder  # noqa: F401,E402
 from .lang_namespace import lang  # noqa: F401,E402
 _sys.modules[__name__ + ".lang"] = lang

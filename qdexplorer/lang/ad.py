@@ -11,7 +11,7 @@ import numpy as np
 
 from . import autodiff, autodiff_fwd
 from .field import Field, Ndarray, _caller
-from .field import _Storage as Storage
+from .field import Storage
 
 
 def clear_all_gradients(gradient_type=None):
@@ -93,8 +93,9 @@ class Tape:
         if loss is not None and not isinstance(loss, Storage):
             raise TypeError(f"qd.ad.Tape(loss=...) takes a field or qd.ndarray, got {type(loss).__name__}")
         if validation:
-            raise NotImplementedError("qd.ad.Tape(validation=True): the global data access rule checker is not "
-                                      "supported by qdexplorer (see docs/language.md)")
+            from .compat import refuse_use
+            raise refuse_use("qd.ad.Tape(validation=True)", "drop validation= (the global data access rule "
+                                                            "checker is not in qdexplorer)")
         self.loss, self.clear_gradients = loss, clear_gradients
         self.calls: list = []
         self.paused = 0

@@ -6,6 +6,7 @@ storage classes and the element types, so neither has to know the other.
 """
 from __future__ import annotations
 
+from .compat import refuse_use
 from .field import Field, Ndarray, _caller
 from .vector_types import VectorType
 
@@ -18,7 +19,7 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
     if isinstance(dtype, VectorType):
         return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
     if offset is not None:
-        raise NotImplementedError("qd.field(offset=...) is not supported by qdexplorer")
+        raise refuse_use("qd.field(offset=...)", "index from 0 (subtract the offset where you index)")
     return Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
 
 

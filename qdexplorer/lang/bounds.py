@@ -73,6 +73,8 @@ def eval_expr(e: ir.Expr, args: dict) -> int | float:
         return float(v) if e.dtype.is_float else _wrap(int(v), e.dtype)
     if isinstance(e, ir.UnOp):
         v = eval_expr(e.operand, args)
+        if e.op == "bitcast":
+            return np.array(v, e.operand.dtype.numpy).view(e.dtype.numpy).item()
         return {"neg": lambda: -v, "abs": lambda: abs(v), "bitnot": lambda: ~int(v), "not": lambda: int(not v)}[e.op]()
     if isinstance(e, ir.BinOp):
         a, b = eval_expr(e.lhs, args), eval_expr(e.rhs, args)

@@ -33,24 +33,15 @@ REFUSED: dict[str, str] = {
     "qd.graph_parallel_context": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
-    "qd.DeviceCapability": "qdexplorer targets one device kind per backend; drop the capability query",
     "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",
-    "qd.get_addr": "raw addresses are not exposed; index the field",
-    "qd.clock_counter": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
-    "qd.clock_freq_hz": "time kernels with qdexplorer's own per-task timings (qdexplorer bench)",
-    "qd.global_thread_idx": "use the loop index of the top-level for (each index is one thread's work)",
-    "qd.perf_dispatch": "register one implementation and call it",
-    "qd.tools": "write files with NumPy (to_numpy()) or meshio",
     "qd.Mesh": _MESH,
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
-    "qd.algorithms": "write the loop with atomics, or qd.loop_config(serialize=True)",
-    "qd.sparse": "use pointer/bitmasked SNodes (qd.root.pointer)",
-    "qd.eig": "use qd.sym_eig for symmetric matrices, or NumPy outside kernels",
-    "qd.Format": "a Vulkan image format; qdexplorer has no Vulkan backend",
     "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
+    "qd.ref": "return the new value from the @qd.func and assign it at the call",
+    "qd.types.ref": "return the new value from the @qd.func and assign it at the call",
     "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
 }
 
@@ -70,7 +61,6 @@ def _each(surfaces, attr: str, todo: str):
             INTERNAL.add(f"{s}.{attr}")
 
 
-_each(_FIELDS[3:], "dual", _FWD)
 _each(_FIELDS, "vars", _INTERNAL)
 _each(_FIELDS[:3], "host_accessors", _INTERNAL)
 _each(_FIELDS[1:3], "ptr", _INTERNAL)
@@ -81,13 +71,14 @@ _each(("snode",), "ptr", _INTERNAL)
 for _t in ("vector_type", "matrix_type", "struct_type"):
     for _a in ("from_kernel_struct_ret", "set_kernel_struct_args", "from_quadrants_object", "tensor_type"):
         _each((_t,), _a, _INTERNAL)
-REFUSED["struct_field.grad"] = "struct fields take no needs_grad= here; use separate fields with needs_grad=True"
+REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
+REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
-for _s in ("matrix", "vector"):
-    REFUSED[f"{_s}.tensor"] = "use qd.Matrix.field / qd.Matrix.ndarray"
 
 PARTIAL: dict[str, str] = {
+    "qd.field": "offset= is refused (index from 0)",
+    "snode.place": "offset= is refused (index from 0)",
     "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
                  "reported by x.layout, storage stays in canonical order",
     "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",
@@ -113,9 +104,41 @@ REFUSED.update({
     "qd.profiler.print_scoped_profiler_info": "time host code with time.perf_counter",
     "qd.profiler.clear_scoped_profiler_info": "time host code with time.perf_counter",
 })
+_ALG = ("one thread runs it (Quadrants runs block-wide phases on GPUs and refuses it on the CPU); the scratch "
+        "buffer is accepted and unused")
+for _n in ("exclusive_scan_add", "exclusive_scan_min", "exclusive_scan_max", "select", "reduce_by_key_add", "sort"):
+    PARTIAL[f"qd.algorithms.{_n}"] = _ALG + (" ; keys compare whole (end_bit below the key width is not honoured)"
+                                             if _n == "sort" else "")
+for _n in ("reduce_add", "reduce_min", "reduce_max"):
+    PARTIAL[f"qd.algorithms.{_n}"] = "atomic updates of out[0] (float sums equal Quadrants' to rounding); scratch unused"
+for _n in ("exclusive_scan_scratch_slots", "reduce_scratch_slots", "sort_scratch_slots", "select_scratch_slots",
+           "reduce_by_key_scratch_slots"):
+    PARTIAL[f"qd.algorithms.{_n}"] = "a size enough here (the scratch is unused), not Quadrants' exact count"
+PARTIAL["qd.global_thread_idx"] = "CUDA only (as qd.simt.block.global_thread_idx); the CPU backend refuses it"
+PARTIAL["qd.frexp"] = "written in the language (log2, then a correction step); Quadrants' CPU backend aborts on it"
+PARTIAL["qd.get_addr"] = "the element's address where kernels read it (host storage on the CPU, the device copy on CUDA)"
+PARTIAL["qd.clock_freq_hz"] = "measured once per backend (two kernel calls 50 ms apart)"
+PARTIAL["qd.DeviceCapability"] = "the names only: qdexplorer has no Vulkan/SPIR-V backend"
+PARTIAL["qd.Format"] = "the names only: qdexplorer has no textures"
+PARTIAL["qd.python"] = "qd.init(arch=qd.python) runs on the CPU backend"
+PARTIAL["qd.perf_dispatch"] = "times the compatible implementations per geometry (wall clock, device synchronised) and " \
+                              "keeps the fastest, as Quadrants; the timing is qdexplorer's own"
+PARTIAL["qd.sparse.usage"] = "a Python function over the activity mask (Quadrants' is a kernel): the same number"
+PARTIAL["qd.algorithms.PrefixSumExecutor"] = "on the host with NumPy (Quadrants runs it on CUDA/Vulkan only)"
+PARTIAL["qd.algorithms.parallel_sort"] = "on the host with NumPy, stable (Quadrants' odd-even merge sort is not)"
 for _s in _FIELDS + _NDARRAYS:
     PARTIAL[f"{_s}.to_dlpack"] = "shares the host storage on the CPU backend; on CUDA it exports a host copy"
     PARTIAL[f"{_s}.layout"] = "accepted and reported; storage is one array per member either way"
+
+
+class NotSupportedUse(QdError, NotImplementedError):
+    """A use of a Quadrants name that qdexplorer.lang refuses (an argument such as `offset=`)."""
+
+
+def refuse_use(what: str, todo: str) -> NotSupportedUse:
+    """The one-line error for a refused use, at the user's line: "`what` is not supported ... ; todo"."""
+    file, line = _caller()
+    return NotSupportedUse(f"`{what}` is not supported by qdexplorer.lang ({file}:{line}); {todo}")
 
 
 def message(name: str, file: str, line: int) -> str:
@@ -133,14 +156,26 @@ def module_getattr(prefix: str, module_name: str):
     """A module `__getattr__` that refuses the Quadrants names listed under `prefix` and says
     'no attribute' for anything else."""
     def __getattr__(name: str):
+        if name.startswith("__"):
+            raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
         if f"{prefix}.{name}" in REFUSED:
             raise refuse(f"{prefix}.{name}")
-        raise AttributeError(f"module '{module_name}' has no attribute '{name}'")
+        raise unknown(f"{prefix}.{name}")
     return __getattr__
+
+
+def unknown(name: str) -> NotSupportedError:
+    """A name neither qdexplorer.lang nor Quadrants 1.3.3's public API has (a typo, or one of
+    Quadrants' implementation modules): still one line at the user's line."""
+    file, line = _caller()
+    return NotSupportedError(f"`{name}` is not a name of qdexplorer.lang ({file}:{line}); docs/compatibility.md "
+                             f"lists Quadrants' public names and what qdexplorer does with each")
 
 
 def refuse_attr(surface: str, obj, name: str):
     """For a class's `__getattr__`: the refusal of `surface.name` if it is listed, else the usual error."""
     if f"{surface}.{name}" in REFUSED:
         raise refuse(f"{surface}.{name}")
+    if surface.startswith("qd."):  # a namespace object (qd.types): one line, as a module gives
+        raise unknown(f"{surface}.{name}")
     raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")

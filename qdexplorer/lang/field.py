@@ -6,8 +6,8 @@ host ndarray is passed like any NumPy array, without a copy on the CPU. A 0-d fi
 is stored as one element. Vector and matrix fields keep their components as trailing axes.
 
 When scripts run on CUDA, the backend gives each one a *mirror* (a device buffer) at its first
-kernel call, and the data then stays on the device between calls: `_where` says which copy is
-current, and Python-side access (indexing, `to_numpy`) copies back only when a kernel wrote it
+kernel call, and the data then stays on the device between calls: `Storage` tracks which copy is
+current (`attach_mirror`, `on_device`, `written_on_device`), and Python-side access (indexing, `to_numpy`) copies back only when a kernel wrote it
 since. The language never imports the backend: a mirror is any object with `upload(host)`,
 `download(host)` and `fill(value, dtype) -> bool`.
 """
@@ -44,7 +44,7 @@ class GradDtypeError(QdRuntimeError, TypeError):
     """`needs_grad=True` on an integer field or ndarray (Quadrants' QuadrantsRuntimeError for it)."""
 
 
-_REGISTRY: "weakref.WeakValueDictionary[int, _Storage]" = weakref.WeakValueDictionary()
+_REGISTRY: "weakref.WeakValueDictionary[int, Storage]" = weakref.WeakValueDictionary()
 _IDS = itertools.count(1)
 
 
@@ -120,14 +120,15 @@ class Mirror(Protocol):
     def fill(self, value, dtype) -> bool: ...
 
 
-class _Storage:
-    """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O."""
+class Storage:
+    """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O, and
+    residency (which of the host array and the device copy is current)."""
 
     storage: np.ndarray
     shape: tuple
     dtype: DType
     name: str
-    _grad: "_Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
+    _grad: "Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
     _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
 
@@ -139,7 +140,7 @@ class _Storage:
         return None if lay is None or tuple(lay) == tuple(range(len(lay))) else tuple(lay)
 
     @property
-    def grad(self) -> "_Storage":
+    def grad(self) -> "Storage":
         """The adjoint array that `kernel.grad()` and `qd.ad.Tape` accumulate into."""
         if self._grad is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
             # a field made for an SNode tree: Quadrants' `qd.root.dense(qd.i, n).place(x, x.grad)` places
@@ -152,10 +153,10 @@ class _Storage:
                                  f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
         return self._grad
 
-    _dual: "_Storage | None" = None  # the tangent (`x.dual`), allocated by needs_dual=True or lazy_dual()
+    _dual: "Storage | None" = None  # the tangent (`x.dual`), allocated by needs_dual=True or lazy_dual()
 
     @property
-    def dual(self) -> "_Storage":
+    def dual(self) -> "Storage":
         """The tangent array that kernels run under `qd.ad.FwdMode` write (forward-mode autodiff)."""
         if self._dual is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
             d = Field(self.dtype, None, f"{self.name}_dual" if self.name else "", self.elem_shape)
@@ -181,7 +182,7 @@ class _Storage:
             self._dual = d
         return self
 
-    def _unwrap(self) -> "_Storage":
+    def _unwrap(self) -> "Storage":
         """What Quadrants' `qd.Tensor` wrapper gives back: `qd.tensor` returns the array itself here."""
         return self
 
@@ -246,6 +247,38 @@ class _Storage:
         self.host()
         self._mirror, self._where = None, "host"
 
+    # ---- residency: what the script layer, which runs kernels on the device copy, asks and says
+    @property
+    def mirror(self) -> Mirror | None:
+        """The device copy, while scripts run on CUDA; None otherwise."""
+        return self._mirror
+
+    def attach_mirror(self, mirror: Mirror, zeroed: bool = False) -> None:
+        """Take `mirror` as the device copy, once the data is home from any earlier one. `zeroed`:
+        just allocated (zeros on both sides), so the copy is current without a transfer."""
+        self.host()
+        self._mirror, self._where = mirror, "host"
+        if zeroed and mirror.fill(0, self.storage.dtype):
+            self._where = "both"
+
+    def on_device(self) -> Mirror:
+        """The device copy, made current first where Python wrote the host side last: a kernel
+        is about to use it."""
+        if self._mirror is None:
+            raise QdRuntimeError(f"{self._kind()} {self.name or ''} has no device copy to run on")
+        if self._where == "host":
+            self._mirror.upload(self.storage)
+            self._where = "both"
+        return self._mirror
+
+    def written_on_device(self) -> None:
+        """A kernel may have written the device copy: the host side is stale until it is read."""
+        self._where = "device"
+
+    def drop_mirror(self) -> None:
+        """Forget the device copy without copying back (its context faulted: nothing can come home)."""
+        self._mirror, self._where = None, "host"
+
     @property
     def ndim(self) -> int:
         return len(self.shape)
@@ -302,9 +335,12 @@ class _Storage:
         if self._where == "device" and self._mirror is not None and not self.elem_shape:
             cell = self._device_cell(idx)
             if cell is not None:       # one number: only its bytes come back, not the array
-                return cell[0].item()
+                return int(cell[0]) if cell.dtype == np.bool_ else cell[0].item()
         v = self.host()[idx]           # a number, or a copy of a slice
-        return np.array(v) if isinstance(v, np.ndarray) else v.item()
+        if isinstance(v, np.ndarray):
+            return np.array(v)
+        x = v.item()
+        return int(x) if isinstance(x, bool) else x  # a u1 element reads 0/1, as Quadrants gives
 
     def _device_cell(self, idx: tuple):
         """The host storage's cell for element `idx`, refreshed from the device copy alone (a
@@ -408,7 +444,7 @@ class _Storage:
 
     def copy_from(self, other):
         """Copy another field's or ndarray's data (same shape and element shape) into this one."""
-        if not isinstance(other, _Storage):
+        if not isinstance(other, Storage):
             raise TypeError(f"copy_from: expected a qd.field or qd.ndarray, got {type(other).__name__}")
         if (other.shape, other.elem_shape) != (self.shape, self.elem_shape):
             raise ValueError(f"copy_from: shapes differ: {self.shape}{self.elem_shape or ''} here, "
@@ -438,7 +474,7 @@ class _Storage:
         return list(_REGISTRY.values())
 
     @staticmethod
-    def by_uid(uid: int) -> "_Storage":
+    def by_uid(uid: int) -> "Storage":
         f = _REGISTRY.get(uid)
         if f is None:
             raise RuntimeError(f"field or ndarray #{uid} no longer exists (it was garbage-collected)")
@@ -448,7 +484,10 @@ class _Storage:
         return self.to_numpy(dtype)
 
 
-class Field(_Storage):
+_Storage = Storage   # the name branches still in flight import; drop once they have merged
+
+
+class Field(Storage):
     """A `qd.field`: kernels read and write it as a global; Python indexes it directly.
 
     Made with `shape=None` it is *unplaced*: it has no storage until an SNode tree places it
@@ -456,7 +495,7 @@ class Field(_Storage):
 
     _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
     _made_unplaced = False  # made without shape=: its `.grad` is an unplaced field until placed
-    _grad_of: "_Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
+    _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
@@ -513,8 +552,8 @@ class Field(_Storage):
         if name in ("storage", "uid") and self.__dict__.get("shape", ()) is None:
             self._require_placed(f"using it ({name})")
         if name in ("grad", "dual"):  # the property raised; Python then asks here: give its message
-            return getattr(_Storage, name).fget(self)
-        return _Storage.__getattr__(self, name)
+            return getattr(Storage, name).fget(self)
+        return Storage.__getattr__(self, name)
 
     def fill(self, value):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
@@ -556,7 +595,7 @@ class Field(_Storage):
 
 
 
-class Ndarray(_Storage):
+class Ndarray(Storage):
     """`qd.ndarray(dtype, shape)`: an array allocated by the user and passed to kernels as an argument."""
 
     def __init__(self, dtype, shape, elem_shape: tuple = (), needs_grad: bool = False):
@@ -579,7 +618,7 @@ _caller = caller  # the name the rest of the package imports from here
 def array_meta(v):
     """An object with the dtype, ndim and shape `v` will have as an argument, for specialising a
     kernel without moving any data (a field's device copy stays where it is)."""
-    if isinstance(v, _Storage):
+    if isinstance(v, Storage):
         return v.storage
     return as_kernel_array(v)
 
@@ -589,7 +628,7 @@ def as_kernel_array(v):
     tensors, without copies), or a DeviceArray for a GPU array (which only CUDA accepts)."""
     if isinstance(v, np.ndarray):
         return v
-    if isinstance(v, _Storage):
+    if isinstance(v, Storage):
         return v.host()
     dev = device_array_of(v)
     if dev is not None:

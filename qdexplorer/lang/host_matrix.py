@@ -32,7 +32,10 @@ class HostMatrix(np.ndarray):
             if max(idx) >= self.shape[0]:
                 raise AttributeError(f"'.{name}' needs a vector of at least {max(idx) + 1} components")
             return self[idx[0]].item() if len(idx) == 1 else np.asarray(self)[idx].view(HostMatrix)
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        if name.startswith("__"):
+            raise AttributeError(name)
+        from . import compat
+        compat.refuse_attr("vector" if self.ndim == 1 else "matrix", self, name)
 
     def __setattr__(self, name: str, value):
         idx = _swizzle_index(name) if not name.startswith("_") else None

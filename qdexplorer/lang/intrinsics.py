@@ -83,6 +83,11 @@ atomic_max = Intrinsic("atomic_max", "atomic")
 atomic_and = Intrinsic("atomic_and", "atomic")  # integers only
 atomic_or = Intrinsic("atomic_or", "atomic")
 atomic_xor = Intrinsic("atomic_xor", "atomic")
+atomic_mul = Intrinsic("atomic_mul", "atomic")            # a compare-and-swap loop in codegen
+atomic_exchange = Intrinsic("atomic_exchange", "atomic")  # writes the value, returns the old one
+atomic_cas = Intrinsic("atomic_cas", "atomic")            # (x[i], expected, desired): the old value
+clock_counter = Intrinsic("clock_counter", "clock")       # a cycle counter read inside a kernel
+bit_cast = Intrinsic("bit_cast", "bit_cast")               # (x, dtype): the same bits as dtype
 
 
 def loop_config(block_dim=None, serialize=False, name=None, parallelize=None, **unused):

@@ -136,6 +136,7 @@ class AtomicRMW(Expr):
     indices: tuple[Expr, ...]
     value: Expr
     where: str = field(default="", compare=False)
+    expected: "Expr | None" = None  # op "cas": write `value` only where the element equals this
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]

@@ -17,7 +17,7 @@ from . import autodiff, autodiff_fwd, ir, runtime_api
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
-from .field import _Storage as Storage
+from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, func, read_annotations
 from .offload import lower_kernel
@@ -70,6 +70,13 @@ class Kernel(KernelBase):
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+
+    def __getattr__(self, name: str):
+        """Quadrants kernel attributes qdexplorer leaves out (`k.resume` of graph kernels): one line."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        from . import compat
+        compat.refuse_attr("kernel", self, name)
 
     @property
     def source(self) -> SourceInfo:
@@ -305,7 +312,10 @@ class Kernel(KernelBase):
             return None
         r = args["ret__"]
         ann = self.return_type
-        return r[0].item() if as_dtype(ann) is not None else r.reshape(getattr(ann, "shape", r.shape)).copy()
+        if as_dtype(ann) is not None:
+            x = r[0].item()
+            return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
+        return r.reshape(getattr(ann, "shape", r.shape)).copy()
 
     def __get__(self, obj, objtype=None):
         """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""

@@ -19,7 +19,7 @@ class LangNamespace(types.ModuleType):
         for key in (f"qd.lang.{name}", f"qd.{name}"):
             if key in compat.REFUSED:
                 raise compat.refuse(key)
-        raise AttributeError(f"module 'qdexplorer.lang.lang' (qd.lang) has no attribute '{name}'")
+        raise compat.unknown(f"qd.lang.{name}")
 
     def __dir__(self):
         return [n for n in dir(sys.modules["qdexplorer.lang"]) if not n.startswith("_")]

@@ -26,8 +26,9 @@ def _module(name: str, attrs: dict, package: bool = True) -> _pytypes.ModuleType
 
 
 def _lang():
-    import qdexplorer.lang as qd
-    return qd
+    """The package itself: these modules are built on demand, long after it finished importing, and
+    an import statement here would make the package and this module import each other."""
+    return sys.modules[__package__]
 
 
 def _public(mod) -> dict:

@@ -6,6 +6,7 @@ of those stays free of the others.
 from __future__ import annotations
 
 from . import types as T
+from .builder_type import sparse_matrix_builder
 from .template import Template, template
 from .types import NdarrayType, as_dtype, f32
 from .struct_types import struct
@@ -73,10 +74,7 @@ class _TypesNamespace:
     uint8, uint16, uint32, uint64 = T.u8, T.u16, T.u32, T.u64
     float16, float32, float64 = T.f16, T.f32, T.f64
 
-    @staticmethod
-    def sparse_matrix_builder():
-        from .linalg.sparse_matrix import sparse_matrix_builder
-        return sparse_matrix_builder()
+    sparse_matrix_builder = staticmethod(sparse_matrix_builder)
 
     def __getattr__(self, name: str):
         from . import compat

@@ -63,6 +63,8 @@ def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
+    if arch == "python":  # Quadrants' python arch: the CPU backend here
+        arch = cpu
     if arch in (amdgpu, metal, vulkan, arm64):  # as Quadrants: an unsupported arch falls back to the CPU
         if not options.get("enable_fallback", True):
             raise BackendUnavailableError(f"qd.init(arch=qd.{arch}, enable_fallback=False): qdexplorer runs on "

@@ -22,9 +22,10 @@ import weakref
 import numpy as np
 
 from .field import SNODE_OF_SHAPE
+from .compat import refuse_use
 from .errors import QdRuntimeError
 from .field import Field, _caller
-from .field import _Storage as Storage
+from .field import Storage
 from .types import i32
 
 SPARSE = ("pointer", "bitmasked")
@@ -79,6 +80,8 @@ class SNode:
         if isinstance(dims, numbers.Integral):
             dims = [int(dims)] * len(idx)
         dims = [int(d) for d in dims]
+        if len(dims) == 1 and len(idx) > 1:  # pointer(qd.ijk, [64]): one size for every axis, as Quadrants
+            dims = dims * len(idx)
         if len(dims) != len(idx):
             raise ValueError(f"{kind}({ax!r}, {dims}): {len(idx)} axes but {len(dims)} dimensions")
         if any(d < 1 for d in dims):
@@ -111,18 +114,19 @@ class SNode:
                                   f"docs/language.md)")
 
     def hash(self, axes, dimensions) -> "SNode":
-        raise NotImplementedError("a hash SNode is not supported by qdexplorer (nor by Quadrants)")
+        raise refuse_use("snode.hash(...)", "use pointer or bitmasked (Quadrants has no hash SNode either)")
 
     def bit_struct(self, *args, **kwargs):
-        raise NotImplementedError("qd.root...bit_struct(...) (quantized types) is not supported by qdexplorer")
+        raise refuse_use("snode.bit_struct(...)", "quantized types are not supported; use full-width dtypes")
 
-    quant_array = bit_struct
+    def quant_array(self, *args, **kwargs):
+        raise refuse_use("snode.quant_array(...)", "quantized types are not supported; use full-width dtypes")
 
     def place(self, *fields, offset=None) -> "SNode":
         """Give each field (scalar, vector, matrix or struct field, or a list of them) this
         container's shape: its storage is allocated now, zeroed."""
         if offset is not None:
-            raise NotImplementedError("place(..., offset=...) is not supported by qdexplorer: index from 0")
+            raise refuse_use("place(..., offset=...)", "index from 0 (subtract the offset where you index)")
         for f in fields:
             if isinstance(f, (list, tuple)):
                 self.place(*f)

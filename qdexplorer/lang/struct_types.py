@@ -14,7 +14,7 @@ import numbers
 import numpy as np
 
 from .errors import QuadrantsSyntaxError
-from .field import Field
+from .field import Field, _caller
 from .func import Func, read_annotations
 from .types import DType, as_dtype, f32
 from .vector_types import VectorType
@@ -48,11 +48,14 @@ class StructType:
         inner = ", ".join(f"{k}={t!r}" for k, t in self.members.items())
         return f"qd.types.struct({inner})"
 
-    def field(self, shape=None, name: str = "", offset=None, needs_grad: bool = False, **unused) -> StructField:
-        """A field of this struct: one field per member, all of `shape`."""
-        if offset is not None or needs_grad:
-            raise NotImplementedError("a struct field's offset= and needs_grad= are not supported by qdexplorer")
-        return StructField(self, shape, name or self.name)
+    def field(self, shape=None, name: str = "", offset=None, needs_grad: bool = False, needs_dual: bool = False,
+              **unused) -> StructField:
+        """A field of this struct: one field per member, all of `shape` (float members get `.grad` /
+        `.dual` with needs_grad / needs_dual, as Quadrants gives them)."""
+        if offset is not None:
+            from .compat import refuse_use
+            raise refuse_use("Struct.field(offset=...)", "index from 0 (subtract the offset where you index)")
+        return StructField(self, shape, name or self.name, needs_grad, needs_dual)
 
     def __call__(self, *args, **kwargs) -> Struct:
         """From Python: a struct value (missing members are zero; a scalar for a vector member
@@ -67,6 +70,28 @@ class StructType:
             else:
                 out[m] = t.numpy.type(v).item() if isinstance(v, numbers.Number) else v
         return Struct(out, stype=self)
+
+    dtype = None  # Quadrants reports its own struct dtype handle; nothing here reads it
+
+    def filled_with_scalar(self, value) -> Struct:
+        """A struct value with every scalar (and every vector component) set to `value`."""
+        out: dict = {}
+        for m, t in self.members.items():
+            if isinstance(t, StructType):
+                out[m] = t.filled_with_scalar(value)
+            elif isinstance(t, VectorType):
+                out[m] = t(value)
+            else:
+                out[m] = t.numpy.type(value).item()
+        return Struct(out, stype=self)
+
+    def cast(self, value) -> Struct:
+        """A struct value of this type from a dict, a Struct or a scalar (every member set to it)."""
+        if isinstance(value, Struct):
+            value = {k: getattr(value, k) for k in self.members}
+        if isinstance(value, dict):
+            return self(**value)
+        return self.filled_with_scalar(value)
 
     def leaves(self, prefix: tuple = ()) -> list[tuple[tuple, DType, tuple]]:
         """Every scalar or vector member, nested structs flattened: (path, dtype, element shape)."""
@@ -185,17 +210,38 @@ def _shape(shape) -> tuple | None:
 class StructField:
     """A field of structs, stored as one field per member (`members`, by name)."""
 
-    def __init__(self, stype: StructType, shape, name: str):
+    def __init__(self, stype: StructType, shape, name: str, needs_grad: bool = False, needs_dual: bool = False):
         self.struct_type, self.shape, self.name = stype, _shape(shape), name
         self.members: dict[str, Field | StructField] = {}
         for k, t in stype.members.items():
             label = f"{name}.{k}"
             if isinstance(t, StructType):
-                self.members[k] = t.field(self.shape, label)
+                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual)
             elif isinstance(t, VectorType):
-                self.members[k] = t.field(self.shape, label)
+                float_member = (t.dtype or f32).is_float
+                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad and float_member,
+                                          needs_dual=needs_dual and float_member)
             else:
-                self.members[k] = Field(t, self.shape, label)
+                self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad and t.is_float,
+                                        needs_dual=needs_dual and t.is_float)
+                if needs_dual and t.is_float:
+                    self.members[k]._with_dual(True)
+
+    def _adjoint(self, which: str) -> "StructField":
+        """The struct field of the members' `.grad` (or `.dual`): the same storage, not a copy."""
+        out = StructField.__new__(StructField)
+        out.struct_type, out.shape, out.name = self.struct_type, self.shape, f"{self.name}.{which}"
+        out.members = {}
+        for k, m in self.members.items():
+            if isinstance(m, StructField):
+                out.members[k] = m._adjoint(which)
+            elif getattr(m, f"_{which}", None) is not None:
+                out.members[k] = getattr(m, which)
+        if not out.members:
+            file, line = _caller()
+            raise AttributeError(f"{file}:{line}: struct field {self.name!r} has no {which}: make it with "
+                                 f"needs_{which}=True (qd.Struct.field({{...}}, shape=..., needs_{which}=True))")
+        return out
 
     def __repr__(self) -> str:
         return f"<qd struct field {self.name} shape={self.shape} members={list(self.members)}>"
@@ -222,15 +268,20 @@ class StructField:
         return dict(self.struct_type.methods)
 
     def has_grad(self) -> bool:
-        return False
+        return any(getattr(m, "_grad", None) is not None for m in self.members.values())
 
     def has_dual(self) -> bool:
-        return False
+        return any(getattr(m, "_dual", None) is not None for m in self.members.values())
 
     @property
-    def grad(self):
-        from . import compat
-        raise compat.refuse("struct_field.grad")
+    def grad(self) -> "StructField":
+        """`s.grad`: the struct field of the float members' adjoints (`s.grad[i].a`, `s.grad.a`)."""
+        return self._adjoint("grad")
+
+    @property
+    def dual(self) -> "StructField":
+        """`s.dual`: the struct field of the float members' tangents (forward mode)."""
+        return self._adjoint("dual")
 
     @property
     def snode(self):

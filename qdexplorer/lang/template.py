@@ -15,7 +15,7 @@ import re
 import numpy as np
 
 from .device_array import DeviceArray
-from .field import _Storage
+from .field import Storage
 from .types import from_numpy
 
 
@@ -65,7 +65,7 @@ def held_arrays(v, depth: int = 0, runtime: bool = False) -> tuple:
     attrs = vars(v) if hasattr(v, "__dict__") else {}
     out: list[tuple[str, object]] = []
     for k, a in attrs.items():
-        if isinstance(a, _Storage):
+        if isinstance(a, Storage):
             out.append((k, a.uid))
         elif holds_arrays(a):
             out.append((k, held_arrays(a, depth + 1, runtime)))
@@ -81,7 +81,7 @@ ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the s
 
 def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
-    if isinstance(v, _Storage):
+    if isinstance(v, Storage):
         el = tuple(v.elem_shape)
         return (name, "array", v.dtype, v.storage.ndim) + ((el,) if el else ())
     if isinstance(v, (np.ndarray, DeviceArray)):

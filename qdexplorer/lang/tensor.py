@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from .field import Field, Ndarray, _Storage
+from . import host_matrix as _host_matrix
+from .alloc import field, ndarray
+from .field import Field, Ndarray, Storage
+from .vector_types import Matrix, Vector, VectorType, matrix, vector
 
 _SCALAR_KWARGS = frozenset({"backend", "needs_grad", "layout"})
 _VEC_MAT_KWARGS = frozenset({"backend", "needs_grad"})
@@ -28,7 +31,7 @@ class Backend(IntEnum):
 
 class _TensorMeta(type):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Storage)
+        return isinstance(obj, Storage)
 
 
 class Tensor(metaclass=_TensorMeta):
@@ -36,19 +39,19 @@ class Tensor(metaclass=_TensorMeta):
 
     def __new__(cls, impl=None):
         """`qd.Tensor(field_or_ndarray)`: Quadrants wraps it; here the array itself stands for it."""
-        if not isinstance(impl, _Storage):
+        if not isinstance(impl, Storage):
             raise TypeError(f"Tensor(impl) requires an Ndarray or Field; got {type(impl).__name__}")
         return impl
 
 
 class _VectorMeta(_TensorMeta):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 1
+        return isinstance(obj, Storage) and len(getattr(obj, "elem_shape", ())) == 1
 
 
 class _MatrixMeta(_TensorMeta):
     def __instancecheck__(cls, obj) -> bool:
-        return isinstance(obj, _Storage) and len(getattr(obj, "elem_shape", ())) == 2
+        return isinstance(obj, Storage) and len(getattr(obj, "elem_shape", ())) == 2
 
 
 class VectorTensor(Tensor, metaclass=_VectorMeta):
@@ -94,11 +97,10 @@ def _check_layout(layout, ndim: int) -> tuple | None:
 
 def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     """A field (`backend=qd.Backend.FIELD`) or an ndarray (the default) of `dtype` and canonical `shape`."""
-    compound = hasattr(dtype, "field") and hasattr(dtype, "ndarray")  # a qd.types.vector / matrix type
-    if isinstance(dtype, _Storage):
+    if isinstance(dtype, Storage):
         raise TypeError(f"qd.tensor() allocates a new tensor; to wrap an existing {type(dtype).__name__}, "
                         f"use qd.wrap(impl) instead")
-    if layout is not None and compound:
+    if layout is not None and isinstance(dtype, VectorType):
         raise TypeError("layout= is not supported with compound dtypes (vector/matrix). "
                         "Use qd.Vector.tensor(...) or qd.Matrix.tensor(...) without layout= instead.")
     _check_kwargs(kwargs, "qd.tensor", _SCALAR_KWARGS)
@@ -106,12 +108,8 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     shape_t = (shape,) if isinstance(shape, int) else tuple(shape)
     lay = _check_layout(layout, len(shape_t))
     needs_grad = bool(kwargs.get("needs_grad", False))
-    if compound:
-        out = dtype.field(shape, needs_grad=needs_grad) if b is Backend.FIELD else dtype.ndarray(shape,
-                                                                                                 needs_grad=needs_grad)
-    else:
-        out = Field(dtype, shape, needs_grad=needs_grad) if b is Backend.FIELD else Ndarray(dtype, shape,
-                                                                                              needs_grad=needs_grad)
+    out = field(dtype, shape, needs_grad=needs_grad) if b is Backend.FIELD else ndarray(dtype, shape,
+                                                                                        needs_grad=needs_grad)
     out._qd_layout = lay
     if lay is not None and out._grad is not None:
         out._grad._qd_layout = lay
@@ -130,9 +128,25 @@ def tensor_of(vector_type, shape, *, backend=Backend.NDARRAY, factory: str = "qd
 
 def wrap(impl):
     """Quadrants' `qd.wrap(field_or_ndarray)`: the same array (no wrapper object here)."""
-    if not isinstance(impl, _Storage):
+    if not isinstance(impl, Storage):
         raise TypeError(f"qd.wrap() takes a qd.field or qd.ndarray, got {type(impl).__name__}")
     return impl
 
 
 __all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]
+
+
+def _vector_tensor(n, dtype, shape, **kwargs):
+    """`qd.Vector.tensor(n, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+    return tensor_of(vector(n, dtype), shape, factory="qd.Vector.tensor", **kwargs)
+
+
+def _matrix_tensor(n, m, dtype, shape, **kwargs):
+    """`qd.Matrix.tensor(n, m, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
+    return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
+
+
+# set here, above vector_types.py (which allocates nothing through this module), so no import goes round
+Vector.tensor = staticmethod(_vector_tensor)  # type: ignore[attr-defined]
+Matrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
+_host_matrix.HostMatrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]

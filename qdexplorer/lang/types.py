@@ -59,6 +59,7 @@ _NUMPY = {"f32": "float32", "f64": "float64", "i32": "int32", "i64": "int64", "u
           "f16": "float16", "i8": "int8", "i16": "int16", "u8": "uint8", "u16": "uint16", "u64": "uint64"}
 ALL = {d.name: d for d in (f32, f64, i32, i64, u32, f16, i8, i16, u8, u16, u64)}
 _FROM_NUMPY = {np.dtype(_NUMPY[n]): d for n, d in ALL.items()}
+_FROM_NUMPY[np.dtype(np.bool_)] = u1  # a u1 field's storage, or a NumPy bool array, passed to a kernel
 
 
 def from_numpy(dt) -> DType:

@@ -113,12 +113,6 @@ class Vector:
         return vector(n, dtype).ndarray(shape, needs_grad=needs_grad)
 
     @staticmethod
-    def tensor(n, dtype, shape, **kwargs):
-        """`qd.Vector.tensor(n, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
-        from .tensor import tensor_of
-        return tensor_of(vector(n, dtype), shape, factory="qd.Vector.tensor", **kwargs)
-
-    @staticmethod
     def zero(dt, n):
         return H.host(np.zeros(n, _dt(dt)))
 
@@ -147,12 +141,6 @@ class Matrix:
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):
         return matrix(n, m, dtype).ndarray(shape, needs_grad=needs_grad)
-
-    @staticmethod
-    def tensor(n, m, dtype, shape, **kwargs):
-        """`qd.Matrix.tensor(n, m, dtype, shape, backend=qd.Backend.FIELD | NDARRAY)`."""
-        from .tensor import tensor_of
-        return tensor_of(matrix(n, m, dtype), shape, factory="qd.Matrix.tensor", **kwargs)
 
     @staticmethod
     def identity(dt, n):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..lang import runtime_api
 from ..lang.errors import QdError
-from ..lang.field import _Storage as Storage
+from ..lang.field import Storage
 from ..lang.kernel import Kernel, Workload
 from .import_guard import import_deadline
 

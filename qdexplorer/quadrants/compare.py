@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from ..bench.stats import compare_rounds, default_threshold
+from ..lang.errors import QdError
 from .edits import EditFolder, confirm_used, prepare_load
 from .model import QuadrantsRun
 from .program import run_program
@@ -71,6 +72,13 @@ def edit_and_rerun(script, edit_folder, kind: str = "ptx", args=(), arch=None, t
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
     edits = EditFolder(edit_folder, kind)
+    # what the folder alone can refuse is refused before the program runs (seconds of Quadrants each):
+    # a link or unreadable file, no edits at all, PTX edits for the CPU
+    found = edits.edits()
+    if not found:
+        raise QdError(f"no *{edits.kind.suffix} edits in {edits.folder}")
+    if kind == "ptx" and arch == "cpu":
+        raise QdError(f"{found[0].path}: PTX exists only on CUDA: use --arch cuda, or edit the LLVM IR with --load-ll")
     common = dict(arch=arch, timeout=timeout, python=python, keep_children=keep_children)
     if baseline is None:
         baseline = run_program(script, args, dump_dir=dump_dir, **common)

@@ -4,7 +4,8 @@ A process that leaves the group (a `setsid` daemon) is found as well: the progra
 in its environment (`QDEXPLORER_PROGRAM`, a fresh random value), which whatever it starts inherits,
 and for the run qdexplorer is a child subreaper (Linux), so an orphan is re-parented to it rather
 than to PID 1. After the program exits, each such process is named and ended (`--keep-children`:
-named and left running).
+named and left running). Should qdexplorer itself be SIGKILLed, a watcher (remote/reaper.py, in a
+session of its own, holding a pipe from it) ends every marked process.
 
 The program runs in a new session, so its process group holds it and whatever it starts. We wait
 on its pid, not on its pipes: output goes to files, so a background child that inherited stdout
@@ -25,6 +26,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from ..remote import reaper
 from ..remote.reaper import children_of, describe, marked
 
 MARK = "QDEXPLORER_PROGRAM"
@@ -43,11 +45,13 @@ class Finished:
 def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_children: bool = False,
               what: str = "the program") -> Finished:
     mark = secrets.token_hex(8)
+    watcher = None
     env = dict(env) | {MARK: mark}
     before = set(children_of(os.getpid()))
     streams = [tempfile.NamedTemporaryFile(prefix=f"qdx-quadrants-{n}-", suffix=".txt", delete=False)
                for n in ("stdout", "stderr")]
     try:
+        watcher = reaper.start("-", mark, MARK)   # SIGKILLed, this process cannot end them: it does
         with _sigterm_unwinds(), _subreaper():
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=streams[0], stderr=streams[1], env=env,
                                     cwd=cwd, start_new_session=True)
@@ -83,6 +87,12 @@ def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_
                              f"(truncated: the full output is in {f.name})")
         return Finished(proc.returncode, texts[0], texts[1], timed_out, notes)
     finally:
+        if watcher is not None:   # everything was ended (or kept) above: the watcher finds nothing left
+            if keep_children:
+                watcher.kill()     # kept on purpose: not the watcher's to end
+            else:
+                watcher.stdin.close()
+            watcher.wait()
         for f in streams:
             f.close()
             if not getattr(f, "kept", False):

@@ -34,6 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from ..compiler.safe_files import write_file
+from ..lang.errors import QdError
+from . import reaper as reaper_process
 
 MARK = "QDEXPLORER_PRIVATE_CLUSTER"   # environment variable every process of the cluster inherits
 
@@ -72,10 +74,10 @@ def prepare() -> LocalCluster:
     token = folder / "token"
     write_file(token, secrets.token_hex(32))   # 0600, in a 0700 folder
     mark = secrets.token_hex(8)
-    env = {k: v for k, v in os.environ.items() if k != MARK}
-    reaper = subprocess.Popen([sys.executable, "-m", "qdexplorer.remote.reaper", str(folder), mark],
-                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True, env=env | {"PYTHONPATH": _pythonpath()})
+    reaper = reaper_process.start(str(folder), mark)
+    if reaper is None:
+        raise QdError("--cluster local needs a Python to run its watcher; this app has none (use `pip install "
+                      "'qdexplorer[cluster]'`)")
     os.environ[MARK] = mark
     os.environ["RAY_AUTH_MODE"] = "token"           # explicit: Ray then prints no notice about it
     os.environ["RAY_AUTH_TOKEN_PATH"] = str(token)
@@ -87,15 +89,16 @@ def prepare() -> LocalCluster:
     return cluster
 
 
-def _pythonpath() -> str:
-    """This qdexplorer's parent folder first, so the reaper runs this very code (a checkout too)."""
-    here = str(Path(__file__).resolve().parents[2])
-    rest = os.environ.get("PYTHONPATH", "")
-    return here + (os.pathsep + rest if rest else "")
-
-
 def init_kwargs(cluster: LocalCluster) -> dict[str, Any]:
-    return {"_temp_dir": str(cluster.folder / "r")}
+    """Ray's files in the private folder; `QDEXPLORER_OBJECT_STORE_MB` caps the object store (Ray
+    takes 30% of the memory by default; 75 MB is its least)."""
+    kw: dict[str, Any] = {"_temp_dir": str(cluster.folder / "r")}
+    store = os.environ.get("QDEXPLORER_OBJECT_STORE_MB", "")
+    if store:
+        if not store.isdigit() or int(store) < 75:
+            raise QdError(f"QDEXPLORER_OBJECT_STORE_MB={store!r}: expected a whole number of MB, at least 75")
+        kw["object_store_memory"] = int(store) << 20
+    return kw
 
 
 def start(num_cpus: int, **kw: Any) -> LocalCluster:

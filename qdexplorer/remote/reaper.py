@@ -1,10 +1,12 @@
-"""The watcher of a private local cluster (local_cluster.py): `python -m qdexplorer.remote.reaper
-FOLDER MARK`, its stdin a pipe from the qdexplorer that started the cluster.
+"""The watcher of what qdexplorer starts: `python reaper.py FOLDER MARK [VARIABLE]` (run by path),
+its stdin a pipe from the qdexplorer that started a private cluster (local_cluster.py) or a
+Quadrants program (quadrants/process_group.py).
 
-It imports nothing of Ray or qdexplorer and runs in a session of its own, so no signal to the
+It imports nothing but the standard library and runs in a session of its own, so no signal to the
 terminal's process group or to qdexplorer reaches it first. When the pipe closes (qdexplorer
-ended, by any means), it ends every process of this user whose environment holds MARK=<mark>:
-SIGTERM, then SIGKILL to those still there after GRACE_S, then deletes FOLDER (token, sockets, logs).
+ended, by any means, SIGKILL included), it ends every process of this user whose environment
+holds VARIABLE=<mark> (default QDEXPLORER_PRIVATE_CLUSTER): SIGTERM, then SIGKILL to those still
+there after GRACE_S, then deletes FOLDER (token, sockets, logs; `-` for none).
 """
 from __future__ import annotations
 
@@ -72,23 +74,35 @@ def _signal(pids: list[int], sig: int) -> None:
             pass
 
 
-def reap(folder: str, mark: str, grace_s: float = GRACE_S) -> int:
-    """End the cluster's processes; returns how many had to be ended."""
-    pids = marked(mark)
+def reap(folder: str, mark: str, grace_s: float = GRACE_S, var: str = MARK) -> int:
+    """End the marked processes; returns how many had to be ended."""
+    pids = marked(mark, var)
     _signal(pids, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and marked(mark):
+    while time.monotonic() < deadline and marked(mark, var):
         time.sleep(0.1)
-    _signal(marked(mark), signal.SIGKILL)
+    _signal(marked(mark, var), signal.SIGKILL)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and marked(mark):   # zombies of a dead parent are reaped by init
+    while time.monotonic() < deadline and marked(mark, var):   # zombies of a dead parent are reaped by init
         time.sleep(0.05)
-    shutil.rmtree(folder, ignore_errors=True)
+    if folder != "-":
+        shutil.rmtree(folder, ignore_errors=True)
     return len(pids)
 
 
+def start(folder: str, mark: str, var: str = MARK):
+    """The watcher, started: a Popen whose stdin is the pipe (close it, or end, to set it off);
+    None where it cannot run (a frozen app has no Python to run it with)."""
+    import subprocess
+    if getattr(sys, "frozen", False):
+        return None
+    env = {k: v for k, v in os.environ.items() if k != var}
+    return subprocess.Popen([sys.executable, os.path.abspath(__file__), folder, mark, var], stdin=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=env)
+
+
 def main(argv: list[str]) -> int:
-    folder, mark = argv
+    folder, mark, var = (argv + [MARK])[:3]
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)   # the cleanup is this process's one job
     try:
@@ -96,7 +110,7 @@ def main(argv: list[str]) -> int:
             pass
     except OSError:
         pass
-    reap(folder, mark)
+    reap(folder, mark, var=var)
     return 0
 
 

@@ -150,7 +150,7 @@ class BodyGen:
         own = [n for n in scope.of(t) if n.startswith("v")]
         if not own:
             return
-        ops = ["add", "sub", "min", "max"] + (["and", "or", "xor"] if t.is_int else [])
-        r = self.fresh()
+        ops = ["add", "sub"] + (["min", "max"] if t.bits > 8 else []) + (["and", "or", "xor"] if t.is_int else [])
+        r = self.fresh()  # (Quadrants 1.3.3 aborts on min/max of 8-bit integers, atomics included)
         self.emit(f"{r} = qd.atomic_{rng.choice(ops)}({rng.choice(own)}, {ex.expr(t, scope, 1)})")
         scope.add(r, t)

@@ -9,6 +9,7 @@ there, since both languages read a kernel's source text."""
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 import os
 import pickle
@@ -57,7 +58,11 @@ def main() -> None:
     extra = {"offline_cache": False, "log_level": "error"} if impl == "quadrants" else {}
     folder = tempfile.mkdtemp(prefix=f"difftest-{impl}-")
     current, count = None, 0
-    write_msg(proto, {"ready": True, "version": getattr(qd, "__version__", "")})
+    if impl == "quadrants":
+        version = importlib.metadata.version("quadrants")
+    else:
+        version = str(getattr(importlib.import_module("qdexplorer"), "__version__", ""))
+    write_msg(proto, {"ready": True, "version": version})
     while True:
         job = read_msg(inp)
         if job is None:

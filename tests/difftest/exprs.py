@@ -43,7 +43,7 @@ class ExprGen:
 
     def lit(self, t: T) -> str:
         v = value(self.rng, t)
-        if t == I32 and t.lo <= v <= t.hi:
+        if t == I32 and -100 <= v <= 100:  # small: literals fold in Python, and Quadrants refuses a fold past i32
             return literal(v, t) if v >= 0 else f"({v})"
         if t.is_int and not (-(2 ** 31) <= v < 2 ** 31):
             # wide constants are built from i32-sized pieces, since an untyped literal is an i32 first
@@ -69,9 +69,11 @@ class ExprGen:
         if s.is_int or not t.is_int:
             return f"qd.cast({e}, {t.q})"
         v = self.hoist(e, s)
-        lo = f"{float(t.lo)}" if t.signed else "-1.0"
+        # the guard keeps the value in 8-bit range: Quadrants 1.3.3 folds int(int(f64 -> i64) -> i8) into
+        # one f64 -> i8 conversion, out of range for wider values (282825765917.0 gives 0, not 29)
+        lo = "-128.0" if t.signed else "-1.0"
         cmp_lo = ">=" if t.signed else ">"
-        hi = float(1 << (t.bits - 1)) if t.signed else float(1 << t.bits)
+        hi = 128.0 if t.signed else 256.0
         return f"qd.cast({v} if {v} {cmp_lo} {lo} and {v} < {hi} else qd.cast(0, {s.q}), {t.q})"
 
     def int_op(self, t: T, scope: Scope, depth: int) -> str:
@@ -83,13 +85,17 @@ class ExprGen:
             return f"({'-' if op == 'neg' else '~'}{a})"
         if op == "abs":  # Quadrants 1.3.3 aborts on qd.abs of i8/i16 ("emit_extra_unary: Not supported")
             return f"qd.abs({a})" if t.signed and t.bits >= 32 else a
-        if op == "pow":
-            return f"({a} ** {rng.randint(0, 3)})"
+        if op == "pow":  # on loaded values only: Quadrants 1.3.3 folds a constant int ** through a float and
+            # saturates (i32 (-2147483647) ** 2 folds to -2147483648, runs as 1), unlike its own runtime
+            loaded = [n for n in scope.of(t) if n[:2] in ("a_", "b_")]
+            return f"({rng.choice(loaded)} ** {rng.randint(0, 3)})" if loaded else f"({a} * {a})"
         if op == "ifexp":
             return f"({a} if {self.cond(scope, depth)} else {self.expr(t, scope, depth)})"
         b = self.expr(t, scope, depth)
         if op in ("min", "max"):  # Quadrants 1.3.3 aborts on min/max of 8-bit integers
             return f"qd.{op}({a}, {b})" if t.bits > 8 else f"({a} ^ {b})"
+        if op in ("//", "%") and t.bits == 8:  # Quadrants 1.3.3 gives 0 or 1 for any 8-bit // and % (a bug)
+            op = "-"
         if op in ("//", "%"):
             d = self.hoist(b, t)
             bad = f"{d} != 0 and {d} != -1" if t.signed else f"{d} != 0"
@@ -136,7 +142,10 @@ class ExprGen:
             return f"(not {self.cond(scope, depth - 1)})"
         t = self.pick_type(scope)
         op = self.rng.choice(["<", "<=", ">", ">=", "==", "!="])
-        return f"({self.expr(t, scope, min(depth, 1))} {op} {self.expr(t, scope, min(depth, 1))})"
+        a, b = self.expr(t, scope, min(depth, 1)), self.expr(t, scope, min(depth, 1))
+        if op == "!=" and not t.is_int:  # Quadrants 1.3.3's float != is ordered (false with a NaN); ours is
+            return f"(not ({a} == {b}))"  # Python's / IEEE's (true): the generator writes it unambiguously
+        return f"({a} {op} {b})"
 
     def pick_type(self, scope: Scope) -> T:
         """A type, mostly one that has variables in scope."""

@@ -39,7 +39,8 @@ def as_ours(source: str) -> str:
 
 
 class ProgramGen:
-    def __init__(self, seed: int, features: tuple[str, ...] | None = None):
+    def __init__(self, seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu", small: bool = False):
+        self.arch, self.small = arch, small
         self.rng = Random(seed)
         self.seed = seed
         rng = self.rng
@@ -132,7 +133,7 @@ class ProgramGen:
         if arr is not None:
             bg.emit("c_arr = arr[i]")
             scope.add("c_arr", arr)
-        bg.block(scope, rng.randint(3, 8), 3, out, None)
+        bg.block(scope, rng.randint(2, 4) if self.small else rng.randint(3, 8), 3, out, None)
         if arr is not None:
             bg.emit(f"arr[i] = {bg.ex.expr(arr, scope, 2)}")
         self.defs += ["@qd.kernel", f"def {name}({', '.join(params)}):"] + bg.lines + [""]
@@ -184,7 +185,7 @@ class ProgramGen:
             m = rng.choice([1, 3, N])
             acc = f"acc_{name}_{n}"
             cells.append((acc, t, m))
-            ops = ["add", "sub", "min", "max"] + (["and", "or", "xor"] if t.is_int else [])
+            ops = ["add", "sub"] + (["min", "max"] if t.bits > 8 else []) + (["and", "or", "xor"] if t.is_int else [])
             op = rng.choice(ops)
             exact_sum = not t.is_int and op in ("add", "sub")
             init = [float(rng.randint(-8, 8)) for _ in range(m)] if exact_sum else self.data(t, m)
@@ -228,27 +229,28 @@ class ProgramGen:
     def build(self) -> Program:
         rng = self.rng
         self.inputs()
-        for f in range(rng.choice([0, 0, 1, 2])):
+        for f in range(rng.choice([0, 0, 1] if self.small else [0, 0, 1, 2])):
             self.func(f)
-        kinds = ["map", "map", "serial", "atomic", "sparse"]
+        kinds = ["map", "map", "serial", "atomic"] + (["sparse"] if rng.random() < 0.3 or not self.small else [])
         if self.only:
             kinds = [k for k in kinds if k in self.only]
-        for k in range(rng.randint(1, 3)):
+        for k in range(1 if self.small else rng.randint(1, 3)):
             kind = rng.choice(kinds)
             {"map": self.map_kernel, "serial": self.serial_kernel, "atomic": self.atomic_kernel,
              "sparse": self.sparse_kernels}[kind](k)
         head = [IMPORT_QUADRANTS, "import numpy as np", "",
                 f"# difftest seed {self.seed}, class {self.cls}: features {' '.join(sorted(set(self.features)))}",
                 "if not globals().get('_DIFFTEST_CHILD'):",
-                "    qd.init(arch=qd.cpu, fast_math=False)", ""]
+                f"    qd.init(arch=qd.{self.arch}, fast_math=False)", ""]
         tail = ["", "def main():", "    out = {}"] + ["    " + m for m in self.main] + ["    return out", "",
                 "", "if __name__ == '__main__':", "    for k, v in main().items():", "        print(k, repr(v))", ""]
         text = "\n".join(head + self.globals + [""] + self.defs + tail)
         return Program(self.seed, self.cls, text, sorted(set(self.features)))
 
 
-def generate(seed: int, features: tuple[str, ...] | None = None) -> Program:
-    return ProgramGen(seed, features).build()
+def generate(seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu", small: bool = False) -> Program:
+    """`small`: one kernel and a shorter body, for the CI sample (the long runs use the full size)."""
+    return ProgramGen(seed, features, arch, small).build()
 
 
 __all__ = ["Program", "generate", "as_ours", "CLASSES", "INTS", "int_value"]

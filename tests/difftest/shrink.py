@@ -14,6 +14,9 @@ from typing import Callable
 from .compare import Mismatch
 
 
+KEEP = ("import ", "if not globals()", "    qd.init")  # the header that makes a reproducer run alone
+
+
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
@@ -61,12 +64,12 @@ def shrink(source: str, fails: Callable[[str], list[Mismatch]], budget: int = 40
     changed = True
     while changed and tries < budget:
         changed = False
-        bl = [b for b in blocks(lines) if not lines[b[0]].startswith(("import ", "if not globals()", "    qd.init"))]
+        bl = [b for b in blocks(lines) if not lines[b[0]].startswith(KEEP)]
         chunk = max(1, len(bl) // 2)
         while chunk >= 1 and tries < budget:
             i = 0
             bl = [b for b in blocks(lines)
-                  if not lines[b[0]].startswith(("import ", "if not globals()", "    qd.init"))]
+                  if not lines[b[0]].startswith(KEEP)]
             progressed = False
             while i < len(bl) and tries < budget:
                 group = bl[i:i + chunk]
@@ -78,7 +81,7 @@ def shrink(source: str, fails: Callable[[str], list[Mismatch]], budget: int = 40
                     lines = cand
                     changed = progressed = True
                     bl = [b for b in blocks(lines)
-                          if not lines[b[0]].startswith(("import ", "if not globals()", "    qd.init"))]
+                          if not lines[b[0]].startswith(KEEP)]
                     continue
                 i += chunk
             if not progressed:
@@ -87,6 +90,8 @@ def shrink(source: str, fails: Callable[[str], list[Mismatch]], budget: int = 40
         for s, e in reversed(blocks(lines)):
             if tries >= budget:
                 break
+            if lines[s].startswith(KEEP):
+                continue
             if e - s > 2 and lines[s].rstrip().endswith(":"):
                 ind = " " * (_indent(lines[s + 1]))
                 cand = lines[:s + 1] + [ind + "pass"] + lines[e:]

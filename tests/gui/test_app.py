@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -33,17 +34,24 @@ def test_qt_binding_keeps_none_alive(qapp):
     assert sys.getrefcount(None) - before > -50, "this PySide6 build drops references to None; avoid 6.12.0"
 
 
-def engine_for(tmp_path):
-    """What app.engine_factory makes (a file that does not import is left out), with the test's own
-    cache and two compile workers."""
+# The window tests of one test process share a compile cache: it is keyed by each task's module text,
+# so the demo copied into each test's folder compiles once per process instead of once per test
+# (a cold compile of its 21 tasks is seconds of LLVM on CI's 2 cores, in about 40 windows)
+SHARED_CACHE = tempfile.mkdtemp(prefix="qdx-gui-cache-")
+
+
+def engine_for(tmp_path, fresh_cache: bool = False):
+    """What app.engine_factory makes (a file that does not import is left out), with two compile
+    workers and the shared cache, or with `fresh_cache` one of the test's own (tiers start at miss)."""
+    cache = str(tmp_path / "cache") if fresh_cache else SHARED_CACHE
     return lambda path: (lambda: Engine(load_project(path, keep_going=True), backend="cpu",
-                                        cache_dir=str(tmp_path / "cache"), workers=2))
+                                        cache_dir=cache, workers=2))
 
 
-def make_window(qtbot, tmp_path, proj_dir, settings_file=None, **kw):
+def make_window(qtbot, tmp_path, proj_dir, settings_file=None, fresh_cache=False, **kw):
     from qdexplorer.gui.main_window import MainWindow
     from qdexplorer.gui.settings import Settings
-    win = MainWindow(engine_for(tmp_path), proj_dir, "no GPU in this test",
+    win = MainWindow(engine_for(tmp_path, fresh_cache), proj_dir, "no GPU in this test",
                      settings=Settings(str(settings_file or tmp_path / "settings.ini")),
                      trust=TrustStore(tmp_path / "trusted.json"), **kw)
     qtbot.addWidget(win)
@@ -89,8 +97,8 @@ def run_and_wait(win, qtbot, workload, repeat, timeout=120000):
     return win.session.runs[-1]
 
 
-def test_window_shows_every_task_and_its_code(window, tmp_path):
-    win = window
+def test_window_shows_every_task_and_its_code(qtbot, tmp_path, project):
+    win = make_window(qtbot, tmp_path, project, fresh_cache=True)   # its own cache: every tier starts at miss
     assert len(win.tree.items) == len(win.session.task_names()) >= 15
     assert win.tree.items["saxpy_kernel_0_range_for"].text(1) == "miss"
     win.tree.select("saxpy_kernel_0_range_for")
@@ -108,6 +116,8 @@ def test_window_shows_every_task_and_its_code(window, tmp_path):
     img = shot.toImage()
     colors = {img.pixel(x, y) for x in range(0, img.width(), 37) for y in range(0, img.height(), 37)}
     assert len(colors) > 20  # a real, drawn window, not a blank surface
+    win._closing = True
+    win.close()
 
 
 @needs_ptxas
@@ -170,7 +180,7 @@ def test_cpu_run_of_an_override_is_marked_cuda_only(window, qtbot):
     win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "\n// tuned by hand\n")
     assert "unsaved" in win.views.override_label.text()
     assert win.views.ptx_panel.notice.isVisible() and "CUDA only" in win.views.ptx_panel.notice.text()
-    win.save_act.trigger()  # File ▸ Save PTX Override (Ctrl+S)
+    win.actions.save.trigger()  # File ▸ Save PTX Override (Ctrl+S)
     qtbot.waitUntil(lambda: win.tree.items[task].text(1).endswith(" · ovr"), timeout=60000)
     path = overrides_folder(win.project_path) / f"{task}.ptx"
     assert path.read_text().endswith("// tuned by hand\n")
@@ -194,7 +204,7 @@ def test_a_bad_ptx_edit_gets_a_marker_at_its_line(window, qtbot):
     win.views.ptx.setPlainText("\n".join(lines))
     win.views.ptx_panel.answers = [False]  # "ptxas refused this PTX. Save anyway?" → no
     with qtbot.waitSignal(win.views.ptx_panel.validated, timeout=30000):
-        win.save_act.trigger()
+        win.actions.save.trigger()
     assert list(win.views.ptx.markers) == [n + 1] and "madd" in win.views.ptx.marker_text(n + 1)
     assert win.views.ptx_panel.problems.item(0).text().startswith(f"ptxas: line {n + 1}: error")
     assert not (overrides_folder(win.project_path) / f"{task}.ptx").exists()
@@ -310,7 +320,7 @@ def test_settings_persist_across_two_window_instances(qtbot, tmp_path, project):
     left, code, right = win.split.sizes()[0], win.views.sizes()[0], win.right.sizes()[0]
     win.repeat.setValue(77)
     win.workload.setCurrentText("copy_1m")
-    win.dark_act.setChecked(True)
+    win.actions.dark.setChecked(True)
     win.plots.launches.scope.setCurrentText("top 5")
     try:
         win.close()
@@ -321,7 +331,7 @@ def test_settings_persist_across_two_window_instances(qtbot, tmp_path, project):
         assert abs(win2.right.sizes()[0] - right) <= 10, (right, win2.right.sizes())
         assert win2.tree.selected_task() == "copy_kernel_0_range_for"                 # and the selected task
         assert win2.repeat.value() == 77 and win2.workload.currentText() == "copy_1m"
-        assert win2.dark_act.isChecked() and win2.plots.launches.scope.currentText() == "top 5"
+        assert win2.actions.dark.isChecked() and win2.plots.launches.scope.currentText() == "top 5"
         assert win2.settings.last_project == str(project)
         win2.close()
     finally:
@@ -337,7 +347,7 @@ def test_stop_ends_a_run_and_keeps_its_timings(window, qtbot):
     win.run()
     qtbot.waitUntil(lambda: bool(win.session.runs) and win.session.runs[-1].launches > 20, timeout=60000)
     assert "launch" in win.run_status.text() and "/1000000" in win.run_status.text()
-    win.stop_act.trigger()
+    win.actions.stop.trigger()
     qtbot.waitUntil(lambda: win.session.runs[-1].status != "running", timeout=60000)   # a hang guard only
     rec = win.session.runs[-1]
     assert rec.status == "stopped" and 20 < rec.launches < 1_000_000
@@ -366,7 +376,7 @@ def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path, 
     assert win.open_project(str(other))
     wait_compiled(qtbot, win, 2)
     assert list(win.tree.kernel_items) == ["saxpy", "copy"] and "other" in win.windowTitle()
-    assert [a.text() for a in win.recent_menu.actions()][0] == str(other)
+    assert [a.text() for a in win.actions.recent_menu.actions()][0] == str(other)
     shown = []
     import qdexplorer.gui.main_window as mw
     monkeypatch.setattr(mw.QMessageBox, "warning", lambda *a: shown.append(a[2]))
@@ -414,10 +424,10 @@ def test_a_project_is_imported_off_the_gui_thread(qtbot, tmp_path):
 
 def test_menus_have_the_standard_shortcuts(window):
     win = window
-    assert win.open_act.shortcut() == QKeySequence(QKeySequence.Open)
-    assert win.save_act.shortcut() == QKeySequence(QKeySequence.Save)
-    assert win.quit_act.shortcut() == QKeySequence(QKeySequence.Quit)
-    assert win.run_act.shortcut().toString() == "F5" and win.stop_act.shortcut().toString() == "Shift+F5"
+    assert win.actions.open.shortcut() == QKeySequence(QKeySequence.Open)
+    assert win.actions.save.shortcut() == QKeySequence(QKeySequence.Save)
+    assert win.actions.quit.shortcut() == QKeySequence(QKeySequence.Quit)
+    assert win.actions.run.shortcut().toString() == "F5" and win.actions.stop.shortcut().toString() == "Shift+F5"
     from qdexplorer.gui.menus import versions
     v = versions()
     assert {"qdexplorer", "Qt", "llvmlite", "CUDA", "ptxas"} <= set(v) and v["Qt"].startswith("6.")
@@ -425,7 +435,7 @@ def test_menus_have_the_standard_shortcuts(window):
     assert v["ptxas"] == "not found" if found is None else str(found) in v["ptxas"]   # About names the binary
     win.settings.add_recent(str(bundled_demo()))
     win.update_recent_menu()
-    assert win.recent_menu.actions()[0].text() == "Bundled demo"   # not its path inside site-packages
+    assert win.actions.recent_menu.actions()[0].text() == "Bundled demo"   # not its path inside site-packages
 
 
 def test_the_compile_log_is_monospace_and_a_sass_note_wraps(window):
@@ -664,7 +674,7 @@ def test_file_open_asks_for_trust_once_per_folder(window, qtbot, tmp_path):
     assert win.open_project(str(other)) and len(asked) == 2
     qtbot.waitUntil(lambda: "jacobi" in win.tree.kernel_items and not win.bridge_busy(), timeout=60000)
     win.update_recent_menu()
-    recent = next(a for a in win.recent_menu.actions() if a.text() == str(other))
+    recent = next(a for a in win.actions.recent_menu.actions() if a.text() == str(other))
     recent.trigger()                                              # Open Recent: trusted now, not asked again
     qtbot.waitUntil(lambda: not win.bridge_busy(), timeout=60000)
     assert len(asked) == 2

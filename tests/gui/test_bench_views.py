@@ -220,7 +220,7 @@ def test_history_marks_runs_recorded_on_another_device_driver_or_clock(qtbot, tm
         assert symbols == [OTHER_SETUP, OTHER_SETUP, OTHER_SETUP, "o"]
         ticks = [t for _, t in view.plot.getAxis("bottom")._tickLevels[0]]
         assert ticks == ["h100 ≠", "slow-clock ≠", "old-driver ≠", "h200"]
-        assert "3 run(s) marked" in view.info.text()
+        assert "3 runs marked" in view.info.text()
         assert "≠ SM clock 1200 MHz" in view.tips[runs[1].id]
         view.select_run(runs[0].id)                                     # now against the H100 run
         marked = {p["label"]: p["other_setup"] for p in view.points}

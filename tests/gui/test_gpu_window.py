@@ -65,7 +65,7 @@ def test_cuda_run_driver_resources_override_and_jit_log(gpu_window, qtbot):
     generated = win.views.ptx.toPlainText()
     win.views.ptx.setPlainText(generated + "\n// tuned on the GPU\n")
     with qtbot.waitSignal(win.views.ptx_panel.save_requested, timeout=60000):
-        win.save_act.trigger()
+        win.actions.save.trigger()
     qtbot.waitUntil(lambda: "ovr" in win.tree.items[copy].text(COL["Cache"]) and not win.bridge_busy(),
                     timeout=60000)
     assert "CUDA backend only" not in win.tree.items[copy].toolTip(COL["Cache"])
@@ -85,7 +85,7 @@ def test_cuda_run_driver_resources_override_and_jit_log(gpu_window, qtbot):
     win.views.ptx.setPlainText("\n".join(lines) + "\n")
     win.views.ptx_panel.answers = [True]  # "ptxas refused this PTX. Save anyway?" → yes
     with qtbot.waitSignal(win.views.ptx_panel.save_requested, timeout=60000):
-        win.save_act.trigger()
+        win.actions.save.trigger()
     qtbot.waitUntil(lambda: not win.bridge_busy(), timeout=60000)
     rec = run(win, qtbot, "copy_1m", 1)
     assert rec.status != "passed"

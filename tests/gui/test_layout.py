@@ -44,7 +44,7 @@ def test_every_tree_column_stays_in_view_with_an_override(window, qtbot):
     task = "particle_step_kernel_2_bounce_range_for"
     win.tree.select(task)
     win.views.ptx.setPlainText(win.views.ptx.toPlainText() + "\n// by hand\n")
-    win.save_act.trigger()
+    win.actions.save.trigger()
     qtbot.waitUntil(lambda: "ovr" in win.tree.items[task].text(1) and not win.bridge_busy(), timeout=60000)
     for size in SIZES:
         win.resize(*size)
@@ -176,7 +176,7 @@ def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
     win.resize(796, 560)   # within the offscreen screen (800x600)
     qtbot.wait(300)
     tb = win.toolbar
-    for act in (win.compile_act, win.run_act, win.stop_act, win.bench.bench_act):
+    for act in (win.actions.compile, win.actions.run, win.actions.stop, win.bench.bench_act):
         w = tb.widgetForAction(act)
         assert w is not None and w.isVisible() and tb.rect().contains(w.geometry()), act.text()
     assert tb.widgetForAction(win.bench.bench_act).x() < win.backend.x() or \

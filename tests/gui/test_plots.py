@@ -162,6 +162,9 @@ def test_cold_first_launches_and_spikes_do_not_flatten_the_timeline(plots, qtbot
     assert xs == [0.0, 30.0]                                         # both marked, where they happened
     labels = {i.toPlainText() for i in plots.plot.getPlotItem().items if type(i).__name__ == "TextItem"}
     assert {"cold 14 ms", "6 ms"} <= labels
+    cold = next(i for i in plots.plot.getPlotItem().items if type(i).__name__ == "TextItem"
+                and i.toPlainText() == "cold 14 ms")
+    assert cold.anchor[0] == 0          # at the plot's left edge its value reads to the right, never cut off
     text = plots.summary.text()
     assert "1 cold first launch up to 14 ms" in text and "1 spike up to 6 ms" in text and "1 run ·" in text
     plots.log_scale.setChecked(True)                                  # a log axis shows them all
@@ -241,3 +244,26 @@ def test_run_labels_never_overlap_and_return_when_zoomed_in(plots, qtbot):
     plots.plot.getPlotItem().vb.setXRange(lines[10].value(), lines[13].value(), padding=0)
     qtbot.wait(100)
     assert all(ln.label.isVisible() for ln in lines[10:13])
+
+
+def test_the_quadrants_comparison_plot_scales_to_the_steady_state(qtbot):
+    """Issue 31: the Quadrants window's comparison said "launch # (x0.001)", its table headers were cut
+    ("enerated media"), and a 15 ms first launch set the axis over 20 µs medians."""
+    from qdexplorer.gui.quadrants_compare import ComparisonPanel
+    panel = ComparisonPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    for table in (panel.edits, panel.ours):        # empty or not, no header is cut
+        header = table.horizontalHeader()
+        assert all(header.sectionSize(c) >= header.sectionSizeFromContents(c).width()
+                   for c in range(table.columnCount()))
+    gen = [15.6] + [0.020 + 0.001 * (i % 3) for i in range(19)]
+    gen[7] = 7.9
+    panel.plot_task("saxpy_kernel_1_range_for", gen, [9.3] + [0.015] * 19)
+    top = panel.plot.getViewBox().viewRange()[1][1]
+    assert "launch time (µs)" in panel.plot.getAxis("left").labelString() and top < 50      # µs, the steady state
+    assert "x0.001" not in panel.plot.getAxis("bottom").labelString()
+    assert panel.plot.getAxis("bottom").autoSIPrefixScale == 1.0
+    labels = {i.toPlainText() for i in panel.plot.getPlotItem().items if type(i).__name__ == "TextItem"}
+    assert {"cold 15.6 ms", "7.9 ms"} <= labels and "cold 9.3 ms" not in labels   # one value per place

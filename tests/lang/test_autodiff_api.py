@@ -98,3 +98,26 @@ def test_tape_through_a_kernel_given_one_field_for_two_template_parameters():
     with qd.ad.Tape(loss=y):
         k(x, x, y)
     assert x.grad.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0] and y[None] == 14.0
+
+
+def test_struct_fields_with_needs_grad_differentiate_and_read_their_grad_in_kernels():
+    s = qd.Struct.field({"a": qd.f32, "v": qd.math.vec2}, shape=4, needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+    out = qd.field(qd.f32, shape=4)
+
+    @qd.kernel
+    def fwd():
+        for i in range(4):
+            loss[None] += s[i].a * s[i].a + s[i].v[1] * 3.0
+
+    @qd.kernel
+    def read():
+        for i in range(4):
+            out[i] = s.grad[i].a + s.grad[i].v[1]
+
+    s.a.from_numpy(np.arange(4, dtype=np.float32))
+    with qd.ad.Tape(loss=loss):
+        fwd()
+    read()
+    assert s.has_grad() and s.grad.a.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]   # as Quadrants 1.3.3 gives
+    assert s.grad.v.to_numpy()[:, 1].tolist() == [3.0] * 4 and out.to_numpy().tolist() == [3.0, 5.0, 7.0, 9.0]

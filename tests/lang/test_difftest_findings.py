@@ -136,3 +136,61 @@ def test_break_and_continue_in_a_loop_inside_a_static_loop(q):
 
     k()
     assert o.to_numpy().tolist() == [[1, 1, 4], [0, 2, 2]]
+
+
+def test_eight_bit_floor_division_and_modulo_follow_python(q):
+    """Quadrants 1.3.3 gives 0 or 1 for `//` and `%` on i8/u8 (-16 // 122 is 1 there; i16 and wider
+    give -1): a Quadrants bug. Its documented semantics are Python's floor division, which we keep;
+    the differential tester leaves 8-bit `//` and `%` out for that reason."""
+    pairs = [(-16, 122), (16, -122), (-7, 2), (-100, 7)]
+    x = qd.field(qd.i8, shape=(4, 2))
+    o = qd.field(qd.i64, shape=(4, 2))
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            o[i, 0] = x[i, 0] // x[i, 1]
+            o[i, 1] = x[i, 0] % x[i, 1]
+
+    x.from_numpy(np.array(pairs, np.int8))
+    k()
+    assert o.to_numpy().tolist() == [[a // b, a % b] for a, b in pairs]
+
+
+def test_a_float_cast_to_i64_then_to_i8_truncates_the_integer(q):
+    """Quadrants 1.3.3 folds `qd.cast(qd.cast(x_f64, qd.i64), qd.i8)` into one f64 -> i8 conversion,
+    which is out of range for 282825765917.0 and gives 0; the documented meaning (convert, then
+    keep the low 8 bits) gives 29, which we keep. The differential tester keeps float-to-int casts
+    in 8-bit range for that reason."""
+    x = qd.field(qd.f64, shape=1)
+    o = qd.field(qd.i64, shape=2)
+
+    @qd.kernel
+    def k():
+        u = qd.cast(x[0], qd.i64)
+        o[0] = qd.cast(u, qd.i8)
+        o[1] = qd.cast(qd.cast(x[0], qd.i64), qd.i16)
+
+    x[0] = 282825765917.0
+    k()
+    assert o.to_numpy().tolist() == [29, int(np.int64(282825765917).astype(np.int16))]
+
+
+def test_float_not_equal_is_true_for_nan(q):
+    """Quadrants 1.3.3 compiles a float `!=` as an ordered comparison, so `1.0 != nan` and even
+    `nan != nan` are False there (with fast_math=False too), which breaks the `x != x` NaN test.
+    Python and IEEE 754 say True; we keep that. The differential tester writes `not (a == b)`
+    for floats, on which both agree."""
+    x = qd.field(qd.f32, shape=2)
+    o = qd.field(qd.i32, shape=3)
+
+    @qd.kernel
+    def k():
+        a, n = x[0], x[1]
+        o[0] = qd.cast(a != n, qd.i32)
+        o[1] = qd.cast(n != n, qd.i32)
+        o[2] = qd.cast(not (a == n), qd.i32)
+
+    x.from_numpy(np.array([1.0, np.nan], np.float32))
+    k()
+    assert o.to_numpy().tolist() == [1, 1, 1]

@@ -83,3 +83,20 @@ def test_a_bitmasked_container_under_a_deactivated_pointer_loses_its_data():
     qd.deactivate_all_snodes()
     bump()
     assert x[3] == 100.0 and x.to_numpy()[2] == 0.0
+
+
+def test_an_index_outside_the_container_does_nothing_and_reads_inactive():
+    """Quadrants leaves it unchecked; here the mask store went past the mask (heap corruption: the
+    process aborted with "corrupted size vs. prev_size" at exit)."""
+    x, blk, write, read, activate, deactivate = _tree("pointer")
+
+    @qd.kernel
+    def probe(k: qd.i32) -> qd.i32:
+        return qd.is_active(blk, [k])
+
+    write()
+    for k in (4, 100, -1):
+        deactivate(k)
+        activate(k)
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(1, 17, dtype=np.float32))
+    assert [probe(k) for k in (-1, 0, 3, 4, 1000)] == [0, 1, 1, 0, 0]

@@ -42,3 +42,17 @@ def test_a_gpu_script_probes_in_its_own_process(no_child_probe, monkeypatch):
     x = np.arange(4, dtype=np.float32)
     double(x)
     np.testing.assert_array_equal(x, [0, 2, 4, 6])
+
+
+def test_importing_the_language_loads_no_compiler_gpu_or_scipy():
+    """`import qdexplorer.lang` is every script's first line: what it loads is paid before any result.
+    LLVM, CUDA and the script layer come with the first call; SciPy only with a sparse matrix (its
+    import was 0.3-3 s of a 1-2 s first result once qd.linalg's sparse solvers imported it)."""
+    import subprocess
+    import sys
+    code = ("import sys, qdexplorer.lang as qd; "
+            "print(sorted(m for m in ('scipy', 'llvmlite', 'cuda', 'qdexplorer.script', 'qdexplorer.compiler') "
+            "if m in sys.modules))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]", p.stdout

@@ -114,14 +114,20 @@ def test_narrow_integer_scalars_are_checked_against_their_own_range(arch, dt, ba
         assert x.tolist() == [v, v]
 
 
-def test_an_f16_scalar_on_the_cpu_names_the_type_not_a_key_error(cpu):
-    """Own case (issue 21): an f16 scalar parameter failed to load with "load failed: 'f16'"."""
-    qd = cpu
+def test_an_f16_scalar_argument(arch):
+    """Own case (issue 21): an f16 scalar parameter failed to load with "load failed: 'f16'"; then it
+    was refused on the CPU; Quadrants takes it (issue 29's differential test): the host entry takes
+    an f32 and rounds it to half; on CUDA the parameter is a .b16 with the half's bits (it raised
+    KeyError 'f16' there, found by the differential test on the H200)."""
+    qd = arch
 
     @qd.kernel
     def put(x: qd.types.ndarray(dtype=qd.f16, ndim=1), v: qd.f16):
         for i in range(x.shape[0]):
-            x[i] = v
+            x[i] = v * qd.cast(2.0, qd.f16)
 
-    with pytest.raises(Exception, match="takes a f16 scalar argument, which the CPU backend cannot pass"):
-        put(np.zeros(2, np.float16), 1.0)
+    x = np.zeros(2, np.float16)
+    put(x, 1.5)
+    assert x.tolist() == [3.0, 3.0]
+    put(x, 0.1)  # rounded to half before the product: 2 * f16(0.1)
+    assert x.tolist() == [float(np.float16(0.1)) * 2] * 2

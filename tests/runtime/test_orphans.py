@@ -84,7 +84,7 @@ def test_killed_app_leaves_no_busy_pool_workers(tmp_path):
         kids = children(p.pid)
         p.kill()
         p.wait(10)
-        assert wait_for(lambda: not any(alive(k) for k in kids), 5), [_cmdline(k) for k in kids if alive(k)]
+        assert wait_for(lambda: not any(alive(k) for k in kids), 30), [_cmdline(k) for k in kids if alive(k)]
     finally:
         p.kill()
         for k in kids:  # never leave our own orphans behind, even when the test fails

@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QdCompileError
-from ..field import _Storage as Storage
+from ..field import Storage
 from ..func import Func
 from ..source import flat_env
 from ..struct_types import StructField

@@ -58,6 +58,21 @@ class ExprLowering(LoweringBase):
     def v_Name(self, node):
         return self.lookup(node.id, node)
 
+    def struct_adjoint(self, arr: StructArr, which: str, node) -> StructArr:
+        members: dict[str, Any] = {}
+        for k, m in arr.members.items():
+            if isinstance(m, StructArr):
+                members[k] = self.struct_adjoint(m, which, node)
+                continue
+            fld = self.kscope.field_objs.get(m.name)
+            adj = getattr(fld, f"_{which}", None) if fld is not None else None
+            if adj is not None:
+                members[k] = self.kscope.field_arg(adj, adj.name or which)
+        if not members:
+            self.err(node, f"this struct field has no .{which} (make it with needs_{which}=True; a struct field "
+                           f"passed as a qd.template() argument has none in kernels)")
+        return StructArr(arr.stype, members)
+
     def v_Attribute(self, node):
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
@@ -69,6 +84,13 @@ class ExprLowering(LoweringBase):
         if isinstance(base, StructVal):
             return self.struct_member(base, node.attr, node)
         if isinstance(base, StructArr):
+            if node.attr in ("grad", "dual") and node.attr not in base.members:  # s.grad[i].a: the adjoints' arrays
+                return self.struct_adjoint(base, node.attr, node)
+            if node.attr == "shape" and "shape" not in base.members:  # s.shape: its first member's index shape
+                first = next(iter(base.members.values()))
+                while isinstance(first, StructArr):
+                    first = next(iter(first.members.values()))
+                return ShapeTuple(first, first.ndim - self.user_ndim(first))
             if node.attr not in base.members:
                 self.err(node, f"struct field has no member '{node.attr}' (members: {', '.join(base.members)})")
             return base.members[node.attr]

@@ -36,6 +36,14 @@ class IntrinsicLowering(LoweringBase):
                 col = lambda v: v.items if isinstance(v, Vec) else [v] * n  # noqa: E731
                 return Vec([self.select_of(x, y, z, node) for x, y, z in zip(col(c), col(a), col(b))], shape)
             return self.select_of(c, a, b, node)
+        if f.kind == "atomic" and f.name == "atomic_cas":
+            return self.atomic_cas_call(node)
+        if f.kind == "bit_cast":
+            return self.bit_cast_call(node)
+        if f.kind == "clock":
+            if node.args or node.keywords:
+                self.err(node, "qd.clock_counter() takes no arguments")
+            return ir.MathCall("clock", (), i64)
         if f.kind == "atomic":
             if len(node.args) != 2:
                 self.err(node, f"qd.{f.name}(x[i], value) takes two arguments")
@@ -96,6 +104,50 @@ class IntrinsicLowering(LoweringBase):
                 self.err(node, "SharedArray needs a constant positive shape and a qd dtype")
             return self.shared_array(shape, dt)
         self.err(node, f"qd.{f.name}() is not supported here")
+
+    def atomic_cas_call(self, node):
+        """`qd.atomic_cas(x[i], expected, desired)`: the old value; `desired` is written only where the
+        element equalled `expected` (a local compares and assigns in place: one thread owns it)."""
+        if len(node.args) != 3 or node.keywords:
+            self.err(node, "qd.atomic_cas(x[i], expected, desired) takes three arguments")
+        target = node.args[0]
+        if isinstance(target, ast.Name):
+            cur = self.lookup(target.id, target)
+            if not isinstance(cur, ir.LocalRef):
+                self.err(target, "qd.atomic_cas needs a local variable or an array element")
+            dt = cur.local.dtype
+            self.require_int_cas(dt, node)
+            old = self.new_local("old", dt, cur)
+            exp, new = (cast(self.commit(self.value(a), node, like=dt), dt) for a in node.args[1:])
+            self.emit(ir.If(ir.Compare("==", ir.LocalRef(old), exp, u1), [ir.Assign(cur.local, new)], []))
+            return ir.LocalRef(old)
+        if not isinstance(target, ast.Subscript):
+            self.err(target, "qd.atomic_cas's first argument must be a variable or an array element like x[i]")
+        arr = self.value(target.value)
+        if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
+            self.err(target, "qd.atomic_cas needs an ndarray, field or shared-array element")
+        idx = self.indices(arr, target.slice)
+        self.require_int_cas(arr.dtype, node)
+        exp, new = (cast(self.commit(self.value(a), node, like=arr.dtype), arr.dtype) for a in node.args[1:])
+        return ir.AtomicRMW("cas", arr, idx, new, self.at(target), expected=exp)
+
+    def require_int_cas(self, dt, node):
+        if not dt.is_int:  # as Quadrants: "'atomic_cas' requires integer operands"
+            self.err(node, f"'atomic_cas' requires integer operands, got {dt!r} (compare the bits: "
+                           f"qd.bit_cast(x, qd.i32))", QuadrantsTypeError)
+
+    def bit_cast_call(self, node):
+        """`qd.bit_cast(x, dtype)`: x's bits read as `dtype` (same width)."""
+        if len(node.args) != 2:
+            self.err(node, "qd.bit_cast(x, dtype) takes two arguments")
+        dt = as_dtype(self.eval_static(node.args[1]))
+        v = self.value(node.args[0])
+        if dt is None or isinstance(v, Vec):
+            self.err(node, "qd.bit_cast(x, dtype) takes a scalar and a qd dtype", QuadrantsTypeError)
+        e = self.commit(v, node)
+        if e.dtype.bits != dt.bits:
+            self.err(node, f"qd.bit_cast: {e.dtype!r} and {dt!r} differ in width", QuadrantsTypeError)
+        return ir.UnOp("bitcast", e, dt)
 
     def misc_intrinsic(self, f: I.Intrinsic, node):
         """Hints (`qd.assume_in_range`, `qd.volatile_load` give their value; `qd.block_local`,
@@ -221,6 +273,10 @@ class IntrinsicLowering(LoweringBase):
         dt = cur.local.dtype
         old = self.new_local("old", dt, cur)
         val = cast(self.commit(self.value(node.args[1]), node, like=dt), dt)
-        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^"}[ATOMIC_OPS[f.name]]
+        kind = ATOMIC_OPS[f.name]
+        if kind == "xchg":
+            self.emit(ir.Assign(cur.local, val))
+            return ir.LocalRef(old)
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^", "mul": "*"}[kind]
         self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
         return ir.LocalRef(old)

@@ -118,24 +118,40 @@ class SparseLowering(LoweringBase):
         if len(idx) != len(s.shape):
             self.err(node.args[1], f"qd.{f.name}: this {s.kind} SNode has {len(s.shape)} index axes, got {len(idx)} "
                                    f"indices")
+        # an index outside the container does nothing (Quadrants does not check it; unchecked, the mask
+        # store would write past the mask and corrupt memory) and reads as inactive
+        idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in idx]
+        inside = self.in_container(idx, s.shape)
         if f.name == "is_active":
             if s.kind not in ("pointer", "bitmasked"):
                 self.err(node, f"qd.is_active needs a pointer or bitmasked SNode, got a {s.kind} one")
-            return ir.Load(self.mask_arr(s), tuple(idx))
+            clamped = tuple(ir.BinOp("max", ir.BinOp("min", e, ir.Const(n - 1, i32), i32), ir.Const(0, i32), i32)
+                            for e, n in zip(idx, s.shape))
+            return ir.Select(inside, ir.Load(self.mask_arr(s), clamped), ir.Const(0, i32), i32)
+        self.out.append([])
         if f.name == "activate":
             self.mark(s, idx, 1, ancestors=True)
-            return Py(None)
-        if s.kind not in ("pointer", "bitmasked"):
-            self.err(node, f"qd.deactivate needs a pointer or bitmasked SNode, got a {s.kind} one")
-        idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in idx]
-        self.mark(s, idx, 0, ancestors=False)
-        if s.kind == "pointer":  # Quadrants recycles the cell's memory zero-filled
-            for t in s._subtree_sparse()[1:]:
-                self.zero_block(self.mask_arr(t), (), s.block_map(t), idx)
-            for fld in s.subtree_fields():
-                self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
-                                s.block_map(fld._snode), idx)
+        else:
+            if s.kind not in ("pointer", "bitmasked"):
+                self.err(node, f"qd.deactivate needs a pointer or bitmasked SNode, got a {s.kind} one")
+            self.mark(s, idx, 0, ancestors=False)
+            if s.kind == "pointer":  # Quadrants recycles the cell's memory zero-filled
+                for t in s._subtree_sparse()[1:]:
+                    self.zero_block(self.mask_arr(t), (), s.block_map(t), idx)
+                for fld in s.subtree_fields():
+                    self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
+                                    s.block_map(fld._snode), idx)
+        body = self.out.pop()
+        self.out[-1].append(ir.If(inside, body, []))
         return Py(None)
+
+    @staticmethod
+    def in_container(idx: list, shape: tuple) -> ir.Expr:
+        cond: ir.Expr = ir.Const(1, u1)
+        for e, n in zip(idx, shape):
+            c = ir.BinOp("and", ir.Compare(">=", e, ir.Const(0, i32), u1), ir.Compare("<", e, ir.Const(n, i32), u1), u1)
+            cond = ir.BinOp("and", cond, c, u1)
+        return cond
 
     def container_shape(self, node) -> tuple:
         v = self.value(node)

@@ -8,7 +8,7 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir, runtime_api
-from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
 from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
@@ -53,7 +53,26 @@ class StatementLowering(LoweringBase):
         target = node.targets[0]
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack_assign(target, self.value(node.value), node)
+        if isinstance(target, ast.Name) and self.lookup_or_none(target.id) is None and \
+                target.id not in self.kscope.gtemp_names and self.is_static_call(node.value):
+            # `N = qd.static(A.n)`: a compile-time value, as Quadrants keeps it (a Python value, not a variable)
+            self.frame.scopes[-1][target.id] = self.value(node.value)
+            return
         self.assign(target, self.value(node.value), node)
+
+    def lookup_or_none(self, name):
+        for scope in reversed(self.frame.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def is_static_call(self, node) -> bool:
+        if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords):
+            return False
+        try:
+            return self.eval_static(node.func) is I.static
+        except QdCompileError:
+            return False
 
     def unpack_assign(self, target, vals, node):
         """`a, b = ...`: from a tuple of values, a vector (its components or rows), or a constant tuple."""

@@ -94,7 +94,8 @@ BINOPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv:
           ast.RShift: ">>", ast.MatMult: "@"}
 CMPOPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!="}
 ATOMIC_OPS = {"atomic_add": "add", "atomic_sub": "sub", "atomic_min": "min", "atomic_max": "max",
-              "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor"}
+              "atomic_and": "and", "atomic_or": "or", "atomic_xor": "xor", "atomic_mul": "mul",
+              "atomic_exchange": "xchg"}
 FLOAT_ONLY_MATH = {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "exp", "log",
                    "tanh", "pow"}
 

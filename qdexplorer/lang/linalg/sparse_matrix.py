@@ -8,24 +8,11 @@ sums duplicate triplets, as Quadrants' Eigen `setFromTriplets` does, into a SciP
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from ..errors import QuadrantsRuntimeError
 from ..field import Field, Ndarray
-from ..template import Template
+from ..builder_type import SparseMatrixBuilderType, sparse_matrix_builder  # noqa: F401
 from ..types import as_dtype, f32, i32
-
-
-class SparseMatrixBuilderType(Template):
-    """The annotation `qd.types.sparse_matrix_builder()`: the builder is passed as a compile-time
-    object, its triplet fields reached by the tasks like any field."""
-
-    def __repr__(self) -> str:
-        return "qd.types.sparse_matrix_builder()"
-
-
-def sparse_matrix_builder() -> SparseMatrixBuilderType:
-    return SparseMatrixBuilderType()
 
 
 class SparseMatrixBuilder:
@@ -57,6 +44,7 @@ class SparseMatrixBuilder:
 
     def build(self, dtype=None, _format="CSR") -> "SparseMatrix":
         """The matrix of the triplets added so far (duplicates summed); the builder keeps them."""
+        import scipy.sparse as sp  # here, not at the top: `import qdexplorer.lang` stays free of SciPy (0.3 s)
         r, c, v = self._triplets()
         dt = self.dtype if dtype is None else (as_dtype(dtype) or self.dtype)
         m = sp.coo_matrix((v.astype(dt.numpy), (r, c)), shape=(self.num_rows, self.num_cols)).tocsr()
@@ -69,6 +57,7 @@ class SparseMatrix:
     matrix, a vector as NumPy array, field or qd.ndarray), transpose, element access."""
 
     def __init__(self, n=None, m=None, sm=None, dtype=f32, storage_format="col_major"):
+        import scipy.sparse as sp  # here, not at the top: `import qdexplorer.lang` stays free of SciPy (0.3 s)
         self.dtype = as_dtype(dtype) or f32
         if sm is None:
             self.n, self.m = int(n), int(m or n)
@@ -157,6 +146,7 @@ class SparseMatrix:
 
     def build_from_ndarray(self, ndarray):
         """Triplets (row, col, value) from a qd.ndarray (or Vector/Matrix ndarray), three numbers each."""
+        import scipy.sparse as sp  # here, not at the top: `import qdexplorer.lang` stays free of SciPy (0.3 s)
         if not isinstance(ndarray, Ndarray):
             raise QuadrantsRuntimeError("Sparse matrix only supports building from [qd.ndarray, qd.Vector.ndarray, "
                                         "qd.Matrix.ndarray]")

@@ -8,7 +8,6 @@ relative-residual stopping rule and its two printed lines.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse.linalg as spla
 
 from ..errors import QuadrantsRuntimeError
 from ..field import Field, Ndarray
@@ -46,6 +45,7 @@ class SparseSolver:
         self.matrix = sparse_matrix
 
     def factorize(self, sparse_matrix):
+        import scipy.sparse.linalg as spla  # here: `import qdexplorer.lang` stays free of SciPy
         if not isinstance(sparse_matrix, SparseMatrix):
             self._type_assert(sparse_matrix)
         self.matrix = sparse_matrix

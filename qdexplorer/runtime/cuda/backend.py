@@ -68,8 +68,6 @@ class CudaBackend:
 
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[..., None] | None:
         spec = self.modules.specs[task]
-        if spec.debug:
-            return None
         return self.params.quick_launcher(spec, self.modules.composite.function(task), args)
 
     def _hot(self, task: str, prepared: Prepared) -> tuple:

@@ -2,7 +2,7 @@
 
 Quadrants keeps an ndarray on the device for its whole life; copying it in and out around every
 kernel call would make a time-step loop transfer-bound. The language keeps the NumPy storage and
-this mirror side by side and tracks which one is current (`lang.field._Storage`), so a loop of
+this mirror side by side and tracks which one is current (`lang.field.Storage`), so a loop of
 kernel calls moves no data and Python reads copy back only what a kernel changed.
 """
 from __future__ import annotations

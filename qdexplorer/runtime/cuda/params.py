@@ -18,7 +18,7 @@ from cuda.bindings import driver as cu
 from ...lang.device_array import DeviceArray
 from ...machine.launch_spec import LaunchSpec
 from ..backend_api import Prepared
-from ..debug import RECORD_WORDS
+from ..debug import RECORD_WORDS, check_record, new_record
 from .context import CudaContext
 from .driver import check
 from .memory import CudaMemory
@@ -28,7 +28,7 @@ _CT: dict[str, type[ctypes._SimpleCData[Any]]] = {
     "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
     "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
 _PACK = {"i32": "i4x", "i64": "q", "u32": "I4x", "f32": "f4x", "f64": "d", "i8": "b7x", "i16": "h6x",
-         "u8": "B7x", "u16": "H6x", "u64": "Q"}  # one 8-byte slot per kernel parameter
+         "u8": "B7x", "u16": "H6x", "u64": "Q", "f16": "e6x"}  # one 8-byte slot per kernel parameter
 _OK = cu.CUresult.CUDA_SUCCESS
 
 # (address of the void*[] block, what keeps it alive, grid, block)
@@ -57,6 +57,8 @@ class ParamBlocks:
                 ptr, shape = v
                 keep.append(ctypes.c_uint64(int(ptr)))
                 keep.extend(ctypes.c_int32(int(s)) for s in shape)
+            elif slot.ctype == "f16":  # a .param .b16: the half's bits (ctypes has no half)
+                keep.append(ctypes.c_uint16(int(np.array(v, np.float16).view(np.uint16))))
             else:
                 keep.append(_CT[slot.ctype](v))
         if spec.debug:  # debug mode: the out-of-bounds record, zeroed for this argument set
@@ -101,7 +103,8 @@ class ParamBlocks:
         """A script's launcher of entry point `f` for calls of one signature (array ranks fixed): its
         kernelParams live in one buffer made here, and each call packs the values into it with one
         precompiled struct and launches, untimed, on our stream or the one given. Arrays come as
-        (pointer, shape)."""
+        (pointer, shape). In debug mode each launch is waited for and its out-of-bounds record read
+        back, as the checked path's `launch` does."""
         task = spec.task
         codes, slots = [], []
         for slot in spec.args:
@@ -112,6 +115,12 @@ class ParamBlocks:
             else:
                 codes.append(_PACK[slot.ctype])
             slots.append((slot.name, slot.kind == "array"))
+        rec_dev, rec = None, None
+        if spec.debug:  # the record: the entry's last parameter, zeroed until an access fails
+            rec_dev = self.memory.run_buffer(("__debug__", task), 8 * RECORD_WORDS)
+            check("cuMemsetD8", cu.cuMemsetD8(rec_dev, 0, 8 * RECORD_WORDS))
+            codes.append("Q")
+            rec = new_record()
         fmt = struct.Struct("<" + "".join(codes))
         buf = ctypes.create_string_buffer(max(8, fmt.size))
         base = ctypes.addressof(buf)
@@ -131,6 +140,8 @@ class ParamBlocks:
                     vals.extend(v[1])
                 else:
                     vals.append(v)
+            if rec_dev is not None:
+                vals.append(int(rec_dev))
             try:
                 fmt.pack_into(keep[0], 0, *vals)
             except (struct.error, OverflowError):  # outside the type's range: wrap as C would
@@ -142,9 +153,18 @@ class ParamBlocks:
                     grids[n] = grid
             if grid == 0:
                 return
-            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, ours if stream is None else stream, addr, 0)
+            on = ours if stream is None else stream
+            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, on, addr, 0)
             if err != _OK:
                 check("cuLaunchKernel", (err,), task)
+            if rec is not None:
+                check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(rec.ctypes.data, rec_dev, rec.nbytes, on))
+                check("cuStreamSynchronize", cu.cuStreamSynchronize(on), task)
+                if rec[0]:
+                    failed = rec.copy()
+                    rec[:] = 0
+                    check("cuMemsetD8", cu.cuMemsetD8(rec_dev, 0, 8 * RECORD_WORDS))
+                    check_record(failed, spec, {name: tuple(values[name][1]) for name, is_array in packed if is_array})
         return launch
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as _np
 
-from .intrinsics import Intrinsic
+from ..intrinsics import Intrinsic
 
 dot = Intrinsic("dot", "vecmath", lambda a, b: _np.dot(a, b))
 cross = Intrinsic("cross", "vecmath", lambda a, b: _np.cross(a, b))

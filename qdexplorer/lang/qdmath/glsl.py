@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import math as _m
 
-from .func import func
-from .intrinsics import abs, cast, cos, floor, log, sin, sqrt, static  # noqa: A004
-from .vecmath import clamp
-from .vector_types import vec2
+from ..func import func
+from ..intrinsics import abs, cast, cos, floor, log, sin, sqrt, static  # noqa: A004
+from .vec import clamp
+from ..vector_types import vec2
 
 pi = _m.pi
 inf = _m.inf

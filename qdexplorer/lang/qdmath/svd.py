@@ -23,10 +23,10 @@ rotation of the symmetric factor).
 """
 from __future__ import annotations
 
-from .func import func
-from .intrinsics import abs, cast, max, rsqrt, select, sqrt, static  # noqa: A004
-from .types import f32
-from .vector_types import Matrix, Vector
+from ..func import func
+from ..intrinsics import abs, cast, max, rsqrt, select, sqrt, static  # noqa: A004
+from ..types import f32
+from ..vector_types import Matrix, Vector
 
 
 @func

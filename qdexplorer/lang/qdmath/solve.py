@@ -5,10 +5,10 @@ elimination with partial pivoting on the augmented matrix, python/quadrants/_fun
 so each thread's result is the one Quadrants computes, rounding included."""
 from __future__ import annotations
 
-from .func import func
-from .intrinsics import abs, static  # noqa: A004
-from .types import f32
-from .vector_types import Matrix, Vector
+from ..func import func
+from ..intrinsics import abs, static  # noqa: A004
+from ..types import f32
+from ..vector_types import Matrix, Vector
 
 
 @func

@@ -3,11 +3,11 @@
 Quadrants' formulas (quadrants/math/mathimpl.py)."""
 from __future__ import annotations
 
-from .func import func
-from .intrinsics import cos, sin
-from .template import template
-from .vecmath import normalize
-from .vector_types import Matrix, mat2, mat4
+from ..func import func
+from ..intrinsics import cos, sin
+from ..template import template
+from .vec import normalize
+from ..vector_types import Matrix, mat2, mat4
 
 
 @func

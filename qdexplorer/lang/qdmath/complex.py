@@ -3,10 +3,10 @@
 (quadrants/math/_complex.py)."""
 from __future__ import annotations
 
-from .func import func
-from .intrinsics import atan2, cos, exp, log, pow, sin, sqrt  # noqa: A004
-from .vecmath import dot
-from .vector_types import vec2
+from ..func import func
+from ..intrinsics import atan2, cos, exp, log, pow, sin, sqrt  # noqa: A004
+from .vec import dot
+from ..vector_types import vec2
 
 
 @func

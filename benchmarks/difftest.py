@@ -1,0 +1,116 @@
+"""Differential testing against real Quadrants: random programs (tests/difftest) run under Quadrants
+1.3.3 and under qdexplorer.lang, one long-lived child each, results compared bit for bit (floats
+of programs with transcendental functions to a stated tolerance; see tests/difftest/compare.py).
+
+Prints JSON: programs and kernels run, mismatches by kind and by named explanation, the
+unexplained ones (seed, first difference), seconds. `--shrink SEED` prints a minimal reproducer
+of that seed's mismatch instead.
+
+Usage: python benchmarks/difftest.py [--seeds 0:1000] [--arch cpu|cuda] [--jobs 4] [--features map,atomic]
+       python benchmarks/difftest.py --shrink 1234
+"""
+import argparse
+import collections
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tests.difftest.explain import EXPLAINED, explain  # noqa: E402
+from tests.difftest.program import generate  # noqa: E402
+from tests.difftest.runner import Pair  # noqa: E402
+from tests.difftest.shrink import shrink  # noqa: E402
+
+
+def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool, deadline: float = 0.0,
+              small: bool = False) -> dict:
+    kinds: collections.Counter = collections.Counter()
+    explained: collections.Counter = collections.Counter()
+    classes: collections.Counter = collections.Counter()
+    unexplained, kernels = [], 0
+    ran: list[int] = []
+    with Pair(arch=arch, timeout=timeout) as pair:
+        for seed in seeds:
+            if deadline and time.time() > deadline:
+                break
+            ran.append(seed)
+            prog = generate(seed, feats, arch=arch, small=small)
+            classes[prog.cls] += 1
+            kernels += prog.source.count("@qd.kernel")
+            ms = pair.check(prog)
+            if not ms:
+                continue
+            kinds[ms[0].kind] += 1
+            name = explain(ms)
+            if name:
+                explained[name] += 1
+            else:
+                unexplained.append({"seed": seed, "class": prog.cls, "mismatch": [str(m)[:300] for m in ms[:3]]})
+            if progress:
+                print(seed, name or "UNEXPLAINED", str(ms[0])[:200], file=sys.stderr, flush=True)
+        versions = {"quadrants": pair.ref.version, "ours": pair.ours.version}
+    return {"programs": len(ran), "kernels_run": kernels, "programs_by_class": classes,
+            "mismatches_by_kind": kinds, "explained": explained, "unexplained": unexplained, "versions": versions}
+
+
+def _shard(job):
+    return run_seeds(*job)
+
+
+def run(a) -> dict:
+    """Seeds lo:hi, split over `--jobs` processes (each with its own pair of children)."""
+    lo, hi = (int(x) for x in a.seeds.split(":"))
+    feats = tuple(a.features.split(",")) if a.features else None
+    t0 = time.time()
+    seeds = list(range(lo, hi))
+    deadline = t0 + a.budget_s if a.budget_s else 0.0
+    jobs = [(seeds[k::a.jobs], a.arch, feats, a.timeout, a.progress, deadline, a.small) for k in range(a.jobs)]
+    if a.jobs == 1:
+        parts = [_shard(jobs[0])]
+    else:
+        import multiprocessing
+        with multiprocessing.get_context("spawn").Pool(a.jobs) as pool:
+            parts = pool.map(_shard, jobs)
+    total: dict = {"programs": 0, "kernels_run": 0}
+    counters = {k: collections.Counter() for k in ("programs_by_class", "mismatches_by_kind", "explained")}
+    unexplained: list = []
+    for p in parts:
+        total["programs"] += p["programs"]
+        total["kernels_run"] += p["kernels_run"]
+        for k, c in counters.items():
+            c.update(p[k])
+        unexplained += p["unexplained"]
+    return {"arch": a.arch, "seeds": a.seeds, "small": a.small, "jobs": a.jobs, **total,
+            **{k: dict(c) for k, c in counters.items()},
+            "explanations": {k: EXPLAINED[k] for k in counters["explained"]},
+            "unexplained_count": len(unexplained), "unexplained": sorted(unexplained, key=lambda u: u["seed"])[:50],
+            "versions": parts[0]["versions"], "seconds": round(time.time() - t0, 1)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", default="0:200")
+    ap.add_argument("--arch", default="cpu", choices=["cpu", "cuda"])
+    ap.add_argument("--features", default="")
+    ap.add_argument("--timeout", type=float, default=120.0)
+    ap.add_argument("--shrink", type=int)
+    ap.add_argument("--progress", action="store_true")
+    ap.add_argument("--small", action="store_true", help="the CI profile: one kernel per program")
+    ap.add_argument("--jobs", type=int, default=1, help="processes, each with its own two children")
+    ap.add_argument("--budget-s", type=float, default=0.0, help="start no program after this many seconds")
+    a = ap.parse_args()
+    if a.shrink is not None:
+        prog = generate(a.shrink, arch=a.arch, small=a.small)
+        with Pair(arch=a.arch, timeout=a.timeout) as pair:
+            text, tries = shrink(prog.source, lambda src: pair.check(prog, src))
+            ms = pair.check(prog, text)
+        print(text)
+        print(f"# {tries} candidates run; " + "; ".join(str(m) for m in ms))
+        return
+    print(json.dumps(run(a), indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,123 @@
+"""Differential testing in CI: random programs run under real Quadrants 1.3.3 and under
+qdexplorer.lang must give the same results (see compare.py for what "same" means).
+
+The seeds run here are a fixed range; `benchmarks/difftest.py` runs the long ranges. A failing
+seed prints its mismatch and the command that shrinks it to a minimal reproducer. Without real
+Quadrants (it is in the test extras for Linux x86_64 only) the comparison skips; nothing is
+precomputed. The tests of the machinery itself (generator, comparison, shrinker) always run."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+
+from .compare import Mismatch, compare
+from .explain import explain
+from .program import as_ours, generate
+from .shrink import blocks, shrink
+
+CI_SEEDS = range(int(os.environ.get("QDX_DIFFTEST_SEEDS", "120")))
+HAVE_QUADRANTS = importlib.util.find_spec("quadrants") is not None
+
+
+@pytest.fixture(scope="module")
+def pair():
+    from .runner import Pair
+    with Pair(timeout=120) as p:
+        yield p
+
+
+@pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed (pip install '.[test]' on Linux x86_64)")
+def test_random_programs_agree_with_quadrants(pair):
+    failures = []
+    for seed in CI_SEEDS:
+        prog = generate(seed, small=True)
+        ms = pair.check(prog)
+        if ms and not explain(ms):
+            failures.append(f"seed {seed} ({prog.cls}): {ms[0]} -- shrink with: "
+                            f"python benchmarks/difftest.py --small --shrink {seed}")
+    assert pair.ref.version == "1.3.3", pair.ref.version
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
+def test_a_wrong_answer_is_caught(pair):
+    """The same program with one constant changed on our side only must be reported."""
+    prog = generate(3, features=("map",))
+    want, got = pair.run(prog, None)
+    assert want["ok"] and got["ok"] and compare(want, got, prog.cls) == []
+    src = prog.source.replace("for i in range(16):", "for i in range(15):", 1)
+    assert src != prog.source
+    want2 = pair.ref.run("planted", prog.source, prog.init)
+    got2 = pair.ours.run("planted", as_ours(src), prog.init)
+    ms = compare(want2, got2, prog.cls)
+    assert ms and ms[0].kind == "value" and explain(ms) is None
+
+
+def test_generation_is_deterministic_and_parses():
+    for seed in range(40):
+        a, b = generate(seed), generate(seed)
+        assert a.source == b.source and a.cls == b.cls
+        ast.parse(a.source)
+        assert as_ours(a.source).count("import qdexplorer.lang as qd") == 1
+        assert "import quadrants" not in as_ours(a.source)
+    assert len({generate(s).source for s in range(20)}) == 20
+
+
+def test_generator_covers_the_language():
+    """Over a few hundred seeds every feature the issue names appears."""
+    text = "\n".join(generate(s).source for s in range(300))
+    for needle in ["qd.i8", "qd.i16", "qd.i32", "qd.i64", "qd.u8", "qd.u16", "qd.u32", "qd.u64", "qd.f16", "qd.f32",
+                   "qd.f64", "qd.cast(", " // ", " % ", " << ", " >> ", "qd.bit_shr", "while ", "break", "continue",
+                   "qd.static(range", "if ", "else:", "qd.atomic_add", "qd.atomic_sub", "qd.atomic_min",
+                   "qd.atomic_max", "qd.atomic_and", "qd.atomic_or", "qd.atomic_xor", "@qd.func",
+                   "qd.types.ndarray", "qd.ndarray(", ".pointer(", ".bitmasked(", ".dense(", "qd.activate(",
+                   "qd.deactivate(", "qd.is_active(", "deactivate_all()", "loop_config(serialize=True)",
+                   "-> qd.", "qd.sin(", "qd.exp("]:
+        assert needle in text, needle
+
+
+def test_comparison_rules():
+    ok = {"ok": True}
+    f = np.array([1.0, np.nan, -0.0], np.float32)
+    assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": f.copy()}}, "exact") == []
+    g = f.copy()
+    g[0] = np.nextafter(np.float32(1.0), np.float32(2.0))  # one ulp
+    assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": g}}, "exact")[0].kind == "value"
+    assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": g}}, "trans") == []
+    h = f.copy()
+    h[2] = 0.0  # -0.0 and +0.0 differ bit for bit
+    assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": h}}, "exact")
+    far = f.copy()
+    far[0] = 1.001
+    assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": far}}, "trans")
+    i = np.array([1, 2], np.int32)
+    assert compare({**ok, "result": {"x": i}}, {**ok, "result": {"x": i.astype(np.int64)}}, "exact")[0].kind == "dtype"
+    assert compare({**ok, "result": {"k": 3}}, {**ok, "result": {"k": 3.0}}, "exact")[0].kind == "dtype"
+    err = {"ok": False, "error": "QuadrantsTypeError: x"}
+    assert compare(err, err, "exact")[0].kind == "both_error"
+    assert compare({**ok, "result": {}}, err, "exact")[0].kind == "ours_error"
+    assert compare(err, {**ok, "result": {}}, "exact")[0].kind == "ref_error"
+
+
+def test_shrinker_reduces_to_the_failing_statement():
+    src = generate(11, features=("map",)).source
+    lines = src.splitlines()
+    target = next(n for n, ln in enumerate(lines) if "o_k0_" in ln and " = " in ln and ln.startswith("        "))
+    needle = lines[target].strip()
+
+    def fails(text: str) -> list[Mismatch]:
+        try:
+            ast.parse(text)
+        except SyntaxError as e:
+            return [Mismatch("both_error", "-", f"SyntaxError: {e}")]
+        return [Mismatch("value", "o", "planted")] if needle in text else []
+
+    small, tries = shrink(src, fails)
+    assert needle in small and len(small.splitlines()) < len(lines) // 2, small
+    assert "import quadrants as qd" in small and "qd.init(" in small
+    assert tries > 1
+    assert blocks(["a:", "    b", "c"]) == [(0, 2), (1, 2), (2, 3)]
