@@ -253,9 +253,9 @@ def markdown(rep: dict, top: int = 15) -> str:
              "| count | first failure line (normalised) | example |", "| ---: | --- | --- |"]
     for c in rep["failure_causes"][:top]:
         cause = c["cause"].replace("|", "\\|").replace("`", "'")[:150]
-        lines.append(f"| {c['count']} | `{cause}` | `{c['example'].split('/')[-1][:70]}` |")
+        lines.append(f"| {c['count']} | `{cause}` | {c['example'].split('/')[-1][:70]} |")
     lines += ["", "| file left out | why |", "| --- | --- |"]
-    lines += [f"| `{f}` | {why} |" for f, why in rep["files_left_out"].items()]
+    lines += [f"| {f} | {why} |" for f, why in rep["files_left_out"].items()]  # upstream's names, not ours
     return "\n".join(lines) + "\n"
 
 

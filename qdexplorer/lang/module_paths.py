@@ -41,17 +41,8 @@ def _exception():
 
 
 def _primitive_types():
-    t = importlib.import_module(__package__ + ".types")  # the attribute `types` is qd.types, not this module
-    names = ["f16", "f32", "f64", "float16", "float32", "float64", "i8", "i16", "i32", "i64", "int8", "int16",
-             "int32", "int64", "u1", "u8", "u16", "u32", "u64", "uint8", "uint16", "uint32", "uint64"]
-    attrs = {n: getattr(t, n) for n in names}
-    attrs["real_types"] = {t.f16, t.f32, t.f64, float}  # as Quadrants' sets, Python's own types included
-    attrs["integer_types"] = {t.i8, t.i16, t.i32, t.i64, t.u1, t.u8, t.u16, t.u32, t.u64, int, bool}
-    attrs["all_types"] = attrs["real_types"] | attrs["integer_types"]
-    for k in ("real", "integer"):
-        attrs[f"{k}_type_ids"] = {id(x) for x in attrs[f"{k}_types"]}
-    attrs["type_ids"] = {id(x) for x in attrs["all_types"]}
-    return attrs
+    from . import primitive_types
+    return _public(primitive_types)
 
 
 def _types():
@@ -111,7 +102,6 @@ PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.lang.exception": _exception,
     "quadrants.lang.util": _util,
     "quadrants.types": _types,
-    "quadrants.types.primitive_types": _primitive_types,
     "quadrants.types.annotations": _annotations,
     "quadrants.types.enums": _enums,
     "quadrants.lang.ops": _ops,
@@ -121,6 +111,7 @@ PUBLIC: dict[str, Callable[[], dict]] = {
 SAME: dict[str, str] = {
     "quadrants.lang": "qdexplorer.lang.lang",
     "quadrants.math": "qdexplorer.lang.math",
+    "quadrants.types.primitive_types": "qdexplorer.lang.primitive_types",
     "quadrants.ad": "qdexplorer.lang.ad",
     "quadrants.linalg": "qdexplorer.lang.linalg",
     "quadrants.profiler": "qdexplorer.lang.profiler",

@@ -90,8 +90,8 @@ class _TypesNamespace:
     @property
     def primitive_types(self):
         """Quadrants' `qd.types.primitive_types` module (its dtypes and their sets)."""
-        from .module_paths import quadrants_module
-        return quadrants_module("quadrants.types.primitive_types")
+        from . import primitive_types
+        return primitive_types
 
 
 types = _TypesNamespace()
