@@ -52,6 +52,8 @@ def run_group(cmd: list[str], env: dict, cwd=None, timeout: float = 300.0, keep_
                for n in ("stdout", "stderr")]
     try:
         watcher = reaper.start("-", mark, MARK)   # SIGKILLed, this process cannot end them: it does
+        if watcher is not None:
+            before.add(watcher.pid)   # our own child, not one the program left behind
         with _sigterm_unwinds(), _subreaper():
             proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=streams[0], stderr=streams[1], env=env,
                                     cwd=cwd, start_new_session=True)
