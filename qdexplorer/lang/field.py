@@ -484,7 +484,6 @@ class Storage:
         return self.to_numpy(dtype)
 
 
-_Storage = Storage   # the name branches still in flight import; drop once they have merged
 
 
 class Field(Storage):
