@@ -50,7 +50,7 @@ def test_timeout_stops_ncu(fake_ncu, engine):
     res = engine.counters(TASK, timeout=1.5)
     assert res.state == "timeout"
     assert "did not finish within 1.5 s" in res.message
-    assert res.seconds < 30
+    assert res.seconds < 120   # a hang guard: ncu was stopped, not waited for
 
 
 def test_refusal_is_remembered_for_the_session(fake_ncu, engine, monkeypatch):

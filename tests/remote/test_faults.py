@@ -55,7 +55,7 @@ def test_more_devices_than_the_cluster_has_is_refused_up_front(tmp_path, capsys,
                  "--over", "block_dim=64,256", "--cache-dir", str(tmp_path / "c")])
     err = capsys.readouterr().err
     assert code == 2 and "--gpus 9" in err and "has 4 CPU(s)" in err, err
-    assert time.monotonic() - t0 < 30 and not history_path(proj).exists()   # nothing began
+    assert time.monotonic() - t0 < 120 and not history_path(proj).exists()   # refused, not hung; nothing began
 
 
 def test_a_device_actor_killed_mid_sweep_keeps_every_finished_turn(tmp_path, cluster_address):
