@@ -9,7 +9,7 @@
 The tests come from the mirror of Genesis-Embodied-AI/quadrants at commit 009f0a2d (2026-08-21;
 1.3.3's own commit 00423caa is not in it), extracted with `git archive` into WORK/tree (upstream's
 `tests/test_utils.py` unchanged; its `tests/python/conftest.py` trimmed, see
-upstream_harness/conftest_upstream.py). Real Quadrants runs them first, keeping the first two cases of
+tests/upstream_sample/tree/tests/python/conftest.py, which CI runs too). Real Quadrants runs them first, keeping the first two cases of
 each test function (`QD_WANTED_ARCHS=cpu`); then the cases it passed run under qdexplorer.lang, with
 `import quadrants` and its submodules answered through upstream_harness/shim. Tests newer than the
 1.3.3 wheel fail under Quadrants and drop out of the count by themselves.
@@ -94,7 +94,7 @@ def extract(work: Path, mirror: Path, commit: str) -> Path:
     data = sh(["git", f"--git-dir={mirror}", "archive", commit, "tests"]).stdout
     with tarfile.open(fileobj=io.BytesIO(data)) as tf:
         tf.extractall(tree, filter="data")
-    shutil.copy(HARNESS / "conftest_upstream.py", tree / "tests/python/conftest.py")
+    shutil.copy(REPO / "tests/upstream_sample/tree/tests/python/conftest.py", tree / "tests/python/conftest.py")  # one copy, CI's
     (tree / "pytest.ini").write_text((tree / "tests/pytest.ini").read_text())
     stamp.write_text(commit)
     return tree
