@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ class Child:
         self.impl, self.arch, self.timeout = impl, arch, timeout
         self.proc: subprocess.Popen | None = None
         self.version = ""
+        self.folder = ""
         self.log = tempfile.TemporaryFile()
         self.runs = 0
 
@@ -40,6 +42,7 @@ class Child:
         if hello is None:
             raise RuntimeError(f"the {self.impl} child did not start: {self.log_tail()}")
         self.version = hello.get("version", "")
+        self.folder = hello.get("folder", "")  # its programs and Quadrants' cache: removed when it stops
 
     def log_tail(self, n: int = 2000) -> str:
         self.log.seek(0, 2)
@@ -63,6 +66,8 @@ class Child:
                 self.proc.kill()
             self.proc.wait()
             self.proc = None
+            if self.folder:
+                shutil.rmtree(self.folder, ignore_errors=True)
 
     def run(self, name: str, source: str, init: dict) -> dict:
         sent = self.send(name, source, init)
