@@ -90,8 +90,10 @@ class ExprGen:
             return f"({'-' if op == 'neg' else '~'}{a})"
         if op == "abs":  # Quadrants 1.3.3 aborts on qd.abs of i8/i16 ("emit_extra_unary: Not supported"), and
             # its abs of the minimum is LLVM poison (the stored bits wrap, but `a < 0` is false and a shift
-            # after it is logical): the operand is kept above the minimum
-            return f"qd.abs(qd.max({a}, {self.const(t.lo + 1, t)}))" if t.signed and t.bits >= 32 else a
+            # after it is logical): the operand is kept above the minimum; and it folds abs of an i64
+            # constant through f64 (abs(2**63 - 1) folds to -2**63): the operand reads the zero cell
+            return (f"qd.abs(qd.max({a}, {self.const(t.lo + 1, t)}) + qd.cast(dz[None], {t.q}))"
+                    if t.signed and t.bits >= 32 else a)
         if op == "pow":  # on loaded values only: Quadrants 1.3.3 folds a constant int ** through a float and
             # saturates (i32 (-2147483647) ** 2 folds to -2147483648, runs as 1), unlike its own runtime
             loaded = [n for n in scope.of(t) if n[:2] in ("a_", "b_")]

@@ -198,7 +198,7 @@ def test_float_not_equal_is_true_for_nan(q):
 
 def test_floor_division_of_constants_follows_python_as_at_run_time(q):
     """Quadrants 1.3.3 folds `//` and `%` of two constants with C's truncation and prints
-    [0, 0, -1, 0, -2, -2] here, while the same operations on loaded values give Python's floor
+    [0, 0, -1, 0, -2, 5] here, while the same operations on loaded values give Python's floor
     results (-1, 5): its own documented `//` is floor division. Ours folds as it runs, Python's way.
     The generator keeps divisors unfoldable (it adds the zero cell `dz`)."""
     x = qd.field(qd.i64, shape=2)
@@ -242,3 +242,25 @@ def test_abs_of_the_minimum_wraps_consistently(q):
     k()
     assert o.to_numpy().tolist() == [-2147483648, -128, 1, -8388608]
     assert o64.to_numpy().tolist() == [-2147483648]
+
+
+def test_abs_of_an_i64_constant_is_exact(q):
+    """Quadrants 1.3.3 folds `qd.abs` of an i64 constant through f64: abs(2**63 - 1) folds to
+    -9223372036854775808 (2**63, out of range), while abs of the same value loaded from a field is
+    2**63 - 1. Ours folds in integers. The generator adds the zero cell `dz` to abs operands."""
+    x = qd.field(qd.i64, shape=1)
+    o = qd.field(qd.i64, shape=4)
+
+    @qd.kernel
+    def k():
+        big = (qd.cast(32767, qd.i64) << qd.cast(48, qd.i64)) | (qd.cast(65535, qd.i64) << qd.cast(32, qd.i64)) | \
+              (qd.cast(65535, qd.i64) << qd.cast(16, qd.i64)) | qd.cast(65535, qd.i64)
+        o[0] = qd.abs(big)
+        o[1] = qd.abs(x[0])
+        odd = (qd.cast(32, qd.i64) << qd.cast(48, qd.i64)) | qd.cast(1, qd.i64)  # 2**53 + 1: not an f64
+        o[2] = qd.abs(-odd)
+        o[3] = qd.abs(qd.cast(-7, qd.i64))
+
+    x.from_numpy(np.array([2 ** 63 - 1]))
+    k()
+    assert o.to_numpy().tolist() == [2 ** 63 - 1, 2 ** 63 - 1, 2 ** 53 + 1, 7]
