@@ -15,7 +15,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tests.difftest.compare import compare  # noqa: E402
+from tests.difftest.compare import compare, narrowest  # noqa: E402
 from tests.difftest.program import Program  # noqa: E402
 from tests.difftest.runner import Pair  # noqa: E402
 
@@ -36,7 +36,7 @@ def main() -> None:
                 m = re.search(r"# difftest seed (\d+), class (\w+)", text)
                 prog = Program(int(m.group(1)) if m else 0, m.group(2) if m else "exact", text)
                 want, got = pair.run(prog)
-                ms = [str(x) for x in compare(want, got, prog.cls)]
+                ms = [str(x) for x in compare(want, got, prog.cls, narrowest(text))]
                 results[n][arch] = {"want": want, "got": got, "mismatch": ms}
                 print(n, arch, "same" if not ms else ms[0][:200], flush=True)
                 with open(a.out, "wb") as f:

@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 from .child import read_msg, write_msg
-from .compare import Mismatch, compare
+from .compare import Mismatch, compare, narrowest
 from .program import Program, as_ours
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -120,7 +120,7 @@ class Pair:
 
     def check(self, prog: Program, source: str | None = None) -> list[Mismatch]:
         want, got = self.run(prog, source)
-        return compare(want, got, prog.cls)
+        return compare(want, got, prog.cls, narrowest(source if source is not None else prog.source))
 
     def close(self) -> None:
         self.ref.stop()
