@@ -264,3 +264,45 @@ def test_abs_of_an_i64_constant_is_exact(q):
     x.from_numpy(np.array([2 ** 63 - 1]))
     k()
     assert o.to_numpy().tolist() == [2 ** 63 - 1, 2 ** 63 - 1, 2 ** 53 + 1, 7]
+
+
+def test_a_serialized_loop_regroups_float_sums_as_quadrants_does(q):
+    """Our bug, found on CUDA and the CPU alike (seed 500037): an f16 `r +=` in a serialized loop was
+    turned into a reduction (a private sum from 0, added to r at the end), which regroups the
+    additions. Quadrants does that too for f32 and f64 (its thread-local reductions: 2**24 plus four
+    f32 1.0 is 2**24 + 4, and so in f64 from 2**53), but adds f16 in index order: 12 plus sixteen
+    f16 1.4140625 is 34.53125 there (regrouped: 34.59375). Each value here is Quadrants' own."""
+    x = qd.field(qd.f16, shape=1)
+    y = qd.field(qd.f32, shape=1)
+    z = qd.field(qd.f64, shape=1)
+
+    @qd.kernel
+    def half() -> qd.f16:
+        r = qd.cast(12.0, qd.f16)
+        qd.loop_config(serialize=True)
+        for i in range(16):
+            r += x[0]
+        return r
+
+    @qd.kernel
+    def single() -> qd.f32:
+        r = qd.cast(16777216.0, qd.f32)  # 2**24: adding 1.0 alone rounds back to it
+        qd.loop_config(serialize=True)
+        for i in range(4):
+            r += y[0]
+        return r
+
+    @qd.kernel
+    def double() -> qd.f64:
+        r = qd.cast(9007199254740992.0, qd.f64)
+        qd.loop_config(serialize=True)
+        for i in range(4):
+            r += z[0]
+        return r
+
+    x.from_numpy(np.array([1.4140625], np.float16))
+    y.from_numpy(np.array([1.0], np.float32))
+    z.from_numpy(np.array([1.0]))
+    assert half() == 34.53125
+    assert single() == 16777220.0
+    assert double() == 9007199254740996.0
