@@ -314,3 +314,22 @@ def test_a_serialized_loop_sums_floats_in_index_order(exact):
     assert half() == 34.53125
     assert single() == 16777216.0
     assert double() == 9007199254740992.0
+
+
+def test_an_integer_operand_of_f16_arithmetic_is_rounded_to_f16_first(exact):
+    """Our bug, found on CUDA and the CPU alike (seed 500120): `u16 + f16` is an f16 operation, so
+    the u16 becomes an f16 first (60149 -> 60160) and 60160 + -15.25 rounds to 60160, as Quadrants
+    prints; we widened the integer straight to f32 and rounded once: 60133.75 -> 60128."""
+    a = qd.field(qd.u16, shape=1)
+    h = qd.field(qd.f16, shape=1)
+    o = qd.field(qd.f64, shape=2)
+
+    @qd.kernel
+    def k():
+        o[0] = a[0] + h[0]
+        o[1] = h[0] + qd.cast(a[0], qd.i32)  # i32 + f16 is f16 too
+
+    a.from_numpy(np.array([60149], np.uint16))
+    h.from_numpy(np.array([-15.25], np.float16))
+    k()
+    assert o.to_numpy().tolist() == [60160.0, 60160.0]
