@@ -14,7 +14,9 @@ import inspect
 import numpy as np
 
 from . import autodiff, autodiff_fwd, ir, runtime_api
-from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from .arg_binding import bind_arguments
+from .caller import caller
+from .errors import QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
@@ -242,15 +244,10 @@ class Kernel(KernelBase):
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
             return dict(zip(self.arg_names, args))  # the common call, without inspect's general binding
-        unknown = [k for k in kwargs if k not in self._signature.parameters]
-        if unknown:
-            raise TypeError(f"{self.name}(): unexpected keyword argument '{unknown[0]}' (the kernel takes "
-                            f"{', '.join(self.arg_names)})")
         try:
-            ba = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.name}(): {e}") from None
-        ba.apply_defaults()  # `def k(x, a: qd.f32 = 3.0)` called as k(x)
+            ba = bind_arguments(self._signature, self.name, args, kwargs)  # defaults applied
+        except QuadrantsArgumentError as e:
+            raise QuadrantsArgumentError(e.message, *caller()) from None  # at the user's call
         return dict(ba.arguments)
 
     def implicit(self, spec: tuple) -> list[ir.ImplicitArray]:

@@ -5,7 +5,8 @@ import ast
 import inspect
 
 from .. import ir
-from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+from ..arg_binding import bind_arguments
+from ..errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
 from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
@@ -79,10 +80,10 @@ class FuncInlining(LoweringBase):
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             self.err(node, f"*args and **kwargs are not supported when calling '{func.name}' in a kernel")
         try:
-            ba = inspect.signature(func.fn).bind(*first, *node.args, **{k.arg: k.value for k in node.keywords})
-        except TypeError as e:
-            self.err(node, f"{func.name}(): {e}", QuadrantsSyntaxError)
-        ba.apply_defaults()
+            ba = bind_arguments(inspect.signature(func.fn), func.name, (*first, *node.args),
+                                {k.arg: k.value for k in node.keywords})
+        except QuadrantsArgumentError as e:
+            self.err(node, e.message, QuadrantsArgumentError)
         return {k: (v if isinstance(v, (ast.AST, StructVal, Py)) else Py(v)) for k, v in ba.arguments.items()}
 
     def s_Return(self, node):
