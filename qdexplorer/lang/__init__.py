@@ -11,7 +11,8 @@ from .template import Template, template  # noqa: F401
 from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
-from .func import data_oriented  # noqa: F401
+from .func import data_oriented, real_func, ref  # noqa: F401
+from . import experimental  # noqa: F401
 from .tensor import Backend, MatrixTensor, Tensor, VectorTensor, tensor, wrap  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
                          atomic_or, atomic_sub, atomic_xor, bit_shr, zero,

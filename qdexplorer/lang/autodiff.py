@@ -172,6 +172,9 @@ class _Reverse:
                                  f"is supported; restructure the loop with an if around its body")
             elif isinstance(s, ir.Return):
                 self.error(None, "an early 'return' inside a qd.func: return once, at the end of the function")
+            elif isinstance(s, (ir.FuncDef, ir.Call)):
+                self.error(None, "a recursive @qd.real_func is not differentiable (its depth is known only at "
+                                 "run time); compute its result in a kernel without needs_grad")
             else:
                 self.error(None, f"{type(s).__name__} statements (block barriers) are not differentiable")
         return fwd, recs

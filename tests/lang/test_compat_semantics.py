@@ -212,7 +212,7 @@ def test_print_in_kernels_uses_quadrants_formats(cpu, capfd):
     assert out == "a = 3 b = 1.500000 2.250000000000 1\nx[1] = 7 100% | [1.500000, 2.000000]\n"
 
 
-@pytest.mark.parametrize("name, hint", [("Mesh", "mesh"), ("real_func", "use @qd.func")])
+@pytest.mark.parametrize("name, hint", [("Mesh", "mesh"), ("interop", "Metal")])
 def test_left_out_features_say_so(name, hint):
     with pytest.raises(AttributeError, match=f"`qd.{name}` is not supported by qdexplorer.lang .*{hint}"):
         getattr(qd, name)

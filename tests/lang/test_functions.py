@@ -31,3 +31,133 @@ def test_call_mistakes_use_quadrants_words(cpu):
         assert isinstance(e.value, TypeError)  # Python's own binding error is one, and programs catch it
         assert str(e.value).startswith(__file__)
     assert k(1, b=2) == 3
+
+
+def test_real_func_recursion_is_a_real_call(cpu):
+    """How deep it recurses is known only at run time, so the call cannot be inlined."""
+    @qd.real_func
+    def tri(n: qd.i32) -> qd.i32:
+        if n == 0:
+            return 0
+        return tri(n - 1) + n
+
+    @qd.real_func
+    def total(f: qd.template(), lo: qd.i32, hi: qd.i32) -> qd.i32:
+        if lo == hi:
+            return f[lo]
+        else:
+            return total(f, lo, (lo + hi) // 2) + total(f, (lo + hi) // 2 + 1, hi)
+
+    @qd.real_func
+    def scale(v: qd.math.vec2, n: qd.i32) -> qd.math.vec2:
+        r = v
+        if n > 0:
+            r = scale(v * 2.0, n - 1)
+        return r
+
+    f = qd.field(qd.i32, shape=100)
+    f.from_numpy(__import__("numpy").arange(100, dtype="int32"))
+    out = qd.field(qd.f32, shape=(8, 2))
+
+    @qd.kernel
+    def run(n: qd.i32) -> qd.i32:
+        return tri(n) + total(f, 0, 99)
+
+    @qd.kernel
+    def each(n: qd.i32):
+        for i in range(8):  # a parallel task calls it too: each task's module has its own copy
+            out[i, 0], out[i, 1] = scale(qd.math.vec2(1.0, 0.5), i % n)
+
+    assert run(100) == 5050 + 99 * 50
+    assert run(3) == 6 + 99 * 50
+    each(4)
+    assert out.to_numpy().tolist() == [[2.0 ** (i % 4), 0.5 * 2.0 ** (i % 4)] for i in range(8)]
+
+
+def test_real_func_typed_frame(cpu):
+    @qd.real_func
+    def add(a: qd.f32, b: qd.f32) -> qd.f32:  # arguments converted to the annotation
+        return a + b
+
+    @qd.real_func
+    def first_over(a: qd.i32) -> qd.i32:  # `return` inside a loop
+        s = 0
+        for i in range(100):
+            if i == a + 1:
+                return s
+            s = s + i
+        return s
+
+    @qd.real_func
+    def double(a: qd.ref(qd.f32)):  # the caller's variable, by reference
+        a += a
+
+    @qd.kernel
+    def k(a: qd.i32) -> qd.f32:
+        x = 5.0
+        double(x)
+        return add(1, 2) + first_over(a) + x  # 3 + s + 10
+
+    assert k(10) == 3 + 55 + 10
+    assert k(200) == 3 + 99 * 50 + 10
+
+
+def test_real_func_annotation_errors(cpu):
+    with pytest.raises(qd.QuadrantsSyntaxError, match="must be type annotated"):
+        @qd.real_func
+        def untyped(a, b: qd.i32) -> qd.i32:
+            return a + b
+
+    @qd.real_func
+    def no_result_type(a: qd.i32, b: qd.i32):
+        return a + b
+
+    @qd.kernel
+    def k():
+        no_result_type(30, 2)
+
+    with pytest.raises(qd.QuadrantsCompilationError, match="return value must be annotated") as e:
+        k()
+    assert e.value.file == __file__
+
+
+def test_template_parameter_is_the_callers_variable(cpu):
+    """A `qd.template()` parameter of a @qd.func is the caller's variable; an unannotated one a copy."""
+    @qd.func
+    def set_t(x: qd.template()):
+        x = 1
+
+    @qd.func
+    def inc_t(x: qd.template()):
+        x += 1
+
+    @qd.func
+    def set_copy(x):
+        x = 1
+
+    @qd.kernel
+    def k() -> qd.i32:
+        a = 0
+        set_t(a)
+        b = 0
+        inc_t(b)
+        c = 0
+        set_copy(c)
+        return a * 100 + b * 10 + c
+
+    assert k() == 110
+
+
+def test_recursive_real_func_compiles_for_nvptx(tmp_path):
+    """The out-of-line function is a `.func` of the task's own PTX, which calls itself."""
+    from qdexplorer.engine import Engine
+    (tmp_path / "k.py").write_text(
+        "import qdexplorer.lang as qd\n\n"
+        "@qd.real_func\ndef tri(n: qd.i32) -> qd.i32:\n    if n == 0:\n        return 0\n    return tri(n - 1) + n\n\n"
+        "@qd.kernel\ndef k(x: qd.types.ndarray(dtype=qd.i32, ndim=1)):\n"
+        "    for i in range(x.shape[0]):\n        x[i] = tri(x[i])\n")
+    with Engine(tmp_path, in_process=True, cache_dir=str(tmp_path / "c")) as eng:
+        eng.refresh()
+        _, compiled = eng.compile(target="nvptx")
+        ptx = compiled[0].ptx
+    assert ".func" in ptx and ptx.count("call.uni") + ptx.count("call ") >= 1, ptx[:2000]

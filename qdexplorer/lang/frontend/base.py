@@ -285,6 +285,10 @@ class LoweringBase(ABC):
     @abstractmethod
     def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | Py | None = None) -> Value: ...
 
+    # -- provided by RealFuncCalls (real_funcs.py)
+    @abstractmethod
+    def outlined_call(self, func: Func, node: ast.Call) -> Value: ...
+
     # -- provided by StructLowering (structs.py)
     @abstractmethod
     def struct_element(self, arr: StructArr, idx_node: ast.AST, node: ast.AST) -> StructVal: ...

@@ -17,6 +17,7 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .frame import Frame
 from .funcs import FuncInlining
+from .real_funcs import RealFuncCalls
 from .intrinsics import IntrinsicLowering
 from .kernel_scope import KernelScope
 from .loops import LoopLowering
@@ -28,7 +29,7 @@ from .stmts import StatementLowering
 from .vectors import VectorLowering
 
 
-class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
+class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, RealFuncCalls, CallLowering, IntrinsicLowering, RandomLowering,
                   SparseLowering, StructLowering, VectorLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 

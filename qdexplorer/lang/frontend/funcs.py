@@ -8,6 +8,7 @@ from .. import ir
 from ..arg_binding import bind_arguments
 from ..errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
+from ..func import RefType
 from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
 from .values import Py, StructVal, Vec, cast, is_number
@@ -22,7 +23,10 @@ class FuncInlining(LoweringBase):
         """`self_value`: bound to the first parameter of a method: a struct's (`s.area()`) or a
         `@qd.data_oriented` object's (`Py(obj)`, `self.helper(i)`)."""
         if func in self.inline_stack:
-            self.err(node, f"recursive call of @qd.func '{func.name}' is not supported")
+            if func.is_real:  # recursion: a real call of an out-of-line function (real_funcs.py)
+                return self.outlined_call(func, node)
+            self.err(node, f"recursive call of @qd.func '{func.name}' is not supported (make it a "
+                           f"@qd.real_func, which may call itself)")
         if getattr(func, "requires_top_level", False) and (self.in_parallel or self.runtime_nesting):
             via = "".join(f" (through '{f.name}')" for f in self.inline_stack[-1:])
             self.err(node, f"@qd.func '{func.name}' has requires_top_level=True but is called inside a runtime "
@@ -40,7 +44,9 @@ class FuncInlining(LoweringBase):
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
             if isinstance(ann, Template) or ann is Template:  # passed as it is, by reference, as Quadrants passes templates
-                bound[p.arg] = v
+                bound[p.arg] = v.local if isinstance(v, ir.LocalRef) and isinstance(a, ast.Name) else v
+            elif isinstance(ann, RefType):  # the caller's variable itself
+                bound[p.arg] = self.ref_argument(func, p.arg, a, v, node)
             elif isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                     self.err(node, f"argument '{p.arg}' of '{func.name}' must be an ndarray")
@@ -56,6 +62,7 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
+        frame.real = func.is_real
         frame.scopes[0].update(bound)
         self.frames.append(frame)
         self.inline_stack.append(func)
@@ -74,6 +81,16 @@ class FuncInlining(LoweringBase):
             return [r if isinstance(r, Vec) else ir.LocalRef(r) for r in frame.ret_local]
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
 
+    def ref_argument(self, func, name: str, a, v, node):
+        """A `qd.ref(dtype)` parameter: the caller's local variable, which the body then reads and
+        assigns in place (Quadrants passes its address)."""
+        if isinstance(v, ir.LocalRef) and isinstance(a, ast.Name):
+            return v.local
+        if isinstance(v, Vec) and isinstance(a, ast.Name) and all(isinstance(x, ir.LocalRef) for x in v.items):
+            return v
+        self.err(node, f"argument '{name}' of '{func.name}' is a qd.ref parameter: pass a local variable",
+                 QuadrantsTypeError)
+
     def bind_call(self, func, node, first: tuple = ()) -> dict:
         """Parameter name → AST node (or `Py` default, or a value given in `first`, a method's
         struct), with Python's own rules and messages."""
@@ -91,6 +108,9 @@ class FuncInlining(LoweringBase):
         if fr.ret_label is None:
             return self.kernel_return(node)
         if not _returns_nothing(node):
+            if fr.real and "return" not in self.inline_stack[-1].annotations:
+                self.err(node, "A function with a return value must be annotated with a return type, "
+                               "e.g. def func() -> qd.f32", QuadrantsSyntaxError)
             v = self.value(node.value)
             if isinstance(v, list) or isinstance(fr.ret_local, tuple) or (
                     isinstance(v, Py) and isinstance(v.value, tuple)):
