@@ -297,6 +297,9 @@ class LoweringBase(ABC):
     def struct_member(self, s: StructVal, attr: str, node: ast.AST) -> Value: ...
 
     @abstractmethod
+    def unpacked_member(self, ref: Any, idx_node: ast.AST) -> str: ...
+
+    @abstractmethod
     def construct_struct(self, stype, node: ast.Call) -> StructVal: ...
 
     @abstractmethod

@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -154,6 +154,8 @@ class ExprLowering(LoweringBase):
             return ir.Shape(base.array, k % base.ndim)
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
+        if isinstance(base, UnpackedRef):
+            return base.struct.members[self.unpacked_member(base, idx_node)]
         if isinstance(base, StructArr):
             return self.struct_element(base, idx_node, node)
         if isinstance(base, list):  # `[a, b, c][k]`, `[f(j) for j in range(3)][k]`

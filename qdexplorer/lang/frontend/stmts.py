@@ -10,7 +10,7 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
-from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
+from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -142,6 +142,8 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Subscript):
             arr = self.value(target.value)
+            if isinstance(arr, UnpackedRef):  # obj.r[i] = x: obj._r{i}
+                return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
@@ -309,6 +311,8 @@ class StatementLowering(LoweringBase):
             return self.s_AugAssign(ast.copy_location(ast.AugAssign(component, node.op, node.value), node))
         if isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute)):
             base = self.value(target.value)  # a qd.linalg.SparseMatrixBuilder (which sits above the frontend)
+            if isinstance(base, UnpackedRef):  # obj.r[i] += x: obj._r{i}
+                return self.update_member(base.struct, self.unpacked_member(base, target.slice), op, node)
             if isinstance(base, Py) and getattr(type(base.value), "qd_triplet_builder", False):
                 return self.builder_add(base.value, target, node, op)
         if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):

@@ -74,6 +74,15 @@ class StructVal:
 
 
 @dataclass
+class UnpackedRef:
+    """`obj.r` of a struct whose `r` is declared `qd.types.vector(n, dt, unpacked=True)`: only
+    indexable, with a compile-time index, as `obj._r{i}` (Quadrants' rule)."""
+    struct: StructVal
+    group: str
+    count: int
+
+
+@dataclass
 class BoundMethod:
     """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
     func: Func
