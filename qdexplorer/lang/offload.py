@@ -17,6 +17,7 @@ from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
 from .frontend.values import StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
+from .frontend.loops import ndrange_arity_message
 from .source import SourceInfo, python_env
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
@@ -180,7 +181,13 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, order = _loop_ranges(b, src, node.iter)
+    zero_d = not ranges  # `for I in qd.grouped(qd.ndrange())`: one iteration, an empty index
+    if zero_d:
+        if not grouped:
+            raise src.error(node.iter, "qd.ndrange() has no dimension: loop over qd.grouped(qd.ndrange()) "
+                                       "for its one (empty) index")
+        ranges, order = [(ir.Const(0, i32), ir.Const(1, i32))], None
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
@@ -191,13 +198,14 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         if len(targets) != 1:
             raise src.error(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         loop_vars = [ir.Local(f"{targets[0].id}_{k}", index_t) for k in range(len(ranges))]
-        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])})
+        by_axis = _canonical(loop_vars, order)
+        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in ([] if zero_d else by_axis)])})
     else:
         if len(targets) != len(ranges):
-            raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
-                                         f"loop variable(s)")
-        loop_vars = [ir.Local(t.id, index_t) for t in targets]
-        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
+            raise src.error(node.target, ndrange_arity_message(len(ranges), len(targets)), QuadrantsSyntaxError)
+        by_axis = [ir.Local(t.id, index_t) for t in targets]  # the loop nest (ranges) is in visiting order
+        loop_vars = [by_axis[a] for a in order] if order else by_axis
+        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, by_axis)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
     guard = b.active_cond(container, list(b.thread_ids)) if container is not None else None
     if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
@@ -217,10 +225,19 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     return _finish(t, args, kscope, src, [node])
 
 
+def _canonical(loop_vars: list, order) -> list:
+    """The loop variables by canonical axis, from the loop nest's levels (`order[p]`: the axis of level p)."""
+    if not order:
+        return loop_vars
+    return [loop_vars[order.index(k)] for k in range(len(order))]
+
+
 def _loop_ranges(b, src, it):
-    """(ranges, grouped, container) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
+    """(ranges, grouped, container, order) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
-    the SNode whose active cells a struct-for visits (None: every index)."""
+    the SNode whose active cells a struct-for visits (None: every index). `ranges` are in the order the
+    loop nest visits them (outermost first); `order[p]` is the canonical axis of level p (`qd.ndrange(...,
+    axes=)`; None: the canonical order)."""
     if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
         return _loop_ranges(b, src, b.static_pick(it))
     if isinstance(it, ast.Call):
@@ -230,45 +247,29 @@ def _loop_ranges(b, src, it):
         if isinstance(fn, Py) and fn.value is I.grouped:
             if len(it.args) != 1:
                 raise src.error(it, "qd.grouped() takes one argument")
-            ranges, _, container = _loop_ranges(b, src, it.args[0])
-            return ranges, True, container
+            ranges, _, container, order = _loop_ranges(b, src, it.args[0])
+            return ranges, True, container, order
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
                 raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
-            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None
+            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, None
         if isinstance(fn, Py) and fn.value is I.ndrange:
-            ranges = []
-            for a in it.args:
-                if isinstance(a, ast.Starred):
-                    v = b.value(a.value)
-                    if isinstance(v, ShapeTuple):
-                        ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
-                    elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                        ranges += [_bounds(b, src, a, x) for x in v.value]
-                    else:
-                        raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
-                elif isinstance(a, ast.Tuple):
-                    if len(a.elts) != 2:
-                        raise src.error(a, "ndrange bounds are n or (begin, end)")
-                    ranges.append(tuple(b.commit(b.value(x), x, like=i32) for x in a.elts))
-                else:
-                    ranges.append(_bounds(b, src, a, b.value(a)))
-            if not ranges:
-                raise src.error(it, "qd.ndrange() needs at least one dimension")
-            return ranges, False, None
+            canonical, order = b.ndrange_bounds(it)
+            return [canonical[a] for a in order], False, None, order
     v = b.value(it)
     while isinstance(v, StructArr):  # a struct field: its members share its index space
         v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         fld = b.kscope.sparse_field(v.name)
         container = fld._snode.parent() if fld is not None else None
-        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container
+        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container, None
     if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
         sn = v.value
         if not sn.shape:
             raise src.error(it, "a struct-for over qd.root has no index to loop over")
-        return [(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False, (sn if sn.sparse_path() else None)
+        return ([(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False,
+                (sn if sn.sparse_path() else None), None)
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
                         "qd.grouped(...), an ndarray, a field or an SNode")
 

@@ -3,6 +3,8 @@ grouped into tasks (one per top-level loop, one per run of other statements), `q
 read, and the kernel-scope locals found that must outlive a task."""
 from __future__ import annotations
 
+from .errors import QdCompileError
+
 import ast
 
 from . import intrinsics as I
@@ -45,6 +47,8 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             try:
                 code = compile(ast.Expression(static), "<qd.static>", "eval")
                 items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
+            except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
+                raise kernel_src.error(static, e.message, type(e)) from None
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
             names = kernel_src.target_names(stmt.target, "static loop targets")

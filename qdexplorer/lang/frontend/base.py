@@ -137,6 +137,8 @@ class LoweringBase(ABC):
             return eval(compile(ast.Expression(node), "<qd.static>", "eval"), env)  # noqa: S307
         except NameError as e:
             self.err(node, f"{e}: only constants, globals and qd.static values are known at compile time")
+        except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
+            self.err(node, e.message, type(e))
         except Exception as e:  # noqa: BLE001 - reported at the user's line
             self.err(node, f"could not evaluate at compile time: {type(e).__name__}: {e}")
 
@@ -224,6 +226,9 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def vec_pick(self, v: Vec, keys: list, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def component_keys(self, elts: list) -> list: ...
 
     @abstractmethod
     def vec_slice_keys(self, v: Vec, idx: ast.expr, node: ast.AST) -> tuple[list, tuple] | None: ...

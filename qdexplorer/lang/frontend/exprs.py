@@ -204,6 +204,8 @@ class ExprLowering(LoweringBase):
         for e in elts:
             v = self.value(e)
             vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
+        if not vals and user <= 1 and arr.ndim <= 1:
+            return (ir.Const(0, i32),)  # x[I] with I from qd.grouped(qd.ndrange()): the 0-d index
         if partial and len(vals) == user and user < arr.ndim:
             pass  # x[i] of an array of vectors: the caller loads the components
         elif len(vals) != arr.ndim:

@@ -150,8 +150,8 @@ class StatementLowering(LoweringBase):
                 sel = self.vec_slice_keys(arr, target.slice, target)
                 if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
                     return self.store_components(arr, sel[0], self.slice_values(v, len(sel[0]), node), target, node)
-                keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
-                                                else [target.slice])]
+                keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple)
+                                           else [target.slice])
                 return self.store_components(arr, [keys], [v], target, node)
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, "only ndarray and shared-array elements can be assigned")
@@ -378,7 +378,7 @@ class StatementLowering(LoweringBase):
                 news = [self.binop(op, self.vec_pick(base, k, node), x, node) for k, x in zip(sel[0], vals)]
                 self.store_components(base, sel[0], news, target, node)
                 return True
-            keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])]
+            keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])
             if all(isinstance(it, ir.Load) for it in base.items):
                 loads = self.vec_pick_loads(base, keys, target)
             else:

@@ -136,8 +136,19 @@ class VectorLowering(LoweringBase):
         if len(elts) > len(v.shape):
             self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
                      QuadrantsIndexError)
-        keys = [self.value(e) for e in elts]
+        keys = self.component_keys(elts)
+        if len(keys) > len(v.shape):
+            self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
+                     QuadrantsIndexError)
         return self.vec_pick(v, keys, node)
+
+    def component_keys(self, elts) -> list:
+        """The indices of `v[i, j]`; an index vector (`m[I]`, I from qd.grouped) gives one per component."""
+        keys: list = []
+        for e in elts:
+            k = self.value(e)
+            keys += k.items if isinstance(k, Vec) else [k]
+        return keys
 
     def vec_pick(self, v: Vec, keys, node):
         cols = v.shape[1] if len(v.shape) == 2 else 1
