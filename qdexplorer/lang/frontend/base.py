@@ -85,6 +85,8 @@ class LoweringBase(ABC):
         for scope in reversed(self.frame.scopes):
             if name in scope:
                 v = scope[name]
+                if isinstance(v, Py) and isinstance(v.value, (Storage, StructField)):  # b = qd.static(a): a field
+                    return self.global_value(v.value, name, node)
                 return ir.LocalRef(v) if isinstance(v, ir.Local) else v
         if len(self.frames) == 1 and name in self.kscope.gtemp_names:
             arr = self.kscope.gtemp(name)

@@ -130,7 +130,9 @@ class CallLowering(LoweringBase):
             if is_number(v):
                 return literal(v.value, f, exact=True) if f.is_float else cast(literal(v.value), f)
             return cast(self.commit(v, node, like=f), f)
-        if f is I.static:
+        if f is I.static:  # qd.static(a, b) gives the tuple (a, b), as in Quadrants
+            if len(node.args) > 1 and not node.keywords:
+                return Py(tuple(self.eval_static(a) for a in node.args))
             return Py(self.eval_static(self.one_arg(node)))
         if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value
             return py_value(self.eval_static(node))
@@ -153,6 +155,9 @@ class CallLowering(LoweringBase):
                     self.err(node, f"calling {name}(...) at compile time failed: {type(e).__name__}: {e}")
             if isinstance(f, types.FunctionType) and f.__module__ not in _PY_MODULES:  # ... on kernel values a
                 return self.inline_func(_as_func(f), node)  # plain function, lambda or closure is inlined
+            if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) \
+                    and f.__func__.__module__ not in _PY_MODULES:  # a plain method of an object: self bound
+                return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
 
     def static_call_args(self, node) -> tuple | None:
@@ -341,7 +346,7 @@ _SAFE_BUILTINS = {abs, round, min, max, int, float, bool, len, pow, sum, divmod,
 def _foldable(f) -> bool:
     """Whether a callable may run in Python while a kernel compiles: user Python functions, math and
     NumPy functions and scalar types, and pure builtins (never I/O such as `open`)."""
-    if isinstance(f, types.FunctionType):
+    if isinstance(f, types.FunctionType) or (isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType)):
         return True
     try:
         if f in _SAFE_BUILTINS:

@@ -10,7 +10,7 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
-from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
+from .values import BINOPS, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -79,8 +79,12 @@ class StatementLowering(LoweringBase):
         if isinstance(vals, Vec):
             vals = list(vals.items) if len(vals.shape) == 1 else \
                 [Vec(vals.items[r * vals.shape[1]:(r + 1) * vals.shape[1]]) for r in range(vals.shape[0])]
-        if isinstance(vals, Py) and isinstance(vals.value, tuple):
-            vals = [Py(v) for v in vals.value]
+        if isinstance(vals, Py) and isinstance(vals.value, (tuple, list)):  # a constant tuple or list
+            vals = [py_value(v) for v in vals.value]
+        if isinstance(vals, ShapeTuple):  # `a, b = x.shape`
+            vals = [ir.Shape(vals.array, k) for k in range(vals.ndim)]
+        if isinstance(vals, Seq):
+            vals = list(vals.items)
         if not isinstance(vals, list) or len(vals) != len(target.elts):
             self.err(node, "tuple assignment needs a tuple of the same length on the right")
         for t_node, v in zip(target.elts, self.unpack_temps(vals, node)):
