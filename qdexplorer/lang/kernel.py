@@ -157,8 +157,9 @@ class Kernel(KernelBase):
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
-                        f"{self.name}(): argument '{name}' is {t!r} but got the float {args[i]!r}; "
-                        f"pass an int (Quadrants refuses floats for integer arguments)")
+                        f"{self.name}(): Argument {(i,)} (type={type(args[i])}) cannot be converted into required "
+                        f"type {t.name}: argument '{name}' is {t!r} but got the float {args[i]!r}; pass an int "
+                        f"(Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
@@ -181,8 +182,8 @@ class Kernel(KernelBase):
         except TypeError as e:
             raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}': {e}") from None
         if not isinstance(a, (np.ndarray, DeviceArray)):
-            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
-                                            f"or qd.ndarray, got {type(v).__name__}")
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): Invalid type for argument {name}, got {v!r}: it must "
+                                            f"be a NumPy array or qd.ndarray, not {type(v).__name__}")
         try:
             adt = from_numpy(a.dtype)
         except TypeError as e:

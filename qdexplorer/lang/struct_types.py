@@ -148,7 +148,8 @@ def struct_arg_names(name: str, stype: StructType) -> list[tuple[str, tuple, DTy
 def struct_arg_values(kernel_name: str, name: str, stype: StructType, value) -> dict:
     """The scalar arguments of struct argument `name` from its Python value (a `qd.Struct`, a struct
     type's value, a dict, or a struct field element)."""
-    out = {}
+    out: dict = {}
+    shapes: dict = {}  # member path -> shape, read once when a vector member is met
     for pname, (path, k), dt in struct_arg_names(name, stype):
         v = value
         try:
@@ -157,7 +158,16 @@ def struct_arg_values(kernel_name: str, name: str, stype: StructType, value) -> 
         except (AttributeError, KeyError):
             raise TypeError(f"{kernel_name}(): argument '{name}' has no member {'.'.join(path)!r}") from None
         if k is not None:
-            v = np.ravel(np.asarray(v))[k]
+            flat = np.ravel(np.asarray(v))
+            if not shapes:
+                shapes.update((p, s) for p, _, s in stype.leaves())
+            want = int(np.prod(shapes[path]))
+            if flat.size != want:
+                from .errors import QuadrantsRuntimeTypeError
+                raise QuadrantsRuntimeTypeError(
+                    f"{kernel_name}(): Argument {type(value)} cannot be converted into required type {stype!r}: "
+                    f"member {'.'.join(path)} of argument '{name}' has {flat.size} component(s), the type {want}")
+            v = flat[k]
         out[pname] = np.asarray(v).item()
     return out
 

@@ -161,3 +161,29 @@ def test_recursive_real_func_compiles_for_nvptx(tmp_path):
         _, compiled = eng.compile(target="nvptx")
         ptx = compiled[0].ptx
     assert ".func" in ptx and ptx.count("call.uni") + ptx.count("call ") >= 1, ptx[:2000]
+
+
+def test_argument_type_errors_use_quadrants_words(cpu):
+    @qd.kernel
+    def takes_int(a: qd.i32):
+        pass
+
+    @qd.kernel
+    def takes_array(a: qd.types.ndarray()):
+        pass
+
+    sphere = qd.types.struct(center=qd.math.vec3, radius=float)
+    circle = qd.types.struct(center=qd.math.vec2, radius=float)
+
+    @qd.kernel
+    def takes_sphere(s: sphere) -> qd.f32:
+        return s.radius
+
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match=r"Argument \(0,\) \(type=<class 'float'>\) cannot be "
+                                                            r"converted into required type i32"):
+        takes_int(1.2)
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="Invalid type for argument a, got 1.2"):
+        takes_array(1.2)
+    with pytest.raises(qd.QuadrantsRuntimeTypeError, match="cannot be converted into required type.*center.*2 comp"):
+        takes_sphere(circle(center=qd.math.vec2([1, 2]), radius=2.5))
+    assert takes_sphere(sphere(center=qd.math.vec3([1, 2, 3]), radius=2.5)) == 2.5

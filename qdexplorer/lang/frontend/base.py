@@ -292,6 +292,9 @@ class LoweringBase(ABC):
     @abstractmethod
     def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | Py | None = None) -> Value: ...
 
+    @abstractmethod
+    def bind_call(self, func: Func, node: ast.Call, first: tuple = ()) -> dict: ...
+
     # -- provided by RealFuncCalls (real_funcs.py)
     @abstractmethod
     def outlined_call(self, func: Func, node: ast.Call) -> Value: ...

@@ -287,7 +287,7 @@ class StatementLowering(LoweringBase):
     def refuse_kernel_arg(self, target, existing):
         if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
                 self.frames[0].scopes[0].get(target.id) is existing:
-            self.err(target, f"kernel argument '{target.id}' cannot be assigned (Quadrants passes arguments "
+            self.err(target, f'Kernel argument "{target.id}" is immutable in the kernel (Quadrants passes arguments '
                              f"read-only); copy it into a local first: {target.id}_ = {target.id}",
                      QuadrantsSyntaxError)
 
