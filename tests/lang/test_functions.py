@@ -187,3 +187,22 @@ def test_argument_type_errors_use_quadrants_words(cpu):
     with pytest.raises(qd.QuadrantsRuntimeTypeError, match="cannot be converted into required type.*center.*2 comp"):
         takes_sphere(circle(center=qd.math.vec2([1, 2]), radius=2.5))
     assert takes_sphere(sphere(center=qd.math.vec3([1, 2, 3]), radius=2.5)) == 2.5
+
+
+def test_u1_scalar_argument(cpu):
+    """A `qd.u1` kernel argument runs on the CPU (it was refused at load); any int passes by its truth."""
+    x = qd.field(qd.i32, shape=2)
+
+    @qd.real_func
+    def inc(f: qd.template()):
+        f[1] += 1
+
+    @qd.kernel
+    def k(a: qd.u1):
+        x[0] = 7 if a else 3
+        if a:
+            inc(x)
+
+    for a, want in ((True, [7, 1]), (False, [3, 1]), (2, [7, 2]), (0, [3, 2])):
+        k(a)
+        assert x.to_numpy().tolist() == want

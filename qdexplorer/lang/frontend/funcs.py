@@ -11,6 +11,7 @@ from ..source import python_env
 from ..func import RefType
 from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
+from ..vector_types import VectorType
 from .values import Py, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
@@ -53,6 +54,8 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = v
             elif isinstance(v, Py) and not is_number(v):
                 bound[p.arg] = v
+            elif isinstance(ann, VectorType) and not ann.is_bare:
+                bound[p.arg] = self.vec_argument(p.arg, ann, v, node)
             elif isinstance(v, Vec):
                 bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             elif isinstance(v, StructVal):
@@ -80,6 +83,22 @@ class FuncInlining(LoweringBase):
         if isinstance(frame.ret_local, tuple):  # `return a, b`: a runtime tuple, for `x, y = f()`
             return [r if isinstance(r, Vec) else ir.LocalRef(r) for r in frame.ret_local]
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
+
+    def vec_argument(self, name: str, ann: VectorType, v, node) -> Vec:
+        """A vector/matrix parameter: a copy of the argument, which must have the annotation's shape,
+        in its dtype (Quadrants' checks and words)."""
+        what = f"Argument {name} of type {ann!r} is expected to be a Matrix"
+        if not isinstance(v, Vec):
+            self.err(node, f"{what}, but got a scalar.", QuadrantsSyntaxError)
+        if len(v.shape) != len(ann.shape):
+            self.err(node, f"{what} with ndim {len(ann.shape)}, but got {len(v.shape)}.", QuadrantsSyntaxError)
+        for word, want, got in zip(("n", "m"), ann.shape, v.shape):
+            if want != got:
+                self.err(node, f"{what} with {word} {want}, but got {got}.", QuadrantsSyntaxError)
+        if ann.dtype is None:
+            return self.vec_local(v, name)
+        return self.vec_local(Vec([cast(self.commit(x, node, like=ann.dtype), ann.dtype) for x in v.items], v.shape),
+                              name)
 
     def ref_argument(self, func, name: str, a, v, node):
         """A `qd.ref(dtype)` parameter: the caller's local variable, which the body then reads and

@@ -47,6 +47,9 @@ class VectorLowering(LoweringBase):
         if matrix:
             given: Value = args if not (len(args) == 1) else args[0]
             given = given.value if isinstance(given, Py) else given
+            if isinstance(given, (list, tuple)) and given and all(_scalar_entry(r) for r in given):
+                items = [x for r in given for x in flat(r if not isinstance(r, (int, float)) else Py(r))]
+                return self.typed_vec(items, (len(items),), dt, node)  # qd.Matrix([a, b, c]): a vector
             rows = [flat(r if not isinstance(r, (list, tuple)) else Py(r)) if not isinstance(r, list) else flat(r)
                     for r in given]
             if not rows or any(len(r) != len(rows[0]) for r in rows):
@@ -450,3 +453,10 @@ class VectorLowering(LoweringBase):
 
     def math_of(self, name, x, node):
         return self.apply_math(getattr(I, name), [x], node)
+
+
+def _scalar_entry(r) -> bool:
+    """An entry of `qd.Matrix([...])` that is one number (not a row)."""
+    if isinstance(r, Py):
+        r = r.value
+    return isinstance(r, (int, float, ir.Expr)) and not isinstance(r, bool)
