@@ -18,6 +18,7 @@ from .frontend.values import StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .frontend.loops import ndrange_arity_message
+from .frontend.funcs import has_return
 from .source import SourceInfo, python_env
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
@@ -54,6 +55,10 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     groups = group(expand(body, ChainMap(statics, env), src), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
+    if kernel.return_type is not None and not has_return(src.fdef):
+        raise QuadrantsSyntaxError(f"Kernel has a return type but does not have a return statement: '{kernel.name}' "
+                                   f"is annotated -> {kernel.return_type!r}; return a value, or drop the annotation",
+                                   kernel.file, kernel.line)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type

@@ -31,16 +31,22 @@ def expand(body, env, kernel_src, bind=None) -> list:
     return _expand(body, env, kernel_src, dict(bind or {}), False)[0]
 
 
-def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, bool]:
+def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, str]:
+    """(statements, stop): stop is "" (ran to the end), "break" (a `break` reached while unrolling:
+    the unrolled loop ends) or "return" (a top-level `return`: nothing after it is part of the kernel,
+    as Quadrants stops building statements once the kernel has returned)."""
     out: list = []
     for stmt in body:
         if unrolling and isinstance(stmt, ast.Break):
-            return out, True
+            return out, "break"
+        if isinstance(stmt, ast.Return):
+            out.append((stmt, bind))
+            return out, "return"
         if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
-            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+            sub, stop = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
@@ -54,10 +60,12 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             names = kernel_src.target_names(stmt.target, "static loop targets")
             for item in items:
                 vals = item if len(names) > 1 else (item,)
-                sub, broke = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
-                                     True)
+                sub, stop = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
+                                    True)
                 out += sub
-                if broke:
+                if stop == "return":
+                    return out, stop
+                if stop:
                     break
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
@@ -66,13 +74,13 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
-            sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
+            sub, stop = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         out.append((stmt, bind))
-    return out, False
+    return out, ""
 
 
 def _is_stream_parallel(stmt, env) -> bool:

@@ -206,3 +206,42 @@ def test_u1_scalar_argument(cpu):
     for a, want in ((True, [7, 1]), (False, [3, 1]), (2, [7, 2]), (0, [3, 2])):
         k(a)
         assert x.to_numpy().tolist() == want
+
+
+def test_a_top_level_return_ends_the_kernel(cpu):
+    """`return` in a `qd.static` if ends the kernel there: it gave 3 for foo(1) (a silent wrong answer)."""
+    out = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def foo(a: qd.template()) -> qd.i32:
+        if qd.static(a == 1):
+            return 1
+        elif qd.static(a == 2):
+            return 2
+        for i in range(4):  # a task after the returns: runs only when neither returned
+            out[None] += 1
+        return 3
+
+    out[None] = 0
+    assert (foo(1), foo(2), out[None]) == (1, 2, 0)
+    assert (foo(123), out[None]) == (3, 4)
+
+
+def test_a_declared_result_needs_a_return(cpu):
+    @qd.kernel
+    def k() -> qd.i32:
+        pass
+
+    @qd.func
+    def f() -> qd.i32:
+        pass
+
+    @qd.kernel
+    def calls_f() -> qd.i32:
+        return f()
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Kernel has a return type but does not have a return statement"):
+        k()
+    with pytest.raises(qd.QuadrantsCompilationError, match="Function has a return type but does not have a return "
+                                                           "statement"):
+        calls_f()

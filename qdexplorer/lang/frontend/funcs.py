@@ -63,6 +63,9 @@ class FuncInlining(LoweringBase):
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
+        if "return" in hints and not has_return(fdef):
+            self.err(node, f"Function has a return type but does not have a return statement: '{func.name}' is "
+                           f"annotated -> {hints['return']!r}; return a value, or drop the annotation")
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
         frame.real = func.is_real
@@ -184,11 +187,11 @@ class FuncInlining(LoweringBase):
                 self.emit(ir.Assign(r, cast(self.commit(x, node, like=r.dtype), r.dtype)))
 
     def kernel_return(self, node):
-        """`return v` at a kernel's top level stores v in the result array (it does not stop later
-        tasks, as in Quadrants); a bare `return` (or `return None`) there does nothing."""
+        """`return v` at a kernel's top level stores v in the result array; the kernel ends there, as
+        nothing after it is part of the kernel (toplevel.py); a bare `return` (or `return None`) too."""
         if len(self.out) != 1 or self.frame.loop_depth or self.in_parallel:
-            self.err(node, "a kernel can only return from its top level, not from inside an if or a loop",
-                     QuadrantsSyntaxError)
+            self.err(node, "Return inside non-static if/for is not supported: a kernel can only return from its "
+                           "top level, not from inside an if or a loop", QuadrantsSyntaxError)
         ret = self.kscope.ret
         if _returns_nothing(node):
             return
@@ -214,3 +217,15 @@ class FuncInlining(LoweringBase):
 def _returns_nothing(node: ast.Return) -> bool:
     """`return` or `return None`: Python's two spellings of returning nothing."""
     return node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+
+
+def has_return(fdef: ast.FunctionDef) -> bool:
+    """Whether the function's own body (not a nested def's) has a `return` with a value."""
+    todo = list(fdef.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return) and n.value is not None:
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
