@@ -308,6 +308,12 @@ class Kernel(KernelBase):
             raise QuadrantsAssertionError(assert_message(self.assert_sites[site - 1], args.get("assertv__"))
                                           if 0 < site <= len(self.assert_sites)
                                           else f"assertion failed in kernel '{self.name}'")
+        stack = args.get(autodiff.ADSTACK_FLAG)
+        if stack is not None and int(stack[0]) != 0:
+            raise QuadrantsAssertionError(
+                f"Adstack overflow: kernel '{self.name}' (reverse-mode autodiff) pushed more values than its adstack "
+                f"holds ({runtime_api.ad_stack_size()} per loop-carried variable of a dynamic loop); the gradients "
+                f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
         if "ret__" not in args:
             return None
         r = args["ret__"]
@@ -384,7 +390,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug())
+        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -393,7 +399,7 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
+            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
