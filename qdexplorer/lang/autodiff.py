@@ -247,7 +247,15 @@ class _Reverse:
         """Whether a float the loop carries is used other than by accumulation (s += f(...)): the
         accumulating loops re-run forwards in the reverse pass, and need no adstack."""
         head, body, carried = _carried(s, after)
-        return any(L.dtype.is_float and L not in self.mut and not _is_accumulator(s, L) for L in carried)
+        if any(L.dtype.is_float and L not in self.mut and not _is_accumulator(s, L) for L in carried):
+            return True
+        return self.stores_gradient(s) and _counter(s, [L for L in carried if not L.dtype.is_float]) is None
+
+    def stores_gradient(self, s: ir.Loop) -> bool:
+        """Whether the loop stores into an array with a gradient: the store's adjoint is read and
+        zeroed, so the reverse must visit the iterations in reverse order (an overwritten value
+        gets no gradient; `out[i] = out[i - 1] + x` passes it down the chain)."""
+        return any(isinstance(n, ir.Store) and n.array.name in self.grads for n in ir.walk([s.body, s.step]))
 
     def loop_accumulating(self, s: ir.Loop, cur, level, fwd, recs, after):
         head, body, carried = _carried(s, after)
@@ -285,8 +293,23 @@ class _Reverse:
         if any(r[0] != "assign" or r[1].dtype.is_float for r in sr):
             self.error(s.step, "a loop step that computes floats")
         fbody = pre + hdr + bf
-        fwd.append(ir.Loop(_strip_pushes(fbody), sf))
-        recs.append(("loop", reinit, fbody, sf, br, inner))
+        descending = None
+        if self.stores_gradient(s):  # the reverse visits a range loop's indices last first
+            counter = _counter(s, [L for L in carried if self.mut[L] not in self.accum])
+            if counter is None:
+                self.error(s, "a dynamic loop that stores into a field or array with a gradient and carries "
+                              "other values than its index from one iteration to the next: its reverse needs "
+                              "Quadrants' adstack (qd.init(ad_stack_experimental_enabled=True))")
+            var, step = counter
+            trips = self.fresh("trips", i32)
+            first = self.fresh(var.name, var.dtype)
+            fwd.append(ir.Assign(trips, _c(0, i32)))
+            inc = [ir.Assign(trips, ir.BinOp("+", ir.LocalRef(trips), _c(1, i32), i32))]
+            fwd.append(ir.Loop(_strip_pushes(pre + hdr + inc + bf), sf))
+            descending = (trips, first, self.mut[var], step)
+        else:
+            fwd.append(ir.Loop(_strip_pushes(fbody), sf))
+        recs.append(("loop", reinit, fbody, sf, br, inner, descending))
         for L in carried:
             M = self.mut[L]
             if M in self.accum:
@@ -400,10 +423,20 @@ class _Reverse:
             elif kind == "if":
                 out.append(ir.If(ir.LocalRef(r[1]), self.reverse(r[2]), self.reverse(r[3])))
             elif kind == "loop":
-                _, reinit, fbody, step, body_recs, inner = r
+                _, reinit, fbody, step, body_recs, inner, descending = r
                 zero = [ir.Assign(self.adj[v], _c(0, v.dtype)) for v in inner]
                 out.extend(reinit)
-                out.append(ir.Loop(fbody + zero + self.reverse(body_recs), step))
+                if descending is None:
+                    out.append(ir.Loop(fbody + zero + self.reverse(body_recs), step))
+                    continue
+                trips, first, M, stride = descending
+                dt = M.dtype
+                out.append(ir.Assign(first, ir.LocalRef(M)))
+                at = [ir.If(ir.Compare("<=", ir.LocalRef(trips), _c(0, i32), u1), [ir.Break()], []),
+                      ir.Assign(trips, ir.BinOp("-", ir.LocalRef(trips), _c(1, i32), i32)),
+                      ir.Assign(M, ir.BinOp("+", ir.LocalRef(first), ir.BinOp("*", _cast(ir.LocalRef(trips), dt),
+                                                                               _c(stride, dt), dt), dt))]
+                out.append(ir.Loop(at + fbody + zero + self.reverse(body_recs), []))
         return out
 
     def backprop(self, e: ir.Expr, a: ir.Expr, out: list):
@@ -606,6 +639,18 @@ def _carried(s: ir.Loop, after: set) -> tuple[list, list, list]:
     return head, body, [L for L in assigned if L in _read_first(head, body, s.step, set(assigned)) or L in after]
 
 
+def _counter(s: ir.Loop, carried_ints: list):
+    """(index local, step) of a `for` loop (range, ndrange) whose only carried integer is its index
+    (its iterations can then be revisited last first without a stack), else None."""
+    if len(s.step) != 1 or not isinstance(s.step[0], ir.Assign):
+        return None
+    var, inc = s.step[0].local, s.step[0].value
+    if not (isinstance(inc, ir.BinOp) and inc.op == "+" and inc.lhs == ir.LocalRef(var)
+            and isinstance(inc.rhs, ir.Const)) or carried_ints != [var]:
+        return None
+    return var, int(inc.rhs.value)
+
+
 def _is_accumulator(loop: ir.Loop, L: ir.Local) -> bool:
     assigns = [n for n in ir.walk([loop.body, loop.step]) if isinstance(n, ir.Assign) and n.local is L]
     reads = sum(1 for n in ir.walk([loop.body, loop.step]) if isinstance(n, ir.LocalRef) and n.local is L)
@@ -679,12 +724,47 @@ def _params(task: ir.Task, body, extra: list) -> tuple[list, set]:
     return params, used
 
 
+def _check_cross_iteration(task: ir.Task, grads: dict):
+    """Quadrants' check on the parallel loop: an iteration that reads an element of a field with a
+    gradient that another iteration stores (`out[i] = out[i - 1] + x`) has an adjoint chain across
+    iterations that run in parallel, which no reverse pass gives. Refused where Quadrants refuses:
+    the store's and the load's index differ on an axis where both depend on the loop index (a sibling
+    component `out[i, 0] = out[i, 1]` and in-place `out[i] = out[i] + x` are fine)."""
+    if task.type != "range_for":
+        return
+    dep = set(task.loop_vars)
+    assigns = [n for n in ir.walk(task.body) if isinstance(n, ir.Assign)]
+    grew = True
+    while grew:
+        grew = False
+        for a in assigns:
+            if a.local not in dep and _refs(a.value) & dep:
+                dep.add(a.local)
+                grew = True
+    stores = [n for n in ir.walk(task.body) if isinstance(n, ir.Store) and n.array.name in grads]
+    loads = [n for n in ir.walk(task.body) if isinstance(n, ir.Load) and n.array.name in grads]
+    for st in stores:
+        for ld in loads:
+            if ld.array.name != st.array.name or len(ld.indices) != len(st.indices):
+                continue
+            if any(a != b and _refs(a) & dep and _refs(b) & dep for a, b in zip(st.indices, ld.indices)):
+                f, _, line = (ld.where or f"{task.file}:{task.lines[0]}").rpartition(":")
+                raise AutodiffError(
+                    f"Cross-iteration read-after-write on the `needs_grad` global field `{st.array.name}` at the "
+                    f"offload-level loop body is not supported in reverse-mode autodiff (kernel '{task.kernel}'): "
+                    f"one iteration reads what another stores, and the adjoint chain between them is not "
+                    f"generated. Wrap the loop in an outer for-loop in the kernel so the inner range becomes "
+                    f"adstack-eligible, or restructure the kernel so the offload-level loop has no global field "
+                    f"cross-iteration read-after-write", f, int(line) if line.isdigit() else task.lines[0])
+
+
 def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit: dict,
               adstack: int = 0) -> ir.Task | None:
     """The adjoint of one task (None when nothing in it has a gradient to propagate)."""
     if task.shared:
         raise AutodiffError(f"kernel '{task.kernel}' cannot be differentiated: it uses block-shared arrays",
                             task.file, task.lines[0])
+    _check_cross_iteration(task, grads)
     rv = _Reverse(task, grads, adstack)
     level: list = []
     fwd, recs = rv.forward(list(task.body), {}, level, set())
