@@ -71,6 +71,7 @@ class Kernel(KernelBase):
         self._plain_params = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                  for p in self._signature.parameters.values())
         self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
+        self.use_graph = False  # @qd.kernel(graph=True)
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
@@ -572,8 +573,13 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
     if fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
-        return lambda f: Kernel(f, fast_math)
+        return lambda f: _with_graph(Kernel(f, fast_math), graph)
     return Kernel(fn)
+
+
+def _with_graph(k: Kernel, graph: bool) -> Kernel:
+    k.use_graph = graph  # read by the checks Quadrants makes of graph kernels (qd.stream_parallel refused)
+    return k
 
 
 def workload(kernel_obj: Kernel, check=None, name: str | None = None):

@@ -50,7 +50,7 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     body = src.fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
-    groups = group(expand(body, ChainMap(statics, env), src), env, src)
+    groups = group(expand(body, ChainMap(statics, env), src, graph=getattr(kernel, "use_graph", False)), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
     gtemp_names = kernel_scope_names(groups)

@@ -10,6 +10,7 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
+from ..toplevel import check_with
 from .values import BINOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
@@ -412,6 +413,13 @@ class StatementLowering(LoweringBase):
             return True
         self.store_vec(arr, loads, self.binop(op, loads, rhs, node), node)
         return True
+
+    def s_With(self, node):
+        """`with qd.stream_parallel():` below a kernel's top level: its statements, in order (one
+        stream runs everything, lang/streams.py); anything else is Quadrants' QuadrantsSyntaxError."""
+        check_with(node, self.frame.env, self.frame.src, in_kernel=len(self.frames) == 1)
+        for s in node.body:
+            self.stmt(s)
 
     def s_If(self, node):
         test = node.test
