@@ -74,6 +74,22 @@ class StructVal:
 
 
 @dataclass
+class BufView:
+    """A `qd.BufferView` inside a kernel: elements [offset, offset + size) of a 1-D array. `offset`
+    and `size` are i32 expressions (a kernel argument's `v__offset`/`v__size`, or computed)."""
+    array: ir.ArrayArg
+    offset: ir.Expr
+    size: ir.Expr
+
+
+@dataclass
+class ViewMethod:
+    """`v.subview` before it is called."""
+    view: BufView
+    name: str
+
+
+@dataclass
 class BoundMethod:
     """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
     func: Func
