@@ -161,10 +161,11 @@ class Kernel(KernelBase):
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
-        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
-            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field or of an ndarray
+            for i, name in enumerate(self.arg_names):     # argument: its adjoint is one more array, `a__grad`
                 entry = spec[i]
-                if isinstance(types[name], Template) and entry[1] == "array" and \
+                if isinstance(types[name], (Template, NdarrayType)) and entry[1] == "array" and \
+                        getattr(types[name], "needs_grad", None) is not False and \
                         getattr(args[i], "_grad", None) is not None:
                     spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)

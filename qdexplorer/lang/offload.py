@@ -245,7 +245,7 @@ def _loop_ranges(b, src, it):
                     if isinstance(v, ShapeTuple):
                         ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
                     elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                        ranges += [_bounds(b, src, a, x) for x in v.value]
+                        ranges += [_bounds(b, src, a, Py(x)) for x in v.value]
                     else:
                         raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
                 elif isinstance(a, ast.Tuple):
