@@ -57,6 +57,7 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] == "array"})
+    kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
 
     spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
