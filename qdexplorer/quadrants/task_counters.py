@@ -49,7 +49,7 @@ def task_ptx(baseline: QuadrantsRun, task: str) -> tuple[QuadrantsTask, str]:
     if t is None:
         names = ", ".join(x.stable_name for x in baseline.tasks(include_internal=False)) or "none"
         raise QdError(f"no task named {task} in this run of {baseline.script} (tasks: {names})")
-    ptx = t.text("ptx")
+    ptx = t.text("ptx").replace("\x00", "")   # Quadrants' dump ends with the driver's NUL: no part of the text
     if not ptx:
         raise QdError(f"{baseline.script}: the run wrote no PTX for {t.name} (it ran on {baseline.arch or '?'}; "
                       f"counters need --arch cuda on a machine with an NVIDIA GPU)")
@@ -77,7 +77,7 @@ def prepare(script: str | Path, baseline: QuadrantsRun, task: str, args, preset:
         load = {"kind": "ptx", "env": "QUADRANTS_LOAD_PTX", "folder": str(work / "load"), "edits": []}
         (work / "load").mkdir(parents=True)
     folder = Path(load["folder"])
-    ptx = (folder / target).read_text() if (folder / target).is_file() else generated
+    ptx = (folder / target).read_text().replace("\x00", "") if (folder / target).is_file() else generated
     others = sorted(_sha(f.read_bytes()) for f in folder.iterdir() if f.is_file() and f.name != target)
     key = profile_key(bridge=1, script=_sha(Path(script).read_bytes()), args=list(map(str, args)), task=t.name,
                       ptx=_sha(ptx), others=others, ncu=version, preset=preset)
