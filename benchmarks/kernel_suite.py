@@ -27,8 +27,9 @@ N_SUM = 1 << 24
 N_MM = 2048
 N_PART = 1 << 22
 N_HIST = 1 << 24
-CASES = ("stencil", "wave", "total", "transpose", "transpose_tiled", "matmul_tiled", "particles", "histogram",
-         "histogram_shared")
+MATMULS = ("matmul_tiled", "matmul_blocked")  # 2048^3 f32 beside cuBLAS SGEMM
+CASES = ("stencil", "wave", "total", "transpose", "transpose_tiled", "matmul_tiled", "matmul_blocked", "particles",
+         "histogram", "histogram_shared")
 HIST_THREADS = 132 * 8 * 256  # histogram_shared: 8 blocks of 256 threads per SM, each walking x by this stride
 
 
@@ -105,7 +106,7 @@ def torch_peers(case, data, compile_too):
     elif case in ("transpose", "transpose_tiled"):
         a, b = d["a"], d["b"]
         fns["torch"] = lambda: b.copy_(a.t())
-    elif case == "matmul_tiled":
+    elif case in MATMULS:
         a, b, c = d["a"], d["b"], d["c"]
         fns["torch"] = lambda: torch.mm(a, b, out=c)
     elif case == "particles":
@@ -129,7 +130,7 @@ def torch_peers(case, data, compile_too):
         x = d["x"]
         fns["torch"] = lambda: torch.bincount(x, minlength=256)
     res = {"torch": event_timed(fns["torch"], torch.cuda.synchronize, ev, el)}
-    if compile_too and case not in ("matmul_tiled",):
+    if compile_too and case not in MATMULS:
         try:
             g = torch.compile(fns["torch"])
             t0 = time.perf_counter()
@@ -168,7 +169,7 @@ def cupy_peers(case, data):
     elif case in ("transpose", "transpose_tiled"):
         a, b = d["a"], d["b"]
         fns["cupy"] = lambda: cp.copyto(b, a.T)
-    elif case == "matmul_tiled":
+    elif case in MATMULS:
         a, b, c = d["a"], d["b"], d["c"]
         fns["cupy"] = lambda: cp.matmul(a, b, out=c)
     elif case in ("histogram", "histogram_shared"):
@@ -221,7 +222,7 @@ def quadrants_child(cases):
 
 def _arg_names(case):
     return {"stencil": ["u", "out"], "wave": ["x", "y"], "total": ["x", "out"], "transpose": ["a", "b"],
-            "transpose_tiled": ["a", "b"], "matmul_tiled": ["a", "b", "c"],
+            "transpose_tiled": ["a", "b"], "matmul_tiled": ["a", "b", "c"], "matmul_blocked": ["a", "b", "c"],
             "particles": ["pos", "vel", "stats", "dt"], "histogram": ["x", "bins"],
             "histogram_shared": ["x", "bins", "nthreads"]}[case]
 
@@ -240,7 +241,7 @@ def inputs(case):
     if case in ("transpose", "transpose_tiled"):
         a = rng.standard_normal((N2D, N2D), dtype=np.float32)
         return dict(a=a, b=np.zeros_like(a))
-    if case == "matmul_tiled":
+    if case in MATMULS:
         return dict(a=rng.standard_normal((N_MM, N_MM), dtype=np.float32),
                     b=rng.standard_normal((N_MM, N_MM), dtype=np.float32), c=np.zeros((N_MM, N_MM), np.float32))
     if case == "particles":
@@ -270,7 +271,7 @@ def checker(case, data):
         return lambda o: close(o["out"][0], x.sum(), 0, 1e-6 * np.abs(x).sum())
     if case in ("transpose", "transpose_tiled"):
         return lambda o: np.testing.assert_array_equal(o["b"], data["a"].T)
-    if case == "matmul_tiled":
+    if case in MATMULS:
         ref = data["a"].astype(np.float64) @ data["b"].astype(np.float64)
         return lambda o: close(o["c"], ref, 1e-3, 1e-3)
     if case == "particles":
@@ -379,7 +380,7 @@ def main():
                 ratios[k] = round(ours / med(k), 3)  # < 1: qdexplorer is faster
         if case == "wave" and med("qdexplorer_fast_math_off") and med("torch_compile"):
             ratios["fast_math_off_vs_torch_compile"] = round(med("qdexplorer_fast_math_off") / med("torch_compile"), 3)
-        if case == "matmul_tiled" and ours and med("torch"):
+        if case in MATMULS and ours and med("torch"):
             ratios["fraction_of_cublas"] = round(med("torch") / ours, 3)
             row["qdexplorer_tflops"] = round(2 * N_MM ** 3 / (ours * 1e-3) / 1e12, 2)
         row["qdexplorer_time_over_peer"] = ratios
