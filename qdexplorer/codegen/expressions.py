@@ -133,7 +133,7 @@ class ExpressionEmitter(EmitterBase):
             if op == "/":
                 return self.fdiv(x, y, dt)  # div.approx under fast math
             if op in ("+", "-", "*"):
-                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y)
+                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y, flags=self.contract)
             if op == "//":
                 return self.float_intrinsic("llvm.floor", dt, [b.fdiv(x, y)])
             if op == "%":
