@@ -22,7 +22,6 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.BufferView": "pass the field or ndarray itself",
     "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
     # devices, streams, graphs
     "qd.graph": "CUDA graphs are not built by qdexplorer; call the kernels directly",
@@ -36,7 +35,6 @@ REFUSED: dict[str, str] = {
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
-    "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
     "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
 }

@@ -12,7 +12,7 @@ from ..func import RefType
 from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
 from ..vector_types import VectorType
-from .values import Py, StructVal, Vec, cast, is_number
+from .values import BufView, Py, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
 
@@ -54,6 +54,8 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = v
             elif isinstance(v, Py) and not is_number(v):
                 bound[p.arg] = v
+            elif isinstance(v, BufView):  # a view: its array by reference, its window by value
+                bound[p.arg] = v
             elif isinstance(ann, VectorType) and not ann.is_bare:
                 bound[p.arg] = self.vec_argument(p.arg, ann, v, node)
             elif isinstance(v, Vec):
@@ -68,6 +70,7 @@ class FuncInlining(LoweringBase):
                            f"annotated -> {hints['return']!r}; return a value, or drop the annotation")
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
+        self.frame.call_at = self.at(node)  # where the caller is while the func runs (BufferView's callstack)
         frame.real = func.is_real
         frame.scopes[0].update(bound)
         self.frames.append(frame)
