@@ -222,9 +222,9 @@ def _returns_nothing(node: ast.Return) -> bool:
     return node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
 
 
-def has_return(fdef: ast.FunctionDef) -> bool:
+def has_return(fdef: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether the function's own body (not a nested def's) has a `return` with a value."""
-    todo = list(fdef.body)
+    todo: list[ast.AST] = list(fdef.body)
     while todo:
         n = todo.pop()
         if isinstance(n, ast.Return) and n.value is not None:
