@@ -36,3 +36,16 @@ def test_static_aliases_tuples_and_methods(cpu):
     k(2.0)
     assert a[None] == 8.0 and b[1, 3] == 10.0 and m[None][1, 0] == 2.0
     assert out.to_numpy().tolist() == [2.0, 3.0, 3.0, 4.0, 9.0, 9.0]
+
+
+def test_dicts_in_kernels(cpu):
+    x = qd.field(qd.i32, shape=8)
+    x.from_numpy(__import__("numpy").arange(0, 16, 2, dtype="int32"))
+
+    @qd.kernel
+    def k(u: qd.i32, v: qd.f32) -> qd.f32:
+        d = {"foo": 2 + u, "bar": 3 + v}
+        c = {x[j]: x[j] + j for j in range(100) if j > 2 if j < 5}
+        return d["foo"] * 100 + d["bar"] + sum(c.values()) * 1000
+
+    assert abs(k(2, 0.1) - (403.1 + 21000)) < 1e-3

@@ -28,7 +28,7 @@ from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
+from .values import KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 _OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
@@ -72,6 +72,8 @@ class CallLowering(LoweringBase):
         f = fn.value
         if isinstance(f, Func):
             return self.inline_func(f, node)
+        if isinstance(getattr(f, "__self__", None), KDict):  # d.values(), d.keys(), d.items()
+            return f()
         if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
             g = self.value(self.one_arg(node))
             if not isinstance(g, Py) or not callable(g.value):

@@ -11,7 +11,7 @@ from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
 from ..toplevel import check_with
-from .values import BINOPS, BufView, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
+from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -133,6 +133,9 @@ class StatementLowering(LoweringBase):
                 return
             if isinstance(v, Vec):
                 self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
+                return
+            if isinstance(v, KDict):  # a dict of kernel values (already held in locals)
+                self.frame.scopes[-1][target.id] = v
                 return
             if isinstance(v, (list, Seq)):  # a list of kernel values: one local per item
                 items = v.items if isinstance(v, Seq) else v

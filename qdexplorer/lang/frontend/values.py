@@ -98,6 +98,34 @@ class ViewMethod:
     name: str
 
 
+class KDict:
+    """A dict built in a kernel (`{"a": x, "b": y}`, `{k: v for ...}`): compile-time keys (a
+    kernel value as a key is that value, by identity, as Quadrants' Expr keys are) to values held
+    in locals. `d[k]` takes a compile-time key; `keys()`, `values()`, `items()` and `len(d)` work."""
+
+    def __init__(self, entries: dict):
+        self.entries = entries
+
+    def keys(self) -> list:
+        return [py_value(k) if not isinstance(k, _Key) else k.value for k in self.entries]
+
+    def values(self) -> list:
+        return list(self.entries.values())
+
+    def items(self) -> list:
+        return [[k, v] for k, v in zip(self.keys(), self.values())]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+class _Key:
+    """A kernel value used as a dict key: equal only to itself."""
+
+    def __init__(self, value):
+        self.value = value
+
+
 @dataclass
 class BoundMethod:
     """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
