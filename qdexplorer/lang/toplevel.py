@@ -66,13 +66,13 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
 
 
 def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, str]:
-    """(statements, stop): stop is "" (ran to the end), "break" (a `break` reached while unrolling:
-    the unrolled loop ends) or "return" (a top-level `return`: nothing after it is part of the kernel,
+    """(statements, stop): stop is "" (ran to the end), "break" / "continue" (reached while unrolling:
+    the unrolled loop ends / goes on with its next item) or "return" (a top-level `return`: nothing after it is part of the kernel,
     as Quadrants stops building statements once the kernel has returned)."""
     out: list = []
     for stmt in body:
-        if unrolling and isinstance(stmt, ast.Break):
-            return out, "break"
+        if unrolling and isinstance(stmt, (ast.Break, ast.Continue)):
+            return out, "break" if isinstance(stmt, ast.Break) else "continue"
         if isinstance(stmt, ast.Return):
             out.append((stmt, bind))
             return out, "return"
@@ -90,7 +90,7 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
                 code = compile(ast.Expression(stmt.iter.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.iter.test, f"could not evaluate qd.static(...): {e}") from None
+                raise kernel_src.error(stmt.iter.test, _static_failure(e)) from None
             stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
                                              stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
         static = static_arg(stmt, env)
@@ -110,7 +110,7 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
                 out += sub
                 if stop == "return":
                     return out, stop
-                if stop:
+                if stop == "break":
                     break
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
@@ -118,7 +118,7 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
                 code = compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
+                raise kernel_src.error(stmt.test, _static_failure(e)) from None
             sub, stop = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
             out += sub
             if stop:
@@ -126,6 +126,13 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
             continue
         out.append((stmt, bind))
     return out, ""
+
+
+def _static_failure(e: Exception) -> str:
+    if isinstance(e, NameError):  # a kernel argument or a local: known only when the kernel runs
+        return (f"qd.static(...) arguments must be compile-time constants: {e} at compile time (a kernel "
+                f"argument or a runtime variable; use a qd.template() argument for a value known when compiling)")
+    return f"could not evaluate qd.static(...): {e}"
 
 
 def _is_stream_parallel(stmt, env) -> bool:

@@ -1,6 +1,8 @@
 """Compile-time values in kernels as Quadrants 1.3.3 has them: `qd.static(field)` is the field (its
 elements assignable), `qd.static(a, b)` a tuple, a plain Python method callable, and tuple
 assignment from a constant list or a shape."""
+import pytest
+
 import qdexplorer.lang as qd
 
 
@@ -49,3 +51,50 @@ def test_dicts_in_kernels(cpu):
         return d["foo"] * 100 + d["bar"] + sum(c.values()) * 1000
 
     assert abs(k(2, 0.1) - (403.1 + 21000)) < 1e-3
+
+
+def test_static_loops_continue_and_refuse_a_runtime_break(cpu):
+    x = qd.field(qd.i32, shape=(2, 5))
+
+    @qd.kernel
+    def k():
+        for i in qd.static(range(5)):  # top level: unrolled into tasks
+            if qd.static(i == 2):
+                continue
+            x[0, i] = 1
+        for _ in range(1):
+            for i in qd.static(range(5)):  # inside a task
+                if qd.static(i % 2 == 1):
+                    continue
+                x[1, i] = 2
+            ...
+
+    @qd.kernel
+    def runtime_break(t: qd.i32):
+        for b in range(2):
+            for i in qd.static(range(3)):
+                if i >= t:
+                    break
+
+    @qd.kernel
+    def dead_branch(flag: qd.template()):
+        if qd.static(flag):
+            x[0, 0] = 5
+        else:
+            import os  # noqa: F401 - never lowered while flag is True
+
+    @qd.kernel
+    def runtime_static(v: qd.f32):
+        if qd.static(v > 0.5):
+            x[0, 0] = 1
+
+    k()
+    assert x.to_numpy().tolist() == [[1, 1, 0, 1, 1], [2, 0, 2, 0, 2]]
+    with pytest.raises(qd.QuadrantsCompilationError, match="You are trying to `break` a static `for` loop"):
+        runtime_break(1)
+    dead_branch(True)
+    assert x[0, 0] == 5
+    with pytest.raises(qd.QuadrantsSyntaxError):
+        dead_branch(False)
+    with pytest.raises(qd.QuadrantsCompilationError, match="must be compile-time constants"):
+        runtime_static(1.0)

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QdCompileError
+from ..errors import QdCompileError, QuadrantsSyntaxError
 from ..field import Storage
 from ..func import Func
 from ..source import flat_env
@@ -33,6 +33,11 @@ Value = Any
 class StaticBreak(Exception):
     """A `break` reached while unrolling a qd.static loop outside any runtime branch (`if
     qd.static(i == 2): break`): it unwinds to that loop, which stops unrolling (loops.py)."""
+
+
+class StaticContinue(StaticBreak):
+    """A `continue` reached while unrolling a qd.static loop outside any runtime branch: the
+    unrolling goes on with the loop's next item."""
 
 
 class LoweringBase(ABC):
@@ -143,7 +148,8 @@ class LoweringBase(ABC):
         try:
             return eval(compile(ast.Expression(node), "<qd.static>", "eval"), env)  # noqa: S307
         except NameError as e:
-            self.err(node, f"{e}: only constants, globals and qd.static values are known at compile time")
+            self.err(node, f"{e}: values in qd.static(...) and other compile-time expressions must be compile-time "
+                           f"constants (constants, globals, qd.static values and qd.template() arguments)")
         except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
             self.err(node, e.message, type(e))
         except Exception as e:  # noqa: BLE001 - reported at the user's line
@@ -172,10 +178,10 @@ class LoweringBase(ABC):
     def stmt(self, node):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
-            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
+            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel", QuadrantsSyntaxError)
         try:
             method(node)
-        except (QdCompileError, RecursionError, StaticBreak):
+        except (QdCompileError, RecursionError, StaticBreak):  # StaticContinue is a StaticBreak
             raise
         except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
             self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "

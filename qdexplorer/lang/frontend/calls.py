@@ -72,8 +72,9 @@ class CallLowering(LoweringBase):
         f = fn.value
         if isinstance(f, Func):
             return self.inline_func(f, node)
-        if isinstance(getattr(f, "__self__", None), KDict):  # d.values(), d.keys(), d.items()
-            return f()
+        owner = getattr(f, "__self__", None)
+        if isinstance(owner, KDict):  # d.values(), d.keys(), d.items()
+            return getattr(owner, f.__name__)()
         if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
             g = self.value(self.one_arg(node))
             if not isinstance(g, Py) or not callable(g.value):

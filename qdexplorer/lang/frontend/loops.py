@@ -12,7 +12,7 @@ from .. import ir
 from ..errors import QdCompileError, QuadrantsSyntaxError
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
-from .base import LoweringBase, StaticBreak
+from .base import LoweringBase, StaticBreak, StaticContinue
 
 
 class LoopLowering(LoweringBase):
@@ -203,6 +203,8 @@ class LoopLowering(LoweringBase):
                 try:
                     for s in node.body:
                         self.stmt(s)
+                except StaticContinue:
+                    continue
                 except StaticBreak:
                     break
                 finally:
@@ -220,10 +222,13 @@ class LoopLowering(LoweringBase):
         self.loop_jump(node, ir.Continue(), "continue")
 
     def loop_jump(self, node, stmt, word):
-        if self.frame.loop_depth < 0 and word == "break" and len(self.out) == self.frame.unroll_block:
-            raise StaticBreak()  # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here
+        if self.frame.loop_depth < 0 and len(self.out) == self.frame.unroll_block:
+            # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here (continue: next item)
+            raise StaticBreak() if word == "break" else StaticContinue()
         if self.frame.loop_depth < 0:
-            self.err(node, f"'{word}' cannot be used in a qd.static loop (it is unrolled)")
+            self.err(node, f"You are trying to `{word}` a static `for` loop: '{word}' under a runtime condition "
+                           f"cannot leave a qd.static loop (it is unrolled); make the condition a qd.static(...) "
+                           f"one, or the loop a runtime range(...)", QuadrantsSyntaxError)
         if self.frame.loop_depth == 0:
             where = "the top-level parallel loop" if self.in_parallel else "a serial task outside a loop"
             self.err(node, f"'{word}' is not allowed in {where}")
