@@ -74,7 +74,7 @@ class CallLowering(LoweringBase):
             return self.inline_func(f, node)
         owner = getattr(f, "__self__", None)
         if isinstance(owner, KDict):  # d.values(), d.keys(), d.items()
-            return getattr(owner, f.__name__)()
+            return getattr(owner, getattr(f, "__name__"))()
         if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
             g = self.value(self.one_arg(node))
             if not isinstance(g, Py) or not callable(g.value):
