@@ -98,3 +98,26 @@ def test_static_loops_continue_and_refuse_a_runtime_break(cpu):
         dead_branch(False)
     with pytest.raises(qd.QuadrantsCompilationError, match="must be compile-time constants"):
         runtime_static(1.0)
+
+
+def test_matrix_slices_beside_a_runtime_index(cpu):
+    """`m[i, 1:3]`, `m[:, j]`, `m[i, :] = v` with i, j kernel values (values from real Quadrants)."""
+    @qd.kernel
+    def k(i: qd.i32, j: qd.i32) -> qd.types.matrix(3, 4, qd.i32):
+        m = qd.Matrix([[r * 4 + c for c in range(4)] for r in range(3)])
+        row = m[i, 1:3]
+        col = m[:, j]
+        m[j % 3, :] = qd.Vector([-1, -2, -3, -4])
+        m[:2, i] += qd.Vector([100, 200])
+        m[2, 0] = row[0] * 1000 + row[1] + col[2] * 10
+        return m
+
+    @qd.kernel
+    def variable_bound(i: qd.i32):
+        a = qd.Vector([0, 1, 2, 3, 4, 5, 6])
+        b = a[i::2]  # noqa: F841
+
+    assert k(1, 2).tolist() == [[0, 101, 2, 3], [4, 205, 6, 7], [5106, -2, -3, -4]]
+    assert k(2, 0).tolist() == [[-1, -2, 97, -4], [4, 5, 206, 7], [9090, 9, 10, 11]]
+    with pytest.raises(qd.QuadrantsCompilationError, match="Quadrants does not support variables in slice now"):
+        variable_bound(1)

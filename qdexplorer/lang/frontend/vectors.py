@@ -102,9 +102,7 @@ class VectorLowering(LoweringBase):
         axes, shape = [], []
         for e, n in zip(elts, v.shape):
             if isinstance(e, ast.Slice):
-                bounds = [None if b is None else self.eval_static(b) for b in (e.lower, e.upper, e.step)]
-                if not all(b is None or isinstance(b, int) for b in bounds):
-                    self.err(node, "a matrix slice needs compile-time integer bounds", QuadrantsIndexError)
+                bounds = self.slice_bounds(e, node)
                 picked = list(range(*slice(*bounds).indices(n)))
                 if not picked:
                     self.err(node, "this slice of the matrix is empty", QuadrantsIndexError)
@@ -112,12 +110,28 @@ class VectorLowering(LoweringBase):
                 shape.append(len(picked))
             else:
                 k = self.value(e)
-                if not is_number(k):
-                    self.err(node, "an index beside a slice must be a compile-time integer", QuadrantsIndexError)
+                if not is_number(k):  # a runtime index beside a slice (m[i, :]): picked at run time
+                    ke = self.commit(k, e, like=i32)
+                    if not ke.dtype.is_int:
+                        self.err(node, "an index beside a slice must be an integer", QuadrantsIndexError)
+                    axes.append([ke])
+                    continue
                 self._check_range(k.value, n, node)
                 axes.append([k.value % n])
-        keys = [[Py(r), Py(c)] for r in axes[0] for c in axes[1]] if len(axes) == 2 else [[Py(i)] for i in axes[0]]
+        key = lambda x: Py(x) if isinstance(x, int) else x  # noqa: E731 - a runtime index stays an expression
+        keys = [[key(r), key(c)] for r in axes[0] for c in axes[1]] if len(axes) == 2 else [[key(i)] for i in axes[0]]
         return keys, tuple(shape)
+
+    def slice_bounds(self, e: ast.Slice, node) -> list:
+        """A slice's (lower, upper, step), each None or a compile-time int, as Quadrants requires."""
+        bounds = []
+        for b in (e.lower, e.upper, e.step):
+            v = None if b is None else self.value(b)
+            if v is not None and not (is_number(v) and isinstance(v.value, int) and not isinstance(v.value, bool)):
+                self.err(node, "Quadrants does not support variables in slice now: slice bounds must be "
+                               "compile-time integers (constants or qd.static values)", QuadrantsIndexError)
+            bounds.append(None if v is None else v.value)
+        return bounds
 
     def vec_subscript(self, v: Vec, node):
         idx = node.slice
@@ -128,9 +142,7 @@ class VectorLowering(LoweringBase):
         if isinstance(idx, ast.Slice):  # v[:2], v[1:], v[::-1]: compile-time bounds, a vector
             if len(v.shape) != 1:
                 self.err(node, "only vectors can be sliced in a kernel", QuadrantsIndexError)
-            bounds = [None if b is None else self.eval_static(b) for b in (idx.lower, idx.upper, idx.step)]
-            if not all(b is None or isinstance(b, int) for b in bounds):
-                self.err(node, "a vector slice needs compile-time integer bounds", QuadrantsIndexError)
+            bounds = self.slice_bounds(idx, node)
             items = v.items[slice(*bounds)]
             if not items:
                 self.err(node, "this slice of the vector is empty", QuadrantsIndexError)
