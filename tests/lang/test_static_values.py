@@ -121,3 +121,27 @@ def test_matrix_slices_beside_a_runtime_index(cpu):
     assert k(2, 0).tolist() == [[-1, -2, 97, -4], [4, 5, 206, 7], [9090, 9, 10, 11]]
     with pytest.raises(qd.QuadrantsCompilationError, match="Quadrants does not support variables in slice now"):
         variable_bound(1)
+
+
+def test_swizzles_take_lists_and_name_their_components(cpu):
+    @qd.kernel
+    def k() -> qd.types.vector(3, qd.i32):
+        v = qd.Vector([1, 2, 3])
+        v.zxy += [v.z, v.y, v.x]
+        return v
+
+    @qd.kernel
+    def bad_z():
+        b = qd.math.vec2(1, 2)
+        b.z = 3
+
+    assert k().tolist() == [3, 3, 6]
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"vec2 only has attributes=\('x', 'y'\), got=\('z',\)"):
+        bad_z()
+    a = qd.math.vec2(1, 2)
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"got=\('x', 'y', 'z'\)"):
+        a.xyz = [1, 2, 3]
+    with pytest.raises(qd.QuadrantsRuntimeError, match="value len does not match the swizzle pattern=xy"):
+        a.xy = [1, 2, 3]
+    a.yx = [5, 6]
+    assert a.tolist() == [6, 5]

@@ -339,6 +339,9 @@ class ExprLowering(LoweringBase):
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
     def binop(self, op, a, b, node) -> Value:
+        if isinstance(a, Vec) != isinstance(b, Vec):  # v + [x, y, z]: the list is a vector, as in Quadrants
+            a, b = (_as_vec(x) if isinstance(x, list) or (isinstance(x, Py) and isinstance(x.value, (list, tuple)))
+                    else x for x in (a, b))
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
@@ -583,3 +586,13 @@ def _pure(e: ir.Expr) -> bool:
                 not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
             return False
     return True
+
+
+def _as_vec(x) -> Vec:
+    """A list or tuple of values as a vector (a list of rows as a matrix)."""
+    from .vectors import components
+    rows = x.value if isinstance(x, Py) else x
+    items = components(x)
+    if rows and all(isinstance(r, (list, tuple)) for r in rows) and len(items) == len(rows) * len(rows[0]):
+        return Vec(items, (len(rows), len(rows[0])))
+    return Vec(items)

@@ -179,6 +179,12 @@ class StatementLowering(LoweringBase):
                     self.struct_member(base, target.attr, target)  # the error naming the members
                     self.err(target, f"cannot assign to the method '{target.attr}'")
                 return self.store_member(base, target.attr, v, node)
+            if isinstance(base, Vec) and all(c in SWIZZLE for c in target.attr) and len(base.shape) == 1:
+                n = base.shape[0]
+                if any(SWIZZLE[c] >= n for c in target.attr):
+                    group = next((g for g in ("xyzw", "rgba", "stpq") if target.attr[0] in g), "xyzw")
+                    self.err(target, f"vec{n} only has attributes={tuple(group[:n])}, got={tuple(target.attr)}",
+                             QuadrantsSyntaxError)
             if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
                 keys = [Py(SWIZZLE[target.attr])]
                 if all(isinstance(it, ir.Load) for it in base.items):
