@@ -90,7 +90,7 @@ class StructType:
             elif isinstance(t, VectorType):
                 out[m] = t(*np.ravel(np.asarray(v)))
             else:
-                out[m] = t.numpy.type(v).item() if isinstance(v, numbers.Number) else v
+                out[m] = _member_scalar(t, v) if isinstance(v, numbers.Number) else v
         return Struct(out, stype=self)
 
     dtype = None  # Quadrants reports its own struct dtype handle; nothing here reads it
@@ -126,6 +126,21 @@ class StructType:
             else:
                 out.append((prefix + (k,), t, ()))
         return out
+
+
+def _member_scalar(t: DType, v):
+    """A scalar member's Python value: an int stays the int given (`a=65537` of a qd.i16 reads 65537 in
+    Python, as in Quadrants; a kernel gets it wrapped, `wrapped`); others in the member's dtype."""
+    if t.is_int and isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return int(v)
+    return t.numpy.type(v).item()
+
+
+def wrapped(t: DType, v):
+    """An int member's value as the kernel stores it: wrapped into its dtype (65537 in a qd.i16 is 1)."""
+    if t.is_int and t.bits > 1 and isinstance(v, numbers.Integral) and not isinstance(v, bool):
+        return np.array(int(v) & ((1 << 64) - 1), dtype=np.uint64).astype(t.numpy).item()
+    return v
 
 
 def unpacked_member_name(group: str, index: int) -> str:
@@ -168,7 +183,7 @@ def struct_arg_values(kernel_name: str, name: str, stype: StructType, value) -> 
                     f"{kernel_name}(): Argument {type(value)} cannot be converted into required type {stype!r}: "
                     f"member {'.'.join(path)} of argument '{name}' has {flat.size} component(s), the type {want}")
             v = flat[k]
-        out[pname] = np.asarray(v).item()
+        out[pname] = wrapped(dt, np.asarray(v).item())
     return out
 
 

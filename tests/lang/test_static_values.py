@@ -145,3 +145,29 @@ def test_swizzles_take_lists_and_name_their_components(cpu):
         a.xy = [1, 2, 3]
     a.yx = [5, 6]
     assert a.tolist() == [6, 5]
+
+
+def test_long_vectors_index_at_run_time_and_struct_members_wrap(cpu):
+    """A 300-component vector indexed by a loop variable (it nested too deeply to compile), and an
+    int struct member given an out-of-range Python int reaches a kernel wrapped, as in Quadrants (it raised
+    OverflowError)."""
+    s0 = qd.types.struct(a=qd.i16, b=qd.f32)
+    s1 = qd.types.struct(a=qd.f32, b=s0)
+
+    @qd.kernel
+    def total(n: qd.i32) -> qd.i32:
+        v = qd.types.vector(300, qd.i32)(0)
+        for i in range(300):
+            v[i] = i
+        ret = 0
+        for i in range(n):
+            ret += v[i]
+        return ret
+
+    @qd.kernel
+    def members(a: s1) -> qd.f32:
+        return a.a + a.b.a + a.b.b
+
+    assert total(300) == 299 * 150 and total(7) == 21
+    assert s0(a=65537, b=1.0).a == 65537  # Python keeps the int; a kernel gets it wrapped
+    assert members(s1(a=1, b=s0(a=65537, b=123))) == 125.0

@@ -31,6 +31,15 @@ def components(v) -> list:
     return [v]
 
 
+def _pick_tree(items: list, k: ir.Expr, first: int, dt) -> ir.Expr:
+    """items[k - first] by halving: k below the middle index takes the left half."""
+    if len(items) == 1:
+        return items[0]
+    mid = len(items) // 2
+    return ir.Select(ir.Compare("<", k, ir.Const(first + mid, i32), u1), _pick_tree(items[:mid], k, first, dt),
+                     _pick_tree(items[mid:], k, first + mid, dt), dt)
+
+
 class VectorLowering(LoweringBase):
     """Mixin for `TaskBuilder`: building, indexing, arithmetic and methods of `Vec` values."""
 
@@ -194,6 +203,8 @@ class VectorLowering(LoweringBase):
         items = [self.commit(it, node) for it in items]
         acc = items[-1]
         dt = acc.dtype
+        if len(items) > 32:  # a long vector (qd.types.vector(1024, ...)): a balanced tree, log2(n) deep
+            return _pick_tree([cast(x, dt) for x in items], k, 0, dt)
         for j in range(len(items) - 2, -1, -1):
             acc = ir.Select(ir.Compare("==", k, ir.Const(j, i32), u1), cast(items[j], dt), acc, dt)
         return acc
