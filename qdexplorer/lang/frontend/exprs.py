@@ -591,7 +591,7 @@ def _pure(e: ir.Expr) -> bool:
 def _as_vec(x) -> Vec:
     """A list or tuple of values as a vector (a list of rows as a matrix)."""
     from .vectors import components
-    rows = x.value if isinstance(x, Py) else x
+    rows: Any = x.value if isinstance(x, Py) else x
     items = components(x)
     if rows and all(isinstance(r, (list, tuple)) for r in rows) and len(items) == len(rows) * len(rows[0]):
         return Vec(items, (len(rows), len(rows[0])))

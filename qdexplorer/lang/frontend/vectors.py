@@ -108,7 +108,8 @@ class VectorLowering(LoweringBase):
         if len(elts) != len(v.shape):
             self.err(node, f"a {'x'.join(map(str, v.shape))} value sliced with {len(elts)} indices: give one per axis",
                      QuadrantsIndexError)
-        axes, shape = [], []
+        axes: list[list] = []
+        shape: list[int] = []
         for e, n in zip(elts, v.shape):
             if isinstance(e, ast.Slice):
                 bounds = self.slice_bounds(e, node)
