@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 34, a short third GPU call: the CUDA tests that the codegen changes touch (the demo on the GPU
+# Issue 34, a short third GPU call: launch host cost (a third sample), the CUDA tests that the codegen changes touch (the demo on the GPU
 # with fast math's fma, shared-memory kernels with 32-bit shared pointers), accurate sin·exp against
 # torch.compile in interleaved rounds (and its A/B variants), and the Ray device.
 # Usage: bash benchmarks/gpu_perf3c.sh OUTDIR RAYDIR WHEELDIR   (as gpu_perf3b.sh)
@@ -11,6 +11,7 @@ step() { echo "$(( $(date +%s) - t0 ))s $1" >> "$OUT/steps.txt"; }
 mkdir -p /tmp/ray && tar xJf "$RAYDIR/ray-bundle.tar.xz" -C /tmp/ray &&
   python3 -m pip install -q --no-index --no-deps --target /tmp/ray "$RAYDIR"/whl/*.whl "$WHL"/*.whl > "$OUT/pip.txt" 2>&1
 step install
+timeout 20 python3 benchmarks/launch_overhead.py > "$OUT/launch.json" 2>&1; step launch
 PYTHONPATH=/tmp/ray:$PWD timeout 60 python3 -m pytest -q -p no:cacheprovider -m cuda -x tests/runtime/test_cuda.py tests/codegen \
   -rs > "$OUT/pytest.txt" 2>&1; step pytest
 timeout 80 python3 benchmarks/kernel_suite.py --no-quadrants --only ${SUITE:-wave} \
