@@ -46,6 +46,7 @@ class EmitterBase(ABC):
     reductions: dict  # (array, indices) -> Reduction; see reduction.py
     accumulators: dict  # (array, indices) -> the thread's private accumulator slot
     shared: dict  # shared array name -> its addrspace(3) global
+    local_arrays: dict  # LocalArray name -> its entry-block alloca
     line_info: LineInfo | None
     _logged_fallback: bool = False  # the libdevice-missing note was logged
     _logged_fast: bool = False  # the fast-math note was logged
@@ -73,7 +74,7 @@ class EmitterBase(ABC):
     def expr(self, e: ir.Expr) -> L.Value: ...
 
     @abstractmethod
-    def address(self, arr: ir.ArrayArg | ir.SharedArray, indices: tuple, where: str = "") -> L.Value: ...
+    def address(self, arr: ir.ArrayArg | ir.SharedArray | ir.LocalArray, indices: tuple, where: str = "") -> L.Value: ...
 
     @abstractmethod
     def atomic_reduce(self, e: ir.AtomicRMW) -> None: ...

@@ -105,6 +105,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
         self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}
+        self.local_arrays: dict = {}
         for s in task.shared:
             n = 1
             for d in s.shape:
