@@ -171,3 +171,20 @@ def test_long_vectors_index_at_run_time_and_struct_members_wrap(cpu):
     assert total(300) == 299 * 150 and total(7) == 21
     assert s0(a=65537, b=1.0).a == 65537  # Python keeps the int; a kernel gets it wrapped
     assert members(s1(a=1, b=s0(a=65537, b=123))) == 125.0
+
+
+def test_loop_config_on_an_inner_loop_is_ignored_with_quadrants_warning(cpu, capfd):
+    a = qd.field(qd.i32, shape=4)
+
+    @qd.kernel
+    def nested():
+        for _ in range(2):
+            qd.loop_config(name="nested_inner")
+            for i in range(4):
+                a[i] = a[i] + 1
+
+    capfd.readouterr()
+    nested()
+    err = capfd.readouterr().err
+    assert a.to_numpy().tolist() == [2, 2, 2, 2]
+    assert 'qd.loop_config(name="nested_inner")' in err and "nested inside another for-loop" in err

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import operator
 import types
 import weakref
@@ -183,7 +184,7 @@ class CallLowering(LoweringBase):
         if isinstance(f, I.Intrinsic):
             return self.intrinsic(f, node)
         if f is I.loop_config:
-            self.err(node, "qd.loop_config() must be a statement directly before a kernel's top-level for")
+            return self.inner_loop_config(node)
         if f is I.ndrange or f is builtins.range:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
         name = getattr(f, "__name__", repr(f))
@@ -352,6 +353,20 @@ class CallLowering(LoweringBase):
             return Vec([self.minmax_pair("min", x, y, node) for x, y in zip(xs, ys)],
                        (a if isinstance(a, Vec) else b).shape)
         return self.minmax_pair("min", a, b, node)
+
+    def inner_loop_config(self, node):
+        """`qd.loop_config(...)` before a loop that is not a task (inside another loop, or nested in an
+        if): an inner loop runs in one thread, so there is nothing to configure; a name is dropped with
+        Quadrants' warning, as only top-level loops become named tasks."""
+        if node.args or any(k.arg is None for k in node.keywords):
+            self.err(node, "qd.loop_config() takes keyword arguments (name=, block_dim=, serialize=, ...)")
+        opts = {k.arg: self.eval_static(k.value) for k in node.keywords}
+        if opts.get("name") is not None and (self.in_parallel or self.frame.loop_depth != 0):
+            print(f"[Quadrants] [W] qd.loop_config(name=\"{opts['name']}\") is set on a for-loop nested inside "
+                  "another for-loop; the name is ignored. Only top-level loops are offloaded as separately named "
+                  "kernels. Move the loop to the top level, or unroll the enclosing loop with `for ... in "
+                  "qd.static(range(...))` so each inner loop becomes its own named kernel.", file=sys.stderr)
+        return Py(None)
 
     def one_arg(self, node):
         if len(node.args) != 1 or node.keywords:
