@@ -555,6 +555,7 @@ class MainWindow(QMainWindow):
     def _backend_changed(self, backend):
         self.tree.set_backend(backend)
         self.views.ptx_panel.set_backend(backend)
+        self.cluster.backend_changed()
 
     def _selected_key(self) -> str:
         return f"selected/{self.project_path or ''}"
