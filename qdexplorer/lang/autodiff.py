@@ -813,6 +813,19 @@ def replay_task(task: ir.Task, kernel_name: str, index: int, implicit: dict) -> 
                                implicit=tuple(a for a in task.implicit if a.name in used))
 
 
+def check_no_grad_of_grad(tasks: list, ndarrays: list):
+    """Quadrants' refusal: a kernel that reads or writes `x.grad` of an ndarray argument `x` that has a
+    gradient cannot be differentiated (it would need the gradient of the gradient)."""
+    names = {grad_name(a) for a in ndarrays}
+    for t in tasks:
+        for n in ir.walk(t.body):
+            if isinstance(n, (ir.Load, ir.Store, ir.AtomicRMW)) and n.array.name in names and n.array.dtype.is_float:
+                f, _, line = (n.where or f"{t.file}:{t.lines[0]}").rpartition(":")
+                raise AutodiffError(f"Cannot automatically differentiate through a grad tensor ('{n.array.name[:-len(GRAD)]}"
+                                    f".grad' in kernel '{t.kernel}'), if you really want to do that, pass the grad "
+                                    f"tensor into the kernel directly", f, int(line) if line.isdigit() else t.lines[0])
+
+
 def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adstack: int = 0) -> list:
     """The tasks of `kernel_name` (the adjoint of the forward `tasks`): replays of the tasks that
     store kernel-scope temporaries, then each task's adjoint, last task first.

@@ -161,10 +161,10 @@ class Kernel(KernelBase):
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
-        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
-            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field or an ndarray:
+            for i, name in enumerate(self.arg_names):     # its adjoint is passed as one more array, `a__grad`
                 entry = spec[i]
-                if isinstance(types[name], Template) and entry[1] == "array" and \
+                if isinstance(types[name], (Template, NdarrayType)) and entry[1] == "array" and \
                         getattr(args[i], "_grad", None) is not None:
                     spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
@@ -399,6 +399,9 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
+            if reads_grads:
+                types = self.primal.arg_types()
+                autodiff.check_no_grad_of_grad(primal, [a for a in arg_grads if isinstance(types.get(a), NdarrayType)])
             self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
