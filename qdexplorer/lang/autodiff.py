@@ -840,7 +840,7 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
     for t in reversed(tasks):
         grads, implicit = {}, {}
         for a in t.implicit:
-            if not a.dtype.is_float:
+            if not a.dtype.is_float or a.name in t.stop_grad:
                 continue
             if a.role == "field":
                 g = field_grad(int(a.key))
@@ -854,7 +854,7 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
             implicit[imp.name] = imp
             grads[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape))
         for p in t.params:
-            if p.kind == "array" and p.name in arg_grads:
+            if p.kind == "array" and p.name in arg_grads and p.name not in t.stop_grad:
                 gdt, gnd = arg_grads[p.name]
                 grads[p.name] = ir.ArrayArg(grad_name(p.name), gdt, gnd)
         g = grad_task(t, kernel_name, len(out), grads, implicit, adstack)

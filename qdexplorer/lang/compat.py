@@ -42,7 +42,6 @@ REFUSED: dict[str, str] = {
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
     "qd.ref": "return the new value from the @qd.func and assign it at the call",
     "qd.types.ref": "return the new value from the @qd.func and assign it at the call",
-    "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
 }
 
 _FIELDS = ("field", "vector_field", "matrix_field", "struct_field")

@@ -121,3 +121,21 @@ def test_struct_fields_with_needs_grad_differentiate_and_read_their_grad_in_kern
     read()
     assert s.has_grad() and s.grad.a.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]   # as Quadrants 1.3.3 gives
     assert s.grad.v.to_numpy()[:, 1].tolist() == [3.0] * 4 and out.to_numpy().tolist() == [3.0, 5.0, 7.0, 9.0]
+
+
+def test_stop_grad_stops_the_gradient_into_a_field_in_its_own_task_only():
+    x = qd.field(qd.f32, shape=4, needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def f():
+        for i in range(4):
+            qd.stop_grad(x)
+            loss[None] += x[i] ** 2
+        for i in range(4):
+            loss[None] += x[i] ** 2
+
+    x.from_numpy(np.arange(4, dtype=np.float32))
+    with qd.ad.Tape(loss):
+        f()
+    assert x.grad.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]  # Quadrants 1.3.3: 2 x from the second loop
