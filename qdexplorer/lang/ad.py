@@ -171,16 +171,21 @@ def no_grad(fn):
             if tape is not None:
                 tape.paused -= 1
 
-    setattr(wrapper, "grad", None)  # noqa: B010 - as Quadrants marks it
+    setattr(wrapper, "grad", lambda *a, **k: None)  # noqa: B010 - as Quadrants: its gradient does nothing
     return wrapper
 
 
 def grad_for(primal):
-    """`@qd.ad.grad_for(forward)`: the function a Tape calls for `forward`'s gradient."""
-    if not hasattr(primal, "grad"):
-        raise TypeError("qd.ad.grad_for(...) takes a function decorated with @qd.ad.grad_replaced")
-
+    """`@qd.ad.grad_for(forward)`: the function a Tape calls for `forward`'s gradient. As in
+    Quadrants, `forward` must be a `@qd.ad.grad_replaced` Python function (a kernel has its own
+    `.grad`), which the decorator checks when it is applied."""
     def deco(fn):
+        if not hasattr(primal, "grad"):
+            raise RuntimeError(f"Primal function `{getattr(primal, '__name__', primal)}` must be decorated by "
+                               f"qd.ad.grad_replaced")
+        if primal.grad is not None:
+            raise RuntimeError("Primal function must be a **python** function instead of a quadrants kernel. Please "
+                               "wrap the quadrants kernel in a @qd.ad.grad_replaced decorated python function instead.")
         setattr(primal, "grad", fn)  # noqa: B010
         return fn
     return deco
