@@ -26,6 +26,7 @@ class EmitterBase(ABC):
     o: CodegenOptions
     nv: bool  # the target is nvptx (else the host)
     fast: bool  # fast math is on (nvptx only)
+    contract: tuple[str, ...]  # flags of f32 +, -, *: ("contract",) under fast math (a mul feeding an add is an fma)
     log: list[str]  # notes for the user about choices made (coarsening, reductions, fallbacks)
     vector: int  # indices each thread takes per grid-stride step
     m: L.Module
