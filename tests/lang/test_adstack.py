@@ -226,3 +226,31 @@ def test_cross_iteration_read_after_write_in_the_parallel_loop_is_refused_as_in_
                                            r"`out`") as e:
         chain.grad()
     assert e.value.line == chain.line + 3
+
+
+def test_a_tuple_of_indices_spreads_into_a_subscript_and_its_gradient_matches_quadrants():
+    vec3 = qd.types.vector(3, qd.f32)
+    data = qd.field(dtype=vec3, shape=(2,), needs_grad=True)
+    field = qd.field(dtype=vec3, shape=(2, 2, 2, 1), needs_grad=True)
+    data[0] = qd.Vector([1.0, 1.0, 1.0])
+
+    @qd.kernel
+    def k(data: qd.template(), field: qd.template()):
+        for _ in qd.ndrange(1):
+            base = qd.floor(data[0]).cast(qd.i32)  # an index vector, then one more index
+            field[base, 0] += data[0]
+        for ii, jj, kk, i_b in qd.ndrange(2, 2, 2, 1):
+            I = (ii, jj, kk)  # a tuple of indices, then one more index
+            if field[I, i_b][0] > 0.0:
+                field[I, i_b] = field[I, i_b] / field[I, i_b]
+        for _ in qd.ndrange(1):
+            base = qd.floor(data[0]).cast(qd.i32)
+            data[1] = data[0] + field[base, 0]
+
+    field[1, 1, 1, 0] = qd.Vector([1.0, 1.0, 1.0])
+    k(data, field)
+    data.grad[1] = qd.Vector([1.0, 1.0, 1.0])
+    k.grad(data, field)
+    # Quadrants 1.3.3
+    assert data.to_numpy().tolist() == [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    assert data.grad.to_numpy().tolist() == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]

@@ -237,6 +237,11 @@ class ExprLowering(LoweringBase):
         vals = []
         for e in elts:
             v = self.value(e)
+            if isinstance(v, Seq) or (isinstance(v, Py) and isinstance(v.value, tuple)):  # `I = (i, j, k);
+                items = v.items if isinstance(v, Seq) else [py_value(x) for x in v.value]  # x[I, b]`: spread
+                for x in items:
+                    vals += [(y, e) for y in x.items] if isinstance(x, Vec) else [(x, e)]
+                continue
             vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
         if partial and len(vals) == user and user < arr.ndim:
             pass  # x[i] of an array of vectors: the caller loads the components
