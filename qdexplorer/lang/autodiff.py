@@ -868,7 +868,14 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
 TAPES: list = []  # active `qd.ad.Tape`s, innermost last; kernel calls are recorded on the innermost
 
 
+def prepare(kernel):
+    """A kernel is about to run: a validating tape that will record it sets its mode first (Quadrants'
+    Tape.insert, which runs before the launch)."""
+    if TAPES and TAPES[-1].paused == 0 and TAPES[-1].validation:
+        TAPES[-1].validate(kernel)
+
+
 def record(kernel, args: tuple, kwargs: dict):
     """A kernel call ran: the innermost active tape (if any, and not paused) remembers it."""
     if TAPES and TAPES[-1].paused == 0:
-        TAPES[-1].calls.append((kernel, args, kwargs))
+        TAPES[-1].insert(kernel, args, kwargs)
