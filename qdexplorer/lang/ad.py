@@ -161,6 +161,8 @@ class _Args(tuple):
     """A recorded call's positional arguments (Quadrants' Tape keeps `(function, args)` pairs),
     with its keyword arguments kept beside them for the replay."""
 
+    kwargs: dict
+
     def __new__(cls, args, kwargs):
         t = super().__new__(cls, args)
         t.kwargs = kwargs

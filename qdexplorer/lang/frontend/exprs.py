@@ -234,11 +234,12 @@ class ExprLowering(LoweringBase):
         if empty and user <= 1:
             return (ir.Const(0, i32),)  # x[None] / x[()]: a 0-d field or ndarray, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
-        vals = []
+        vals: list = []
         for e in elts:
             v = self.value(e)
-            if isinstance(v, Seq) or (isinstance(v, Py) and isinstance(v.value, tuple)):  # `I = (i, j, k);
-                items = v.items if isinstance(v, Seq) else [py_value(x) for x in v.value]  # x[I, b]`: spread
+            tup = v.value if isinstance(v, Py) and isinstance(v.value, tuple) else None
+            if isinstance(v, Seq) or tup is not None:  # `I = (i, j, k); x[I, b]`: its items spread
+                items: list = v.items if isinstance(v, Seq) else [py_value(x) for x in tup or ()]
                 for x in items:
                     vals += [(y, e) for y in x.items] if isinstance(x, Vec) else [(x, e)]
                 continue
