@@ -328,7 +328,10 @@ class _Reverse:
         and applying its chain rule. The carried floats' adjoints pass from iteration to iteration."""
         head, body, carried = _carried(s, after)
         iteration = body + list(s.step)  # no `continue` is differentiable: the step ends every iteration
-        carried = [L for L in carried if L not in self.mut]  # an enclosing loop's accumulators: theirs
+        carried = [L for L in carried if self.mut.get(L) not in self.accum]  # an enclosing loop's accumulators:
+        # theirs; an integer an enclosing accumulating loop carries too is this loop's while it runs (its
+        # value at each iteration's start is pushed), and goes back to that loop's mutable after
+        outer = {L: self.mut.pop(L) for L in carried if L in self.mut}
         self.stacks += 1
         k = self.stacks
         sp = self.fresh(f"adstack{k}_sp", i32)
@@ -370,6 +373,9 @@ class _Reverse:
             fwd.append(ir.Assign(v, ir.LocalRef(muts[L])))
             recs.append(("assign", v, ir.LocalRef(muts[L])))
             cur[L] = v
+        for L, M in outer.items():
+            fwd.append(ir.Assign(M, ir.LocalRef(cur[L])))
+            self.mut[L] = M
 
     def reverse_adloop(self, r, out: list):
         _, sp, popped, replay, body_recs, inner = r

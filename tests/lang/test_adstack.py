@@ -254,3 +254,30 @@ def test_a_tuple_of_indices_spreads_into_a_subscript_and_its_gradient_matches_qu
     # Quadrants 1.3.3
     assert data.to_numpy().tolist() == [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
     assert data.grad.to_numpy().tolist() == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+
+
+def test_an_integer_carried_by_an_accumulating_loop_and_a_stacked_inner_one():
+    """The outer loop only accumulates (no stack), the inner one needs a stack and also advances `c`,
+    which the outer loop carries: each inner iteration must replay with its own `c`."""
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, default_fp=qd.f64)
+    x = qd.field(qd.f64, shape=2, needs_grad=True)
+    y = qd.field(qd.f64, shape=2, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            c = 0
+            s = 0.0
+            for j in range(3):
+                v = x[i]
+                for kk in range(2):
+                    v = v * v * 0.5 + c * 0.1
+                    c += 1
+                s += v
+            y[i] = s
+
+    x.from_numpy(np.array([0.3, 0.8]))
+    k()
+    y.grad.fill(1.0)
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.2205, 1.2480000000000002], rtol=1e-12)  # Quadrants 1.3.3
