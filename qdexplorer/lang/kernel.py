@@ -423,7 +423,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size())
+        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size(), runtime_api.ad_stack_adaptive())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -435,7 +435,7 @@ class GradKernel(Kernel):
             if reads_grads:
                 types = self.primal.arg_types()
                 autodiff.check_no_grad_of_grad(primal, [a for a in arg_grads if isinstance(types.get(a), NdarrayType)])
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
+            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2], key[3])
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 

@@ -281,3 +281,31 @@ def test_an_integer_carried_by_an_accumulating_loop_and_a_stacked_inner_one():
     y.grad.fill(1.0)
     k.grad()
     np.testing.assert_allclose(x.grad.to_numpy(), [0.2205, 1.2480000000000002], rtol=1e-12)  # Quadrants 1.3.3
+
+
+def test_adaptive_size_fits_a_constant_trip_count_beyond_the_default():
+    """ad_stack_size=0 (Quadrants' adaptive default): a loop of a constant trip count gets a stack of
+    exactly that many entries, so 3000 iterations need no ad_stack_size (the default holds 1024)."""
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, default_fp=qd.f64)
+    x = qd.field(qd.f64, shape=2, needs_grad=True)
+    y = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            v = x[i]
+            for _ in range(3000):
+                y[None] += qd.sin(v) * 1e-3
+                v = v + 1e-3
+            for j in range(2, 5):
+                v = v * v
+            y[None] += v
+
+    x.fill(0.1)
+    k()
+    y.grad[None] = 1.0
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), [22010.03403312] * 2, rtol=1e-10)  # Quadrants 1.3.3 (f64)
+    sizes = sorted({n.array.size for t in k.grad.tasks() for n in ir.walk(t.body)
+                    if isinstance(n, ir.Store) and isinstance(n.array, ir.LocalArray)})
+    assert sizes == [3, 3000]
