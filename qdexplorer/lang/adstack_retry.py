@@ -3,7 +3,8 @@ count, so a long loop never overflows it. Here a stack whose loop has constant b
 trip count (lang/autodiff.py) and any other starts at `ADSTACK_DEFAULT_SIZE`; when a call of such a
 gradient kernel overflows, the gradients it wrote are put back as they were before the call and it
 runs again with stacks eight times larger, as long as one thread's stacks stay within
-`MAX_THREAD_BYTES` (past that the overflow is the call's error, naming `qd.init(ad_stack_size=N)`)."""
+`MAX_THREAD_BYTES` (past that the overflow is the call's error, naming `qd.init(ad_stack_size=N)`).
+The copy costs one pass over the gradients per call, so on the CPU only; on CUDA an overflow raises."""
 from __future__ import annotations
 
 from . import autodiff, ir, runtime_api
@@ -28,6 +29,8 @@ def save(kernel, bound: dict):
     call could be retried with larger stacks; else None (nothing is copied)."""
     if not runtime_api.ad_stack_adaptive() or not runtime_api.ad_stack_size():
         return None
+    if runtime_api.current_arch() == runtime_api.cuda:  # a copy per call would bring every gradient back
+        return None                                       # from the GPU: there the overflow is the error
     spec = kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))
     tasks = kernel.tasks(spec)
     size = kernel.stack_size()
