@@ -20,7 +20,7 @@ from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
-from .func import Func, KernelBase, func, read_annotations
+from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
@@ -53,6 +53,7 @@ class Kernel(KernelBase):
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
     def __init__(self, fn, fast_math: bool | None = None):
+        check_annotations(fn, "kernel")
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__

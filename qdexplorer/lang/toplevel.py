@@ -74,8 +74,11 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             if broke:
                 return out, True
             continue
+        if isinstance(stmt, ast.For):
+            check_for(stmt, env, kernel_src)
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
+            check_static_jumps(stmt.body, kernel_src)
             try:
                 code = compile(ast.Expression(static), "<qd.static>", "eval")
                 items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
@@ -116,6 +119,63 @@ def _is_stream_parallel(stmt, env) -> bool:
     return f is stream_parallel
 
 
+def _callee(node, env):
+    """The Python object a call's function names (`qd.static`), or None."""
+    if not isinstance(node, ast.Call):
+        return None
+    try:
+        return eval(compile(ast.Expression(node.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
+    except Exception:  # noqa: BLE001 - not a known callee then
+        return None
+
+
+def check_for(stmt: ast.For, env, src, assigned=()) -> None:
+    """Quadrants' QuadrantsSyntaxErrors for a `for` in a kernel: an `else` clause, nested
+    `qd.static`/`qd.grouped`, `qd.static(qd.grouped(x))` of anything but a `qd.ndrange`, and a loop
+    variable already declared outside the loop (`assigned`: names declared before it)."""
+    def err(node, msg):
+        return src.error(node, msg, QuadrantsSyntaxError)
+    if stmt.orelse:
+        raise err(stmt, "'else' clause for 'for' not supported in Quadrants kernels")
+    it = stmt.iter
+    outer = _callee(it, env)
+    if isinstance(it, ast.Call) and outer in (I.static, I.grouped) and len(it.args) == 1:
+        arg = it.args[0]
+        inner = _callee(arg, env)
+        if outer is I.static and inner is I.static:
+            raise err(it, "'qd.static' cannot be nested")
+        if outer is I.grouped and inner is I.grouped:
+            raise err(it, "'qd.grouped' cannot be nested")
+        if outer is I.grouped and inner is I.static:
+            raise err(it, "'qd.static' is not allowed inside 'qd.grouped'")
+        if outer is I.static and inner is I.grouped and isinstance(arg, ast.Call) and \
+                (not arg.args or _callee(arg.args[0], env) is not I.ndrange):
+            raise err(it, "Only 'qd.ndrange' is allowed in 'qd.static(qd.grouped(...))'.")
+    for t in ast.walk(stmt.target):
+        if isinstance(t, ast.Name) and t.id in assigned:
+            raise err(t, f"Variable '{t.id}' is already declared in the outer scope and cannot be used as loop "
+                         f"variable")
+
+
+def check_static_jumps(body, src) -> None:
+    """A `break`/`continue` of a qd.static loop inside a runtime `if`: Quadrants refuses it (the loop
+    is unrolled at compile time, so a runtime condition cannot stop it)."""
+    def walk(stmts, in_if):
+        for st in stmts:
+            if isinstance(st, (ast.Break, ast.Continue)) and in_if:
+                word = "break" if isinstance(st, ast.Break) else "continue"
+                raise src.error(st, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement "
+                                    f"is inside a non-static `if`. ", QuadrantsSyntaxError)
+            if isinstance(st, ast.If):
+                static = isinstance(st.test, ast.Call) and getattr(st.test.func, "attr",
+                                                                   getattr(st.test.func, "id", "")) == "static"
+                walk(st.body, in_if or not static)
+                walk(st.orelse, in_if or not static)
+            elif isinstance(st, (ast.With, ast.Try)):
+                walk(st.body, in_if)
+    walk(body, False)
+
+
 def static_arg(stmt, env):
     """The argument node of `qd.static(arg)` when `stmt` is `for ... in qd.static(arg)` or that call."""
     call = stmt.iter if isinstance(stmt, ast.For) else getattr(stmt, "value", None)
@@ -136,7 +196,13 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
     groups: list[tuple[str, list[Item], dict]] = []
     pending: list[Item] = []
     config: dict = {}
+    declared: set = set()  # names the top-level statements so far assign (a loop may not reuse one)
     for stmt, bind in items:
+        if isinstance(stmt, ast.For):
+            check_for(stmt, env, src, declared)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                declared |= bound_names(t)
         call = loop_config_call(stmt, env)
         if call is not None:
             if pending:

@@ -168,7 +168,14 @@ class LoweringBase(ABC):
     def stmt(self, node):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
-            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
+            from ..errors import QuadrantsSyntaxError
+            what = type(node).__name__
+            if what in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
+                self.err(node, f"Function definition is not allowed in 'qd.{'func' if len(self.frames) > 1 else 'kernel'}'"
+                               f". (unsupported statement '{what}': define it at module level, as a @qd.func)",
+                         QuadrantsSyntaxError)
+            self.err(node, f'Unsupported node "{what}": unsupported statement \'{what}\' in a kernel',
+                     QuadrantsSyntaxError)
         try:
             method(node)
         except (QdCompileError, RecursionError, StaticBreak):

@@ -21,8 +21,8 @@ from .. import vector_types as V
 from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
-from ..types import DType, as_dtype, f32, i32, promote
-from ..errors import QdCompileError, QuadrantsTypeError
+from ..types import DType, as_dtype, f32, i32, int_range, promote
+from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
@@ -131,7 +131,14 @@ class CallLowering(LoweringBase):
                 return Vec([cast(self.commit(x, node), dt) for x in v.items], v.shape)
             return cast(self.commit(v, node), dt)
         if isinstance(f, DType):  # qd.f32(x); qd.f64(0.1) keeps every digit of the literal
-            v = self.value(self.one_arg(node))
+            if len(node.args) != 1 or node.keywords:
+                self.err(node, "A primitive type can only decorate a single expression.", QuadrantsSyntaxError)
+            v = self.value(node.args[0])
+            if isinstance(v, (Vec, list, Seq)):
+                self.err(node, "A primitive type cannot decorate an expression with a compound type.",
+                         QuadrantsSyntaxError)
+            if is_number(v) and not isinstance(v.value, bool):
+                self.check_typed_literal(v.value, f, node)
             if is_number(v):
                 return literal(v.value, f, exact=True) if f.is_float else cast(literal(v.value), f)
             return cast(self.commit(v, node, like=f), f)
@@ -159,6 +166,21 @@ class CallLowering(LoweringBase):
             if isinstance(f, types.FunctionType) and f.__module__ not in _PY_MODULES:  # ... on kernel values a
                 return self.inline_func(_as_func(f), node)  # plain function, lambda or closure is inlined
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
+
+    def check_typed_literal(self, value, dt: DType, node) -> None:
+        """`qd.u16(-1)`, `qd.f32(0)`, `qd.i32(0.0)`: Quadrants' QuadrantsTypeErrors for a literal its type
+        does not take (a cast of a value is `qd.cast`)."""
+        if isinstance(value, float) and not dt.is_float:
+            self.err(node, "Floating-point literals must be annotated with a floating-point type. For type "
+                           "casting, use `qd.cast`.", QuadrantsTypeError)
+        if isinstance(value, int) and not dt.is_int:
+            self.err(node, "Integer literals must be annotated with a integer type. For type casting, use "
+                           "`qd.cast`.", QuadrantsTypeError)
+        if isinstance(value, int):
+            lo, hi = int_range(dt)
+            if not lo <= value <= hi:
+                self.err(node, f"Integer literal {value} exceeded the range of specified dtype: {dt.name}",
+                         QuadrantsTypeError)
 
     def static_call_args(self, node) -> tuple | None:
         """(args, kwargs) of a call whose arguments are all known at compile time, else None."""

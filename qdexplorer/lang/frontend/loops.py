@@ -9,6 +9,8 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
+from ..errors import QuadrantsSyntaxError
+from ..toplevel import check_for
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
 from .base import LoweringBase, StaticBreak
@@ -35,8 +37,9 @@ class LoopLowering(LoweringBase):
         self.emit(ir.Loop(head + body))
 
     def s_For(self, node):
-        if node.orelse:
-            self.err(node, "for/else is not supported in kernels")
+        kernel_args = self.kscope.arg_values if len(self.frames) == 1 else {}
+        check_for(node, self.frame.env, self.frame.src,
+                  {n for scope in self.frame.scopes for n in scope if n not in kernel_args})
         it = node.iter
         if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
             picked = ast.copy_location(ast.For(node.target, self.static_pick(it), node.body, [], None), node)
@@ -143,6 +146,7 @@ class LoopLowering(LoweringBase):
         depth, unroll = self.frame.loop_depth, self.frame.unroll_block
         self.frame.loop_depth = -10_000  # a runtime break/continue cannot target an unrolled loop
         self.frame.unroll_block = len(self.out)  # ... but one reached at compile time stops the unrolling
+        static_nesting, self.frame.static_nesting = self.frame.static_nesting, self.runtime_nesting
         try:
             for item in items:
                 vals = item if len(names) > 1 else (item,)
@@ -156,6 +160,7 @@ class LoopLowering(LoweringBase):
                     self.frame.scopes.pop()
         finally:
             self.frame.loop_depth, self.frame.unroll_block = depth, unroll
+            self.frame.static_nesting = static_nesting
 
     def s_Break(self, node):
         self.loop_jump(node, ir.Break(), "break")
@@ -169,8 +174,14 @@ class LoopLowering(LoweringBase):
     def loop_jump(self, node, stmt, word):
         if self.frame.loop_depth < 0 and word == "break" and len(self.out) == self.frame.unroll_block:
             raise StaticBreak()  # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here
+        if self.frame.loop_depth < 0 and self.runtime_nesting > self.frame.static_nesting:
+            self.err(node, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement is inside "
+                           f"a non-static `if`. ", QuadrantsSyntaxError)
         if self.frame.loop_depth < 0:
             self.err(node, f"'{word}' cannot be used in a qd.static loop (it is unrolled)")
+        if self.frame.loop_depth == 0 and self.in_parallel and word == "break":
+            self.err(node, "Cannot break in the outermost loop: 'break' is not allowed in the top-level parallel "
+                           "loop (each of its iterations is a thread)", QuadrantsSyntaxError)
         if self.frame.loop_depth == 0:
             where = "the top-level parallel loop" if self.in_parallel else "a serial task outside a loop"
             self.err(node, f"'{word}' is not allowed in {where}")

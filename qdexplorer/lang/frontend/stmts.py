@@ -290,11 +290,12 @@ class StatementLowering(LoweringBase):
         return None
 
     def refuse_kernel_arg(self, target, existing):
-        if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
+        if len(self.frames) == 1 and existing is not None and target.id in self.kscope.arg_values and \
                 self.frames[0].scopes[0].get(target.id) is existing:
-            self.err(target, f"kernel argument '{target.id}' cannot be assigned (Quadrants passes arguments "
-                             f"read-only); copy it into a local first: {target.id}_ = {target.id}",
-                     QuadrantsSyntaxError)
+            self.err(target, f'Kernel argument "{target.id}" is immutable in the kernel. If you want to change its '
+                             f"value, please create a new variable: kernel argument '{target.id}' cannot be assigned "
+                             f"(Quadrants passes arguments read-only); copy it into a local first: "
+                             f"{target.id}_ = {target.id}", QuadrantsSyntaxError)
 
     def s_AugAssign(self, node):
         target = node.target
