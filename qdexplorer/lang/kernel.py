@@ -13,7 +13,8 @@ import inspect
 
 import numpy as np
 
-from . import autodiff, autodiff_fwd, ir, runtime_api
+from . import array_arg_errors, autodiff, autodiff_fwd, ir, runtime_api
+from .array_arg_errors import ArgumentValueError
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
 from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
@@ -29,11 +30,6 @@ from .template import ALIAS_KEY, Template, template_spec
 from .tensor import Tensor
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
-
-
-class ArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
-    """An array whose element type does not fit the annotation's (`qd.types.vector()` given a
-    matrix). Also a `ValueError`, Quadrants' class for it ("Invalid value for argument x")."""
 
 
 def _aliased_templates(names, types, args) -> tuple:
@@ -171,10 +167,11 @@ class Kernel(KernelBase):
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
-        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
-            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field or of an ndarray
+            for i, name in enumerate(self.arg_names):     # argument: its adjoint is one more array, `a__grad`
                 entry = spec[i]
-                if isinstance(types[name], Template) and entry[1] == "array" and \
+                if isinstance(types[name], (Template, NdarrayType)) and entry[1] == "array" and \
+                        getattr(types[name], "needs_grad", None) is not False and \
                         getattr(args[i], "_grad", None) is not None:
                     spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
@@ -216,11 +213,9 @@ class Kernel(KernelBase):
             raise ArgumentValueError(f"Invalid value for argument {name} - {self.name}() takes an ndarray of "
                                      f"{what}s (qd.types.{what}()), but an array of "
                                      f"{'shape ' + str(got_el) + ' elements' if got_el else 'scalars'} is provided")
+        array_arg_errors.check(self.name, name, t, v, a, adt, isinstance(v, Storage))
         if not el and got_el:
             el = got_el  # a qd.ndarray of vectors for an untyped annotation
-        if dt is not None and adt != dt:
-            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
-                                            f"{dt.numpy}, got {a.dtype}")
         zero_d = isinstance(v, Storage) and v.shape == ()
         user_nd = 0 if zero_d else a.ndim - len(el)
         if nd is not None and user_nd != nd:
@@ -335,6 +330,12 @@ class Kernel(KernelBase):
             raise QuadrantsAssertionError(assert_message(self.assert_sites[site - 1], args.get("assertv__"))
                                           if 0 < site <= len(self.assert_sites)
                                           else f"assertion failed in kernel '{self.name}'")
+        stack = args.get(autodiff.ADSTACK_FLAG)
+        if stack is not None and int(stack[0]) != 0:
+            raise QuadrantsAssertionError(
+                f"Adstack overflow: kernel '{self.name}' (reverse-mode autodiff) pushed more values than its adstack "
+                f"holds ({runtime_api.ad_stack_size()} per loop-carried variable of a dynamic loop); the gradients "
+                f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
         if "ret__" not in args:
             return None
         r = args["ret__"]
@@ -411,7 +412,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug())
+        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -420,7 +421,7 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
+            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 

@@ -57,6 +57,7 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
+    kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
 
     spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
@@ -248,7 +249,7 @@ def _loop_ranges(b, src, it):
                     if isinstance(v, ShapeTuple):
                         ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
                     elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                        ranges += [_bounds(b, src, a, x) for x in v.value]
+                        ranges += [_bounds(b, src, a, Py(x)) for x in v.value]
                     else:
                         raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
                 elif isinstance(a, ast.Tuple):

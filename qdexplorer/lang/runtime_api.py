@@ -122,6 +122,20 @@ def debug() -> bool:
     return _config["debug"]
 
 
+def ad_stack_size() -> int:
+    """Entries per adstack of reverse-mode kernels, or 0 when Quadrants' adstack is off (its default:
+    `qd.init(ad_stack_experimental_enabled=True)` turns it on). `ad_stack_size=0` is Quadrants'
+    adaptive size; here it is a fixed default, and a kernel that needs more raises at its call."""
+    opts = _config.get("options") or {}
+    if not opts.get("ad_stack_experimental_enabled", False):
+        return 0
+    size = opts.get("ad_stack_size", 0)
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError(f"qd.init(ad_stack_size=...) takes a non-negative integer, got {size!r}")
+    from .autodiff import ADSTACK_DEFAULT_SIZE
+    return size or ADSTACK_DEFAULT_SIZE
+
+
 def reset():
     _compiled.clear()
     _last_call[0] = None

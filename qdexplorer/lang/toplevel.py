@@ -74,6 +74,17 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             if broke:
                 return out, True
             continue
+        if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.IfExp) and isinstance(stmt.iter.test, ast.Call) \
+                and static_arg(ast.Expr(stmt.iter.test), env) is not None:
+            # `for _ in range(1) if qd.static(c) else qd.static(range(1)):` the branch picked at compile
+            # time is the loop (a parallel one, or a static one unrolled here)
+            try:
+                code = compile(ast.Expression(stmt.iter.test.args[0]), "<qd.static>", "eval")
+                cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
+            except Exception as e:  # noqa: BLE001
+                raise kernel_src.error(stmt.iter.test, f"could not evaluate qd.static(...): {e}") from None
+            stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
+                                             stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
         if isinstance(stmt, ast.For):
             check_for(stmt, env, kernel_src)
         static = static_arg(stmt, env)

@@ -150,10 +150,7 @@ def _kernel_types():
 def _tensor_internals():
     qd = _qd()
 
-    def _with_layout(ndarray, layout):
-        raise NotImplementedError("quadrants._tensor._with_layout (tagging an existing ndarray with a physical "
-                                  "layout, a Quadrants internal) is not provided by qdexplorer.lang; allocate "
-                                  "with qd.tensor(..., layout=...)")
+    from qdexplorer.lang.tensor import _with_layout
 
     return {"_with_layout": _with_layout, "Tensor": qd.Tensor, "Backend": qd.Backend, "tensor": qd.tensor}
 

@@ -149,6 +149,10 @@ class ExprLowering(LoweringBase):
         return bool(v.value)
 
     def v_Subscript(self, node):
+        if isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name):
+            arr = self.value(node.value.value)
+            if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped and self.elem_shape(arr):
+                return self.clamped_component(arr, node)
         base = self.value(node.value)
         idx_node = node.slice
         if isinstance(base, ShapeTuple):
@@ -189,6 +193,34 @@ class ExprLowering(LoweringBase):
                 self.err(node, f"compile-time subscript failed: {e}")
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
 
+    def clamped_component(self, arr: ir.ArrayArg, node: ast.Subscript) -> ir.Expr:
+        """`x[i, j][k]` of a boundary="clamp" ndarray of vectors/matrices: the component index is
+        clamped into the element as well, as Quadrants clamps every axis of the access."""
+        assert isinstance(node.value, ast.Subscript)
+        outer = self.indices(arr, node.value.slice, partial=True)
+        shape = self.elem_shape(arr)
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(outer) + len(elts) != arr.ndim:
+            self.err(node, f"a {'x'.join(map(str, shape))} element of '{arr.name}' takes {len(shape)} "
+                           f"index(es), got {len(elts)}", QuadrantsIndexError)
+        # Quadrants clamps the element's flat (row-major) component index: m[2, 0] of a 2x2 is m[1, 1]
+        flat: ir.Expr = ir.Const(0, i32)
+        for e, n in zip(elts, shape):
+            x = cast(self.commit(self.value(e), e, like=i32), i32)
+            flat = ir.BinOp("+", ir.BinOp("*", flat, ir.Const(n, i32), i32), x, i32)
+        size = 1
+        for n in shape:
+            size *= n
+        lo = self.minmax_pair("max", flat, ir.Const(0, i32), node)
+        flat_var = self.new_local("comp", i32, self.minmax_pair("min", lo, ir.Const(size - 1, i32), node))
+        comps: list[ir.Expr] = []
+        rest = size
+        for n in shape:
+            rest //= n
+            comps.append(ir.BinOp("rmod", ir.BinOp("rdiv", ir.LocalRef(flat_var), ir.Const(rest, i32), i32),
+                                  ir.Const(n, i32), i32))
+        return ir.Load(arr, outer + tuple(comps), self.at(node))
+
     def element_vec(self, arr, idx) -> Vec:
         shape = self.elem_shape(arr)
         return Vec([ir.Load(arr, idx + tuple(ir.Const(c, i32) for c in comp))
@@ -220,6 +252,11 @@ class ExprLowering(LoweringBase):
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
             out.append(cast(x, i32))
+        if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped:  # boundary="clamp"
+            for k in range(min(user, len(out))):  # the array's own axes; element components stay as given
+                hi = ir.BinOp("-", ir.Shape(arr, k), ir.Const(1, i32), i32)
+                lo = self.minmax_pair("max", out[k], ir.Const(0, i32), idx_node)
+                out[k] = self.minmax_pair("min", lo, hi, idx_node)
         return tuple(out)
 
     # ---- operators

@@ -36,6 +36,7 @@ class KernelScope:
         # values are integers) for an f-string message, its values read back from `assertv__`
         self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
+        self.clamped: set[str] = set()  # ndarray arguments annotated boundary="clamp"
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
