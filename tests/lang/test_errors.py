@@ -293,3 +293,32 @@ def test_quadrants_syntax_errors_of_arguments_and_annotations():
 
     with pytest.raises(qd.QuadrantsSyntaxError, match="Cannot break in the outermost loop"):
         brk()
+
+
+def test_is_and_in_are_compile_time_only_and_static_sees_arrays():
+    """`is` / `in` outside qd.static are Quadrants' errors; inside it, an array or field argument is a
+    value (`qd.static(value is not None)` on a qd.Tensor argument)."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def is_(a: qd.template()):
+        a is None  # noqa: B015
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match='Operator "is" in Quadrants scope is not supported'):
+        is_(None)
+
+    @qd.kernel
+    def in_(a: qd.template()) -> qd.i32:
+        b = 0
+        if a in [qd.i32, qd.u32]:
+            b = 1
+        return b
+
+    with pytest.raises(qd.QuadrantsCompilationError, match='"In" is only supported inside `qd.static`.'):
+        in_(qd.i32)
+
+    @qd.kernel
+    def present(value: qd.Tensor) -> qd.i32:
+        return 1 if qd.static(value is not None) else 0
+
+    assert (present(None), present(qd.field(qd.i32, shape=(1,))), present(qd.ndarray(qd.i32, shape=(1,)))) == (0, 1, 1)

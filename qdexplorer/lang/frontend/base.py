@@ -134,6 +134,8 @@ class LoweringBase(ABC):
         for scope in self.frame.scopes:
             for k, v in scope.items():
                 seen = _static_view(v)
+                if isinstance(v, ir.ArrayArg):  # an array: the field itself where there is one (x.shape works)
+                    seen = self.kscope.field_objs.get(v.name, v)
                 if seen is not _UNKNOWN:
                     env[k] = seen
                 elif k in env:

@@ -384,6 +384,13 @@ class ExprLowering(LoweringBase):
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):
+        for op in node.ops:  # Python's identity and membership tests are compile-time only, as in Quadrants
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                self.err(node, f'Operator "{"is" if isinstance(op, ast.Is) else "is not"}" in Quadrants scope is not '
+                               f"supported. (write qd.static(a is None) for a compile-time test)", QuadrantsSyntaxError)
+            if isinstance(op, (ast.In, ast.NotIn)):
+                self.err(node, f'"{type(op).__name__}" is only supported inside `qd.static`. (write '
+                               f"qd.static(a in (...)) for a compile-time test)", QuadrantsSyntaxError)
         result: Any = None
         left = self.value(node.left)
         if isinstance(left, Py) and (not is_number(left) or any(type(op) not in CMPOPS for op in node.ops)):
