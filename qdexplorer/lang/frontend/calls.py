@@ -28,7 +28,7 @@ from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, default_types, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 _OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
@@ -145,7 +145,8 @@ class CallLowering(LoweringBase):
             return truthy(self.commit(v, node))
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
-            to = i32 if f is builtins.int else f32
+            ip, fp = default_types()  # int(x) / float(x): qd.init's default_ip / default_fp, as in Quadrants
+            to = ip if f is builtins.int else fp
             if isinstance(v, Vec):  # componentwise, as Quadrants' int(v) / float(v)
                 return Vec([Py(f(x.value)) if is_number(x) else cast(self.commit(x, node), to) for x in v.items],
                            v.shape)

@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, int_range, u1, promote
-from .values import BINOPS, CMPOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from .values import BINOPS, CMPOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -298,8 +298,8 @@ class ExprLowering(LoweringBase):
             if runtime_api.debug() and eb.dtype.kind == "i":
                 self.check_negative_exponent(cast(eb, dt), node)
             return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
-        if op in ("/", "**") and not dt.is_float:
-            dt = f64 if dt == i64 else f32
+        if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
+            dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
             self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
         if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do

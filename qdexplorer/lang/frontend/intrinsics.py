@@ -8,7 +8,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsTypeError
 from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
-from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
+from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
@@ -257,8 +257,8 @@ class IntrinsicLowering(LoweringBase):
         if (f.name in ROUNDING or f.name in REAL_ONLY) and not dt.is_float:
             self.err(node, f"'{f.name}' takes real inputs only, got {dt!r} (cast it: qd.{f.name}(qd.f32(x)))",
                      QuadrantsTypeError)
-        if f.name in FLOAT_ONLY_MATH and not dt.is_float:
-            dt = f64 if dt == i64 else f32
+        if f.name in FLOAT_ONLY_MATH and not dt.is_float:  # in qd.init's default_fp, as Quadrants
+            dt = f64 if dt == i64 else default_types()[1]
         if dt == f16:
             out_dt = out_dt or f16
             dt = f32
