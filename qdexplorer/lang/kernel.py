@@ -15,7 +15,7 @@ import numpy as np
 
 from . import array_arg_errors, autodiff, autodiff_fwd, ir, runtime_api
 from .array_arg_errors import ArgumentValueError
-from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError, QuadrantsSyntaxError
 from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
@@ -488,7 +488,15 @@ class BoundKernel:
         self.kernel, self.obj = kernel, obj
         self.__wrapped__ = kernel.fn
 
+    def _check_class(self):
+        cls = type(self.obj)
+        if not getattr(cls, "_qd_data_oriented", False):
+            raise QuadrantsSyntaxError(f"Please decorate class {cls.__name__} with @qd.data_oriented (its @qd.kernel "
+                                       f"method {self.kernel.name} takes the object as a compile-time value)",
+                                       self.kernel.file, self.kernel.line)
+
     def __call__(self, *args, **kwargs):
+        self._check_class()
         return self.kernel(self.obj, *args, **kwargs)
 
     @property

@@ -169,8 +169,14 @@ def _builder(ctx, parallel, index):
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     b = _builder(ctx, parallel=False, index=index)
+    bound: dict = {}  # the static-loop values the previous item saw: they end with their loop
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
+        scope = b.frames[0].scopes[-1]
+        for k, v in bound.items():
+            if k not in bind and scope.get(k) is v:  # `print(i)` after `for i in qd.static(...)`: undefined
+                del scope[k]
+        bound = {k: py_value(v) for k, v in bind.items()}
+        scope.update(bound)
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,

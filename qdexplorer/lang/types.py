@@ -85,7 +85,7 @@ def as_dtype(x) -> DType | None:
 
 def int_range(dt: DType) -> tuple[int, int]:
     """The values an integer dtype holds: every scalar argument is checked against it."""
-    if dt.kind == "u":
+    if dt.kind == "u" or dt.bits == 1:  # u1 holds 0 and 1
         return 0, (1 << dt.bits) - 1
     return -(1 << (dt.bits - 1)), (1 << (dt.bits - 1)) - 1
 

@@ -322,3 +322,54 @@ def test_is_and_in_are_compile_time_only_and_static_sees_arrays():
         return 1 if qd.static(value is not None) else 0
 
     assert (present(None), present(qd.field(qd.i32, shape=(1,))), present(qd.ndarray(qd.i32, shape=(1,)))) == (0, 1, 1)
+
+
+def test_more_quadrants_checks_and_messages():
+    """qd.init's unknown options, a kernel method of a class without @qd.data_oriented, a static loop's
+    variable after the loop, and a %-formatted assert message (Quadrants 1.3.3's behaviour)."""
+    with pytest.raises(KeyError, match="Unrecognized keyword argument"):
+        qd.init(arch=qd.cpu, foo_bar=233)
+    qd.init(arch=qd.cpu, debug=True)
+
+    class Plain:
+        @qd.kernel
+        def run(self):
+            pass
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Please decorate class Plain with @qd.data_oriented"):
+        Plain().run()
+
+    @qd.kernel
+    def after_static():
+        for i in qd.static(range(3)):
+            pass
+        print(i)  # noqa: F821
+
+    with pytest.raises(QdCompileError, match="name 'i' is not defined"):
+        after_static()
+    x = qd.field(qd.i32, shape=4)
+    x[2] = 42
+
+    @qd.kernel
+    def formatted():
+        for i in x:
+            assert x[i] == 0, "x[%d] got=%d (%.1f%%)" % (i, x[i], x[i] * 0.5)
+
+    with pytest.raises(AssertionError, match=r"x\[2\] got=42 \(21\.0%\)"):
+        formatted()
+
+
+def test_u1_scalar_arguments_run_on_the_cpu():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def f(t: qd.u1, k: qd.i32):
+        if t:
+            x[0] = k
+        else:
+            x[1] = k
+
+    f(True, 5)
+    f(False, 7)
+    assert x.to_numpy().tolist() == [5, 7]
