@@ -131,7 +131,8 @@ def _default_type(options: dict, key: str):
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
         raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
-    return dt
+    from . import types as T
+    return getattr(T, dt.name)  # the registered dtype itself, even for a copy (`is qd.f32` holds), as Quadrants
 
 
 def current_arch() -> Arch:

@@ -44,3 +44,16 @@ def test_solve_in_f64():
 
     solve()
     np.testing.assert_allclose(x.to_numpy(), [-11997.000000001322, 12000.000000001322], rtol=1e-13)
+
+
+def test_python_int_and_float_are_the_defaults_and_the_defaults_are_the_registered_dtypes():
+    import copy
+    from qdexplorer.lang import runtime_api
+
+    @qd.kernel
+    def func(x: float, y: float) -> int:
+        return qd.cast(x, int) * int(y)
+
+    assert func(23.3, 4.6) == 92 and func(1000000000, 233) == 233000000000  # i64, as Quadrants
+    qd.init(arch=qd.cpu, default_fp=copy.deepcopy(qd.f32), default_ip=copy.deepcopy(qd.i32))
+    assert runtime_api._config["default_fp"] is qd.f32 and runtime_api._config["default_ip"] is qd.i32
