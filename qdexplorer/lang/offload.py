@@ -190,7 +190,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container = _loop_ranges(b, src, node.iter, node)
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
@@ -227,7 +227,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     return _finish(t, args, kscope, src, [node])
 
 
-def _loop_ranges(b, src, it):
+def _loop_ranges(b, src, it, loop=None):
     """(ranges, grouped, container) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
     the SNode whose active cells a struct-for visits (None: every index)."""
@@ -244,7 +244,8 @@ def _loop_ranges(b, src, it):
             return ranges, True, container
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
-                raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
+                b.err(loop or it, f"Range should have 1 or 2 arguments, found {len(it.args) + len(it.keywords)} "
+                                  f"(a parallel range() takes (end) or (begin, end); steps are not supported)")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
             return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None
         if isinstance(fn, Py) and fn.value is I.ndrange:

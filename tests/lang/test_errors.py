@@ -87,7 +87,8 @@ def test_error_points_at_column(tmp_path):
         load_project(f).kernels["bad"].tasks()
     line = f.read_text().splitlines()[ei.value.line - 1]
     assert line[ei.value.col:].startswith("nope")
-    assert str(ei.value).splitlines()[-1].strip() == "^"
+    lines = str(ei.value).splitlines()  # Quadrants' form: the line, carets under the name, the message
+    assert lines[-2].strip() == "^^^^" and lines[-3][lines[-2].index("^"):].startswith("nope")
 
 
 def test_loop_locals_do_not_cross_tasks(cpu):
@@ -373,3 +374,44 @@ def test_u1_scalar_arguments_run_on_the_cpu():
     f(True, 5)
     f(False, 7)
     assert x.to_numpy().tolist() == [5, 7]
+
+
+@qd.func
+def _inner_undefined():
+    t()  # noqa: F821
+
+
+@qd.func
+def _outer_calls_inner():
+    _inner_undefined()
+
+
+def test_errors_carry_quadrants_position_text_through_funcs():
+    """After the file:line:col line, Quadrants' form: one `File "...", line N, in f:` block per function
+    the kernel went through (the call, then the failing node, with carets), then the message; an undefined
+    name is a QuadrantsNameError."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def k():
+        _outer_calls_inner()
+
+    with pytest.raises(qd.QuadrantsNameError) as e:
+        k()
+    text = str(e.value)
+    assert re.match(r".*test_errors\.py:\d+:\d+: error: name 't' is not defined", text.splitlines()[0])
+    blocks = re.findall(r'File "[^"]*test_errors\.py", line \d+, in (\w+):\n(.*)\n( *\^+)\n', text)
+    assert [(f, src.strip(), len(car.strip())) for f, src, car in blocks] == [
+        ("k", "_outer_calls_inner()", len("_outer_calls_inner()")),
+        ("_outer_calls_inner", "_inner_undefined()", len("_inner_undefined()")),
+        ("_inner_undefined", "t()  # noqa: F821", 1)]
+    assert text.endswith("name 't' is not defined (not an argument, a local or a global of this function)")
+
+    @qd.kernel
+    def stepped():
+        for i in range(1, 2, 3):
+            pass
+
+    with pytest.raises(QdCompileError, match=r"for i in range\(1, 2, 3\):\n +\^{24}\nRange should have 1 or 2 "
+                                             r"arguments, found 3"):
+        stepped()
