@@ -415,3 +415,15 @@ def test_errors_carry_quadrants_position_text_through_funcs():
     with pytest.raises(QdCompileError, match=r"for i in range\(1, 2, 3\):\n +\^{24}\nRange should have 1 or 2 "
                                              r"arguments, found 3"):
         stepped()
+
+
+def test_starred_vectors_in_calls():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def lo() -> qd.i32:
+        a = qd.Vector([4, 2, 3])
+        b = qd.Vector([5, 1, 6])
+        return qd.min(*a, *b) * 10 + max(*b)
+
+    assert lo() == 16

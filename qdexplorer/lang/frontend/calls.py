@@ -66,6 +66,8 @@ class CallLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers `ast.Call` expressions."""
 
     def v_Call(self, node):
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            node = self.expand_starred(node)
         fn = self.value(node.func)
         if not isinstance(fn, Py):
             self.err(node, "only qd functions, @qd.func functions and builtins can be called in a kernel")
@@ -216,6 +218,23 @@ class CallLowering(LoweringBase):
             if not lo <= value <= hi:
                 self.err(node, f"Integer literal {value} exceeded the range of specified dtype: {dt.name}",
                          QuadrantsTypeError)
+
+    def expand_starred(self, node: ast.Call) -> ast.Call:
+        """`qd.min(*a, *b)` of vectors (or compile-time tuples) named by a variable: each component
+        becomes an argument (`a[0], a[1], ...`), as Python's unpacking gives them."""
+        args: list = []
+        for a in node.args:
+            if not (isinstance(a, ast.Starred) and isinstance(a.value, (ast.Name, ast.Attribute))):
+                args.append(a)
+                continue
+            v = self.value(a.value)
+            n = len(v.items) if isinstance(v, Vec) and len(v.shape) == 1 else \
+                len(v.value) if isinstance(v, Py) and isinstance(v.value, (tuple, list)) else None
+            if n is None:
+                self.err(a, "*unpacking in a kernel call takes a vector or a compile-time tuple")
+            args += [ast.copy_location(ast.Subscript(a.value, ast.copy_location(ast.Constant(k), a), ast.Load()), a)
+                     for k in range(n)]
+        return ast.copy_location(ast.Call(node.func, args, node.keywords), node)
 
     def static_call_args(self, node) -> tuple | None:
         """(args, kwargs) of a call whose arguments are all known at compile time, else None."""
