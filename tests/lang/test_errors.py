@@ -427,3 +427,15 @@ def test_starred_vectors_in_calls():
         return qd.min(*a, *b) * 10 + max(*b)
 
     assert lo() == 16
+
+
+def test_static_assert_of_a_kernel_variable_is_quadrants_type_error():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def foo():
+        value = False
+        qd.static_assert(value, "Oh, no!")
+
+    with pytest.raises(qd.QuadrantsTypeError, match="Static assert with non-static condition"):
+        foo()

@@ -155,6 +155,11 @@ class IntrinsicLowering(LoweringBase):
         compile-time `qd.static_assert` / `qd.static_print`, `qd.one(x)`, and C-style
         `qd.raw_div` / `qd.raw_mod` (truncating, the remainder takes the dividend's sign)."""
         if f.kind == "static_assert":
+            if node.args and isinstance(node.args[0], ast.Name) and isinstance(
+                    self.value(node.args[0]), (ir.Expr, ir.Local)) and not isinstance(self.value(node.args[0]), ir.Const):
+                self.err(node.args[0], f"Static assert with non-static condition: '{node.args[0].id}' is a kernel "
+                                       f"variable (known only at run time); test it with an assert, or use a "
+                                       f"compile-time value", QuadrantsTypeError)
             args = [self.eval_static(a) for a in node.args]
             if not args[0]:
                 self.err(node, str(args[1]) if len(args) > 1 else "qd.static_assert failed")
