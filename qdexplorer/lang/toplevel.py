@@ -7,7 +7,10 @@ import ast
 
 from . import intrinsics as I
 from .errors import QuadrantsSyntaxError
+from .graph_api import construct as graph_construct, warn_if_deprecated
 from .source import flat_env
+
+_GRAPH_BLOCKS = ("parallel_context", "parallel")  # qd.graph's `with` blocks: their loops stay top-level tasks
 
 
 def loop_config_call(stmt, env):
@@ -53,6 +56,11 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
         raise err("'with ... as ...' is not supported in Quadrants kernels")
     if not isinstance(item.context_expr, ast.Call):
         raise err("'with' in Quadrants kernels requires a call expression")
+    which = graph_construct(item.context_expr, env)
+    if which in _GRAPH_BLOCKS:
+        if not in_kernel:
+            raise err(f"qd.graph.{which}() can only be used inside @qd.kernel, not @qd.func")
+        return
     if not _is_stream_parallel(stmt, env):
         raise err("'with' in Quadrants kernels only supports qd.stream_parallel() here (qd.checkpoint(), "
                   "qd.graph.parallel_context() and qd.graph.parallel() build CUDA graphs, which qdexplorer does not)")
@@ -68,8 +76,14 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
     for stmt in body:
         if unrolling and isinstance(stmt, ast.Break):
             return out, True
-        if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
-            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+        if _is_stream_parallel(stmt, env) or (isinstance(stmt, ast.With) and len(stmt.items) == 1 and
+                                              graph_construct(stmt.items[0].context_expr, env) in _GRAPH_BLOCKS):
+            # `with qd.stream_parallel():` / `qd.graph.parallel_context()` / `qd.graph.parallel()`: the
+            # loops inside stay top-level tasks, run one after the other
+            if not _is_stream_parallel(stmt, env):
+                c = stmt.items[0].context_expr
+                warn_if_deprecated(c.func, graph_construct(c, env))
+            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)
             out += sub
             if broke:
                 return out, True

@@ -10,6 +10,7 @@ import builtins
 from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsSyntaxError
+from ..graph_api import construct as graph_construct, warn_if_deprecated
 from ..toplevel import check_for
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
@@ -21,7 +22,9 @@ class LoopLowering(LoweringBase):
 
     def s_While(self, node):
         if node.orelse:
-            self.err(node, "while/else is not supported in kernels")
+            self.err(node, "'else' clause for 'while' not supported in Quadrants kernels", QuadrantsSyntaxError)
+        if graph_construct(node.test, self.frame.env) == "do_while":
+            return self.graph_do_while(node)
         self.out.append([])
         cond = truthy(self.commit(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
@@ -169,6 +172,28 @@ class LoopLowering(LoweringBase):
         finally:
             self.frame.loop_depth, self.frame.unroll_block = depth, unroll
             self.frame.static_nesting = static_nesting
+
+    def graph_do_while(self, node):
+        """`while qd.graph.do_while(flag):` the body, then again while `flag[()]` (a 0-d integer ndarray)
+        is non-zero: Quadrants' do-while, its host-side form (lang/graph.py)."""
+        warn_if_deprecated(node.test.func, "do_while")
+        if len(node.test.args) != 1 or node.test.keywords:
+            self.err(node.test, "qd.graph.do_while(flag) takes one argument, a 0-d qd.i32 ndarray")
+        flag = self.value(node.test.args[0])
+        if not isinstance(flag, ir.ArrayArg) or not flag.dtype.is_int:
+            self.err(node.test.args[0], "qd.graph.do_while(flag) takes a 0-d integer ndarray (qd.ndarray(qd.i32, "
+                                        "shape=())) that the loop body updates")
+        saved_depth = self.frame.loop_depth
+        self.frame.loop_depth = max(saved_depth, 0) + 1
+        self.runtime_nesting += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.frame.loop_depth = saved_depth
+            self.runtime_nesting -= 1
+        zero = (ir.Const(0, i32),) * max(flag.ndim, 1)
+        done = ir.Compare("==", ir.Load(flag, zero), ir.Const(0, flag.dtype), u1)
+        self.emit(ir.Loop(body + [ir.If(done, [ir.Break()], [])]))
 
     def s_Break(self, node):
         self.loop_jump(node, ir.Break(), "break")
