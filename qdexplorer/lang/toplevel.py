@@ -82,7 +82,9 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             # loops inside stay top-level tasks, run one after the other
             if not _is_stream_parallel(stmt, env):
                 c = stmt.items[0].context_expr
-                warn_if_deprecated(c.func, graph_construct(c, env))
+                which = graph_construct(c, env)
+                if isinstance(c, ast.Call) and which:
+                    warn_if_deprecated(c.func, which)
             sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)
             out += sub
             if broke:
