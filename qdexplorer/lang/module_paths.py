@@ -104,6 +104,11 @@ def _graph_api():
     return {k: getattr(graph_api, k) for k in ("matches", "is_deprecated_spelling", "warn_if_deprecated")}
 
 
+def _ndrange():
+    from .intrinsics import ndrange
+    return {"_Ndrange": ndrange, "ndrange": ndrange}
+
+
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)
 PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.lang.ast": dict,
@@ -115,6 +120,7 @@ PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.types.annotations": _annotations,
     "quadrants.types.enums": _enums,
     "quadrants.lang.ops": _ops,
+    "quadrants.lang._ndrange": _ndrange,
 }
 
 # Quadrants module path -> the module of this package that is it (imported as itself, not copied)
