@@ -17,13 +17,14 @@ from . import adstack_retry, array_arg_errors, autodiff, autodiff_fwd, autodiff_
 from .arg_binding import bind_arguments
 from .array_arg_errors import ArgumentValueError
 from .caller import caller
-from .errors import QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from .errors import (QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError,
+                     QuadrantsSyntaxError)
 from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
-from .func import Func, KernelBase, func, read_annotations
+from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
@@ -51,6 +52,7 @@ class Kernel(KernelBase):
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
     def __init__(self, fn, fast_math: bool | None = None):
+        check_annotations(fn, "kernel")
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -563,7 +565,15 @@ class BoundKernel:
         self.kernel, self.obj = kernel, obj
         self.__wrapped__ = kernel.fn
 
+    def _check_class(self):
+        cls = type(self.obj)
+        if not getattr(cls, "_qd_data_oriented", False):
+            raise QuadrantsSyntaxError(f"Please decorate class {cls.__name__} with @qd.data_oriented (its @qd.kernel "
+                                       f"method {self.kernel.name} takes the object as a compile-time value)",
+                                       self.kernel.file, self.kernel.line)
+
     def __call__(self, *args, **kwargs):
+        self._check_class()
         return self.kernel(self.obj, *args, **kwargs)
 
     @property
