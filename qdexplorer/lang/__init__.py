@@ -42,7 +42,7 @@ from .intrinsics import activate, append, deactivate, is_active, length, rescale
 from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast, clock_counter  # noqa: F401
 from .clock import clock_freq_hz  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
-                         raw_mod, static_assert, static_print, volatile_load)
+                         raw_mod, static_assert, static_print, stop_grad, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
                        is_logging_effective, pure, set_logging_level, DeviceCapability, Format, get_addr)

@@ -36,7 +36,6 @@ REFUSED: dict[str, str] = {
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
-    "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
 }
 
 _FIELDS = ("field", "vector_field", "matrix_field", "struct_field")

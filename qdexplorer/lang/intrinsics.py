@@ -224,6 +224,7 @@ volatile_load = Intrinsic("volatile_load", "hint", _first)
 block_local = Intrinsic("block_local", "hint", lambda *a: None)
 cache_read_only = Intrinsic("cache_read_only", "hint", lambda *a: None)
 no_activate = Intrinsic("no_activate", "hint", lambda *a: None)
+stop_grad = Intrinsic("stop_grad", "stop_grad", lambda *a: None)  # no gradient into a field from this task
 
 
 def _static_assert(cond, msg=None):

@@ -302,6 +302,7 @@ class Task:
     implicit: tuple = ()   # ImplicitArray params of this task, which the kernel's caller supplies
     fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
     may_alias: frozenset = frozenset()  # array params that may share memory (one field, two template params)
+    stop_grad: frozenset = frozenset()  # arrays `qd.stop_grad(x)` named in this task: no gradient flows into them
 
     @property
     def has_calls(self) -> bool:

@@ -13,7 +13,7 @@ import inspect
 
 import numpy as np
 
-from . import array_arg_errors, autodiff, autodiff_fwd, ir, runtime_api
+from . import array_arg_errors, autodiff, autodiff_fwd, autodiff_validation, ir, runtime_api
 from .arg_binding import bind_arguments
 from .array_arg_errors import ArgumentValueError
 from .caller import caller
@@ -349,16 +349,28 @@ class Kernel(KernelBase):
         """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""
         return self if obj is None else BoundKernel(self, obj)
 
+    autodiff_mode = 0  # Quadrants' AutodiffMode: NONE, or VALIDATION while a Tape(validation=True) records it
+
     def __call__(self, *args, **kwargs):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
             return self.fwd(*args, **kwargs)
+        autodiff.prepare(self)  # inside `qd.ad.Tape(validation=True)`: the validating twin runs
+        target = self.validating if self.autodiff_mode == VALIDATION and runtime_api.debug() else self
         try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
+            full = runtime_api.call_kernel(target, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
-        return self.result(full)
+        return target.result(full)
+
+    @property
+    def validating(self) -> "ValidationKernel":
+        """The twin that checks Quadrants' global data access rule (`qd.ad.Tape(validation=True)`)."""
+        v = self.__dict__.get("_validation_kernel")
+        if v is None:
+            v = self.__dict__["_validation_kernel"] = ValidationKernel(self)
+        return v
 
     @property
     def fwd(self) -> "DualKernel":
@@ -412,7 +424,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size())
+        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size(), runtime_api.ad_stack_adaptive())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -421,7 +433,10 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
+            if reads_grads:
+                types = self.primal.arg_types()
+                autodiff.check_no_grad_of_grad(primal, [a for a in arg_grads if isinstance(types.get(a), NdarrayType)])
+            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2], key[3])
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
@@ -470,6 +485,42 @@ class DualKernel(Kernel):
         except QdCompileError as e:
             raise e.with_traceback(None) from None
         return self.result(full)
+
+
+class ValidationKernel(Kernel):
+    """`k` recorded by `qd.ad.Tape(validation=True)` in debug mode: its tasks also check the global
+    data access rule (lang/autodiff_validation.py); a violation raises when the call returns."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.validation"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+        self.checked: dict = {}  # task key -> the checked fields' names
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        primal = self.primal.tasks(spec, memo)
+        key = (spec, runtime_api.debug(), tuple(sorted({int(a.key) for t in primal for a in t.implicit
+                                                         if a.role == "field" and _field_grad(int(a.key)) is not None})))
+        if key not in self._tasks:
+            self._tasks[key], self.checked[key[0]] = autodiff_validation.validation_tasks(
+                self.name, primal, Field.by_uid)
+        self.names = self.checked[key[0]]
+        self.assert_sites = self.primal.assert_sites
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def result(self, args: dict):
+        msg = autodiff_validation.violation_message(self.primal.name, getattr(self, "names", []),
+                                                    args.get(autodiff_validation.GDAR_FLAG))
+        if msg is not None:
+            raise QuadrantsAssertionError(msg)
+        return super().result(args)
+
+
+VALIDATION = 1  # AutodiffMode.VALIDATION
 
 
 def _field_dual(uid: int):

@@ -185,7 +185,7 @@ def _serial_task(ctx, items, index) -> ir.Task:
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
-                _lines(src, stmts), shared=b.shared)
+                _lines(src, stmts), shared=b.shared, stop_grad=frozenset(b.stop_grad))
     return _finish(t, args, kscope, src, stmts)
 
 
@@ -235,7 +235,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     t = ir.Task(_task_name(prefix, index, "range_for", name), kernel.name, index, "range_for",
                 b.out[0], src.file, _lines(src, [node]), loop_name=name, loop_vars=loop_vars,
                 ranges=ranges, block_dim=config.get("block_dim"), serialize=bool(config.get("serialize")),
-                shared=b.shared)
+                shared=b.shared, stop_grad=frozenset(b.stop_grad))
     return _finish(t, args, kscope, src, [node])
 
 

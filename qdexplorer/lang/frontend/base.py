@@ -50,6 +50,7 @@ class LoweringBase(ABC):
     runtime_nesting: int
     out: list[list[ir.Stmt]]  # the blocks being filled, innermost last
     shared: list[ir.SharedArray]
+    stop_grad: set
     counter: itertools.count
     block_features_ok: bool
     inline_stack: list[Func]

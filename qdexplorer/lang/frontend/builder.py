@@ -47,6 +47,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, RealFuncCalls, 
         self.runtime_nesting = 0  # runtime for/while/if bodies around the statement being lowered
         self.out = [[]]
         self.shared = []
+        self.stop_grad: set = set()  # fields `qd.stop_grad(x)` named: no gradient flows into them from this task
         self.counter = itertools.count()
         self.block_features_ok = True
         self.inline_stack = []

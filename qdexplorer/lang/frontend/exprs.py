@@ -295,9 +295,15 @@ class ExprLowering(LoweringBase):
         if empty and user <= 1:
             return (ir.Const(0, i32),)  # x[None] / x[()]: a 0-d field or ndarray, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
-        vals = []
+        vals: list = []
         for e in elts:
             v = self.value(e)
+            tup = v.value if isinstance(v, Py) and isinstance(v.value, tuple) else None
+            if isinstance(v, Seq) or tup is not None:  # `I = (i, j, k); x[I, b]`: its items spread
+                items: list = v.items if isinstance(v, Seq) else [py_value(x) for x in tup or ()]
+                for x in items:
+                    vals += [(y, e) for y in x.items] if isinstance(x, Vec) else [(x, e)]
+                continue
             vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
         if not vals and user <= 1 and arr.ndim <= 1:
             return (ir.Const(0, i32),)  # x[I] with I from qd.grouped(qd.ndrange()): the 0-d index
