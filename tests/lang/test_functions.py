@@ -280,3 +280,26 @@ def test_kernels_return_structs_and_tuples(cpu):
     assert element().a == 7
     with pytest.raises(qd.QuadrantsCompilationError, match="returns"):
         wrong()
+
+
+def test_real_func_methods_of_data_oriented_classes(cpu):
+    """`self` needs no annotation on a method; a recursive method is a real call with its object bound."""
+    @qd.data_oriented
+    class Grid:
+        def __init__(self, n):
+            self.val = qd.field(qd.i32, shape=n)
+
+        @qd.real_func
+        def depth_sum(self, i: qd.i32) -> qd.i32:
+            r = self.val[i]
+            if i > 0:
+                r += self.depth_sum(i - 1)
+            return r
+
+        @qd.kernel
+        def fill(self) -> qd.i32:
+            for i in self.val:
+                self.val[i] = i
+            return self.depth_sum(9)
+
+    assert Grid(10).fill() == 45

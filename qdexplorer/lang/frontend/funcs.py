@@ -27,7 +27,7 @@ class FuncInlining(LoweringBase):
         `@qd.data_oriented` object's (`Py(obj)`, `self.helper(i)`)."""
         if func in self.inline_stack:
             if func.is_real:  # recursion: a real call of an out-of-line function (real_funcs.py)
-                return self.outlined_call(func, node)
+                return self.outlined_call(func, node, () if self_value is None else (self_value,))
             self.err(node, f"recursive call of @qd.func '{func.name}' is not supported (make it a "
                            f"@qd.real_func, which may call itself)")
         if getattr(func, "requires_top_level", False) and (self.in_parallel or self.runtime_nesting):
