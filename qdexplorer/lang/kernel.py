@@ -27,6 +27,7 @@ from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
+from .return_values import is_compound, rebuild
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template_spec
@@ -336,10 +337,12 @@ class Kernel(KernelBase):
                 f"holds ({getattr(self, 'stack_size', runtime_api.ad_stack_size)()} per loop-carried variable of a "
                 f"dynamic loop); the gradients "
                 f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
+        ann = self.return_type
+        if is_compound(ann):  # a struct or tuple: rebuilt from one array per leaf
+            return rebuild(ann, args)
         if "ret__" not in args:
             return None
         r = args["ret__"]
-        ann = self.return_type
         if as_dtype(ann) is not None:
             x = r[0].item()
             return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
