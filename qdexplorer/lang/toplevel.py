@@ -3,9 +3,12 @@ grouped into tasks (one per top-level loop, one per run of other statements), `q
 read, and the kernel-scope locals found that must outlive a task."""
 from __future__ import annotations
 
+from .errors import QdCompileError
+
 import ast
 
 from . import intrinsics as I
+from .errors import QuadrantsSyntaxError
 from .source import flat_env
 
 
@@ -21,39 +24,93 @@ def loop_config_call(stmt, env):
     return None
 
 
-def expand(body, env, kernel_src, bind=None) -> list:
+def expand(body, env, kernel_src, bind=None, graph: bool = False) -> list:
     """The kernel's top-level statements as (stmt, static bindings): a top-level `qd.static` for
     unrolls into one copy of its body per item, and `if qd.static(c):` keeps one branch, as in
     Quadrants, so their loops still become tasks. A `break` reached while unrolling (`if
-    qd.static(i == 2): break`) ends the unrolling there."""
+    qd.static(i == 2): break`) ends the unrolling there. `with qd.stream_parallel():` blocks are
+    checked as Quadrants checks them (`graph`: the kernel is `@qd.kernel(graph=True)`)."""
+    parallel = [s for s in body if isinstance(s, ast.With) and _is_stream_parallel(s, env)]
+    for s in body:
+        if isinstance(s, ast.With):
+            check_with(s, env, kernel_src, in_kernel=True, graph=graph)
+    if parallel:
+        for i, s in enumerate(body):
+            if not (isinstance(s, ast.With) and _is_stream_parallel(s, env)):
+                raise kernel_src.error(s, "When using qd.stream_parallel(), all top-level statements in the kernel "
+                                          "must be 'with qd.stream_parallel():' blocks. Move non-parallel code to a "
+                                          f"separate kernel. [stmt {i}: {type(s).__name__}]", QuadrantsSyntaxError)
     return _expand(body, env, kernel_src, dict(bind or {}), False)[0]
 
 
-def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, bool]:
+def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -> None:
+    """Quadrants' rules for `with` in kernels and funcs: one context manager, no `as`, a call, and
+    only `qd.stream_parallel()` (at a kernel's top level, and not in a graph kernel)."""
+    def err(msg):
+        return src.error(stmt, msg, QuadrantsSyntaxError)
+    if len(stmt.items) != 1:
+        raise err("'with' in Quadrants kernels only supports a single context manager")
+    item = stmt.items[0]
+    if item.optional_vars is not None:
+        raise err("'with ... as ...' is not supported in Quadrants kernels")
+    if not isinstance(item.context_expr, ast.Call):
+        raise err("'with' in Quadrants kernels requires a call expression")
+    if not _is_stream_parallel(stmt, env):
+        raise err("'with' in Quadrants kernels only supports qd.stream_parallel() here (qd.checkpoint(), "
+                  "qd.graph.parallel_context() and qd.graph.parallel() build CUDA graphs, which qdexplorer does not)")
+    if not in_kernel:
+        raise err("qd.stream_parallel() can only be used inside @qd.kernel, not @qd.func")
+    if graph:
+        raise err("qd.stream_parallel() is not compatible with graph=True kernels. Streams and graphs cannot be "
+                  "combined; remove graph=True or the qd.stream_parallel() block.")
+
+
+def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, str]:
+    """(statements, stop): stop is "" (ran to the end), "break" / "continue" (reached while unrolling:
+    the unrolled loop ends / goes on with its next item) or "return" (a top-level `return`: nothing after it is part of the kernel,
+    as Quadrants stops building statements once the kernel has returned)."""
     out: list = []
     for stmt in body:
-        if unrolling and isinstance(stmt, ast.Break):
-            return out, True
+        if unrolling and isinstance(stmt, (ast.Break, ast.Continue)):
+            return out, "break" if isinstance(stmt, ast.Break) else "continue"
+        if isinstance(stmt, ast.Return):
+            out.append((stmt, bind))
+            return out, "return"
         if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
-            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+            sub, stop = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
+        if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.IfExp) and isinstance(stmt.iter.test, ast.Call) \
+                and static_arg(ast.Expr(stmt.iter.test), env) is not None:
+            # `for _ in range(1) if qd.static(c) else qd.static(range(1)):` the branch picked at compile
+            # time is the loop (a parallel one, or a static one unrolled here)
+            try:
+                code = compile(ast.Expression(stmt.iter.test.args[0]), "<qd.static>", "eval")
+                cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
+            except Exception as e:  # noqa: BLE001
+                raise kernel_src.error(stmt.iter.test, _static_failure(e)) from None
+            stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
+                                             stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
             try:
                 code = compile(ast.Expression(static), "<qd.static>", "eval")
                 items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
+            except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
+                raise kernel_src.error(static, e.message, type(e)) from None
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
             names = kernel_src.target_names(stmt.target, "static loop targets")
             for item in items:
                 vals = item if len(names) > 1 else (item,)
-                sub, broke = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
-                                     True)
+                sub, stop = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
+                                    True)
                 out += sub
-                if broke:
+                if stop == "return":
+                    return out, stop
+                if stop == "break":
                     break
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
@@ -61,14 +118,21 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
                 code = compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
-            sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
+                raise kernel_src.error(stmt.test, _static_failure(e)) from None
+            sub, stop = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         out.append((stmt, bind))
-    return out, False
+    return out, ""
+
+
+def _static_failure(e: Exception) -> str:
+    if isinstance(e, NameError):  # a kernel argument or a local: known only when the kernel runs
+        return (f"qd.static(...) arguments must be compile-time constants: {e} at compile time (a kernel "
+                f"argument or a runtime variable; use a qd.template() argument for a value known when compiling)")
+    return f"could not evaluate qd.static(...): {e}"
 
 
 def _is_stream_parallel(stmt, env) -> bool:

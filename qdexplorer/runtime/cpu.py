@@ -19,6 +19,7 @@ import numpy as np
 
 from .backend_api import Prepared
 from .debug import check_record, new_record
+from .host_symbols import unresolved
 from ..machine.launch_spec import LaunchSpec
 from ..machine.llvm_binding import llvm_binding
 from .launch import LaunchTiming
@@ -26,6 +27,7 @@ from .launch import LaunchTiming
 _CTYPES: dict[str, type[ctypes._SimpleCData[Any]]] = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
            "f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
            "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u64": ctypes.c_uint64,
+           "u1": ctypes.c_bool,  # an i1 argument: the callee reads its low bit
            "f16": ctypes.c_float}  # a host entry takes an f16 scalar as f32 (codegen/abi.py) and narrows it
 _lock = threading.Lock()
 # Fewer indices than this run on the calling thread: handing a chunk to a pool thread costs tens of
@@ -56,6 +58,11 @@ class CpuModules:
             raise RuntimeError(f"task {spec.task} takes a {odd[0]} scalar argument, which the CPU backend cannot "
                                f"pass; declare it qd.f32 and convert inside the kernel")
         llvm = self.llvm
+        missing = unresolved(code, llvm)
+        if missing:  # MCJIT would jump to address 0 at launch: a segfault instead of an error
+            raise RuntimeError(f"task {spec.task}: its host code calls {', '.join(missing)}, which this process "
+                               f"does not provide (a compiler runtime helper for an operation this CPU has no "
+                               f"instruction for); please report the kernel")
         with _lock:
             target = llvm.Target.from_default_triple()
             tm = target.create_target_machine()

@@ -28,12 +28,15 @@ class KernelScope:
         self.field_objs: dict[str, Field] = {}  # array name → the field it is (SNode trees, x.fill, x.parent())
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
+        self.view_arrays: dict[str, ir.ArrayArg] = {}  # kernel-scope BufferView local → its array (offset
+        # and size live in the global temporaries "<name>.offset" and "<name>.size")
         self.ret: ir.ArrayArg | None = None
         self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
         # message of each debug-mode assert, numbered from 1: a string, or (format string, which of its
         # values are integers) for an f-string message, its values read back from `assertv__`
         self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
+        self.clamped: set[str] = set()  # ndarray arguments annotated boundary="clamp"
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))

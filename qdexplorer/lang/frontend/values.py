@@ -74,6 +74,59 @@ class StructVal:
 
 
 @dataclass
+class UnpackedRef:
+    """`obj.r` of a struct whose `r` is declared `qd.types.vector(n, dt, unpacked=True)`: only
+    indexable, with a compile-time index, as `obj._r{i}` (Quadrants' rule)."""
+    struct: StructVal
+    group: str
+    count: int
+
+
+@dataclass
+class BufView:
+    """A `qd.BufferView` inside a kernel: elements [offset, offset + size) of a 1-D array. `offset`
+    and `size` are i32 expressions (a kernel argument's `v__offset`/`v__size`, or computed)."""
+    array: ir.ArrayArg
+    offset: ir.Expr
+    size: ir.Expr
+
+
+@dataclass
+class ViewMethod:
+    """`v.subview` before it is called."""
+    view: BufView
+    name: str
+
+
+class KDict:
+    """A dict built in a kernel (`{"a": x, "b": y}`, `{k: v for ...}`): compile-time keys (a
+    kernel value as a key is that value, by identity, as Quadrants' Expr keys are) to values held
+    in locals. `d[k]` takes a compile-time key; `keys()`, `values()`, `items()` and `len(d)` work."""
+
+    def __init__(self, entries: dict):
+        self.entries = entries
+
+    def keys(self) -> list:
+        return [py_value(k) if not isinstance(k, _Key) else k.value for k in self.entries]
+
+    def values(self) -> list:
+        return list(self.entries.values())
+
+    def items(self) -> list:
+        return [[k, v] for k, v in zip(self.keys(), self.values())]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+class _Key:
+    """A kernel value used as a dict key: equal only to itself."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+@dataclass
 class BoundMethod:
     """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
     func: Func
@@ -127,7 +180,12 @@ def represent(value, dt: DType):
     """The value a constant of type `dt` holds: rounded to its float width, an integer wrapped to its
     width (`qd.cast(300, qd.u8)` is 44) and a float truncated toward zero first."""
     if dt.is_float:
-        r = float(np.array(float(value), dtype=np.float64).astype(dt.numpy))
+        wide = np.array(float(value), dtype=np.float64)
+        if dt.bits == 16:  # Quadrants rounds to f16 through f32 (twice), in kernels and in its constants
+            with np.errstate(over="ignore"):
+                wide = wide.astype(np.float32)
+        with np.errstate(over="ignore"):  # beyond the type's range is inf, as in Quadrants
+            r = float(wide.astype(dt.numpy))
         if dt.bits >= 32 and r != 0.0 and abs(r) < np.finfo(dt.numpy).tiny:
             return math.copysign(0.0, r)  # Quadrants flushes subnormal constants to zero (test_fp_flush_to_zero)
         return r
