@@ -8,7 +8,7 @@ from __future__ import annotations
 from llvmlite import ir as L
 
 from ..lang import ir
-from .abi import I1, I32, I64, SHARED_PTR, lltype
+from .abi import I1, I32, I64, PTR, SHARED_PTR, lltype
 from .errors import CodegenError
 from .emitter_base import EmitterBase
 
@@ -31,6 +31,14 @@ class ExpressionEmitter(EmitterBase):
             g = self.shared[arr.name]
             p = b.gep(g, [I32(0), lin], inbounds=True, source_etype=g.value_type)
             p.type = SHARED_PTR  # llvmlite keeps the array's typed pointer; the element pointer is opaque
+            return p
+        if isinstance(arr, ir.LocalArray):
+            slot = self.local_arrays.get(arr.name)
+            if slot is None:
+                slot = self.local_arrays[arr.name] = self.alloca_b.alloca(
+                    L.ArrayType(lltype(arr.dtype), arr.size), name=arr.name)
+            p = b.gep(slot, [I32(0), idx[0]], inbounds=True, source_etype=slot.allocated_type)
+            p.type = PTR  # as for shared arrays: the element pointer is opaque
             return p
         ptr, shape = self.arrays[arr.name]
         lin = idx[0]
@@ -125,7 +133,7 @@ class ExpressionEmitter(EmitterBase):
             if op == "/":
                 return self.fdiv(x, y, dt)  # div.approx under fast math
             if op in ("+", "-", "*"):
-                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y)
+                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y, flags=self.contract)
             if op == "//":
                 return self.float_intrinsic("llvm.floor", dt, [b.fdiv(x, y)])
             if op == "%":

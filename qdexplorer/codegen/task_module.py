@@ -17,6 +17,7 @@ from llvmlite import ir as L
 from ..lang import ir
 from .line_info import LineInfo
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
+from .calls import CallEmitter
 from .debug_checks import DebugChecks
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
@@ -67,13 +68,16 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
 
 
 class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter,
-                   MathEmitter, DebugChecks):
+                   MathEmitter, DebugChecks, CallEmitter):
     """One task's module under construction: its builders, local slots and loop targets."""
 
     def __init__(self, task: ir.Task, opts: CodegenOptions):
         self.t, self.o = task, opts
         self.nv = opts.target == "nvptx"
         self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
+        # fast math lets a multiply feeding an add become one fma (nvcc --use_fast_math, Numba's fastmath);
+        # without the flag the NVPTX backend writes mul.rn/add.rn, which ptxas may not fuse either
+        self.contract = ("contract",) if self.fast else ()
         self.log: list[str] = []
         heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
         self.vector = coarsening(task, self.nv, opts.vector, heavy)
@@ -102,6 +106,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
         self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}
+        self.local_arrays: dict = {}
         for s in task.shared:
             n = 1
             for d in s.shape:

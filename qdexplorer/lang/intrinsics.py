@@ -25,8 +25,29 @@ class Intrinsic:
         return f"<qd intrinsic {self.name}>"
 
 
+def _is_array(x) -> bool:
+    """A Python-scope vector or matrix (qd.Vector, `x[i]` of a vector field, a NumPy array)."""
+    return hasattr(x, "__array__") and not isinstance(x, (int, float, bool))
+
+
+def _elementwise(py, ufunc):
+    """`py` on numbers; `ufunc` componentwise (a qd.Vector / qd.Matrix back) when an argument is a
+    vector or matrix, as Quadrants' Python-scope `qd.cos(v)`, `qd.max(4, v)` compute."""
+    def call(*args, **kwargs):
+        if any(_is_array(a) for a in args):
+            import numpy as np
+            from .host_matrix import host
+            return host(ufunc(*(np.asarray(a) for a in args)))
+        return py(*args, **kwargs)
+    return call
+
+
 def _math(name, py, nargs=1):
-    return Intrinsic(name, "math", py, nargs)
+    import numpy as np
+    ufunc = {"rsqrt": lambda x: 1.0 / np.sqrt(x), "atan2": np.arctan2, "asin": np.arcsin, "acos": np.arccos,
+             "atan": np.arctan, "pow": np.power, "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)
+             }.get(name) or getattr(np, name)
+    return Intrinsic(name, "math", _elementwise(py, ufunc), nargs)
 
 
 # math: names as in Quadrants' qd.math (and their top-level aliases)
@@ -53,9 +74,9 @@ clz = Intrinsic("clz", "bits")
 ffs = Intrinsic("ffs", "bits")
 
 # builtins-like helpers
-min = Intrinsic("min", "minmax", _b.min)  # noqa: A001
-max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
-abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
+min = Intrinsic("min", "minmax", _elementwise(_b.min, lambda *a: _reduce_np("minimum", a)))  # noqa: A001
+max = Intrinsic("max", "minmax", _elementwise(_b.max, lambda *a: _reduce_np("maximum", a)))  # noqa: A001
+abs = Intrinsic("abs", "abs", _elementwise(_b.abs, lambda a: a.__abs__()))  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
 zero = Intrinsic("zero", "zero", lambda x: x * 0)  # qd.zero(x): zeros of x's type and shape
@@ -64,7 +85,8 @@ bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on 
 # random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
 random = Intrinsic("random", "random")
 randn = Intrinsic("randn", "random")
-select = Intrinsic("select", "select", lambda c, a, b: a if c else b)  # both sides evaluated
+select = Intrinsic("select", "select", _elementwise(lambda c, a, b: a if c else b,  # both sides evaluated
+                                                   lambda c, a, b: __import__("numpy").where(c != 0, a, b)))
 static = Intrinsic("static", "static", lambda x, *a: x)
 
 # SNode cells (snode.py, frontend/sparse.py): kernels only, as in Quadrants
@@ -90,18 +112,73 @@ clock_counter = Intrinsic("clock_counter", "clock")       # a cycle counter read
 bit_cast = Intrinsic("bit_cast", "bit_cast")               # (x, dtype): the same bits as dtype
 
 
+def _reduce_np(name: str, args):
+    import functools
+    import numpy as np
+    return functools.reduce(getattr(np, name), args)
+
+
 def loop_config(block_dim=None, serialize=False, name=None, parallelize=None, **unused):
     """Configure the next top-level loop; a no-op outside kernels (Quadrants' signature)."""
 
 
 class ndrange:
-    """`for i, j in qd.ndrange(n, (a, b))`: one flattened parallel task; iterable in Python too."""
+    """`for i, j in qd.ndrange(n, (a, b))`: one flattened parallel task; iterable in Python too.
 
-    def __init__(self, *dims):
-        self.dims = [(0, d) if isinstance(d, int) else tuple(d) for d in dims]
+    `axes=` (a permutation of the dimensions) changes only the order the indices are visited in:
+    `axes[0]` is the outermost (slowest) one, the last the innermost; the loop variables stay the
+    canonical indices. `axes` reads None for no permutation, as in Quadrants."""
+
+    def __init__(self, *dims, axes=None):
+        from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+        self.dims = []
+        for d in dims:
+            pair = (0, d) if not isinstance(d, (tuple, list)) else tuple(d)
+            if len(pair) != 2:
+                raise QuadrantsSyntaxError("Every argument of ndrange should be a scalar or a tuple/list like "
+                                           "(begin, end)")
+            if not all(hasattr(x, "__index__") and not isinstance(x, bool) for x in pair):
+                raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list "
+                                         "of (int, int)")
+            self.dims.append((int(pair[0]), max(int(pair[0]), int(pair[1]))))
+        self.axes = ndrange_axes(axes, len(self.dims))
+
+    def order(self) -> tuple:
+        """The dimensions from outermost to innermost."""
+        return self.axes or tuple(range(len(self.dims)))
 
     def __iter__(self):
-        return iter(_it.product(*[range(a, b) for a, b in self.dims]))
+        order = self.order()
+        for phys in _it.product(*[range(*self.dims[a]) for a in order]):
+            canonical = [0] * len(order)
+            for p, a in enumerate(order):
+                canonical[a] = phys[p]
+            yield tuple(canonical)
+
+    def grouped(self):
+        """Quadrants' `_Ndrange.grouped()`: each index as a vector, in the same order."""
+        from . import host_matrix as H
+        import numpy as np
+        return (H.host(np.array(ix, dtype=np.int32)) for ix in self)
+
+
+def ndrange_axes(axes, n: int) -> tuple | None:
+    """`qd.ndrange(..., axes=)` checked as Quadrants checks it; None for no (or the identity) permutation."""
+    from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+    if axes is None:
+        return None
+    t = tuple(axes)
+    if len(t) != n:
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={t!r}) has {len(t)} entries but ndrange was called with {n} "
+                                   "dimension argument(s); they must match")
+    for e in t:
+        if isinstance(e, bool) or not isinstance(e, int) and not hasattr(e, "__index__"):
+            raise QuadrantsTypeError(f"qd.ndrange(axes={t!r}) entries must be Python ints; got "
+                                     f"{type(e).__name__} ({e!r})")
+    t = tuple(int(e) for e in t)
+    if sorted(t) != list(range(n)):
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={t!r}) is not a permutation of range({n})")
+    return None if t == tuple(range(n)) else t
 
 
 class GroupedIndex(tuple):
@@ -147,6 +224,7 @@ volatile_load = Intrinsic("volatile_load", "hint", _first)
 block_local = Intrinsic("block_local", "hint", lambda *a: None)
 cache_read_only = Intrinsic("cache_read_only", "hint", lambda *a: None)
 no_activate = Intrinsic("no_activate", "hint", lambda *a: None)
+stop_grad = Intrinsic("stop_grad", "stop_grad", lambda *a: None)  # no gradient into a field from this task
 
 
 def _static_assert(cond, msg=None):

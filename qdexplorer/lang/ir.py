@@ -49,6 +49,19 @@ class SharedArray:
 
 
 @dataclass(frozen=True)
+class LocalArray:
+    """Per-thread scratch of a fixed length (an entry-block alloca): reverse-mode autodiff's adstack,
+    where a dynamic loop's forward sweep keeps the values its reverse sweep needs (lang/autodiff.py)."""
+    name: str
+    dtype: DType
+    size: int
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+
+@dataclass(frozen=True)
 class Shape(Expr):
     array: ArrayArg
     axis: int
@@ -76,7 +89,7 @@ class LocalRef(Expr):
 
 @dataclass(frozen=True)
 class Load(Expr):
-    array: ArrayArg | SharedArray
+    array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     where: str = field(default="", compare=False)  # "file:line" of the access (debug-mode reports)
 
@@ -132,7 +145,7 @@ class MathCall(Expr):
 @dataclass(frozen=True)
 class AtomicRMW(Expr):
     op: str  # add sub min max
-    array: ArrayArg | SharedArray
+    array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     value: Expr
     where: str = field(default="", compare=False)
@@ -163,7 +176,7 @@ class Assign(Stmt):
 
 @dataclass
 class Store(Stmt):
-    array: ArrayArg | SharedArray
+    array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     value: Expr
     where: str = field(default="", compare=False)
@@ -192,6 +205,7 @@ class Loop(Stmt):
     """`while True:` with an explicit exit; `while cond` and `for` both lower to it."""
     body: list[Stmt]
     step: list[Stmt] = field(default_factory=list)  # run on `continue` and at the end of body
+    where: str = field(default="", compare=False)  # "file:line" of a `for ... in range(...)` (autodiff's errors)
 
 
 @dataclass
@@ -219,6 +233,26 @@ class Block(Stmt):
 @dataclass
 class Return(Stmt):
     label: str
+
+
+@dataclass(eq=False)
+class FuncDef(Stmt):
+    """An out-of-line function of the task: a recursive `@qd.real_func`. Codegen emits it once as a
+    function of the task's module; where it stands, nothing runs. `params` arrive by value, `outs`
+    are the results (the caller's locals, by address); `Return(label)` in `body` leaves it."""
+    name: str
+    params: list[Local]
+    outs: list[Local]
+    body: list[Stmt]
+    label: str
+
+
+@dataclass
+class Call(Stmt):
+    """A call of the task's `FuncDef` named `func` (by name, so recursion is no cycle in the IR)."""
+    func: str
+    args: tuple[Expr, ...]
+    outs: tuple[Local, ...]
 
 
 # ---- tasks -------------------------------------------------------------------------------
@@ -268,6 +302,16 @@ class Task:
     implicit: tuple = ()   # ImplicitArray params of this task, which the kernel's caller supplies
     fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
     may_alias: frozenset = frozenset()  # array params that may share memory (one field, two template params)
+    stop_grad: frozenset = frozenset()  # arrays `qd.stop_grad(x)` named in this task: no gradient flows into them
+
+    @property
+    def has_calls(self) -> bool:
+        """Whether the task calls out-of-line functions (a recursive @qd.real_func): its atomics
+        then stay plain, as a callee cannot see the entry's reduction or privatization state."""
+        cached = self.__dict__.get("_has_calls")
+        if cached is None:
+            cached = self.__dict__["_has_calls"] = _contains(self.body, (FuncDef,))
+        return cached
 
     @property
     def uses_block_features(self) -> bool:

@@ -13,15 +13,21 @@ import inspect
 
 import numpy as np
 
-from . import autodiff, autodiff_fwd, ir, runtime_api
-from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from . import adstack_retry, array_arg_errors, autodiff, autodiff_fwd, autodiff_validation, ir, runtime_api
+from .arg_binding import bind_arguments
+from .array_arg_errors import ArgumentValueError
+from .caller import caller
+from .errors import (QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError,
+                     QuadrantsSyntaxError)
+from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
-from .func import Func, KernelBase, func, read_annotations
+from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
+from .return_values import is_compound, rebuild
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template_spec
@@ -30,18 +36,16 @@ from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
 
-class ArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
-    """An array whose element type does not fit the annotation's (`qd.types.vector()` given a
-    matrix). Also a `ValueError`, Quadrants' class for it ("Invalid value for argument x")."""
-
-
 def _aliased_templates(names, types, args) -> tuple:
-    """Groups of template parameters given the same field or array (`advect(v.cur, v.cur, v.nxt)`):
-    Quadrants accepts such a call, so the kernel compiles a specialisation where they may alias."""
+    """Groups of template parameters given the same field or array (`advect(v.cur, v.cur, v.nxt)`), or
+    BufferView parameters given views of one array (`k(data[:8], data[4:12])`): Quadrants accepts such
+    a call, so the kernel compiles a specialisation where they may alias."""
     by_obj: dict[int, list[str]] = {}
     for name, a in zip(names, args):
         if isinstance(types[name], Template) and isinstance(a, (Storage, np.ndarray)):
             by_obj.setdefault(id(a), []).append(name)
+        elif isinstance(types[name], BufferViewType) and isinstance(a, BufferView):  # two views of one array
+            by_obj.setdefault(id(a.arr), []).append(name)
     return tuple(tuple(g) for g in by_obj.values() if len(g) > 1)
 
 
@@ -49,6 +53,7 @@ class Kernel(KernelBase):
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
     def __init__(self, fn, fast_math: bool | None = None):
+        check_annotations(fn, "kernel")
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -67,6 +72,7 @@ class Kernel(KernelBase):
         self._plain_params = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                  for p in self._signature.parameters.values())
         self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
+        self.use_graph = False  # @qd.kernel(graph=True)
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
@@ -89,19 +95,21 @@ class Kernel(KernelBase):
             self._arg_types = self._read_arg_types()
         return self._arg_types
 
-    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | StructType | DType]:
+    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | StructType | BufferViewType | DType]:
         hints = read_annotations(self.fn)
-        out: dict[str, NdarrayType | Template | VectorType | StructType | DType] = {}
+        out: dict[str, NdarrayType | Template | VectorType | StructType | BufferViewType | DType] = {}
         for name in self.arg_names:
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
+            if ann is BufferView:  # a bare `v: BufferView`: the view's dtype comes from the call
+                ann = BufferViewType()
             if ann is Template or ann is Tensor or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
                 ann = Template()  # `x: qd.Template`/`qd.Tensor`, or a dataclass of arrays: its value specialises
             dt = as_dtype(ann)
             if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:
                 ann = Template()  # a method's self (a @qd.data_oriented object): a compile-time value
-            if isinstance(ann, (NdarrayType, Template)):
+            if isinstance(ann, (NdarrayType, Template, BufferViewType)):
                 out[name] = ann
             elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
                 out[name] = ann
@@ -148,6 +156,8 @@ class Kernel(KernelBase):
                         f"give them in the annotation or call the kernel (or a workload) with arrays",
                         self.file, self.line)
                 spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
+            elif isinstance(t, BufferViewType):
+                spec.append(self._view_spec(name, t, args[i] if args is not None else None))
             elif isinstance(t, VectorType):
                 spec.append((name, "vector", t.dtype or f32, t.shape))
             elif isinstance(t, StructType):
@@ -155,19 +165,34 @@ class Kernel(KernelBase):
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
-                        f"{self.name}(): argument '{name}' is {t!r} but got the float {args[i]!r}; "
-                        f"pass an int (Quadrants refuses floats for integer arguments)")
+                        f"{self.name}(): Argument {(i,)} (type={type(args[i])}) cannot be converted into required "
+                        f"type {t.name}: argument '{name}' is {t!r} but got the float {args[i]!r}; pass an int "
+                        f"(Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
-        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
-            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field or of an ndarray
+            for i, name in enumerate(self.arg_names):     # argument: its adjoint is one more array, `a__grad`
                 entry = spec[i]
-                if isinstance(types[name], Template) and entry[1] == "array" and \
+                if isinstance(types[name], (Template, NdarrayType)) and entry[1] == "array" and \
+                        getattr(types[name], "needs_grad", None) is not False and \
                         getattr(args[i], "_grad", None) is not None:
                     spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
+
+    def _view_spec(self, name: str, t: BufferViewType, v) -> tuple:
+        """A `BufferView[dtype]` argument: its backing 1-D array's (dtype, ndim, element shape); the
+        kernel takes the array and the view's offset and size as scalars (`name__offset`, `name__size`)."""
+        if v is None:
+            raise QdCompileError(f"BufferView argument '{name}' of kernel '{self.name}' takes its array from a "
+                                 f"call: call the kernel (or give it a workload)", self.file, self.line)
+        if not isinstance(v, BufferView):
+            raise QuadrantsRuntimeTypeError(
+                f"{self.name}(): argument '{name}' is a BufferView parameter, got {type(v).__name__}; pass a "
+                f"view (data[a:b], or qd.BufferView(data, offset, size))")
+        dt, nd, el = self._array_spec(name, NdarrayType(dtype=t.dtype, ndim=1), v.arr)
+        return (name, "bufview", dt, nd + len(el)) + ((el,) if el else ())
 
     def _array_spec(self, name: str, t: NdarrayType, v) -> tuple:
         """(dtype, storage ndim less the element axes, element shape) of array argument `v` for
@@ -179,8 +204,8 @@ class Kernel(KernelBase):
         except TypeError as e:
             raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}': {e}") from None
         if not isinstance(a, (np.ndarray, DeviceArray)):
-            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
-                                            f"or qd.ndarray, got {type(v).__name__}")
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): Invalid type for argument {name}, got {v!r}: it must "
+                                            f"be a NumPy array or qd.ndarray, not {type(v).__name__}")
         try:
             adt = from_numpy(a.dtype)
         except TypeError as e:
@@ -193,11 +218,9 @@ class Kernel(KernelBase):
             raise ArgumentValueError(f"Invalid value for argument {name} - {self.name}() takes an ndarray of "
                                      f"{what}s (qd.types.{what}()), but an array of "
                                      f"{'shape ' + str(got_el) + ' elements' if got_el else 'scalars'} is provided")
+        array_arg_errors.check(self.name, name, t, v, a, adt, isinstance(v, Storage))
         if not el and got_el:
             el = got_el  # a qd.ndarray of vectors for an untyped annotation
-        if dt is not None and adt != dt:
-            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
-                                            f"{dt.numpy}, got {a.dtype}")
         zero_d = isinstance(v, Storage) and v.shape == ()
         user_nd = 0 if zero_d else a.ndim - len(el)
         if nd is not None and user_nd != nd:
@@ -242,15 +265,10 @@ class Kernel(KernelBase):
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
             return dict(zip(self.arg_names, args))  # the common call, without inspect's general binding
-        unknown = [k for k in kwargs if k not in self._signature.parameters]
-        if unknown:
-            raise TypeError(f"{self.name}(): unexpected keyword argument '{unknown[0]}' (the kernel takes "
-                            f"{', '.join(self.arg_names)})")
         try:
-            ba = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.name}(): {e}") from None
-        ba.apply_defaults()  # `def k(x, a: qd.f32 = 3.0)` called as k(x)
+            ba = bind_arguments(self._signature, self.name, args, kwargs)  # defaults applied
+        except QuadrantsArgumentError as e:
+            raise QuadrantsArgumentError(e.message, *caller()) from None  # at the user's call
         return dict(ba.arguments)
 
     def implicit(self, spec: tuple) -> list[ir.ImplicitArray]:
@@ -282,6 +300,10 @@ class Kernel(KernelBase):
                 except TypeError as e:
                     raise QuadrantsRuntimeTypeError(str(e)) from None
                 continue
+            if entry[1] == "bufview":  # the backing array, and the window as two i32 scalars
+                args[entry[0]] = resolve(v.arr)
+                args[entry[0] + "__offset"], args[entry[0] + "__size"] = v.offset, v.size
+                continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for entry in spec[len(self.arg_names):]:  # adjoints of array arguments (`a.grad`, k.grad's inputs)
             if entry[0].endswith(autodiff.GRAD):
@@ -308,10 +330,19 @@ class Kernel(KernelBase):
             raise QuadrantsAssertionError(assert_message(self.assert_sites[site - 1], args.get("assertv__"))
                                           if 0 < site <= len(self.assert_sites)
                                           else f"assertion failed in kernel '{self.name}'")
+        stack = args.get(autodiff.ADSTACK_FLAG)
+        if stack is not None and int(stack[0]) != 0:
+            raise QuadrantsAssertionError(
+                f"Adstack overflow: kernel '{self.name}' (reverse-mode autodiff) pushed more values than its adstack "
+                f"holds ({getattr(self, 'stack_size', runtime_api.ad_stack_size)()} per loop-carried variable of a "
+                f"dynamic loop); the gradients "
+                f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
+        ann = self.return_type
+        if is_compound(ann):  # a struct or tuple: rebuilt from one array per leaf
+            return rebuild(ann, args)
         if "ret__" not in args:
             return None
         r = args["ret__"]
-        ann = self.return_type
         if as_dtype(ann) is not None:
             x = r[0].item()
             return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
@@ -321,16 +352,28 @@ class Kernel(KernelBase):
         """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""
         return self if obj is None else BoundKernel(self, obj)
 
+    autodiff_mode = 0  # Quadrants' AutodiffMode: NONE, or VALIDATION while a Tape(validation=True) records it
+
     def __call__(self, *args, **kwargs):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
             return self.fwd(*args, **kwargs)
+        autodiff.prepare(self)  # inside `qd.ad.Tape(validation=True)`: the validating twin runs
+        target = self.validating if self.autodiff_mode == VALIDATION and runtime_api.debug() else self
         try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
+            full = runtime_api.call_kernel(target, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
-        return self.result(full)
+        return target.result(full)
+
+    @property
+    def validating(self) -> "ValidationKernel":
+        """The twin that checks Quadrants' global data access rule (`qd.ad.Tape(validation=True)`)."""
+        v = self.__dict__.get("_validation_kernel")
+        if v is None:
+            v = self.__dict__["_validation_kernel"] = ValidationKernel(self)
+        return v
 
     @property
     def fwd(self) -> "DualKernel":
@@ -384,7 +427,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug())
+        key = (spec, runtime_api.debug(), self.stack_size(), runtime_api.ad_stack_adaptive())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -393,7 +436,13 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
+            if reads_grads:
+                types = self.primal.arg_types()
+                autodiff.check_no_grad_of_grad(primal, [a for a in arg_grads if isinstance(types.get(a), NdarrayType)])
+            tasks = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2], key[3])
+            if key[2] != runtime_api.ad_stack_size():  # grown stacks: tasks of their own (a device loads by name)
+                tasks = [dataclasses.replace(t, name=f"{t.name}_adstack{key[2]}") for t in tasks]
+            self._tasks[key] = tasks
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
@@ -403,12 +452,35 @@ class GradKernel(Kernel):
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         return super().call_args(bound, resolve, spec, implicit)
 
+    _grown: tuple | None = None  # (qd.init's stack size, this kernel's): a twin with larger stacks
+
+    def stack_size(self) -> int:
+        """Entries of a stack whose loop has no constant trip count (lang/adstack_retry.py grows it)."""
+        base = runtime_api.ad_stack_size()
+        return self._grown[1] if self._grown is not None and self._grown[0] == base else base
+
+    def with_stacks(self, size: int) -> "GradKernel":
+        """A twin of this kernel whose stacks hold `size` entries: calls go to it from then on."""
+        g = GradKernel(self.primal)
+        g._grown = (runtime_api.ad_stack_size(), size)
+        self.__dict__["_larger"] = g
+        return g
+
     def __call__(self, *args, **kwargs):
-        try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
-        except QdCompileError as e:
-            raise e.with_traceback(None) from None
-        return self.result(full)
+        bound = self.bind(*args, **kwargs)
+        k = self
+        while True:
+            larger = k.__dict__.get("_larger")
+            if larger is not None and larger.stack_size() > k.stack_size():
+                k = larger  # an earlier call overflowed these stacks
+                continue
+            try:
+                saved = adstack_retry.save(k, bound)
+                full = runtime_api.call_kernel(k, bound)
+            except QdCompileError as e:
+                raise e.with_traceback(None) from None
+            if not adstack_retry.retry(k, saved, full):
+                return k.result(full)
 
 
 class DualKernel(Kernel):
@@ -444,6 +516,42 @@ class DualKernel(Kernel):
         return self.result(full)
 
 
+class ValidationKernel(Kernel):
+    """`k` recorded by `qd.ad.Tape(validation=True)` in debug mode: its tasks also check the global
+    data access rule (lang/autodiff_validation.py); a violation raises when the call returns."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.validation"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+        self.checked: dict = {}  # task key -> the checked fields' names
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        primal = self.primal.tasks(spec, memo)
+        key = (spec, runtime_api.debug(), tuple(sorted({int(a.key) for t in primal for a in t.implicit
+                                                         if a.role == "field" and _field_grad(int(a.key)) is not None})))
+        if key not in self._tasks:
+            self._tasks[key], self.checked[key[0]] = autodiff_validation.validation_tasks(
+                self.name, primal, Field.by_uid)
+        self.names = self.checked[key[0]]
+        self.assert_sites = self.primal.assert_sites
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def result(self, args: dict):
+        msg = autodiff_validation.violation_message(self.primal.name, getattr(self, "names", []),
+                                                    args.get(autodiff_validation.GDAR_FLAG))
+        if msg is not None:
+            raise QuadrantsAssertionError(msg)
+        return super().result(args)
+
+
+VALIDATION = 1  # AutodiffMode.VALIDATION
+
+
 def _field_dual(uid: int):
     return Field.by_uid(uid)._dual
 
@@ -460,7 +568,15 @@ class BoundKernel:
         self.kernel, self.obj = kernel, obj
         self.__wrapped__ = kernel.fn
 
+    def _check_class(self):
+        cls = type(self.obj)
+        if not getattr(cls, "_qd_data_oriented", False):
+            raise QuadrantsSyntaxError(f"Please decorate class {cls.__name__} with @qd.data_oriented (its @qd.kernel "
+                                       f"method {self.kernel.name} takes the object as a compile-time value)",
+                                       self.kernel.file, self.kernel.line)
+
     def __call__(self, *args, **kwargs):
+        self._check_class()
         return self.kernel(self.obj, *args, **kwargs)
 
     @property
@@ -547,8 +663,13 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
     if fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
-        return lambda f: Kernel(f, fast_math)
+        return lambda f: _with_graph(Kernel(f, fast_math), graph)
     return Kernel(fn)
+
+
+def _with_graph(k: Kernel, graph: bool) -> Kernel:
+    k.use_graph = graph  # read by the checks Quadrants makes of graph kernels (qd.stream_parallel refused)
+    return k
 
 
 def workload(kernel_obj: Kernel, check=None, name: str | None = None):

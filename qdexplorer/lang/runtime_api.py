@@ -45,6 +45,7 @@ _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.in
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
 PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
+_last_call: list = [None]  # (kernel, bound arguments) of the latest kernel call, for last_call_tasks()
 
 
 def install(init, call, reset, adopt=None, sync=None):
@@ -59,10 +60,36 @@ def _hook(name):
     return fn
 
 
+# Every keyword Quadrants 1.3.3's qd.init accepts: its CompileConfig fields, its spec options and its
+# own parameters (misc.init). Anything else is Quadrants' KeyError, so a misspelt option is not ignored.
+INIT_OPTIONS = frozenset("""
+ad_stack_experimental_enabled ad_stack_size ad_stack_sparse_threshold_bytes advanced_optimization
+auto_mesh_local_default_occupacy cache_loop_invariant_global_vars cfg_optimization check_out_of_bound
+cpu_max_num_threads cuda_stack_limit debug debug_dump_path default_cpu_block_dim default_fp
+default_gpu_block_dim default_ip demote_dense_struct_fors demote_no_access_mesh_fors detect_read_only
+device_memory_GB device_memory_fraction experimental_auto_mesh_local external_metal_command_queue
+external_metal_command_queue_is_torch_queue fast_math flatten_if force_scalarize_matrix half2_vectorization
+kernel_profiler make_block_local make_cpu_multithreading_loop make_mesh_block_local make_thread_local
+max_block_dim mesh_localize_all_attr_mappings mesh_localize_from_end_mapping mesh_localize_to_end_mapping
+move_loop_invariant_outside_if num_compile_threads offline_cache offline_cache_cleaning_factor
+offline_cache_cleaning_policy offline_cache_file_path offline_cache_max_size_of_files opt_level
+optimize_mesh_reordered_mapping print_accessor_ir print_ir print_ir_dbg_info print_kernel_amdgcn
+print_kernel_asm print_kernel_llvm_ir print_kernel_llvm_ir_optimized print_preprocessed_ir
+print_struct_llvm_ir quant_opt_atomic_demotion quant_opt_store_fusion raise_on_templated_floats random_seed
+real_matrix_scalarize saturating_grid_dim timeline vk_api_version
+log_level gdb_trigger short_circuit_operators print_full_traceback unrolling_limit
+_test_mode enable_fallback require_version print_non_pure src_ll_cache""".split())
+
+
 def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
+    unknown = [k for k in options if k not in INIT_OPTIONS]
+    if "default_up" in options:
+        raise KeyError("'default_up' is always the unsigned type of 'default_ip'. Please set 'default_ip' instead.")
+    if unknown:
+        raise KeyError(f"Unrecognized keyword argument(s) for qd.init: {', '.join(unknown)}")
     if arch == "python":  # Quadrants' python arch: the CPU backend here
         arch = cpu
     if arch in (amdgpu, metal, vulkan, arm64):  # as Quadrants: an unsupported arch falls back to the CPU
@@ -89,6 +116,7 @@ def init(arch: str = cpu, **options):
     _config["debug"] = bool(options.get("debug", False))
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
+    _last_call[0] = None
     return result
 
 
@@ -103,7 +131,8 @@ def _default_type(options: dict, key: str):
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
         raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
-    return dt
+    from . import types as T
+    return getattr(T, dt.name)  # the registered dtype itself, even for a copy (`is qd.f32` holds), as Quadrants
 
 
 def current_arch() -> Arch:
@@ -120,8 +149,29 @@ def debug() -> bool:
     return _config["debug"]
 
 
+def ad_stack_size() -> int:
+    """Entries per adstack of reverse-mode kernels, or 0 when Quadrants' adstack is off (its default:
+    `qd.init(ad_stack_experimental_enabled=True)` turns it on). `ad_stack_size=0` is Quadrants'
+    adaptive size; here it is a fixed default, and a kernel that needs more raises at its call."""
+    opts = _config.get("options") or {}
+    if not opts.get("ad_stack_experimental_enabled", False):
+        return 0
+    size = opts.get("ad_stack_size", 0)
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError(f"qd.init(ad_stack_size=...) takes a non-negative integer, got {size!r}")
+    from .autodiff import ADSTACK_DEFAULT_SIZE
+    return size or ADSTACK_DEFAULT_SIZE
+
+
+def ad_stack_adaptive() -> bool:
+    """`ad_stack_size=0` (the default): Quadrants sizes each stack itself; here a loop of a constant
+    trip count gets a stack of exactly that many entries, any other the default size."""
+    return not (_config.get("options") or {}).get("ad_stack_size", 0)
+
+
 def reset():
     _compiled.clear()
+    _last_call[0] = None
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
     _config["default_ip"] = _config["default_fp"] = None
@@ -147,9 +197,20 @@ def num_compiled() -> int:
     return len(_compiled)
 
 
+def last_call_tasks() -> int:
+    """How many offloaded tasks the latest kernel call launched (0 before any): Quadrants'
+    `get_num_offloaded_tasks_on_last_call()`."""
+    last = _last_call[0]
+    if last is None:
+        return 0
+    kernel, bound = last
+    return len(kernel.tasks(kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))))
+
+
 def call_kernel(kernel, bound: dict) -> dict:
     """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
     (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
+    _last_call[0] = (kernel, bound)
     if not _config.get("kernel_profiler"):
         return _hook("call")(kernel, bound)
     t0 = time.perf_counter()   # qd.profiler's records: the call's wall clock, the device synchronised

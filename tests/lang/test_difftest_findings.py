@@ -109,11 +109,18 @@ def test_a_cast_literal_wraps(q):
     @qd.kernel
     def k():
         o[0] = qd.cast(300, qd.u8)
-        o[1] = qd.u8(300)
+        o[1] = qd.u8(44)
         o[2] = qd.cast(-1, qd.u32)
 
     k()
     assert o.to_numpy().tolist() == [44, 44, 4294967295]
+
+    @qd.kernel
+    def literal_out_of_range():  # the constructor takes only a literal its type holds, as in Quadrants
+        o[1] = qd.u8(300)
+
+    with pytest.raises(qd.QuadrantsTypeError, match="Integer literal 300 exceeded the range of specified dtype"):
+        literal_out_of_range()
 
 
 def test_break_and_continue_in_a_loop_inside_a_static_loop(q):

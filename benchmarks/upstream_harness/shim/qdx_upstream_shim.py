@@ -66,22 +66,55 @@ class _Cfg:
     @property
     def default_fp(self):
         from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_fp", _qd().f32)
+        return runtime_api._config.get("default_fp") or _qd().f32
 
     @property
     def default_ip(self):
         from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_ip", _qd().i32)
+        return runtime_api._config.get("default_ip") or _qd().i32
+
+
+class _Program:
+    """`impl.get_runtime().prog`: what the Program reports of the latest call. qdexplorer builds no CUDA
+    graphs on any backend, so its graph cache is always empty and never used."""
+
+    @staticmethod
+    def get_num_offloaded_tasks_on_last_call():
+        from qdexplorer.lang import runtime_api
+        return runtime_api.last_call_tasks()
+
+    @staticmethod
+    def get_graph_cache_size():
+        return 0
+
+    @staticmethod
+    def config():  # `prog.config().arch` (test_adstack): what impl.current_cfg() answers
+        return _Cfg()
+
+    @staticmethod
+    def get_graph_cache_used_on_last_call():
+        return False
+
+    @staticmethod
+    def get_graph_num_nodes_on_last_call():
+        return 0
 
 
 class _Runtime:
+    prog = _Program()
+
     @staticmethod
     def get_num_compiled_functions():
         from qdexplorer.lang import runtime_api
         return runtime_api.num_compiled()
 
-    default_fp = property(lambda self: _Cfg().default_fp)
-    default_ip = property(lambda self: _Cfg().default_ip)
+    @staticmethod
+    def _set_default(key, dt):  # `impl.get_runtime().default_ip = qd.u32`: what qd.init(default_ip=...) sets
+        from qdexplorer.lang import runtime_api
+        runtime_api._config[key] = dt
+
+    default_fp = property(lambda self: _Cfg().default_fp, lambda self, dt: self._set_default("default_fp", dt))
+    default_ip = property(lambda self: _Cfg().default_ip, lambda self, dt: self._set_default("default_ip", dt))
 
 
 def _impl():
@@ -126,10 +159,7 @@ def _kernel_types():
 def _tensor_internals():
     qd = _qd()
 
-    def _with_layout(ndarray, layout):
-        raise NotImplementedError("quadrants._tensor._with_layout (tagging an existing ndarray with a physical "
-                                  "layout, a Quadrants internal) is not provided by qdexplorer.lang; allocate "
-                                  "with qd.tensor(..., layout=...)")
+    from qdexplorer.lang.tensor import _with_layout
 
     return {"_with_layout": _with_layout, "Tensor": qd.Tensor, "Backend": qd.Backend, "tensor": qd.tensor}
 
