@@ -21,6 +21,7 @@ from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, func, read_annotations
+from .launch_stats import LaunchObservations, LaunchStats
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
@@ -320,12 +321,31 @@ class Kernel(KernelBase):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
             return self.fwd(*args, **kwargs)
+        bound = self.bind(*args, **kwargs)
+        compiled = len(self._tasks)
         try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
+            full = runtime_api.call_kernel(self, bound)  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
+        self._last_bound = bound  # what `launch_stats` counts (held until the next call)
+        self._last_reused = len(self._tasks) == compiled  # no new specialisation was lowered for it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
         return self.result(full)
+
+    @property
+    def _primal(self) -> "Kernel":
+        """Quadrants' decorated kernel wraps this object as `k._primal`; here `k` is it."""
+        return self
+
+    @property
+    def launch_observations(self) -> LaunchObservations:
+        """Whether the last call reused an already compiled specialisation (launch_stats.py)."""
+        return LaunchObservations(bool(self.__dict__.get("_last_reused", False)))
+
+    @property
+    def launch_stats(self) -> LaunchStats:
+        """What the last call passed to the compiled tasks, by kind (launch_stats.py)."""
+        return LaunchStats(self)
 
     @property
     def fwd(self) -> "DualKernel":

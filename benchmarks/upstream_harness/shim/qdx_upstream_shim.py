@@ -115,11 +115,7 @@ def _load_kernel_string():
 
 
 def _kernel_types():
-    from enum import IntEnum
-
-    class KernelBatchedArgType(IntEnum):  # names only: the launch statistics that tests read are Quadrants'
-        FLOAT, INT, UINT, QD_ARRAY, TI_ARRAY_WITH_GRAD = 0, 1, 2, 3, 4
-
+    from qdexplorer.lang.launch_stats import KernelBatchedArgType
     return {"KernelBatchedArgType": KernelBatchedArgType}
 
 
