@@ -97,8 +97,19 @@ class ElemArray(np.ndarray):
         self.elem_shape = getattr(obj, "elem_shape", ())
 
 
+_SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
+
+
 def _alloc(shape, elem_shape, dtype) -> np.ndarray:
-    a = np.zeros(tuple(shape) + tuple(elem_shape), dtype.numpy)
+    """Zeroed storage with `_SLACK` bytes behind it. Quadrants keeps fields in one root buffer, so a
+    kernel writing a few cells past a field (no bounds checks outside debug mode) overwrites a
+    neighbour there; a bare NumPy allocation would have it overwrite malloc's bookkeeping and the
+    process would crash later, far from the cause (at a garbage collection)."""
+    full = tuple(shape) + tuple(elem_shape)
+    n = int(np.prod(full, dtype=np.int64))
+    np_dt = np.dtype(dtype.numpy)
+    flat = np.zeros(n + -(-_SLACK // np_dt.itemsize), np_dt)
+    a = flat[:n].reshape(full)
     if not elem_shape:
         return a
     e = a.view(ElemArray)
