@@ -76,6 +76,7 @@ from . import sparse_grid as sparse  # noqa: F401,E402
 from .builder_type import sparse_matrix_builder  # noqa: F401,E402
 from .fields_builder import FieldsBuilder  # noqa: F401,E402
 from .lang_namespace import lang  # noqa: F401,E402
+from .config_view import cfg  # noqa: F401,E402
 _sys.modules[__name__ + ".lang"] = lang
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741

@@ -26,7 +26,7 @@ from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
-from .template import ALIAS_KEY, Template, template_spec
+from .template import ALIAS_KEY, Template, template, template_spec
 from .tensor import Tensor
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
@@ -93,7 +93,8 @@ class Kernel(KernelBase):
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
-            if ann is Template or ann is Tensor or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
+            if ann is Template or ann is template or ann is Tensor or (isinstance(ann, type) and
+                                                                        dataclasses.is_dataclass(ann)):
                 ann = Template()  # `x: qd.Template`/`qd.Tensor`, or a dataclass of arrays: its value specialises
             dt = as_dtype(ann)
             if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:

@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from . import runtime_api
 from .device_array import DeviceArray
 from .field import Storage
 from .types import from_numpy
@@ -87,6 +88,9 @@ def template_spec(name: str, v) -> tuple:
     if isinstance(v, (np.ndarray, DeviceArray)):
         el = tuple(getattr(v, "elem_shape", ()))
         return (name, "array", from_numpy(v.dtype), v.ndim) + ((el,) if el else ())
+    if isinstance(v, float) and runtime_api.init_options().get("raise_on_templated_floats"):
+        raise ValueError(f"Floats not allowed as templated types: template argument '{name}' is {v!r} "
+                         f"(qd.init(raise_on_templated_floats=True)); annotate it qd.f32 to pass it by value")
     if isinstance(v, np.generic):
         v = v.item()
     if holds_arrays(v):

@@ -45,33 +45,9 @@ def _misc():
             "is_extension_supported": is_extension_supported, "loop_unique": loop_unique}
 
 
-class _Cfg:
-    def __getattr__(self, name):  # any other option: what qd.init was given
-        from qdexplorer.lang import runtime_api
-        opts = runtime_api.init_options()
-        if name in opts:
-            return opts[name]
-        raise AttributeError(f"current_cfg().{name}: not an option qd.init was given here")
-
-    @property
-    def arch(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.current_arch()
-
-    @property
-    def debug(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.debug()
-
-    @property
-    def default_fp(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_fp", _qd().f32)
-
-    @property
-    def default_ip(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_ip", _qd().i32)
+def _Cfg():
+    from qdexplorer.lang.config_view import cfg  # the language's own `qd.cfg`
+    return cfg
 
 
 class _Runtime:

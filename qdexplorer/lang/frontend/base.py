@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from typing import Any, NoReturn
 
 from .. import intrinsics as I
-from .. import ir
+from .. import ir, runtime_api
 from ..errors import QdCompileError
 from ..field import Storage
 from ..func import Func
@@ -94,6 +94,7 @@ class LoweringBase(ABC):
                 return self.element_vec(arr, (ir.Const(0, i32),))
             return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
+            self.check_global_float(name, self.frame.env[name], node)
             return self.global_value(self.frame.env[name], name, node)
         fdef = getattr(self.frame.src, "fdef", None)
         line = getattr(node, "lineno", -1)
@@ -106,6 +107,13 @@ class LoweringBase(ABC):
             self.err(node, f"name '{name}' is not defined here (kernel variables are block-scoped: "
                            f"assign it before the block that uses it)")
         self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
+
+    def check_global_float(self, name: str, v, node) -> None:
+        """`qd.init(raise_on_templated_floats=True)`: a kernel may not read a Python float global (it
+        would be baked into the code, so changing it later would silently not take), as Quadrants."""
+        if isinstance(v, float) and runtime_api.init_options().get("raise_on_templated_floats"):
+            self.err(node, f"Not permitted to access floats as global values: '{name}' is {v!r} "
+                           f"(qd.init(raise_on_templated_floats=True)); pass it as an argument")
 
     def global_value(self, v, name: str, node=None):
         """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
@@ -126,6 +134,10 @@ class LoweringBase(ABC):
     def eval_static(self, node):
         """Evaluate an expression in Python at compile time (qd.static, shapes, dtypes)."""
         env = flat_env(self.frame.env)
+        local_names = {k for scope in self.frame.scopes for k in scope}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id not in local_names and n.id in env:
+                self.check_global_float(n.id, env[n.id], n)
         for scope in self.frame.scopes:
             for k, v in scope.items():
                 seen = _static_view(v)

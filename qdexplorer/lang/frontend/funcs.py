@@ -7,7 +7,7 @@ import inspect
 from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
-from ..template import Template
+from ..template import Template, template
 from ..types import NdarrayType, as_dtype, i32
 from .values import Py, StructVal, Vec, cast, is_number
 from .frame import Frame
@@ -38,7 +38,8 @@ class FuncInlining(LoweringBase):
             v = a if isinstance(a, (Py, StructVal)) else self.value(a)
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
-            if isinstance(ann, Template) or ann is Template:  # passed as it is, by reference, as Quadrants passes templates
+            if isinstance(ann, Template) or ann is Template or ann is template:  # passed as it is, by
+                # reference, as Quadrants passes templates
                 bound[p.arg] = v
             elif isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
