@@ -617,6 +617,12 @@ class Ndarray(Storage):
         runtime_api.adopt(self)
         self._with_grad(needs_grad)
 
+    def __getitem__(self, key):
+        if isinstance(key, slice):  # data[8:24]: a qd.BufferView of a 1-D ndarray, as in Quadrants
+            from .buffer_view import slice_to_view
+            return slice_to_view(self, key)
+        return super().__getitem__(key)
+
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 

@@ -6,6 +6,7 @@ of those stays free of the others.
 from __future__ import annotations
 
 from . import types as T
+from .buffer_view import BufferViewType
 from .builder_type import sparse_matrix_builder
 from .template import Template, template
 from .types import NdarrayType, as_dtype, f32
@@ -84,6 +85,7 @@ class _TypesNamespace:
     float16, float32, float64 = T.f16, T.f32, T.f64
 
     sparse_matrix_builder = staticmethod(sparse_matrix_builder)
+    BufferViewType = BufferViewType
 
     def __getattr__(self, name: str):
         from . import compat

@@ -50,7 +50,31 @@ def _Cfg():
     return cfg
 
 
+class _Program:
+    """`impl.get_runtime().prog`: what the Program reports of the latest call. qdexplorer builds no CUDA
+    graphs on any backend, so its graph cache is always empty and never used."""
+
+    @staticmethod
+    def get_num_offloaded_tasks_on_last_call():
+        from qdexplorer.lang import runtime_api
+        return runtime_api.last_call_tasks()
+
+    @staticmethod
+    def get_graph_cache_size():
+        return 0
+
+    @staticmethod
+    def get_graph_cache_used_on_last_call():
+        return False
+
+    @staticmethod
+    def get_graph_num_nodes_on_last_call():
+        return 0
+
+
 class _Runtime:
+    prog = _Program()
+
     @staticmethod
     def get_num_compiled_functions():
         from qdexplorer.lang import runtime_api

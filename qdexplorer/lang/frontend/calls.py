@@ -24,10 +24,11 @@ from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QdCompileError, QuadrantsTypeError
+from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value, truthy
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 _OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
@@ -82,6 +83,10 @@ class CallLowering(LoweringBase):
             return self.struct_literal(node)
         if isinstance(f, BoundMethod):
             return self.call_method(f, node)
+        if isinstance(f, ViewMethod):
+            return self.view_method(f, node)
+        if f is BufferView:
+            return self.construct_view(node)
         if isinstance(f, ArrayMethod):
             return self.array_method(f, node)
         if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):

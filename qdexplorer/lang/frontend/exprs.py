@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from .values import BINOPS, CMPOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -83,6 +83,8 @@ class ExprLowering(LoweringBase):
             return self.vec_attr(base, node.attr, node)
         if isinstance(base, StructVal):
             return self.struct_member(base, node.attr, node)
+        if isinstance(base, BufView):
+            return self.view_attr(base, node.attr, node)
         if isinstance(base, StructArr):
             if node.attr in ("grad", "dual") and node.attr not in base.members:  # s.grad[i].a: the adjoints' arrays
                 return self.struct_adjoint(base, node.attr, node)
@@ -158,6 +160,8 @@ class ExprLowering(LoweringBase):
             return ir.Shape(base.array, k % base.ndim)
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
+        if isinstance(base, BufView):
+            return self.view_subscript(base, node)
         if isinstance(base, StructArr):
             return self.struct_element(base, idx_node, node)
         if isinstance(base, list):  # `[a, b, c][k]`, `[f(j) for j in range(3)][k]`

@@ -28,6 +28,8 @@ class KernelScope:
         self.field_objs: dict[str, Field] = {}  # array name → the field it is (SNode trees, x.fill, x.parent())
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
+        self.view_arrays: dict[str, ir.ArrayArg] = {}  # kernel-scope BufferView local → its array (offset
+        # and size live in the global temporaries "<name>.offset" and "<name>.size")
         self.ret: ir.ArrayArg | None = None
         self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
         # message of each debug-mode assert, numbered from 1: a string, or (format string, which of its

@@ -79,7 +79,7 @@ class LoopLowering(LoweringBase):
             self.runtime_nesting -= 1
             self.frame.scopes.pop()
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
-                          step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))]))
+                          step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))], where=self.at(node)))
 
     def static_pick(self, node: ast.IfExp):
         """The branch of `a if c else b` a compile-time condition picks (`qd.static(...)`, a constant)."""
