@@ -6,6 +6,7 @@ storage classes and the element types, so neither has to know the other.
 """
 from __future__ import annotations
 
+from . import tensor_layout
 from .compat import refuse_use
 from .field import Field, Ndarray, _caller
 from .vector_types import VectorType
@@ -17,10 +18,12 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
     placed in an SNode tree (`qd.root`)."""
     needs_dual = bool(unused.get("needs_dual", False))  # `x.dual`, for forward mode (qd.ad.FwdMode)
     if isinstance(dtype, VectorType):
-        return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+        return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, order=unused.get("order"))
     if offset is not None:
         raise refuse_use("qd.field(offset=...)", "index from 0 (subtract the offset where you index)")
-    return Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+    f = Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+    tensor_layout.tag_order(f, unused.get("order"))
+    return f
 
 
 def ndarray(dtype, shape, needs_grad: bool = False, **unused) -> Ndarray:

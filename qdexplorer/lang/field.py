@@ -503,7 +503,7 @@ class Field(Storage):
     Made with `shape=None` it is *unplaced*: it has no storage until an SNode tree places it
     (`qd.root.dense(qd.i, n).place(x)`, snode.py), which gives it the container's shape."""
 
-    _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
+    _place_snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
     _made_unplaced = False  # made without shape=: its `.grad` is an unplaced field until placed
     _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
@@ -532,9 +532,19 @@ class Field(Storage):
     def placed(self) -> bool:
         return self.shape is not None
 
+    @property
+    def _snode(self):
+        """Quadrants' `x._snode`: the place SNode (one is made for a `shape=` field when first asked);
+        None while unplaced."""
+        return self.snode if self.shape is not None else None
+
+    @_snode.setter
+    def _snode(self, leaf) -> None:
+        self._place_snode = leaf
+
     def place_at(self, shape: tuple, leaf) -> None:
         """Called by `SNode.place`: take the container's shape and allocate the storage."""
-        self._snode = leaf
+        self._place_snode = leaf
         self._sparse = bool(leaf.sparse_path())
         self._allocate(tuple(shape))
 
@@ -543,9 +553,9 @@ class Field(Storage):
         """The SNode this field is placed in (Quadrants' `x.snode`); `x.snode.parent()` is its
         container."""
         self._require_placed("x.snode")
-        if self._snode is None:
-            self._snode = SNODE_OF_SHAPE[0](self)
-        return self._snode
+        if self._place_snode is None:
+            self._place_snode = SNODE_OF_SHAPE[0](self)
+        return self._place_snode
 
     def parent(self, n: int = 1):
         """The container `n` levels above this field (Quadrants' `x.parent()`)."""

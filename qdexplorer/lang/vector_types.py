@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import host_matrix as H
+from . import host_matrix as H, tensor_layout
 from .field import ELEMENT_TYPE, Field, Ndarray
 from .types import DType, as_dtype, f32, i32, u32
 
@@ -70,8 +70,10 @@ class VectorType:
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
     def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
-        return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
-                     needs_dual=needs_dual)
+        f = Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
+                  needs_dual=needs_dual)
+        tensor_layout.tag_order(f, unused.get("order"))
+        return f
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
@@ -106,7 +108,8 @@ class Vector:
 
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
-        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual,
+                                      order=unused.get("order"))
 
     @staticmethod
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
@@ -136,7 +139,8 @@ class Matrix:
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
               **unused):
-        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual,
+                                         order=unused.get("order"))
 
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):

@@ -124,3 +124,25 @@ def test_ndrange_unpacks_a_constant_shape_tuple_at_top_level_and_inside_a_loop()
 
     arr, sums = _run_both(program)
     assert arr[1, 2] == 12 and sums.tolist() == [3, 3]
+
+
+def test_field_order_is_reported_as_its_layout_and_shape_fields_have_a_place_snode():
+    def program(qd, with_layout):
+        f = qd.field(qd.f32, shape=(5, 7), order="ji", needs_grad=True)
+        v = qd.Vector.field(2, dtype=qd.f32, shape=(4, 5), order="ji")
+        plain = qd.field(qd.f32, shape=(5, 7))
+
+        @qd.kernel
+        def fill(f: qd.template()):
+            for i, j in qd.ndrange(5, 7):
+                f[i, j] = i * 10 + j
+
+        fill(f)
+        root = f._snode.parent().parent()
+        return [np.array(f._qd_layout), np.array(f.grad._qd_layout), np.array(v.layout),
+                np.array(getattr(plain, "_qd_layout", None) is None), np.array(root.parent() is None), f.to_numpy(),
+                np.array(f._snode.parent().shape)]
+
+    flay, glay, vlay, plain_none, root_is_top, arr, dense_shape = _run_both(program)
+    assert tuple(flay) == tuple(glay) == tuple(vlay) == (1, 0) and plain_none and root_is_top
+    assert arr[4, 6] == 46 and tuple(dense_shape) == (5, 7)
