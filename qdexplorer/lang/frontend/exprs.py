@@ -298,7 +298,8 @@ class ExprLowering(LoweringBase):
         if op in ("/", "**") and not dt.is_float:
             dt = f64 if dt == i64 else f32
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
-            self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
+            self.err(node, f"unsupported operand type(s) for '{op}': '{ea.dtype.name}' and '{eb.dtype.name}' "
+                           f"(bitwise operator '{op}' needs integer operands, got {dt!r})", QuadrantsTypeError)
         if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do
             return cast(self.binop(op, cast(ea, f32), cast(eb, f32), node), f16)
         if op == "**":
@@ -478,7 +479,8 @@ class ExprLowering(LoweringBase):
         n = len((va if isinstance(va, Vec) else vb).items)
         for v in (va, vb):
             if isinstance(v, Vec) and len(v.items) != n:
-                self.err(node, "the two sides of `a if c else b` are vectors of different sizes", QuadrantsTypeError)
+                self.err(node, "Cannot broadcast tensor to tensor: the two sides of `a if c else b` are vectors "
+                               "of different sizes", QuadrantsTypeError)
         branches = []
         results: list = []
         for v, stmts in ((va, a_stmts), (vb, b_stmts)):
