@@ -227,8 +227,9 @@ def fold(op, a, b):
 
 def tensor_type_name(items: list, shape: tuple) -> str:
     """Quadrants' name of a vector/matrix value in its type errors: `[Tensor (3) i32]`."""
-    dt = None
+    dt: DType | None = None
     for x in items:
+        d: DType | None
         if is_number(x):
             ip, fp = default_types()
             d = fp if isinstance(x.value, float) else ip
