@@ -467,5 +467,6 @@ class StatementLowering(LoweringBase):
                 self.emit(ir.Store(store, (ir.Const(k, i32),), cast(x, f64)))
         site = self.kscope.assert_site(self.frame.src, node, ints)
         self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32)))
-        self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
+        first = ir.Compare("==", ir.Load(flag, (ir.Const(0, i32),)), ir.Const(0, i32), u1)  # the first failure
+        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.If(first, self.out.pop(), [])], []))  # is the one reported
 
