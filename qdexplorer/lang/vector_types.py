@@ -99,12 +99,21 @@ def _dt(dt):
     return (as_dtype(dt) or f32).numpy
 
 
+def _values(values, dt) -> np.ndarray:
+    """Python-scope `qd.Vector(values, dt)`: `dt` when given, else the values' own NumPy type (ints stay
+    integers, as in Quadrants: `qd.Vector([1, 2])` can index a field)."""
+    if dt is not None:
+        return np.array(values, dtype=_dt(dt))
+    a = np.array(values)
+    return a if a.dtype.kind in "biuf" else np.array(values, dtype=np.float32)
+
+
 class Vector:
     """`qd.Vector([x, y, z])` in kernels and in Python (a `HostMatrix` there, with Quadrants' methods);
     `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` allocate arrays of vectors."""
 
     def __new__(cls, values, dt=None, **unused):
-        return H.host(np.array(values, dtype=_dt(dt)))
+        return H.host(_values(values, dt))
 
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
@@ -134,7 +143,7 @@ class Matrix:
     """`qd.Matrix([[a, b], [c, d]])` in kernels and in Python; `qd.Matrix.field(n, m, dtype, shape)` outside."""
 
     def __new__(cls, values, dt=None, **unused):
-        return H.host(np.array(values, dtype=_dt(dt)))
+        return H.host(_values(values, dt))
 
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,

@@ -85,3 +85,25 @@ def test_operator_functions_in_kernels_are_the_operators():
 
     r, x = _run_both(program)
     assert r[1].tolist() == [[19, 22], [43, 50]] and x.tolist() == [-5, 0, 20, 6]
+
+
+def test_python_scope_vectors_keep_integer_values_and_index_fields_in_kernels():
+    def program(qd):
+        x = qd.Vector.field(3, dtype=int, shape=(16, 16))
+        offsets = [qd.Vector([1, 2]), qd.Vector([2, 3])]
+
+        @qd.kernel
+        def k():
+            vec = qd.Vector([4, 5])
+            x[vec + qd.static(offsets)[0]] = [100, 10, 1]
+            x[qd.lang.ops.add(vec, qd.static(offsets)[1])] = [1, 10, 100]
+
+        k()
+        m = qd.Matrix([[1, 2], [5, 6]])
+        m = m << qd.Matrix([[1, 1], [2, 2]])
+        return [x[5, 7].to_numpy(), x[6, 8].to_numpy(), np.array(qd.Vector([1, 2]).to_numpy().dtype.kind == "i"),
+                m.to_numpy(), np.array(qd.Vector([1, 2], qd.f32).to_numpy().dtype.kind == "f")]
+
+    a, b, kind, shifted, kind_f = _run_both(program)
+    assert a.tolist() == [100, 10, 1] and b.tolist() == [1, 10, 100] and kind and kind_f
+    assert shifted.tolist() == [[2, 4], [20, 24]]
