@@ -25,7 +25,7 @@ CASES = {
     "nested_def": ("def g():\n                pass", "unsupported statement 'FunctionDef'"),
     "bitwise_float": ("x[i] = x[i] & 1", "unsupported operand type(s) for '&'"),
     "kernel_in_kernel": ("other(x)", "cannot be called from inside a kernel"),
-    "struct_for_inner": ("for j in x:\n                pass", "inner for loops must iterate over range"),
+    "struct_for_inner": ("for j in qd.grouped(other):\n                pass", "an inner qd.grouped() takes"),
     "shared_cpu_serial": ("pass\n        qd.simt.block.sync()", "only allowed inside a parallel for loop"),
     "vec_cast_not_a_dtype": ("x[i] = qd.math.vec2(1.0, 2.0).cast('f32')[0]", "v.cast(dtype) needs a qd dtype"),
     "numpy_twin_in_qd_math": ("x[i] = np.dot(x[i], x[i])", "calling dot is not supported inside a kernel; "

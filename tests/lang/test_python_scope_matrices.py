@@ -107,3 +107,54 @@ def test_python_scope_vectors_keep_integer_values_and_index_fields_in_kernels():
     a, b, kind, shifted, kind_f = _run_both(program)
     assert a.tolist() == [100, 10, 1] and b.tolist() == [1, 10, 100] and kind and kind_f
     assert shifted.tolist() == [[2, 4], [20, 24]]
+
+
+def test_inner_struct_for_over_an_array_in_a_func():
+    def program(qd):
+        @qd.func
+        def fill(a: qd.template()):
+            for i in qd.grouped(a):
+                a[i] = 42
+
+        @qd.func
+        def add(a: qd.template()):
+            for i, j in a:
+                a[i, j] += i * 10 + j
+
+        @qd.kernel
+        def k_field(a: qd.template()):
+            fill(a)
+
+        @qd.kernel
+        def k_ndarray(a: qd.types.ndarray(), b: qd.types.ndarray()):
+            fill(a)
+            for _ in range(2):
+                add(b)
+
+        f = qd.Matrix.field(2, 2, qd.i32, shape=5)
+        n = qd.Matrix.ndarray(2, 2, qd.i32, shape=5)
+        m = qd.ndarray(qd.i32, shape=(2, 3))
+        k_field(f)
+        k_ndarray(n, m)
+        return [f.to_numpy(), n.to_numpy(), m.to_numpy()]
+
+    f, n, m = _run_both(program)
+    assert (f == 42).all() and (n == 42).all() and m.tolist() == [[0, 2, 4], [20, 22, 24]]
+
+
+def test_a_loop_over_a_field_nested_in_another_loop_is_refused():
+    for qd in _implementations():
+        qd.init(arch=qd.cpu)
+        try:
+            x = qd.field(qd.f32, shape=4)
+
+            @qd.kernel
+            def k():
+                for i in range(4):
+                    for j in x:
+                        x[j] += 1
+
+            with pytest.raises((RuntimeError, qd.QuadrantsCompilationError), match="struct_for cannot be nested"):
+                k()
+        finally:
+            qd.reset()

@@ -46,6 +46,10 @@ class LoopLowering(LoweringBase):
             return self.static_for(node, self.eval_static(self.one_arg(it)))
         if isinstance(fn, Py) and fn.value in (I.ndrange, I.grouped):
             return self.nested_for(node, fn.value is I.grouped)
+        if fn is None and not isinstance(it, (ast.Tuple, ast.List)):  # `for i, j in x`: an inner struct-for
+            bounds = self.array_bounds(it)
+            if bounds is not None:
+                return self.nested_for(node, False, bounds)
         if not (isinstance(fn, Py) and fn.value is builtins.range):
             self.err(it, "inner for loops must iterate over range(...), qd.ndrange(...), qd.grouped(...) "
                          "or qd.static(...)")
@@ -88,17 +92,35 @@ class LoopLowering(LoweringBase):
             self.err(node.test, "a loop's `a if c else b` needs a compile-time condition (qd.static(...))")
         return node.body if c.value else node.orelse
 
-    def nested_for(self, node, grouped: bool):
-        """An inner `qd.ndrange(...)` / `qd.grouped(...)`: one ordinary loop per dimension, the first
-        outermost (a `break` leaves the innermost one)."""
+    def array_bounds(self, arr_node) -> list | None:
+        """(0, extent) per index axis of the ndarray or dense field `arr_node` names (an inner
+        struct-for, `for i in x` / `for I in qd.grouped(x)`, which Quadrants allows where a func's
+        loop is inlined), or None when it is not one."""
+        v = self.value(arr_node)
+        if not isinstance(v, ir.ArrayArg):
+            return None
+        if v.name in self.kscope.field_objs and (self.runtime_nesting or self.in_parallel):
+            self.err(arr_node, "struct_for cannot be nested inside a kernel: a loop over a field must not sit in "
+                               "another loop (only an ndarray's can); loop over the field at the top level")
+        if self.kscope.sparse_field(v.name) is not None:
+            self.err(arr_node, "an inner loop over a pointer/bitmasked field is not supported (its active cells "
+                               "are visited by a top-level struct-for only); loop over the field at the top level")
+        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(self.user_ndim(v))]
+
+    def nested_for(self, node, grouped: bool, bounds: list | None = None):
+        """An inner `qd.ndrange(...)` / `qd.grouped(...)` / struct-for over an array (`bounds` given):
+        one ordinary loop per dimension, the first outermost (a `break` leaves the innermost one)."""
         it = node.iter
-        if grouped:
+        if grouped and bounds is None:
             inner = it.args[0] if len(it.args) == 1 else None
             if not (isinstance(inner, ast.Call) and self.value(inner.func) == Py(I.ndrange)):
-                self.err(it, "an inner qd.grouped() takes a qd.ndrange(...)")
+                bounds = self.array_bounds(inner) if inner is not None else None
+                if bounds is None:
+                    self.err(it, "an inner qd.grouped() takes a qd.ndrange(...), an ndarray or a field")
             it = inner
-        bounds = []
-        for a in it.args:
+        args = it.args if bounds is None else []
+        bounds = list(bounds or [])
+        for a in args:
             if isinstance(a, ast.Starred):  # `qd.ndrange(*shape)`: a compile-time tuple of n or (begin, end)
                 v = self.value(a.value)
                 if not (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
