@@ -50,19 +50,20 @@ from .qdmath.frexp import frexp  # noqa: F401
 from .qdmath.eig import eig  # noqa: F401
 from .qdmath.sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
 from .func import func as _func  # noqa: E402
+from .qdmath.svd import _fp  # noqa: E402
 
 
 @_func
-def sym_eig(A, dt=f32):
+def sym_eig(A, dt=None):
     """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
-    2 <= n <= 6, by Quadrants' cyclic Jacobi."""
-    return _sym_eig_general(A, dt)
+    2 <= n <= 6, by Quadrants' cyclic Jacobi; `dt` defaults to the program's default float."""
+    return _sym_eig_general(A, static(_fp(dt)))
 
 
 @_func
-def make_spd(A, dt=f32):
+def make_spd(A, dt=None):
     """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
-    return _make_spd(A, dt)
+    return _make_spd(A, static(_fp(dt)))
 global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well

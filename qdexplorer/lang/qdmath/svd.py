@@ -902,8 +902,12 @@ def _square(n: int, m: int) -> int:
 
 
 def _fp(dt):
-    """The float type of a decomposition: `dt`, or Quadrants' default f32."""
-    return f32 if dt is None else dt
+    """The float type of a decomposition: `dt`, or, as in Quadrants, the program's default float
+    (`qd.init(default_fp=qd.f64)` computes in f64; a fixed f32 lost half the digits silently)."""
+    if dt is not None:
+        return dt
+    from ..runtime_api import _config
+    return _config.get("default_fp") or f32
 
 
 @func
