@@ -83,7 +83,8 @@ def norm_inv(self, eps=0):
 
 def normalized(self, eps=0):
     a = np.asarray(self)
-    return host(a * (1.0 / (np.sqrt(norm_sqr(a)) + eps))).astype(a.dtype)
+    out = host(a * (1.0 / (np.sqrt(norm_sqr(a)) + eps)))
+    return out.astype(a.dtype) if a.dtype.kind == "f" else out  # an integer vector's is a float one
 
 
 def dot(self, other):

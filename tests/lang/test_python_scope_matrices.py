@@ -158,3 +158,13 @@ def test_a_loop_over_a_field_nested_in_another_loop_is_refused():
                 k()
         finally:
             qd.reset()
+
+
+def test_methods_of_integer_vectors_give_float_results_where_quadrants_does():
+    def program(qd):
+        v, w = qd.Vector([3, 4]), qd.Vector([5, -12])
+        return [v.normalized().to_numpy(), np.array(v.cross(w)), v.norm(), np.array(v.dot(w))]
+
+    n, c, norm, d = _run_both(program)
+    np.testing.assert_allclose(n, [0.6, 0.8], rtol=1e-6)
+    assert c == -56 and norm == 5.0 and d == -33
