@@ -61,6 +61,22 @@ class HostMatrix(np.ndarray):
         return bool(np.all(np.asarray(self)))
 
 
+def _out_of_place(op):
+    """`v += x` makes a new vector, as Quadrants' Matrix (which has no in-place operators) does: the
+    result takes the promoted type (`qd.Vector([1, 2]) / 2` is a float vector) and a second name
+    bound to the old vector keeps its values."""
+    def apply(self, other):
+        return host(op(np.asarray(self), np.asarray(other)))
+    return apply
+
+
+for _name, _op in (("iadd", np.add), ("isub", np.subtract), ("imul", np.multiply), ("itruediv", np.true_divide),
+                   ("ifloordiv", np.floor_divide), ("imod", np.mod), ("ipow", np.power), ("imatmul", np.matmul),
+                   ("iand", np.bitwise_and), ("ior", np.bitwise_or), ("ixor", np.bitwise_xor),
+                   ("ilshift", np.left_shift), ("irshift", np.right_shift)):
+    setattr(HostMatrix, f"__{_name}__", _out_of_place(_op))
+
+
 def host(a) -> np.ndarray:
     """`a` as a HostMatrix when it is a vector or matrix; other shapes stay plain arrays."""
     arr = np.asarray(a)

@@ -168,3 +168,18 @@ def test_methods_of_integer_vectors_give_float_results_where_quadrants_does():
     n, c, norm, d = _run_both(program)
     np.testing.assert_allclose(n, [0.6, 0.8], rtol=1e-6)
     assert c == -56 and norm == 5.0 and d == -33
+
+
+def test_in_place_operators_make_a_new_vector_of_the_promoted_type():
+    def program(qd):
+        v = qd.Vector([0, 0])
+        alias = v
+        v += 0.5
+        w = qd.Vector([1, 2])
+        w /= 2
+        u = qd.Vector([1, 2])
+        u *= 2
+        return [v.to_numpy(), alias.to_numpy(), w.to_numpy(), u.to_numpy()]
+
+    v, alias, w, u = _run_both(program)
+    assert v.tolist() == [0.5, 0.5] and alias.tolist() == [0, 0] and w.tolist() == [0.5, 1.0] and u.tolist() == [2, 4]
