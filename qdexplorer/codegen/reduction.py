@@ -58,7 +58,7 @@ def find_reductions(task: ir.Task) -> dict[tuple, Reduction]:
     Only parallel range_for tasks without block-level code qualify (a task that manages its
     own shared memory and barriers keeps its atomics as written).
     """
-    if task.type != "range_for" or task.uses_block_features:
+    if task.type != "range_for" or task.uses_block_features or task.has_calls:
         return {}
     found: dict[tuple, Reduction] = {}
     spoiled: set[str] = set()

@@ -69,3 +69,10 @@ class QuadrantsAssertionError(QdRuntimeError, AssertionError):
 
 class QuadrantsRuntimeTypeError(QdRuntimeError, TypeError):
     """A kernel called with an argument of the wrong type."""
+
+
+class QuadrantsArgumentError(QuadrantsSyntaxError, TypeError):
+    """A kernel or func called with missing, extra or duplicated arguments. Quadrants raises a
+    QuadrantsSyntaxError with the same words; it is a TypeError too, as Python's own binding error is."""
+
+    __str__ = QdCompileError.__str__

@@ -6,8 +6,11 @@ of it the frontend sees.
 """
 from __future__ import annotations
 
+import inspect
 import typing
+import warnings
 
+from .errors import QuadrantsSyntaxError
 from .source import SourceInfo
 
 
@@ -25,6 +28,8 @@ def read_annotations(fn) -> dict:
 
 class Func:
     """A device function, inlined at every call site."""
+
+    is_real = False  # a @qd.real_func (RealFunc)
 
     def __init__(self, fn, requires_top_level: bool = False):
         self.fn, self.name = fn, fn.__name__
@@ -60,6 +65,52 @@ class BoundFunc:
 
     def __call__(self, *args, **kwargs):
         return self.func.fn(self.obj, *args, **kwargs)
+
+
+class RefType:
+    """`qd.ref(qd.f32)`: a @qd.real_func parameter passed by reference (the caller's variable is
+    the parameter, so an assignment to it is seen by the caller)."""
+
+    def __init__(self, tp):
+        self.tp = tp
+
+    def __repr__(self) -> str:
+        return f"qd.ref({self.tp!r})"
+
+
+def ref(tp) -> RefType:
+    return RefType(tp)
+
+
+class RealFunc(Func):
+    """`@qd.real_func`: a function with its own typed frame, as Quadrants compiles it. Every
+    parameter is annotated (scalars, vectors/matrices and structs pass by value, converted to their
+    annotation; `qd.template()` by reference; `qd.ref(dtype)` a variable by reference), a result
+    needs a return annotation, and `return` may stand anywhere, in loops too. A call is inlined,
+    which gives the same results; a recursive call becomes a real call of an out-of-line function
+    (frontend/real_funcs.py)."""
+
+    is_real = True
+
+    def __init__(self, fn):
+        super().__init__(fn)
+        for p in inspect.signature(fn).parameters.values():
+            if p.annotation is inspect.Parameter.empty:
+                code = fn.__code__
+                raise QuadrantsSyntaxError(f"parameter '{p.name}' of @qd.real_func '{fn.__name__}': Quadrants "
+                                           "kernels parameters must be type annotated (def f(a: qd.i32))",
+                                           code.co_filename, code.co_firstlineno)
+
+
+def real_func(fn) -> RealFunc:
+    return RealFunc(fn)
+
+
+def experimental_real_func(fn) -> RealFunc:
+    """`qd.experimental.real_func`: the old name, with Quadrants' deprecation warning."""
+    warnings.warn("qd.experimental.real_func is deprecated because it is no longer experimental. "
+                  "Use qd.real_func instead.", DeprecationWarning, stacklevel=2)
+    return RealFunc(fn)
 
 
 def data_oriented(cls=None, *, template_primitives: bool = True):

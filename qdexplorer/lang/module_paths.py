@@ -97,6 +97,11 @@ def _enums():
     return {"AutodiffMode": AutodiffMode, "SNodeGradType": SNodeGradType, "Layout": qd.Layout}
 
 
+def _ndrange():
+    from .intrinsics import ndrange
+    return {"_Ndrange": ndrange, "ndrange": ndrange}
+
+
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)
 PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.lang.exception": _exception,
@@ -105,6 +110,7 @@ PUBLIC: dict[str, Callable[[], dict]] = {
     "quadrants.types.annotations": _annotations,
     "quadrants.types.enums": _enums,
     "quadrants.lang.ops": _ops,
+    "quadrants.lang._ndrange": _ndrange,
 }
 
 # Quadrants module path -> the module of this package that is it (imported as itself, not copied)

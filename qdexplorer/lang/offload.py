@@ -13,10 +13,12 @@ from . import ir
 from .errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
 from .snode import SNode
-from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
+from .frontend import Py, TaskBuilder, Vec, cast, py_value
 from .frontend.values import BufView, StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
+from .frontend.loops import ndrange_arity_message
+from .frontend.funcs import has_return
 from .source import SourceInfo, python_env
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
@@ -53,6 +55,10 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     groups = group(expand(body, ChainMap(statics, env), src, graph=getattr(kernel, "use_graph", False)), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
+    if kernel.return_type is not None and not has_return(src.fdef):
+        raise QuadrantsSyntaxError(f"Kernel has a return type but does not have a return statement: '{kernel.name}' "
+                                   f"is annotated -> {kernel.return_type!r}; return a value, or drop the annotation",
+                                   kernel.file, kernel.line)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
@@ -174,7 +180,7 @@ def _serial_task(ctx, items, index) -> ir.Task:
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
-                _lines(src, stmts), shared=b.shared)
+                _lines(src, stmts), shared=b.shared, stop_grad=frozenset(b.stop_grad))
     return _finish(t, args, kscope, src, stmts)
 
 
@@ -184,7 +190,13 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, order = _loop_ranges(b, src, node.iter)
+    zero_d = not ranges  # `for I in qd.grouped(qd.ndrange())`: one iteration, an empty index
+    if zero_d:
+        if not grouped:
+            raise src.error(node.iter, "qd.ndrange() has no dimension: loop over qd.grouped(qd.ndrange()) "
+                                       "for its one (empty) index")
+        ranges, order = [(ir.Const(0, i32), ir.Const(1, i32))], None
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
@@ -195,13 +207,14 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         if len(targets) != 1:
             raise src.error(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         loop_vars = [ir.Local(f"{targets[0].id}_{k}", index_t) for k in range(len(ranges))]
-        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])})
+        by_axis = _canonical(loop_vars, order)
+        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in ([] if zero_d else by_axis)])})
     else:
         if len(targets) != len(ranges):
-            raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
-                                         f"loop variable(s)")
-        loop_vars = [ir.Local(t.id, index_t) for t in targets]
-        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
+            raise src.error(node.target, ndrange_arity_message(len(ranges), len(targets)), QuadrantsSyntaxError)
+        by_axis = [ir.Local(t.id, index_t) for t in targets]  # the loop nest (ranges) is in visiting order
+        loop_vars = [by_axis[a] for a in order] if order else by_axis
+        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, by_axis)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
     guard = b.active_cond(container, list(b.thread_ids)) if container is not None else None
     if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
@@ -217,14 +230,23 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     t = ir.Task(_task_name(prefix, index, "range_for", name), kernel.name, index, "range_for",
                 b.out[0], src.file, _lines(src, [node]), loop_name=name, loop_vars=loop_vars,
                 ranges=ranges, block_dim=config.get("block_dim"), serialize=bool(config.get("serialize")),
-                shared=b.shared)
+                shared=b.shared, stop_grad=frozenset(b.stop_grad))
     return _finish(t, args, kscope, src, [node])
 
 
+def _canonical(loop_vars: list, order) -> list:
+    """The loop variables by canonical axis, from the loop nest's levels (`order[p]`: the axis of level p)."""
+    if not order:
+        return loop_vars
+    return [loop_vars[order.index(k)] for k in range(len(order))]
+
+
 def _loop_ranges(b, src, it):
-    """(ranges, grouped, container) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
+    """(ranges, grouped, container, order) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
-    the SNode whose active cells a struct-for visits (None: every index)."""
+    the SNode whose active cells a struct-for visits (None: every index). `ranges` are in the order the
+    loop nest visits them (outermost first); `order[p]` is the canonical axis of level p (`qd.ndrange(...,
+    axes=)`; None: the canonical order)."""
     if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
         return _loop_ranges(b, src, b.static_pick(it))
     if isinstance(it, ast.Call):
@@ -234,53 +256,31 @@ def _loop_ranges(b, src, it):
         if isinstance(fn, Py) and fn.value is I.grouped:
             if len(it.args) != 1:
                 raise src.error(it, "qd.grouped() takes one argument")
-            ranges, _, container = _loop_ranges(b, src, it.args[0])
-            return ranges, True, container
+            ranges, _, container, order = _loop_ranges(b, src, it.args[0])
+            return ranges, True, container, order
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
                 raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
-            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None
+            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, None
         if isinstance(fn, Py) and fn.value is I.ndrange:
-            ranges = []
-            for a in it.args:
-                if isinstance(a, ast.Starred):
-                    v = b.value(a.value)
-                    if isinstance(v, ShapeTuple):
-                        ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
-                    elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                        ranges += [_bounds(b, src, a, Py(x)) for x in v.value]
-                    else:
-                        raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
-                elif isinstance(a, ast.Tuple):
-                    if len(a.elts) != 2:
-                        raise src.error(a, "ndrange bounds are n or (begin, end)")
-                    ranges.append(tuple(b.commit(b.value(x), x, like=i32) for x in a.elts))
-                else:
-                    ranges.append(_bounds(b, src, a, b.value(a)))
-            if not ranges:
-                raise src.error(it, "qd.ndrange() needs at least one dimension")
-            return ranges, False, None
+            canonical, order = b.ndrange_bounds(it)
+            return [canonical[a] for a in order], False, None, order
     v = b.value(it)
     while isinstance(v, StructArr):  # a struct field: its members share its index space
         v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         fld = b.kscope.sparse_field(v.name)
         container = fld._snode.parent() if fld is not None else None
-        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container
+        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container, None
     if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
         sn = v.value
         if not sn.shape:
             raise src.error(it, "a struct-for over qd.root has no index to loop over")
-        return [(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False, (sn if sn.sparse_path() else None)
+        return ([(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False,
+                (sn if sn.sparse_path() else None), None)
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
                         "qd.grouped(...), an ndarray, a field or an SNode")
-
-
-def _bounds(b, src, node, v):
-    if isinstance(v, Py) and isinstance(v.value, (tuple, list)) and len(v.value) == 2:
-        return tuple(b.commit(Py(x), node, like=i32) for x in v.value)
-    return (ir.Const(0, i32), b.commit(v, node, like=i32))
 
 
 def _lines(src, stmts):

@@ -136,6 +136,12 @@ def ad_stack_size() -> int:
     return size or ADSTACK_DEFAULT_SIZE
 
 
+def ad_stack_adaptive() -> bool:
+    """`ad_stack_size=0` (the default): Quadrants sizes each stack itself; here a loop of a constant
+    trip count gets a stack of exactly that many entries, any other the default size."""
+    return not (_config.get("options") or {}).get("ad_stack_size", 0)
+
+
 def reset():
     _compiled.clear()
     _last_call[0] = None

@@ -3,6 +3,8 @@ grouped into tasks (one per top-level loop, one per run of other statements), `q
 read, and the kernel-scope locals found that must outlive a task."""
 from __future__ import annotations
 
+from .errors import QdCompileError
+
 import ast
 
 from . import intrinsics as I
@@ -63,16 +65,22 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
                   "combined; remove graph=True or the qd.stream_parallel() block.")
 
 
-def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, bool]:
+def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, str]:
+    """(statements, stop): stop is "" (ran to the end), "break" / "continue" (reached while unrolling:
+    the unrolled loop ends / goes on with its next item) or "return" (a top-level `return`: nothing after it is part of the kernel,
+    as Quadrants stops building statements once the kernel has returned)."""
     out: list = []
     for stmt in body:
-        if unrolling and isinstance(stmt, ast.Break):
-            return out, True
+        if unrolling and isinstance(stmt, (ast.Break, ast.Continue)):
+            return out, "break" if isinstance(stmt, ast.Break) else "continue"
+        if isinstance(stmt, ast.Return):
+            out.append((stmt, bind))
+            return out, "return"
         if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
-            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+            sub, stop = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.IfExp) and isinstance(stmt.iter.test, ast.Call) \
                 and static_arg(ast.Expr(stmt.iter.test), env) is not None:
@@ -82,7 +90,7 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
                 code = compile(ast.Expression(stmt.iter.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.iter.test, f"could not evaluate qd.static(...): {e}") from None
+                raise kernel_src.error(stmt.iter.test, _static_failure(e)) from None
             stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
                                              stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
         static = static_arg(stmt, env)
@@ -90,15 +98,19 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             try:
                 code = compile(ast.Expression(static), "<qd.static>", "eval")
                 items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
+            except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
+                raise kernel_src.error(static, e.message, type(e)) from None
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
             names = kernel_src.target_names(stmt.target, "static loop targets")
             for item in items:
                 vals = item if len(names) > 1 else (item,)
-                sub, broke = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
-                                     True)
+                sub, stop = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
+                                    True)
                 out += sub
-                if broke:
+                if stop == "return":
+                    return out, stop
+                if stop == "break":
                     break
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
@@ -106,14 +118,21 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
                 code = compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
-            sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
+                raise kernel_src.error(stmt.test, _static_failure(e)) from None
+            sub, stop = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         out.append((stmt, bind))
-    return out, False
+    return out, ""
+
+
+def _static_failure(e: Exception) -> str:
+    if isinstance(e, NameError):  # a kernel argument or a local: known only when the kernel runs
+        return (f"qd.static(...) arguments must be compile-time constants: {e} at compile time (a kernel "
+                f"argument or a runtime variable; use a qd.template() argument for a value known when compiling)")
+    return f"could not evaluate qd.static(...): {e}"
 
 
 def _is_stream_parallel(stmt, env) -> bool:

@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,9 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     try:
         ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, **init_kwargs(cluster), **kw)
     except SystemExit as e:   # SIGTERM while Ray starts: its own handler exits 15, saving nothing
+        # Ray's half-started processes are the reaper's to end (checked: none is left); their Popen
+        # objects, dropped with ray.init's frames, would each print a ResourceWarning on the way out
+        warnings.filterwarnings("ignore", r"subprocess \d+ is still running", ResourceWarning)
         cluster.stop()
         if e.code == signal.SIGTERM:
             raise KeyboardInterrupt(signal.SIGTERM) from None   # the CLI's way: exit 143

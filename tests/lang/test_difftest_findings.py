@@ -194,3 +194,73 @@ def test_float_not_equal_is_true_for_nan(q):
     x.from_numpy(np.array([1.0, np.nan], np.float32))
     k()
     assert o.to_numpy().tolist() == [1, 1, 1]
+
+
+def test_floor_division_of_constants_follows_python_as_at_run_time(q):
+    """Quadrants 1.3.3 folds `//` and `%` of two constants with C's truncation and prints
+    [0, 0, -1, 0, -2, 5] here, while the same operations on loaded values give Python's floor
+    results (-1, 5): its own documented `//` is floor division. Ours folds as it runs, Python's way.
+    The generator keeps divisors unfoldable (it adds the zero cell `dz`)."""
+    x = qd.field(qd.i64, shape=2)
+    o = qd.field(qd.i64, shape=6)
+
+    @qd.kernel
+    def k():
+        t7 = qd.cast(7, qd.i64)
+        o[0] = qd.cast(-2, qd.i64) // t7
+        o[1] = qd.cast(-2, qd.i32) // qd.cast(7, qd.i32)
+        o[2] = x[0] // t7  # loaded: Quadrants gives -1 too
+        big = qd.cast(1, qd.i64) << qd.cast(40, qd.i64)
+        o[3] = qd.cast(-2, qd.i64) // (big if big != 0 else qd.cast(3, qd.i64))
+        o[4] = qd.cast(-2, qd.i64) % t7
+        o[5] = x[0] % t7
+
+    x.from_numpy(np.array([-2, 0]))
+    k()
+    assert o.to_numpy().tolist() == [-1, -1, -1, -1, 5, 5]
+
+
+def test_abs_of_the_minimum_wraps_consistently(q):
+    """`qd.abs` of the i32 minimum: Quadrants 1.3.3 lowers it to LLVM's abs with the minimum as poison,
+    so one value reads differently by use: stored it is -2147483648, but `a < 0` is false, `a >> 24`
+    is 128 (a logical shift), `a // 256` is 8388608 and its i64 cast 2147483648. Ours wraps, as two's
+    complement and the stored bits say, in every use. The generator keeps abs operands above the minimum."""
+    x = qd.field(qd.i32, shape=1)
+    o = qd.field(qd.i32, shape=4)
+    o64 = qd.field(qd.i64, shape=1)
+
+    @qd.kernel
+    def k():
+        a = qd.abs(x[0])
+        o[0] = a
+        o[1] = a >> 24
+        o[2] = 1 if a < 0 else 0
+        o[3] = a // 256
+        o64[0] = qd.cast(a, qd.i64)
+
+    x.from_numpy(np.array([-2147483648], dtype=np.int32))
+    k()
+    assert o.to_numpy().tolist() == [-2147483648, -128, 1, -8388608]
+    assert o64.to_numpy().tolist() == [-2147483648]
+
+
+def test_abs_of_an_i64_constant_is_exact(q):
+    """Quadrants 1.3.3 folds `qd.abs` of an i64 constant through f64: abs(2**63 - 1) folds to
+    -9223372036854775808 (2**63, out of range), while abs of the same value loaded from a field is
+    2**63 - 1. Ours folds in integers. The generator adds the zero cell `dz` to abs operands."""
+    x = qd.field(qd.i64, shape=1)
+    o = qd.field(qd.i64, shape=4)
+
+    @qd.kernel
+    def k():
+        big = (qd.cast(32767, qd.i64) << qd.cast(48, qd.i64)) | (qd.cast(65535, qd.i64) << qd.cast(32, qd.i64)) | \
+              (qd.cast(65535, qd.i64) << qd.cast(16, qd.i64)) | qd.cast(65535, qd.i64)
+        o[0] = qd.abs(big)
+        o[1] = qd.abs(x[0])
+        odd = (qd.cast(32, qd.i64) << qd.cast(48, qd.i64)) | qd.cast(1, qd.i64)  # 2**53 + 1: not an f64
+        o[2] = qd.abs(-odd)
+        o[3] = qd.abs(qd.cast(-7, qd.i64))
+
+    x.from_numpy(np.array([2 ** 63 - 1]))
+    k()
+    assert o.to_numpy().tolist() == [2 ** 63 - 1, 2 ** 63 - 1, 2 ** 53 + 1, 7]

@@ -190,7 +190,7 @@ def test_call_mistakes_name_what_to_fix(cpu):
 
     x = np.zeros(8, np.float32)
     assert saxpy.__name__ == "saxpy" and saxpy.__qualname__.endswith("saxpy")
-    with pytest.raises(TypeError, match="unexpected keyword argument 'alpha' .*x, y, a"):
+    with pytest.raises(TypeError, match="(?s)Unexpected argument 'alpha'.*takes x, y, a"):
         saxpy(x, x.copy(), alpha=2.0)
     with pytest.raises(Exception, match=r"np.ascontiguousarray\(x\)"):
         saxpy(np.zeros(16, np.float32)[::2], x, 2.0)

@@ -64,6 +64,10 @@ class _Program:
         return 0
 
     @staticmethod
+    def config():  # `prog.config().arch` (test_adstack): what impl.current_cfg() answers
+        return _Cfg()
+
+    @staticmethod
     def get_graph_cache_used_on_last_call():
         return False
 

@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from .. import intrinsics as I
 from .. import ir, runtime_api
-from ..errors import QdCompileError
+from ..errors import QdCompileError, QuadrantsSyntaxError
 from ..field import Storage
 from ..func import Func
 from ..source import flat_env
@@ -35,6 +35,11 @@ class StaticBreak(Exception):
     qd.static(i == 2): break`): it unwinds to that loop, which stops unrolling (loops.py)."""
 
 
+class StaticContinue(StaticBreak):
+    """A `continue` reached while unrolling a qd.static loop outside any runtime branch: the
+    unrolling goes on with the loop's next item."""
+
+
 class LoweringBase(ABC):
     """The state of one task being lowered, and the methods the mixins call on each other."""
 
@@ -45,6 +50,7 @@ class LoweringBase(ABC):
     runtime_nesting: int
     out: list[list[ir.Stmt]]  # the blocks being filled, innermost last
     shared: list[ir.SharedArray]
+    stop_grad: set
     counter: itertools.count
     block_features_ok: bool
     inline_stack: list[Func]
@@ -85,6 +91,8 @@ class LoweringBase(ABC):
         for scope in reversed(self.frame.scopes):
             if name in scope:
                 v = scope[name]
+                if isinstance(v, Py) and isinstance(v.value, (Storage, StructField)):  # b = qd.static(a): a field
+                    return self.global_value(v.value, name, node)
                 return ir.LocalRef(v) if isinstance(v, ir.Local) else v
         if len(self.frames) == 1 and name in self.kscope.view_arrays:  # a BufferView another task made
             off, size = self.kscope.gtemp(f"{name}.offset"), self.kscope.gtemp(f"{name}.size")
@@ -153,7 +161,10 @@ class LoweringBase(ABC):
         try:
             return eval(compile(ast.Expression(node), "<qd.static>", "eval"), env)  # noqa: S307
         except NameError as e:
-            self.err(node, f"{e}: only constants, globals and qd.static values are known at compile time")
+            self.err(node, f"{e}: values in qd.static(...) and other compile-time expressions must be compile-time "
+                           f"constants (constants, globals, qd.static values and qd.template() arguments)")
+        except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
+            self.err(node, e.message, type(e))
         except Exception as e:  # noqa: BLE001 - reported at the user's line
             self.err(node, f"could not evaluate at compile time: {type(e).__name__}: {e}")
 
@@ -180,10 +191,10 @@ class LoweringBase(ABC):
     def stmt(self, node):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
-            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel")
+            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel", QuadrantsSyntaxError)
         try:
             method(node)
-        except (QdCompileError, RecursionError, StaticBreak):
+        except (QdCompileError, RecursionError, StaticBreak):  # StaticContinue is a StaticBreak
             raise
         except Exception as e:  # noqa: BLE001 - a compiler bug still points at the user's line
             self.err(node, f"internal compiler error while lowering this statement ({type(e).__name__}: {e}); "
@@ -259,6 +270,9 @@ class LoweringBase(ABC):
     def vec_pick(self, v: Vec, keys: list, node: ast.AST) -> Value: ...
 
     @abstractmethod
+    def component_keys(self, elts: list) -> list: ...
+
+    @abstractmethod
     def vec_slice_keys(self, v: Vec, idx: ast.expr, node: ast.AST) -> tuple[list, tuple] | None: ...
 
     @abstractmethod
@@ -318,12 +332,22 @@ class LoweringBase(ABC):
     @abstractmethod
     def inline_func(self, func: Func, node: ast.Call, self_value: StructVal | Py | None = None) -> Value: ...
 
+    @abstractmethod
+    def bind_call(self, func: Func, node: ast.Call, first: tuple = ()) -> dict: ...
+
+    # -- provided by RealFuncCalls (real_funcs.py)
+    @abstractmethod
+    def outlined_call(self, func: Func, node: ast.Call) -> Value: ...
+
     # -- provided by StructLowering (structs.py)
     @abstractmethod
     def struct_element(self, arr: StructArr, idx_node: ast.AST, node: ast.AST) -> StructVal: ...
 
     @abstractmethod
     def struct_member(self, s: StructVal, attr: str, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def unpacked_member(self, ref: Any, idx_node: ast.AST) -> str: ...
 
     @abstractmethod
     def construct_struct(self, stype, node: ast.Call) -> StructVal: ...

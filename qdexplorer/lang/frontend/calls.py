@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
 import operator
 import types
 import weakref
@@ -28,7 +29,7 @@ from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
+from .values import KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 _OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
@@ -72,6 +73,9 @@ class CallLowering(LoweringBase):
         f = fn.value
         if isinstance(f, Func):
             return self.inline_func(f, node)
+        owner = getattr(f, "__self__", None)
+        if isinstance(owner, KDict):  # d.values(), d.keys(), d.items()
+            return getattr(owner, getattr(f, "__name__"))()
         if f is func:  # qd.func(g) inside a kernel, as Quadrants allows
             g = self.value(self.one_arg(node))
             if not isinstance(g, Py) or not callable(g.value):
@@ -169,7 +173,9 @@ class CallLowering(LoweringBase):
             if is_number(v):
                 return literal(v.value, f, exact=True) if f.is_float else cast(literal(v.value), f)
             return cast(self.commit(v, node, like=f), f)
-        if f is I.static:
+        if f is I.static:  # qd.static(a, b) gives the tuple (a, b), as in Quadrants
+            if len(node.args) > 1 and not node.keywords:
+                return Py(tuple(self.eval_static(a) for a in node.args))
             return Py(self.eval_static(self.one_arg(node)))
         if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value
             return py_value(self.eval_static(node))
@@ -178,7 +184,7 @@ class CallLowering(LoweringBase):
         if isinstance(f, I.Intrinsic):
             return self.intrinsic(f, node)
         if f is I.loop_config:
-            self.err(node, "qd.loop_config() must be a statement directly before a kernel's top-level for")
+            return self.inner_loop_config(node)
         if f is I.ndrange or f is builtins.range:
             self.err(node, f"{getattr(f, '__name__', f)}() is only allowed as the iterable of a for loop")
         name = getattr(f, "__name__", repr(f))
@@ -192,6 +198,9 @@ class CallLowering(LoweringBase):
                     self.err(node, f"calling {name}(...) at compile time failed: {type(e).__name__}: {e}")
             if isinstance(f, types.FunctionType) and f.__module__ not in _PY_MODULES:  # ... on kernel values a
                 return self.inline_func(_as_func(f), node)  # plain function, lambda or closure is inlined
+            if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) \
+                    and f.__func__.__module__ not in _PY_MODULES:  # a plain method of an object: self bound
+                return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
 
     def static_call_args(self, node) -> tuple | None:
@@ -345,6 +354,20 @@ class CallLowering(LoweringBase):
                        (a if isinstance(a, Vec) else b).shape)
         return self.minmax_pair("min", a, b, node)
 
+    def inner_loop_config(self, node):
+        """`qd.loop_config(...)` before a loop that is not a task (inside another loop, or nested in an
+        if): an inner loop runs in one thread, so there is nothing to configure; a name is dropped with
+        Quadrants' warning, as only top-level loops become named tasks."""
+        if node.args or any(k.arg is None for k in node.keywords):
+            self.err(node, "qd.loop_config() takes keyword arguments (name=, block_dim=, serialize=, ...)")
+        opts = {k.arg: self.eval_static(k.value) for k in node.keywords}
+        if opts.get("name") is not None and (self.in_parallel or self.frame.loop_depth != 0):
+            print(f"[Quadrants] [W] qd.loop_config(name=\"{opts['name']}\") is set on a for-loop nested inside "
+                  "another for-loop; the name is ignored. Only top-level loops are offloaded as separately named "
+                  "kernels. Move the loop to the top level, or unroll the enclosing loop with `for ... in "
+                  "qd.static(range(...))` so each inner loop becomes its own named kernel.", file=sys.stderr)
+        return Py(None)
+
     def one_arg(self, node):
         if len(node.args) != 1 or node.keywords:
             self.err(node, "this call takes exactly one positional argument")
@@ -380,7 +403,7 @@ _SAFE_BUILTINS = {abs, round, min, max, int, float, bool, len, pow, sum, divmod,
 def _foldable(f) -> bool:
     """Whether a callable may run in Python while a kernel compiles: user Python functions, math and
     NumPy functions and scalar types, and pure builtins (never I/O such as `open`)."""
-    if isinstance(f, types.FunctionType):
+    if isinstance(f, types.FunctionType) or (isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType)):
         return True
     try:
         if f in _SAFE_BUILTINS:

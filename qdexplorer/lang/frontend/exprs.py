@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from .values import BINOPS, CMPOPS, BufView, KDict, Py, _Key, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -85,6 +85,10 @@ class ExprLowering(LoweringBase):
             return self.struct_member(base, node.attr, node)
         if isinstance(base, BufView):
             return self.view_attr(base, node.attr, node)
+        if isinstance(base, KDict):
+            if node.attr not in ("keys", "values", "items"):
+                self.err(node, f"a dict in a kernel has keys(), values() and items(), not '{node.attr}'")
+            return Py(getattr(base, node.attr))
         if isinstance(base, StructArr):
             if node.attr in ("grad", "dual") and node.attr not in base.members:  # s.grad[i].a: the adjoints' arrays
                 return self.struct_adjoint(base, node.attr, node)
@@ -137,6 +141,54 @@ class ExprLowering(LoweringBase):
                 self.frame.scopes.pop()
         return out
 
+    def v_Dict(self, node):
+        """`{"a": x, "b": y}`: keys known at compile time, values evaluated now into locals."""
+        if any(k is None for k in node.keys):
+            self.err(node, "**unpacking in a dict literal is not supported in a kernel")
+        return KDict({self.dict_key(k): self.held(self.value(v), node) for k, v in zip(node.keys, node.values)})
+
+    def v_DictComp(self, node):
+        """`{k: v for j in range(3) if ...}`: unrolled like a list comprehension (compile-time iterable)."""
+        out: dict = {}
+        for scope in self.comprehension_scopes(node):
+            self.frame.scopes.append(scope)
+            try:
+                if all(self.static_truth(c) for c in node.generators[0].ifs):
+                    out[self.dict_key(node.key)] = self.held(self.value(node.value), node)
+            finally:
+                self.frame.scopes.pop()
+        return KDict(out)
+
+    def comprehension_scopes(self, node) -> list[dict]:
+        gens = node.generators
+        if len(gens) != 1 or gens[0].is_async:
+            self.err(node, "a comprehension in a kernel takes one 'for'")
+        try:
+            items = list(self.eval_static(gens[0].iter))
+        except (QdCompileError, TypeError):
+            self.err(gens[0].iter, "a comprehension in a kernel iterates over a compile-time sequence "
+                                   "(range(3), a tuple, qd.static(...)); use a for loop for a runtime one")
+        names = self.frame.src.target_names(gens[0].target)
+        return [{n.id: py_value(x) for n, x in zip(names, item if len(names) > 1 else (item,))} for item in items]
+
+    def dict_key(self, node):
+        k = self.value(node)
+        if isinstance(k, Py):
+            try:
+                hash(k.value)
+                return k.value
+            except TypeError:
+                self.err(node, f"a dict key must be hashable, got {type(k.value).__name__}")
+        return _Key(k)
+
+    def held(self, v, node):
+        """A value kept in a container: a kernel scalar or vector in a local, a compile-time one as it is."""
+        if isinstance(v, Vec):
+            return self.vec_local(v, "item")
+        if isinstance(v, ir.Expr):
+            return ir.LocalRef(self.new_local("item", v.dtype, v))
+        return v
+
     def static_truth(self, cond) -> bool:
         v = self.value(cond)
         if isinstance(v, ir.Const):
@@ -162,8 +214,17 @@ class ExprLowering(LoweringBase):
             return self.vec_subscript(base, node)
         if isinstance(base, BufView):
             return self.view_subscript(base, node)
+        if isinstance(base, UnpackedRef):
+            return base.struct.members[self.unpacked_member(base, idx_node)]
         if isinstance(base, StructArr):
             return self.struct_element(base, idx_node, node)
+        if isinstance(base, KDict):
+            key = self.value(idx_node)
+            k = key.value if isinstance(key, Py) else None
+            if not isinstance(key, Py) or k not in base.entries:
+                self.err(node, f"this dict has no key {k!r} (keys: {', '.join(map(repr, base.entries))}); a dict "
+                               "in a kernel takes compile-time keys", QuadrantsIndexError)
+            return base.entries[k]
         if isinstance(base, list):  # `[a, b, c][k]`, `[f(j) for j in range(3)][k]`
             base = Seq(base)
         if isinstance(base, Seq):
@@ -234,10 +295,18 @@ class ExprLowering(LoweringBase):
         if empty and user <= 1:
             return (ir.Const(0, i32),)  # x[None] / x[()]: a 0-d field or ndarray, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
-        vals = []
+        vals: list = []
         for e in elts:
             v = self.value(e)
+            tup = v.value if isinstance(v, Py) and isinstance(v.value, tuple) else None
+            if isinstance(v, Seq) or tup is not None:  # `I = (i, j, k); x[I, b]`: its items spread
+                items: list = v.items if isinstance(v, Seq) else [py_value(x) for x in tup or ()]
+                for x in items:
+                    vals += [(y, e) for y in x.items] if isinstance(x, Vec) else [(x, e)]
+                continue
             vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
+        if not vals and user <= 1 and arr.ndim <= 1:
+            return (ir.Const(0, i32),)  # x[I] with I from qd.grouped(qd.ndrange()): the 0-d index
         if partial and len(vals) == user and user < arr.ndim:
             pass  # x[i] of an array of vectors: the caller loads the components
         elif len(vals) != arr.ndim:
@@ -276,6 +345,9 @@ class ExprLowering(LoweringBase):
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
     def binop(self, op, a, b, node) -> Value:
+        if isinstance(a, Vec) != isinstance(b, Vec):  # v + [x, y, z]: the list is a vector, as in Quadrants
+            a, b = (_as_vec(x) if isinstance(x, list) or (isinstance(x, Py) and isinstance(x.value, (list, tuple)))
+                    else x for x in (a, b))
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
@@ -522,3 +594,13 @@ def _pure(e: ir.Expr) -> bool:
                 not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
             return False
     return True
+
+
+def _as_vec(x) -> Vec:
+    """A list or tuple of values as a vector (a list of rows as a matrix)."""
+    from .vectors import components
+    rows: Any = x.value if isinstance(x, Py) else x
+    items = components(x)
+    if rows and all(isinstance(r, (list, tuple)) for r in rows) and len(items) == len(rows) * len(rows[0]):
+        return Vec(items, (len(rows), len(rows[0])))
+    return Vec(items)

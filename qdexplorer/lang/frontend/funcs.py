@@ -5,10 +5,13 @@ import ast
 import inspect
 
 from .. import ir
-from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+from ..arg_binding import bind_arguments
+from ..errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
+from ..func import RefType
 from ..template import Template, template
 from ..types import NdarrayType, as_dtype, i32
+from ..vector_types import VectorType
 from .values import BufView, Py, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
@@ -21,7 +24,10 @@ class FuncInlining(LoweringBase):
         """`self_value`: bound to the first parameter of a method: a struct's (`s.area()`) or a
         `@qd.data_oriented` object's (`Py(obj)`, `self.helper(i)`)."""
         if func in self.inline_stack:
-            self.err(node, f"recursive call of @qd.func '{func.name}' is not supported")
+            if func.is_real:  # recursion: a real call of an out-of-line function (real_funcs.py)
+                return self.outlined_call(func, node)
+            self.err(node, f"recursive call of @qd.func '{func.name}' is not supported (make it a "
+                           f"@qd.real_func, which may call itself)")
         if getattr(func, "requires_top_level", False) and (self.in_parallel or self.runtime_nesting):
             via = "".join(f" (through '{f.name}')" for f in self.inline_stack[-1:])
             self.err(node, f"@qd.func '{func.name}' has requires_top_level=True but is called inside a runtime "
@@ -40,7 +46,9 @@ class FuncInlining(LoweringBase):
             dt = as_dtype(ann)
             if isinstance(ann, Template) or ann is Template or ann is template:  # passed as it is, by
                 # reference, as Quadrants passes templates
-                bound[p.arg] = v
+                bound[p.arg] = v.local if isinstance(v, ir.LocalRef) and isinstance(a, ast.Name) else v
+            elif isinstance(ann, RefType):  # the caller's variable itself
+                bound[p.arg] = self.ref_argument(func, p.arg, a, v, node)
             elif isinstance(ann, NdarrayType) or isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                 if not isinstance(v, (ir.ArrayArg, ir.SharedArray)):
                     self.err(node, f"argument '{p.arg}' of '{func.name}' must be an ndarray")
@@ -49,6 +57,8 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = v
             elif isinstance(v, BufView):  # a view: its array by reference, its window by value
                 bound[p.arg] = v
+            elif isinstance(ann, VectorType) and not ann.is_bare:
+                bound[p.arg] = self.vec_argument(p.arg, ann, v, node)
             elif isinstance(v, Vec):
                 bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             elif isinstance(v, StructVal):
@@ -56,9 +66,13 @@ class FuncInlining(LoweringBase):
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
+        if "return" in hints and not has_return(fdef):
+            self.err(node, f"Function has a return type but does not have a return statement: '{func.name}' is "
+                           f"annotated -> {hints['return']!r}; return a value, or drop the annotation")
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
         self.frame.call_at = self.at(node)  # where the caller is while the func runs (BufferView's callstack)
+        frame.real = func.is_real
         frame.scopes[0].update(bound)
         self.frames.append(frame)
         self.inline_stack.append(func)
@@ -77,16 +91,42 @@ class FuncInlining(LoweringBase):
             return [r if isinstance(r, Vec) else ir.LocalRef(r) for r in frame.ret_local]
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
 
+    def vec_argument(self, name: str, ann: VectorType, v, node) -> Vec:
+        """A vector/matrix parameter: a copy of the argument, which must have the annotation's shape,
+        in its dtype (Quadrants' checks and words)."""
+        what = f"Argument {name} of type {ann!r} is expected to be a Matrix"
+        if not isinstance(v, Vec):
+            self.err(node, f"{what}, but got a scalar.", QuadrantsSyntaxError)
+        if len(v.shape) != len(ann.shape):
+            self.err(node, f"{what} with ndim {len(ann.shape)}, but got {len(v.shape)}.", QuadrantsSyntaxError)
+        for word, want, got in zip(("n", "m"), ann.shape, v.shape):
+            if want != got:
+                self.err(node, f"{what} with {word} {want}, but got {got}.", QuadrantsSyntaxError)
+        if ann.dtype is None:
+            return self.vec_local(v, name)
+        return self.vec_local(Vec([cast(self.commit(x, node, like=ann.dtype), ann.dtype) for x in v.items], v.shape),
+                              name)
+
+    def ref_argument(self, func, name: str, a, v, node):
+        """A `qd.ref(dtype)` parameter: the caller's local variable, which the body then reads and
+        assigns in place (Quadrants passes its address)."""
+        if isinstance(v, ir.LocalRef) and isinstance(a, ast.Name):
+            return v.local
+        if isinstance(v, Vec) and isinstance(a, ast.Name) and all(isinstance(x, ir.LocalRef) for x in v.items):
+            return v
+        self.err(node, f"argument '{name}' of '{func.name}' is a qd.ref parameter: pass a local variable",
+                 QuadrantsTypeError)
+
     def bind_call(self, func, node, first: tuple = ()) -> dict:
         """Parameter name → AST node (or `Py` default, or a value given in `first`, a method's
         struct), with Python's own rules and messages."""
         if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             self.err(node, f"*args and **kwargs are not supported when calling '{func.name}' in a kernel")
         try:
-            ba = inspect.signature(func.fn).bind(*first, *node.args, **{k.arg: k.value for k in node.keywords})
-        except TypeError as e:
-            self.err(node, f"{func.name}(): {e}", QuadrantsSyntaxError)
-        ba.apply_defaults()
+            ba = bind_arguments(inspect.signature(func.fn), func.name, (*first, *node.args),
+                                {k.arg: k.value for k in node.keywords})
+        except QuadrantsArgumentError as e:
+            self.err(node, e.message, QuadrantsArgumentError)
         return {k: (v if isinstance(v, (ast.AST, StructVal, Py)) else Py(v)) for k, v in ba.arguments.items()}
 
     def s_Return(self, node):
@@ -94,6 +134,9 @@ class FuncInlining(LoweringBase):
         if fr.ret_label is None:
             return self.kernel_return(node)
         if not _returns_nothing(node):
+            if fr.real and "return" not in self.inline_stack[-1].annotations:
+                self.err(node, "A function with a return value must be annotated with a return type, "
+                               "e.g. def func() -> qd.f32", QuadrantsSyntaxError)
             v = self.value(node.value)
             if isinstance(v, list) or isinstance(fr.ret_local, tuple) or (
                     isinstance(v, Py) and isinstance(v.value, tuple)):
@@ -148,11 +191,11 @@ class FuncInlining(LoweringBase):
                 self.emit(ir.Assign(r, cast(self.commit(x, node, like=r.dtype), r.dtype)))
 
     def kernel_return(self, node):
-        """`return v` at a kernel's top level stores v in the result array (it does not stop later
-        tasks, as in Quadrants); a bare `return` (or `return None`) there does nothing."""
+        """`return v` at a kernel's top level stores v in the result array; the kernel ends there, as
+        nothing after it is part of the kernel (toplevel.py); a bare `return` (or `return None`) too."""
         if len(self.out) != 1 or self.frame.loop_depth or self.in_parallel:
-            self.err(node, "a kernel can only return from its top level, not from inside an if or a loop",
-                     QuadrantsSyntaxError)
+            self.err(node, "Return inside non-static if/for is not supported: a kernel can only return from its "
+                           "top level, not from inside an if or a loop", QuadrantsSyntaxError)
         ret = self.kscope.ret
         if _returns_nothing(node):
             return
@@ -178,3 +221,15 @@ class FuncInlining(LoweringBase):
 def _returns_nothing(node: ast.Return) -> bool:
     """`return` or `return None`: Python's two spellings of returning nothing."""
     return node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+
+
+def has_return(fdef: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function's own body (not a nested def's) has a `return` with a value."""
+    todo: list[ast.AST] = list(fdef.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return) and n.value is not None:
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False

@@ -91,6 +91,12 @@ class IntrinsicLowering(LoweringBase):
             self.require_block_features(node, f"qd.simt.block.{f.name}()")
             self.emit(ir.Barrier())
             return Py(None)
+        if f.kind == "stop_grad":
+            arr = self.value(self.one_arg(node))
+            if not isinstance(arr, ir.ArrayArg):
+                self.err(node, "qd.stop_grad(x) takes a field")
+            self.stop_grad.add(arr.name)
+            return Py(None)
         if f.kind in ("hint", "static_assert", "static_print", "one", "raw"):
             return self.misc_intrinsic(f, node)
         if f.kind == "shared":

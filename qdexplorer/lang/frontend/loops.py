@@ -9,9 +9,10 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
+from ..errors import QdCompileError, QuadrantsSyntaxError
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
-from .base import LoweringBase, StaticBreak
+from .base import LoweringBase, StaticBreak, StaticContinue
 
 
 class LoopLowering(LoweringBase):
@@ -107,6 +108,63 @@ class LoopLowering(LoweringBase):
                                "are visited by a top-level struct-for only); loop over the field at the top level")
         return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(self.user_ndim(v))]
 
+    def ndrange_bounds(self, it: ast.Call) -> tuple[list[tuple[ir.Expr, ir.Expr]], tuple[int, ...]]:
+        """`qd.ndrange(...)`'s (begin, end) per dimension, in the user's order, and the order to visit
+        them in (`axes=`: outermost first). Each argument is n, (begin, end), or `*shape` / `*t` of a
+        compile-time tuple (an end below its begin is an empty range where the loop is made)."""
+        from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+        from .values import ShapeTuple
+        bounds: list[tuple[ir.Expr, ir.Expr]] = []
+
+        def scalar(v, at) -> ir.Expr:
+            e = self.commit(v, at, like=i32)
+            if not e.dtype.is_int:
+                self.err(at, "Every argument of ndrange should be an integer scalar or a tuple/list of (int, int)",
+                         QuadrantsTypeError)
+            return e
+
+        def pair(v, at):
+            if isinstance(v, Py) and isinstance(v.value, (tuple, list)):
+                if len(v.value) != 2:
+                    self.err(at, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
+                             QuadrantsSyntaxError)
+                lo, hi = (scalar(Py(x), at) for x in v.value)
+            else:
+                lo, hi = ir.Const(0, i32), scalar(v, at)
+            bounds.append((lo, hi))
+
+        for a in it.args:
+            if isinstance(a, ast.Starred):
+                try:  # `*((0, n),) * 3`, `*[[1, 3]] * 3`: Python values, computed as Python computes them
+                    v = Py(self.eval_static(a.value))
+                except QdCompileError:
+                    v = self.value(a.value)  # `*x.shape` of an ndarray argument
+                if isinstance(v, ShapeTuple):
+                    bounds.extend((ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim))
+                elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
+                    for x in v.value:
+                        pair(Py(x), a)
+                else:
+                    self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
+                                "it a tuple first)")
+            elif isinstance(a, ast.Tuple):
+                if len(a.elts) != 2:
+                    self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
+                             QuadrantsSyntaxError)
+                lo, hi = (scalar(self.value(x), x) for x in a.elts)
+                bounds.append((lo, hi))
+            else:
+                pair(self.value(a), a)
+        axes = None
+        for kw in it.keywords:
+            if kw.arg != "axes":
+                self.err(kw, f"qd.ndrange() has no keyword '{kw.arg}' (only axes=)")
+            try:
+                axes = I.ndrange_axes(self.eval_static(kw.value), len(bounds))
+            except (QuadrantsSyntaxError, QuadrantsTypeError) as e:
+                self.err(kw, e.message, type(e))
+        return bounds, axes or tuple(range(len(bounds)))
+
     def nested_for(self, node, grouped: bool, bounds: list | None = None):
         """An inner `qd.ndrange(...)` / `qd.grouped(...)` / struct-for over an array (`bounds` given):
         one ordinary loop per dimension, the first outermost (a `break` leaves the innermost one)."""
@@ -118,33 +176,22 @@ class LoopLowering(LoweringBase):
                 if bounds is None:
                     self.err(it, "an inner qd.grouped() takes a qd.ndrange(...), an ndarray or a field")
             it = inner
-        args = it.args if bounds is None else []
-        bounds = list(bounds or [])
-        for a in args:
-            if isinstance(a, ast.Starred):  # `qd.ndrange(*shape)`: a compile-time tuple of n or (begin, end)
-                v = self.value(a.value)
-                if not (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
-                    self.err(a, "*args of an inner qd.ndrange must be a constant tuple")
-                for x in v.value:
-                    lo, hi = tuple(x) if isinstance(x, (tuple, list)) and len(x) == 2 else (0, x)
-                    bounds.append((self.commit(Py(lo), a, like=i32), self.commit(Py(hi), a, like=i32)))
-            elif isinstance(a, ast.Tuple):
-                if len(a.elts) != 2:
-                    self.err(a, "ndrange bounds are n or (begin, end)")
-                lo_e, hi_e = (self.commit(self.value(x), x, like=i32) for x in a.elts)
-                bounds.append((lo_e, hi_e))
-            else:
-                bounds.append((ir.Const(0, i32), self.commit(self.value(a), a, like=i32)))
+        if bounds is None:
+            canonical, order = self.ndrange_bounds(it)
+        else:  # a struct-for over an array: its axes in order
+            canonical, order = list(bounds), tuple(range(len(bounds)))
+        bounds = [canonical[a] for a in order]  # loop nest levels, outermost first
         targets = self.frame.src.target_names(node.target)
         if grouped and len(targets) != 1:
             self.err(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         if not grouped and len(targets) != len(bounds):
-            self.err(node.target, f"the loop has {len(bounds)} dimension(s) but {len(targets)} loop variable(s)")
+            self.err(node.target, ndrange_arity_message(len(bounds), len(targets)), QuadrantsSyntaxError)
         index_t = loop_index_type(e for r in bounds for e in r)
         loop_vars = [self.new_local(f"nd{k}", index_t, cast(lo, index_t)) for k, (lo, _) in enumerate(bounds)]
         ends = [self.new_local("end", index_t, cast(hi, index_t)) for _, hi in bounds]
-        scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])} if grouped
-                 else {t.id: v for t, v in zip(targets, loop_vars)})
+        by_axis = [loop_vars[order.index(k)] for k in range(len(order))]  # the canonical index of each axis
+        scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in by_axis])} if grouped
+                 else {t.id: v for t, v in zip(targets, by_axis)})
         self.frame.scopes.append(scope)
         saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
         self.frame.loop_depth = max(saved_depth, 0) + 1
@@ -180,6 +227,8 @@ class LoopLowering(LoweringBase):
                 try:
                     for s in node.body:
                         self.stmt(s)
+                except StaticContinue:
+                    continue
                 except StaticBreak:
                     break
                 finally:
@@ -197,11 +246,20 @@ class LoopLowering(LoweringBase):
         self.loop_jump(node, ir.Continue(), "continue")
 
     def loop_jump(self, node, stmt, word):
-        if self.frame.loop_depth < 0 and word == "break" and len(self.out) == self.frame.unroll_block:
-            raise StaticBreak()  # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here
+        if self.frame.loop_depth < 0 and len(self.out) == self.frame.unroll_block:
+            # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here (continue: next item)
+            raise StaticBreak() if word == "break" else StaticContinue()
         if self.frame.loop_depth < 0:
-            self.err(node, f"'{word}' cannot be used in a qd.static loop (it is unrolled)")
+            self.err(node, f"You are trying to `{word}` a static `for` loop: '{word}' under a runtime condition "
+                           f"cannot leave a qd.static loop (it is unrolled); make the condition a qd.static(...) "
+                           f"one, or the loop a runtime range(...)", QuadrantsSyntaxError)
         if self.frame.loop_depth == 0:
             where = "the top-level parallel loop" if self.in_parallel else "a serial task outside a loop"
             self.err(node, f"'{word}' is not allowed in {where}")
         self.emit(stmt)
+
+
+def ndrange_arity_message(dims: int, targets: int) -> str:
+    return (f"Ndrange for loop with number of the loop variables not equal to the dimension of the ndrange is not "
+            f"supported: the loop has {dims} dimension(s) but {targets} loop variable(s) (use qd.grouped(...) for "
+            f"one index vector)")

@@ -11,8 +11,8 @@ from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
 from ..toplevel import check_with
-from .values import BINOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, \
-    tensor_type_name, truthy
+from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, \
+    cast, is_number, tensor_type_name, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -25,7 +25,7 @@ class StatementLowering(LoweringBase):
 
     def s_Expr(self, node):
         if isinstance(node.value, ast.Constant) and (isinstance(node.value.value, str) or node.value.value is ...):
-            return  # docstring or comment string; `...` as a body, as `pass`
+            return  # docstring or comment string; `...` as a statement (a body that does nothing)
         v = self.value(node.value)
         if isinstance(v, ir.Expr):
             self.emit(ir.ExprStmt(v))
@@ -81,8 +81,12 @@ class StatementLowering(LoweringBase):
         if isinstance(vals, Vec):
             vals = list(vals.items) if len(vals.shape) == 1 else \
                 [Vec(vals.items[r * vals.shape[1]:(r + 1) * vals.shape[1]]) for r in range(vals.shape[0])]
-        if isinstance(vals, Py) and isinstance(vals.value, tuple):
-            vals = [Py(v) for v in vals.value]
+        if isinstance(vals, Py) and isinstance(vals.value, (tuple, list)):  # a constant tuple or list
+            vals = [py_value(v) for v in vals.value]
+        if isinstance(vals, ShapeTuple):  # `a, b = x.shape`
+            vals = [ir.Shape(vals.array, k) for k in range(vals.ndim)]
+        if isinstance(vals, Seq):
+            vals = list(vals.items)
         if not isinstance(vals, list) or len(vals) != len(target.elts):
             self.err(node, "tuple assignment needs a tuple of the same length on the right")
         for t_node, v in zip(target.elts, self.unpack_temps(vals, node)):
@@ -131,6 +135,9 @@ class StatementLowering(LoweringBase):
             if isinstance(v, Vec):
                 self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
                 return
+            if isinstance(v, KDict):  # a dict of kernel values (already held in locals)
+                self.frame.scopes[-1][target.id] = v
+                return
             if isinstance(v, (list, Seq)):  # a list of kernel values: one local per item
                 items = v.items if isinstance(v, Seq) else v
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
@@ -144,14 +151,16 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Subscript):
             arr = self.value(target.value)
+            if isinstance(arr, UnpackedRef):  # obj.r[i] = x: obj._r{i}
+                return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 sel = self.vec_slice_keys(arr, target.slice, target)
                 if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
                     return self.store_components(arr, sel[0], self.slice_values(v, len(sel[0]), node), target, node)
-                keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
-                                                else [target.slice])]
+                keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple)
+                                           else [target.slice])
                 return self.store_components(arr, [keys], [v], target, node)
             if isinstance(arr, BufView):  # v[i] = x: element offset + i of the view's array
                 idx = self.view_index(arr, target.slice, target)
@@ -171,6 +180,12 @@ class StatementLowering(LoweringBase):
                     self.struct_member(base, target.attr, target)  # the error naming the members
                     self.err(target, f"cannot assign to the method '{target.attr}'")
                 return self.store_member(base, target.attr, v, node)
+            if isinstance(base, Vec) and all(c in SWIZZLE for c in target.attr) and len(base.shape) == 1:
+                n = base.shape[0]
+                if any(SWIZZLE[c] >= n for c in target.attr):
+                    group = next((g for g in ("xyzw", "rgba", "stpq") if target.attr[0] in g), "xyzw")
+                    self.err(target, f"vec{n} only has attributes={tuple(group[:n])}, got={tuple(target.attr)}",
+                             QuadrantsSyntaxError)
             if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
                 keys = [Py(SWIZZLE[target.attr])]
                 if all(isinstance(it, ir.Load) for it in base.items):
@@ -298,7 +313,7 @@ class StatementLowering(LoweringBase):
     def refuse_kernel_arg(self, target, existing):
         if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
                 self.frames[0].scopes[0].get(target.id) is existing:
-            self.err(target, f"kernel argument '{target.id}' cannot be assigned (Quadrants passes arguments "
+            self.err(target, f'Kernel argument "{target.id}" is immutable in the kernel (Quadrants passes arguments '
                              f"read-only); copy it into a local first: {target.id}_ = {target.id}",
                      QuadrantsSyntaxError)
 
@@ -326,6 +341,8 @@ class StatementLowering(LoweringBase):
             return self.s_AugAssign(ast.copy_location(ast.AugAssign(component, node.op, node.value), node))
         if isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute)):
             base = self.value(target.value)  # a qd.linalg.SparseMatrixBuilder (which sits above the frontend)
+            if isinstance(base, UnpackedRef):  # obj.r[i] += x: obj._r{i}
+                return self.update_member(base.struct, self.unpacked_member(base, target.slice), op, node)
             if isinstance(base, Py) and getattr(type(base.value), "qd_triplet_builder", False):
                 return self.builder_add(base.value, target, node, op)
         if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):
@@ -395,7 +412,7 @@ class StatementLowering(LoweringBase):
                 news = [self.binop(op, self.vec_pick(base, k, node), x, node) for k, x in zip(sel[0], vals)]
                 self.store_components(base, sel[0], news, target, node)
                 return True
-            keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])]
+            keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])
             if all(isinstance(it, ir.Load) for it in base.items):
                 loads = self.vec_pick_loads(base, keys, target)
             else:
