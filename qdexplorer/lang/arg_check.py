@@ -137,8 +137,9 @@ def _check_array(where: str, v, dt, nd: int):
     if not v.flags.c_contiguous:
         arg = where.rsplit("'", 2)[-2]  # where = "k(): argument 'x'"
         raise NonContiguousArgumentError(
-            f"{where} must be C-contiguous (a slice or transpose is not): Non contiguous tensors are not "
-            f"supported; pass np.ascontiguousarray({arg}) (shape {v.shape}) or {arg}.contiguous() for a tensor")
+            f"{where} must be C-contiguous (a slice or transpose is not). Non contiguous numpy arrays are not "
+            f"supported (Quadrants' words; for a PyTorch tensor: Non contiguous tensors are not supported); pass "
+            f"np.ascontiguousarray({arg}) (shape {v.shape}) or {arg}.contiguous() for a tensor")
 
 
 def _check_dtype_ndim(where: str, v, dt, nd: int):
