@@ -412,7 +412,20 @@ def _static_view(v):
         return VecShape(v.shape, tuple(x.value for x in v.items) if known else None)
     if isinstance(v, Seq):
         return [None if (x := _static_view(item)) is _UNKNOWN else x for item in v.items]
+    if isinstance(v, ir.ArrayArg):  # `qd.static(x is not None)` on an array argument: it is one
+        return ArrayStandIn(v.name, v.dtype, v.ndim)
     return _UNKNOWN
+
+
+class ArrayStandIn:
+    """What compile-time code sees of an array argument: that it is there (not None), its dtype and
+    number of storage axes; its data and run-time shape are not known while compiling."""
+
+    def __init__(self, name: str, dtype, ndim: int):
+        self.name, self.dtype, self.ndim = name, dtype, ndim
+
+    def __repr__(self) -> str:
+        return f"<array argument {self.name}: {self.dtype!r}, {self.ndim} axes>"
 
 
 def _assigns(tree, name: str) -> bool:
