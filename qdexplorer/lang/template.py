@@ -11,6 +11,7 @@ import dataclasses
 import enum
 import hashlib
 import re
+import weakref
 
 import numpy as np
 
@@ -73,8 +74,29 @@ def held_arrays(v, depth: int = 0, runtime: bool = False) -> tuple:
         elif hasattr(a, "members") and hasattr(a, "struct_type"):  # a struct field: its member arrays
             out.append((k, tuple(sorted((m, getattr(f, "uid", None)) for m, f in a.members.items()))))
         elif runtime and isinstance(a, (bool, int, float, enum.Enum)):
+            _check_lifted_kind(v, k, a)
             out.append((k, (type(a).__name__, a)))
     return tuple(out)
+
+
+_LIFTED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # object -> {member: first kind}
+
+
+def _check_lifted_kind(obj, name: str, value) -> None:
+    """Quadrants lifts a `template_primitives=False` member as a kernel argument of the type it had at
+    the first launch; a float given later to an integer member would truncate, so it is refused (a
+    TypeError, as Quadrants', even for 4.0), while the lossless direction (int to a float member) is taken."""
+    try:
+        kinds = _LIFTED.setdefault(obj, {})
+    except TypeError:  # an object that takes no weak references: nothing to remember it by
+        return
+    kind = "float" if isinstance(value, float) else "int" if isinstance(value, (bool, int)) else None
+    first = kinds.setdefault(name, kind)
+    if first == "int" and kind == "float":
+        raise TypeError(f"Primitive member '{name}' of a @qd.data_oriented(template_primitives=False) object "
+                        f"({type(obj).__name__}) was lifted as an integer kernel argument (its type at the first "
+                        f"launch), but is now a float ({value!r}); coercing it would truncate. Keep the member's "
+                        f"type stable across launches")
 
 
 ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the same array (kernel.py)

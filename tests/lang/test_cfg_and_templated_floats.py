@@ -85,3 +85,27 @@ def test_bare_template_annotation_and_an_ellipsis_body(qd):
     k(a, b)
     nothing()
     assert a[None] == 12
+
+
+def test_a_runtime_primitive_lifted_as_an_integer_refuses_a_float(qd):
+    @qd.data_oriented(template_primitives=False)
+    class Sim:
+        def __init__(self):
+            self.k = 2
+            self.f = 1.0
+            self.out = qd.field(qd.f32, shape=2)
+
+    sim = Sim()
+
+    @qd.kernel
+    def step(s: qd.template()):
+        s.out[0] = s.k
+        s.out[1] = s.f
+
+    step(sim)
+    sim.f = 3  # int into a float member: lossless, taken
+    step(sim)
+    assert sim.out.to_numpy().tolist() == [2.0, 3.0]
+    sim.k = 1.5
+    with pytest.raises(TypeError, match="truncate"):
+        step(sim)
