@@ -24,7 +24,7 @@ from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, func, read_annotations
-from .launch_stats import LaunchObservations, LaunchStats
+from .launch_stats import LaunchObservations, LaunchStats, SpecialisationMap
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .source import SourceInfo
@@ -379,6 +379,11 @@ class Kernel(KernelBase):
     def _primal(self) -> "Kernel":
         """Quadrants' decorated kernel wraps this object as `k._primal`; here `k` is it."""
         return self
+
+    @property
+    def mapper(self) -> SpecialisationMap:
+        """The specialisations compiled so far (`k._primal.mapper.mapping`; launch_stats.py)."""
+        return SpecialisationMap(self)
 
     @property
     def launch_observations(self) -> LaunchObservations:

@@ -69,3 +69,20 @@ class LaunchStats:
                     KernelBatchedArgType.UINT if dt.kind == "u" else KernelBatchedArgType.INT)
             counts[kind] += 1
         return counts
+
+
+class SpecialisationMap:
+    """Quadrants' `kernel._primal.mapper.mapping`: one entry per specialisation the kernel has been
+    compiled for (here: per distinct spec its tasks were lowered for), so a program can see whether
+    two calls shared one. Where qdexplorer needs no new specialisation it has none: a layout-tagged
+    ndarray is stored canonically, so it shares the untagged one's (Quadrants compiles a second)."""
+
+    def __init__(self, kernel):
+        self._kernel = kernel
+
+    @property
+    def mapping(self) -> dict:
+        specs: dict = {}
+        for spec, _debug in self._kernel._tasks:
+            specs.setdefault(spec, len(specs))
+        return specs

@@ -75,3 +75,23 @@ def test_before_any_call_every_count_is_zero():
         assert k._primal is k and not k.launch_observations.found_kernel_in_materialize_cache
     finally:
         ours.reset()
+
+
+def test_mapper_mapping_counts_the_specialisations_compiled():
+    results = []
+    for qd, _kinds in _implementations():
+        qd.init(arch=qd.cpu)
+        try:
+            @qd.kernel
+            def fill(x: qd.Tensor):
+                for i in range(4):
+                    x[i] = 7
+
+            fill(qd.tensor(qd.i32, shape=(4,), backend=qd.Backend.NDARRAY))
+            fill(qd.tensor(qd.i32, shape=(4,), backend=qd.Backend.NDARRAY))
+            same = len(fill._primal.mapper.mapping)
+            fill(qd.tensor(qd.f32, shape=(4,), backend=qd.Backend.NDARRAY))  # (a field of i32 is one more in
+            results.append((same, len(fill._primal.mapper.mapping)))
+        finally:
+            qd.reset()
+    assert all(r == (1, 2) for r in results), results  # Quadrants; here it shares the ndarray's, stored alike)
