@@ -31,12 +31,12 @@ class CompileConfig:
     @property
     def default_fp(self):
         from .types import f32
-        return runtime_api.init_options().get("default_fp", f32)
+        return runtime_api._config.get("default_fp") or f32
 
     @property
     def default_ip(self):
         from .types import i32
-        return runtime_api.init_options().get("default_ip", i32)
+        return runtime_api._config.get("default_ip") or i32
 
 
 cfg = CompileConfig()

@@ -19,6 +19,7 @@ from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .frontend.loops import ndrange_arity_message
 from .frontend.funcs import has_return
+from .return_values import is_compound, leaves
 from .source import SourceInfo, python_env
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
@@ -62,6 +63,8 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
+    for k, (dt, shape) in enumerate(leaves(kernel.return_type) or ()):
+        kscope.ret_leaves.append(kscope.add_result(f"ret__{k}", dt, shape))
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
     kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
 
@@ -134,10 +137,12 @@ def _return_type(kernel):
         return None, (1,)
     if isinstance(ann, VectorType):
         return ann.dtype or f32, (math.prod(ann.shape),)
-    if isinstance(ann, StructType):
-        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' returns a struct ({ann!r}), which qdexplorer does not "
-                                   f"support: return its members (a vector, or several kernels)",
-                                   kernel.file, kernel.line)
+    if is_compound(ann):  # a struct or tuple: one result array per leaf (return_values.py)
+        try:
+            leaves(ann)
+        except TypeError as e:
+            raise QuadrantsSyntaxError(f"kernel '{kernel.name}': {e}", kernel.file, kernel.line) from None
+        return None, (1,)
     dt = as_dtype(ann)
     if dt is None:
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
@@ -175,8 +180,14 @@ def _builder(ctx, parallel, index):
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     b = _builder(ctx, parallel=False, index=index)
+    bound: dict = {}  # the static-loop values the previous item saw: they end with their loop
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
+        scope = b.frames[0].scopes[-1]
+        for k, v in bound.items():
+            if k not in bind and scope.get(k) is v:  # `print(i)` after `for i in qd.static(...)`: undefined
+                del scope[k]
+        bound = {k: py_value(v) for k, v in bind.items()}
+        scope.update(bound)
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
@@ -190,7 +201,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container, order = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, order = _loop_ranges(b, src, node.iter, node)
     zero_d = not ranges  # `for I in qd.grouped(qd.ndrange())`: one iteration, an empty index
     if zero_d:
         if not grouped:
@@ -241,7 +252,7 @@ def _canonical(loop_vars: list, order) -> list:
     return [loop_vars[order.index(k)] for k in range(len(order))]
 
 
-def _loop_ranges(b, src, it):
+def _loop_ranges(b, src, it, loop=None):
     """(ranges, grouped, container, order) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
     the SNode whose active cells a struct-for visits (None: every index). `ranges` are in the order the
@@ -260,7 +271,8 @@ def _loop_ranges(b, src, it):
             return ranges, True, container, order
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
-                raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
+                b.err(loop or it, f"Range should have 1 or 2 arguments, found {len(it.args) + len(it.keywords)} "
+                                  f"(a parallel range() takes (end) or (begin, end); steps are not supported)")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
             return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, None
         if isinstance(fn, Py) and fn.value is I.ndrange:

@@ -84,8 +84,13 @@ class _Runtime:
         from qdexplorer.lang import runtime_api
         return runtime_api.num_compiled()
 
-    default_fp = property(lambda self: _Cfg().default_fp)
-    default_ip = property(lambda self: _Cfg().default_ip)
+    @staticmethod
+    def _set_default(key, dt):  # `impl.get_runtime().default_ip = qd.u32`: what qd.init(default_ip=...) sets
+        from qdexplorer.lang import runtime_api
+        runtime_api._config[key] = dt
+
+    default_fp = property(lambda self: _Cfg().default_fp, lambda self, dt: self._set_default("default_fp", dt))
+    default_ip = property(lambda self: _Cfg().default_ip, lambda self, dt: self._set_default("default_ip", dt))
 
 
 def _impl():

@@ -902,12 +902,11 @@ def _square(n: int, m: int) -> int:
 
 
 def _fp(dt):
-    """The float type of a decomposition: `dt`, or, as in Quadrants, the program's default float
-    (`qd.init(default_fp=qd.f64)` computes in f64; a fixed f32 lost half the digits silently)."""
+    """The float type of a decomposition: `dt`, or qd.init's default_fp (f32 unless changed), as Quadrants."""
     if dt is not None:
         return dt
-    from ..runtime_api import _config
-    return _config.get("default_fp") or f32
+    from .. import runtime_api
+    return runtime_api._config.get("default_fp") or f32
 
 
 @func
