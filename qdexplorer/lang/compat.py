@@ -71,7 +71,6 @@ _each(("snode",), "ptr", _INTERNAL)
 for _t in ("vector_type", "matrix_type", "struct_type"):
     for _a in ("from_kernel_struct_ret", "set_kernel_struct_args", "from_quadrants_object", "tensor_type"):
         _each((_t,), _a, _INTERNAL)
-REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
 REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)

@@ -495,7 +495,7 @@ class Field(Storage):
     _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
     _made_unplaced = False  # made without shape=: its `.grad` is an unplaced field until placed
     _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
-    _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
+    _sparse = False    # a pointer/bitmasked/dynamic container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
                  needs_dual: bool = False):
@@ -576,11 +576,15 @@ class Field(Storage):
         return out
 
     def from_numpy(self, arr):
-        """Under a pointer/bitmasked container every element is written, so every cell activates."""
+        """Under a pointer/bitmasked/dynamic container only active elements are written and nothing
+        activates, as Quadrants' import (a struct-for over active cells) does."""
+        if not self._sparse:
+            return super().from_numpy(arr)
+        keep = self.host().copy()
         super().from_numpy(arr)
-        if self._sparse:
-            for s in self._snode.sparse_path():
-                s.mask.fill(1)
+        inactive = ~self._snode.parent().active_cells().reshape(keep.shape[:len(self.shape)])
+        self.storage[inactive] = keep[inactive]
+        self._host_written()
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)

@@ -25,7 +25,7 @@ from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QdCompileError, QuadrantsTypeError
 from ..field import Field
 from ..snode import SNode
-from .sparse import ArrayMethod
+from .sparse import ArrayMethod, ListMethod
 from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
@@ -53,6 +53,11 @@ class CallLowering(LoweringBase):
             return self.call_method(f, node)
         if isinstance(f, ArrayMethod):
             return self.array_method(f, node)
+        if isinstance(f, ListMethod):
+            want = 1 if f.name == "append" else 0
+            if len(node.args) != want or node.keywords:
+                self.err(node, f"x[...].{f.name}({'value' if want else ''}) takes {want} argument(s)")
+            return self.list_call(f.name, f.snode, f.idx, node.args[0] if want else None, node)
         if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):
             parent: Any = f
             return Py(parent(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)

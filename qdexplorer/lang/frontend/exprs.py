@@ -74,6 +74,9 @@ class ExprLowering(LoweringBase):
         return StructArr(arr.stype, members)
 
     def v_Attribute(self, node):
+        listed = self.list_method(node)  # x[i].append(v) on a dynamic SNode's field (sparse.py)
+        if listed is not None:
+            return listed
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
