@@ -76,8 +76,6 @@ REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplo
 _each(("kernel",), "wrapper", _INTERNAL)
 
 PARTIAL: dict[str, str] = {
-    "qd.field": "offset= is refused (index from 0)",
-    "snode.place": "offset= is refused (index from 0)",
     "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
                  "reported by x.layout, storage stays in canonical order",
     "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",

@@ -34,8 +34,9 @@ class QdCompileError(QdError):
         return (type(self), (self.message, self.file, self.line, self.col, self.source_line))
 
 
-class QdRuntimeError(QdError):
-    """A launch, load or check failure, reported against the task or workload that caused it."""
+class QdRuntimeError(QdError, RuntimeError):
+    """A launch, load or check failure, reported against the task or workload that caused it (a
+    `RuntimeError` too, as Quadrants' `QuadrantsRuntimeError` is)."""
 
 
 # Quadrants' names (quadrants/lang/exception.py), with the same standard-library bases.
@@ -65,6 +66,12 @@ QuadrantsRuntimeError = QdRuntimeError
 
 class QuadrantsAssertionError(QdRuntimeError, AssertionError):
     """An `assert` in a kernel failed (debug mode)."""
+
+
+class OutOfBoundsAccess(QuadrantsAssertionError, IndexError):
+    """A field or ndarray element read or written from Python outside its index range: Quadrants'
+    debug-mode `QuadrantsAssertionError` ("Accessing field ... with indices ..."), an `IndexError`
+    too (without debug mode Quadrants reads or writes past the array; here it is always refused)."""
 
 
 class QuadrantsRuntimeTypeError(QdRuntimeError, TypeError):

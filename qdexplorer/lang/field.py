@@ -21,11 +21,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import runtime_api
+from . import materialize, runtime_api
 from .caller import caller
 from .device_array import device_array_of
 from .element import Element
-from .errors import QdRuntimeError, QuadrantsIndexError
+from .errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
 from .torch_io import tensor_to_numpy, to_torch
 from .types import DType, as_dtype
 
@@ -131,6 +131,7 @@ class Storage:
     _grad: "Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
     _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
+    offset: tuple = ()  # a field's first index along each axis (qd.field(offset=)); () for zeros
 
     @property
     def layout(self) -> tuple | None:
@@ -320,7 +321,15 @@ class Storage:
         key = key if isinstance(key, tuple) else (key,)
         if len(key) != len(self.shape):
             self._index_error(len(key))
-        return key
+        if not all(isinstance(k, (int, np.integer)) for k in key):
+            return key  # NumPy's own indexing (and its errors) for anything else
+        off = self.offset or (0,) * len(key)
+        idx = tuple(int(k) - o for k, o in zip(key, off))
+        if any(not 0 <= i < n for i, n in zip(idx, self.shape)):
+            where = f" offset {tuple(off)}" if self.offset else ""
+            raise OutOfBoundsAccess(f"Accessing {self._kind()} of size {tuple(self.shape)}{where} with indices "
+                                    f"{tuple(int(k) for k in key)}")
+        return idx
 
     def _index_error(self, got: int):
         file, line = _caller()
@@ -498,33 +507,54 @@ class Field(Storage):
     _sparse = False    # a pointer/bitmasked/dynamic container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
-                 needs_dual: bool = False):
+                 needs_dual: bool = False, offset=None):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
-        self._needs_grad = needs_grad   # the adjoint is allocated with the storage (at placement when unplaced)
+        self._needs_grad = needs_grad   # the adjoint is allocated with the storage (placed by hand when unplaced)
         self._needs_dual = needs_dual
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
+            file, line = _caller()
+            if offset is not None:
+                raise QuadrantsSyntaxError("shape cannot be None when offset is set", file, line)
             self.shape = None  # type: ignore[assignment]
             self._made_unplaced = True
+            materialize.note(self, f"{file}:{line}")  # placed (and its gradient) by the next kernel call
             return
-        self._allocate(_shape(shape))
+        shape = _shape(shape)
+        self._set_offset(offset, len(shape))
+        self._allocate(shape)
+
+    def _set_offset(self, offset, dim: int):
+        """Index from `offset` along each axis (Quadrants' `offset=`): checked against the number of
+        axes, kept only where it is not all zeros."""
+        if offset is None:
+            return
+        off = (int(offset),) if isinstance(offset, numbers.Integral) else tuple(int(o) for o in offset)
+        if len(off) != dim:
+            file, line = _caller()
+            raise QuadrantsSyntaxError(f"The dimensionality of shape and offset must be the same ({dim} != "
+                                       f"{len(off)})", file, line)
+        self.offset = off if any(off) else ()
 
     def _allocate(self, shape: tuple):
         self.shape = shape
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
         self._registered()
         runtime_api.adopt(self)
-        self._with_grad(self._needs_grad)
-        self._with_dual(getattr(self, "_needs_dual", False))
+        if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)
+            self._with_grad(self._needs_grad)
+            self._with_dual(getattr(self, "_needs_dual", False))
 
     @property
     def placed(self) -> bool:
         return self.shape is not None
 
-    def place_at(self, shape: tuple, leaf) -> None:
-        """Called by `SNode.place`: take the container's shape and allocate the storage."""
+    def place_at(self, shape: tuple, leaf, offset=None) -> None:
+        """Called by `SNode.place`: take the container's shape (and the offset given to place) and
+        allocate the storage."""
         self._snode = leaf
         self._sparse = bool(leaf.sparse_path())
+        self._set_offset(offset, len(shape))
         self._allocate(tuple(shape))
 
     @property

@@ -18,6 +18,7 @@ from .frontend.values import StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
+from . import materialize
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from .types import as_dtype, f32, i32, loop_index_type
@@ -27,7 +28,9 @@ from .vector_types import VectorType
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered.
     The frontend recurses over expressions and qd.func calls: past Python's recursion limit the
-    kernel is refused in one line, not with a RecursionError traceback."""
+    kernel is refused in one line, not with a RecursionError traceback. Fields declared since the
+    last compile must be placed first, as Quadrants checks when it compiles (materialize.py)."""
+    materialize.check()
     try:
         return _lower_kernel(kernel, memo, spec)
     except RecursionError:
@@ -57,8 +60,10 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] == "array"})
+    offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array"}  # template fields' offset=
+    kscope.offsets.update(offsets)
 
-    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
+    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items())) + tuple(sorted(offsets.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
     whole = src.segment(body) if gtemp_names and body else ""  # shared locals: a task depends on the others
 
@@ -180,7 +185,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, offset = _loop_ranges(b, src, node.iter)
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
@@ -199,7 +204,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         loop_vars = [ir.Local(t.id, index_t) for t in targets]
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
-    guard = b.active_cond(container, list(b.thread_ids)) if container is not None else None
+    guard = b.active_cond(container, _unshifted(b.thread_ids, offset)) if container is not None else None
     if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
         b.out.append([])
     for s in node.body:
@@ -218,9 +223,10 @@ def _range_task(ctx, item, index, config) -> ir.Task:
 
 
 def _loop_ranges(b, src, it):
-    """(ranges, grouped, container) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
-    struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
-    the SNode whose active cells a struct-for visits (None: every index)."""
+    """(ranges, grouped, container, offset) of a top-level loop: range, qd.ndrange, qd.grouped(...),
+    or a struct-for over an ndarray, a field or an SNode (`for i in x`: its index space, from the
+    field's `offset=` on). `container` is the SNode whose active cells a struct-for visits (None:
+    every index); `offset` is what to subtract from the loop indices to index it."""
     if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
         return _loop_ranges(b, src, b.static_pick(it))
     if isinstance(it, ast.Call):
@@ -230,13 +236,13 @@ def _loop_ranges(b, src, it):
         if isinstance(fn, Py) and fn.value is I.grouped:
             if len(it.args) != 1:
                 raise src.error(it, "qd.grouped() takes one argument")
-            ranges, _, container = _loop_ranges(b, src, it.args[0])
-            return ranges, True, container
+            ranges, _, container, offset = _loop_ranges(b, src, it.args[0])
+            return ranges, True, container, offset
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
                 raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
-            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None
+            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, ()
         if isinstance(fn, Py) and fn.value is I.ndrange:
             ranges = []
             for a in it.args:
@@ -256,21 +262,31 @@ def _loop_ranges(b, src, it):
                     ranges.append(_bounds(b, src, a, b.value(a)))
             if not ranges:
                 raise src.error(it, "qd.ndrange() needs at least one dimension")
-            return ranges, False, None
+            return ranges, False, None, ()
     v = b.value(it)
     while isinstance(v, StructArr):  # a struct field: its members share its index space
         v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         fld = b.kscope.sparse_field(v.name)
         container = fld._snode.parent() if fld is not None else None
-        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container
+        off = b.kscope.offsets.get(v.name, ())
+        ranges = [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))]
+        if off:  # indices run from the field's offset
+            ranges = [(ir.Const(o, i32), ir.BinOp("+", hi, ir.Const(o, i32), i32)) if o else (lo, hi)
+                      for (lo, hi), o in zip(ranges, off)]
+        return ranges, False, container, off
     if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
         sn = v.value
         if not sn.shape:
             raise src.error(it, "a struct-for over qd.root has no index to loop over")
-        return [(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False, (sn if sn.sparse_path() else None)
+        return [(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False, (sn if sn.sparse_path() else None), ()
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
                         "qd.grouped(...), an ndarray, a field or an SNode")
+
+
+def _unshifted(ids: list, offset: tuple) -> list:
+    """Loop indices of a struct-for over a field with `offset=`, as indices of its storage."""
+    return [ir.BinOp("-", e, ir.Const(o, i32), i32) if o else e for e, o in zip(ids, offset)] + ids[len(offset):]
 
 
 def _bounds(b, src, node, v):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
+from . import materialize
 from .splitmix import GOLDEN, MASK64, mix64
 
 class Arch(str):
@@ -89,6 +90,7 @@ def init(arch: str = cpu, **options):
     _config["debug"] = bool(options.get("debug", False))
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
+    materialize.forget()
     return result
 
 
@@ -122,6 +124,7 @@ def debug() -> bool:
 
 def reset():
     _compiled.clear()
+    materialize.forget()
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
     _config["default_ip"] = _config["default_fp"] = None

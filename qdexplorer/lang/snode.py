@@ -145,22 +145,21 @@ class SNode:
 
     def place(self, *fields, offset=None) -> "SNode":
         """Give each field (scalar, vector, matrix or struct field, or a list of them) this
-        container's shape: its storage is allocated now, zeroed."""
-        if offset is not None:
-            raise refuse_use("place(..., offset=...)", "index from 0 (subtract the offset where you index)")
+        container's shape: its storage is allocated now, zeroed. `offset=` makes their indices start
+        there along each axis, as Quadrants' `place(x, offset=(-8, 16))`."""
         for f in fields:
             if isinstance(f, (list, tuple)):
-                self.place(*f)
+                self.place(*f, offset=offset)
             elif isinstance(f, Field):
-                self._place_field(f)
+                self._place_field(f, offset)
             elif hasattr(f, "members") and hasattr(f, "struct_type"):  # a struct field: each member
-                self.place(*f.members.values())
+                self.place(*f.members.values(), offset=offset)
                 f.shape = self.shape
             else:
                 raise ValueError(f"{f!r} cannot be placed: place takes qd.field(...)s (made without shape=)")
         return self
 
-    def _place_field(self, f: Field):
+    def _place_field(self, f: Field, offset=None):
         primal = f._grad_of
         if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
             file, line = _caller()
@@ -173,13 +172,13 @@ class SNode:
         leaf.fields.append(f)
         self.children.append(leaf)
         self.fields.append(f)
-        f.place_at(self.shape, leaf)
+        f.place_at(self.shape, leaf, offset)
 
     def lazy_grad(self):
         """Give every float field placed under this container so far its `.grad` (same shape, dense
         storage, as everything here), as Quadrants' `qd.root.lazy_grad()` does."""
         for f in self._placed_fields():
-            if f._grad is None and f._grad_of is None and f.dtype.is_float:
+            if (f._grad is None or f._grad.shape is None) and f._grad_of is None and f.dtype.is_float:
                 f._with_grad(True)
 
     def lazy_dual(self):
@@ -188,7 +187,8 @@ class SNode:
         fields = self._placed_fields()
         derived = {id(d) for f in fields for d in (f._grad, f._dual) if d is not None}
         for f in fields:
-            if f._dual is None and f._grad_of is None and f.dtype.is_float and id(f) not in derived:
+            if (f._dual is None or f._dual.shape is None) and f._grad_of is None and f.dtype.is_float and \
+                    id(f) not in derived:
                 f._with_dual(True)
 
     def _placed_fields(self) -> list:
@@ -366,7 +366,7 @@ class _Root(SNode):
         `qd.root.lazy_grad()` gives them all their `.grad`."""
         return [f for f in Storage.live() if isinstance(f, Field) and f.placed]
 
-    def _place_field(self, f: Field):
+    def _place_field(self, f: Field, offset=None):
         leaf = SNode(self, "place", {})
         leaf.fields.append(f)
         if f.placed:

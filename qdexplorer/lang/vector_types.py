@@ -69,9 +69,10 @@ class VectorType:
             return False
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
-    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
+    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
+              **unused):
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
-                     needs_dual=needs_dual)
+                     needs_dual=needs_dual, offset=offset)
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
@@ -105,8 +106,9 @@ class Vector:
         return H.host(np.array(values, dtype=_dt(dt)))
 
     @staticmethod
-    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
-        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
+              **unused):
+        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
     @staticmethod
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
@@ -135,8 +137,8 @@ class Matrix:
 
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
-              **unused):
-        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+              offset=None, **unused):
+        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):

@@ -211,11 +211,15 @@ class ExprLowering(LoweringBase):
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
         out = []
-        for v, e in vals:
+        off = self.kscope.offsets.get(arr.name, ()) if isinstance(arr, ir.ArrayArg) else ()
+        for k, (v, e) in enumerate(vals):
             x = self.commit(v, e, like=i32)
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
-            out.append(cast(x, i32))
+            x = cast(x, i32)
+            if k < len(off) and off[k]:  # a field with offset=: element `off` is stored first
+                x = ir.BinOp("-", x, ir.Const(off[k], i32), i32)
+            out.append(x)
         return tuple(out)
 
     # ---- operators

@@ -34,6 +34,7 @@ class KernelScope:
         # values are integers) for an f-string message, its values read back from `assertv__`
         self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
+        self.offsets: dict[str, tuple] = {}  # array name → its field's index offset (qd.field(offset=)), if any
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
@@ -101,6 +102,8 @@ class KernelScope:
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
             if isinstance(fld, Field):
                 self.field_objs[arr.name] = fld
+            if fld.offset:
+                self.offsets[arr.name] = tuple(fld.offset)
         return arr
 
     def sparse_field(self, name: str) -> Field | None:
@@ -140,6 +143,8 @@ class KernelScope:
             self.elem_shapes[a.name] = tuple(fld.elem_shape)
             if isinstance(fld, Field):
                 self.field_objs[a.name] = fld
+            if fld.offset:
+                self.offsets[a.name] = tuple(fld.offset)
 
     def random_key(self) -> ir.ScalarArg:
         """The call's random key, a scalar parameter of the tasks that draw random numbers."""
