@@ -40,6 +40,11 @@ class InvalidShapeError(QdRuntimeError, ValueError):
     """`qd.ndarray` with an axis that is not an integer in 1 .. 2^31 - 1: Quadrants'
     `QuadrantsRuntimeError` ("... is not a valid shape for ndarray"), and a `ValueError` too."""
 
+class FieldIndexError(QuadrantsIndexError, AssertionError):
+    """A field indexed from Python with the wrong number of indices: Quadrants' AssertionError
+    ("Slicing is not supported on qd.field"), a QuadrantsIndexError as qdexplorer raised before."""
+
+
 class GradDtypeError(QdRuntimeError, TypeError):
     """`needs_grad=True` on an integer field or ndarray (Quadrants' QuadrantsRuntimeError for it)."""
 
@@ -53,10 +58,7 @@ def _shape(shape) -> tuple:
         return ()
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    shape = tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"a shape cannot be negative, got {shape}")
-    return shape
+    return tuple(int(s) for s in shape)  # Field checks that every axis is positive
 
 
 def _ndarray_shape(shape) -> tuple:
@@ -172,8 +174,8 @@ class Storage:
         """Allocate the tangent next to the primal: same type, shape and element shape, zeroed."""
         if needs_dual and self._dual is None:
             if not self.dtype.is_float:
-                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_dual=True: "
-                                     f"duals need a float dtype (qd.f32 / qd.f64)")
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
+                                     f"`needs_dual=True`. (duals need a float dtype: qd.f32 / qd.f64)")
             d = copy.copy(self)
             d.storage = np.zeros_like(self.storage)
             d.name = f"{self.name}_dual" if self.name else ""
@@ -218,8 +220,8 @@ class Storage:
         """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
         if needs_grad:
             if not self.dtype.is_float:
-                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_grad=True: "
-                                     f"gradients need a float dtype (qd.f32 / qd.f64)")
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
+                                     f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
             g = copy.copy(self)
             g.storage = np.zeros_like(self.storage)
             g.name = f"{self.name}_grad" if self.name else ""
@@ -322,6 +324,11 @@ class Storage:
         if len(key) != len(self.shape):
             self._index_error(len(key))
         if not all(isinstance(k, (int, np.integer)) for k in key):
+            bad = next(k for k in key if not isinstance(k, (int, np.integer)))
+            if isinstance(self, Field) and not isinstance(bad, (bool, np.bool_)):
+                raise TypeError(f"Detected illegal element of type: {type(bad)}. Please be aware that slicing a "
+                                f"qd.field is not supported so far. (index it with integers; x.to_numpy()[...] "
+                                f"slices a copy)")
             return key  # NumPy's own indexing (and its errors) for anything else
         off = self.offset or (0,) * len(key)
         idx = tuple(int(k) - o for k, o in zip(key, off))
@@ -334,8 +341,9 @@ class Storage:
     def _index_error(self, got: int):
         file, line = _caller()
         want = ", ".join("ijkl"[k % 4] for k in range(len(self.shape))) if self.shape else "None"
-        raise QuadrantsIndexError(f"{len(self.shape)}d {self._kind()} indexed with {got}d indices: write "
-                                  f"x[{want}]", file, line)
+        cls = FieldIndexError if isinstance(self, Field) else QuadrantsIndexError
+        raise cls(f"{'Slicing is not supported on qd.field: ' if cls is FieldIndexError else ''}{len(self.shape)}d "
+                  f"{self._kind()} indexed with {got}d indices: write x[{want}]", file, line)
 
     def __getitem__(self, key):
         idx = self._index(key)
@@ -509,6 +517,9 @@ class Field(Storage):
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
                  needs_dual: bool = False, offset=None):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
+        if (needs_grad or needs_dual) and not self.dtype.is_float:  # placed now or later, as Quadrants checks
+            raise GradDtypeError(f"{self.dtype.name} is not supported for field with `needs_grad=True` or "
+                                 f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
         self._needs_grad = needs_grad   # the adjoint is allocated with the storage (placed by hand when unplaced)
         self._needs_dual = needs_dual
         self.name = name
@@ -521,6 +532,10 @@ class Field(Storage):
             materialize.note(self, f"{file}:{line}")  # placed (and its gradient) by the next kernel call
             return
         shape = _shape(shape)
+        for k, n in enumerate(shape):
+            if n <= 0:  # Quadrants' words (its typo included), which its users match
+                raise QdRuntimeError(f"Every dimension of a Quadrants field should be positive, got {n} in "
+                                     f"demension {k}.")
         self._set_offset(offset, len(shape))
         self._allocate(shape)
 
@@ -583,6 +598,16 @@ class Field(Storage):
         if name in ("grad", "dual"):  # the property raised; Python then asks here: give its message
             return getattr(Storage, name).fget(self)
         return Storage.__getattr__(self, name)
+
+    def __iter__(self):
+        """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
+        raise NotImplementedError("Struct for is only available in Quadrants scope. (iterate over range(x.shape[0]) "
+                                  "or x.to_numpy() in Python; `for i in x` works inside kernels)")
+
+    @property
+    def _name(self) -> str:
+        """The name given to qd.field(name=...), as Quadrants' `x._name`."""
+        return self.name
 
     def fill(self, value):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill

@@ -46,6 +46,12 @@ _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.in
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
 PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
+_ON_INIT: list = []  # called with (default_ip, default_fp) (None: the default) after each qd.init
+
+
+def on_init(fn) -> None:
+    """Call `fn(default_ip, default_fp)` after every `qd.init` (qd.math retypes its vec/ivec types)."""
+    _ON_INIT.append(fn)
 
 
 def install(init, call, reset, adopt=None, sync=None):
@@ -91,6 +97,8 @@ def init(arch: str = cpu, **options):
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
     materialize.forget()
+    for fn in _ON_INIT:
+        fn(_config["default_ip"], _config["default_fp"])
     return result
 
 
@@ -101,11 +109,12 @@ def _default_type(options: dict, key: str):
     v = options.pop(key, None)
     if v is None:
         return None
+    from . import types
     dt = as_dtype(v)
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
         raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
-    return dt
+    return getattr(types, dt.name)  # the one qd.i32 / ..., even where the caller passed a copy
 
 
 def current_arch() -> Arch:

@@ -342,6 +342,11 @@ class SNode:
             out &= m[tuple(grid[p] // d for p, d in self.cell_map(s))]
         return out
 
+    @property
+    def _name(self) -> str:
+        """Quadrants' `snode._name`: the placed field's name for a place node, "" for a container."""
+        return self.fields[0].name if self.kind == "place" and self.fields else ""
+
     def __repr__(self) -> str:
         return f"<qd.SNode of type {self.kind}>"
 

@@ -216,14 +216,13 @@ class StructField:
             if isinstance(t, StructType):
                 self.members[k] = t.field(self.shape, label, offset=offset, needs_grad=needs_grad,
                                           needs_dual=needs_dual)
-            elif isinstance(t, VectorType):
-                float_member = (t.dtype or f32).is_float
-                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad and float_member,
-                                          needs_dual=needs_dual and float_member, offset=offset)
+            elif isinstance(t, VectorType):  # an integer member with needs_grad is refused, as in Quadrants
+                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual,
+                                          offset=offset)
             else:
-                self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad and t.is_float,
-                                        needs_dual=needs_dual and t.is_float, offset=offset)
-                if needs_dual and t.is_float and self.shape is not None:
+                self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual,
+                                        offset=offset)
+                if needs_dual and self.shape is not None:
                     self.members[k]._with_dual(True)
 
     def _adjoint(self, which: str) -> "StructField":

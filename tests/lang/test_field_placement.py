@@ -63,3 +63,36 @@ def test_a_gradient_placed_in_its_own_container_or_by_lazy_grad_is_the_one_kerne
     k()
     assert z.grad.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]
     assert y.grad.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]
+
+
+def test_python_side_misuse_of_a_field_raises_quadrants_errors():
+    val = qd.field(qd.i32, shape=(1, 2, 3), name="val")
+    assert val._name == "val"
+    with pytest.raises(AssertionError, match="Slicing is not supported on qd.field"):
+        val[0, 0] = 1
+    with pytest.raises(TypeError, match="Detected illegal element of type: .*slice.*slicing a qd.field is not "
+                                        "supported"):
+        val[0, :, 0]
+    with pytest.raises(NotImplementedError, match="Struct for is only available in Quadrants scope"):
+        for _ in val:
+            pass
+    with pytest.raises(RuntimeError, match="Every dimension of a Quadrants field should be positive, got 0 in "
+                                           "demension 0"):
+        qd.field(qd.f32, shape=0)
+    with pytest.raises(RuntimeError, match=r"i32 is not supported for field with `needs_grad=True` or "
+                                           r"`needs_dual=True`"):
+        qd.Struct.field({"pos": qd.types.vector(3, int), "mass": qd.f32}, shape=1, needs_grad=True)
+
+
+def test_a_whole_field_as_an_operand_is_quadrants_type_error_and_snode_names():
+    x = qd.field(int, shape=())
+    b = qd.field(qd.math.vec3, shape=(2, 3), name="b")
+    assert b.snode._name == "b" and b.snode.parent()._name == ""
+
+    @qd.kernel
+    def foo():
+        a = qd.Vector([1, 1, 1])
+        c = a * x  # noqa: F841
+
+    with pytest.raises(qd.QuadrantsTypeError, match="unsupported operand type"):
+        foo()

@@ -30,7 +30,8 @@ def _core():
 
     return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported,
             "get_max_num_indices": lambda: 12, "with_metal": lambda: False, "with_vulkan": lambda: False,
-            "with_amdgpu": lambda: False, "with_cuda": lambda: False}
+            "with_amdgpu": lambda: False, "with_cuda": lambda: False,
+            "QuadrantsRuntimeError": qd.QuadrantsRuntimeError}
 
 
 def _misc():
@@ -64,14 +65,14 @@ class _Cfg:
         return runtime_api.debug()
 
     @property
-    def default_fp(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_fp", _qd().f32)
+    def default_fp(self):  # what qd.init(default_fp=...) set (the frontend types Python floats with it)
+        from qdexplorer.lang.frontend.values import default_types
+        return default_types()[1]
 
     @property
     def default_ip(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_ip", _qd().i32)
+        from qdexplorer.lang.frontend.values import default_types
+        return default_types()[0]
 
 
 class _Runtime:

@@ -242,6 +242,9 @@ class ExprLowering(LoweringBase):
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
     def binop(self, op, a, b, node) -> Value:
+        if isinstance(a, (ir.ArrayArg, StructArr)) or isinstance(b, (ir.ArrayArg, StructArr)):
+            self.err(node, f"unsupported operand type(s) for {op}: a whole field or ndarray is not a value in a "
+                           f"kernel; index it (x[i], x[None] for a 0-d one)", QuadrantsTypeError)
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
