@@ -27,8 +27,9 @@ N_SUM = 1 << 24
 N_MM = 2048
 N_PART = 1 << 22
 N_HIST = 1 << 24
-CASES = ("stencil", "wave", "total", "transpose", "transpose_tiled", "matmul_tiled", "particles", "histogram",
-         "histogram_shared")
+MATMULS = ("matmul_tiled", "matmul_blocked")  # 2048^3 f32 beside cuBLAS SGEMM
+CASES = ("stencil", "wave", "total", "transpose", "transpose_tiled", "matmul_tiled", "matmul_blocked", "particles",
+         "histogram", "histogram_shared")
 HIST_THREADS = 132 * 8 * 256  # histogram_shared: 8 blocks of 256 threads per SM, each walking x by this stride
 
 
@@ -105,7 +106,7 @@ def torch_peers(case, data, compile_too):
     elif case in ("transpose", "transpose_tiled"):
         a, b = d["a"], d["b"]
         fns["torch"] = lambda: b.copy_(a.t())
-    elif case == "matmul_tiled":
+    elif case in MATMULS:
         a, b, c = d["a"], d["b"], d["c"]
         fns["torch"] = lambda: torch.mm(a, b, out=c)
     elif case == "particles":
@@ -129,7 +130,7 @@ def torch_peers(case, data, compile_too):
         x = d["x"]
         fns["torch"] = lambda: torch.bincount(x, minlength=256)
     res = {"torch": event_timed(fns["torch"], torch.cuda.synchronize, ev, el)}
-    if compile_too and case not in ("matmul_tiled",):
+    if compile_too and case not in MATMULS:
         try:
             g = torch.compile(fns["torch"])
             t0 = time.perf_counter()
@@ -138,6 +139,10 @@ def torch_peers(case, data, compile_too):
             torch.cuda.synchronize()
             res["torch_compile_s"] = round(time.perf_counter() - t0, 1)
             res["torch_compile"] = event_timed(g, torch.cuda.synchronize, ev, el)
+            if case == "wave":  # the accuracy of what was timed, beside ours (same inputs, same measure)
+                g()
+                torch.cuda.synchronize()
+                res["torch_compile_wave_error"] = wave_error(data["x"], d["y"].cpu().numpy())
         except Exception as e:  # noqa: BLE001 - report, don't lose the other figures
             res["torch_compile_error"] = f"{type(e).__name__}: {e}"[:300]
     del d
@@ -168,7 +173,7 @@ def cupy_peers(case, data):
     elif case in ("transpose", "transpose_tiled"):
         a, b = d["a"], d["b"]
         fns["cupy"] = lambda: cp.copyto(b, a.T)
-    elif case == "matmul_tiled":
+    elif case in MATMULS:
         a, b, c = d["a"], d["b"], d["c"]
         fns["cupy"] = lambda: cp.matmul(a, b, out=c)
     elif case in ("histogram", "histogram_shared"):
@@ -221,7 +226,7 @@ def quadrants_child(cases):
 
 def _arg_names(case):
     return {"stencil": ["u", "out"], "wave": ["x", "y"], "total": ["x", "out"], "transpose": ["a", "b"],
-            "transpose_tiled": ["a", "b"], "matmul_tiled": ["a", "b", "c"],
+            "transpose_tiled": ["a", "b"], "matmul_tiled": ["a", "b", "c"], "matmul_blocked": ["a", "b", "c"],
             "particles": ["pos", "vel", "stats", "dt"], "histogram": ["x", "bins"],
             "histogram_shared": ["x", "bins", "nthreads"]}[case]
 
@@ -240,7 +245,7 @@ def inputs(case):
     if case in ("transpose", "transpose_tiled"):
         a = rng.standard_normal((N2D, N2D), dtype=np.float32)
         return dict(a=a, b=np.zeros_like(a))
-    if case == "matmul_tiled":
+    if case in MATMULS:
         return dict(a=rng.standard_normal((N_MM, N_MM), dtype=np.float32),
                     b=rng.standard_normal((N_MM, N_MM), dtype=np.float32), c=np.zeros((N_MM, N_MM), np.float32))
     if case == "particles":
@@ -252,6 +257,16 @@ def inputs(case):
     if case == "histogram_shared":
         return dict(inputs("histogram"), nthreads=HIST_THREADS)
     raise KeyError(case)
+
+
+def wave_error(x, y):
+    """Max error of a sin(x)·exp(-x²) output against float64 NumPy: in ulp of the float32 result (the
+    spacing at the true value) and absolute."""
+    x = x.astype(np.float64)
+    ref = np.sin(x) * np.exp(-x * x)
+    ulp = np.abs(y - ref) / np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+    return {"max_ulp": round(float(ulp.max()), 3), "p99.99_ulp": round(float(np.quantile(ulp, 0.9999)), 3),
+            "max_abs": float(np.abs(y - ref).max())}
 
 
 def checker(case, data):
@@ -270,7 +285,7 @@ def checker(case, data):
         return lambda o: close(o["out"][0], x.sum(), 0, 1e-6 * np.abs(x).sum())
     if case in ("transpose", "transpose_tiled"):
         return lambda o: np.testing.assert_array_equal(o["b"], data["a"].T)
-    if case == "matmul_tiled":
+    if case in MATMULS:
         ref = data["a"].astype(np.float64) @ data["b"].astype(np.float64)
         return lambda o: close(o["c"], ref, 1e-3, 1e-3)
     if case == "particles":
@@ -344,17 +359,25 @@ def main():
         data = inputs(case)
         row = {"case": case}
         variants = [("qdexplorer", True, 4)]
-        if case == "wave":
-            variants.append(("qdexplorer_fast_math_off", False, 4))
+        if case == "wave":  # accurate: libdevice sinf (its slow path out of line) and expf; A/B: inlined
+            variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_inline_slow_path", False, 4)]
         if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
         for name, fast, vector in variants:
+            from qdexplorer.codegen import math_lowering
+            outlined = math_lowering.OUTLINED
+            if name.endswith("_inline_slow_path"):  # the code before the outlining, for the A/B
+                math_lowering.OUTLINED = set()
             try:
-                ms, _, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data), vector=vector)
+                ms, out, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data), vector=vector)
                 row[name] = summary(ms)
+                if case == "wave":
+                    row[name + "_error"] = wave_error(data["x"], out["y"])
                 row[name + "_log"] = sorted(set(log))
             except Exception as e:  # noqa: BLE001
                 row[name] = f"{type(e).__name__}: {e}"[:400]
+            finally:
+                math_lowering.OUTLINED = outlined
         peers = {}
         try:
             peers.update(torch_peers(case, inputs(case), not a.no_compile))
@@ -377,9 +400,10 @@ def main():
         for k in ("torch", "torch_compile", "cupy", "cupy_fast_intrinsics", "quadrants_1.3.3"):
             if ours and med(k):
                 ratios[k] = round(ours / med(k), 3)  # < 1: qdexplorer is faster
-        if case == "wave" and med("qdexplorer_fast_math_off") and med("torch_compile"):
-            ratios["fast_math_off_vs_torch_compile"] = round(med("qdexplorer_fast_math_off") / med("torch_compile"), 3)
-        if case == "matmul_tiled" and ours and med("torch"):
+        for k in ("qdexplorer_fast_math_off", "qdexplorer_fast_math_off_inline_slow_path"):
+            if case == "wave" and med(k) and med("torch_compile"):
+                ratios[k[len("qdexplorer_"):] + "_vs_torch_compile"] = round(med(k) / med("torch_compile"), 3)
+        if case in MATMULS and ours and med("torch"):
             ratios["fraction_of_cublas"] = round(med("torch") / ours, 3)
             row["qdexplorer_tflops"] = round(2 * N_MM ** 3 / (ours * 1e-3) / 1e12, 2)
         row["qdexplorer_time_over_peer"] = ratios

@@ -5,6 +5,11 @@ timing plots) and reads each elapsed time back; `timed=False` launches without e
 peers: a bare `cuLaunchKernel` loop through cuda-python (no timing), the same through ctypes,
 and cuda-python with an event pair around each launch (never read back).
 (A ctypes hot path for the event calls was tried and measured slower: 8.6 µs vs 7.6 µs.)
+
+The host is noisy, so the four loops that the ratios compare (ours untimed / bare, ours timed /
+bare with events) run in ROUNDS interleaved rounds of N launches each, the order rotating every
+round; each figure is the median over rounds, and the spread (min, max) of the per-round ratios
+is printed beside it.
 """
 import time
 
@@ -13,6 +18,7 @@ import numpy as np
 from _common import emit
 
 N = 20000
+ROUNDS, N_ROUND = 9, 5000
 
 
 def per_launch_us(fn, sync, n=N):
@@ -50,20 +56,37 @@ def main():
     be.modules.load(ct.spec, ct.output, ct.load_hash)
     prep = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
     done = lambda: be.finish(prep)  # noqa: E731
-    results["qdexplorer_timed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep), done)
-    results["qdexplorer_untimed_launch_us"] = per_launch_us(lambda: be.launch(ct.task, prep, timed=False), done)
     f = be.modules.composite.function(ct.task)
     addr = be.params.params(be.modules.specs[ct.task], prep)[0]
     sync = lambda: cu.cuStreamSynchronize(be.ctx.stream)  # noqa: E731
-    results["bare_cuLaunchKernel_cuda_python_us"] = per_launch_us(
-        lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0), sync)
     ev = [cu.cuEventCreate(0)[1] for _ in range(2)]
 
     def bare_timed():
         cu.cuEventRecord(ev[0], be.ctx.stream)
         cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0)
         cu.cuEventRecord(ev[1], be.ctx.stream)
-    results["bare_cuLaunchKernel_cuda_python_with_events_us"] = per_launch_us(bare_timed, sync)
+    loops = {"qdexplorer_timed_launch_us": (lambda: be.launch(ct.task, prep), done),
+             "qdexplorer_untimed_launch_us": (lambda: be.launch(ct.task, prep, timed=False), done),
+             "bare_cuLaunchKernel_cuda_python_us":
+                 (lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0), sync),
+             "bare_cuLaunchKernel_cuda_python_with_events_us": (bare_timed, sync)}
+    names = list(loops)
+    rounds: dict[str, list[float]] = {k: [] for k in names}
+    for r in range(ROUNDS):  # interleaved, the order rotating: drift of the host hits every loop alike
+        for k in names[r % 4:] + names[:r % 4]:
+            rounds[k].append(per_launch_us(*loops[k], n=N_ROUND))
+    for k in names:
+        results[k] = float(np.median(rounds[k]))
+    paired = {"untimed_vs_bare": ("qdexplorer_untimed_launch_us", "bare_cuLaunchKernel_cuda_python_us"),
+              "timed_vs_bare_with_events": ("qdexplorer_timed_launch_us",
+                                            "bare_cuLaunchKernel_cuda_python_with_events_us")}
+    spread = {}
+    for label, (ours, peer) in paired.items():
+        per_round = [a / b for a, b in zip(rounds[ours], rounds[peer])]
+        spread[label] = {"median": round(float(np.median(per_round)), 3), "min": round(min(per_round), 3),
+                         "max": round(max(per_round), 3)}
+    results["per_round_ratio"] = spread
+    results["rounds_us"] = {k: [round(x, 3) for x in v] for k, v in rounds.items()}
     launch = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
     launch.argtypes = [ctypes.c_void_p] + [ctypes.c_uint] * 7 + [ctypes.c_void_p] * 3
     fh, sh = int(f), int(be.ctx.stream)
@@ -85,8 +108,8 @@ def main():
     results["ratio_qdexplorer_untimed_vs_bare_cuda_python"] = round(results["qdexplorer_untimed_launch_us"] / base, 3)
     results["ratio_qdexplorer_vs_bare_with_events"] = round(
         results["qdexplorer_timed_launch_us"] / results["bare_cuLaunchKernel_cuda_python_with_events_us"], 3)
-    emit({"benchmark": "launch_overhead", "launches": N, "results": {k: round(v, 3) if isinstance(v, float) else v
-                                                                      for k, v in results.items()}})
+    emit({"benchmark": "launch_overhead", "launches": N, "rounds": ROUNDS, "launches_per_round": N_ROUND,
+          "results": {k: round(v, 3) if isinstance(v, float) else v for k, v in results.items()}})
 
 
 if __name__ == "__main__":

@@ -144,6 +144,61 @@ def define(qd):
             c[m0 + tm + 3, n0 + tn + 3] = c33
 
     @qd.kernel
+    def matmul_blocked(a: F2, b: F2, c: F2):
+        # 128x128 output tile per block of 256 threads, 8x8 outputs per thread held in registers
+        # (a qd.Matrix indexed only by qd.static loops), k in slabs of 8 through two shared buffers
+        # (the next slab is read from global memory while this one is multiplied)
+        qd.loop_config(block_dim=256)
+        for g in range(c.shape[0] * c.shape[1] // 64):
+            sa = qd.simt.block.SharedArray((2, 8, 132), qd.f32)   # a's slab transposed: sa[buf, k, m]
+            sb = qd.simt.block.SharedArray((2, 8, 128), qd.f32)   # sb[buf, k, n]
+            t = qd.simt.block.thread_idx()
+            blk = g // 256
+            tiles_n = c.shape[1] // 128
+            m0 = (blk // tiles_n) * 128
+            n0 = (blk % tiles_n) * 128
+            tm = (t // 16) * 4          # this thread's rows: tm..tm+3 and tm+64..tm+67
+            tn = (t % 16) * 4           # its columns: tn..tn+3 and tn+64..tn+67
+            ar = t // 2                 # the slab element this thread copies: a[m0+ar, k0+ac..+3]
+            ac = (t % 2) * 4
+            br = t // 32                # and b[k0+br, n0+bc..+3]
+            bc = (t % 32) * 4
+            acc = qd.Matrix.zero(qd.f32, 8, 8)
+            ra = qd.Vector.zero(qd.f32, 8)
+            rb = qd.Vector.zero(qd.f32, 8)
+            ga = qd.Vector.zero(qd.f32, 4)
+            gb = qd.Vector.zero(qd.f32, 4)
+            for j in qd.static(range(4)):
+                sa[0, ac + j, ar] = a[m0 + ar, ac + j]
+                sb[0, br, bc + j] = b[br, n0 + bc + j]
+            qd.simt.block.sync()
+            nk = a.shape[1] // 8
+            for kb in range(nk):
+                cur = kb % 2
+                if kb + 1 < nk:
+                    k1 = (kb + 1) * 8
+                    for j in qd.static(range(4)):
+                        ga[j] = a[m0 + ar, k1 + ac + j]
+                        gb[j] = b[k1 + br, n0 + bc + j]
+                for kk in qd.static(range(8)):
+                    for i in qd.static(range(4)):
+                        ra[i] = sa[cur, kk, tm + i]
+                        ra[i + 4] = sa[cur, kk, tm + 64 + i]
+                        rb[i] = sb[cur, kk, tn + i]
+                        rb[i + 4] = sb[cur, kk, tn + 64 + i]
+                    for i in qd.static(range(8)):
+                        for j in qd.static(range(8)):
+                            acc[i, j] += ra[i] * rb[j]
+                if kb + 1 < nk:
+                    for j in qd.static(range(4)):
+                        sa[1 - cur, ac + j, ar] = ga[j]
+                        sb[1 - cur, br, bc + j] = gb[j]
+                qd.simt.block.sync()
+            for i in qd.static(range(8)):
+                for j in qd.static(range(8)):
+                    c[m0 + tm + (i % 4) + (i // 4) * 64, n0 + tn + (j % 4) + (j // 4) * 64] = acc[i, j]
+
+    @qd.kernel
     def particles(pos: F2, vel: F2, stats: F1, dt: qd.f32):
         # integrate under gravity, bounce off the floor, and sum the kinetic energy / track the top
         for i in range(pos.shape[0]):
@@ -182,5 +237,6 @@ def define(qd):
             qd.atomic_add(bins[t], h[t])
 
     return dict(histogram_shared=histogram_shared, stencil=stencil, wave=wave, accuracy=accuracy, total=total, transpose=transpose,
-                transpose_tiled=transpose_tiled, matmul_tiled=matmul_tiled, particles=particles,
+                transpose_tiled=transpose_tiled, matmul_tiled=matmul_tiled, matmul_blocked=matmul_blocked,
+                particles=particles,
                 histogram=histogram)

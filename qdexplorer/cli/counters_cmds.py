@@ -69,7 +69,13 @@ def cmd_counters(a: argparse.Namespace) -> int:
         given = a.compare or ["current"]
         results = [_side(eng, a, s) for s in given]
     sides = [s if s in ("generated", "override", "current") else Path(s).name for s in given]
-    if a.json:
+    return print_results(sides, results, a.json)
+
+
+def print_results(sides: list[str], results: list[CountersResult], as_json: bool) -> int:
+    """One profile, or an A/B of two, as `qdexplorer counters` prints them (the Quadrants bridge
+    prints its own the same way); the exit status: 0, or 3 when a side has no counters."""
+    if as_json:
         out: dict[str, Any] = {"sides": dict(zip(sides, (_json(r) for r in results)))}
         if len(results) == 2 and all(r.ok for r in results):
             ra, rb = results[0].record, results[1].record

@@ -38,6 +38,13 @@ def add_parser(sub):
     q.add_argument("--rounds", type=at_least(1), default=None, help="with --load-ptx/--load-ll: run the generated and the "
                    "edited program this many times each, alternately, and compare per task across the runs "
                    "(default 5)")
+    q.add_argument("--counters", metavar="TASK", help="hardware counters of TASK under Nsight Compute (ncu), with "
+                   "the PTX Quadrants generates; with --load-ptx DIR, an A/B: generated against the edits (CUDA)")
+    q.add_argument("--preset", choices=("quick", "full"), default="quick", help="with --counters: quick (speed of "
+                   "light, occupancy, launch) or full (adds memory, stalls, instruction mix, per-line counters)")
+    q.add_argument("--fresh", action="store_true", help="with --counters: profile again even if cached")
+    q.add_argument("--ncu", help="with --counters: the ncu to use (default: PATH, CUDA_HOME, /usr/local/cuda/bin, "
+                   "/opt/nvidia/nsight-compute, or $QDEXPLORER_NCU)")
     q.add_argument("--ours", action="store_true", help="also run it under qdexplorer.lang (import quadrants -> "
                    "qdexplorer.lang) and put the same tasks side by side")
     q.add_argument("--all", action="store_true", help="also list Quadrants' own kernels (ext_arr_to_ndarray...)")
@@ -58,6 +65,8 @@ def cmd_quadrants(a) -> int:
         raise QdError("--export TASK needs --load-ptx DIR or --load-ll DIR (the folder to write the edit into)")
     if a.rounds is not None and (a.rounds < 1 or not folder or a.export):
         raise QdError("--rounds N (at least 1) goes with --load-ptx DIR or --load-ll DIR, to compare the runs")
+    if a.counters:
+        return _counters(a, args)
     common = dict(arch=a.arch, timeout=a.timeout, python=a.python, keep_children=a.keep_children)
     if folder and not a.export:
         rounds = a.rounds or ROUNDS
@@ -104,6 +113,22 @@ def cmd_quadrants(a) -> int:
     for e in unused:
         print(f"qdexplorer: the edit {e['file']} was not used ({e['evidence']})", file=sys.stderr)
     return 1 if failed or unused else 0
+
+
+def _counters(a, args) -> int:
+    """`--counters TASK`: one profile of the task, or (with --load-ptx) generated against the edits."""
+    from ..quadrants.task_counters import GENERATED, compare_task, profile_task
+    from .counters_cmds import print_results
+    if a.load_ll or a.export or a.rounds is not None or a.ours or (a.arch and a.arch != "cuda"):
+        raise QdError("--counters TASK goes with --load-ptx DIR (an A/B), --preset, --fresh, --ncu, --json; "
+                      "it runs the program on CUDA")
+    kw = dict(setting=a.ncu, timeout=a.timeout, fresh=a.fresh, python=a.python)
+    if a.load_ptx:
+        if not a.json:
+            print("profiling the task with the generated PTX, then with the edits…", file=sys.stderr)
+        _, ra, rb = compare_task(a.script, a.counters, a.load_ptx, args, a.preset, **kw)
+        return print_results([GENERATED, "edited"], [ra, rb], a.json)
+    return print_results([GENERATED], [profile_task(a.script, a.counters, args, a.preset, **kw)], a.json)
 
 
 def _reruns(res: dict) -> list[dict]:

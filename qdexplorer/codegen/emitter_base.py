@@ -26,6 +26,7 @@ class EmitterBase(ABC):
     o: CodegenOptions
     nv: bool  # the target is nvptx (else the host)
     fast: bool  # fast math is on (nvptx only)
+    contract: tuple[str, ...]  # flags of f32 +, -, *: ("contract",) under fast math (a mul feeding an add is an fma)
     log: list[str]  # notes for the user about choices made (coarsening, reductions, fallbacks)
     vector: int  # indices each thread takes per grid-stride step
     m: L.Module
@@ -45,6 +46,7 @@ class EmitterBase(ABC):
     reductions: dict  # (array, indices) -> Reduction; see reduction.py
     accumulators: dict  # (array, indices) -> the thread's private accumulator slot
     shared: dict  # shared array name -> its addrspace(3) global
+    local_arrays: dict  # LocalArray name -> its entry-block alloca
     line_info: LineInfo | None
     _logged_fallback: bool = False  # the libdevice-missing note was logged
     _logged_fast: bool = False  # the fast-math note was logged
@@ -72,7 +74,7 @@ class EmitterBase(ABC):
     def expr(self, e: ir.Expr) -> L.Value: ...
 
     @abstractmethod
-    def address(self, arr: ir.ArrayArg | ir.SharedArray, indices: tuple, where: str = "") -> L.Value: ...
+    def address(self, arr: ir.ArrayArg | ir.SharedArray | ir.LocalArray, indices: tuple, where: str = "") -> L.Value: ...
 
     @abstractmethod
     def atomic_reduce(self, e: ir.AtomicRMW) -> None: ...

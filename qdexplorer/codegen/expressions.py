@@ -8,7 +8,7 @@ from __future__ import annotations
 from llvmlite import ir as L
 
 from ..lang import ir
-from .abi import I1, I32, I64, SHARED_PTR, lltype
+from .abi import I1, I32, I64, PTR, SHARED_PTR, lltype
 from .errors import CodegenError
 from .emitter_base import EmitterBase
 
@@ -31,6 +31,14 @@ class ExpressionEmitter(EmitterBase):
             g = self.shared[arr.name]
             p = b.gep(g, [I32(0), lin], inbounds=True, source_etype=g.value_type)
             p.type = SHARED_PTR  # llvmlite keeps the array's typed pointer; the element pointer is opaque
+            return p
+        if isinstance(arr, ir.LocalArray):
+            slot = self.local_arrays.get(arr.name)
+            if slot is None:
+                slot = self.local_arrays[arr.name] = self.alloca_b.alloca(
+                    L.ArrayType(lltype(arr.dtype), arr.size), name=arr.name)
+            p = b.gep(slot, [I32(0), idx[0]], inbounds=True, source_etype=slot.allocated_type)
+            p.type = PTR  # as for shared arrays: the element pointer is opaque
             return p
         ptr, shape = self.arrays[arr.name]
         lin = idx[0]
@@ -66,7 +74,14 @@ class ExpressionEmitter(EmitterBase):
         if dst.kind == "b":
             return b.fcmp_unordered("!=", v, L.Constant(v.type, 0)) if src.is_float else b.icmp_unsigned("!=", v, L.Constant(v.type, 0))
         if src.is_float and dst.is_float:
-            return b.fpext(v, t) if dst.bits > src.bits else b.fptrunc(v, t)
+            if dst.bits > src.bits:
+                return b.fpext(v, t)
+            if src.bits == 64 and dst.bits == 16:
+                # through f32, as Quadrants does (its f16 casts go through f32: 1 + 2**-11 + 2**-40 is
+                # 1.0, not 1.001); a direct fptrunc is a call to __truncdfhf2 on the host, which this
+                # process does not have, and the jitted call crashed the kernel
+                v = b.fptrunc(v, L.FloatType())
+            return b.fptrunc(v, t)
         if src.is_float:
             return b.fptosi(v, t) if dst.kind == "i" else b.fptoui(v, t)
         if dst.is_float:
@@ -118,7 +133,7 @@ class ExpressionEmitter(EmitterBase):
             if op == "/":
                 return self.fdiv(x, y, dt)  # div.approx under fast math
             if op in ("+", "-", "*"):
-                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y)
+                return {"+": b.fadd, "-": b.fsub, "*": b.fmul}[op](x, y, flags=self.contract)
             if op == "//":
                 return self.float_intrinsic("llvm.floor", dt, [b.fdiv(x, y)])
             if op == "%":

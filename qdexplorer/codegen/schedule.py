@@ -24,7 +24,9 @@ def coarsening(task: ir.Task, nv: bool, vector: int, heavy_math: bool = False) -
     A body that inlines libdevice (hundreds of instructions per call, with slow-path branches)
     is compute-bound, so merging its loads gains nothing while `vector` + 1 copies of the body
     (the unrolled step and the tail loop) multiply the PTX: 63 KB instead of 13.5 KB for the
-    demo's math_mix, three times the driver JIT time and twice the LLVM time.
+    demo's math_mix, three times the driver JIT time and twice the LLVM time. Measured on the H200
+    (accurate sin·exp, 2^26, sinf's slow path out of line): 0.336 ms coarsened by 4, 0.194 by 2,
+    0.192 uncoarsened.
     """
     if nv and task.type == "range_for" and not task.serialize and not task.uses_block_features \
             and not heavy_math and contiguous(task):

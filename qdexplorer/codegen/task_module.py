@@ -74,6 +74,9 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.t, self.o = task, opts
         self.nv = opts.target == "nvptx"
         self.fast = self.nv and opts.fast_math  # fast_math.py; the host ignores the setting
+        # fast math lets a multiply feeding an add become one fma (nvcc --use_fast_math, Numba's fastmath);
+        # without the flag the NVPTX backend writes mul.rn/add.rn, which ptxas may not fuse either
+        self.contract = ("contract",) if self.fast else ()
         self.log: list[str] = []
         heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
         self.vector = coarsening(task, self.nv, opts.vector, heavy)
@@ -102,6 +105,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
         self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}
+        self.local_arrays: dict = {}
         for s in task.shared:
             n = 1
             for d in s.shape:

@@ -34,7 +34,9 @@ class Outcome:
     output: str = ""
 
 
-def ncu_argv(ncu: str, task: str, preset: Preset, report: Path, request: Path, nvtx: bool) -> list[str]:
+def ncu_prefix(ncu: str, task: str, preset: Preset, report: Path, nvtx: bool) -> list[str]:
+    """ncu and its options, to be followed by the command it profiles (our child, or a Quadrants
+    program in the bridge): the task's first launch only, into `report`."""
     argv = [ncu, "--target-processes", "all", "-k", f"regex:^{re.escape(task)}$", "-c", "1", "-f",
             "-o", str(report.with_suffix(""))]
     if nvtx:
@@ -44,7 +46,12 @@ def ncu_argv(ncu: str, task: str, preset: Preset, report: Path, request: Path, n
     argv += ["--metrics", ",".join(METRICS)]
     if "SourceCounters" in preset.sections:
         argv += ["--import-source", "yes"]
-    return argv + [sys.executable, "-m", "qdexplorer.counters.child", str(request)]
+    return argv
+
+
+def ncu_argv(ncu: str, task: str, preset: Preset, report: Path, request: Path, nvtx: bool) -> list[str]:
+    return ncu_prefix(ncu, task, preset, report, nvtx) + [sys.executable, "-m", "qdexplorer.counters.child",
+                                                          str(request)]
 
 
 def _env() -> dict[str, str]:

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
 from ..compiler.ptx_lines import LineMap, line_map
 from ..session import Session
 from ..counters.report import ptx_sha
-from .counters_view import CountersView
+from .counters_view import CountersView, line_heat as _heat
 from .editor import EditorPane
 from .ptx_panel import PtxPanel
 
@@ -300,7 +300,7 @@ class CodeViews(QSplitter):
             self.counters.show_result(res)
             self.show_line_counters(res.record if res.ok else None)
         else:
-            self.counters.show_ab(res, other)
+            self.counters.show_ab(res, other, (self.ptx_panel.generated(), self.ptx.toPlainText()))
             self.show_line_counters(other.record if other.ok else None)
 
     def show_line_counters(self, rec):
@@ -331,18 +331,3 @@ class CodeViews(QSplitter):
 
 
 _SASS_OFFSET = __import__("re").compile(r"/\*([0-9a-f]{4,})\*/")
-
-
-def _heat(lines: dict) -> dict:
-    """line -> (share of the hottest line's samples, or of its instructions when nothing was sampled; tooltip)."""
-    if not lines:
-        return {}
-    by_samples = any(c.samples for c in lines.values())
-    top = max((c.samples if by_samples else c.inst_executed) for c in lines.values()) or 1.0
-    out = {}
-    for ln, c in lines.items():
-        stalls = ", ".join(f"{k} {v:.0f}" for k, v in sorted(c.stalls.items(), key=lambda kv: -kv[1])[:3])
-        out[ln] = ((c.samples if by_samples else c.inst_executed) / top,
-                   f"counters: {c.samples:.0f} warp samples, {c.inst_executed:,.0f} warp instructions"
-                   + (f" (stalls: {stalls})" if stalls else ""))
-    return out

@@ -14,13 +14,46 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
-                               QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
 
 from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
-from ..counters.record import FIGURES, Roofline
+from ..counters.record import FIGURES, LineCounters, Roofline
+from ..counters.report import ptx_sha
 from ..counters.text import detail_lines, fmt, fmt_delta, headline, roofline_line, unavailable_lines
+from .diff_view import DiffView
+
+
+def _weight(c: LineCounters, by_samples: bool) -> float:
+    return c.samples if by_samples else c.inst_executed
+
+
+def line_heat(lines: dict, top: float | None = None, by_samples: bool | None = None) -> dict:
+    """line -> (share of the hottest line's samples, or of its instructions when nothing was sampled;
+    tooltip). `top`/`by_samples`: one scale for two profiles (A and B), so equal bars mean equal counts."""
+    if not lines:
+        return {}
+    if by_samples is None:
+        by_samples = any(c.samples for c in lines.values())
+    top = top or max(_weight(c, by_samples) for c in lines.values()) or 1.0
+    out = {}
+    for ln, c in lines.items():
+        stalls = ", ".join(f"{k} {v:.0f}" for k, v in sorted(c.stalls.items(), key=lambda kv: -kv[1])[:3])
+        out[ln] = (_weight(c, by_samples) / top,
+                   f"counters: {c.samples:.0f} warp samples, {c.inst_executed:,.0f} warp instructions"
+                   + (f" (stalls: {stalls})" if stalls else ""))
+    return out
+
+
+def paired_heat(a: dict, b: dict) -> tuple[dict, dict]:
+    """A's and B's per-line counters on one scale: the hottest line of either is the full bar."""
+    both = list(a.values()) + list(b.values())
+    if not both:
+        return {}, {}
+    by_samples = all(any(c.samples for c in side.values()) for side in (a, b) if side)
+    top = max(_weight(c, by_samples) for c in both) or 1.0
+    return line_heat(a, top, by_samples), line_heat(b, top, by_samples)
 
 
 class CountersView(QWidget):
@@ -78,7 +111,21 @@ class CountersView(QWidget):
         self.roof_title = QLabel("")
         self.roof_title.setWordWrap(True)
         lower = QSplitter(Qt.Horizontal)
-        lower.addWidget(self.details)
+        # an A/B's per-line counters: the generated PTX (A) and the PTX in use (B) side by side, aligned by
+        # line as in the PTX tab's diff, each with its own gutter on one scale
+        self.ab_ptx = DiffView()
+        self.ab_note = QLabel("")
+        self.ab_note.setWordWrap(True)
+        ab_box = QWidget()
+        av = QVBoxLayout(ab_box)
+        av.setContentsMargins(0, 0, 0, 0)
+        av.addWidget(self.ab_note)
+        av.addWidget(self.ab_ptx, 1)
+        self.lower_tabs = QTabWidget()
+        self.lower_tabs.addTab(self.details, "Details")
+        self.lower_tabs.addTab(ab_box, "PTX lines: A | B")
+        self.lower_tabs.setTabEnabled(1, False)
+        lower.addWidget(self.lower_tabs)
         roof_box = QWidget()
         rv = QVBoxLayout(roof_box)
         rv.setContentsMargins(0, 0, 0, 0)
@@ -91,7 +138,7 @@ class CountersView(QWidget):
         body.addWidget(lower)
         body.setStretchFactor(0, 3)
         body.setStretchFactor(1, 2)
-        for w in (self.table, self.details, self.roof):   # the tab must not raise the window's minimum height
+        for w in (self.table, self.details, self.roof, self.ab_ptx):   # must not raise the window's minimum height
             w.setMinimumHeight(40)
         v = QVBoxLayout(self)
         v.addLayout(bar)
@@ -119,6 +166,7 @@ class CountersView(QWidget):
 
     def show_result(self, res: CountersResult):
         self.set_busy(False)
+        self._clear_ab()
         if not res.ok or res.record is None:
             lines = unavailable_lines(res)
             self.status.setText(lines[0])
@@ -142,7 +190,8 @@ class CountersView(QWidget):
                                             for ln in detail_lines(rec)).strip())
         self._plot([rec.roofline] if rec.roofline else [])
 
-    def show_ab(self, a: CountersResult, b: CountersResult):
+    def show_ab(self, a: CountersResult, b: CountersResult, texts: tuple[str, str] | None = None):
+        """`texts`: the generated PTX and the PTX in use, for the side-by-side per-line view."""
         self.set_busy(False)
         if not (a.ok and b.ok) or a.record is None or b.record is None:
             self.show_result(a if not a.ok else b)
@@ -161,6 +210,40 @@ class CountersView(QWidget):
         self.details.setPlainText("B: " + "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
                                                    for ln in detail_lines(b.record)).strip())
         self._plot([x for x in (a.record.roofline, b.record.roofline) if x], ["A", "B"])
+        self._show_ab_lines(a, b, texts)
+
+    def _clear_ab(self):
+        self.ab_ptx.set_texts("", "")
+        self.ab_ptx.set_line_heat({}, {})
+        self.ab_note.setText("")
+        self.lower_tabs.setTabEnabled(1, False)
+        self.lower_tabs.setCurrentIndex(0)
+
+    def _show_ab_lines(self, a: CountersResult, b: CountersResult, texts: tuple[str, str] | None):
+        """Both PTX gutters, A's and B's, facing each other line by line; a side whose text is not the
+        one profiled keeps an empty gutter and says so."""
+        ra, rb = a.record, b.record
+        if texts is None or ra is None or rb is None or not (ra.ptx_lines or rb.ptx_lines):
+            self._clear_ab()
+            if texts is not None and ra is not None and not (ra.ptx_lines or rb and rb.ptx_lines):
+                self.ab_note.setText("No per-line counters in this preset: the full preset has them.")
+            return
+        gen, cur = texts
+        fits = [not r.ptx_sha or ptx_sha(t) == r.ptx_sha for r, t in ((ra, gen), (rb, cur))]
+        ha, hb = paired_heat(ra.ptx_lines if fits[0] else {}, rb.ptx_lines if fits[1] else {})
+        self.ab_ptx.set_texts(gen, cur)
+        self.ab_ptx.set_line_heat(ha, hb)
+        stale = [s for s, ok in zip(("A (generated)", "B (in use)"), fits) if not ok]
+        self.ab_note.setText("A (generated, left) and B (in use, right), aligned by line; each gutter bar is the "
+                             "line's share of the hottest line of either side" + self._how(rb)
+                             + (f". {' and '.join(stale)}: the text here is not the PTX profiled, so its gutter is "
+                                f"empty (profile again)" if stale else "."))
+        self.lower_tabs.setTabEnabled(1, True)
+
+    @staticmethod
+    def _how(rec) -> str:
+        return ("; exact per PTX line" if rec.line_mapping == "ptx-line-table" else
+                "; PTX lines mapped from SASS" if rec.line_mapping else "")
 
     # ---- pieces
     @staticmethod

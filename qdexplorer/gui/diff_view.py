@@ -52,6 +52,28 @@ class DiffView(QWidget):
         self.left.verticalScrollBar().valueChanged.connect(self.right.verticalScrollBar().setValue)
         self.right.verticalScrollBar().valueChanged.connect(self.left.verticalScrollBar().setValue)
         self.rows: list = []
+        self.heat: tuple[dict, dict] = ({}, {})
+
+    def set_line_heat(self, left: dict, right: dict):
+        """Counters per line of the generated (left) and the edited (right) text, keyed by each text's
+        own line numbers, shown in each side's gutter on the row that line sits in: A and B face each
+        other line by line."""
+        self.heat = (dict(left), dict(right))
+        self._apply_heat()
+
+    def row_of(self, side: int) -> dict[int, int]:
+        """A side's own line number -> its row (1-based) in the aligned view."""
+        out, n = {}, 0
+        for i, row in enumerate(self.rows, start=1):
+            if row[side] is not None:
+                n += 1
+                out[n] = i
+        return out
+
+    def _apply_heat(self):
+        for side, ed in ((0, self.left), (1, self.right)):
+            rows = self.row_of(side)
+            ed.set_heat({rows[ln]: h for ln, h in self.heat[side].items() if ln in rows})
 
     def set_texts(self, generated: str, edited: str):
         self.rows = aligned(generated.splitlines(), edited.splitlines())
@@ -66,6 +88,7 @@ class DiffView(QWidget):
         self.summary.setText("generated (left) ↔ edited (right): " + (
             ", ".join(f"{n} line{'s' if n != 1 else ''} {k}" for k, n in count.items() if n) or "identical"))
         self._paint()
+        self._apply_heat()
         changed = self.changed_rows()
         if changed:  # open on the first difference, not on the header both sides share
             self.left.goto_line(changed[0], select=False)

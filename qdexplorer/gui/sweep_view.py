@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..bench.history import History
+from ..bench.sweep_counters import VariantCounters, variant_counters
 from ..bench.sweep import (
     SweepResult,
     load_sweep,
@@ -66,8 +67,9 @@ class HeatMap(QTableWidget):
         self.setEditTriggers(QTableWidget.NoEditTriggers)
         self.result: SweepResult | None = None
 
-    def show_result(self, result: SweepResult) -> None:
+    def show_result(self, result: SweepResult, counters: list[VariantCounters] | None = None) -> None:
         self.result = result
+        per = {(c.task, c.variant): c for c in counters or []}
         tasks, labels, grid = result.heatmap()
         cells = result.cells()
         self.clear()
@@ -91,13 +93,14 @@ class HeatMap(QTableWidget):
                 item.setForeground(QBrush(QColor(0, 0, 0)))
                 if is_best:
                     item.setFont(bold)
-                item.setToolTip(cell_tip(task, label, [c for c in cells if c.task == task and c.variant == label]))
+                item.setToolTip(cell_tip(task, label, [c for c in cells if c.task == task and c.variant == label],
+                                         per.get((task, label))))
                 self.setItem(i, j, item)
         self.resizeColumnsToContents()
 
 
-def cell_tip(task: str, variant: str, cells: list[Any]) -> str:
-    """Every device's measurement of one task under one variant, one line each."""
+def cell_tip(task: str, variant: str, cells: list[Any], counters: VariantCounters | None = None) -> str:
+    """Every device's measurement of one task under one variant, one line each; its counters after."""
     if not cells:
         return f"{task} · {variant}: not run"
     lines = [f"{task} · {variant}"]
@@ -106,7 +109,50 @@ def cell_tip(task: str, variant: str, cells: list[Any]) -> str:
         ratio = "" if math.isnan(c.ratio) else f", ratio {c.ratio:.3f}"
         lines.append(f"{c.device}: median {c.median_ms:.4f} ms{ratio}{ci}, {c.verdict}" + (" — best" if c.best else "")
                      + (f" ({c.reason})" if getattr(c, "reason", "") and c.verdict == "unsure" else ""))
+    if counters is not None:
+        figures = zip(COUNTER_COLUMNS, counter_cells(counters))
+        lines.append("counters: " + ", ".join(f"{label} {text}" for label, text in figures if text != "–"))
     return "\n".join(lines)
+
+
+COUNTER_COLUMNS = ("achieved occ.", "theoretical occ.", "registers", "SM", "memory", "kernel µs")
+
+
+def counter_cells(r: VariantCounters) -> list[str]:
+    """The figures the CLI's `sweep --counters` table prints, as the same text."""
+    def f(x: float | None, unit: str = "") -> str:
+        return "–" if x is None else f"{x:.2f}" if unit == "us" else f"{x:.0f}{unit}"
+    return [f(r.occ_achieved, "%"), f(r.occ_theoretical, "%"), f(r.registers), f(r.sm_pct, "%"), f(r.mem_pct, "%"),
+            f(r.duration_us, "us")]
+
+
+class CountersTable(QTableWidget):
+    """Task × variant rows with one profiled launch's figures each, beside the heat map's times: what a
+    block size changes (occupancy, registers) next to what it gained. Without counters the rows keep
+    ptxas's registers and theoretical occupancy, and the reason is said once, above."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setEditTriggers(QTableWidget.NoEditTriggers)
+        self.rows: list[VariantCounters] = []
+
+    def show_rows(self, rows: list[VariantCounters]) -> None:
+        self.rows = rows
+        self.clear()
+        self.setRowCount(len(rows))
+        self.setColumnCount(2 + len(COUNTER_COLUMNS))
+        self.setHorizontalHeaderLabels(["task", "variant", *COUNTER_COLUMNS])
+        for i, r in enumerate(rows):
+            for j, text in enumerate([r.task, r.variant, *counter_cells(r)]):
+                item = QTableWidgetItem(text)
+                if j >= 2:
+                    item.setTextAlignment(Qt.AlignRight | Qt.AlignVCenter)
+                if r.state != "ok":
+                    item.setToolTip(f"no counters: {r.message}" + (" (registers and theoretical occupancy from ptxas)"
+                                                                   if j in (3, 4) else ""))
+                self.setItem(i, j, item)
+        self.resizeColumnsToContents()
+        self.setVisible(bool(rows))
 
 
 class SweepView(QWidget):
@@ -133,8 +179,17 @@ class SweepView(QWidget):
         self.saved = QComboBox()
         self.saved.setMinimumContentsLength(20)
         self.saved.setToolTip("sweeps saved in this project's history")
+        self.counters = QComboBox()
+        self.counters.addItems(["no counters", "counters: quick", "counters: full"])
+        self.counters.setToolTip("after the sweep, profile one launch of each variant of each task under ncu "
+                                 "(as `qdexplorer sweep --counters`): occupancy, registers and throughput beside "
+                                 "the times; without ncu, ptxas's registers and theoretical occupancy")
         self.status = QLabel("")
+        self.counters_status = QLabel("")
+        self.counters_status.setWordWrap(True)
         self.heat = HeatMap()
+        self.counters_table = CountersTable()
+        self.counters_table.setVisible(False)
         top = QHBoxLayout()
         for label, w in (("block_dim", self.block_dims), ("", self.fast_math), ("devices", self.devices),
                          ("rounds", self.rounds)):
@@ -149,12 +204,15 @@ class SweepView(QWidget):
         second = QHBoxLayout()
         self.status.setWordWrap(True)
         second.addWidget(self.status, 1)
+        second.addWidget(self.counters)
         second.addWidget(QLabel("saved"))
         second.addWidget(self.saved)
         lay = QVBoxLayout(self)
         lay.addLayout(top)
         lay.addLayout(second)
-        lay.addWidget(self.heat, 1)
+        lay.addWidget(self.heat, 2)
+        lay.addWidget(self.counters_status)
+        lay.addWidget(self.counters_table, 1)
         self._stop = threading.Event()
         self.running = False
         self.start_button.clicked.connect(self.start)
@@ -176,6 +234,7 @@ class SweepView(QWidget):
         if self.running or not self.services.project_path():
             return
         specs, n, rounds = self.over_specs(), self.devices.value(), self.rounds.value()
+        preset = self.counters_preset()
         self._stop.clear()
         self.running = True
         self.start_button.setEnabled(False)
@@ -183,27 +242,36 @@ class SweepView(QWidget):
         self.status.setText(f"sweep starting on {plural(n, 'device')}…")
         self._first_run = len(self.services.session.runs)      # the sweep's runs are set aside when it ends
         self.services.begin("sweep")   # the status bar counts this, not the last Run
-        self.services.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit,
-                               returned=self._done, errored=self._failed)
+        self.services.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit, preset,
+                                    returned=self._done, errored=self._failed)
+
+    def counters_preset(self) -> str | None:
+        return {1: "quick", 2: "full"}.get(self.counters.currentIndex())
 
     @staticmethod
-    def _job(eng: Engine, specs: list[str], n: int, rounds: int, stop: threading.Event, progress) -> SweepResult:
+    def _job(eng: Engine, specs: list[str], n: int, rounds: int, stop: threading.Event, progress,
+             preset: str | None = None) -> tuple[SweepResult, list[VariantCounters] | None]:
         over = parse_over(specs)
         if n > 1 and not eng.cluster:
             raise ValueError(f"{n} devices need a cluster: set Cluster (local starts one here)")
         extra = [Engine(eng.project, backend=eng.backend, arch=eng.arch, cluster=eng.cluster) for _ in range(n - 1)]
         history = History(history_path(eng.project.path))
         try:
-            return sweep([eng, *extra], over, project_defaults(eng), rounds=rounds, history=history,
-                         on_progress=progress, stop=stop)
+            result = sweep([eng, *extra], over, project_defaults(eng), rounds=rounds, history=history,
+                           on_progress=progress, stop=stop)
+            if preset is None or stop.is_set():
+                return result, None
+            return result, variant_counters(eng, result.variants, result.tasks(), preset)
         finally:
             history.close()
             for e in extra:
                 e.close()
 
-    def _done(self, result: SweepResult) -> None:
+    def _done(self, out: tuple[SweepResult, list[VariantCounters] | None]) -> None:
+        result, counters = out
         self._finish()
-        self.heat.show_result(result)
+        self.heat.show_result(result, counters)
+        self.show_counters(counters)
         self.status.setText(f"sweep {result.name}: {plural(len(result.variants), 'variant')} × {plural(len(result.tasks()), 'task')} on "
                             f"{', '.join(result.devices())} ({result.status}); ratio to the default, "
                             f"{BEST_MARK} = best per task (a variant only where clearly faster, else the default)")
@@ -224,6 +292,20 @@ class SweepView(QWidget):
         self.running = False
         self.start_button.setEnabled(True)
         self.stop_button.setEnabled(False)
+
+    def show_counters(self, rows: list[VariantCounters] | None) -> None:
+        """The counters table, and in one line above it what they are or why there are none."""
+        rows = rows or []
+        self.counters_table.show_rows(rows)
+        reasons = list(dict.fromkeys(r.message for r in rows if r.state != "ok"))
+        if not rows:
+            self.counters_status.setText("")
+        elif reasons:
+            self.counters_status.setText("Counters per variant: no counters: " + "; ".join(reasons)
+                                         + " (registers and theoretical occupancy from ptxas)")
+        else:
+            self.counters_status.setText("Counters per variant: one profiled launch each (occ. = occupancy; "
+                                         "kernel µs at ncu's locked clock, compare with other profiles only)")
 
     def _history(self, project: Any = None) -> History | None:
         project = project or self.services.project_path()
@@ -256,4 +338,5 @@ class SweepView(QWidget):
         finally:
             history.close()
         self.heat.show_result(result)
+        self.show_counters(None)     # counters are not saved with a sweep: they belong to the run that made them
         self.status.setText(f"saved sweep {name}: {plural(len(result.variants), 'variant')} on {', '.join(result.devices())}")

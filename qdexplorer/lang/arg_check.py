@@ -22,7 +22,7 @@ from .errors import QdError
 from .field import as_kernel_array
 from .struct_types import struct_arg_names
 from .template import ALIAS_KEY
-from .types import from_numpy, int_range
+from .types import from_numpy, i32, int_range
 
 I32_MAX = 2**31 - 1
 
@@ -74,7 +74,10 @@ def check_call_args(kernel_name: str, spec: tuple, args: dict, tasks=(), on_devi
         if name not in args:
             raise ArgumentError(f"{where} is missing")
         v = args[name]
-        if kind == "array":
+        if kind == "bufview":  # a qd.BufferView: its array (checked below) and its window's two i32 scalars
+            for part in ("offset", "size"):
+                out[f"{name}__{part}"] = convert_scalar(f"{where} ({part})", args[f"{name}__{part}"], i32)
+        if kind in ("array", "bufview"):
             try:
                 arrays[name] = as_kernel_array(v)
             except TypeError as e:

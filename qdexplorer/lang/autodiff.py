@@ -24,10 +24,12 @@ import dataclasses
 
 from . import ir
 from .errors import QdCompileError
-from .types import DType, u1
+from .types import DType, i32, u1
 
 RANDOM_KEY = "random_key__"
 GRAD = "__grad"
+ADSTACK_FLAG = "adstack__"  # the grad kernel's overflow flag: 1 when a push found its adstack full
+ADSTACK_DEFAULT_SIZE = 1024  # qd.init(ad_stack_size=0), Quadrants' "adaptive": this many entries per stack
 _INERT = (ir.Const, ir.ScalarArg, ir.Shape, ir.SimtIndex)
 _ZERO_DERIV = {"floor", "ceil", "round", "ipow", "popcnt", "clz", "ffs"}
 
@@ -100,8 +102,11 @@ def _assigned(stmts) -> list:
 # ---- the transformation -------------------------------------------------------------------
 
 class _Reverse:
-    def __init__(self, task: ir.Task, grads: dict):
+    def __init__(self, task: ir.Task, grads: dict, adstack: int = 0):
         self.task, self.grads = task, grads
+        self.adstack = adstack  # entries per adstack (qd.init(ad_stack_size)); 0: Quadrants' adstack is off
+        self.stacks = 0
+        self.depth = 1 if task.type == "range_for" else 0  # loops around the current point
         self.adj: dict = {}    # value version -> its adjoint local
         self.mut: dict = {}    # original local -> its mutable copy, inside a dynamic loop carrying it
         self.accum: set = set()
@@ -164,7 +169,10 @@ class _Reverse:
             elif isinstance(s, ir.If):
                 self.branch(s, cur, level, fwd, recs, after)
             elif isinstance(s, ir.Loop):
-                self.loop(s, cur, level, fwd, recs, after)
+                if self.adstack and self.needs_stack(s, after):
+                    self.loop_adstack(s, cur, level, fwd, recs, after)
+                else:
+                    self.loop(s, cur, level, fwd, recs, after)
             elif isinstance(s, ir.Print):
                 continue
             elif isinstance(s, (ir.Break, ir.Continue)):
@@ -225,12 +233,32 @@ class _Reverse:
         recs.append(("if", c, tr, er))
 
     def loop(self, s: ir.Loop, cur, level, fwd, recs, after):
-        body = list(s.body)
-        head = []
-        while body and isinstance(body[0], ir.If) and body[0].then == [ir.Break()] and not body[0].orelse:
-            head.append(body.pop(0))
-        assigned = _assigned(body + list(s.step))
-        carried = [L for L in assigned if L in _read_first(head, body, s.step, set(assigned)) or L in after]
+        if s.where and self.depth > 0 and not self.adstack:  # Quadrants' AST check: a range loop in a loop
+            self.error(s, "Cannot use non static range in Backwards mode: a dynamic range(...) loop inside another "
+                          "loop needs Quadrants' adstack (qd.init(ad_stack_experimental_enabled=True)), or unroll "
+                          "it with qd.static(range(...))")
+        self.depth += 1
+        try:
+            self.loop_accumulating(s, cur, level, fwd, recs, after)
+        finally:
+            self.depth -= 1
+
+    def needs_stack(self, s: ir.Loop, after: set) -> bool:
+        """Whether a float the loop carries is used other than by accumulation (s += f(...)): the
+        accumulating loops re-run forwards in the reverse pass, and need no adstack."""
+        head, body, carried = _carried(s, after)
+        if any(L.dtype.is_float and L not in self.mut and not _is_accumulator(s, L) for L in carried):
+            return True
+        return self.stores_gradient(s) and _counter(s, [L for L in carried if not L.dtype.is_float]) is None
+
+    def stores_gradient(self, s: ir.Loop) -> bool:
+        """Whether the loop stores into an array with a gradient: the store's adjoint is read and
+        zeroed, so the reverse must visit the iterations in reverse order (an overwritten value
+        gets no gradient; `out[i] = out[i - 1] + x` passes it down the chain)."""
+        return any(isinstance(n, ir.Store) and n.array.name in self.grads for n in ir.walk([s.body, s.step]))
+
+    def loop_accumulating(self, s: ir.Loop, cur, level, fwd, recs, after):
+        head, body, carried = _carried(s, after)
         new = []
         for L in carried:
             if L.dtype.is_float and L not in self.mut:
@@ -265,8 +293,23 @@ class _Reverse:
         if any(r[0] != "assign" or r[1].dtype.is_float for r in sr):
             self.error(s.step, "a loop step that computes floats")
         fbody = pre + hdr + bf
-        fwd.append(ir.Loop(fbody, sf))
-        recs.append(("loop", reinit, fbody, sf, br, inner))
+        descending = None
+        if self.stores_gradient(s):  # the reverse visits a range loop's indices last first
+            counter = _counter(s, [L for L in carried if self.mut[L] not in self.accum])
+            if counter is None:
+                self.error(s, "a dynamic loop that stores into a field or array with a gradient and carries "
+                              "other values than its index from one iteration to the next: its reverse needs "
+                              "Quadrants' adstack (qd.init(ad_stack_experimental_enabled=True))")
+            var, step = counter
+            trips = self.fresh("trips", i32)
+            first = self.fresh(var.name, var.dtype)
+            fwd.append(ir.Assign(trips, _c(0, i32)))
+            inc = [ir.Assign(trips, ir.BinOp("+", ir.LocalRef(trips), _c(1, i32), i32))]
+            fwd.append(ir.Loop(_strip_pushes(pre + hdr + inc + bf), sf))
+            descending = (trips, first, self.mut[var], step)
+        else:
+            fwd.append(ir.Loop(_strip_pushes(fbody), sf))
+        recs.append(("loop", reinit, fbody, sf, br, inner, descending))
         for L in carried:
             M = self.mut[L]
             if M in self.accum:
@@ -277,6 +320,68 @@ class _Reverse:
                 cur[L] = snap
         for L in new:
             del self.mut[L]
+
+    def loop_adstack(self, s: ir.Loop, cur, level, fwd, recs, after):
+        """A dynamic loop with Quadrants' adstack: each iteration pushes the values its locals carry in
+        (and, through the reverse of an enclosing loop, replays with its own pushes); the reverse runs
+        the iterations last first, popping those values, replaying the iteration's locals from them
+        and applying its chain rule. The carried floats' adjoints pass from iteration to iteration."""
+        head, body, carried = _carried(s, after)
+        iteration = body + list(s.step)  # no `continue` is differentiable: the step ends every iteration
+        carried = [L for L in carried if L not in self.mut]  # an enclosing loop's accumulators: theirs
+        self.stacks += 1
+        k = self.stacks
+        sp = self.fresh(f"adstack{k}_sp", i32)
+        fwd.append(ir.Assign(sp, _c(0, i32)))
+        muts, stacks = {}, {}
+        for j, L in enumerate(carried):  # one stack per carried local (two may share a name: a vector's)
+            M = muts[L] = self.fresh(L.name, L.dtype)
+            init = ir.LocalRef(cur[L]) if L in cur else _c(0, L.dtype)
+            fwd.append(ir.Assign(M, init))
+            stacks[L] = ir.LocalArray(f"adstack{k}_{j}_{L.name.split('.')[0]}", L.dtype, self.adstack)
+            if L.dtype.is_float:
+                self.adj[M] = self.fresh(L.name + "_adj", L.dtype)
+                level.append(M)
+                recs.append(("assign", M, init))
+        top = {**cur, **{L: M for L, M in muts.items()}}
+        hdr: list = [ir.If(self.rn(h.cond, top), [ir.Break()], []) for h in head if isinstance(h, ir.If)]
+        size = _c(self.adstack, i32)
+        full = ir.Compare(">=", ir.LocalRef(sp), size, u1)
+        push = _Push([ir.If(full, [ir.Store(_FLAG, (_c(0, i32),), _c(1, i32))],
+                            [ir.Store(stacks[L], (ir.LocalRef(sp),), ir.LocalRef(muts[L])) for L in carried]),
+                      ir.Assign(sp, ir.BinOp("+", ir.LocalRef(sp), _c(1, i32), i32))])
+        inner: list = []
+        cb = dict(cur)
+        pre, pre_recs = [], []
+        for L in carried:
+            v0 = self.new_version(L, inner)
+            pre.append(ir.Assign(v0, ir.LocalRef(muts[L])))
+            pre_recs.append(("assign", v0, ir.LocalRef(muts[L])))
+            cb[L] = v0
+        bf, br = self.forward(iteration, cb, inner, after | _refs(head) | _refs(iteration))
+        post = [ir.Assign(muts[L], ir.LocalRef(cb[L])) for L in carried]
+        post_recs = [("carry", muts[L], cb[L]) for L in carried if L.dtype.is_float]
+        replay = pre + bf + post
+        fwd.append(ir.Loop(hdr + [push] + _strip_pushes(replay), []))
+        recs.append(("adloop", sp, [(muts[L], stacks[L]) for L in carried], replay, pre_recs + br + post_recs,
+                     inner))
+        for L in carried:
+            v = self.new_version(L, level)
+            fwd.append(ir.Assign(v, ir.LocalRef(muts[L])))
+            recs.append(("assign", v, ir.LocalRef(muts[L])))
+            cur[L] = v
+
+    def reverse_adloop(self, r, out: list):
+        _, sp, popped, replay, body_recs, inner = r
+        sp_ref = ir.LocalRef(sp)
+        top = ir.Select(ir.Compare("<", sp_ref, _c(self.adstack, i32), u1), sp_ref, _c(self.adstack - 1, i32), i32)
+        body: list = [ir.If(ir.Compare("<=", sp_ref, _c(0, i32), u1), [ir.Break()], []),
+                      ir.Assign(sp, ir.BinOp("-", sp_ref, _c(1, i32), i32))]
+        body += [ir.Assign(M, ir.Load(stack, (top,))) for M, stack in popped]
+        body += replay
+        body += [ir.Assign(self.adj[v], _c(0, v.dtype)) for v in inner]
+        body += self.reverse(body_recs)
+        out.append(ir.Loop(body, []))
 
     # -- the reverse pass
     def reverse(self, recs) -> list:
@@ -308,13 +413,30 @@ class _Reverse:
                                      f"(+= / -=) are differentiable")
                 d: ir.Expr = _cast(ir.Load(g, idx), val.dtype)
                 self.backprop(val, d if op == "add" else ir.UnOp("neg", d, d.dtype), out)
+            elif kind == "carry":  # an iteration's value leaves through the loop's carried local
+                a = self.adj[r[1]]
+                t = self.fresh("carry", a.dtype)
+                out += [ir.Assign(t, ir.LocalRef(a)), ir.Assign(a, _c(0, a.dtype))]
+                self.backprop(ir.LocalRef(r[2]), ir.LocalRef(t), out)
+            elif kind == "adloop":
+                self.reverse_adloop(r, out)
             elif kind == "if":
                 out.append(ir.If(ir.LocalRef(r[1]), self.reverse(r[2]), self.reverse(r[3])))
             elif kind == "loop":
-                _, reinit, fbody, step, body_recs, inner = r
+                _, reinit, fbody, step, body_recs, inner, descending = r
                 zero = [ir.Assign(self.adj[v], _c(0, v.dtype)) for v in inner]
                 out.extend(reinit)
-                out.append(ir.Loop(fbody + zero + self.reverse(body_recs), step))
+                if descending is None:
+                    out.append(ir.Loop(fbody + zero + self.reverse(body_recs), step))
+                    continue
+                trips, first, M, stride = descending
+                dt = M.dtype
+                out.append(ir.Assign(first, ir.LocalRef(M)))
+                at = [ir.If(ir.Compare("<=", ir.LocalRef(trips), _c(0, i32), u1), [ir.Break()], []),
+                      ir.Assign(trips, ir.BinOp("-", ir.LocalRef(trips), _c(1, i32), i32)),
+                      ir.Assign(M, ir.BinOp("+", ir.LocalRef(first), ir.BinOp("*", _cast(ir.LocalRef(trips), dt),
+                                                                               _c(stride, dt), dt), dt))]
+                out.append(ir.Loop(at + fbody + zero + self.reverse(body_recs), []))
         return out
 
     def backprop(self, e: ir.Expr, a: ir.Expr, out: list):
@@ -427,6 +549,44 @@ class _Reverse:
             self.error(e, f"operator '{op}' on floats is not differentiable")
 
 
+_FLAG = ir.ArrayArg(ADSTACK_FLAG, i32, 1)
+
+
+@dataclasses.dataclass
+class _Push(ir.Stmt):
+    """One iteration's push onto a loop's adstacks. The task's own forward sweep keeps only the
+    pushes of loops it reverses directly; a loop nested in another pushes when the outer loop's
+    reverse replays its iteration, so its stacks hold one iteration of the outer loop at a time."""
+    stmts: list
+
+
+def _strip_pushes(stmts: list) -> list:
+    out: list = []
+    for s in stmts:
+        if isinstance(s, _Push):
+            continue
+        if isinstance(s, ir.If):
+            s = ir.If(s.cond, _strip_pushes(s.then), _strip_pushes(s.orelse))
+        elif isinstance(s, ir.Loop):
+            s = ir.Loop(_strip_pushes(s.body), _strip_pushes(s.step), s.where)
+        out.append(s)
+    return out
+
+
+def _lower_pushes(stmts: list) -> list:
+    out: list = []
+    for s in stmts:
+        if isinstance(s, _Push):
+            out += s.stmts
+            continue
+        if isinstance(s, ir.If):
+            s = ir.If(s.cond, _lower_pushes(s.then), _lower_pushes(s.orelse))
+        elif isinstance(s, ir.Loop):
+            s = ir.Loop(_lower_pushes(s.body), _lower_pushes(s.step), s.where)
+        out.append(s)
+    return out
+
+
 def _read_first(head, body, step, candidates: set) -> set:
     """Locals of `candidates` that an iteration may read before assigning them (loop-carried)."""
     out: set = set(candidates & _refs(head))
@@ -468,15 +628,42 @@ def _accumulation(s: ir.Assign, L: ir.Local):
     return None
 
 
-def _check_accumulator(rv: _Reverse, loop: ir.Loop, L: ir.Local):
+def _carried(s: ir.Loop, after: set) -> tuple[list, list, list]:
+    """(exit tests at the top, the rest of the body, the locals one iteration hands the next or the
+    code after the loop) of a dynamic loop."""
+    body = list(s.body)
+    head = []
+    while body and isinstance(body[0], ir.If) and body[0].then == [ir.Break()] and not body[0].orelse:
+        head.append(body.pop(0))
+    assigned = _assigned(body + list(s.step))
+    return head, body, [L for L in assigned if L in _read_first(head, body, s.step, set(assigned)) or L in after]
+
+
+def _counter(s: ir.Loop, carried_ints: list):
+    """(index local, step) of a `for` loop (range, ndrange) whose only carried integer is its index
+    (its iterations can then be revisited last first without a stack), else None."""
+    if len(s.step) != 1 or not isinstance(s.step[0], ir.Assign):
+        return None
+    var, inc = s.step[0].local, s.step[0].value
+    if not (isinstance(inc, ir.BinOp) and inc.op == "+" and inc.lhs == ir.LocalRef(var)
+            and isinstance(inc.rhs, ir.Const)) or carried_ints != [var]:
+        return None
+    return var, int(inc.rhs.value)
+
+
+def _is_accumulator(loop: ir.Loop, L: ir.Local) -> bool:
     assigns = [n for n in ir.walk([loop.body, loop.step]) if isinstance(n, ir.Assign) and n.local is L]
     reads = sum(1 for n in ir.walk([loop.body, loop.step]) if isinstance(n, ir.LocalRef) and n.local is L)
-    if all(_accumulation(s, L) for s in assigns) and reads == len(assigns):
+    return all(_accumulation(s, L) for s in assigns) and reads == len(assigns)
+
+
+def _check_accumulator(rv: _Reverse, loop: ir.Loop, L: ir.Local):
+    if _is_accumulator(loop, L):
         return
     rv.error(loop.body, f"the float local '{L.name.split('.')[0]}' carries a value from one iteration of a dynamic "
-                        f"loop to the next and is used non-linearly (Quadrants needs its adstack for this, "
-                        f"which qdexplorer does not have); only accumulation (s += f(...)) is supported in such "
-                        f"a loop: unroll it with qd.static(range(...)) or split the loop into kernels")
+                        f"loop to the next and is used non-linearly, which needs Quadrants' adstack: turn it on "
+                        f"with qd.init(ad_stack_experimental_enabled=True) (without it only accumulation, "
+                        f"s += f(...), is supported in such a loop), or unroll it with qd.static(range(...))")
 
 
 def _dce(stmts: list) -> list:
@@ -537,19 +724,57 @@ def _params(task: ir.Task, body, extra: list) -> tuple[list, set]:
     return params, used
 
 
-def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit: dict) -> ir.Task | None:
+def _check_cross_iteration(task: ir.Task, grads: dict):
+    """Quadrants' check on the parallel loop: an iteration that reads an element of a field with a
+    gradient that another iteration stores (`out[i] = out[i - 1] + x`) has an adjoint chain across
+    iterations that run in parallel, which no reverse pass gives. Refused where Quadrants refuses:
+    the store's and the load's index differ on an axis where both depend on the loop index (a sibling
+    component `out[i, 0] = out[i, 1]` and in-place `out[i] = out[i] + x` are fine)."""
+    if task.type != "range_for":
+        return
+    dep = set(task.loop_vars)
+    assigns = [n for n in ir.walk(task.body) if isinstance(n, ir.Assign)]
+    grew = True
+    while grew:
+        grew = False
+        for a in assigns:
+            if a.local not in dep and _refs(a.value) & dep:
+                dep.add(a.local)
+                grew = True
+    stores = [n for n in ir.walk(task.body) if isinstance(n, ir.Store) and n.array.name in grads]
+    loads = [n for n in ir.walk(task.body) if isinstance(n, ir.Load) and n.array.name in grads]
+    for st in stores:
+        for ld in loads:
+            if ld.array.name != st.array.name or len(ld.indices) != len(st.indices):
+                continue
+            if any(a != b and _refs(a) & dep and _refs(b) & dep for a, b in zip(st.indices, ld.indices)):
+                f, _, line = (ld.where or f"{task.file}:{task.lines[0]}").rpartition(":")
+                raise AutodiffError(
+                    f"Cross-iteration read-after-write on the `needs_grad` global field `{st.array.name}` at the "
+                    f"offload-level loop body is not supported in reverse-mode autodiff (kernel '{task.kernel}'): "
+                    f"one iteration reads what another stores, and the adjoint chain between them is not "
+                    f"generated. Wrap the loop in an outer for-loop in the kernel so the inner range becomes "
+                    f"adstack-eligible, or restructure the kernel so the offload-level loop has no global field "
+                    f"cross-iteration read-after-write", f, int(line) if line.isdigit() else task.lines[0])
+
+
+def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit: dict,
+              adstack: int = 0) -> ir.Task | None:
     """The adjoint of one task (None when nothing in it has a gradient to propagate)."""
     if task.shared:
         raise AutodiffError(f"kernel '{task.kernel}' cannot be differentiated: it uses block-shared arrays",
                             task.file, task.lines[0])
-    rv = _Reverse(task, grads)
+    _check_cross_iteration(task, grads)
+    rv = _Reverse(task, grads, adstack)
     level: list = []
     fwd, recs = rv.forward(list(task.body), {}, level, set())
     rev = rv.reverse(recs)
     if not rev:
         return None
-    body = _dce(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev)
-    params, used = _params(task, body, list(grads.values()))
+    body = _dce(_lower_pushes(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev))
+    params, used = _params(task, body, list(grads.values()) + [_FLAG])
+    if ADSTACK_FLAG in used:
+        implicit = {**implicit, ADSTACK_FLAG: ir.ImplicitArray(ADSTACK_FLAG, "adstack", i32, (1,))}
     if RANDOM_KEY in used:
         raise AutodiffError(f"kernel '{task.kernel}' cannot be differentiated: it draws qd.random() numbers that "
                             f"its gradient depends on (RandStmt not supported in autodiff); draw them in another "
@@ -588,7 +813,7 @@ def replay_task(task: ir.Task, kernel_name: str, index: int, implicit: dict) -> 
                                implicit=tuple(a for a in task.implicit if a.name in used))
 
 
-def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict) -> list:
+def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adstack: int = 0) -> list:
     """The tasks of `kernel_name` (the adjoint of the forward `tasks`): replays of the tasks that
     store kernel-scope temporaries, then each task's adjoint, last task first.
 
@@ -619,7 +844,7 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict) -> li
             if p.kind == "array" and p.name in arg_grads:
                 gdt, gnd = arg_grads[p.name]
                 grads[p.name] = ir.ArrayArg(grad_name(p.name), gdt, gnd)
-        g = grad_task(t, kernel_name, len(out), grads, implicit)
+        g = grad_task(t, kernel_name, len(out), grads, implicit, adstack)
         if g is not None:
             out.append(g)
     return out

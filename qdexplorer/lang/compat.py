@@ -22,7 +22,6 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.BufferView": "pass the field or ndarray itself",
     "qd.real_func": "use @qd.func (inlined)",
     "qd.experimental": "use @qd.func (inlined) for real_func",
     "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
@@ -38,7 +37,6 @@ REFUSED: dict[str, str] = {
     "qd.MeshInstance": _MESH,
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
-    "qd.types.BufferViewType": "pass the field or ndarray itself",
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
     "qd.ref": "return the new value from the @qd.func and assign it at the call",
     "qd.types.ref": "return the new value from the @qd.func and assign it at the call",

@@ -115,42 +115,80 @@ class Element:
         self._owner.host()[self._index] = value
         self._owner._host_written()
 
-    # ---- comparisons and arithmetic give NumPy values (as Quadrants' Python-scope matrices compute)
+    # ---- comparisons give NumPy bool arrays, arithmetic a Python-scope qd.Vector / qd.Matrix (as Quadrants')
     def __eq__(self, other):
         return (self.to_numpy() == np.asarray(other)).view(ElementComparison)
 
     def __ne__(self, other):
         return (self.to_numpy() != np.asarray(other)).view(ElementComparison)
 
+    def __lt__(self, other):
+        return (self.to_numpy() < np.asarray(other)).view(ElementComparison)
+
+    def __le__(self, other):
+        return (self.to_numpy() <= np.asarray(other)).view(ElementComparison)
+
+    def __gt__(self, other):
+        return (self.to_numpy() > np.asarray(other)).view(ElementComparison)
+
+    def __ge__(self, other):
+        return (self.to_numpy() >= np.asarray(other)).view(ElementComparison)
+
     def __neg__(self):
-        return -self.to_numpy()
+        return _host(-self.to_numpy())
+
+    def __abs__(self):
+        return _host(abs(self.to_numpy()))
 
     def __add__(self, o):
-        return self.to_numpy() + np.asarray(o)
+        return _host(self.to_numpy() + np.asarray(o))
 
     def __radd__(self, o):
-        return np.asarray(o) + self.to_numpy()
+        return _host(np.asarray(o) + self.to_numpy())
 
     def __sub__(self, o):
-        return self.to_numpy() - np.asarray(o)
+        return _host(self.to_numpy() - np.asarray(o))
 
     def __rsub__(self, o):
-        return np.asarray(o) - self.to_numpy()
+        return _host(np.asarray(o) - self.to_numpy())
 
     def __mul__(self, o):
-        return self.to_numpy() * np.asarray(o)
+        return _host(self.to_numpy() * np.asarray(o))
 
     def __rmul__(self, o):
-        return np.asarray(o) * self.to_numpy()
+        return _host(np.asarray(o) * self.to_numpy())
 
     def __truediv__(self, o):
-        return self.to_numpy() / np.asarray(o)
+        return _host(self.to_numpy() / np.asarray(o))
 
     def __rtruediv__(self, o):
-        return np.asarray(o) / self.to_numpy()
+        return _host(np.asarray(o) / self.to_numpy())
+
+    def __floordiv__(self, o):
+        return _host(self.to_numpy() // np.asarray(o))
+
+    def __rfloordiv__(self, o):
+        return _host(np.asarray(o) // self.to_numpy())
+
+    def __mod__(self, o):
+        return _host(self.to_numpy() % np.asarray(o))
+
+    def __rmod__(self, o):
+        return _host(np.asarray(o) % self.to_numpy())
+
+    def __pow__(self, o):
+        return _host(self.to_numpy() ** np.asarray(o))
+
+    def __rpow__(self, o):
+        return _host(np.asarray(o) ** self.to_numpy())
 
     def __matmul__(self, o):
-        return self.to_numpy() @ np.asarray(o)
+        return _host(self.to_numpy() @ np.asarray(o))
 
     def __rmatmul__(self, o):
-        return np.asarray(o) @ self.to_numpy()
+        return _host(np.asarray(o) @ self.to_numpy())
+
+
+def _host(a):
+    from .host_matrix import host
+    return host(a)

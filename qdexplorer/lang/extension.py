@@ -1,7 +1,8 @@
 """`qd.extension`: Quadrants' optional backend features, by name, for `require=` in ported tests.
 
-qdexplorer supports `data64` (f64/i64) on every backend; the others (sparse SNodes, autodiff
-stacks, quantized types, ...) are outside its subset.
+qdexplorer supports `data64` (f64/i64) on every backend and `adstack` (reverse-mode autodiff
+through dynamic loops, turned on by `qd.init(ad_stack_experimental_enabled=True)`); the others
+(quantized types, ...) are outside its subset.
 """
 
 
@@ -11,6 +12,12 @@ class _Extension:
 
     def __repr__(self) -> str:
         return f"qd.extension.{self.name}"
+
+    def __eq__(self, other) -> bool:  # `qd.extension.adstack in require`: one extension, however reached
+        return isinstance(other, _Extension) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
 
 
 class _Extensions:

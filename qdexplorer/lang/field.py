@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import materialize, runtime_api
+from . import materialize, runtime_api, tensor_layout
 from .caller import caller
 from .device_array import device_array_of
 from .element import Element
@@ -665,8 +665,30 @@ class Ndarray(Storage):
         runtime_api.adopt(self)
         self._with_grad(needs_grad)
 
+    def __getitem__(self, key):
+        if isinstance(key, slice):  # data[8:24]: a qd.BufferView of a 1-D ndarray, as in Quadrants
+            from .buffer_view import slice_to_view
+            return slice_to_view(self, key)
+        return super().__getitem__(key)
+
     def __repr__(self) -> str:
         return f"<qd.ndarray {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
+
+    _layout_tag: tuple | None = None
+
+    @property
+    def _qd_layout(self) -> tuple | None:
+        """Quadrants' layout tag; setting it re-reads the data as laid out by it (tensor_layout.py)."""
+        return self._layout_tag
+
+    @_qd_layout.setter
+    def _qd_layout(self, layout) -> None:
+        tensor_layout.retag(self, layout)
+
+    @property
+    def _physical_shape(self) -> tuple:
+        """The shape Quadrants allocates a layout-tagged ndarray at (`shape` stays canonical)."""
+        return tensor_layout.physical_shape(self.shape, self._layout_tag)
 
 
 ELEMENT_TYPE: list = [None]  # (elem_shape, dtype) -> qd.types.vector/matrix(...); vector_types.py sets it

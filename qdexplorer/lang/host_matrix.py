@@ -53,8 +53,9 @@ class HostMatrix(np.ndarray):
         return self.shape[1] if self.ndim > 1 else 1
 
     @property
-    def entries(self) -> list:
-        return np.asarray(self).ravel().tolist()
+    def entries(self) -> np.ndarray:
+        """The components, row by row, as a NumPy array of the matrix's dtype (Quadrants' `m.entries`)."""
+        return np.array(self).ravel()
 
     def __bool__(self) -> bool:  # `if a == b:` on vectors: all components, as Quadrants' python scope
         return bool(np.all(np.asarray(self)))

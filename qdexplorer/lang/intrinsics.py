@@ -25,8 +25,29 @@ class Intrinsic:
         return f"<qd intrinsic {self.name}>"
 
 
+def _is_array(x) -> bool:
+    """A Python-scope vector or matrix (qd.Vector, `x[i]` of a vector field, a NumPy array)."""
+    return hasattr(x, "__array__") and not isinstance(x, (int, float, bool))
+
+
+def _elementwise(py, ufunc):
+    """`py` on numbers; `ufunc` componentwise (a qd.Vector / qd.Matrix back) when an argument is a
+    vector or matrix, as Quadrants' Python-scope `qd.cos(v)`, `qd.max(4, v)` compute."""
+    def call(*args, **kwargs):
+        if any(_is_array(a) for a in args):
+            import numpy as np
+            from .host_matrix import host
+            return host(ufunc(*(np.asarray(a) for a in args)))
+        return py(*args, **kwargs)
+    return call
+
+
 def _math(name, py, nargs=1):
-    return Intrinsic(name, "math", py, nargs)
+    import numpy as np
+    ufunc = {"rsqrt": lambda x: 1.0 / np.sqrt(x), "atan2": np.arctan2, "asin": np.arcsin, "acos": np.arccos,
+             "atan": np.arctan, "pow": np.power, "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x)
+             }.get(name) or getattr(np, name)
+    return Intrinsic(name, "math", _elementwise(py, ufunc), nargs)
 
 
 # math: names as in Quadrants' qd.math (and their top-level aliases)
@@ -53,9 +74,9 @@ clz = Intrinsic("clz", "bits")
 ffs = Intrinsic("ffs", "bits")
 
 # builtins-like helpers
-min = Intrinsic("min", "minmax", _b.min)  # noqa: A001
-max = Intrinsic("max", "minmax", _b.max)  # noqa: A001
-abs = Intrinsic("abs", "abs", _b.abs)  # noqa: A001
+min = Intrinsic("min", "minmax", _elementwise(_b.min, lambda *a: _reduce_np("minimum", a)))  # noqa: A001
+max = Intrinsic("max", "minmax", _elementwise(_b.max, lambda *a: _reduce_np("maximum", a)))  # noqa: A001
+abs = Intrinsic("abs", "abs", _elementwise(_b.abs, lambda a: a.__abs__()))  # noqa: A001
 
 cast = Intrinsic("cast", "cast", lambda x, dtype: x)
 zero = Intrinsic("zero", "zero", lambda x: x * 0)  # qd.zero(x): zeros of x's type and shape
@@ -64,7 +85,8 @@ bit_shr = Intrinsic("bit_shr", "bit_shr")  # logical (unsigned) shift right, on 
 # random numbers: one counter-based stream per thread (frontend/random.py); kernels only, as in Quadrants
 random = Intrinsic("random", "random")
 randn = Intrinsic("randn", "random")
-select = Intrinsic("select", "select", lambda c, a, b: a if c else b)  # both sides evaluated
+select = Intrinsic("select", "select", _elementwise(lambda c, a, b: a if c else b,  # both sides evaluated
+                                                   lambda c, a, b: __import__("numpy").where(c != 0, a, b)))
 static = Intrinsic("static", "static", lambda x, *a: x)
 
 # SNode cells (snode.py, frontend/sparse.py): kernels only, as in Quadrants
@@ -88,6 +110,12 @@ atomic_exchange = Intrinsic("atomic_exchange", "atomic")  # writes the value, re
 atomic_cas = Intrinsic("atomic_cas", "atomic")            # (x[i], expected, desired): the old value
 clock_counter = Intrinsic("clock_counter", "clock")       # a cycle counter read inside a kernel
 bit_cast = Intrinsic("bit_cast", "bit_cast")               # (x, dtype): the same bits as dtype
+
+
+def _reduce_np(name: str, args):
+    import functools
+    import numpy as np
+    return functools.reduce(getattr(np, name), args)
 
 
 def loop_config(block_dim=None, serialize=False, name=None, parallelize=None, **unused):

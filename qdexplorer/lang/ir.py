@@ -49,6 +49,19 @@ class SharedArray:
 
 
 @dataclass(frozen=True)
+class LocalArray:
+    """Per-thread scratch of a fixed length (an entry-block alloca): reverse-mode autodiff's adstack,
+    where a dynamic loop's forward sweep keeps the values its reverse sweep needs (lang/autodiff.py)."""
+    name: str
+    dtype: DType
+    size: int
+
+    @property
+    def ndim(self) -> int:
+        return 1
+
+
+@dataclass(frozen=True)
 class Shape(Expr):
     array: ArrayArg
     axis: int
@@ -76,7 +89,7 @@ class LocalRef(Expr):
 
 @dataclass(frozen=True)
 class Load(Expr):
-    array: ArrayArg | SharedArray
+    array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     where: str = field(default="", compare=False)  # "file:line" of the access (debug-mode reports)
 
@@ -132,7 +145,7 @@ class MathCall(Expr):
 @dataclass(frozen=True)
 class AtomicRMW(Expr):
     op: str  # add sub min max
-    array: ArrayArg | SharedArray
+    array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     value: Expr
     where: str = field(default="", compare=False)
@@ -163,7 +176,7 @@ class Assign(Stmt):
 
 @dataclass
 class Store(Stmt):
-    array: ArrayArg | SharedArray
+    array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     value: Expr
     where: str = field(default="", compare=False)
@@ -192,6 +205,7 @@ class Loop(Stmt):
     """`while True:` with an explicit exit; `while cond` and `for` both lower to it."""
     body: list[Stmt]
     step: list[Stmt] = field(default_factory=list)  # run on `continue` and at the end of body
+    where: str = field(default="", compare=False)  # "file:line" of a `for ... in range(...)` (autodiff's errors)
 
 
 @dataclass

@@ -13,8 +13,10 @@ import inspect
 
 import numpy as np
 
-from . import autodiff, autodiff_fwd, ir, runtime_api
+from . import array_arg_errors, autodiff, autodiff_fwd, ir, runtime_api
+from .array_arg_errors import ArgumentValueError
 from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
@@ -30,18 +32,16 @@ from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
 
-class ArgumentValueError(QuadrantsRuntimeTypeError, ValueError):
-    """An array whose element type does not fit the annotation's (`qd.types.vector()` given a
-    matrix). Also a `ValueError`, Quadrants' class for it ("Invalid value for argument x")."""
-
-
 def _aliased_templates(names, types, args) -> tuple:
-    """Groups of template parameters given the same field or array (`advect(v.cur, v.cur, v.nxt)`):
-    Quadrants accepts such a call, so the kernel compiles a specialisation where they may alias."""
+    """Groups of template parameters given the same field or array (`advect(v.cur, v.cur, v.nxt)`), or
+    BufferView parameters given views of one array (`k(data[:8], data[4:12])`): Quadrants accepts such
+    a call, so the kernel compiles a specialisation where they may alias."""
     by_obj: dict[int, list[str]] = {}
     for name, a in zip(names, args):
         if isinstance(types[name], Template) and isinstance(a, (Storage, np.ndarray)):
             by_obj.setdefault(id(a), []).append(name)
+        elif isinstance(types[name], BufferViewType) and isinstance(a, BufferView):  # two views of one array
+            by_obj.setdefault(id(a.arr), []).append(name)
     return tuple(tuple(g) for g in by_obj.values() if len(g) > 1)
 
 
@@ -67,6 +67,7 @@ class Kernel(KernelBase):
         self._plain_params = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                                  for p in self._signature.parameters.values())
         self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
+        self.use_graph = False  # @qd.kernel(graph=True)
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
@@ -89,19 +90,21 @@ class Kernel(KernelBase):
             self._arg_types = self._read_arg_types()
         return self._arg_types
 
-    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | StructType | DType]:
+    def _read_arg_types(self) -> dict[str, NdarrayType | Template | VectorType | StructType | BufferViewType | DType]:
         hints = read_annotations(self.fn)
-        out: dict[str, NdarrayType | Template | VectorType | StructType | DType] = {}
+        out: dict[str, NdarrayType | Template | VectorType | StructType | BufferViewType | DType] = {}
         for name in self.arg_names:
             ann = hints.get(name)
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
+            if ann is BufferView:  # a bare `v: BufferView`: the view's dtype comes from the call
+                ann = BufferViewType()
             if ann is Template or ann is Tensor or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
                 ann = Template()  # `x: qd.Template`/`qd.Tensor`, or a dataclass of arrays: its value specialises
             dt = as_dtype(ann)
             if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:
                 ann = Template()  # a method's self (a @qd.data_oriented object): a compile-time value
-            if isinstance(ann, (NdarrayType, Template)):
+            if isinstance(ann, (NdarrayType, Template, BufferViewType)):
                 out[name] = ann
             elif isinstance(ann, VectorType):  # c: qd.math.vec3, passed by value as its components
                 out[name] = ann
@@ -148,6 +151,8 @@ class Kernel(KernelBase):
                         f"give them in the annotation or call the kernel (or a workload) with arrays",
                         self.file, self.line)
                 spec.append((name, "array", dt, nd + len(el)) + ((el,) if el else ()))
+            elif isinstance(t, BufferViewType):
+                spec.append(self._view_spec(name, t, args[i] if args is not None else None))
             elif isinstance(t, VectorType):
                 spec.append((name, "vector", t.dtype or f32, t.shape))
             elif isinstance(t, StructType):
@@ -161,13 +166,27 @@ class Kernel(KernelBase):
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
             spec.append((ALIAS_KEY, "static", aliased, 0))
-        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field: its adjoint
-            for i, name in enumerate(self.arg_names):     # is passed as one more array, `a__grad`
+        if args is not None and self.reads_grads():  # `a.grad[i]` of a template field or of an ndarray
+            for i, name in enumerate(self.arg_names):     # argument: its adjoint is one more array, `a__grad`
                 entry = spec[i]
-                if isinstance(types[name], Template) and entry[1] == "array" and \
+                if isinstance(types[name], (Template, NdarrayType)) and entry[1] == "array" and \
+                        getattr(types[name], "needs_grad", None) is not False and \
                         getattr(args[i], "_grad", None) is not None:
                     spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
+
+    def _view_spec(self, name: str, t: BufferViewType, v) -> tuple:
+        """A `BufferView[dtype]` argument: its backing 1-D array's (dtype, ndim, element shape); the
+        kernel takes the array and the view's offset and size as scalars (`name__offset`, `name__size`)."""
+        if v is None:
+            raise QdCompileError(f"BufferView argument '{name}' of kernel '{self.name}' takes its array from a "
+                                 f"call: call the kernel (or give it a workload)", self.file, self.line)
+        if not isinstance(v, BufferView):
+            raise QuadrantsRuntimeTypeError(
+                f"{self.name}(): argument '{name}' is a BufferView parameter, got {type(v).__name__}; pass a "
+                f"view (data[a:b], or qd.BufferView(data, offset, size))")
+        dt, nd, el = self._array_spec(name, NdarrayType(dtype=t.dtype, ndim=1), v.arr)
+        return (name, "bufview", dt, nd + len(el)) + ((el,) if el else ())
 
     def _array_spec(self, name: str, t: NdarrayType, v) -> tuple:
         """(dtype, storage ndim less the element axes, element shape) of array argument `v` for
@@ -193,11 +212,9 @@ class Kernel(KernelBase):
             raise ArgumentValueError(f"Invalid value for argument {name} - {self.name}() takes an ndarray of "
                                      f"{what}s (qd.types.{what}()), but an array of "
                                      f"{'shape ' + str(got_el) + ' elements' if got_el else 'scalars'} is provided")
+        array_arg_errors.check(self.name, name, t, v, a, adt, isinstance(v, Storage))
         if not el and got_el:
             el = got_el  # a qd.ndarray of vectors for an untyped annotation
-        if dt is not None and adt != dt:
-            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must have dtype "
-                                            f"{dt.numpy}, got {a.dtype}")
         zero_d = isinstance(v, Storage) and v.shape == ()
         user_nd = 0 if zero_d else a.ndim - len(el)
         if nd is not None and user_nd != nd:
@@ -282,6 +299,10 @@ class Kernel(KernelBase):
                 except TypeError as e:
                     raise QuadrantsRuntimeTypeError(str(e)) from None
                 continue
+            if entry[1] == "bufview":  # the backing array, and the window as two i32 scalars
+                args[entry[0]] = resolve(v.arr)
+                args[entry[0] + "__offset"], args[entry[0] + "__size"] = v.offset, v.size
+                continue
             args[entry[0]] = resolve(v) if entry[1] == "array" else v
         for entry in spec[len(self.arg_names):]:  # adjoints of array arguments (`a.grad`, k.grad's inputs)
             if entry[0].endswith(autodiff.GRAD):
@@ -308,6 +329,12 @@ class Kernel(KernelBase):
             raise QuadrantsAssertionError(assert_message(self.assert_sites[site - 1], args.get("assertv__"))
                                           if 0 < site <= len(self.assert_sites)
                                           else f"assertion failed in kernel '{self.name}'")
+        stack = args.get(autodiff.ADSTACK_FLAG)
+        if stack is not None and int(stack[0]) != 0:
+            raise QuadrantsAssertionError(
+                f"Adstack overflow: kernel '{self.name}' (reverse-mode autodiff) pushed more values than its adstack "
+                f"holds ({runtime_api.ad_stack_size()} per loop-carried variable of a dynamic loop); the gradients "
+                f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
         if "ret__" not in args:
             return None
         r = args["ret__"]
@@ -384,7 +411,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug())
+        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -393,7 +420,7 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads)
+            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
@@ -547,8 +574,13 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
     if fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
-        return lambda f: Kernel(f, fast_math)
+        return lambda f: _with_graph(Kernel(f, fast_math), graph)
     return Kernel(fn)
+
+
+def _with_graph(k: Kernel, graph: bool) -> Kernel:
+    k.use_graph = graph  # read by the checks Quadrants makes of graph kernels (qd.stream_parallel refused)
+    return k
 
 
 def workload(kernel_obj: Kernel, check=None, name: str | None = None):

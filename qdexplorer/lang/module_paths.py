@@ -115,6 +115,7 @@ SAME: dict[str, str] = {
     "quadrants.ad": "qdexplorer.lang.ad",
     "quadrants.linalg": "qdexplorer.lang.linalg",
     "quadrants.profiler": "qdexplorer.lang.profiler",
+    "quadrants.lang.stream": "qdexplorer.lang.streams",
 }
 
 

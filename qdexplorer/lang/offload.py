@@ -14,7 +14,7 @@ from .errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
 from .snode import SNode
 from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
-from .frontend.values import StructArr, StructVal
+from .frontend.values import BufView, StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
@@ -53,13 +53,14 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     body = src.fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
-    groups = group(expand(body, ChainMap(statics, env), src), env, src)
+    groups = group(expand(body, ChainMap(statics, env), src, graph=getattr(kernel, "use_graph", False)), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
-    kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] == "array"})
+    kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
+    kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
     offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array"}  # template fields' offset=
     kscope.offsets.update(offsets)
 
@@ -103,6 +104,9 @@ def kernel_args(spec: tuple) -> dict:
             out[name] = Vec([ir.ScalarArg(f"{name}__{k}", dt) for k in range(math.prod(nd))], nd)
         elif kind == "struct":  # one scalar parameter per member component
             out[name] = struct_value(dt, {key: ir.ScalarArg(p, t) for p, key, t in struct_arg_names(name, dt)})
+        elif kind == "bufview":  # the backing array and the window's offset and size
+            out[name] = BufView(ir.ArrayArg(name, dt, nd), ir.ScalarArg(f"{name}__offset", i32),
+                                ir.ScalarArg(f"{name}__size", i32))
         else:
             out[name] = ir.ArrayArg(name, dt, nd) if kind == "array" else ir.ScalarArg(name, dt)
     return out
@@ -251,7 +255,7 @@ def _loop_ranges(b, src, it):
                     if isinstance(v, ShapeTuple):
                         ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
                     elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                        ranges += [_bounds(b, src, a, x) for x in v.value]
+                        ranges += [_bounds(b, src, a, Py(x)) for x in v.value]
                     else:
                         raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
                 elif isinstance(a, ast.Tuple):
@@ -306,6 +310,8 @@ def _parameters(name: str, v) -> dict:
     component (`c__0`, `p__pos__0`, ...)."""
     if isinstance(v, Vec):
         return {c.name: c for c in v.items}
+    if isinstance(v, BufView):
+        return {name: v.array, f"{name}__offset": v.offset, f"{name}__size": v.size}
     if isinstance(v, StructVal):
         out: dict = {}
         for k, m in v.members.items():

@@ -6,6 +6,7 @@ of those stays free of the others.
 from __future__ import annotations
 
 from . import types as T
+from .buffer_view import BufferViewType
 from .builder_type import sparse_matrix_builder
 from .template import Template, template
 from .types import NdarrayType, as_dtype, f32
@@ -13,7 +14,7 @@ from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
 
 
-def ndarray(dtype=None, ndim=None, needs_grad=None, **unused) -> NdarrayType:
+def ndarray(dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
     """`qd.types.ndarray(dtype, ndim)`; a vector or matrix dtype makes its components trailing axes,
     and a bare `qd.types.vector()` / `matrix()` takes the element shape from the call."""
     elem, rank = (), None
@@ -25,8 +26,11 @@ def ndarray(dtype=None, ndim=None, needs_grad=None, **unused) -> NdarrayType:
         raise TypeError(f"ndarray dtype must be a qd scalar, vector or matrix type, got {dtype!r}")
     if ndim is not None and not (0 <= int(ndim) <= 8):  # Quadrants' limit of index axes
         raise TypeError(f"ndarray ndim must be 0 to 8, got {ndim}")
+    boundary = getattr(boundary, "name", boundary)  # a BoundaryMode member or its name
+    if str(boundary).lower() not in ("unsafe", "clamp"):
+        raise ValueError(f"ndarray boundary must be 'unsafe' or 'clamp', got {boundary!r}")
     return NdarrayType(as_dtype(dtype) if dtype is not None else None, ndim, tuple(elem), rank,
-                       None if needs_grad is None else bool(needs_grad))
+                       None if needs_grad is None else bool(needs_grad), str(boundary).lower())
 
 
 class _NDArrayAlias:
@@ -75,6 +79,7 @@ class _TypesNamespace:
     float16, float32, float64 = T.f16, T.f32, T.f64
 
     sparse_matrix_builder = staticmethod(sparse_matrix_builder)
+    BufferViewType = BufferViewType
 
     def __getattr__(self, name: str):
         from . import compat

@@ -54,6 +54,9 @@ def on_init(fn) -> None:
     _ON_INIT.append(fn)
 
 
+_last_call: list = [None]  # (kernel, bound arguments) of the latest kernel call, for last_call_tasks()
+
+
 def install(init, call, reset, adopt=None, sync=None):
     """Called once by `qdexplorer.script` (the layer that owns compile + launch for scripts)."""
     _hooks.update(init=init, call=call, reset=reset, adopt=adopt, sync=sync)
@@ -99,6 +102,7 @@ def init(arch: str = cpu, **options):
     materialize.forget()
     for fn in _ON_INIT:
         fn(_config["default_ip"], _config["default_fp"])
+    _last_call[0] = None
     return result
 
 
@@ -131,9 +135,24 @@ def debug() -> bool:
     return _config["debug"]
 
 
+def ad_stack_size() -> int:
+    """Entries per adstack of reverse-mode kernels, or 0 when Quadrants' adstack is off (its default:
+    `qd.init(ad_stack_experimental_enabled=True)` turns it on). `ad_stack_size=0` is Quadrants'
+    adaptive size; here it is a fixed default, and a kernel that needs more raises at its call."""
+    opts = _config.get("options") or {}
+    if not opts.get("ad_stack_experimental_enabled", False):
+        return 0
+    size = opts.get("ad_stack_size", 0)
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise ValueError(f"qd.init(ad_stack_size=...) takes a non-negative integer, got {size!r}")
+    from .autodiff import ADSTACK_DEFAULT_SIZE
+    return size or ADSTACK_DEFAULT_SIZE
+
+
 def reset():
     _compiled.clear()
     materialize.forget()
+    _last_call[0] = None
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives
     _config["default_ip"] = _config["default_fp"] = None
@@ -159,9 +178,20 @@ def num_compiled() -> int:
     return len(_compiled)
 
 
+def last_call_tasks() -> int:
+    """How many offloaded tasks the latest kernel call launched (0 before any): Quadrants'
+    `get_num_offloaded_tasks_on_last_call()`."""
+    last = _last_call[0]
+    if last is None:
+        return 0
+    kernel, bound = last
+    return len(kernel.tasks(kernel.spec_for(tuple(bound[n] for n in kernel.arg_names))))
+
+
 def call_kernel(kernel, bound: dict) -> dict:
     """Run `kernel` on the user's bound arguments; the caller decides how arrays reach its backend
     (host storage, device copies, GPU arrays by pointer) and returns the full argument dict."""
+    _last_call[0] = (kernel, bound)
     if not _config.get("kernel_profiler"):
         return _hook("call")(kernel, bound)
     t0 = time.perf_counter()   # qd.profiler's records: the call's wall clock, the device synchronised

@@ -4,7 +4,9 @@ Quadrants lets kernels run on several CUDA streams at once. qdexplorer runs ever
 order on one stream, which is one of the orders a multi-stream program must already be correct
 under (work on different streams may run in any interleaving, including this one). So streams and
 events are real objects whose synchronisation waits for all work so far, and `stream_parallel`
-blocks run their loops one after the other: the results are Quadrants', the overlap is not."""
+blocks run their loops one after the other: the results are Quadrants', the overlap is not.
+As in Quadrants, a stream or event made on the CPU backend has handle 0 (the CPU has none), and
+`destroy()` (or leaving its `with` block) sets a handle to 0."""
 from __future__ import annotations
 
 import itertools
@@ -15,11 +17,15 @@ from . import runtime_api
 _handles = itertools.count(1)
 
 
+def _new_handle() -> int:
+    return 0 if runtime_api.current_arch() == "cpu" else next(_handles)
+
+
 class Stream:
     """A stream: work given to it runs in program order with all other work."""
 
     def __init__(self, handle: int = 0, prog_ref=None):
-        self._handle = handle or next(_handles)
+        self._handle = handle
 
     @property
     def handle(self) -> int:
@@ -29,7 +35,7 @@ class Stream:
         runtime_api.sync()
 
     def destroy(self):
-        pass
+        self._handle = 0
 
     def __enter__(self):
         return self
@@ -42,7 +48,7 @@ class Event:
     """An event: recording it marks "all work so far", which is what waiting on it then waits for."""
 
     def __init__(self, handle: int = 0, prog_ref=None):
-        self._handle = handle or next(_handles)
+        self._handle = handle
 
     @property
     def handle(self) -> int:
@@ -58,7 +64,7 @@ class Event:
         runtime_api.sync()
 
     def destroy(self):
-        pass
+        self._handle = 0
 
     def __enter__(self):
         return self
@@ -68,11 +74,11 @@ class Event:
 
 
 def create_stream() -> Stream:
-    return Stream()
+    return Stream(_new_handle())
 
 
 def create_event() -> Event:
-    return Event()
+    return Event(_new_handle())
 
 
 @contextmanager

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from . import host_matrix as _host_matrix
+from . import host_matrix as _host_matrix, tensor_layout
 from .alloc import field, ndarray
 from .field import Field, Ndarray, Storage
 from .vector_types import Matrix, Vector, VectorType, matrix, vector
@@ -110,9 +110,14 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     needs_grad = bool(kwargs.get("needs_grad", False))
     out = field(dtype, shape, needs_grad=needs_grad) if b is Backend.FIELD else ndarray(dtype, shape,
                                                                                         needs_grad=needs_grad)
-    out._qd_layout = lay
-    if lay is not None and out._grad is not None:
-        out._grad._qd_layout = lay
+    if lay is not None and lay != tuple(range(len(lay))):  # the identity collapses to no tag, as Quadrants'
+        for arr in (out, out._grad):
+            if arr is None:
+                continue
+            if isinstance(arr, Ndarray):
+                arr._layout_tag = lay  # allocated canonical already: nothing to re-read (tensor_layout.py)
+            else:
+                arr._qd_layout = lay
     return out
 
 
@@ -132,6 +137,8 @@ def wrap(impl):
         raise TypeError(f"qd.wrap() takes a qd.field or qd.ndarray, got {type(impl).__name__}")
     return impl
 
+
+_with_layout = tensor_layout.with_layout  # quadrants._tensor._with_layout
 
 __all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]
 

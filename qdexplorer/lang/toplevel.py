@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from . import intrinsics as I
+from .errors import QuadrantsSyntaxError
 from .source import flat_env
 
 
@@ -21,12 +22,45 @@ def loop_config_call(stmt, env):
     return None
 
 
-def expand(body, env, kernel_src, bind=None) -> list:
+def expand(body, env, kernel_src, bind=None, graph: bool = False) -> list:
     """The kernel's top-level statements as (stmt, static bindings): a top-level `qd.static` for
     unrolls into one copy of its body per item, and `if qd.static(c):` keeps one branch, as in
     Quadrants, so their loops still become tasks. A `break` reached while unrolling (`if
-    qd.static(i == 2): break`) ends the unrolling there."""
+    qd.static(i == 2): break`) ends the unrolling there. `with qd.stream_parallel():` blocks are
+    checked as Quadrants checks them (`graph`: the kernel is `@qd.kernel(graph=True)`)."""
+    parallel = [s for s in body if isinstance(s, ast.With) and _is_stream_parallel(s, env)]
+    for s in body:
+        if isinstance(s, ast.With):
+            check_with(s, env, kernel_src, in_kernel=True, graph=graph)
+    if parallel:
+        for i, s in enumerate(body):
+            if not (isinstance(s, ast.With) and _is_stream_parallel(s, env)):
+                raise kernel_src.error(s, "When using qd.stream_parallel(), all top-level statements in the kernel "
+                                          "must be 'with qd.stream_parallel():' blocks. Move non-parallel code to a "
+                                          f"separate kernel. [stmt {i}: {type(s).__name__}]", QuadrantsSyntaxError)
     return _expand(body, env, kernel_src, dict(bind or {}), False)[0]
+
+
+def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -> None:
+    """Quadrants' rules for `with` in kernels and funcs: one context manager, no `as`, a call, and
+    only `qd.stream_parallel()` (at a kernel's top level, and not in a graph kernel)."""
+    def err(msg):
+        return src.error(stmt, msg, QuadrantsSyntaxError)
+    if len(stmt.items) != 1:
+        raise err("'with' in Quadrants kernels only supports a single context manager")
+    item = stmt.items[0]
+    if item.optional_vars is not None:
+        raise err("'with ... as ...' is not supported in Quadrants kernels")
+    if not isinstance(item.context_expr, ast.Call):
+        raise err("'with' in Quadrants kernels requires a call expression")
+    if not _is_stream_parallel(stmt, env):
+        raise err("'with' in Quadrants kernels only supports qd.stream_parallel() here (qd.checkpoint(), "
+                  "qd.graph.parallel_context() and qd.graph.parallel() build CUDA graphs, which qdexplorer does not)")
+    if not in_kernel:
+        raise err("qd.stream_parallel() can only be used inside @qd.kernel, not @qd.func")
+    if graph:
+        raise err("qd.stream_parallel() is not compatible with graph=True kernels. Streams and graphs cannot be "
+                  "combined; remove graph=True or the qd.stream_parallel() block.")
 
 
 def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, bool]:
@@ -40,6 +74,17 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
             if broke:
                 return out, True
             continue
+        if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.IfExp) and isinstance(stmt.iter.test, ast.Call) \
+                and static_arg(ast.Expr(stmt.iter.test), env) is not None:
+            # `for _ in range(1) if qd.static(c) else qd.static(range(1)):` the branch picked at compile
+            # time is the loop (a parallel one, or a static one unrolled here)
+            try:
+                code = compile(ast.Expression(stmt.iter.test.args[0]), "<qd.static>", "eval")
+                cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
+            except Exception as e:  # noqa: BLE001
+                raise kernel_src.error(stmt.iter.test, f"could not evaluate qd.static(...): {e}") from None
+            stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
+                                             stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
             try:

@@ -121,6 +121,7 @@ class NdarrayType:
     elem: tuple = ()  # element shape of an array of vectors/matrices: trailing axes of the NumPy array
     elem_rank: int | None = None  # bare qd.types.vector() (1) / matrix() (2): any such element, from the call
     needs_grad: bool | None = None  # `ndarray(needs_grad=False)`: k.grad leaves this argument's .grad alone
+    boundary: str = "unsafe"  # `ndarray(boundary="clamp")`: every index clamped into the array's extent
 
     def __repr__(self) -> str:
         el = f", elem={self.elem}" if self.elem else ""

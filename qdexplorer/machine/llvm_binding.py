@@ -18,5 +18,9 @@ def llvm_binding() -> Any:
         llvm.initialize_all_asmprinters()
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
+        # shared-memory pointers 32 bits wide, as nvcc makes them: an i32 index into a shared array
+        # then needs no sign extension, so loads at x, x+1, x+2, x+3 are provably consecutive and
+        # the load-store vectorizer makes them one ld.shared.v4 (and addresses take one register)
+        llvm.set_option("", "--nvptx-short-ptr")
         _ready = True
     return llvm

@@ -76,7 +76,7 @@ def main(argv):
         if arch in ("cpu", "cuda"):
             given["arch"] = getattr(qd, arch)
         kw.update(arch=given["arch"], offline_cache=False, src_ll_cache=False, debug_dump_path=dump_dir,
-                  kernel_profiler=True)
+                  kernel_profiler=os.environ.get("QDEXPLORER_KERNEL_PROFILER", "1") != "0")
         res = real_init(*a, **kw)
         taken["n"] = 0
         out["arch"] = core.arch_name(impl.current_cfg().arch)

@@ -166,7 +166,7 @@ def prepare_load(edits: EditFolder, baseline, folder: str | Path | None = None) 
             "edits": entries}
 
 
-_LOADED_PTX = re.compile(r"Loading PTX from file: (\S+?)\.ptx\b")
+LOADED_PTX = re.compile(r"Loading PTX from file: (\S+?)\.ptx\b")
 
 
 def confirm_used(load: dict, run) -> None:
@@ -174,7 +174,7 @@ def confirm_used(load: dict, run) -> None:
     "Loading PTX from file: <path>" per loaded task. LLVM IR: QD_LOAD_IR aborts the program when a
     task's file cannot be parsed or found, so a clean run read every file; a task that launched is
     confirmed."""
-    logged = {Path(m).name for m in _LOADED_PTX.findall(run.stdout + "\n" + run.stderr)}
+    logged = {Path(m).name for m in LOADED_PTX.findall(run.stdout + "\n" + run.stderr)}
     files = {e["task"]: e.get("load_file", e["task"]) for e in load["edits"]}
     launched = set(run.launches)
     for e in load["edits"]:

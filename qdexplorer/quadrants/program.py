@@ -42,13 +42,14 @@ def check_script(script: str | Path) -> Path:
 def run_program(script: str | Path, args=(), arch: str | None = None, timeout: float = 300.0,
                 dump_dir: str | Path | None = None, python: str | None = None,
                 load: dict | None = None, env: dict | None = None, cwd: str | Path | None = None,
-                dump: bool = True, keep_children: bool = False) -> QuadrantsRun:
+                dump: bool = True, keep_children: bool = False, wrap: list[str] | None = None) -> QuadrantsRun:
     """Run SCRIPT once. Without `load`: QD_DUMP_IR=1 into `dump_dir` (a new temp folder by default).
     With `load` ({"env": "QUADRANTS_LOAD_PTX" | "QD_LOAD_IR", "folder": ...}, from edits.prepare_load):
     nothing is dumped (a dump would overwrite the edited files) and the folder is the debug_dump_path.
     `dump=False` (a rerun for its timings only): nothing is dumped or kept, and the run lists no
     kernels, only the launches by task name. `keep_children`: leave what the program started in the
-    background running after it exits."""
+    background running after it exits. `wrap`: a command the program runs under (ncu and its options,
+    for counters); its process group is the run's, so a timeout or a signal ends it too."""
     script = check_script(script)
     if arch not in (None, "cpu", "cuda"):
         raise QdError(f"--arch must be cpu or cuda, got {arch!r}")
@@ -74,7 +75,7 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
     os.close(fd)
     os.unlink(result_path)
     run = QuadrantsRun(str(script), list(args), arch, python, "" if scratch else str(dump_dir), load=load)
-    cmd = [python, str(CHILD), result_path, arch or "", str(dump_dir), str(script), *map(str, args)]
+    cmd = list(wrap or []) + [python, str(CHILD), result_path, arch or "", str(dump_dir), str(script), *map(str, args)]
     t0 = time.perf_counter()
     try:
         done = run_group(cmd, e, str(cwd) if cwd else None, timeout, keep_children)

@@ -19,6 +19,7 @@ import numpy as np
 
 from .backend_api import Prepared
 from .debug import check_record, new_record
+from .host_symbols import unresolved
 from ..machine.launch_spec import LaunchSpec
 from ..machine.llvm_binding import llvm_binding
 from .launch import LaunchTiming
@@ -56,6 +57,11 @@ class CpuModules:
             raise RuntimeError(f"task {spec.task} takes a {odd[0]} scalar argument, which the CPU backend cannot "
                                f"pass; declare it qd.f32 and convert inside the kernel")
         llvm = self.llvm
+        missing = unresolved(code, llvm)
+        if missing:  # MCJIT would jump to address 0 at launch: a segfault instead of an error
+            raise RuntimeError(f"task {spec.task}: its host code calls {', '.join(missing)}, which this process "
+                               f"does not provide (a compiler runtime helper for an operation this CPU has no "
+                               f"instruction for); please report the kernel")
         with _lock:
             target = llvm.Target.from_default_triple()
             tm = target.create_target_machine()

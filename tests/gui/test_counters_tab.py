@@ -101,3 +101,56 @@ def test_sass_gutter_matches_by_address(qtbot):
     assert set(views.sass.heat) == {2, 3} and views.sass.heat[3][0] == 1.0 and views.sass.heat[2][0] == 0.5
     views.show_line_counters(None)
     assert views.sass.heat == {}
+
+
+def _rec(text, lines, variant):
+    from qdexplorer.counters.record import LineCounters, TaskCounters
+    from qdexplorer.counters.report import ptx_sha
+    return TaskCounters(TASK, "full", figures={"registers": 24.0}, variant=variant, ptx_sha=ptx_sha(text),
+                        line_mapping="ptx-line-table",
+                        ptx_lines={ln: LineCounters(s, s * 2) for ln, s in lines.items()})
+
+
+def test_ab_shows_both_ptx_gutters_aligned_by_line(qtbot):
+    """A's gutter on the generated PTX and B's on the edit, side by side, each line facing its twin (an
+    inserted line shifts B's numbering, not the rows), on one scale."""
+    from qdexplorer.counters.collect import CountersResult
+    from qdexplorer.gui.counters_view import CountersView
+    view = CountersView()
+    qtbot.addWidget(view)
+    gen = "{\n\tld.global.f32 %f1, [%rd1];\n\tst.global.f32 [%rd2], %f1;\n\tret;\n}"
+    edit = gen.replace("\tst.global", "\tld.volatile.global.f32 %f2, [%rd2];\n\tst.global")
+    a = CountersResult(TASK, "full", "ok", record=_rec(gen, {2: 10, 3: 40}, "generated"))
+    b = CountersResult(TASK, "full", "ok", record=_rec(edit, {2: 10, 3: 20, 4: 80}, "override"))
+    view.show_ab(a, b, (gen, edit))
+    assert view.lower_tabs.isTabEnabled(1)
+    left, right = view.ab_ptx.left, view.ab_ptx.right
+    rows_l = left.toPlainText().splitlines()
+    rows_r = right.toPlainText().splitlines()
+    store = next(i for i, t in enumerate(rows_l, 1) if t.strip().startswith("st.global"))
+    assert rows_r[store - 1] == rows_l[store - 1]            # the store faces its twin
+    assert set(left.heat) == {2, store} and set(right.heat) == {2, 3, store}
+    assert right.heat[store][0] == 1.0 and left.heat[store][0] == 0.5   # one scale: B's store is the hottest
+    assert rows_r[2].strip().startswith("ld.volatile") and rows_l[2] == ""   # the inserted line has no twin
+    assert "exact per PTX line" in view.ab_note.text() and "not the PTX profiled" not in view.ab_note.text()
+    # a side whose text is not the one profiled keeps an empty gutter, and the note says which
+    view.show_ab(a, b, (gen + "\n// changed since", edit))
+    assert view.ab_ptx.left.heat == {} and view.ab_ptx.right.heat
+    assert "A (generated): the text here is not the PTX profiled" in view.ab_note.text()
+    # a single profile after it clears the pair
+    view.show_result(b)
+    assert not view.lower_tabs.isTabEnabled(1) and view.ab_ptx.right.heat == {}
+
+
+def test_window_ab_fills_the_gutter_of_the_profiled_side(fake_ncu, window, qtbot):  # noqa: F811
+    fake_ncu.mode("good")
+    text = _fixture_ptx()   # B, the PTX in use, is the PTX the fake's report was made from
+    window.tree.select(TASK)
+    window.save_override(TASK, text)
+    qtbot.waitUntil(lambda: not window.bridge_busy() and window.views.ptx.toPlainText() == text, timeout=60000)
+    view = _profile(window, qtbot, preset="full", ab=True)
+    assert view.lower_tabs.isTabEnabled(1)
+    right = view.ab_ptx.right
+    assert right.heat and all(right.toPlainText().splitlines()[r - 1].strip().endswith(";") for r in right.heat)
+    if window.views.ptx_panel.generated(TASK) != text:   # A's text is today's generated PTX, not the fixture's
+        assert view.ab_ptx.left.heat == {} and "A (generated)" in view.ab_note.text()

@@ -15,7 +15,7 @@ CASES = {
     "listcomp_runtime": ("y = [v for v in range(x.shape[0] + i)]", "a list comprehension in a kernel iterates "
                                                                     "over a compile-time sequence"),
     "try": ("try:\n                x[i] = 1.0\n            except Exception:\n                pass", "unsupported statement 'Try'"),
-    "with": ("with open('f') as fh:\n                pass", "unsupported statement 'With'"),
+    "with": ("with open('f') as fh:\n                pass", "'with ... as ...' is not supported in Quadrants kernels"),
     "undefined": ("x[i] = nope", "name 'nope' is not defined"),
     "break_top": ("break", "'break' is not allowed in the top-level parallel loop"),
     "python_call": ("x[i] = open(1)", "calling open is not supported"),

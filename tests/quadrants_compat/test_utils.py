@@ -33,6 +33,8 @@ def test(arch=None, exclude=None, require=None, **options):
     excluded = {e if not isinstance(e, (list, tuple)) else e[0] for e in _as_list(exclude)}
     archs = [a for a in (qd.cpu, qd.cuda) if a in wanted and a not in excluded]
     missing = [e for e in _as_list(require) if getattr(e, "name", e) not in _SUPPORTED_EXTENSIONS]
+    if any(getattr(e, "name", e) == "adstack" for e in _as_list(require)):
+        options["ad_stack_experimental_enabled"] = True  # as upstream's harness: the extension is this option
     params = [pytest.param(a, dict(options), id=f"arch={'x64' if a == qd.cpu else a}",
                            marks=[pytest.mark.cuda] if a == qd.cuda else []) for a in archs]
 

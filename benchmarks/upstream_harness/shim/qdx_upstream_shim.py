@@ -75,7 +75,31 @@ class _Cfg:
         return default_types()[0]
 
 
+class _Program:
+    """`impl.get_runtime().prog`: what the Program reports of the latest call. qdexplorer builds no CUDA
+    graphs on any backend, so its graph cache is always empty and never used."""
+
+    @staticmethod
+    def get_num_offloaded_tasks_on_last_call():
+        from qdexplorer.lang import runtime_api
+        return runtime_api.last_call_tasks()
+
+    @staticmethod
+    def get_graph_cache_size():
+        return 0
+
+    @staticmethod
+    def get_graph_cache_used_on_last_call():
+        return False
+
+    @staticmethod
+    def get_graph_num_nodes_on_last_call():
+        return 0
+
+
 class _Runtime:
+    prog = _Program()
+
     @staticmethod
     def get_num_compiled_functions():
         from qdexplorer.lang import runtime_api
@@ -127,10 +151,7 @@ def _kernel_types():
 def _tensor_internals():
     qd = _qd()
 
-    def _with_layout(ndarray, layout):
-        raise NotImplementedError("quadrants._tensor._with_layout (tagging an existing ndarray with a physical "
-                                  "layout, a Quadrants internal) is not provided by qdexplorer.lang; allocate "
-                                  "with qd.tensor(..., layout=...)")
+    from qdexplorer.lang.tensor import _with_layout
 
     return {"_with_layout": _with_layout, "Tensor": qd.Tensor, "Backend": qd.Backend, "tensor": qd.tensor}
 

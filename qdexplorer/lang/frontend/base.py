@@ -23,7 +23,7 @@ from ..struct_types import StructField
 from ..types import DType, i32, u1
 from .frame import Frame
 from .kernel_scope import KernelScope
-from .values import BoundMethod, Py, Seq, StructArr, StructVal, Vec, VecMethod, cast, py_value
+from .values import BoundMethod, BufView, Py, Seq, StructArr, StructVal, Vec, VecMethod, ViewMethod, cast, py_value
 
 Value = Any
 """What lowering an expression gives: a typed `ir.Expr`, a compile-time `Py`, a `Vec`, an array
@@ -86,6 +86,11 @@ class LoweringBase(ABC):
             if name in scope:
                 v = scope[name]
                 return ir.LocalRef(v) if isinstance(v, ir.Local) else v
+        if len(self.frames) == 1 and name in self.kscope.view_arrays:  # a BufferView another task made
+            off, size = self.kscope.gtemp(f"{name}.offset"), self.kscope.gtemp(f"{name}.size")
+            if off is not None and size is not None:
+                zero = (ir.Const(0, i32),)
+                return BufView(self.kscope.view_arrays[name], ir.Load(off, zero), ir.Load(size, zero))
         if len(self.frames) == 1 and name in self.kscope.gtemp_names:
             arr = self.kscope.gtemp(name)
             if arr is None:
@@ -192,6 +197,22 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def element_vec(self, arr: ir.ArrayArg | ir.SharedArray, idx: tuple) -> Vec: ...
+
+    # -- provided by ViewLowering (views.py)
+    @abstractmethod
+    def view_attr(self, v: BufView, attr: str, node: ast.AST) -> Value: ...
+
+    @abstractmethod
+    def view_subscript(self, v: BufView, node: ast.Subscript) -> Value: ...
+
+    @abstractmethod
+    def view_index(self, v: BufView, idx_node: ast.AST, node: ast.AST) -> tuple: ...
+
+    @abstractmethod
+    def view_method(self, m: ViewMethod, node: ast.Call) -> BufView: ...
+
+    @abstractmethod
+    def construct_view(self, node: ast.Call) -> BufView: ...
 
     # -- provided by SparseLowering (sparse.py)
     @abstractmethod

@@ -26,10 +26,11 @@ from .structs import StructLowering
 from .values import Py
 from .stmts import StatementLowering
 from .vectors import VectorLowering
+from .views import ViewLowering
 
 
 class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
-                  SparseLowering, StructLowering, VectorLowering, ExprLowering):
+                  SparseLowering, StructLowering, VectorLowering, ViewLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
     def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,

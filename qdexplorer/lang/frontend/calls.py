@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import operator
 import types
 import weakref
 from typing import Any
@@ -23,11 +24,42 @@ from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
 from ..types import DType, as_dtype, f32, i32, promote
 from ..errors import QdCompileError, QuadrantsTypeError
+from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod, ListMethod
-from .values import BoundMethod, Py, Seq, Vec, VecMethod, cast, is_number, literal, py_value, truthy
+from .values import BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
 from .base import LoweringBase
+
+_OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
+                 operator.floordiv: ast.FloorDiv, operator.mod: ast.Mod, operator.pow: ast.Pow,
+                 operator.matmul: ast.MatMult, operator.and_: ast.BitAnd, operator.or_: ast.BitOr,
+                 operator.xor: ast.BitXor, operator.lshift: ast.LShift, operator.rshift: ast.RShift}
+_OPERATOR_CMP = {operator.lt: ast.Lt, operator.le: ast.LtE, operator.gt: ast.Gt, operator.ge: ast.GtE,
+                 operator.eq: ast.Eq, operator.ne: ast.NotEq}
+_OPERATOR_UN = {operator.neg: ast.USub, operator.pos: ast.UAdd, operator.not_: ast.Not, operator.invert: ast.Invert}
+
+
+def _operator_node(f, node: ast.Call):
+    """`operator.add(a, b)` (and Quadrants' `qd.lang.ops.add`, the same functions) as the expression
+    `a + b` at the call's place, so it lowers exactly as the operator does; None for other calls."""
+    if node.keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    args = node.args
+    try:
+        un, bin_, cmp = _OPERATOR_UN.get(f), _OPERATOR_BIN.get(f), _OPERATOR_CMP.get(f)
+    except TypeError:  # an unhashable callable
+        return None
+    new: ast.expr
+    if un is not None and len(args) == 1:
+        new = ast.UnaryOp(op=un(), operand=args[0])
+    elif bin_ is not None and len(args) == 2:
+        new = ast.BinOp(left=args[0], op=bin_(), right=args[1])
+    elif cmp is not None and len(args) == 2:
+        new = ast.Compare(left=args[0], ops=[cmp()], comparators=[args[1]])
+    else:
+        return None
+    return ast.copy_location(new, node)
 
 
 class CallLowering(LoweringBase):
@@ -51,6 +83,10 @@ class CallLowering(LoweringBase):
             return self.struct_literal(node)
         if isinstance(f, BoundMethod):
             return self.call_method(f, node)
+        if isinstance(f, ViewMethod):
+            return self.view_method(f, node)
+        if f is BufferView:
+            return self.construct_view(node)
         if isinstance(f, ArrayMethod):
             return self.array_method(f, node)
         if isinstance(f, ListMethod):
@@ -77,6 +113,9 @@ class CallLowering(LoweringBase):
             if isinstance(v, Vec):
                 return Vec([self.abs_of(x, node) for x in v.items], v.shape)
             return self.abs_of(v, node)
+        as_op = _operator_node(f, node)
+        if as_op is not None:  # operator.add(a, b) / qd.lang.ops.add(a, b): the operator itself
+            return self.value(as_op)
         if f is builtins.pow:  # pow(a, b) is a ** b, as in Python
             if len(node.args) != 2 or node.keywords:
                 self.err(node, "pow(a, b) takes two arguments in a kernel (no modulus)")

@@ -12,7 +12,7 @@ from itertools import product
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from .values import BINOPS, CMPOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -86,6 +86,8 @@ class ExprLowering(LoweringBase):
             return self.vec_attr(base, node.attr, node)
         if isinstance(base, StructVal):
             return self.struct_member(base, node.attr, node)
+        if isinstance(base, BufView):
+            return self.view_attr(base, node.attr, node)
         if isinstance(base, StructArr):
             if node.attr in ("grad", "dual") and node.attr not in base.members:  # s.grad[i].a: the adjoints' arrays
                 return self.struct_adjoint(base, node.attr, node)
@@ -147,6 +149,10 @@ class ExprLowering(LoweringBase):
         return bool(v.value)
 
     def v_Subscript(self, node):
+        if isinstance(node.value, ast.Subscript) and isinstance(node.value.value, ast.Name):
+            arr = self.value(node.value.value)
+            if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped and self.elem_shape(arr):
+                return self.clamped_component(arr, node)
         base = self.value(node.value)
         idx_node = node.slice
         if isinstance(base, ShapeTuple):
@@ -157,6 +163,8 @@ class ExprLowering(LoweringBase):
             return ir.Shape(base.array, k % base.ndim)
         if isinstance(base, Vec):
             return self.vec_subscript(base, node)
+        if isinstance(base, BufView):
+            return self.view_subscript(base, node)
         if isinstance(base, StructArr):
             return self.struct_element(base, idx_node, node)
         if isinstance(base, list):  # `[a, b, c][k]`, `[f(j) for j in range(3)][k]`
@@ -184,6 +192,34 @@ class ExprLowering(LoweringBase):
             except Exception as e:  # noqa: BLE001 - report the Python error at the user's line
                 self.err(node, f"compile-time subscript failed: {e}")
         self.err(node, "only ndarrays, shared arrays and x.shape can be subscripted in a kernel")
+
+    def clamped_component(self, arr: ir.ArrayArg, node: ast.Subscript) -> ir.Expr:
+        """`x[i, j][k]` of a boundary="clamp" ndarray of vectors/matrices: the component index is
+        clamped into the element as well, as Quadrants clamps every axis of the access."""
+        assert isinstance(node.value, ast.Subscript)
+        outer = self.indices(arr, node.value.slice, partial=True)
+        shape = self.elem_shape(arr)
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(outer) + len(elts) != arr.ndim:
+            self.err(node, f"a {'x'.join(map(str, shape))} element of '{arr.name}' takes {len(shape)} "
+                           f"index(es), got {len(elts)}", QuadrantsIndexError)
+        # Quadrants clamps the element's flat (row-major) component index: m[2, 0] of a 2x2 is m[1, 1]
+        flat: ir.Expr = ir.Const(0, i32)
+        for e, n in zip(elts, shape):
+            x = cast(self.commit(self.value(e), e, like=i32), i32)
+            flat = ir.BinOp("+", ir.BinOp("*", flat, ir.Const(n, i32), i32), x, i32)
+        size = 1
+        for n in shape:
+            size *= n
+        lo = self.minmax_pair("max", flat, ir.Const(0, i32), node)
+        flat_var = self.new_local("comp", i32, self.minmax_pair("min", lo, ir.Const(size - 1, i32), node))
+        comps: list[ir.Expr] = []
+        rest = size
+        for n in shape:
+            rest //= n
+            comps.append(ir.BinOp("rmod", ir.BinOp("rdiv", ir.LocalRef(flat_var), ir.Const(rest, i32), i32),
+                                  ir.Const(n, i32), i32))
+        return ir.Load(arr, outer + tuple(comps), self.at(node))
 
     def element_vec(self, arr, idx) -> Vec:
         shape = self.elem_shape(arr)
@@ -220,6 +256,11 @@ class ExprLowering(LoweringBase):
             if k < len(off) and off[k]:  # a field with offset=: element `off` is stored first
                 x = ir.BinOp("-", x, ir.Const(off[k], i32), i32)
             out.append(x)
+        if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped:  # boundary="clamp"
+            for k in range(min(user, len(out))):  # the array's own axes; element components stay as given
+                hi = ir.BinOp("-", ir.Shape(arr, k), ir.Const(1, i32), i32)
+                lo = self.minmax_pair("max", out[k], ir.Const(0, i32), idx_node)
+                out[k] = self.minmax_pair("min", lo, hi, idx_node)
         return tuple(out)
 
     # ---- operators

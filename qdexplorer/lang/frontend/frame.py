@@ -21,4 +21,5 @@ class Frame:
         # an inlined func's result: one local, a vector, or (for `return a, b`) one of those per item
         self.ret_local: ir.Local | Vec | StructVal | tuple[ir.Local | Vec, ...] | None = None
         self.loop_depth = 0
+        self.call_at = ""  # "file:line" of the func call this body is inside, while it is inlined
         self.unroll_block = -1  # len(builder.out) in the qd.static loop being unrolled (loops.py)

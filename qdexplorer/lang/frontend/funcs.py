@@ -9,7 +9,7 @@ from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
 from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
-from .values import Py, StructVal, Vec, cast, is_number
+from .values import BufView, Py, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
 
@@ -46,6 +46,8 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = v
             elif isinstance(v, Py) and not is_number(v):
                 bound[p.arg] = v
+            elif isinstance(v, BufView):  # a view: its array by reference, its window by value
+                bound[p.arg] = v
             elif isinstance(v, Vec):
                 bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             elif isinstance(v, StructVal):
@@ -55,6 +57,7 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
+        self.frame.call_at = self.at(node)  # where the caller is while the func runs (BufferView's callstack)
         frame.scopes[0].update(bound)
         self.frames.append(frame)
         self.inline_stack.append(func)

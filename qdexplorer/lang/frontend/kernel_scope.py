@@ -28,6 +28,8 @@ class KernelScope:
         self.field_objs: dict[str, Field] = {}  # array name → the field it is (SNode trees, x.fill, x.parent())
         self.gtemp_names = set(gtemp_names)
         self.gtemps: dict[str, ir.ArrayArg] = {}
+        self.view_arrays: dict[str, ir.ArrayArg] = {}  # kernel-scope BufferView local → its array (offset
+        # and size live in the global temporaries "<name>.offset" and "<name>.size")
         self.ret: ir.ArrayArg | None = None
         self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
         # message of each debug-mode assert, numbered from 1: a string, or (format string, which of its
@@ -35,6 +37,7 @@ class KernelScope:
         self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         self.offsets: dict[str, tuple] = {}  # array name → its field's index offset (qd.field(offset=)), if any
+        self.clamped: set[str] = set()  # ndarray arguments annotated boundary="clamp"
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))

@@ -79,7 +79,7 @@ class LoopLowering(LoweringBase):
             self.runtime_nesting -= 1
             self.frame.scopes.pop()
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
-                          step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))]))
+                          step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))], where=self.at(node)))
 
     def static_pick(self, node: ast.IfExp):
         """The branch of `a if c else b` a compile-time condition picks (`qd.static(...)`, a constant)."""
@@ -99,10 +99,18 @@ class LoopLowering(LoweringBase):
             it = inner
         bounds = []
         for a in it.args:
-            if isinstance(a, ast.Tuple):
+            if isinstance(a, ast.Starred):  # `qd.ndrange(*shape)`: a compile-time tuple of n or (begin, end)
+                v = self.value(a.value)
+                if not (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
+                    self.err(a, "*args of an inner qd.ndrange must be a constant tuple")
+                for x in v.value:
+                    lo, hi = tuple(x) if isinstance(x, (tuple, list)) and len(x) == 2 else (0, x)
+                    bounds.append((self.commit(Py(lo), a, like=i32), self.commit(Py(hi), a, like=i32)))
+            elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "ndrange bounds are n or (begin, end)")
-                bounds.append(tuple(self.commit(self.value(x), x, like=i32) for x in a.elts))
+                lo_e, hi_e = (self.commit(self.value(x), x, like=i32) for x in a.elts)
+                bounds.append((lo_e, hi_e))
             else:
                 bounds.append((ir.Const(0, i32), self.commit(self.value(a), a, like=i32)))
         targets = self.frame.src.target_names(node.target)

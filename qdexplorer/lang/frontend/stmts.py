@@ -10,7 +10,8 @@ from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
-from .values import BINOPS, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
+from ..toplevel import check_with
+from .values import BINOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -134,7 +135,7 @@ class StatementLowering(LoweringBase):
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
                                                         for k, x in enumerate(items)])
                 return
-            if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple)) or (isinstance(v, Py) and not is_number(v)):
+            if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple, BufView)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
                 return
             e = self.commit(v, node)
@@ -151,9 +152,13 @@ class StatementLowering(LoweringBase):
                 keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
                                                 else [target.slice])]
                 return self.store_components(arr, [keys], [v], target, node)
-            if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
+            if isinstance(arr, BufView):  # v[i] = x: element offset + i of the view's array
+                idx = self.view_index(arr, target.slice, target)
+                arr = arr.array
+            elif not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, "only ndarray and shared-array elements can be assigned")
-            idx = self.indices(arr, target.slice, partial=True)
+            else:
+                idx = self.indices(arr, target.slice, partial=True)
             if len(idx) < arr.ndim:
                 return self.store_vec(arr, self.element_vec(arr, idx), v, node)
             self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype), self.at(target)))
@@ -261,6 +266,12 @@ class StatementLowering(LoweringBase):
 
     def store_gtemp(self, name, v, node, dt=None):
         """A kernel-scope local that another task reads lives in a global temporary."""
+        if isinstance(v, BufView):  # a view made in one task, used in another: its window's two scalars
+            self.kscope.view_arrays[name] = v.array
+            for part, x in (("offset", v.offset), ("size", v.size)):
+                arr = self.kscope.make_gtemp(f"{name}.{part}", i32)
+                self.emit(ir.Store(arr, (ir.Const(0, i32),), cast(x, i32)))
+            return
         if isinstance(v, Vec):
             dt0 = self.commit(v.items[0], node).dtype
             arr = self.kscope.make_gtemp(name, dt0, v.shape)
@@ -324,9 +335,13 @@ class StatementLowering(LoweringBase):
                 idx: tuple[ir.Expr, ...] = (ir.Const(0, i32),)
             else:
                 arr = self.value(target.value)
-                if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
+                if isinstance(arr, BufView):
+                    idx = self.view_index(arr, target.slice, target)
+                    arr = arr.array
+                elif not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                     self.err(target, "only ndarray and shared-array elements can be updated")
-                idx = self.indices(arr, target.slice)
+                else:
+                    idx = self.indices(arr, target.slice)
             rhs = self.value(node.value)
             if self.in_parallel and type(node.op) in _AUG_ATOMIC and (arr.dtype.is_int or type(node.op) in
                                                                       (ast.Add, ast.Sub)):
@@ -398,6 +413,13 @@ class StatementLowering(LoweringBase):
             return True
         self.store_vec(arr, loads, self.binop(op, loads, rhs, node), node)
         return True
+
+    def s_With(self, node):
+        """`with qd.stream_parallel():` below a kernel's top level: its statements, in order (one
+        stream runs everything, lang/streams.py); anything else is Quadrants' QuadrantsSyntaxError."""
+        check_with(node, self.frame.env, self.frame.src, in_kernel=len(self.frames) == 1)
+        for s in node.body:
+            self.stmt(s)
 
     def s_If(self, node):
         test = node.test

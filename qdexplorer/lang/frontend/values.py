@@ -74,6 +74,22 @@ class StructVal:
 
 
 @dataclass
+class BufView:
+    """A `qd.BufferView` inside a kernel: elements [offset, offset + size) of a 1-D array. `offset`
+    and `size` are i32 expressions (a kernel argument's `v__offset`/`v__size`, or computed)."""
+    array: ir.ArrayArg
+    offset: ir.Expr
+    size: ir.Expr
+
+
+@dataclass
+class ViewMethod:
+    """`v.subview` before it is called."""
+    view: BufView
+    name: str
+
+
+@dataclass
 class BoundMethod:
     """`s.area` of a `@qd.dataclass` value before it is called: the method and its `self`."""
     func: Func
@@ -127,7 +143,12 @@ def represent(value, dt: DType):
     """The value a constant of type `dt` holds: rounded to its float width, an integer wrapped to its
     width (`qd.cast(300, qd.u8)` is 44) and a float truncated toward zero first."""
     if dt.is_float:
-        r = float(np.array(float(value), dtype=np.float64).astype(dt.numpy))
+        wide = np.array(float(value), dtype=np.float64)
+        if dt.bits == 16:  # Quadrants rounds to f16 through f32 (twice), in kernels and in its constants
+            with np.errstate(over="ignore"):
+                wide = wide.astype(np.float32)
+        with np.errstate(over="ignore"):  # beyond the type's range is inf, as in Quadrants
+            r = float(wide.astype(dt.numpy))
         if dt.bits >= 32 and r != 0.0 and abs(r) < np.finfo(dt.numpy).tiny:
             return math.copysign(0.0, r)  # Quadrants flushes subnormal constants to zero (test_fp_flush_to_zero)
         return r

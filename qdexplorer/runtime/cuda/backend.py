@@ -7,6 +7,7 @@ run's arguments, launches, and waits, as tinygrad's `ops_cuda.py` does with a fe
 """
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
@@ -15,7 +16,7 @@ from cuda.bindings import driver as cu
 from ...lang.device_array import DeviceArray
 from ..backend_api import Prepared
 from ..debug import check_record, new_record
-from ..launch import LaunchTiming
+from ..launch import LaunchTiming, fresh_timing
 from .context import CudaContext
 from .driver import check
 from .memory import CudaMemory
@@ -23,7 +24,8 @@ from .modules import CudaModules
 from .params import ParamBlocks
 from .streams import CudaStreams, stream_handle
 
-_OK = cu.CUresult.CUDA_SUCCESS
+_OK = cu.CUresult.CUDA_SUCCESS  # 0: a result is an int, so `if err:` is the (cheapest) failure test
+_record = cu.cuEventRecord
 
 
 class CudaBackend:
@@ -71,46 +73,48 @@ class CudaBackend:
         return self.params.quick_launcher(spec, self.modules.composite.function(task), args)
 
     def _hot(self, task: str, prepared: Prepared) -> tuple:
-        """Everything a launch of `task` needs, resolved once per prepared argument set: the kernel's
-        name, function, parameter buffer, grid, block, debug flag, and the record every untimed launch
-        returns (nothing in it is measured, so one serves them all)."""
+        """Everything a launch of `task` needs, resolved once per prepared argument set: the launch
+        call with every argument bound (None for an empty grid), the kernel's name, grid, block,
+        debug flag, and the record every untimed launch returns (nothing in it is measured, so one
+        serves them all)."""
         hot = prepared.hot.get(task)
         if hot is None:
             spec = self.modules.specs[task]
             f = self.modules.composite.function(task)
             addr, _, grid, block = self.params.params(spec, prepared)
-            hot = prepared.hot[task] = (spec.kernel, f, addr, grid, block, spec.debug,
+            go = partial(cu.cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, self.ctx.stream, addr, 0) if grid else None
+            hot = prepared.hot[task] = (go, spec.kernel, grid, block, spec.debug,
                                         LaunchTiming(task, spec.kernel, "cuda", 0.0, grid, block))
         return hot
 
     def launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
         hot = prepared.hot.get(task) or self._hot(task, prepared)
+        go = hot[0]
         if not timed:  # the host work of a launch, kept to the bare call (launch_overhead.py)
-            if hot[3]:
-                err, = cu.cuLaunchKernel(hot[1], hot[3], 1, 1, hot[4], 1, 1, 0, self.ctx.stream, hot[2], 0)
-                if err != _OK:
+            if go is not None:
+                err, = go()
+                if err:
                     check("cuLaunchKernel", (err,), task)
-                if hot[5]:
+                if hot[4]:
                     self._check_debug(task, prepared)
-            return hot[6]
-        kernel, f, addr, grid, block, debug, _ = hot
-        timing = LaunchTiming(task, kernel, "cuda", 0.0, grid, block)
-        if grid == 0:
+            return hot[5]
+        timing = fresh_timing(task, hot[1], "cuda", hot[2], hot[3])
+        if go is None:
             return timing
         stream = self.ctx.stream
         ev = self._events.pop() if self._events else self._event_pair()
-        err_a, = cu.cuEventRecord(ev[0], stream)
-        err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, stream, addr, 0)
-        err_b, = cu.cuEventRecord(ev[1], stream)
-        if err != _OK:
+        err_a, = _record(ev[0], stream)
+        err, = go()
+        err_b, = _record(ev[1], stream)
+        if err:
             check("cuLaunchKernel", (err,), task)
-        if err_a != _OK or err_b != _OK:
-            check("cuEventRecord", (err_a if err_a != _OK else err_b,), task)
+        if err_a or err_b:
+            check("cuEventRecord", (err_a or err_b,), task)
         pending = prepared.pending
         pending.append((timing, ev))
         if len(pending) >= 1024:
             self.finish(prepared)
-        if debug:
+        if hot[4]:
             self._check_debug(task, prepared)
         return timing
 
@@ -149,9 +153,10 @@ class CudaBackend:
                 if cu.cuEventQuery(ev[1])[0] != _OK:
                     check(f"launch of {timing.task}", (err,), timing.task)
             check("cuEventSynchronize", (err,), pending[-1][0].task)
+        elapsed = cu.cuEventElapsedTime
         for timing, ev in pending:
-            err, ms = cu.cuEventElapsedTime(ev[0], ev[1])
-            timing.ms = ms if err == _OK else check("cuEventElapsedTime", (err,), timing.task)
+            err, ms = elapsed(ev[0], ev[1])
+            timing.ms = check("cuEventElapsedTime", (err,), timing.task) if err else ms
         self._events.extend(ev for _, ev in pending)
 
     def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None:

@@ -1,0 +1,228 @@
+"""Quadrants' adstack: reverse-mode autodiff through dynamic loops whose carried locals are used
+non-linearly (`qd.init(ad_stack_experimental_enabled=True)`). Expected values are real Quadrants
+1.3.3's on the CPU (measured with the same kernels), or closed forms / finite differences."""
+import math
+
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
+from qdexplorer.lang import ir
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True)
+    yield
+    qd.reset()
+
+
+def test_nested_loops_with_branches_match_quadrants():
+    x = qd.field(qd.f64, shape=3, needs_grad=True)
+    y = qd.field(qd.f64, shape=3, needs_grad=True)
+    n = qd.field(qd.i32, shape=3)
+
+    @qd.kernel
+    def nested():
+        for i in x:
+            v = x[i]
+            w = 0.5
+            for j in range(n[i]):
+                if v > 0.8:
+                    v = qd.sin(v) * w
+                else:
+                    v = v * v + 0.3
+                for k in range(j):  # an inner stack, refilled at each outer iteration's reverse
+                    w = w * qd.cos(v) + 0.1
+            y[i] = v * w
+
+    x.from_numpy(np.array([0.3, 0.9, 1.4]))
+    n.from_numpy(np.array([3, 4, 5], dtype=np.int32))
+    nested()
+    y.grad.fill(1.0)
+    nested.grad()
+    # Quadrants 1.3.3 (w is an f32 local there too: 0.5 is a default_fp literal)
+    np.testing.assert_allclose(y.to_numpy(), [0.3071312522234648, 0.3500462358177974, 0.3146543707341628],
+                               rtol=1e-12)
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.10854174911111018, -0.015729583494826636,
+                                                   -0.052540156647669055], rtol=1e-6)
+
+
+def test_power_loop_and_vector_components_each_get_a_stack():
+    x = qd.field(qd.f32, shape=2, needs_grad=True)
+    y = qd.field(qd.f32, shape=2, needs_grad=True)
+    m = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def power():
+        for i in x:
+            r = 1.0
+            q = qd.Vector([x[i], x[i] * 0.5])
+            for _ in range(m[None]):
+                r = r * x[i]
+                q = qd.Vector([q[0] * q[0], q[1] + q[0] * 0.1])  # two locals named q: two stacks
+            y[i] = r + q[1]
+
+    xv = np.array([0.3, 0.7], np.float32)
+    x.from_numpy(xv)
+    m[None] = 2
+    power()
+    y.grad.fill(1.0)
+    power.grad()
+    # r = x^2, q[1] = 0.6 x + 0.1 x^2 after two iterations
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * xv + 0.6 + 0.2 * xv, rtol=1e-5)
+
+
+def test_while_loop_against_finite_differences():
+    x = qd.field(qd.f64, shape=2, needs_grad=True)
+    y = qd.field(qd.f64, shape=2, needs_grad=True)
+
+    @qd.kernel
+    def grow():
+        for i in x:
+            v = x[i]
+            while v < 3.0:
+                v = v * v + qd.sin(v)
+            y[i] = v
+
+    def value(xs):
+        x.from_numpy(xs)
+        grow()
+        return y.to_numpy()
+
+    xv = np.array([0.4, 1.1])
+    x.from_numpy(xv)
+    grow()
+    y.grad.fill(1.0)
+    grow.grad()
+    eps = 1e-7
+    fd = (value(xv + eps) - value(xv - eps)) / (2 * eps)
+    np.testing.assert_allclose(x.grad.to_numpy(), fd, rtol=1e-6)
+
+
+def _overflowing():
+    x = qd.field(qd.f32, shape=4, needs_grad=True)
+    y = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def compute():
+        for i in x:
+            v = x[i]
+            for _ in range(64):
+                y[None] += qd.sin(v)
+                v = v + 1.0
+
+    x.fill(0.1)
+    compute()
+    y.grad[None] = 1.0
+    return compute, x
+
+
+def test_overflow_raises_and_a_larger_stack_gives_quadrants_gradient():
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, ad_stack_size=32)
+    compute, x = _overflowing()
+    with pytest.raises(qd.QuadrantsAssertionError, match=r"Adstack overflow: .*qd.init\(ad_stack_size=N\)"):
+        compute.grad()
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, ad_stack_size=64)
+    compute, x = _overflowing()
+    compute.grad()
+    assert x.grad[0] == pytest.approx(1.1307517290115356, rel=1e-6)  # Quadrants 1.3.3
+    assert x.grad[0] == pytest.approx(sum(math.cos(0.1 + k) for k in range(64)), rel=1e-5)
+
+
+def test_accumulating_loops_take_no_stack():
+    """A loop whose carried floats only accumulate re-runs forwards in the reverse pass (Quadrants'
+    test_large_for_loops_fixed_stack_size: ad_stack_size=1 and ten million iterations)."""
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, ad_stack_size=1)
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in range(5):
+            for j in range(200):
+                s = 0.0
+                for c in range(10):
+                    s += qd.sin(x[None]) * c
+                loss[None] += s
+
+    with qd.ad.Tape(loss=loss):
+        k()
+    assert x.grad[None] == pytest.approx(5 * 200 * 45 * math.cos(0.0))
+    assert not any(isinstance(n, ir.Load) and isinstance(n.array, ir.LocalArray)
+                   for t in k.grad.tasks() for n in ir.walk(t.body))
+
+
+def test_without_the_adstack_quadrants_refusal_names_the_loop():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.f32, shape=2, needs_grad=True)
+    y = qd.field(qd.f32, shape=2, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            v = x[i]
+            for _ in range(3):
+                v = v * v
+            y[i] = v
+
+    k()
+    with pytest.raises(qd.QuadrantsCompilationError, match="Cannot use non static range in Backwards mode") as e:
+        k.grad()
+    assert e.value.line == k.line + 4
+
+
+@pytest.mark.parametrize("adstack", [False, True])
+def test_stores_into_a_field_with_a_gradient_reverse_the_iterations(adstack):
+    """`out[i] = out[i - 1] + x` in a dynamic loop: the adjoint runs down the chain only when the
+    reverse visits the iterations last first (Quadrants: x.grad = n); stack or no stack."""
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=adstack)
+    n = 4
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    out = qd.field(qd.f32, shape=n, needs_grad=True)
+
+    @qd.kernel
+    def chain():
+        for _ in range(1):
+            for i in range(n):
+                if i == 0:
+                    out[i] = x[None]
+                else:
+                    out[i] = out[i - 1] + x[None]
+
+    x[None] = 1.0
+    chain()
+    out.grad[n - 1] = 1.0
+    if not adstack:  # as Quadrants: a range loop inside a loop needs the adstack
+        with pytest.raises(qd.QuadrantsCompilationError, match="non static range"):
+            chain.grad()
+        return
+    chain.grad()
+    assert x.grad[None] == 4.0
+
+
+def test_cross_iteration_read_after_write_in_the_parallel_loop_is_refused_as_in_quadrants():
+    n = 4
+    x = qd.field(qd.f32, shape=(), needs_grad=True)
+    out = qd.field(qd.f32, shape=(n, 2), needs_grad=True)
+
+    @qd.kernel
+    def siblings():  # another component of the same row, and in place: no dependency across iterations
+        for i in range(n):
+            out[i, 0] = out[i, 1] * x[None]
+            out[i, 1] = out[i, 1] + x[None]
+
+    @qd.kernel
+    def chain():
+        for i in range(1, n):
+            out[i, 0] = out[i - 1, 0] + x[None]
+
+    out.fill(1.0)
+    siblings()
+    out.grad.fill(1.0)
+    siblings.grad()
+    assert x.grad[None] == pytest.approx(n * (1.0 + 1.0))
+    with pytest.raises(RuntimeError, match=r"Cross-iteration read-after-write on the `needs_grad` global field "
+                                           r"`out`") as e:
+        chain.grad()
+    assert e.value.line == chain.line + 3

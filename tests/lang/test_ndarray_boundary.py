@@ -1,0 +1,65 @@
+"""`qd.types.ndarray(boundary="clamp")`: every index of the access is clamped into the array (the
+element's components too, by their flat row-major index, as Quadrants clamps them), so an index
+out of range reads the nearest cell instead of memory outside the array (it was ignored, and such
+reads returned whatever lay there). Runs under qdexplorer.lang and, where installed, Quadrants."""
+import numpy as np
+import pytest
+
+import qdexplorer.lang as ours
+
+
+def _implementations():
+    yield ours
+    try:
+        import quadrants as real
+    except ImportError:
+        return
+    yield real
+
+
+def _program(qd):
+    @qd.kernel
+    def scalar(x: qd.types.ndarray(boundary="clamp"), y: qd.i32) -> qd.f32:
+        return x[y]
+
+    @qd.kernel
+    def vec(x: qd.types.ndarray(boundary="clamp"), y: qd.i32) -> qd.f32:
+        return x[1, 2][y]
+
+    @qd.kernel
+    def mat(x: qd.types.ndarray(boundary="clamp"), i: qd.i32, j: qd.i32) -> qd.f32:
+        return x[1, 2][i, j]
+
+    @qd.kernel
+    def write(x: qd.types.ndarray(boundary="clamp"), i: qd.i32):
+        x[i] = 9.0
+
+    x = qd.ndarray(qd.f32, shape=3)
+    x.from_numpy(np.arange(3, dtype=np.float32))
+    x2 = qd.ndarray(qd.math.vec2, shape=(3, 3))
+    x3 = qd.ndarray(qd.math.mat2, shape=(3, 3))
+    x2[1, 2] = [1, 2]
+    x3[1, 2] = [[1, 2], [2, 3]]
+    got = [scalar(x, k) for k in (-1, -2, 3, 4, 1)]
+    got += [vec(x2, -1), vec(x2, 2)]
+    got += [mat(x3, -1, 0), mat(x3, 1, -1), mat(x3, 2, 0), mat(x3, 1, 2)]
+    write(x, 7)
+    return got, x.to_numpy().tolist()
+
+
+def test_clamped_reads_and_writes_match_quadrants():
+    results = []
+    for qd in _implementations():
+        qd.init(arch=qd.cpu)
+        try:
+            results.append(_program(qd))
+        finally:
+            qd.reset()
+    want = ([0.0, 0.0, 2.0, 2.0, 1.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0], [0.0, 1.0, 9.0])
+    for got in results:
+        assert got == want
+
+
+def test_an_unknown_boundary_mode_is_refused():
+    with pytest.raises(ValueError, match="'unsafe' or 'clamp'"):
+        ours.types.ndarray(boundary="wrap")
