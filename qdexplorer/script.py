@@ -156,7 +156,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
             if v.mirror is not None and not on_cuda:
                 return None
             st = v.storage
-            sig.append((t, v.shape, st.shape, st.dtype, v.offset))  # a field's offset= specialises too
+            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None)))  # offset=, quant too
         elif isinstance(v, np.ndarray):
             if on_cuda:
                 return None  # copied in and out around the call: the checked path does that

@@ -7,6 +7,7 @@ storage classes and the element types, so neither has to know the other.
 from __future__ import annotations
 
 from .field import Field, Ndarray, _caller
+from .quant import QUANT_TYPES
 from .vector_types import VectorType
 
 
@@ -18,6 +19,10 @@ def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = Fal
     needs_dual = bool(unused.get("needs_dual", False))  # `x.dual`, for forward mode (qd.ad.FwdMode)
     if isinstance(dtype, VectorType):
         return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
+    if isinstance(dtype, QUANT_TYPES):  # stored encoded, in its raw integer type (quant.py)
+        f = Field(dtype.raw, shape, name, offset=offset)
+        f.quant = dtype
+        return f
     return Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
 

@@ -24,7 +24,6 @@ REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
     "qd.real_func": "use @qd.func (inlined)",
     "qd.experimental": "use @qd.func (inlined) for real_func",
-    "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
     # devices, streams, graphs
     "qd.graph": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.graph_do_while": "CUDA graphs are not built by qdexplorer; loop in Python",
@@ -69,11 +68,13 @@ _each(("snode",), "ptr", _INTERNAL)
 for _t in ("vector_type", "matrix_type", "struct_type"):
     for _a in ("from_kernel_struct_ret", "set_kernel_struct_args", "from_quadrants_object", "tensor_type"):
         _each((_t,), _a, _INTERNAL)
-REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
 
 PARTIAL: dict[str, str] = {
+    "qd.BitpackedFields": "each field is stored unpacked (Quadrants' values, no memory saved); "
+                          "shared_exponent=True is refused",
+    "snode.quant_array": "a dense container of unpacked elements (Quadrants' values, no memory saved)",
     "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
                  "reported by x.layout, storage stays in canonical order",
     "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",

@@ -599,6 +599,14 @@ class Field(Storage):
             return getattr(Storage, name).fget(self)
         return Storage.__getattr__(self, name)
 
+    quant: Any = None  # a qd.types.quant type: `storage` holds its encoding (quant.py)
+
+    def __getitem__(self, key):
+        if self.quant is None:
+            return super().__getitem__(key)
+        from .quant import decode_host
+        return decode_host(self.quant, super().__getitem__(key)).item()
+
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
         raise NotImplementedError("Struct for is only available in Quadrants scope. (iterate over range(x.shape[0]) "
@@ -612,6 +620,9 @@ class Field(Storage):
     def fill(self, value):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
         (a struct-for) does; otherwise every element."""
+        if self.quant is not None:
+            from .quant import encode_host
+            value = encode_host(self.quant, value).item()
         if not self._sparse:
             return super().fill(value)
         value = self._fill_value(value)
@@ -624,6 +635,12 @@ class Field(Storage):
         (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
         if self._sparse and copy is None:
             copy = True  # inactive elements read 0 in the export: a copy
+        if self.quant is not None:  # the decoded values: always a copy
+            from .quant import decode_host
+            out = decode_host(self.quant, super().to_numpy(None, keep_dims, True))
+            if self._sparse:
+                out[~self._snode.parent().active_cells()] = 0
+            return out.astype(dtype) if dtype is not None else out
         out = super().to_numpy(dtype, keep_dims, copy)
         if not self._sparse or copy is False:
             return out
@@ -633,6 +650,9 @@ class Field(Storage):
     def from_numpy(self, arr):
         """Under a pointer/bitmasked/dynamic container only active elements are written and nothing
         activates, as Quadrants' import (a struct-for over active cells) does."""
+        if self.quant is not None:
+            from .quant import encode_host
+            arr = encode_host(self.quant, arr)
         if not self._sparse:
             return super().from_numpy(arr)
         keep = self.host().copy()
@@ -642,6 +662,9 @@ class Field(Storage):
         self._host_written()
 
     def __setitem__(self, key, value):
+        if self.quant is not None:
+            from .quant import encode_host
+            value = encode_host(self.quant, value).item()
         super().__setitem__(key, value)
         if self._sparse:  # a write activates the element's cell in every sparse container above
             self._snode.parent().activate_host(self._index(key))

@@ -18,7 +18,7 @@ from .frontend.values import BufView, StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .source import SourceInfo, python_env
-from . import materialize
+from . import materialize, quant_lower
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from .types import as_dtype, f32, i32, loop_index_type
@@ -61,10 +61,15 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     kscope.ret_annotation = kernel.return_type
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
     kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
-    offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array"}  # template fields' offset=
-    kscope.offsets.update(offsets)
+    offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array" and e[5]}  # template fields'
+    kscope.offsets.update(offsets)                                                          # offset= ...
+    quants = {e[0]: e[6] for e in (spec or ()) if len(e) > 6 and e[1] == "array"}  # ... and quantized types
+    kscope.quants.update(quants)
+    for name, q in quants.items():  # the frontend sees the compute type
+        args[name] = ir.ArrayArg(name, q.compute, args[name].ndim)
 
-    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items())) + tuple(sorted(offsets.items()))
+    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items())) + tuple(sorted(offsets.items())) + \
+        tuple(sorted((k, repr(q)) for k, q in quants.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
     whole = src.segment(body) if gtemp_names and body else ""  # shared locals: a task depends on the others
 
@@ -321,6 +326,7 @@ def _parameters(name: str, v) -> dict:
 
 
 def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
+    quant_lower.rewrite_task(task, kscope.quants)  # quantized fields: encode stores, decode loads
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
         if isinstance(n, ir.ArrayArg):
@@ -333,7 +339,8 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
         flat.update(_parameters(name, v))
     for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
-            params.append(ir.Param(name, "array", v.dtype, v.ndim))
+            dt = kscope.quants[name].raw if name in kscope.quants else v.dtype  # a quantized field's raw type
+            params.append(ir.Param(name, "array", dt, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:
             params.append(ir.Param(name, "scalar", v.dtype))
     task.params = params

@@ -34,6 +34,7 @@ from .compat import refuse_use
 from .errors import QdRuntimeError
 from .field import Field, _caller
 from .field import Storage
+from .quant import BitpackedFields
 from .types import i32
 
 SPARSE = ("pointer", "bitmasked")
@@ -138,17 +139,21 @@ class SNode:
         raise refuse_use("snode.hash(...)", "use pointer or bitmasked (Quadrants has no hash SNode either)")
 
     def bit_struct(self, *args, **kwargs):
-        raise refuse_use("snode.bit_struct(...)", "quantized types are not supported; use full-width dtypes")
+        raise refuse_use("snode.bit_struct(...)", "place quantized fields through qd.BitpackedFields (bitpack.place(x); snode.place(bitpack))")
 
-    def quant_array(self, *args, **kwargs):
-        raise refuse_use("snode.quant_array(...)", "quantized types are not supported; use full-width dtypes")
+    def quant_array(self, axes, dimensions, max_num_bits: int) -> "SNode":
+        """Quadrants packs the quantized fields placed here into `max_num_bits`-bit words; storage
+        here is one element each (quant.py), so it is a dense container."""
+        return self._child("dense", axes, dimensions)
 
     def place(self, *fields, offset=None) -> "SNode":
         """Give each field (scalar, vector, matrix or struct field, or a list of them) this
         container's shape: its storage is allocated now, zeroed. `offset=` makes their indices start
         there along each axis, as Quadrants' `place(x, offset=(-8, 16))`."""
         for f in fields:
-            if isinstance(f, (list, tuple)):
+            if isinstance(f, BitpackedFields):  # its fields, each stored on its own (quant.py)
+                self.place(*f.fields, offset=offset)
+            elif isinstance(f, (list, tuple)):
                 self.place(*f, offset=offset)
             elif isinstance(f, Field):
                 self._place_field(f, offset)

@@ -78,14 +78,26 @@ class VectorType:
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
 
 
+def _no_quant(dtype, what: str):
+    """Vectors and matrices of quantized types are refused in one line (they would otherwise be
+    silently full-width)."""
+    from .quant import QUANT_TYPES
+    if isinstance(dtype, QUANT_TYPES):
+        from .compat import refuse_use
+        raise refuse_use(f"{what} of a quantized type ({dtype!r})",
+                         "make one scalar quantized field per component (qd.field(dtype=qtype))")
+
+
 def vector(n: int | None = None, dtype=None) -> VectorType:
     """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation."""
+    _no_quant(dtype, "a vector")
     dt = as_dtype(dtype) if dtype is not None else None
     return VectorType(None, None, dt, 1) if n is None else VectorType(int(n), None, dt)
 
 
 def matrix(n: int | None = None, m: int | None = None, dtype=None) -> VectorType:
     """`qd.types.matrix(n, m, dtype)`; bare `qd.types.matrix()` is "any matrix" in an ndarray annotation."""
+    _no_quant(dtype, "a matrix")
     dt = as_dtype(dtype) if dtype is not None else None
     if n is None and m is None:
         return VectorType(None, None, dt, 2)

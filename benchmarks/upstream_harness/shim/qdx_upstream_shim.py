@@ -8,7 +8,7 @@ helpers work unchanged. Nothing here computes a test's result.
 """
 import sys
 
-_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion"}
+_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion", "quant", "quant_basic"}
 
 
 def _qd():

@@ -37,6 +37,7 @@ class KernelScope:
         self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
         self.offsets: dict[str, tuple] = {}  # array name → its field's index offset (qd.field(offset=)), if any
+        self.quants: dict = {}  # array name → its field's quantized type (qd.types.quant), if any
         self.clamped: set[str] = set()  # ndarray arguments annotated boundary="clamp"
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
@@ -107,6 +108,10 @@ class KernelScope:
                 self.field_objs[arr.name] = fld
             if fld.offset:
                 self.offsets[arr.name] = tuple(fld.offset)
+            if getattr(fld, "quant", None) is not None:
+                self.quants[arr.name] = fld.quant
+        if arr.name in self.quants:  # the frontend sees the compute type; quant_lower.py restores the raw one
+            return ir.ArrayArg(arr.name, self.quants[arr.name].compute, arr.ndim)
         return arr
 
     def sparse_field(self, name: str) -> Field | None:
@@ -148,6 +153,8 @@ class KernelScope:
                 self.field_objs[a.name] = fld
             if fld.offset:
                 self.offsets[a.name] = tuple(fld.offset)
+            if getattr(fld, "quant", None) is not None:
+                self.quants[a.name] = fld.quant
 
     def random_key(self) -> ir.ScalarArg:
         """The call's random key, a scalar parameter of the tasks that draw random numbers."""

@@ -1,0 +1,97 @@
+"""Quantized types (`qd.types.quant.int / fixed / float`, `qd.BitpackedFields`, `quant_array`) with
+Quadrants' encodings: the expected values were printed by real Quadrants 1.3.3 on the CPU running
+the same program (rounding, flush to zero, exponent overflow and integer wraparound included)."""
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
+
+
+@pytest.fixture(autouse=True)
+def cpu():
+    qd.init(arch=qd.cpu)
+    yield
+    qd.reset()
+
+
+VALS = [0.0, 1e-9, 0.1, -0.37, 3.14159, 1000.5, -65504.0, 1e6]
+WANT = {  # written in a kernel or from Python: the same
+    "float5_10": [0.0, 0.0, 0.0999755859375, -0.3701171875, 3.140625, 1001.0, -65536.0, 0.00023293495178222656],
+    "ufloat6_13": [0.0, 9.999894245993346e-10, 0.09999847412109375, 0.3699951171875, 3.1416015625, 1000.5,
+                   65504.0, 1000000.0],
+    "fixed13": [0.0, 0.0, 0.10000000149011612, -0.4000000059604645, 3.1000001430511475, 181.3000030517578, 32.0,
+                -243.1999969482422],
+    "int5": [0, 0, 0, -2, -11, -5, 0, 0],
+}
+
+
+def _fields():
+    a = qd.field(dtype=qd.types.quant.float(exp=5, frac=10))
+    b = qd.field(dtype=qd.types.quant.float(exp=6, frac=13, signed=False))
+    c = qd.field(dtype=qd.types.quant.fixed(bits=13, signed=True, scale=0.1))
+    d = qd.field(dtype=qd.types.quant.int(5, True))
+    bp = qd.BitpackedFields(max_num_bits=32)
+    bp.place(a, c)
+    qd.root.dense(qd.i, 8).place(bp)
+    qd.root.quant_array(qd.i, 8, max_num_bits=64).place(b)
+    qd.root.dense(qd.i, 8).place(d)
+    return a, b, c, d
+
+
+def _read(*fields):
+    return [[f[i] for i in range(8)] for f in fields]
+
+
+def test_kernel_and_python_stores_encode_as_quadrants_does():
+    a, b, c, d = _fields()
+
+    @qd.kernel
+    def write(v: qd.types.ndarray()):
+        for i in range(8):
+            a[i] = v[i]
+            b[i] = v[i]
+            c[i] = v[i]
+            d[i] = qd.cast(v[i] * 7, qd.i32)
+
+    want = [WANT[k] for k in ("float5_10", "ufloat6_13", "fixed13", "int5")]
+    write(np.array(VALS, np.float32))
+    assert _read(a, b, c, d) == want
+    a.fill(0)
+    for i, v in enumerate(VALS):
+        a[i], b[i], c[i], d[i] = v, v, v, int(v * 7)
+    assert _read(a, b, c, d) == want
+    assert a.to_numpy().tolist() == WANT["float5_10"]
+
+
+def test_atomic_adds_of_quant_ints_and_fixed_are_atomic_and_floats_round_each_step():
+    a, b, c, d = _fields()
+    for i, v in enumerate(VALS):
+        a[i], c[i], d[i] = v, v, int(v * 7)
+
+    @qd.kernel
+    def add():
+        for i in range(8):
+            a[i] += 0.5
+            c[i] -= 0.33
+            d[i] += 3
+        for k in range(100):  # contended: every thread adds to the same element
+            d[7] += 1
+            c[7] += 0.1
+
+    add()
+    assert _read(a)[0] == [0.5, 0.5, 0.599609375, 0.1298828125, 3.640625, 1002.0, -65536.0, 0.5]
+    assert _read(c)[0] == [-0.30000001192092896, -0.30000001192092896, -0.20000000298023224,
+                           -0.699999988079071, 2.799999952316284, 181.0, 31.700000762939453, -233.5]
+    assert _read(d)[0] == [3, 3, 3, 1, -8, -2, 3, 7]  # 7000000 + 103 in 5 bits
+
+
+def test_quantized_vectors_and_shared_exponents_are_refused_in_one_line():
+    with pytest.raises(NotImplementedError, match="a vector of a quantized type"):
+        qd.Vector.field(2, dtype=qd.types.quant.fixed(bits=16, max_value=2))
+    x, y = (qd.field(dtype=qd.types.quant.float(exp=5, frac=10)) for _ in range(2))
+    with pytest.raises(NotImplementedError, match="shared_exponent=True"):
+        qd.BitpackedFields(max_num_bits=32).place(x, y, shared_exponent=True)
+    with pytest.raises(qd.QuadrantsCompilationError, match="At least 2 fields need to be placed"):
+        qd.BitpackedFields(max_num_bits=32).place(x, shared_exponent=True)
+    with pytest.raises(ValueError, match="more than max_num_bits=16"):
+        qd.BitpackedFields(max_num_bits=16).place(x, y)
