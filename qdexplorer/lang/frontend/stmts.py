@@ -23,8 +23,8 @@ class StatementLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers simple statements into the current block."""
 
     def s_Expr(self, node):
-        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            return  # docstring or comment string
+        if isinstance(node.value, ast.Constant) and (isinstance(node.value.value, str) or node.value.value is ...):
+            return  # docstring or comment string; `...` as a body does nothing, as `pass`
         v = self.value(node.value)
         if isinstance(v, ir.Expr):
             self.emit(ir.ExprStmt(v))
