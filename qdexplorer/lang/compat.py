@@ -72,8 +72,7 @@ REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplo
 _each(("kernel",), "wrapper", _INTERNAL)
 
 PARTIAL: dict[str, str] = {
-    "qd.BitpackedFields": "each field is stored unpacked (Quadrants' values, no memory saved); "
-                          "shared_exponent=True is refused",
+    "qd.BitpackedFields": "each field is stored unpacked (Quadrants' values, no memory saved)",
     "snode.quant_array": "a dense container of unpacked elements (Quadrants' values, no memory saved)",
     "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
                  "reported by x.layout, storage stays in canonical order",

@@ -600,12 +600,33 @@ class Field(Storage):
         return Storage.__getattr__(self, name)
 
     quant: Any = None  # a qd.types.quant type: `storage` holds its encoding (quant.py)
+    quant_group: list | None = None  # the fields sharing its exponent (BitpackedFields shared_exponent=True)
+
+    def _decode(self, raw):
+        from .quant import decode_host, decode_shared_host
+        return decode_shared_host(self.quant, raw) if self.quant_group else decode_host(self.quant, raw)
+
+    def _store_group(self, key, values) -> None:
+        """Write this member of a shared-exponent group: every member is encoded again with the
+        group's new largest exponent (at `key`, or everywhere for key None)."""
+        from .quant import encode_shared_host
+        assert self.quant_group is not None
+        group = self.quant_group
+        shape = () if key is not None else self.storage.shape
+        cur = [np.broadcast_to(np.asarray(values, np.float32), shape) if f is self else
+               f._decode(Storage.__getitem__(f, key) if key is not None else f.host()) for f in group]
+        raws = encode_shared_host([f.quant for f in group], cur)
+        for f, r in zip(group, raws):
+            if key is None:
+                f.host()[...] = r.reshape(f.storage.shape)
+                f._host_written()
+            else:
+                Storage.__setitem__(f, key, r.item())
 
     def __getitem__(self, key):
         if self.quant is None:
             return super().__getitem__(key)
-        from .quant import decode_host
-        return decode_host(self.quant, super().__getitem__(key)).item()
+        return self._decode(super().__getitem__(key)).item()
 
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
@@ -620,6 +641,8 @@ class Field(Storage):
     def fill(self, value):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
         (a struct-for) does; otherwise every element."""
+        if self.quant_group and not self._sparse:
+            return self._store_group(None, np.float32(value))
         if self.quant is not None:
             from .quant import encode_host
             value = encode_host(self.quant, value).item()
@@ -636,8 +659,7 @@ class Field(Storage):
         if self._sparse and copy is None:
             copy = True  # inactive elements read 0 in the export: a copy
         if self.quant is not None:  # the decoded values: always a copy
-            from .quant import decode_host
-            out = decode_host(self.quant, super().to_numpy(None, keep_dims, True))
+            out = self._decode(super().to_numpy(None, keep_dims, True))
             if self._sparse:
                 out[~self._snode.parent().active_cells()] = 0
             return out.astype(dtype) if dtype is not None else out
@@ -650,6 +672,8 @@ class Field(Storage):
     def from_numpy(self, arr):
         """Under a pointer/bitmasked/dynamic container only active elements are written and nothing
         activates, as Quadrants' import (a struct-for over active cells) does."""
+        if self.quant_group and not self._sparse:
+            return self._store_group(None, np.asarray(arr, np.float32).reshape(self.storage.shape))
         if self.quant is not None:
             from .quant import encode_host
             arr = encode_host(self.quant, arr)
@@ -662,6 +686,11 @@ class Field(Storage):
         self._host_written()
 
     def __setitem__(self, key, value):
+        if self.quant_group:
+            self._store_group(key, np.float32(value))
+            if self._sparse:
+                self._snode.parent().activate_host(self._index(key))
+            return
         if self.quant is not None:
             from .quant import encode_host
             value = encode_host(self.quant, value).item()

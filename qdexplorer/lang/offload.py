@@ -326,7 +326,7 @@ def _parameters(name: str, v) -> dict:
 
 
 def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
-    quant_lower.rewrite_task(task, kscope.quants)  # quantized fields: encode stores, decode loads
+    quant_lower.rewrite_task(task, kscope.quants, kscope.quant_groups)  # quantized fields: encode, decode
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
         if isinstance(n, ir.ArrayArg):

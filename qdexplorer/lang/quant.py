@@ -10,7 +10,10 @@ tasks) and from Python (`Field`), with the same arithmetic as Quadrants' LLVM co
   digits * scale; an atomic add adds digits, as Quadrants' does;
 - float(exp, frac, signed): f32 rounded to `frac` digits (minus the sign bit), the exponent rebased
   to `exp` bits and flushed to zero below it, as `BitStructStoreStmt` stores it.
-Shared exponents (`place(..., shared_exponent=True)`) are refused (one line).
+- shared exponents (`place(a, b, shared_exponent=True)`): every member stores the group's largest
+  exponent and digits with their leading 1; a store re-encodes the whole group from the others'
+  current values (stores to several members at one index, one after another, are fused into one, as
+  Quadrants fuses them).
 """
 from __future__ import annotations
 
@@ -169,6 +172,52 @@ def encode_host(q, values) -> np.ndarray:
     return (((e.astype(np.uint64) & ((1 << q.exp) - 1)) << q.frac) | digits).astype(np.uint32)
 
 
+# ---- shared exponents: quant floats that store one exponent, the largest of the group's values
+
+
+def decode_shared_host(q: QuantFloat, raw) -> np.ndarray:
+    """A member of a shared-exponent group: its digits carry a leading 1 (Quadrants'
+    `reconstruct_quant_float` with shared_exponent)."""
+    r = np.asarray(raw).astype(np.int64)
+    e = (r >> q.frac) & ((1 << q.exp) - 1)
+    d0 = r & ((1 << q.frac) - 1)
+    digits, D = d0.copy(), q.digit_bits
+    off = np.full(r.shape, q.exp_offset, np.int64) if q.exp >= 8 else np.where(e != 0, q.exp_offset, 0)
+    sign = np.zeros(r.shape, np.int64)
+    if q.signed:
+        sign = digits & (1 << D)
+        digits = (digits ^ sign) << 1
+        sign = sign << (31 - D)
+    nlz = 32 - np.vectorize(lambda x: builtins.int(x).bit_length(), otypes=[np.int64])(digits) if digits.size else digits
+    extra = (31 - D) - nlz
+    off = off + extra + (0 if q.signed else 1)
+    digits = (digits << ((23 - D) - extra)) & 0xFFFFFFFF
+    f = (((e + off) << 23) | (digits & ((1 << 23) - 1))) & 0xFFFFFFFF
+    f = np.where((e == 0) | (d0 == 0), 0, f) | sign
+    return f.astype(np.uint32).view(np.float32)
+
+
+def encode_shared_host(qs: list, values: list) -> list:
+    """Raw words of every member of a group from their f32 values (Quadrants'
+    `store_quant_floats_with_shared_exponents`)."""
+    bits = [np.asarray(v, np.float32).view(np.uint32).astype(np.int64) for v in values]
+    exps = [(b >> 23) & 255 for b in bits]
+    top = exps[0]
+    for x in exps[1:]:
+        top = np.maximum(top, x)
+    first = qs[0]
+    stored = np.maximum(top - np.where(top != 0, first.exp_offset, 0), 0) & ((1 << first.exp) - 1)
+    out = []
+    for q, b, e in zip(qs, bits, exps):
+        D, rsb = q.digit_bits, 24 - q.digit_bits
+        digits = ((b & ((1 << 23) - 1)) | (1 << 23)) >> np.minimum(top - e, 31)
+        digits = np.minimum(digits + (1 << (rsb - 1)), (1 << 24) - 1) >> rsb
+        if q.signed:
+            digits = digits | ((b & 0x80000000) >> (31 - D))
+        out.append(((stored << q.frac) | (digits & ((1 << q.frac) - 1))).astype(np.uint32))
+    return out
+
+
 class BitpackedFields:
     """`qd.BitpackedFields(max_num_bits=32)`: fields placed together (`bitpack.place(x, y)`), then
     placed in an SNode (`qd.root.dense(qd.i, n).place(bitpack)`). Each field keeps an element of
@@ -182,13 +231,23 @@ class BitpackedFields:
         self.used = 0
 
     def place(self, *fields, shared_exponent: bool = False):
-        from .compat import refuse_use
         if shared_exponent and len(fields) < 2:
             from .errors import QdCompileError
             raise QdCompileError("At least 2 fields need to be placed when shared_exponent=True")
-        if shared_exponent:
-            raise refuse_use("BitpackedFields.place(..., shared_exponent=True)",
-                             "give each quantized float its own exponent (place them without shared_exponent)")
+        if shared_exponent:  # one exponent for them all: each store re-encodes the group (Field, quant_lower)
+            qs = [q for q in (getattr(f, "quant", None) for f in fields) if isinstance(q, QuantFloat)]
+            if len(qs) != len(fields) or len({q.exp for q in qs}) != 1:
+                raise TypeError("BitpackedFields.place(..., shared_exponent=True) takes quantized floats "
+                                "(qd.types.quant.float) with the same number of exponent bits")
+            group = list(fields)
+            for f in fields:
+                f.quant_group = group
+            self.used += qs[0].exp + sum(q.frac for q in qs)
+            if self.used > self.max_num_bits:
+                raise ValueError(f"BitpackedFields.place: the fields need more than max_num_bits="
+                                 f"{self.max_num_bits} bits")
+            self.fields.extend(fields)
+            return
         for f in fields:
             q = getattr(f, "quant", None)
             if q is None:

@@ -56,6 +56,58 @@ def decode(q, raw: ir.Expr) -> ir.Expr:
     return ir.UnOp("bitcast", bits, f32)
 
 
+def decode_shared(q: QuantFloat, raw: ir.Expr) -> ir.Expr:
+    """A member of a shared-exponent group (Quadrants' `reconstruct_quant_float`, shared_exponent):
+    its digits carry the leading 1, whose position adjusts the exponent."""
+    d = q.digit_bits
+    e = _b("&", _b(">>", raw, _c(q.frac, u32), u32), _c((1 << q.exp) - 1, u32), u32)
+    d0 = _b("&", raw, _c((1 << q.frac) - 1, u32), u32)
+    digits: ir.Expr = d0
+    off: ir.Expr = _c(q.exp_offset, i32)
+    if q.exp < 8:
+        off = ir.Select(ir.Compare("!=", e, _c(0, u32), u1), off, _c(0, i32), i32)
+    sign: ir.Expr = _c(0, u32)
+    if q.signed:
+        bit = _b("&", digits, _c(1 << d, u32), u32)
+        digits = _b("<<", _b("^", digits, bit, u32), _c(1, u32), u32)
+        sign = _b("<<", bit, _c(31 - d, u32), u32)
+    extra = _b("-", _c(31 - d, i32), ir.MathCall("clz", (digits,), i32), i32)
+    off = _b("+", _b("+", off, extra, i32), _c(0 if q.signed else 1, i32), i32)
+    shifted = _b("<<", digits, cast(_b("-", _c(23 - d, i32), extra, i32), u32), u32)
+    f = _b("|", _b("<<", cast(_b("+", cast(e, i32), off, i32), u32), _c(23, u32), u32),
+           _b("&", shifted, _c((1 << 23) - 1, u32), u32), u32)
+    zero = ir.BinOp("or", ir.Compare("==", e, _c(0, u32), u1), ir.Compare("==", d0, _c(0, u32), u1), u1)
+    f = _b("|", ir.Select(zero, _c(0, u32), f, u32), sign, u32)
+    return ir.UnOp("bitcast", f, f32)
+
+
+def encode_shared(qs: list, values: list) -> tuple[list, list]:
+    """(statements, raw words) storing the f32 `values` (LocalRefs) of a shared-exponent group
+    (Quadrants' `store_quant_floats_with_shared_exponents`)."""
+    bits = [ir.UnOp("bitcast", v, u32) for v in values]
+    exps = [_b("&", _b(">>", b, _c(23, u32), u32), _c(255, u32), u32) for b in bits]
+    top_e: ir.Expr = exps[0]
+    for x in exps[1:]:
+        top_e = _b("max", top_e, x, u32)
+    top = ir.Local("qshared_top", u32)
+    first = qs[0]
+    off = ir.Select(ir.Compare("!=", ir.LocalRef(top), _c(0, u32), u1), _c(first.exp_offset, i32), _c(0, i32), i32)
+    stored = _b("&", cast(_b("max", _b("-", cast(ir.LocalRef(top), i32), off, i32), _c(0, i32), i32), u32),
+                _c((1 << first.exp) - 1, u32), u32)
+    out = []
+    for q, b, e in zip(qs, bits, exps):
+        d, rsb = q.digit_bits, 24 - q.digit_bits
+        full = _b("|", _b("&", b, _c((1 << 23) - 1, u32), u32), _c(1 << 23, u32), u32)
+        digits: ir.Expr = _b(">>", full, _b("min", _b("-", ir.LocalRef(top), e, u32), _c(31, u32), u32), u32)
+        digits = _b(">>", _b("min", _b("+", digits, _c(1 << (rsb - 1), u32), u32), _c((1 << 24) - 1, u32), u32),
+                    _c(rsb, u32), u32)
+        if q.signed:
+            digits = _b("|", digits, _b(">>", _b("&", b, _c(0x80000000, u32), u32), _c(31 - d, u32), u32), u32)
+        out.append(_b("|", _b("<<", stored, _c(q.frac, u32), u32), _b("&", digits, _c((1 << q.frac) - 1, u32), u32),
+                      u32))
+    return [ir.Assign(top, top_e)], out
+
+
 def _to_fixed(q: QuantFixed, v: ir.Expr) -> ir.Expr:
     """int(v / scale + copysign(0.5, v)), in f32 as Quadrants' `to_quant_fixed`."""
     scaled = _b("*", cast(v, f32), _c(1.0 / q.scale, f32), f32)
@@ -89,8 +141,9 @@ def encode(q, v: ir.Expr) -> ir.Expr:
 class QuantRewriter:
     """Rewrites one task body; `quants` maps an array name to its quantized type."""
 
-    def __init__(self, quants: dict):
+    def __init__(self, quants: dict, groups: dict | None = None):
         self.quants = quants
+        self.groups = groups or {}  # array name -> the names of its shared-exponent group, in order
 
     def raw_array(self, arr) -> ir.ArrayArg:
         return ir.ArrayArg(arr.name, self.quants[arr.name].raw, arr.ndim)
@@ -103,11 +156,33 @@ class QuantRewriter:
         return isinstance(e, ir.AtomicRMW) and self.quantized(e.array) and (
             isinstance(self.quants[e.array.name], QuantFloat) or e.op not in ("add", "sub"))
 
+    def store_group(self, s: ir.Store, also: tuple = ()) -> list:
+        """A store to a member of a shared-exponent group (with `also`: the stores to other members
+        at the same index right after it, fused into one as Quadrants fuses them): the other members
+        are read back, the group's exponent recomputed, and every member stored again."""
+        idx = self.node(s.indices)
+        names = self.groups[s.array.name]
+        given = {t.array.name: t.value for t in (s,) + tuple(also)}
+        out: list = []
+        vals = []
+        for k, n in enumerate(names):
+            loc = ir.Local(f"qshared_{k}", f32)
+            q = self.quants[n]
+            raw = ir.ArrayArg(n, q.raw, s.array.ndim)
+            v = cast(self.expr(given[n]), f32) if n in given else decode_shared(q, ir.Load(raw, idx, s.where))
+            out.append(ir.Assign(loc, v))
+            vals.append(ir.LocalRef(loc))
+        pre, words = encode_shared([self.quants[n] for n in names], vals)
+        out += pre
+        out += [ir.Store(ir.ArrayArg(n, self.quants[n].raw, s.array.ndim), idx, w, s.where) for n, w in zip(names, words)]
+        return out
+
     # -- expressions
     def expr(self, e):
         if isinstance(e, ir.Load) and self.quantized(e.array):
             q = self.quants[e.array.name]
-            return decode(q, ir.Load(self.raw_array(e.array), self.node(e.indices), e.where))
+            raw = ir.Load(self.raw_array(e.array), self.node(e.indices), e.where)
+            return decode_shared(q, raw) if e.array.name in self.groups else decode(q, raw)
         if isinstance(e, ir.AtomicRMW) and self.quantized(e.array):
             if self.demoted(e):
                 raise QdCompileError(f"{e.where or 'a kernel'}: an atomic {e.op} on a quantized field inside a "
@@ -128,12 +203,27 @@ class QuantRewriter:
                 changes[f] = nv
         return dataclasses.replace(n, **changes) if changes else n
 
+    def fusable(self, first: ir.Store, s) -> bool:
+        return (isinstance(s, ir.Store) and isinstance(s.array, ir.ArrayArg) and s.array.name != first.array.name
+                and s.array.name in self.groups.get(first.array.name, ()) and s.indices == first.indices)
+
     def node(self, v):
         if isinstance(v, list):
             out: list = []
-            for x in v:
+            k = 0
+            while k < len(v):
+                x = v[k]
+                if isinstance(x, ir.Store) and self.quantized(x.array) and x.array.name in self.groups:
+                    run: list = []  # stores to the other members at the same index, right after it
+                    while k + 1 + len(run) < len(v) and self.fusable(x, v[k + 1 + len(run)]) and \
+                            v[k + 1 + len(run)].array.name not in {t.array.name for t in run}:
+                        run.append(v[k + 1 + len(run)])
+                    out.extend(self.store_group(x, tuple(run)))
+                    k += 1 + len(run)
+                    continue
                 r = self.node(x)
                 out.extend(r) if isinstance(x, ir.Stmt) and isinstance(r, list) else out.append(r)
+                k += 1
             return out
         if isinstance(v, tuple):
             return tuple(self.node(x) for x in v)
@@ -145,6 +235,8 @@ class QuantRewriter:
 
     # -- statements
     def stmt(self, s):
+        if isinstance(s, ir.Store) and self.quantized(s.array) and s.array.name in self.groups:
+            return self.store_group(s)
         if isinstance(s, ir.Store) and self.quantized(s.array):
             q = self.quants[s.array.name]
             return ir.Store(self.raw_array(s.array), self.node(s.indices), encode(q, self.expr(s.value)), s.where)
@@ -153,26 +245,28 @@ class QuantRewriter:
             a = value
             assert a is not None
             q = self.quants[a.array.name]
-            idx = self.node(a.indices)
-            old = decode(q, ir.Load(self.raw_array(a.array), idx, a.where))
-            out: list = []
-            if isinstance(s, ir.Assign):  # `old = qd.atomic_add(x[i], v)`: the value before
-                out.append(ir.Assign(s.local, cast(old, s.local.dtype)))
-                old = ir.LocalRef(s.local)
             op = _OPS.get(a.op)
             if op is None:
                 raise QdCompileError(f"{a.where or 'a kernel'}: atomic {a.op} on a quantized field is not supported "
                                      f"by qdexplorer.lang")
+            old: ir.Expr = ir.Load(a.array, a.indices, a.where)  # rewritten below, with the new value
+            out: list = []
+            if isinstance(s, ir.Assign):  # `old = qd.atomic_add(x[i], v)`: the value before
+                out.append(ir.Assign(s.local, cast(self.expr(old), s.local.dtype)))
+                old = ir.LocalRef(s.local)
             dt = q.compute
-            new = _b(op, cast(old, dt), cast(self.expr(a.value), dt), dt)
-            out.append(ir.Store(self.raw_array(a.array), idx, encode(q, new), a.where))
+            new = _b(op, cast(old, dt), cast(a.value, dt), dt)
+            if a.array.name in self.groups:
+                return out + self.store_group(ir.Store(a.array, a.indices, new, a.where))
+            out.append(ir.Store(self.raw_array(a.array), self.node(a.indices), encode(q, self.expr(new)), a.where))
             return out
         return self.generic(s)
 
 
-def rewrite_task(task: ir.Task, quants: dict) -> None:
-    """Encode and decode the quantized fields `quants` (array name -> type) in `task`, in place."""
+def rewrite_task(task: ir.Task, quants: dict, groups: dict | None = None) -> None:
+    """Encode and decode the quantized fields `quants` (array name -> type) in `task`, in place;
+    `groups`: array name -> the names of its shared-exponent group."""
     if not quants:
         return
-    r = QuantRewriter(quants)
+    r = QuantRewriter(quants, groups)
     task.body = r.node(task.body)
