@@ -297,10 +297,33 @@ class SNode:
             return self._parent
         return self
 
+    _peak = 0  # the most cells (chunks) seen allocated at once, for _num_dynamically_allocated
+
+    def _allocated_now(self) -> int:
+        """Cells a pointer holds allocated now (its active cells), chunks a dynamic node holds (its
+        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing."""
+        if self.kind == "pointer":
+            return int(np.count_nonzero(self.mask_field().to_numpy()))
+        if self.kind == "dynamic":
+            assert self.length is not None
+            lengths = self.length.to_numpy()
+            return int(np.sum(-(-lengths // max(1, self.chunk_size))))
+        return 0
+
+    @property
+    def _num_dynamically_allocated(self) -> int:
+        """Quadrants' count of the cells its allocator holds for this container. Memory is recycled
+        there, so it is the peak of cells allocated at once; here the peak seen now and at each
+        `deactivate_all()` (a deactivation inside a kernel is not observed)."""
+        self._peak = max(self._peak, self._allocated_now())
+        return self._peak
+
     def deactivate_all(self):
         """Every cell of every pointer/bitmasked container at or below this one inactive and every
         list empty; data under a pointer or a dynamic node zero-filled, as Quadrants'
         `snode.deactivate_all()`."""
+        for s in self._subtree_sparse():
+            s._peak = max(s._peak, s._allocated_now())
         for s in self._subtree_sparse():
             if s.kind in ("pointer", "dynamic"):  # every element, not only the active ones fill() sets
                 for f in s.subtree_fields():

@@ -180,3 +180,24 @@ def test_is_active_and_activate_refuse_a_dynamic_node():
         active()
     with pytest.raises(qd.QdCompileError, match="qd.activate does not take a dynamic SNode"):
         activate()
+
+
+def test_num_dynamically_allocated_counts_the_peak_of_allocated_cells_and_chunks():
+    """Quadrants recycles a deactivated cell's memory, so its count is the peak held at once (values
+    printed by real Quadrants 1.3.3)."""
+    x = qd.field(qd.i32)
+    ptr = qd.root.pointer(qd.ij, 8)
+    ptr.dense(qd.ij, 4).place(x)
+    counts = [ptr._num_dynamically_allocated]
+    x[0, 0] = x[5, 5] = x[9, 9] = 1
+    counts.append(ptr._num_dynamically_allocated)
+    ptr.deactivate_all()
+    counts.append(ptr._num_dynamically_allocated)
+    y = qd.field(qd.i32)
+    dyn = qd.root.dynamic(qd.i, 4096, chunk_size=1024)
+    dyn.place(y)
+    y[1024] = 1  # two chunks
+    counts.append(dyn._num_dynamically_allocated)
+    dyn.deactivate_all()
+    counts.append(dyn._num_dynamically_allocated)
+    assert counts == [0, 3, 3, 2, 2]
