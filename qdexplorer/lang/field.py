@@ -626,7 +626,11 @@ class Field(Storage):
     def __getitem__(self, key):
         if self.quant is None:
             return super().__getitem__(key)
-        return self._decode(super().__getitem__(key)).item()
+        out = self._decode(np.asarray(super().__getitem__(key)))
+        if out.ndim == 0:
+            return out.item()
+        from .host_matrix import host
+        return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
 
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
@@ -693,7 +697,8 @@ class Field(Storage):
             return
         if self.quant is not None:
             from .quant import encode_host
-            value = encode_host(self.quant, value).item()
+            enc = encode_host(self.quant, value)
+            value = enc.item() if enc.ndim == 0 else enc
         super().__setitem__(key, value)
         if self._sparse:  # a write activates the element's cell in every sparse container above
             self._snode.parent().activate_host(self._index(key))

@@ -253,7 +253,8 @@ class BitpackedFields:
             if q is None:
                 raise TypeError(f"BitpackedFields.place: {f!r} is not a field of a quantized type "
                                 f"(qd.types.quant.int / fixed / float)")
-            bits = q.exp + q.frac if isinstance(q, QuantFloat) else q.bits
+            bits = (q.exp + q.frac if isinstance(q, QuantFloat) else q.bits) * max(1, builtins.int(
+                np.prod(getattr(f, "elem_shape", ()))))  # a vector field: every component
             if self.used + bits > self.max_num_bits:
                 raise ValueError(f"BitpackedFields.place: the fields need more than max_num_bits="
                                  f"{self.max_num_bits} bits")

@@ -88,6 +88,19 @@ def _no_quant(dtype, what: str):
                          "make one scalar quantized field per component (qd.field(dtype=qtype))")
 
 
+def _is_quant(dtype) -> bool:
+    from .quant import QUANT_TYPES
+    return isinstance(dtype, QUANT_TYPES)
+
+
+def _quant_field(q, elem_shape: tuple, shape, name: str, offset) -> Field:
+    """`qd.Vector.field(2, dtype=qtype)`: a field of vectors of a quantized type, each component
+    stored encoded (quant.py); kernels and Python decode every component."""
+    f = Field(q.raw, shape, name, elem_shape=elem_shape, offset=offset)
+    f.quant = q
+    return f
+
+
 def vector(n: int | None = None, dtype=None) -> VectorType:
     """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation."""
     _no_quant(dtype, "a vector")
@@ -120,6 +133,8 @@ class Vector:
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
               **unused):
+        if _is_quant(dtype):
+            return _quant_field(dtype, (int(n),), shape, name, offset)
         return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
     @staticmethod
@@ -150,6 +165,8 @@ class Matrix:
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
               offset=None, **unused):
+        if _is_quant(dtype):
+            return _quant_field(dtype, (int(n), int(m)), shape, name, offset)
         return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
     @staticmethod

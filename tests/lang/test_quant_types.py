@@ -133,11 +133,33 @@ def test_shared_exponents_store_as_quadrants_does_from_kernels_and_python():
     assert (a[1], b[1]) == (10.0, 0.25)
 
 
-def test_quantized_vectors_are_refused_in_one_line():
+def test_quantized_vector_types_are_refused_in_one_line():
+    """A vector *type* of a quantized type (for values, annotations, ndarrays) is refused; a
+    vector *field* of one (qd.Vector.field(n, dtype=qtype)) works (below)."""
     with pytest.raises(NotImplementedError, match="a vector of a quantized type"):
-        qd.Vector.field(2, dtype=qd.types.quant.fixed(bits=16, max_value=2))
+        qd.types.vector(2, qd.types.quant.fixed(bits=16, max_value=2))
     x, y = (qd.field(dtype=qd.types.quant.float(exp=5, frac=10)) for _ in range(2))
     with pytest.raises(qd.QuadrantsCompilationError, match="At least 2 fields need to be placed"):
         qd.BitpackedFields(max_num_bits=32).place(x, shared_exponent=True)
     with pytest.raises(ValueError, match="more than max_num_bits=16"):
         qd.BitpackedFields(max_num_bits=16).place(x, y)
+
+
+def test_a_vector_field_of_a_quantized_type_encodes_every_component():
+    """Quadrants' test_quant_time_integration layout; values printed by real Quadrants 1.3.3."""
+    x = qd.Vector.field(2, dtype=qd.types.quant.fixed(bits=16, max_value=2))
+    bp = qd.BitpackedFields(max_num_bits=32)
+    bp.place(x)
+    qd.root.place(bp)
+
+    @qd.kernel
+    def advance(dt: qd.f32):
+        x[None] = x[None] + qd.Vector([-x[None][1], x[None][0]]) * dt
+
+    x[None] = [1, 0.3]
+    got = []
+    for _ in range(3):
+        advance(0.1)
+        got.append((float(x[None][0]), float(x[None][1])))
+    assert got == [(0.97003173828125, 0.39996337890625), (0.9300537109375, 0.4969482421875),
+                   (0.88037109375, 0.5899658203125)]
