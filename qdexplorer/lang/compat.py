@@ -61,7 +61,6 @@ def _each(surfaces, attr: str, todo: str):
 _each(_FIELDS, "vars", _INTERNAL)
 _each(_FIELDS[:3], "host_accessors", _INTERNAL)
 _each(_FIELDS[1:3], "ptr", _INTERNAL)
-_each(_FIELDS[1:3], "get_scalar_field", "index the component instead (x[i][k] in kernels, x.to_numpy()[..., k])")
 _each(_NDARRAYS, "host_accessor", _INTERNAL)
 _each(_NDARRAYS, "get_type", _INTERNAL)
 _each(("snode",), "ptr", _INTERNAL)

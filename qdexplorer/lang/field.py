@@ -632,6 +632,31 @@ class Field(Storage):
         from .host_matrix import host
         return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
 
+    _component_places: dict | None = None  # component -> container, while placed component by component
+
+    def get_scalar_field(self, *index) -> "ScalarComponent":
+        """`x.get_scalar_field(i, j)`: component (i, j) of a vector/matrix field, to place on its own
+        (`bitpack.place(x.get_scalar_field(0, 0), ...)`); the field is stored whole, so it is
+        allocated once every component is placed, in containers of one shape."""
+        if not self.elem_shape or len(index) != len(self.elem_shape) or \
+                not all(0 <= int(k) < n for k, n in zip(index, self.elem_shape)):
+            raise ValueError(f"get_scalar_field{tuple(index)}: this field holds {self.elem_shape or 'scalar'} "
+                             f"elements")
+        return ScalarComponent(self, tuple(int(k) for k in index))
+
+    def _component_placed(self, index: tuple, container) -> None:
+        places = self._component_places = self._component_places or {}
+        places[index] = container
+        if len(places) < int(np.prod(self.elem_shape)):
+            return
+        shapes = [tuple(c.shape) for c in places.values()]
+        if len(set(shapes)) == 1:  # all in containers of one shape: the field lives in the first one
+            container._place_field(self)
+        else:  # Quadrants' materialize refuses it at the next compile (materialize.py)
+            self.member_shapes = [tuple(places[k].shape) for k in sorted(places)]
+
+    member_shapes: list | None = None  # component shapes that differ (placed component by component)
+
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
         raise NotImplementedError("Struct for is only available in Quadrants scope. (iterate over range(x.shape[0]) "
@@ -708,6 +733,23 @@ class Field(Storage):
             return f"<qd.field {self.dtype!r} (not placed)>"
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 
+
+
+class ScalarComponent:
+    """One component of a vector/matrix field (`x.get_scalar_field(i, j)`), for placing it."""
+
+    def __init__(self, field: Field, index: tuple):
+        self.field, self.index = field, index
+        self.quant, self.elem_shape = field.quant, ()
+
+    @property
+    def dtype(self):
+        return self.field.dtype
+
+    @property
+    def shape(self):
+        places = self.field._component_places or {}
+        return tuple(places[self.index].shape) if self.index in places else self.field.shape
 
 
 class Ndarray(Storage):

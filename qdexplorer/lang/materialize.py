@@ -1,7 +1,8 @@
 """The check Quadrants makes when it compiles a kernel after new fields were declared ("materialize"):
 every field made without `shape=` must be placed by then, and so must the gradient (dual) of every
 such field made with `needs_grad=True` (`needs_dual=True`): `place(x.grad)` or
-`qd.root.lazy_grad()`. Quadrants checks the fields declared since the last compile that passed the check;
+`qd.root.lazy_grad()`; a vector/matrix field placed component by component (`get_scalar_field`)
+must have every component in containers of one shape. Quadrants checks the fields declared since the last compile that passed the check;
 so does this (`qd.init` and `qd.reset` forget the pending ones).
 """
 from __future__ import annotations
@@ -28,7 +29,7 @@ def check() -> None:
     if not _PENDING:
         return
     live = [(f, where) for f, where in ((ref(), where) for ref, where in _PENDING) if f is not None]
-    unplaced = [where for f, where in live if f.shape is None and f._grad_of is None]
+    unplaced = [where for f, where in live if f.shape is None and f._grad_of is None and not f.member_shapes]
     if unplaced:
         raise RuntimeError(f"These field(s) are not placed:\n{_BAR}" + _BAR.join(w + "\n" for w in unplaced)
                            + f"{_BAR}Please consider specifying a shape for them. E.g.,\n\n"
@@ -42,6 +43,9 @@ def check() -> None:
                                + f"{_BAR}Please consider place the {kind} field(s). E.g.,\n\n"
                                f"  qd.root.dense(qd.i, 1).place(x.{kind})\n\n Or specify a shape for the "
                                f"field(s). E.g.,\n\n  x = qd.field(float, shape=(2, 3), needs_{kind}=True)")
+    for f, where in live:
+        if f.member_shapes:  # placed component by component, in containers of different shapes
+            raise RuntimeError(f"Members of the following field have different shapes {f.member_shapes}:\n{where}")
     _PENDING.clear()
 
 

@@ -33,7 +33,7 @@ from .field import SNODE_OF_SHAPE
 from .compat import refuse_use
 from .errors import QdRuntimeError
 from .field import Field, _caller
-from .field import Storage
+from .field import ScalarComponent, Storage
 from .quant import BitpackedFields
 from .types import i32
 
@@ -153,6 +153,8 @@ class SNode:
         for f in fields:
             if isinstance(f, BitpackedFields):  # its fields, each stored on its own (quant.py)
                 self.place(*f.fields, offset=offset)
+            elif isinstance(f, ScalarComponent):  # x.get_scalar_field(i, j): the field, once all are placed
+                f.field._component_placed(f.index, self)
             elif isinstance(f, (list, tuple)):
                 self.place(*f, offset=offset)
             elif isinstance(f, Field):

@@ -96,3 +96,16 @@ def test_a_whole_field_as_an_operand_is_quadrants_type_error_and_snode_names():
 
     with pytest.raises(qd.QuadrantsTypeError, match="unsupported operand type"):
         foo()
+
+
+def test_components_placed_in_containers_of_different_shapes_fail_the_compile():
+    a = qd.Matrix.field(2, 2, qd.i32)
+    for (i, j), n in zip([(0, 0), (0, 1), (1, 0), (1, 1)], [10, 11, 10, 11]):
+        qd.root.dense(qd.i, n).place(a.get_scalar_field(i, j))
+
+    @qd.kernel
+    def nop():
+        pass
+
+    with pytest.raises(RuntimeError, match=r"Members of the following field have different shapes"):
+        nop()

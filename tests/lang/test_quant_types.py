@@ -163,3 +163,23 @@ def test_a_vector_field_of_a_quantized_type_encodes_every_component():
         got.append((float(x[None][0]), float(x[None][1])))
     assert got == [(0.97003173828125, 0.39996337890625), (0.9300537109375, 0.4969482421875),
                    (0.88037109375, 0.5899658203125)]
+
+
+def test_matrix_components_placed_one_by_one_with_get_scalar_field():
+    """Quadrants' test_quant_fixed_matrix_rotation layout: two components per bitpack."""
+    x = qd.Matrix.field(2, 2, dtype=qd.types.quant.fixed(bits=16, max_value=1.2))
+    for row in range(2):
+        bp = qd.BitpackedFields(max_num_bits=32)
+        bp.place(x.get_scalar_field(row, 0), x.get_scalar_field(row, 1))
+        qd.root.place(bp)
+    x[None] = [[1.0, 0.0], [0.0, 1.0]]
+
+    @qd.kernel
+    def rotate():
+        c, s = qd.cos(0.5), qd.sin(0.5)
+        x[None] = x[None] @ qd.Matrix([[c, s], [-s, c]])
+
+    rotate()
+    got = x[None].to_numpy()
+    assert got[0, 0] == pytest.approx(np.cos(0.5), abs=1e-4) and got[0, 1] == pytest.approx(np.sin(0.5), abs=1e-4)
+    assert got[1, 0] == pytest.approx(-np.sin(0.5), abs=1e-4)
