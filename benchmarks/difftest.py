@@ -8,6 +8,8 @@ of that seed's mismatch instead.
 
 Usage: python benchmarks/difftest.py [--seeds 0:1000] [--arch cpu|cuda] [--jobs 4] [--features map,atomic]
        python benchmarks/difftest.py --shrink 1234
+       nice -n 19 python benchmarks/difftest.py --seeds 20000:30000 --out-dir /tmp/dt-long   # resumable
+       python benchmarks/difftest.py --merge /tmp/dt-long
 """
 import argparse
 import collections
@@ -25,13 +27,13 @@ from tests.difftest.shrink import shrink  # noqa: E402
 
 
 def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool, deadline: float = 0.0,
-              small: bool = False) -> dict:
+              small: bool = False, pair: Pair | None = None) -> dict:
     kinds: collections.Counter = collections.Counter()
     explained: collections.Counter = collections.Counter()
     classes: collections.Counter = collections.Counter()
     unexplained, kernels = [], 0
     ran: list[int] = []
-    with Pair(arch=arch, timeout=timeout) as pair:
+    with (pair if pair is not None else Pair(arch=arch, timeout=timeout)) as pair:
         for seed in seeds:
             if deadline and time.time() > deadline:
                 break
@@ -57,6 +59,56 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
 
 def _shard(job):
     return run_seeds(*job)
+
+
+class _Kept(Pair):
+    """A pair that outlives each chunk's `with` (the children start once per process)."""
+
+    def __exit__(self, *exc):
+        return None
+
+
+def run_chunks(a) -> None:
+    """Seeds lo:hi in chunks of `--chunk`, one JSON file per chunk in `--out-dir`; a chunk whose
+    file exists is skipped, so a stopped run resumes where it was. `--merge DIR` adds them up."""
+    lo, hi = (int(x) for x in a.seeds.split(":"))
+    feats = tuple(a.features.split(",")) if a.features else None
+    os.makedirs(a.out_dir, exist_ok=True)
+    pair = _Kept(arch=a.arch, timeout=a.timeout)
+    try:
+        for start in range(lo, hi, a.chunk):
+            end = min(hi, start + a.chunk)
+            path = os.path.join(a.out_dir, f"{a.arch}_{start}_{end}.json")
+            if os.path.exists(path):
+                continue
+            t0 = time.time()
+            part = run_seeds(list(range(start, end)), a.arch, feats, a.timeout, a.progress, 0.0, a.small, pair)
+            part.update(seeds=f"{start}:{end}", arch=a.arch, small=a.small, seconds=round(time.time() - t0, 1))
+            with open(path + ".tmp", "w") as f:
+                json.dump(part, f, indent=1)
+            os.replace(path + ".tmp", path)
+    finally:
+        pair.close()
+
+
+def merge(folder: str) -> dict:
+    total: dict = {"chunks": 0, "programs": 0, "kernels_run": 0, "seconds": 0.0}
+    counters = {k: collections.Counter() for k in ("programs_by_class", "mismatches_by_kind", "explained")}
+    unexplained: list = []
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".json"):
+            continue
+        with open(os.path.join(folder, name)) as f:
+            p = json.load(f)
+        total["chunks"] += 1
+        for k in ("programs", "kernels_run", "seconds"):
+            total[k] += p[k]
+        for k, c in counters.items():
+            c.update(p[k])
+        unexplained += p["unexplained"]
+    return {**total, **{k: dict(c) for k, c in counters.items()},
+            "explanations": {k: EXPLAINED[k] for k in counters["explained"]},
+            "unexplained_count": len(unexplained), "unexplained": sorted(unexplained, key=lambda u: u["seed"])[:50]}
 
 
 def run(a) -> dict:
@@ -100,7 +152,17 @@ def main() -> None:
     ap.add_argument("--small", action="store_true", help="the CI profile: one kernel per program")
     ap.add_argument("--jobs", type=int, default=1, help="processes, each with its own two children")
     ap.add_argument("--budget-s", type=float, default=0.0, help="start no program after this many seconds")
+    ap.add_argument("--out-dir", help="run in resumable chunks, one JSON file each, into this folder")
+    ap.add_argument("--chunk", type=int, default=50, help="seeds per chunk with --out-dir")
+    ap.add_argument("--merge", help="print the totals of the chunk files in this folder")
     a = ap.parse_args()
+    if a.merge:
+        print(json.dumps(merge(a.merge), indent=1))
+        return
+    if a.out_dir:
+        run_chunks(a)
+        print(json.dumps(merge(a.out_dir), indent=1))
+        return
     if a.shrink is not None:
         prog = generate(a.shrink, arch=a.arch, small=a.small)
         with Pair(arch=a.arch, timeout=a.timeout) as pair:

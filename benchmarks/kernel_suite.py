@@ -259,6 +259,30 @@ def inputs(case):
     raise KeyError(case)
 
 
+def wave_rounds(q, ks, rounds):
+    """Accurate sin·exp, qdexplorer and torch.compile alternating round by round (REPS launches each):
+    their times drift with the GPU's clocks over seconds, so figures taken minutes apart vary by a few
+    percent; the ratio of all samples' medians, and the per-round ratios' spread."""
+    import torch
+    data = inputs("wave")
+    x = torch.from_numpy(data["x"]).cuda()
+    y = torch.empty_like(x)
+    g = torch.compile(lambda: torch.mul(torch.sin(x), torch.exp(-x * x), out=y))
+    for _ in range(3):
+        g()
+    ev = lambda: torch.cuda.Event(enable_timing=True)  # noqa: E731
+    ours, theirs, per_round = [], [], []
+    for _ in range(rounds):
+        ms, _, _ = q.run(ks["wave"], data, fast_math=False)
+        tc = event_timed(g, torch.cuda.synchronize, ev, lambda a, b: a.elapsed_time(b))
+        ours += ms
+        theirs += tc
+        per_round.append(float(np.median(ms) / np.median(tc)))
+    return {"qdexplorer_median_ms": float(np.median(ours)), "torch_compile_median_ms": float(np.median(theirs)),
+            "ratio": round(float(np.median(ours) / np.median(theirs)), 3),
+            "per_round_ratio": [round(r, 3) for r in per_round], "rounds": rounds}
+
+
 def wave_error(x, y):
     """Max error of a sin(x)·exp(-x²) output against float64 NumPy: in ulp of the float32 result (the
     spacing at the true value) and absolute."""
@@ -359,8 +383,10 @@ def main():
         data = inputs(case)
         row = {"case": case}
         variants = [("qdexplorer", True, 4)]
-        if case == "wave":  # accurate: libdevice sinf (its slow path out of line) and expf; A/B: inlined
-            variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_inline_slow_path", False, 4)]
+        if case == "wave":  # accurate: libdevice sinf (its slow path out of line) and expf; A/B: inlined,
+            # and one index per thread (the grid not capped at 2 waves of resident blocks, as Triton launches)
+            variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_inline_slow_path", False, 4),
+                         ("qdexplorer_fast_math_off_uncapped_grid", False, 4)]
         if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
         for name, fast, vector in variants:
@@ -368,6 +394,9 @@ def main():
             outlined = math_lowering.OUTLINED
             if name.endswith("_inline_slow_path"):  # the code before the outlining, for the A/B
                 math_lowering.OUTLINED = set()
+            cap = q.be.ctx.saturating_grid
+            if name.endswith("_uncapped_grid"):
+                q.be.ctx.saturating_grid = 1 << 30
             try:
                 ms, out, log = q.run(ks[case], data, fast_math=fast, check=checker(case, data), vector=vector)
                 row[name] = summary(ms)
@@ -378,6 +407,7 @@ def main():
                 row[name] = f"{type(e).__name__}: {e}"[:400]
             finally:
                 math_lowering.OUTLINED = outlined
+                q.be.ctx.saturating_grid = cap
         peers = {}
         try:
             peers.update(torch_peers(case, inputs(case), not a.no_compile))
@@ -400,7 +430,13 @@ def main():
         for k in ("torch", "torch_compile", "cupy", "cupy_fast_intrinsics", "quadrants_1.3.3"):
             if ours and med(k):
                 ratios[k] = round(ours / med(k), 3)  # < 1: qdexplorer is faster
-        for k in ("qdexplorer_fast_math_off", "qdexplorer_fast_math_off_inline_slow_path"):
+        if case == "wave" and not a.no_compile:
+            try:
+                row["fast_math_off_vs_torch_compile_interleaved"] = wave_rounds(q, ks, 5)
+            except Exception as e:  # noqa: BLE001
+                row["fast_math_off_vs_torch_compile_interleaved"] = f"{type(e).__name__}: {e}"[:400]
+        for k in ("qdexplorer_fast_math_off", "qdexplorer_fast_math_off_inline_slow_path",
+                  "qdexplorer_fast_math_off_uncapped_grid"):
             if case == "wave" and med(k) and med("torch_compile"):
                 ratios[k[len("qdexplorer_"):] + "_vs_torch_compile"] = round(med(k) / med("torch_compile"), 3)
         if case in MATMULS and ours and med("torch"):

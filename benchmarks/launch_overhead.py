@@ -6,7 +6,9 @@ peers: a bare `cuLaunchKernel` loop through cuda-python (no timing), the same th
 and cuda-python with an event pair around each launch (never read back).
 (A ctypes hot path for the event calls was tried and measured slower: 8.6 µs vs 7.6 µs.)
 
-The host is noisy, so the four loops that the ratios compare (ours untimed / bare, ours timed /
+`bare_with_events_and_elapsed_read`: the same bare loop over a pool of event pairs, reading every
+launch's elapsed time back each 1024 launches, as the timed launch does (the least a per-launch GPU
+time costs). The host is noisy, so the loops that the ratios compare (ours untimed / bare, ours timed /
 bare with events) run in ROUNDS interleaved rounds of N launches each, the order rotating every
 round; each figure is the median over rounds, and the spread (min, max) of the per-round ratios
 is printed beside it.
@@ -65,21 +67,42 @@ def main():
         cu.cuEventRecord(ev[0], be.ctx.stream)
         cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0)
         cu.cuEventRecord(ev[1], be.ctx.stream)
+    pool = [(cu.cuEventCreate(0)[1], cu.cuEventCreate(0)[1]) for _ in range(1024)]
+    pending = []
+
+    def bare_timed_read():  # the least code that yields every launch's GPU time: what a timed launch must do
+        pair = pool[len(pending)]
+        cu.cuEventRecord(pair[0], be.ctx.stream)
+        cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0)
+        cu.cuEventRecord(pair[1], be.ctx.stream)
+        pending.append(pair)
+        if len(pending) == len(pool):
+            read_back()
+
+    def read_back():
+        if pending:
+            cu.cuEventSynchronize(pending[-1][1])
+            times.append([cu.cuEventElapsedTime(a, b)[1] for a, b in pending])
+            pending.clear()
+    times: list = []
     loops = {"qdexplorer_timed_launch_us": (lambda: be.launch(ct.task, prep), done),
              "qdexplorer_untimed_launch_us": (lambda: be.launch(ct.task, prep, timed=False), done),
              "bare_cuLaunchKernel_cuda_python_us":
                  (lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0), sync),
-             "bare_cuLaunchKernel_cuda_python_with_events_us": (bare_timed, sync)}
+             "bare_cuLaunchKernel_cuda_python_with_events_us": (bare_timed, sync),
+             "bare_with_events_and_elapsed_read_us": (bare_timed_read, read_back)}
     names = list(loops)
     rounds: dict[str, list[float]] = {k: [] for k in names}
     for r in range(ROUNDS):  # interleaved, the order rotating: drift of the host hits every loop alike
-        for k in names[r % 4:] + names[:r % 4]:
+        for k in names[r % len(names):] + names[:r % len(names)]:
             rounds[k].append(per_launch_us(*loops[k], n=N_ROUND))
     for k in names:
         results[k] = float(np.median(rounds[k]))
     paired = {"untimed_vs_bare": ("qdexplorer_untimed_launch_us", "bare_cuLaunchKernel_cuda_python_us"),
               "timed_vs_bare_with_events": ("qdexplorer_timed_launch_us",
-                                            "bare_cuLaunchKernel_cuda_python_with_events_us")}
+                                            "bare_cuLaunchKernel_cuda_python_with_events_us"),
+              "timed_vs_bare_with_events_read_back": ("qdexplorer_timed_launch_us",
+                                                      "bare_with_events_and_elapsed_read_us")}
     spread = {}
     for label, (ours, peer) in paired.items():
         per_round = [a / b for a, b in zip(rounds[ours], rounds[peer])]

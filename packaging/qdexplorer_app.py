@@ -20,10 +20,24 @@ def _bundle() -> Path:
     return Path(getattr(sys, "_MEIPASS", Path(__file__).resolve().parents[1])).resolve()
 
 
+# Interpreter options a child may be started with that change nothing a frozen app can honour, or
+# that it honours here (-u: unbuffered). Ray starts its log monitor, dashboard agent and autoscaler
+# as `python -u SCRIPT.py ...` and its workers as `python setup_worker.py [-S|-s] default_worker.py ...`.
+_FLAGS = {"-u", "-S", "-s", "-B", "-E"}
+
+
 def as_python(argv: list[str]) -> bool:
-    """Run `argv` as `python -c CODE ARGS` or `python SCRIPT.py ARGS` would (True), else False.
+    """Run `argv` as `python [-u] -c CODE ARGS` or `python [-u] SCRIPT.py ARGS` would (True), else False.
     Only scripts inside the bundle run this way: a project file given to the CLI is never executed
     by its name alone."""
+    flags = 0
+    while len(argv) > flags + 1 and argv[flags + 1] in _FLAGS:
+        flags += 1
+    if flags:
+        if "-u" in argv[1:flags + 1]:
+            for stream in (sys.stdout, sys.stderr):
+                stream.reconfigure(write_through=True)
+        return as_python([argv[0], *argv[flags + 1:]])
     if len(argv) >= 3 and argv[1] == "-c":
         sys.argv = ["-c", *argv[3:]]
         exec(compile(argv[2], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})  # noqa: S102

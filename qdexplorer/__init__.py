@@ -1,5 +1,8 @@
 """qdexplorer: explore, edit and time what Quadrants-style kernels compile to, task by task."""
+from .early_signals import hold_early
 from .version import __version__  # noqa: F401 - the public version
+
+hold_early()   # the command's SIGTERM status from its first moment, not only once its imports are done
 
 
 _script_call: list = [None]

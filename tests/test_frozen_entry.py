@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "packaging" / "qdexplorer_app.py"
 ENV = dict(os.environ, PYTHONPATH=str(ROOT), QDEXPLORER_DISABLE_CUDA="1")
@@ -64,3 +66,69 @@ def test_optional_parts_are_bundled_only_on_request_and_named_when_missing(monke
     assert "built without Ray" in optional_parts.ray_hint()
     monkeypatch.setattr(optional_parts, "FROZEN", False)
     assert "pip install" in optional_parts.quadrants_hint() and "pip install" in optional_parts.ray_hint()
+
+
+def test_interpreter_flags_before_code_or_a_bundled_script_are_taken_as_python_takes_them(tmp_path):
+    """Ray starts its log monitor, dashboard agent and autoscaler as `python -u SCRIPT.py` (issue 31:
+    `QDX_BUNDLE=ray` was untested): frozen, `APP -u SCRIPT.py` reached the CLI parser."""
+    p = app("-u", "-c", "import sys; print(sys.argv[1:])", "a")
+    assert p.returncode == 0 and p.stdout.strip() == "['a']", p.stderr
+    p = app("-u", "-S", str(ROOT / "qdexplorer" / "quadrants" / "ours_child.py"))
+    assert "invalid choice" not in p.stderr and "unrecognized arguments" not in p.stderr
+    outside = tmp_path / "evil.py"
+    outside.write_text("open(__file__ + '.ran', 'w').close()\n")
+    app("-u", str(outside))
+    assert not (tmp_path / "evil.py.ran").exists()
+
+
+def test_every_flag_ray_starts_python_with_is_one_the_app_answers():
+    ray = pytest.importorskip("ray", reason="Ray is not installed")
+    import re
+    sys.path.insert(0, str(ROOT / "packaging"))
+    try:
+        import qdexplorer_app
+    finally:
+        sys.path.remove(str(ROOT / "packaging"))
+    text = (Path(ray.__file__).parent / "_private" / "services.py").read_text()
+    flags = set(re.findall(r'sys\.executable,\s*"(-\w)"', text))
+    assert "-u" in flags and flags <= qdexplorer_app._FLAGS, flags
+
+
+def _spec(monkeypatch, bundle: str) -> dict:
+    """The spec run as PyInstaller runs it, with its collectors recording what they are asked for and
+    Analysis what it is given (PyInstaller's own collecting is not what is tested: our choice is)."""
+    import types
+    asked: dict = {"collect_all": [], "collect_data_files": [], "collect_dynamic_libs": []}
+    hooks = types.ModuleType("PyInstaller.utils.hooks")
+    hooks.collect_all = lambda name: asked["collect_all"].append(name) or ([(f"{name}/d", name)], [], [name])
+    hooks.collect_data_files = lambda name, **kw: asked["collect_data_files"].append(name) or []
+    hooks.collect_dynamic_libs = lambda name: asked["collect_dynamic_libs"].append(name) or []
+    hooks.collect_submodules = lambda name, **kw: [name]
+    for mod in ("PyInstaller", "PyInstaller.utils"):
+        monkeypatch.setitem(sys.modules, mod, types.ModuleType(mod))
+    monkeypatch.setitem(sys.modules, "PyInstaller.utils.hooks", hooks)
+    monkeypatch.setenv("QDX_BUNDLE", bundle)
+
+    def analysis(scripts, **kw):
+        asked["analysis"] = kw
+        return types.SimpleNamespace(pure=[], scripts=[], binaries=[], datas=[])
+    g = {"SPECPATH": str(ROOT / "packaging"), "Analysis": analysis, "PYZ": lambda *a, **k: None,
+         "EXE": lambda *a, **k: None, "COLLECT": lambda *a, **k: None}
+    path = ROOT / "packaging" / "qdexplorer.spec"
+    exec(compile(path.read_text(), str(path), "exec"), g)   # noqa: S102 - the project's own spec
+    return asked
+
+
+def test_qdx_bundle_ray_collects_ray_with_its_scripts_as_files(monkeypatch):
+    asked = _spec(monkeypatch, "ray")
+    a = asked["analysis"]
+    assert asked["collect_all"] == ["ray"] and "ray" not in a["excludes"] and "quadrants" in a["excludes"]
+    assert a["module_collection_mode"] == {"ray": "pyz+py"}   # Ray runs default_worker.py & co. by path
+    assert ("ray/d", "ray") in a["datas"] and "ray" in a["hiddenimports"]
+    none = _spec(monkeypatch, "")["analysis"]
+    assert {"ray", "quadrants"} <= set(none["excludes"]) and none["module_collection_mode"] == {}
+    both = _spec(monkeypatch, "all")["analysis"]
+    assert not {"ray", "quadrants"} & set(both["excludes"])
+    assert both["module_collection_mode"] == {"ray": "pyz+py", "quadrants": "pyz+py"}
+    with pytest.raises(SystemExit, match="unknown part"):
+        _spec(monkeypatch, "ray,rya")

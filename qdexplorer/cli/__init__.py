@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Callable
 from types import FrameType
 
+from ..early_signals import exiting, held
 from ..lang.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
 from .quadrants_cmds import add_parser as add_quadrants_parser
@@ -95,7 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None, gui_main: Callable[[argparse.Namespace], int] | None = None) -> int:
     """`gui_main(args)` opens the window; the launcher (the layer above the GUI) passes it in,
     so this module never imports Qt and the layers stay one-way."""
-    return _exit_past_project_threads(_main(argv, gui_main))
+    rc = _main(argv, gui_main)
+    exiting(rc)
+    return _exit_past_project_threads(rc)
 
 
 EXIT_HANDLER_S = 10
@@ -106,7 +109,9 @@ def _exit_past_project_threads(rc: int) -> int:
     handler a project's import added (`time.sleep(600)`) would hold the command, so the exit
     handlers get EXIT_HANDLER_S seconds and the project's threads none: then the process leaves."""
     left = threads_left_running()
-    if not left and not exit_handlers_added():
+    # Ray's own exit (its core worker's threads and sockets) held a finished command 2-3 s inside
+    # Python's finalization, where a SIGTERM killed it (-15): a command that used Ray leaves as below
+    if not left and not exit_handlers_added() and not ("ray" in sys.modules and held()):
         return rc
     if left:
         print(f"qdexplorer: the project's import started {len(left)} thread(s) still running "
@@ -151,7 +156,12 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
     try:
         commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | counters_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
                     | {"gui": cmd_gui, "quadrants": cmd_quadrants})
-        return commands[a.cmd](a)
+        joined = _cluster_joined()   # a caller's own connection (in-process) is the caller's to end
+        try:
+            return commands[a.cmd](a)
+        finally:   # while this handler is in place: a signal now is the command's (143), not the exit's
+            if not joined:
+                _end_cluster()
     except QdError as e:
         print(f"qdexplorer: {e}", file=sys.stderr)
         return 2
@@ -169,6 +179,19 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
         signal.signal(signal.SIGTERM, previous)
         if hangup is not signal.SIG_IGN and hangup is not None:
             signal.signal(signal.SIGHUP, hangup)
+
+
+def _cluster_joined() -> bool:
+    remote = sys.modules.get("qdexplorer.remote.cluster")
+    return remote is not None and remote.connected()
+
+
+def _end_cluster() -> None:
+    """Leave the Ray cluster the command joined (a private local one stops, its processes with it).
+    Left to Python's exit handlers, this ran after the command's own SIGTERM handler was gone: a
+    signal during those seconds killed the process (-15) or raised inside an exit handler (issue 33)."""
+    if _cluster_joined():
+        sys.modules["qdexplorer.remote.cluster"].disconnect()
 
 
 def _terminate(signum: int, frame: FrameType | None) -> None:

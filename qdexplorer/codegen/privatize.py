@@ -48,7 +48,8 @@ class Private:
 
 def find_private(task: ir.Task, nv: bool, debug: bool) -> list[Private]:
     """The arrays of `task` to privatize ([] when none, or when the task does not qualify)."""
-    if not nv or debug or task.type != "range_for" or task.serialize or task.uses_block_features:
+    if not nv or debug or task.type != "range_for" or task.serialize or task.uses_block_features \
+            or task.has_calls:
         return []
     if task.loop_vars and task.loop_vars[0].dtype.bits == 64:
         return []

@@ -17,6 +17,7 @@ from llvmlite import ir as L
 from ..lang import ir
 from .line_info import LineInfo
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
+from .calls import CallEmitter
 from .debug_checks import DebugChecks
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
@@ -67,7 +68,7 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
 
 
 class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter,
-                   MathEmitter, DebugChecks):
+                   MathEmitter, DebugChecks, CallEmitter):
     """One task's module under construction: its builders, local slots and loop targets."""
 
     def __init__(self, task: ir.Task, opts: CodegenOptions):

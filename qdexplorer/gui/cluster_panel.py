@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
 from ..engine import Engine
-from ..events import RunStarted, TaskLoaded
+from ..events import ProjectOpened, RunStarted, TaskLoaded
 from ..remote.gpus import device_label, node_gpus
 from .engine_factory import EngineFactory
 from .services import WindowServices
@@ -170,6 +170,7 @@ class ClusterControl(QObject):
         if address:
             n_gpu = sum(t.gpu is not None for t in targets)
             self.services.log(f"cluster {address}: {n_gpu} GPU(s), {sum(t.backend == 'cpu' for t in targets)} node(s)")
+        self.say_chosen()
         if rebuild:
             self.rebuild()
 
@@ -203,7 +204,7 @@ class ClusterControl(QObject):
         if t is not None and t.backend:
             self.services.choose_backend(t.backend)   # Run sets the engine's backend from that selector
         self._said = False
-        self.where.setText("")
+        self.say_chosen()
         self.services.status(f"moving the engine to {self.describe()}…")
         self.services.bridge.open(self.engines(path), returned=self.services.opened,
                                   errored=lambda e: self._rebuild_failed(e))
@@ -220,8 +221,28 @@ class ClusterControl(QObject):
         return f"{t.label if t else 'a node'} via {self.cluster}"
 
     # ---- the status bar
+    def say_chosen(self) -> None:
+        """"runs on …" as soon as the device is chosen (the cluster's device, or this machine and the
+        backend): it was empty until the first run. A run's first loaded task puts in what the device
+        itself says (its node and GPU as the cluster placed it)."""
+        if self._said:
+            return
+        if not self.cluster:
+            self.where.setText(where_text({"backend": self.services.choice().backend}, None))
+            return
+        t = self.target()
+        self.where.setText(f"runs on {t.label} via {self.cluster}" if t is not None and not self._listing else "")
+
+    def backend_changed(self) -> None:
+        """The Backend selector moved: on this machine that is where the next run goes."""
+        if not self.cluster:
+            self._said = False
+            self.say_chosen()
+
     def _on_event(self, ev: Any) -> None:
-        if isinstance(ev, RunStarted):
+        if isinstance(ev, ProjectOpened):
+            self.say_chosen()
+        elif isinstance(ev, RunStarted):
             self._said = False
         elif isinstance(ev, TaskLoaded) and not self._said:
             self._said = True

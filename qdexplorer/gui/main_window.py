@@ -49,6 +49,8 @@ from ..wording import plural
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
+FIRST_TREE_SHARE = 0.36  # at the first open: longer names elide in the middle (the tooltip has them in full)
+SOURCE_SHARE = 0.55      # of the code panes for the source at the first open: Python lines run longer than PTX's
 
 
 def run_summary(results, asked: int) -> str:
@@ -430,12 +432,12 @@ class MainWindow(QMainWindow):
         if not self._split_restored:   # first compile, nothing remembered: the tree as wide as its columns
             self._split_restored = True
             total = sum(self.split.sizes())
-            tree = min(self.tree.content_width(), int(TREE_MAX_SHARE * total))   # the code panes need the rest
+            tree = min(self.tree.content_width(), int(FIRST_TREE_SHARE * total))   # the code panes need the rest
             self.split.setSizes([tree, total - tree])
             self.split.want_tree(tree)
-            if not self._code_restored:   # source and PTX halves: by their size hints the source got a third
+            if not self._code_restored:   # by their size hints alone the source got a third
                 code = sum(self.views.sizes())
-                self.views.setSizes([code // 2, code - code // 2])
+                self.views.setSizes([int(code * SOURCE_SHARE), code - int(code * SOURCE_SHARE)])
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
             self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
@@ -553,6 +555,7 @@ class MainWindow(QMainWindow):
     def _backend_changed(self, backend):
         self.tree.set_backend(backend)
         self.views.ptx_panel.set_backend(backend)
+        self.cluster.backend_changed()
 
     def _selected_key(self) -> str:
         return f"selected/{self.project_path or ''}"

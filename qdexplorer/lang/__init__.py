@@ -13,7 +13,8 @@ from .template import Template, template  # noqa: F401
 from .struct_types import Layout, Struct, StructField, dataclass  # noqa: F401
 from .vector_types import Matrix, Vector  # noqa: F401
 from .kernel import Func, Kernel, Workload, func, kernel, workload  # noqa: F401
-from .func import data_oriented  # noqa: F401
+from .func import data_oriented, real_func, ref  # noqa: F401
+from . import experimental  # noqa: F401
 from .tensor import Backend, MatrixTensor, Tensor, VectorTensor, tensor, wrap  # noqa: F401
 from .intrinsics import (acos, asin, atan, atan2, atomic_add, atomic_and, atomic_max, atomic_min,  # noqa: F401
                          atomic_or, atomic_sub, atomic_xor, bit_shr, zero,
@@ -42,7 +43,7 @@ from .intrinsics import activate, append, deactivate, is_active, length, rescale
 from .intrinsics import atomic_cas, atomic_exchange, atomic_mul, bit_cast, clock_counter  # noqa: F401
 from .clock import clock_freq_hz  # noqa: F401
 from .intrinsics import (assume_in_range, block_local, cache_read_only, no_activate, one, raw_div,  # noqa: F401
-                         raw_mod, static_assert, static_print, volatile_load)
+                         raw_mod, static_assert, static_print, stop_grad, volatile_load)
 from .host_api import (CRITICAL, DEBUG, ERROR, INFO, TRACE, WARN, MatrixField, MatrixNdarray,  # noqa: F401
                        ScalarField, ScalarNdarray, VectorNdarray, dump_compile_config, is_extension_enabled,
                        is_logging_effective, pure, set_logging_level, DeviceCapability, Format, get_addr)
@@ -70,6 +71,9 @@ from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from 
 x86_64 = x64
 python = "python"  # Quadrants' python arch: qd.init(arch=qd.python) runs on the CPU backend here
 from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
+from .graph_api import graph  # noqa: F401,E402
+from .graph_api import do_while as graph_do_while, parallel as graph_parallel  # noqa: F401,E402
+from .graph_api import parallel_context as graph_parallel_context  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
 from . import linalg  # noqa: F401,E402
 from . import algorithms  # noqa: F401,E402

@@ -9,7 +9,9 @@ import functools
 
 import numpy as np
 
-from . import autodiff, autodiff_fwd
+import warnings
+
+from . import autodiff, autodiff_fwd, runtime_api
 from .field import Field, Ndarray, _caller
 from .field import Storage
 
@@ -92,12 +94,13 @@ class Tape:
     def __init__(self, loss=None, clear_gradients: bool = True, validation: bool = False, grad_check=None):
         if loss is not None and not isinstance(loss, Storage):
             raise TypeError(f"qd.ad.Tape(loss=...) takes a field or qd.ndarray, got {type(loss).__name__}")
-        if validation:
-            from .compat import refuse_use
-            raise refuse_use("qd.ad.Tape(validation=True)", "drop validation= (the global data access rule "
-                                                            "checker is not in qdexplorer)")
-        self.loss, self.clear_gradients = loss, clear_gradients
-        self.calls: list = []
+        if validation and not runtime_api.debug():
+            warnings.warn("Debug mode is disabled, autodiff valid check will not work. Please specify "
+                          "`qd.init(debug=True)` to enable the check.", Warning, stacklevel=2)
+        self.loss, self.clear_gradients, self.validation = loss, clear_gradients, validation
+        self.calls: list = []  # (function, its arguments), in call order, as Quadrants' Tape keeps them
+        self.modes: list = []  # each recorded function's autodiff_mode before the tape (restored on exit)
+        self.validated: dict = {}  # kernel -> its mode before this validating tape set it
         self.paused = 0
         self.gradient_evaluated = False
 
@@ -112,6 +115,11 @@ class Tape:
                                "(or qd.ndarray(..., needs_grad=True)) for all fields that are required by autodiff.")
         if self.clear_gradients and not isinstance(loss, Ndarray):  # as Quadrants: an ndarray loss clears nothing
             clear_all_gradients()
+        if self.validation:  # the global data access rule's read bits start clear
+            for st in Storage.live():
+                cb = st.__dict__.get("_checkbit")
+                if cb is not None:
+                    cb.fill(0)
         if loss is not None:
             loss.fill(0)  # the forward pass accumulates into a zeroed loss, as Quadrants' Tape sets it
         autodiff.TAPES.append(self)
@@ -119,21 +127,46 @@ class Tape:
 
     def __exit__(self, exc_type, exc, tb):
         autodiff.TAPES.remove(self)
-        if exc_type is None:
-            self.grad()
+        try:
+            if exc_type is None:
+                self.grad()
+        finally:
+            for kernel, mode in self.validated.items():
+                kernel.autodiff_mode = mode
 
-    def insert(self, fn, args):
-        """Record a `@qd.ad.grad_replaced` call: its registered gradient runs in its place."""
-        self.calls.append((fn, args, {}))
+    def validate(self, kernel):
+        """Set a kernel this validating tape records to Quadrants' VALIDATION mode (debug mode then
+        runs its rule-checking twin)."""
+        if kernel not in self.validated:
+            self.validated[kernel] = getattr(kernel, "autodiff_mode", 0)
+            kernel.autodiff_mode = 1
+
+    def insert(self, fn, args, kwargs=None):
+        """Record a call: a kernel, or a `@qd.ad.grad_replaced` function whose registered gradient
+        runs in its place."""
+        self.modes.append(self.validated.get(fn, getattr(fn, "autodiff_mode", 0)))
+        self.calls.append((fn, _Args(args, kwargs or {})))
 
     def grad(self):
         if self.gradient_evaluated:
             raise RuntimeError("qd.ad.Tape: the gradient of this tape was already evaluated")
         if self.loss is not None:
             self.loss.grad.fill(1)
-        for fn, args, kwargs in reversed(self.calls):
-            fn.grad(*args, **kwargs)
+        for fn, args in reversed(self.calls):
+            fn.grad(*args, **args.kwargs)
         self.gradient_evaluated = True
+
+
+class _Args(tuple):
+    """A recorded call's positional arguments (Quadrants' Tape keeps `(function, args)` pairs),
+    with its keyword arguments kept beside them for the replay."""
+
+    kwargs: dict
+
+    def __new__(cls, args, kwargs):
+        t = super().__new__(cls, args)
+        t.kwargs = kwargs
+        return t
 
 
 def grad_replaced(fn):
@@ -150,7 +183,7 @@ def grad_replaced(fn):
             if tape is not None:
                 tape.paused -= 1
         if tape is not None and tape.paused == 0:
-            tape.calls.append((wrapper, args, kwargs))
+            tape.insert(wrapper, args, kwargs)
         return out
 
     setattr(wrapper, "grad", None)  # noqa: B010 - set by @qd.ad.grad_for
@@ -171,16 +204,21 @@ def no_grad(fn):
             if tape is not None:
                 tape.paused -= 1
 
-    setattr(wrapper, "grad", None)  # noqa: B010 - as Quadrants marks it
+    setattr(wrapper, "grad", lambda *a, **k: None)  # noqa: B010 - as Quadrants: its gradient does nothing
     return wrapper
 
 
 def grad_for(primal):
-    """`@qd.ad.grad_for(forward)`: the function a Tape calls for `forward`'s gradient."""
-    if not hasattr(primal, "grad"):
-        raise TypeError("qd.ad.grad_for(...) takes a function decorated with @qd.ad.grad_replaced")
-
+    """`@qd.ad.grad_for(forward)`: the function a Tape calls for `forward`'s gradient. As in
+    Quadrants, `forward` must be a `@qd.ad.grad_replaced` Python function (a kernel has its own
+    `.grad`), which the decorator checks when it is applied."""
     def deco(fn):
+        if not hasattr(primal, "grad"):
+            raise RuntimeError(f"Primal function `{getattr(primal, '__name__', primal)}` must be decorated by "
+                               f"qd.ad.grad_replaced")
+        if primal.grad is not None:
+            raise RuntimeError("Primal function must be a **python** function instead of a quadrants kernel. Please "
+                               "wrap the quadrants kernel in a @qd.ad.grad_replaced decorated python function instead.")
         setattr(primal, "grad", fn)  # noqa: B010
         return fn
     return deco

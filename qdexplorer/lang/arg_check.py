@@ -174,6 +174,8 @@ def convert_scalar(where: str, v, dt):
         iv = int(v)
     else:  # Quadrants refuses a float for an integer argument (even 2.0): so do we
         raise ArgumentError(f"{where} must be an integer (the kernel takes {dt.name}), got {v!r}")
+    if dt.bits == 1:  # qd.u1: a truth value (True/False, 1/0, any int by its truthiness, as a Python bool)
+        return int(bool(iv))
     lo, hi = int_range(dt)
     if not lo <= iv <= hi:
         raise ArgumentError(f"{where} = {iv} does not fit in {dt.name} ({lo}..{hi})")

@@ -102,9 +102,10 @@ def _assigned(stmts) -> list:
 # ---- the transformation -------------------------------------------------------------------
 
 class _Reverse:
-    def __init__(self, task: ir.Task, grads: dict, adstack: int = 0):
+    def __init__(self, task: ir.Task, grads: dict, adstack: int = 0, adaptive: bool = False):
         self.task, self.grads = task, grads
         self.adstack = adstack  # entries per adstack (qd.init(ad_stack_size)); 0: Quadrants' adstack is off
+        self.adaptive = adaptive  # ad_stack_size=0: a loop of a constant trip count gets a stack of that size
         self.stacks = 0
         self.depth = 1 if task.type == "range_for" else 0  # loops around the current point
         self.adj: dict = {}    # value version -> its adjoint local
@@ -170,7 +171,7 @@ class _Reverse:
                 self.branch(s, cur, level, fwd, recs, after)
             elif isinstance(s, ir.Loop):
                 if self.adstack and self.needs_stack(s, after):
-                    self.loop_adstack(s, cur, level, fwd, recs, after)
+                    self.loop_adstack(s, cur, level, fwd, recs, after, _trip_count(s, stmts[:k]))
                 else:
                     self.loop(s, cur, level, fwd, recs, after)
             elif isinstance(s, ir.Print):
@@ -180,6 +181,9 @@ class _Reverse:
                                  f"is supported; restructure the loop with an if around its body")
             elif isinstance(s, ir.Return):
                 self.error(None, "an early 'return' inside a qd.func: return once, at the end of the function")
+            elif isinstance(s, (ir.FuncDef, ir.Call)):
+                self.error(None, "a recursive @qd.real_func is not differentiable (its depth is known only at "
+                                 "run time); compute its result in a kernel without needs_grad")
             else:
                 self.error(None, f"{type(s).__name__} statements (block barriers) are not differentiable")
         return fwd, recs
@@ -321,16 +325,21 @@ class _Reverse:
         for L in new:
             del self.mut[L]
 
-    def loop_adstack(self, s: ir.Loop, cur, level, fwd, recs, after):
+    def loop_adstack(self, s: ir.Loop, cur, level, fwd, recs, after, trips: int | None = None):
         """A dynamic loop with Quadrants' adstack: each iteration pushes the values its locals carry in
         (and, through the reverse of an enclosing loop, replays with its own pushes); the reverse runs
         the iterations last first, popping those values, replaying the iteration's locals from them
         and applying its chain rule. The carried floats' adjoints pass from iteration to iteration."""
         head, body, carried = _carried(s, after)
         iteration = body + list(s.step)  # no `continue` is differentiable: the step ends every iteration
-        carried = [L for L in carried if L not in self.mut]  # an enclosing loop's accumulators: theirs
+        carried = [L for L in carried if self.mut.get(L) not in self.accum]  # an enclosing loop's accumulators:
+        # theirs; an integer an enclosing accumulating loop carries too is this loop's while it runs (its
+        # value at each iteration's start is pushed), and goes back to that loop's mutable after
+        outer = {L: self.mut.pop(L) for L in carried if L in self.mut}
         self.stacks += 1
         k = self.stacks
+        # Quadrants' adaptive size (ad_stack_size=0) where the trip count is a constant: exactly that
+        cap = max(1, trips) if self.adaptive and trips is not None and trips <= _MAX_CONST_STACK else self.adstack
         sp = self.fresh(f"adstack{k}_sp", i32)
         fwd.append(ir.Assign(sp, _c(0, i32)))
         muts, stacks = {}, {}
@@ -338,14 +347,14 @@ class _Reverse:
             M = muts[L] = self.fresh(L.name, L.dtype)
             init = ir.LocalRef(cur[L]) if L in cur else _c(0, L.dtype)
             fwd.append(ir.Assign(M, init))
-            stacks[L] = ir.LocalArray(f"adstack{k}_{j}_{L.name.split('.')[0]}", L.dtype, self.adstack)
+            stacks[L] = ir.LocalArray(f"adstack{k}_{j}_{L.name.split('.')[0]}", L.dtype, cap)
             if L.dtype.is_float:
                 self.adj[M] = self.fresh(L.name + "_adj", L.dtype)
                 level.append(M)
                 recs.append(("assign", M, init))
         top = {**cur, **{L: M for L, M in muts.items()}}
         hdr: list = [ir.If(self.rn(h.cond, top), [ir.Break()], []) for h in head if isinstance(h, ir.If)]
-        size = _c(self.adstack, i32)
+        size = _c(cap, i32)
         full = ir.Compare(">=", ir.LocalRef(sp), size, u1)
         push = _Push([ir.If(full, [ir.Store(_FLAG, (_c(0, i32),), _c(1, i32))],
                             [ir.Store(stacks[L], (ir.LocalRef(sp),), ir.LocalRef(muts[L])) for L in carried]),
@@ -364,17 +373,20 @@ class _Reverse:
         replay = pre + bf + post
         fwd.append(ir.Loop(hdr + [push] + _strip_pushes(replay), []))
         recs.append(("adloop", sp, [(muts[L], stacks[L]) for L in carried], replay, pre_recs + br + post_recs,
-                     inner))
+                     inner, cap))
         for L in carried:
             v = self.new_version(L, level)
             fwd.append(ir.Assign(v, ir.LocalRef(muts[L])))
             recs.append(("assign", v, ir.LocalRef(muts[L])))
             cur[L] = v
+        for L, M in outer.items():
+            fwd.append(ir.Assign(M, ir.LocalRef(cur[L])))
+            self.mut[L] = M
 
     def reverse_adloop(self, r, out: list):
-        _, sp, popped, replay, body_recs, inner = r
+        _, sp, popped, replay, body_recs, inner, cap = r
         sp_ref = ir.LocalRef(sp)
-        top = ir.Select(ir.Compare("<", sp_ref, _c(self.adstack, i32), u1), sp_ref, _c(self.adstack - 1, i32), i32)
+        top = ir.Select(ir.Compare("<", sp_ref, _c(cap, i32), u1), sp_ref, _c(cap - 1, i32), i32)
         body: list = [ir.If(ir.Compare("<=", sp_ref, _c(0, i32), u1), [ir.Break()], []),
                       ir.Assign(sp, ir.BinOp("-", sp_ref, _c(1, i32), i32))]
         body += [ir.Assign(M, ir.Load(stack, (top,))) for M, stack in popped]
@@ -639,6 +651,28 @@ def _carried(s: ir.Loop, after: set) -> tuple[list, list, list]:
     return head, body, [L for L in assigned if L in _read_first(head, body, s.step, set(assigned)) or L in after]
 
 
+_MAX_CONST_STACK = 1 << 16  # a constant trip count above this takes the default size (and its overflow check)
+
+
+def _trip_count(s: ir.Loop, before: list) -> int | None:
+    """The trip count of `for v in range(a, b[, step])` with constant bounds: the frontend assigns `v`
+    and the loop's end just before the loop, and the loop's head tests `v >= end` (`<=` stepping down)."""
+    if not (s.where and s.body and isinstance(s.body[0], ir.If) and len(s.step) == 1):
+        return None
+    test, inc = s.body[0].cond, s.step[0]
+    if not (isinstance(test, ir.Compare) and isinstance(test.lhs, ir.LocalRef) and isinstance(test.rhs, ir.LocalRef)
+            and isinstance(inc, ir.Assign) and isinstance(inc.value, ir.BinOp) and isinstance(inc.value.rhs, ir.Const)):
+        return None
+    consts = {}
+    for st in before[-2:]:
+        if isinstance(st, ir.Assign) and isinstance(st.value, ir.Const):
+            consts[st.local] = st.value.value
+    lo, hi, step = consts.get(test.lhs.local), consts.get(test.rhs.local), int(inc.value.rhs.value)
+    if lo is None or hi is None or step == 0:
+        return None
+    return max(0, -((int(lo) - int(hi)) // step)) if step > 0 else max(0, -((int(hi) - int(lo)) // -step))
+
+
 def _counter(s: ir.Loop, carried_ints: list):
     """(index local, step) of a `for` loop (range, ndrange) whose only carried integer is its index
     (its iterations can then be revisited last first without a stack), else None."""
@@ -759,13 +793,13 @@ def _check_cross_iteration(task: ir.Task, grads: dict):
 
 
 def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit: dict,
-              adstack: int = 0) -> ir.Task | None:
+              adstack: int = 0, adaptive: bool = False) -> ir.Task | None:
     """The adjoint of one task (None when nothing in it has a gradient to propagate)."""
     if task.shared:
         raise AutodiffError(f"kernel '{task.kernel}' cannot be differentiated: it uses block-shared arrays",
                             task.file, task.lines[0])
     _check_cross_iteration(task, grads)
-    rv = _Reverse(task, grads, adstack)
+    rv = _Reverse(task, grads, adstack, adaptive)
     level: list = []
     fwd, recs = rv.forward(list(task.body), {}, level, set())
     rev = rv.reverse(recs)
@@ -813,7 +847,21 @@ def replay_task(task: ir.Task, kernel_name: str, index: int, implicit: dict) -> 
                                implicit=tuple(a for a in task.implicit if a.name in used))
 
 
-def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adstack: int = 0) -> list:
+def check_no_grad_of_grad(tasks: list, ndarrays: list):
+    """Quadrants' refusal: a kernel that reads or writes `x.grad` of an ndarray argument `x` that has a
+    gradient cannot be differentiated (it would need the gradient of the gradient)."""
+    names = {grad_name(a) for a in ndarrays}
+    for t in tasks:
+        for n in ir.walk(t.body):
+            if isinstance(n, (ir.Load, ir.Store, ir.AtomicRMW)) and n.array.name in names and n.array.dtype.is_float:
+                f, _, line = (n.where or f"{t.file}:{t.lines[0]}").rpartition(":")
+                raise AutodiffError(f"Cannot automatically differentiate through a grad tensor ('{n.array.name[:-len(GRAD)]}"
+                                    f".grad' in kernel '{t.kernel}'), if you really want to do that, pass the grad "
+                                    f"tensor into the kernel directly", f, int(line) if line.isdigit() else t.lines[0])
+
+
+def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adstack: int = 0,
+               adaptive: bool = False) -> list:
     """The tasks of `kernel_name` (the adjoint of the forward `tasks`): replays of the tasks that
     store kernel-scope temporaries, then each task's adjoint, last task first.
 
@@ -827,7 +875,7 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
     for t in reversed(tasks):
         grads, implicit = {}, {}
         for a in t.implicit:
-            if not a.dtype.is_float:
+            if not a.dtype.is_float or a.name in t.stop_grad:
                 continue
             if a.role == "field":
                 g = field_grad(int(a.key))
@@ -841,10 +889,10 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
             implicit[imp.name] = imp
             grads[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape))
         for p in t.params:
-            if p.kind == "array" and p.name in arg_grads:
+            if p.kind == "array" and p.name in arg_grads and p.name not in t.stop_grad:
                 gdt, gnd = arg_grads[p.name]
                 grads[p.name] = ir.ArrayArg(grad_name(p.name), gdt, gnd)
-        g = grad_task(t, kernel_name, len(out), grads, implicit, adstack)
+        g = grad_task(t, kernel_name, len(out), grads, implicit, adstack, adaptive)
         if g is not None:
             out.append(g)
     return out
@@ -855,7 +903,14 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
 TAPES: list = []  # active `qd.ad.Tape`s, innermost last; kernel calls are recorded on the innermost
 
 
+def prepare(kernel):
+    """A kernel is about to run: a validating tape that will record it sets its mode first (Quadrants'
+    Tape.insert, which runs before the launch)."""
+    if TAPES and TAPES[-1].paused == 0 and TAPES[-1].validation:
+        TAPES[-1].validate(kernel)
+
+
 def record(kernel, args: tuple, kwargs: dict):
     """A kernel call ran: the innermost active tape (if any, and not paused) remembers it."""
     if TAPES and TAPES[-1].paused == 0:
-        TAPES[-1].calls.append((kernel, args, kwargs))
+        TAPES[-1].insert(kernel, args, kwargs)

@@ -22,13 +22,7 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.real_func": "use @qd.func (inlined)",
-    "qd.experimental": "use @qd.func (inlined) for real_func",
     # devices, streams, graphs
-    "qd.graph": "CUDA graphs are not built by qdexplorer; call the kernels directly",
-    "qd.graph_do_while": "CUDA graphs are not built by qdexplorer; loop in Python",
-    "qd.graph_parallel": "CUDA graphs are not built by qdexplorer; call the kernels directly",
-    "qd.graph_parallel_context": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
     "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",
@@ -37,9 +31,6 @@ REFUSED: dict[str, str] = {
     "qd.mesh_local": _MESH,
     "qd.mesh_patch_idx": _MESH,
     "qd.math.fns": "loop over the bits (qd.math.ffs gives the lowest set one)",
-    "qd.ref": "return the new value from the @qd.func and assign it at the call",
-    "qd.types.ref": "return the new value from the @qd.func and assign it at the call",
-    "qd.stop_grad": "compute the value in a separate kernel without needs_grad",
 }
 
 _FIELDS = ("field", "vector_field", "matrix_field", "struct_field")

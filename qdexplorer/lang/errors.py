@@ -21,8 +21,13 @@ class QdCompileError(QdError):
         self.source_line = source_line
         super().__init__(str(self))
 
+    trace = ""  # Quadrants' form of where it happened: `File "f.py", line 7, in foo:` with the line and carets,
+    # one block per function the kernel went through (frontend/base.py); then the message again
+
     def __str__(self) -> str:
         head = f"{self.file}:{self.line}:{self.col + 1}: error: {self.message}"
+        if self.trace:
+            return f"{head}\n{self.trace}{self.message}"
         if self.source_line:
             text = self.source_line.rstrip("\n")
             stripped = text.lstrip()
@@ -76,3 +81,10 @@ class OutOfBoundsAccess(QuadrantsAssertionError, IndexError):
 
 class QuadrantsRuntimeTypeError(QdRuntimeError, TypeError):
     """A kernel called with an argument of the wrong type."""
+
+
+class QuadrantsArgumentError(QuadrantsSyntaxError, TypeError):
+    """A kernel or func called with missing, extra or duplicated arguments. Quadrants raises a
+    QuadrantsSyntaxError with the same words; it is a TypeError too, as Python's own binding error is."""
+
+    __str__ = QdCompileError.__str__

@@ -40,6 +40,14 @@ class HostMatrix(np.ndarray):
     def __setattr__(self, name: str, value):
         idx = _swizzle_index(name) if not name.startswith("_") else None
         if idx is not None and self.ndim == 1:
+            n = self.shape[0]
+            if max(idx) >= n:
+                from .errors import QuadrantsSyntaxError
+                group = next(g for g in ("xyzw", "rgba", "stpq") if name[0] in g)
+                raise QuadrantsSyntaxError(f"vec{n} only has attributes={tuple(group[:n])}, got={tuple(name)}")
+            if len(idx) > 1 and np.size(value) != len(idx):
+                from .errors import QuadrantsRuntimeError
+                raise QuadrantsRuntimeError(f"value len does not match the swizzle pattern={name}")
             np.asarray(self)[idx] = value
             return
         super().__setattr__(name, value)

@@ -123,13 +123,62 @@ def loop_config(block_dim=None, serialize=False, name=None, parallelize=None, **
 
 
 class ndrange:
-    """`for i, j in qd.ndrange(n, (a, b))`: one flattened parallel task; iterable in Python too."""
+    """`for i, j in qd.ndrange(n, (a, b))`: one flattened parallel task; iterable in Python too.
 
-    def __init__(self, *dims):
-        self.dims = [(0, d) if isinstance(d, int) else tuple(d) for d in dims]
+    `axes=` (a permutation of the dimensions) changes only the order the indices are visited in:
+    `axes[0]` is the outermost (slowest) one, the last the innermost; the loop variables stay the
+    canonical indices. `axes` reads None for no permutation, as in Quadrants."""
+
+    def __init__(self, *dims, axes=None):
+        from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+        self.dims = []
+        for d in dims:
+            pair = (0, d) if not isinstance(d, (tuple, list)) else tuple(d)
+            if len(pair) != 2:
+                raise QuadrantsSyntaxError("Every argument of ndrange should be a scalar or a tuple/list like "
+                                           "(begin, end)")
+            if not all(hasattr(x, "__index__") and not isinstance(x, bool) for x in pair):
+                raise QuadrantsTypeError("Every argument of ndrange should be an integer scalar or a tuple/list "
+                                         "of (int, int)")
+            self.dims.append((int(pair[0]), max(int(pair[0]), int(pair[1]))))
+        self.axes = ndrange_axes(axes, len(self.dims))
+
+    def order(self) -> tuple:
+        """The dimensions from outermost to innermost."""
+        return self.axes or tuple(range(len(self.dims)))
 
     def __iter__(self):
-        return iter(_it.product(*[range(a, b) for a, b in self.dims]))
+        order = self.order()
+        for phys in _it.product(*[range(*self.dims[a]) for a in order]):
+            canonical = [0] * len(order)
+            for p, a in enumerate(order):
+                canonical[a] = phys[p]
+            yield tuple(canonical)
+
+    def grouped(self):
+        """Quadrants' `_Ndrange.grouped()`: each index as a vector, in the same order."""
+        from . import host_matrix as H
+        import numpy as np
+        return (H.host(np.array(ix, dtype=np.int32)) for ix in self)
+
+
+def ndrange_axes(axes, n: int) -> tuple | None:
+    """`qd.ndrange(..., axes=)` checked as Quadrants checks it; None for no (or the identity) permutation."""
+    from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+    if axes is None:
+        return None
+    t = tuple(axes)
+    if len(t) != n:
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={t!r}) has {len(t)} entries but ndrange was called with {n} "
+                                   "dimension argument(s); they must match")
+    for e in t:
+        if isinstance(e, bool) or not isinstance(e, int) and not hasattr(e, "__index__"):
+            raise QuadrantsTypeError(f"qd.ndrange(axes={t!r}) entries must be Python ints; got "
+                                     f"{type(e).__name__} ({e!r})")
+    t = tuple(int(e) for e in t)
+    if sorted(t) != list(range(n)):
+        raise QuadrantsSyntaxError(f"qd.ndrange(axes={t!r}) is not a permutation of range({n})")
+    return None if t == tuple(range(n)) else t
 
 
 class GroupedIndex(tuple):
@@ -175,6 +224,7 @@ volatile_load = Intrinsic("volatile_load", "hint", _first)
 block_local = Intrinsic("block_local", "hint", lambda *a: None)
 cache_read_only = Intrinsic("cache_read_only", "hint", lambda *a: None)
 no_activate = Intrinsic("no_activate", "hint", lambda *a: None)
+stop_grad = Intrinsic("stop_grad", "stop_grad", lambda *a: None)  # no gradient into a field from this task
 
 
 def _static_assert(cond, msg=None):

@@ -235,6 +235,26 @@ class Return(Stmt):
     label: str
 
 
+@dataclass(eq=False)
+class FuncDef(Stmt):
+    """An out-of-line function of the task: a recursive `@qd.real_func`. Codegen emits it once as a
+    function of the task's module; where it stands, nothing runs. `params` arrive by value, `outs`
+    are the results (the caller's locals, by address); `Return(label)` in `body` leaves it."""
+    name: str
+    params: list[Local]
+    outs: list[Local]
+    body: list[Stmt]
+    label: str
+
+
+@dataclass
+class Call(Stmt):
+    """A call of the task's `FuncDef` named `func` (by name, so recursion is no cycle in the IR)."""
+    func: str
+    args: tuple[Expr, ...]
+    outs: tuple[Local, ...]
+
+
 # ---- tasks -------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -282,6 +302,16 @@ class Task:
     implicit: tuple = ()   # ImplicitArray params of this task, which the kernel's caller supplies
     fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
     may_alias: frozenset = frozenset()  # array params that may share memory (one field, two template params)
+    stop_grad: frozenset = frozenset()  # arrays `qd.stop_grad(x)` named in this task: no gradient flows into them
+
+    @property
+    def has_calls(self) -> bool:
+        """Whether the task calls out-of-line functions (a recursive @qd.real_func): its atomics
+        then stay plain, as a callee cannot see the entry's reduction or privatization state."""
+        cached = self.__dict__.get("_has_calls")
+        if cached is None:
+            cached = self.__dict__["_has_calls"] = _contains(self.body, (FuncDef,))
+        return cached
 
     @property
     def uses_block_features(self) -> bool:

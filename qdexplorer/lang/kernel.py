@@ -13,17 +13,21 @@ import inspect
 
 import numpy as np
 
-from . import array_arg_errors, autodiff, autodiff_fwd, ir, runtime_api
+from . import adstack_retry, array_arg_errors, autodiff, autodiff_fwd, autodiff_validation, ir, runtime_api
+from .arg_binding import bind_arguments
 from .array_arg_errors import ArgumentValueError
-from .errors import QdCompileError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from .caller import caller
+from .errors import (QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError,
+                     QuadrantsSyntaxError)
 from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
-from .func import Func, KernelBase, func, read_annotations
+from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
+from .return_values import is_compound, rebuild
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template_spec
@@ -49,6 +53,7 @@ class Kernel(KernelBase):
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
     def __init__(self, fn, fast_math: bool | None = None):
+        check_annotations(fn, "kernel")
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -160,8 +165,9 @@ class Kernel(KernelBase):
             else:
                 if args is not None and t.is_int and isinstance(args[i], (float, np.floating)):
                     raise QuadrantsRuntimeTypeError(
-                        f"{self.name}(): argument '{name}' is {t!r} but got the float {args[i]!r}; "
-                        f"pass an int (Quadrants refuses floats for integer arguments)")
+                        f"{self.name}(): Argument {(i,)} (type={type(args[i])}) cannot be converted into required "
+                        f"type {t.name}: argument '{name}' is {t!r} but got the float {args[i]!r}; pass an int "
+                        f"(Quadrants refuses floats for integer arguments)")
                 spec.append((name, "scalar", t, 0))
         aliased = _aliased_templates(self.arg_names, types, args) if args is not None else ()
         if aliased:  # its own specialisation, compiled without the no-alias promise for these
@@ -198,8 +204,8 @@ class Kernel(KernelBase):
         except TypeError as e:
             raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}': {e}") from None
         if not isinstance(a, (np.ndarray, DeviceArray)):
-            raise QuadrantsRuntimeTypeError(f"{self.name}(): argument '{name}' must be a NumPy array "
-                                            f"or qd.ndarray, got {type(v).__name__}")
+            raise QuadrantsRuntimeTypeError(f"{self.name}(): Invalid type for argument {name}, got {v!r}: it must "
+                                            f"be a NumPy array or qd.ndarray, not {type(v).__name__}")
         try:
             adt = from_numpy(a.dtype)
         except TypeError as e:
@@ -259,15 +265,10 @@ class Kernel(KernelBase):
         """Match call arguments to parameter names, with clear errors for missing/extra ones."""
         if not kwargs and len(args) == len(self.arg_names) and self._plain_params:
             return dict(zip(self.arg_names, args))  # the common call, without inspect's general binding
-        unknown = [k for k in kwargs if k not in self._signature.parameters]
-        if unknown:
-            raise TypeError(f"{self.name}(): unexpected keyword argument '{unknown[0]}' (the kernel takes "
-                            f"{', '.join(self.arg_names)})")
         try:
-            ba = self._signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{self.name}(): {e}") from None
-        ba.apply_defaults()  # `def k(x, a: qd.f32 = 3.0)` called as k(x)
+            ba = bind_arguments(self._signature, self.name, args, kwargs)  # defaults applied
+        except QuadrantsArgumentError as e:
+            raise QuadrantsArgumentError(e.message, *caller()) from None  # at the user's call
         return dict(ba.arguments)
 
     def implicit(self, spec: tuple) -> list[ir.ImplicitArray]:
@@ -333,12 +334,15 @@ class Kernel(KernelBase):
         if stack is not None and int(stack[0]) != 0:
             raise QuadrantsAssertionError(
                 f"Adstack overflow: kernel '{self.name}' (reverse-mode autodiff) pushed more values than its adstack "
-                f"holds ({runtime_api.ad_stack_size()} per loop-carried variable of a dynamic loop); the gradients "
+                f"holds ({getattr(self, 'stack_size', runtime_api.ad_stack_size)()} per loop-carried variable of a "
+                f"dynamic loop); the gradients "
                 f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
+        ann = self.return_type
+        if is_compound(ann):  # a struct or tuple: rebuilt from one array per leaf
+            return rebuild(ann, args)
         if "ret__" not in args:
             return None
         r = args["ret__"]
-        ann = self.return_type
         if as_dtype(ann) is not None:
             x = r[0].item()
             return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
@@ -348,16 +352,28 @@ class Kernel(KernelBase):
         """`sim.step` of a kernel method: the kernel with `sim` as its first (template) argument."""
         return self if obj is None else BoundKernel(self, obj)
 
+    autodiff_mode = 0  # Quadrants' AutodiffMode: NONE, or VALIDATION while a Tape(validation=True) records it
+
     def __call__(self, *args, **kwargs):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
             return self.fwd(*args, **kwargs)
+        autodiff.prepare(self)  # inside `qd.ad.Tape(validation=True)`: the validating twin runs
+        target = self.validating if self.autodiff_mode == VALIDATION and runtime_api.debug() else self
         try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))  # the caller builds the arguments
+            full = runtime_api.call_kernel(target, self.bind(*args, **kwargs))  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
-        return self.result(full)
+        return target.result(full)
+
+    @property
+    def validating(self) -> "ValidationKernel":
+        """The twin that checks Quadrants' global data access rule (`qd.ad.Tape(validation=True)`)."""
+        v = self.__dict__.get("_validation_kernel")
+        if v is None:
+            v = self.__dict__["_validation_kernel"] = ValidationKernel(self)
+        return v
 
     @property
     def fwd(self) -> "DualKernel":
@@ -411,7 +427,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size())
+        key = (spec, runtime_api.debug(), self.stack_size(), runtime_api.ad_stack_adaptive())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -420,7 +436,13 @@ class GradKernel(Kernel):
             primal = self.primal.tasks(tuple(e for k, e in enumerate(spec) if k < n or not e[0].endswith(
                 autodiff.GRAD) or reads_grads), memo)
             arg_grads = {e[0][:-len(autodiff.GRAD)]: (e[2], e[3]) for e in spec[n:] if e[0].endswith(autodiff.GRAD)}
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2])
+            if reads_grads:
+                types = self.primal.arg_types()
+                autodiff.check_no_grad_of_grad(primal, [a for a in arg_grads if isinstance(types.get(a), NdarrayType)])
+            tasks = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2], key[3])
+            if key[2] != runtime_api.ad_stack_size():  # grown stacks: tasks of their own (a device loads by name)
+                tasks = [dataclasses.replace(t, name=f"{t.name}_adstack{key[2]}") for t in tasks]
+            self._tasks[key] = tasks
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
@@ -430,12 +452,35 @@ class GradKernel(Kernel):
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         return super().call_args(bound, resolve, spec, implicit)
 
+    _grown: tuple | None = None  # (qd.init's stack size, this kernel's): a twin with larger stacks
+
+    def stack_size(self) -> int:
+        """Entries of a stack whose loop has no constant trip count (lang/adstack_retry.py grows it)."""
+        base = runtime_api.ad_stack_size()
+        return self._grown[1] if self._grown is not None and self._grown[0] == base else base
+
+    def with_stacks(self, size: int) -> "GradKernel":
+        """A twin of this kernel whose stacks hold `size` entries: calls go to it from then on."""
+        g = GradKernel(self.primal)
+        g._grown = (runtime_api.ad_stack_size(), size)
+        self.__dict__["_larger"] = g
+        return g
+
     def __call__(self, *args, **kwargs):
-        try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
-        except QdCompileError as e:
-            raise e.with_traceback(None) from None
-        return self.result(full)
+        bound = self.bind(*args, **kwargs)
+        k = self
+        while True:
+            larger = k.__dict__.get("_larger")
+            if larger is not None and larger.stack_size() > k.stack_size():
+                k = larger  # an earlier call overflowed these stacks
+                continue
+            try:
+                saved = adstack_retry.save(k, bound)
+                full = runtime_api.call_kernel(k, bound)
+            except QdCompileError as e:
+                raise e.with_traceback(None) from None
+            if not adstack_retry.retry(k, saved, full):
+                return k.result(full)
 
 
 class DualKernel(Kernel):
@@ -471,6 +516,42 @@ class DualKernel(Kernel):
         return self.result(full)
 
 
+class ValidationKernel(Kernel):
+    """`k` recorded by `qd.ad.Tape(validation=True)` in debug mode: its tasks also check the global
+    data access rule (lang/autodiff_validation.py); a violation raises when the call returns."""
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.validation"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+        self.checked: dict = {}  # task key -> the checked fields' names
+
+    def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
+        spec = spec or self.default_spec()
+        primal = self.primal.tasks(spec, memo)
+        key = (spec, runtime_api.debug(), tuple(sorted({int(a.key) for t in primal for a in t.implicit
+                                                         if a.role == "field" and _field_grad(int(a.key)) is not None})))
+        if key not in self._tasks:
+            self._tasks[key], self.checked[key[0]] = autodiff_validation.validation_tasks(
+                self.name, primal, Field.by_uid)
+        self.names = self.checked[key[0]]
+        self.assert_sites = self.primal.assert_sites
+        runtime_api.note_compiled(self, key)
+        return self._tasks[key]
+
+    def result(self, args: dict):
+        msg = autodiff_validation.violation_message(self.primal.name, getattr(self, "names", []),
+                                                    args.get(autodiff_validation.GDAR_FLAG))
+        if msg is not None:
+            raise QuadrantsAssertionError(msg)
+        return super().result(args)
+
+
+VALIDATION = 1  # AutodiffMode.VALIDATION
+
+
 def _field_dual(uid: int):
     return Field.by_uid(uid)._dual
 
@@ -487,7 +568,15 @@ class BoundKernel:
         self.kernel, self.obj = kernel, obj
         self.__wrapped__ = kernel.fn
 
+    def _check_class(self):
+        cls = type(self.obj)
+        if not getattr(cls, "_qd_data_oriented", False):
+            raise QuadrantsSyntaxError(f"Please decorate class {cls.__name__} with @qd.data_oriented (its @qd.kernel "
+                                       f"method {self.kernel.name} takes the object as a compile-time value)",
+                                       self.kernel.file, self.kernel.line)
+
     def __call__(self, *args, **kwargs):
+        self._check_class()
         return self.kernel(self.obj, *args, **kwargs)
 
     @property

@@ -13,10 +13,13 @@ from . import ir
 from .errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
 from .snode import SNode
-from .frontend import Py, ShapeTuple, TaskBuilder, Vec, cast, py_value
+from .frontend import Py, TaskBuilder, Vec, cast, py_value
 from .frontend.values import BufView, StructArr, StructVal
 from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
+from .frontend.loops import ndrange_arity_message
+from .frontend.funcs import has_return
+from .return_values import is_compound, leaves
 from .source import SourceInfo, python_env
 from . import materialize, quant_lower
 from .template import ALIAS_KEY, specialisation_tag, static_value
@@ -56,9 +59,15 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     groups = group(expand(body, ChainMap(statics, env), src, graph=getattr(kernel, "use_graph", False)), env, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
+    if kernel.return_type is not None and not has_return(src.fdef):
+        raise QuadrantsSyntaxError(f"Kernel has a return type but does not have a return statement: '{kernel.name}' "
+                                   f"is annotated -> {kernel.return_type!r}; return a value, or drop the annotation",
+                                   kernel.file, kernel.line)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
+    for k, (dt, shape) in enumerate(leaves(kernel.return_type) or ()):
+        kscope.ret_leaves.append(kscope.add_result(f"ret__{k}", dt, shape))
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
     kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
     offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array" and e[5]}  # template fields'
@@ -138,10 +147,12 @@ def _return_type(kernel):
         return None, (1,)
     if isinstance(ann, VectorType):
         return ann.dtype or f32, (math.prod(ann.shape),)
-    if isinstance(ann, StructType):
-        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' returns a struct ({ann!r}), which qdexplorer does not "
-                                   f"support: return its members (a vector, or several kernels)",
-                                   kernel.file, kernel.line)
+    if is_compound(ann):  # a struct or tuple: one result array per leaf (return_values.py)
+        try:
+            leaves(ann)
+        except TypeError as e:
+            raise QuadrantsSyntaxError(f"kernel '{kernel.name}': {e}", kernel.file, kernel.line) from None
+        return None, (1,)
     dt = as_dtype(ann)
     if dt is None:
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
@@ -179,12 +190,18 @@ def _builder(ctx, parallel, index):
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     b = _builder(ctx, parallel=False, index=index)
+    bound: dict = {}  # the static-loop values the previous item saw: they end with their loop
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
+        scope = b.frames[0].scopes[-1]
+        for k, v in bound.items():
+            if k not in bind and scope.get(k) is v:  # `print(i)` after `for i in qd.static(...)`: undefined
+                del scope[k]
+        bound = {k: py_value(v) for k, v in bind.items()}
+        scope.update(bound)
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
-                _lines(src, stmts), shared=b.shared)
+                _lines(src, stmts), shared=b.shared, stop_grad=frozenset(b.stop_grad))
     return _finish(t, args, kscope, src, stmts)
 
 
@@ -194,7 +211,13 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container, offset = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, order = _loop_ranges(b, src, node.iter, node)
+    zero_d = not ranges  # `for I in qd.grouped(qd.ndrange())`: one iteration, an empty index
+    if zero_d:
+        if not grouped:
+            raise src.error(node.iter, "qd.ndrange() has no dimension: loop over qd.grouped(qd.ndrange()) "
+                                       "for its one (empty) index")
+        ranges, order = [(ir.Const(0, i32), ir.Const(1, i32))], None
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
@@ -205,14 +228,16 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         if len(targets) != 1:
             raise src.error(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         loop_vars = [ir.Local(f"{targets[0].id}_{k}", index_t) for k in range(len(ranges))]
-        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])})
+        by_axis = _canonical(loop_vars, order)
+        b.frames[0].scopes.append({targets[0].id: Vec([ir.LocalRef(v) for v in ([] if zero_d else by_axis)])})
     else:
         if len(targets) != len(ranges):
-            raise src.error(node.target, f"the loop has {len(ranges)} dimension(s) but {len(targets)} "
-                                         f"loop variable(s)")
-        loop_vars = [ir.Local(t.id, index_t) for t in targets]
-        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, loop_vars)})
+            raise src.error(node.target, ndrange_arity_message(len(ranges), len(targets)), QuadrantsSyntaxError)
+        by_axis = [ir.Local(t.id, index_t) for t in targets]  # the loop nest (ranges) is in visiting order
+        loop_vars = [by_axis[a] for a in order] if order else by_axis
+        b.frames[0].scopes.append({t.id: v for t, v in zip(targets, by_axis)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
+    offset = _struct_for_offset(b, node.iter)  # a struct-for over a field with offset= runs from it
     guard = b.active_cond(container, _unshifted(b.thread_ids, offset)) if container is not None else None
     if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
         b.out.append([])
@@ -227,15 +252,23 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     t = ir.Task(_task_name(prefix, index, "range_for", name), kernel.name, index, "range_for",
                 b.out[0], src.file, _lines(src, [node]), loop_name=name, loop_vars=loop_vars,
                 ranges=ranges, block_dim=config.get("block_dim"), serialize=bool(config.get("serialize")),
-                shared=b.shared)
+                shared=b.shared, stop_grad=frozenset(b.stop_grad))
     return _finish(t, args, kscope, src, [node])
 
 
-def _loop_ranges(b, src, it):
-    """(ranges, grouped, container, offset) of a top-level loop: range, qd.ndrange, qd.grouped(...),
-    or a struct-for over an ndarray, a field or an SNode (`for i in x`: its index space, from the
-    field's `offset=` on). `container` is the SNode whose active cells a struct-for visits (None:
-    every index); `offset` is what to subtract from the loop indices to index it."""
+def _canonical(loop_vars: list, order) -> list:
+    """The loop variables by canonical axis, from the loop nest's levels (`order[p]`: the axis of level p)."""
+    if not order:
+        return loop_vars
+    return [loop_vars[order.index(k)] for k in range(len(order))]
+
+
+def _loop_ranges(b, src, it, loop=None):
+    """(ranges, grouped, container, order) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
+    struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
+    the SNode whose active cells a struct-for visits (None: every index). `ranges` are in the order the
+    loop nest visits them (outermost first); `order[p]` is the canonical axis of level p (`qd.ndrange(...,
+    axes=)`; None: the canonical order)."""
     if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
         return _loop_ranges(b, src, b.static_pick(it))
     if isinstance(it, ast.Call):
@@ -245,33 +278,17 @@ def _loop_ranges(b, src, it):
         if isinstance(fn, Py) and fn.value is I.grouped:
             if len(it.args) != 1:
                 raise src.error(it, "qd.grouped() takes one argument")
-            ranges, _, container, offset = _loop_ranges(b, src, it.args[0])
-            return ranges, True, container, offset
+            ranges, _, container, order = _loop_ranges(b, src, it.args[0])
+            return ranges, True, container, order
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
-                raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
+                b.err(loop or it, f"Range should have 1 or 2 arguments, found {len(it.args) + len(it.keywords)} "
+                                  f"(a parallel range() takes (end) or (begin, end); steps are not supported)")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
-            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, ()
+            return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, None
         if isinstance(fn, Py) and fn.value is I.ndrange:
-            ranges = []
-            for a in it.args:
-                if isinstance(a, ast.Starred):
-                    v = b.value(a.value)
-                    if isinstance(v, ShapeTuple):
-                        ranges += [(ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim)]
-                    elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                        ranges += [_bounds(b, src, a, Py(x)) for x in v.value]
-                    else:
-                        raise src.error(a, "*args of qd.ndrange must be a shape or a constant tuple")
-                elif isinstance(a, ast.Tuple):
-                    if len(a.elts) != 2:
-                        raise src.error(a, "ndrange bounds are n or (begin, end)")
-                    ranges.append(tuple(b.commit(b.value(x), x, like=i32) for x in a.elts))
-                else:
-                    ranges.append(_bounds(b, src, a, b.value(a)))
-            if not ranges:
-                raise src.error(it, "qd.ndrange() needs at least one dimension")
-            return ranges, False, None, ()
+            canonical, order = b.ndrange_bounds(it)
+            return [canonical[a] for a in order], False, None, order
     v = b.value(it)
     while isinstance(v, StructArr):  # a struct field: its members share its index space
         v = next(iter(v.members.values()))
@@ -283,25 +300,35 @@ def _loop_ranges(b, src, it):
         if off:  # indices run from the field's offset
             ranges = [(ir.Const(o, i32), ir.BinOp("+", hi, ir.Const(o, i32), i32)) if o else (lo, hi)
                       for (lo, hi), o in zip(ranges, off)]
-        return ranges, False, container, off
+        return ranges, False, container, None
     if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
         sn = v.value
         if not sn.shape:
             raise src.error(it, "a struct-for over qd.root has no index to loop over")
-        return [(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False, (sn if sn.sparse_path() else None), ()
+        return ([(ir.Const(0, i32), ir.Const(n, i32)) for n in sn.shape], False,
+                (sn if sn.sparse_path() else None), None)
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
                         "qd.grouped(...), an ndarray, a field or an SNode")
+
+
+def _struct_for_offset(b, it) -> tuple:
+    """The `offset=` of the field a struct-for (`for i in x`, `qd.grouped(x)`) iterates, else ()."""
+    while isinstance(it, ast.Call) and it.args and isinstance(it.func, (ast.Name, ast.Attribute)):
+        fn = b.value(it.func)
+        if not (isinstance(fn, Py) and fn.value is I.grouped):
+            return ()
+        it = it.args[0]
+    if not isinstance(it, (ast.Name, ast.Attribute)):
+        return ()
+    v = b.value(it)
+    while isinstance(v, StructArr):
+        v = next(iter(v.members.values()))
+    return b.kscope.offsets.get(v.name, ()) if isinstance(v, ir.ArrayArg) else ()
 
 
 def _unshifted(ids: list, offset: tuple) -> list:
     """Loop indices of a struct-for over a field with `offset=`, as indices of its storage."""
     return [ir.BinOp("-", e, ir.Const(o, i32), i32) if o else e for e, o in zip(ids, offset)] + ids[len(offset):]
-
-
-def _bounds(b, src, node, v):
-    if isinstance(v, Py) and isinstance(v.value, (tuple, list)) and len(v.value) == 2:
-        return tuple(b.commit(Py(x), node, like=i32) for x in v.value)
-    return (ir.Const(0, i32), b.commit(v, node, like=i32))
 
 
 def _lines(src, stmts):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from . import types as T
 from .buffer_view import BufferViewType
 from .builder_type import sparse_matrix_builder
+from .func import ref
 from .template import Template, template
 from .types import NdarrayType, as_dtype, f32
 from .struct_types import struct
@@ -89,6 +90,7 @@ class _TypesNamespace:
     float16, float32, float64 = T.f16, T.f32, T.f64
 
     sparse_matrix_builder = staticmethod(sparse_matrix_builder)
+    ref = staticmethod(ref)
     BufferViewType = BufferViewType
     quant = _Quant()
 

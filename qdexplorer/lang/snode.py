@@ -224,6 +224,12 @@ class SNode:
         return [(mine.index(a) if a in self._acc else None, below._acc[a] // self._acc.get(a, 1))
                 for a in sorted(below._acc)]
 
+    @property
+    def ptr(self) -> "SNodeHandle":
+        """`x.snode.ptr`: what Quadrants' C++ SNode handle answers about autodiff (grad type, adjoint,
+        checkbit)."""
+        return SNodeHandle(self)
+
     def parent(self, n: int = 1) -> "SNode | None":
         """The n-th ancestor (the root's parent is None)."""
         p: SNode | None = self
@@ -418,6 +424,34 @@ class _Root(SNode):
 
     def __str__(self) -> str:
         return "qd.root"
+
+
+class SNodeHandle:
+    """`snode.ptr` of a place SNode: its field's autodiff role, as Quadrants' `SNodeGradType` numbers
+    it (PRIMAL 0, ADJOINT 1, DUAL 2, ADJOINT_CHECKBIT 3), and whether it has an adjoint / a checkbit
+    (the twin `qd.ad.Tape(validation=True)` gives a field with a gradient, lang/autodiff_validation.py)."""
+
+    def __init__(self, snode: SNode):
+        self._fields = list(snode.fields)
+
+    def get_snode_grad_type(self) -> int:
+        from .module_paths import quadrants_module
+        kind = quadrants_module("quadrants.types.enums").SNodeGradType
+        for f in self._fields:
+            for s in Storage.live():
+                if s._grad is f:
+                    return kind.ADJOINT
+                if s._dual is f:
+                    return kind.DUAL
+                if s.__dict__.get("_checkbit") is f:
+                    return kind.ADJOINT_CHECKBIT
+        return kind.PRIMAL
+
+    def has_adjoint(self) -> bool:
+        return any(f._grad is not None for f in self._fields)
+
+    def has_adjoint_checkbit(self) -> bool:
+        return any(f.__dict__.get("_checkbit") is not None for f in self._fields)
 
 
 def deactivate_all_snodes():

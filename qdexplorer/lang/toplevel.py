@@ -3,11 +3,16 @@ grouped into tasks (one per top-level loop, one per run of other statements), `q
 read, and the kernel-scope locals found that must outlive a task."""
 from __future__ import annotations
 
+from .errors import QdCompileError
+
 import ast
 
 from . import intrinsics as I
 from .errors import QuadrantsSyntaxError
+from .graph_api import construct as graph_construct, warn_if_deprecated
 from .source import flat_env
+
+_GRAPH_BLOCKS = ("parallel_context", "parallel")  # qd.graph's `with` blocks: their loops stay top-level tasks
 
 
 def loop_config_call(stmt, env):
@@ -53,6 +58,11 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
         raise err("'with ... as ...' is not supported in Quadrants kernels")
     if not isinstance(item.context_expr, ast.Call):
         raise err("'with' in Quadrants kernels requires a call expression")
+    which = graph_construct(item.context_expr, env)
+    if which in _GRAPH_BLOCKS:
+        if not in_kernel:
+            raise err(f"qd.graph.{which}() can only be used inside @qd.kernel, not @qd.func")
+        return
     if not _is_stream_parallel(stmt, env):
         raise err("'with' in Quadrants kernels only supports qd.stream_parallel() here (qd.checkpoint(), "
                   "qd.graph.parallel_context() and qd.graph.parallel() build CUDA graphs, which qdexplorer does not)")
@@ -63,16 +73,30 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
                   "combined; remove graph=True or the qd.stream_parallel() block.")
 
 
-def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, bool]:
+def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, str]:
+    """(statements, stop): stop is "" (ran to the end), "break" / "continue" (reached while unrolling:
+    the unrolled loop ends / goes on with its next item) or "return" (a top-level `return`: nothing after it is part of the kernel,
+    as Quadrants stops building statements once the kernel has returned)."""
     out: list = []
     for stmt in body:
-        if unrolling and isinstance(stmt, ast.Break):
-            return out, True
-        if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
-            sub, broke = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+        if unrolling and isinstance(stmt, (ast.Break, ast.Continue)):
+            return out, "break" if isinstance(stmt, ast.Break) else "continue"
+        if isinstance(stmt, ast.Return):
+            out.append((stmt, bind))
+            return out, "return"
+        if _is_stream_parallel(stmt, env) or (isinstance(stmt, ast.With) and len(stmt.items) == 1 and
+                                              graph_construct(stmt.items[0].context_expr, env) in _GRAPH_BLOCKS):
+            # `with qd.stream_parallel():` / `qd.graph.parallel_context()` / `qd.graph.parallel()`: the
+            # loops inside stay top-level tasks, run one after the other
+            if not _is_stream_parallel(stmt, env):
+                c = stmt.items[0].context_expr
+                which = graph_construct(c, env)
+                if isinstance(c, ast.Call) and which:
+                    warn_if_deprecated(c.func, which)
+            sub, stop = _expand(stmt.body, env, kernel_src, bind, unrolling)
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         if isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.IfExp) and isinstance(stmt.iter.test, ast.Call) \
                 and static_arg(ast.Expr(stmt.iter.test), env) is not None:
@@ -82,23 +106,30 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
                 code = compile(ast.Expression(stmt.iter.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.iter.test, f"could not evaluate qd.static(...): {e}") from None
+                raise kernel_src.error(stmt.iter.test, _static_failure(e)) from None
             stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
                                              stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
+        if isinstance(stmt, ast.For):
+            check_for(stmt, env, kernel_src)
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
+            check_static_jumps(stmt.body, kernel_src)
             try:
                 code = compile(ast.Expression(static), "<qd.static>", "eval")
                 items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
+            except QdCompileError as e:  # Quadrants' own error (qd.ndrange's checks): its class, at the user's line
+                raise kernel_src.error(static, e.message, type(e)) from None
             except Exception as e:  # noqa: BLE001
                 raise kernel_src.error(static, f"qd.static(...) must be iterable at compile time: {e}") from None
             names = kernel_src.target_names(stmt.target, "static loop targets")
             for item in items:
                 vals = item if len(names) > 1 else (item,)
-                sub, broke = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
-                                     True)
+                sub, stop = _expand(stmt.body, env, kernel_src, {**bind, **{n.id: v for n, v in zip(names, vals)}},
+                                    True)
                 out += sub
-                if broke:
+                if stop == "return":
+                    return out, stop
+                if stop == "break":
                     break
             continue
         if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Call) and static_arg(ast.Expr(stmt.test), env) is not None:
@@ -106,14 +137,21 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, b
                 code = compile(ast.Expression(stmt.test.args[0]), "<qd.static>", "eval")
                 cond = eval(code, {**flat_env(env), **bind})  # noqa: S307
             except Exception as e:  # noqa: BLE001
-                raise kernel_src.error(stmt.test, f"could not evaluate qd.static(...): {e}") from None
-            sub, broke = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
+                raise kernel_src.error(stmt.test, _static_failure(e)) from None
+            sub, stop = _expand(stmt.body if cond else stmt.orelse, env, kernel_src, bind, unrolling)
             out += sub
-            if broke:
-                return out, True
+            if stop:
+                return out, stop
             continue
         out.append((stmt, bind))
-    return out, False
+    return out, ""
+
+
+def _static_failure(e: Exception) -> str:
+    if isinstance(e, NameError):  # a kernel argument or a local: known only when the kernel runs
+        return (f"qd.static(...) arguments must be compile-time constants: {e} at compile time (a kernel "
+                f"argument or a runtime variable; use a qd.template() argument for a value known when compiling)")
+    return f"could not evaluate qd.static(...): {e}"
 
 
 def _is_stream_parallel(stmt, env) -> bool:
@@ -125,6 +163,67 @@ def _is_stream_parallel(stmt, env) -> bool:
     except Exception:  # noqa: BLE001 - not stream_parallel then
         return False
     return f is stream_parallel
+
+
+def _callee(node, env):
+    """The Python object a call's function names (`qd.static`), or None."""
+    if not isinstance(node, ast.Call):
+        return None
+    try:
+        return eval(compile(ast.Expression(node.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
+    except Exception:  # noqa: BLE001 - not a known callee then
+        return None
+
+
+def check_for(stmt: ast.For, env, src, assigned=()) -> None:
+    """Quadrants' QuadrantsSyntaxErrors for a `for` in a kernel: an `else` clause, nested
+    `qd.static`/`qd.grouped`, `qd.static(qd.grouped(x))` of anything but a `qd.ndrange`, and a loop
+    variable already declared outside the loop (`assigned`: names declared before it)."""
+    def err(node, msg):
+        return src.error(node, msg, QuadrantsSyntaxError)
+    if stmt.orelse:
+        raise err(stmt, "'else' clause for 'for' not supported in Quadrants kernels")
+    it = stmt.iter
+    outer = _callee(it, env)
+    if isinstance(it, ast.Call) and outer in (I.static, I.grouped) and len(it.args) == 1:
+        arg = it.args[0]
+        inner = _callee(arg, env)
+        if outer is I.static and inner is I.static:
+            raise err(it, "'qd.static' cannot be nested")
+        if outer is I.grouped and inner is I.grouped:
+            raise err(it, "'qd.grouped' cannot be nested")
+        if outer is I.grouped and inner is I.static:
+            raise err(it, "'qd.static' is not allowed inside 'qd.grouped'")
+        if outer is I.static and inner is I.grouped and isinstance(arg, ast.Call) and len(arg.args) == 1:
+            try:  # the value decides, as in Quadrants (`qd.grouped(stencil_range())` of a helper is fine)
+                value = eval(compile(ast.Expression(arg.args[0]), "<qd>", "eval"), flat_env(env))  # noqa: S307
+            except Exception:  # noqa: BLE001 - not known here: the loop's own lowering reports it
+                value = None
+            if value is not None and not isinstance(value, I.ndrange):
+                raise err(it, "Only 'qd.ndrange' is allowed in 'qd.static(qd.grouped(...))'.")
+    for t in ast.walk(stmt.target):
+        if isinstance(t, ast.Name) and t.id in assigned:
+            raise err(t, f"Variable '{t.id}' is already declared in the outer scope and cannot be used as loop "
+                         f"variable")
+
+
+def check_static_jumps(body, src) -> None:
+    """A `break`/`continue` of a qd.static loop inside a runtime `if`: Quadrants refuses it (the loop
+    is unrolled at compile time, so a runtime condition cannot stop it)."""
+    def walk(stmts, in_if):
+        for st in stmts:
+            if isinstance(st, (ast.Break, ast.Continue)) and in_if:
+                word = "break" if isinstance(st, ast.Break) else "continue"
+                raise src.error(st, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement "
+                                    f"is inside a non-static `if`. ", QuadrantsSyntaxError)
+            if isinstance(st, ast.If):
+                static = isinstance(st.test, ast.Call) and getattr(st.test.func, "attr",
+                                                                   getattr(st.test.func, "id", "")) == "static"
+                walk(st.body, in_if or not static)
+                walk(st.orelse, in_if or not static)
+            elif isinstance(st, (ast.With, ast.Try)):
+                walk(st.body, in_if)
+    walk(body, False)
 
 
 def static_arg(stmt, env):
@@ -147,7 +246,13 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
     groups: list[tuple[str, list[Item], dict]] = []
     pending: list[Item] = []
     config: dict = {}
+    declared: set = set()  # names the top-level statements so far assign (a loop may not reuse one)
     for stmt, bind in items:
+        if isinstance(stmt, ast.For):
+            check_for(stmt, env, src, declared)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                declared |= bound_names(t)
         call = loop_config_call(stmt, env)
         if call is not None:
             if pending:

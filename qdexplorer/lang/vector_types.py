@@ -14,6 +14,7 @@ import numpy as np
 from . import host_matrix as H
 from .field import ELEMENT_TYPE, Field, Ndarray
 from .types import DType, as_dtype, f32, i32, u32
+from .caller import caller
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,7 @@ class VectorType:
     m: int | None = None
     dtype: DType | None = None
     rank: int = 1      # 1: a vector, 2: a matrix
+    unpacked: bool = False  # `qd.types.vector(n, dt, unpacked=True)`: n scalar members of a @qd.dataclass
 
     @property
     def is_bare(self) -> bool:
@@ -40,12 +42,25 @@ class VectorType:
 
     def __repr__(self) -> str:
         dt = f", {self.dtype!r}" if self.dtype else ""
+        if self.unpacked:
+            dt += ", unpacked=True"
         if self.is_bare:
             return f"qd.types.{'vector' if self.rank == 1 else 'matrix'}()"
         return f"qd.types.vector({self.n}{dt})" if self.m is None else f"qd.types.matrix({self.n}, {self.m}{dt})"
 
+    def _refuse_unpacked(self, what: str):
+        if self.unpacked:
+            from .errors import QuadrantsSyntaxError
+            file, line = caller()
+            raise QuadrantsSyntaxError(
+                f"cannot {what} a vector declared with unpacked=True; the unpacked layout is only honored on "
+                "``@qd.dataclass`` field annotations. Either drop ``unpacked=True`` or use the type in an annotation "
+                "like ``r: qd.types.vector(N, dtype, unpacked=True)`` on a class decorated with @qd.dataclass.",
+                file, line)
+
     def __call__(self, *values):
         """From Python: a vector/matrix of this shape (`vec3(1, 2, 3)`, `vec3(0)` broadcasts)."""
+        self._refuse_unpacked("instantiate")
         parts = [np.ravel(np.asarray(v)) for v in values]  # vec3i(v2, 1.0): components concatenated
         flat = (np.concatenate(parts) if parts else np.zeros(0)).astype((self.dtype or f32).numpy)
         size = int(np.prod(self.shape))
@@ -71,10 +86,12 @@ class VectorType:
 
     def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
               **unused):
+        self._refuse_unpacked("create a field of")
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
                      needs_dual=needs_dual, offset=offset)
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
+        self._refuse_unpacked("create an ndarray of")
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
 
 
@@ -101,11 +118,13 @@ def _quant_field(q, elem_shape: tuple, shape, name: str, offset) -> Field:
     return f
 
 
-def vector(n: int | None = None, dtype=None) -> VectorType:
-    """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation."""
+def vector(n: int | None = None, dtype=None, unpacked: bool = False) -> VectorType:
+    """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation.
+    `unpacked=True` (a @qd.dataclass member's annotation only) makes the member n scalar members
+    `_r0.._r{n-1}`, reached in kernels as `obj.r[i]` with a compile-time `i` (struct_types.py)."""
     _no_quant(dtype, "a vector")
     dt = as_dtype(dtype) if dtype is not None else None
-    return VectorType(None, None, dt, 1) if n is None else VectorType(int(n), None, dt)
+    return VectorType(None, None, dt, 1) if n is None else VectorType(int(n), None, dt, unpacked=bool(unpacked))
 
 
 def matrix(n: int | None = None, m: int | None = None, dtype=None) -> VectorType:

@@ -73,6 +73,11 @@ def connect(address: str) -> None:
     _connected[:] = [address]
 
 
+def connected() -> bool:
+    """This process joined a cluster (and has not left it)."""
+    return bool(_connected)
+
+
 def disconnect() -> None:
     """Leave the cluster (a private local one ends, its processes and folder with it)."""
     if _connected[:1] == ["local"]:

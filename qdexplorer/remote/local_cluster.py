@@ -29,6 +29,7 @@ import sys
 import tempfile
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,9 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     try:
         ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, **init_kwargs(cluster), **kw)
     except SystemExit as e:   # SIGTERM while Ray starts: its own handler exits 15, saving nothing
+        # Ray's half-started processes are the reaper's to end (checked: none is left); their Popen
+        # objects, dropped with ray.init's frames, would each print a ResourceWarning on the way out
+        warnings.filterwarnings("ignore", r"subprocess \d+ is still running", ResourceWarning)
         cluster.stop()
         if e.code == signal.SIGTERM:
             raise KeyboardInterrupt(signal.SIGTERM) from None   # the CLI's way: exit 143
@@ -165,9 +169,13 @@ def _watch_head(cluster: LocalCluster, interrupt: bool) -> None:
     threading.Thread(target=watch, name="qdexplorer-cluster-head", daemon=True).start()
 
 
+_lost: list[str] = []   # why a cluster since stopped had ended under us (the CLI asks after stopping it)
+
+
 def lost() -> str | None:
-    """Why the private cluster ended under this process, if it did (the CLI's exit status is then 1)."""
-    return next((c.lost for c in _current if c.lost), None)
+    """Why the private cluster ended under this process, if it did (the CLI's exit status is then 1),
+    also once it has been stopped."""
+    return next((c.lost for c in _current if c.lost), None) or next(iter(_lost), None)
 
 
 def stop() -> None:
@@ -183,5 +191,6 @@ def stop() -> None:
         pass
     for c in _current:
         c.stop()
+    _lost[:] = [c.lost for c in _current if c.lost]
     _current.clear()
 

@@ -27,6 +27,7 @@ from .launch import LaunchTiming
 _CTYPES: dict[str, type[ctypes._SimpleCData[Any]]] = {"ptr": ctypes.c_void_p, "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32,
            "f32": ctypes.c_float, "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16,
            "u8": ctypes.c_uint8, "u16": ctypes.c_uint16, "u64": ctypes.c_uint64,
+           "u1": ctypes.c_bool,  # an i1 argument: the callee reads its low bit
            "f16": ctypes.c_float}  # a host entry takes an f16 scalar as f32 (codegen/abi.py) and narrows it
 _lock = threading.Lock()
 # Fewer indices than this run on the calling thread: handing a chunk to a pool thread costs tens of

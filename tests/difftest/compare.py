@@ -6,7 +6,9 @@
 - Floats of a "trans" program (sin, exp, log, tanh, atan2 on floats only, no branches on them):
   |a - b| <= RTOL * (|a| + |b| + scale), with scale the largest finite magnitude of that output;
   infinities must be equal, NaN matches NaN. RTOL is 2e-3 for f16, 1e-5 for f32, 1e-11 for f64
-  (libm and libdevice are accurate to a few ulp; a program chains at most a few dozen operations).
+  (libm and libdevice are accurate to a few ulp; a program chains at most a few dozen operations),
+  taken for the narrowest float type the program computes in, whatever the output's type: an f32
+  sine one ulp apart, cast to an f64 output, is still an f32 result (`narrowest`).
 - Errors: if exactly one side raises, that is a mismatch; if both do, the program is invalid
   (a generator bug) and is counted apart, never as agreement."""
 from __future__ import annotations
@@ -45,13 +47,22 @@ def _float_equal(a: np.ndarray, b: np.ndarray, approx: bool, rtol: float | None 
     return close | same_inf | nan
 
 
-def compare_value(key: str, want, got, approx: bool) -> Mismatch | None:
+def narrowest(source: str) -> int | None:
+    """The byte width of the narrowest float type a program's text names, or None."""
+    for t, n in (("qd.f16", 2), ("qd.f32", 4), ("qd.f64", 8)):
+        if t in source:
+            return n
+    return None
+
+
+def compare_value(key: str, want, got, approx: bool, width: int | None = None) -> Mismatch | None:
     if isinstance(want, (int, float, bool)) and not isinstance(want, np.ndarray):
         if type(want) is not type(got):
             return Mismatch("dtype", key, f"Quadrants {type(want).__name__} {want!r}, ours {type(got).__name__} {got!r}")
         if isinstance(want, float):
             a, b = np.array([want]), np.array([got])  # a returned f32 arrives as a Python float: its tolerance
-            return None if _float_equal(a, b, approx, RTOL[4]).all() else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
+            rtol = RTOL[min(width or 4, 4)]
+            return None if _float_equal(a, b, approx, rtol).all() else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
         return None if want == got else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
     if not isinstance(want, np.ndarray) or not isinstance(got, np.ndarray):
         return None if repr(want) == repr(got) else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
@@ -60,7 +71,7 @@ def compare_value(key: str, want, got, approx: bool) -> Mismatch | None:
     if want.shape != got.shape:
         return Mismatch("shape", key, f"Quadrants {want.shape}, ours {got.shape}")
     if want.dtype.kind == "f":
-        ok = _float_equal(want, got, approx)
+        ok = _float_equal(want, got, approx, RTOL[min(width or 8, want.dtype.itemsize)])
     else:
         ok = want == got
     if ok.all():
@@ -71,7 +82,8 @@ def compare_value(key: str, want, got, approx: bool) -> Mismatch | None:
                                   f"ours {got[first]!r}")
 
 
-def compare(want: dict, got: dict, cls: str) -> list[Mismatch]:
+def compare(want: dict, got: dict, cls: str, width: int | None = None) -> list[Mismatch]:
+    """`width`: the narrowest float width the program computes in (`narrowest`), for "trans" tolerances."""
     if not want.get("ok") or not got.get("ok"):
         if not want.get("ok") and not got.get("ok"):
             return [Mismatch("both_error", "-", f"Quadrants {want.get('error')}; ours {got.get('error')}")]
@@ -84,7 +96,7 @@ def compare(want: dict, got: dict, cls: str) -> list[Mismatch]:
         return [Mismatch("keys", "-", f"only Quadrants {sorted(set(w) - set(g))}, only ours {sorted(set(g) - set(w))}")]
     out = []
     for k in w:
-        m = compare_value(k, w[k], g[k], approx=cls == "trans")
+        m = compare_value(k, w[k], g[k], approx=cls == "trans", width=width)
         if m:
             out.append(m)
     return out

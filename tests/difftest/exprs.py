@@ -45,6 +45,11 @@ class ExprGen:
         v = value(self.rng, t)
         if t == I32 and -100 <= v <= 100:  # small: literals fold in Python, and Quadrants refuses a fold past i32
             return literal(v, t) if v >= 0 else f"({v})"
+        return self.const(v, t)
+
+    @staticmethod
+    def const(v, t: T) -> str:
+        """A typed constant of value v."""
         if t.is_int and not (-(2 ** 31) <= v < 2 ** 31):
             # wide constants are built from i32-sized pieces, since an untyped literal is an i32 first
             bits = v % (1 << t.bits)
@@ -83,8 +88,12 @@ class ExprGen:
                          "abs", "pow", "ifexp", "shr"])
         if op in ("neg", "inv"):
             return f"({'-' if op == 'neg' else '~'}{a})"
-        if op == "abs":  # Quadrants 1.3.3 aborts on qd.abs of i8/i16 ("emit_extra_unary: Not supported")
-            return f"qd.abs({a})" if t.signed and t.bits >= 32 else a
+        if op == "abs":  # Quadrants 1.3.3 aborts on qd.abs of i8/i16 ("emit_extra_unary: Not supported"), and
+            # its abs of the minimum is LLVM poison (the stored bits wrap, but `a < 0` is false and a shift
+            # after it is logical): the operand is kept above the minimum; and it folds abs of an i64
+            # constant through f64 (abs(2**63 - 1) folds to -2**63): the operand reads the zero cell
+            return (f"qd.abs(qd.max({a}, {self.const(t.lo + 1, t)}) + qd.cast(dz[None], {t.q}))"
+                    if t.signed and t.bits >= 32 else a)
         if op == "pow":  # on loaded values only: Quadrants 1.3.3 folds a constant int ** through a float and
             # saturates (i32 (-2147483647) ** 2 folds to -2147483648, runs as 1), unlike its own runtime
             loaded = [n for n in scope.of(t) if n[:2] in ("a_", "b_")]
@@ -97,7 +106,9 @@ class ExprGen:
         if op in ("//", "%") and t.bits == 8:  # Quadrants 1.3.3 gives 0 or 1 for any 8-bit // and % (a bug)
             op = "-"
         if op in ("//", "%"):
-            d = self.hoist(b, t)
+            # the divisor reads the zero cell `dz`: Quadrants 1.3.3 folds `//` and `%` of two constants with
+            # C's truncation (-2 // 7 is 0, -2 % 7 is -2), while it runs them with Python's floor semantics
+            d = self.hoist(f"{b} + qd.cast(dz[None], {t.q})", t)
             bad = f"{d} != 0 and {d} != -1" if t.signed else f"{d} != 0"
             return f"({a} {op} ({d} if {bad} else qd.cast(3, {t.q})))"
         if op in ("<<", ">>", "shr"):

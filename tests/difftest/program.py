@@ -66,6 +66,7 @@ class ProgramGen:
     # --- pieces ---
 
     def inputs(self) -> None:
+        self.globals.append("dz = qd.field(qd.i32, shape=())  # always 0: a value no compiler can fold")
         for t in self.types:
             self.globals.append(f"x_{t.name} = qd.field({t.q}, shape={N})")
             self.main.append(f"x_{t.name}.from_numpy({self.np_array(t, self.data(t))})")

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import os
 import select
+import shutil
 import subprocess
 import sys
 import tempfile
 
 from .child import read_msg, write_msg
-from .compare import Mismatch, compare
+from .compare import Mismatch, compare, narrowest
 from .program import Program, as_ours
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -28,6 +29,7 @@ class Child:
         self.impl, self.arch, self.timeout = impl, arch, timeout
         self.proc: subprocess.Popen | None = None
         self.version = ""
+        self.folder = ""
         self.log = tempfile.TemporaryFile()
         self.runs = 0
 
@@ -40,6 +42,7 @@ class Child:
         if hello is None:
             raise RuntimeError(f"the {self.impl} child did not start: {self.log_tail()}")
         self.version = hello.get("version", "")
+        self.folder = hello.get("folder", "")  # its programs and Quadrants' cache: removed when it stops
 
     def log_tail(self, n: int = 2000) -> str:
         self.log.seek(0, 2)
@@ -63,6 +66,8 @@ class Child:
                 self.proc.kill()
             self.proc.wait()
             self.proc = None
+            if self.folder:
+                shutil.rmtree(self.folder, ignore_errors=True)
 
     def run(self, name: str, source: str, init: dict) -> dict:
         sent = self.send(name, source, init)
@@ -115,7 +120,7 @@ class Pair:
 
     def check(self, prog: Program, source: str | None = None) -> list[Mismatch]:
         want, got = self.run(prog, source)
-        return compare(want, got, prog.cls)
+        return compare(want, got, prog.cls, narrowest(source if source is not None else prog.source))
 
     def close(self) -> None:
         self.ref.stop()

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from .compare import Mismatch, compare
+from .compare import Mismatch, compare, narrowest
 from .explain import explain
 from .program import as_ours, generate
 from .shrink import blocks, shrink
@@ -111,6 +111,11 @@ def test_comparison_rules():
     far = f.copy()
     far[0] = 1.001
     assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": far}}, "trans")
+    f32_in_f64 = np.array([-4.159054279327393]), np.array([-4.159054756164551])  # one f32 ulp, seen on CUDA
+    assert compare({**ok, "result": {"x": f32_in_f64[0]}}, {**ok, "result": {"x": f32_in_f64[1]}}, "trans")
+    assert compare({**ok, "result": {"x": f32_in_f64[0]}}, {**ok, "result": {"x": f32_in_f64[1]}}, "trans", 4) == []
+    assert compare({**ok, "result": {"x": f32_in_f64[0]}}, {**ok, "result": {"x": f32_in_f64[1]}}, "exact", 4)
+    assert narrowest("x = qd.field(qd.f64)\ny = qd.field(qd.f32)") == 4 and narrowest("qd.i32") is None
     i = np.array([1, 2], np.int32)
     assert compare({**ok, "result": {"x": i}}, {**ok, "result": {"x": i.astype(np.int64)}}, "exact")[0].kind == "dtype"
     assert compare({**ok, "result": {"k": 3}}, {**ok, "result": {"k": 3.0}}, "exact")[0].kind == "dtype"

@@ -210,3 +210,29 @@ def test_the_sweep_tab_fits_its_pane_without_scrolling_sideways(window, qtbot):
         saved = win.sweep.saved
         right = saved.mapTo(win.sweep, saved.rect().topRight()).x()
         assert saved.isVisible() and right <= page.width(), (size, right, page.width())
+
+
+def test_at_1400x900_the_code_gets_the_room_not_the_tree(qtbot, tmp_path):
+    """A first open at 1400×900 (issue 31): the tree took 42% of the width, its six figure columns
+    padded for sort arrows they did not show, and the source pane showed about 45 characters a line."""
+    from qdexplorer.gui.main_window import MainWindow
+    from qdexplorer.gui.settings import Settings
+    from .test_app import engine_for
+    shutil.copytree(bundled_demo(), tmp_path / "demo")
+    win = MainWindow(engine_for(tmp_path, False), tmp_path / "demo", "no GPU in this test",
+                     settings=Settings(str(tmp_path / "s.ini")))
+    qtbot.addWidget(win)
+    win.resize(1400, 900)
+    win.show()
+    wait_compiled(qtbot, win)
+    win.tree.select("particle_step_kernel_2_bounce_range_for")
+    qtbot.wait(400)   # the tree refits its columns 150 ms after the compile
+    tree, total = win.split.sizes()[0], sum(win.split.sizes())
+    assert tree <= 0.37 * total, win.split.sizes()
+    assert hidden_columns(win.tree) == []
+    src = win.views.source
+    assert src.viewport().width() // src.fontMetrics().horizontalAdvance("x") >= 60
+    ptx = win.views.ptx
+    assert ptx.viewport().width() // ptx.fontMetrics().horizontalAdvance("x") >= 45
+    win._closing = True
+    win.close()

@@ -226,3 +226,115 @@ def test_cross_iteration_read_after_write_in_the_parallel_loop_is_refused_as_in_
                                            r"`out`") as e:
         chain.grad()
     assert e.value.line == chain.line + 3
+
+
+def test_a_tuple_of_indices_spreads_into_a_subscript_and_its_gradient_matches_quadrants():
+    vec3 = qd.types.vector(3, qd.f32)
+    data = qd.field(dtype=vec3, shape=(2,), needs_grad=True)
+    field = qd.field(dtype=vec3, shape=(2, 2, 2, 1), needs_grad=True)
+    data[0] = qd.Vector([1.0, 1.0, 1.0])
+
+    @qd.kernel
+    def k(data: qd.template(), field: qd.template()):
+        for _ in qd.ndrange(1):
+            base = qd.floor(data[0]).cast(qd.i32)  # an index vector, then one more index
+            field[base, 0] += data[0]
+        for ii, jj, kk, i_b in qd.ndrange(2, 2, 2, 1):
+            I = (ii, jj, kk)  # a tuple of indices, then one more index
+            if field[I, i_b][0] > 0.0:
+                field[I, i_b] = field[I, i_b] / field[I, i_b]
+        for _ in qd.ndrange(1):
+            base = qd.floor(data[0]).cast(qd.i32)
+            data[1] = data[0] + field[base, 0]
+
+    field[1, 1, 1, 0] = qd.Vector([1.0, 1.0, 1.0])
+    k(data, field)
+    data.grad[1] = qd.Vector([1.0, 1.0, 1.0])
+    k.grad(data, field)
+    # Quadrants 1.3.3
+    assert data.to_numpy().tolist() == [[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]]
+    assert data.grad.to_numpy().tolist() == [[1.0, 1.0, 1.0], [0.0, 0.0, 0.0]]
+
+
+def test_an_integer_carried_by_an_accumulating_loop_and_a_stacked_inner_one():
+    """The outer loop only accumulates (no stack), the inner one needs a stack and also advances `c`,
+    which the outer loop carries: each inner iteration must replay with its own `c`."""
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, default_fp=qd.f64)
+    x = qd.field(qd.f64, shape=2, needs_grad=True)
+    y = qd.field(qd.f64, shape=2, needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            c = 0
+            s = 0.0
+            for j in range(3):
+                v = x[i]
+                for kk in range(2):
+                    v = v * v * 0.5 + c * 0.1
+                    c += 1
+                s += v
+            y[i] = s
+
+    x.from_numpy(np.array([0.3, 0.8]))
+    k()
+    y.grad.fill(1.0)
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.2205, 1.2480000000000002], rtol=1e-12)  # Quadrants 1.3.3
+
+
+def test_adaptive_size_fits_a_constant_trip_count_beyond_the_default():
+    """ad_stack_size=0 (Quadrants' adaptive default): a loop of a constant trip count gets a stack of
+    exactly that many entries, so 3000 iterations need no ad_stack_size (the default holds 1024)."""
+    qd.init(arch=qd.cpu, ad_stack_experimental_enabled=True, default_fp=qd.f64)
+    x = qd.field(qd.f64, shape=2, needs_grad=True)
+    y = qd.field(qd.f64, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def k():
+        for i in x:
+            v = x[i]
+            for _ in range(3000):
+                y[None] += qd.sin(v) * 1e-3
+                v = v + 1e-3
+            for j in range(2, 5):
+                v = v * v
+            y[None] += v
+
+    x.fill(0.1)
+    k()
+    y.grad[None] = 1.0
+    k.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), [22010.03403312] * 2, rtol=1e-10)  # Quadrants 1.3.3 (f64)
+    sizes = sorted({n.array.size for t in k.grad.tasks() for n in ir.walk(t.body)
+                    if isinstance(n, ir.Store) and isinstance(n.array, ir.LocalArray)})
+    assert sizes == [3, 3000]
+
+
+def test_adaptive_size_grows_the_stacks_of_a_long_runtime_loop_and_keeps_the_gradients_right():
+    """A trip count read at run time (5000 > the 1024 default) under ad_stack_size=0: the overflowing
+    call's gradients are put back and it runs again with larger stacks, as Quadrants' adaptive size
+    never overflows. The gradient accumulates once onto what x.grad held."""
+    x = qd.field(qd.f64, shape=4, needs_grad=True)
+    y = qd.field(qd.f64, shape=(), needs_grad=True)
+    m = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def k():
+        for i in x:
+            v = x[i]
+            for _ in range(m[None]):
+                y[None] += qd.sin(v) * 0.001
+                v = v + 0.001
+
+    x.fill(0.1)
+    m[None] = 5000
+    k()
+    y.grad[None] = 1.0
+    x.grad.fill(0.25)
+    k.grad()
+    expected = sum(math.cos(0.1 + 0.001 * j) * 0.001 for j in range(5000))
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.25 + expected] * 4, rtol=1e-6)
+    assert y.grad[None] == 1.0
+    k.grad()  # the larger stacks are kept: no overflow, one more accumulation
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.25 + 2 * expected] * 4, rtol=1e-6)

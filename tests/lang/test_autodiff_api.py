@@ -121,3 +121,63 @@ def test_struct_fields_with_needs_grad_differentiate_and_read_their_grad_in_kern
     read()
     assert s.has_grad() and s.grad.a.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]   # as Quadrants 1.3.3 gives
     assert s.grad.v.to_numpy()[:, 1].tolist() == [3.0] * 4 and out.to_numpy().tolist() == [3.0, 5.0, 7.0, 9.0]
+
+
+def test_stop_grad_stops_the_gradient_into_a_field_in_its_own_task_only():
+    x = qd.field(qd.f32, shape=4, needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def f():
+        for i in range(4):
+            qd.stop_grad(x)
+            loss[None] += x[i] ** 2
+        for i in range(4):
+            loss[None] += x[i] ** 2
+
+    x.from_numpy(np.arange(4, dtype=np.float32))
+    with qd.ad.Tape(loss):
+        f()
+    assert x.grad.to_numpy().tolist() == [0.0, 2.0, 4.0, 6.0]  # Quadrants 1.3.3: 2 x from the second loop
+
+
+def test_custom_gradients_checks_and_no_grad_placeholder_as_in_quadrants():
+    x = qd.field(qd.f32, shape=4, needs_grad=True)
+    total = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.kernel
+    def acc(mul: qd.f32):
+        for i in x:
+            total[None] += x[i] * mul
+
+    with pytest.raises(RuntimeError, match="must be a \\*\\*python\\*\\* function instead of a quadrants kernel"):
+        @qd.ad.grad_for(acc)
+        def backward(mul):
+            acc.grad(mul)
+
+    def plain(mul):
+        acc(mul)
+
+    with pytest.raises(RuntimeError, match="Primal function `plain` must be decorated by qd.ad.grad_replaced"):
+        qd.ad.grad_for(plain)(lambda mul: None)
+
+    @qd.ad.no_grad
+    def forward(mul):
+        acc(mul)
+
+    total.grad[None] = 1
+    forward(4.0)
+    forward.grad(4.0)  # Quadrants' placeholder: the gradient of a no_grad function does nothing
+    assert np.all(x.grad.to_numpy() == 0)
+
+
+def test_a_missing_gradient_inside_a_kernel_is_quadrants_compilation_error():
+    x = qd.field(qd.f32, shape=())
+
+    @qd.kernel
+    def f(a: qd.template()) -> qd.f32:
+        return a.grad[None]
+
+    with pytest.raises(qd.QuadrantsCompilationError, match=r"Gradient a.grad has not been placed, check whether "
+                                                          r"`needs_grad=True`"):
+        f(x)

@@ -95,7 +95,7 @@ def test_func_called_twice_for_one_parameter_is_a_clear_error(cpu):
     def k(out: I1):
         out[0] = axpb(1, x=2)
 
-    with pytest.raises(qd.QuadrantsSyntaxError, match="multiple values for argument 'x'"):
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Multiple values for argument 'x'"):
         k(np.zeros(1, np.int32))
 
 

@@ -65,14 +65,14 @@ class _Cfg:
         return runtime_api.debug()
 
     @property
-    def default_fp(self):  # what qd.init(default_fp=...) set (the frontend types Python floats with it)
-        from qdexplorer.lang.frontend.values import default_types
-        return default_types()[1]
+    def default_fp(self):
+        from qdexplorer.lang import runtime_api
+        return runtime_api._config.get("default_fp") or _qd().f32
 
     @property
     def default_ip(self):
-        from qdexplorer.lang.frontend.values import default_types
-        return default_types()[0]
+        from qdexplorer.lang import runtime_api
+        return runtime_api._config.get("default_ip") or _qd().i32
 
 
 class _Program:
@@ -87,6 +87,10 @@ class _Program:
     @staticmethod
     def get_graph_cache_size():
         return 0
+
+    @staticmethod
+    def config():  # `prog.config().arch` (test_adstack): what impl.current_cfg() answers
+        return _Cfg()
 
     @staticmethod
     def get_graph_cache_used_on_last_call():
@@ -105,8 +109,13 @@ class _Runtime:
         from qdexplorer.lang import runtime_api
         return runtime_api.num_compiled()
 
-    default_fp = property(lambda self: _Cfg().default_fp)
-    default_ip = property(lambda self: _Cfg().default_ip)
+    @staticmethod
+    def _set_default(key, dt):  # `impl.get_runtime().default_ip = qd.u32`: what qd.init(default_ip=...) sets
+        from qdexplorer.lang import runtime_api
+        runtime_api._config[key] = dt
+
+    default_fp = property(lambda self: _Cfg().default_fp, lambda self, dt: self._set_default("default_fp", dt))
+    default_ip = property(lambda self: _Cfg().default_ip, lambda self, dt: self._set_default("default_ip", dt))
 
 
 def _impl():

@@ -17,6 +17,7 @@ from .calls import CallLowering
 from .exprs import ExprLowering
 from .frame import Frame
 from .funcs import FuncInlining
+from .real_funcs import RealFuncCalls
 from .intrinsics import IntrinsicLowering
 from .kernel_scope import KernelScope
 from .loops import LoopLowering
@@ -29,8 +30,8 @@ from .vectors import VectorLowering
 from .views import ViewLowering
 
 
-class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, IntrinsicLowering, RandomLowering,
-                  SparseLowering, StructLowering, VectorLowering, ViewLowering, ExprLowering):
+class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, RealFuncCalls, CallLowering, IntrinsicLowering,
+                  RandomLowering, SparseLowering, StructLowering, VectorLowering, ViewLowering, ExprLowering):
     """Builds the IR of one task; inlines funcs into it. Each mixin lowers one family of constructs."""
 
     def __init__(self, kernel_name: str, src: SourceInfo, args: dict, parallel: bool,
@@ -46,6 +47,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, CallLowering, I
         self.runtime_nesting = 0  # runtime for/while/if bodies around the statement being lowered
         self.out = [[]]
         self.shared = []
+        self.stop_grad: set = set()  # fields `qd.stop_grad(x)` named: no gradient flows into them from this task
         self.counter = itertools.count()
         self.block_features_ok = True
         self.inline_stack = []

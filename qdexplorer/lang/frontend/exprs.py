@@ -11,9 +11,12 @@ from itertools import product
 
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from ..types import DType, f16, f32, f64, i32, i64, int_range, u1, promote
+from .values import BINOPS, CMPOPS, BufView, KDict, Py, _Key, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
+
+
+_OVERFLOW = ("+", "-", "*", "<<")  # the integer operations debug mode checks for overflow, as Quadrants
 
 
 class ExprLowering(LoweringBase):
@@ -88,6 +91,10 @@ class ExprLowering(LoweringBase):
             return self.struct_member(base, node.attr, node)
         if isinstance(base, BufView):
             return self.view_attr(base, node.attr, node)
+        if isinstance(base, KDict):
+            if node.attr not in ("keys", "values", "items"):
+                self.err(node, f"a dict in a kernel has keys(), values() and items(), not '{node.attr}'")
+            return Py(getattr(base, node.attr))
         if isinstance(base, StructArr):
             if node.attr in ("grad", "dual") and node.attr not in base.members:  # s.grad[i].a: the adjoints' arrays
                 return self.struct_adjoint(base, node.attr, node)
@@ -140,6 +147,54 @@ class ExprLowering(LoweringBase):
                 self.frame.scopes.pop()
         return out
 
+    def v_Dict(self, node):
+        """`{"a": x, "b": y}`: keys known at compile time, values evaluated now into locals."""
+        if any(k is None for k in node.keys):
+            self.err(node, "**unpacking in a dict literal is not supported in a kernel")
+        return KDict({self.dict_key(k): self.held(self.value(v), node) for k, v in zip(node.keys, node.values)})
+
+    def v_DictComp(self, node):
+        """`{k: v for j in range(3) if ...}`: unrolled like a list comprehension (compile-time iterable)."""
+        out: dict = {}
+        for scope in self.comprehension_scopes(node):
+            self.frame.scopes.append(scope)
+            try:
+                if all(self.static_truth(c) for c in node.generators[0].ifs):
+                    out[self.dict_key(node.key)] = self.held(self.value(node.value), node)
+            finally:
+                self.frame.scopes.pop()
+        return KDict(out)
+
+    def comprehension_scopes(self, node) -> list[dict]:
+        gens = node.generators
+        if len(gens) != 1 or gens[0].is_async:
+            self.err(node, "a comprehension in a kernel takes one 'for'")
+        try:
+            items = list(self.eval_static(gens[0].iter))
+        except (QdCompileError, TypeError):
+            self.err(gens[0].iter, "a comprehension in a kernel iterates over a compile-time sequence "
+                                   "(range(3), a tuple, qd.static(...)); use a for loop for a runtime one")
+        names = self.frame.src.target_names(gens[0].target)
+        return [{n.id: py_value(x) for n, x in zip(names, item if len(names) > 1 else (item,))} for item in items]
+
+    def dict_key(self, node):
+        k = self.value(node)
+        if isinstance(k, Py):
+            try:
+                hash(k.value)
+                return k.value
+            except TypeError:
+                self.err(node, f"a dict key must be hashable, got {type(k.value).__name__}")
+        return _Key(k)
+
+    def held(self, v, node):
+        """A value kept in a container: a kernel scalar or vector in a local, a compile-time one as it is."""
+        if isinstance(v, Vec):
+            return self.vec_local(v, "item")
+        if isinstance(v, ir.Expr):
+            return ir.LocalRef(self.new_local("item", v.dtype, v))
+        return v
+
     def static_truth(self, cond) -> bool:
         v = self.value(cond)
         if isinstance(v, ir.Const):
@@ -165,8 +220,17 @@ class ExprLowering(LoweringBase):
             return self.vec_subscript(base, node)
         if isinstance(base, BufView):
             return self.view_subscript(base, node)
+        if isinstance(base, UnpackedRef):
+            return base.struct.members[self.unpacked_member(base, idx_node)]
         if isinstance(base, StructArr):
             return self.struct_element(base, idx_node, node)
+        if isinstance(base, KDict):
+            key = self.value(idx_node)
+            k = key.value if isinstance(key, Py) else None
+            if not isinstance(key, Py) or k not in base.entries:
+                self.err(node, f"this dict has no key {k!r} (keys: {', '.join(map(repr, base.entries))}); a dict "
+                               "in a kernel takes compile-time keys", QuadrantsIndexError)
+            return base.entries[k]
         if isinstance(base, list):  # `[a, b, c][k]`, `[f(j) for j in range(3)][k]`
             base = Seq(base)
         if isinstance(base, Seq):
@@ -237,10 +301,18 @@ class ExprLowering(LoweringBase):
         if empty and user <= 1:
             return (ir.Const(0, i32),)  # x[None] / x[()]: a 0-d field or ndarray, stored as one element
         elts = idx_node.elts if isinstance(idx_node, ast.Tuple) else [idx_node]
-        vals = []
+        vals: list = []
         for e in elts:
             v = self.value(e)
+            tup = v.value if isinstance(v, Py) and isinstance(v.value, tuple) else None
+            if isinstance(v, Seq) or tup is not None:  # `I = (i, j, k); x[I, b]`: its items spread
+                items: list = v.items if isinstance(v, Seq) else [py_value(x) for x in tup or ()]
+                for x in items:
+                    vals += [(y, e) for y in x.items] if isinstance(x, Vec) else [(x, e)]
+                continue
             vals += [(x, e) for x in v.items] if isinstance(v, Vec) else [(v, e)]  # x[I] with I from qd.grouped
+        if not vals and user <= 1 and arr.ndim <= 1:
+            return (ir.Const(0, i32),)  # x[I] with I from qd.grouped(qd.ndrange()): the 0-d index
         if partial and len(vals) == user and user < arr.ndim:
             pass  # x[i] of an array of vectors: the caller loads the components
         elif len(vals) != arr.ndim:
@@ -286,6 +358,9 @@ class ExprLowering(LoweringBase):
         if isinstance(a, (ir.ArrayArg, StructArr)) or isinstance(b, (ir.ArrayArg, StructArr)):
             self.err(node, f"unsupported operand type(s) for {op}: a whole field or ndarray is not a value in a "
                            f"kernel; index it (x[i], x[None] for a 0-d one)", QuadrantsTypeError)
+        if isinstance(a, Vec) != isinstance(b, Vec):  # v + [x, y, z]: the list is a vector, as in Quadrants
+            a, b = (_as_vec(x) if isinstance(x, list) or (isinstance(x, Py) and isinstance(x.value, (list, tuple)))
+                    else x for x in (a, b))
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
         if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
@@ -305,15 +380,60 @@ class ExprLowering(LoweringBase):
             if runtime_api.debug() and eb.dtype.kind == "i":
                 self.check_negative_exponent(cast(eb, dt), node)
             return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
-        if op in ("/", "**") and not dt.is_float:
-            dt = f64 if dt == i64 else f32
+        if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
+            dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
             self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
-        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do
-            return cast(self.binop(op, cast(ea, f32), cast(eb, f32), node), f16)
+        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do;
+            # an integer operand becomes an f16 first, as in Quadrants (u16 60149 is 60160 in f16, and
+            # 60160 - 15.25 rounds to 60160; through f32 alone it was 60128)
+            return cast(self.binop(op, cast(cast(ea, f16), f32), cast(cast(eb, f16), f32), node), f16)
         if op == "**":
             return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
+        if op in _OVERFLOW and dt.is_int and dt != u1 and runtime_api.debug():
+            return self.checked_int_op(op, cast(ea, dt), cast(eb, dt), dt, node)
         return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
+
+    def checked_int_op(self, op: str, a: ir.Expr, b: ir.Expr, dt, node) -> ir.Expr:
+        """Debug mode, as Quadrants: an integer `+ - * <<` that overflows its type prints
+        "Addition overflow detected in File ..., line N, in f:" with the line, and the kernel goes on
+        with the wrapped value."""
+        def held(e: ir.Expr, name: str) -> ir.Expr:
+            return e if isinstance(e, (ir.Const, ir.LocalRef, ir.ScalarArg)) else ir.LocalRef(self.new_local(name, dt, e))
+        a, b = held(a, "ova"), held(b, "ovb")
+        r = ir.LocalRef(self.new_local("ovr", dt, ir.BinOp(op, a, b, dt)))
+        signed, zero = dt.kind == "i", ir.Const(0, dt)
+
+        def cmp(o, x, y):
+            return ir.Compare(o, x, y, u1)
+
+        def both(x, y):
+            return ir.BinOp("and", x, y, u1)
+        if op == "+":
+            bad = cmp("<", ir.BinOp("&", ir.BinOp("^", r, a, dt), ir.BinOp("^", r, b, dt), dt), zero) if signed \
+                else cmp("<", r, a)
+        elif op == "-":
+            bad = cmp("<", ir.BinOp("&", ir.BinOp("^", a, b, dt), ir.BinOp("^", a, r, dt), dt), zero) if signed \
+                else cmp("<", a, b)
+        elif op == "*":  # r / a != b, with a = 0 (never overflows) and, signed, a = -1 (only b = MIN) apart
+            minus1 = cmp("==", a, ir.Const(-1, dt)) if signed else ir.Const(0, u1)
+            unsafe = ir.BinOp("or", cmp("==", a, zero), minus1, u1)
+            safe_a = ir.Select(unsafe, ir.Const(1, dt), a, dt)
+            wrong = cmp("!=", ir.BinOp("//", r, safe_a, dt), b)
+            at_min = cmp("==", b, ir.Const(int_range(dt)[0], dt)) if signed else ir.Const(0, u1)
+            bad = both(cmp("!=", a, zero), ir.Select(minus1, at_min, wrong, u1))
+        else:  # <<: shifting back does not give the operand
+            bad = cmp("!=", ir.BinOp(">>", r, b, dt), a)
+        file, line, col, text = self.frame.src.where(node)
+        end = getattr(node, "end_col_offset", None)
+        span = max((end - getattr(node, "col_offset", 0)) if end is not None and getattr(node, "end_lineno", None)
+                   == getattr(node, "lineno", None) else 1, 1)
+        fn = getattr(self.frame.src.fn, "__name__", self.kernel_name)
+        what = {"+": "Addition", "-": "Subtraction", "*": "Multiplication", "<<": "Shift left"}[op]
+        msg = (f'{what} overflow detected in File "{file}", line {line}, in {fn}:\n{text.rstrip()}\n'
+               f"{' ' * col}{'^' * span}\n\n")
+        self.emit(ir.If(bad, [ir.Print((msg,))], []))
+        return r
 
     def pair(self, a, b, node):
         if is_number(a) and not is_number(b):
@@ -348,6 +468,13 @@ class ExprLowering(LoweringBase):
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):
+        for op in node.ops:  # Python's identity and membership tests are compile-time only, as in Quadrants
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                self.err(node, f'Operator "{"is" if isinstance(op, ast.Is) else "is not"}" in Quadrants scope is not '
+                               f"supported. (write qd.static(a is None) for a compile-time test)", QuadrantsSyntaxError)
+            if isinstance(op, (ast.In, ast.NotIn)):
+                self.err(node, f'"{type(op).__name__}" is only supported inside `qd.static`. (write '
+                               f"qd.static(a in (...)) for a compile-time test)", QuadrantsSyntaxError)
         result: Any = None
         left = self.value(node.left)
         if isinstance(left, Py) and (not is_number(left) or any(type(op) not in CMPOPS for op in node.ops)):
@@ -530,3 +657,13 @@ def _pure(e: ir.Expr) -> bool:
                 not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
             return False
     return True
+
+
+def _as_vec(x) -> Vec:
+    """A list or tuple of values as a vector (a list of rows as a matrix)."""
+    from .vectors import components
+    rows: Any = x.value if isinstance(x, Py) else x
+    items = components(x)
+    if rows and all(isinstance(r, (list, tuple)) for r in rows) and len(items) == len(rows) * len(rows[0]):
+        return Vec(items, (len(rows), len(rows[0])))
+    return Vec(items)

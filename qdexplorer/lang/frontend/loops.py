@@ -9,9 +9,12 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
+from ..errors import QdCompileError, QuadrantsSyntaxError
+from ..graph_api import construct as graph_construct, warn_if_deprecated
+from ..toplevel import check_for
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
-from .base import LoweringBase, StaticBreak
+from .base import LoweringBase, StaticBreak, StaticContinue
 
 
 class LoopLowering(LoweringBase):
@@ -19,7 +22,9 @@ class LoopLowering(LoweringBase):
 
     def s_While(self, node):
         if node.orelse:
-            self.err(node, "while/else is not supported in kernels")
+            self.err(node, "'else' clause for 'while' not supported in Quadrants kernels", QuadrantsSyntaxError)
+        if graph_construct(node.test, self.frame.env) == "do_while":
+            return self.graph_do_while(node)
         self.out.append([])
         cond = truthy(self.commit(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
@@ -35,8 +40,9 @@ class LoopLowering(LoweringBase):
         self.emit(ir.Loop(head + body))
 
     def s_For(self, node):
-        if node.orelse:
-            self.err(node, "for/else is not supported in kernels")
+        kernel_args = self.kscope.arg_values if len(self.frames) == 1 else {}
+        check_for(node, self.frame.env, self.frame.src,
+                  {n for scope in self.frame.scopes for n in scope if n not in kernel_args})
         it = node.iter
         if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
             picked = ast.copy_location(ast.For(node.target, self.static_pick(it), node.body, [], None), node)
@@ -88,6 +94,63 @@ class LoopLowering(LoweringBase):
             self.err(node.test, "a loop's `a if c else b` needs a compile-time condition (qd.static(...))")
         return node.body if c.value else node.orelse
 
+    def ndrange_bounds(self, it: ast.Call) -> tuple[list[tuple[ir.Expr, ir.Expr]], tuple[int, ...]]:
+        """`qd.ndrange(...)`'s (begin, end) per dimension, in the user's order, and the order to visit
+        them in (`axes=`: outermost first). Each argument is n, (begin, end), or `*shape` / `*t` of a
+        compile-time tuple (an end below its begin is an empty range where the loop is made)."""
+        from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+        from .values import ShapeTuple
+        bounds: list[tuple[ir.Expr, ir.Expr]] = []
+
+        def scalar(v, at) -> ir.Expr:
+            e = self.commit(v, at, like=i32)
+            if not e.dtype.is_int:
+                self.err(at, "Every argument of ndrange should be an integer scalar or a tuple/list of (int, int)",
+                         QuadrantsTypeError)
+            return e
+
+        def pair(v, at):
+            if isinstance(v, Py) and isinstance(v.value, (tuple, list)):
+                if len(v.value) != 2:
+                    self.err(at, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
+                             QuadrantsSyntaxError)
+                lo, hi = (scalar(Py(x), at) for x in v.value)
+            else:
+                lo, hi = ir.Const(0, i32), scalar(v, at)
+            bounds.append((lo, hi))
+
+        for a in it.args:
+            if isinstance(a, ast.Starred):
+                try:  # `*((0, n),) * 3`, `*[[1, 3]] * 3`: Python values, computed as Python computes them
+                    v = Py(self.eval_static(a.value))
+                except QdCompileError:
+                    v = self.value(a.value)  # `*x.shape` of an ndarray argument
+                if isinstance(v, ShapeTuple):
+                    bounds.extend((ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim))
+                elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
+                    for x in v.value:
+                        pair(Py(x), a)
+                else:
+                    self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
+                                "it a tuple first)")
+            elif isinstance(a, ast.Tuple):
+                if len(a.elts) != 2:
+                    self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
+                             QuadrantsSyntaxError)
+                lo, hi = (scalar(self.value(x), x) for x in a.elts)
+                bounds.append((lo, hi))
+            else:
+                pair(self.value(a), a)
+        axes = None
+        for kw in it.keywords:
+            if kw.arg != "axes":
+                self.err(kw, f"qd.ndrange() has no keyword '{kw.arg}' (only axes=)")
+            try:
+                axes = I.ndrange_axes(self.eval_static(kw.value), len(bounds))
+            except (QuadrantsSyntaxError, QuadrantsTypeError) as e:
+                self.err(kw, e.message, type(e))
+        return bounds, axes or tuple(range(len(bounds)))
+
     def nested_for(self, node, grouped: bool):
         """An inner `qd.ndrange(...)` / `qd.grouped(...)`: one ordinary loop per dimension, the first
         outermost (a `break` leaves the innermost one)."""
@@ -97,32 +160,19 @@ class LoopLowering(LoweringBase):
             if not (isinstance(inner, ast.Call) and self.value(inner.func) == Py(I.ndrange)):
                 self.err(it, "an inner qd.grouped() takes a qd.ndrange(...)")
             it = inner
-        bounds = []
-        for a in it.args:
-            if isinstance(a, ast.Starred):  # `qd.ndrange(*shape)`: a compile-time tuple of n or (begin, end)
-                v = self.value(a.value)
-                if not (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
-                    self.err(a, "*args of an inner qd.ndrange must be a constant tuple")
-                for x in v.value:
-                    lo, hi = tuple(x) if isinstance(x, (tuple, list)) and len(x) == 2 else (0, x)
-                    bounds.append((self.commit(Py(lo), a, like=i32), self.commit(Py(hi), a, like=i32)))
-            elif isinstance(a, ast.Tuple):
-                if len(a.elts) != 2:
-                    self.err(a, "ndrange bounds are n or (begin, end)")
-                lo_e, hi_e = (self.commit(self.value(x), x, like=i32) for x in a.elts)
-                bounds.append((lo_e, hi_e))
-            else:
-                bounds.append((ir.Const(0, i32), self.commit(self.value(a), a, like=i32)))
+        canonical, order = self.ndrange_bounds(it)
+        bounds = [canonical[a] for a in order]  # loop nest levels, outermost first
         targets = self.frame.src.target_names(node.target)
         if grouped and len(targets) != 1:
             self.err(node.target, "qd.grouped(...) gives one index vector: use one loop variable")
         if not grouped and len(targets) != len(bounds):
-            self.err(node.target, f"the loop has {len(bounds)} dimension(s) but {len(targets)} loop variable(s)")
+            self.err(node.target, ndrange_arity_message(len(bounds), len(targets)), QuadrantsSyntaxError)
         index_t = loop_index_type(e for r in bounds for e in r)
         loop_vars = [self.new_local(f"nd{k}", index_t, cast(lo, index_t)) for k, (lo, _) in enumerate(bounds)]
         ends = [self.new_local("end", index_t, cast(hi, index_t)) for _, hi in bounds]
-        scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in loop_vars])} if grouped
-                 else {t.id: v for t, v in zip(targets, loop_vars)})
+        by_axis = [loop_vars[order.index(k)] for k in range(len(order))]  # the canonical index of each axis
+        scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in by_axis])} if grouped
+                 else {t.id: v for t, v in zip(targets, by_axis)})
         self.frame.scopes.append(scope)
         saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
         self.frame.loop_depth = max(saved_depth, 0) + 1
@@ -158,12 +208,36 @@ class LoopLowering(LoweringBase):
                 try:
                     for s in node.body:
                         self.stmt(s)
+                except StaticContinue:
+                    continue
                 except StaticBreak:
                     break
                 finally:
                     self.frame.scopes.pop()
         finally:
             self.frame.loop_depth, self.frame.unroll_block = depth, unroll
+
+    def graph_do_while(self, node):
+        """`while qd.graph.do_while(flag):` the body, then again while `flag[()]` (a 0-d integer ndarray)
+        is non-zero: Quadrants' do-while, its host-side form (lang/graph.py)."""
+        warn_if_deprecated(node.test.func, "do_while")
+        if len(node.test.args) != 1 or node.test.keywords:
+            self.err(node.test, "qd.graph.do_while(flag) takes one argument, a 0-d qd.i32 ndarray")
+        flag = self.value(node.test.args[0])
+        if not isinstance(flag, ir.ArrayArg) or not flag.dtype.is_int:
+            self.err(node.test.args[0], "qd.graph.do_while(flag) takes a 0-d integer ndarray (qd.ndarray(qd.i32, "
+                                        "shape=())) that the loop body updates")
+        saved_depth = self.frame.loop_depth
+        self.frame.loop_depth = max(saved_depth, 0) + 1
+        self.runtime_nesting += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.frame.loop_depth = saved_depth
+            self.runtime_nesting -= 1
+        zero = (ir.Const(0, i32),) * max(flag.ndim, 1)
+        done = ir.Compare("==", ir.Load(flag, zero), ir.Const(0, flag.dtype), u1)
+        self.emit(ir.Loop(body + [ir.If(done, [ir.Break()], [])]))
 
     def s_Break(self, node):
         self.loop_jump(node, ir.Break(), "break")
@@ -175,11 +249,24 @@ class LoopLowering(LoweringBase):
         self.loop_jump(node, ir.Continue(), "continue")
 
     def loop_jump(self, node, stmt, word):
-        if self.frame.loop_depth < 0 and word == "break" and len(self.out) == self.frame.unroll_block:
-            raise StaticBreak()  # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here
+        if self.frame.loop_depth < 0 and len(self.out) == self.frame.unroll_block:
+            # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here (continue: next item)
+            raise StaticBreak() if word == "break" else StaticContinue()
         if self.frame.loop_depth < 0:
-            self.err(node, f"'{word}' cannot be used in a qd.static loop (it is unrolled)")
+            self.err(node, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement is inside "
+                           f"a non-static `if`: '{word}' under a runtime condition cannot leave a qd.static loop (it "
+                           f"is unrolled); make the condition a qd.static(...) one, or the loop a runtime range(...)",
+                     QuadrantsSyntaxError)
+        if self.frame.loop_depth == 0 and self.in_parallel and word == "break":
+            self.err(node, "Cannot break in the outermost loop: 'break' is not allowed in the top-level parallel "
+                           "loop (each of its iterations is a thread)", QuadrantsSyntaxError)
         if self.frame.loop_depth == 0:
             where = "the top-level parallel loop" if self.in_parallel else "a serial task outside a loop"
             self.err(node, f"'{word}' is not allowed in {where}")
         self.emit(stmt)
+
+
+def ndrange_arity_message(dims: int, targets: int) -> str:
+    return (f"Ndrange for loop with number of the loop variables not equal to the dimension of the ndrange is not "
+            f"supported: the loop has {dims} dimension(s) but {targets} loop variable(s) (use qd.grouped(...) for "
+            f"one index vector)")

@@ -357,12 +357,12 @@ class SparseLowering(LoweringBase):
             g = self.kscope.arg_values.get(arr.name + "__grad")
             if isinstance(g, ir.ArrayArg):
                 return g
-            self.err(node, f"'{arr.name}.grad': the array passed as '{arr.name}' has no gradient (make it with "
-                           f"needs_grad=True)")
+            self.err(node, f"Gradient {arr.name}.grad has not been placed, check whether `needs_grad=True` "
+                           f"(the array passed as '{arr.name}' has no gradient)")
         if fld is not None and attr == "grad":  # `x.grad[i]` in a kernel: the adjoint, a field of its own
             if fld._grad is None:
-                self.err(node, f"field {fld.name or ''} has no gradient: allocate it with needs_grad=True "
-                               f"(or place x.grad)")
+                self.err(node, f"Gradient {fld.name or arr.name}.grad has not been placed, check whether "
+                               f"`needs_grad=True` (or place x.grad)")
             g = fld.grad
             return self.kscope.field_arg(g, g.name or "grad")
         self.err(node, f"attribute '.{attr}' is not supported on an array in a kernel (.shape, .fill(v) and, "

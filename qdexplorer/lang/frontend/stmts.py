@@ -5,13 +5,14 @@ Augmented updates of array elements in a parallel loop are atomic (Quadrants' ru
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import intrinsics as I
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
 from ..toplevel import check_with
-from .values import BINOPS, BufView, Py, Seq, ShapeTuple, StructArr, StructVal, Vec, cast, is_number, truthy
+from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -24,7 +25,7 @@ class StatementLowering(LoweringBase):
 
     def s_Expr(self, node):
         if isinstance(node.value, ast.Constant) and (isinstance(node.value.value, str) or node.value.value is ...):
-            return  # docstring or comment string; `...` as a body does nothing, as `pass`
+            return  # docstring or comment string; `...` as a statement (a body that does nothing)
         v = self.value(node.value)
         if isinstance(v, ir.Expr):
             self.emit(ir.ExprStmt(v))
@@ -80,8 +81,12 @@ class StatementLowering(LoweringBase):
         if isinstance(vals, Vec):
             vals = list(vals.items) if len(vals.shape) == 1 else \
                 [Vec(vals.items[r * vals.shape[1]:(r + 1) * vals.shape[1]]) for r in range(vals.shape[0])]
-        if isinstance(vals, Py) and isinstance(vals.value, tuple):
-            vals = [Py(v) for v in vals.value]
+        if isinstance(vals, Py) and isinstance(vals.value, (tuple, list)):  # a constant tuple or list
+            vals = [py_value(v) for v in vals.value]
+        if isinstance(vals, ShapeTuple):  # `a, b = x.shape`
+            vals = [ir.Shape(vals.array, k) for k in range(vals.ndim)]
+        if isinstance(vals, Seq):
+            vals = list(vals.items)
         if not isinstance(vals, list) or len(vals) != len(target.elts):
             self.err(node, "tuple assignment needs a tuple of the same length on the right")
         for t_node, v in zip(target.elts, self.unpack_temps(vals, node)):
@@ -130,6 +135,9 @@ class StatementLowering(LoweringBase):
             if isinstance(v, Vec):
                 self.frame.scopes[-1][target.id] = self.vec_local(v, target.id)
                 return
+            if isinstance(v, KDict):  # a dict of kernel values (already held in locals)
+                self.frame.scopes[-1][target.id] = v
+                return
             if isinstance(v, (list, Seq)):  # a list of kernel values: one local per item
                 items = v.items if isinstance(v, Seq) else v
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
@@ -143,14 +151,16 @@ class StatementLowering(LoweringBase):
             return
         if isinstance(target, ast.Subscript):
             arr = self.value(target.value)
+            if isinstance(arr, UnpackedRef):  # obj.r[i] = x: obj._r{i}
+                return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 sel = self.vec_slice_keys(arr, target.slice, target)
                 if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
                     return self.store_components(arr, sel[0], self.slice_values(v, len(sel[0]), node), target, node)
-                keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple)
-                                                else [target.slice])]
+                keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple)
+                                           else [target.slice])
                 return self.store_components(arr, [keys], [v], target, node)
             if isinstance(arr, BufView):  # v[i] = x: element offset + i of the view's array
                 idx = self.view_index(arr, target.slice, target)
@@ -170,6 +180,12 @@ class StatementLowering(LoweringBase):
                     self.struct_member(base, target.attr, target)  # the error naming the members
                     self.err(target, f"cannot assign to the method '{target.attr}'")
                 return self.store_member(base, target.attr, v, node)
+            if isinstance(base, Vec) and all(c in SWIZZLE for c in target.attr) and len(base.shape) == 1:
+                n = base.shape[0]
+                if any(SWIZZLE[c] >= n for c in target.attr):
+                    group = next((g for g in ("xyzw", "rgba", "stpq") if target.attr[0] in g), "xyzw")
+                    self.err(target, f"vec{n} only has attributes={tuple(group[:n])}, got={tuple(target.attr)}",
+                             QuadrantsSyntaxError)
             if isinstance(base, Vec) and len(target.attr) == 1 and target.attr in SWIZZLE:
                 keys = [Py(SWIZZLE[target.attr])]
                 if all(isinstance(it, ir.Load) for it in base.items):
@@ -290,11 +306,12 @@ class StatementLowering(LoweringBase):
         return None
 
     def refuse_kernel_arg(self, target, existing):
-        if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
+        if len(self.frames) == 1 and existing is not None and target.id in self.kscope.arg_values and \
                 self.frames[0].scopes[0].get(target.id) is existing:
-            self.err(target, f"kernel argument '{target.id}' cannot be assigned (Quadrants passes arguments "
-                             f"read-only); copy it into a local first: {target.id}_ = {target.id}",
-                     QuadrantsSyntaxError)
+            self.err(target, f'Kernel argument "{target.id}" is immutable in the kernel. If you want to change its '
+                             f"value, please create a new variable: kernel argument '{target.id}' cannot be assigned "
+                             f"(Quadrants passes arguments read-only); copy it into a local first: "
+                             f"{target.id}_ = {target.id}", QuadrantsSyntaxError)
 
     def s_AugAssign(self, node):
         target = node.target
@@ -320,6 +337,8 @@ class StatementLowering(LoweringBase):
             return self.s_AugAssign(ast.copy_location(ast.AugAssign(component, node.op, node.value), node))
         if isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute)):
             base = self.value(target.value)  # a qd.linalg.SparseMatrixBuilder (which sits above the frontend)
+            if isinstance(base, UnpackedRef):  # obj.r[i] += x: obj._r{i}
+                return self.update_member(base.struct, self.unpacked_member(base, target.slice), op, node)
             if isinstance(base, Py) and getattr(type(base.value), "qd_triplet_builder", False):
                 return self.builder_add(base.value, target, node, op)
         if isinstance(target, ast.Subscript) or isinstance(target, ast.Name):
@@ -389,7 +408,7 @@ class StatementLowering(LoweringBase):
                 news = [self.binop(op, self.vec_pick(base, k, node), x, node) for k, x in zip(sel[0], vals)]
                 self.store_components(base, sel[0], news, target, node)
                 return True
-            keys = [self.value(e) for e in (target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])]
+            keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice])
             if all(isinstance(it, ir.Load) for it in base.items):
                 loads = self.vec_pick_loads(base, keys, target)
             else:
@@ -452,6 +471,19 @@ class StatementLowering(LoweringBase):
         flag = self.kscope.assert_flag()
         self.out.append([])  # an f-string message's values: evaluated only when the assert fails
         ints = None
+        pct = _percent_message(node.msg)
+        if pct is not None:  # assert c, "x[%d] got %f" % (i, v): Quadrants formats the values at run time
+            template, args = pct
+            vals = [self.commit(self.value(a), a) for a in args[:ASSERT_VALUES]]
+            store = self.kscope.assert_values()
+            for k, x in enumerate(vals):
+                self.emit(ir.Store(store, (ir.Const(k, i32),), cast(x, f64)))
+            file, line, _, text = self.frame.src.where(node)
+            head = f"{file}:{line}: assertion failed: {text.strip()}".replace("{", "{{").replace("}", "}}")
+            self.kscope.assert_sites.append((f"{head}: {template}", [x.dtype.is_int for x in vals]))
+            self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(len(self.kscope.assert_sites), i32)))
+            self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
+            return
         if isinstance(node.msg, ast.JoinedStr):
             fields = [v for v in node.msg.values if isinstance(v, ast.FormattedValue)][:ASSERT_VALUES]
             vals = [self.commit(self.value(v.value), v.value) for v in fields]
@@ -463,3 +495,30 @@ class StatementLowering(LoweringBase):
         self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32)))
         self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
 
+
+
+_PERCENT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([diufFeEgGxXs%])")
+
+
+def _percent_message(msg) -> tuple | None:
+    """`"x[%d] = %f" % (i, v)` as (a str.format template of the values, their AST nodes), or None."""
+    if not (isinstance(msg, ast.BinOp) and isinstance(msg.op, ast.Mod) and isinstance(msg.left, ast.Constant)
+            and isinstance(msg.left.value, str)):
+        return None
+    args = list(msg.right.elts) if isinstance(msg.right, ast.Tuple) else [msg.right]
+    out, k, pos = [], 0, 0
+    text = msg.left.value
+    for m in _PERCENT.finditer(text):
+        out.append(text[pos:m.start()].replace("{", "{{").replace("}", "}}"))
+        flags, conv = m.group(1), m.group(2)
+        if conv == "%":
+            out.append("%")
+        else:
+            conv = {"i": "d", "u": "d", "s": ""}.get(conv, conv)
+            out.append("{%d%s}" % (k, ":" + flags + conv if flags or conv else ""))
+            k += 1
+        pos = m.end()
+    out.append(text[pos:].replace("{", "{{").replace("}", "}}"))
+    if k != len(args):
+        return None
+    return "".join(out), args

@@ -12,13 +12,15 @@ from __future__ import annotations
 import ast
 import math
 
+import numpy as np
+
 from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
-from ..struct_types import StructType
+from ..struct_types import StructType, unpacked_member_name
 from ..types import f32
 from ..vector_types import VectorType
 from .base import LoweringBase, Value
-from .values import BoundMethod, Py, Seq, StructArr, StructVal, Vec, cast, is_number
+from .values import BoundMethod, Py, Seq, StructArr, StructVal, UnpackedRef, Vec, cast, is_number
 from .vectors import components
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
@@ -43,11 +45,26 @@ class StructLowering(LoweringBase):
     def struct_member(self, s: StructVal, attr: str, node: ast.AST) -> Value:
         if attr in s.members:
             return s.members[attr]
+        group = getattr(s.stype, "_unpacked_groups", {}).get(attr)
+        if group is not None:
+            return UnpackedRef(s, attr, group[0])
         methods = getattr(s.stype, "methods", {})
         if attr in methods:
             return Py(BoundMethod(methods[attr], s))
         self.err(node, f"struct {getattr(s.stype, 'name', '')} has no member or method '{attr}' "
                        f"(members: {', '.join(s.members)})", QuadrantsSyntaxError)
+
+    def unpacked_member(self, ref: UnpackedRef, idx_node: ast.AST) -> str:
+        """The member `ref.struct._{group}{i}` that `obj.{group}[i]` names; `i` must be known at compile time."""
+        k = self.value(idx_node)
+        if not (isinstance(k, Py) and isinstance(k.value, (int, np.integer)) and not isinstance(k.value, bool)):
+            self.err(idx_node, f"unpacked vector {ref.group}[i] requires a python-int index (possibly via "
+                               f"qd.static); got a runtime index", QuadrantsSyntaxError)
+        i = int(k.value)
+        if not 0 <= i < ref.count:
+            self.err(idx_node, f"unpacked vector index out of bounds: {ref.group}[{i}] (count={ref.count})",
+                     QuadrantsSyntaxError)
+        return unpacked_member_name(ref.group, i)
 
     def construct_struct(self, stype: StructType, node: ast.Call) -> StructVal:
         """`Particle(pos, vel, mass=1.0)`: positional members in order, then keywords; the rest zero."""

@@ -74,6 +74,15 @@ class StructVal:
 
 
 @dataclass
+class UnpackedRef:
+    """`obj.r` of a struct whose `r` is declared `qd.types.vector(n, dt, unpacked=True)`: only
+    indexable, with a compile-time index, as `obj._r{i}` (Quadrants' rule)."""
+    struct: StructVal
+    group: str
+    count: int
+
+
+@dataclass
 class BufView:
     """A `qd.BufferView` inside a kernel: elements [offset, offset + size) of a 1-D array. `offset`
     and `size` are i32 expressions (a kernel argument's `v__offset`/`v__size`, or computed)."""
@@ -87,6 +96,34 @@ class ViewMethod:
     """`v.subview` before it is called."""
     view: BufView
     name: str
+
+
+class KDict:
+    """A dict built in a kernel (`{"a": x, "b": y}`, `{k: v for ...}`): compile-time keys (a
+    kernel value as a key is that value, by identity, as Quadrants' Expr keys are) to values held
+    in locals. `d[k]` takes a compile-time key; `keys()`, `values()`, `items()` and `len(d)` work."""
+
+    def __init__(self, entries: dict):
+        self.entries = entries
+
+    def keys(self) -> list:
+        return [py_value(k) if not isinstance(k, _Key) else k.value for k in self.entries]
+
+    def values(self) -> list:
+        return list(self.entries.values())
+
+    def items(self) -> list:
+        return [[k, v] for k, v in zip(self.keys(), self.values())]
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+
+class _Key:
+    """A kernel value used as a dict key: equal only to itself."""
+
+    def __init__(self, value):
+        self.value = value
 
 
 @dataclass

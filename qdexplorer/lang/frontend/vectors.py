@@ -13,7 +13,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import as_dtype, f32, i32, promote, u1
-from .values import Py, Vec, VecMethod, cast, fold, is_number
+from .values import Py, Vec, VecMethod, cast, default_types, fold, is_number
 from .base import LoweringBase, Value
 
 EPS_METHODS = ("norm", "norm_inv", "normalized")  # methods that take Quadrants' eps guard
@@ -29,6 +29,15 @@ def components(v) -> list:
     if isinstance(v, list):
         return [x for e in v for x in components(e)]
     return [v]
+
+
+def _pick_tree(items: list, k: ir.Expr, first: int, dt) -> ir.Expr:
+    """items[k - first] by halving: k below the middle index takes the left half."""
+    if len(items) == 1:
+        return items[0]
+    mid = len(items) // 2
+    return ir.Select(ir.Compare("<", k, ir.Const(first + mid, i32), u1), _pick_tree(items[:mid], k, first, dt),
+                     _pick_tree(items[mid:], k, first + mid, dt), dt)
 
 
 class VectorLowering(LoweringBase):
@@ -47,6 +56,9 @@ class VectorLowering(LoweringBase):
         if matrix:
             given: Value = args if not (len(args) == 1) else args[0]
             given = given.value if isinstance(given, Py) else given
+            if isinstance(given, (list, tuple)) and given and all(_scalar_entry(r) for r in given):
+                items = [x for r in given for x in flat(r if not isinstance(r, (int, float)) else Py(r))]
+                return self.typed_vec(items, (len(items),), dt, node)  # qd.Matrix([a, b, c]): a vector
             rows = [flat(r if not isinstance(r, (list, tuple)) else Py(r)) if not isinstance(r, list) else flat(r)
                     for r in given]
             if not rows or any(len(r) != len(rows[0]) for r in rows):
@@ -66,7 +78,8 @@ class VectorLowering(LoweringBase):
                 for x in exprs[1:]:
                     dt = promote(dt, self.commit(x, node).dtype)
             else:
-                dt = f32 if any(isinstance(x.value, float) for x in items) else i32
+                ip, fp = default_types()  # literals only: qd.init's default_fp / default_ip, as in Quadrants
+                dt = fp if any(isinstance(x.value, float) for x in items) else ip
         return Vec([cast(self.commit(x, node, like=dt), dt) for x in items], tuple(shape))
 
     def vec_from_type(self, vt, node) -> Vec:
@@ -96,12 +109,11 @@ class VectorLowering(LoweringBase):
         if len(elts) != len(v.shape):
             self.err(node, f"a {'x'.join(map(str, v.shape))} value sliced with {len(elts)} indices: give one per axis",
                      QuadrantsIndexError)
-        axes, shape = [], []
+        axes: list[list] = []
+        shape: list[int] = []
         for e, n in zip(elts, v.shape):
             if isinstance(e, ast.Slice):
-                bounds = [None if b is None else self.eval_static(b) for b in (e.lower, e.upper, e.step)]
-                if not all(b is None or isinstance(b, int) for b in bounds):
-                    self.err(node, "a matrix slice needs compile-time integer bounds", QuadrantsIndexError)
+                bounds = self.slice_bounds(e, node)
                 picked = list(range(*slice(*bounds).indices(n)))
                 if not picked:
                     self.err(node, "this slice of the matrix is empty", QuadrantsIndexError)
@@ -109,12 +121,28 @@ class VectorLowering(LoweringBase):
                 shape.append(len(picked))
             else:
                 k = self.value(e)
-                if not is_number(k):
-                    self.err(node, "an index beside a slice must be a compile-time integer", QuadrantsIndexError)
+                if not is_number(k):  # a runtime index beside a slice (m[i, :]): picked at run time
+                    ke = self.commit(k, e, like=i32)
+                    if not ke.dtype.is_int:
+                        self.err(node, "an index beside a slice must be an integer", QuadrantsIndexError)
+                    axes.append([ke])
+                    continue
                 self._check_range(k.value, n, node)
                 axes.append([k.value % n])
-        keys = [[Py(r), Py(c)] for r in axes[0] for c in axes[1]] if len(axes) == 2 else [[Py(i)] for i in axes[0]]
+        key = lambda x: Py(x) if isinstance(x, int) else x  # noqa: E731 - a runtime index stays an expression
+        keys = [[key(r), key(c)] for r in axes[0] for c in axes[1]] if len(axes) == 2 else [[key(i)] for i in axes[0]]
         return keys, tuple(shape)
+
+    def slice_bounds(self, e: ast.Slice, node) -> list:
+        """A slice's (lower, upper, step), each None or a compile-time int, as Quadrants requires."""
+        bounds = []
+        for b in (e.lower, e.upper, e.step):
+            v = None if b is None else self.value(b)
+            if v is not None and not (is_number(v) and isinstance(v.value, int) and not isinstance(v.value, bool)):
+                self.err(node, "Quadrants does not support variables in slice now: slice bounds must be "
+                               "compile-time integers (constants or qd.static values)", QuadrantsIndexError)
+            bounds.append(None if v is None else v.value)
+        return bounds
 
     def vec_subscript(self, v: Vec, node):
         idx = node.slice
@@ -125,9 +153,7 @@ class VectorLowering(LoweringBase):
         if isinstance(idx, ast.Slice):  # v[:2], v[1:], v[::-1]: compile-time bounds, a vector
             if len(v.shape) != 1:
                 self.err(node, "only vectors can be sliced in a kernel", QuadrantsIndexError)
-            bounds = [None if b is None else self.eval_static(b) for b in (idx.lower, idx.upper, idx.step)]
-            if not all(b is None or isinstance(b, int) for b in bounds):
-                self.err(node, "a vector slice needs compile-time integer bounds", QuadrantsIndexError)
+            bounds = self.slice_bounds(idx, node)
             items = v.items[slice(*bounds)]
             if not items:
                 self.err(node, "this slice of the vector is empty", QuadrantsIndexError)
@@ -136,8 +162,19 @@ class VectorLowering(LoweringBase):
         if len(elts) > len(v.shape):
             self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
                      QuadrantsIndexError)
-        keys = [self.value(e) for e in elts]
+        keys = self.component_keys(elts)
+        if len(keys) > len(v.shape):
+            self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
+                     QuadrantsIndexError)
         return self.vec_pick(v, keys, node)
+
+    def component_keys(self, elts) -> list:
+        """The indices of `v[i, j]`; an index vector (`m[I]`, I from qd.grouped) gives one per component."""
+        keys: list = []
+        for e in elts:
+            k = self.value(e)
+            keys += k.items if isinstance(k, Vec) else [k]
+        return keys
 
     def vec_pick(self, v: Vec, keys, node):
         cols = v.shape[1] if len(v.shape) == 2 else 1
@@ -168,6 +205,8 @@ class VectorLowering(LoweringBase):
         items = [self.commit(it, node) for it in items]
         acc = items[-1]
         dt = acc.dtype
+        if len(items) > 32:  # a long vector (qd.types.vector(1024, ...)): a balanced tree, log2(n) deep
+            return _pick_tree([cast(x, dt) for x in items], k, 0, dt)
         for j in range(len(items) - 2, -1, -1):
             acc = ir.Select(ir.Compare("==", k, ir.Const(j, i32), u1), cast(items[j], dt), acc, dt)
         return acc
@@ -439,3 +478,10 @@ class VectorLowering(LoweringBase):
 
     def math_of(self, name, x, node):
         return self.apply_math(getattr(I, name), [x], node)
+
+
+def _scalar_entry(r) -> bool:
+    """An entry of `qd.Matrix([...])` that is one number (not a row)."""
+    if isinstance(r, Py):
+        r = r.value
+    return isinstance(r, (int, float, ir.Expr)) and not isinstance(r, bool)

@@ -26,9 +26,9 @@ from .memory import CudaMemory
 _CT: dict[str, type[ctypes._SimpleCData[Any]]] = {
     "i32": ctypes.c_int32, "i64": ctypes.c_int64, "u32": ctypes.c_uint32, "f32": ctypes.c_float,
     "f64": ctypes.c_double, "i8": ctypes.c_int8, "i16": ctypes.c_int16, "u8": ctypes.c_uint8,
-    "u16": ctypes.c_uint16, "u64": ctypes.c_uint64}
+    "u16": ctypes.c_uint16, "u64": ctypes.c_uint64, "u1": ctypes.c_bool}  # u1: an i1 param is one byte (.u8)
 _PACK = {"i32": "i4x", "i64": "q", "u32": "I4x", "f32": "f4x", "f64": "d", "i8": "b7x", "i16": "h6x",
-         "u8": "B7x", "u16": "H6x", "u64": "Q", "f16": "e6x"}  # one 8-byte slot per kernel parameter
+         "u8": "B7x", "u16": "H6x", "u64": "Q", "f16": "e6x", "u1": "?7x"}  # one 8-byte slot per kernel parameter
 _OK = cu.CUresult.CUDA_SUCCESS
 
 # (address of the void*[] block, what keeps it alive, grid, block)
