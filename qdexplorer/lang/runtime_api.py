@@ -117,7 +117,21 @@ def init(arch: str = cpu, **options):
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
     _last_call[0] = None
+    if options.get("_test_mode"):  # Quadrants' test mode returns the spec options it was given
+        return SpecConfig(**{k: options[k] for k in SpecConfig.DEFAULTS if k in options})
     return result
+
+
+class SpecConfig:
+    """What `qd.init(_test_mode=True, ...)` returns, as in Quadrants: the options that are not compiler
+    settings (log level, gdb trigger, ...), each its default unless given."""
+
+    DEFAULTS = {"log_level": "info", "gdb_trigger": False, "short_circuit_operators": True,
+                "print_full_traceback": False, "unrolling_limit": 32}
+
+    def __init__(self, **given):
+        for k, v in {**self.DEFAULTS, **given}.items():
+            setattr(self, k, v)
 
 
 def _default_type(options: dict, key: str):

@@ -439,3 +439,9 @@ def test_static_assert_of_a_kernel_variable_is_quadrants_type_error():
 
     with pytest.raises(qd.QuadrantsTypeError, match="Static assert with non-static condition"):
         foo()
+
+
+def test_init_in_test_mode_returns_the_spec_options():
+    cfg = qd.init(arch=qd.cpu, _test_mode=True, log_level="debug")
+    assert (cfg.log_level, cfg.gdb_trigger) == ("debug", False)
+    assert qd.init(arch=qd.cpu, _test_mode=True, gdb_trigger=True).gdb_trigger is True
