@@ -130,7 +130,13 @@ class SpecConfig:
                 "print_full_traceback": False, "unrolling_limit": 32}
 
     def __init__(self, **given):
-        for k, v in {**self.DEFAULTS, **given}.items():
+        import os
+        for k, v in self.DEFAULTS.items():
+            env = os.environ.get("QD_" + k.upper(), "")  # QD_LOG_LEVEL=debug, QD_GDB_TRIGGER=1, as Quadrants
+            if k in given:
+                v = given[k]
+            elif env:
+                v = type(v)(int(env)) if isinstance(v, (bool, int)) else env
             setattr(self, k, v)
 
 

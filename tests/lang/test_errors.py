@@ -445,3 +445,11 @@ def test_init_in_test_mode_returns_the_spec_options():
     cfg = qd.init(arch=qd.cpu, _test_mode=True, log_level="debug")
     assert (cfg.log_level, cfg.gdb_trigger) == ("debug", False)
     assert qd.init(arch=qd.cpu, _test_mode=True, gdb_trigger=True).gdb_trigger is True
+
+
+def test_init_test_mode_reads_quadrants_environment_variables(monkeypatch):
+    monkeypatch.setenv("QD_LOG_LEVEL", "error")
+    monkeypatch.setenv("QD_GDB_TRIGGER", "1")
+    cfg = qd.init(arch=qd.cpu, _test_mode=True)
+    assert (cfg.log_level, cfg.gdb_trigger) == ("error", True)
+    assert qd.init(arch=qd.cpu, _test_mode=True, log_level="trace").log_level == "trace"  # an argument wins
