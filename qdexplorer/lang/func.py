@@ -114,8 +114,10 @@ class RealFunc(Func):
 
     def __init__(self, fn):
         super().__init__(fn)
-        for p in inspect.signature(fn).parameters.values():
-            if p.annotation is inspect.Parameter.empty:
+        parts = fn.__qualname__.split(".")
+        in_class = len(parts) >= 2 and parts[-2] != "<locals>"  # a method: its `self` needs no annotation
+        for k, p in enumerate(inspect.signature(fn).parameters.values()):
+            if p.annotation is inspect.Parameter.empty and not (k == 0 and in_class):
                 code = fn.__code__
                 raise QuadrantsSyntaxError(f"parameter '{p.name}' of @qd.real_func '{fn.__name__}': Quadrants "
                                            "kernels parameters must be type annotated (def f(a: qd.i32))",

@@ -19,6 +19,7 @@ from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .frontend.loops import ndrange_arity_message
 from .frontend.funcs import has_return
+from .return_values import is_compound, leaves
 from .source import SourceInfo, python_env
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
@@ -62,6 +63,8 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
+    for k, (dt, shape) in enumerate(leaves(kernel.return_type) or ()):
+        kscope.ret_leaves.append(kscope.add_result(f"ret__{k}", dt, shape))
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
     kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
 
@@ -134,10 +137,12 @@ def _return_type(kernel):
         return None, (1,)
     if isinstance(ann, VectorType):
         return ann.dtype or f32, (math.prod(ann.shape),)
-    if isinstance(ann, StructType):
-        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' returns a struct ({ann!r}), which qdexplorer does not "
-                                   f"support: return its members (a vector, or several kernels)",
-                                   kernel.file, kernel.line)
+    if is_compound(ann):  # a struct or tuple: one result array per leaf (return_values.py)
+        try:
+            leaves(ann)
+        except TypeError as e:
+            raise QuadrantsSyntaxError(f"kernel '{kernel.name}': {e}", kernel.file, kernel.line) from None
+        return None, (1,)
     dt = as_dtype(ann)
     if dt is None:
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "

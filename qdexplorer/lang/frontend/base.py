@@ -341,7 +341,7 @@ class LoweringBase(ABC):
 
     # -- provided by RealFuncCalls (real_funcs.py)
     @abstractmethod
-    def outlined_call(self, func: Func, node: ast.Call) -> Value: ...
+    def outlined_call(self, func: Func, node: ast.Call, first: tuple = ()) -> Value: ...
 
     # -- provided by StructLowering (structs.py)
     @abstractmethod

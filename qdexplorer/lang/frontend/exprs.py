@@ -374,8 +374,10 @@ class ExprLowering(LoweringBase):
             dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
             self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
-        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do
-            return cast(self.binop(op, cast(ea, f32), cast(eb, f32), node), f16)
+        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do;
+            # an integer operand becomes an f16 first, as in Quadrants (u16 60149 is 60160 in f16, and
+            # 60160 - 15.25 rounds to 60160; through f32 alone it was 60128)
+            return cast(self.binop(op, cast(cast(ea, f16), f32), cast(cast(eb, f16), f32), node), f16)
         if op == "**":
             return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in _OVERFLOW and dt.is_int and dt != u1 and runtime_api.debug():

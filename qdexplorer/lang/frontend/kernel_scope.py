@@ -32,6 +32,7 @@ class KernelScope:
         # and size live in the global temporaries "<name>.offset" and "<name>.size")
         self.ret: ir.ArrayArg | None = None
         self.ret_annotation = None  # the kernel's `-> ...` (a dtype or vector type), to check returns
+        self.ret_leaves: list[ir.ArrayArg] = []  # a struct or tuple result: one array per leaf (return_values.py)
         # message of each debug-mode assert, numbered from 1: a string, or (format string, which of its
         # values are integers) for an f-string message, its values read back from `assertv__`
         self.assert_sites: list = []
@@ -49,6 +50,9 @@ class KernelScope:
         self.taken.add(name)
         self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key)
         return ir.ArrayArg(name, dtype, len(shape))
+
+    def add_result(self, name: str, dtype, shape) -> ir.ArrayArg:
+        return self._add(name, "ret", dtype, tuple(shape))
 
     def assert_flag(self) -> ir.ArrayArg:
         """The one-element array a failed `assert` writes its site number into (debug mode)."""
@@ -164,4 +168,6 @@ class KernelScope:
             out["assertv__"] = ir.ArrayArg("assertv__", f64, 1)
         if self.ret is not None:
             out[self.ret.name] = self.ret
+        for arr in self.ret_leaves:
+            out[arr.name] = arr
         return out
