@@ -3,6 +3,10 @@ with its generated PTX and with the doubled-loads edit (full preset), to be read
 
     python benchmarks/counters_capture_gpu.py OUT
 
+On the H200 the engine needs psygnal and platformdirs, which the machine lacks: carry them as
+wheels (/work/main/.whl has both) and pip install them into a --target first. This call made
+nothing yet: its first try stopped at the missing platformdirs.
+
 The engine's own path runs (`Engine.counters`: the child under ncu, the PTX-line table); only the last
 step, reading the report, is replaced by keeping its bytes in OUT (`<side>.ncu-rep`, with the PTX each
 was made from). `benchmarks/counters_window_shot.py --reports OUT` then draws the window from them

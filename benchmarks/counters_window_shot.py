@@ -4,10 +4,18 @@
 
 1. counters_ab.png: the copy task's PTX edited (every global load doubled, `counters.edits`),
    saved with "Profile on Save & use" on: the A/B of generated against the edit, full preset,
-   largest changes first, with both roofline points;
+   largest changes first, with both roofline points; counters_ab_lines.png: its PTX lines, A's
+   gutter beside B's, aligned by line;
 2. counters_gutters.png: the same task's PTX tab and source pane with their counters gutters;
 3. counters_roofline.png: saxpy profiled alone (full preset): figures, limiter and roofline point.
 Anything that fails or times out exits 1 with what went wrong; the figures go to stdout as JSON.
+
+`--reports DIR` draws 1 and 2 here, without a GPU, from the real reports that
+`benchmarks/counters_capture_gpu.py DIR` made on one (generated.ncu-rep, edited.ncu-rep and the PTX
+each was made from): a stand-in `ncu` on PATH hands the window's own profiles the report of the side
+it asks for (the edit is known by its `%qdxdbl` registers), and refuses when the PTX the window
+profiles is not the PTX the report was made from. Everything else (the engine, the child request,
+the cache, the reading, the tab) is the window's own path. Needs the report reader (`[counters]`).
 """
 from __future__ import annotations
 
@@ -33,7 +41,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="1600x1000")
     ap.add_argument("--timeout", type=float, default=180)
     ap.add_argument("--task", default=TASK, help="the task edited and compared (default: copy's)")
+    ap.add_argument("--reports", metavar="DIR", help="draw from the reports counters_capture_gpu.py made on a GPU")
     args = ap.parse_args(argv)
+    if args.reports:
+        stand_in_ncu(Path(args.reports), Path(tempfile.mkdtemp(prefix="qdx-stand-in-ncu-")))
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     try:
         figures = shoot(args)
@@ -109,6 +120,17 @@ def shoot(args) -> dict:
     figures["ab_rows"] = [[view.table.item(i, j).text() for j in range(5)] for i in range(min(8, view.table.rowCount()))]
     roomy()
     _save(win.grab(), out / "counters_ab.png")
+    # 1b. the same A/B's PTX lines, A's gutter and B's side by side, aligned by line
+    view.lower_tabs.setCurrentIndex(1)
+    lower = view.lower_tabs.parentWidget()        # the page beside the roofline: give it the room
+    lower.setSizes([int(sum(lower.sizes()) * 0.8), int(sum(lower.sizes()) * 0.2)])
+    left, right = view.ab_ptx.left, view.ab_ptx.right
+    hot = max(right.heat, key=lambda r: right.heat[r][0]) if right.heat else 1
+    right.goto_line(hot)
+    wait("the PTX lines page", lambda: True, timeout=5)
+    figures["ab_lines"] = {"A": len(left.heat), "B": len(right.heat), "note": view.ab_note.text()}
+    _save(win.grab(), out / "counters_ab_lines.png")
+    view.lower_tabs.setCurrentIndex(0)
 
     # 2. the gutters: PTX tab (line counters of the edit) beside the source pane
     win.views.tabs.setCurrentWidget(win.views.ptx_panel)
@@ -120,6 +142,11 @@ def shoot(args) -> dict:
     roomy()
     win.views.ptx.goto_line(hot)
     _save(win.grab(), out / "counters_gutters.png")
+
+    if args.reports:   # the roofline shot needs saxpy's own report: made on a GPU only
+        win._closing = True
+        win.close()
+        return figures
 
     # 3. saxpy alone: the roofline point
     win.tree.select("saxpy_kernel_0_range_for")
@@ -136,6 +163,44 @@ def shoot(args) -> dict:
     win._closing = True
     win.close()
     return figures
+
+
+STAND_IN = r'''#!{python}
+import os, pickle, shutil, sys
+args = sys.argv[1:]
+if args[:1] == ["--version"]:
+    print("NVIDIA (R) Nsight Compute Command Line Profiler\nVersion {version} (stand-in: hands over reports made on a GPU)")
+    sys.exit(0)
+req = pickle.load(open(args[-1], "rb"))
+task = args[args.index("-k") + 1].split("^", 1)[1].rstrip("$")
+(item,) = [it for it in req["items"] if it.spec.task == task]
+code = item.code.decode()
+side = "edited" if "%qdxdbl" in code else "generated"
+want = open(os.path.join({folder!r}, side + ".ptx")).read()
+body = lambda t: [ln for ln in t.splitlines() if ln.strip() and not ln.lstrip().startswith((".loc", ".file"))]
+if body(code) != body(want):
+    print("==ERROR== stand-in: the PTX profiled here is not the PTX the " + side + " report was made from")
+    sys.exit(1)
+out = args[args.index("-o") + 1] + ".ncu-rep"
+print('==PROF== Profiling "' + task + '": 0%....50%....100% - 20 passes')
+shutil.copyfile(os.path.join({folder!r}, side + ".ncu-rep"), out)
+'''
+
+
+def stand_in_ncu(reports: Path, bindir: Path) -> None:
+    """Put the stand-in ncu first on PATH and tell the probe there is a GPU (the reports' own)."""
+    import ncu_report
+    from qdexplorer.runtime.cuda import detect
+    action = ncu_report.load_report(str(reports / "generated.ncu-rep"))[0][0]
+    version = "2025.3.1.0"
+    device = action.metric_by_name("device__attribute_display_name").as_string()
+    ncu = bindir / "ncu"
+    ncu.write_text(STAND_IN.replace("{python}", sys.executable).replace("{version}", version)
+                   .replace("{folder!r}", repr(str(reports.resolve()))))
+    ncu.chmod(0o755)
+    os.environ["PATH"] = f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}"
+    os.environ.pop("QDEXPLORER_NCU", None)
+    detect._status[:] = [detect.CudaStatus(True, name=f"{device} (its reports)", arch="sm_90")]
 
 
 def _save(picture, path: Path) -> None:

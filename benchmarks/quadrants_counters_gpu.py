@@ -1,6 +1,7 @@
 """Counters for a real Quadrants program's task through the bridge, on a GPU with ncu: the saxpy task of
 tests/quadrants/programs/demo_kernels.py with the PTX Quadrants generates, then with a
-`QUADRANTS_LOAD_PTX` edit that adds a load of each element's stored bytes (`counters/edits.py`).
+`QUADRANTS_LOAD_PTX` edit that splits the task's FMA into a multiply and an add (`split_fma`: one warp
+instruction more per element, FFMA gone from the instruction mix, FMUL and FADD in its place).
 
     python benchmarks/quadrants_counters_gpu.py OUT [--preset full] [--n 1048576]
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import time
@@ -23,14 +25,24 @@ sys.path.insert(0, str(ROOT))
 
 from qdexplorer.counters import probe as P  # noqa: E402
 from qdexplorer.counters.diff import diff  # noqa: E402
-from qdexplorer.counters.edits import double_global_loads  # noqa: E402
 from qdexplorer.quadrants.edits import EditFolder  # noqa: E402
 from qdexplorer.quadrants.model import run_from_dict  # noqa: E402
 from qdexplorer.quadrants.program import run_program  # noqa: E402
 from qdexplorer.quadrants.task_counters import make_report, prepare, read_profile  # noqa: E402
 
 PROGRAM = ROOT / "tests" / "quadrants" / "programs" / "demo_kernels.py"
-TASK = "saxpy_kernel_0_range_for"
+TASK = "saxpy_kernel_1_range_for"   # Quadrants' kernel_0 is a serial task that computes the loop's bounds
+_FMA = re.compile(r"^(\s*)fma\.rn(\.ftz)?\.f32\s+(%\w+),\s*(%\w+),\s*(%\w+),\s*(%\w+);", re.M)
+
+
+def split_fma(ptx: str) -> str:
+    """Each f32 FMA as a multiply then an add, rounded twice (Quadrants 1.3.3's saxpy module has one).
+    Checked on the H200 dump in tests/quadrants/data/saxpy_cuda_dump."""
+    out, n = _FMA.subn(lambda m: f"{m[1]}mul.rn{m[2] or ''}.f32 \t{m[3]}, {m[4]}, {m[5]};\n"
+                                 f"{m[1]}add.rn{m[2] or ''}.f32 \t{m[3]}, {m[3]}, {m[6]};", ptx)
+    if not n:
+        raise ValueError("no f32 FMA in this PTX to split")
+    return out
 
 
 def make(out: Path, preset: str, n: int) -> dict:
@@ -49,8 +61,8 @@ def make(out: Path, preset: str, n: int) -> dict:
         return doc
     t = base.task(TASK)
     edits = EditFolder(out / "edits", "ptx")
-    gen = Path(t.files["ptx"]).read_text()
-    edits.write(t.stable_name, double_global_loads(gen), gen)
+    gen = Path(t.files["ptx"]).read_text().replace("\x00", "")
+    edits.write(t.stable_name, split_fma(gen), gen)
     for side, folder in (("generated", None), ("edited", edits.folder)):
         work = out / side
         work.mkdir(exist_ok=True)

@@ -49,7 +49,7 @@ def reduce_by_key_scratch_slots(n: int) -> int:
 def reduce_add(arr: template(), out: template(), scratch: template(), n: i32, dtype: template(),
                log256_max_n: template()):
     """`out[0] = sum(arr[0:n])`."""
-    out[0] = dtype(0)
+    out[0] = qd_i.cast(0, dtype)
     for i in range(n):
         out[0] += arr[i]
 
@@ -77,7 +77,7 @@ def exclusive_scan_add(arr: template(), out: template(), scratch: template(), n:
                        log256_max_n: template()):
     """`out[i] = sum(arr[0:i])`."""
     for _ in range(1):
-        acc = dtype(0)
+        acc = qd_i.cast(0, dtype)
         for i in range(n):
             out[i] = acc
             acc += arr[i]
@@ -131,7 +131,7 @@ def reduce_by_key_add(keys_in: template(), values_in: template(), keys_out: temp
             if i == 0 or keys_in[i] != keys_in[i - 1]:
                 r += 1
                 keys_out[r] = keys_in[i]
-                values_out[r] = value_dtype(0)
+                values_out[r] = qd_i.cast(0, value_dtype)
             values_out[r] += values_in[i]
         num_runs[0] = r + 1
 

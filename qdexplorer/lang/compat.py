@@ -24,10 +24,6 @@ REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
     "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
     # devices, streams, graphs
-    "qd.graph": "CUDA graphs are not built by qdexplorer; call the kernels directly",
-    "qd.graph_do_while": "CUDA graphs are not built by qdexplorer; loop in Python",
-    "qd.graph_parallel": "CUDA graphs are not built by qdexplorer; call the kernels directly",
-    "qd.graph_parallel_context": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
     "qd.interop": "Metal interop is not in qdexplorer (no Metal backend)",

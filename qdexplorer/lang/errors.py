@@ -21,8 +21,13 @@ class QdCompileError(QdError):
         self.source_line = source_line
         super().__init__(str(self))
 
+    trace = ""  # Quadrants' form of where it happened: `File "f.py", line 7, in foo:` with the line and carets,
+    # one block per function the kernel went through (frontend/base.py); then the message again
+
     def __str__(self) -> str:
         head = f"{self.file}:{self.line}:{self.col + 1}: error: {self.message}"
+        if self.trace:
+            return f"{head}\n{self.trace}{self.message}"
         if self.source_line:
             text = self.source_line.rstrip("\n")
             stripped = text.lstrip()

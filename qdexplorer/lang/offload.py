@@ -180,8 +180,14 @@ def _builder(ctx, parallel, index):
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     b = _builder(ctx, parallel=False, index=index)
+    bound: dict = {}  # the static-loop values the previous item saw: they end with their loop
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
+        scope = b.frames[0].scopes[-1]
+        for k, v in bound.items():
+            if k not in bind and scope.get(k) is v:  # `print(i)` after `for i in qd.static(...)`: undefined
+                del scope[k]
+        bound = {k: py_value(v) for k, v in bind.items()}
+        scope.update(bound)
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
@@ -195,7 +201,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container, order = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, order = _loop_ranges(b, src, node.iter, node)
     zero_d = not ranges  # `for I in qd.grouped(qd.ndrange())`: one iteration, an empty index
     if zero_d:
         if not grouped:
@@ -246,7 +252,7 @@ def _canonical(loop_vars: list, order) -> list:
     return [loop_vars[order.index(k)] for k in range(len(order))]
 
 
-def _loop_ranges(b, src, it):
+def _loop_ranges(b, src, it, loop=None):
     """(ranges, grouped, container, order) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
     the SNode whose active cells a struct-for visits (None: every index). `ranges` are in the order the
@@ -265,7 +271,8 @@ def _loop_ranges(b, src, it):
             return ranges, True, container, order
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
-                raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
+                b.err(loop or it, f"Range should have 1 or 2 arguments, found {len(it.args) + len(it.keywords)} "
+                                  f"(a parallel range() takes (end) or (begin, end); steps are not supported)")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
             return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, None
         if isinstance(fn, Py) and fn.value is I.ndrange:

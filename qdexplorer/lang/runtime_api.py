@@ -60,10 +60,36 @@ def _hook(name):
     return fn
 
 
+# Every keyword Quadrants 1.3.3's qd.init accepts: its CompileConfig fields, its spec options and its
+# own parameters (misc.init). Anything else is Quadrants' KeyError, so a misspelt option is not ignored.
+INIT_OPTIONS = frozenset("""
+ad_stack_experimental_enabled ad_stack_size ad_stack_sparse_threshold_bytes advanced_optimization
+auto_mesh_local_default_occupacy cache_loop_invariant_global_vars cfg_optimization check_out_of_bound
+cpu_max_num_threads cuda_stack_limit debug debug_dump_path default_cpu_block_dim default_fp
+default_gpu_block_dim default_ip demote_dense_struct_fors demote_no_access_mesh_fors detect_read_only
+device_memory_GB device_memory_fraction experimental_auto_mesh_local external_metal_command_queue
+external_metal_command_queue_is_torch_queue fast_math flatten_if force_scalarize_matrix half2_vectorization
+kernel_profiler make_block_local make_cpu_multithreading_loop make_mesh_block_local make_thread_local
+max_block_dim mesh_localize_all_attr_mappings mesh_localize_from_end_mapping mesh_localize_to_end_mapping
+move_loop_invariant_outside_if num_compile_threads offline_cache offline_cache_cleaning_factor
+offline_cache_cleaning_policy offline_cache_file_path offline_cache_max_size_of_files opt_level
+optimize_mesh_reordered_mapping print_accessor_ir print_ir print_ir_dbg_info print_kernel_amdgcn
+print_kernel_asm print_kernel_llvm_ir print_kernel_llvm_ir_optimized print_preprocessed_ir
+print_struct_llvm_ir quant_opt_atomic_demotion quant_opt_store_fusion raise_on_templated_floats random_seed
+real_matrix_scalarize saturating_grid_dim timeline vk_api_version
+log_level gdb_trigger short_circuit_operators print_full_traceback unrolling_limit
+_test_mode enable_fallback require_version print_non_pure src_ll_cache""".split())
+
+
 def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
+    unknown = [k for k in options if k not in INIT_OPTIONS]
+    if "default_up" in options:
+        raise KeyError("'default_up' is always the unsigned type of 'default_ip'. Please set 'default_ip' instead.")
+    if unknown:
+        raise KeyError(f"Unrecognized keyword argument(s) for qd.init: {', '.join(unknown)}")
     if arch == "python":  # Quadrants' python arch: the CPU backend here
         arch = cpu
     if arch in (amdgpu, metal, vulkan, arm64):  # as Quadrants: an unsupported arch falls back to the CPU
@@ -105,7 +131,8 @@ def _default_type(options: dict, key: str):
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
         raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
-    return dt
+    from . import types as T
+    return getattr(T, dt.name)  # the registered dtype itself, even for a copy (`is qd.f32` holds), as Quadrants
 
 
 def current_arch() -> Arch:

@@ -71,13 +71,15 @@ def from_numpy(dt) -> DType:
 
 
 def as_dtype(x) -> DType | None:
-    """Map an annotation (`qd.f32`, `float`, `int`) to a DType; None if it is not a scalar type."""
+    """Map an annotation (`qd.f32`, `float`, `int`) to a DType; None if it is not a scalar type. Python's
+    `float` and `int` are qd.init's default_fp / default_ip (f32 / i32 unless changed), as in Quadrants."""
     if isinstance(x, DType):
         return x
-    if x is float:
-        return f32
-    if x is int:
-        return i32
+    if x is float or x is int:
+        from .runtime_api import _config  # the current qd.init's defaults (runtime_api imports this module)
+        if x is float:
+            return _config.get("default_fp") or f32
+        return _config.get("default_ip") or i32
     if x is bool:
         return i32
     return None
@@ -85,7 +87,7 @@ def as_dtype(x) -> DType | None:
 
 def int_range(dt: DType) -> tuple[int, int]:
     """The values an integer dtype holds: every scalar argument is checked against it."""
-    if dt.kind == "u":
+    if dt.kind == "u" or dt.bits == 1:  # u1 holds 0 and 1
         return 0, (1 << dt.bits) - 1
     return -(1 << (dt.bits - 1)), (1 << (dt.bits - 1)) - 1
 

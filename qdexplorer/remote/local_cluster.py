@@ -169,9 +169,13 @@ def _watch_head(cluster: LocalCluster, interrupt: bool) -> None:
     threading.Thread(target=watch, name="qdexplorer-cluster-head", daemon=True).start()
 
 
+_lost: list[str] = []   # why a cluster since stopped had ended under us (the CLI asks after stopping it)
+
+
 def lost() -> str | None:
-    """Why the private cluster ended under this process, if it did (the CLI's exit status is then 1)."""
-    return next((c.lost for c in _current if c.lost), None)
+    """Why the private cluster ended under this process, if it did (the CLI's exit status is then 1),
+    also once it has been stopped."""
+    return next((c.lost for c in _current if c.lost), None) or next(iter(_lost), None)
 
 
 def stop() -> None:
@@ -187,5 +191,6 @@ def stop() -> None:
         pass
     for c in _current:
         c.stop()
+    _lost[:] = [c.lost for c in _current if c.lost]
     _current.clear()
 

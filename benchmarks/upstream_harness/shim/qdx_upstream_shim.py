@@ -66,12 +66,12 @@ class _Cfg:
     @property
     def default_fp(self):
         from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_fp", _qd().f32)
+        return runtime_api._config.get("default_fp") or _qd().f32
 
     @property
     def default_ip(self):
         from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_ip", _qd().i32)
+        return runtime_api._config.get("default_ip") or _qd().i32
 
 
 class _Program:
@@ -108,8 +108,13 @@ class _Runtime:
         from qdexplorer.lang import runtime_api
         return runtime_api.num_compiled()
 
-    default_fp = property(lambda self: _Cfg().default_fp)
-    default_ip = property(lambda self: _Cfg().default_ip)
+    @staticmethod
+    def _set_default(key, dt):  # `impl.get_runtime().default_ip = qd.u32`: what qd.init(default_ip=...) sets
+        from qdexplorer.lang import runtime_api
+        runtime_api._config[key] = dt
+
+    default_fp = property(lambda self: _Cfg().default_fp, lambda self, dt: self._set_default("default_fp", dt))
+    default_ip = property(lambda self: _Cfg().default_ip, lambda self, dt: self._set_default("default_ip", dt))
 
 
 def _impl():

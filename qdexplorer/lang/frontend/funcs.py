@@ -73,6 +73,7 @@ class FuncInlining(LoweringBase):
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
         self.frame.call_at = self.at(node)  # where the caller is while the func runs (BufferView's callstack)
+        self.frame.call_node = node  # ... and the call itself (an error's Quadrants-form position text)
         frame.real = func.is_real
         frame.scopes[0].update(bound)
         self.frames.append(frame)

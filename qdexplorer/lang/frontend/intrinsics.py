@@ -8,7 +8,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsTypeError
 from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
-from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
+from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
@@ -161,6 +161,11 @@ class IntrinsicLowering(LoweringBase):
         compile-time `qd.static_assert` / `qd.static_print`, `qd.one(x)`, and C-style
         `qd.raw_div` / `qd.raw_mod` (truncating, the remainder takes the dividend's sign)."""
         if f.kind == "static_assert":
+            if node.args and isinstance(node.args[0], ast.Name) and isinstance(
+                    self.value(node.args[0]), (ir.Expr, ir.Local)) and not isinstance(self.value(node.args[0]), ir.Const):
+                self.err(node.args[0], f"Static assert with non-static condition: '{node.args[0].id}' is a kernel "
+                                       f"variable (known only at run time); test it with an assert, or use a "
+                                       f"compile-time value", QuadrantsTypeError)
             args = [self.eval_static(a) for a in node.args]
             if not args[0]:
                 self.err(node, str(args[1]) if len(args) > 1 else "qd.static_assert failed")
@@ -263,8 +268,8 @@ class IntrinsicLowering(LoweringBase):
         if (f.name in ROUNDING or f.name in REAL_ONLY) and not dt.is_float:
             self.err(node, f"'{f.name}' takes real inputs only, got {dt!r} (cast it: qd.{f.name}(qd.f32(x)))",
                      QuadrantsTypeError)
-        if f.name in FLOAT_ONLY_MATH and not dt.is_float:
-            dt = f64 if dt == i64 else f32
+        if f.name in FLOAT_ONLY_MATH and not dt.is_float:  # in qd.init's default_fp, as Quadrants
+            dt = f64 if dt == i64 else default_types()[1]
         if dt == f16:
             out_dt = out_dt or f16
             dt = f32
