@@ -30,7 +30,19 @@ def _extreme(dtype, largest: bool):
     return int(info.max) if largest else int(info.min)
 
 
+MAX_LOG256_MAX_N = 4  # 256 ** 4 == 2 ** 32 indices already covers every i32-indexed array, as in Quadrants
+
+
+def validate_log256_max_n(log256_max_n) -> None:
+    """Quadrants' check of a scan / reduce / sort depth: deeper than any i32-indexed array needs is a ValueError."""
+    if log256_max_n is not None and log256_max_n > MAX_LOG256_MAX_N:
+        raise ValueError(f"log256_max_n={log256_max_n} exceeds the maximum of {MAX_LOG256_MAX_N}. Quadrants tensors "
+                         f"are indexed by signed 32-bit integers, so they hold at most 2**31 - 1 elements; "
+                         f"256 ** {MAX_LOG256_MAX_N} == 2**32 already covers that range")
+
+
 def _slots(n, log256_max_n=None) -> int:
+    validate_log256_max_n(log256_max_n)
     return max(1, int(n))
 
 
@@ -49,7 +61,7 @@ def reduce_by_key_scratch_slots(n: int) -> int:
 def reduce_add(arr: template(), out: template(), scratch: template(), n: i32, dtype: template(),
                log256_max_n: template()):
     """`out[0] = sum(arr[0:n])`."""
-    out[0] = dtype(0)
+    out[0] = qd_i.cast(0, dtype)
     for i in range(n):
         out[0] += arr[i]
 
@@ -77,7 +89,7 @@ def exclusive_scan_add(arr: template(), out: template(), scratch: template(), n:
                        log256_max_n: template()):
     """`out[i] = sum(arr[0:i])`."""
     for _ in range(1):
-        acc = dtype(0)
+        acc = qd_i.cast(0, dtype)
         for i in range(n):
             out[i] = acc
             acc += arr[i]
@@ -131,7 +143,7 @@ def reduce_by_key_add(keys_in: template(), values_in: template(), keys_out: temp
             if i == 0 or keys_in[i] != keys_in[i - 1]:
                 r += 1
                 keys_out[r] = keys_in[i]
-                values_out[r] = value_dtype(0)
+                values_out[r] = qd_i.cast(0, value_dtype)
             values_out[r] += values_in[i]
         num_runs[0] = r + 1
 

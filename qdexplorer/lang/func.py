@@ -26,12 +26,32 @@ def read_annotations(fn) -> dict:
     return hints
 
 
+def check_annotations(fn, what: str) -> None:
+    """At decoration, as Quadrants: a parameter annotated with a string that names nothing (`x: "bar"`)
+    is a QuadrantsSyntaxError. Under `from __future__ import annotations` every annotation is a string,
+    resolved when the kernel compiles, so this checks only strings the user wrote as strings."""
+    import __future__
+    if getattr(fn, "__globals__", {}).get("annotations") is __future__.annotations:
+        return
+    for i, (name, ann) in enumerate(getattr(fn, "__annotations__", {}).items()):
+        if name == "return" or not isinstance(ann, str):
+            continue
+        try:
+            eval(ann, dict(fn.__globals__), {})  # noqa: S307 - the user's own annotation
+        except Exception:  # noqa: BLE001 - any failure: it names no type
+            from .errors import QuadrantsSyntaxError
+            raise QuadrantsSyntaxError(f"Invalid type annotation (argument {i}) of Quadrants {what}: {ann} (the "
+                                       f"string {ann!r} names no type here)", fn.__code__.co_filename,
+                                       fn.__code__.co_firstlineno) from None
+
+
 class Func:
     """A device function, inlined at every call site."""
 
     is_real = False  # a @qd.real_func (RealFunc)
 
     def __init__(self, fn, requires_top_level: bool = False):
+        check_annotations(fn, "function")
         self.fn, self.name = fn, fn.__name__
         self.requires_top_level = requires_top_level  # its loops must stay top-level tasks (checked when inlined)
         self._source: SourceInfo | None = None
@@ -94,8 +114,10 @@ class RealFunc(Func):
 
     def __init__(self, fn):
         super().__init__(fn)
-        for p in inspect.signature(fn).parameters.values():
-            if p.annotation is inspect.Parameter.empty:
+        parts = fn.__qualname__.split(".")
+        in_class = len(parts) >= 2 and parts[-2] != "<locals>"  # a method: its `self` needs no annotation
+        for k, p in enumerate(inspect.signature(fn).parameters.values()):
+            if p.annotation is inspect.Parameter.empty and not (k == 0 and in_class):
                 code = fn.__code__
                 raise QuadrantsSyntaxError(f"parameter '{p.name}' of @qd.real_func '{fn.__name__}': Quadrants "
                                            "kernels parameters must be type annotated (def f(a: qd.i32))",

@@ -13,19 +13,21 @@ import inspect
 
 import numpy as np
 
-from . import array_arg_errors, autodiff, autodiff_fwd, autodiff_validation, ir, runtime_api
+from . import adstack_retry, array_arg_errors, autodiff, autodiff_fwd, autodiff_validation, ir, runtime_api
 from .arg_binding import bind_arguments
 from .array_arg_errors import ArgumentValueError
 from .caller import caller
-from .errors import QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError
+from .errors import (QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError,
+                     QuadrantsSyntaxError)
 from .buffer_view import BufferView, BufferViewType
 from .device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
-from .func import Func, KernelBase, func, read_annotations
+from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
+from .return_values import is_compound, rebuild
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template_spec
@@ -51,6 +53,7 @@ class Kernel(KernelBase):
     """A `@qd.kernel`: callable from Python with NumPy arrays and scalars; lowered to tasks."""
 
     def __init__(self, fn, fast_math: bool | None = None):
+        check_annotations(fn, "kernel")
         self.fn, self.name = fn, fn.__name__
         self.__wrapped__ = fn
         self.__doc__ = fn.__doc__
@@ -331,12 +334,15 @@ class Kernel(KernelBase):
         if stack is not None and int(stack[0]) != 0:
             raise QuadrantsAssertionError(
                 f"Adstack overflow: kernel '{self.name}' (reverse-mode autodiff) pushed more values than its adstack "
-                f"holds ({runtime_api.ad_stack_size()} per loop-carried variable of a dynamic loop); the gradients "
+                f"holds ({getattr(self, 'stack_size', runtime_api.ad_stack_size)()} per loop-carried variable of a "
+                f"dynamic loop); the gradients "
                 f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
+        ann = self.return_type
+        if is_compound(ann):  # a struct or tuple: rebuilt from one array per leaf
+            return rebuild(ann, args)
         if "ret__" not in args:
             return None
         r = args["ret__"]
-        ann = self.return_type
         if as_dtype(ann) is not None:
             x = r[0].item()
             return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
@@ -421,7 +427,7 @@ class GradKernel(Kernel):
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
-        key = (spec, runtime_api.debug(), runtime_api.ad_stack_size(), runtime_api.ad_stack_adaptive())
+        key = (spec, runtime_api.debug(), self.stack_size(), runtime_api.ad_stack_adaptive())
         if key not in self._tasks:
             n = len(self.arg_names)
             # the primal's own entries: the arguments, the alias marker, and the adjoints its body reads
@@ -433,7 +439,10 @@ class GradKernel(Kernel):
             if reads_grads:
                 types = self.primal.arg_types()
                 autodiff.check_no_grad_of_grad(primal, [a for a in arg_grads if isinstance(types.get(a), NdarrayType)])
-            self._tasks[key] = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2], key[3])
+            tasks = autodiff.grad_tasks(self.name, primal, _field_grad, arg_grads, key[2], key[3])
+            if key[2] != runtime_api.ad_stack_size():  # grown stacks: tasks of their own (a device loads by name)
+                tasks = [dataclasses.replace(t, name=f"{t.name}_adstack{key[2]}") for t in tasks]
+            self._tasks[key] = tasks
         runtime_api.note_compiled(self, key)
         return self._tasks[key]
 
@@ -443,12 +452,35 @@ class GradKernel(Kernel):
             spec = self.spec_for(tuple(bound[n] for n in self.arg_names))
         return super().call_args(bound, resolve, spec, implicit)
 
+    _grown: tuple | None = None  # (qd.init's stack size, this kernel's): a twin with larger stacks
+
+    def stack_size(self) -> int:
+        """Entries of a stack whose loop has no constant trip count (lang/adstack_retry.py grows it)."""
+        base = runtime_api.ad_stack_size()
+        return self._grown[1] if self._grown is not None and self._grown[0] == base else base
+
+    def with_stacks(self, size: int) -> "GradKernel":
+        """A twin of this kernel whose stacks hold `size` entries: calls go to it from then on."""
+        g = GradKernel(self.primal)
+        g._grown = (runtime_api.ad_stack_size(), size)
+        self.__dict__["_larger"] = g
+        return g
+
     def __call__(self, *args, **kwargs):
-        try:
-            full = runtime_api.call_kernel(self, self.bind(*args, **kwargs))
-        except QdCompileError as e:
-            raise e.with_traceback(None) from None
-        return self.result(full)
+        bound = self.bind(*args, **kwargs)
+        k = self
+        while True:
+            larger = k.__dict__.get("_larger")
+            if larger is not None and larger.stack_size() > k.stack_size():
+                k = larger  # an earlier call overflowed these stacks
+                continue
+            try:
+                saved = adstack_retry.save(k, bound)
+                full = runtime_api.call_kernel(k, bound)
+            except QdCompileError as e:
+                raise e.with_traceback(None) from None
+            if not adstack_retry.retry(k, saved, full):
+                return k.result(full)
 
 
 class DualKernel(Kernel):
@@ -536,7 +568,15 @@ class BoundKernel:
         self.kernel, self.obj = kernel, obj
         self.__wrapped__ = kernel.fn
 
+    def _check_class(self):
+        cls = type(self.obj)
+        if not getattr(cls, "_qd_data_oriented", False):
+            raise QuadrantsSyntaxError(f"Please decorate class {cls.__name__} with @qd.data_oriented (its @qd.kernel "
+                                       f"method {self.kernel.name} takes the object as a compile-time value)",
+                                       self.kernel.file, self.kernel.line)
+
     def __call__(self, *args, **kwargs):
+        self._check_class()
         return self.kernel(self.obj, *args, **kwargs)
 
     @property

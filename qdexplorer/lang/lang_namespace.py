@@ -15,9 +15,9 @@ class LangNamespace(types.ModuleType):
         top = sys.modules["qdexplorer.lang"]
         if name in vars(top):
             return vars(top)[name]
-        if name == "ops":  # `qd.lang.ops.add(a, b)`: Quadrants' operators as functions
-            from .module_paths import quadrants_module
-            return quadrants_module("quadrants.lang.ops")
+        if name in ("ops", "util", "exception"):  # `qd.lang.ops.add(a, b)`, `qd.lang.util.to_numpy_type(dt)`:
+            from .module_paths import quadrants_module  # Quadrants' submodules, read without an import
+            return quadrants_module(f"quadrants.lang.{name}")
         from . import compat
         for key in (f"qd.lang.{name}", f"qd.{name}"):
             if key in compat.REFUSED:

@@ -97,6 +97,13 @@ def _enums():
     return {"AutodiffMode": AutodiffMode, "SNodeGradType": SNodeGradType, "Layout": qd.Layout}
 
 
+def _graph_api():
+    """Quadrants' `quadrants.lang.ast.ast_transformers.graph_api`: how a kernel's source spells the
+    graph constructs (lang/graph.py recognises them the same way)."""
+    from . import graph_api
+    return {k: getattr(graph_api, k) for k in ("matches", "is_deprecated_spelling", "warn_if_deprecated")}
+
+
 def _ndrange():
     from .intrinsics import ndrange
     return {"_Ndrange": ndrange, "ndrange": ndrange}
@@ -104,6 +111,9 @@ def _ndrange():
 
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)
 PUBLIC: dict[str, Callable[[], dict]] = {
+    "quadrants.lang.ast": dict,
+    "quadrants.lang.ast.ast_transformers": dict,
+    "quadrants.lang.ast.ast_transformers.graph_api": _graph_api,
     "quadrants.lang.exception": _exception,
     "quadrants.lang.util": _util,
     "quadrants.types": _types,

@@ -19,7 +19,9 @@ from .struct_types import StructType, struct_arg_names
 from .frontend.kernel_scope import KernelScope
 from .frontend.loops import ndrange_arity_message
 from .frontend.funcs import has_return
+from .return_values import is_compound, leaves
 from .source import SourceInfo, python_env
+from . import materialize, quant_lower
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from .types import as_dtype, f32, i32, loop_index_type
@@ -29,7 +31,9 @@ from .vector_types import VectorType
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered.
     The frontend recurses over expressions and qd.func calls: past Python's recursion limit the
-    kernel is refused in one line, not with a RecursionError traceback."""
+    kernel is refused in one line, not with a RecursionError traceback. Fields declared since the
+    last compile must be placed first, as Quadrants checks when it compiles (materialize.py)."""
+    materialize.check()
     try:
         return _lower_kernel(kernel, memo, spec)
     except RecursionError:
@@ -62,10 +66,19 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
     kscope.ret_annotation = kernel.return_type
+    for k, (dt, shape) in enumerate(leaves(kernel.return_type) or ()):
+        kscope.ret_leaves.append(kscope.add_result(f"ret__{k}", dt, shape))
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
     kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
+    offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array" and e[5]}  # template fields'
+    kscope.offsets.update(offsets)                                                          # offset= ...
+    quants = {e[0]: e[6] for e in (spec or ()) if len(e) > 6 and e[1] == "array"}  # ... and quantized types
+    kscope.quants.update(quants)
+    for name, q in quants.items():  # the frontend sees the compute type
+        args[name] = ir.ArrayArg(name, q.compute, args[name].ndim)
 
-    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
+    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items())) + tuple(sorted(offsets.items())) + \
+        tuple(sorted((k, repr(q)) for k, q in quants.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
     whole = src.segment(body) if gtemp_names and body else ""  # shared locals: a task depends on the others
 
@@ -134,10 +147,12 @@ def _return_type(kernel):
         return None, (1,)
     if isinstance(ann, VectorType):
         return ann.dtype or f32, (math.prod(ann.shape),)
-    if isinstance(ann, StructType):
-        raise QuadrantsSyntaxError(f"kernel '{kernel.name}' returns a struct ({ann!r}), which qdexplorer does not "
-                                   f"support: return its members (a vector, or several kernels)",
-                                   kernel.file, kernel.line)
+    if is_compound(ann):  # a struct or tuple: one result array per leaf (return_values.py)
+        try:
+            leaves(ann)
+        except TypeError as e:
+            raise QuadrantsSyntaxError(f"kernel '{kernel.name}': {e}", kernel.file, kernel.line) from None
+        return None, (1,)
     dt = as_dtype(ann)
     if dt is None:
         raise QuadrantsSyntaxError(f"kernel '{kernel.name}' has return annotation {ann!r}; a kernel returns a "
@@ -175,8 +190,14 @@ def _builder(ctx, parallel, index):
 def _serial_task(ctx, items, index) -> ir.Task:
     kernel, prefix, src, args, kscope, _ = ctx
     b = _builder(ctx, parallel=False, index=index)
+    bound: dict = {}  # the static-loop values the previous item saw: they end with their loop
     for s, bind in items:
-        b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
+        scope = b.frames[0].scopes[-1]
+        for k, v in bound.items():
+            if k not in bind and scope.get(k) is v:  # `print(i)` after `for i in qd.static(...)`: undefined
+                del scope[k]
+        bound = {k: py_value(v) for k, v in bind.items()}
+        scope.update(bound)
         b.stmt(s)
     stmts = [s for s, _ in items]
     t = ir.Task(_task_name(prefix, index, "serial"), kernel.name, index, "serial", b.out[0], src.file,
@@ -190,7 +211,7 @@ def _range_task(ctx, item, index, config) -> ir.Task:
     b = _builder(ctx, parallel=True, index=index)
     b.frames[0].scopes[-1].update({k: py_value(v) for k, v in bind.items()})
     targets = src.target_names(node.target)
-    ranges, grouped, container, order = _loop_ranges(b, src, node.iter)
+    ranges, grouped, container, order = _loop_ranges(b, src, node.iter, node)
     zero_d = not ranges  # `for I in qd.grouped(qd.ndrange())`: one iteration, an empty index
     if zero_d:
         if not grouped:
@@ -216,7 +237,8 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         loop_vars = [by_axis[a] for a in order] if order else by_axis
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, by_axis)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
-    guard = b.active_cond(container, list(b.thread_ids)) if container is not None else None
+    offset = _struct_for_offset(b, node.iter)  # a struct-for over a field with offset= runs from it
+    guard = b.active_cond(container, _unshifted(b.thread_ids, offset)) if container is not None else None
     if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
         b.out.append([])
     for s in node.body:
@@ -241,7 +263,7 @@ def _canonical(loop_vars: list, order) -> list:
     return [loop_vars[order.index(k)] for k in range(len(order))]
 
 
-def _loop_ranges(b, src, it):
+def _loop_ranges(b, src, it, loop=None):
     """(ranges, grouped, container, order) of a top-level loop: range, qd.ndrange, qd.grouped(...), or a
     struct-for over an ndarray, a field or an SNode (`for i in x`: its index space). `container` is
     the SNode whose active cells a struct-for visits (None: every index). `ranges` are in the order the
@@ -260,7 +282,8 @@ def _loop_ranges(b, src, it):
             return ranges, True, container, order
         if isinstance(fn, Py) and fn.value is builtins.range:
             if len(it.args) not in (1, 2) or it.keywords:
-                raise src.error(it, "a parallel range() takes (end) or (begin, end); steps are not supported")
+                b.err(loop or it, f"Range should have 1 or 2 arguments, found {len(it.args) + len(it.keywords)} "
+                                  f"(a parallel range() takes (end) or (begin, end); steps are not supported)")
             ends = [b.commit(b.value(a), a, like=i32) for a in it.args]
             return [(ir.Const(0, i32), ends[0]) if len(ends) == 1 else (ends[0], ends[1])], False, None, None
         if isinstance(fn, Py) and fn.value is I.ndrange:
@@ -272,7 +295,12 @@ def _loop_ranges(b, src, it):
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         fld = b.kscope.sparse_field(v.name)
         container = fld._snode.parent() if fld is not None else None
-        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container, None
+        off = b.kscope.offsets.get(v.name, ())
+        ranges = [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))]
+        if off:  # indices run from the field's offset
+            ranges = [(ir.Const(o, i32), ir.BinOp("+", hi, ir.Const(o, i32), i32)) if o else (lo, hi)
+                      for (lo, hi), o in zip(ranges, off)]
+        return ranges, False, container, None
     if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
         sn = v.value
         if not sn.shape:
@@ -281,6 +309,26 @@ def _loop_ranges(b, src, it):
                 (sn if sn.sparse_path() else None), None)
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
                         "qd.grouped(...), an ndarray, a field or an SNode")
+
+
+def _struct_for_offset(b, it) -> tuple:
+    """The `offset=` of the field a struct-for (`for i in x`, `qd.grouped(x)`) iterates, else ()."""
+    while isinstance(it, ast.Call) and it.args and isinstance(it.func, (ast.Name, ast.Attribute)):
+        fn = b.value(it.func)
+        if not (isinstance(fn, Py) and fn.value is I.grouped):
+            return ()
+        it = it.args[0]
+    if not isinstance(it, (ast.Name, ast.Attribute)):
+        return ()
+    v = b.value(it)
+    while isinstance(v, StructArr):
+        v = next(iter(v.members.values()))
+    return b.kscope.offsets.get(v.name, ()) if isinstance(v, ir.ArrayArg) else ()
+
+
+def _unshifted(ids: list, offset: tuple) -> list:
+    """Loop indices of a struct-for over a field with `offset=`, as indices of its storage."""
+    return [ir.BinOp("-", e, ir.Const(o, i32), i32) if o else e for e, o in zip(ids, offset)] + ids[len(offset):]
 
 
 def _lines(src, stmts):
@@ -305,6 +353,7 @@ def _parameters(name: str, v) -> dict:
 
 
 def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
+    quant_lower.rewrite_task(task, kscope.quants, kscope.quant_groups)  # quantized fields: encode, decode
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
         if isinstance(n, ir.ArrayArg):
@@ -317,7 +366,8 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
         flat.update(_parameters(name, v))
     for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
-            params.append(ir.Param(name, "array", v.dtype, v.ndim))
+            dt = kscope.quants[name].raw if name in kscope.quants else v.dtype  # a quantized field's raw type
+            params.append(ir.Param(name, "array", dt, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:
             params.append(ir.Param(name, "scalar", v.dtype))
     task.params = params

@@ -9,7 +9,12 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
+from . import materialize
+from . import types as _types
 from .splitmix import GOLDEN, MASK64, mix64
+
+ADSTACK_DEFAULT_SIZE = 1024  # qd.init(ad_stack_size=0), Quadrants' "adaptive": this many entries per stack
+
 
 class Arch(str):
     """A backend name that compares equal to its string ("cpu") and has Quadrants' `Arch.name`
@@ -45,6 +50,21 @@ _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.in
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
 PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
+_ON_INIT: list = []  # called with (default_ip, default_fp) (None: the default) after each qd.init
+
+
+def _init_defaults() -> tuple:
+    return _config.get("default_ip"), _config.get("default_fp")
+
+
+_types.init_defaults = _init_defaults  # types.as_dtype reads `int`/`float` annotations through it
+
+
+def on_init(fn) -> None:
+    """Call `fn(default_ip, default_fp)` after every `qd.init` (qd.math retypes its vec/ivec types)."""
+    _ON_INIT.append(fn)
+
+
 _last_call: list = [None]  # (kernel, bound arguments) of the latest kernel call, for last_call_tasks()
 
 
@@ -60,10 +80,36 @@ def _hook(name):
     return fn
 
 
+# Every keyword Quadrants 1.3.3's qd.init accepts: its CompileConfig fields, its spec options and its
+# own parameters (misc.init). Anything else is Quadrants' KeyError, so a misspelt option is not ignored.
+INIT_OPTIONS = frozenset("""
+ad_stack_experimental_enabled ad_stack_size ad_stack_sparse_threshold_bytes advanced_optimization
+auto_mesh_local_default_occupacy cache_loop_invariant_global_vars cfg_optimization check_out_of_bound
+cpu_max_num_threads cuda_stack_limit debug debug_dump_path default_cpu_block_dim default_fp
+default_gpu_block_dim default_ip demote_dense_struct_fors demote_no_access_mesh_fors detect_read_only
+device_memory_GB device_memory_fraction experimental_auto_mesh_local external_metal_command_queue
+external_metal_command_queue_is_torch_queue fast_math flatten_if force_scalarize_matrix half2_vectorization
+kernel_profiler make_block_local make_cpu_multithreading_loop make_mesh_block_local make_thread_local
+max_block_dim mesh_localize_all_attr_mappings mesh_localize_from_end_mapping mesh_localize_to_end_mapping
+move_loop_invariant_outside_if num_compile_threads offline_cache offline_cache_cleaning_factor
+offline_cache_cleaning_policy offline_cache_file_path offline_cache_max_size_of_files opt_level
+optimize_mesh_reordered_mapping print_accessor_ir print_ir print_ir_dbg_info print_kernel_amdgcn
+print_kernel_asm print_kernel_llvm_ir print_kernel_llvm_ir_optimized print_preprocessed_ir
+print_struct_llvm_ir quant_opt_atomic_demotion quant_opt_store_fusion raise_on_templated_floats random_seed
+real_matrix_scalarize saturating_grid_dim timeline vk_api_version
+log_level gdb_trigger short_circuit_operators print_full_traceback unrolling_limit
+_test_mode enable_fallback require_version print_non_pure src_ll_cache""".split())
+
+
 def init(arch: str = cpu, **options):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
     `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
+    unknown = [k for k in options if k not in INIT_OPTIONS]
+    if "default_up" in options:
+        raise KeyError("'default_up' is always the unsigned type of 'default_ip'. Please set 'default_ip' instead.")
+    if unknown:
+        raise KeyError(f"Unrecognized keyword argument(s) for qd.init: {', '.join(unknown)}")
     if arch == "python":  # Quadrants' python arch: the CPU backend here
         arch = cpu
     if arch in (amdgpu, metal, vulkan, arm64):  # as Quadrants: an unsupported arch falls back to the CPU
@@ -90,8 +136,31 @@ def init(arch: str = cpu, **options):
     _config["debug"] = bool(options.get("debug", False))
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
+    materialize.forget()
+    for fn in _ON_INIT:
+        fn(_config["default_ip"], _config["default_fp"])
     _last_call[0] = None
+    if options.get("_test_mode"):  # Quadrants' test mode returns the spec options it was given
+        return SpecConfig(**{k: options[k] for k in SpecConfig.DEFAULTS if k in options})
     return result
+
+
+class SpecConfig:
+    """What `qd.init(_test_mode=True, ...)` returns, as in Quadrants: the options that are not compiler
+    settings (log level, gdb trigger, ...), each its default unless given."""
+
+    DEFAULTS = {"log_level": "info", "gdb_trigger": False, "short_circuit_operators": True,
+                "print_full_traceback": False, "unrolling_limit": 32}
+
+    def __init__(self, **given):
+        import os
+        for k, v in self.DEFAULTS.items():
+            env = os.environ.get("QD_" + k.upper(), "")  # QD_LOG_LEVEL=debug, QD_GDB_TRIGGER=1, as Quadrants
+            if k in given:
+                v = given[k]
+            elif env:
+                v = type(v)(int(env)) if isinstance(v, (bool, int)) else env
+            setattr(self, k, v)
 
 
 def _default_type(options: dict, key: str):
@@ -101,11 +170,13 @@ def _default_type(options: dict, key: str):
     v = options.pop(key, None)
     if v is None:
         return None
+    from . import types
     dt = as_dtype(v)
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
         raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
-    return dt
+    from . import types as T
+    return getattr(T, dt.name)  # the registered dtype itself, even for a copy (`is qd.f32` holds), as Quadrants
 
 
 def current_arch() -> Arch:
@@ -132,7 +203,6 @@ def ad_stack_size() -> int:
     size = opts.get("ad_stack_size", 0)
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise ValueError(f"qd.init(ad_stack_size=...) takes a non-negative integer, got {size!r}")
-    from .autodiff import ADSTACK_DEFAULT_SIZE
     return size or ADSTACK_DEFAULT_SIZE
 
 
@@ -144,6 +214,7 @@ def ad_stack_adaptive() -> bool:
 
 def reset():
     _compiled.clear()
+    materialize.forget()
     _last_call[0] = None
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives

@@ -9,7 +9,10 @@ import ast
 
 from . import intrinsics as I
 from .errors import QuadrantsSyntaxError
+from .graph_api import construct as graph_construct, warn_if_deprecated
 from .source import flat_env
+
+_GRAPH_BLOCKS = ("parallel_context", "parallel")  # qd.graph's `with` blocks: their loops stay top-level tasks
 
 
 def loop_config_call(stmt, env):
@@ -55,6 +58,11 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
         raise err("'with ... as ...' is not supported in Quadrants kernels")
     if not isinstance(item.context_expr, ast.Call):
         raise err("'with' in Quadrants kernels requires a call expression")
+    which = graph_construct(item.context_expr, env)
+    if which in _GRAPH_BLOCKS:
+        if not in_kernel:
+            raise err(f"qd.graph.{which}() can only be used inside @qd.kernel, not @qd.func")
+        return
     if not _is_stream_parallel(stmt, env):
         raise err("'with' in Quadrants kernels only supports qd.stream_parallel() here (qd.checkpoint(), "
                   "qd.graph.parallel_context() and qd.graph.parallel() build CUDA graphs, which qdexplorer does not)")
@@ -76,8 +84,16 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
         if isinstance(stmt, ast.Return):
             out.append((stmt, bind))
             return out, "return"
-        if _is_stream_parallel(stmt, env):  # `with qd.stream_parallel():` its loops stay top-level tasks,
-            sub, stop = _expand(stmt.body, env, kernel_src, bind, unrolling)  # run one after the other
+        if _is_stream_parallel(stmt, env) or (isinstance(stmt, ast.With) and len(stmt.items) == 1 and
+                                              graph_construct(stmt.items[0].context_expr, env) in _GRAPH_BLOCKS):
+            # `with qd.stream_parallel():` / `qd.graph.parallel_context()` / `qd.graph.parallel()`: the
+            # loops inside stay top-level tasks, run one after the other
+            if not _is_stream_parallel(stmt, env):
+                c = stmt.items[0].context_expr
+                which = graph_construct(c, env)
+                if isinstance(c, ast.Call) and which:
+                    warn_if_deprecated(c.func, which)
+            sub, stop = _expand(stmt.body, env, kernel_src, bind, unrolling)
             out += sub
             if stop:
                 return out, stop
@@ -93,8 +109,11 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
                 raise kernel_src.error(stmt.iter.test, _static_failure(e)) from None
             stmt = ast.copy_location(ast.For(stmt.target, stmt.iter.body if cond else stmt.iter.orelse, stmt.body,
                                              stmt.orelse, getattr(stmt, "type_comment", None)), stmt)
+        if isinstance(stmt, ast.For):
+            check_for(stmt, env, kernel_src)
         static = static_arg(stmt, env)
         if isinstance(stmt, ast.For) and static is not None:
+            check_static_jumps(stmt.body, kernel_src)
             try:
                 code = compile(ast.Expression(static), "<qd.static>", "eval")
                 items = list(eval(code, {**flat_env(env), **bind}))  # noqa: S307
@@ -146,6 +165,67 @@ def _is_stream_parallel(stmt, env) -> bool:
     return f is stream_parallel
 
 
+def _callee(node, env):
+    """The Python object a call's function names (`qd.static`), or None."""
+    if not isinstance(node, ast.Call):
+        return None
+    try:
+        return eval(compile(ast.Expression(node.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
+    except Exception:  # noqa: BLE001 - not a known callee then
+        return None
+
+
+def check_for(stmt: ast.For, env, src, assigned=()) -> None:
+    """Quadrants' QuadrantsSyntaxErrors for a `for` in a kernel: an `else` clause, nested
+    `qd.static`/`qd.grouped`, `qd.static(qd.grouped(x))` of anything but a `qd.ndrange`, and a loop
+    variable already declared outside the loop (`assigned`: names declared before it)."""
+    def err(node, msg):
+        return src.error(node, msg, QuadrantsSyntaxError)
+    if stmt.orelse:
+        raise err(stmt, "'else' clause for 'for' not supported in Quadrants kernels")
+    it = stmt.iter
+    outer = _callee(it, env)
+    if isinstance(it, ast.Call) and outer in (I.static, I.grouped) and len(it.args) == 1:
+        arg = it.args[0]
+        inner = _callee(arg, env)
+        if outer is I.static and inner is I.static:
+            raise err(it, "'qd.static' cannot be nested")
+        if outer is I.grouped and inner is I.grouped:
+            raise err(it, "'qd.grouped' cannot be nested")
+        if outer is I.grouped and inner is I.static:
+            raise err(it, "'qd.static' is not allowed inside 'qd.grouped'")
+        if outer is I.static and inner is I.grouped and isinstance(arg, ast.Call) and len(arg.args) == 1:
+            try:  # the value decides, as in Quadrants (`qd.grouped(stencil_range())` of a helper is fine)
+                value = eval(compile(ast.Expression(arg.args[0]), "<qd>", "eval"), flat_env(env))  # noqa: S307
+            except Exception:  # noqa: BLE001 - not known here: the loop's own lowering reports it
+                value = None
+            if value is not None and not isinstance(value, I.ndrange):
+                raise err(it, "Only 'qd.ndrange' is allowed in 'qd.static(qd.grouped(...))'.")
+    for t in ast.walk(stmt.target):
+        if isinstance(t, ast.Name) and t.id in assigned:
+            raise err(t, f"Variable '{t.id}' is already declared in the outer scope and cannot be used as loop "
+                         f"variable")
+
+
+def check_static_jumps(body, src) -> None:
+    """A `break`/`continue` of a qd.static loop inside a runtime `if`: Quadrants refuses it (the loop
+    is unrolled at compile time, so a runtime condition cannot stop it)."""
+    def walk(stmts, in_if):
+        for st in stmts:
+            if isinstance(st, (ast.Break, ast.Continue)) and in_if:
+                word = "break" if isinstance(st, ast.Break) else "continue"
+                raise src.error(st, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement "
+                                    f"is inside a non-static `if`. ", QuadrantsSyntaxError)
+            if isinstance(st, ast.If):
+                static = isinstance(st.test, ast.Call) and getattr(st.test.func, "attr",
+                                                                   getattr(st.test.func, "id", "")) == "static"
+                walk(st.body, in_if or not static)
+                walk(st.orelse, in_if or not static)
+            elif isinstance(st, (ast.With, ast.Try)):
+                walk(st.body, in_if)
+    walk(body, False)
+
+
 def static_arg(stmt, env):
     """The argument node of `qd.static(arg)` when `stmt` is `for ... in qd.static(arg)` or that call."""
     call = stmt.iter if isinstance(stmt, ast.For) else getattr(stmt, "value", None)
@@ -166,7 +246,13 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
     groups: list[tuple[str, list[Item], dict]] = []
     pending: list[Item] = []
     config: dict = {}
+    declared: set = set()  # names the top-level statements so far assign (a loop may not reuse one)
     for stmt, bind in items:
+        if isinstance(stmt, ast.For):
+            check_for(stmt, env, src, declared)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                declared |= bound_names(t)
         call = loop_config_call(stmt, env)
         if call is not None:
             if pending:
@@ -213,7 +299,8 @@ def loop_config(call, env, src) -> dict:
             raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
     if call.args:
         raise src.error(call, "qd.loop_config takes keyword arguments only (block_dim=, serialize=, name=)")
-    unknown = set(config) - {"block_dim", "serialize", "name", "parallelize"}  # parallelize: a CPU hint, unused
+    # parallelize: a CPU hint; bit_vectorize: Quadrants' packing of quant_array loops (storage is unpacked here)
+    unknown = set(config) - {"block_dim", "serialize", "name", "parallelize", "bit_vectorize"}
     if unknown:
         raise src.error(call, f"unknown qd.loop_config option(s): {', '.join(sorted(unknown))}")
     bd = config.get("block_dim")

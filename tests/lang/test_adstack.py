@@ -309,3 +309,32 @@ def test_adaptive_size_fits_a_constant_trip_count_beyond_the_default():
     sizes = sorted({n.array.size for t in k.grad.tasks() for n in ir.walk(t.body)
                     if isinstance(n, ir.Store) and isinstance(n.array, ir.LocalArray)})
     assert sizes == [3, 3000]
+
+
+def test_adaptive_size_grows_the_stacks_of_a_long_runtime_loop_and_keeps_the_gradients_right():
+    """A trip count read at run time (5000 > the 1024 default) under ad_stack_size=0: the overflowing
+    call's gradients are put back and it runs again with larger stacks, as Quadrants' adaptive size
+    never overflows. The gradient accumulates once onto what x.grad held."""
+    x = qd.field(qd.f64, shape=4, needs_grad=True)
+    y = qd.field(qd.f64, shape=(), needs_grad=True)
+    m = qd.field(qd.i32, shape=())
+
+    @qd.kernel
+    def k():
+        for i in x:
+            v = x[i]
+            for _ in range(m[None]):
+                y[None] += qd.sin(v) * 0.001
+                v = v + 0.001
+
+    x.fill(0.1)
+    m[None] = 5000
+    k()
+    y.grad[None] = 1.0
+    x.grad.fill(0.25)
+    k.grad()
+    expected = sum(math.cos(0.1 + 0.001 * j) * 0.001 for j in range(5000))
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.25 + expected] * 4, rtol=1e-6)
+    assert y.grad[None] == 1.0
+    k.grad()  # the larger stacks are kept: no overflow, one more accumulation
+    np.testing.assert_allclose(x.grad.to_numpy(), [0.25 + 2 * expected] * 4, rtol=1e-6)

@@ -274,7 +274,8 @@ def test_none_return_annotation_and_return_none_mean_no_result(arch):
 
 def test_compile_time_values_compare_at_compile_time(arch):
     """`if precision == qd.i32:` on a closure dtype (upstream's test_random_int does this) picks a
-    branch at compile time, as Python would; so do `is None` and string comparisons."""
+    branch at compile time, as Python would; so do string comparisons and `qd.static(x is None)` (a
+    bare `is` is Quadrants' QuadrantsSyntaxError, test_errors.py)."""
     out = qd.field(qd.f32, shape=3)
 
     def make(dt, mode, extra):
@@ -286,7 +287,7 @@ def test_compile_time_values_compare_at_compile_time(arch):
                     out[1] = 3.0
                 else:
                     out[1] = 4.0
-                out[2] = 5.0 if extra is None else 6.0
+                out[2] = 5.0 if qd.static(extra is None) else 6.0
         return k
 
     make(qd.i32, "fast", None)()

@@ -109,11 +109,18 @@ def test_a_cast_literal_wraps(q):
     @qd.kernel
     def k():
         o[0] = qd.cast(300, qd.u8)
-        o[1] = qd.u8(300)
+        o[1] = qd.u8(44)
         o[2] = qd.cast(-1, qd.u32)
 
     k()
     assert o.to_numpy().tolist() == [44, 44, 4294967295]
+
+    @qd.kernel
+    def literal_out_of_range():  # the constructor takes only a literal its type holds, as in Quadrants
+        o[1] = qd.u8(300)
+
+    with pytest.raises(qd.QuadrantsTypeError, match="Integer literal 300 exceeded the range of specified dtype"):
+        literal_out_of_range()
 
 
 def test_break_and_continue_in_a_loop_inside_a_static_loop(q):
@@ -264,3 +271,106 @@ def test_abs_of_an_i64_constant_is_exact(q):
     x.from_numpy(np.array([2 ** 63 - 1]))
     k()
     assert o.to_numpy().tolist() == [2 ** 63 - 1, 2 ** 63 - 1, 2 ** 53 + 1, 7]
+
+
+@pytest.fixture
+def exact():
+    qd.init(arch=qd.cpu, fast_math=False)
+    yield qd
+    qd.reset()
+
+
+def test_a_serialized_loop_sums_floats_in_index_order(exact):
+    """Our bug, found on CUDA and the CPU alike (seeds 500037, 500339): a float `r +=` in a
+    serialized loop was turned into a reduction (a private sum from 0, added to r at the end),
+    which regroups the additions. Quadrants (fast_math=False) adds in index order: 12 plus sixteen
+    f16 1.4140625 is 34.53125 (regrouped 34.59375), 2**24 plus four f32 1.0 stays 2**24 (regrouped
+    2**24 + 4), and so in f64 from 2**53. Each value here is Quadrants' own. (With fast_math=True
+    Quadrants' LLVM may regroup; a parallel loop's sum is unordered in both.)"""
+    x = qd.field(qd.f16, shape=1)
+    y = qd.field(qd.f32, shape=1)
+    z = qd.field(qd.f64, shape=1)
+
+    @qd.kernel
+    def half() -> qd.f16:
+        r = qd.cast(12.0, qd.f16)
+        qd.loop_config(serialize=True)
+        for i in range(16):
+            r += x[0]
+        return r
+
+    @qd.kernel
+    def single() -> qd.f32:
+        r = qd.cast(16777216.0, qd.f32)  # 2**24: adding 1.0 alone rounds back to it
+        qd.loop_config(serialize=True)
+        for i in range(4):
+            r += y[0]
+        return r
+
+    @qd.kernel
+    def double() -> qd.f64:
+        r = qd.cast(9007199254740992.0, qd.f64)
+        qd.loop_config(serialize=True)
+        for i in range(4):
+            r += z[0]
+        return r
+
+    x.from_numpy(np.array([1.4140625], np.float16))
+    y.from_numpy(np.array([1.0], np.float32))
+    z.from_numpy(np.array([1.0]))
+    assert half() == 34.53125
+    assert single() == 16777216.0
+    assert double() == 9007199254740992.0
+
+
+def test_an_integer_operand_of_f16_arithmetic_is_rounded_to_f16_first(exact):
+    """Our bug, found on CUDA and the CPU alike (seed 500120): `u16 + f16` is an f16 operation, so
+    the u16 becomes an f16 first (60149 -> 60160) and 60160 + -15.25 rounds to 60160, as Quadrants
+    prints; we widened the integer straight to f32 and rounded once: 60133.75 -> 60128."""
+    a = qd.field(qd.u16, shape=1)
+    h = qd.field(qd.f16, shape=1)
+    o = qd.field(qd.f64, shape=2)
+
+    @qd.kernel
+    def k():
+        o[0] = a[0] + h[0]
+        o[1] = h[0] + qd.cast(a[0], qd.i32)  # i32 + f16 is f16 too
+
+    a.from_numpy(np.array([60149], np.uint16))
+    h.from_numpy(np.array([-15.25], np.float16))
+    k()
+    assert o.to_numpy().tolist() == [60160.0, 60160.0]
+
+
+def test_f16_floor_division_and_modulo_round_each_step(exact):
+    """Our bug, found on CUDA and the CPU alike (seed 500253): Quadrants computes f16 `a // b` as
+    floor(f16(a / b)), so 50880 // 38 is 1339 (we took the floor of the f32 quotient: 1338), and
+    `a % b` as f16(a - f16(b * (a // b))). That model matched Quadrants 1.3.3 bit for bit on 4000
+    random f16 pairs here (fast_math=False); this test holds it on 400 and the seed's own pair."""
+    n = 400
+    rng = np.random.default_rng(7)
+    av = (rng.integers(-60000, 60000, n) / rng.choice([1, 4, 64], n)).astype(np.float16)
+    bv = (rng.integers(-300, 300, n) / rng.choice([1, 4, 8], n)).astype(np.float16)
+    bv[bv == 0] = 1.5
+    av[0], bv[0] = 50880, 38
+    a = qd.field(qd.f16, shape=n)
+    b = qd.field(qd.f16, shape=n)
+    o = qd.field(qd.f16, shape=(n, 2))
+
+    @qd.kernel
+    def k():
+        for i in range(n):
+            o[i, 0] = a[i] // b[i]
+            o[i, 1] = a[i] % b[i]
+
+    a.from_numpy(av)
+    b.from_numpy(bv)
+    k()
+    f32 = np.float32
+    floor = np.floor((av.astype(f32) / bv.astype(f32)).astype(np.float16).astype(f32)).astype(np.float16)
+    with np.errstate(over="ignore"):
+        mod = (av.astype(f32) - (bv.astype(f32) * floor.astype(f32)).astype(np.float16).astype(f32)).astype(np.float16)
+    got = o.to_numpy()
+    assert got[0, 0] == 1339.0
+    assert (got[:, 0].view(np.uint16) == floor.view(np.uint16)).all()
+    assert (got[:, 1].view(np.uint16) == mod.view(np.uint16)).all()

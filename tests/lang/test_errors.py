@@ -14,15 +14,24 @@ CASES = {
     "setcomp": ("y = {v for v in range(3)}", "unsupported expression 'set comprehension'"),
     "listcomp_runtime": ("y = [v for v in range(x.shape[0] + i)]", "a list comprehension in a kernel iterates "
                                                                     "over a compile-time sequence"),
-    "try": ("try:\n                x[i] = 1.0\n            except Exception:\n                pass", "unsupported statement 'Try'"),
+    "try": ("try:\n                x[i] = 1.0\n            except Exception:\n                pass", "Unsupported node \"Try\""),
     "with": ("with open('f') as fh:\n                pass", "'with ... as ...' is not supported in Quadrants kernels"),
+    "with_other": ("with open('f'):\n                pass", "'with' in Quadrants kernels only supports qd.stream_parallel()"),
+    "raise": ("raise ValueError()", "Unsupported node \"Raise\""),
+    "for_else": ("for j in range(2):\n                pass\n            else:\n                pass",
+                 "'else' clause for 'for' not supported"),
+    "loop_var_declared": ("j = 0\n            for j in range(2):\n                pass",
+                          "Variable 'j' is already declared in the outer scope and cannot be used as loop variable"),
+    "nested_static": ("for j in qd.static(qd.static(range(2))):\n                pass", "'qd.static' cannot be nested"),
+    "static_break_runtime_if": ("for j in qd.static(range(2)):\n                if x[i] > 0:\n                    break",
+                                "You are trying to `break` a static `for` loop"),
     "undefined": ("x[i] = nope", "name 'nope' is not defined"),
     "break_top": ("break", "'break' is not allowed in the top-level parallel loop"),
     "python_call": ("x[i] = open(1)", "calling open is not supported"),
     "bad_index_count": ("x[i, i] = 1.0", "'x' has 1 dimension(s) but is indexed with 2"),
     "float_index": ("x[1.5] = 1.0", "array index must be an integer"),
     "string": ("x[i] = 'a'", "expected a scalar value"),
-    "nested_def": ("def g():\n                pass", "unsupported statement 'FunctionDef'"),
+    "nested_def": ("def g():\n                pass", "Function definition is not allowed in 'qd.kernel'"),
     "bitwise_float": ("x[i] = x[i] & 1", "bitwise operator '&' needs integer operands"),
     "kernel_in_kernel": ("other(x)", "cannot be called from inside a kernel"),
     "struct_for_inner": ("for j in x:\n                pass", "inner for loops must iterate over range"),
@@ -78,7 +87,8 @@ def test_error_points_at_column(tmp_path):
         load_project(f).kernels["bad"].tasks()
     line = f.read_text().splitlines()[ei.value.line - 1]
     assert line[ei.value.col:].startswith("nope")
-    assert str(ei.value).splitlines()[-1].strip() == "^"
+    lines = str(ei.value).splitlines()  # Quadrants' form: the line, carets under the name, the message
+    assert lines[-2].strip() == "^^^^" and lines[-3][lines[-2].index("^"):].startswith("nope")
 
 
 def test_loop_locals_do_not_cross_tasks(cpu):
@@ -255,3 +265,227 @@ def test_func_returning_a_scalar_then_a_vector_is_a_type_error(cpu):
 
     with pytest.raises(qd.QuadrantsTypeError, match="'either' returns a scalar elsewhere and a 2 vector/matrix here"):
         k(np.ones(2, np.float32))
+
+
+def test_quadrants_syntax_errors_of_arguments_and_annotations():
+    """A template argument is as immutable as any other; a string annotation naming nothing fails at
+    decoration (Quadrants 1.3.3's messages)."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def foo(a: qd.template()):
+        a = 5  # noqa: F841
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match='Kernel argument "a" is immutable in the kernel'):
+        foo(1)
+    with pytest.raises(qd.QuadrantsSyntaxError, match="annotation"):
+        @qd.kernel
+        def bad(x: "bar"):  # noqa: F821
+            pass
+    with pytest.raises(qd.QuadrantsSyntaxError, match="annotation"):
+        @qd.func
+        def bad_f(x: "foo"):  # noqa: F821
+            pass
+
+    @qd.kernel
+    def brk():
+        for i in range(3):
+            break
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Cannot break in the outermost loop"):
+        brk()
+
+
+def test_is_and_in_are_compile_time_only_and_static_sees_arrays():
+    """`is` / `in` outside qd.static are Quadrants' errors; inside it, an array or field argument is a
+    value (`qd.static(value is not None)` on a qd.Tensor argument)."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def is_(a: qd.template()):
+        a is None  # noqa: B015
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match='Operator "is" in Quadrants scope is not supported'):
+        is_(None)
+
+    @qd.kernel
+    def in_(a: qd.template()) -> qd.i32:
+        b = 0
+        if a in [qd.i32, qd.u32]:
+            b = 1
+        return b
+
+    with pytest.raises(qd.QuadrantsCompilationError, match='"In" is only supported inside `qd.static`.'):
+        in_(qd.i32)
+
+    @qd.kernel
+    def present(value: qd.Tensor) -> qd.i32:
+        return 1 if qd.static(value is not None) else 0
+
+    assert (present(None), present(qd.field(qd.i32, shape=(1,))), present(qd.ndarray(qd.i32, shape=(1,)))) == (0, 1, 1)
+
+
+def test_more_quadrants_checks_and_messages():
+    """qd.init's unknown options, a kernel method of a class without @qd.data_oriented, a static loop's
+    variable after the loop, and a %-formatted assert message (Quadrants 1.3.3's behaviour)."""
+    with pytest.raises(KeyError, match="Unrecognized keyword argument"):
+        qd.init(arch=qd.cpu, foo_bar=233)
+    qd.init(arch=qd.cpu, debug=True)
+
+    class Plain:
+        @qd.kernel
+        def run(self):
+            pass
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Please decorate class Plain with @qd.data_oriented"):
+        Plain().run()
+
+    @qd.kernel
+    def after_static():
+        for i in qd.static(range(3)):
+            pass
+        print(i)  # noqa: F821
+
+    with pytest.raises(QdCompileError, match="name 'i' is not defined"):
+        after_static()
+    x = qd.field(qd.i32, shape=4)
+    x[2] = 42
+
+    @qd.kernel
+    def formatted():
+        for i in x:
+            assert x[i] == 0, "x[%d] got=%d (%.1f%%)" % (i, x[i], x[i] * 0.5)
+
+    with pytest.raises(AssertionError, match=r"x\[2\] got=42 \(21\.0%\)"):
+        formatted()
+
+
+def test_u1_scalar_arguments_run_on_the_cpu():
+    qd.init(arch=qd.cpu)
+    x = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def f(t: qd.u1, k: qd.i32):
+        if t:
+            x[0] = k
+        else:
+            x[1] = k
+
+    f(True, 5)
+    f(False, 7)
+    assert x.to_numpy().tolist() == [5, 7]
+
+
+@qd.func
+def _inner_undefined():
+    t()  # noqa: F821
+
+
+@qd.func
+def _outer_calls_inner():
+    _inner_undefined()
+
+
+def test_errors_carry_quadrants_position_text_through_funcs():
+    """After the file:line:col line, Quadrants' form: one `File "...", line N, in f:` block per function
+    the kernel went through (the call, then the failing node, with carets), then the message; an undefined
+    name is a QuadrantsNameError."""
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def k():
+        _outer_calls_inner()
+
+    with pytest.raises(qd.QuadrantsNameError) as e:
+        k()
+    text = str(e.value)
+    assert re.match(r".*test_errors\.py:\d+:\d+: error: name 't' is not defined", text.splitlines()[0])
+    blocks = re.findall(r'File "[^"]*test_errors\.py", line \d+, in (\w+):\n(.*)\n( *\^+)\n', text)
+    assert [(f, src.strip(), len(car.strip())) for f, src, car in blocks] == [
+        ("k", "_outer_calls_inner()", len("_outer_calls_inner()")),
+        ("_outer_calls_inner", "_inner_undefined()", len("_inner_undefined()")),
+        ("_inner_undefined", "t()  # noqa: F821", 1)]
+    assert text.endswith("name 't' is not defined (not an argument, a local or a global of this function)")
+
+    @qd.kernel
+    def stepped():
+        for i in range(1, 2, 3):
+            pass
+
+    with pytest.raises(QdCompileError, match=r"for i in range\(1, 2, 3\):\n +\^{24}\nRange should have 1 or 2 "
+                                             r"arguments, found 3"):
+        stepped()
+
+
+def test_starred_vectors_in_calls():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def lo() -> qd.i32:
+        a = qd.Vector([4, 2, 3])
+        b = qd.Vector([5, 1, 6])
+        return qd.min(*a, *b) * 10 + max(*b)
+
+    assert lo() == 16
+
+
+def test_static_assert_of_a_kernel_variable_is_quadrants_type_error():
+    qd.init(arch=qd.cpu)
+
+    @qd.kernel
+    def foo():
+        value = False
+        qd.static_assert(value, "Oh, no!")
+
+    with pytest.raises(qd.QuadrantsTypeError, match="Static assert with non-static condition"):
+        foo()
+
+
+def test_init_in_test_mode_returns_the_spec_options():
+    cfg = qd.init(arch=qd.cpu, _test_mode=True, log_level="debug")
+    assert (cfg.log_level, cfg.gdb_trigger) == ("debug", False)
+    assert qd.init(arch=qd.cpu, _test_mode=True, gdb_trigger=True).gdb_trigger is True
+
+
+def test_init_test_mode_reads_quadrants_environment_variables(monkeypatch):
+    monkeypatch.setenv("QD_LOG_LEVEL", "error")
+    monkeypatch.setenv("QD_GDB_TRIGGER", "1")
+    cfg = qd.init(arch=qd.cpu, _test_mode=True)
+    assert (cfg.log_level, cfg.gdb_trigger) == ("error", True)
+    assert qd.init(arch=qd.cpu, _test_mode=True, log_level="trace").log_level == "trace"  # an argument wins
+
+
+def test_volatile_load_takes_an_element_of_global_memory():
+    qd.init(arch=qd.cpu)
+    flags = qd.field(dtype=qd.i32, shape=4)
+    out = qd.field(dtype=qd.i32, shape=4)
+
+    @qd.kernel
+    def ok():
+        for i in range(4):
+            out[i] = qd.volatile_load(flags[i]) + 1
+
+    flags.from_numpy(np.arange(4, dtype=np.int32))
+    ok()
+    assert out.to_numpy().tolist() == [1, 2, 3, 4]
+
+    @qd.kernel
+    def bare():
+        y = qd.volatile_load(flags)  # noqa: F841
+
+    @qd.kernel
+    def expr():
+        x = 1
+        y = qd.volatile_load(x + 1)  # noqa: F841
+
+    @qd.kernel
+    def local():
+        v = qd.Vector([0, 0, 0, 0])
+        y = qd.volatile_load(v)  # noqa: F841
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Field directly"):
+        bare()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="lvalue"):
+        expr()
+    with pytest.raises(qd.QuadrantsTypeError, match="local array"):
+        local()

@@ -245,3 +245,61 @@ def test_a_declared_result_needs_a_return(cpu):
     with pytest.raises(qd.QuadrantsCompilationError, match="Function has a return type but does not have a return "
                                                            "statement"):
         calls_f()
+
+
+def test_kernels_return_structs_and_tuples(cpu):
+    s0 = qd.types.struct(a=qd.math.vec3, b=qd.i16)
+    s1 = qd.types.struct(a=qd.f32, b=s0)
+    f = qd.types.struct(a=qd.i32).field(shape=1)
+
+    @qd.real_func
+    def pair(x: qd.f32) -> tuple[qd.f32, s0]:
+        return x * 2, s0(a=qd.math.vec3([100, 0.2, 3]), b=65537)
+
+    @qd.kernel
+    def nested() -> s1:
+        return s1(a=1, b=s0(a=qd.math.vec3([100, 0.2, 3]), b=65537))
+
+    @qd.kernel
+    def both(x: qd.f32) -> tuple[qd.f32, s0]:
+        return pair(x)
+
+    @qd.kernel
+    def element() -> qd.types.struct(a=qd.i32):
+        return f[0]
+
+    @qd.kernel
+    def wrong() -> s0:
+        return s1(a=1, b=s0(a=qd.math.vec3([1, 2, 3]), b=1))
+
+    r = nested()
+    assert r.a == 1.0 and r.b.b == 1 and r.b.a.tolist() == pytest.approx([100, 0.2, 3])
+    x, s = both(1.5)
+    assert x == 3.0 and s.b == 1 and s.a[0] == 100.0
+    f[0].a = 7
+    assert element().a == 7
+    with pytest.raises(qd.QuadrantsCompilationError, match="returns"):
+        wrong()
+
+
+def test_real_func_methods_of_data_oriented_classes(cpu):
+    """`self` needs no annotation on a method; a recursive method is a real call with its object bound."""
+    @qd.data_oriented
+    class Grid:
+        def __init__(self, n):
+            self.val = qd.field(qd.i32, shape=n)
+
+        @qd.real_func
+        def depth_sum(self, i: qd.i32) -> qd.i32:
+            r = self.val[i]
+            if i > 0:
+                r += self.depth_sum(i - 1)
+            return r
+
+        @qd.kernel
+        def fill(self) -> qd.i32:
+            for i in self.val:
+                self.val[i] = i
+            return self.depth_sum(9)
+
+    assert Grid(10).fill() == 45

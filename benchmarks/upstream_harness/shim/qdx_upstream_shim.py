@@ -8,7 +8,7 @@ helpers work unchanged. Nothing here computes a test's result.
 """
 import sys
 
-_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion"}
+_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion", "quant", "quant_basic"}
 
 
 def _qd():
@@ -30,7 +30,8 @@ def _core():
 
     return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported,
             "get_max_num_indices": lambda: 12, "with_metal": lambda: False, "with_vulkan": lambda: False,
-            "with_amdgpu": lambda: False, "with_cuda": lambda: False}
+            "with_amdgpu": lambda: False, "with_cuda": lambda: False,
+            "QuadrantsRuntimeError": qd.QuadrantsRuntimeError}
 
 
 def _misc():
@@ -66,12 +67,12 @@ class _Cfg:
     @property
     def default_fp(self):
         from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_fp", _qd().f32)
+        return runtime_api._config.get("default_fp") or _qd().f32
 
     @property
     def default_ip(self):
         from qdexplorer.lang import runtime_api
-        return runtime_api.init_options().get("default_ip", _qd().i32)
+        return runtime_api._config.get("default_ip") or _qd().i32
 
 
 class _Program:
@@ -108,8 +109,13 @@ class _Runtime:
         from qdexplorer.lang import runtime_api
         return runtime_api.num_compiled()
 
-    default_fp = property(lambda self: _Cfg().default_fp)
-    default_ip = property(lambda self: _Cfg().default_ip)
+    @staticmethod
+    def _set_default(key, dt):  # `impl.get_runtime().default_ip = qd.u32`: what qd.init(default_ip=...) sets
+        from qdexplorer.lang import runtime_api
+        runtime_api._config[key] = dt
+
+    default_fp = property(lambda self: _Cfg().default_fp, lambda self, dt: self._set_default("default_fp", dt))
+    default_ip = property(lambda self: _Cfg().default_ip, lambda self, dt: self._set_default("default_ip", dt))
 
 
 def _impl():

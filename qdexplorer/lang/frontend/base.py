@@ -15,7 +15,7 @@ from typing import Any, NoReturn
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QdCompileError, QuadrantsSyntaxError
+from ..errors import QdCompileError, QuadrantsNameError, QuadrantsSyntaxError
 from ..field import Storage
 from ..func import Func
 from ..source import flat_env
@@ -66,7 +66,14 @@ class LoweringBase(ABC):
         return self.frames[-1]
 
     def err(self, node, msg: str, cls: type[QdCompileError] = QdCompileError) -> NoReturn:
-        raise self.frame.src.error(node, msg, cls)
+        e = self.frame.src.error(node, msg, cls)
+        try:
+            e.trace = "".join(pos_info(fr.src, n) for fr, n in zip(self.frames, [
+                getattr(f, "call_node", None) for f in self.frames[:-1]] + [node]) if n is not None)
+        except Exception:  # noqa: BLE001 - the position text is a courtesy; the error itself must come out
+            e.trace = ""
+        e.args = (str(e),)
+        raise e
 
     def at(self, node) -> str:
         """"file:line" of `node` in the user's source (debug mode reports accesses by it)."""
@@ -117,8 +124,9 @@ class LoweringBase(ABC):
                            f"cross them (pass the value through an ndarray)")
         if fdef is not None and _assigns(fdef, name):  # it exists, in a block this use cannot see
             self.err(node, f"name '{name}' is not defined here (kernel variables are block-scoped: "
-                           f"assign it before the block that uses it)")
-        self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)")
+                           f"assign it before the block that uses it)", QuadrantsNameError)
+        self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)",
+                 QuadrantsNameError)
 
     def global_value(self, v, name: str, node=None):
         """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
@@ -142,6 +150,8 @@ class LoweringBase(ABC):
         for scope in self.frame.scopes:
             for k, v in scope.items():
                 seen = _static_view(v)
+                if isinstance(v, ir.ArrayArg):  # an array: the field itself where there is one (x.shape works)
+                    seen = self.kscope.field_objs.get(v.name, v)
                 if seen is not _UNKNOWN:
                     env[k] = seen
                 elif k in env:
@@ -179,7 +189,13 @@ class LoweringBase(ABC):
     def stmt(self, node):
         method = getattr(self, "s_" + type(node).__name__, None)
         if method is None:
-            self.err(node, f"unsupported statement '{type(node).__name__}' in a kernel", QuadrantsSyntaxError)
+            what = type(node).__name__
+            if what in ("FunctionDef", "AsyncFunctionDef", "ClassDef"):
+                self.err(node, f"Function definition is not allowed in 'qd.{'func' if len(self.frames) > 1 else 'kernel'}'"
+                               f". (unsupported statement '{what}': define it at module level, as a @qd.func)",
+                         QuadrantsSyntaxError)
+            self.err(node, f'Unsupported node "{what}": unsupported statement \'{what}\' in a kernel',
+                     QuadrantsSyntaxError)
         try:
             method(node)
         except (QdCompileError, RecursionError, StaticBreak):  # StaticContinue is a StaticBreak
@@ -237,6 +253,12 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def array_method(self, m: Any, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def list_method(self, node: ast.Attribute) -> Value | None: ...
+
+    @abstractmethod
+    def list_call(self, name: str, s: Any, idx: list, val_node: ast.AST | None, node: ast.AST) -> Value: ...
 
     # -- provided by VectorLowering (vectors.py)
     @abstractmethod
@@ -325,7 +347,7 @@ class LoweringBase(ABC):
 
     # -- provided by RealFuncCalls (real_funcs.py)
     @abstractmethod
-    def outlined_call(self, func: Func, node: ast.Call) -> Value: ...
+    def outlined_call(self, func: Func, node: ast.Call, first: tuple = ()) -> Value: ...
 
     # -- provided by StructLowering (structs.py)
     @abstractmethod
@@ -405,3 +427,50 @@ def _static_view(v):
 
 def _assigns(tree, name: str) -> bool:
     return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in ast.walk(tree))
+
+
+def pos_info(src, node) -> str:
+    """Quadrants' position text for `node` (its _build_pos_info): `File "f.py", line 7, in foo:`, then
+    the source line(s) with carets under the node, wrapped at 80 columns as Quadrants wraps them."""
+    from textwrap import TextWrapper
+    file, line, col, _ = src.where(node)
+    shift = col - getattr(node, "col_offset", 0)
+    raw = [ln.rstrip("\n") for ln in src.raw_lines]
+    lines = [ln.expandtabs(4) for ln in raw]  # Quadrants reads the source with tabs as 4 columns
+    first = getattr(node, "lineno", 1) - 1
+    last = getattr(node, "end_lineno", None) or node.lineno
+    msg = f'File "{file}", line {line}, in {getattr(src.fn, "__name__", "?")}:\n'
+    wrapper = TextWrapper(width=80)
+
+    def gen_line(code: str, hint: str) -> str:
+        hint += " " * (len(code) - len(hint))
+        code_l, hint_l = wrapper.wrap(code), wrapper.wrap(hint)
+        if not code_l:
+            return "\n\n"
+        return "".join(c + "\n" + h + "\n" for c, h in zip(code_l, hint_l))
+
+    def expanded(row: int, c: int) -> int:  # a column of the raw line, in the tab-expanded one
+        return len(raw[row][:c].expandtabs(4)) if 0 <= row < len(raw) else c
+    c0 = expanded(first, shift + node.col_offset)
+    c1 = expanded(last - 1, shift + (getattr(node, "end_col_offset", None) or node.col_offset + 1))
+    if first + 1 == last:
+        if first < len(lines):
+            msg += gen_line(lines[first], " " * c0 + "^" * max(c1 - c0, 1))
+        return msg
+    body = getattr(node, "body", None)
+    end = max(body[0].lineno - 1, node.lineno) if isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.If)) \
+        and body else last
+    for i in range(first, min(end, len(lines))):
+        text = lines[i]
+        hi = len(text.rstrip())
+        lo = len(text) - len(text.lstrip())
+        if i == first:
+            hint = " " * c0 + "^" * (hi - c0)
+        elif i == last - 1:
+            hint = " " * lo + "^" * (c1 - lo)
+        elif lo < hi:
+            hint = " " * lo + "^" * (hi - lo)
+        else:
+            hint = ""
+        msg += gen_line(text, hint)
+    return msg

@@ -23,13 +23,13 @@ from .. import vector_types as V
 from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
-from ..types import DType, as_dtype, f32, i32, promote
-from ..errors import QdCompileError, QuadrantsTypeError
+from ..types import DType, as_dtype, f32, i32, int_range, promote
+from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
-from .sparse import ArrayMethod
-from .values import KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, is_number, literal, py_value, truthy
+from .sparse import ArrayMethod, ListMethod
+from .values import KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, default_types, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 _OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
@@ -67,6 +67,8 @@ class CallLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers `ast.Call` expressions."""
 
     def v_Call(self, node):
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            node = self.expand_starred(node)
         fn = self.value(node.func)
         if not isinstance(fn, Py):
             self.err(node, "only qd functions, @qd.func functions and builtins can be called in a kernel")
@@ -93,6 +95,11 @@ class CallLowering(LoweringBase):
             return self.construct_view(node)
         if isinstance(f, ArrayMethod):
             return self.array_method(f, node)
+        if isinstance(f, ListMethod):
+            want = 1 if f.name == "append" else 0
+            if len(node.args) != want or node.keywords:
+                self.err(node, f"x[...].{f.name}({'value' if want else ''}) takes {want} argument(s)")
+            return self.list_call(f.name, f.snode, f.idx, node.args[0] if want else None, node)
         if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):
             parent: Any = f
             return Py(parent(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)
@@ -149,7 +156,8 @@ class CallLowering(LoweringBase):
             return truthy(self.commit(v, node))
         if f in (builtins.int, builtins.float):
             v = self.value(self.one_arg(node))
-            to = i32 if f is builtins.int else f32
+            ip, fp = default_types()  # int(x) / float(x): qd.init's default_ip / default_fp, as in Quadrants
+            to = ip if f is builtins.int else fp
             if isinstance(v, Vec):  # componentwise, as Quadrants' int(v) / float(v)
                 return Vec([Py(f(x.value)) if is_number(x) else cast(self.commit(x, node), to) for x in v.items],
                            v.shape)
@@ -169,7 +177,14 @@ class CallLowering(LoweringBase):
                 return Vec([cast(self.commit(x, node), dt) for x in v.items], v.shape)
             return cast(self.commit(v, node), dt)
         if isinstance(f, DType):  # qd.f32(x); qd.f64(0.1) keeps every digit of the literal
-            v = self.value(self.one_arg(node))
+            if len(node.args) != 1 or node.keywords:
+                self.err(node, "A primitive type can only decorate a single expression.", QuadrantsSyntaxError)
+            v = self.value(node.args[0])
+            if isinstance(v, (Vec, list, Seq)):
+                self.err(node, "A primitive type cannot decorate an expression with a compound type.",
+                         QuadrantsSyntaxError)
+            if is_number(v) and not isinstance(v.value, bool):
+                self.check_typed_literal(v.value, f, node)
             if is_number(v):
                 return literal(v.value, f, exact=True) if f.is_float else cast(literal(v.value), f)
             return cast(self.commit(v, node, like=f), f)
@@ -202,6 +217,38 @@ class CallLowering(LoweringBase):
                     and f.__func__.__module__ not in _PY_MODULES:  # a plain method of an object: self bound
                 return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
+
+    def check_typed_literal(self, value, dt: DType, node) -> None:
+        """`qd.u16(-1)`, `qd.f32(0)`, `qd.i32(0.0)`: Quadrants' QuadrantsTypeErrors for a literal its type
+        does not take (a cast of a value is `qd.cast`)."""
+        if isinstance(value, float) and not dt.is_float:
+            self.err(node, "Floating-point literals must be annotated with a floating-point type. For type "
+                           "casting, use `qd.cast`.", QuadrantsTypeError)
+        if isinstance(value, int) and not dt.is_int:
+            self.err(node, "Integer literals must be annotated with a integer type. For type casting, use "
+                           "`qd.cast`.", QuadrantsTypeError)
+        if isinstance(value, int):
+            lo, hi = int_range(dt)
+            if not lo <= value <= hi:
+                self.err(node, f"Integer literal {value} exceeded the range of specified dtype: {dt.name}",
+                         QuadrantsTypeError)
+
+    def expand_starred(self, node: ast.Call) -> ast.Call:
+        """`qd.min(*a, *b)` of vectors (or compile-time tuples) named by a variable: each component
+        becomes an argument (`a[0], a[1], ...`), as Python's unpacking gives them."""
+        args: list = []
+        for a in node.args:
+            if not (isinstance(a, ast.Starred) and isinstance(a.value, (ast.Name, ast.Attribute))):
+                args.append(a)
+                continue
+            v = self.value(a.value)
+            n = len(v.items) if isinstance(v, Vec) and len(v.shape) == 1 else \
+                len(v.value) if isinstance(v, Py) and isinstance(v.value, (tuple, list)) else None
+            if n is None:
+                self.err(a, "*unpacking in a kernel call takes a vector or a compile-time tuple")
+            args += [ast.copy_location(ast.Subscript(a.value, ast.copy_location(ast.Constant(k), a), ast.Load()), a)
+                     for k in range(n)]
+        return ast.copy_location(ast.Call(node.func, args, node.keywords), node)
 
     def static_call_args(self, node) -> tuple | None:
         """(args, kwargs) of a call whose arguments are all known at compile time, else None."""

@@ -11,9 +11,12 @@ from itertools import product
 
 from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import DType, f16, f32, f64, i32, i64, u1, promote
-from .values import BINOPS, CMPOPS, BufView, KDict, Py, _Key, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, fold, is_number, literal, operand_literal, py_value, truthy
+from ..types import DType, f16, f32, f64, i32, i64, int_range, u1, promote
+from .values import BINOPS, CMPOPS, BufView, KDict, Py, _Key, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
+
+
+_OVERFLOW = ("+", "-", "*", "<<")  # the integer operations debug mode checks for overflow, as Quadrants
 
 
 class ExprLowering(LoweringBase):
@@ -74,6 +77,9 @@ class ExprLowering(LoweringBase):
         return StructArr(arr.stype, members)
 
     def v_Attribute(self, node):
+        listed = self.list_method(node)  # x[i].append(v) on a dynamic SNode's field (sparse.py)
+        if listed is not None:
+            return listed
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
@@ -313,11 +319,15 @@ class ExprLowering(LoweringBase):
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
         out = []
-        for v, e in vals:
+        off = self.kscope.offsets.get(arr.name, ()) if isinstance(arr, ir.ArrayArg) else ()
+        for k, (v, e) in enumerate(vals):
             x = self.commit(v, e, like=i32)
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
-            out.append(cast(x, i32))
+            x = cast(x, i32)
+            if k < len(off) and off[k]:  # a field with offset=: element `off` is stored first
+                x = ir.BinOp("-", x, ir.Const(off[k], i32), i32)
+            out.append(x)
         if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped:  # boundary="clamp"
             for k in range(min(user, len(out))):  # the array's own axes; element components stay as given
                 hi = ir.BinOp("-", ir.Shape(arr, k), ir.Const(1, i32), i32)
@@ -345,6 +355,9 @@ class ExprLowering(LoweringBase):
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
     def binop(self, op, a, b, node) -> Value:
+        if isinstance(a, (ir.ArrayArg, StructArr)) or isinstance(b, (ir.ArrayArg, StructArr)):
+            self.err(node, f"unsupported operand type(s) for {op}: a whole field or ndarray is not a value in a "
+                           f"kernel; index it (x[i], x[None] for a 0-d one)", QuadrantsTypeError)
         if isinstance(a, Vec) != isinstance(b, Vec):  # v + [x, y, z]: the list is a vector, as in Quadrants
             a, b = (_as_vec(x) if isinstance(x, list) or (isinstance(x, Py) and isinstance(x.value, (list, tuple)))
                     else x for x in (a, b))
@@ -367,15 +380,75 @@ class ExprLowering(LoweringBase):
             if runtime_api.debug() and eb.dtype.kind == "i":
                 self.check_negative_exponent(cast(eb, dt), node)
             return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
-        if op in ("/", "**") and not dt.is_float:
-            dt = f64 if dt == i64 else f32
+        if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
+            dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
             self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
-        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do
-            return cast(self.binop(op, cast(ea, f32), cast(eb, f32), node), f16)
+        if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do;
+            # an integer operand becomes an f16 first, as in Quadrants (u16 60149 is 60160 in f16, and
+            # 60160 - 15.25 rounds to 60160; through f32 alone it was 60128)
+            wa, wb = cast(cast(ea, f16), f32), cast(cast(eb, f16), f32)
+            if op in ("//", "%"):
+                return self.half_floor_div_mod(op, wa, wb, node)
+            return cast(self.binop(op, wa, wb, node), f16)
         if op == "**":
             return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
+        if op in _OVERFLOW and dt.is_int and dt != u1 and runtime_api.debug():
+            return self.checked_int_op(op, cast(ea, dt), cast(eb, dt), dt, node)
         return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
+
+    def half_floor_div_mod(self, op, wa, wb, node) -> ir.Expr:
+        """f16 `//` and `%` as Quadrants computes them, each step rounded to f16: a // b is
+        floor(f16(a / b)) (50880 // 38 is 1339, not 1338), a % b is f16(a - f16(b * (a // b)))."""
+        la = ir.LocalRef(self.new_local("h", f32, wa))
+        lb = ir.LocalRef(self.new_local("h", f32, wb))
+        quot = cast(cast(self.binop("/", la, lb, node), f16), f32)
+        floor = cast(self.binop("//", quot, ir.Const(1.0, f32), node), f16)  # floor(q / 1) is floor(q)
+        if op == "//":
+            return floor
+        prod = cast(cast(self.binop("*", lb, cast(floor, f32), node), f16), f32)
+        return cast(self.binop("-", la, prod, node), f16)
+
+    def checked_int_op(self, op: str, a: ir.Expr, b: ir.Expr, dt, node) -> ir.Expr:
+        """Debug mode, as Quadrants: an integer `+ - * <<` that overflows its type prints
+        "Addition overflow detected in File ..., line N, in f:" with the line, and the kernel goes on
+        with the wrapped value."""
+        def held(e: ir.Expr, name: str) -> ir.Expr:
+            return e if isinstance(e, (ir.Const, ir.LocalRef, ir.ScalarArg)) else ir.LocalRef(self.new_local(name, dt, e))
+        a, b = held(a, "ova"), held(b, "ovb")
+        r = ir.LocalRef(self.new_local("ovr", dt, ir.BinOp(op, a, b, dt)))
+        signed, zero = dt.kind == "i", ir.Const(0, dt)
+
+        def cmp(o, x, y):
+            return ir.Compare(o, x, y, u1)
+
+        def both(x, y):
+            return ir.BinOp("and", x, y, u1)
+        if op == "+":
+            bad = cmp("<", ir.BinOp("&", ir.BinOp("^", r, a, dt), ir.BinOp("^", r, b, dt), dt), zero) if signed \
+                else cmp("<", r, a)
+        elif op == "-":
+            bad = cmp("<", ir.BinOp("&", ir.BinOp("^", a, b, dt), ir.BinOp("^", a, r, dt), dt), zero) if signed \
+                else cmp("<", a, b)
+        elif op == "*":  # r / a != b, with a = 0 (never overflows) and, signed, a = -1 (only b = MIN) apart
+            minus1 = cmp("==", a, ir.Const(-1, dt)) if signed else ir.Const(0, u1)
+            unsafe = ir.BinOp("or", cmp("==", a, zero), minus1, u1)
+            safe_a = ir.Select(unsafe, ir.Const(1, dt), a, dt)
+            wrong = cmp("!=", ir.BinOp("//", r, safe_a, dt), b)
+            at_min = cmp("==", b, ir.Const(int_range(dt)[0], dt)) if signed else ir.Const(0, u1)
+            bad = both(cmp("!=", a, zero), ir.Select(minus1, at_min, wrong, u1))
+        else:  # <<: shifting back does not give the operand
+            bad = cmp("!=", ir.BinOp(">>", r, b, dt), a)
+        file, line, col, text = self.frame.src.where(node)
+        end = getattr(node, "end_col_offset", None)
+        span = max((end - getattr(node, "col_offset", 0)) if end is not None and getattr(node, "end_lineno", None)
+                   == getattr(node, "lineno", None) else 1, 1)
+        fn = getattr(self.frame.src.fn, "__name__", self.kernel_name)
+        what = {"+": "Addition", "-": "Subtraction", "*": "Multiplication", "<<": "Shift left"}[op]
+        msg = (f'{what} overflow detected in File "{file}", line {line}, in {fn}:\n{text.rstrip()}\n'
+               f"{' ' * col}{'^' * span}\n\n")
+        self.emit(ir.If(bad, [ir.Print((msg,))], []))
+        return r
 
     def pair(self, a, b, node):
         if is_number(a) and not is_number(b):
@@ -410,6 +483,13 @@ class ExprLowering(LoweringBase):
         return ir.UnOp("bitnot", e, e.dtype)
 
     def v_Compare(self, node):
+        for op in node.ops:  # Python's identity and membership tests are compile-time only, as in Quadrants
+            if isinstance(op, (ast.Is, ast.IsNot)):
+                self.err(node, f'Operator "{"is" if isinstance(op, ast.Is) else "is not"}" in Quadrants scope is not '
+                               f"supported. (write qd.static(a is None) for a compile-time test)", QuadrantsSyntaxError)
+            if isinstance(op, (ast.In, ast.NotIn)):
+                self.err(node, f'"{type(op).__name__}" is only supported inside `qd.static`. (write '
+                               f"qd.static(a in (...)) for a compile-time test)", QuadrantsSyntaxError)
         result: Any = None
         left = self.value(node.left)
         if isinstance(left, Py) and (not is_number(left) or any(type(op) not in CMPOPS for op in node.ops)):

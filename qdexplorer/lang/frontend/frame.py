@@ -19,8 +19,9 @@ class Frame:
         self.scopes: list[dict[str, Any]] = [{}]
         self.ret_label, self.ret_dtype = ret_label, ret_dtype
         # an inlined func's result: one local, a vector, or (for `return a, b`) one of those per item
-        self.ret_local: ir.Local | Vec | StructVal | tuple[ir.Local | Vec, ...] | None = None
+        self.ret_local: ir.Local | Vec | StructVal | tuple[ir.Local | Vec | StructVal, ...] | None = None
         self.loop_depth = 0
+        self.call_node = None  # the call of the func being inlined from this body, while it is
         self.real = False  # the body of a @qd.real_func: `return` anywhere, a result needs its annotation
         self.call_at = ""  # "file:line" of the func call this body is inside, while it is inlined
         self.unroll_block = -1  # len(builder.out) in the qd.static loop being unrolled (loops.py)

@@ -9,6 +9,8 @@ from ..arg_binding import bind_arguments
 from ..errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..source import python_env
 from ..func import RefType
+from ..return_values import tuple_items
+from ..struct_types import StructType
 from ..template import Template
 from ..types import NdarrayType, as_dtype, i32
 from ..vector_types import VectorType
@@ -25,7 +27,7 @@ class FuncInlining(LoweringBase):
         `@qd.data_oriented` object's (`Py(obj)`, `self.helper(i)`)."""
         if func in self.inline_stack:
             if func.is_real:  # recursion: a real call of an out-of-line function (real_funcs.py)
-                return self.outlined_call(func, node)
+                return self.outlined_call(func, node, () if self_value is None else (self_value,))
             self.err(node, f"recursive call of @qd.func '{func.name}' is not supported (make it a "
                            f"@qd.real_func, which may call itself)")
         if getattr(func, "requires_top_level", False) and (self.in_parallel or self.runtime_nesting):
@@ -71,6 +73,7 @@ class FuncInlining(LoweringBase):
         ret_dt = as_dtype(hints.get("return"))
         frame = Frame(src, python_env(func.fn), ret_label=label, ret_dtype=ret_dt)
         self.frame.call_at = self.at(node)  # where the caller is while the func runs (BufferView's callstack)
+        self.frame.call_node = node  # ... and the call itself (an error's Quadrants-form position text)
         frame.real = func.is_real
         frame.scopes[0].update(bound)
         self.frames.append(frame)
@@ -87,7 +90,7 @@ class FuncInlining(LoweringBase):
         if isinstance(frame.ret_local, (Vec, StructVal)):
             return frame.ret_local
         if isinstance(frame.ret_local, tuple):  # `return a, b`: a runtime tuple, for `x, y = f()`
-            return [r if isinstance(r, Vec) else ir.LocalRef(r) for r in frame.ret_local]
+            return [r if isinstance(r, (Vec, StructVal)) else ir.LocalRef(r) for r in frame.ret_local]
         return ir.LocalRef(frame.ret_local) if frame.ret_local is not None else Py(None)
 
     def vec_argument(self, name: str, ann: VectorType, v, node) -> Vec:
@@ -174,10 +177,12 @@ class FuncInlining(LoweringBase):
                            f"and {len(items) if items is not None else 1} elsewhere; every return "
                            "must give the same number of values", QuadrantsSyntaxError)
         if prev is None:
-            made: list[ir.Local | Vec] = []
+            made: list[ir.Local | Vec | StructVal] = []
             for k, x in enumerate(items):
                 if isinstance(x, Vec):
                     made.append(self.vec_local(x, f"ret{k}"))
+                elif isinstance(x, StructVal):
+                    made.append(self.struct_local(x, f"ret{k}"))
                 else:
                     e = self.commit(x, node)
                     made.append(self.new_local(f"ret{k}", e.dtype, e))
@@ -186,6 +191,8 @@ class FuncInlining(LoweringBase):
         for r, x in zip(prev, items):
             if isinstance(r, Vec):
                 self.assign_vec(r, x, node)
+            elif isinstance(r, StructVal):
+                self.store_struct(r, x, node)
             else:
                 self.emit(ir.Assign(r, cast(self.commit(x, node, like=r.dtype), r.dtype)))
 
@@ -198,11 +205,48 @@ class FuncInlining(LoweringBase):
         ret = self.kscope.ret
         if _returns_nothing(node):
             return
+        if self.kscope.ret_leaves:  # a struct or tuple result: each leaf into its own array
+            it = iter(self.kscope.ret_leaves)
+            self.store_leaves(self.kscope.ret_annotation, self.value(node.value), it, node)
+            return
         if ret is None:
             self.err(node, "this kernel returns a value but has no return annotation; add one "
                            "(def k(...) -> qd.f32:)", QuadrantsSyntaxError)
         v = self.value(node.value)
         self.store_result(ret, v, node)
+
+    def store_leaves(self, ann, v, arrays, node):
+        """Store `v` (a struct, tuple, vector or scalar) into the result arrays of `ann`'s leaves, in order."""
+        items = tuple_items(ann)
+        if isinstance(ann, StructType):
+            if not isinstance(v, StructVal):
+                self.err(node, f"this kernel returns {ann!r}, but the value is not a struct", QuadrantsTypeError)
+            if isinstance(v.stype, StructType) and v.stype is not ann and v.stype.members != ann.members:
+                self.err(node, f"this kernel returns {ann!r}, but the value is a {v.stype!r}", QuadrantsTypeError)
+            for k, t in ann.members.items():
+                if k not in v.members:
+                    self.err(node, f"the returned struct has no member '{k}' of {ann!r}", QuadrantsTypeError)
+                self.store_leaves(t, v.members[k], arrays, node)
+            return
+        if items is not None:
+            vals = v if isinstance(v, list) else [Py(x) for x in v.value] if (
+                isinstance(v, Py) and isinstance(v.value, tuple)) else None
+            if vals is None or len(vals) != len(items):
+                self.err(node, f"this kernel returns {len(items)} values ({ann!r}), but the return gives "
+                               f"{len(vals) if vals is not None else 1}", QuadrantsTypeError)
+            for t, x in zip(items, vals):
+                self.store_leaves(t, x, arrays, node)
+            return
+        arr = next(arrays)
+        if isinstance(ann, VectorType):
+            if not isinstance(v, Vec) or len(v.items) != arr_size(arr, self.kscope):
+                self.err(node, f"this kernel returns {ann!r} here, but the value is not such a vector/matrix",
+                         QuadrantsTypeError)
+            for j, x in enumerate(v.items):
+                self.emit(ir.Store(arr, (ir.Const(j, i32),), cast(self.commit(x, node, like=arr.dtype), arr.dtype)))
+            return
+        e = self.commit(v, node, like=arr.dtype)
+        self.emit(ir.Store(arr, (ir.Const(0, i32),), cast(e, arr.dtype)))
 
     def store_result(self, ret, v, node):
         if isinstance(v, Vec):
@@ -232,3 +276,7 @@ def has_return(fdef: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             todo.extend(ast.iter_child_nodes(n))
     return False
+
+
+def arr_size(arr: ir.ArrayArg, kscope) -> int:
+    return int(kscope.implicit[arr.name].shape[0])

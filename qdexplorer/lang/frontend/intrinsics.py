@@ -6,9 +6,9 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QuadrantsTypeError
+from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
-from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, is_number
+from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
@@ -155,12 +155,37 @@ class IntrinsicLowering(LoweringBase):
             self.err(node, f"qd.bit_cast: {e.dtype!r} and {dt!r} differ in width", QuadrantsTypeError)
         return ir.UnOp("bitcast", e, dt)
 
+    def volatile_load(self, node):
+        """`qd.volatile_load(x[i])`: the element of a field or ndarray, read (checked as Quadrants checks
+        the argument: an element of global memory, not a whole field, a local or an expression). Every
+        task here runs on one stream and reads memory afresh at each such load in program order."""
+        if len(node.args) != 1 or node.keywords:
+            self.err(node, "qd.volatile_load(x[i]) takes one argument, an element of a field or ndarray",
+                     QuadrantsSyntaxError)
+        arg = node.args[0]
+        v = self.value(arg)
+        if isinstance(arg, (ast.Name, ast.Attribute)) and isinstance(v, ir.ArrayArg):
+            self.err(arg, "qd.volatile_load cannot take a Field directly; pass one element: qd.volatile_load(x[i])",
+                     QuadrantsSyntaxError)
+        if isinstance(v, Vec) and not all(isinstance(x, ir.Load) for x in v.items):
+            self.err(arg, "qd.volatile_load cannot read a local array (a kernel-local vector or matrix): only "
+                          "global memory (a field or ndarray element) is seen by other threads", QuadrantsTypeError)
+        if not isinstance(arg, ast.Subscript):
+            self.err(arg, "qd.volatile_load takes an lvalue: an element of a field or ndarray (x[i]), not an "
+                          "expression", QuadrantsSyntaxError)
+        return v
+
     def misc_intrinsic(self, f: I.Intrinsic, node):
         """Hints (`qd.assume_in_range`, `qd.volatile_load` give their value; `qd.block_local`,
         `qd.cache_read_only`, `qd.no_activate` change nothing where every tree is dense storage),
         compile-time `qd.static_assert` / `qd.static_print`, `qd.one(x)`, and C-style
         `qd.raw_div` / `qd.raw_mod` (truncating, the remainder takes the dividend's sign)."""
         if f.kind == "static_assert":
+            if node.args and isinstance(node.args[0], ast.Name) and isinstance(
+                    self.value(node.args[0]), (ir.Expr, ir.Local)) and not isinstance(self.value(node.args[0]), ir.Const):
+                self.err(node.args[0], f"Static assert with non-static condition: '{node.args[0].id}' is a kernel "
+                                       f"variable (known only at run time); test it with an assert, or use a "
+                                       f"compile-time value", QuadrantsTypeError)
             args = [self.eval_static(a) for a in node.args]
             if not args[0]:
                 self.err(node, str(args[1]) if len(args) > 1 else "qd.static_assert failed")
@@ -169,7 +194,9 @@ class IntrinsicLowering(LoweringBase):
             print(*[self.eval_static(a) for a in node.args])
             return Py(None)
         if f.kind == "hint":
-            if f.name in ("assume_in_range", "volatile_load"):
+            if f.name == "volatile_load":
+                return self.volatile_load(node)
+            if f.name == "assume_in_range":
                 return self.value(node.args[0])
             return Py(None)
         if f.kind == "one":
@@ -263,8 +290,8 @@ class IntrinsicLowering(LoweringBase):
         if (f.name in ROUNDING or f.name in REAL_ONLY) and not dt.is_float:
             self.err(node, f"'{f.name}' takes real inputs only, got {dt!r} (cast it: qd.{f.name}(qd.f32(x)))",
                      QuadrantsTypeError)
-        if f.name in FLOAT_ONLY_MATH and not dt.is_float:
-            dt = f64 if dt == i64 else f32
+        if f.name in FLOAT_ONLY_MATH and not dt.is_float:  # in qd.init's default_fp, as Quadrants
+            dt = f64 if dt == i64 else default_types()[1]
         if dt == f16:
             out_dt = out_dt or f16
             dt = f32

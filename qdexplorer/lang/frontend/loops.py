@@ -9,7 +9,9 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QdCompileError, QuadrantsSyntaxError
+from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsValueError
+from ..graph_api import construct as graph_construct, warn_if_deprecated
+from ..toplevel import check_for
 from ..types import i32, loop_index_type, u1
 from .values import Py, Vec, cast, is_number, py_value, truthy
 from .base import LoweringBase, StaticBreak, StaticContinue
@@ -20,7 +22,9 @@ class LoopLowering(LoweringBase):
 
     def s_While(self, node):
         if node.orelse:
-            self.err(node, "while/else is not supported in kernels")
+            self.err(node, "'else' clause for 'while' not supported in Quadrants kernels", QuadrantsSyntaxError)
+        if graph_construct(node.test, self.frame.env) == "do_while":
+            return self.graph_do_while(node)
         self.out.append([])
         cond = truthy(self.commit(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
@@ -36,8 +40,9 @@ class LoopLowering(LoweringBase):
         self.emit(ir.Loop(head + body))
 
     def s_For(self, node):
-        if node.orelse:
-            self.err(node, "for/else is not supported in kernels")
+        kernel_args = self.kscope.arg_values if len(self.frames) == 1 else {}
+        check_for(node, self.frame.env, self.frame.src,
+                  {n for scope in self.frame.scopes for n in scope if n not in kernel_args})
         it = node.iter
         if isinstance(it, ast.IfExp):  # `range(a) if qd.static(c) else range(b)`: picked at compile time
             picked = ast.copy_location(ast.For(node.target, self.static_pick(it), node.body, [], None), node)
@@ -127,7 +132,7 @@ class LoopLowering(LoweringBase):
                         pair(Py(x), a)
                 else:
                     self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
-                                "it a tuple first)")
+                                "it a tuple first)", QuadrantsValueError)
             elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
@@ -212,6 +217,28 @@ class LoopLowering(LoweringBase):
         finally:
             self.frame.loop_depth, self.frame.unroll_block = depth, unroll
 
+    def graph_do_while(self, node):
+        """`while qd.graph.do_while(flag):` the body, then again while `flag[()]` (a 0-d integer ndarray)
+        is non-zero: Quadrants' do-while, its host-side form (lang/graph.py)."""
+        warn_if_deprecated(node.test.func, "do_while")
+        if len(node.test.args) != 1 or node.test.keywords:
+            self.err(node.test, "qd.graph.do_while(flag) takes one argument, a 0-d qd.i32 ndarray")
+        flag = self.value(node.test.args[0])
+        if not isinstance(flag, ir.ArrayArg) or not flag.dtype.is_int:
+            self.err(node.test.args[0], "qd.graph.do_while(flag) takes a 0-d integer ndarray (qd.ndarray(qd.i32, "
+                                        "shape=())) that the loop body updates")
+        saved_depth = self.frame.loop_depth
+        self.frame.loop_depth = max(saved_depth, 0) + 1
+        self.runtime_nesting += 1
+        try:
+            body = self.block(node.body)
+        finally:
+            self.frame.loop_depth = saved_depth
+            self.runtime_nesting -= 1
+        zero = (ir.Const(0, i32),) * max(flag.ndim, 1)
+        done = ir.Compare("==", ir.Load(flag, zero), ir.Const(0, flag.dtype), u1)
+        self.emit(ir.Loop(body + [ir.If(done, [ir.Break()], [])]))
+
     def s_Break(self, node):
         self.loop_jump(node, ir.Break(), "break")
 
@@ -226,9 +253,13 @@ class LoopLowering(LoweringBase):
             # `if qd.static(i == 2): break` in a qd.static loop: stop unrolling here (continue: next item)
             raise StaticBreak() if word == "break" else StaticContinue()
         if self.frame.loop_depth < 0:
-            self.err(node, f"You are trying to `{word}` a static `for` loop: '{word}' under a runtime condition "
-                           f"cannot leave a qd.static loop (it is unrolled); make the condition a qd.static(...) "
-                           f"one, or the loop a runtime range(...)", QuadrantsSyntaxError)
+            self.err(node, f"You are trying to `{word}` a static `for` loop, but the `{word}` statement is inside "
+                           f"a non-static `if`: '{word}' under a runtime condition cannot leave a qd.static loop (it "
+                           f"is unrolled); make the condition a qd.static(...) one, or the loop a runtime range(...)",
+                     QuadrantsSyntaxError)
+        if self.frame.loop_depth == 0 and self.in_parallel and word == "break":
+            self.err(node, "Cannot break in the outermost loop: 'break' is not allowed in the top-level parallel "
+                           "loop (each of its iterations is a thread)", QuadrantsSyntaxError)
         if self.frame.loop_depth == 0:
             where = "the top-level parallel loop" if self.in_parallel else "a serial task outside a loop"
             self.err(node, f"'{word}' is not allowed in {where}")

@@ -24,6 +24,7 @@ from ..errors import QuadrantsTypeError
 from ..splitmix import GOLDEN, LAST_SHIFT, MIX
 from ..types import as_dtype, f16, f32, f64, u64
 from .base import LoweringBase
+from .values import default_types
 
 
 class RandomLowering(LoweringBase):
@@ -35,11 +36,11 @@ class RandomLowering(LoweringBase):
         given = node.args or [k.value for k in node.keywords]
         spec = self.eval_static(given[0]) if given else None
         if f.name == "randn":
-            dt = f32 if spec is None else as_dtype(spec)
+            dt = default_types()[1] if spec is None else as_dtype(spec)  # default_fp, as in Quadrants
             if dt not in (f32, f64):
                 self.err(node, f"qd.randn() draws f32 or f64 values, got {spec!r}", QuadrantsTypeError)
             return self.gaussian(dt)
-        dt = f32 if spec is None else as_dtype(spec)
+        dt = default_types()[1] if spec is None or spec is float else as_dtype(spec)
         if dt is None or dt == f16:
             self.err(node, f"qd.random() takes a qd scalar type other than f16 (qd.f32, qd.f64, qd.i32, ...), "
                            f"got {spec!r}", QuadrantsTypeError)

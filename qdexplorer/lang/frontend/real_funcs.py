@@ -25,17 +25,19 @@ from .values import Py, Vec, cast
 class RealFuncCalls(LoweringBase):
     """Mixin for `TaskBuilder`: recursive `@qd.real_func` calls."""
 
-    def outlined_call(self, func, node):
-        actual = self.bind_call(func, node)
+    def outlined_call(self, func, node, first: tuple = ()):
+        """`first`: a method's object, bound to its first parameter (a compile-time value)."""
+        actual = self.bind_call(func, node, first)
         hints = func.annotations
         key: list = [id(func)]
         args: list[ir.Expr] = []
         statics: dict = {}
         kinds: list = []  # per parameter: ("static", None) | ("scalar", dtype) | ("vec", VectorType)
-        for p in func.source.fdef.args.args:
+        params = func.source.fdef.args.args
+        for p in params:
             ann = hints.get(p.arg)
             a = actual[p.arg]
-            if isinstance(ann, Template) or ann is Template:
+            if isinstance(ann, Template) or ann is Template or (ann is None and first and p is params[0]):
                 v = a if isinstance(a, Py) else self.value(a)
                 statics[p.arg] = v
                 key.append((p.arg, id(v.value) if isinstance(v, Py) else id(v)))

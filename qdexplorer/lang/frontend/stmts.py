@@ -5,6 +5,7 @@ Augmented updates of array elements in a parallel loop are atomic (Quadrants' ru
 from __future__ import annotations
 
 import ast
+import re
 
 from .. import intrinsics as I
 from .. import ir, runtime_api
@@ -305,11 +306,12 @@ class StatementLowering(LoweringBase):
         return None
 
     def refuse_kernel_arg(self, target, existing):
-        if len(self.frames) == 1 and isinstance(existing, (ir.ScalarArg, ir.ArrayArg)) and \
+        if len(self.frames) == 1 and existing is not None and target.id in self.kscope.arg_values and \
                 self.frames[0].scopes[0].get(target.id) is existing:
-            self.err(target, f'Kernel argument "{target.id}" is immutable in the kernel (Quadrants passes arguments '
-                             f"read-only); copy it into a local first: {target.id}_ = {target.id}",
-                     QuadrantsSyntaxError)
+            self.err(target, f'Kernel argument "{target.id}" is immutable in the kernel. If you want to change its '
+                             f"value, please create a new variable: kernel argument '{target.id}' cannot be assigned "
+                             f"(Quadrants passes arguments read-only); copy it into a local first: "
+                             f"{target.id}_ = {target.id}", QuadrantsSyntaxError)
 
     def s_AugAssign(self, node):
         target = node.target
@@ -469,6 +471,19 @@ class StatementLowering(LoweringBase):
         flag = self.kscope.assert_flag()
         self.out.append([])  # an f-string message's values: evaluated only when the assert fails
         ints = None
+        pct = _percent_message(node.msg)
+        if pct is not None:  # assert c, "x[%d] got %f" % (i, v): Quadrants formats the values at run time
+            template, args = pct
+            vals = [self.commit(self.value(a), a) for a in args[:ASSERT_VALUES]]
+            store = self.kscope.assert_values()
+            for k, x in enumerate(vals):
+                self.emit(ir.Store(store, (ir.Const(k, i32),), cast(x, f64)))
+            file, line, _, text = self.frame.src.where(node)
+            head = f"{file}:{line}: assertion failed: {text.strip()}".replace("{", "{{").replace("}", "}}")
+            self.kscope.assert_sites.append((f"{head}: {template}", [x.dtype.is_int for x in vals]))
+            self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(len(self.kscope.assert_sites), i32)))
+            self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
+            return
         if isinstance(node.msg, ast.JoinedStr):
             fields = [v for v in node.msg.values if isinstance(v, ast.FormattedValue)][:ASSERT_VALUES]
             vals = [self.commit(self.value(v.value), v.value) for v in fields]
@@ -480,3 +495,30 @@ class StatementLowering(LoweringBase):
         self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32)))
         self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
 
+
+
+_PERCENT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([diufFeEgGxXs%])")
+
+
+def _percent_message(msg) -> tuple | None:
+    """`"x[%d] = %f" % (i, v)` as (a str.format template of the values, their AST nodes), or None."""
+    if not (isinstance(msg, ast.BinOp) and isinstance(msg.op, ast.Mod) and isinstance(msg.left, ast.Constant)
+            and isinstance(msg.left.value, str)):
+        return None
+    args = list(msg.right.elts) if isinstance(msg.right, ast.Tuple) else [msg.right]
+    out, k, pos = [], 0, 0
+    text = msg.left.value
+    for m in _PERCENT.finditer(text):
+        out.append(text[pos:m.start()].replace("{", "{{").replace("}", "}}"))
+        flags, conv = m.group(1), m.group(2)
+        if conv == "%":
+            out.append("%")
+        else:
+            conv = {"i": "d", "u": "d", "s": ""}.get(conv, conv)
+            out.append("{%d%s}" % (k, ":" + flags + conv if flags or conv else ""))
+            k += 1
+        pos = m.end()
+    out.append(text[pos:].replace("{", "{{").replace("}", "}}"))
+    if k != len(args):
+        return None
+    return "".join(out), args

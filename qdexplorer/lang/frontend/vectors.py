@@ -13,7 +13,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import as_dtype, f32, i32, promote, u1
-from .values import Py, Vec, VecMethod, cast, fold, is_number
+from .values import Py, Vec, VecMethod, cast, default_types, fold, is_number
 from .base import LoweringBase, Value
 
 EPS_METHODS = ("norm", "norm_inv", "normalized")  # methods that take Quadrants' eps guard
@@ -78,7 +78,8 @@ class VectorLowering(LoweringBase):
                 for x in exprs[1:]:
                     dt = promote(dt, self.commit(x, node).dtype)
             else:
-                dt = f32 if any(isinstance(x.value, float) for x in items) else i32
+                ip, fp = default_types()  # literals only: qd.init's default_fp / default_ip, as in Quadrants
+                dt = fp if any(isinstance(x.value, float) for x in items) else ip
         return Vec([cast(self.commit(x, node, like=dt), dt) for x in items], tuple(shape))
 
     def vec_from_type(self, vt, node) -> Vec:

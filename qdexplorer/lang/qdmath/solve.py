@@ -85,7 +85,11 @@ def _size(n: int, m: int, bn: int) -> int:
 
 
 def _fp(dt):
-    return f32 if dt is None else dt
+    """The solve's float type: `dt`, else qd.init's default_fp (f32 unless default_fp=qd.f64), as Quadrants."""
+    if dt is not None:
+        return dt
+    from .. import runtime_api
+    return runtime_api._config.get("default_fp") or f32
 
 
 @func

@@ -902,8 +902,11 @@ def _square(n: int, m: int) -> int:
 
 
 def _fp(dt):
-    """The float type of a decomposition: `dt`, or Quadrants' default f32."""
-    return f32 if dt is None else dt
+    """The float type of a decomposition: `dt`, or qd.init's default_fp (f32 unless changed), as Quadrants."""
+    if dt is not None:
+        return dt
+    from .. import runtime_api
+    return runtime_api._config.get("default_fp") or f32
 
 
 @func
