@@ -5,6 +5,7 @@ Quadrants' surface, so a Quadrants kernel ports by changing its import line.
 from .types import (DType, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
                     int8, int16, int32, int64, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
 from .qd_types import NDArray, types  # noqa: F401
+from .quant import BitpackedFields  # noqa: F401
 from .field import Field, Ndarray, _caller  # noqa: F401
 from .buffer_view import BufferView  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401

@@ -31,6 +31,11 @@ class ArgumentError(QdError, TypeError):
     """A call argument that does not fit the compiled kernel; names the kernel and the argument."""
 
 
+class OutOfBoundsArgument(ArgumentError, AssertionError):
+    """A loop whose range indexes an array argument past its end, found before the launch: an
+    `AssertionError` too, as Quadrants' debug-mode "Out of bound access" is."""
+
+
 class NonContiguousArgumentError(ArgumentError, ValueError):
     """A strided view (slice, transpose) passed as an array argument. Also a `ValueError`, the
     class Quadrants raises for it ("Non contiguous tensors are not supported"), so code that
@@ -198,8 +203,8 @@ def check_ranges(kernel_name: str, task: ir.Task, args: dict):
                 continue
             name, start, stop = extents[id(local)]
             if stop > start and (start < 0 or stop > shape[axis]):
-                raise ArgumentError(
-                    f"{kernel_name}(): argument '{array.name}' has shape {tuple(shape)}, but {task.file}:"
+                raise OutOfBoundsArgument(
+                    f"Out of bound access: {kernel_name}(): argument '{array.name}' has shape {tuple(shape)}, but {task.file}:"
                     f"{task.lines[0]} indexes it with '{name}' over range({start}, {stop}) on axis {axis}: it would "
                     f"read or write out of bounds; pass a larger array (or guard the access)")
 

@@ -59,6 +59,9 @@ def is_real(dt) -> bool:
     return d is not None and d.is_float
 
 
+from . import quant as _quant  # noqa: E402
+
+
 def is_signed(dt) -> bool:
     d = as_dtype(dt)
     return d is not None and (d.is_float or d.kind == "i")
@@ -67,6 +70,13 @@ def is_signed(dt) -> bool:
 def is_tensor(t) -> bool:
     """Whether `t` is a vector or matrix type (Quadrants' tensor types)."""
     return isinstance(t, VectorType)
+
+
+class _Quant:
+    """`qd.types.quant`: the quantized types (quant.py)."""
+    int = staticmethod(_quant.int)
+    fixed = staticmethod(_quant.fixed)
+    float = staticmethod(_quant.float)
 
 
 class _TypesNamespace:
@@ -82,6 +92,7 @@ class _TypesNamespace:
     sparse_matrix_builder = staticmethod(sparse_matrix_builder)
     ref = staticmethod(ref)
     BufferViewType = BufferViewType
+    quant = _Quant()
 
     def __getattr__(self, name: str):
         from . import compat

@@ -81,9 +81,11 @@ ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the s
 
 def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
-    if isinstance(v, Storage):
-        el = tuple(v.elem_shape)
-        return (name, "array", v.dtype, v.storage.ndim) + ((el,) if el else ())
+    if isinstance(v, Storage):  # a field with offset= also specialises on its offset (6th entry), a
+        el, off, q = tuple(v.elem_shape), tuple(v.offset), getattr(v, "quant", None)  # quantized one on its type
+        if q is not None:
+            return (name, "array", v.dtype, v.storage.ndim, el, off, q)
+        return (name, "array", v.dtype, v.storage.ndim) + ((el, off) if off else (el,) if el else ())
     if isinstance(v, (np.ndarray, DeviceArray)):
         el = tuple(getattr(v, "elem_shape", ()))
         return (name, "array", from_numpy(v.dtype), v.ndim) + ((el,) if el else ())

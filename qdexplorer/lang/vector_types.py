@@ -84,26 +84,52 @@ class VectorType:
             return False
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
-    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
+    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
+              **unused):
         self._refuse_unpacked("create a field of")
         return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
-                     needs_dual=needs_dual)
+                     needs_dual=needs_dual, offset=offset)
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
         self._refuse_unpacked("create an ndarray of")
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
 
 
+def _no_quant(dtype, what: str):
+    """Vectors and matrices of quantized types are refused in one line (they would otherwise be
+    silently full-width)."""
+    from .quant import QUANT_TYPES
+    if isinstance(dtype, QUANT_TYPES):
+        from .compat import refuse_use
+        raise refuse_use(f"{what} of a quantized type ({dtype!r})",
+                         "make one scalar quantized field per component (qd.field(dtype=qtype))")
+
+
+def _is_quant(dtype) -> bool:
+    from .quant import QUANT_TYPES
+    return isinstance(dtype, QUANT_TYPES)
+
+
+def _quant_field(q, elem_shape: tuple, shape, name: str, offset) -> Field:
+    """`qd.Vector.field(2, dtype=qtype)`: a field of vectors of a quantized type, each component
+    stored encoded (quant.py); kernels and Python decode every component."""
+    f = Field(q.raw, shape, name, elem_shape=elem_shape, offset=offset)
+    f.quant = q
+    return f
+
+
 def vector(n: int | None = None, dtype=None, unpacked: bool = False) -> VectorType:
     """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation.
     `unpacked=True` (a @qd.dataclass member's annotation only) makes the member n scalar members
     `_r0.._r{n-1}`, reached in kernels as `obj.r[i]` with a compile-time `i` (struct_types.py)."""
+    _no_quant(dtype, "a vector")
     dt = as_dtype(dtype) if dtype is not None else None
     return VectorType(None, None, dt, 1) if n is None else VectorType(int(n), None, dt, unpacked=bool(unpacked))
 
 
 def matrix(n: int | None = None, m: int | None = None, dtype=None) -> VectorType:
     """`qd.types.matrix(n, m, dtype)`; bare `qd.types.matrix()` is "any matrix" in an ndarray annotation."""
+    _no_quant(dtype, "a matrix")
     dt = as_dtype(dtype) if dtype is not None else None
     if n is None and m is None:
         return VectorType(None, None, dt, 2)
@@ -133,8 +159,11 @@ class Vector:
         return H.host(_host_values(values, dt))
 
     @staticmethod
-    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
-        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
+              **unused):
+        if _is_quant(dtype):
+            return _quant_field(dtype, (int(n),), shape, name, offset)
+        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
     @staticmethod
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
@@ -163,8 +192,10 @@ class Matrix:
 
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
-              **unused):
-        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+              offset=None, **unused):
+        if _is_quant(dtype):
+            return _quant_field(dtype, (int(n), int(m)), shape, name, offset)
+        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
 
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):

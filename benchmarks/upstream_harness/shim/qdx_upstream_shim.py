@@ -8,7 +8,7 @@ helpers work unchanged. Nothing here computes a test's result.
 """
 import sys
 
-_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion"}
+_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion", "quant", "quant_basic"}
 
 
 def _qd():
@@ -30,7 +30,8 @@ def _core():
 
     return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported,
             "get_max_num_indices": lambda: 12, "with_metal": lambda: False, "with_vulkan": lambda: False,
-            "with_amdgpu": lambda: False, "with_cuda": lambda: False}
+            "with_amdgpu": lambda: False, "with_cuda": lambda: False,
+            "QuadrantsRuntimeError": qd.QuadrantsRuntimeError}
 
 
 def _misc():

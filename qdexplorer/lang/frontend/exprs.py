@@ -77,6 +77,9 @@ class ExprLowering(LoweringBase):
         return StructArr(arr.stype, members)
 
     def v_Attribute(self, node):
+        listed = self.list_method(node)  # x[i].append(v) on a dynamic SNode's field (sparse.py)
+        if listed is not None:
+            return listed
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
@@ -316,11 +319,15 @@ class ExprLowering(LoweringBase):
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
         out = []
-        for v, e in vals:
+        off = self.kscope.offsets.get(arr.name, ()) if isinstance(arr, ir.ArrayArg) else ()
+        for k, (v, e) in enumerate(vals):
             x = self.commit(v, e, like=i32)
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
-            out.append(cast(x, i32))
+            x = cast(x, i32)
+            if k < len(off) and off[k]:  # a field with offset=: element `off` is stored first
+                x = ir.BinOp("-", x, ir.Const(off[k], i32), i32)
+            out.append(x)
         if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped:  # boundary="clamp"
             for k in range(min(user, len(out))):  # the array's own axes; element components stay as given
                 hi = ir.BinOp("-", ir.Shape(arr, k), ir.Const(1, i32), i32)
@@ -348,6 +355,9 @@ class ExprLowering(LoweringBase):
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
     def binop(self, op, a, b, node) -> Value:
+        if isinstance(a, (ir.ArrayArg, StructArr)) or isinstance(b, (ir.ArrayArg, StructArr)):
+            self.err(node, f"unsupported operand type(s) for {op}: a whole field or ndarray is not a value in a "
+                           f"kernel; index it (x[i], x[None] for a 0-d one)", QuadrantsTypeError)
         if isinstance(a, Vec) != isinstance(b, Vec):  # v + [x, y, z]: the list is a vector, as in Quadrants
             a, b = (_as_vec(x) if isinstance(x, list) or (isinstance(x, Py) and isinstance(x.value, (list, tuple)))
                     else x for x in (a, b))
@@ -377,12 +387,27 @@ class ExprLowering(LoweringBase):
         if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do;
             # an integer operand becomes an f16 first, as in Quadrants (u16 60149 is 60160 in f16, and
             # 60160 - 15.25 rounds to 60160; through f32 alone it was 60128)
-            return cast(self.binop(op, cast(cast(ea, f16), f32), cast(cast(eb, f16), f32), node), f16)
+            wa, wb = cast(cast(ea, f16), f32), cast(cast(eb, f16), f32)
+            if op in ("//", "%"):
+                return self.half_floor_div_mod(op, wa, wb, node)
+            return cast(self.binop(op, wa, wb, node), f16)
         if op == "**":
             return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in _OVERFLOW and dt.is_int and dt != u1 and runtime_api.debug():
             return self.checked_int_op(op, cast(ea, dt), cast(eb, dt), dt, node)
         return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
+
+    def half_floor_div_mod(self, op, wa, wb, node) -> ir.Expr:
+        """f16 `//` and `%` as Quadrants computes them, each step rounded to f16: a // b is
+        floor(f16(a / b)) (50880 // 38 is 1339, not 1338), a % b is f16(a - f16(b * (a // b)))."""
+        la = ir.LocalRef(self.new_local("h", f32, wa))
+        lb = ir.LocalRef(self.new_local("h", f32, wb))
+        quot = cast(cast(self.binop("/", la, lb, node), f16), f32)
+        floor = cast(self.binop("//", quot, ir.Const(1.0, f32), node), f16)  # floor(q / 1) is floor(q)
+        if op == "//":
+            return floor
+        prod = cast(cast(self.binop("*", lb, cast(floor, f32), node), f16), f32)
+        return cast(self.binop("-", la, prod, node), f16)
 
     def checked_int_op(self, op: str, a: ir.Expr, b: ir.Expr, dt, node) -> ir.Expr:
         """Debug mode, as Quadrants: an integer `+ - * <<` that overflows its type prints
