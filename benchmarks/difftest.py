@@ -74,6 +74,8 @@ def run_chunks(a) -> None:
     lo, hi = (int(x) for x in a.seeds.split(":"))
     feats = tuple(a.features.split(",")) if a.features else None
     os.makedirs(a.out_dir, exist_ok=True)
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill PID` still stops the two children
     pair = _Kept(arch=a.arch, timeout=a.timeout)
     try:
         for start in range(lo, hi, a.chunk):

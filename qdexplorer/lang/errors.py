@@ -88,3 +88,10 @@ class QuadrantsArgumentError(QuadrantsSyntaxError, TypeError):
     QuadrantsSyntaxError with the same words; it is a TypeError too, as Python's own binding error is."""
 
     __str__ = QdCompileError.__str__
+
+
+class QuadrantsValueError(QdCompileError, ValueError):
+    """A compile-time value of the wrong kind (a generator given as `*args` of qd.ndrange), where
+    Quadrants raises a ValueError."""
+
+    __str__ = QdCompileError.__str__

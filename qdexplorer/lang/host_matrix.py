@@ -91,7 +91,8 @@ def norm_inv(self, eps=0):
 
 def normalized(self, eps=0):
     a = np.asarray(self)
-    return host(a * (1.0 / (np.sqrt(norm_sqr(a)) + eps))).astype(a.dtype)
+    r = host(a * (1.0 / (np.sqrt(norm_sqr(a)) + eps)))
+    return r.astype(a.dtype) if a.dtype.kind == "f" else r  # an integer vector normalizes to floats
 
 
 def dot(self, other):

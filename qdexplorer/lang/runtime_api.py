@@ -129,7 +129,27 @@ def init(arch: str = cpu, **options):
     for fn in _ON_INIT:
         fn(_config["default_ip"], _config["default_fp"])
     _last_call[0] = None
+    if options.get("_test_mode"):  # Quadrants' test mode returns the spec options it was given
+        return SpecConfig(**{k: options[k] for k in SpecConfig.DEFAULTS if k in options})
     return result
+
+
+class SpecConfig:
+    """What `qd.init(_test_mode=True, ...)` returns, as in Quadrants: the options that are not compiler
+    settings (log level, gdb trigger, ...), each its default unless given."""
+
+    DEFAULTS = {"log_level": "info", "gdb_trigger": False, "short_circuit_operators": True,
+                "print_full_traceback": False, "unrolling_limit": 32}
+
+    def __init__(self, **given):
+        import os
+        for k, v in self.DEFAULTS.items():
+            env = os.environ.get("QD_" + k.upper(), "")  # QD_LOG_LEVEL=debug, QD_GDB_TRIGGER=1, as Quadrants
+            if k in given:
+                v = given[k]
+            elif env:
+                v = type(v)(int(env)) if isinstance(v, (bool, int)) else env
+            setattr(self, k, v)
 
 
 def _default_type(options: dict, key: str):

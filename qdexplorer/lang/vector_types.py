@@ -142,12 +142,21 @@ def _dt(dt):
     return (as_dtype(dt) or f32).numpy
 
 
+def _host_values(values, dt):
+    """A Python-scope `qd.Vector(...)` / `qd.Matrix(...)`: of `dt` when given; else of the values' own
+    kind, as Quadrants keeps them (integers stay integers: `~qd.Vector([2, 3])` works; floats are f64)."""
+    if dt is not None:
+        return np.array(values, dtype=_dt(dt))
+    a = np.array(values)
+    return a if a.dtype.kind in "biuf" else np.array(values, dtype=_dt(None))
+
+
 class Vector:
     """`qd.Vector([x, y, z])` in kernels and in Python (a `HostMatrix` there, with Quadrants' methods);
     `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` allocate arrays of vectors."""
 
     def __new__(cls, values, dt=None, **unused):
-        return H.host(np.array(values, dtype=_dt(dt)))
+        return H.host(_host_values(values, dt))
 
     @staticmethod
     def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
@@ -179,7 +188,7 @@ class Matrix:
     """`qd.Matrix([[a, b], [c, d]])` in kernels and in Python; `qd.Matrix.field(n, m, dtype, shape)` outside."""
 
     def __new__(cls, values, dt=None, **unused):
-        return H.host(np.array(values, dtype=_dt(dt)))
+        return H.host(_host_values(values, dt))
 
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,

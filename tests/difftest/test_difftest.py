@@ -23,10 +23,9 @@ CI_SEEDS = range(int(os.environ.get("QDX_DIFFTEST_SEEDS", "120")))
 HAVE_QUADRANTS = importlib.util.find_spec("quadrants") is not None
 # CI seeds that still mismatch, each an open finding (issue 29); they run in their own xfail test so
 # that a fix shows as XPASS, and the rest of the sample stays strict.
-KNOWN_OPEN = {
-    83: "qd.abs(i32 min) is 2147483648 in Quadrants (the shift after it is logical); ours gives -2147483648",
-    99: "an i64 output is -1 in Quadrants and 0 in ours (not analysed yet)",
-    115: "an f16 output half an ulp apart (0.7124 vs 0.712; not analysed yet)",
+KNOWN_OPEN: dict[int, str] = {
+    # none at present: 72 (an f16 cast segfault), 83 (abs of the i32 minimum), 99 (// of constants)
+    # and 115 (f16 rounding) were fixed or named in tests/lang/test_difftest_findings.py
 }
 
 

@@ -439,3 +439,53 @@ def test_static_assert_of_a_kernel_variable_is_quadrants_type_error():
 
     with pytest.raises(qd.QuadrantsTypeError, match="Static assert with non-static condition"):
         foo()
+
+
+def test_init_in_test_mode_returns_the_spec_options():
+    cfg = qd.init(arch=qd.cpu, _test_mode=True, log_level="debug")
+    assert (cfg.log_level, cfg.gdb_trigger) == ("debug", False)
+    assert qd.init(arch=qd.cpu, _test_mode=True, gdb_trigger=True).gdb_trigger is True
+
+
+def test_init_test_mode_reads_quadrants_environment_variables(monkeypatch):
+    monkeypatch.setenv("QD_LOG_LEVEL", "error")
+    monkeypatch.setenv("QD_GDB_TRIGGER", "1")
+    cfg = qd.init(arch=qd.cpu, _test_mode=True)
+    assert (cfg.log_level, cfg.gdb_trigger) == ("error", True)
+    assert qd.init(arch=qd.cpu, _test_mode=True, log_level="trace").log_level == "trace"  # an argument wins
+
+
+def test_volatile_load_takes_an_element_of_global_memory():
+    qd.init(arch=qd.cpu)
+    flags = qd.field(dtype=qd.i32, shape=4)
+    out = qd.field(dtype=qd.i32, shape=4)
+
+    @qd.kernel
+    def ok():
+        for i in range(4):
+            out[i] = qd.volatile_load(flags[i]) + 1
+
+    flags.from_numpy(np.arange(4, dtype=np.int32))
+    ok()
+    assert out.to_numpy().tolist() == [1, 2, 3, 4]
+
+    @qd.kernel
+    def bare():
+        y = qd.volatile_load(flags)  # noqa: F841
+
+    @qd.kernel
+    def expr():
+        x = 1
+        y = qd.volatile_load(x + 1)  # noqa: F841
+
+    @qd.kernel
+    def local():
+        v = qd.Vector([0, 0, 0, 0])
+        y = qd.volatile_load(v)  # noqa: F841
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Field directly"):
+        bare()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="lvalue"):
+        expr()
+    with pytest.raises(qd.QuadrantsTypeError, match="local array"):
+        local()

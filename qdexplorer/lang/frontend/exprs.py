@@ -387,12 +387,27 @@ class ExprLowering(LoweringBase):
         if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do;
             # an integer operand becomes an f16 first, as in Quadrants (u16 60149 is 60160 in f16, and
             # 60160 - 15.25 rounds to 60160; through f32 alone it was 60128)
-            return cast(self.binop(op, cast(cast(ea, f16), f32), cast(cast(eb, f16), f32), node), f16)
+            wa, wb = cast(cast(ea, f16), f32), cast(cast(eb, f16), f32)
+            if op in ("//", "%"):
+                return self.half_floor_div_mod(op, wa, wb, node)
+            return cast(self.binop(op, wa, wb, node), f16)
         if op == "**":
             return ir.MathCall("pow", (cast(ea, dt), cast(eb, dt)), dt)
         if op in _OVERFLOW and dt.is_int and dt != u1 and runtime_api.debug():
             return self.checked_int_op(op, cast(ea, dt), cast(eb, dt), dt, node)
         return ir.BinOp(op, cast(ea, dt), cast(eb, dt), dt)
+
+    def half_floor_div_mod(self, op, wa, wb, node) -> ir.Expr:
+        """f16 `//` and `%` as Quadrants computes them, each step rounded to f16: a // b is
+        floor(f16(a / b)) (50880 // 38 is 1339, not 1338), a % b is f16(a - f16(b * (a // b)))."""
+        la = ir.LocalRef(self.new_local("h", f32, wa))
+        lb = ir.LocalRef(self.new_local("h", f32, wb))
+        quot = cast(cast(self.binop("/", la, lb, node), f16), f32)
+        floor = cast(self.binop("//", quot, ir.Const(1.0, f32), node), f16)  # floor(q / 1) is floor(q)
+        if op == "//":
+            return floor
+        prod = cast(cast(self.binop("*", lb, cast(floor, f32), node), f16), f32)
+        return cast(self.binop("-", la, prod, node), f16)
 
     def checked_int_op(self, op: str, a: ir.Expr, b: ir.Expr, dt, node) -> ir.Expr:
         """Debug mode, as Quadrants: an integer `+ - * <<` that overflows its type prints

@@ -9,7 +9,7 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QdCompileError, QuadrantsSyntaxError
+from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsValueError
 from ..graph_api import construct as graph_construct, warn_if_deprecated
 from ..toplevel import check_for
 from ..types import i32, loop_index_type, u1
@@ -132,7 +132,7 @@ class LoopLowering(LoweringBase):
                         pair(Py(x), a)
                 else:
                     self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
-                                "it a tuple first)")
+                                "it a tuple first)", QuadrantsValueError)
             elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
