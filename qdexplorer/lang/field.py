@@ -331,6 +331,8 @@ class Storage:
                                 f"qd.field is not supported so far. (index it with integers; x.to_numpy()[...] "
                                 f"slices a copy)")
             return key  # NumPy's own indexing (and its errors) for anything else
+        if not isinstance(self, Field):
+            return key  # an ndarray: NumPy's indexing, as before (Quadrants does not check it at all)
         off = self.offset or (0,) * len(key)
         idx = tuple(int(k) - o for k, o in zip(key, off))
         if any(not 0 <= i < n for i, n in zip(idx, self.shape)):
