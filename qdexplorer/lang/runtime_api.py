@@ -10,7 +10,11 @@ import time
 from contextlib import contextmanager
 
 from . import materialize
+from . import types as _types
 from .splitmix import GOLDEN, MASK64, mix64
+
+ADSTACK_DEFAULT_SIZE = 1024  # qd.init(ad_stack_size=0), Quadrants' "adaptive": this many entries per stack
+
 
 class Arch(str):
     """A backend name that compares equal to its string ("cpu") and has Quadrants' `Arch.name`
@@ -47,6 +51,13 @@ _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.in
 PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
 _ON_INIT: list = []  # called with (default_ip, default_fp) (None: the default) after each qd.init
+
+
+def _init_defaults() -> tuple:
+    return _config.get("default_ip"), _config.get("default_fp")
+
+
+_types.init_defaults = _init_defaults  # types.as_dtype reads `int`/`float` annotations through it
 
 
 def on_init(fn) -> None:
@@ -192,7 +203,6 @@ def ad_stack_size() -> int:
     size = opts.get("ad_stack_size", 0)
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise ValueError(f"qd.init(ad_stack_size=...) takes a non-negative integer, got {size!r}")
-    from .autodiff import ADSTACK_DEFAULT_SIZE
     return size or ADSTACK_DEFAULT_SIZE
 
 
