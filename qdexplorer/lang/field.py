@@ -611,7 +611,7 @@ class Field(ComponentPlacement, Storage):
 
     def _store_group(self, key, values) -> None:
         from .quant import store_group
-        store_group(self, key, values)
+        store_group(self, key, values, Storage)
 
     def __getitem__(self, key):
         if self.quant is None:

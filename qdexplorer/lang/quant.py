@@ -223,10 +223,11 @@ def decode_field(f, raw) -> np.ndarray:
     return decode_shared_host(f.quant, raw) if f.quant_group else decode_host(f.quant, raw)
 
 
-def store_group(f, key, values) -> None:
+def store_group(f, key, values, Storage) -> None:
     """Write field `f`, a member of a shared-exponent group, from Python: every member is encoded
-    again with the group's new largest exponent (at `key`, or everywhere for key None)."""
-    from .field import Storage
+    again with the group's new largest exponent (at `key`, or everywhere for key None). `Storage` is
+    field.py's base class, whose raw element access this bypasses the fields' own for (passed in:
+    field.py imports this module)."""
     group = f.quant_group
     shape = () if key is not None else f.storage.shape
     cur = [np.broadcast_to(np.asarray(values, np.float32), shape) if g is f else
