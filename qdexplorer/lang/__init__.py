@@ -73,6 +73,7 @@ x86_64 = x64
 python = "python"  # Quadrants' python arch: qd.init(arch=qd.python) runs on the CPU backend here
 from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
 from .graph_api import graph  # noqa: F401,E402
+from . import host_api as _logging  # noqa: F401,E402 - Quadrants' qd._logging (set_logging_level, is_logging_effective)
 from .graph_api import do_while as graph_do_while, parallel as graph_parallel  # noqa: F401,E402
 from .graph_api import parallel_context as graph_parallel_context  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402

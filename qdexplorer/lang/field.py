@@ -25,6 +25,7 @@ from . import materialize, runtime_api, tensor_layout
 from .caller import caller
 from .device_array import device_array_of
 from .element import Element
+from .field_components import ComponentPlacement
 from .errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
 from .torch_io import tensor_to_numpy, to_torch
 from .types import DType, as_dtype
@@ -341,6 +342,8 @@ class Storage:
                                 f"qd.field is not supported so far. (index it with integers; x.to_numpy()[...] "
                                 f"slices a copy)")
             return key  # NumPy's own indexing (and its errors) for anything else
+        if not isinstance(self, Field):
+            return key  # an ndarray: NumPy's indexing, as before (Quadrants does not check it at all)
         off = self.offset or (0,) * len(key)
         idx = tuple(int(k) - o for k, o in zip(key, off))
         if any(not 0 <= i < n for i, n in zip(idx, self.shape)):
@@ -514,7 +517,7 @@ class Storage:
 
 
 
-class Field(Storage):
+class Field(ComponentPlacement, Storage):
     """A `qd.field`: kernels read and write it as a global; Python indexes it directly.
 
     Made with `shape=None` it is *unplaced*: it has no storage until an SNode tree places it
@@ -624,25 +627,12 @@ class Field(Storage):
     quant_group: list | None = None  # the fields sharing its exponent (BitpackedFields shared_exponent=True)
 
     def _decode(self, raw):
-        from .quant import decode_host, decode_shared_host
-        return decode_shared_host(self.quant, raw) if self.quant_group else decode_host(self.quant, raw)
+        from .quant import decode_field
+        return decode_field(self, raw)
 
     def _store_group(self, key, values) -> None:
-        """Write this member of a shared-exponent group: every member is encoded again with the
-        group's new largest exponent (at `key`, or everywhere for key None)."""
-        from .quant import encode_shared_host
-        assert self.quant_group is not None
-        group = self.quant_group
-        shape = () if key is not None else self.storage.shape
-        cur = [np.broadcast_to(np.asarray(values, np.float32), shape) if f is self else
-               f._decode(Storage.__getitem__(f, key) if key is not None else f.host()) for f in group]
-        raws = encode_shared_host([f.quant for f in group], cur)
-        for f, r in zip(group, raws):
-            if key is None:
-                f.host()[...] = r.reshape(f.storage.shape)
-                f._host_written()
-            else:
-                Storage.__setitem__(f, key, r.item())
+        from .quant import store_group
+        store_group(self, key, values, Storage)
 
     def __getitem__(self, key):
         if self.quant is None:
@@ -652,31 +642,6 @@ class Field(Storage):
             return out.item()
         from .host_matrix import host
         return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
-
-    _component_places: dict | None = None  # component -> container, while placed component by component
-
-    def get_scalar_field(self, *index) -> "ScalarComponent":
-        """`x.get_scalar_field(i, j)`: component (i, j) of a vector/matrix field, to place on its own
-        (`bitpack.place(x.get_scalar_field(0, 0), ...)`); the field is stored whole, so it is
-        allocated once every component is placed, in containers of one shape."""
-        if not self.elem_shape or len(index) != len(self.elem_shape) or \
-                not all(0 <= int(k) < n for k, n in zip(index, self.elem_shape)):
-            raise ValueError(f"get_scalar_field{tuple(index)}: this field holds {self.elem_shape or 'scalar'} "
-                             f"elements")
-        return ScalarComponent(self, tuple(int(k) for k in index))
-
-    def _component_placed(self, index: tuple, container) -> None:
-        places = self._component_places = self._component_places or {}
-        places[index] = container
-        if len(places) < int(np.prod(self.elem_shape)):
-            return
-        shapes = [tuple(c.shape) for c in places.values()]
-        if len(set(shapes)) == 1:  # all in containers of one shape: the field lives in the first one
-            container._place_field(self)
-        else:  # Quadrants' materialize refuses it at the next compile (materialize.py)
-            self.member_shapes = [tuple(places[k].shape) for k in sorted(places)]
-
-    member_shapes: list | None = None  # component shapes that differ (placed component by component)
 
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
@@ -754,23 +719,6 @@ class Field(Storage):
             return f"<qd.field {self.dtype!r} (not placed)>"
         return f"<qd.field {self.dtype!r} shape={self.shape}{' elem=' + str(self.elem_shape) if self.elem_shape else ''}>"
 
-
-
-class ScalarComponent:
-    """One component of a vector/matrix field (`x.get_scalar_field(i, j)`), for placing it."""
-
-    def __init__(self, field: Field, index: tuple):
-        self.field, self.index = field, index
-        self.quant, self.elem_shape = field.quant, ()
-
-    @property
-    def dtype(self):
-        return self.field.dtype
-
-    @property
-    def shape(self):
-        places = self.field._component_places or {}
-        return tuple(places[self.index].shape) if self.index in places else self.field.shape
 
 
 class Ndarray(Storage):

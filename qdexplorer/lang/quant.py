@@ -218,6 +218,28 @@ def encode_shared_host(qs: list, values: list) -> list:
     return out
 
 
+def decode_field(f, raw) -> np.ndarray:
+    """The values of a quantized field's raw words (a shared-exponent member decodes as one)."""
+    return decode_shared_host(f.quant, raw) if f.quant_group else decode_host(f.quant, raw)
+
+
+def store_group(f, key, values, Storage) -> None:
+    """Write field `f`, a member of a shared-exponent group, from Python: every member is encoded
+    again with the group's new largest exponent (at `key`, or everywhere for key None). `Storage` is
+    field.py's base class, whose raw element access this bypasses the fields' own for (passed in:
+    field.py imports this module)."""
+    group = f.quant_group
+    shape = () if key is not None else f.storage.shape
+    cur = [np.broadcast_to(np.asarray(values, np.float32), shape) if g is f else
+           decode_field(g, Storage.__getitem__(g, key) if key is not None else g.host()) for g in group]
+    for g, r in zip(group, encode_shared_host([g.quant for g in group], cur)):
+        if key is None:
+            g.host()[...] = r.reshape(g.storage.shape)
+            g._host_written()
+        else:
+            Storage.__setitem__(g, key, r.item())
+
+
 class BitpackedFields:
     """`qd.BitpackedFields(max_num_bits=32)`: fields placed together (`bitpack.place(x, y)`), then
     placed in an SNode (`qd.root.dense(qd.i, n).place(bitpack)`). Each field keeps an element of

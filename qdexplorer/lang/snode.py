@@ -33,7 +33,8 @@ from .field import SNODE_OF_SHAPE
 from .compat import refuse_use
 from .errors import QdRuntimeError
 from .field import Field, _caller
-from .field import ScalarComponent, Storage
+from .field import Storage
+from .field_components import ScalarComponent
 from .quant import BitpackedFields
 from .types import i32
 

@@ -489,3 +489,9 @@ def test_volatile_load_takes_an_element_of_global_memory():
         expr()
     with pytest.raises(qd.QuadrantsTypeError, match="local array"):
         local()
+
+
+def test_logging_levels_through_quadrants_private_module():
+    qd.set_logging_level(qd.DEBUG)
+    assert qd._logging.is_logging_effective(qd.DEBUG) and not qd._logging.is_logging_effective(qd.TRACE)
+    qd.set_logging_level(qd.INFO)
