@@ -53,21 +53,6 @@ def retag(arr, layout) -> None:
     arr._host_written()
 
 
-def with_layout(arr, layout):
-    """Quadrants' `_with_layout(ndarray, layout)`: tag an ndarray allocated at the physical shape with
-    the canonical-axis permutation `layout`; the tag carries over to its gradient, as Quadrants'."""
-    from .field import Ndarray
-    arr = arr._unwrap() if hasattr(arr, "_unwrap") else arr
-    if not isinstance(arr, Ndarray):
-        raise TypeError(f"_with_layout tags a qd.ndarray, got {type(arr).__name__}")
-    layout = check_layout(layout, len(arr.shape))
-    arr._qd_layout = layout
-    grad = arr._grad
-    if grad is not None and grad._qd_layout != layout:
-        grad._qd_layout = layout
-    return arr
-
-
 def tag_order(arr, order) -> None:
     """`qd.field(..., order="ji")`: Quadrants' SNode axis order, read as the layout `(1, 0)` and
     reported by `x.layout` / `x._qd_layout` (and its gradient's); storage stays canonical here,
