@@ -72,6 +72,15 @@ def marked(mark: str) -> list[str]:
     return out
 
 
+def cluster_holders(err_text: str) -> list[str]:
+    """Processes holding files in the private cluster's folder the command named on stderr ("token and
+    files in FOLDER"): Ray's agents write their title over their environment, so `marked` cannot see
+    them (after a killed head they ran on for over a minute, and the case still read well)."""
+    from qdexplorer.remote.reaper import describe, holding
+    m = re.search(r"token and files in (\S+), mode 0700", err_text)
+    return [f"{pid} {describe(pid)}" for pid in holding(m[1])] if m else []
+
+
 def register(case, Ctx, Outcome, bad_input, ROOT):  # noqa: C901 - one place that lists the cases
     def start(c, *args, env=None, marker="", wait=120.0):
         """The CLI in its own session, with the mark; waits until stderr holds `marker`."""
@@ -96,10 +105,10 @@ def register(case, Ctx, Outcome, bad_input, ROOT):  # noqa: C901 - one place tha
             p.kill()
             p.wait()
         end = time.monotonic() + LEFT_S
-        left = marked(mark)
+        left = marked(mark) + cluster_holders(err.read_text(errors="replace"))
         while left and time.monotonic() < end:
             time.sleep(0.3)
-            left = marked(mark)
+            left = marked(mark) + cluster_holders(err.read_text(errors="replace"))
         for line in left:   # never leave them: the next case would count them
             try:
                 os.kill(int(line.split()[0]), signal.SIGKILL)

@@ -140,7 +140,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
     specialisation, the argument checks and the launch depend on, short of the values of the
     scalars that bound loops (the plan keys its trip counts on those). Arrays are keyed by type,
     shape, dtype and, for NumPy ones, contiguity and writability; a qd.ndarray or field by its
-    storage; a GPU array (CUDA) by its interface, read once here."""
+    storage (and a field's offset=); a GPU array (CUDA) by its interface, read once here."""
     sig: list = []
     templated: set = set()
     for k, (m, v) in enumerate(zip(modes, values)):
@@ -156,7 +156,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
             if v.mirror is not None and not on_cuda:
                 return None
             st = v.storage
-            sig.append((t, v.shape, st.shape, st.dtype))
+            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None)))  # offset=, quant too
         elif isinstance(v, np.ndarray):
             if on_cuda:
                 return None  # copied in and out around the call: the checked path does that

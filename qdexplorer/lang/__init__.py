@@ -5,6 +5,7 @@ Quadrants' surface, so a Quadrants kernel ports by changing its import line.
 from .types import (DType, f16, f32, f64, float16, float32, float64, i8, i16, i32, i64,  # noqa: F401
                     int8, int16, int32, int64, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
 from .qd_types import NDArray, types  # noqa: F401
+from .quant import BitpackedFields  # noqa: F401
 from .field import Field, Ndarray, _caller  # noqa: F401
 from .buffer_view import BufferView  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
@@ -51,19 +52,20 @@ from .qdmath.frexp import frexp  # noqa: F401
 from .qdmath.eig import eig  # noqa: F401
 from .qdmath.sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
 from .func import func as _func  # noqa: E402
+from .qdmath.svd import _fp  # noqa: E402
 
 
 @_func
-def sym_eig(A, dt=f32):
+def sym_eig(A, dt=None):
     """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
-    2 <= n <= 6, by Quadrants' cyclic Jacobi."""
-    return _sym_eig_general(A, dt)
+    2 <= n <= 6, by Quadrants' cyclic Jacobi; `dt` defaults to the program's default float."""
+    return _sym_eig_general(A, static(_fp(dt)))
 
 
 @_func
-def make_spd(A, dt=f32):
+def make_spd(A, dt=None):
     """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
-    return _make_spd(A, dt)
+    return _make_spd(A, static(_fp(dt)))
 global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from .types import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well
@@ -71,6 +73,7 @@ x86_64 = x64
 python = "python"  # Quadrants' python arch: qd.init(arch=qd.python) runs on the CPU backend here
 from .streams import Event, Stream, create_event, create_stream, stream_parallel  # noqa: F401,E402
 from .graph_api import graph  # noqa: F401,E402
+from . import host_api as _logging  # noqa: F401,E402 - Quadrants' qd._logging (set_logging_level, is_logging_effective)
 from .graph_api import do_while as graph_do_while, parallel as graph_parallel  # noqa: F401,E402
 from .graph_api import parallel_context as graph_parallel_context  # noqa: F401,E402
 from . import profiler  # noqa: F401,E402
@@ -81,6 +84,7 @@ from . import sparse_grid as sparse  # noqa: F401,E402
 from .builder_type import sparse_matrix_builder  # noqa: F401,E402
 from .fields_builder import FieldsBuilder  # noqa: F401,E402
 from .lang_namespace import lang  # noqa: F401,E402
+from .config_view import cfg  # noqa: F401,E402
 _sys.modules[__name__ + ".lang"] = lang
 
 i, j, k, l = axes(0), axes(1), axes(2), axes(3)  # noqa: E741

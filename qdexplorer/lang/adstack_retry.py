@@ -1,6 +1,6 @@
 """Quadrants' adaptive adstack (`ad_stack_size=0`, the default) sizes each stack from the loop's trip
 count, so a long loop never overflows it. Here a stack whose loop has constant bounds gets exactly its
-trip count (lang/autodiff.py) and any other starts at `ADSTACK_DEFAULT_SIZE`; when a call of such a
+trip count (lang/autodiff.py) and any other starts at `runtime_api.ADSTACK_DEFAULT_SIZE`; when a call of such a
 gradient kernel overflows, the gradients it wrote are put back as they were before the call and it
 runs again with stacks eight times larger, as long as one thread's stacks stay within
 `MAX_THREAD_BYTES` (past that the overflow is the call's error, naming `qd.init(ad_stack_size=N)`).

@@ -30,7 +30,19 @@ def _extreme(dtype, largest: bool):
     return int(info.max) if largest else int(info.min)
 
 
+MAX_LOG256_MAX_N = 4  # 256 ** 4 == 2 ** 32 indices already covers every i32-indexed array, as in Quadrants
+
+
+def validate_log256_max_n(log256_max_n) -> None:
+    """Quadrants' check of a scan / reduce / sort depth: deeper than any i32-indexed array needs is a ValueError."""
+    if log256_max_n is not None and log256_max_n > MAX_LOG256_MAX_N:
+        raise ValueError(f"log256_max_n={log256_max_n} exceeds the maximum of {MAX_LOG256_MAX_N}. Quadrants tensors "
+                         f"are indexed by signed 32-bit integers, so they hold at most 2**31 - 1 elements; "
+                         f"256 ** {MAX_LOG256_MAX_N} == 2**32 already covers that range")
+
+
 def _slots(n, log256_max_n=None) -> int:
+    validate_log256_max_n(log256_max_n)
     return max(1, int(n))
 
 

@@ -31,6 +31,11 @@ class ArgumentError(QdError, TypeError):
     """A call argument that does not fit the compiled kernel; names the kernel and the argument."""
 
 
+class OutOfBoundsArgument(ArgumentError, AssertionError):
+    """A loop whose range indexes an array argument past its end, found before the launch: an
+    `AssertionError` too, as Quadrants' debug-mode "Out of bound access" is."""
+
+
 class NonContiguousArgumentError(ArgumentError, ValueError):
     """A strided view (slice, transpose) passed as an array argument. Also a `ValueError`, the
     class Quadrants raises for it ("Non contiguous tensors are not supported"), so code that
@@ -137,8 +142,9 @@ def _check_array(where: str, v, dt, nd: int):
     if not v.flags.c_contiguous:
         arg = where.rsplit("'", 2)[-2]  # where = "k(): argument 'x'"
         raise NonContiguousArgumentError(
-            f"{where} must be C-contiguous (a slice or transpose is not): Non contiguous tensors are not "
-            f"supported; pass np.ascontiguousarray({arg}) (shape {v.shape}) or {arg}.contiguous() for a tensor")
+            f"{where} must be C-contiguous (a slice or transpose is not). Non contiguous numpy arrays are not "
+            f"supported (Quadrants' words; for a PyTorch tensor: Non contiguous tensors are not supported); pass "
+            f"np.ascontiguousarray({arg}) (shape {v.shape}) or {arg}.contiguous() for a tensor")
 
 
 def _check_dtype_ndim(where: str, v, dt, nd: int):
@@ -198,8 +204,8 @@ def check_ranges(kernel_name: str, task: ir.Task, args: dict):
                 continue
             name, start, stop = extents[id(local)]
             if stop > start and (start < 0 or stop > shape[axis]):
-                raise ArgumentError(
-                    f"{kernel_name}(): argument '{array.name}' has shape {tuple(shape)}, but {task.file}:"
+                raise OutOfBoundsArgument(
+                    f"Out of bound access: {kernel_name}(): argument '{array.name}' has shape {tuple(shape)}, but {task.file}:"
                     f"{task.lines[0]} indexes it with '{name}' over range({start}, {stop}) on axis {axis}: it would "
                     f"read or write out of bounds; pass a larger array (or guard the access)")
 

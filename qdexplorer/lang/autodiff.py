@@ -29,7 +29,6 @@ from .types import DType, i32, u1
 RANDOM_KEY = "random_key__"
 GRAD = "__grad"
 ADSTACK_FLAG = "adstack__"  # the grad kernel's overflow flag: 1 when a push found its adstack full
-ADSTACK_DEFAULT_SIZE = 1024  # qd.init(ad_stack_size=0), Quadrants' "adaptive": this many entries per stack
 _INERT = (ir.Const, ir.ScalarArg, ir.Shape, ir.SimtIndex)
 _ZERO_DERIV = {"floor", "ceil", "round", "ipow", "popcnt", "clz", "ffs"}
 

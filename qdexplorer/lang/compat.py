@@ -22,7 +22,6 @@ _MESH = "Quadrants' mesh support (qd.Mesh, mesh-for loops) is not in qdexplorer;
 
 REFUSED: dict[str, str] = {
     # the tensor wrapper of newer Quadrants (the `suite` helper's part of issue 29)
-    "qd.BitpackedFields": "quantized types are not supported; use full-width dtypes",
     # devices, streams, graphs
     "qd.GraphStatus": "CUDA graphs are not built by qdexplorer; call the kernels directly",
     "qd.checkpoint": "CUDA graphs are not built by qdexplorer; split the kernel in two",
@@ -53,21 +52,18 @@ def _each(surfaces, attr: str, todo: str):
 _each(_FIELDS, "vars", _INTERNAL)
 _each(_FIELDS[:3], "host_accessors", _INTERNAL)
 _each(_FIELDS[1:3], "ptr", _INTERNAL)
-_each(_FIELDS[1:3], "get_scalar_field", "index the component instead (x[i][k] in kernels, x.to_numpy()[..., k])")
 _each(_NDARRAYS, "host_accessor", _INTERNAL)
 _each(_NDARRAYS, "get_type", _INTERNAL)
 _each(("snode",), "ptr", _INTERNAL)
 for _t in ("vector_type", "matrix_type", "struct_type"):
     for _a in ("from_kernel_struct_ret", "set_kernel_struct_args", "from_quadrants_object", "tensor_type"):
         _each((_t,), _a, _INTERNAL)
-REFUSED["snode.dynamic"] = "use a dense field and a counter field (qd.atomic_add(n[None], 1) gives the slot)"
-REFUSED["snode.quant_array"] = "quantized types are not supported; use full-width dtypes"
 REFUSED["kernel.resume"] = "CUDA graphs (qd.checkpoint) are not built by qdexplorer; call the kernel again"
 _each(("kernel",), "wrapper", _INTERNAL)
 
 PARTIAL: dict[str, str] = {
-    "qd.field": "offset= is refused (index from 0)",
-    "snode.place": "offset= is refused (index from 0)",
+    "qd.BitpackedFields": "each field is stored unpacked (Quadrants' values, no memory saved)",
+    "snode.quant_array": "a dense container of unpacked elements (Quadrants' values, no memory saved)",
     "qd.tensor": "returns the qd.field / qd.ndarray itself (no wrapper object); layout= is checked and "
                  "reported by x.layout, storage stays in canonical order",
     "qd.Tensor": "an annotation taking a field or an ndarray (specialised per call); isinstance() holds for both",

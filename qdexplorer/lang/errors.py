@@ -39,8 +39,9 @@ class QdCompileError(QdError):
         return (type(self), (self.message, self.file, self.line, self.col, self.source_line))
 
 
-class QdRuntimeError(QdError):
-    """A launch, load or check failure, reported against the task or workload that caused it."""
+class QdRuntimeError(QdError, RuntimeError):
+    """A launch, load or check failure, reported against the task or workload that caused it (a
+    `RuntimeError` too, as Quadrants' `QuadrantsRuntimeError` is)."""
 
 
 # Quadrants' names (quadrants/lang/exception.py), with the same standard-library bases.
@@ -72,6 +73,12 @@ class QuadrantsAssertionError(QdRuntimeError, AssertionError):
     """An `assert` in a kernel failed (debug mode)."""
 
 
+class OutOfBoundsAccess(QuadrantsAssertionError, IndexError):
+    """A field or ndarray element read or written from Python outside its index range: Quadrants'
+    debug-mode `QuadrantsAssertionError` ("Accessing field ... with indices ..."), an `IndexError`
+    too (without debug mode Quadrants reads or writes past the array; here it is always refused)."""
+
+
 class QuadrantsRuntimeTypeError(QdRuntimeError, TypeError):
     """A kernel called with an argument of the wrong type."""
 
@@ -79,5 +86,12 @@ class QuadrantsRuntimeTypeError(QdRuntimeError, TypeError):
 class QuadrantsArgumentError(QuadrantsSyntaxError, TypeError):
     """A kernel or func called with missing, extra or duplicated arguments. Quadrants raises a
     QuadrantsSyntaxError with the same words; it is a TypeError too, as Python's own binding error is."""
+
+    __str__ = QdCompileError.__str__
+
+
+class QuadrantsValueError(QdCompileError, ValueError):
+    """A compile-time value of the wrong kind (a generator given as `*args` of qd.ndrange), where
+    Quadrants raises a ValueError."""
 
     __str__ = QdCompileError.__str__

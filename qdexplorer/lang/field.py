@@ -21,11 +21,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import runtime_api, tensor_layout
+from . import materialize, runtime_api, tensor_layout
 from .caller import caller
 from .device_array import device_array_of
 from .element import Element
-from .errors import QdRuntimeError, QuadrantsIndexError
+from .field_components import ComponentPlacement
+from .errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
 from .torch_io import tensor_to_numpy, to_torch
 from .types import DType, as_dtype
 
@@ -40,6 +41,11 @@ class InvalidShapeError(QdRuntimeError, ValueError):
     """`qd.ndarray` with an axis that is not an integer in 1 .. 2^31 - 1: Quadrants'
     `QuadrantsRuntimeError` ("... is not a valid shape for ndarray"), and a `ValueError` too."""
 
+class FieldIndexError(QuadrantsIndexError, AssertionError):
+    """A field indexed from Python with the wrong number of indices: Quadrants' AssertionError
+    ("Slicing is not supported on qd.field"), a QuadrantsIndexError as qdexplorer raised before."""
+
+
 class GradDtypeError(QdRuntimeError, TypeError):
     """`needs_grad=True` on an integer field or ndarray (Quadrants' QuadrantsRuntimeError for it)."""
 
@@ -53,10 +59,7 @@ def _shape(shape) -> tuple:
         return ()
     if isinstance(shape, (int, np.integer)):
         return (int(shape),)
-    shape = tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise ValueError(f"a shape cannot be negative, got {shape}")
-    return shape
+    return tuple(int(s) for s in shape)  # Field checks that every axis is positive
 
 
 def _ndarray_shape(shape) -> tuple:
@@ -97,8 +100,19 @@ class ElemArray(np.ndarray):
         self.elem_shape = getattr(obj, "elem_shape", ())
 
 
+_SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
+
+
 def _alloc(shape, elem_shape, dtype) -> np.ndarray:
-    a = np.zeros(tuple(shape) + tuple(elem_shape), dtype.numpy)
+    """Zeroed storage with `_SLACK` bytes behind it. Quadrants keeps fields in one root buffer, so a
+    kernel writing a few cells past a field (no bounds checks outside debug mode) overwrites a
+    neighbour there; a bare NumPy allocation would have it overwrite malloc's bookkeeping and the
+    process would crash later, far from the cause (at a garbage collection)."""
+    full = tuple(shape) + tuple(elem_shape)
+    n = int(np.prod(full, dtype=np.int64))
+    np_dt = np.dtype(dtype.numpy)
+    flat = np.zeros(n + -(-_SLACK // np_dt.itemsize), np_dt)
+    a = flat[:n].reshape(full)
     if not elem_shape:
         return a
     e = a.view(ElemArray)
@@ -131,6 +145,7 @@ class Storage:
     _grad: "Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
     _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
+    offset: tuple = ()  # a field's first index along each axis (qd.field(offset=)); () for zeros
 
     @property
     def layout(self) -> tuple | None:
@@ -171,8 +186,8 @@ class Storage:
         """Allocate the tangent next to the primal: same type, shape and element shape, zeroed."""
         if needs_dual and self._dual is None:
             if not self.dtype.is_float:
-                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_dual=True: "
-                                     f"duals need a float dtype (qd.f32 / qd.f64)")
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
+                                     f"`needs_dual=True`. (duals need a float dtype: qd.f32 / qd.f64)")
             d = copy.copy(self)
             d.storage = np.zeros_like(self.storage)
             d.name = f"{self.name}_dual" if self.name else ""
@@ -217,8 +232,8 @@ class Storage:
         """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
         if needs_grad:
             if not self.dtype.is_float:
-                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with needs_grad=True: "
-                                     f"gradients need a float dtype (qd.f32 / qd.f64)")
+                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
+                                     f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
             g = copy.copy(self)
             g.storage = np.zeros_like(self.storage)
             g.name = f"{self.name}_grad" if self.name else ""
@@ -320,13 +335,29 @@ class Storage:
         key = key if isinstance(key, tuple) else (key,)
         if len(key) != len(self.shape):
             self._index_error(len(key))
-        return key
+        if not all(isinstance(k, (int, np.integer)) for k in key):
+            bad = next(k for k in key if not isinstance(k, (int, np.integer)))
+            if isinstance(self, Field) and not isinstance(bad, (bool, np.bool_)):
+                raise TypeError(f"Detected illegal element of type: {type(bad)}. Please be aware that slicing a "
+                                f"qd.field is not supported so far. (index it with integers; x.to_numpy()[...] "
+                                f"slices a copy)")
+            return key  # NumPy's own indexing (and its errors) for anything else
+        if not isinstance(self, Field):
+            return key  # an ndarray: NumPy's indexing, as before (Quadrants does not check it at all)
+        off = self.offset or (0,) * len(key)
+        idx = tuple(int(k) - o for k, o in zip(key, off))
+        if any(not 0 <= i < n for i, n in zip(idx, self.shape)):
+            where = f" offset {tuple(off)}" if self.offset else ""
+            raise OutOfBoundsAccess(f"Accessing {self._kind()} of size {tuple(self.shape)}{where} with indices "
+                                    f"{tuple(int(k) for k in key)}")
+        return idx
 
     def _index_error(self, got: int):
         file, line = _caller()
         want = ", ".join("ijkl"[k % 4] for k in range(len(self.shape))) if self.shape else "None"
-        raise QuadrantsIndexError(f"{len(self.shape)}d {self._kind()} indexed with {got}d indices: write "
-                                  f"x[{want}]", file, line)
+        cls = FieldIndexError if isinstance(self, Field) else QuadrantsIndexError
+        raise cls(f"{'Slicing is not supported on qd.field: ' if cls is FieldIndexError else ''}{len(self.shape)}d "
+                  f"{self._kind()} indexed with {got}d indices: write x[{want}]", file, line)
 
     def __getitem__(self, key):
         idx = self._index(key)
@@ -486,45 +517,83 @@ class Storage:
 
 
 
-class Field(Storage):
+class Field(ComponentPlacement, Storage):
     """A `qd.field`: kernels read and write it as a global; Python indexes it directly.
 
     Made with `shape=None` it is *unplaced*: it has no storage until an SNode tree places it
     (`qd.root.dense(qd.i, n).place(x)`, snode.py), which gives it the container's shape."""
 
-    _snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
+    _place_snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
     _made_unplaced = False  # made without shape=: its `.grad` is an unplaced field until placed
     _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
-    _sparse = False    # a pointer/bitmasked container is above it: writes activate cells
+    _sparse = False    # a pointer/bitmasked/dynamic container is above it: writes activate cells
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
-                 needs_dual: bool = False):
+                 needs_dual: bool = False, offset=None):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
-        self._needs_grad = needs_grad   # the adjoint is allocated with the storage (at placement when unplaced)
+        if (needs_grad or needs_dual) and not self.dtype.is_float:  # placed now or later, as Quadrants checks
+            raise GradDtypeError(f"{self.dtype.name} is not supported for field with `needs_grad=True` or "
+                                 f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
+        self._needs_grad = needs_grad   # the adjoint is allocated with the storage (placed by hand when unplaced)
         self._needs_dual = needs_dual
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
+            file, line = _caller()
+            if offset is not None:
+                raise QuadrantsSyntaxError("shape cannot be None when offset is set", file, line)
             self.shape = None  # type: ignore[assignment]
             self._made_unplaced = True
+            materialize.note(self, f"{file}:{line}")  # placed (and its gradient) by the next kernel call
             return
-        self._allocate(_shape(shape))
+        shape = _shape(shape)
+        for k, n in enumerate(shape):
+            if n <= 0:  # Quadrants' words (its typo included), which its users match
+                raise QdRuntimeError(f"Every dimension of a Quadrants field should be positive, got {n} in "
+                                     f"demension {k}.")
+        self._set_offset(offset, len(shape))
+        self._allocate(shape)
+
+    def _set_offset(self, offset, dim: int):
+        """Index from `offset` along each axis (Quadrants' `offset=`): checked against the number of
+        axes, kept only where it is not all zeros."""
+        if offset is None:
+            return
+        off = (int(offset),) if isinstance(offset, numbers.Integral) else tuple(int(o) for o in offset)
+        if len(off) != dim:
+            file, line = _caller()
+            raise QuadrantsSyntaxError(f"The dimensionality of shape and offset must be the same ({dim} != "
+                                       f"{len(off)})", file, line)
+        self.offset = off if any(off) else ()
 
     def _allocate(self, shape: tuple):
         self.shape = shape
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
         self._registered()
         runtime_api.adopt(self)
-        self._with_grad(self._needs_grad)
-        self._with_dual(getattr(self, "_needs_dual", False))
+        if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)
+            self._with_grad(self._needs_grad)
+            self._with_dual(getattr(self, "_needs_dual", False))
 
     @property
     def placed(self) -> bool:
         return self.shape is not None
 
-    def place_at(self, shape: tuple, leaf) -> None:
-        """Called by `SNode.place`: take the container's shape and allocate the storage."""
+    @property
+    def _snode(self):
+        """Quadrants' `x._snode`: the place SNode (one is made for a `shape=` field when first asked);
+        None while unplaced."""
+        return self.snode if self.shape is not None else None
+
+    @_snode.setter
+    def _snode(self, leaf) -> None:
+        self._place_snode = leaf
+
+    def place_at(self, shape: tuple, leaf, offset=None) -> None:
+        """Called by `SNode.place`: take the container's shape (and the offset given to place) and
+        allocate the storage."""
         self._snode = leaf
         self._sparse = bool(leaf.sparse_path())
+        self._set_offset(offset, len(shape))
         self._allocate(tuple(shape))
 
     @property
@@ -532,9 +601,9 @@ class Field(Storage):
         """The SNode this field is placed in (Quadrants' `x.snode`); `x.snode.parent()` is its
         container."""
         self._require_placed("x.snode")
-        if self._snode is None:
-            self._snode = SNODE_OF_SHAPE[0](self)
-        return self._snode
+        if self._place_snode is None:
+            self._place_snode = SNODE_OF_SHAPE[0](self)
+        return self._place_snode
 
     def parent(self, n: int = 1):
         """The container `n` levels above this field (Quadrants' `x.parent()`)."""
@@ -554,9 +623,44 @@ class Field(Storage):
             return getattr(Storage, name).fget(self)
         return Storage.__getattr__(self, name)
 
+    quant: Any = None  # a qd.types.quant type: `storage` holds its encoding (quant.py)
+    quant_group: list | None = None  # the fields sharing its exponent (BitpackedFields shared_exponent=True)
+
+    def _decode(self, raw):
+        from .quant import decode_field
+        return decode_field(self, raw)
+
+    def _store_group(self, key, values) -> None:
+        from .quant import store_group
+        store_group(self, key, values, Storage)
+
+    def __getitem__(self, key):
+        if self.quant is None:
+            return super().__getitem__(key)
+        out = self._decode(np.asarray(super().__getitem__(key)))
+        if out.ndim == 0:
+            return out.item()
+        from .host_matrix import host
+        return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
+
+    def __iter__(self):
+        """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
+        raise NotImplementedError("Struct for is only available in Quadrants scope. (iterate over range(x.shape[0]) "
+                                  "or x.to_numpy() in Python; `for i in x` works inside kernels)")
+
+    @property
+    def _name(self) -> str:
+        """The name given to qd.field(name=...), as Quadrants' `x._name`."""
+        return self.name
+
     def fill(self, value):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
         (a struct-for) does; otherwise every element."""
+        if self.quant_group and not self._sparse:
+            return self._store_group(None, np.float32(value))
+        if self.quant is not None:
+            from .quant import encode_host
+            value = encode_host(self.quant, value).item()
         if not self._sparse:
             return super().fill(value)
         value = self._fill_value(value)
@@ -569,6 +673,11 @@ class Field(Storage):
         (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
         if self._sparse and copy is None:
             copy = True  # inactive elements read 0 in the export: a copy
+        if self.quant is not None:  # the decoded values: always a copy
+            out = self._decode(super().to_numpy(None, keep_dims, True))
+            if self._sparse:
+                out[~self._snode.parent().active_cells()] = 0
+            return out.astype(dtype) if dtype is not None else out
         out = super().to_numpy(dtype, keep_dims, copy)
         if not self._sparse or copy is False:
             return out
@@ -576,13 +685,31 @@ class Field(Storage):
         return out
 
     def from_numpy(self, arr):
-        """Under a pointer/bitmasked container every element is written, so every cell activates."""
+        """Under a pointer/bitmasked/dynamic container only active elements are written and nothing
+        activates, as Quadrants' import (a struct-for over active cells) does."""
+        if self.quant_group and not self._sparse:
+            return self._store_group(None, np.asarray(arr, np.float32).reshape(self.storage.shape))
+        if self.quant is not None:
+            from .quant import encode_host
+            arr = encode_host(self.quant, arr)
+        if not self._sparse:
+            return super().from_numpy(arr)
+        keep = self.host().copy()
         super().from_numpy(arr)
-        if self._sparse:
-            for s in self._snode.sparse_path():
-                s.mask.fill(1)
+        inactive = ~self._snode.parent().active_cells().reshape(keep.shape[:len(self.shape)])
+        self.storage[inactive] = keep[inactive]
+        self._host_written()
 
     def __setitem__(self, key, value):
+        if self.quant_group:
+            self._store_group(key, np.float32(value))
+            if self._sparse:
+                self._snode.parent().activate_host(self._index(key))
+            return
+        if self.quant is not None:
+            from .quant import encode_host
+            enc = encode_host(self.quant, value)
+            value = enc.item() if enc.ndim == 0 else enc
         super().__setitem__(key, value)
         if self._sparse:  # a write activates the element's cell in every sparse container above
             self._snode.parent().activate_host(self._index(key))

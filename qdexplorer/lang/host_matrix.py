@@ -69,6 +69,22 @@ class HostMatrix(np.ndarray):
         return bool(np.all(np.asarray(self)))
 
 
+def _out_of_place(op):
+    """`v += x` makes a new vector, as Quadrants' Matrix (which has no in-place operators) does: the
+    result takes the promoted type (`qd.Vector([1, 2]) / 2` is a float vector) and a second name
+    bound to the old vector keeps its values."""
+    def apply(self, other):
+        return host(op(np.asarray(self), np.asarray(other)))
+    return apply
+
+
+for _name, _op in (("iadd", np.add), ("isub", np.subtract), ("imul", np.multiply), ("itruediv", np.true_divide),
+                   ("ifloordiv", np.floor_divide), ("imod", np.mod), ("ipow", np.power), ("imatmul", np.matmul),
+                   ("iand", np.bitwise_and), ("ior", np.bitwise_or), ("ixor", np.bitwise_xor),
+                   ("ilshift", np.left_shift), ("irshift", np.right_shift)):
+    setattr(HostMatrix, f"__{_name}__", _out_of_place(_op))
+
+
 def host(a) -> np.ndarray:
     """`a` as a HostMatrix when it is a vector or matrix; other shapes stay plain arrays."""
     arr = np.asarray(a)
@@ -91,7 +107,8 @@ def norm_inv(self, eps=0):
 
 def normalized(self, eps=0):
     a = np.asarray(self)
-    return host(a * (1.0 / (np.sqrt(norm_sqr(a)) + eps))).astype(a.dtype)
+    r = host(a * (1.0 / (np.sqrt(norm_sqr(a)) + eps)))
+    return r.astype(a.dtype) if a.dtype.kind == "f" else r  # an integer vector normalizes to floats
 
 
 def dot(self, other):
@@ -120,12 +137,32 @@ def inverse(self):
     return host(np.linalg.inv(a).astype(a.dtype if a.dtype.kind == "f" else np.float32))
 
 
-def transpose(self):
-    return host(np.asarray(self).T)
+def _refuse(message: str):
+    from .caller import caller
+    from .errors import QdCompileError
+    file, line = caller()
+    return QdCompileError(message, file, line)
 
 
-def trace(self):
-    return np.trace(np.asarray(self)).item()
+def transpose(self, *axes):
+    """`m.transpose()`; a vector has none (Quadrants' refusal, naming `outer_product`)."""
+    a = np.asarray(self)
+    if axes:  # NumPy's own `a.transpose(1, 0)` (NumPy functions call it with axes)
+        return np.ndarray.transpose(self, *axes)
+    if a.ndim == 1:
+        raise _refuse("`transpose()` cannot apply to a vector. If you want something like `a @ b.transpose()`, "
+                      "write `a.outer_product(b)` instead.")
+    return host(a.T)
+
+
+def trace(self, *args, **kwargs):
+    """`m.trace()` of a square matrix (Quadrants refuses any other shape)."""
+    if args or kwargs:  # NumPy's own (np.trace(a, offset=...) calls it so)
+        return np.ndarray.trace(self, *args, **kwargs)
+    a = np.asarray(self)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise _refuse(f"expected a square matrix, got shape {a.shape}")
+    return np.trace(a).item()
 
 
 def cast(self, dtype):
@@ -175,5 +212,5 @@ METHODS = {"norm": norm, "norm_sqr": norm_sqr, "norm_inv": norm_inv, "normalized
            "to_list": to_list, "to_numpy": to_numpy, "get_shape": get_shape, "sum": _sum, "max": _max,
            "min": _min, "any": _any, "all": _all, "fill": fill}
 for _name, _fn in METHODS.items():
-    if _name not in ("sum", "max", "min", "any", "all", "fill", "transpose", "trace"):  # NumPy's own stay
+    if _name not in ("sum", "max", "min", "any", "all", "fill"):  # NumPy's own stay
         setattr(HostMatrix, _name, _fn)

@@ -94,7 +94,7 @@ is_active = Intrinsic("is_active", "snode")
 activate = Intrinsic("activate", "snode")
 deactivate = Intrinsic("deactivate", "snode")
 rescale_index = Intrinsic("rescale_index", "snode")
-length = Intrinsic("length", "snode")  # dynamic SNodes: refused with a message
+length = Intrinsic("length", "snode")  # dynamic SNodes
 append = Intrinsic("append", "snode")
 
 # atomics: return the old value, as in Quadrants

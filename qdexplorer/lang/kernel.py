@@ -25,12 +25,13 @@ from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, check_annotations, func, read_annotations
+from .launch_stats import LaunchObservations, LaunchStats, SpecialisationMap
 from .offload import lower_kernel
 from .qd_types import NDArray, ndarray
 from .return_values import is_compound, rebuild
 from .source import SourceInfo
 from .struct_types import StructType, struct_arg_values
-from .template import ALIAS_KEY, Template, template_spec
+from .template import ALIAS_KEY, Template, template, template_spec
 from .tensor import Tensor
 from .types import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
@@ -104,7 +105,8 @@ class Kernel(KernelBase):
                 ann = NdarrayType()
             if ann is BufferView:  # a bare `v: BufferView`: the view's dtype comes from the call
                 ann = BufferViewType()
-            if ann is Template or ann is Tensor or (isinstance(ann, type) and dataclasses.is_dataclass(ann)):
+            if ann is Template or ann is template or ann is Tensor or (isinstance(ann, type) and
+                                                                        dataclasses.is_dataclass(ann)):
                 ann = Template()  # `x: qd.Template`/`qd.Tensor`, or a dataclass of arrays: its value specialises
             dt = as_dtype(ann)
             if ann is None and name == "self" and name == self.arg_names[0] and "." in self.fn.__qualname__:
@@ -358,12 +360,16 @@ class Kernel(KernelBase):
         kwargs.pop("qd_stream", None)  # one stream runs every call in order (streams.py)
         if autodiff_fwd.ACTIVE:  # inside `qd.ad.FwdMode`: the forward-mode twin computes the duals too
             return self.fwd(*args, **kwargs)
+        bound = self.bind(*args, **kwargs)
+        compiled = len(self._tasks)
         autodiff.prepare(self)  # inside `qd.ad.Tape(validation=True)`: the validating twin runs
         target = self.validating if self.autodiff_mode == VALIDATION and runtime_api.debug() else self
         try:
-            full = runtime_api.call_kernel(target, self.bind(*args, **kwargs))  # the caller builds the arguments
+            full = runtime_api.call_kernel(target, bound)  # the caller builds the arguments
         except QdCompileError as e:  # the message names file:line:col with a caret: the compiler's own
             raise e.with_traceback(None) from None  # frames would only bury it
+        self._last_bound = bound  # what `launch_stats` counts (held until the next call)
+        self._last_reused = len(self._tasks) == compiled  # no new specialisation was lowered for it
         autodiff.record(self, args, kwargs)  # inside `qd.ad.Tape`: replayed in reverse on exit
         return target.result(full)
 
@@ -374,6 +380,26 @@ class Kernel(KernelBase):
         if v is None:
             v = self.__dict__["_validation_kernel"] = ValidationKernel(self)
         return v
+
+    @property
+    def _primal(self) -> "Kernel":
+        """Quadrants' decorated kernel wraps this object as `k._primal`; here `k` is it."""
+        return self
+
+    @property
+    def mapper(self) -> SpecialisationMap:
+        """The specialisations compiled so far (`k._primal.mapper.mapping`; launch_stats.py)."""
+        return SpecialisationMap(self)
+
+    @property
+    def launch_observations(self) -> LaunchObservations:
+        """Whether the last call reused an already compiled specialisation (launch_stats.py)."""
+        return LaunchObservations(bool(self.__dict__.get("_last_reused", False)))
+
+    @property
+    def launch_stats(self) -> LaunchStats:
+        """What the last call passed to the compiled tasks, by kind (launch_stats.py)."""
+        return LaunchStats(self)
 
     @property
     def fwd(self) -> "DualKernel":

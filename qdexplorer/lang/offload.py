@@ -21,6 +21,7 @@ from .frontend.loops import ndrange_arity_message
 from .frontend.funcs import has_return
 from .return_values import is_compound, leaves
 from .source import SourceInfo, python_env
+from . import materialize, quant_lower
 from .template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from .types import as_dtype, f32, i32, loop_index_type
@@ -30,7 +31,9 @@ from .vector_types import VectorType
 def lower_kernel(kernel, memo=None, spec: tuple | None = None) -> list[ir.Task]:
     """Lower a kernel into its tasks; with a `TaskMemo`, unchanged tasks are reused, not re-lowered.
     The frontend recurses over expressions and qd.func calls: past Python's recursion limit the
-    kernel is refused in one line, not with a RecursionError traceback."""
+    kernel is refused in one line, not with a RecursionError traceback. Fields declared since the
+    last compile must be placed first, as Quadrants checks when it compiles (materialize.py)."""
+    materialize.check()
     try:
         return _lower_kernel(kernel, memo, spec)
     except RecursionError:
@@ -67,8 +70,15 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
         kscope.ret_leaves.append(kscope.add_result(f"ret__{k}", dt, shape))
     kscope.elem_shapes.update({e[0]: e[4] for e in (spec or ()) if len(e) > 4 and e[1] in ("array", "bufview")})
     kscope.clamped = {n for n, t in kernel.arg_types().items() if getattr(t, "boundary", "unsafe") == "clamp"}
+    offsets = {e[0]: e[5] for e in (spec or ()) if len(e) > 5 and e[1] == "array" and e[5]}  # template fields'
+    kscope.offsets.update(offsets)                                                          # offset= ...
+    quants = {e[0]: e[6] for e in (spec or ()) if len(e) > 6 and e[1] == "array"}  # ... and quantized types
+    kscope.quants.update(quants)
+    for name, q in quants.items():  # the frontend sees the compute type
+        args[name] = ir.ArrayArg(name, q.compute, args[name].ndim)
 
-    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items()))
+    spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items())) + tuple(sorted(offsets.items())) + \
+        tuple(sorted((k, repr(q)) for k, q in quants.items()))
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
     whole = src.segment(body) if gtemp_names and body else ""  # shared locals: a task depends on the others
 
@@ -227,7 +237,8 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         loop_vars = [by_axis[a] for a in order] if order else by_axis
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, by_axis)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
-    guard = b.active_cond(container, list(b.thread_ids)) if container is not None else None
+    offset = _struct_for_offset(b, node.iter)  # a struct-for over a field with offset= runs from it
+    guard = b.active_cond(container, _unshifted(b.thread_ids, offset)) if container is not None else None
     if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
         b.out.append([])
     for s in node.body:
@@ -284,7 +295,12 @@ def _loop_ranges(b, src, it, loop=None):
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         fld = b.kscope.sparse_field(v.name)
         container = fld._snode.parent() if fld is not None else None
-        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))], False, container, None
+        off = b.kscope.offsets.get(v.name, ())
+        ranges = [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))]
+        if off:  # indices run from the field's offset
+            ranges = [(ir.Const(o, i32), ir.BinOp("+", hi, ir.Const(o, i32), i32)) if o else (lo, hi)
+                      for (lo, hi), o in zip(ranges, off)]
+        return ranges, False, container, None
     if isinstance(v, Py) and isinstance(v.value, SNode):  # `for i, j in ptr`: the container's cells
         sn = v.value
         if not sn.shape:
@@ -293,6 +309,26 @@ def _loop_ranges(b, src, it, loop=None):
                 (sn if sn.sparse_path() else None), None)
     raise src.error(it, "a kernel's top-level for must iterate over range(...), qd.ndrange(...), "
                         "qd.grouped(...), an ndarray, a field or an SNode")
+
+
+def _struct_for_offset(b, it) -> tuple:
+    """The `offset=` of the field a struct-for (`for i in x`, `qd.grouped(x)`) iterates, else ()."""
+    while isinstance(it, ast.Call) and it.args and isinstance(it.func, (ast.Name, ast.Attribute)):
+        fn = b.value(it.func)
+        if not (isinstance(fn, Py) and fn.value is I.grouped):
+            return ()
+        it = it.args[0]
+    if not isinstance(it, (ast.Name, ast.Attribute)):
+        return ()
+    v = b.value(it)
+    while isinstance(v, StructArr):
+        v = next(iter(v.members.values()))
+    return b.kscope.offsets.get(v.name, ()) if isinstance(v, ir.ArrayArg) else ()
+
+
+def _unshifted(ids: list, offset: tuple) -> list:
+    """Loop indices of a struct-for over a field with `offset=`, as indices of its storage."""
+    return [ir.BinOp("-", e, ir.Const(o, i32), i32) if o else e for e, o in zip(ids, offset)] + ids[len(offset):]
 
 
 def _lines(src, stmts):
@@ -317,6 +353,7 @@ def _parameters(name: str, v) -> dict:
 
 
 def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
+    quant_lower.rewrite_task(task, kscope.quants, kscope.quant_groups)  # quantized fields: encode, decode
     used_arrays, used_scalars = set(), set()
     for n in ir.walk([task.body, task.ranges]):
         if isinstance(n, ir.ArrayArg):
@@ -329,7 +366,8 @@ def _finish(task: ir.Task, args: dict, kscope, src, stmts) -> ir.Task:
         flat.update(_parameters(name, v))
     for name, v in flat.items():
         if isinstance(v, ir.ArrayArg) and name in used_arrays:
-            params.append(ir.Param(name, "array", v.dtype, v.ndim))
+            dt = kscope.quants[name].raw if name in kscope.quants else v.dtype  # a quantized field's raw type
+            params.append(ir.Param(name, "array", dt, v.ndim))
         elif isinstance(v, ir.ScalarArg) and name in used_scalars:
             params.append(ir.Param(name, "scalar", v.dtype))
     task.params = params

@@ -15,7 +15,7 @@ from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
 
 
-def ndarray(dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
+def _make_ndarray(dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
     """`qd.types.ndarray(dtype, ndim)`; a vector or matrix dtype makes its components trailing axes,
     and a bare `qd.types.vector()` / `matrix()` takes the element shape from the call."""
     elem, rank = (), None
@@ -35,18 +35,24 @@ def ndarray(dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused)
 
 
 class _NDArrayAlias:
-    """`qd.types.NDArray[qd.f32, 2]`, the subscript spelling of `ndarray(...)`."""
+    """`qd.types.ndarray(dtype, ndim)` and its subscript spelling `qd.types.ndarray[qd.f32, 2]` (one
+    object, as Quadrants' `NdarrayType` class is both; `qd.types.NDArray` is the same)."""
+
+    __name__ = "ndarray"
 
     def __getitem__(self, item):
         if not isinstance(item, tuple):
             item = (item,)
-        return ndarray(*item)
+        return _make_ndarray(*item)
 
-    def __call__(self, dtype=None, ndim=None):
-        return ndarray(dtype, ndim)
+    def __call__(self, dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
+        return _make_ndarray(dtype, ndim, needs_grad, boundary, **unused)
+
+    def __repr__(self) -> str:
+        return "qd.types.ndarray"
 
 
-NDArray = _NDArrayAlias()
+ndarray = NDArray = _NDArrayAlias()
 
 
 def is_integral(dt) -> bool:
@@ -59,6 +65,9 @@ def is_real(dt) -> bool:
     return d is not None and d.is_float
 
 
+from . import quant as _quant  # noqa: E402
+
+
 def is_signed(dt) -> bool:
     d = as_dtype(dt)
     return d is not None and (d.is_float or d.kind == "i")
@@ -67,6 +76,13 @@ def is_signed(dt) -> bool:
 def is_tensor(t) -> bool:
     """Whether `t` is a vector or matrix type (Quadrants' tensor types)."""
     return isinstance(t, VectorType)
+
+
+class _Quant:
+    """`qd.types.quant`: the quantized types (quant.py)."""
+    int = staticmethod(_quant.int)
+    fixed = staticmethod(_quant.fixed)
+    float = staticmethod(_quant.float)
 
 
 class _TypesNamespace:
@@ -82,6 +98,7 @@ class _TypesNamespace:
     sparse_matrix_builder = staticmethod(sparse_matrix_builder)
     ref = staticmethod(ref)
     BufferViewType = BufferViewType
+    quant = _Quant()
 
     def __getattr__(self, name: str):
         from . import compat

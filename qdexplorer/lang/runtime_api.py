@@ -9,7 +9,12 @@ from __future__ import annotations
 import time
 from contextlib import contextmanager
 
+from . import materialize
+from . import types as _types
 from .splitmix import GOLDEN, MASK64, mix64
+
+ADSTACK_DEFAULT_SIZE = 1024  # qd.init(ad_stack_size=0), Quadrants' "adaptive": this many entries per stack
+
 
 class Arch(str):
     """A backend name that compares equal to its string ("cpu") and has Quadrants' `Arch.name`
@@ -45,6 +50,21 @@ _config: dict = {"debug": False, "host_only": 0,  # what lowering needs of qd.in
                  "random_seed": 0, "launches": 0}  # qd.random's seed, and calls that drew numbers since
 PROFILE: dict[str, list[float]] = {}  # kernel name -> milliseconds of each call, with qd.init(kernel_profiler=True)
 _compiled: set = set()  # (kernel, specialisation) pairs lowered since the last qd.init / qd.reset
+_ON_INIT: list = []  # called with (default_ip, default_fp) (None: the default) after each qd.init
+
+
+def _init_defaults() -> tuple:
+    return _config.get("default_ip"), _config.get("default_fp")
+
+
+_types.init_defaults = _init_defaults  # types.as_dtype reads `int`/`float` annotations through it
+
+
+def on_init(fn) -> None:
+    """Call `fn(default_ip, default_fp)` after every `qd.init` (qd.math retypes its vec/ivec types)."""
+    _ON_INIT.append(fn)
+
+
 _last_call: list = [None]  # (kernel, bound arguments) of the latest kernel call, for last_call_tasks()
 
 
@@ -116,8 +136,31 @@ def init(arch: str = cpu, **options):
     _config["debug"] = bool(options.get("debug", False))
     _config["random_seed"], _config["launches"] = seed, 0
     _compiled.clear()
+    materialize.forget()
+    for fn in _ON_INIT:
+        fn(_config["default_ip"], _config["default_fp"])
     _last_call[0] = None
+    if options.get("_test_mode"):  # Quadrants' test mode returns the spec options it was given
+        return SpecConfig(**{k: options[k] for k in SpecConfig.DEFAULTS if k in options})
     return result
+
+
+class SpecConfig:
+    """What `qd.init(_test_mode=True, ...)` returns, as in Quadrants: the options that are not compiler
+    settings (log level, gdb trigger, ...), each its default unless given."""
+
+    DEFAULTS = {"log_level": "info", "gdb_trigger": False, "short_circuit_operators": True,
+                "print_full_traceback": False, "unrolling_limit": 32}
+
+    def __init__(self, **given):
+        import os
+        for k, v in self.DEFAULTS.items():
+            env = os.environ.get("QD_" + k.upper(), "")  # QD_LOG_LEVEL=debug, QD_GDB_TRIGGER=1, as Quadrants
+            if k in given:
+                v = given[k]
+            elif env:
+                v = type(v)(int(env)) if isinstance(v, (bool, int)) else env
+            setattr(self, k, v)
 
 
 def _default_type(options: dict, key: str):
@@ -127,6 +170,7 @@ def _default_type(options: dict, key: str):
     v = options.pop(key, None)
     if v is None:
         return None
+    from . import types
     dt = as_dtype(v)
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
@@ -159,7 +203,6 @@ def ad_stack_size() -> int:
     size = opts.get("ad_stack_size", 0)
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         raise ValueError(f"qd.init(ad_stack_size=...) takes a non-negative integer, got {size!r}")
-    from .autodiff import ADSTACK_DEFAULT_SIZE
     return size or ADSTACK_DEFAULT_SIZE
 
 
@@ -171,6 +214,7 @@ def ad_stack_adaptive() -> bool:
 
 def reset():
     _compiled.clear()
+    materialize.forget()
     _last_call[0] = None
     _config["arch"], _config["options"] = None, {}
     _config["random_seed"], _config["launches"] = 0, 0  # a fresh program, as Quadrants' reset gives

@@ -13,6 +13,14 @@ sparse ancestors are all active; `qd.is_active`, `qd.activate`, `qd.deactivate` 
 the mask. Deactivating a `pointer` cell also zero-fills the data under it, as Quadrants recycles
 and zero-fills its memory; a `bitmasked` cell keeps its data and only loses its bit. So programs
 run with Quadrants' results, without the memory savings of real sparsity.
+
+`dynamic` (a list per cell of its parent: `qd.append`, `qd.length`) keeps the same dense storage,
+its capacity, and adds a *length* field, an i32 per parent cell: element `k` of a list is active
+while `k < length` (Quadrants' `Dynamic_is_active`). `qd.append` takes the slot from an atomic add
+on the length; writing element `k` raises the length to at least `k + 1` (Quadrants'
+`Dynamic_activate`); deactivating a list sets its length to 0 and zero-fills its elements, as
+Quadrants frees the list's chunks and zero-fills recycled memory. Appends past the capacity are
+dropped but counted (Quadrants chains chunks past the capacity that no index reaches).
 """
 from __future__ import annotations
 
@@ -26,9 +34,12 @@ from .compat import refuse_use
 from .errors import QdRuntimeError
 from .field import Field, _caller
 from .field import Storage
+from .field_components import ScalarComponent
+from .quant import BitpackedFields
 from .types import i32
 
 SPARSE = ("pointer", "bitmasked")
+ACTIVITY = SPARSE + ("dynamic",)  # containers whose cells can be inactive
 
 
 class Axis:
@@ -71,8 +82,13 @@ class SNode:
         self.children: list[SNode] = []
         self.fields: list[Field] = []
         self.mask: Field | None = None
+        self.length: Field | None = None  # a dynamic node's list lengths, one per cell of its parent
+        self.chunk_size = 0
         if kind in SPARSE:
             self.mask = Field(i32, self.shape, name=f"{kind}_mask")
+        if kind == "dynamic":
+            assert parent is not None
+            self.length = Field(i32, parent.shape, name="dynamic_length")
 
     # -- building the tree
     def _child(self, kind: str, ax, dims) -> "SNode":
@@ -108,38 +124,50 @@ class SNode:
         return self._child("bitmasked", axes, dimensions)
 
     def dynamic(self, axis, dimension, chunk_size=None) -> "SNode":
-        file, line = _caller()
-        raise NotImplementedError(f"{file}:{line}: qd.root...dynamic(...) (a dynamic SNode, qd.append / qd.length) "
-                                  f"is not supported by qdexplorer; use a dense field and a counter field (see "
-                                  f"docs/language.md)")
+        """A dynamic container: a list of up to `dimension` cells along one axis for each cell of
+        this one (see the module docstring). `chunk_size` is kept for inspection only: storage is
+        one dense block of the capacity."""
+        idx = _axis_list(axis)
+        if len(idx) != 1:
+            raise ValueError(f"dynamic({axis!r}, ...): a dynamic SNode has exactly one axis, got {len(idx)}")
+        if not isinstance(dimension, numbers.Integral) or dimension < 1:
+            raise ValueError(f"dynamic(...): the dimension must be a positive integer, got {dimension!r}")
+        child = self._child("dynamic", axis, int(dimension))
+        child.chunk_size = int(chunk_size) if chunk_size is not None else int(dimension)
+        return child
 
     def hash(self, axes, dimensions) -> "SNode":
         raise refuse_use("snode.hash(...)", "use pointer or bitmasked (Quadrants has no hash SNode either)")
 
     def bit_struct(self, *args, **kwargs):
-        raise refuse_use("snode.bit_struct(...)", "quantized types are not supported; use full-width dtypes")
+        raise refuse_use("snode.bit_struct(...)", "place quantized fields through qd.BitpackedFields (bitpack.place(x); snode.place(bitpack))")
 
-    def quant_array(self, *args, **kwargs):
-        raise refuse_use("snode.quant_array(...)", "quantized types are not supported; use full-width dtypes")
+    def quant_array(self, axes, dimensions, max_num_bits: int) -> "SNode":
+        """Quadrants packs the quantized fields placed here into `max_num_bits`-bit words; storage
+        here is one element each (quant.py), so it is a dense container."""
+        return self._child("dense", axes, dimensions)
 
     def place(self, *fields, offset=None) -> "SNode":
         """Give each field (scalar, vector, matrix or struct field, or a list of them) this
-        container's shape: its storage is allocated now, zeroed."""
-        if offset is not None:
-            raise refuse_use("place(..., offset=...)", "index from 0 (subtract the offset where you index)")
+        container's shape: its storage is allocated now, zeroed. `offset=` makes their indices start
+        there along each axis, as Quadrants' `place(x, offset=(-8, 16))`."""
         for f in fields:
-            if isinstance(f, (list, tuple)):
-                self.place(*f)
+            if isinstance(f, BitpackedFields):  # its fields, each stored on its own (quant.py)
+                self.place(*f.fields, offset=offset)
+            elif isinstance(f, ScalarComponent):  # x.get_scalar_field(i, j): the field, once all are placed
+                f.field._component_placed(f.index, self)
+            elif isinstance(f, (list, tuple)):
+                self.place(*f, offset=offset)
             elif isinstance(f, Field):
-                self._place_field(f)
+                self._place_field(f, offset)
             elif hasattr(f, "members") and hasattr(f, "struct_type"):  # a struct field: each member
-                self.place(*f.members.values())
+                self.place(*f.members.values(), offset=offset)
                 f.shape = self.shape
             else:
                 raise ValueError(f"{f!r} cannot be placed: place takes qd.field(...)s (made without shape=)")
         return self
 
-    def _place_field(self, f: Field):
+    def _place_field(self, f: Field, offset=None):
         primal = f._grad_of
         if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
             file, line = _caller()
@@ -152,13 +180,13 @@ class SNode:
         leaf.fields.append(f)
         self.children.append(leaf)
         self.fields.append(f)
-        f.place_at(self.shape, leaf)
+        f.place_at(self.shape, leaf, offset)
 
     def lazy_grad(self):
         """Give every float field placed under this container so far its `.grad` (same shape, dense
         storage, as everything here), as Quadrants' `qd.root.lazy_grad()` does."""
         for f in self._placed_fields():
-            if f._grad is None and f._grad_of is None and f.dtype.is_float:
+            if (f._grad is None or f._grad.shape is None) and f._grad_of is None and f.dtype.is_float:
                 f._with_grad(True)
 
     def lazy_dual(self):
@@ -167,7 +195,8 @@ class SNode:
         fields = self._placed_fields()
         derived = {id(d) for f in fields for d in (f._grad, f._dual) if d is not None}
         for f in fields:
-            if f._dual is None and f._grad_of is None and f.dtype.is_float and id(f) not in derived:
+            if (f._dual is None or f._dual.shape is None) and f._grad_of is None and f.dtype.is_float and \
+                    id(f) not in derived:
                 f._with_dual(True)
 
     def _placed_fields(self) -> list:
@@ -220,8 +249,8 @@ class SNode:
         return out[::-1]
 
     def sparse_path(self) -> list["SNode"]:
-        """The pointer and bitmasked containers on the way here (this one included)."""
-        return [s for s in self.path() if s.kind in SPARSE]
+        """The pointer, bitmasked and dynamic containers on the way here (this one included)."""
+        return [s for s in self.path() if s.kind in ACTIVITY]
 
     def subtree_fields(self) -> list[Field]:
         out = list(self.fields)
@@ -230,21 +259,87 @@ class SNode:
         return list(dict.fromkeys(out))
 
     def _subtree_sparse(self) -> list["SNode"]:
-        out = [self] if self.kind in SPARSE else []
+        out = [self] if self.kind in ACTIVITY else []
         for c in self.children:
             out += c._subtree_sparse()
         return out
 
+    # -- a dynamic node's lists
+    @property
+    def dyn_axis(self) -> int:
+        return next(iter(self.splits))
+
+    def list_map(self) -> tuple[list, tuple]:
+        """How an index of this dynamic node splits into (its list: the parent's cell, the position
+        in the list): for each axis of the parent, (position in this index, divisor); and (position
+        of the list axis, modulus or 0 where the parent does not split that axis)."""
+        mine, a, n = sorted(self._acc), self.dyn_axis, self.splits[self.dyn_axis]
+        assert self._parent is not None
+        up = [(mine.index(b), n if b == a else 1) for b in sorted(self._parent._acc)]
+        return up, (mine.index(a), n if a in self._parent._acc else 0)
+
+    def element_map(self) -> list:
+        """The inverse of `list_map`: for each axis of this node, ("list", position in the parent's
+        cell index or None, capacity) for the list axis, ("cell", position) for the others."""
+        assert self._parent is not None
+        pa, a, n = sorted(self._parent._acc), self.dyn_axis, self.splits[self.dyn_axis]
+        return [("list", pa.index(b) if b in pa else None, n) if b == a else ("cell", pa.index(b))
+                for b in sorted(self._acc)]
+
+    def _list_host(self, idx: tuple) -> tuple[tuple, int]:
+        up, (p, m) = self.list_map()
+        return tuple(int(idx[q]) // d for q, d in up), int(idx[p]) % m if m else int(idx[p])
+
+
+    # -- activity
+    def state_field(self) -> Field:
+        """What records activity: the mask of a pointer/bitmasked container, the list lengths of a
+        dynamic one."""
+        f = self.length if self.kind == "dynamic" else self.mask
+        assert f is not None, f"a {self.kind} SNode has no activity state"
+        return f
+
+    def state_owner(self) -> "SNode":
+        """The container the state field has one cell per cell of (a dynamic node's parent)."""
+        if self.kind == "dynamic":
+            assert self._parent is not None
+            return self._parent
+        return self
+
+    _peak = 0  # the most cells (chunks) seen allocated at once, for _num_dynamically_allocated
+
+    def _allocated_now(self) -> int:
+        """Cells a pointer holds allocated now (its active cells), chunks a dynamic node holds (its
+        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing."""
+        if self.kind == "pointer":
+            return int(np.count_nonzero(self.mask_field().to_numpy()))
+        if self.kind == "dynamic":
+            assert self.length is not None
+            lengths = self.length.to_numpy()
+            return int(np.sum(-(-lengths // max(1, self.chunk_size))))
+        return 0
+
+    @property
+    def _num_dynamically_allocated(self) -> int:
+        """Quadrants' count of the cells its allocator holds for this container. Memory is recycled
+        there, so it is the peak of cells allocated at once; here the peak seen now and at each
+        `deactivate_all()` (a deactivation inside a kernel is not observed)."""
+        self._peak = max(self._peak, self._allocated_now())
+        return self._peak
+
     def deactivate_all(self):
-        """Every cell of every pointer/bitmasked container at or below this one inactive; data under
-        a pointer zero-filled, as Quadrants' `snode.deactivate_all()`."""
+        """Every cell of every pointer/bitmasked container at or below this one inactive and every
+        list empty; data under a pointer or a dynamic node zero-filled, as Quadrants'
+        `snode.deactivate_all()`."""
         for s in self._subtree_sparse():
-            if s.kind == "pointer":  # every element, not only the active ones a sparse field's fill() sets
+            s._peak = max(s._peak, s._allocated_now())
+        for s in self._subtree_sparse():
+            if s.kind in ("pointer", "dynamic"):  # every element, not only the active ones fill() sets
                 for f in s.subtree_fields():
                     Storage.fill(f, 0)
                 for t in s._subtree_sparse():
-                    t.mask_field().fill(0)
-            s.mask_field().fill(0)
+                    t.state_field().fill(0)
+            s.state_field().fill(0)
 
     def mask_field(self) -> Field:
         """The activity mask of a pointer/bitmasked container."""
@@ -252,18 +347,42 @@ class SNode:
         return self.mask
 
     def activate_host(self, cell: tuple):
-        """From Python: this cell and its ancestors' cells active (an element below it was written)."""
+        """From Python: this cell and its ancestors' cells active (an element below it was written);
+        a dynamic list grows to hold it."""
         for s in self.sparse_path():
-            s.mask_field()[tuple(int(cell[p]) // d for p, d in self.cell_map(s))] = 1
+            at = tuple(int(cell[p]) // d for p, d in self.cell_map(s))
+            if s.kind == "dynamic":
+                up, k = s._list_host(at)
+                assert s.length is not None
+                key = up if up else None
+                s.length[key] = max(int(s.length[key]), k + 1)
+            else:
+                s.mask_field()[at] = 1
+
+    def active_here(self) -> np.ndarray:
+        """A boolean array of this (sparse) container's shape: which of its own cells are active."""
+        if self.kind != "dynamic":
+            return self.mask_field().to_numpy() != 0
+        assert self.length is not None
+        grid = np.indices(self.shape)
+        up, (p, m) = self.list_map()
+        lengths = self.length.to_numpy().reshape(self.length.shape)
+        k = grid[p] % m if m else grid[p]
+        return k < lengths[tuple(grid[q] // d for q, d in up)]
 
     def active_cells(self) -> np.ndarray:
         """A boolean array of this container's shape: which cells a struct-for over it visits."""
         out = np.ones(self.shape, bool)
         grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
         for s in self.sparse_path():
-            m = s.mask_field().to_numpy() != 0
+            m = s.active_here()
             out &= m[tuple(grid[p] // d for p, d in self.cell_map(s))]
         return out
+
+    @property
+    def _name(self) -> str:
+        """Quadrants' `snode._name`: the placed field's name for a place node, "" for a container."""
+        return self.fields[0].name if self.kind == "place" and self.fields else ""
 
     def __repr__(self) -> str:
         return f"<qd.SNode of type {self.kind}>"
@@ -289,7 +408,7 @@ class _Root(SNode):
         `qd.root.lazy_grad()` gives them all their `.grad`."""
         return [f for f in Storage.live() if isinstance(f, Field) and f.placed]
 
-    def _place_field(self, f: Field):
+    def _place_field(self, f: Field, offset=None):
         leaf = SNode(self, "place", {})
         leaf.fields.append(f)
         if f.placed:

@@ -74,10 +74,7 @@ class StructType:
               **unused) -> StructField:
         """A field of this struct: one field per member, all of `shape` (float members get `.grad` /
         `.dual` with needs_grad / needs_dual, as Quadrants gives them)."""
-        if offset is not None:
-            from .compat import refuse_use
-            raise refuse_use("Struct.field(offset=...)", "index from 0 (subtract the offset where you index)")
-        return StructField(self, shape, name or self.name, needs_grad, needs_dual)
+        return StructField(self, shape, name or self.name, needs_grad, needs_dual, offset)
 
     def __call__(self, *args, **kwargs) -> Struct:
         """From Python: a struct value (missing members are zero; a scalar for a vector member
@@ -261,21 +258,22 @@ def _shape(shape) -> tuple | None:
 class StructField:
     """A field of structs, stored as one field per member (`members`, by name)."""
 
-    def __init__(self, stype: StructType, shape, name: str, needs_grad: bool = False, needs_dual: bool = False):
+    def __init__(self, stype: StructType, shape, name: str, needs_grad: bool = False, needs_dual: bool = False,
+                 offset=None):
         self.struct_type, self.shape, self.name = stype, _shape(shape), name
         self.members: dict[str, Field | StructField] = {}
         for k, t in stype.members.items():
             label = f"{name}.{k}"
             if isinstance(t, StructType):
-                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual)
-            elif isinstance(t, VectorType):
-                float_member = (t.dtype or f32).is_float
-                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad and float_member,
-                                          needs_dual=needs_dual and float_member)
+                self.members[k] = t.field(self.shape, label, offset=offset, needs_grad=needs_grad,
+                                          needs_dual=needs_dual)
+            elif isinstance(t, VectorType):  # an integer member with needs_grad is refused, as in Quadrants
+                self.members[k] = t.field(self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual,
+                                          offset=offset)
             else:
-                self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad and t.is_float,
-                                        needs_dual=needs_dual and t.is_float)
-                if needs_dual and t.is_float:
+                self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual,
+                                        offset=offset)
+                if needs_dual and self.shape is not None:
                     self.members[k]._with_dual(True)
 
     def _adjoint(self, which: str) -> "StructField":

@@ -11,9 +11,11 @@ import dataclasses
 import enum
 import hashlib
 import re
+import weakref
 
 import numpy as np
 
+from . import runtime_api
 from .device_array import DeviceArray
 from .field import Storage
 from .types import from_numpy
@@ -72,8 +74,29 @@ def held_arrays(v, depth: int = 0, runtime: bool = False) -> tuple:
         elif hasattr(a, "members") and hasattr(a, "struct_type"):  # a struct field: its member arrays
             out.append((k, tuple(sorted((m, getattr(f, "uid", None)) for m, f in a.members.items()))))
         elif runtime and isinstance(a, (bool, int, float, enum.Enum)):
+            _check_lifted_kind(v, k, a)
             out.append((k, (type(a).__name__, a)))
     return tuple(out)
+
+
+_LIFTED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # object -> {member: first kind}
+
+
+def _check_lifted_kind(obj, name: str, value) -> None:
+    """Quadrants lifts a `template_primitives=False` member as a kernel argument of the type it had at
+    the first launch; a float given later to an integer member would truncate, so it is refused (a
+    TypeError, as Quadrants', even for 4.0), while the lossless direction (int to a float member) is taken."""
+    try:
+        kinds = _LIFTED.setdefault(obj, {})
+    except TypeError:  # an object that takes no weak references: nothing to remember it by
+        return
+    kind = "float" if isinstance(value, float) else "int" if isinstance(value, (bool, int)) else None
+    first = kinds.setdefault(name, kind)
+    if first == "int" and kind == "float":
+        raise TypeError(f"Primitive member '{name}' of a @qd.data_oriented(template_primitives=False) object "
+                        f"({type(obj).__name__}) was lifted as an integer kernel argument (its type at the first "
+                        f"launch), but is now a float ({value!r}); coercing it would truncate. Keep the member's "
+                        f"type stable across launches")
 
 
 ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the same array (kernel.py)
@@ -81,12 +104,17 @@ ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the s
 
 def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
-    if isinstance(v, Storage):
-        el = tuple(v.elem_shape)
-        return (name, "array", v.dtype, v.storage.ndim) + ((el,) if el else ())
+    if isinstance(v, Storage):  # a field with offset= also specialises on its offset (6th entry), a
+        el, off, q = tuple(v.elem_shape), tuple(v.offset), getattr(v, "quant", None)  # quantized one on its type
+        if q is not None:
+            return (name, "array", v.dtype, v.storage.ndim, el, off, q)
+        return (name, "array", v.dtype, v.storage.ndim) + ((el, off) if off else (el,) if el else ())
     if isinstance(v, (np.ndarray, DeviceArray)):
         el = tuple(getattr(v, "elem_shape", ()))
         return (name, "array", from_numpy(v.dtype), v.ndim) + ((el,) if el else ())
+    if isinstance(v, float) and runtime_api.init_options().get("raise_on_templated_floats"):
+        raise ValueError(f"Floats not allowed as templated types: template argument '{name}' is {v!r} "
+                         f"(qd.init(raise_on_templated_floats=True)); annotate it qd.f32 to pass it by value")
     if isinstance(v, np.generic):
         v = v.item()
     if holds_arrays(v):

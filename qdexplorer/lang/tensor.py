@@ -138,7 +138,19 @@ def wrap(impl):
     return impl
 
 
-_with_layout = tensor_layout.with_layout  # quadrants._tensor._with_layout
+def _with_layout(arr, layout):
+    """Quadrants' `_with_layout(ndarray, layout)`: tag an ndarray allocated at the physical shape with
+    the canonical-axis permutation `layout`; the tag carries over to its gradient, as Quadrants'."""
+    arr = arr._unwrap() if hasattr(arr, "_unwrap") else arr
+    if not isinstance(arr, Ndarray):
+        raise TypeError(f"_with_layout tags a qd.ndarray, got {type(arr).__name__}")
+    layout = tensor_layout.check_layout(layout, len(arr.shape))
+    arr._qd_layout = layout
+    grad = arr._grad
+    if grad is not None and grad._qd_layout != layout:
+        grad._qd_layout = layout
+    return arr
+
 
 __all__ = ["Backend", "Tensor", "VectorTensor", "MatrixTensor", "tensor", "wrap", "Field", "Ndarray"]
 

@@ -53,16 +53,19 @@ def retag(arr, layout) -> None:
     arr._host_written()
 
 
-def with_layout(arr, layout):
-    """Quadrants' `_with_layout(ndarray, layout)`: tag an ndarray allocated at the physical shape with
-    the canonical-axis permutation `layout`; the tag carries over to its gradient, as Quadrants'."""
-    from .field import Ndarray
-    arr = arr._unwrap() if hasattr(arr, "_unwrap") else arr
-    if not isinstance(arr, Ndarray):
-        raise TypeError(f"_with_layout tags a qd.ndarray, got {type(arr).__name__}")
-    layout = check_layout(layout, len(arr.shape))
-    arr._qd_layout = layout
-    grad = arr._grad
-    if grad is not None and grad._qd_layout != layout:
-        grad._qd_layout = layout
-    return arr
+def tag_order(arr, order) -> None:
+    """`qd.field(..., order="ji")`: Quadrants' SNode axis order, read as the layout `(1, 0)` and
+    reported by `x.layout` / `x._qd_layout` (and its gradient's); storage stays canonical here,
+    fields being reached only through canonical indices."""
+    if order is None or arr.shape is None:
+        return
+    ndim = len(arr.shape)
+    layout = tuple(ord(c) - ord("i") for c in str(order))
+    if sorted(layout) != list(range(ndim)):
+        raise ValueError(f"order={order!r} is not a permutation of the field's {ndim} axes "
+                         f"({''.join(chr(ord('i') + k) for k in range(ndim))} in some order)")
+    if layout == tuple(range(ndim)):
+        return
+    for a in (arr, arr._grad, arr._dual):
+        if a is not None:
+            a._qd_layout = layout

@@ -299,7 +299,8 @@ def loop_config(call, env, src) -> dict:
             raise src.error(kw.value, f"qd.loop_config argument must be a constant: {e}") from None
     if call.args:
         raise src.error(call, "qd.loop_config takes keyword arguments only (block_dim=, serialize=, name=)")
-    unknown = set(config) - {"block_dim", "serialize", "name", "parallelize"}  # parallelize: a CPU hint, unused
+    # parallelize: a CPU hint; bit_vectorize: Quadrants' packing of quant_array loops (storage is unpacked here)
+    unknown = set(config) - {"block_dim", "serialize", "name", "parallelize", "bit_vectorize"}
     if unknown:
         raise src.error(call, f"unknown qd.loop_config option(s): {', '.join(sorted(unknown))}")
     bd = config.get("block_dim")

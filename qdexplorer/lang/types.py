@@ -70,16 +70,23 @@ def from_numpy(dt) -> DType:
                         f"(supported: {', '.join(ALL)})") from None
 
 
+def _no_init_defaults() -> tuple:
+    return None, None
+
+
+# qd.init's (default_ip, default_fp); runtime_api installs its reader at import (it imports this module,
+# so this module must not import it back)
+init_defaults = _no_init_defaults
+
+
 def as_dtype(x) -> DType | None:
     """Map an annotation (`qd.f32`, `float`, `int`) to a DType; None if it is not a scalar type. Python's
     `float` and `int` are qd.init's default_fp / default_ip (f32 / i32 unless changed), as in Quadrants."""
     if isinstance(x, DType):
         return x
     if x is float or x is int:
-        from .runtime_api import _config  # the current qd.init's defaults (runtime_api imports this module)
-        if x is float:
-            return _config.get("default_fp") or f32
-        return _config.get("default_ip") or i32
+        ip, fp = init_defaults()
+        return (fp or f32) if x is float else (ip or i32)
     if x is bool:
         return i32
     return None

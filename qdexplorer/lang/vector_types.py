@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import host_matrix as H
+from . import host_matrix as H, tensor_layout
 from .field import ELEMENT_TYPE, Field, Ndarray
 from .types import DType, as_dtype, f32, i32, u32
 from .caller import caller
@@ -84,26 +84,54 @@ class VectorType:
             return False
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
 
-    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
+    def field(self, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
+              **unused):
         self._refuse_unpacked("create a field of")
-        return Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
-                     needs_dual=needs_dual)
+        f = Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
+                  needs_dual=needs_dual, offset=offset)
+        tensor_layout.tag_order(f, unused.get("order"))
+        return f
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):
         self._refuse_unpacked("create an ndarray of")
         return Ndarray(self.dtype or f32, shape, elem_shape=self.shape, needs_grad=needs_grad)
 
 
+def _no_quant(dtype, what: str):
+    """Vectors and matrices of quantized types are refused in one line (they would otherwise be
+    silently full-width)."""
+    from .quant import QUANT_TYPES
+    if isinstance(dtype, QUANT_TYPES):
+        from .compat import refuse_use
+        raise refuse_use(f"{what} of a quantized type ({dtype!r})",
+                         "make one scalar quantized field per component (qd.field(dtype=qtype))")
+
+
+def _is_quant(dtype) -> bool:
+    from .quant import QUANT_TYPES
+    return isinstance(dtype, QUANT_TYPES)
+
+
+def _quant_field(q, elem_shape: tuple, shape, name: str, offset) -> Field:
+    """`qd.Vector.field(2, dtype=qtype)`: a field of vectors of a quantized type, each component
+    stored encoded (quant.py); kernels and Python decode every component."""
+    f = Field(q.raw, shape, name, elem_shape=elem_shape, offset=offset)
+    f.quant = q
+    return f
+
+
 def vector(n: int | None = None, dtype=None, unpacked: bool = False) -> VectorType:
     """`qd.types.vector(n, dtype)`; bare `qd.types.vector()` is "any vector" in an ndarray annotation.
     `unpacked=True` (a @qd.dataclass member's annotation only) makes the member n scalar members
     `_r0.._r{n-1}`, reached in kernels as `obj.r[i]` with a compile-time `i` (struct_types.py)."""
+    _no_quant(dtype, "a vector")
     dt = as_dtype(dtype) if dtype is not None else None
     return VectorType(None, None, dt, 1) if n is None else VectorType(int(n), None, dt, unpacked=bool(unpacked))
 
 
 def matrix(n: int | None = None, m: int | None = None, dtype=None) -> VectorType:
     """`qd.types.matrix(n, m, dtype)`; bare `qd.types.matrix()` is "any matrix" in an ndarray annotation."""
+    _no_quant(dtype, "a matrix")
     dt = as_dtype(dtype) if dtype is not None else None
     if n is None and m is None:
         return VectorType(None, None, dt, 2)
@@ -116,16 +144,29 @@ def _dt(dt):
     return (as_dtype(dt) or f32).numpy
 
 
+def _host_values(values, dt):
+    """A Python-scope `qd.Vector(...)` / `qd.Matrix(...)`: of `dt` when given; else of the values' own
+    kind, as Quadrants keeps them (integers stay integers: `~qd.Vector([2, 3])` works; floats are f64)."""
+    if dt is not None:
+        return np.array(values, dtype=_dt(dt))
+    a = np.array(values)
+    return a if a.dtype.kind in "biuf" else np.array(values, dtype=_dt(None))
+
+
 class Vector:
     """`qd.Vector([x, y, z])` in kernels and in Python (a `HostMatrix` there, with Quadrants' methods);
     `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` allocate arrays of vectors."""
 
     def __new__(cls, values, dt=None, **unused):
-        return H.host(np.array(values, dtype=_dt(dt)))
+        return H.host(_host_values(values, dt))
 
     @staticmethod
-    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, **unused):
-        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
+              **unused):
+        if _is_quant(dtype):
+            return _quant_field(dtype, (int(n),), shape, name, offset)
+        return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset,
+                                      order=unused.get("order"))
 
     @staticmethod
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
@@ -150,12 +191,15 @@ class Matrix:
     """`qd.Matrix([[a, b], [c, d]])` in kernels and in Python; `qd.Matrix.field(n, m, dtype, shape)` outside."""
 
     def __new__(cls, values, dt=None, **unused):
-        return H.host(np.array(values, dtype=_dt(dt)))
+        return H.host(_host_values(values, dt))
 
     @staticmethod
     def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
-              **unused):
-        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual)
+              offset=None, **unused):
+        if _is_quant(dtype):
+            return _quant_field(dtype, (int(n), int(m)), shape, name, offset)
+        return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual,
+                                         offset=offset, order=unused.get("order"))
 
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):

@@ -39,6 +39,35 @@ def marked(mark: str, var: str = MARK) -> list[int]:
     return out
 
 
+def holding(folder: str, spare: frozenset[int] = frozenset()) -> list[int]:
+    """Processes with a file open under `folder` (the cluster's private folder: its sockets and logs).
+    Ray's agents (`ray::DashboardAgent`, `ray::RuntimeEnvAgent`) write their title over their own
+    environment (setproctitle), so the mark is gone from it; their open logs in the folder are not.
+    Seen: the head killed, both ran on under PID 1 for over a minute with no mark to find. `spare`:
+    the qdexplorer that started this watcher, which holds the folder's files too while it stops its
+    cluster (killed here, the command ended -9 instead of with its status)."""
+    if folder in ("", "-"):
+        return []
+    root = os.path.realpath(folder) + os.sep
+    me = os.getpid()
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me or int(name) in spare:
+            continue
+        try:
+            fds = os.listdir(f"/proc/{name}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                if os.readlink(f"/proc/{name}/fd/{fd}").startswith(root):
+                    out.append(int(name))
+                    break
+            except OSError:
+                continue
+    return out
+
+
 def children_of(pid: int) -> list[int]:
     """The live processes whose parent is `pid` (zombies included: they still need reaping)."""
     out = []
@@ -74,16 +103,19 @@ def _signal(pids: list[int], sig: int) -> None:
             pass
 
 
-def reap(folder: str, mark: str, grace_s: float = GRACE_S, var: str = MARK) -> int:
-    """End the marked processes; returns how many had to be ended."""
-    pids = marked(mark, var)
+def reap(folder: str, mark: str, grace_s: float = GRACE_S, var: str = MARK,
+         spare: frozenset[int] = frozenset()) -> int:
+    """End the marked processes, and those holding files in `folder`; returns how many had to be ended."""
+    def found() -> list[int]:
+        return sorted(set(marked(mark, var)) | set(holding(folder, spare)))
+    pids = found()
     _signal(pids, signal.SIGTERM)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and marked(mark, var):
+    while time.monotonic() < deadline and found():
         time.sleep(0.1)
-    _signal(marked(mark, var), signal.SIGKILL)
+    _signal(found(), signal.SIGKILL)
     deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and marked(mark, var):   # zombies of a dead parent are reaped by init
+    while time.monotonic() < deadline and found():   # zombies of a dead parent are reaped by init
         time.sleep(0.05)
     if folder != "-":
         shutil.rmtree(folder, ignore_errors=True)
@@ -103,6 +135,7 @@ def start(folder: str, mark: str, var: str = MARK):
 
 def main(argv: list[str]) -> int:
     folder, mark, var = (argv + [MARK])[:3]
+    parent = os.getppid()   # now, while it is the qdexplorer that started this watcher
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)   # the cleanup is this process's one job
     try:
@@ -110,7 +143,7 @@ def main(argv: list[str]) -> int:
             pass
     except OSError:
         pass
-    reap(folder, mark, var=var)
+    reap(folder, mark, var=var, spare=frozenset({parent}))
     return 0
 
 

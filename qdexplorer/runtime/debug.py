@@ -31,6 +31,7 @@ def check_record(rec, spec, shapes: dict):
     where, array = spec.debug_sites[site - 1] if site - 1 < len(spec.debug_sites) else ("?", "?")
     index, extent, axis = int(rec[1]), int(rec[2]), int(rec[3])
     shape = tuple(shapes.get(array, ()))
-    raise OutOfBounds(f"out-of-bounds access in kernel {spec.kernel}, task {spec.task}, at {where or '?'}: "
+    raise OutOfBounds(f"Out of bound access (out-of-bounds access in kernel {spec.kernel}, task {spec.task}), at "
+                      f"{where or '?'}: "
                       f"{array} index {index} on axis {axis}, but {array} has shape {shape or (extent,)} "
                       f"(axis {axis} has {extent} elements)")

@@ -1,6 +1,7 @@
 """Every way a profile can end, through a fake ncu on PATH: one state, one message, no traceback,
 and the CLI saying what the engine's result says (the window shows the same result, tests/gui)."""
 import json
+import re
 
 import pytest
 
@@ -119,4 +120,4 @@ def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
         probe.forget()
     out = capsys.readouterr().out
     assert rc == 3 and "Nsight Compute (ncu) was not found" in out
-    assert "registers/thread 24" in out
+    assert re.search(r"registers/thread \d+, spills 0 B", out)   # ptxas's own figures, without ncu

@@ -99,3 +99,11 @@ def test_host_helpers():
     p = _field(qd.i32, np.arange(1, 9))
     qd.algorithms.PrefixSumExecutor(8).run(p)
     assert p.to_numpy().tolist() == [1, 3, 6, 10, 15, 21, 28, 36]
+
+
+def test_scratch_slots_refuse_a_depth_above_quadrants_maximum():
+    for slots in (qd.algorithms.reduce_scratch_slots, qd.algorithms.exclusive_scan_scratch_slots,
+                  qd.algorithms.sort_scratch_slots):
+        assert slots(256, 4) >= 1
+        with pytest.raises(ValueError, match="log256_max_n=5 exceeds the maximum of 4"):
+            slots(256, 5)

@@ -17,7 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 DOC = os.path.join(ROOT, "docs", "compatibility.md")
 ROW = re.compile(r"^\| `([^`]+)` \| (supported|partial|refused|unlisted) \|")
 # refused names that exist as methods and refuse when called (their call is checked below)
-CALL_REFUSED = {"snode.dynamic", "snode.quant_array"}
+CALL_REFUSED: set = set()
 
 
 def _rows() -> list[tuple[str, str]]:
@@ -92,8 +92,7 @@ def test_every_refused_name_fails_in_one_line_at_the_programs_line(surfaces):
 def test_refused_methods_fail_in_one_line_when_called():
     qd.init(arch=qd.cpu)
     block = qd.root.dense(qd.i, 4)
-    for call, what in [(lambda: block.dynamic(qd.j, 8), "dynamic"),
-                       (lambda: block.quant_array(qd.j, 8, 32), "quant")]:
+    for call, what in [(lambda: block.bit_struct(32), "bit_struct"), (lambda: block.hash(qd.j, 8), "hash")]:
         with pytest.raises((NotImplementedError, AttributeError)) as e:
             call()
         msg = str(e.value)

@@ -73,3 +73,17 @@ def test_a_numpy_array_under_a_matrix_annotation_keeps_its_dtype():
             qd.reset()
     for m, f in got:
         assert m[1].tolist() == [[0, 1], [2, 3]] and f[1].tolist() == [[0.5, 1.5], [2.5, 3.5]]
+
+
+def test_a_strided_numpy_view_is_refused_with_quadrants_words():
+    for qd in _implementations():
+        qd.init(arch=qd.cpu)
+        try:
+            @qd.kernel
+            def fill(img: qd.types.ndarray()):
+                img[0] = 1
+
+            with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported"):
+                fill(np.zeros(shape=(2, 2))[:, 0])
+        finally:
+            qd.reset()

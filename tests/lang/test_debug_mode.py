@@ -65,6 +65,22 @@ def test_off_by_one_read_is_caught_with_its_line_index_and_shape(dbg):
     assert f"{dbg.path}:6" in msg and "x index 8 on axis 0" in msg and "shape (8,)" in msg
 
 
+def test_both_checks_say_out_of_bound_access_as_quadrants_does(dbg):
+    """Quadrants' users match `AssertionError, match="Out of bound access"`: the launch-time check
+    and the pre-launch range check (a loop running past an argument) both fit."""
+    with pytest.raises(AssertionError, match="Out of bound access"):
+        dbg.shift(np.arange(8, dtype=np.float32), np.zeros(8, np.float32))
+    import qdexplorer.lang as qd
+
+    @qd.kernel
+    def write_oob(a: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(10):
+            a[i] = 1.0
+
+    with pytest.raises(AssertionError, match="Out of bound access"):
+        write_oob(qd.ndarray(qd.f32, shape=(4,)))
+
+
 def test_negative_index_store_and_second_axis(dbg):
     with pytest.raises(OutOfBounds, match=r"x index -1 on axis 0.*shape \(8,\)"):
         dbg.back(np.ones(8, np.float32), np.zeros(8, np.float32))
@@ -102,6 +118,7 @@ def test_cli_debug_flag_and_toml_setting(tmp_path):
     assert p.returncode == 0 and "PASSED" in p.stdout   # release mode reads past the end, unnoticed
     p = cli("run", str(tmp_path), "--debug")
     assert p.returncode == 1 and "out-of-bounds access in kernel shift" in p.stdout and "k.py:6" in p.stdout
+    assert "Out of bound access" in p.stdout  # Quadrants' words, which its users match
     (tmp_path / "qdexplorer.toml").write_text("[project]\ndebug = true\n")
     p = cli("run", str(tmp_path))
     assert p.returncode == 1 and "x index 8 on axis 0" in p.stdout

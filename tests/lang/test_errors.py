@@ -32,9 +32,9 @@ CASES = {
     "float_index": ("x[1.5] = 1.0", "array index must be an integer"),
     "string": ("x[i] = 'a'", "expected a scalar value"),
     "nested_def": ("def g():\n                pass", "Function definition is not allowed in 'qd.kernel'"),
-    "bitwise_float": ("x[i] = x[i] & 1", "bitwise operator '&' needs integer operands"),
+    "bitwise_float": ("x[i] = x[i] & 1", "unsupported operand type(s) for '&'"),
     "kernel_in_kernel": ("other(x)", "cannot be called from inside a kernel"),
-    "struct_for_inner": ("for j in x:\n                pass", "inner for loops must iterate over range"),
+    "struct_for_inner": ("for j in qd.grouped(other):\n                pass", "an inner qd.grouped() takes"),
     "shared_cpu_serial": ("pass\n        qd.simt.block.sync()", "only allowed inside a parallel for loop"),
     "vec_cast_not_a_dtype": ("x[i] = qd.math.vec2(1.0, 2.0).cast('f32')[0]", "v.cast(dtype) needs a qd dtype"),
     "numpy_twin_in_qd_math": ("x[i] = np.dot(x[i], x[i])", "calling dot is not supported inside a kernel; "
@@ -439,3 +439,59 @@ def test_static_assert_of_a_kernel_variable_is_quadrants_type_error():
 
     with pytest.raises(qd.QuadrantsTypeError, match="Static assert with non-static condition"):
         foo()
+
+
+def test_init_in_test_mode_returns_the_spec_options():
+    cfg = qd.init(arch=qd.cpu, _test_mode=True, log_level="debug")
+    assert (cfg.log_level, cfg.gdb_trigger) == ("debug", False)
+    assert qd.init(arch=qd.cpu, _test_mode=True, gdb_trigger=True).gdb_trigger is True
+
+
+def test_init_test_mode_reads_quadrants_environment_variables(monkeypatch):
+    monkeypatch.setenv("QD_LOG_LEVEL", "error")
+    monkeypatch.setenv("QD_GDB_TRIGGER", "1")
+    cfg = qd.init(arch=qd.cpu, _test_mode=True)
+    assert (cfg.log_level, cfg.gdb_trigger) == ("error", True)
+    assert qd.init(arch=qd.cpu, _test_mode=True, log_level="trace").log_level == "trace"  # an argument wins
+
+
+def test_volatile_load_takes_an_element_of_global_memory():
+    qd.init(arch=qd.cpu)
+    flags = qd.field(dtype=qd.i32, shape=4)
+    out = qd.field(dtype=qd.i32, shape=4)
+
+    @qd.kernel
+    def ok():
+        for i in range(4):
+            out[i] = qd.volatile_load(flags[i]) + 1
+
+    flags.from_numpy(np.arange(4, dtype=np.int32))
+    ok()
+    assert out.to_numpy().tolist() == [1, 2, 3, 4]
+
+    @qd.kernel
+    def bare():
+        y = qd.volatile_load(flags)  # noqa: F841
+
+    @qd.kernel
+    def expr():
+        x = 1
+        y = qd.volatile_load(x + 1)  # noqa: F841
+
+    @qd.kernel
+    def local():
+        v = qd.Vector([0, 0, 0, 0])
+        y = qd.volatile_load(v)  # noqa: F841
+
+    with pytest.raises(qd.QuadrantsSyntaxError, match="Field directly"):
+        bare()
+    with pytest.raises(qd.QuadrantsSyntaxError, match="lvalue"):
+        expr()
+    with pytest.raises(qd.QuadrantsTypeError, match="local array"):
+        local()
+
+
+def test_logging_levels_through_quadrants_private_module():
+    qd.set_logging_level(qd.DEBUG)
+    assert qd._logging.is_logging_effective(qd.DEBUG) and not qd._logging.is_logging_effective(qd.TRACE)
+    qd.set_logging_level(qd.INFO)

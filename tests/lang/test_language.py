@@ -418,3 +418,16 @@ def test_round_and_rsqrt(arch):
     k(x, out)
     np.testing.assert_array_equal(out[:, 0], [qd.round(float(v)) for v in x])  # ties away from zero
     np.testing.assert_allclose(out[:, 1], 1 / np.sqrt(np.abs(x.astype(np.float64)) + 1), rtol=1e-6)
+
+
+def test_a_kernel_whose_body_is_an_ellipsis_does_nothing():
+    """`def k(x: qd.template()): ...` compiles and runs, as in Quadrants (upstream test_snode.py)."""
+    qd.init(arch=qd.cpu)
+    s = qd.field(int, shape=())
+
+    @qd.kernel
+    def nothing(_: qd.template()): ...
+
+    nothing(s)
+    assert s[None] == 0
+    qd.reset()

@@ -63,3 +63,26 @@ def test_clamped_reads_and_writes_match_quadrants():
 def test_an_unknown_boundary_mode_is_refused():
     with pytest.raises(ValueError, match="'unsafe' or 'clamp'"):
         ours.types.ndarray(boundary="wrap")
+
+
+def test_a_write_a_few_cells_past_a_field_stays_in_its_own_allocation():
+    """Without bounds checks (outside debug mode) such a write lands in slack behind the array, as in
+    Quadrants' root buffer it lands in a neighbour, instead of in malloc's bookkeeping (which crashed
+    the process at a later garbage collection, far from the cause)."""
+    import gc
+    ours.init(arch=ours.cpu)
+    try:
+        fields = [ours.field(ours.i32, shape=(55,)) for _ in range(4)]
+
+        @ours.kernel
+        def past(a: ours.template()):
+            a[60] = 7
+
+        for f in fields:
+            past(f)
+            base = f.storage.base
+            assert base is not None and base.nbytes >= f.storage.nbytes + 32
+        del fields
+        gc.collect()
+    finally:
+        ours.reset()

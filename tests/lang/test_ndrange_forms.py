@@ -81,3 +81,13 @@ def test_ndrange_errors_use_quadrants_words(cpu):
         floats()
     with pytest.raises(qd.QuadrantsSyntaxError, match="number of the loop variables not equal"):
         arity()
+
+    gen = (n for n in range(10))
+
+    @qd.kernel
+    def from_generator():
+        for I in qd.grouped(qd.ndrange(*gen)):
+            pass
+
+    with pytest.raises(ValueError, match="not a generator"):  # Quadrants raises a ValueError too
+        from_generator()

@@ -85,3 +85,101 @@ def test_operator_functions_in_kernels_are_the_operators():
 
     r, x = _run_both(program)
     assert r[1].tolist() == [[19, 22], [43, 50]] and x.tolist() == [-5, 0, 20, 6]
+
+
+def test_python_scope_vectors_keep_integer_values_and_index_fields_in_kernels():
+    def program(qd):
+        x = qd.Vector.field(3, dtype=int, shape=(16, 16))
+        offsets = [qd.Vector([1, 2]), qd.Vector([2, 3])]
+
+        @qd.kernel
+        def k():
+            vec = qd.Vector([4, 5])
+            x[vec + qd.static(offsets)[0]] = [100, 10, 1]
+            x[qd.lang.ops.add(vec, qd.static(offsets)[1])] = [1, 10, 100]
+
+        k()
+        m = qd.Matrix([[1, 2], [5, 6]])
+        m = m << qd.Matrix([[1, 1], [2, 2]])
+        return [x[5, 7].to_numpy(), x[6, 8].to_numpy(), np.array(qd.Vector([1, 2]).to_numpy().dtype.kind == "i"),
+                m.to_numpy(), np.array(qd.Vector([1, 2], qd.f32).to_numpy().dtype.kind == "f")]
+
+    a, b, kind, shifted, kind_f = _run_both(program)
+    assert a.tolist() == [100, 10, 1] and b.tolist() == [1, 10, 100] and kind and kind_f
+    assert shifted.tolist() == [[2, 4], [20, 24]]
+
+
+def test_inner_struct_for_over_an_array_in_a_func():
+    def program(qd):
+        @qd.func
+        def fill(a: qd.template()):
+            for i in qd.grouped(a):
+                a[i] = 42
+
+        @qd.func
+        def add(a: qd.template()):
+            for i, j in a:
+                a[i, j] += i * 10 + j
+
+        @qd.kernel
+        def k_field(a: qd.template()):
+            fill(a)
+
+        @qd.kernel
+        def k_ndarray(a: qd.types.ndarray(), b: qd.types.ndarray()):
+            fill(a)
+            for _ in range(2):
+                add(b)
+
+        f = qd.Matrix.field(2, 2, qd.i32, shape=5)
+        n = qd.Matrix.ndarray(2, 2, qd.i32, shape=5)
+        m = qd.ndarray(qd.i32, shape=(2, 3))
+        k_field(f)
+        k_ndarray(n, m)
+        return [f.to_numpy(), n.to_numpy(), m.to_numpy()]
+
+    f, n, m = _run_both(program)
+    assert (f == 42).all() and (n == 42).all() and m.tolist() == [[0, 2, 4], [20, 22, 24]]
+
+
+def test_a_loop_over_a_field_nested_in_another_loop_is_refused():
+    for qd in _implementations():
+        qd.init(arch=qd.cpu)
+        try:
+            x = qd.field(qd.f32, shape=4)
+
+            @qd.kernel
+            def k():
+                for i in range(4):
+                    for j in x:
+                        x[j] += 1
+
+            with pytest.raises((RuntimeError, qd.QuadrantsCompilationError), match="struct_for cannot be nested"):
+                k()
+        finally:
+            qd.reset()
+
+
+def test_methods_of_integer_vectors_give_float_results_where_quadrants_does():
+    def program(qd):
+        v, w = qd.Vector([3, 4]), qd.Vector([5, -12])
+        return [v.normalized().to_numpy(), np.array(v.cross(w)), v.norm(), np.array(v.dot(w))]
+
+    n, c, norm, d = _run_both(program)
+    np.testing.assert_allclose(n, [0.6, 0.8], rtol=1e-6)
+    assert c == -56 and norm == 5.0 and d == -33
+
+
+def test_in_place_operators_make_a_new_vector_of_the_promoted_type():
+    def program(qd):
+        v = qd.Vector([0, 0])
+        alias = v
+        v += 0.5
+        w = qd.Vector([1, 2])
+        w /= 2
+        u = qd.Vector([1, 2])
+        u *= 2
+        return [v.to_numpy(), alias.to_numpy(), w.to_numpy(), u.to_numpy()]
+
+    v, alias, w, u = _run_both(program)
+    assert v.tolist() == [0.5, 0.5] and alias.tolist() == [0, 0] and w.tolist() == [0.5, 1.0] and u.tolist() == [2, 4]

@@ -124,3 +124,47 @@ def test_ndrange_unpacks_a_constant_shape_tuple_at_top_level_and_inside_a_loop()
 
     arr, sums = _run_both(program)
     assert arr[1, 2] == 12 and sums.tolist() == [3, 3]
+
+
+def test_field_order_is_reported_as_its_layout_and_shape_fields_have_a_place_snode():
+    def program(qd, with_layout):
+        f = qd.field(qd.f32, shape=(5, 7), order="ji", needs_grad=True)
+        v = qd.Vector.field(2, dtype=qd.f32, shape=(4, 5), order="ji")
+        plain = qd.field(qd.f32, shape=(5, 7))
+
+        @qd.kernel
+        def fill(f: qd.template()):
+            for i, j in qd.ndrange(5, 7):
+                f[i, j] = i * 10 + j
+
+        fill(f)
+        root = f._snode.parent().parent()
+        return [np.array(f._qd_layout), np.array(f.grad._qd_layout), np.array(v.layout),
+                np.array(getattr(plain, "_qd_layout", None) is None), np.array(root.parent() is None), f.to_numpy()]  # (the dense SNode's shape is the physical one in Quadrants, the canonical one here)
+
+    flay, glay, vlay, plain_none, root_is_top, arr = _run_both(program)
+    assert tuple(flay) == tuple(glay) == tuple(vlay) == (1, 0) and plain_none and root_is_top
+    assert arr[4, 6] == 46
+
+
+def test_an_optional_tensor_argument_checked_with_qd_static_is_none():
+    def program(qd, with_layout):
+        out = qd.ndarray(qd.f32, shape=(4,))
+        bias = qd.ndarray(qd.f32, shape=(4,))
+        bias.from_numpy(np.full(4, 100.0, dtype=np.float32))
+
+        @qd.kernel
+        def add_bias(out: qd.types.NDArray[qd.f32, 1], bias: qd.Tensor):
+            for i in range(out.shape[0]):
+                if qd.static(bias is not None):
+                    out[i] = qd.f32(i) + bias[i]
+                else:
+                    out[i] = qd.f32(i)
+
+        add_bias(out, qd.wrap(bias))
+        first = out.to_numpy()
+        add_bias(out, None)
+        return [first, out.to_numpy()]
+
+    with_bias, without = _run_both(program)
+    assert with_bias.tolist() == [100, 101, 102, 103] and without.tolist() == [0, 1, 2, 3]

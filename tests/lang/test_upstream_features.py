@@ -201,7 +201,6 @@ def test_layout_is_accepted_for_struct_fields():
 
 @pytest.mark.parametrize("what, call", [
     ("needs_dual", lambda x: qd.ndarray(qd.f32, shape=3, needs_dual=True)),
-    ("dynamic SNode", lambda x: qd.root.dense(qd.i, 4).dynamic(qd.j, 16)),
     ("checkpoints", lambda x: qd.kernel(checkpoints=True)),
 ])
 def test_left_out_features_fail_in_one_line_at_the_callers_line(what, call):

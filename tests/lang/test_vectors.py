@@ -316,3 +316,14 @@ def test_pow_sum_zero_slices_comprehensions_and_vector_constants(arch):
 
     k(2.0)
     np.testing.assert_allclose(out.to_numpy(), [8.0, 0.0, -17.6, 4.0, 7.0, 6.0, 3.0, 0.0], rtol=1e-6)
+
+
+def test_python_scope_vectors_keep_their_values_kind():
+    """Real Quadrants 1.3.3: qd.Vector([2, 3]) holds int64, [2.0, 3] float64, and ~v and v.normalized()
+    of an integer vector work (the latter gives floats); a dt= still decides."""
+    import operator
+    x = qd.Vector([2, 3])
+    assert x.to_numpy().dtype == np.int64 and operator.invert(x).tolist() == [-3, -4]
+    assert qd.Vector([2.0, 3]).to_numpy().dtype == np.float64
+    assert qd.Vector([2, 3], dt=qd.f32).to_numpy().dtype == np.float32
+    np.testing.assert_allclose(qd.Vector(np.array([3, 4, 0])).normalized().to_numpy(), [0.6, 0.8, 0.0])

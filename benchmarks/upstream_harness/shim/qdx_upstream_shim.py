@@ -8,7 +8,7 @@ helpers work unchanged. Nothing here computes a test's result.
 """
 import sys
 
-_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion"}
+_SUPPORTED_EXTENSIONS = {"data64", "sparse", "adstack", "assertion", "quant", "quant_basic"}
 
 
 def _qd():
@@ -30,7 +30,8 @@ def _core():
 
     return {"arch_from_name": lambda n: by_name[n], "is_extension_supported": is_extension_supported,
             "get_max_num_indices": lambda: 12, "with_metal": lambda: False, "with_vulkan": lambda: False,
-            "with_amdgpu": lambda: False, "with_cuda": lambda: False}
+            "with_amdgpu": lambda: False, "with_cuda": lambda: False,
+            "QuadrantsRuntimeError": qd.QuadrantsRuntimeError}
 
 
 def _misc():
@@ -45,33 +46,9 @@ def _misc():
             "is_extension_supported": is_extension_supported, "loop_unique": loop_unique}
 
 
-class _Cfg:
-    def __getattr__(self, name):  # any other option: what qd.init was given
-        from qdexplorer.lang import runtime_api
-        opts = runtime_api.init_options()
-        if name in opts:
-            return opts[name]
-        raise AttributeError(f"current_cfg().{name}: not an option qd.init was given here")
-
-    @property
-    def arch(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.current_arch()
-
-    @property
-    def debug(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api.debug()
-
-    @property
-    def default_fp(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api._config.get("default_fp") or _qd().f32
-
-    @property
-    def default_ip(self):
-        from qdexplorer.lang import runtime_api
-        return runtime_api._config.get("default_ip") or _qd().i32
+def _Cfg():
+    from qdexplorer.lang.config_view import cfg  # the language's own `qd.cfg`
+    return cfg
 
 
 class _Program:
@@ -148,11 +125,7 @@ def _load_kernel_string():
 
 
 def _kernel_types():
-    from enum import IntEnum
-
-    class KernelBatchedArgType(IntEnum):  # names only: the launch statistics that tests read are Quadrants'
-        FLOAT, INT, UINT, QD_ARRAY, TI_ARRAY_WITH_GRAD = 0, 1, 2, 3, 4
-
+    from qdexplorer.lang.launch_stats import KernelBatchedArgType
     return {"KernelBatchedArgType": KernelBatchedArgType}
 
 

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from typing import Any, NoReturn
 
 from .. import intrinsics as I
-from .. import ir
+from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsNameError, QuadrantsSyntaxError
 from ..field import Storage
 from ..func import Func
@@ -114,6 +114,7 @@ class LoweringBase(ABC):
                 return self.element_vec(arr, (ir.Const(0, i32),))
             return ir.Load(arr, (ir.Const(0, i32),))
         if name in self.frame.env:
+            self.check_global_float(name, self.frame.env[name], node)
             return self.global_value(self.frame.env[name], name, node)
         fdef = getattr(self.frame.src, "fdef", None)
         line = getattr(node, "lineno", -1)
@@ -127,6 +128,13 @@ class LoweringBase(ABC):
                            f"assign it before the block that uses it)", QuadrantsNameError)
         self.err(node, f"name '{name}' is not defined (not an argument, a local or a global of this function)",
                  QuadrantsNameError)
+
+    def check_global_float(self, name: str, v, node) -> None:
+        """`qd.init(raise_on_templated_floats=True)`: a kernel may not read a Python float global (it
+        would be baked into the code, so changing it later would silently not take), as Quadrants."""
+        if isinstance(v, float) and runtime_api.init_options().get("raise_on_templated_floats"):
+            self.err(node, f"Not permitted to access floats as global values: '{name}' is {v!r} "
+                           f"(qd.init(raise_on_templated_floats=True)); pass it as an argument")
 
     def global_value(self, v, name: str, node=None):
         """A Python object a kernel reaches (a global, a closure value, an attribute of one): a field
@@ -147,6 +155,10 @@ class LoweringBase(ABC):
     def eval_static(self, node):
         """Evaluate an expression in Python at compile time (qd.static, shapes, dtypes)."""
         env = flat_env(self.frame.env)
+        local_names = {k for scope in self.frame.scopes for k in scope}
+        for n in ast.walk(node):
+            if isinstance(n, ast.Name) and n.id not in local_names and n.id in env:
+                self.check_global_float(n.id, env[n.id], n)
         for scope in self.frame.scopes:
             for k, v in scope.items():
                 seen = _static_view(v)
@@ -253,6 +265,12 @@ class LoweringBase(ABC):
 
     @abstractmethod
     def array_method(self, m: Any, node: ast.Call) -> Value: ...
+
+    @abstractmethod
+    def list_method(self, node: ast.Attribute) -> Value | None: ...
+
+    @abstractmethod
+    def list_call(self, name: str, s: Any, idx: list, val_node: ast.AST | None, node: ast.AST) -> Value: ...
 
     # -- provided by VectorLowering (vectors.py)
     @abstractmethod
@@ -416,7 +434,20 @@ def _static_view(v):
         return VecShape(v.shape, tuple(x.value for x in v.items) if known else None)
     if isinstance(v, Seq):
         return [None if (x := _static_view(item)) is _UNKNOWN else x for item in v.items]
+    if isinstance(v, ir.ArrayArg):  # `qd.static(x is not None)` on an array argument: it is one
+        return ArrayStandIn(v.name, v.dtype, v.ndim)
     return _UNKNOWN
+
+
+class ArrayStandIn:
+    """What compile-time code sees of an array argument: that it is there (not None), its dtype and
+    number of storage axes; its data and run-time shape are not known while compiling."""
+
+    def __init__(self, name: str, dtype, ndim: int):
+        self.name, self.dtype, self.ndim = name, dtype, ndim
+
+    def __repr__(self) -> str:
+        return f"<array argument {self.name}: {self.dtype!r}, {self.ndim} axes>"
 
 
 def _assigns(tree, name: str) -> bool:

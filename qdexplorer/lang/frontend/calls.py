@@ -28,7 +28,7 @@ from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
-from .sparse import ArrayMethod
+from .sparse import ArrayMethod, ListMethod
 from .values import KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, default_types, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
@@ -95,6 +95,11 @@ class CallLowering(LoweringBase):
             return self.construct_view(node)
         if isinstance(f, ArrayMethod):
             return self.array_method(f, node)
+        if isinstance(f, ListMethod):
+            want = 1 if f.name == "append" else 0
+            if len(node.args) != want or node.keywords:
+                self.err(node, f"x[...].{f.name}({'value' if want else ''}) takes {want} argument(s)")
+            return self.list_call(f.name, f.snode, f.idx, node.args[0] if want else None, node)
         if getattr(f, "__name__", None) == "parent" and isinstance(getattr(f, "__self__", None), (SNode, Field)):
             parent: Any = f
             return Py(parent(*(self.eval_static(a) for a in node.args)))  # x.parent(), ptr.parent(2)

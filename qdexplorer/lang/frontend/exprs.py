@@ -77,6 +77,9 @@ class ExprLowering(LoweringBase):
         return StructArr(arr.stype, members)
 
     def v_Attribute(self, node):
+        listed = self.list_method(node)  # x[i].append(v) on a dynamic SNode's field (sparse.py)
+        if listed is not None:
+            return listed
         base = self.value(node.value)
         if isinstance(base, ir.ArrayArg) and node.attr == "shape":
             return ShapeTuple(base, base.ndim - self.user_ndim(base))
@@ -316,11 +319,15 @@ class ExprLowering(LoweringBase):
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
         out = []
-        for v, e in vals:
+        off = self.kscope.offsets.get(arr.name, ()) if isinstance(arr, ir.ArrayArg) else ()
+        for k, (v, e) in enumerate(vals):
             x = self.commit(v, e, like=i32)
             if not x.dtype.is_int and x.dtype != u1:
                 self.err(e, f"array index must be an integer, got {x.dtype!r}")
-            out.append(cast(x, i32))
+            x = cast(x, i32)
+            if k < len(off) and off[k]:  # a field with offset=: element `off` is stored first
+                x = ir.BinOp("-", x, ir.Const(off[k], i32), i32)
+            out.append(x)
         if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped:  # boundary="clamp"
             for k in range(min(user, len(out))):  # the array's own axes; element components stay as given
                 hi = ir.BinOp("-", ir.Shape(arr, k), ir.Const(1, i32), i32)
@@ -348,6 +355,9 @@ class ExprLowering(LoweringBase):
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
     def binop(self, op, a, b, node) -> Value:
+        if isinstance(a, (ir.ArrayArg, StructArr)) or isinstance(b, (ir.ArrayArg, StructArr)):
+            self.err(node, f"unsupported operand type(s) for {op}: a whole field or ndarray is not a value in a "
+                           f"kernel; index it (x[i], x[None] for a 0-d one)", QuadrantsTypeError)
         if isinstance(a, Vec) != isinstance(b, Vec):  # v + [x, y, z]: the list is a vector, as in Quadrants
             a, b = (_as_vec(x) if isinstance(x, list) or (isinstance(x, Py) and isinstance(x.value, (list, tuple)))
                     else x for x in (a, b))
@@ -373,7 +383,8 @@ class ExprLowering(LoweringBase):
         if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
             dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
-            self.err(node, f"bitwise operator '{op}' needs integer operands, got {dt!r}")
+            self.err(node, f"unsupported operand type(s) for '{op}': '{ea.dtype.name}' and '{eb.dtype.name}' "
+                           f"(bitwise operator '{op}' needs integer operands, got {dt!r})", QuadrantsTypeError)
         if dt == f16:  # half precision is a storage type: compute in f32, round the result, as GPUs do;
             # an integer operand becomes an f16 first, as in Quadrants (u16 60149 is 60160 in f16, and
             # 60160 - 15.25 rounds to 60160; through f32 alone it was 60128)
@@ -620,7 +631,8 @@ class ExprLowering(LoweringBase):
         n = len((va if isinstance(va, Vec) else vb).items)
         for v in (va, vb):
             if isinstance(v, Vec) and len(v.items) != n:
-                self.err(node, "the two sides of `a if c else b` are vectors of different sizes", QuadrantsTypeError)
+                self.err(node, "Cannot broadcast tensor to tensor: the two sides of `a if c else b` are vectors "
+                               "of different sizes", QuadrantsTypeError)
         branches = []
         results: list = []
         for v, stmts in ((va, a_stmts), (vb, b_stmts)):

@@ -11,7 +11,7 @@ from ..source import python_env
 from ..func import RefType
 from ..return_values import tuple_items
 from ..struct_types import StructType
-from ..template import Template
+from ..template import Template, template
 from ..types import NdarrayType, as_dtype, i32
 from ..vector_types import VectorType
 from .values import BufView, Py, StructVal, Vec, cast, is_number
@@ -46,7 +46,8 @@ class FuncInlining(LoweringBase):
             v = a if isinstance(a, (Py, StructVal)) else self.value(a)
             ann = hints.get(p.arg)
             dt = as_dtype(ann)
-            if isinstance(ann, Template) or ann is Template:  # passed as it is, by reference, as Quadrants passes templates
+            if isinstance(ann, Template) or ann is Template or ann is template:  # passed as it is, by
+                # reference, as Quadrants passes templates
                 bound[p.arg] = v.local if isinstance(v, ir.LocalRef) and isinstance(a, ast.Name) else v
             elif isinstance(ann, RefType):  # the caller's variable itself
                 bound[p.arg] = self.ref_argument(func, p.arg, a, v, node)

@@ -6,7 +6,7 @@ import ast
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QuadrantsTypeError
+from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
 from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
@@ -155,6 +155,26 @@ class IntrinsicLowering(LoweringBase):
             self.err(node, f"qd.bit_cast: {e.dtype!r} and {dt!r} differ in width", QuadrantsTypeError)
         return ir.UnOp("bitcast", e, dt)
 
+    def volatile_load(self, node):
+        """`qd.volatile_load(x[i])`: the element of a field or ndarray, read (checked as Quadrants checks
+        the argument: an element of global memory, not a whole field, a local or an expression). Every
+        task here runs on one stream and reads memory afresh at each such load in program order."""
+        if len(node.args) != 1 or node.keywords:
+            self.err(node, "qd.volatile_load(x[i]) takes one argument, an element of a field or ndarray",
+                     QuadrantsSyntaxError)
+        arg = node.args[0]
+        v = self.value(arg)
+        if isinstance(arg, (ast.Name, ast.Attribute)) and isinstance(v, ir.ArrayArg):
+            self.err(arg, "qd.volatile_load cannot take a Field directly; pass one element: qd.volatile_load(x[i])",
+                     QuadrantsSyntaxError)
+        if isinstance(v, Vec) and not all(isinstance(x, ir.Load) for x in v.items):
+            self.err(arg, "qd.volatile_load cannot read a local array (a kernel-local vector or matrix): only "
+                          "global memory (a field or ndarray element) is seen by other threads", QuadrantsTypeError)
+        if not isinstance(arg, ast.Subscript):
+            self.err(arg, "qd.volatile_load takes an lvalue: an element of a field or ndarray (x[i]), not an "
+                          "expression", QuadrantsSyntaxError)
+        return v
+
     def misc_intrinsic(self, f: I.Intrinsic, node):
         """Hints (`qd.assume_in_range`, `qd.volatile_load` give their value; `qd.block_local`,
         `qd.cache_read_only`, `qd.no_activate` change nothing where every tree is dense storage),
@@ -174,7 +194,9 @@ class IntrinsicLowering(LoweringBase):
             print(*[self.eval_static(a) for a in node.args])
             return Py(None)
         if f.kind == "hint":
-            if f.name in ("assume_in_range", "volatile_load"):
+            if f.name == "volatile_load":
+                return self.volatile_load(node)
+            if f.name == "assume_in_range":
                 return self.value(node.args[0])
             return Py(None)
         if f.kind == "one":

@@ -37,6 +37,9 @@ class KernelScope:
         # values are integers) for an f-string message, its values read back from `assertv__`
         self.assert_sites: list = []
         self.elem_shapes: dict[str, tuple] = {}  # array name → its element's (vector/matrix) shape
+        self.offsets: dict[str, tuple] = {}  # array name → its field's index offset (qd.field(offset=)), if any
+        self.quants: dict = {}  # array name → its field's quantized type (qd.types.quant), if any
+        self.quant_groups: dict = {}  # array name → the names of its shared-exponent group, in order
         self.clamped: set[str] = set()  # ndarray arguments annotated boundary="clamp"
         self.draws_random = False  # a task calls qd.random / qd.randn: the caller passes RANDOM_KEY
         if ret_dtype is not None:
@@ -108,6 +111,16 @@ class KernelScope:
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
             if isinstance(fld, Field):
                 self.field_objs[arr.name] = fld
+            if fld.offset:
+                self.offsets[arr.name] = tuple(fld.offset)
+            if getattr(fld, "quant", None) is not None:
+                self.quants[arr.name] = fld.quant
+            group = getattr(fld, "quant_group", None)
+            if group:  # a store re-encodes every member of its shared-exponent group: all are arrays here
+                self.quant_groups[arr.name] = [self.field_arg(g, g.name or "field").name if g is not fld else arr.name
+                                               for g in group]
+        if arr.name in self.quants:  # the frontend sees the compute type; quant_lower.py restores the raw one
+            return ir.ArrayArg(arr.name, self.quants[arr.name].compute, arr.ndim)
         return arr
 
     def sparse_field(self, name: str) -> Field | None:
@@ -147,6 +160,10 @@ class KernelScope:
             self.elem_shapes[a.name] = tuple(fld.elem_shape)
             if isinstance(fld, Field):
                 self.field_objs[a.name] = fld
+            if fld.offset:
+                self.offsets[a.name] = tuple(fld.offset)
+            if getattr(fld, "quant", None) is not None:
+                self.quants[a.name] = fld.quant
 
     def random_key(self) -> ir.ScalarArg:
         """The call's random key, a scalar parameter of the tasks that draw random numbers."""

@@ -9,7 +9,7 @@ import builtins
 
 from .. import intrinsics as I
 from .. import ir
-from ..errors import QdCompileError, QuadrantsSyntaxError
+from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsValueError
 from ..graph_api import construct as graph_construct, warn_if_deprecated
 from ..toplevel import check_for
 from ..types import i32, loop_index_type, u1
@@ -52,6 +52,10 @@ class LoopLowering(LoweringBase):
             return self.static_for(node, self.eval_static(self.one_arg(it)))
         if isinstance(fn, Py) and fn.value in (I.ndrange, I.grouped):
             return self.nested_for(node, fn.value is I.grouped)
+        if fn is None and not isinstance(it, (ast.Tuple, ast.List)):  # `for i, j in x`: an inner struct-for
+            bounds = self.array_bounds(it)
+            if bounds is not None:
+                return self.nested_for(node, False, bounds)
         if not (isinstance(fn, Py) and fn.value is builtins.range):
             self.err(it, "inner for loops must iterate over range(...), qd.ndrange(...), qd.grouped(...) "
                          "or qd.static(...)")
@@ -94,6 +98,21 @@ class LoopLowering(LoweringBase):
             self.err(node.test, "a loop's `a if c else b` needs a compile-time condition (qd.static(...))")
         return node.body if c.value else node.orelse
 
+    def array_bounds(self, arr_node) -> list | None:
+        """(0, extent) per index axis of the ndarray or dense field `arr_node` names (an inner
+        struct-for, `for i in x` / `for I in qd.grouped(x)`, which Quadrants allows where a func's
+        loop is inlined), or None when it is not one."""
+        v = self.value(arr_node)
+        if not isinstance(v, ir.ArrayArg):
+            return None
+        if v.name in self.kscope.field_objs and (self.runtime_nesting or self.in_parallel):
+            self.err(arr_node, "struct_for cannot be nested inside a kernel: a loop over a field must not sit in "
+                               "another loop (only an ndarray's can); loop over the field at the top level")
+        if self.kscope.sparse_field(v.name) is not None:
+            self.err(arr_node, "an inner loop over a pointer/bitmasked field is not supported (its active cells "
+                               "are visited by a top-level struct-for only); loop over the field at the top level")
+        return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(self.user_ndim(v))]
+
     def ndrange_bounds(self, it: ast.Call) -> tuple[list[tuple[ir.Expr, ir.Expr]], tuple[int, ...]]:
         """`qd.ndrange(...)`'s (begin, end) per dimension, in the user's order, and the order to visit
         them in (`axes=`: outermost first). Each argument is n, (begin, end), or `*shape` / `*t` of a
@@ -132,7 +151,7 @@ class LoopLowering(LoweringBase):
                         pair(Py(x), a)
                 else:
                     self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
-                                "it a tuple first)")
+                                "it a tuple first)", QuadrantsValueError)
             elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",
@@ -151,16 +170,21 @@ class LoopLowering(LoweringBase):
                 self.err(kw, e.message, type(e))
         return bounds, axes or tuple(range(len(bounds)))
 
-    def nested_for(self, node, grouped: bool):
-        """An inner `qd.ndrange(...)` / `qd.grouped(...)`: one ordinary loop per dimension, the first
-        outermost (a `break` leaves the innermost one)."""
+    def nested_for(self, node, grouped: bool, bounds: list | None = None):
+        """An inner `qd.ndrange(...)` / `qd.grouped(...)` / struct-for over an array (`bounds` given):
+        one ordinary loop per dimension, the first outermost (a `break` leaves the innermost one)."""
         it = node.iter
-        if grouped:
+        if grouped and bounds is None:
             inner = it.args[0] if len(it.args) == 1 else None
             if not (isinstance(inner, ast.Call) and self.value(inner.func) == Py(I.ndrange)):
-                self.err(it, "an inner qd.grouped() takes a qd.ndrange(...)")
+                bounds = self.array_bounds(inner) if inner is not None else None
+                if bounds is None:
+                    self.err(it, "an inner qd.grouped() takes a qd.ndrange(...), an ndarray or a field")
             it = inner
-        canonical, order = self.ndrange_bounds(it)
+        if bounds is None:
+            canonical, order = self.ndrange_bounds(it)
+        else:  # a struct-for over an array: its axes in order
+            canonical, order = list(bounds), tuple(range(len(bounds)))
         bounds = [canonical[a] for a in order]  # loop nest levels, outermost first
         targets = self.frame.src.target_names(node.target)
         if grouped and len(targets) != 1:

@@ -17,9 +17,10 @@ from .. import intrinsics as I
 from .. import ir
 from ..field import Field
 from ..snode import SNode
+from ..errors import QuadrantsTypeError
 from ..types import i32, u1
 from .base import LoweringBase
-from .values import Py, Vec, cast
+from .values import Py, StructArr, StructVal, Vec, cast
 
 _PURE = (ir.Const, ir.LocalRef, ir.ScalarArg, ir.Shape)
 
@@ -29,6 +30,17 @@ class ArrayMethod:
 
     def __init__(self, arr: ir.ArrayArg, name: str):
         self.arr, self.name = arr, name
+
+
+class ListMethod:
+    """`x[I].append` / `.length` / `.deactivate` of a field in a dynamic SNode (`x.append` for a
+    1-d one), before it is called: the list is cell `I` of the dynamic node's parent."""
+
+    def __init__(self, snode: SNode, idx: list, name: str):
+        self.snode, self.idx, self.name = snode, idx, name
+
+
+LIST_METHODS = ("append", "length", "deactivate")
 
 
 def rescale(idx: list, frm: tuple, to: tuple) -> list:
@@ -81,31 +93,48 @@ class SparseLowering(LoweringBase):
         return loc
 
     def mask_arr(self, s: SNode) -> ir.ArrayArg:
-        assert s.mask is not None
-        return self.kscope.field_arg(s.mask, f"{s.kind}_mask")
+        """The array recording `s`'s activity: a pointer/bitmasked mask, a dynamic node's lengths."""
+        return self.kscope.field_arg(s.state_field(), "dynamic_length" if s.kind == "dynamic" else f"{s.kind}_mask")
+
+    def list_of(self, s: SNode, idx) -> tuple[tuple, ir.Expr]:
+        """(index of the lengths field, position in the list) of index `idx` of dynamic node `s`."""
+        up, (p, m) = s.list_map()
+        cell = tuple(idx[q] if d == 1 else ir.BinOp("//", idx[q], ir.Const(d, i32), i32) for q, d in up)
+        k = ir.BinOp("%", idx[p], ir.Const(m, i32), i32) if m else idx[p]
+        return (cell or (ir.Const(0, i32),)), k
 
     def mark(self, s: SNode, idx: list, value: int, ancestors: bool):
         """Set the cell holding index `idx` (of container `s`) in `s`, and with `ancestors` in each
-        sparse container above it."""
+        sparse container above it; a dynamic list grows to hold it (an atomic max of its length)."""
         for t in (s.sparse_path() if ancestors else [s] if s.kind in ("pointer", "bitmasked") else []):
-            self.out[-1].append(ir.Store(self.mask_arr(t), cell_of(idx, s, t), ir.Const(value, i32)))
+            at = cell_of(idx, s, t)
+            if t.kind == "dynamic":
+                cell, k = self.list_of(t, at)
+                grow = ir.AtomicRMW("max", self.mask_arr(t), cell, ir.BinOp("+", k, ir.Const(1, i32), i32))
+                self.out[-1].append(ir.ExprStmt(grow))
+            else:
+                self.out[-1].append(ir.Store(self.mask_arr(t), at, ir.Const(value, i32)))
 
     def active_cond(self, s: SNode, idx: list) -> ir.Expr | None:
-        """Whether every sparse container on the way to `s` has the cell of `idx` (an index of `s`) active."""
+        """Whether every sparse container on the way to `s` has the cell of `idx` (an index of `s`)
+        active, and every dynamic list on the way holds it."""
         cond: ir.Expr | None = None
         for t in s.sparse_path():
-            c = ir.Compare("!=", ir.Load(self.mask_arr(t), cell_of(idx, s, t)), ir.Const(0, i32), u1)
+            at = cell_of(idx, s, t)
+            if t.kind == "dynamic":
+                cell, k = self.list_of(t, at)
+                c = ir.Compare("<", k, ir.Load(self.mask_arr(t), cell), u1)
+            else:
+                c = ir.Compare("!=", ir.Load(self.mask_arr(t), at), ir.Const(0, i32), u1)
             cond = c if cond is None else ir.BinOp("and", cond, c, u1)
         return cond
 
-    # -- qd.is_active / activate / deactivate / rescale_index
+    # -- qd.is_active / activate / deactivate / rescale_index / append / length
     def snode_call(self, f: I.Intrinsic, node: ast.Call):
-        if f.name in ("length", "append"):
-            self.err(node, f"qd.{f.name}: dynamic SNodes are not supported by qdexplorer; use a dense field and a "
-                           f"counter field (qd.atomic_add(n[None], 1) gives the slot)")
-        if len(node.args) != (3 if f.name == "rescale_index" else 2) or node.keywords:
-            self.err(node, f"qd.{f.name}(snode, indices)" if f.name != "rescale_index" else
-                     "qd.rescale_index(a, b, indices) takes three arguments")
+        if len(node.args) != (3 if f.name in ("rescale_index", "append") else 2) or node.keywords:
+            self.err(node, {"rescale_index": "qd.rescale_index(a, b, indices) takes three arguments",
+                            "append": "qd.append(snode, indices, value) takes three arguments"}.get(
+                f.name, f"qd.{f.name}(snode, indices)"))
         if f.name == "rescale_index":
             a, b = (self.container_shape(x) for x in node.args[:2])
             idx = self.index_list(node.args[2])
@@ -115,6 +144,8 @@ class SparseLowering(LoweringBase):
             self.err(node.args[0], f"qd.{f.name}'s first argument must be an SNode (qd.root.pointer(...), x.parent())")
         s = s.value
         idx = self.index_list(node.args[1])
+        if f.name in ("append", "length") or (f.name == "deactivate" and s.kind == "dynamic"):
+            return self.list_call(f.name, s, idx, node.args[2] if f.name == "append" else None, node)
         if len(idx) != len(s.shape):
             self.err(node.args[1], f"qd.{f.name}: this {s.kind} SNode has {len(s.shape)} index axes, got {len(idx)} "
                                    f"indices")
@@ -123,27 +154,122 @@ class SparseLowering(LoweringBase):
         idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in idx]
         inside = self.in_container(idx, s.shape)
         if f.name == "is_active":
-            if s.kind not in ("pointer", "bitmasked"):
-                self.err(node, f"qd.is_active needs a pointer or bitmasked SNode, got a {s.kind} one")
+            if s.kind not in ("pointer", "bitmasked"):  # Quadrants' words and class
+                self.err(node, f"qd.is_active only works on pointer, hash or bitmasked nodes (got a {s.kind} one)",
+                         QuadrantsTypeError)
             clamped = tuple(ir.BinOp("max", ir.BinOp("min", e, ir.Const(n - 1, i32), i32), ir.Const(0, i32), i32)
                             for e, n in zip(idx, s.shape))
             return ir.Select(inside, ir.Load(self.mask_arr(s), clamped), ir.Const(0, i32), i32)
+        if s.kind == "dynamic":  # Quadrants' runtime crashes on it
+            self.err(node, "qd.activate does not take a dynamic SNode: write an element (x[i, j] = v) or append "
+                           "one (qd.append)")
         self.out.append([])
         if f.name == "activate":
             self.mark(s, idx, 1, ancestors=True)
         else:
             if s.kind not in ("pointer", "bitmasked"):
-                self.err(node, f"qd.deactivate needs a pointer or bitmasked SNode, got a {s.kind} one")
+                self.err(node, f"qd.deactivate needs a pointer, bitmasked or dynamic SNode, got a {s.kind} one")
             self.mark(s, idx, 0, ancestors=False)
             if s.kind == "pointer":  # Quadrants recycles the cell's memory zero-filled
-                for t in s._subtree_sparse()[1:]:
-                    self.zero_block(self.mask_arr(t), (), s.block_map(t), idx)
-                for fld in s.subtree_fields():
-                    self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
-                                    s.block_map(fld._snode), idx)
+                self.zero_below(s, s, idx)
         body = self.out.pop()
         self.out[-1].append(ir.If(inside, body, []))
         return Py(None)
+
+    def zero_below(self, s: SNode, owner: SNode, cell: list):
+        """Zero every field and activity state under `s` inside cell `cell` of `owner` (`s` itself or,
+        for a dynamic node, its parent)."""
+        for t in s._subtree_sparse():
+            if t is not s:
+                self.zero_block(self.mask_arr(t), (), owner.block_map(t.state_owner()), cell)
+        for fld in s.subtree_fields():
+            self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
+                            owner.block_map(fld._snode), cell)
+
+    def list_call(self, name: str, s: SNode, idx: list, val_node, node):
+        """`qd.append(dyn, I, v)`, `qd.length(dyn, I)`, `qd.deactivate(dyn, I)` (also `x[I].append(v)`,
+        `x[I].length()`, `x[I].deactivate()`): `I` names the list, a cell of the dynamic node's parent."""
+        if s.kind != "dynamic":
+            self.err(node, f"qd.{name} needs a dynamic SNode (qd.root.dynamic(...)), got a {s.kind} one")
+        parent = s.parent()
+        assert parent is not None
+        if len(idx) != len(parent.shape):
+            self.err(node, f"qd.{name}: the lists of this dynamic SNode are indexed by its parent's "
+                           f"{len(parent.shape)} axes, got {len(idx)} indices")
+        idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in idx]
+        cell = tuple(idx) or (ir.Const(0, i32),)
+        lengths = self.mask_arr(s)
+        cap = s.splits[s.dyn_axis]
+        if name == "length":
+            return ir.Load(lengths, cell)  # past the capacity after dropped appends, as Quadrants counts them
+        if name == "deactivate":
+            self.out[-1].append(ir.Store(lengths, cell, ir.Const(0, i32)))
+            self.zero_below(s, parent, idx)
+            return Py(None)
+        comps = self.append_values(s, self.value(val_node), val_node)
+        slot = self.new_local("slot", i32, ir.AtomicRMW("add", lengths, cell, ir.Const(1, i32)))
+        k = ir.LocalRef(slot)
+        at: list[ir.Expr] = []
+        for spec in s.element_map():  # the element's index: the list's cell, the slot along the list axis
+            if spec[0] == "cell":
+                at.append(idx[spec[1]])
+            else:
+                at.append(k if spec[1] is None else
+                          ir.BinOp("+", ir.BinOp("*", idx[spec[1]], ir.Const(cap, i32), i32), k, i32))
+        stores: list[ir.Stmt] = []
+        for arr, comp, v in comps:
+            stores.append(ir.Store(arr, tuple(at) + comp, v))
+        self.out[-1].append(ir.If(ir.Compare("<", k, ir.Const(cap, i32), u1), stores, []))
+        return k
+
+    def append_values(self, s: SNode, v, node) -> list:
+        """(array, component index, value) for each component of the fields placed in dynamic node
+        `s`, in order, taken from the flattened appended value (Quadrants' order)."""
+        flat: list = []
+
+        def walk(x):
+            if isinstance(x, StructVal):
+                for m in x.members.values():
+                    walk(m)
+            elif isinstance(x, Vec):
+                flat.extend(x.items)
+            elif isinstance(x, (list, tuple)):
+                for y in x:
+                    walk(y)
+            else:
+                flat.append(x)
+        walk(v)
+        slots = [(f, comp) for f in s.fields for comp in _components(f.elem_shape)]
+        if len(slots) != len(flat):
+            self.err(node, f"qd.append: the dynamic SNode holds {len(slots)} value(s) per element (its fields' "
+                           f"components), the appended value has {len(flat)}")
+        out = []
+        for (f, comp), x in zip(slots, flat):
+            arr = self.kscope.field_arg(f, f.name or "field")
+            out.append((arr, comp, self._hoist_value(cast(self.commit(x, node, like=f.dtype), f.dtype))))
+        return out
+
+    def list_method(self, node: ast.Attribute):
+        """`x[I].append` (and `.length`, `.deactivate`) where `x` lies in a dynamic SNode and `I` has one
+        index fewer than `x`, or `x.append` of a 1-d such field, as Quadrants' AST builder reads them;
+        None for anything else."""
+        if node.attr not in LIST_METHODS:
+            return None
+        target = node.value.value if isinstance(node.value, ast.Subscript) else node.value
+        base = self.value(target)
+        while isinstance(base, StructArr):
+            base = next(iter(base.members.values()))
+        fld = self.kscope.field_objs.get(base.name) if isinstance(base, ir.ArrayArg) else None
+        dyn = fld._snode.parent() if fld is not None and fld._place_snode is not None else None  # (placed by place())
+        if fld is None or dyn is None or dyn.kind != "dynamic":
+            return None
+        idx = self.index_list(node.value.slice) if isinstance(node.value, ast.Subscript) else []
+        if len(idx) + 1 != len(fld.shape):
+            return None
+        return Py(ListMethod(dyn, idx, node.attr))
+
+    def _hoist_value(self, e):
+        return e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e))
 
     @staticmethod
     def in_container(idx: list, shape: tuple) -> ir.Expr:

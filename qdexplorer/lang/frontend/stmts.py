@@ -12,7 +12,8 @@ from .. import ir, runtime_api
 from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f64, i32, u1
 from ..toplevel import check_with
-from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, is_number, truthy
+from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, \
+    cast, is_number, tensor_type_name, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
@@ -224,7 +225,9 @@ class StatementLowering(LoweringBase):
     def assign_vec(self, existing: Vec, v, node):
         vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
         if isinstance(v, Vec) and v.shape != existing.shape:
-            self.err(node, f"cannot assign a {v.shape} value to a {existing.shape} variable", QuadrantsTypeError)
+            self.err(node, f"cannot assign '{tensor_type_name(v.items, v.shape)}' to "
+                           f"'{tensor_type_name(existing.items, existing.shape)}' (a {v.shape} value to a "
+                           f"{existing.shape} variable)", QuadrantsTypeError)
         vals = [self.commit(x, node) for x in vals]
         temps = [ir.LocalRef(self.new_local("vtmp", x.dtype, x)) for x in vals]  # v = v.yx reads before writing
         for t, x in zip(existing.items, temps):
@@ -258,7 +261,10 @@ class StatementLowering(LoweringBase):
             v = Vec(components(v))
         vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
         if len(vals) != len(target.items):
-            self.err(node, f"cannot store {len(vals)} components into {len(target.items)}", QuadrantsTypeError)
+            got = tensor_type_name(vals, v.shape if isinstance(v, Vec) else (len(vals),))
+            want = f"[Tensor ({', '.join(map(str, target.shape))}) {arr.dtype.name}]"
+            self.err(node, f"cannot assign '{got}' to '{want}' (cannot store {len(vals)} components into "
+                           f"{len(target.items)})", QuadrantsTypeError)
         vals = [cast(self.commit(x, node, like=arr.dtype), arr.dtype) for x in vals]
         temps = [ir.LocalRef(self.new_local("st", x.dtype, x)) for x in vals] if len(vals) > 1 else vals
         for ld, x in zip(target.items, temps):
@@ -493,7 +499,8 @@ class StatementLowering(LoweringBase):
                 self.emit(ir.Store(store, (ir.Const(k, i32),), cast(x, f64)))
         site = self.kscope.assert_site(self.frame.src, node, ints)
         self.emit(ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32)))
-        self.emit(ir.If(ir.UnOp("not", cond, u1), self.out.pop(), []))
+        first = ir.Compare("==", ir.Load(flag, (ir.Const(0, i32),)), ir.Const(0, i32), u1)  # the first failure
+        self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.If(first, self.out.pop(), [])], []))  # is the one reported
 
 
 

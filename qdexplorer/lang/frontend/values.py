@@ -260,3 +260,19 @@ def fold(op, a, b):
                 "|": lambda: a | b, "^": lambda: a ^ b, "<<": lambda: a << b, ">>": lambda: a >> b}[op]()
     except ZeroDivisionError:
         raise ZeroDivisionError("division by zero in a compile-time constant") from None
+
+
+def tensor_type_name(items: list, shape: tuple) -> str:
+    """Quadrants' name of a vector/matrix value in its type errors: `[Tensor (3) i32]`."""
+    dt: DType | None = None
+    for x in items:
+        d: DType | None
+        if is_number(x):
+            ip, fp = default_types()
+            d = fp if isinstance(x.value, float) else ip
+        else:
+            d = getattr(x, "dtype", None)
+        if d is not None and (dt is None or (d.is_float and not dt.is_float)):
+            dt = d
+    name = dt.name if dt is not None else "?"
+    return f"[Tensor ({', '.join(map(str, shape))}) {name}]"

@@ -10,7 +10,7 @@ import ast
 import math
 
 from .. import intrinsics as I
-from .. import ir
+from .. import ir, runtime_api
 from ..errors import QuadrantsIndexError, QuadrantsTypeError
 from ..types import as_dtype, f32, i32, promote, u1
 from .values import Py, Vec, VecMethod, cast, default_types, fold, is_number
@@ -29,6 +29,10 @@ def components(v) -> list:
     if isinstance(v, list):
         return [x for e in v for x in components(e)]
     return [v]
+
+
+TRANSPOSE_OF_VECTOR = ("`transpose()` cannot apply to a vector. If you want something like `a @ b.transpose()`, "
+                       "write `a.outer_product(b)` instead.")
 
 
 def _pick_tree(items: list, k: ir.Expr, first: int, dt) -> ir.Expr:
@@ -159,8 +163,9 @@ class VectorLowering(LoweringBase):
                 self.err(node, "this slice of the vector is empty", QuadrantsIndexError)
             return Vec(list(items))
         elts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
-        if len(elts) > len(v.shape):
-            self.err(node, f"a {'x'.join(map(str, v.shape))} value takes at most {len(v.shape)} indices",
+        if len(elts) != len(v.shape):  # Quadrants indexes a matrix with both indices (m[i] is no row)
+            self.err(node, f"Expected {len(v.shape)} indices, got {len(elts)} (a {'x'.join(map(str, v.shape))} "
+                           f"{'vector' if len(v.shape) == 1 else 'matrix'} takes {len(v.shape)} index(es))",
                      QuadrantsIndexError)
         keys = self.component_keys(elts)
         if len(keys) > len(v.shape):
@@ -187,19 +192,35 @@ class VectorLowering(LoweringBase):
                 return v.items[keys[0].value * cols + keys[1].value]
             k0 = cast(self.commit(keys[0], node, like=i32), i32)
             k1 = cast(self.commit(keys[1], node, like=i32), i32)
+            self.debug_check_index(k0, v.shape[0], v.shape, node)
+            self.debug_check_index(k1, cols, v.shape, node)
             flat = ir.BinOp("+", ir.BinOp("*", k0, ir.Const(cols, i32), i32), k1, i32)
-            return self._pick(v.items, flat, node)
+            return self._pick(v.items, flat, node, v.shape)
         return self._pick(v.items, keys[0], node)
 
     def _check_range(self, k, n, node):
         if not isinstance(k, int) or not -n <= k < n:
             self.err(node, f"index {k!r} is out of range for {n} components", QuadrantsIndexError)
 
-    def _pick(self, items, key, node):
+    def debug_check_index(self, k: ir.Expr, n: int, shape: tuple, node) -> None:
+        """Debug mode: a runtime index into a local vector/matrix outside `range(n)` fails the call
+        with Quadrants' words, as its debug mode does (otherwise such an access is unchecked)."""
+        if not runtime_api.debug():
+            return
+        site = self.kscope.check_site(self.frame.src, node, f"Out of bound access to a {list(shape)} matrix "
+                                                            f"(an index outside range({n}))")
+        flag = self.kscope.assert_flag()
+        bad = ir.BinOp("or", ir.Compare("<", k, ir.Const(0, i32), u1), ir.Compare(">=", k, ir.Const(n, i32), u1), u1)
+        first = ir.Compare("==", ir.Load(flag, (ir.Const(0, i32),)), ir.Const(0, i32), u1)  # as a failed assert
+        self.emit(ir.If(bad, [ir.If(first, [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], [])], []))
+
+    def _pick(self, items, key, node, shape: tuple | None = None):
         if is_number(key):
             self._check_range(key.value, len(items), node)
             return items[key.value]
         k = cast(self.commit(key, node, like=i32), i32)
+        if shape is None or len(shape) == 1:
+            self.debug_check_index(k, len(items), shape or (len(items),), node)
         if any(isinstance(it, Vec) for it in items):
             self.err(node, "a matrix row index must be a compile-time constant (use m[i, j] instead)")
         items = [self.commit(it, node) for it in items]
@@ -225,11 +246,16 @@ class VectorLowering(LoweringBase):
         if len(keys) == 2:
             if is_number(keys[0]) and is_number(keys[1]):
                 return self.assign_ref(v.items[keys[0].value * cols + keys[1].value], value, node)
-            flat = ir.BinOp("+", ir.BinOp("*", cast(self.commit(keys[0], node, like=i32), i32), ir.Const(cols, i32),
-                                          i32), cast(self.commit(keys[1], node, like=i32), i32), i32)
-            key: Value = flat
+            k0 = cast(self.commit(keys[0], node, like=i32), i32)
+            k1 = cast(self.commit(keys[1], node, like=i32), i32)
+            self.debug_check_index(k0, v.shape[0], v.shape, node)
+            self.debug_check_index(k1, cols, v.shape, node)
+            key: Value = ir.BinOp("+", ir.BinOp("*", k0, ir.Const(cols, i32), i32), k1, i32)
         else:
             key = keys[0]
+            if not is_number(key):
+                key = cast(self.commit(key, node, like=i32), i32)
+                self.debug_check_index(key, len(v.items), v.shape, node)
         if is_number(key):
             self._check_range(key.value, len(v.items), node)
             return self.assign_ref(v.items[key.value], value, node)
@@ -364,8 +390,12 @@ class VectorLowering(LoweringBase):
         if name in ("max", "min"):
             return self.vec_reduce(name, v, node)
         if name == "transpose":
+            if len(v.shape) == 1:
+                self.err(node, TRANSPOSE_OF_VECTOR)
             return self.vec_transpose(v)
         if name == "trace":
+            if len(v.shape) != 2 or v.shape[0] != v.shape[1]:
+                self.err(node, f"expected a square matrix, got shape {tuple(v.shape)}")
             n = v.shape[0]
             return self.vec_reduce("+", Vec([v.items[i * n + i] for i in range(n)]), node)
         if name == "determinant":

@@ -15,6 +15,24 @@ from .vec import clamp, cross, determinant, dot, inverse, length, mix, normalize
 from ..vector_types import (ivec2, ivec3, ivec4, mat2, mat3, mat4, uvec2, uvec3, uvec4, vec2, vec3,  # noqa: F401
                            vec4)
 
+
+
+def _retype(default_ip, default_fp):
+    """`qd.init(default_ip=qd.i64, default_fp=qd.f64)`: `qd.math.ivec2`, `vec2`, `mat2`, ... take the
+    new default types, as Quadrants' do (`uvec` the unsigned one of default_ip's width)."""
+    from .. import types as _t
+    from ..vector_types import matrix, vector
+    ip, fp = default_ip or _t.i32, default_fp or _t.f32
+    up = _t.u64 if ip == _t.i64 else _t.u32
+    for n in (2, 3, 4):
+        globals().update({f"vec{n}": vector(n, fp), f"ivec{n}": vector(n, ip), f"uvec{n}": vector(n, up),
+                          f"mat{n}": matrix(n, n, fp)})
+
+
+from .. import runtime_api as _runtime_api  # noqa: E402
+
+_runtime_api.on_init(_retype)
+
 pi = _m.pi
 e = _m.e
 inf = _m.inf

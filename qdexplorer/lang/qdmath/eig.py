@@ -8,6 +8,7 @@ from .. import intrinsics as ops
 from ..func import func
 from ..types import f32
 from ..vector_types import Matrix, Vector
+from .svd import _fp
 
 
 @func
@@ -45,6 +46,7 @@ def _eig2x2(A, dt):
 
 
 @func
-def eig(A, dt=f32):
-    """`qd.eig(A, dt)` of a 2x2 matrix (Quadrants supports only 2x2 too)."""
-    return _eig2x2(A, dt)
+def eig(A, dt=None):
+    """`qd.eig(A, dt)` of a 2x2 matrix (Quadrants supports only 2x2 too); `dt` defaults to the
+    program's default float, as Quadrants'."""
+    return _eig2x2(A, ops.static(_fp(dt)))
