@@ -34,6 +34,12 @@ def expand(body, env, kernel_src, bind=None, graph: bool = False) -> list:
     qd.static(i == 2): break`) ends the unrolling there. `with qd.stream_parallel():` blocks are
     checked as Quadrants checks them (`graph`: the kernel is `@qd.kernel(graph=True)`)."""
     parallel = [s for s in body if isinstance(s, ast.With) and _is_stream_parallel(s, env)]
+    if not graph:  # Quadrants' check: a do-while is a graph construct (else a non-decrementing body never ends)
+        for s in body:
+            for n in ast.walk(s):
+                if isinstance(n, ast.While) and graph_construct(n.test, env) == "do_while":
+                    raise kernel_src.error(n.test, "qd.graph.do_while() requires @qd.kernel(graph=True)",
+                                           QuadrantsSyntaxError)
     for s in body:
         if isinstance(s, ast.With):
             check_with(s, env, kernel_src, in_kernel=True, graph=graph)

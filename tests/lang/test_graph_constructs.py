@@ -68,3 +68,19 @@ def test_spellings_are_recognised_from_the_source():
     assert graph_api.matches(func("qd.graph_do_while(x)"), "do_while")
     assert graph_api.is_deprecated_spelling(func("qd.graph_do_while(x)"), "do_while")
     assert not graph_api.matches(func("qd.graph.other(x)"), "do_while")
+
+
+def test_do_while_outside_a_graph_kernel_is_refused_not_run():
+    """Quadrants refuses `qd.graph.do_while` in a kernel without graph=True; running it instead looped
+    forever when the body never cleared the flag (upstream test_graph_do_while_without_graph_raises hung)."""
+    @qd.kernel
+    def k(x: qd.types.ndarray(qd.i32, ndim=1), c: qd.types.ndarray(qd.i32, ndim=0)):
+        while qd.graph.do_while(c):
+            for i in range(x.shape[0]):
+                x[i] = x[i] + 1
+
+    x = qd.ndarray(qd.i32, shape=(4,))
+    c = qd.ndarray(qd.i32, shape=())
+    c.from_numpy(np.array(1, dtype=np.int32))
+    with pytest.raises(qd.QuadrantsSyntaxError, match=r"requires @qd.kernel\(graph=True\)"):
+        k(x, c)
