@@ -52,7 +52,7 @@ def expand(body, env, kernel_src, bind=None, graph: bool = False) -> list:
     return _expand(body, env, kernel_src, dict(bind or {}), False)[0]
 
 
-def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -> None:
+def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool | None = None) -> None:
     """Quadrants' rules for `with` in kernels and funcs: one context manager, no `as`, a call, and
     only `qd.stream_parallel()` (at a kernel's top level, and not in a graph kernel)."""
     def err(msg):
@@ -68,6 +68,8 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
     if which in _GRAPH_BLOCKS:
         if not in_kernel:
             raise err(f"qd.graph.{which}() can only be used inside @qd.kernel, not @qd.func")
+        if graph is not None:  # a kernel's top-level region (the frontend's nested ones: not known here)
+            _check_graph_region(stmt, env, src, graph)
         return
     if not _is_stream_parallel(stmt, env):
         raise err("'with' in Quadrants kernels only supports qd.stream_parallel() here (qd.checkpoint(), "
@@ -77,6 +79,67 @@ def check_with(stmt: ast.With, env, src, in_kernel: bool, graph: bool = False) -
     if graph:
         raise err("qd.stream_parallel() is not compatible with graph=True kernels. Streams and graphs cannot be "
                   "combined; remove graph=True or the qd.stream_parallel() block.")
+
+
+def _check_graph_region(stmt: ast.With, env, src, graph: bool) -> None:
+    """Quadrants' grammar of a top-level `with qd.graph.parallel_context():` region: a graph kernel's,
+    holding only `with qd.graph.parallel():` sections (optionally under `if qd.static(...)` / `for ...
+    in qd.static(...)`), each straight-line task work. qdexplorer runs the sections one after the other;
+    checking the grammar keeps a program that Quadrants refuses from running here."""
+    def err(node, msg):
+        return src.error(node, msg, QuadrantsSyntaxError)
+
+    def construct(node):
+        which = graph_construct(node, env) if isinstance(node, ast.Call) else None
+        if which in _GRAPH_BLOCKS and (node.args or node.keywords):
+            raise err(node, f"qd.graph.{which}() takes no arguments")
+        return which
+
+    which = construct(stmt.items[0].context_expr)
+    if which == "parallel":
+        raise err(stmt, "qd.graph.parallel() can only be used directly inside a qd.graph.parallel_context() region")
+    if not graph:
+        raise err(stmt, "qd.graph.parallel_context() requires @qd.kernel(graph=True)")
+
+    def section(body):
+        for s in body:
+            for n in ast.walk(s):
+                if isinstance(n, ast.While) and graph_construct(n.test, env) == "do_while":
+                    raise err(n, "qd.graph.do_while() cannot appear inside a qd.graph.parallel() section; a section "
+                                 "body must be straight-line task work (put the qd.graph.parallel_context() region "
+                                 "inside the qd.graph.do_while() loop, not the other way around)")
+                if isinstance(n, ast.With):
+                    for it in n.items:
+                        inner = construct(it.context_expr)
+                        if inner == "parallel_context":
+                            raise err(n, "qd.graph.parallel_context() cannot appear inside a qd.graph.parallel() section")
+                        if inner == "parallel":
+                            raise err(n, "qd.graph.parallel() sections cannot be nested inside one another")
+
+    def region(body):
+        for i, s in enumerate(body):
+            if isinstance(s, ast.Pass) or (i == 0 and isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                           and isinstance(s.value.value, str)):
+                continue
+            if isinstance(s, ast.With) and s.items:
+                inner = construct(s.items[0].context_expr)
+                if inner == "parallel":
+                    section(s.body)
+                    continue
+                if inner == "parallel_context":
+                    raise err(s, "qd.graph.parallel_context() regions cannot be nested")
+            if isinstance(s, ast.If) and static_arg(ast.Expr(s.test), env) is not None:
+                region(s.body)
+                region(s.orelse)
+                continue
+            if isinstance(s, ast.For) and not s.orelse and static_arg(s, env) is not None:
+                region(s.body)
+                continue
+            raise err(s, "A qd.graph.parallel_context() region may contain only 'with qd.graph.parallel():' blocks "
+                         "(optionally inside 'if qd.static(...)' or 'for ... in qd.static(...)'). Move other work "
+                         f"outside the region. [offending stmt {i}: {type(s).__name__}]")
+
+    region(stmt.body)
 
 
 def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, str]:

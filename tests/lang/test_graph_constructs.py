@@ -84,3 +84,42 @@ def test_do_while_outside_a_graph_kernel_is_refused_not_run():
     c.from_numpy(np.array(1, dtype=np.int32))
     with pytest.raises(qd.QuadrantsSyntaxError, match=r"requires @qd.kernel\(graph=True\)"):
         k(x, c)
+
+
+def test_graph_region_grammar_is_checked_as_quadrants_checks_it():
+    """A parallel_context region outside a graph kernel, a runtime loop in a region, a nested section and
+    arguments to the constructs are Quadrants' QuadrantsSyntaxErrors (they ran as plain code before)."""
+    x = qd.ndarray(qd.i32, shape=(4,))
+
+    @qd.kernel
+    def not_graph(a: qd.types.ndarray(qd.i32, ndim=1)):
+        with qd.graph.parallel_context():
+            with qd.graph.parallel():
+                for i in range(4):
+                    a[i] = 1
+
+    @qd.kernel(graph=True)
+    def runtime_loop(a: qd.types.ndarray(qd.i32, ndim=1)):
+        with qd.graph.parallel_context():
+            for i in range(4):
+                a[i] = 1
+
+    @qd.kernel(graph=True)
+    def nested(a: qd.types.ndarray(qd.i32, ndim=1)):
+        with qd.graph.parallel_context():
+            with qd.graph.parallel():
+                with qd.graph.parallel():
+                    for i in range(4):
+                        a[i] = 1
+
+    @qd.kernel(graph=True)
+    def with_args(a: qd.types.ndarray(qd.i32, ndim=1)):
+        with qd.graph.parallel_context(1):
+            with qd.graph.parallel():
+                for i in range(4):
+                    a[i] = 1
+
+    for k, msg in ((not_graph, r"requires @qd.kernel\(graph=True\)"), (runtime_loop, "may contain only"),
+                   (nested, "cannot be nested"), (with_args, "takes no arguments")):
+        with pytest.raises(qd.QuadrantsSyntaxError, match=msg):
+            k(x)
