@@ -120,7 +120,7 @@ def run_pytest(tree: Path, files: list[str], mode: str, select, out: Path, worke
     env["PYTHONPATH"] = os.pathsep.join(path)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "qdx_suite_plugin", "-p", "no:cacheprovider",
            "-p", "no:randomly", f"--timeout={timeout}", "-o", "addopts=", "--rootdir", str(tree),
-           "-c", str(tree / "pytest.ini"), "-W", "ignore", "--tb=line"]
+           "-c", str(tree / "pytest.ini"), "-W", "ignore", "--tb=line", "--continue-on-collection-errors"]
     if workers > 1:
         cmd += ["-n", str(workers)]
     else:
