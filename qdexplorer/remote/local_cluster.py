@@ -30,7 +30,7 @@ import tempfile
 import threading
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,7 @@ class LocalCluster:
     reaper: subprocess.Popen[bytes]
     lost: str | None = None   # why the cluster ended under us (its head died), once it has
     closing: bool = False     # being shut down on purpose: its head ending is no news
+    env_before: dict = field(default_factory=dict)   # what prepare() overwrote in os.environ, put back by stop()
 
     def describe(self, cpus: int, gpus: int) -> str:
         return (f"qdexplorer: started a private Ray cluster on this machine (127.0.0.1 only, {cpus} CPU(s), "
@@ -79,12 +80,13 @@ def prepare() -> LocalCluster:
     if reaper is None:
         raise QdError("--cluster local needs a Python to run its watcher; this app has none (use `pip install "
                       "'qdexplorer[cluster]'`)")
+    env_before = {k: os.environ.get(k) for k in (MARK, "RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_TOKEN")}
     os.environ[MARK] = mark
     os.environ["RAY_AUTH_MODE"] = "token"           # explicit: Ray then prints no notice about it
     os.environ["RAY_AUTH_TOKEN_PATH"] = str(token)
     os.environ.pop("RAY_AUTH_TOKEN", None)
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    cluster = LocalCluster(folder, token, mark, reaper)
+    cluster = LocalCluster(folder, token, mark, reaper, env_before=env_before)
     _current[:] = [cluster]
     atexit.register(stop)   # after Ray's own atexit shutdown has been registered at its import: runs first
     return cluster
@@ -191,6 +193,11 @@ def stop() -> None:
         pass
     for c in _current:
         c.stop()
+        for k, v in c.env_before.items():   # the token path names a folder the reaper has deleted: a later
+            if v is None:                     # `ray start` in this process's children would fail on it
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     _lost[:] = [c.lost for c in _current if c.lost]
     _current.clear()
 
