@@ -109,10 +109,8 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     put back afterwards (Ray's own turns SIGTERM into `sys.exit(15)`, which saves nothing)."""
     import ray
     import ray._private.ray_constants as ray_constants
-    raylet: Any = importlib.import_module("ray._raylet")   # its Cython names are not typed
     cluster = prepare()
-    raylet.Config.initialize("")                      # Ray read RAY_AUTH_MODE when it was imported
-    raylet.AuthenticationTokenLoader.instance().reset_cache()
+    _forget_token()                                   # Ray read RAY_AUTH_MODE when it was imported
     previous = signal.getsignal(signal.SIGTERM)
     single = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False          # every address Ray picks is then 127.0.0.1
@@ -198,6 +196,18 @@ def stop() -> None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+    _forget_token()   # Ray caches the token it read: the next cluster this process joins must get its own
     _lost[:] = [c.lost for c in _current if c.lost]
     _current.clear()
+
+
+def _forget_token() -> None:
+    """Re-read RAY_AUTH_MODE and drop the cached token: a cached one, sent to another cluster, is
+    refused there and Ray Client reports only "connection timeout"."""
+    try:
+        raylet: Any = importlib.import_module("ray._raylet")
+    except ImportError:
+        return
+    raylet.Config.initialize("")
+    raylet.AuthenticationTokenLoader.instance().reset_cache()
 

@@ -16,3 +16,24 @@ def test_ending_the_private_cluster_puts_the_environment_back(monkeypatch):
     local_cluster.stop()
     assert os.environ["RAY_AUTH_TOKEN_PATH"] == "/somewhere/else/token"
     assert "RAY_AUTH_MODE" not in os.environ
+
+
+def test_ending_the_private_cluster_forgets_its_token(monkeypatch, tmp_path):
+    """Ray caches the token it read. A private cluster ended in-process left its own cached: a later
+    `ray://` connection sent it to another cluster, was refused, and Ray said only "connection
+    timeout" (10 errors in one CI run, by test order)."""
+    import importlib
+    from qdexplorer.remote import local_cluster
+    raylet = importlib.import_module("ray._raylet")
+    mine = tmp_path / "token"
+    mine.write_text("a" * 64)
+    monkeypatch.setenv("RAY_AUTH_MODE", "token")
+    monkeypatch.setenv("RAY_AUTH_TOKEN_PATH", str(mine))
+    raylet.Config.initialize("")
+    loader = raylet.AuthenticationTokenLoader.instance()
+    loader.reset_cache()
+    cluster = local_cluster.prepare()
+    loader.reset_cache()                       # as start() does before ray.init
+    assert loader.get_raw_token() == cluster.token_path.read_text().strip()
+    local_cluster.stop()
+    assert loader.get_raw_token() == "a" * 64
