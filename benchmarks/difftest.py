@@ -27,34 +27,60 @@ from tests.difftest.shrink import shrink  # noqa: E402
 
 
 def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool, deadline: float = 0.0,
-              small: bool = False, pair: Pair | None = None) -> dict:
+              small: bool = False, pair: Pair | None = None, save_dir: str = "", retry_timeout: float = 0.0,
+              tally: str = "") -> dict:
+    """`save_dir`: write there the text of every program that mismatched or timed out (seed_SEED.py).
+    `tally`: a JSON file rewritten after every program with the totals so far, so that a run killed
+    from outside (a machine's time limit) still leaves its counts (`--merge` adds such files up)."""
     kinds: collections.Counter = collections.Counter()
     explained: collections.Counter = collections.Counter()
     classes: collections.Counter = collections.Counter()
-    unexplained, kernels = [], 0
+    unexplained: list = []
     ran: list[int] = []
-    with (pair if pair is not None else Pair(arch=arch, timeout=timeout)) as pair:
+    ref_timeouts: list[int] = []
+    count = {"kernels": 0, "compared": 0}
+    pair = pair if pair is not None else Pair(arch=arch, timeout=timeout, retry_timeout=retry_timeout or None)
+
+    def totals() -> dict:
+        return {"programs": len(ran), "kernels_run": count["kernels"], "kernels_compared": count["compared"],
+                "programs_by_class": dict(classes), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
+                "unexplained": unexplained, "quadrants_timed_out_twice": ref_timeouts,
+                "timeouts_retried": len(pair.retried), "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
+
+    with pair:
         for seed in seeds:
             if deadline and time.time() > deadline:
                 break
-            ran.append(seed)
             prog = generate(seed, feats, arch=arch, small=small)
-            classes[prog.cls] += 1
-            kernels += prog.source.count("@qd.kernel")
+            n_kernels = prog.source.count("@qd.kernel")
             ms = pair.check(prog)
-            if not ms:
-                continue
-            kinds[ms[0].kind] += 1
-            name = explain(ms)
-            if name:
-                explained[name] += 1
+            ran.append(seed)
+            classes[prog.cls] += 1
+            count["kernels"] += n_kernels
+            if ms and save_dir:
+                os.makedirs(save_dir, exist_ok=True)
+                with open(os.path.join(save_dir, f"{arch}_seed_{seed}.py"), "w") as f:
+                    f.write(prog.source + "".join(f"# {m}\n" for m in ms[:5]))
+            if ms and ms[0].kind == "ref_timeout_twice":  # no answer from Quadrants: not compared
+                ref_timeouts.append(seed)
+                name = "QUADRANTS TIMED OUT TWICE"
             else:
-                unexplained.append({"seed": seed, "class": prog.cls, "mismatch": [str(m)[:300] for m in ms[:3]]})
-            if progress:
+                count["compared"] += n_kernels
+                name = None
+                if ms:
+                    kinds[ms[0].kind] += 1
+                    name = explain(ms)
+                    if name:
+                        explained[name] += 1
+                    else:
+                        unexplained.append({"seed": seed, "class": prog.cls, "mismatch": [str(m)[:300] for m in ms[:3]]})
+            if progress and ms:
                 print(seed, name or "UNEXPLAINED", str(ms[0])[:200], file=sys.stderr, flush=True)
-        versions = {"quadrants": pair.ref.version, "ours": pair.ours.version}
-    return {"programs": len(ran), "kernels_run": kernels, "programs_by_class": classes,
-            "mismatches_by_kind": kinds, "explained": explained, "unexplained": unexplained, "versions": versions}
+            if tally:
+                with open(tally + ".tmp", "w") as f:
+                    json.dump(totals(), f)
+                os.replace(tally + ".tmp", tally)
+        return totals()
 
 
 def _shard(job):
@@ -76,7 +102,7 @@ def run_chunks(a) -> None:
     os.makedirs(a.out_dir, exist_ok=True)
     import signal
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # `kill PID` still stops the two children
-    pair = _Kept(arch=a.arch, timeout=a.timeout)
+    pair = _Kept(arch=a.arch, timeout=a.timeout, retry_timeout=a.retry_timeout or None)
     try:
         for start in range(lo, hi, a.chunk):
             end = min(hi, start + a.chunk)
@@ -84,7 +110,8 @@ def run_chunks(a) -> None:
             if os.path.exists(path):
                 continue
             t0 = time.time()
-            part = run_seeds(list(range(start, end)), a.arch, feats, a.timeout, a.progress, 0.0, a.small, pair)
+            part = run_seeds(list(range(start, end)), a.arch, feats, a.timeout, a.progress, 0.0, a.small, pair,
+                             a.save_dir or "")
             part.update(seeds=f"{start}:{end}", arch=a.arch, small=a.small, seconds=round(time.time() - t0, 1))
             with open(path + ".tmp", "w") as f:
                 json.dump(part, f, indent=1)
@@ -94,22 +121,31 @@ def run_chunks(a) -> None:
 
 
 def merge(folder: str) -> dict:
-    total: dict = {"chunks": 0, "programs": 0, "kernels_run": 0, "seconds": 0.0}
+    parts = []
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".json"):
+            with open(os.path.join(folder, name)) as f:
+                parts.append(json.load(f))
+    return {"chunks": len(parts), **add_up(parts)}
+
+
+def add_up(parts: list[dict]) -> dict:
+    """The totals of several runs' JSON (older chunk files lack the newer keys: counted as 0)."""
+    total: dict = {"programs": 0, "kernels_run": 0, "kernels_compared": 0, "timeouts_retried": 0, "seconds": 0.0}
     counters = {k: collections.Counter() for k in ("programs_by_class", "mismatches_by_kind", "explained")}
     unexplained: list = []
-    for name in sorted(os.listdir(folder)):
-        if not name.endswith(".json"):
-            continue
-        with open(os.path.join(folder, name)) as f:
-            p = json.load(f)
-        total["chunks"] += 1
-        for k in ("programs", "kernels_run", "seconds"):
-            total[k] += p[k]
+    ref_timeouts: list = []
+    for p in parts:
+        for k in total:
+            total[k] += p.get(k, 0)
         for k, c in counters.items():
             c.update(p[k])
         unexplained += p["unexplained"]
+        ref_timeouts += p.get("quadrants_timed_out_twice", [])
+    total["seconds"] = round(total["seconds"], 1)
     return {**total, **{k: dict(c) for k, c in counters.items()},
             "explanations": {k: EXPLAINED[k] for k in counters["explained"]},
+            "quadrants_timed_out_twice": sorted(ref_timeouts),
             "unexplained_count": len(unexplained), "unexplained": sorted(unexplained, key=lambda u: u["seed"])[:50]}
 
 
@@ -120,27 +156,21 @@ def run(a) -> dict:
     t0 = time.time()
     seeds = list(range(lo, hi))
     deadline = t0 + a.budget_s if a.budget_s else 0.0
-    jobs = [(seeds[k::a.jobs], a.arch, feats, a.timeout, a.progress, deadline, a.small) for k in range(a.jobs)]
+    if a.tally_dir:
+        os.makedirs(a.tally_dir, exist_ok=True)
+    jobs = [(seeds[k::a.jobs], a.arch, feats, a.timeout, a.progress, deadline, a.small, None, a.save_dir or "",
+             a.retry_timeout, os.path.join(a.tally_dir, f"{a.arch}_shard{k}.json") if a.tally_dir else "")
+            for k in range(a.jobs)]
     if a.jobs == 1:
         parts = [_shard(jobs[0])]
     else:
         import multiprocessing
         with multiprocessing.get_context("spawn").Pool(a.jobs) as pool:
             parts = pool.map(_shard, jobs)
-    total: dict = {"programs": 0, "kernels_run": 0}
-    counters = {k: collections.Counter() for k in ("programs_by_class", "mismatches_by_kind", "explained")}
-    unexplained: list = []
-    for p in parts:
-        total["programs"] += p["programs"]
-        total["kernels_run"] += p["kernels_run"]
-        for k, c in counters.items():
-            c.update(p[k])
-        unexplained += p["unexplained"]
+    total = add_up(parts)
+    total["seconds"] = round(time.time() - t0, 1)
     return {"arch": a.arch, "seeds": a.seeds, "small": a.small, "jobs": a.jobs, **total,
-            **{k: dict(c) for k, c in counters.items()},
-            "explanations": {k: EXPLAINED[k] for k in counters["explained"]},
-            "unexplained_count": len(unexplained), "unexplained": sorted(unexplained, key=lambda u: u["seed"])[:50],
-            "versions": parts[0]["versions"], "seconds": round(time.time() - t0, 1)}
+            "versions": parts[0]["versions"]}
 
 
 def main() -> None:
@@ -157,6 +187,10 @@ def main() -> None:
     ap.add_argument("--out-dir", help="run in resumable chunks, one JSON file each, into this folder")
     ap.add_argument("--chunk", type=int, default=50, help="seeds per chunk with --out-dir")
     ap.add_argument("--merge", help="print the totals of the chunk files in this folder")
+    ap.add_argument("--save-dir", help="write the text of every mismatching program into this folder")
+    ap.add_argument("--tally-dir", help="each process keeps its running totals there (kill-safe; --merge DIR)")
+    ap.add_argument("--retry-timeout", type=float, default=0.0,
+                    help="the limit of a timed-out program's second run, alone (default 4x --timeout)")
     a = ap.parse_args()
     if a.merge:
         print(json.dumps(merge(a.merge), indent=1))

@@ -1,7 +1,12 @@
 """Runs programs in the two long-lived children and compares their results.
 
 A child that crashes (a segfault, an abort) or runs past the timeout is killed and started again;
-the program gets the result "crash: ..." or "timeout", and its text is kept for the report."""
+the program gets the result "crash: ..." or "timeout", and its text is kept for the report.
+
+A side that times out is run once more, alone (its partner idle), in a fresh child with
+a longer limit (RETRY_FACTOR times the first, unless given): on a loaded machine a long-lived child can miss the limit on a
+program that runs in seconds in a fresh process. A side that times out twice is reported as
+"timeout twice", which `compare` classifies on its own (never as a pass)."""
 from __future__ import annotations
 
 import os
@@ -15,6 +20,7 @@ from .child import read_msg, write_msg
 from .compare import Mismatch, compare, narrowest
 from .program import Program, as_ours
 
+RETRY_FACTOR = 4.0
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -104,9 +110,11 @@ class Child:
 class Pair:
     """Quadrants and qdexplorer.lang side by side, one child each."""
 
-    def __init__(self, arch: str = "cpu", timeout: float = 60.0):
+    def __init__(self, arch: str = "cpu", timeout: float = 60.0, retry_timeout: float | None = None):
+        self.retry_timeout = retry_timeout or timeout * RETRY_FACTOR
         self.ref = Child("quadrants", arch, timeout)
         self.ours = Child("ours", arch, timeout)
+        self.retried: list[str] = []  # "quadrants NAME" / "ours NAME" of every program run again
 
     def run(self, prog: Program, source: str | None = None) -> tuple[dict, dict]:
         text = source if source is not None else prog.source
@@ -116,7 +124,24 @@ class Pair:
         got = self.ours.send(name, as_ours(text), prog.init)
         want = want if want is not None else self.ref.receive()
         got = got if got is not None else self.ours.receive()
+        if want.get("error") == "timeout":
+            want = self.retry(self.ref, name, text, prog.init)
+        if got.get("error") == "timeout":
+            got = self.retry(self.ours, name, as_ours(text), prog.init)
         return want, got
+
+    def retry(self, child: Child, name: str, source: str, init: dict) -> dict:
+        """The program once more in a fresh child of that side, alone, with a longer limit."""
+        self.retried.append(f"{child.impl} {name}")
+        fresh = Child(child.impl, child.arch, self.retry_timeout)
+        try:
+            reply = fresh.run(name + "_retry", source, init)
+        finally:
+            fresh.stop()
+        if reply.get("error") == "timeout":
+            reply["error"] = "timeout twice"
+        reply["retried"] = True
+        return reply
 
     def check(self, prog: Program, source: str | None = None) -> list[Mismatch]:
         want, got = self.run(prog, source)

@@ -142,3 +142,34 @@ def test_shrinker_reduces_to_the_failing_statement():
     assert "import quadrants as qd" in small and "qd.init(" in small
     assert tries > 1
     assert blocks(["a:", "    b", "c"]) == [(0, 2), (1, 2), (2, 3)]
+
+
+SLOW_ON_QUADRANTS = '''import quadrants as qd
+import time
+
+def main():
+    if qd.__name__ == "quadrants":  # only the Quadrants side is slow
+        time.sleep({seconds})
+    return {{"x": 1}}
+'''
+
+
+@pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
+def test_a_timeout_is_run_again_alone_and_a_second_one_is_its_own_class():
+    """A Quadrants child past the limit is not a mismatch of ours: the program runs once more in a
+    fresh child with the longer limit; only a second timeout is reported, as `ref_timeout_twice`
+    (which benchmarks/difftest.py counts apart, never as a pass)."""
+    from .program import Program
+    from .runner import Pair
+    with Pair(timeout=60) as p:
+        want, got = p.run(Program(0, "exact", SLOW_ON_QUADRANTS.format(seconds=0)))  # both children up, qd.init done
+        assert want["ok"] and got["ok"] and not p.retried
+        p.ref.timeout = p.ours.timeout = 1.5
+        want, got = p.run(Program(1, "exact", SLOW_ON_QUADRANTS.format(seconds=3)))
+        assert want.get("retried") and want["ok"] and got["ok"] and not got.get("retried"), (want, got)
+        assert compare(want, got, "exact") == [] and p.retried == ["quadrants dt_1_1"]
+        p.retry_timeout = 1.5
+        want, got = p.run(Program(2, "exact", SLOW_ON_QUADRANTS.format(seconds=60)))
+        assert want["error"] == "timeout twice" and got["ok"]
+        ms = compare(want, got, "exact")
+        assert [m.kind for m in ms] == ["ref_timeout_twice"] and explain(ms) is None
