@@ -61,7 +61,7 @@ def main() -> None:
     # cache (about 1.5x faster per program here). The programs' own kernels are new text each time.
     extra = {"offline_cache": True, "offline_cache_file_path": os.path.join(folder, "cache"),
              "log_level": "error"} if impl == "quadrants" else {}
-    current, count = None, 0
+    current, count, ran_on = None, 0, ""
     if impl == "quadrants":
         version = importlib.metadata.version("quadrants")
     else:
@@ -77,7 +77,9 @@ def main() -> None:
             if init != current or count >= RESET_EVERY:
                 if current is not None:
                     qd.reset()
-                qd.init(arch=getattr(qd, arch), **init, **extra)
+                got = qd.init(arch=getattr(qd, arch), **init, **extra)
+                # the backend really used: both languages fall back to the CPU when CUDA is absent
+                ran_on = str(qd.lang.impl.current_cfg().arch if impl == "quadrants" else got)
                 current, count = init, 0
             count += 1
             path = os.path.join(folder, f"{job['name']}.py")
@@ -88,7 +90,7 @@ def main() -> None:
             mod._DIFFTEST_CHILD = True  # the program skips its own qd.init
             spec.loader.exec_module(mod)
             result = {k: plain(v) for k, v in mod.main().items()}
-            reply = {"ok": True, "result": result}
+            reply = {"ok": True, "result": result, "ran_on": ran_on}
         except BaseException as e:  # noqa: BLE001 - every failure is a result to compare
             if isinstance(e, KeyboardInterrupt):
                 raise

@@ -128,6 +128,11 @@ class Pair:
             want = self.retry(self.ref, name, text, prog.init)
         if got.get("error") == "timeout":
             got = self.retry(self.ours, name, as_ours(text), prog.init)
+        for side, reply in (("Quadrants", want), ("qdexplorer", got)):
+            ran_on = str(reply.get("ran_on", self.ref.arch))
+            if reply.get("ok") and self.ref.arch == "cuda" and "cuda" not in ran_on.lower():
+                raise RuntimeError(f"{side} was asked for CUDA and ran on {ran_on} (no GPU?): a CUDA run "
+                                   f"that compared CPU results would count for nothing")
         return want, got
 
     def retry(self, child: Child, name: str, source: str, init: dict) -> dict:
