@@ -9,6 +9,8 @@
   (libm and libdevice are accurate to a few ulp; a program chains at most a few dozen operations),
   taken for the narrowest float type the program computes in, whatever the output's type: an f32
   sine one ulp apart, cast to an f64 output, is still an f32 result (`narrowest`).
+- A float output whose only differences are zeros of opposite sign is a "zero_sign" mismatch, not
+  a "value" one: still a mismatch, which the runner re-checks (`zero_sign_only`, runner.Pair.check).
 - Errors: if exactly one side raises, that is a mismatch; if both do, the program is invalid
   (a generator bug) and is counted apart, never as agreement."""
 from __future__ import annotations
@@ -22,7 +24,8 @@ RTOL = {2: 2e-3, 4: 1e-5, 8: 1e-11}
 
 @dataclass
 class Mismatch:
-    kind: str     # ours_error | ref_error | both_error | keys | dtype | shape | value | crash | ref_timeout_twice
+    kind: str     # ours_error | ref_error | both_error | keys | dtype | shape | value | zero_sign | crash
+    #               ref_timeout_twice | quadrants_optimizer_zero_sign (see runner.Pair.check)
     key: str
     detail: str
 
@@ -62,7 +65,8 @@ def compare_value(key: str, want, got, approx: bool, width: int | None = None) -
         if isinstance(want, float):
             a, b = np.array([want]), np.array([got])  # a returned f32 arrives as a Python float: its tolerance
             rtol = RTOL[min(width or 4, 4)]
-            return None if _float_equal(a, b, approx, rtol).all() else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
+            kind = "zero_sign" if want == 0 and got == 0 else "value"
+            return None if _float_equal(a, b, approx, rtol).all() else Mismatch(kind, key, f"Quadrants {want!r}, ours {got!r}")
         return None if want == got else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
     if not isinstance(want, np.ndarray) or not isinstance(got, np.ndarray):
         return None if repr(want) == repr(got) else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
@@ -78,8 +82,10 @@ def compare_value(key: str, want, got, approx: bool, width: int | None = None) -
         return None
     bad = np.argwhere(~ok)
     first = tuple(int(x) for x in bad[0])
-    return Mismatch("value", key, f"{len(bad)} of {ok.size} differ; at {first}: Quadrants {want[first]!r}, "
-                                  f"ours {got[first]!r}")
+    # zeros of opposite sign and nothing else: its own kind, which the runner checks further (see zero_sign_only)
+    kind = "zero_sign" if want.dtype.kind == "f" and bool(((want == 0) & (got == 0))[~ok].all()) else "value"
+    return Mismatch(kind, key, f"{len(bad)} of {ok.size} differ; at {first}: Quadrants {want[first]!r}, "
+                               f"ours {got[first]!r}")
 
 
 def compare(want: dict, got: dict, cls: str, width: int | None = None) -> list[Mismatch]:
@@ -104,3 +110,9 @@ def compare(want: dict, got: dict, cls: str, width: int | None = None) -> list[M
         if m:
             out.append(m)
     return out
+
+
+def zero_sign_only(ms: list[Mismatch]) -> bool:
+    """Every difference of a program is the sign of a zero (integers, dtypes, shapes and every other
+    float bit agree)."""
+    return bool(ms) and all(m.kind == "zero_sign" for m in ms)

@@ -14,6 +14,10 @@ EXPLAINED = {
                                       "constants); qdexplorer types it i64",
     "quadrants_aborts_unsupported_op": "Quadrants' LLVM codegen aborts the process ('Not supported', an "
                                        "assertion) on an operation of a small type that qdexplorer compiles",
+    "quadrants_optimizer_signed_zero": "only the signs of zeros differ, and Quadrants with its IR optimizer "
+                                       "off (advanced_optimization=False, opt_level=0) gives ours: its "
+                                       "optimizer merges a kernel's constants -0.0 and +0.0 and simplifies "
+                                       "0 + x to x (x = -0.0), against IEEE 754",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",
     "fast_math": "fast_math=True lets either compiler reassociate and use approximate functions",
 }
@@ -24,6 +28,8 @@ def explain(ms: list[Mismatch]) -> str | None:
     if not ms:
         return None
     m = ms[0]
+    if all(x.kind == "quadrants_optimizer_zero_sign" for x in ms):
+        return "quadrants_optimizer_signed_zero"
     if m.kind == "ref_error" and "exceeded the range of default_ip" in m.detail:
         return "quadrants_refuses_wide_literal"
     if m.kind == "ref_error" and m.detail.startswith("crash") and (

@@ -14,7 +14,7 @@ import os
 import numpy as np
 import pytest
 
-from .compare import Mismatch, compare, narrowest
+from .compare import Mismatch, compare, narrowest, zero_sign_only
 from .explain import explain
 from .program import as_ours, generate
 from .shrink import blocks, shrink
@@ -105,8 +105,14 @@ def test_comparison_rules():
     assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": g}}, "exact")[0].kind == "value"
     assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": g}}, "trans") == []
     h = f.copy()
-    h[2] = 0.0  # -0.0 and +0.0 differ bit for bit
-    assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": h}}, "exact")
+    h[2] = 0.0  # -0.0 and +0.0 differ bit for bit: a mismatch of its own kind, unexplained by itself
+    ms = compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": h}}, "exact")
+    assert [m.kind for m in ms] == ["zero_sign"] and zero_sign_only(ms) and explain(ms) is None
+    h[0] = 2.0  # any other difference beside it: a value mismatch
+    assert not zero_sign_only(compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": h}}, "exact"))
+    ms = compare({**ok, "result": {"k": -0.0, "i": 3}}, {**ok, "result": {"k": 0.0, "i": 3}}, "exact")
+    assert zero_sign_only(ms)
+    assert not zero_sign_only(compare({**ok, "result": {"k": -0.0, "i": 3}}, {**ok, "result": {"k": 0.0, "i": 4}}, "exact"))
     far = f.copy()
     far[0] = 1.001
     assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": far}}, "trans")
@@ -173,3 +179,41 @@ def test_a_timeout_is_run_again_alone_and_a_second_one_is_its_own_class():
         assert want["error"] == "timeout twice" and got["ok"]
         ms = compare(want, got, "exact")
         assert [m.kind for m in ms] == ["ref_timeout_twice"] and explain(ms) is None
+
+
+SIGNED_ZERO = '''import quadrants as qd
+import numpy as np
+
+o = qd.field(qd.f32, shape=3)
+x = qd.field(qd.f32, shape=1)
+
+@qd.kernel
+def k():
+    o[0] = qd.cast(0.0, qd.f32)
+    o[1] = -qd.cast(0.0, qd.f32)  # Quadrants 1.3.3: +0.0 (merged with the constant above)
+    o[2] = qd.cast(0.0, qd.f32) + x[0]  # x = -0.0; Quadrants 1.3.3: -0.0 (0 + x simplified to x)
+
+def main():
+    x.from_numpy(np.array([-0.0], dtype=np.float32))
+    k()
+    return {"o": o.to_numpy()}
+'''
+
+
+@pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
+def test_a_zero_sign_mismatch_is_explained_only_if_quadrants_unoptimized_gives_ours(pair):
+    """Quadrants' optimizer flips two zeros here (its findings in tests/lang/test_difftest_findings.py):
+    the re-run without it gives ours, so the mismatch is named. The same program with a zero's sign
+    changed on our side only stays an unexplained mismatch."""
+    from .program import Program
+    prog = Program(7, "exact", SIGNED_ZERO)
+    want, got = pair.run(prog)
+    assert [m.kind for m in compare(want, got, "exact")] == ["zero_sign"]
+    assert np.signbit(got["result"]["o"]).tolist() == [False, True, False]  # IEEE 754
+    ms = pair.check(prog)
+    assert [m.kind for m in ms] == ["quadrants_optimizer_zero_sign"]
+    assert explain(ms) == "quadrants_optimizer_signed_zero"
+    planted = pair.ours.run("planted_zero", as_ours(SIGNED_ZERO.replace("o[0] = qd.cast(0.0", "o[0] = -qd.cast(0.0")),
+                            prog.init)
+    ms = pair.recheck_zero_sign(prog, SIGNED_ZERO, planted, compare(want, planted, "exact"))
+    assert [m.kind for m in ms] == ["zero_sign"] and explain(ms) is None

@@ -374,3 +374,48 @@ def test_f16_floor_division_and_modulo_round_each_step(exact):
     assert got[0, 0] == 1339.0
     assert (got[:, 0].view(np.uint16) == floor.view(np.uint16)).all()
     assert (got[:, 1].view(np.uint16) == mod.view(np.uint16)).all()
+
+
+def test_the_constants_minus_zero_and_plus_zero_stay_apart_in_one_kernel(exact):
+    """Quadrants 1.3.3 (seeds 20020, 20146): constants of one kernel that compare equal are merged,
+    and -0.0 == +0.0, so whichever zero comes first in the kernel takes the other's place. Here it
+    prints signbits [1, 1] for `minus_first` and [0, 0] for `plus_first` (and ceil(-0.5), folded to
+    -0.0, became +0.0 after a `qd.cast(0, qd.f32)` in seed 20020). With advanced_optimization=False,
+    opt_level=0 it prints [1, 0] and [0, 1], as IEEE 754 and LLVM say, and as ours does."""
+    o = qd.field(qd.f32, shape=5)
+
+    @qd.kernel
+    def minus_first():
+        o[0] = -qd.cast(0.0, qd.f32)
+        o[1] = qd.cast(0.0, qd.f32)
+
+    @qd.kernel
+    def plus_first():
+        o[2] = qd.cast(0, qd.f32)
+        o[3] = -qd.cast(0.0, qd.f32)
+        o[4] = qd.ceil(qd.cast(-0.5, qd.f32))
+
+    minus_first()
+    plus_first()
+    assert np.signbit(o.to_numpy()).tolist() == [True, False, False, True, True]
+
+
+def test_zero_plus_minus_zero_is_plus_zero(exact):
+    """Quadrants 1.3.3 (seed 100185): its optimizer rewrites `0 + x` as `x`, which IEEE 754 allows only
+    for -0 + x: with x = -0.0 it prints -0.0 for both sums here (also where the 0 is folded from
+    `qd.bit_shr(0, n)` cast to a float, as in the seed), signbits [1, 1, 1]. With
+    advanced_optimization=False, opt_level=0 it prints [0, 0, 1], as IEEE 754 says (round to
+    nearest: +0 + -0 is +0, -0 + -0 is -0) and as ours does. (advanced_optimization=False alone
+    prints [0, 0, 0]: the sums are right, and the -0.0 constant is merged into the +0.0 one.)"""
+    x = qd.field(qd.f32, shape=1)
+    o = qd.field(qd.f32, shape=3)
+
+    @qd.kernel
+    def k(n: qd.u32):
+        o[0] = qd.cast(0, qd.f32) + x[0]
+        o[1] = qd.cast(qd.bit_shr(qd.cast(0, qd.u32), n), qd.f32) + x[0]
+        o[2] = x[0] + qd.cast(-0.0, qd.f32)  # -0 + -0 is -0
+
+    x.from_numpy(np.array([-0.0], np.float32))
+    k(3)
+    assert np.signbit(o.to_numpy()).tolist() == [False, False, True]
