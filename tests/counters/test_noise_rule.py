@@ -96,3 +96,41 @@ def test_stall_reasons_take_the_same_rule():
     c = [TaskCounters("t", "full", stalls={"long_scoreboard": v}) for v in (80.0, 81.0, 80.5)]
     assert _verdicts(a, b) == {"stall:long_scoreboard": "noise"}
     assert _verdicts(a, c) == {"stall:long_scoreboard": "changed"}
+
+
+def _h200():
+    import json
+    from pathlib import Path
+    return json.loads((Path(__file__).parent / "data" / "h200_copy_repeats.json").read_text())
+
+
+def _side(series, which):
+    n = len(next(iter(series.values()))[which])
+    return [TaskCounters("copy", "full", figures={k: v[which][i] for k, v in series.items()}) for i in range(n)]
+
+
+def test_the_h200_no_op_repeats_change_nothing_by_the_rule():
+    """The real figures of the H200 run whose no-op the old test called a change."""
+    noop = _h200()["noop"]
+    dram = noop["dram_read_bytes"]
+    ranges = [max(dram[s]) - min(dram[s]) for s in "AB"]
+    import statistics
+    delta = abs(statistics.median(dram["B"]) - statistics.median(dram["A"]))
+    assert delta > max(ranges)                      # what the old rule failed on: 768 B against 512
+    rows = diff(_side(noop, "A"), _side(noop, "B"))
+    assert not [r.key for r in rows if r.verdict == "changed"]
+    by = {r.key: r for r in rows}
+    assert by["dram_read_bytes"].verdict == "noise" and by["dram_read_bytes"].quantum % 256 == 0
+
+
+def test_the_h200_doubled_loads_on_the_h200_noise_are_a_change():
+    """The doubled-loads edit's measured ratios applied to the no-op's real repeats: what the GPU test's
+    A/B of 3 + 3 profiles would see. The bytes read and the instructions change; by the rule, not by a ratio."""
+    h = _h200()
+    gen, dbl = h["double_loads"]["generated"], h["double_loads"]["doubled"]
+    noop = h["noop"]
+    edited = {k: {"B": [v * (dbl[k] / gen[k]) if gen[k] else dbl[k] for v in s["B"]]} for k, s in noop.items()}
+    rows = {r.key: r for r in diff(_side(noop, "A"), _side(edited, "B"))}
+    for key in ("l2_read_bytes", "dram_read_bytes", "inst_executed", "registers"):
+        assert rows[key].verdict == "changed", (key, rows[key])
+    assert 1.8 <= rows["l2_read_bytes"].b / rows["l2_read_bytes"].a <= 2.2
