@@ -3,18 +3,20 @@
 Each side may be several repeated profiles; A and B are then their medians and the verdict says
 whether the Δ is a change or noise, by one stated rule (docs/counters.md, "Changed or noise"):
 
-    noise  when  |median(B) - median(A)|  <=  K_SPREAD * (range(A) + range(B)) + quantum
+    noise  when  |median(B) - median(A)|  <=  K(n) * (range(A) + range(B)) + quantum
 
 `range` is the spread of a side's repeats (max - min); the two sides' spreads are pooled (added).
 `quantum` is the counter's step: the greatest common divisor of the differences between repeats of
 one side when the figure is a whole number (the H200's DRAM byte counters move in 256-byte steps),
 or, where no repeat moved, ncu's own unit (32-byte sectors for bytes; nothing for a count or a
-float). K_SPREAD = 2 holds the false alarms of one figure with 3 repeats a side to 1 in 360
-(uniform noise) to 1 in 1600 (heavy-tailed), 1 in 1000 for normal noise (simulated, `docs/counters.md`);
-with K = 1 it was 1 in 40 to 1 in 100, too many for an A/B of some 30 figures. A doubling of bytes
-or instructions stays thousands of bands away. With one profile a side there is no spread: an exact
-figure (a count fixed by the code and the launch, `Figure.exact`) that moved has changed; any
-other is 'unsure' (profile with repeats to tell).
+float). K(n), n the fewer repeats of the two sides, is the 99.9th percentile of
+|Δ of medians| / (range A + range B) when both sides draw from one normal distribution (2e6
+simulated pairs each): a figure that did not change is called 'changed' about once in 1000 A/Bs
+(uniform noise, the worst shape tried, 1 in 360 at n = 3; `benchmarks/counters_noise_rule.py`).
+K(3) = 2: with the bare spread (K = 1) one figure in 40 to 100 was a false alarm, too many for an
+A/B of some 30 figures. A doubling of bytes or instructions stays thousands of bands away. With
+one profile a side there is no spread: an exact figure (a count fixed by the code and the launch,
+`Figure.exact`) that moved has changed; any other is 'unsure' (profile with repeats to tell).
 
 Verdicts: 'changed', 'unsure', 'noise', 'same' (every repeat of both sides equal); rows sort in
 that order, then by |Δ%|. Δ% is relative to A; a figure that is 0 in A and not in B has no Δ% and
@@ -31,9 +33,14 @@ from dataclasses import dataclass
 
 from .record import FIGURE, STALL_EXPLAIN, TaskCounters
 
-K_SPREAD = 2.0
+K_BY_REPEATS = {2: 12.5, 3: 2.0, 4: 1.0, 5: 0.73, 6: 0.55, 7: 0.48, 8: 0.40, 9: 0.37}   # n -> K(n)
 UNIT_QUANTUM = {"B": 32.0}      # ncu counts memory traffic in 32-byte sectors
 VERDICTS = ("changed", "unsure", "noise", "same")
+
+
+def k_spread(n: int) -> float:
+    """K(n) for n repeats a side (more than 9: K(9), a little wider than need be)."""
+    return K_BY_REPEATS[min(max(n, 2), 9)]
 
 
 def _is_whole(v: float) -> bool:
@@ -88,7 +95,7 @@ class DiffRow:
     @property
     def band(self) -> float:
         """How far the medians may be apart and still be noise."""
-        return K_SPREAD * self.spread + self.quantum
+        return k_spread(min(len(self.a_reps), len(self.b_reps))) * self.spread + self.quantum
 
     @property
     def verdict(self) -> str:

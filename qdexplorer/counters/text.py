@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .advice import limiter
 from .collect import CountersResult
-from .diff import K_SPREAD, DiffRow
+from .diff import DiffRow, k_spread
 from .model import NoCounters
 from .presets import PRESETS
 from .record import FIGURES, STALL_EXPLAIN, Roofline, TaskCounters
@@ -104,8 +104,8 @@ def verdict_note(n_a: int, n_b: int) -> str:
     if min(n_a, n_b) < 2:
         return ("one profile a side: a count fixed by the code (registers, instructions, FLOPs, launch shape) "
                 "that moved has 'changed'; any other figure is 'unsure': compare with --repeats 3 to tell")
-    return (f"medians of {n_a} | {n_b} profiles; 'noise': |Δ| within {K_SPREAD:g} × (spread of A + spread of B) "
-            f"+ the counter's step")
+    return (f"medians of {n_a} | {n_b} profiles; 'noise': |Δ| within {k_spread(min(n_a, n_b)):g} × (spread of A + "
+            f"spread of B) + the counter's step")
 
 
 def diff_lines(rows: list[DiffRow], a_label: str = "A", b_label: str = "B") -> list[str]:

@@ -81,8 +81,9 @@ class CountersView(QWidget):
         self.repeats.setPrefix("A/B: ")
         self.repeats.setSuffix(" profiles a side")
         self.repeats.setToolTip("An A/B profiles each side this many times (each cached) and calls a Δ 'changed' only "
-                                "outside twice the pooled spread of the repeats plus the counter's step; with 1, "
-                                "figures ncu measures (not counts) are 'unsure'")
+                                "outside K × the pooled spread of the repeats plus the counter's step (K = 2 for 3 "
+                                "repeats: 1 false alarm in ~1000); with 1, figures ncu measures (not counts) are "
+                                "'unsure'")
         for w in (self.profile_btn, self.ab_btn):
             w.setEnabled(False)
         self.profile_btn.clicked.connect(lambda: self._ask("current"))

@@ -1,13 +1,15 @@
 """The A/B verdict on synthetic repeats: the rule the window, the CLI and the GPU test share.
 
-A Δ (median of B's repeats minus median of A's) is noise when it is within twice the pooled spread
-of both sides' repeats (range A + range B) widened by the counter's quantum (its step, from the
+A Δ (median of B's repeats minus median of A's) is noise when it is within K(n) times the pooled
+spread of both sides' repeats (range A + range B; K(3) = 2) widened by the counter's quantum (its step, from the
 repeats, or ncu's unit). The numbers here are shaped as the H200 gave them (issue 30): DRAM bytes in
 256-byte steps, a kernel time spread over 0.13 us, exact instruction counts.
 """
 import pytest
 
-from qdexplorer.counters.diff import K_SPREAD, diff, quantum
+from qdexplorer.counters.diff import diff, k_spread, quantum
+
+K3 = k_spread(3)
 from qdexplorer.counters.record import TaskCounters
 
 MB4 = 4 * 1024 * 1024
@@ -34,7 +36,7 @@ def test_the_h200_no_op_that_failed_the_old_test_is_noise():
     assert v == {"dram_read_bytes": "noise", "duration_us": "noise", "occ_achieved": "noise",
                  "inst_executed": "same", "registers": "same"}
     row = next(r for r in diff(a, b) if r.key == "dram_read_bytes")
-    assert row.delta == 768 and row.quantum == 256 and row.band == K_SPREAD * 512 + 256
+    assert row.delta == 768 and row.quantum == 256 and row.band == K3 * 512 + 256
 
 
 def test_doubled_loads_are_a_change():
@@ -50,7 +52,7 @@ def test_doubled_loads_are_a_change():
 
 def test_a_change_just_outside_the_band_is_changed_and_just_inside_is_noise():
     a = _reps(duration_us=[10.0, 10.1, 10.2])
-    band = K_SPREAD * (0.2 + 0.2)
+    band = K3 * (0.2 + 0.2)
     inside = _reps(duration_us=[10.1 + band - 0.1, 10.1 + band - 0.01, 10.1 + band + 0.1])
     outside = _reps(duration_us=[10.1 + band - 0.05, 10.1 + band + 0.02, 10.1 + band + 0.15])
     assert _verdicts(a, inside)["duration_us"] == "noise"
