@@ -103,7 +103,8 @@ def verdict_note(n_a: int, n_b: int) -> str:
     """What the verdict column means for this A/B: the rule, or why most rows are 'unsure'."""
     if min(n_a, n_b) < 2:
         return ("one profile a side: a count fixed by the code (registers, instructions, FLOPs, launch shape) "
-                "that moved has 'changed'; any other figure is 'unsure': compare with --repeats 3 to tell")
+                "that moved has 'changed'; any other figure is 'unsure': profile 3 times a side to tell "
+                "(--repeats 3; in the window, 'A/B profiles a side: 3')")
     return (f"medians of {n_a} | {n_b} profiles; 'noise': |Δ| within {k_spread(min(n_a, n_b)):g} × (spread of A + "
             f"spread of B) + the counter's step")
 

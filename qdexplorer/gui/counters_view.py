@@ -78,8 +78,7 @@ class CountersView(QWidget):
         self.repeats = QSpinBox()
         self.repeats.setRange(1, 9)
         self.repeats.setValue(3)
-        self.repeats.setPrefix("A/B: ")
-        self.repeats.setSuffix(" profiles a side")
+        self.repeats.setPrefix("A/B profiles a side: ")
         self.repeats.setToolTip("An A/B profiles each side this many times (each cached) and calls a Δ 'changed' only "
                                 "outside K × the pooled spread of the repeats plus the counter's step (K = 2 for 3 "
                                 "repeats: 1 false alarm in ~1000); with 1, figures ncu measures (not counts) are "
@@ -225,8 +224,8 @@ class CountersView(QWidget):
             if r.verdict == "changed":
                 self.table.item(i, 5).setForeground(Qt.darkRed)
         self._fit()
-        self.details.setPlainText("B: " + "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
-                                                   for ln in detail_lines(b.record)).strip())
+        more = "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:] for ln in detail_lines(b.record)).strip()
+        self.details.setPlainText("B: " + more if more else "")
         self._plot([x for x in (a.record.roofline, b.record.roofline) if x], ["A", "B"])
         self._show_ab_lines(a, b, texts)
 
