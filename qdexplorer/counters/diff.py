@@ -12,7 +12,7 @@ or, where no repeat moved, ncu's own unit (32-byte sectors for bytes; nothing fo
 float). K(n), n the fewer repeats of the two sides, is the 99.9th percentile of
 |Δ of medians| / (range A + range B) when both sides draw from one normal distribution (2e6
 simulated pairs each): a figure that did not change is called 'changed' about once in 1000 A/Bs
-(uniform noise, the worst shape tried, 1 in 360 at n = 3; `benchmarks/counters_noise_rule.py`).
+(uniform noise, the worst continuous shape tried, 1 in 400 at n = 3; `benchmarks/counters_noise_rule.py`).
 K(3) = 2: with the bare spread (K = 1) one figure in 40 to 100 was a false alarm, too many for an
 A/B of some 30 figures. A doubling of bytes or instructions stays thousands of bands away. With
 one profile a side there is no spread: an exact figure (a count fixed by the code and the launch,
