@@ -44,7 +44,7 @@ def add_commands(sub: Any) -> None:
 
 
 def _side(eng: Any, a: argparse.Namespace, side: str) -> CountersResult:
-    reps = a.repeats or (3 if a.compare else 1)
+    reps = a.repeats if a.repeats is not None else (3 if a.compare else 1)
     if reps < 1:
         raise QdError(f"--repeats {reps}: give 1 or more profiles per side")
     if side in ("generated", "override", "current"):

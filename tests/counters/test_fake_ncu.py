@@ -128,3 +128,10 @@ def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert rc == 3 and "Nsight Compute (ncu) was not found" in out
     assert re.search(r"registers/thread \d+, spills 0 B", out)   # ptxas's own figures, without ncu
+
+
+def test_repeats_below_one_is_bad_input(fake_ncu, capsys):
+    rc = main(["counters", "--task", TASK, "--in-process", "--compare", "generated", "current", "--repeats", "0"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--repeats 0: give 1 or more profiles per side" in err
+    assert not fake_ncu.calls()
