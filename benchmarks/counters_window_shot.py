@@ -184,7 +184,8 @@ if body(code) != body(want):
     print("==ERROR== stand-in: the PTX profiled here is not the PTX the " + side + " report was made from")
     sys.exit(1)
 # the side's repeats in turn (generated.ncu-rep, generated1.ncu-rep, ...), as the GPU made them
-reps = [n for n in (side + (str(i) if i else "") + ".ncu-rep" for i in range(9)) if os.path.exists(os.path.join(folder, n))]
+reps = [n for n in (side + (str(i) if i else "") + ".ncu-rep" for i in range(9))
+        if os.path.exists(os.path.join(folder, n))]
 count = os.path.join(os.path.dirname(os.path.abspath(__file__)), side + ".count")
 k = int(open(count).read()) if os.path.exists(count) else 0
 open(count, "w").write(str(k + 1))
