@@ -45,7 +45,7 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
         return {"programs": len(ran), "kernels_run": count["kernels"], "kernels_compared": count["compared"],
                 "programs_by_class": dict(classes), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
                 "unexplained": unexplained, "quadrants_timed_out_twice": ref_timeouts,
-                "timeouts_retried": len(pair.retried), "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
+                "timeouts_retried": len(pair.retried), "retried": list(pair.retried), "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
 
     with pair:
         for seed in seeds:
@@ -135,7 +135,9 @@ def add_up(parts: list[dict]) -> dict:
     counters = {k: collections.Counter() for k in ("programs_by_class", "mismatches_by_kind", "explained")}
     unexplained: list = []
     ref_timeouts: list = []
+    retried: list = []  # "quadrants dt_SEED_N" / "ours dt_SEED_N": which side missed the first limit
     for p in parts:
+        retried += p.get("retried", [])
         for k in total:
             total[k] += p.get(k, 0)
         for k, c in counters.items():
@@ -145,7 +147,7 @@ def add_up(parts: list[dict]) -> dict:
     total["seconds"] = round(total["seconds"], 1)
     return {**total, **{k: dict(c) for k, c in counters.items()},
             "explanations": {k: EXPLAINED[k] for k in counters["explained"]},
-            "quadrants_timed_out_twice": sorted(ref_timeouts),
+            "quadrants_timed_out_twice": sorted(ref_timeouts), "retried": retried[:100],
             "unexplained_count": len(unexplained), "unexplained": sorted(unexplained, key=lambda u: u["seed"])[:50]}
 
 
