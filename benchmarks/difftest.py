@@ -40,12 +40,13 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
     ref_timeouts: list[int] = []
     count = {"kernels": 0, "compared": 0}
     pair = pair if pair is not None else Pair(arch=arch, timeout=timeout, retry_timeout=retry_timeout or None)
+    first_retry = len(pair.retried)  # a chunked run keeps one pair for every chunk: count this chunk's only
 
     def totals() -> dict:
         return {"programs": len(ran), "kernels_run": count["kernels"], "kernels_compared": count["compared"],
                 "programs_by_class": dict(classes), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
                 "unexplained": unexplained, "quadrants_timed_out_twice": ref_timeouts,
-                "timeouts_retried": len(pair.retried), "retried": list(pair.retried), "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
+                "timeouts_retried": len(pair.retried) - first_retry, "retried": pair.retried[first_retry:], "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
 
     with pair:
         for seed in seeds:
