@@ -9,8 +9,8 @@
   (libm and libdevice are accurate to a few ulp; a program chains at most a few dozen operations),
   taken for the narrowest float type the program computes in, whatever the output's type: an f32
   sine one ulp apart, cast to an f64 output, is still an f32 result (`narrowest`).
-- A float output whose only differences are zeros of opposite sign is a "zero_sign" mismatch, not
-  a "value" one: still a mismatch, which the runner re-checks (`zero_sign_only`, runner.Pair.check).
+- A float output whose only differences are zeros (or infinities) of opposite sign is a "zero_sign"
+  mismatch, not a "value" one: still a mismatch, which the runner re-checks (`zero_sign_only`, runner.Pair.check).
 - Errors: if exactly one side raises, that is a mismatch; if both do, the program is invalid
   (a generator bug) and is counted apart, never as agreement."""
 from __future__ import annotations
@@ -50,6 +50,13 @@ def _float_equal(a: np.ndarray, b: np.ndarray, approx: bool, rtol: float | None 
     return close | same_inf | nan
 
 
+def sign_flip(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Where a and b are zeros, or infinities, of opposite sign (the only effect a zero's sign has
+    on + - * / of finite numbers: x / -0.0 is -inf)."""
+    with np.errstate(invalid="ignore"):
+        return ((a == 0) & (b == 0)) | (np.isinf(a) & np.isinf(b) & (a == -b))
+
+
 def narrowest(source: str) -> int | None:
     """The byte width of the narrowest float type a program's text names, or None."""
     for t, n in (("qd.f16", 2), ("qd.f32", 4), ("qd.f64", 8)):
@@ -65,7 +72,7 @@ def compare_value(key: str, want, got, approx: bool, width: int | None = None) -
         if isinstance(want, float):
             a, b = np.array([want]), np.array([got])  # a returned f32 arrives as a Python float: its tolerance
             rtol = RTOL[min(width or 4, 4)]
-            kind = "zero_sign" if want == 0 and got == 0 else "value"
+            kind = "zero_sign" if sign_flip(a, b).all() else "value"
             return None if _float_equal(a, b, approx, rtol).all() else Mismatch(kind, key, f"Quadrants {want!r}, ours {got!r}")
         return None if want == got else Mismatch("value", key, f"Quadrants {want!r}, ours {got!r}")
     if not isinstance(want, np.ndarray) or not isinstance(got, np.ndarray):
@@ -82,8 +89,9 @@ def compare_value(key: str, want, got, approx: bool, width: int | None = None) -
         return None
     bad = np.argwhere(~ok)
     first = tuple(int(x) for x in bad[0])
-    # zeros of opposite sign and nothing else: its own kind, which the runner checks further (see zero_sign_only)
-    kind = "zero_sign" if want.dtype.kind == "f" and bool(((want == 0) & (got == 0))[~ok].all()) else "value"
+    # zeros of opposite sign (or infinities, as x / -0.0 makes) and nothing else: its own kind, which
+    # the runner checks further (see zero_sign_only)
+    kind = "zero_sign" if want.dtype.kind == "f" and bool(sign_flip(want, got)[~ok].all()) else "value"
     return Mismatch(kind, key, f"{len(bad)} of {ok.size} differ; at {first}: Quadrants {want[first]!r}, "
                                f"ours {got[first]!r}")
 

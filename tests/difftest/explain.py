@@ -14,8 +14,9 @@ EXPLAINED = {
                                       "constants); qdexplorer types it i64",
     "quadrants_aborts_unsupported_op": "Quadrants' LLVM codegen aborts the process ('Not supported', an "
                                        "assertion) on an operation of a small type that qdexplorer compiles",
-    "quadrants_optimizer_signed_zero": "only the signs of zeros differ, and Quadrants with its IR optimizer "
-                                       "off (advanced_optimization=False, opt_level=0) gives ours: its "
+    "quadrants_optimizer_signed_zero": "only the signs of zeros (or of infinities, x / -0.0) differ, and "
+                                       "Quadrants gives ours with its IR optimizer off (advanced_optimization"
+                                       "=False, opt_level=0) or with the float constants read at run time: its "
                                        "optimizer merges a kernel's constants -0.0 and +0.0 and simplifies "
                                        "0 + x to x (x = -0.0), against IEEE 754",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",

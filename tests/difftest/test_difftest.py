@@ -17,6 +17,7 @@ import pytest
 from .compare import Mismatch, compare, narrowest, zero_sign_only
 from .explain import explain
 from .program import as_ours, generate
+from .runner import opaque_float_constants
 from .shrink import blocks, shrink
 
 CI_SEEDS = range(int(os.environ.get("QDX_DIFFTEST_SEEDS", "120")))
@@ -113,6 +114,8 @@ def test_comparison_rules():
     ms = compare({**ok, "result": {"k": -0.0, "i": 3}}, {**ok, "result": {"k": 0.0, "i": 3}}, "exact")
     assert zero_sign_only(ms)
     assert not zero_sign_only(compare({**ok, "result": {"k": -0.0, "i": 3}}, {**ok, "result": {"k": 0.0, "i": 4}}, "exact"))
+    inf = np.array([np.inf, 1.0, 0.0]), np.array([-np.inf, 1.0, -0.0])  # x / -0.0: the zero's sign, propagated
+    assert zero_sign_only(compare({**ok, "result": {"x": inf[0]}}, {**ok, "result": {"x": inf[1]}}, "exact"))
     far = f.copy()
     far[0] = 1.001
     assert compare({**ok, "result": {"x": f}}, {**ok, "result": {"x": far}}, "trans")
@@ -217,3 +220,15 @@ def test_a_zero_sign_mismatch_is_explained_only_if_quadrants_unoptimized_gives_o
                             prog.init)
     ms = pair.recheck_zero_sign(prog, SIGNED_ZERO, planted, compare(want, planted, "exact"))
     assert [m.kind for m in ms] == ["zero_sign"] and explain(ms) is None
+    # the second re-check (for programs that Quadrants' unoptimized mode aborts on): the same text with
+    # every float constant read at run time gives IEEE's zeros under Quadrants' optimizer too
+    opaque = opaque_float_constants(SIGNED_ZERO.replace("x = qd.field", "dz = qd.field(qd.i32, shape=())\nx = qd.field"))
+    assert opaque.count("dz[None] + 1") == 3
+    again = pair.ref.run("opaque", opaque, prog.init)
+    assert compare(again, got, "exact") == []
+
+
+def test_float_constants_made_opaque_keep_their_text_and_value():
+    text = "a = qd.cast(-0.0, qd.f32) + qd.cast(3, qd.u16) + qd.cast(1e+20, qd.f64) + qd.cast(x, qd.f16)"
+    assert opaque_float_constants(text) == ("a = (qd.cast(-0.0, qd.f32) * qd.cast(dz[None] + 1, qd.f32)) + qd.cast(3, qd.u16)"
+                                            " + (qd.cast(1e+20, qd.f64) * qd.cast(dz[None] + 1, qd.f64)) + qd.cast(x, qd.f16)")
