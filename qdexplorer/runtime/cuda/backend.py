@@ -89,7 +89,9 @@ class CudaBackend:
                 self.native_error = "QDEXPLORER_PY_LAUNCH=1"
             else:
                 try:
-                    self.native = NativeLauncher(driver_entry_points())
+                    native = NativeLauncher(driver_entry_points())
+                    native.self_check(self.ctx.stream)
+                    self.native = native
                 except Exception as e:  # noqa: BLE001 - the cuda-python path serves every launch
                     self.native_error = f"{type(e).__name__}: {e}"
         return self.native

@@ -219,6 +219,24 @@ class NativeLauncher:
         self.elapsed: Callable[[int, int], int] = ctypes.CFUNCTYPE(
             ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p)(addr("qdx_elapsed"))
 
+    def self_check(self, stream: Any) -> None:
+        """Read one event pair recorded through cuda-python with the native read-back, and compare:
+        entry points of the wrong version or signature fail here, once, instead of in a run."""
+        from .driver import check
+        a, b = (check("cuEventCreate", cu.cuEventCreate(0)) for _ in range(2))
+        try:
+            check("cuEventRecord", cu.cuEventRecord(a, stream))
+            check("cuEventRecord", cu.cuEventRecord(b, stream))
+            ring = EventRing(1)
+            ring.words[0], ring.words[2], ring.words[3] = 1, int(a), int(b)
+            n = self.elapsed(ring.addr, ring.out_addr)
+            ms = check("cuEventElapsedTime", cu.cuEventElapsedTime(a, b))
+            if n != 1 or ring.count != 0 or float(ring.out[0]) != float(np.float32(ms)):
+                raise RuntimeError(f"native read-back disagrees with cuda-python: {n}, {ring.out[0]} ms vs {ms} ms")
+        finally:
+            cu.cuEventDestroy(a)
+            cu.cuEventDestroy(b)
+
     @staticmethod
     def hot_block(f: Any, stream: Any, params: int, grid: int, block: int) -> np.ndarray:
         """One task's launch, as the native code reads it (kept alive by the caller)."""
