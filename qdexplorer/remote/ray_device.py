@@ -12,9 +12,8 @@ carry streaming methods. A dead actor or a lost node is a `WorkerFault`; the nex
 a new actor and reloads what the old one had loaded, as with the local worker.
 
 Once the actor is ready, the client asks it for a direct connection: the actor listens on its
-node's address for one connection, authenticated with a random key that travels through Ray (the
-handshake of `multiprocessing.connection`, HMAC over the key), and from then on requests and replies
-go over that socket, as the local worker's do over its pipe. A Ray actor call costs ~1-2 ms of
+node's address for one connection, authenticated with a random key that travels through Ray (`channel.py`), and from then
+on requests and replies go over that socket, as the local worker's do over its pipe. A Ray actor call costs ~1-2 ms of
 Ray's own machinery each way; a message on the socket costs tens of microseconds, so a short run's
 round trip is no longer Ray's. Where the node's address cannot be reached from this machine within
 `CONNECT_S` (a cluster behind NAT, reached through `ray://`), or QDEXPLORER_RAY_DIRECT=0, everything
@@ -28,7 +27,6 @@ import queue
 import socket
 import threading
 import time
-from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
 from typing import Any
 
 import numpy as np
@@ -42,6 +40,7 @@ from ..runtime.faults import Fault, WorkerFault
 from ..runtime.messages import ExitMsg, Failed, Faulted, Ok, Ready, Reply, Request, RunMsg
 from ..runtime.serve import Inbox, serve_forever
 from ..runtime.worker import read_requests
+from .channel import Channel
 from ..version import __version__
 from .gpus import device_label, node_gpus
 
@@ -68,7 +67,7 @@ class DeviceActor:
         self.gpu = gpu if gpu is not None else (assigned[0] if backend == "cuda" and assigned else None)
         self.inbox = Inbox()
         self.outbox: queue.SimpleQueue[Reply] = queue.SimpleQueue()
-        self.conn: Connection | None = None   # the client's direct connection, once it has one
+        self.conn: Channel | None = None   # the client's direct connection, once it has one
         self.thread = threading.Thread(target=self._serve, args=(backend, opts), name="qdexplorer-ray-device",
                                        daemon=True)
         self.thread.start()
@@ -105,12 +104,7 @@ class DeviceActor:
     def _accept(self, server: socket.socket, authkey: bytes) -> None:
         try:
             with server:
-                sock, _ = server.accept()
-            sock.settimeout(None)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # a reply is not held for the last one's ACK
-            conn = Connection(sock.detach())
-            deliver_challenge(conn, authkey)   # what Listener.accept does: refuses a peer without the key
-            answer_challenge(conn, authkey)
+                conn = Channel.accept(server, authkey)   # refuses a peer without the key
         except Exception:  # noqa: BLE001 - no client came, or not ours: replies stay on polls
             return
         self.conn = conn
@@ -173,7 +167,7 @@ class RayActor:
         self._actor: Any = None
         self._replies: list[Reply] = []
         self._poll: Any = None   # the poll in flight, if its answer has not come yet
-        self.conn: Connection | None = None   # the direct connection to the actor, where it could be made
+        self.conn: Channel | None = None   # the direct connection to the actor, where it could be made
 
     def _options(self) -> dict[str, Any]:
         # a `poll` waits on one of its threads; `submit` (a halt among them) answers on the others
@@ -203,20 +197,14 @@ class RayActor:
         self.conn = self._connect_direct()
         return reply.info
 
-    def _connect_direct(self) -> Connection | None:
+    def _connect_direct(self) -> Channel | None:
         """The direct connection to the actor, or None (its node unreachable from here: Ray calls)."""
         if os.environ.get("QDEXPLORER_RAY_DIRECT") == "0":
             return None
         key = os.urandom(32)
         try:
             host, port = ray.get(self._actor.direct.remote(key), timeout=self.timeout)
-            sock = socket.create_connection((host, port), timeout=CONNECT_S)
-            sock.settimeout(None)
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # nor a request (Nagle: 40 ms stalls)
-            conn = Connection(sock.detach())
-            answer_challenge(conn, key)
-            deliver_challenge(conn, key)
-            return conn
+            return Channel.connect((host, port), key, CONNECT_S)
         except Exception:  # noqa: BLE001 - unreachable, refused, or an actor without it: Ray calls serve
             return None
 

@@ -34,9 +34,9 @@ def worker_main(conn: Connection, backend: str, opts: dict[str, Any]) -> None:
         os._exit(EXIT_FAULTED)  # the context is poisoned: die, the client starts a fresh worker
 
 
-def read_requests(conn: Connection, inbox: Inbox) -> None:
-    """Requests from `conn` into `inbox` until an exit or the connection closes (a Ray actor's
-    direct connection is read the same way)."""
+def read_requests(conn: Any, inbox: Inbox) -> None:
+    """Requests from `conn` (anything with a `recv`) into `inbox` until an exit or the connection
+    closes: the worker's pipe, and a Ray actor's direct connection (`remote/channel.py`)."""
     while True:
         try:
             msg: Request = conn.recv()
