@@ -14,12 +14,14 @@ import pickle
 import select
 import socket
 import struct
+import sys
 import threading
 from multiprocessing.connection import Connection, answer_challenge, deliver_challenge
 from typing import Any
 
 _HEAD = struct.Struct("!QI")   # pickle length, number of out-of-band buffers
 HANDSHAKE_S = 10.0
+POOL_MIN = 1 << 20   # out-of-band buffers this large are received into memory kept for the next message
 
 
 def _os_timeouts(sock: socket.socket, seconds: float) -> None:
@@ -30,13 +32,19 @@ def _os_timeouts(sock: socket.socket, seconds: float) -> None:
 
 
 class Channel:
-    """Whole messages both ways over a connected socket; `send` may be called from several threads."""
+    """Whole messages both ways over a connected socket; `send` may be called from several threads.
 
-    def __init__(self, sock: socket.socket):
+    `reuse`: large buffers are received into memory that an earlier message used, once nothing
+    refers to it any more (fresh memory is page-faulted in as it fills: 5 ms a MB on the 2-core VM).
+    For a receiver that copies what it receives and lets go of it, as the client does at a checkpoint.
+    """
+
+    def __init__(self, sock: socket.socket, reuse: bool = False):
         sock.setblocking(True)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)   # Nagle would hold a reply ~40 ms for an ACK
         self.sock = sock
         self._send_lock = threading.Lock()
+        self._pool: dict[int, list[bytearray]] | None = {} if reuse else None
 
     @classmethod
     def accept(cls, server: socket.socket, authkey: bytes) -> Channel:
@@ -45,12 +53,12 @@ class Channel:
         return cls._authenticated(sock, authkey, server_side=True)
 
     @classmethod
-    def connect(cls, address: tuple[str, int], authkey: bytes, timeout: float) -> Channel:
+    def connect(cls, address: tuple[str, int], authkey: bytes, timeout: float, reuse: bool = False) -> Channel:
         sock = socket.create_connection(address, timeout=timeout)
-        return cls._authenticated(sock, authkey, server_side=False)
+        return cls._authenticated(sock, authkey, server_side=False, reuse=reuse)
 
     @classmethod
-    def _authenticated(cls, sock: socket.socket, authkey: bytes, server_side: bool) -> Channel:
+    def _authenticated(cls, sock: socket.socket, authkey: bytes, server_side: bool, reuse: bool = False) -> Channel:
         try:
             sock.settimeout(None)   # blocking, but a peer that stops answering fails the handshake in HANDSHAKE_S
             _os_timeouts(sock, HANDSHAKE_S)
@@ -65,7 +73,7 @@ class Channel:
             finally:
                 probe.close()
             _os_timeouts(sock, 0.0)
-            return cls(sock)
+            return cls(sock, reuse)
         except BaseException:
             sock.close()
             raise
@@ -90,17 +98,30 @@ class Channel:
         n_head, count = _HEAD.unpack(self._exactly(_HEAD.size))
         sizes = struct.unpack(f"!{count}Q", self._exactly(8 * count)) if count else ()
         head = self._exactly(n_head)
-        buffers = [self._exactly(n) for n in sizes]
+        buffers = [self._exactly(n, self._pool is not None and n >= POOL_MIN) for n in sizes]
         return pickle.loads(head, buffers=buffers)
 
-    def _exactly(self, n: int) -> bytearray:
-        buf = bytearray(n)
+    def _exactly(self, n: int, pooled: bool = False) -> bytearray:
+        buf = self._free(n) if pooled else bytearray(n)
         view, got = memoryview(buf), 0
         while got < n:
             k = self.sock.recv_into(view[got:], n - got)
             if not k:
                 raise EOFError("the connection closed")
             got += k
+        return buf
+
+    def _free(self, n: int) -> bytearray:
+        """A kept buffer of n bytes that nothing else refers to (the pool's list, the loop's name and
+        getrefcount's argument are the only references), or a new one, kept from now on."""
+        assert self._pool is not None
+        kept = self._pool.setdefault(n, [])
+        for buf in kept:
+            if sys.getrefcount(buf) <= 3:
+                return buf
+        buf = bytearray(n)
+        if len(kept) < 4:
+            kept.append(buf)
         return buf
 
     def close(self) -> None:

@@ -78,3 +78,35 @@ def test_a_peer_that_never_answers_fails_the_handshake_in_time(monkeypatch):
         assert time.monotonic() - t0 < 5
     finally:
         server.close()
+
+
+def test_reused_memory_is_never_memory_a_live_array_still_holds():
+    """The client's end receives large arrays into memory kept from earlier messages, but only once
+    nothing refers to them: an array still held keeps its values."""
+    server = socket.create_server(("127.0.0.1", 0))
+    key = os.urandom(32)
+    got: dict = {}
+    t = threading.Thread(target=lambda: got.setdefault("server", Channel.accept(server, key)))
+    t.start()
+    a = Channel.connect(server.getsockname()[:2], key, 1.0, reuse=True)
+    t.join(15)
+    server.close()
+    b = got["server"]
+    try:
+        n = 1 << 18   # 1 MB of float32: pooled
+        for_sender = [np.full(n, float(i), np.float32) for i in range(4)]
+        sender = threading.Thread(target=lambda: [b.send({"x": v}) for v in for_sender])
+        sender.start()
+        first = a.recv()["x"]
+        second = a.recv()["x"]
+        assert not np.shares_memory(first, second)
+        assert (first == 0).all() and (second == 1).all()
+        del second   # its memory is free now
+        third = a.recv()["x"]
+        assert (first == 0).all() and (third == 2).all() and not np.shares_memory(first, third)
+        kept = a._pool[n * 4]
+        assert any(np.shares_memory(third, np.frombuffer(buf, np.uint8)) for buf in kept)   # reused, not new
+        sender.join(10)
+    finally:
+        a.close()
+        b.close()
