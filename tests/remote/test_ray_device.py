@@ -178,3 +178,26 @@ def test_a_short_run_is_one_round_trip_to_the_actor(tmp_path, cluster_address, m
         assert per_run == [0] * 6, per_run
     else:
         assert sorted(per_run)[2] == 1, per_run   # most runs; a loaded machine may make one outlast a poll
+
+
+BIG_AND_SMALL = READ_ONLY + """
+@qd.workload(double, check=lambda b, a: np.testing.assert_array_equal(a["y"], b["x"] * 2))
+def big(rng):
+    x = np.arange(3 << 20, dtype=np.float32)   # 12 MB each: over the object store, answered over the socket
+    return dict(x=x, y=np.zeros_like(x))
+"""
+
+
+def test_big_and_small_runs_alternate_over_the_direct_connection(tmp_path, cluster_address):
+    """A big run's arrays go through Ray's object store, a small run's over the socket; each run's
+    outputs come back over the socket and are checked, and the client's reused receive memory
+    never hands one run's outputs to another."""
+    from qdexplorer.remote import ray_device
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "k.py").write_text(BIG_AND_SMALL)
+    assert 12 << 20 > ray_device.BIG_RUN_BYTES > 512
+    with Engine(tmp_path / "p", backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as remote:
+        statuses = [(r.workload, r.status, r.error or r.check_error)
+                    for r in remote.run(["big", "read_only", "big"], repeat=2)]
+        assert remote._the_device().transport.conn is not None
+    assert all(s == "passed" for _, s, _ in statuses), statuses
