@@ -1,11 +1,12 @@
 """Make, on a GPU machine without Nsight Compute's report reader, the real reports of the demo's copy task
-with its generated PTX and with the doubled-loads edit (full preset), to be read and shown elsewhere.
+with its generated PTX and with the doubled-loads edit (full preset, REPEATS profiles of each, as the
+window's A/B makes them), and one of saxpy (its roofline point), to be read and shown elsewhere.
 
-    python benchmarks/counters_capture_gpu.py OUT
+    python benchmarks/counters_capture_gpu.py OUT [REPEATS]
 
 On the H200 the engine needs psygnal and platformdirs, which the machine lacks: carry them as
-wheels (/work/main/.whl has both) and pip install them into a --target first. This call made
-nothing yet: its first try stopped at the missing platformdirs.
+wheels (/work/main/.whl has both) and pip install them into a --target first
+(`benchmarks/counters3_gpu.sh` does).
 
 The engine's own path runs (`Engine.counters`: the child under ncu, the PTX-line table); only the last
 step, reading the report, is replaced by keeping its bytes in OUT (`<side>.ncu-rep`, with the PTX each
@@ -26,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 TASK = "copy_kernel_0_range_for"
 
 
-def main(out: Path) -> dict:
+def main(out: Path, repeats: int = 3) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     from qdexplorer.counters import collect as C
     from qdexplorer.counters.edits import double_global_loads
@@ -46,17 +47,27 @@ def main(out: Path) -> dict:
     C.read_report = keep
     doc: dict = {}
     with Engine(None, backend="cuda", in_process=True, use_cache=False) as eng:
-        _, compiled = eng.compile(["copy"], target="nvptx")
+        _, compiled = eng.compile(["copy", "saxpy"], target="nvptx")
         gen = next(ct for ct in compiled if ct.task == TASK).ptx
         for side, ptx in (("generated", None), ("edited", double_global_loads(gen))):
-            t0 = time.perf_counter()
-            res = eng.counters(TASK, "full", side="generated" if ptx is None else "edited.ptx", ptx=ptx, fresh=True)
-            doc[side] = {"state": res.state, "message": res.message, "wall_s": round(time.perf_counter() - t0, 2)}
-            if kept:
-                Path(kept.pop()).rename(out / f"{side}.ncu-rep")
+            for i in range(repeats):
+                t0 = time.perf_counter()
+                res = eng.counters(TASK, "full", side="generated" if ptx is None else "edited.ptx", ptx=ptx,
+                                   fresh=True)
+                name = f"{side}{i or ''}"
+                doc[name] = {"state": res.state, "message": res.message, "wall_s": round(time.perf_counter() - t0, 2)}
+                if kept:
+                    Path(kept.pop()).rename(out / f"{name}.ncu-rep")
             (out / f"{side}.ptx").write_text(gen if ptx is None else ptx)
+        sax = "saxpy_kernel_0_range_for"
+        t0 = time.perf_counter()
+        res = eng.counters(sax, "full", fresh=True)
+        doc[sax] = {"state": res.state, "message": res.message, "wall_s": round(time.perf_counter() - t0, 2)}
+        if kept:
+            Path(kept.pop()).rename(out / f"{sax}.ncu-rep")
+        (out / f"{sax}.ptx").write_text(next(ct for ct in compiled if ct.task == sax).ptx)
     return doc
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(Path(sys.argv[1])), indent=2))
+    print(json.dumps(main(Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 3), indent=2))

@@ -562,12 +562,16 @@ class Engine:
 
     # ---- counters
     def counters(self, task: str, preset: str = "quick", side: str = "current", ptx: str | None = None,
-                 fresh: bool = False, seed: int = 0, timeout: float = 180.0) -> CountersResult:
+                 fresh: bool = False, seed: int = 0, timeout: float = 180.0, repeats: int = 1) -> CountersResult:
         """Profile `task` under ncu: one launch, in a child process, with the inputs its kernel's first
         workload builds (as a benchmark does). `side`: 'current' (what runs now, an override included),
         'generated' (the task's override hidden) or 'override'; `ptx` profiles that text in the task's
         place. Cached: an unchanged task is not profiled again unless `fresh`. Without counters the
-        result says why, and carries what needs none (registers, occupancy, a model roofline)."""
+        result says why, and carries what needs none (registers, occupancy, a model roofline).
+        `repeats`: that many profiles of the same launch (each cached), in `result.repeats`, so an A/B
+        can tell a change from noise (`counters.diff`)."""
+        if repeats < 1:
+            raise QdError(f"repeats must be 1 or more, not {repeats}")
         kernel = self._session.kernel_of(task) or next(
             (kt.kernel for kt in self._lower() if any(t.name == task for t in kt.tasks)), None)
         if kernel is None:
@@ -602,6 +606,17 @@ class Engine:
             profiler = RemoteProfiler(info.get("node"), info.get("gpu"), self._ncu, info.get("host", ""))
         res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
                       profiler=profiler, timeout=timeout, fresh=fresh, seed=seed, variant=side)
+        if res.ok and repeats > 1:
+            assert res.record is not None
+            res.repeats = [res.record]
+            for i in range(1, repeats):
+                more = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
+                               profiler=profiler, timeout=timeout, fresh=fresh, seed=seed, variant=side, repeat=i)
+                if not more.ok or more.record is None:
+                    res = more
+                    break
+                res.repeats.append(more.record)
+                res.seconds += more.seconds
         if not res.ok:
             median = self._session.median(task)
             task_ir = next((t for t in tasks if t.name == task), None)

@@ -16,7 +16,7 @@ from typing import Any
 from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
-from ..counters.text import diff_lines, summary_lines, unavailable_lines
+from ..counters.text import diff_lines, summary_lines, unavailable_lines, verdict_note
 from ..lang.errors import QdError
 from .common import add_project_args, make_engine
 
@@ -33,6 +33,9 @@ def add_commands(sub: Any) -> None:
                         "warp stalls, instruction mix, roofline, per-line counters (about 20)")
     c.add_argument("--compare", nargs=2, metavar=("A", "B"),
                    help="two sides: generated, override, current, or a .ptx file")
+    c.add_argument("--repeats", type=int, metavar="N",
+                   help="profiles per side (default: 3 with --compare, so each Δ is called 'changed' or 'noise' "
+                        "against the spread of the repeats; 1 otherwise). Each is cached")
     c.add_argument("--fresh", action="store_true", help="profile again even if an unchanged task's profile is cached")
     c.add_argument("--seed", type=int, default=0, help="the workload's input seed")
     c.add_argument("--timeout", type=float, default=180.0, help="seconds ncu may take (default 180)")
@@ -41,13 +44,17 @@ def add_commands(sub: Any) -> None:
 
 
 def _side(eng: Any, a: argparse.Namespace, side: str) -> CountersResult:
+    reps = a.repeats if a.repeats is not None else (3 if a.compare else 1)
+    if reps < 1:
+        raise QdError(f"--repeats {reps}: give 1 or more profiles per side")
     if side in ("generated", "override", "current"):
-        return eng.counters(a.task, a.preset, side=side, fresh=a.fresh, seed=a.seed, timeout=a.timeout)
+        return eng.counters(a.task, a.preset, side=side, fresh=a.fresh, seed=a.seed, timeout=a.timeout,
+                            repeats=reps)
     path = Path(side)
     if not path.is_file():
         raise QdError(f"--compare {side}: not generated, override, current, or a PTX file that exists")
     return eng.counters(a.task, a.preset, side=path.name, ptx=path.read_text(), fresh=a.fresh, seed=a.seed,
-                        timeout=a.timeout)
+                        timeout=a.timeout, repeats=reps)
 
 
 def _json(res: CountersResult) -> dict[str, Any]:
@@ -78,10 +85,11 @@ def print_results(sides: list[str], results: list[CountersResult], as_json: bool
     if as_json:
         out: dict[str, Any] = {"sides": dict(zip(sides, (_json(r) for r in results)))}
         if len(results) == 2 and all(r.ok for r in results):
-            ra, rb = results[0].record, results[1].record
-            assert ra is not None and rb is not None
             out["diff"] = [{"key": r.key, "label": r.label, "unit": r.unit, "a": r.a, "b": r.b, "delta": r.delta,
-                            "pct": r.pct} for r in diff(ra, rb)]
+                            "pct": r.pct, "verdict": r.verdict, "band": r.band, "quantum": r.quantum,
+                            "a_repeats": list(r.a_reps), "b_repeats": list(r.b_reps)}
+                           for r in diff(results[0].records, results[1].records)]
+            out["verdict_rule"] = verdict_note(len(results[0].records), len(results[1].records))
         print(json.dumps(out, indent=2))
     else:
         for side, res in zip(sides, results):
@@ -93,9 +101,9 @@ def print_results(sides: list[str], results: list[CountersResult], as_json: bool
             print("\n".join(lines))
             print()
         if len(results) == 2 and all(r.ok for r in results):
-            ra, rb = results[0].record, results[1].record
-            assert ra is not None and rb is not None
-            print(f"A/B: A = {sides[0]}, B = {sides[1]} (largest changes first)")
+            ra, rb = results[0].records, results[1].records
+            print(f"A/B: A = {sides[0]}, B = {sides[1]} (changes first, the largest first)")
+            print(f"  ({verdict_note(len(ra), len(rb))})")
             print("\n".join(diff_lines(diff(ra, rb), sides[0][:14], sides[1][:14])))
     return 0 if all(r.ok for r in results) else EXIT_NO_COUNTERS
 

@@ -43,6 +43,8 @@ def add_parser(sub):
     q.add_argument("--preset", choices=("quick", "full"), default="quick", help="with --counters: quick (speed of "
                    "light, occupancy, launch) or full (adds memory, stalls, instruction mix, per-line counters)")
     q.add_argument("--fresh", action="store_true", help="with --counters: profile again even if cached")
+    q.add_argument("--repeats", type=int, metavar="N", help="with --counters and --load-ptx: profiles a side (default "
+                   "3), so each Δ is called 'changed' or 'noise' against the spread of the repeats")
     q.add_argument("--ncu", help="with --counters: the ncu to use (default: PATH, CUDA_HOME, /usr/local/cuda/bin, "
                    "/opt/nvidia/nsight-compute, or $QDEXPLORER_NCU)")
     q.add_argument("--ours", action="store_true", help="also run it under qdexplorer.lang (import quadrants -> "
@@ -126,7 +128,10 @@ def _counters(a, args) -> int:
     if a.load_ptx:
         if not a.json:
             print("profiling the task with the generated PTX, then with the edits…", file=sys.stderr)
-        _, ra, rb = compare_task(a.script, a.counters, a.load_ptx, args, a.preset, **kw)
+        reps = 3 if a.repeats is None else a.repeats
+        if reps < 1:
+            raise QdError(f"--repeats {reps}: give 1 or more profiles per side")
+        _, ra, rb = compare_task(a.script, a.counters, a.load_ptx, args, a.preset, repeats=reps, **kw)
         return print_results([GENERATED, "edited"], [ra, rb], a.json)
     return print_results([GENERATED], [profile_task(a.script, a.counters, args, a.preset, **kw)], a.json)
 

@@ -41,6 +41,12 @@ class CountersResult:
     seconds: float = 0.0
     report: str = ""                 # the .ncu-rep kept in the cache (open it in Nsight Compute)
     fallback: NoCounters | None = None   # what needs no counters, when there are none
+    repeats: list[TaskCounters] = field(default_factory=list)   # every profile asked for (record is the first)
+
+    @property
+    def records(self) -> list[TaskCounters]:
+        """The side's repeated profiles, for an A/B's verdicts (`diff`): one when none were asked for."""
+        return self.repeats or ([self.record] if self.record is not None else [])
 
     @property
     def ok(self) -> bool:
@@ -143,8 +149,10 @@ class LocalProfiler:
 
 def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str, preset: str, ptx: str,
             cache: CountersCache, setting: str | None = None, profiler: Profiler | None = None,
-            timeout: float = command.TIMEOUT_S, fresh: bool = False, seed: int = 0, variant: str = "") -> CountersResult:
-    """One profile of `task`: made by `profiler` (default: this machine), read and cached here."""
+            timeout: float = command.TIMEOUT_S, fresh: bool = False, seed: int = 0, variant: str = "",
+            repeat: int = 0) -> CountersResult:
+    """One profile of `task`: made by `profiler` (default: this machine), read and cached here.
+    `repeat` > 0: another profile of the same launch, cached under its own key (an A/B's repeats)."""
     p = get_preset(preset)
     where = profiler or LocalProfiler(setting)
     cap = where.probe()
@@ -152,7 +160,8 @@ def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str,
         return CountersResult(task, preset, cap.state, cap.message)
     key = profile_key(task=task, preset=preset, ncu=cap.version, workload=job.workload, trips=job.trips,
                       seed=seed, modules=sorted(hashlib.sha256(it.code).hexdigest() for it in items),
-                      block=[it.spec.block for it in items if it.spec.task == task])
+                      block=[it.spec.block for it in items if it.spec.task == task],
+                      **({"repeat": repeat} if repeat else {}))
     warn = [w for w in [replay_warning(args, p.passes)] if w]
     if not fresh and (rec := cache.get(key)) is not None:
         rep = cache.report_path(key)

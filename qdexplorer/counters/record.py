@@ -19,6 +19,7 @@ class Figure:
     unit: str        # '%', 'B', 'us', 'inst', 'flop', 'regs', '' (a count), 'x'
     explain: str     # one line: what it is and what a change in it means
     better: str = ""  # 'higher' | 'lower' | '' (neither: context)
+    exact: bool = False  # fixed by the code and the launch (a count ncu does not sample): one profile tells
 
 
 FIGURES: tuple[Figure, ...] = (
@@ -32,7 +33,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("occ_achieved", "Achieved occupancy", "%",
            "resident warps per SM on average, % of the maximum; low hides less latency", "higher"),
     Figure("occ_theoretical", "Theoretical occupancy", "%",
-           "the most warps per SM that registers, shared memory and block size allow", "higher"),
+           "the most warps per SM that registers, shared memory and block size allow", "higher", exact=True),
     Figure("dram_read_bytes", "DRAM read", "B", "bytes read from device memory (HBM)", "lower"),
     Figure("dram_write_bytes", "DRAM written", "B", "bytes written to device memory (HBM)", "lower"),
     Figure("l2_read_bytes", "L2 read (from L1)", "B",
@@ -40,16 +41,17 @@ FIGURES: tuple[Figure, ...] = (
     Figure("l1_hit", "L1 hit rate", "%", "sectors served by L1 without going to L2", "higher"),
     Figure("l2_hit", "L2 hit rate", "%", "L2 sector lookups that hit, so needed no DRAM", "higher"),
     Figure("registers", "Registers / thread", "regs",
-           "registers each thread holds; more can lower theoretical occupancy", "lower"),
+           "registers each thread holds; more can lower theoretical occupancy", "lower", exact=True),
     Figure("local_bytes", "Local memory traffic", "B",
            "bytes of local (spill) loads and stores: register spills or local arrays; 0 is best", "lower"),
-    Figure("inst_executed", "Warp instructions", "inst", "instructions executed, counted per warp", "lower"),
-    Figure("flops", "FLOPs", "flop", "floating-point operations executed (an FMA counts 2)", ""),
+    Figure("inst_executed", "Warp instructions", "inst", "instructions executed, counted per warp", "lower",
+           exact=True),
+    Figure("flops", "FLOPs", "flop", "floating-point operations executed (an FMA counts 2)", "", exact=True),
     Figure("intensity", "Arithmetic intensity", "flop/B",
            "FLOPs per DRAM byte: left of the roofline's ridge a task is memory bound", ""),
-    Figure("block", "Block size", "", "threads per block of the launch", ""),
-    Figure("grid", "Grid size", "", "blocks in the launch", ""),
-    Figure("waves", "Waves per SM", "", "blocks ÷ (blocks resident at once on all SMs)", ""),
+    Figure("block", "Block size", "", "threads per block of the launch", "", exact=True),
+    Figure("grid", "Grid size", "", "blocks in the launch", "", exact=True),
+    Figure("waves", "Waves per SM", "", "blocks ÷ (blocks resident at once on all SMs)", "", exact=True),
 )
 FIGURE = {f.key: f for f in FIGURES}
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from .advice import limiter
 from .collect import CountersResult
-from .diff import DiffRow
+from .diff import DiffRow, k_spread
 from .model import NoCounters
 from .presets import PRESETS
 from .record import FIGURES, STALL_EXPLAIN, Roofline, TaskCounters
@@ -99,16 +99,28 @@ def detail_lines(rec: TaskCounters) -> list[str]:
     return out
 
 
+def verdict_note(n_a: int, n_b: int) -> str:
+    """What the verdict column means for this A/B: the rule, or why most rows are 'unsure'."""
+    if min(n_a, n_b) < 2:
+        return ("one profile a side: a count fixed by the code (registers, instructions, FLOPs, launch shape) "
+                "that moved has 'changed'; any other figure is 'unsure': profile 3 times a side to tell "
+                "(--repeats 3; in the window, 'A/B profiles a side: 3')")
+    return (f"medians of {n_a} | {n_b} profiles; 'noise': |Δ| within {k_spread(min(n_a, n_b)):g} × (spread of A + "
+            f"spread of B) + the counter's step")
+
+
 def diff_lines(rows: list[DiffRow], a_label: str = "A", b_label: str = "B") -> list[str]:
-    out = [f"  {'figure':<26} {a_label:>14} {b_label:>14} {'Δ':>14} {'Δ%':>9}"]
+    out = [f"  {'figure':<26} {a_label:>14} {b_label:>14} {'Δ':>14} {'Δ%':>9}  {'verdict':<8} {'noise band':>12}"]
     for r in rows:
-        if r.a == r.b:
+        if r.verdict == "same":
             continue
         d, p = fmt_delta(r)
-        out.append(f"  {r.label:<26} {fmt(r.a, r.unit):>14} {fmt(r.b, r.unit):>14} {d:>14} {p:>9}")
-    same = sum(1 for r in rows if r.a == r.b)
+        band = "±" + fmt(r.band, r.unit) if len(r.a_reps) > 1 and len(r.b_reps) > 1 else ""
+        out.append(f"  {r.label:<26} {fmt(r.a, r.unit):>14} {fmt(r.b, r.unit):>14} {d:>14} {p:>9}  "
+                   f"{r.verdict:<8} {band:>12}")
+    same = sum(1 for r in rows if r.verdict == "same")
     if same:
-        out.append(f"  ({same} figures unchanged)")
+        out.append(f"  ({same} figures the same in every profile)")
     return out
 
 

@@ -14,14 +14,15 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel, QPlainTextEdit, QPushButton,
-                               QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget)
+                               QSpinBox, QSplitter, QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout,
+                               QWidget)
 
 from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
 from ..counters.record import FIGURES, LineCounters, Roofline
 from ..counters.report import ptx_sha
-from ..counters.text import detail_lines, fmt, fmt_delta, headline, roofline_line, unavailable_lines
+from ..counters.text import detail_lines, fmt, fmt_delta, headline, roofline_line, unavailable_lines, verdict_note
 from .diff_view import DiffView
 
 
@@ -74,6 +75,14 @@ class CountersView(QWidget):
                                "largest first")
         self.on_save = QCheckBox("Profile on Save && use")
         self.on_save.setToolTip("After saving an edited PTX, profile it against the generated PTX")
+        self.repeats = QSpinBox()
+        self.repeats.setRange(1, 9)
+        self.repeats.setValue(3)
+        self.repeats.setPrefix("A/B profiles a side: ")
+        self.repeats.setToolTip("An A/B profiles each side this many times (each cached) and calls a Δ 'changed' only "
+                                "outside K × the pooled spread of the repeats plus the counter's step (K = 2 for 3 "
+                                "repeats: 1 false alarm in ~1000); with 1, figures ncu measures (not counts) are "
+                                "'unsure'")
         for w in (self.profile_btn, self.ab_btn):
             w.setEnabled(False)
         self.profile_btn.clicked.connect(lambda: self._ask("current"))
@@ -86,6 +95,7 @@ class CountersView(QWidget):
         bar.addStretch(1)
         bar2 = QHBoxLayout()
         bar2.addWidget(self.on_save)
+        bar2.addWidget(self.repeats)
         bar2.addStretch(1)
         self.status = QLabel("Select a task and press Profile.")
         self.status.setWordWrap(True)
@@ -196,19 +206,26 @@ class CountersView(QWidget):
         if not (a.ok and b.ok) or a.record is None or b.record is None:
             self.show_result(a if not a.ok else b)
             return
-        rows = diff(a.record, b.record)
+        rows = diff(a.records, b.records)
+        n = sum(r.verdict == "changed" for r in rows)
         self.status.setText(f"A/B of {a.task}: A = generated, B = in use ({b.record.variant}); "
-                            f"{a.record.preset} preset, largest changes first" + self._lines_note(b))
+                            f"{a.record.preset} preset; {n} changed, changes first\n"
+                            f"({verdict_note(len(a.records), len(b.records))})" + self._lines_note(b))
         self.limiter.setText("B's likely limiter: " + limiter(b.record))
-        self.table.setColumnCount(6)
-        self.table.setHorizontalHeaderLabels(["Figure", "A", "B", "Δ", "Δ%", "What it means"])
+        self.table.setColumnCount(7)
+        self.table.setHorizontalHeaderLabels(["Figure", "A", "B", "Δ", "Δ%", "Verdict", "What it means"])
         self.table.setRowCount(len(rows))
         for i, r in enumerate(rows):
             d, p = fmt_delta(r)
-            self._row(i, [r.label, fmt(r.a, r.unit), fmt(r.b, r.unit), d, p, r.explain], r.explain)
+            band = (f"; noise band ±{fmt(r.band, r.unit)} (A: {', '.join(fmt(v, r.unit) for v in r.a_reps)}; "
+                    f"B: {', '.join(fmt(v, r.unit) for v in r.b_reps)})" if len(r.a_reps) > 1 else "")
+            self._row(i, [r.label, fmt(r.a, r.unit), fmt(r.b, r.unit), d, p, r.verdict, r.explain],
+                      r.explain + band)
+            if r.verdict == "changed":
+                self.table.item(i, 5).setForeground(Qt.darkRed)
         self._fit()
-        self.details.setPlainText("B: " + "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:]
-                                                   for ln in detail_lines(b.record)).strip())
+        more = "\n".join(ln.strip() if not ln.startswith("    ") else ln[2:] for ln in detail_lines(b.record)).strip()
+        self.details.setPlainText("B: " + more if more else "")
         self._plot([x for x in (a.record.roofline, b.record.roofline) if x], ["A", "B"])
         self._show_ab_lines(a, b, texts)
 

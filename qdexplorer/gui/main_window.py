@@ -282,9 +282,12 @@ class MainWindow(QMainWindow):
     @Slot(str, str, str)
     def profile(self, task, preset, side):
         """Counters of `task` under ncu on the engine thread; side 'ab': generated against the PTX in use."""
+        n = self.views.counters.repeats.value()   # profiles a side in an A/B: each Δ is changed or noise
+
         def job(eng):
             if side == "ab":
-                return eng.counters(task, preset, side="generated"), eng.counters(task, preset, side="current")
+                return (eng.counters(task, preset, side="generated", repeats=n),
+                        eng.counters(task, preset, side="current", repeats=n))
             return eng.counters(task, preset), None
 
         def done(pair):

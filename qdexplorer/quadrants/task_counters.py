@@ -15,10 +15,11 @@ loaded beside it, the ncu version and the preset) exactly as for our own tasks.
 """
 from __future__ import annotations
 
+
 import hashlib
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..compiler.cache import default_cache_dir
@@ -122,9 +123,10 @@ def read_profile(res: CountersResult, prep: Prepared, report: Path, shown: Path,
 def profile_task(script: str | Path, task: str, args=(), preset: str = "quick", edits: str | Path | None = None,
                  baseline: QuadrantsRun | None = None, setting: str | None = None,
                  timeout: float = command.TIMEOUT_S, fresh: bool = False, python: str | None = None,
-                 cache: CountersCache | None = None) -> CountersResult:
+                 cache: CountersCache | None = None, repeat: int = 0) -> CountersResult:
     """Counters of `task` in one run of the program: with the PTX it generates, or with the edits in
-    `edits` loaded (`QUADRANTS_LOAD_PTX`). `baseline` is a dumped run on CUDA (made here when not given)."""
+    `edits` loaded (`QUADRANTS_LOAD_PTX`). `baseline` is a dumped run on CUDA (made here when not given).
+    `repeat` > 0: another profile of the same run, cached under its own key (an A/B's repeats)."""
     get_preset(preset)
     cap = P.probe(setting, "cuda")
     if not cap.ok:
@@ -134,6 +136,8 @@ def profile_task(script: str | Path, task: str, args=(), preset: str = "quick", 
     work = Path(tempfile.mkdtemp(prefix="qdx-quadrants-counters-"))
     try:
         prep = prepare(script, baseline, task, args, preset, edits, cap.version, work)
+        if repeat:
+            prep = replace(prep, key=profile_key(base=prep.key, repeat=repeat))
         cache = cache or CountersCache(default_cache_dir() / "counters")
         if not fresh and (rec := cache.get(prep.key)) is not None:
             return CountersResult(prep.stable, preset, "ok", record=rec, report=str(cache.report_path(prep.key) or ""))
@@ -184,6 +188,22 @@ def compare_task(script: str | Path, task: str, edits: str | Path, args=(), pres
     first, which both sides share (and which names the tasks the edits must match)."""
     baseline = kw.pop("baseline", None) or run_program(script, args, arch="cuda", timeout=kw.get("timeout", 300.0),
                                                        python=kw.get("python"))
-    a = profile_task(script, task, args, preset, None, baseline, **kw)
-    b = profile_task(script, task, args, preset, edits, baseline, **kw)
+    repeats = kw.pop("repeats", 1)
+    a = repeated(lambda i: profile_task(script, task, args, preset, None, baseline, repeat=i, **kw), repeats)
+    b = repeated(lambda i: profile_task(script, task, args, preset, edits, baseline, repeat=i, **kw), repeats)
     return baseline, a, b
+
+
+def repeated(profile, repeats: int) -> CountersResult:
+    """`repeats` profiles of one side (`profile(i)`), as one result whose `repeats` an A/B's verdicts
+    use (`counters.diff`); the first that fails stands for the side."""
+    res = profile(0)
+    if not res.ok or repeats < 2:
+        return res
+    res.repeats = [res.record]
+    for i in range(1, repeats):
+        more = profile(i)
+        if not more.ok or more.record is None:
+            return more
+        res.repeats.append(more.record)
+    return res

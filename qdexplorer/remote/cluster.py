@@ -59,6 +59,7 @@ def connect(address: str) -> None:
             private = local_cluster.start(cpus, **kw)
             print(private.describe(cpus, gpu_count()), file=sys.stderr)
         else:
+            local_cluster.forget_token()   # else the token of a cluster this process has left is sent
             ray.init(address=address, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
     except SystemExit as e:   # SIGTERM during ray.init meets Ray's handler (sys.exit(15)): the CLI's instead
         if e.code == signal.SIGTERM:

@@ -49,6 +49,7 @@ class LocalCluster:
     reaper: subprocess.Popen[bytes]
     lost: str | None = None   # why the cluster ended under us (its head died), once it has
     closing: bool = False     # being shut down on purpose: its head ending is no news
+    started: bool = False     # ray.init returned: this process's Ray connection is this cluster's
     env_before: dict = field(default_factory=dict)   # what prepare() overwrote in os.environ, put back by stop()
 
     def describe(self, cpus: int, gpus: int) -> str:
@@ -110,7 +111,7 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
     import ray
     import ray._private.ray_constants as ray_constants
     cluster = prepare()
-    _forget_token()                                   # Ray read RAY_AUTH_MODE when it was imported
+    forget_token()                                    # Ray read RAY_AUTH_MODE when it was imported
     previous = signal.getsignal(signal.SIGTERM)
     single = ray_constants.ENABLE_RAY_CLUSTER
     ray_constants.ENABLE_RAY_CLUSTER = False          # every address Ray picks is then 127.0.0.1
@@ -131,6 +132,7 @@ def start(num_cpus: int, **kw: Any) -> LocalCluster:
         ray_constants.ENABLE_RAY_CLUSTER = single
         if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
+    cluster.started = True
     _watch_head(cluster, interrupt=threading.current_thread() is threading.main_thread())
     return cluster
 
@@ -184,11 +186,12 @@ def stop() -> None:
         return
     for c in _current:
         c.closing = True
-    try:
-        import ray
-        ray.shutdown()
-    except Exception:  # noqa: BLE001 - a cluster already gone (its head killed)
-        pass
+    if any(c.started for c in _current):   # one only prepared never joined: Ray's connection is not its
+        try:
+            import ray
+            ray.shutdown()
+        except Exception:  # noqa: BLE001 - a cluster already gone (its head killed)
+            pass
     for c in _current:
         c.stop()
         for k, v in c.env_before.items():   # the token path names a folder the reaper has deleted: a later
@@ -196,12 +199,12 @@ def stop() -> None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-    _forget_token()   # Ray caches the token it read: the next cluster this process joins must get its own
+    forget_token()   # Ray caches the token it read: the next cluster this process joins must get its own
     _lost[:] = [c.lost for c in _current if c.lost]
     _current.clear()
 
 
-def _forget_token() -> None:
+def forget_token() -> None:
     """Re-read RAY_AUTH_MODE and drop the cached token: a cached one, sent to another cluster, is
     refused there and Ray Client reports only "connection timeout"."""
     try:

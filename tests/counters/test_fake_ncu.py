@@ -105,7 +105,14 @@ def test_compare_generated_with_a_ptx_file(fake_ncu, engine, tmp_path, capsys):
     rc = main(["counters", "--task", TASK, "--in-process", "--compare", "generated", str(edited)])
     out = capsys.readouterr().out
     assert rc == 0 and "A/B: A = generated, B = edited.ptx" in out
-    assert len(fake_ncu.calls()) == 2          # another PTX is another cache key
+    assert len(fake_ncu.calls()) == 6          # 3 profiles a side; another PTX is another cache key
+    # the fake hands the same report to every profile: every figure the same, none called a change
+    assert "medians of 3 | 3 profiles; 'noise'" in out and "figures the same in every profile" in out
+    assert " changed " not in out
+    rc = main(["counters", "--task", TASK, "--in-process", "--compare", "generated", str(edited), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert len(fake_ncu.calls()) == 6          # each repeat was cached
+    assert {r["verdict"] for r in doc["diff"]} == {"same"} and all(len(r["a_repeats"]) == 3 for r in doc["diff"])
 
 
 def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
@@ -121,3 +128,10 @@ def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert rc == 3 and "Nsight Compute (ncu) was not found" in out
     assert re.search(r"registers/thread \d+, spills 0 B", out)   # ptxas's own figures, without ncu
+
+
+def test_repeats_below_one_is_bad_input(fake_ncu, capsys):
+    rc = main(["counters", "--task", TASK, "--in-process", "--compare", "generated", "current", "--repeats", "0"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--repeats 0: give 1 or more profiles per side" in err
+    assert not fake_ncu.calls()

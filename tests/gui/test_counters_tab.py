@@ -80,9 +80,35 @@ def test_gutter_stays_empty_on_another_ptx(fake_ncu, window, qtbot):  # noqa: F8
 def test_ab_lists_every_figure_largest_change_first(fake_ncu, window, qtbot):  # noqa: F811
     fake_ncu.mode("good")
     view = _profile(window, qtbot, ab=True)
-    assert view.table.columnCount() == 6
-    assert [view.table.horizontalHeaderItem(j).text() for j in range(5)] == ["Figure", "A", "B", "Δ", "Δ%"]
+    assert view.table.columnCount() == 7
+    assert [view.table.horizontalHeaderItem(j).text() for j in range(6)] == ["Figure", "A", "B", "Δ", "Δ%", "Verdict"]
     assert view.status.text().startswith(f"A/B of {TASK}")
+    # 3 profiles a side (the spin box's default; no override, so both sides are one PTX: 3 profiles, cached),
+    # all the fake's one report: nothing changed, by the rule
+    assert len(fake_ncu.calls()) == 3 and "0 changed" in view.status.text()
+    assert "medians of 3 | 3 profiles" in view.status.text()
+    assert {view.table.item(i, 5).text() for i in range(view.table.rowCount())} == {"same"}
+
+
+def test_ab_verdicts_in_the_window_are_the_rule_of_the_cli(qtbot):
+    """Repeats that moved: the window's Verdict column is `counters.diff`'s, the band in each tooltip."""
+    from qdexplorer.counters.collect import CountersResult
+    from qdexplorer.counters.record import TaskCounters
+    from qdexplorer.gui.counters_view import CountersView
+
+    def side(variant, **series):
+        recs = [TaskCounters(TASK, "full", variant=variant, figures={k: float(v[i]) for k, v in series.items()})
+                for i in range(3)]
+        return CountersResult(TASK, "full", "ok", record=recs[0], repeats=recs)
+    a = side("generated", dram_read_bytes=[4194304, 4194560, 4194816], duration_us=[4.48, 4.51, 4.61])
+    b = side("override", dram_read_bytes=[8388608, 8388864, 8388608], duration_us=[4.50, 4.52, 4.51])
+    view = CountersView()
+    qtbot.addWidget(view)
+    view.show_ab(a, b)
+    rows = {view.table.item(i, 0).text(): view.table.item(i, 5).text() for i in range(view.table.rowCount())}
+    assert rows == {"DRAM read": "changed", "Kernel time (profiled)": "noise"}
+    assert view.table.item(0, 0).text() == "DRAM read"     # changes first
+    assert "noise band ±" in view.table.item(1, 5).toolTip() and "1 changed" in view.status.text()
 
 
 def test_sass_gutter_matches_by_address(qtbot):

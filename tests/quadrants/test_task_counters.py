@@ -116,3 +116,22 @@ def test_cli_says_counters_need_cuda_when_quadrants_ran_on_the_cpu(fake_ncu, cap
     err = capsys.readouterr().err
     assert rc == 2 and "wrote no PTX" in err and "--arch cuda on a machine with an NVIDIA GPU" in err
     assert fake_ncu.calls() == []    # no profile was attempted
+
+
+def test_an_ab_side_is_its_repeats_and_the_first_failure_stands_for_it():
+    from qdexplorer.counters.collect import CountersResult
+    from qdexplorer.counters.record import TaskCounters
+    from qdexplorer.quadrants.task_counters import repeated
+    asked = []
+
+    def profile(i, fail_at=None):
+        asked.append(i)
+        if i == fail_at:
+            return CountersResult(TASK, "quick", "timeout", "ncu did not finish")
+        return CountersResult(TASK, "quick", "ok", record=TaskCounters(TASK, "quick", figures={"duration_us": 4.0 + i}))
+    res = repeated(profile, 3)
+    assert asked == [0, 1, 2] and [r.figures["duration_us"] for r in res.records] == [4.0, 5.0, 6.0]
+    asked.clear()
+    res = repeated(lambda i: profile(i, fail_at=1), 3)
+    assert asked == [0, 1] and res.state == "timeout" and res.message == "ncu did not finish"
+    assert len(repeated(profile, 1).records) == 1

@@ -18,6 +18,19 @@ def test_ending_the_private_cluster_puts_the_environment_back(monkeypatch):
     assert "RAY_AUTH_MODE" not in os.environ
 
 
+def test_a_cluster_only_prepared_leaves_this_processs_ray_connection_alone(monkeypatch):
+    """stop() of a cluster that never joined must not end the connection this process has to another
+    cluster (it did: ray.shutdown(), and the next call reconnected, or failed, by test order)."""
+    import ray
+
+    from qdexplorer.remote import local_cluster
+    calls = []
+    monkeypatch.setattr(ray, "shutdown", lambda *a, **k: calls.append(1))
+    local_cluster.prepare()
+    local_cluster.stop()
+    assert calls == []
+
+
 def test_ending_the_private_cluster_forgets_its_token(monkeypatch, tmp_path):
     """Ray caches the token it read. A private cluster ended in-process left its own cached: a later
     `ray://` connection sent it to another cluster, was refused, and Ray said only "connection
@@ -35,5 +48,9 @@ def test_ending_the_private_cluster_forgets_its_token(monkeypatch, tmp_path):
     cluster = local_cluster.prepare()
     loader.reset_cache()                       # as start() does before ray.init
     assert loader.get_raw_token() == cluster.token_path.read_text().strip()
-    local_cluster.stop()
-    assert loader.get_raw_token() == "a" * 64
+    try:
+        local_cluster.stop()
+        assert loader.get_raw_token() == "a" * 64
+    finally:   # Ray's cache is process-wide: leave it as the environment the test found says
+        monkeypatch.undo()
+        local_cluster.forget_token()
