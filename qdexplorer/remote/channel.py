@@ -26,7 +26,10 @@ POOL_MIN = 1 << 20   # out-of-band buffers this large are received into memory k
 
 def _os_timeouts(sock: socket.socket, seconds: float) -> None:
     """The kernel's own send/receive timeouts (0: none), which a duplicated descriptor shares."""
-    tv = struct.pack("ll", int(seconds), int((seconds % 1) * 1e6))
+    if sys.platform == "win32":   # a DWORD of milliseconds there
+        tv = struct.pack("I", int(seconds * 1000))
+    else:   # struct timeval
+        tv = struct.pack("ll", int(seconds), int((seconds % 1) * 1e6))
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, tv)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, tv)
 

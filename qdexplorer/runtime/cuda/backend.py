@@ -23,7 +23,7 @@ from .context import CudaContext
 from .driver import check
 from .memory import CudaMemory
 from .modules import CudaModules
-from .native_launch import RING, EventRing, NativeLauncher, decode, driver_entry_points
+from .native_launch import RING, EventRing, NativeLauncher, decode, native_launcher
 from .params import ParamBlocks
 from .streams import CudaStreams, stream_handle
 
@@ -89,7 +89,7 @@ class CudaBackend:
                 self.native_error = "QDEXPLORER_PY_LAUNCH=1"
             else:
                 try:
-                    native = NativeLauncher(driver_entry_points())
+                    native = native_launcher()
                     native.self_check(self.ctx.stream)
                     self.native = native
                 except Exception as e:  # noqa: BLE001 - the cuda-python path serves every launch

@@ -247,6 +247,17 @@ class NativeLauncher:
         return hot
 
 
+_built: list[NativeLauncher] = []
+
+
+def native_launcher() -> NativeLauncher:
+    """This process's launcher, JIT-compiled by the first backend that asks (the driver's entry
+    points are the process's; each backend still runs `self_check` on its own stream)."""
+    if not _built:
+        _built.append(NativeLauncher(driver_entry_points()))
+    return _built[0]
+
+
 def driver_entry_points() -> dict[str, int]:
     """The driver functions cuda-python calls for this driver version (its per-version symbols,
     e.g. cuEventElapsedTime_v2 on CUDA 13, not the legacy names a plain dlsym would find)."""
