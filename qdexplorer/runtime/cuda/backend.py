@@ -151,6 +151,7 @@ class CudaBackend:
             if n <= 0:
                 call, err = decode(n)
                 check(call, (cu.CUresult(err),), task)
+                raise RuntimeError(f"timed launch of {task}: {call}")   # not the driver's: a ring overrun
             pending = prepared.pending
             pending.append(timing)
             if n >= RING:
