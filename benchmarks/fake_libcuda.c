@@ -1,4 +1,5 @@
-/* A libcuda.so.1 whose calls cost nothing (events keep a counter as their clock): launch_host_cost.py
+/* A libcuda.so.1 whose calls cost nothing (events read a clock that the n-th launch advances by 1 + n % 7,
+   so each launch has a time of its own): launch_host_cost.py, and tests/runtime/test_native_ring.py,
    measures the Python side of the launch paths with it, on a machine without a GPU. Not a driver. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ int cuEventSynchronize(void *e) { return 0; }
 int cuStreamSynchronize(void *s) { return 0; }
 int cuEventElapsedTime(float *ms, void *a, void *b) { *ms = ((ev*)b)->t - ((ev*)a)->t; return 0; }
 int cuLaunchKernel(void *f, unsigned g, unsigned a, unsigned b, unsigned bl, unsigned c, unsigned d, unsigned sh,
-                   void *s, void **p, void **x) { if (g == 0) return 1; launches++; clock_ += 1.0f; return 0; }
+                   void *s, void **p, void **x) { if (g == 0) return 1; launches++; clock_ += 1.0f + (float)(launches % 7); return 0; }
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
 int cuGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags);
 struct { const char *n; void *f; } table[] = {
