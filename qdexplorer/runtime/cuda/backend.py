@@ -236,6 +236,7 @@ class CudaBackend:
                     if cu.cuEventQuery(cu.CUevent(ring.handles(i)[1]))[0] != _OK:
                         check(f"launch of {timing.task}", (err,), timing.task)
             check(call, (err,), pending[-1].task)
+            raise RuntimeError(f"reading the launch times back: {call}")
         for timing, ms in zip(pending, ring.out[:n].tolist()):
             timing.ms = ms
         self._rings.append(ring)
