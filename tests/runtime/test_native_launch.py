@@ -21,8 +21,10 @@ def _backend(tmp_path, monkeypatch, native):
     from qdexplorer.compiler.pool import InlineCompiler
     from qdexplorer.project.loader import load_project
     from qdexplorer.runtime.cuda.backend import CudaBackend
-    if not native:
-        monkeypatch.setenv("QDEXPLORER_PY_LAUNCH", "1")
+    if native:
+        monkeypatch.setenv("QDEXPLORER_NATIVE_LAUNCH", "1")
+    else:
+        monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
     (tmp_path / "k.py").write_text(SRC)
     (ct,) = Pipeline(InlineCompiler()).compile(load_project(tmp_path / "k.py").kernels["scale"].tasks(), "nvptx")
     be = CudaBackend()

@@ -78,23 +78,8 @@ class CudaBackend:
             self.ctx.wait()
         if self.native is None and not self.native_error and (
                 "llvmlite.binding" in sys.modules or self._timed_launches >= NATIVE_AFTER):
-            self.build_native()
+            build_native(self)
         return Prepared(args, dict(trips), dev, reuse=in_place, streams=streams, native=self.native)
-
-    def build_native(self) -> NativeLauncher | None:
-        """The native launch path, once per backend; None (and `native_error` says why) where it
-        cannot be built, or QDEXPLORER_PY_LAUNCH=1 asks for launches through cuda-python only."""
-        if self.native is None and not self.native_error:
-            if os.environ.get("QDEXPLORER_PY_LAUNCH") == "1":
-                self.native_error = "QDEXPLORER_PY_LAUNCH=1"
-            else:
-                try:
-                    native = native_launcher()
-                    native.self_check(self.ctx.stream)
-                    self.native = native
-                except Exception as e:  # noqa: BLE001 - the cuda-python path serves every launch
-                    self.native_error = f"{type(e).__name__}: {e}"
-        return self.native
 
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[..., None] | None:
         spec = self.modules.specs[task]
@@ -274,3 +259,20 @@ class CudaBackend:
             self.ctx.close()
         except Exception:  # noqa: BLE001 - best effort on a possibly poisoned context
             pass
+
+
+def build_native(backend: CudaBackend) -> NativeLauncher | None:
+    """The native launch path, once per backend; None (and `native_error` says why) where it
+    cannot be built or was not asked for. It is opt-in (QDEXPLORER_NATIVE_LAUNCH=1) until it has
+    run on a GPU: it was written in a session without one, checked only against a fake driver."""
+    if backend.native is None and not backend.native_error:
+        if os.environ.get("QDEXPLORER_NATIVE_LAUNCH") != "1":
+            backend.native_error = "not asked for (QDEXPLORER_NATIVE_LAUNCH=1 turns it on)"
+        else:
+            try:
+                native = native_launcher()
+                native.self_check(backend.ctx.stream)
+                backend.native = native
+            except Exception as e:  # noqa: BLE001 - the cuda-python path serves every launch
+                backend.native_error = f"{type(e).__name__}: {e}"
+    return backend.native
