@@ -1,7 +1,11 @@
 """Host cost of one timed launch of an empty task: qdexplorer's launch path vs bare loops.
 
 qdexplorer's path records a CUDA event pair around every launch (that is what feeds the
-timing plots) and reads each elapsed time back; `timed=False` launches without events. The
+timing plots) and reads each elapsed time back; `timed=False` launches without events. Its
+native path (opt-in, QDEXPLORER_NATIVE_LAUNCH=1, which this script sets) makes those driver calls
+from JIT-compiled native code (one ctypes call a launch, one per 1024 read-backs:
+`runtime/cuda/native_launch.py`); the `_cuda_python` loops are the same launches through
+cuda-python (the default, and a device worker's first 1024). The
 peers: a bare `cuLaunchKernel` loop through cuda-python (no timing), the same through ctypes,
 and cuda-python with an event pair around each launch (never read back).
 (A ctypes hot path for the event calls was tried and measured slower: 8.6 µs vs 7.6 µs.)
@@ -13,7 +17,10 @@ bare with events) run in ROUNDS interleaved rounds of N launches each, the order
 round; each figure is the median over rounds, and the spread (min, max) of the per-round ratios
 is printed beside it.
 """
+import os
 import time
+
+os.environ.setdefault("QDEXPLORER_NATIVE_LAUNCH", "1")   # both paths are measured
 
 import numpy as np
 
@@ -57,7 +64,11 @@ def main():
     be = CudaBackend()
     be.modules.load(ct.spec, ct.output, ct.load_hash)
     prep = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
+    assert prep.native is not None, be.native_error
     done = lambda: be.finish(prep)  # noqa: E731
+    prep_py = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
+    prep_py.native = None  # this argument set launches through cuda-python
+    done_py = lambda: be.finish(prep_py)  # noqa: E731
     f = be.modules.composite.function(ct.task)
     addr = be.params.params(be.modules.specs[ct.task], prep)[0]
     sync = lambda: cu.cuStreamSynchronize(be.ctx.stream)  # noqa: E731
@@ -87,6 +98,8 @@ def main():
     times: list = []
     loops = {"qdexplorer_timed_launch_us": (lambda: be.launch(ct.task, prep), done),
              "qdexplorer_untimed_launch_us": (lambda: be.launch(ct.task, prep, timed=False), done),
+             "qdexplorer_timed_launch_cuda_python_us": (lambda: be.launch(ct.task, prep_py), done_py),
+             "qdexplorer_untimed_launch_cuda_python_us": (lambda: be.launch(ct.task, prep_py, timed=False), done_py),
              "bare_cuLaunchKernel_cuda_python_us":
                  (lambda: cu.cuLaunchKernel(f, 1, 1, 1, 1, 1, 1, 0, be.ctx.stream, addr, 0), sync),
              "bare_cuLaunchKernel_cuda_python_with_events_us": (bare_timed, sync),
@@ -102,7 +115,11 @@ def main():
               "timed_vs_bare_with_events": ("qdexplorer_timed_launch_us",
                                             "bare_cuLaunchKernel_cuda_python_with_events_us"),
               "timed_vs_bare_with_events_read_back": ("qdexplorer_timed_launch_us",
-                                                      "bare_with_events_and_elapsed_read_us")}
+                                                      "bare_with_events_and_elapsed_read_us"),
+              "cuda_python_path_untimed_vs_bare": ("qdexplorer_untimed_launch_cuda_python_us",
+                                                   "bare_cuLaunchKernel_cuda_python_us"),
+              "cuda_python_path_timed_vs_bare_with_events_read_back": ("qdexplorer_timed_launch_cuda_python_us",
+                                                                       "bare_with_events_and_elapsed_read_us")}
     spread = {}
     for label, (ours, peer) in paired.items():
         per_round = [a / b for a, b in zip(rounds[ours], rounds[peer])]
@@ -119,6 +136,9 @@ def main():
     ts = [be.launch(ct.task, prep) for _ in range(1000)]
     be.finish(prep)
     results["empty_task_gpu_ms_median"] = float(np.median([t.ms for t in ts]))
+    ts = [be.launch(ct.task, prep_py) for _ in range(1000)]
+    be.finish(prep_py)
+    results["empty_task_gpu_ms_median_cuda_python_path"] = float(np.median([t.ms for t in ts]))
     be.close()
     try:
         import cupy as cp
@@ -131,6 +151,8 @@ def main():
     results["ratio_qdexplorer_untimed_vs_bare_cuda_python"] = round(results["qdexplorer_untimed_launch_us"] / base, 3)
     results["ratio_qdexplorer_vs_bare_with_events"] = round(
         results["qdexplorer_timed_launch_us"] / results["bare_cuLaunchKernel_cuda_python_with_events_us"], 3)
+    results["ratio_timed_vs_bare_with_events_and_elapsed_read"] = round(
+        results["qdexplorer_timed_launch_us"] / results["bare_with_events_and_elapsed_read_us"], 3)
     emit({"benchmark": "launch_overhead", "launches": N, "rounds": ROUNDS, "launches_per_round": N_ROUND,
           "results": {k: round(v, 3) if isinstance(v, float) else v for k, v in results.items()}})
 

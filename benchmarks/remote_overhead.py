@@ -8,6 +8,8 @@ calls), so the launches themselves should time the same and only the per-run cos
 - `start_latency_ms`: from `Engine.run()` to the first timing batch (what a user sees between
   pressing Run and the first plotted point): `cold` with the device not started yet (a worker
   process spawned, or an actor placed and started), `warm` with it up and the task loaded;
+- `ray` is the Ray device as it runs by default (requests over the actor's direct socket),
+  `ray_actor_calls` the same over Ray actor calls only (QDEXPLORER_RAY_DIRECT=0);
 - `per_launch_us` / `per_run_ms`: the host wall time of runs of an almost empty task at two repeat
   counts; the slope is what each further launch costs, the intercept what each run costs;
 - `transfer_ms_per_mb`: the slope of a one-launch run's wall time over its array size (1 to 64 MB:
@@ -76,18 +78,31 @@ def fit(xs, ys) -> tuple[float, float]:
     return float(slope), float(icept)
 
 
-def measure_sides(engines: dict, reps: int) -> dict:
-    """Each figure of both sides, the sides alternating sample by sample (this machine's load moves
-    by the second: measured one side after the other, the ratio was mostly the load)."""
+def measure_sides(engines: dict, reps: int, env: dict | None = None) -> dict:
+    """Each figure of every side, the sides alternating sample by sample (this machine's load moves
+    by the second: measured one side after the other, the ratio was mostly the load). `env`: the
+    environment variables a side's device is started with (read when it opens)."""
+    import os
     names = list(engines)
     for eng in engines.values():
         eng.compile()                   # compile time is not what is measured
     out: dict = {n: {"warm": [], "counts": [], "walls": [], "sizes": [], "mb_walls": []} for n in names}
-    cold = {n: first_timing_ms(engines[n], "tiny")[0] for n in names}  # each device's first start
+    cold = {}
+    for n in names:  # each device's first start
+        saved = {k: os.environ.get(k) for k in (env or {}).get(n, {})}
+        os.environ.update((env or {}).get(n, {}))
+        try:
+            cold[n] = first_timing_ms(engines[n], "tiny")[0]
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
 
     def each(fn):
         for r in range(reps):
-            for n in (names if r % 2 == 0 else names[::-1]):
+            for n in names[r % len(names):] + names[:r % len(names)]:
                 fn(n, engines[n])
     each(lambda n, e: out[n]["warm"].append(first_timing_ms(e, "tiny")))
     for count in (100, 1000):
@@ -161,16 +176,26 @@ def main():
     cluster.connect(a.cluster)   # once per process: not part of a run's start
     connect_s = time.perf_counter() - t0
     with Engine(probe, backend=backend, cache_dir=cache) as local, \
-            Engine(probe, backend=backend, cache_dir=cache, **where) as ray:
-        sides = measure_sides({"local": local, "ray": ray}, a.reps)
+            Engine(probe, backend=backend, cache_dir=cache, **where) as ray, \
+            Engine(probe, backend=backend, cache_dir=cache, **where) as ray_calls:
+        # ray: requests over the actor's direct socket (the default); ray_actor_calls: over Ray
+        # actor calls alone (QDEXPLORER_RAY_DIRECT=0, what a node this machine cannot reach gets)
+        sides = measure_sides({"local": local, "ray": ray, "ray_actor_calls": ray_calls}, a.reps,
+                              env={"ray_actor_calls": {"QDEXPLORER_RAY_DIRECT": "0"}})
+        sides["ray"]["direct"] = ray._the_device().transport.conn is not None
+        sides["ray_actor_calls"]["direct"] = ray_calls._the_device().transport.conn is not None
     with Engine(None, backend=backend, cache_dir=cache) as local, \
             Engine(None, backend=backend, cache_dir=cache, **where) as ray:
         tasks = task_medians({"local": local, "ray": ray}, DEMO[backend], a.rounds, a.repeat)
     over = {"warm_run_ms": sides["ray"]["warm_run_ms"] - sides["local"]["warm_run_ms"],
             "per_run_ms": sides["ray"]["per_run_ms"] - sides["local"]["per_run_ms"],
             "cold_start_ratio": sides["ray"]["start_latency_ms"]["cold"] / sides["local"]["start_latency_ms"]["cold"]}
+    calls = sides["ray_actor_calls"]
+    over_calls = {"warm_run_ms": calls["warm_run_ms"] - sides["local"]["warm_run_ms"],
+                  "per_run_ms": calls["per_run_ms"] - sides["local"]["per_run_ms"]}
     emit({"backend": backend, "cluster": a.cluster, "connect_s": connect_s, "local": sides["local"],
-          "ray": sides["ray"], "ray_over_local": over, "goal": {"per_run_ms_over": 1.0, "cold_start_ratio": 2.0},
+          "ray": sides["ray"], "ray_actor_calls": calls, "ray_over_local": over,
+          "ray_actor_calls_over_local": over_calls, "goal": {"per_run_ms_over": 1.0, "cold_start_ratio": 2.0},
           "task_median_ms": tasks,
           "max_task_ratio_deviation": max(abs(t["ratio"] - 1) for t in tasks.values()) if tasks else None})
 

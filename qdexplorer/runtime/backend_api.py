@@ -31,6 +31,8 @@ class Prepared:
     hot: dict = field(default_factory=dict)
     reuse: bool = False  # a script call: one at a time, so per-task parameter buffers may be reused
     streams: set = field(default_factory=set)  # producer streams of the GPU arrays (CUDA handles)
+    native: Any = None  # the backend's native launch path, if it had one when these arguments were prepared
+    ring: Any = None    # its event pairs of the launches awaiting their times (borrowed until `finish`)
 
 
 class Modules(Protocol):

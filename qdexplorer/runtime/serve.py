@@ -98,7 +98,9 @@ def serve(dev: LocalDevice, msg: Work, send: Send, stop: threading.Event) -> Ans
 
 class _Forward:
     """The run's sink on the device side: each result goes back as a message, with the outputs
-    when the arrays came by value (shared ones the client reads in place)."""
+    when the arrays came by value (shared ones the client reads in place). The outputs are the
+    run's own arrays, which later passes go on changing: `send` serialises a message before it
+    returns (a pipe, the Ray device's direct connection), or copies them (`DeviceActor._reply`)."""
 
     def __init__(self, send: Send, by_value: dict[str, np.ndarray] | None):
         self.send, self.by_value = send, by_value
@@ -107,13 +109,17 @@ class _Forward:
         self.send(TimingsMsg(batch))
 
     def checkpoint(self) -> None:
-        outputs = None if self.by_value is None else {k: v.copy() for k, v in self.by_value.items()}
-        self.send(CheckpointMsg(outputs))
+        self.send(CheckpointMsg(None if self.by_value is None else dict(self.by_value)))
 
 
 def _run(dev: LocalDevice, msg: RunMsg, send: Send, stop: threading.Event) -> RunOutcome:
     if not isinstance(msg.arrays, Layout):
-        own = {k: np.array(v, copy=True) for k, v in msg.arrays.items()}   # a store's arrays are read-only
+        own: dict[str, np.ndarray] = {}
+        seen: set[int] = set()
+        for k, v in msg.arrays.items():   # the message's own memory, unless read-only (Ray's object
+            # store) or passed twice (one array under two names): then a copy, as the worker's would be
+            own[k] = v if v.flags.writeable and id(v) not in seen else np.array(v, copy=True)
+            seen.add(id(v))
         return dev.run(msg.job, dict(msg.scalars) | own, _Forward(send, own), stop)
     shared = SharedArrays.attach(msg.arrays)
     try:

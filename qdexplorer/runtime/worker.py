@@ -29,12 +29,14 @@ def worker_main(conn: Connection, backend: str, opts: dict[str, Any]) -> None:
     """The worker process: hold the device, serve requests in order until told to exit."""
     die_with_parent()  # a killed app must not leave this process spinning on a launch
     inbox = Inbox()
-    threading.Thread(target=_read, args=(conn, inbox), name="qdexplorer-worker-inbox", daemon=True).start()
+    threading.Thread(target=read_requests, args=(conn, inbox), name="qdexplorer-worker-inbox", daemon=True).start()
     if serve_forever(lambda: LocalDevice(backend, **opts), inbox, conn.send) is not None:
         os._exit(EXIT_FAULTED)  # the context is poisoned: die, the client starts a fresh worker
 
 
-def _read(conn: Connection, inbox: Inbox) -> None:
+def read_requests(conn: Any, inbox: Inbox) -> None:
+    """Requests from `conn` (anything with a `recv`) into `inbox` until an exit or the connection
+    closes: the worker's pipe, and a Ray actor's direct connection (`remote/channel.py`)."""
     while True:
         try:
             msg: Request = conn.recv()

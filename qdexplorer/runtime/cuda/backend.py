@@ -7,6 +7,8 @@ run's arguments, launches, and waits, as tinygrad's `ops_cuda.py` does with a fe
 """
 from __future__ import annotations
 
+import os
+import sys
 from functools import partial
 from typing import Any, Callable
 
@@ -21,11 +23,15 @@ from .context import CudaContext
 from .driver import check
 from .memory import CudaMemory
 from .modules import CudaModules
+from .native_launch import RING, EventRing, NativeLauncher, decode, native_launcher
 from .params import ParamBlocks
 from .streams import CudaStreams, stream_handle
 
 _OK = cu.CUresult.CUDA_SUCCESS  # 0: a result is an int, so `if err:` is the (cheapest) failure test
 _record = cu.cuEventRecord
+# Timed launches through cuda-python before the native path is built in a process that has not
+# imported LLVM yet (a device worker): importing it costs ~0.15 s, which a short run should not wait for.
+NATIVE_AFTER = 1024
 
 
 class CudaBackend:
@@ -38,6 +44,10 @@ class CudaBackend:
         self.streams = CudaStreams(self.ctx)
         self.params = ParamBlocks(self.ctx, self.memory)
         self._events: list = []
+        self.native: NativeLauncher | None = None  # the timed launch in one native call (native_launch.py)
+        self.native_error = ""  # why it could not be built, if it could not
+        self._rings: list[EventRing] = []
+        self._timed_launches = 0  # through cuda-python, counted to decide when to build the native path
 
     def info(self) -> dict[str, Any]:
         return self.ctx.info()
@@ -66,7 +76,10 @@ class CudaBackend:
                 dev[k] = v
         if copied:  # the host arrays may change once we return
             self.ctx.wait()
-        return Prepared(args, dict(trips), dev, reuse=in_place, streams=streams)
+        if self.native is None and not self.native_error and (
+                "llvmlite.binding" in sys.modules or self._timed_launches >= NATIVE_AFTER):
+            build_native(self)
+        return Prepared(args, dict(trips), dev, reuse=in_place, streams=streams, native=self.native)
 
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[..., None] | None:
         spec = self.modules.specs[task]
@@ -82,16 +95,31 @@ class CudaBackend:
             spec = self.modules.specs[task]
             f = self.modules.composite.function(task)
             addr, _, grid, block = self.params.params(spec, prepared)
-            go = partial(cu.cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, self.ctx.stream, addr, 0) if grid else None
-            hot = prepared.hot[task] = (go, spec.kernel, grid, block, spec.debug,
-                                        LaunchTiming(task, spec.kernel, "cuda", 0.0, grid, block))
+            untimed = LaunchTiming(task, spec.kernel, "cuda", 0.0, grid, block)
+            nat = prepared.native
+            if nat is not None and grid:
+                block_words = nat.hot_block(f, self.ctx.stream, addr, grid, block)
+                at = block_words.ctypes.data
+                hot = (None, spec.kernel, grid, block, spec.debug, untimed, partial(nat.launch, at),
+                       partial(nat.launch_timed, at), block_words)
+            else:
+                go = partial(cu.cuLaunchKernel, f, grid, 1, 1, block, 1, 1, 0, self.ctx.stream, addr, 0) if grid else None
+                hot = (go, spec.kernel, grid, block, spec.debug, untimed, None, None, None)
+            prepared.hot[task] = hot
         return hot
 
     def launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:
         hot = prepared.hot.get(task) or self._hot(task, prepared)
         go = hot[0]
         if not timed:  # the host work of a launch, kept to the bare call (launch_overhead.py)
-            if go is not None:
+            nat = hot[6]
+            if nat is not None:
+                err = nat()
+                if err:
+                    check("cuLaunchKernel", (cu.CUresult(err),), task)
+                if hot[4]:
+                    self._check_debug(task, prepared)
+            elif go is not None:
                 err, = go()
                 if err:
                     check("cuLaunchKernel", (err,), task)
@@ -99,6 +127,23 @@ class CudaBackend:
                     self._check_debug(task, prepared)
             return hot[5]
         timing = fresh_timing(task, hot[1], "cuda", hot[2], hot[3])
+        nat = hot[7]
+        if nat is not None:  # events, launch, events in one native call; times read in `finish`
+            ring = prepared.ring
+            if ring is None:
+                ring = prepared.ring = self._rings.pop() if self._rings else EventRing()
+            n = nat(ring.addr)
+            if n <= 0:
+                call, err = decode(n)
+                check(call, (cu.CUresult(err),), task)
+                raise RuntimeError(f"timed launch of {task}: {call}")   # not the driver's: a ring overrun
+            pending = prepared.pending
+            pending.append(timing)
+            if n >= RING:
+                self.finish(prepared)
+            if hot[4]:
+                self._check_debug(task, prepared)
+            return timing
         if go is None:
             return timing
         stream = self.ctx.stream
@@ -147,6 +192,10 @@ class CudaBackend:
         if not pending:
             return
         prepared.pending = []
+        if prepared.ring is not None:
+            self._finish_native(prepared, pending)
+            return
+        self._timed_launches += len(pending)
         err, = cu.cuEventSynchronize(pending[-1][1][1])
         if err != _OK:
             for timing, ev in pending:
@@ -158,6 +207,24 @@ class CudaBackend:
             err, ms = elapsed(ev[0], ev[1])
             timing.ms = check("cuEventElapsedTime", (err,), timing.task) if err else ms
         self._events.extend(ev for _, ev in pending)
+
+    def _finish_native(self, prepared: Prepared, pending: list) -> None:
+        """The native path's `finish`: one call waits for the last end event and reads every time."""
+        ring = prepared.ring
+        prepared.ring = None
+        n = prepared.native.elapsed(ring.addr, ring.out_addr)
+        if n < 0:  # the ring is not reused: its events may be in any state
+            call, code = decode(n)
+            err = cu.CUresult(code)
+            if call == "cuEventSynchronize":
+                for i, timing in enumerate(pending):
+                    if cu.cuEventQuery(cu.CUevent(ring.handles(i)[1]))[0] != _OK:
+                        check(f"launch of {timing.task}", (err,), timing.task)
+            check(call, (err,), pending[-1].task)
+            raise RuntimeError(f"reading the launch times back: {call}")
+        for timing, ms in zip(pending, ring.out[:n].tolist()):
+            timing.ms = ms
+        self._rings.append(ring)
 
     def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None:
         waited = bool(prepared.pending)  # the last launch's end event covers all earlier stream work
@@ -184,8 +251,28 @@ class CudaBackend:
     def close(self) -> None:
         try:
             cu.cuStreamSynchronize(self.ctx.stream)
+            for ring in self._rings:
+                ring.destroy()
+            self._rings.clear()
             self.modules.close()
             self.memory.free_all()
             self.ctx.close()
         except Exception:  # noqa: BLE001 - best effort on a possibly poisoned context
             pass
+
+
+def build_native(backend: CudaBackend) -> NativeLauncher | None:
+    """The native launch path, once per backend; None (and `native_error` says why) where it
+    cannot be built or was not asked for. It is opt-in (QDEXPLORER_NATIVE_LAUNCH=1) until it has
+    run on a GPU: it was written in a session without one, checked only against a fake driver."""
+    if backend.native is None and not backend.native_error:
+        if os.environ.get("QDEXPLORER_NATIVE_LAUNCH") != "1":
+            backend.native_error = "not asked for (QDEXPLORER_NATIVE_LAUNCH=1 turns it on)"
+        else:
+            try:
+                native = native_launcher()
+                native.self_check(backend.ctx.stream)
+                backend.native = native
+            except Exception as e:  # noqa: BLE001 - the cuda-python path serves every launch
+                backend.native_error = f"{type(e).__name__}: {e}"
+    return backend.native

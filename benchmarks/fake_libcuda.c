@@ -1,0 +1,32 @@
+/* A libcuda.so.1 whose calls cost nothing (events read a clock that the n-th launch advances by 1 + n % 7,
+   so each launch has a time of its own): launch_host_cost.py, and tests/runtime/test_native_ring.py,
+   measures the Python side of the launch paths with it, on a machine without a GPU. Not a driver. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+typedef struct { float t; } ev;
+static float clock_ = 0; static long launches = 0;
+int cuInit(unsigned f) { return 0; }
+int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
+int cuEventCreate(void **e, unsigned flags) { *e = calloc(1, sizeof(ev)); return 0; }
+int cuEventDestroy(void *e) { free(e); return 0; }
+int cuEventRecord(void *e, void *s) { ((ev*)e)->t = clock_; return 0; }
+int cuEventQuery(void *e) { return 0; }
+int cuEventSynchronize(void *e) { return 0; }
+int cuStreamSynchronize(void *s) { return 0; }
+int cuEventElapsedTime(float *ms, void *a, void *b) { *ms = ((ev*)b)->t - ((ev*)a)->t; return 0; }
+int cuLaunchKernel(void *f, unsigned g, unsigned a, unsigned b, unsigned bl, unsigned c, unsigned d, unsigned sh,
+                   void *s, void **p, void **x) { if (g == 0) return 1; launches++; clock_ += 1.0f + (float)(launches % 7); return 0; }
+int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
+int cuGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags);
+struct { const char *n; void *f; } table[] = {
+  {"cuGetProcAddress", cuGetProcAddress_v2},
+  {"cuInit", cuInit}, {"cuDriverGetVersion", cuDriverGetVersion}, {"cuEventCreate", cuEventCreate},
+  {"cuEventDestroy", cuEventDestroy}, {"cuEventDestroy_v2", cuEventDestroy}, {"cuEventRecord", cuEventRecord},
+  {"cuEventQuery", cuEventQuery}, {"cuEventSynchronize", cuEventSynchronize},
+  {"cuStreamSynchronize", cuStreamSynchronize}, {"cuEventElapsedTime", cuEventElapsedTime},
+  {"cuEventElapsedTime_v2", cuEventElapsedTime}, {"cuLaunchKernel", cuLaunchKernel}, {0, 0}};
+int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status) {
+  for (int i = 0; table[i].n; i++) if (!strcmp(table[i].n, sym)) { *pfn = table[i].f; if (status) *status = 0; return 0; }
+  *pfn = 0; if (status) *status = 1; return 0; }
+int cuGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags) { return cuGetProcAddress_v2(sym, pfn, ver, flags, 0); }

@@ -1,0 +1,90 @@
+"""The native launch path's bookkeeping without a GPU: which time goes to which launch across ring
+refills, two argument sets interleaved, refused launches left uncounted. CI has no GPU, so here the
+JIT-compiled code calls a stand-in driver compiled from benchmarks/fake_libcuda.c (its events read a
+clock that the n-th launch advances by 1 + n % 7, so each launch's own events give it a time of its
+own); `test_native_launch.py` checks the same on a real GPU."""
+import ctypes
+import shutil
+import subprocess
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from qdexplorer.runtime.backend_api import Prepared
+from qdexplorer.runtime.cuda import native_launch as nl
+from qdexplorer.runtime.cuda.backend import CudaBackend
+from qdexplorer.runtime.cuda.driver import CudaError
+
+FAKE = Path(__file__).resolve().parents[2] / "benchmarks" / "fake_libcuda.c"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build the stand-in driver")
+    lib = tmp_path_factory.mktemp("fake") / "libfakecuda.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib), str(FAKE)], check=True)
+    return lib
+
+
+@pytest.fixture
+def stand_in(built, tmp_path):
+    """A fresh copy per test (a copy is loaded anew: its clock and launch count start at 0)."""
+    lib = tmp_path / "libfakecuda.so"
+    shutil.copy(built, lib)
+    so = ctypes.CDLL(str(lib))
+    return nl.NativeLauncher({k: ctypes.cast(getattr(so, k), ctypes.c_void_p).value for k in nl._CALLS})
+
+
+def _backend(native):
+    """A CudaBackend with what a launch reads and nothing else: no context (the stand-in has none)."""
+    be = object.__new__(CudaBackend)
+    be.native, be.native_error, be._rings, be._timed_launches, be._events = native, "", [], 0, []
+    be.ctx = SimpleNamespace(stream=7)
+    be.modules = SimpleNamespace(specs={t: SimpleNamespace(kernel="k_" + t, debug=False, task=t) for t in "ab"},
+                                 composite=SimpleNamespace(function=lambda t: {"a": 1, "b": 2}[t]))
+    be.params = SimpleNamespace(params=lambda spec, prep: (0, None, 4, 128))
+    return be
+
+
+def test_every_launch_gets_its_own_time_across_refills_and_argument_sets(stand_in):
+    be = _backend(stand_in)
+    one, two = Prepared({}, {"a": 1, "b": 1}, native=stand_in), Prepared({}, {"a": 1}, native=stand_in)
+    order = np.random.default_rng(3).random(2 * nl.RING + 300) < 0.5
+    timings, launches_before = [], []
+    count = 0
+    for i, b in enumerate(order):
+        timings.append(be.launch("b" if b else "a", one))
+        count += 1
+        launches_before.append(count)
+        if i % 5 == 0:   # another argument set between, with a ring of its own
+            be.launch("a", two)
+            count += 1
+        if i % 9 == 0:   # untimed: launched, no events
+            be.launch("a", one, timed=False)
+            count += 1
+    be.finish(one)
+    be.finish(two)
+    assert [t.task for t in timings] == ["b" if b else "a" for b in order]
+    assert [t.ms for t in timings] == [1.0 + n % 7 for n in launches_before]   # a shift by one misses them all
+    assert one.ring is None and two.ring is None and not one.pending and len(be._rings) == 2
+
+
+def test_a_refused_launch_raises_and_is_not_counted(stand_in):
+    be = _backend(stand_in)
+    prep = Prepared({}, {"a": 1}, native=stand_in)
+    first = be.launch("a", prep)
+    prep.hot["a"][8][3] = 128 << 32   # grid 0: the stand-in refuses it with CUDA_ERROR_INVALID_VALUE, as the driver does
+    for timed in (True, False):
+        with pytest.raises(CudaError, match="cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"):
+            be.launch("a", prep, timed=timed)
+    assert prep.ring.count == 1 and prep.pending == [first]
+    prep.ring.words[1] = 1   # a ring at capacity: refused on the native side, never counted
+    with pytest.raises(RuntimeError, match="ring full"):
+        be.launch("a", prep)
+    prep.ring.words[1] = nl.RING
+    be.finish(prep)
+    assert first.ms == 2.0 and prep.ring is None   # the first launch: 1 + 1 % 7
