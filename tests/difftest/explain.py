@@ -16,7 +16,7 @@ EXPLAINED = {
                                        "assertion) on an operation of a small type that qdexplorer compiles",
     "quadrants_optimizer_signed_zero": "only the signs of zeros (or of infinities, x / -0.0) differ, and "
                                        "Quadrants gives ours with its IR optimizer off (advanced_optimization"
-                                       "=False, opt_level=0) or with the float constants read at run time: its "
+                                       "=False and/or opt_level=0) or with the float constants read at run time: its "
                                        "optimizer merges a kernel's constants -0.0 and +0.0 and simplifies "
                                        "0 + x to x (x = -0.0), against IEEE 754",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",

@@ -115,9 +115,15 @@ FLOAT_CONSTANT = re.compile(r"qd\.cast\((-?[0-9][0-9.e+-]*|float\('nan'\)), (qd\
 
 def opaque_float_constants(source: str) -> str:
     """Every `qd.cast(LITERAL, qd.fNN)` times a 1 read from the zero cell `dz` at run time: the same
-    value bit for bit under IEEE 754 (-0.0 * 1 is -0.0), but no compiler can fold, merge or simplify
-    it as a constant."""
-    return FLOAT_CONSTANT.sub(lambda m: f"({m.group(0)} * qd.cast(dz[None] + 1, {m.group(2)}))", source)
+    value bit for bit under IEEE 754, but no compiler can fold or simplify it as a constant. A -0.0
+    literal becomes the negation of such a +0.0 (-0.0 is itself a constant that Quadrants would
+    merge with a +0.0 one)."""
+    def opaque(m: re.Match) -> str:
+        lit, t = m.group(1), m.group(2)
+        if lit.startswith("-") and "nan" not in lit and float(lit) == 0:
+            return f"(-(qd.cast(0.0, {t}) * qd.cast(dz[None] + 1, {t})))"
+        return f"({m.group(0)} * qd.cast(dz[None] + 1, {t}))"
+    return FLOAT_CONSTANT.sub(opaque, source)
 
 
 class Pair:
@@ -173,10 +179,11 @@ class Pair:
         # Quadrants 1.3.3's IR optimizer treats -0.0 as +0.0 (tests/lang/test_difftest_findings.py):
         # it merges the constants -0.0 and +0.0 of one kernel, and simplifies 0 + x to x. Quadrants
         # runs the program again, first with its optimizer off, then (where that mode aborts, as its
-        # operation demotion does on some programs) as written but with every float constant read at
-        # run time (`opaque_float_constants`). If either gives our bits, the optimizer's handling of
+        # operation demotion does on some programs) with opt_level=0 only, then as written but with
+        # every float constant read at run time (`opaque_float_constants`). If either gives our bits, the optimizer's handling of
         # constants made the difference; if not, the mismatch stays unexplained.
         tries = [(text, dict(prog.init, **QUADRANTS_UNOPTIMIZED), "advanced_optimization=False, opt_level=0"),
+                 (text, dict(prog.init, opt_level=0), "opt_level=0"),
                  (opaque_float_constants(text), prog.init, "its float constants read at run time")]
         for n, (source, init, how) in enumerate(tries):
             again = self.ref.run(f"dt_{prog.seed}_{self.ref.runs}_recheck{n}", source, init)

@@ -229,6 +229,8 @@ def test_a_zero_sign_mismatch_is_explained_only_if_quadrants_unoptimized_gives_o
 
 
 def test_float_constants_made_opaque_keep_their_text_and_value():
-    text = "a = qd.cast(-0.0, qd.f32) + qd.cast(3, qd.u16) + qd.cast(1e+20, qd.f64) + qd.cast(x, qd.f16)"
-    assert opaque_float_constants(text) == ("a = (qd.cast(-0.0, qd.f32) * qd.cast(dz[None] + 1, qd.f32)) + qd.cast(3, qd.u16)"
-                                            " + (qd.cast(1e+20, qd.f64) * qd.cast(dz[None] + 1, qd.f64)) + qd.cast(x, qd.f16)")
+    text = "a = qd.cast(-0.0, qd.f32) + qd.cast(3, qd.u16) + qd.cast(1e+20, qd.f64) + qd.cast(x, qd.f16) + qd.cast(0, qd.f64)"
+    assert opaque_float_constants(text) == (
+        "a = (-(qd.cast(0.0, qd.f32) * qd.cast(dz[None] + 1, qd.f32))) + qd.cast(3, qd.u16)"
+        " + (qd.cast(1e+20, qd.f64) * qd.cast(dz[None] + 1, qd.f64)) + qd.cast(x, qd.f16)"
+        " + (qd.cast(0, qd.f64) * qd.cast(dz[None] + 1, qd.f64))")
