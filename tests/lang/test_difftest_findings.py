@@ -419,3 +419,28 @@ def test_zero_plus_minus_zero_is_plus_zero(exact):
     x.from_numpy(np.array([-0.0], np.float32))
     k(3)
     assert np.signbit(o.to_numpy()).tolist() == [False, False, True]
+
+
+def test_atan2_of_f16_operands_is_an_f32(exact):
+    """Our bug (difftest seed 206496): in Quadrants 1.3.3 `qd.atan2` of two f16 values is an f32
+    (as a binary math call it computes in f32 and does not round back), while `qd.sin`/`qd.sqrt` of
+    an f16 stay f16. Quadrants prints [90000.0, inf, 492884416.0] here: a value built on the atan2
+    stays finite past f16's 65504. Ours rounded atan2 to f16, so the same local overflowed to inf."""
+    x = qd.field(qd.f16, shape=1)
+    o = qd.field(qd.f64, shape=3)
+
+    @qd.kernel
+    def k():
+        a = x[0]
+        t = (qd.atan2(a, qd.cast(1.5, qd.f16)) + qd.cast(1.0, qd.f16)) * qd.cast(300.0, qd.f16)
+        o[0] = t * t
+        s = (qd.sin(a) + qd.cast(1.0, qd.f16)) * qd.cast(300.0, qd.f16)
+        o[1] = s * s
+        v = qd.cast(149.0, qd.f16) / (qd.abs(qd.atan2(a, qd.cast(1.5, qd.f16))) + qd.cast(1.0, qd.f16))
+        for j in range(qd.cast(x[0], qd.i32) + 2):
+            v *= v
+        o[2] = v
+
+    x.from_numpy(np.array([0.0], np.float16))
+    k()
+    assert o.to_numpy().tolist() == [90000.0, np.inf, 492884416.0]

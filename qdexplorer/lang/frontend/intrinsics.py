@@ -8,7 +8,7 @@ from .. import intrinsics as I
 from .. import ir
 from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
-from .values import ATOMIC_OPS, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
+from .values import ATOMIC_OPS, F16_MATH_GIVES_F32, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
@@ -292,8 +292,8 @@ class IntrinsicLowering(LoweringBase):
                      QuadrantsTypeError)
         if f.name in FLOAT_ONLY_MATH and not dt.is_float:  # in qd.init's default_fp, as Quadrants
             dt = f64 if dt == i64 else default_types()[1]
-        if dt == f16:
-            out_dt = out_dt or f16
+        if dt == f16:  # computed in f32; rounded back to f16, except atan2, which Quadrants leaves an f32
+            out_dt = out_dt or (None if f.name in F16_MATH_GIVES_F32 else f16)
             dt = f32
         r = ir.MathCall(f.name, tuple(cast(e, dt) for e in es), dt)
         return cast(r, out_dt) if out_dt is not None else r
