@@ -19,6 +19,10 @@ EXPLAINED = {
                                        "=False and/or opt_level=0) or with the float constants read at run time: its "
                                        "optimizer merges a kernel's constants -0.0 and +0.0 and simplifies "
                                        "0 + x to x (x = -0.0), against IEEE 754",
+    "quadrants_constant_folding": "values differ, and Quadrants gives ours once every float constant is read at "
+                                  "run time (x * a loaded 1, -0.0 as -(0 * 1)): its handling of constants (the "
+                                  "merged -0.0 and +0.0 above, e.g. deciding a branch through x / -0.0) made "
+                                  "the difference",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",
     "fast_math": "fast_math=True lets either compiler reassociate and use approximate functions",
 }
@@ -31,6 +35,8 @@ def explain(ms: list[Mismatch]) -> str | None:
     m = ms[0]
     if all(x.kind == "quadrants_optimizer_zero_sign" for x in ms):
         return "quadrants_optimizer_signed_zero"
+    if all(x.kind == "quadrants_constants" for x in ms):
+        return "quadrants_constant_folding"
     if m.kind == "ref_error" and "exceeded the range of default_ip" in m.detail:
         return "quadrants_refuses_wide_literal"
     if m.kind == "ref_error" and m.detail.startswith("crash") and (

@@ -220,6 +220,10 @@ def test_a_zero_sign_mismatch_is_explained_only_if_quadrants_unoptimized_gives_o
                             prog.init)
     ms = pair.recheck_zero_sign(prog, SIGNED_ZERO, planted, compare(want, planted, "exact"))
     assert [m.kind for m in ms] == ["zero_sign"] and explain(ms) is None
+    planted = pair.ours.run("planted_value", as_ours(SIGNED_ZERO.replace("o[0] = qd.cast(0.0", "o[0] = qd.cast(1.0")),
+                            prog.init)  # a wrong value beside the zeros: the opaque re-run does not give it
+    ms = pair.recheck_zero_sign(prog, SIGNED_ZERO, planted, compare(want, planted, "exact"))
+    assert [m.kind for m in ms] == ["value"] and explain(ms) is None
     # the second re-check (for programs that Quadrants' unoptimized mode aborts on): the same text with
     # every float constant read at run time gives IEEE's zeros under Quadrants' optimizer too
     opaque = opaque_float_constants(SIGNED_ZERO.replace("x = qd.field", "dz = qd.field(qd.i32, shape=())\nx = qd.field"))
