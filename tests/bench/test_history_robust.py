@@ -167,7 +167,13 @@ def test_an_interrupted_bench_keeps_its_context(tmp_path):
             pass
     time.sleep(2)
     p.send_signal(signal.SIGINT)
-    p.communicate(timeout=60)
+    try:
+        _, err = p.communicate(timeout=60)
+    finally:   # a bench that ignored the signal must not spin on for the rest of the suite
+        if p.poll() is None:
+            p.kill()
+            _, err = p.communicate()
+            pytest.fail(f"the bench went on for 60 s after SIGINT: {err[-2000:]}")
     with History(db) as h:
         run = h.load("cut")
     assert run.status == "stopped"
