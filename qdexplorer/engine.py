@@ -39,11 +39,11 @@ from .counters.model import no_counters
 from .events import (CompileFinished, CountersMeasured, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
                      ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
                      WorkerFaulted, WorkloadResult)
-from .lang.arg_check import check_call_args
-from .lang.bounds import trip_counts
-from .lang.errors import QdError
-from .lang.fingerprint import TaskMemo
-from .lang.ir import Task
+from .lang.calls.arg_check import check_call_args
+from .lang.calls.bounds import trip_counts
+from .ir.errors import QdError
+from .lang.tasks.fingerprint import TaskMemo
+from .ir.nodes import Task
 from .lang.kernel import Kernel, Workload
 from .project.data_folder import override_store
 from .project.loader import Project, load_project

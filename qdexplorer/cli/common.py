@@ -15,7 +15,7 @@ from ..bench.history import History
 from ..compiler.dump import env_load_dir
 from ..engine import Engine
 from ..events import Event, TaskLoaded
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import history_path
 from ..project.loader import bundled_demo, read_config
 from ..project.trust import import_notice

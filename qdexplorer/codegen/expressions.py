@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .abi import I1, I32, I64, PTR, SHARED_PTR, lltype
 from .errors import CodegenError
 from .emitter_base import EmitterBase

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .abi import I32, I64, SHARED_PTR, lltype
 from .expressions import _RED, scatter_only
 from .reduction import _COMBINE, _invariant, identity

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from llvmlite import ir as L
 
-from ..lang import ir
-from ..lang.types import DType
+from .. import ir
+from ..ir.dtypes import DType
 from .abi import I32, I64, SHARED_PTR, lltype
 from .statements import StatementEmitter
 

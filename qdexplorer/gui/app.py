@@ -16,19 +16,19 @@ from PySide6.QtWidgets import QApplication
 
 from ..compiler.safe_files import write_file
 from ..engine import Engine
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.loader import ProjectError, bundled_demo, load_project
 from ..project.trust import TrustStore
 from ..runtime.cuda.detect import cuda_status
-from . import main_thread_gc
-from .display import display_problem
-from .exit_signals import ExitOnSignal
-from .image_bytes import png_bytes
+from .plumbing import main_thread_gc
+from .plumbing.display import display_problem
+from .plumbing.exit_signals import ExitOnSignal
+from .plumbing.image_bytes import png_bytes
 from .main_window import MainWindow, window_icon
 from .settings import Settings
 from .theme import apply_theme
 from .trust_dialog import confirm_trust
-from .workers import shutdown_all
+from .plumbing.workers import shutdown_all
 
 
 def engine_factory(backend: str):

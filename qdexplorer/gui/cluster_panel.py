@@ -22,7 +22,7 @@ from ..events import ProjectOpened, RunStarted, TaskLoaded
 from ..remote.gpus import device_label, node_gpus
 from .engine_factory import EngineFactory
 from .services import WindowServices
-from .workers import Lane, error_text
+from .plumbing.workers import Lane, error_text
 
 THIS_MACHINE = ""
 CHOICES = [THIS_MACHINE, "local", "auto"]

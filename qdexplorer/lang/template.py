@@ -15,10 +15,10 @@ import weakref
 
 import numpy as np
 
-from . import runtime_api
-from .device_array import DeviceArray
+from .calls import runtime_api
+from ..ir.device_array import DeviceArray
 from .field import Storage
-from .types import from_numpy
+from ..ir.dtypes import from_numpy
 
 
 class Template:

@@ -91,7 +91,7 @@ def test_an_edit_set_is_loaded_whole_and_named_in_the_key(fake_ncu, baseline, tm
 
 
 def test_unknown_task_names_the_tasks(baseline, tmp_path):
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     with pytest.raises(QdError, match="no task named nosuch .*saxpy_kernel_1_range_for"):
         prepare(SCRIPT, baseline, "nosuch", [], "quick", None, "v", tmp_path)
 
