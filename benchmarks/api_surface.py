@@ -100,7 +100,7 @@ def walk() -> dict:
     import quadrants as q
     q.init(arch=q.cpu, log_level="error") if "log_level" in q.init.__code__.co_varnames else q.init(arch=q.cpu)
     import qdexplorer.lang as qd
-    from qdexplorer.lang.compat.surface import surface as compat
+    from qdexplorer.lang.compat import surface as compat
     qd.init(arch=qd.cpu)
     ours = dict([("qd", qd)] + [(f"qd.{m}", _sub(qd, m)) for m in SUBMODULES] + _instances(qd))
     ours["vector4"] = qd.Vector([1.0, 2.0, 3.0, 4.0])

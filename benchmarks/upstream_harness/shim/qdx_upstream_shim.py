@@ -47,7 +47,7 @@ def _misc():
 
 
 def _Cfg():
-    from qdexplorer.lang.compat.surface.config_view import cfg  # the language's own `qd.cfg`
+    from qdexplorer.lang.compat.config_view import cfg  # the language's own `qd.cfg`
     return cfg
 
 
@@ -150,7 +150,7 @@ HARNESS = {
 
 
 def install():
-    from qdexplorer.lang.compat.surface.module_paths import alias_quadrants
+    from qdexplorer.lang.compat.module_paths import alias_quadrants
     alias_quadrants(HARNESS)
     import quadrants.lang.impl  # noqa: F401 - upstream's approx() reads qd.lang.impl without importing it
     assert sys.modules["quadrants"].__name__ == "qdexplorer.lang"

@@ -11,11 +11,13 @@ from __future__ import annotations
 import dataclasses
 
 from ... import ir
-from .reverse import AutodiffError, _b, _c, _cast, _m, _sgn
+from . import derivatives
+from .derivatives import binop as _b, cast as _cast, const as _c, math as _m, sign as _sgn
+from .reverse import AutodiffError
 from ...ir.dtypes import DType, u1
 
 DUAL = "__dual"
-_ZERO = {"floor", "ceil", "round", "ipow", "popcnt", "clz", "ffs"}
+_ZERO = derivatives.ZERO_DERIVATIVE
 
 
 def dual_name(name: str) -> str:
@@ -140,24 +142,12 @@ class _Forward:
         return _c(0, dt)
 
     def unary(self, fn: str, x: ir.Expr, dt: DType) -> ir.Expr:
-        one = _c(1, dt)
-        table = {
-            "sqrt": lambda: _b("/", _c(0.5, dt), _m("sqrt", dt, x), dt),
-            "rsqrt": lambda: _b("*", _c(-0.5, dt), _b("/", _m("rsqrt", dt, x), x, dt), dt),
-            "sin": lambda: _m("cos", dt, x),
-            "cos": lambda: ir.UnOp("neg", _m("sin", dt, x), dt),
-            "tan": lambda: _b("+", one, _b("*", _m("tan", dt, x), _m("tan", dt, x), dt), dt),
-            "exp": lambda: _m("exp", dt, x),
-            "log": lambda: _b("/", one, x, dt),
-            "tanh": lambda: _b("-", one, _b("*", _m("tanh", dt, x), _m("tanh", dt, x), dt), dt),
-            "asin": lambda: _m("rsqrt", dt, _b("-", one, _b("*", x, x, dt), dt)),
-            "acos": lambda: ir.UnOp("neg", _m("rsqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt),
-            "atan": lambda: _b("/", one, _b("+", one, _b("*", x, x, dt), dt), dt),
-            "abs": lambda: _sgn(x, dt),
-        }
-        if fn not in table:
+        try:
+            d = derivatives.unary(fn, x, dt)
+        except KeyError:
             self.error(f"qd.{fn}()")
-        return table[fn]()
+            return _c(0, dt)
+        return _c(0, dt) if d is None else d
 
 
 def dual_task(task: ir.Task, kernel_name: str, index: int, duals: dict, implicit: dict) -> ir.Task:

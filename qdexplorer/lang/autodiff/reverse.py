@@ -25,45 +25,22 @@ import dataclasses
 from ... import ir
 from ...ir.errors import QdCompileError
 from ...ir.dtypes import DType, i32, u1
+from . import derivatives
+from .derivatives import binop as _b, cast as _cast, const as _c, math as _m, sign as _sgn
 
 RANDOM_KEY = "random_key__"
 GRAD = "__grad"
 ADSTACK_FLAG = "adstack__"  # the grad kernel's overflow flag: 1 when a push found its adstack full
 _INERT = (ir.Const, ir.ScalarArg, ir.Shape, ir.SimtIndex)
-_ZERO_DERIV = {"floor", "ceil", "round", "ipow", "popcnt", "clz", "ffs"}
+_ZERO_DERIV = derivatives.ZERO_DERIVATIVE
 
 
 class AutodiffError(QdCompileError, RuntimeError):
     """A kernel form `kernel.grad()` cannot differentiate (also a RuntimeError, as Quadrants')."""
 
 
-def _sgn(x, dt):
-    """sgn(x) as Quadrants differentiates abs: 1, -1, or 0 at x == 0."""
-    zero = _c(0, dt)
-    neg = ir.Select(ir.Compare("<", x, zero, u1), _c(-1, dt), zero, dt)
-    return ir.Select(ir.Compare(">", x, zero, u1), _c(1, dt), neg, dt)
-
-
 def grad_name(name: str) -> str:
     return name + GRAD
-
-
-# ---- helpers on expressions ---------------------------------------------------------------
-
-def _cast(e: ir.Expr, dt: DType) -> ir.Expr:
-    return e if e.dtype == dt else ir.Cast(e, dt)
-
-
-def _c(v, dt: DType) -> ir.Const:
-    return ir.Const(float(v) if dt.is_float else int(v), dt)
-
-
-def _b(op, a, b, dt):
-    return ir.BinOp(op, _cast(a, dt), _cast(b, dt), dt)
-
-
-def _m(fn, dt, *args):
-    return ir.MathCall(fn, tuple(_cast(a, dt) for a in args), dt)
 
 
 def map_expr(e, fn):
@@ -498,26 +475,11 @@ class _Reverse:
             self.error(e, f"{type(e).__name__} is not differentiable")
 
     def unary_derivative(self, e, fn, x, dt, one):
-        if fn in _ZERO_DERIV:
-            return None
-        table = {
-            "sqrt": lambda: _b("/", _c(0.5, dt), _m("sqrt", dt, x), dt),
-            "rsqrt": lambda: _b("*", _c(-0.5, dt), _b("/", _m("rsqrt", dt, x), x, dt), dt),
-            "sin": lambda: _m("cos", dt, x),
-            "cos": lambda: ir.UnOp("neg", _m("sin", dt, x), dt),
-            "tan": lambda: _b("+", one, _b("*", _m("tan", dt, x), _m("tan", dt, x), dt), dt),
-            "exp": lambda: _m("exp", dt, x),
-            "log": lambda: _b("/", one, x, dt),
-            "tanh": lambda: _b("-", one, _b("*", _m("tanh", dt, x), _m("tanh", dt, x), dt), dt),
-            "asin": lambda: _b("/", one, _m("sqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt),
-            "acos": lambda: ir.UnOp("neg", _b("/", one, _m("sqrt", dt, _b("-", one, _b("*", x, x, dt), dt)), dt), dt),
-            "atan": lambda: _b("/", one, _b("+", one, _b("*", x, x, dt), dt), dt),
-            "abs": lambda: _sgn(x, dt),
-        }
-        if fn not in table:
-            self.error(e, f"qd.{fn}() is not differentiable here (differentiable: {', '.join(sorted(table))}, "
-                          f"pow, atan2, min, max, + - * /)")
-        return table[fn]()
+        try:
+            return derivatives.unary(fn, x, dt)
+        except KeyError:
+            self.error(e, f"qd.{fn}() is not differentiable here (differentiable: "
+                          f"{', '.join(sorted(derivatives.UNARY))}, pow, atan2, min, max, + - * /)")
 
     def binop(self, e, op, x, y, a, dt, out):
         if op == "+":
