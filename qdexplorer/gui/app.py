@@ -15,7 +15,7 @@ import pyqtgraph  # noqa: F401 - fail here (and the launcher says what to instal
 from PySide6.QtWidgets import QApplication
 
 from ..compiler.safe_files import write_file
-from ..engine import Engine
+from ..engine import Engine, EngineOptions
 from ..ir.errors import QdError
 from ..project.loader import ProjectError, bundled_demo, load_project
 from ..project.trust import TrustStore
@@ -40,7 +40,7 @@ def engine_factory(backend: str):
     def engine_for(path):
         # keep_going: a file that does not import is left out and marked red in the tree (Project.broken),
         # the rest of the project usable, rather than the whole folder refused
-        return lambda: Engine(load_project(path, keep_going=True), backend=backend)
+        return lambda: Engine(load_project(path, keep_going=True), EngineOptions(backend=backend))
     return engine_for
 
 

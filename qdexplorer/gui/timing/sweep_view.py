@@ -247,7 +247,7 @@ class SweepView(QWidget):
         over = parse_over(specs)
         if n > 1 and not eng.cluster:
             raise ValueError(f"{n} devices need a cluster: set Cluster (local starts one here)")
-        extra = [Engine(eng.project, backend=eng.backend, arch=eng.arch, cluster=eng.cluster) for _ in range(n - 1)]
+        extra = eng.twins(n - 1)   # every option of the first engine (mode, fast math, block size...)
         history = History(history_path(eng.project.path))
         try:
             result = sweep([eng, *extra], over, project_defaults(eng), rounds=rounds, history=history,
