@@ -38,12 +38,34 @@ def function_level_own_imports(tree: ast.AST) -> list[int]:
 
 
 def private_reaches(tree: ast.AST, own: set[str]) -> list[tuple[int, str]]:
-    """`mod._name` / `obj._attr` where the base is not `self`/`cls` and names another module or object:
-    reading a private attribute of something this module does not own. Dunders are not private."""
+    """`mod._name` / `obj._attr` / `from mod import _name` of a private name this module does not define
+    itself (a class of the module reaching its own instances is at home; `os._exit` is the library's
+    to offer). Dunders are not private."""
+    external = set()   # names bound to other libraries' modules: `os._exit`, `ctypes._SimpleCData` are theirs to offer
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            external.update((a.asname or a.name).split(".")[0] for a in n.names if not a.name.startswith("qdexplorer"))
+        elif isinstance(n, ast.ImportFrom) and n.level == 0 and not (n.module or "").startswith("qdexplorer"):
+            external.update(a.asname or a.name for a in n.names)
+    mine = set()   # private names this module defines: its own classes' state, reached by its own code
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            mine.add(n.name)
+        elif isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store):
+            mine.add(n.attr)
+        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            mine.add(n.id)
     out = []
     for n in ast.walk(tree):
         if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__"):
+            if n.attr in mine:
+                continue
             base = n.value
+            root = base
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in external:
+                continue
             if isinstance(base, ast.Name) and base.id in ("self", "cls"):
                 continue
             if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":

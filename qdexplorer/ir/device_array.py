@@ -92,7 +92,7 @@ def _torch_tensor(v) -> DeviceArray | None:
     """A CUDA PyTorch tensor read through its own C accessors: PyTorch builds its
     `__cuda_array_interface__` in Python (about 10 µs a tensor, on every kernel call), and that
     interface names no stream, while the tensor's current stream is what its producer used."""
-    torch = sys.modules["torch"]
+    import torch  # already loaded (a torch.Tensor came in): a lookup, not an import
     if not v.is_cuda:
         return None
     dtype = _TORCH_DTYPES.get(v.dtype)
@@ -116,7 +116,7 @@ _TORCH_DTYPES: dict = {}
 
 
 def _torch_dtypes() -> dict:
-    torch = sys.modules["torch"]
+    import torch  # already loaded (a torch.Tensor came in): a lookup, not an import
     names = {"float16": "f2", "float32": "f4", "float64": "f8", "int8": "i1", "int16": "i2", "int32": "i4",
              "int64": "i8", "uint8": "u1", "uint16": "u2", "uint32": "u4", "uint64": "u8", "bool": "?"}
     return {getattr(torch, k): np.dtype(v) for k, v in names.items() if hasattr(torch, k)}

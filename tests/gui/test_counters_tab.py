@@ -24,7 +24,7 @@ def _profile(win, qtbot, preset="quick", ab=False):
 
 
 def test_refused_profile_says_why_as_the_cli_does(fake_ncu, window, qtbot, capsys, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(probe, "_admin_only", lambda: True)
+    monkeypatch.setattr(probe, "admin_only", lambda: True)
     monkeypatch.setattr(probe, "in_container", lambda: False)
     fake_ncu.mode("denied")
     view = _profile(window, qtbot)

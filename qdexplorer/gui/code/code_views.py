@@ -182,7 +182,7 @@ class CodeViews(QSplitter):
         self.log.setPlainText(message)
         self.ptx_panel.task = None
         self.ptx_panel.editor.setPlainText(f"// {kernel}: {message.splitlines()[0] if message else 'no task'}")
-        self.ptx_panel._update_state()
+        self.ptx_panel.update_state()
 
     def show_optimised(self, task: str, text: str):
         if task == self.task:

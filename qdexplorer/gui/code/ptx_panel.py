@@ -90,7 +90,7 @@ class PtxPanel(QWidget):
         self.save_btn.clicked.connect(self.save)
         self.revert_btn.clicked.connect(self.revert)
         self.tabs.currentChanged.connect(lambda i: i == 1 and self._refresh_diff())
-        self._update_state()
+        self.update_state()
 
     # ---- what the session knows of a task
     def compiled(self, task: str | None = None) -> CompiledTask | None:
@@ -120,7 +120,7 @@ class PtxPanel(QWidget):
         self.reports.clear()
         self.checked.clear()
         self._pending_save.clear()
-        self._update_state()
+        self.update_state()
 
     def set_backend(self, backend: str):
         self.backend = backend
@@ -140,7 +140,7 @@ class PtxPanel(QWidget):
         self._shown = task
         self._loading = False
         self._show_report(self.reports.get(task) if self.checked.get(task) == text else None)
-        self._update_state()
+        self.update_state()
         self._update_notice()
         if self.tabs.currentIndex() == 1:
             self._refresh_diff()
@@ -193,7 +193,7 @@ class PtxPanel(QWidget):
         self._show_report(None)
         if self.saved():
             self.revert_requested.emit(self.task)
-        self._update_state()
+        self.update_state()
 
     def confirm_discard(self, tasks: list[str]) -> bool:
         """Ask before unsaved edits go; tests replace `ask` to answer."""
@@ -217,7 +217,7 @@ class PtxPanel(QWidget):
             self.drafts.pop(self.task, None)
         else:
             self.drafts[self.task] = text
-        self._update_state()
+        self.update_state()
 
     def _start_check(self, task, text):
         self.state.setText("checking with ptxas…")
@@ -240,11 +240,11 @@ class PtxPanel(QWidget):
                                         f"{len(rep.errors)} error(s), first: {rep.errors[0]}\n\n"
                                         "Save it as the override anyway? The driver will likely refuse it "
                                         "too, and its log will be shown at the lines it names.", "Save anyway"):
-                self._update_state()
+                self.update_state()
                 return
             self.drafts.pop(task, None)
             self.save_requested.emit(task, text)
-        self._update_state()
+        self.update_state()
 
     def _show_report(self, rep):
         if rep is None:
@@ -288,7 +288,7 @@ class PtxPanel(QWidget):
         if self.task:
             self.diff.set_texts(self.generated(), self.editor.toPlainText())
 
-    def _update_state(self):
+    def update_state(self):
         t = self.task
         if not t:
             self.state.setText("no task selected")
