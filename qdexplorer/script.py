@@ -157,7 +157,8 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
             if v.mirror is not None and not on_cuda:
                 return None
             st = v.storage
-            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None)))  # offset=, quant too
+            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None),  # offset=, quant too,
+                        v.uid if m == "t" and getattr(v, "sparse", False) else None))  # a sparse template: which
         elif isinstance(v, np.ndarray):
             if on_cuda:
                 return None  # copied in and out around the call: the checked path does that

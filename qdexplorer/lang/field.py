@@ -530,6 +530,12 @@ class Field(ComponentPlacement, Storage):
     _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked/dynamic container is above it: writes activate cells
 
+    @property
+    def sparse(self) -> bool:
+        """Whether a pointer, bitmasked or dynamic container is above it: which of its cells exist
+        changes at run time, so a kernel that loops over it or writes it needs its SNode tree."""
+        return self._sparse
+
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
                  needs_dual: bool = False, offset=None):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)

@@ -12,6 +12,7 @@ from .. import intrinsics as I
 from ... import ir
 from ...ir.errors import QuadrantsSyntaxError
 from .fingerprint import kernel_fingerprint, task_fingerprint
+from ..field import Storage
 from ..snode import SNode
 from ..frontend import Py, TaskBuilder, Vec, cast, py_value
 from ..frontend.values import BufView, StructArr, StructVal
@@ -65,6 +66,10 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
                                    kernel.file, kernel.line)
     gtemp_names = kernel_scope_names(groups)
     kscope = KernelScope(args, gtemp_names, ret_dt, ret_shape)
+    # a sparse field given as a template: the field itself, as a global is (its SNode tree comes with it)
+    template_fields = {n: v.value for n, v in args.items() if isinstance(v, Py) and isinstance(v.value, Storage)}
+    for name, fld in template_fields.items():
+        args[name] = kscope.field_arg(fld, name)
     kscope.ret_annotation = kernel.return_type
     for k, (dt, shape) in enumerate(leaves(kernel.return_type) or ()):
         kscope.ret_leaves.append(kscope.add_result(f"ret__{k}", dt, shape))
@@ -78,7 +83,8 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
         args[name] = ir.ArrayArg(name, q.compute, args[name].ndim)
 
     spec_fp = tuple(sorted((k, repr(v)) for k, v in args.items())) + tuple(sorted(offsets.items())) + \
-        tuple(sorted((k, repr(q)) for k, q in quants.items()))
+        tuple(sorted((k, repr(q)) for k, q in quants.items())) + \
+        tuple(sorted((k, f.uid) for k, f in template_fields.items()))  # which field, not only its name
     kernel_fp = kernel_fingerprint(kernel, spec_fp) if memo is not None else ""
     whole = src.segment(body) if gtemp_names and body else ""  # shared locals: a task depends on the others
 
