@@ -5,7 +5,7 @@ import os
 import sys
 from types import FrameType
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # qdexplorer/lang, above this wing
 
 
 def caller() -> tuple:
