@@ -371,7 +371,7 @@ def run():
         o_i[i, 0] = qd.cast(func_ray_triangle_intersection(p[i], v4[i], v1[i], v2[i], v3[i]), gs.qd_int)
         o_v[i, 0] = func_triangle_affine_coords(p[i], v1[i], v2[i], v3[i])
         o_i[i, 1] = qd.cast(func_point_triangle_intersection(gjk_info, p[i], v1[i], v2[i], v3[i]), gs.qd_int)
-        o_i[i, 2] = func_point_plane_same_side(p[i], v1[i], v2[i], v3[i])
+        o_i[i, 2] = func_point_plane_same_side(v4[i], v1[i], v2[i], v3[i])
         o_i[i, 3] = func_origin_tetra_intersection(v1[i], v2[i], v3[i], v4[i])
         pt, flag = func_project_origin_to_plane(gjk_info, v1[i], v2[i], v3[i])
         o_v[i, 1] = pt
