@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..compiler.safe_files import output_file
 from ..lang.errors import QdError
 from ..project.data_folder import unsafe_history_path
 from .context import RunContext
@@ -96,6 +97,7 @@ class History:
         self.warnings: list[str] = []  # one line per damaged run skipped (also printed on stderr)
         self._checked = False          # the integrity check runs once, before the first write
         try:
+            output_file(self.path, "run history")   # SQLite opens it (and its journals) by name
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except (OSError, sqlite3.Error) as e:
             raise HistoryError(f"cannot open the run history {self.path}: {e}") from None

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..compiler.safe_files import UnsafePathError, check_folder, copy_file, write_file
 from .record import RECORD_VERSION, TaskCounters
 
 
@@ -56,14 +54,9 @@ class CountersCache:
             return
         d = self._dir(key)
         try:
-            d.mkdir(parents=True, exist_ok=True)
+            check_folder(d, create=True, below=self.folder.parent)
             if report is not None and report.is_file():
-                tmp = d / f".{key}.ncu-rep.tmp"
-                shutil.copyfile(report, tmp)
-                os.replace(tmp, d / f"{key}.ncu-rep")
-            fd, tmpname = tempfile.mkstemp(dir=d, prefix=f".{key}.")
-            with os.fdopen(fd, "w") as f:
-                json.dump(rec.to_json(), f)
-            os.replace(tmpname, d / f"{key}.json")
-        except OSError:
+                copy_file(report, d / f"{key}.ncu-rep")
+            write_file(d / f"{key}.json", json.dumps(rec.to_json()))
+        except (OSError, UnsafePathError):
             pass   # a cache that cannot be written only costs a second profile

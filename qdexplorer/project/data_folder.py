@@ -16,6 +16,7 @@ from pathlib import Path
 import platformdirs
 
 from ..compiler.overrides import OverrideStore
+from ..compiler.safe_files import UnsafePathError, check_folder
 from ..lang.errors import QdError
 from .loader import bundled_demo
 
@@ -91,9 +92,9 @@ def unsafe_history_path(path: Path) -> str | None:
     folder = path.parent
     try:
         if not os.path.lexists(folder):
-            folder.mkdir(parents=True, mode=0o700)
-    except FileExistsError:
-        pass
+            check_folder(folder, create=True)   # private (0700)
+    except UnsafePathError as e:
+        return str(e)
     except OSError as e:
         return f"cannot create the run history folder {folder}: {e.strerror or e}"
     for p in (folder, path, *(Path(f"{path}{s}") for s in SIDE_FILES)):

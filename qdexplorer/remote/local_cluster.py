@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..compiler.safe_files import write_file
+from ..compiler.safe_files import output_folder, write_file
 from ..lang.errors import QdError
 from . import reaper as reaper_process
 
@@ -96,7 +96,7 @@ def prepare() -> LocalCluster:
 def init_kwargs(cluster: LocalCluster) -> dict[str, Any]:
     """Ray's files in the private folder; `QDEXPLORER_OBJECT_STORE_MB` caps the object store (Ray
     takes 30% of the memory by default; 75 MB is its least)."""
-    kw: dict[str, Any] = {"_temp_dir": str(cluster.folder / "r")}
+    kw: dict[str, Any] = {"_temp_dir": str(output_folder(cluster.folder, "the private cluster's folder") / "r")}
     store = os.environ.get("QDEXPLORER_OBJECT_STORE_MB", "")
     if store:
         if not store.isdigit() or int(store) < 75:
