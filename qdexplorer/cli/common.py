@@ -19,7 +19,9 @@ from ..lang.errors import QdError
 from ..project.data_folder import history_path
 from ..project.loader import bundled_demo, read_config
 from ..project.trust import import_notice
+from ..numbers import env_number
 from ..optional_parts import ray_hint
+from .arg_types import mhz_or_default
 
 
 def arch(value: str) -> str:
@@ -56,14 +58,8 @@ def add_cluster_args(p: argparse.ArgumentParser) -> None:
                         "`qdexplorer devices` such as 'H200 (node-3, GPU 1)' (default: the one Ray assigns)")
 
 
-def mhz(value: str) -> int:
-    if not value.isdigit() or not 100 <= int(value) <= 10000:
-        raise argparse.ArgumentTypeError(f"expected an SM clock in MHz (100 to 10000), got {value!r}")
-    return int(value)
-
-
 def add_lock_clocks_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lock-clocks", nargs="?", const="default", type=lambda v: v if v == "default" else mhz(v),
+    p.add_argument("--lock-clocks", nargs="?", const="default", type=mhz_or_default,
                    metavar="MHZ", help="CUDA: lock the GPU's SM clock at MHZ (default: its default applications "
                                        "clock) while timing, and reset it when the command ends; needs root, and "
                                        "says so when the driver refuses (the run then goes on unlocked)")
@@ -125,6 +121,8 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
     elif spec and not cluster:
         raise QdError(f"--device {spec}: a device of a cluster needs --cluster (ray://HOST:10001, auto or local)")
     elif cluster:
+        env_number("QDEXPLORER_CONNECT_TIMEOUT")    # the environment's numbers: refused before Ray loads
+        env_number("QDEXPLORER_OBJECT_STORE_MB")
         # Ray only when a cluster is asked for (an optional dependency: pip install 'qdexplorer[ray]')
         try:
             from ..remote import cluster as ray_cluster

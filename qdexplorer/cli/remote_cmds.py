@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-from .arg_types import at_least, seconds
+from .arg_types import at_least, seed, seconds
 from ..bench.sweep_counters import table as counters_table, variant_counters
 from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
@@ -48,7 +48,7 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--repeat", type=at_least(1), default=5, help="timed repeats per variant and round (default 5)")
     s.add_argument("--warmup", type=at_least(0), default=1,
                    help="untimed repeats before each variant's turn (default 1)")
-    s.add_argument("--seed", type=at_least(0), default=0)
+    s.add_argument("--seed", type=seed, default=0)
     s.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds before a launch counts as hung (> 0; also a cluster's device call)")
     s.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",

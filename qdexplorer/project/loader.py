@@ -21,6 +21,7 @@ from ..lang import runtime_api
 from ..lang.errors import QdError
 from ..lang.field import Storage
 from ..lang.kernel import Kernel, Workload
+from ..numbers import env_number
 from .import_guard import import_deadline
 
 try:
@@ -175,11 +176,7 @@ def _not_regular(p: Path) -> str:
 def max_file_bytes() -> int:
     """The largest kernel file opened: Python's compile() of a huge file cannot be interrupted (tens of
     seconds per 10 MB, far longer for long expressions), so it is refused before it starts."""
-    raw = os.environ.get("QDEXPLORER_MAX_FILE_MB", "").strip()
-    try:
-        mb = float(raw) if raw else DEFAULT_MAX_FILE_MB
-    except ValueError:
-        raise ProjectError(f"QDEXPLORER_MAX_FILE_MB must be a number of megabytes, got {raw!r}") from None
+    mb = env_number("QDEXPLORER_MAX_FILE_MB")   # 0: no limit
     return int(mb * (1 << 20)) if mb > 0 else 1 << 62
 
 

@@ -27,6 +27,7 @@ import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from ..lang.errors import QdError
+from ..numbers import env_number
 from . import local_cluster
 from .gpus import RemoteGpu, node_gpus
 
@@ -50,6 +51,8 @@ def connect(address: str) -> None:
             raise QdError(f"already connected to the Ray cluster {_connected[0]!r}; one cluster per process")
         return
     kw: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    connect_timeout()                       # the environment's numbers: refused before anything starts
+    env_number("QDEXPLORER_OBJECT_STORE_MB")
     if address.startswith("ray://"):
         probe_address(address)   # a closed port or an unknown host: said at once, no token sent
     previous = signal.getsignal(signal.SIGTERM)
@@ -64,6 +67,8 @@ def connect(address: str) -> None:
     except SystemExit as e:   # SIGTERM during ray.init meets Ray's handler (sys.exit(15)): the CLI's instead
         if e.code == signal.SIGTERM:
             raise KeyboardInterrupt(signal.SIGTERM) from None
+        raise
+    except QdError:     # ours (a bad setting, a refused folder): said as it is, not as Ray's
         raise
     except Exception as e:  # noqa: BLE001 - Ray's own errors (unreachable, refused token, versions) say why
         raise QdError(f"--cluster {address}: cannot use the Ray cluster ({type(e).__name__}: {_first_line(e)}); "
@@ -88,7 +93,9 @@ def disconnect() -> None:
     _connected.clear()
 
 
-CONNECT_TIMEOUT_S = float(os.environ.get("QDEXPLORER_CONNECT_TIMEOUT", "10"))
+def connect_timeout() -> float:
+    """QDEXPLORER_CONNECT_TIMEOUT (seconds, default 10), checked as every number is (numbers.py)."""
+    return float(env_number("QDEXPLORER_CONNECT_TIMEOUT"))
 
 
 def probe_address(address: str, timeout: float | None = None) -> None:
@@ -96,7 +103,7 @@ def probe_address(address: str, timeout: float | None = None) -> None:
     Ray tries (Ray Client retries an unreachable address for about 36 s, then blames the token):
     QdError with the address, what was tried and how long it took, when nothing answers within
     `timeout` seconds in all. No token is sent by either."""
-    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    timeout = connect_timeout() if timeout is None else timeout
     hostport = address[len("ray://"):].rstrip("/")
     host, sep, port_text = hostport.rpartition(":")
     host = host.strip("[]")
