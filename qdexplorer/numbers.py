@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from .lang.errors import QdError
 
 MAX_SECONDS = 7 * 24 * 3600.0    # a week: any timeout past it is a typo, and 1e308 s overflows deadlines
+MAX_COUNT = 10**9                # repeats, warm-ups, rounds (a billion rounds is accepted and stops on Ctrl-C)
+MAX_SEED = 2**32 - 1             # numpy's seed range
 _WHOLE = re.compile(r"[+-]?[0-9]+\Z")
 
 

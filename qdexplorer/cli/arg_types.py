@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..numbers import MAX_SECONDS, NumberError, Range
+from ..numbers import MAX_COUNT, MAX_SECONDS, MAX_SEED, NumberError, Range
 
-# the upper ends: far past any real use, and low enough that nothing sized by them overflows
-MAX_COUNT = 10**9        # repeats, warm-ups, rounds (a billion rounds is accepted and stops on Ctrl-C)
-MAX_SEED = 2**32 - 1     # numpy's seed range
 MAX_PERCENT = 1e6
 
 

@@ -121,11 +121,11 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         if a.resume:
-            from ..bench.sweep_lanes import resume_lanes
+            from ..bench.sweep_lanes import complete, resume_lanes
             if history is None:
                 raise QdError("--resume adds to a saved sweep: it cannot go with --no-save")
             plan, lanes, _, _ = resume_lanes(history, a.resume)
-            a.gpus = max(1, sum(1 for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)))
+            a.gpus = max(1, sum(1 for sides in lanes if any(not complete(s.have, plan.rounds) for s in sides)))
             a.backend = a.backend or lanes[0][0].run.context.backend
             if a.gpus > 1 and not a.cluster:
                 raise QdError(f"sweep {a.resume!r} lacks rounds on {a.gpus} devices: resume it on a cluster "
