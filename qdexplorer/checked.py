@@ -91,6 +91,17 @@ class List(Spec):
         return [self.item.check(x, f"{at}[{i}]") for i, x in enumerate(v)]
 
 
+class Tuple(Spec):
+    """A JSON list of fixed length, one shape per place (a tuple saved as JSON)."""
+    def __init__(self, *items: Spec):
+        self.items = items
+
+    def check(self, v, at):
+        if not isinstance(v, (list, tuple)) or len(v) != len(self.items):
+            _fail(at, f"must be a list of {len(self.items)} items, got {shown(v)}")
+        return [s.check(x, f"{at}[{i}]") for i, (s, x) in enumerate(zip(self.items, v))]
+
+
 class Map(Spec):
     """A JSON object of any keys (text) to values of one shape."""
     def __init__(self, value: Spec, key: Spec | None = None, max_len: int = 1 << 20):

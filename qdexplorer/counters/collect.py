@@ -164,6 +164,7 @@ def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str,
     if not fresh and (rec := cache.get(key)) is not None:
         rep = cache.report_path(key)
         return CountersResult(task, preset, "ok", record=rec, report=str(rep or ""))
+    warn += cache.problems   # a bad entry: said once, and profiled again
     try:
         import ncu_report  # noqa: F401 - a profile nobody here can read is not worth making
     except ImportError:

@@ -64,7 +64,7 @@ def _env() -> dict[str, str]:
 def run_ncu(argv: list[str], report: Path, timeout: float = TIMEOUT_S) -> Outcome:
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(),
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", env=_env(),
                                 start_new_session=True)
     except OSError as e:
         return Outcome(FAILED, f"ncu could not be started: {e.strerror or e}")
