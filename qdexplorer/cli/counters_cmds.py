@@ -17,6 +17,7 @@ from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
 from ..counters.text import diff_lines, summary_lines, unavailable_lines, verdict_note
+from ..compiler.safe_files import read_input
 from ..lang.errors import QdError
 from .arg_types import repeats, seconds, seed
 from .common import add_project_args, make_engine
@@ -54,7 +55,8 @@ def _side(eng: Any, a: argparse.Namespace, side: str) -> CountersResult:
     path = Path(side)
     if not path.is_file():
         raise QdError(f"--compare {side}: not generated, override, current, or a PTX file that exists")
-    return eng.counters(a.task, a.preset, side=path.name, ptx=path.read_text(), fresh=a.fresh, seed=a.seed,
+    ptx = read_input(path, 64 << 20, "--compare").decode("utf-8", errors="replace")   # not /dev/zero, not 10 GB
+    return eng.counters(a.task, a.preset, side=path.name, ptx=ptx, fresh=a.fresh, seed=a.seed,
                         timeout=a.timeout, repeats=reps)
 
 

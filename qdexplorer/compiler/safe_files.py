@@ -197,6 +197,28 @@ def read_checked(path: Path, max_bytes: int | None = None) -> tuple[bytes, os.st
         return fh.read(), st
 
 
+def read_input(path: Path | str, max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a file the user may have edited or replaced (settings, a PTX to compare, a
+    sidecar): a link is followed (reading through one writes nothing), but the file must be
+    regular (a FIFO or /dev/zero would block or never end) and at most `max_bytes` long, checked
+    on what was opened, and no more than that is read. UnsafePathError (one line naming the file
+    and what to do) otherwise; OSError as the OS says (not found, permission)."""
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(f"{what} {path} is not a regular file (a FIFO, device or folder); "
+                                  f"replace it with a file")
+        if st.st_size > max_bytes:
+            raise UnsafePathError(f"{what} {path} is {st.st_size} bytes, more than the {max_bytes} bytes such a "
+                                  f"file may have; is it the right file?")
+        data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:   # it grew while being read
+            raise UnsafePathError(f"{what} {path} is more than {max_bytes} bytes; is it the right file?")
+        return data
+
+
 def write_file(path: Path | str, data: bytes | str, mode: int | None = None) -> Path:
     """The one way qdexplorer writes a file: refuses a symlink at `path` (and anything there that is
     not a regular file), writes a fresh temporary file beside it (`mkstemp`: O_EXCL, mode 0600, an

@@ -88,7 +88,7 @@ class CountersCache:
             return
         d = self._dir(key)
         try:
-            check_folder(d, create=True, below=self.folder.parent)
+            check_folder(d, create=True, below=d.parent.parent)   # no link from the cache folder down
             if report is not None and report.is_file():
                 copy_file(report, d / f"{key}.ncu-rep")
             write_file(d / f"{key}.json", json.dumps(rec.to_json()))

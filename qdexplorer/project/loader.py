@@ -21,6 +21,7 @@ from ..lang import runtime_api
 from ..lang.errors import QdError
 from ..lang.field import Storage
 from ..lang.kernel import Kernel, Workload
+from ..compiler.safe_files import UnsafePathError, read_input
 from ..numbers import env_number
 from .import_guard import import_deadline
 
@@ -106,11 +107,13 @@ def read_config(path: Path) -> ProjectConfig:
                                f"TOML file or remove it")
         return cfg
     try:
-        data = tomllib.loads(mf.read_bytes().decode("utf-8"))
+        data = tomllib.loads(read_input(mf, 1 << 20, "project settings").decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ProjectError(f"{mf}: invalid TOML: {e}") from None
     except UnicodeDecodeError as e:
         raise ProjectError(f"{mf}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
+    except UnsafePathError as e:
+        raise ProjectError(str(e)) from None
     except OSError as e:
         raise ProjectError(f"{mf}: cannot read it: {e.strerror or e}") from None
     section = data.get("project", data)

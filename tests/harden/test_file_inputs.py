@@ -51,3 +51,37 @@ def test_a_good_entry_reads_back(tmp_path):
     rec = cache.get(KEY)
     assert rec is not None and rec.cached and rec.figures == {"duration_ns": 1.0} and rec.version == RECORD_VERSION
     assert not cache.problems
+
+
+@pytest.mark.parametrize("make", ["zero", "fifo", "huge"])
+def test_settings_and_compared_ptx_are_read_bounded(tmp_path, make, capsys):
+    from qdexplorer.cli import main
+    from qdexplorer.lang.errors import QdError
+    from qdexplorer.project.loader import read_config
+    proj = tmp_path / "p"
+    proj.mkdir()
+    toml, ptx = proj / "qdexplorer.toml", tmp_path / "edited.ptx"
+    for p in (toml, ptx):
+        if make == "zero":
+            os.symlink("/dev/zero", p)
+        elif make == "fifo":
+            os.mkfifo(p)
+        else:
+            with open(p, "wb") as f:
+                f.truncate(1 << 30)
+    t0 = time.monotonic()
+    with pytest.raises(QdError) as e:
+        read_config(proj)
+    assert str(toml) in str(e.value) and "\n" not in str(e.value)
+    rc = main(["counters", "--task", "saxpy_kernel_0_range_for", "--in-process", "--compare", "generated", str(ptx)])
+    assert rc == 2 and str(ptx) in capsys.readouterr().err
+    assert time.monotonic() - t0 < 10
+
+
+def test_a_sidecar_that_is_a_list_is_no_hint(tmp_path):
+    from qdexplorer.quadrants.edits import EditFolder
+    folder = EditFolder(tmp_path / "edits")
+    folder.write("task_a", ".version 8.5\n", "generated")
+    (tmp_path / "edits" / "task_a.ptx.json").write_text("[1]")
+    [edit] = folder.edits()
+    assert edit.base_sha is None
