@@ -88,9 +88,36 @@ def _pid_alive(pid: int | None) -> bool:
     return True
 
 
+APPLICATION_ID = 0x51445852   # "QDXR" in the file's header (PRAGMA application_id): a history of ours
+_TABLES = ("runs", "launches", "compile_stages")
+
+
+@functools.lru_cache(maxsize=None)
+def _expected_tables(version: int) -> dict[str, tuple[str, ...]]:
+    """Our tables and their columns at schema `version` (what MIGRATIONS[:version] make)."""
+    db = sqlite3.connect(":memory:")
+    for v, script in MIGRATIONS[:version]:
+        for stmt in script.split(";"):
+            if stmt.strip():
+                db.execute(stmt)
+    out = _tables(db)
+    db.close()
+    return out
+
+
+def _tables(db: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    return {n: tuple(sorted(r[1] for r in db.execute(f'PRAGMA table_info("{n}")'))) for n in names}
+
+
 class History:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, read_only: bool = False):
+        """`read_only`: opened read-only (`mode=ro`), never migrated and never written (a write is a
+        HistoryError); a history of an older schema is read through a migrated copy in memory."""
         self.path = Path(path)
+        self.read_only = read_only
+        self.backup: Path | None = None   # where a migration kept the file as it was
         unsafe = unsafe_history_path(self.path)
         if unsafe:
             raise HistoryError(unsafe)
@@ -98,13 +125,27 @@ class History:
         self._checked = False          # the integrity check runs once, before the first write
         try:
             output_file(self.path, "run history")   # SQLite opens it (and its journals) by name
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            if read_only:
+                self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                          isolation_level=None, timeout=30)
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except (OSError, sqlite3.Error) as e:
             raise HistoryError(f"cannot open the run history {self.path}: {e}") from None
         try:
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.migrate()
+            legacy = self._check_ours()   # before anything is written: a file not ours stays untouched
+            if read_only:
+                if self.version < LATEST:
+                    self._read_migrated_copy()
+            else:
+                if 0 < self.version < LATEST:
+                    self._keep_backup()   # the file as it was, before its journal mode or schema change
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.migrate(stamp=legacy)
+        except HistoryError:
+            self.db.close()
+            raise
         except sqlite3.DatabaseError as e:
             self.db.close()
             low = str(e).lower()
@@ -118,13 +159,58 @@ class History:
     def version(self) -> int:
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
-    def migrate(self):
-        """Bring the schema up to date, one transactional step at a time."""
+    def _not_ours(self, why: str) -> HistoryError:
+        return HistoryError(f"{self.path} is not a qdexplorer run history ({why}); nothing in it was changed. "
+                            f"Move it aside (a fresh history is then created), or set QDEXPLORER_DATA_DIR")
+
+    def _check_ours(self) -> bool:
+        """Refuse a file that is not a history of ours, before anything is written to it. True for
+        a history of ours written before histories carried APPLICATION_ID (its tables are exactly
+        those of its schema version): it is stamped at its next write."""
+        app = self.db.execute("PRAGMA application_id").fetchone()[0]
+        version = self.version
+        if app == APPLICATION_ID:
+            return False
+        if app != 0:
+            raise self._not_ours(f"its application_id is {app}, not qdexplorer's {APPLICATION_ID}")
+        if version > LATEST:
+            raise HistoryError(f"{self.path} has schema {version}, newer than this qdexplorer's {LATEST}: written by "
+                               f"a newer qdexplorer (upgrade it to read the file) or by another program (move it "
+                               f"aside); nothing in it was changed")
+        tables = _tables(self.db)
+        if not tables and version == 0:
+            return False   # empty: a new history
+        if 1 <= version <= LATEST and tables == _expected_tables(version):
+            return True
+        ours = {t: c for t, c in tables.items() if t in _TABLES}
+        why = (f"schema version {version} with tables {', '.join(sorted(tables)) or 'none'}"
+               if not ours else f"its tables are not those of qdexplorer's schema {version}")
+        raise self._not_ours(f"no qdexplorer application_id, and {why}")
+
+    def _read_migrated_copy(self) -> None:
+        """A read-only history of an older schema: read through a copy in memory, migrated there."""
+        mem = sqlite3.connect(":memory:", isolation_level=None)
+        self.db.backup(mem)
+        self.db.close()
+        self.db = mem
+        self.read_only = False
+        try:
+            self.migrate()
+        finally:
+            self.read_only = True
+
+    def migrate(self, stamp: bool = False):
+        """Bring the schema up to date, one transactional step at a time (the constructor keeps a
+        copy of an older file first: `<name>.before-vN-<time>`); a new file gets APPLICATION_ID, and
+        a history of ours written before it (`stamp`) gets it too."""
         if self.version > LATEST:
             raise HistoryError(f"{self.path} was written by a newer qdexplorer (schema {self.version}, this one "
                                f"knows {LATEST}); upgrade qdexplorer to read it")
         if self.version == LATEST:
-            return   # nothing to write: a reader never pays for the integrity check
+            if stamp:
+                with self.transaction() as db:
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            return   # nothing else to write: a reader never pays for the integrity check
         for version, script in MIGRATIONS:
             with self.transaction() as db:
                 if db.execute("PRAGMA user_version").fetchone()[0] >= version:
@@ -133,6 +219,18 @@ class History:
                     if stmt.strip():
                         db.execute(stmt)
                 db.execute(f"PRAGMA user_version = {version}")
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _keep_backup(self) -> None:
+        import datetime
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = output_file(self.path.with_name(f"{self.path.name}.before-v{LATEST}-{stamp}"), "history backup")
+        out = sqlite3.connect(target)
+        try:
+            self.db.backup(out)   # a consistent copy, WAL included
+        finally:
+            out.close()
+        self.backup = target
 
     def integrity_problem(self) -> str | None:
         """SQLite's `quick_check` (every page and record readable, without the index cross-checks of
@@ -161,6 +259,8 @@ class History:
     def transaction(self):
         """BEGIN IMMEDIATE … COMMIT, rolled back on any error: all or nothing; the file's integrity
         is checked before its first write."""
+        if self.read_only:
+            raise HistoryError(f"{self.path} was opened read-only; nothing was written")
         self.check_writable()
         self.db.execute("BEGIN IMMEDIATE")
         try:

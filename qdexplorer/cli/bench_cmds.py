@@ -256,7 +256,7 @@ def cmd_runs(a) -> int:
     if not history_path(a.project).exists() and not (a.delete or a.rename):
         print(f"no saved runs in {history_path(a.project)} (save one with: qdexplorer bench --save NAME)")
         return 0
-    with open_history(a.project, create=False) as h:
+    with open_history(a.project, create=False, write=bool(a.delete or a.rename)) as h:
         for ref in a.delete or []:
             print(f"deleted #{h.delete(ref)}", file=sys.stderr)
         if a.rename:

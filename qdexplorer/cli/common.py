@@ -166,10 +166,11 @@ def report_load_dir(eng: Engine, tasks: list[str]) -> None:
               f"{', '.join(unmatched[:5])}{' …' if len(unmatched) > 5 else ''}", file=sys.stderr)
 
 
-def open_history(project: str | Path | None, create: bool = True) -> History:
-    """The project's run history; reading commands never create one."""
+def open_history(project: str | Path | None, create: bool = True, write: bool | None = None) -> History:
+    """The project's run history; reading commands (create=False) never create one, and open it
+    read-only (never migrated, never written) unless `write`."""
     path = history_path(project)
     if not create and not path.exists():
         raise QdError(f"no saved runs yet for this project ({path} does not exist); "
                       f"save one with: qdexplorer bench --save NAME")
-    return History(path)
+    return History(path, read_only=not (create if write is None else write))
