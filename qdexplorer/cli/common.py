@@ -113,6 +113,10 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
     if notice:  # naming a project on the command line trusts it, as running a script does: say so once
         print(notice, file=sys.stderr)
     opt = vars(a).get  # `override set` has fewer options than compile/run
+    if opt("load_ptx") and "backend" in vars(a) and backend_of(a, backend) == "cpu":   # a command that runs tasks
+        raise QdError(f"--load-ptx {opt('load_ptx')}: the CPU backend runs no PTX (it runs the LLVM IR), so the "
+                      f"folder would be ignored; run with --backend cuda, or edit the host LLVM IR instead "
+                      f"(qdexplorer override set --stage ll --target host)")
     cluster, spec = opt("cluster"), device if device is not None else opt("device")
     where: dict[str, Any] = {}
     arch = opt("arch")

@@ -85,3 +85,15 @@ def test_a_sidecar_that_is_a_list_is_no_hint(tmp_path):
     (tmp_path / "edits" / "task_a.ptx.json").write_text("[1]")
     [edit] = folder.edits()
     assert edit.base_sha is None
+
+
+@pytest.mark.parametrize("cmd", ["run", "bench"])
+def test_load_ptx_on_the_cpu_backend_is_refused(tmp_path, capsys, cmd):
+    from qdexplorer.cli import main
+    (tmp_path / "ptx").mkdir()
+    (tmp_path / "ptx" / "saxpy_kernel_0_range_for.ptx").write_text("garbage, not PTX")
+    rc = main([cmd, "--backend", "cpu", "--load-ptx", str(tmp_path / "ptx"), "--in-process", "--workload", "saxpy_1m",
+               "--no-save"] if cmd == "bench" else
+              [cmd, "--backend", "cpu", "--load-ptx", str(tmp_path / "ptx"), "--in-process", "--workload", "saxpy_1m"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--load-ptx" in err[0] and "CPU backend" in err[0], err
