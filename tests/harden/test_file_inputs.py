@@ -97,3 +97,19 @@ def test_load_ptx_on_the_cpu_backend_is_refused(tmp_path, capsys, cmd):
               [cmd, "--backend", "cpu", "--load-ptx", str(tmp_path / "ptx"), "--in-process", "--workload", "saxpy_1m"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "--load-ptx" in err[0] and "CPU backend" in err[0], err
+
+
+def test_a_refused_qd_load_ir_file_is_named_as_such(tmp_path, capsys, monkeypatch):
+    from qdexplorer.cli import main
+    from tests.remote.projects import TASK, scale_project
+    proj = scale_project(tmp_path / "p")
+    load = tmp_path / "load"
+    load.mkdir(mode=0o700)
+    (load / f"{TASK}_before_ptx.ll").write_text("this is not LLVM IR\n")
+    monkeypatch.setenv("QD_LOAD_IR", "1")
+    monkeypatch.setenv("QD_DEBUG_DUMP_PATH", str(load))
+    rc = main(["run", str(proj), "--backend", "cpu", "--in-process", "--cache-dir", str(tmp_path / "c")])
+    out = capsys.readouterr()
+    text = out.out + out.err
+    assert rc != 0 and f"the QD_LOAD_IR file {load / TASK}_before_ptx.ll refused" in text, text
+    assert "unset QD_LOAD_IR" in text and "LL override" not in text and "override revert" not in text
