@@ -18,7 +18,7 @@ import platformdirs
 from ..compiler.overrides import OverrideStore
 from ..compiler.safe_files import UnsafePathError, check_folder
 from ..lang.errors import QdError
-from .loader import bundled_demo
+from .loader import bundled_demo, check_readable_folder
 
 HISTORY = "history.sqlite"
 STATE = ".qdexplorer"
@@ -36,7 +36,9 @@ def project_folder(project: str | Path | None) -> Path:
     p = Path(project).expanduser()
     if not p.exists():
         raise QdError(f"project {p} does not exist: pass a project folder or kernel file")
-    return (p if p.is_dir() else p.parent).resolve()
+    folder = (p if p.is_dir() else p.parent).resolve()
+    check_readable_folder(folder)
+    return folder
 
 
 def _package_dir() -> Path:

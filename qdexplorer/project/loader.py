@@ -98,7 +98,16 @@ _SETTINGS = {
 }
 
 
+def check_readable_folder(folder: Path) -> None:
+    """One line naming the project folder when this user cannot enter or list it (it was reported as
+    "qdexplorer.toml: Permission denied", the first file looked for inside it)."""
+    if folder.is_dir() and not os.access(folder, os.R_OK | os.X_OK):
+        raise ProjectError(f"cannot read project folder {folder}: permission denied (reading a project needs "
+                           f"permission to list and enter its folder: chmod u+rx, or run as its owner)")
+
+
 def read_config(path: Path) -> ProjectConfig:
+    check_readable_folder(path)
     cfg = ProjectConfig(name=path.name)
     mf = path / "qdexplorer.toml"
     if not mf.is_file():
