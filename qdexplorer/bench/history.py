@@ -13,8 +13,10 @@ deleted while its writer streams is re-created from what the writer holds.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import json
+import math
 import os
 import re
 import socket
@@ -24,6 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..checked import Bool, Float, Int, Invalid, List, Map, Obj, Opt, Str, check
 from ..compiler.safe_files import output_file
 from ..lang.errors import QdError
 from ..project.data_folder import unsafe_history_path
@@ -109,6 +112,36 @@ def _tables(db: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
     names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
                                       "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
     return {n: tuple(sorted(r[1] for r in db.execute(f'PRAGMA table_info("{n}")'))) for n in names}
+
+
+# A run's row is input (the file can be edited): its context and launches are checked when read,
+# and a bad one is a DamagedRun naming the run, never a wrong export or a traceback later.
+_CONTEXT = Obj(tuple(f.name for f in dataclasses.fields(RunContext)),
+               backend=Str(), device=Str(), arch=Str(), mode=Str(), workloads=List(Str()), warmup=Int(0),
+               repeat=Int(0), seed=Int(0), rounds=Opt(Int(0)), per_round=Opt(Int(0)), tasks=Map(Map(Opt(Str()))),
+               skipped=Map(Str()), l2_flush=Bool(), streaming=Bool(), sm_count=Opt(Int(0)),
+               timer_resolution_ms=Float(0), cpu_timer_resolution_ms=Opt(Float(0)))
+
+
+def _context(ctx) -> dict:
+    try:
+        return check(json.loads(ctx), _CONTEXT, "context")
+    except Invalid as e:
+        raise ValueError(str(e)) from None
+
+
+def _launch_row(row: tuple) -> tuple:
+    task, kernel, workload, repeat, ms, grid, block, cpu_ms, rnd = row
+    for name, v in (("task", task), ("kernel", kernel), ("workload", workload)):
+        if not isinstance(v, str):
+            raise ValueError(f"a launch's {name} is not text ({v!r})")
+    for name, v in (("repeat", repeat), ("grid", grid), ("block", block)) + ((("round", rnd),) if rnd is not None else ()):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"a launch's {name} is not a whole number of at least 0 ({v!r})")
+    for name, v in (("ms", ms),) + ((("cpu_ms", cpu_ms),) if cpu_ms is not None else ()):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"a launch's {name} is not a finite time ({v!r})")
+    return row
 
 
 class History:
@@ -426,7 +459,7 @@ class History:
     def _load(self, rid: int) -> Run:
         name, created, ctx, status, message, pid = self.db.execute(
             "SELECT name, created, context, status, message, pid FROM runs WHERE id = ?", (rid,)).fetchone()
-        launches = [Launch(*row) for row in self.db.execute(
+        launches = [Launch(*_launch_row(row)) for row in self.db.execute(
             "SELECT task, kernel, workload, repeat, ms, grid, block, cpu_ms, round FROM launches WHERE run_id = ? "
             "ORDER BY seq",
             (rid,))]
@@ -437,9 +470,7 @@ class History:
             d[stage] = sec
             if tier:
                 d["tier"] = tier
-        context = json.loads(ctx)
-        if not isinstance(context, dict):
-            raise ValueError("its context is not a JSON object")
+        context = _context(ctx)
         return Run(name, RunContext.from_dict(context), launches, compile_, self._status(status, pid), message, created, rid)
 
     @staticmethod
@@ -466,10 +497,7 @@ class History:
             "(SELECT COUNT(DISTINCT round) FROM launches l WHERE l.run_id = r.id), "
             "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id AND l.round IS NULL) FROM runs r WHERE r.id = ?",
             (rid,)).fetchone()
-        raw = json.loads(ctx)
-        if not isinstance(raw, dict):
-            raise ValueError("its context is not a JSON object")
-        c = RunContext.from_dict(raw)
+        c = RunContext.from_dict(_context(ctx))
         g = c.git or {}
         git = (g.get("revision", "")[:10] + ("+dirty" if g.get("dirty") else "")) if g else ""
         return RunSummary(rid, name, created, self._status(status, pid), message, n, ntasks,

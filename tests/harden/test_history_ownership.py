@@ -104,3 +104,23 @@ def test_a_migration_keeps_a_backup_first(tmp_path):
     con = sqlite3.connect(db)
     assert con.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
     con.close()
+
+
+@pytest.mark.parametrize("sql", ["UPDATE launches SET ms = 'abc'", "UPDATE launches SET ms = 1e999",
+                                 "UPDATE launches SET repeat = 'x'",
+                                 """UPDATE runs SET context = '{"backend": "cpu", "rounds": "abc"}'""",
+                                 """UPDATE runs SET context = '{"backend": 7, "workloads": "saxpy"}'"""])
+def test_history_rows_are_checked_when_read(tmp_path, sql, capsys):
+    proj, db = _project(tmp_path)
+    with History(db) as h:
+        h.save(_run("a"))
+    con = sqlite3.connect(db)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    rc = main(["export", str(proj), "a", "--json", str(tmp_path / "o.json")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "run #1" in err[0] and str(db) in err[0] and "--delete" in err[0], err
+    rc = main(["compare", str(proj), "a", "a"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err and "run #1" in err, err
