@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .ptxas import find_ptxas
-from .safe_files import UnsafePathError, check_arch, check_folder, unsafe_owner, write_file
+from .safe_files import UnsafePathError, check_arch, unsafe_owner, write_file
 from .stages import CompileRequest
 from .toolchain import toolchain_identity
 
@@ -140,8 +140,8 @@ class PtxCache:
 
     def _check_writable(self):
         try:
-            check_folder(self.folder, create=True)   # private (0700) whatever the umask (002); not a link
-            problem = unsafe_owner(self.folder)
+            self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private whatever the umask (002)
+            problem = unsafe_owner(self.folder)   # the guard's owner check: this user's, no one else can write
             if problem:
                 self._memory_only(f"cache folder {self.folder} {problem}; not loading anything from it "
                                   f"(fix: chmod go-w, or pick another --cache-dir); using a memory-only cache")

@@ -13,7 +13,7 @@ PACKAGE = Path(qdexplorer.__file__).parent
 GUARD_MODULE = "compiler/safe_files.py"
 # The guard's functions: calling one of them in a function is what makes its raw writes checked.
 GUARDS = {"check_folder", "output_folder", "output_file", "write_file", "write_atomic", "copy_file",
-          "private_temp_folder", "unlink_regular", "guarded_sqlite"}
+          "private_temp_folder", "unlink_regular", "unsafe_owner"}
 # Methods that write wherever their object points (Path.write_text, Path.mkdir...).
 WRITE_METHODS = {"write_text", "write_bytes", "mkdir", "touch", "symlink_to", "hardlink_to", "rename", "replace"}
 # module.function calls that write (or create) by name.
