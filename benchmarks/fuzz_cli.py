@@ -1,5 +1,5 @@
 """The longer run of the command-line fuzzer (issue 41; tests/harden/fuzz_cli.py holds it, and
-tests/harden/test_fuzz_cli.py runs 10 s of it in CI).
+tests/harden/test_fuzz_cli.py runs 6 s of it in CI).
 
     PYTHONPATH=. nice python benchmarks/fuzz_cli.py --seed 41 --budget 900 --json fuzz.json
 
