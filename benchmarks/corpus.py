@@ -211,6 +211,13 @@ def last_error_line(stderr: str) -> str:
     return lines[-1] if lines else ""
 
 
+def short_error(text: str, path: str) -> str:
+    """The error's line without the exception's module (`QdCompileError: ...`) and with the program's
+    own path as its file name."""
+    text = text.replace(os.path.abspath(path), os.path.basename(path))
+    return re.sub(r"^(?:[A-Za-z_][\w]*\.)+([A-Za-z_]\w*(?:Error|Exception|Exit)\b)", r"\1", text)
+
+
 def classify_ours(side: Side, timeout: float) -> tuple[str, str]:
     """(error class, one line) of a side that did not run to its end: refused or internal."""
     if side.rc is None:
@@ -259,6 +266,7 @@ def judge(prog: Program, q: Side, o: Side | None, timeout: float) -> Result:
     if o.rc != 0:
         r.verdict = "error"
         r.error_class, r.error = classify_ours(o, timeout)
+        r.error = short_error(r.error, prog.path)
         r.ours_stderr_tail = o.stderr[-3000:]
         return r
     r.diffs = compare(q.checksums, o.checksums, prog.rtol, prog.atol)
