@@ -3,11 +3,15 @@ and under qdexplorer.lang (nothing of either is mocked)."""
 import math
 import textwrap
 
+import importlib.util
+
 import pytest
 
 from tests.corpus._load import corpus
 
 C = corpus()
+HAVE_QUADRANTS = importlib.util.find_spec("quadrants") is not None
+needs_quadrants = pytest.mark.skipif(not HAVE_QUADRANTS, reason="the corpus compares with Quadrants, not installed here")
 
 
 def test_checksum_lines_are_parsed_as_ints_and_floats():
@@ -69,6 +73,7 @@ def run(tmp_path, body, timeout=60):
     return C.run_program(C.read_header(p), timeout=timeout)
 
 
+@needs_quadrants
 def test_the_same_checksums_are_same(tmp_path):
     r = run(tmp_path, 'print("checksum sum", float(x.to_numpy().sum()))\nprint("checksum n", 16)\n')
     assert r["verdict"] == "same", r
@@ -76,16 +81,19 @@ def test_the_same_checksums_are_same(tmp_path):
     assert r["quadrants_s"] > 0 and r["ours_s"] > 0 and r["ratio"] > 0
 
 
+@needs_quadrants
 def test_a_different_value_is_wrong(tmp_path):
     r = run(tmp_path, 'print("checksum sum", float(x.to_numpy().sum()) + (1.0 if OURS else 0.0))\n')
     assert r["verdict"] == "wrong" and r["error"] == "sum: quadrants 60.0 ours 61.0"
 
 
+@needs_quadrants
 def test_a_missing_label_is_wrong(tmp_path):
     r = run(tmp_path, 'print("checksum sum", 60.0)\nif not OURS:\n    print("checksum extra", 1)\n')
     assert r["verdict"] == "wrong" and "extra: missing in ours" in r["error"]
 
 
+@needs_quadrants
 def test_one_of_our_errors_is_a_refusal(tmp_path):
     r = run(tmp_path, 'if OURS:\n    raise qd.QuadrantsTypeError("qd.some_construct is not supported")\n'
                       'print("checksum n", 1)\n')
@@ -93,22 +101,26 @@ def test_one_of_our_errors_is_a_refusal(tmp_path):
     assert "qd.some_construct is not supported" in r["error"]
 
 
+@needs_quadrants
 def test_a_python_exception_from_inside_is_internal(tmp_path):
     r = run(tmp_path, 'if OURS:\n    {}["codegen"]\nprint("checksum n", 1)\n')
     assert (r["verdict"], r["error_class"], r["error"]) == ("error", "internal", "KeyError: 'codegen'")
 
 
+@needs_quadrants
 def test_a_crash_is_internal(tmp_path):
     r = run(tmp_path, 'if OURS:\n    sys.stdout.flush(); os.abort()\nprint("checksum n", 1)\n')
     assert (r["verdict"], r["error_class"]) == ("error", "internal")
     assert r["error"].startswith("crashed: signal 6")
 
 
+@needs_quadrants
 def test_a_timeout_is_internal(tmp_path):
     r = run(tmp_path, 'import time\nif OURS:\n    time.sleep(60)\nprint("checksum n", 1)\n', timeout=15)
     assert (r["verdict"], r["error_class"], r["error"]) == ("error", "internal", "timed out after 15 s")
 
 
+@needs_quadrants
 @pytest.mark.parametrize("body", ['raise RuntimeError("port broken")\n', 'print("no checksum")\n'])
 def test_a_port_that_fails_under_quadrants_is_not_counted_against_ours(tmp_path, body):
     r = run(tmp_path, body)

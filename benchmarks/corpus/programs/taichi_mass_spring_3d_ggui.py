@@ -2,12 +2,12 @@
 # source: github:taichi-dev/taichi@ba0e81dce559fb63a5958bf82feb1d00c55c02fe python/taichi/examples/ggui_examples/mass_spring_3d_ggui.py
 # license: Apache-2.0
 # area: cloth
-# port: ti->qd; `arch = ti.vulkan if ti._lib.core.with_vulkan() else ti.cuda` -> arch = qd.cpu; the two qd.random() of initialize_mass_points() replaced by the numpy-seeded init_rand field; GGUI window loop replaced by 20 frames of `substeps` steps (reset at t > 1.5 kept), rendering calls removed; checksum lines added
+# port: ti->qd; `arch = ti.vulkan if ti._lib.core.with_vulkan() else ti.cuda` -> arch = qd.cpu, cpu_max_num_threads=1 (substep() reads neighbours' v while other threads update it: the result depends on the threads' order); the two qd.random() of initialize_mass_points() replaced by the numpy-seeded init_rand field; GGUI window loop replaced by 20 frames of `substeps` steps (reset at t > 1.5 kept), rendering calls removed; checksum lines added
 import numpy as np
 import quadrants as qd
 
 arch = qd.cpu
-qd.init(arch=arch)
+qd.init(arch=arch, cpu_max_num_threads=1)
 
 n = 128
 quad_size = 1.0 / n
