@@ -9,9 +9,13 @@ file as `__main__`. Both with a timeout, programs in parallel (`-j`), each side'
 Verdicts:
 - `same`: the same checksum labels, every value within the program's tolerance (floats:
   |ours - theirs| <= atol + rtol * |theirs|, NaN equal to NaN; ints: exactly);
-- `wrong`: ours ran to the end and printed different values or a different set of labels;
+- `fast_math`: different values, but with `qd.init(fast_math=False)` forced on both sides the same
+  checksums: Quadrants' fast math (its default) lets LLVM reassociate float sums in its backend, which
+  ours follows only in part, and the program amplifies the last bits; counted apart from `same`;
+- `wrong`: ours ran to the end and printed different values or a different set of labels, also with
+  fast math off;
 - `error`: ours raised, crashed or timed out; `refused` where the exception is one of qdexplorer's own
-  (`QdError` and its subclasses, qdexplorer/lang/errors.py: a clear message naming the construct),
+  (`QdError` and its subclasses, qdexplorer/ir/errors.py: a clear message naming the construct),
   `internal` otherwise (an exception from inside our compiler or runtime, an LLVM error, a crash, a
   timeout);
 - `quadrants_failed`: the port itself fails under Quadrants (no checksum, an exit status, a timeout): a
@@ -55,15 +59,17 @@ OURS_CHILD = r"""
 import os, runpy, sys, traceback
 path = sys.argv[1]
 try:
-    from qdexplorer.lang.module_paths import alias_quadrants
+    from qdexplorer.lang.compat.module_paths import alias_quadrants
     alias_quadrants()
 except ImportError:
     import qdexplorer.lang as qd
     sys.modules['quadrants'] = qd
 try:
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
 except ImportError:
     QdError = ()
+if os.environ.get('QDX_CORPUS_IEEE') == '1':
+    exec(IEEE)
 sys.argv = [path]
 sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
 try:
@@ -83,6 +89,22 @@ except BaseException as e:
     os._exit(2)
 sys.stdout.flush()
 """.replace("MARK", repr(MARK))
+
+# `qd.init(..., fast_math=False)` whatever the program asks: the re-check of a `wrong` program runs both
+# sides so. Quadrants' fast math (its default) reassociates float sums in LLVM's backend, which ours
+# follows only in part; where the two agree with it off, the difference is that rounding (`fast_math`).
+IEEE = """
+import quadrants as _qd
+_real_init = _qd.init
+def _ieee_init(*a, **k):
+    k['fast_math'] = False
+    return _real_init(*a, **k)
+_qd.init = _ieee_init
+"""
+OURS_CHILD = OURS_CHILD.replace("exec(IEEE)", "exec(" + repr(IEEE) + ")")
+QUADRANTS_IEEE_CHILD = ("import os, runpy, sys\npath = sys.argv[1]\nsys.argv = [path]\n"
+                        "sys.path.insert(0, os.path.dirname(os.path.abspath(path)))\n" + IEEE +
+                        "runpy.run_path(path, run_name='__main__')\n")
 
 CHECKSUM = re.compile(r"^checksum\s+(\S+)\s+(\S+)\s*$")
 TOLERANCE = re.compile(r"rtol\s*=\s*([0-9.eE+-]+)\s+atol\s*=\s*([0-9.eE+-]+)")
@@ -179,11 +201,14 @@ class Side:
     checksums: dict = field(default_factory=dict)
 
 
-def run_side(prog: Program, ours: bool, timeout: float) -> Side:
+def run_side(prog: Program, ours: bool, timeout: float, ieee: bool = False) -> Side:
     env = dict(os.environ)
     if ours:
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        env["QDX_CORPUS_IEEE"] = "1" if ieee else "0"
         cmd = [sys.executable, "-c", OURS_CHILD, prog.path]
+    elif ieee:
+        cmd = [sys.executable, "-c", QUADRANTS_IEEE_CHILD, prog.path]
     else:
         cmd = [sys.executable, prog.path]
     env["PYTHONHASHSEED"] = "0"
@@ -235,7 +260,7 @@ def classify_ours(side: Side, timeout: float) -> tuple[str, str]:
 class Result:
     slug: str
     area: str
-    verdict: str                     # same, wrong, error, quadrants_failed
+    verdict: str                     # same, fast_math, wrong, error, quadrants_failed
     error_class: str = ""            # for error: refused or internal
     error: str = ""                  # one line: the error, or the differing checksums
     quadrants_s: float | None = None
@@ -282,6 +307,14 @@ def run_program(prog: Program, timeout: float, determinism: bool = False) -> dic
     ok = q.rc == 0 and bool(q.checksums)
     o = run_side(prog, ours=True, timeout=timeout) if ok else None
     res = asdict(judge(prog, q, o, timeout))
+    if res["verdict"] == "wrong":   # the same program with fast math off on both sides: same there?
+        qi, oi = run_side(prog, False, timeout, ieee=True), run_side(prog, True, timeout, ieee=True)
+        ieee = judge(prog, qi, oi, timeout)
+        res["ieee_verdict"], res["ieee_diffs"] = ieee.verdict, ieee.diffs
+        if ieee.verdict == "same":
+            res["verdict"], res["explained"] = "fast_math", (
+                "with qd.init(fast_math=False) both print the same checksums: the difference is Quadrants' "
+                "fast-math reassociation of float sums (its default), amplified by the program")
     if determinism and ok:
         q2 = run_side(prog, ours=False, timeout=timeout)
         res["deterministic"] = q2.rc == 0 and _lines(q.stdout) == _lines(q2.stdout)
@@ -303,8 +336,9 @@ def read_sample(path: Path = SAMPLE) -> list[str]:
 
 
 def summarize(results: list[dict]) -> dict:
-    count = {v: sum(r["verdict"] == v for r in results) for v in ("same", "wrong", "error", "quadrants_failed")}
-    ratios = [r["ratio"] for r in results if r["ratio"] and r["verdict"] in ("same", "wrong")]
+    count = {v: sum(r["verdict"] == v for r in results)
+             for v in ("same", "fast_math", "wrong", "error", "quadrants_failed")}
+    ratios = [r["ratio"] for r in results if r["ratio"] and r["verdict"] in ("same", "fast_math", "wrong")]
     return {"programs": len(results), **count,
             "refused": sum(r["verdict"] == "error" and r["error_class"] == "refused" for r in results),
             "internal": sum(r["verdict"] == "error" and r["error_class"] == "internal" for r in results),
@@ -313,7 +347,8 @@ def summarize(results: list[dict]) -> dict:
 
 
 def summary_line(s: dict) -> str:
-    return (f"corpus: {s['programs']} programs, {s['same']} same, {s['wrong']} wrong, {s['error']} error "
+    return (f"corpus: {s['programs']} programs, {s['same']} same, {s['fast_math']} same with fast math off "
+            f"(Quadrants' fast-math rounding), {s['wrong']} wrong, {s['error']} error "
             f"({s['refused']} refused, {s['internal']} internal), {s['quadrants_failed']} quadrants_failed; "
             f"time ratio ours/quadrants median {s['ratio_median']}, geomean {s['ratio_geomean']}")
 

@@ -129,9 +129,29 @@ def test_a_port_that_fails_under_quadrants_is_not_counted_against_ours(tmp_path,
 
 def test_the_summary_line_counts_each_verdict():
     rs = [{"verdict": "same", "error_class": "", "ratio": 1.0}, {"verdict": "wrong", "error_class": "", "ratio": 4.0},
+          {"verdict": "fast_math", "error_class": "", "ratio": 2.5},
           {"verdict": "error", "error_class": "refused", "ratio": 9.0},
           {"verdict": "error", "error_class": "internal", "ratio": None},
           {"verdict": "quadrants_failed", "error_class": "", "ratio": None}]
     assert C.summary_line(C.summarize(rs)) == (
-        "corpus: 5 programs, 1 same, 1 wrong, 2 error (1 refused, 1 internal), 1 quadrants_failed; "
-        "time ratio ours/quadrants median 2.5, geomean 2.0")
+        "corpus: 6 programs, 1 same, 1 same with fast math off (Quadrants' fast-math rounding), 1 wrong, "
+        "2 error (1 refused, 1 internal), 1 quadrants_failed; time ratio ours/quadrants median 2.5, geomean 2.154")
+
+
+def _program(tmp_path, name: str, value: str):
+    prog = tmp_path / f"{name}.py"
+    prog.write_text(f"# corpus: {name}\n# source: github:example/example@{'0' * 40} {name}.py\n# license: MIT\n"
+                    f"# area: misc\n# port: none\nimport quadrants as qd\nqd.init(arch=qd.cpu)\n"
+                    f"theirs = qd.__name__ == 'quadrants'\nprint('checksum v', int({value}))\n")
+    return C.read_header(prog)
+
+
+def test_a_difference_that_goes_away_with_fast_math_off_is_named_so(tmp_path):
+    """Both sides are run again with `qd.init(fast_math=False)` forced when their checksums differ: a
+    difference that goes away then is `fast_math` (counted apart), one that stays is `wrong`. The
+    programs print something of the side and its fast-math setting, so each case is certain."""
+    res = C.run_program(_program(tmp_path, "fm", "theirs and qd.cfg.fast_math"), timeout=120)
+    assert res["verdict"] == "fast_math" and res["ieee_verdict"] == "same", res
+    assert "fast_math=False" in res["explained"]
+    res = C.run_program(_program(tmp_path, "side", "theirs"), timeout=120)
+    assert res["verdict"] == "wrong" and res["ieee_verdict"] == "wrong", res
