@@ -25,7 +25,7 @@ import os
 class _PltStub:  # stand-in for matplotlib.pyplot: plotting is ignored
 
     def __getattr__(self, name):
-        return lambda *args, **kwargs: None
+        return lambda *args, **kwargs: _PltStub()
 
 
 plt = _PltStub()

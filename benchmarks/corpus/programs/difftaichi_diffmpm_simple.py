@@ -21,7 +21,7 @@ def _rgb_to_hex(c):  # stand-in for ti.rgb_to_hex (GUI colours only)
 class _PltStub:  # stand-in for matplotlib.pyplot: plotting is ignored
 
     def __getattr__(self, name):
-        return lambda *args, **kwargs: None
+        return lambda *args, **kwargs: _PltStub()
 
 
 plt = _PltStub()
