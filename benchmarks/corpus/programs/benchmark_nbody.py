@@ -97,4 +97,6 @@ if __name__ == '__main__':
     print('checksum bodies_sum', repr(float(b.sum())))
     print('checksum bodies_abs_sum', repr(float(abs(b).sum())))
     print('checksum velocities_abs_sum', repr(float(abs(bm.velocities.to_numpy()).sum())))
-    print('checksum body7', repr(float(b[7, 0])), repr(float(b[7, 1])), repr(float(b[7, 2])))
+    print('checksum body7_0', repr(float(b[7, 0])))
+    print('checksum body7_1', repr(float(b[7, 1])))
+    print('checksum body7_2', repr(float(b[7, 2])))

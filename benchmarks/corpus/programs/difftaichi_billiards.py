@@ -198,8 +198,10 @@ def optimize():
     clear()
     forward(visualize=True, output='final')
     print('checksum final_loss', repr(float(loss[None])))
-    print('checksum init_x', repr(float(init_x[None][0])), repr(float(init_x[None][1])))
-    print('checksum init_v', repr(float(init_v[None][0])), repr(float(init_v[None][1])))
+    print('checksum init_x_0', repr(float(init_x[None][0])))
+    print('checksum init_x_1', repr(float(init_x[None][1])))
+    print('checksum init_v_0', repr(float(init_v[None][0])))
+    print('checksum init_v_1', repr(float(init_v[None][1])))
     print('checksum x_abs_sum', repr(float(np.abs(x.to_numpy()).sum())))
 
 

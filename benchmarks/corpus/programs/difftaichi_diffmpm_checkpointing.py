@@ -224,7 +224,8 @@ for i in range(options.iters):
 
 print('checksum final_loss', repr(float(loss[None])))
 print('checksum losses_sum', repr(float(sum(losses))))
-print('checksum init_v', repr(float(init_v[None][0])), repr(float(init_v[None][1])))
+print('checksum init_v_0', repr(float(init_v[None][0])))
+print('checksum init_v_1', repr(float(init_v[None][1])))
 print('checksum x_last_abs_sum', repr(float(np.abs(x.to_numpy()[steps - 1]).sum())))
 
 plt.title("Optimization of Initial Velocity")

@@ -133,4 +133,6 @@ for _frame in range(1):  # was: while gui.running
     img_padded[:img.shape[0], :img.shape[1]] = img
 print('checksum img_sum', int(img_padded.astype(np.int64).sum()))
 print('checksum img_sq_sum', int((img_padded.astype(np.int64) ** 2).sum()))
-print('checksum img_px', [int(c) for c in img_padded[17, 23]])
+print('checksum img_px_0', int(img_padded[17, 23, 0]))
+print('checksum img_px_1', int(img_padded[17, 23, 1]))
+print('checksum img_px_2', int(img_padded[17, 23, 2]))
