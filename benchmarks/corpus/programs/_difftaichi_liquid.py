@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/liquid.py
 # license: NOASSERTION
 # area: mpm
-# port: ti->qd; qd.init(arch=qd.cpu) keeping default_fp/flatten_if (arch gpu->cpu, device_memory_GB dropped: GPU-only); random.seed(0) and np.random.seed(0) added (original unseeded); matplotlib/mpl_toolkits stubbed; training iterations 501->1 and steps 512->16 (time); checksum lines added
+# port: ti->qd; qd.init(arch=qd.cpu) keeping default_fp/flatten_if (arch gpu->cpu, device_memory_GB dropped: GPU-only); random.seed(0) and np.random.seed(0) added (original unseeded); matplotlib/mpl_toolkits stubbed; training iterations 501->1, steps 512->16 and the scene's particle density 3->1 (time: 28146 -> ~1000 particles); checksum lines added
 import quadrants as qd
 import os
 import math
@@ -329,7 +329,7 @@ class Scene:
         if ptype == 0:
             assert actuation == -1
         global n_particles
-        density = 3
+        density = 1  # was 3 (particle count, time)
         w_count = int(w / dx * density)
         h_count = int(h / dx * density)
         d_count = int(d / dx * density)
