@@ -2,7 +2,7 @@
 # source: github:taichi-dev/advanced_examples@4e76f884d6f541f993da3b915963819ed4be6e06 mpm/mpm99_cubic.py
 # license: Apache-2.0
 # area: mpm
-# port: ti->qd; qd.init(arch=qd.cpu) (was gpu); GUI loop replaced by 25 frames of the same substeps; drawing removed; checksum lines added
+# port: ti->qd; qd.init(arch=qd.cpu) (was gpu); initialize()'s qd.random() positions overwritten right after it with numpy-seeded ones of the same ranges (ours draws a different random sequence by design); GUI loop replaced by 25 frames of the same substeps; drawing removed; checksum lines added
 import quadrants as qd
 import numpy as np
 qd.init(arch=qd.cpu) # Try to run on GPU
@@ -95,6 +95,10 @@ def initialize():
     F[i] = qd.Matrix([[1, 0], [0, 1]])
     Jp[i] = 1
 initialize()
+# stand-in for initialize()'s qd.random() positions (ours draws another sequence by design): numpy-seeded, same ranges
+_r = np.random.RandomState(0).rand(n_particles, 2)
+_g = (np.arange(n_particles) // group_size)[:, None]
+x.from_numpy((_r * 0.2 + np.array([0.3, 0.05]) + _g * np.array([0.10, 0.32])).astype(np.float32))
 for frame in range(25):
   for s in range(int(2e-3 // dt)):
     substep()

@@ -2,7 +2,8 @@
 # source: github:taichi-dev/taichi_benchmark@7a8c8a5d27748e118355cdf794a959d75bc112ad suites/poisson/src/taichi/poisson_disk.py
 # license: Apache-2.0
 # area: misc
-# port: ti->qd; qd.init(arch=qd.cpu) kept; the timing harness: repeats 15->2, run() returns the sample count and sample sums instead of the time; checksum lines added
+# port: ti->qd; qd.init(arch=qd.cpu) kept; the timing harness: repeats 15->2, run() returns statistical checksums (the sample count as a float, the mean sample position) instead of the time: the sampling draws qd.random() inside the algorithm, and ours draws a different qd.random() sequence by design (docs/language.md 'Random numbers'); checksum lines added
+# tolerance: rtol=5e-3 atol=1e-6    -- statistical checksums of a random sampling (count, mean position): ours draws a different qd.random() sequence by design (docs/language.md 'Random numbers')
 import quadrants as qd
 import os
 import math
@@ -97,7 +98,7 @@ def run_poisson(desired_samples = 100000):
         for i in range(repeats):
             n = sample()
         s = samples.to_numpy()[:n]
-        return {'num_samples': n, 'samples_sum': float(s.sum()), 'grid_sum': int(grid.to_numpy().astype('int64').sum())}
+        return {'num_samples_f': float(n), 'samples_mean_x': float(s[:, 0].mean()), 'samples_mean_y': float(s[:, 1].mean())}
     return run()
 
 if __name__ == '__main__':

@@ -2,7 +2,7 @@
 # source: github:taichi-dev/taichi_elements@2451c9843a7058a1edcd10e448460f4ba509ecc4 demo/demo_2d.py
 # license: MIT
 # area: mpm
-# port: ti->qd; engine/mpm_solver.py inlined before the demo (import dropped; unused 'import utils' dropped); argparse replaced by out_dir=None; qd.init(arch=qd.cpu, cpu_max_num_threads=1) (was cuda; one thread so the qd.random() seeding in parallel loops is the same run to run); frames 500->40; ti.GUI replaced by a no-op stub; checksum lines added
+# port: ti->qd; engine/mpm_solver.py inlined before the demo (import dropped; unused 'import utils' dropped); argparse replaced by out_dir=None; qd.init(arch=qd.cpu, cpu_max_num_threads=1) (was cuda; one thread so the qd.random() seeding in parallel loops is the same run to run); frames 500->40; ti.GUI replaced by a no-op stub; in the solver's seed() (add_cube) the qd.random() draw reads a numpy-seeded field self._seed_rand[i, k] made in __init__ (ours draws a different random sequence by design); checksum lines added
 # ===== inlined: engine/mpm_solver.py =====
 import quadrants as qd
 
@@ -84,6 +84,9 @@ class MPMSolver:
             use_emitter_id=False
     ):
         self.dim = len(res)
+        # stand-in for qd.random() in seed(): numpy-seeded values read by particle index
+        self._seed_rand = qd.field(qd.f32, shape=(1 << 16, self.dim))
+        self._seed_rand.from_numpy(np.random.RandomState(0).rand(1 << 16, self.dim).astype(np.float32))
         self.quant = quant
         self.use_g2p2g = use_g2p2g
         self.v_clamp_g2p2g = v_clamp_g2p2g
@@ -863,8 +866,8 @@ class MPMSolver:
             self.material[i] = new_material
             x = qd.Vector.zero(qd.f32, self.dim)
             for k in qd.static(range(self.dim)):
-                x[k] = self.source_bound[0][k] + qd.random(
-                ) * self.source_bound[1][k]
+                x[k] = self.source_bound[0][k] + self._seed_rand[
+                    i, k] * self.source_bound[1][k]
             self.seed_particle(i, x, new_material, color,
                                self.source_velocity[None], None)
 
