@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/diffmpm_checkpointing.py
 # license: NOASSERTION
 # area: autodiff
-# port: ti->qd; qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu); argparse replaced by fixed iters=2; steps 1024->256 (time); the cv2 visualisation block (python image drawing + imshow) removed; matplotlib stubbed; checksum lines added
+# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu); argparse replaced by fixed iters=2; steps 1024->256 (time); the cv2 visualisation block (python image drawing + imshow) removed; matplotlib stubbed; checksum lines added
 import quadrants as qd
 import argparse
 import numpy as np
@@ -15,7 +15,7 @@ class _PltStub:  # stand-in for matplotlib.pyplot: plotting is ignored
 plt = _PltStub()
 
 real = qd.f32
-qd.init(default_fp=real, arch=qd.cpu)
+qd.init(default_fp=real, arch=qd.cpu  # cpu_max_num_threads=1 added below
 
 dim = 2
 n_particles = 6400

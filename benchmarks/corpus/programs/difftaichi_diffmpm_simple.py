@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/diffmpm_simple.py
 # license: NOASSERTION
 # area: mpm
-# port: ti->qd; qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu, device_memory_GB dropped: GPU-only); optimisation iterations 30->2; steps 1024->512 (time); ti.GUI replaced by a no-op stub; matplotlib stubbed; checksum lines added
+# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu, device_memory_GB dropped: GPU-only); optimisation iterations 30->2; steps 1024->512 (time); ti.GUI replaced by a no-op stub; matplotlib stubbed; checksum lines added
 import quadrants as qd
 
 
@@ -27,7 +27,7 @@ class _PltStub:  # stand-in for matplotlib.pyplot: plotting is ignored
 plt = _PltStub()
 
 real = qd.f32
-qd.init(arch=qd.cpu, default_fp=real)
+qd.init(arch=qd.cpu, default_fp=real  # cpu_max_num_threads=1 added below
 
 dim = 2
 N = 60  # reduce to 30 if run out of GPU memory

@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/smoke_taichi_cpu.py
 # license: NOASSERTION
 # area: fluids
-# port: ti->qd; qd.init(arch=qd.cpu) keeping default_fp, plus ad_stack_experimental_enabled=True (Quadrants refuses non-static inner ranges in reverse mode without it; Taichi had the adstack on); init_smoke.png/peace.png (imageio) replaced by deterministic numpy stand-ins of the same role (a smoke disc, a target ring); argparse replaced by fixed iters=3; cv2 display/file output and os.makedirs removed (output frames not written); wall-clock timing prints removed; checksum lines added
+# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp, plus ad_stack_experimental_enabled=True (Quadrants refuses non-static inner ranges in reverse mode without it; Taichi had the adstack on); init_smoke.png/peace.png (imageio) replaced by deterministic numpy stand-ins of the same role (a smoke disc, a target ring); argparse replaced by fixed iters=3; cv2 display/file output and os.makedirs removed (output frames not written); wall-clock timing prints removed; checksum lines added
 import quadrants as qd
 import argparse
 import time
@@ -10,7 +10,7 @@ import numpy as np
 import os
 
 real = qd.f32
-qd.init(arch=qd.cpu, default_fp=real, ad_stack_experimental_enabled=True)
+qd.init(arch=qd.cpu, default_fp=real, ad_stack_experimental_enabled=True  # cpu_max_num_threads=1 added below
 
 n_grid = 110
 dx = 1.0 / n_grid
