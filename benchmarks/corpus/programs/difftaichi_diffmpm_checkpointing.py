@@ -15,7 +15,7 @@ class _PltStub:  # stand-in for matplotlib.pyplot: plotting is ignored
 plt = _PltStub()
 
 real = qd.f32
-qd.init(default_fp=real, arch=qd.cpu  # cpu_max_num_threads=1 added below
+qd.init(default_fp=real, arch=qd.cpu, cpu_max_num_threads=1)
 
 dim = 2
 n_particles = 6400

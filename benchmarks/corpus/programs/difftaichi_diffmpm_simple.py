@@ -27,7 +27,7 @@ class _PltStub:  # stand-in for matplotlib.pyplot: plotting is ignored
 plt = _PltStub()
 
 real = qd.f32
-qd.init(arch=qd.cpu, default_fp=real  # cpu_max_num_threads=1 added below
+qd.init(arch=qd.cpu, default_fp=real, cpu_max_num_threads=1)
 
 dim = 2
 N = 60  # reduce to 30 if run out of GPU memory

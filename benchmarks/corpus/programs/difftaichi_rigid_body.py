@@ -208,7 +208,7 @@ import numpy as np
 import os
 
 real = qd.f32
-qd.init(arch=qd.cpu, default_fp=real  # cpu_max_num_threads=1 added below
+qd.init(arch=qd.cpu, default_fp=real, cpu_max_num_threads=1)
 
 max_steps = 4096
 vis_interval = 256

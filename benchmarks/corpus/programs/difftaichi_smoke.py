@@ -10,7 +10,7 @@ import numpy as np
 import os
 
 real = qd.f32
-qd.init(arch=qd.cpu, default_fp=real, ad_stack_experimental_enabled=True  # cpu_max_num_threads=1 added below
+qd.init(arch=qd.cpu, default_fp=real, ad_stack_experimental_enabled=True, cpu_max_num_threads=1)
 
 n_grid = 110
 dx = 1.0 / n_grid
