@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/diffmpm.py
 # license: NOASSERTION
 # area: mpm
-# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp/flatten_if (arch gpu->cpu); argparse replaced by fixed iters=2; steps 1024->512 (time); ti.GUI replaced by a no-op stub and visualize() body (frame drawing/file output) replaced by pass; matplotlib stubbed; checksum lines added
+# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp/flatten_if (arch gpu->cpu); argparse replaced by fixed iters=2; steps 1024->256 (time); np.random.seed(0) added (the weights are drawn from an unseeded np.random); ti.GUI replaced by a no-op stub and visualize() body (frame drawing/file output) replaced by pass; matplotlib stubbed; checksum lines added
 import quadrants as qd
 
 
@@ -32,6 +32,7 @@ plt = _PltStub()
 
 real = qd.f32
 qd.init(default_fp=real, arch=qd.cpu, flatten_if=True, cpu_max_num_threads=1)
+np.random.seed(0)  # added: the original's np.random is unseeded
 
 dim = 2
 n_particles = 8192
@@ -47,7 +48,7 @@ E = 10
 mu = E
 la = E
 max_steps = 2048
-steps = 512
+steps = 256
 gravity = 3.8
 target = [0.8, 0.2]
 

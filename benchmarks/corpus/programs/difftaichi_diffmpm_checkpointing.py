@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/diffmpm_checkpointing.py
 # license: NOASSERTION
 # area: autodiff
-# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu); argparse replaced by fixed iters=2; steps 1024->256 (time); the cv2 visualisation block (python image drawing + imshow) removed; matplotlib stubbed; checksum lines added
+# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu); argparse replaced by fixed iters=2; steps 1024->128 (time); the cv2 visualisation block (python image drawing + imshow) removed; matplotlib stubbed; checksum lines added
 import quadrants as qd
 import argparse
 import numpy as np
@@ -30,7 +30,7 @@ E = 100
 mu = E
 la = E
 max_steps = 1024
-steps = 256
+steps = 128
 gravity = 9.8
 target = [0.3, 0.6]
 

@@ -2,7 +2,7 @@
 # source: github:taichi-dev/difftaichi@9f4ee522a0a01e6b1aae1d3551c7fd1f6ed56081 examples/diffmpm_simple.py
 # license: NOASSERTION
 # area: mpm
-# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu, device_memory_GB dropped: GPU-only); optimisation iterations 30->2; steps 1024->512 (time); ti.GUI replaced by a no-op stub; matplotlib stubbed; checksum lines added
+# port: ti->qd; cpu_max_num_threads=1 added to qd.init (float atomics made two Quadrants runs differ); qd.init(arch=qd.cpu) keeping default_fp (arch cuda->cpu, device_memory_GB dropped: GPU-only); optimisation iterations 30->2; steps 1024->256 (time); ti.GUI replaced by a no-op stub; matplotlib stubbed; checksum lines added
 import quadrants as qd
 
 
@@ -42,7 +42,7 @@ E = 100
 mu = E
 la = E
 max_steps = 1024
-steps = 512
+steps = 256
 gravity = 9.8
 target = [0.3, 0.6]
 
