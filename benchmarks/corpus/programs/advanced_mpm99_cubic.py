@@ -2,10 +2,10 @@
 # source: github:taichi-dev/advanced_examples@4e76f884d6f541f993da3b915963819ed4be6e06 mpm/mpm99_cubic.py
 # license: Apache-2.0
 # area: mpm
-# port: ti->qd; qd.init(arch=qd.cpu) (was gpu); initialize()'s qd.random() positions overwritten right after it with numpy-seeded ones of the same ranges (ours draws a different random sequence by design); GUI loop replaced by 25 frames of the same substeps; drawing removed; checksum lines added
+# port: ti->qd; qd.init(arch=qd.cpu, cpu_max_num_threads=1) (was gpu; one thread because float atomics in p2g made two Quadrants runs differ); initialize()'s qd.random() positions overwritten right after it with numpy-seeded ones of the same ranges (ours draws a different random sequence by design); GUI loop replaced by 25 frames of the same substeps; drawing removed; checksum lines added
 import quadrants as qd
 import numpy as np
-qd.init(arch=qd.cpu) # Try to run on GPU
+qd.init(arch=qd.cpu, cpu_max_num_threads=1) # Try to run on GPU
 quality = 1 # Use a larger value for higher-res simulations
 n_particles, n_grid = 9000 * quality ** 2, 128 * quality
 dx, inv_dx = 1 / n_grid, float(n_grid)
