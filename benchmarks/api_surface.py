@@ -140,7 +140,20 @@ def walk() -> dict:
             full = f"{surface}.<swizzles>"
             status = "refused" if full in compat.REFUSED else "supported" if ok else "unlisted"
             rows.append((full, status, compat.PARTIAL.get(full, f"{len(swz)} names: .xy, .xyz, .rgba, .stpq, ...")))
-    return {"rows": rows, "internals": internals, "lang_reexports": reexports}
+    return {"rows": rows, "internals": internals, "lang_reexports": reexports, "signatures": _signatures(q, qd, compat)}
+
+
+def _signatures(q, qd, compat) -> dict:
+    """benchmarks/signature_parity.py's comparison, against Quadrants read now (not the snapshot)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("signature_parity", os.path.join(ROOT, "benchmarks",
+                                                                                   "signature_parity.py"))
+    sp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sp)
+    res = sp.compare(sp.snapshot(), sp.our_surfaces(qd), compat.REFUSED)
+    from tests.lang.signature_exceptions import EXCEPTIONS
+    res["reasons"] = {k: EXCEPTIONS.get(k, "NOT LISTED in tests/lang/signature_exceptions.py") for k in res["diffs"]}
+    return res
 
 
 def _sub(qd, m):
@@ -202,6 +215,20 @@ def render(result: dict) -> str:
         lines.append("")
     lines += [f"`qd.lang` also re-exports {result['lang_reexports']} of the top-level names (the same objects); "
               "`qdexplorer.lang.lang` resolves them the same way, and they are counted once, under `qd`.", ""]
+    sig = result.get("signatures")
+    if sig:
+        lines += ["## Signatures", "",
+                  f"`inspect.signature` of each public callable, Quadrants' against ours "
+                  f"(`benchmarks/signature_parity.py`, checked by `tests/lang/test_signature_parity.py`): "
+                  f"**{sig['compared']} compared, {sig['compared'] - len(sig['diffs'])} accept every call that "
+                  f"Quadrants' accepts** (same positional parameters in the same order, same keyword names, "
+                  f"defaults where Quadrants has them; ours may take more), {len(sig['diffs'])} differ as listed "
+                  f"below; {len(sig['no_signature'])} have no Python signature in Quadrants (C++ bindings, type "
+                  f"objects) and {len(sig['refused'])} are refused names.", "",
+                  "| callable | Quadrants | qdexplorer | why |", "| --- | --- | --- | --- |"]
+        for k, (theirs, ours, _why) in sorted(sig["diffs"].items()):
+            lines.append(f"| `{k}` | `{theirs}` | `{ours}` | {sig['reasons'][k].replace('|', '/')} |")
+        lines.append("")
     if result["internals"]:
         lines += ["## Quadrants' implementation, not counted", "",
                   "Modules of Quadrants' own implementation that its namespaces expose, and hooks its runtime",

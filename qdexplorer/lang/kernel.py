@@ -676,7 +676,7 @@ class Workload:
         return None
 
 
-def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
+def kernel(_fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
            graph: bool = False, checkpoints: bool = False):
     """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting.
 
@@ -689,11 +689,11 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
         file, line = _caller()
         raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
                                   f"supported by qdexplorer.lang; split the kernel where it would pause")
-    if fn is None:
+    if _fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
         return lambda f: _with_graph(Kernel(f, fast_math), graph)
-    return Kernel(fn)
+    return Kernel(_fn)
 
 
 def _with_graph(k: Kernel, graph: bool) -> Kernel:

@@ -104,8 +104,9 @@ class StructType:
                 out[m] = t.numpy.type(value).item()
         return Struct(out, stype=self)
 
-    def cast(self, value) -> Struct:
+    def cast(self, struct) -> Struct:
         """A struct value of this type from a dict, a Struct or a scalar (every member set to it)."""
+        value = struct
         if isinstance(value, Struct):
             value = {k: getattr(value, k) for k in self.members}
         if isinstance(value, dict):
@@ -340,15 +341,15 @@ class StructField:
     def parent(self, n: int = 1):
         return self.snode.parent(n)
 
-    def to_torch(self, device=None) -> dict:
-        return {k: m.to_torch(device) for k, m in self.members.items()}
+    def to_torch(self, device=None, *, copy: bool = True) -> dict:
+        return {k: m.to_torch(device, copy=copy) for k, m in self.members.items()}
 
-    def from_torch(self, tensors: dict):
+    def from_torch(self, array_dict: dict):
         for k, m in self.members.items():
-            m.from_torch(tensors[k])
+            m.from_torch(array_dict[k])
 
-    def to_dlpack(self) -> dict:
-        return {k: m.to_dlpack() for k, m in self.members.items()}
+    def to_dlpack(self, versioned=False) -> dict:
+        return {k: m.to_dlpack(versioned) for k, m in self.members.items()}
 
     def keys(self) -> list[str]:
         return list(self.members)
@@ -366,16 +367,16 @@ class StructField:
     def __setitem__(self, key, value):
         StructElement(self, key).assign(value)
 
-    def fill(self, value):
+    def fill(self, val):
         for m in self.members.values():
-            m.fill(value)
+            m.fill(val)
 
-    def to_numpy(self) -> dict:
-        return {k: m.to_numpy() for k, m in self.members.items()}
+    def to_numpy(self, *, copy: bool | None = True) -> dict:
+        return {k: m.to_numpy(copy=copy) for k, m in self.members.items()}
 
-    def from_numpy(self, arrays: dict):
+    def from_numpy(self, array_dict: dict):
         for k, m in self.members.items():
-            m.from_numpy(arrays[k])
+            m.from_numpy(array_dict[k])
 
     def copy_from(self, other: StructField):
         for k, m in self.members.items():

@@ -75,6 +75,8 @@ class CallLowering(LoweringBase):
         f = fn.value
         if isinstance(f, Func):
             return self.inline_func(f, node)
+        if isinstance(f, I.Intrinsic) and node.keywords:
+            node = self.keywords_in_place(f, node)
         owner = getattr(f, "__self__", None)
         if isinstance(owner, KDict):  # d.values(), d.keys(), d.items()
             return getattr(owner, getattr(f, "__name__"))()
@@ -217,6 +219,31 @@ class CallLowering(LoweringBase):
                     and f.__func__.__module__ not in _PY_MODULES:  # a plain method of an object: self bound
                 return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
+
+    def keywords_in_place(self, f: I.Intrinsic, node: ast.Call) -> ast.Call:
+        """`qd.atomic_add(x=a[i], y=1)`: the keywords that name a positional parameter of Quadrants'
+        signature (intrinsics.PARAMS) become positional arguments in their places, so each intrinsic's
+        lowering sees the call as written positionally; an unknown keyword is Python's TypeError."""
+        sig = getattr(f, "__signature__", None)
+        if sig is None or any(k.arg is None for k in node.keywords) \
+                or any(isinstance(a, ast.Starred) for a in node.args):
+            return node
+        params = list(sig.parameters.values())
+        named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind == p.VAR_KEYWORD for p in params):
+            for k in node.keywords:
+                if k.arg not in named:
+                    self.err(node, f"qd.{f.name}() got an unexpected keyword argument '{k.arg}'", QuadrantsTypeError)
+        kw = {k.arg: k for k in node.keywords}
+        args = list(node.args)
+        for p in params[:len(args)]:
+            if p.name in kw and p.kind == p.POSITIONAL_OR_KEYWORD:
+                self.err(node, f"qd.{f.name}() got multiple values for argument '{p.name}'", QuadrantsTypeError)
+        for p in params[len(args):]:
+            if p.kind != p.POSITIONAL_OR_KEYWORD or p.name not in kw:
+                break
+            args.append(kw.pop(p.name).value)
+        return ast.copy_location(ast.Call(node.func, args, list(kw.values())), node)
 
     def check_typed_literal(self, value, dt: DType, node) -> None:
         """`qd.u16(-1)`, `qd.f32(0)`, `qd.i32(0.0)`: Quadrants' QuadrantsTypeErrors for a literal its type
