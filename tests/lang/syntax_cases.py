@@ -1109,3 +1109,130 @@ kernel_case("casts", """
     v = qd.Vector([1.5, 2.5]).cast(qd.i32)
     o[6] = v[1]
 """, "n: qd.i32, f: qd.f32", ("7, 2.75",), out="qd.f64", n=7)
+
+# ---- cases added with the fixes they check (each one differed from Quadrants before its fix) -----------------------
+kernel_case("u1_arithmetic_is_one_bit", """
+    p = a < b
+    q = b < c
+    o[0] = p + q
+    o[1] = p - q
+    o[2] = p * q
+    o[3] = -p
+    o[4] = ~p
+    o[5] = p ^ q
+    o[6] = p + 1
+    o[7] = p + p + p
+    o[8] = (a < b) << 1
+    o[9] = qd.cast(p, qd.i32) + q
+    o[10] = (a < b) + (b < c) + (a < c)
+    o[11] = p ** 2
+""", "a: qd.i32, b: qd.i32, c: qd.i32", ("1, 2, 3", "3, 2, 1", "1, 2, 1"), out="qd.i64", n=12)
+kernel_case("binop_pow_integral_exponent_keeps_base_type", """
+    o[0] = a ** b
+    o[1] = qd.cast(a, qd.i64) ** b
+    o[2] = a ** qd.cast(b, qd.i64)
+    o[3] = qd.cast(a, qd.u8) ** b
+    o[4] = qd.cast(a, qd.i8) ** 3
+    o[5] = qd.cast(a, qd.f32) ** b
+""", "a: qd.i32, b: qd.i32", ("9, -4", "2, -1", "-2, -3", "2, -31", "3, 5"), out="qd.i64", n=6)
+kernel_case("augassign_casts_the_value_first", """
+    w = n
+    w -= 0.5
+    o[0] = w
+    x = n
+    x += 2.7
+    o[1] = x
+    y = n
+    y *= 0.5
+    o[2] = y
+    z = qd.cast(n, qd.u8)
+    z += 300
+    o[3] = z
+    f = qd.cast(1.0, qd.f32)
+    f += qd.cast(1e-8, qd.f64)
+    o[4] = f
+    a[0] = n
+    a[0] -= 0.5
+    o[5] = a[0]
+    b = qd.cast(n, qd.i16)
+    b |= 65536 + 3
+    o[6] = b
+""", "n: qd.i32", ("5", "-5"), out="qd.f64", n=7, pre="a = qd.field(qd.i32, shape=1)")
+kernel_case("boolop_and_ifexp_build_every_operand", """
+    for t in range(1):
+        x = False and bump(1) > 0
+        y = True or bump(10) > 0
+        z = bump(100) if n > 0 else bump(1000)
+        w = bump(10000) if qd.static(True) else bump(100000)
+        o[1] = x + y * 10 + z + w
+""", "n: qd.i32", ("1", "-1"), out="qd.i32", n=2, pre="""
+    @qd.func
+    def bump(v: qd.i32) -> qd.i32:
+        o[0] += v
+        return 1
+""")
+kernel_case("print_spec_precision", """
+    print(f"{f:8.3f}|{f:.1f}")
+""", "n: qd.i32, f: qd.f32", ("42, 3.14159",), out="qd.i32", n=1)
+kernel_case("print_spec_int_width", """
+    print(f"{n:5d}|{n:d}")
+""", "n: qd.i32, f: qd.f32", ("42, 3.14159",), out="qd.i32", n=1)
+kernel_case("print_spec_exponent", """
+    print(f"{f:e}")
+""", "n: qd.i32, f: qd.f32", ("42, 3.14159",), out="qd.i32", n=1)
+kernel_case("print_spec_align", """
+    print("{:>6.2f}!".format(f))
+""", "n: qd.i32, f: qd.f32", ("42, 3.14159",), out="qd.i32", n=1)
+kernel_case("print_format_positions", """
+    print("{1} {0}".format(n, f))
+""", "n: qd.i32, f: qd.f32", ("42, 3.14159",), out="qd.i32", n=1)
+kernel_case("print_format_keyword", """
+    print("{} {k}".format(n, k=n * 2))
+""", "n: qd.i32, f: qd.f32", ("42, 3.14159",), out="qd.i32", n=1)
+kernel_case("for_static_range_of_local_vector_in_loop", """
+    for t in range(1):
+        v = qd.Vector([1, 2, 3])
+        for i in qd.static(range(v.n)):
+            o[0] += v[i]
+""", out="qd.i32", n=1)
+kernel_case("for_inner_range_float_bound", """
+    for t in range(1):
+        for i in range(f):
+            o[0] += 1
+        for i in range(1.5, f):
+            o[1] += 1
+""", "f: qd.f32", ("3.7",), out="qd.i32", n=2)
+kernel_case("namedexpr_in_while_condition", """
+    for t in range(1):
+        i = 0
+        while (j := i * 2) < n:
+            o[0] += j
+            i += 1
+        o[1] = j
+""", "n: qd.i32", ("7",), out="qd.i32", n=2)
+kernel_case("assert_format_message", """
+    assert n < 100, "n is {}".format(n)
+    o[0] = n
+""", "n: qd.i32", ("3",), out="qd.i32", n=1, debug=True)
+case("subscript_vector_ndarray_with_two_indices_refused", """
+    import numpy as np
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.types.vector(2, qd.i32), ndim=1)) -> qd.i32:
+        return a[1, 1]
+
+    def run():
+        return k(np.ones((2, 2), np.int32))
+""")
+kernel_case("if_on_float_while_refused", """
+    for t in range(1):
+        while f:
+            f = 0.0
+""", "f: qd.f32", ("1.0",), out="qd.i32", n=1)
+kernel_case("static_of_dict_refused", """
+    d = qd.static({"a": 1})
+    o[0] = d["a"]
+""", out="qd.i32", n=1)
+kernel_case("print_format_hex_refused", """
+    print(f"{n:x}")
+""", "n: qd.i32", ("42",), out="qd.i32", n=1)

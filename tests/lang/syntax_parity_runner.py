@@ -3,6 +3,7 @@ what each gave: its value, what its kernels printed, or the error it raised.
 
     python -m tests.lang.syntax_parity_runner quadrants   # all cases under real Quadrants 1.3.3,
                                                           # rewriting tests/lang/syntax_parity_quadrants.json
+    python -m tests.lang.syntax_parity_runner quadrants --update   # only the cases it has no answer for
 
 tests/lang/test_syntax_parity.py runs ours in-process and reads Quadrants' answers from that JSON
 file, keyed by the hash of each case's text and Quadrants' version; a case whose text changed (or
@@ -213,9 +214,14 @@ def main() -> int:
             os.write(real_out, (json.dumps(msg) + "\n").encode())
         run_all(impl, cases, emit)
         return 0
-    version, res = quadrants_answers(CASES) if impl == "quadrants" else run_all(impl, CASES)
+    update = "--update" in sys.argv  # only the cases with no recorded answer; the others kept
+    old = load_cache() if update else {}
+    todo = [c for c in CASES if not update or key(c, quadrants_version() or "?") not in old]
+    version, res = quadrants_answers(todo) if impl == "quadrants" else run_all(impl, todo)
     if impl == "quadrants":
-        cache = {key(c, version): {"name": c.name, **res[c.name]} for c in CASES}
+        keep = {key(c, version) for c in CASES}
+        cache = {k: v for k, v in old.items() if k in keep}
+        cache.update({key(c, version): {"name": c.name, **res[c.name]} for c in todo})
         with open(CACHE, "w") as f:
             json.dump(dict(sorted(cache.items(), key=lambda kv: kv[1]["name"])), f, indent=0, sort_keys=True)
             f.write("\n")

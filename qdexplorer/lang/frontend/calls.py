@@ -63,6 +63,34 @@ def _operator_node(f, node: ast.Call):
     return ast.copy_location(new, node)
 
 
+PRINT_SPEC = __import__("re").compile(r"([<>^=]?)([+\- ]?)(#?)(0?)(\d*)(\.\d+)?([deEfFgGxXoiu]?)")
+
+
+def format_call_as_fstring(node):
+    """`"x={} y={:.2f}".format(a, b)` (a constant string) as the f-string `f"x={a} y={b:.2f}"`, as
+    Quadrants' front end canonicalises it (positional, numbered and keyword fields); other nodes as given."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
+            and not any(isinstance(a, ast.Starred) for a in node.args) and all(k.arg for k in node.keywords)):
+        return node
+    import string
+    kw = {k.arg: k.value for k in node.keywords}
+    values: list = []
+    auto = 0
+    for text, field, spec, conv in string.Formatter().parse(node.func.value.value):
+        if text:
+            values.append(ast.Constant(text))
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        arg = node.args[int(field)] if field.isdigit() and int(field) < len(node.args) else kw.get(field)
+        if arg is None:
+            return node  # Python's own error at run time would be an IndexError/KeyError: leave it to the call
+        values.append(ast.FormattedValue(arg, -1, ast.JoinedStr([ast.Constant(spec)]) if spec else None))
+    return ast.copy_location(ast.JoinedStr(values), node)
+
+
 class CallLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers `ast.Call` expressions."""
 
@@ -192,8 +220,8 @@ class CallLowering(LoweringBase):
             return cast(self.commit(v, node, like=f), f)
         if f is I.static:  # qd.static(a, b) gives the tuple (a, b), as in Quadrants
             if len(node.args) > 1 and not node.keywords:
-                return Py(tuple(self.eval_static(a) for a in node.args))
-            return Py(self.eval_static(self.one_arg(node)))
+                return Py(tuple(self.static_value(a) for a in node.args))
+            return Py(self.static_value(self.one_arg(node)))
         if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value
             return py_value(self.eval_static(node))
         if f in (V.vector, V.matrix, qd_types.vector, qd_types.matrix):  # qd.types.matrix(2, 2, qd.f32)(...)
@@ -219,6 +247,15 @@ class CallLowering(LoweringBase):
                     and f.__func__.__module__ not in _PY_MODULES:  # a plain method of an object: self bound
                 return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
+
+    def static_value(self, node):
+        """qd.static(x): Quadrants takes numbers, ranges, lists, tuples, ndranges, fields, functions, ...
+        but not a string, a dict or a set (its ValueError, at the line)."""
+        v = self.eval_static(node)
+        if isinstance(v, (str, dict, set)):
+            self.err(node, f"Input to qd.static must be compile-time constants or global pointers, instead of "
+                           f"{type(v)}", QuadrantsTypeError)
+        return v
 
     def keywords_in_place(self, f: I.Intrinsic, node: ast.Call) -> ast.Call:
         """`qd.atomic_add(x=a[i], y=1)`: the keywords that name a positional parameter of Quadrants'
@@ -306,23 +343,46 @@ class CallLowering(LoweringBase):
             parts += self.print_parts(a)
         parts.append(end)
         merged: list = []
+        specs: list = []
         for p in parts:
+            p, spec = p if isinstance(p, tuple) else (p, "")
             if isinstance(p, str) and merged and isinstance(merged[-1], str):
                 merged[-1] += p
             else:
                 merged.append(p)
-        self.emit(ir.Print(tuple(merged)))
+                specs.append(spec)
+        self.emit(ir.Print(tuple(merged), tuple(specs) if any(specs) else ()))
         return Py(None)
 
-    def print_parts(self, a) -> list[str | ir.Expr]:
-        out: list[str | ir.Expr] = []
+    def print_parts(self, a, spec: str = "") -> list:
+        """Text and values; a value with a format spec (f"{x:.2f}", "{:.2f}".format(x)) as (value, spec)."""
+        out: list = []
+        a = format_call_as_fstring(a)
         if isinstance(a, ast.JoinedStr):
             for part in a.values:
                 if isinstance(part, ast.FormattedValue):
-                    out += self.print_parts(part.value)
+                    fs = part.format_spec
+                    s = "".join(str(x.value) for x in fs.values if isinstance(x, ast.Constant)) if fs else ""
+                    out += self.print_parts(part.value, s)
                 elif isinstance(part, ast.Constant):
                     out.append(str(part.value))
             return out
+        if spec:
+            if PRINT_SPEC.fullmatch(spec) is None:
+                self.err(a, f"print format spec {spec!r} is not supported in a kernel (use width, precision and "
+                            f"one of d, e, f, g, x, o)", QuadrantsSyntaxError)
+            v = self.value(a)
+            if isinstance(v, Py) and not is_number(v):
+                return [format(v.value, spec)]
+            conv = PRINT_SPEC.fullmatch(spec).group(7)
+            for x in (v.items if isinstance(v, Vec) else [v]):
+                dt = self.commit(x, a).dtype
+                if conv and conv not in ("d" if dt.is_int or dt.kind == "b" else "eEfFgG"):
+                    self.err(a, f"'{conv}' doesn't match '{dt.name}'.", QuadrantsTypeError)
+            if isinstance(v, Vec):
+                return ["["] + [y for k, x in enumerate(v.items) for y in ([", "] if k else []) +
+                                [(self.commit(x, a), spec)]] + ["]"]
+            return [(self.commit(v, a), spec)]
         v = self.value(a)
         if isinstance(v, Py) and not is_number(v):
             return [str(v.value)]

@@ -60,7 +60,10 @@ class ExprLowering(LoweringBase):
         self.err(node, f"unsupported constant {node.value!r}")
 
     def v_Name(self, node):
-        return self.lookup(node.id, node)
+        v = self.lookup(node.id, node)
+        if isinstance(v, ir.LocalRef) and id(v.local) in self.__dict__.get("bool_locals", ()):
+            return truthy(v)  # a variable holding a comparison is a u1, as in Quadrants
+        return v
 
     def struct_adjoint(self, arr: StructArr, which: str, node) -> StructArr:
         members: dict[str, Any] = {}
@@ -316,6 +319,12 @@ class ExprLowering(LoweringBase):
             return (ir.Const(0, i32),)  # x[I] with I from qd.grouped(qd.ndrange()): the 0-d index
         if partial and len(vals) == user and user < arr.ndim:
             pass  # x[i] of an array of vectors: the caller loads the components
+        elif user < arr.ndim and len(vals) > user and isinstance(arr, ir.ArrayArg):
+            # v[i, k] of a field / ndarray of vectors: Quadrants indexes the element apart (v[i][k])
+            kind = "Field" if self.kscope.field_objs.get(arr.name) is not None else "Ndarray"
+            self.err(idx_node, f"{kind} with dim {user} accessed with indices of dim {len(vals)} ('{arr.name}' holds "
+                               f"vectors or matrices: index the element apart, as {arr.name}[i][k])",
+                     QuadrantsIndexError)
         elif len(vals) != arr.ndim:
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
@@ -374,13 +383,25 @@ class ExprLowering(LoweringBase):
                 acc = ir.BinOp("*", acc, ir.LocalRef(tmp), base.dtype)
             return acc
         ea, eb = self.pair(a, b, node)
+        if ea.dtype == u1 and (eb.dtype == u1 or op in ("<<", ">>")) and op in ("+", "-", "*", "<<", ">>"):
+            # u1 op u1 is a u1 in Quadrants (a comparison's type), computed in one bit: (a < b) + (b < c) is 0
+            # when both hold, (a < b) - (b < c) is 1 when just one does, (a < b) << 1 is 0
+            wide = ir.BinOp(op, cast(ea, i32), cast(eb, i32), i32)
+            return ir.Compare("!=", ir.BinOp("&", wide, ir.Const(1, i32), i32), ir.Const(0, i32), u1)
         dt = promote(ea.dtype, eb.dtype)
         if op in ("<<", ">>") and ea.dtype.is_int and eb.dtype.is_int:
             dt = ea.dtype  # a shift keeps its left operand's type in Quadrants: u8(255) << 4 is 240
+        if op == "**" and eb.dtype.is_int and (ea.dtype.is_int or ea.dtype.is_float):
+            dt = ea.dtype  # an integral exponent keeps the base's type (qd.pow's rule): u8(9) ** 4 is 161
         if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
             if runtime_api.debug() and eb.dtype.kind == "i":
                 self.check_negative_exponent(cast(eb, dt), node)
-            return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
+            ex = eb
+            if eb.dtype.kind == "i" and not (isinstance(eb, ir.Const) and eb.value >= 0):
+                # Quadrants 1.3.3 on the CPU (no debug): a negative exponent counts by its magnitude,
+                # 9 ** -4 is 6561 and 2 ** -1 is 2 (its docs say 1; the compiled code squares |e| times)
+                ex = ir.UnOp("abs", eb, eb.dtype)
+            return ir.MathCall("ipow", (cast(ea, dt), cast(ex, dt)), dt)
         if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
             dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
@@ -472,6 +493,8 @@ class ExprLowering(LoweringBase):
             return Py({ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Not: lambda x: not x,
                        ast.Invert: lambda x: ~x}[type(node.op)](v.value))
         e = self.commit(v, node)
+        if e.dtype == u1 and isinstance(node.op, (ast.USub, ast.Invert)):  # one bit: -p is p, ~p is not p
+            return e if isinstance(node.op, ast.USub) else ir.UnOp("not", e, u1)
         if isinstance(node.op, ast.USub):
             return ir.UnOp("neg", e, e.dtype)
         if isinstance(node.op, ast.UAdd):
@@ -549,9 +572,12 @@ class ExprLowering(LoweringBase):
         word = "and" if is_and else "or"
         acc = self.value(node.values[0])
         for v_node in node.values[1:]:
+            eager = self.effectful(v_node)
             if is_number(acc):  # decided at compile time, like Python's short circuit
                 if bool(acc.value) == is_and:
                     acc = self.value(v_node)
+                elif eager:  # Quadrants builds every operand: a func's statements run all the same
+                    self.value(v_node)
                 continue
             self.out.append([])  # the statements `b` needs run only when `a` does not decide
             made = len(self.made_locals)
@@ -560,6 +586,11 @@ class ExprLowering(LoweringBase):
                 a, b = self.pair(acc, v, node)
             finally:
                 b_stmts = self.out.pop()
+            if eager:  # Quadrants builds `b` before it combines: a @qd.func's statements (and an atomic's, a
+                # qd.random's, a `:=`) run whether or not `a` decides; only b's value is taken lazily
+                for s in b_stmts:
+                    self.emit(s)
+                b_stmts = []
             both_u1 = a.dtype.kind == "b" and b.dtype.kind == "b"
             if not both_u1 and (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
                 self.err(node, f"'{word}' needs operands of one type, got {a.dtype!r} and {b.dtype!r}",
@@ -588,12 +619,55 @@ class ExprLowering(LoweringBase):
             acc = truthy(ref) if both_u1 else ref
         return acc
 
+    def v_NamedExpr(self, node):
+        """`(y := e)`: assigns `y` as `y = e` does (a new variable, or a store into an existing one) and is
+        the variable's value, as Quadrants' build_NamedExpr."""
+        if self.is_static_call(node.value):
+            self.frame.scopes[-1][node.target.id] = self.value(node.value)
+        else:
+            self.assign(node.target, self.value(node.value), node)
+        return self.v_Name(ast.copy_location(ast.Name(node.target.id, ast.Load()), node))
+
+    def effectful(self, node) -> bool:
+        """Whether `node` calls a @qd.func, an atomic or qd.random, or assigns (`:=`): Quadrants' front end
+        builds such an operand's statements where it meets it, so they run even where `and` / `or` /
+        `a if c else b` take another operand's value (only plain expressions are evaluated lazily)."""
+        from ..func import BoundFunc, Func
+        from .. import intrinsics as I
+        for n in ast.walk(node):
+            if isinstance(n, ast.NamedExpr):
+                return True
+            if not isinstance(n, ast.Call) or not isinstance(n.func, (ast.Name, ast.Attribute)):
+                continue
+            self.out.append([])
+            try:
+                f = self.value(n.func)
+            except QdCompileError:
+                continue
+            finally:
+                self.out.pop()
+            f = getattr(f, "value", None)
+            if isinstance(f, (Func, BoundFunc)) or (isinstance(f, I.Intrinsic) and f.kind in ("atomic", "random")):
+                return True
+        return False
+
     def v_IfExp(self, node):
         """`a if c else b` evaluates only the chosen side, as in Python and Quadrants (`make_ifte`), so
         `x[i] if i < n else 0` never loads `x[n]`; two sides that can neither fault nor have effects
         keep the branch-free select."""
         c = self.value(node.test)
-        if is_number(c):
+        if is_number(c):  # Quadrants builds both sides first (the test's being static or not), then the
+            # chosen side again for its value: both are checked, and a @qd.func's statements in them run (the
+            # chosen side's twice: `f() if qd.static(True) else g()` calls f twice and g once there)
+            for side in (node.body, node.orelse):
+                eager = self.effectful(side)
+                if not eager:
+                    self.out.append([])
+                try:
+                    self.value(side)
+                finally:
+                    if not eager:
+                        self.out.pop()
             return self.value(node.body if c.value else node.orelse)
         if isinstance(c, Vec):
             self.err(node.test, 'a vector condition in `a if c else b` is ambiguous. Please use "qd.select" instead.',
@@ -607,6 +681,10 @@ class ExprLowering(LoweringBase):
                 v = self.value(side)
             finally:
                 stmts = self.out.pop()
+            if self.effectful(side):  # as in `a and b`: a func's statements run on either branch in Quadrants
+                for st in stmts:
+                    self.emit(st)
+                stmts = []
             sides.append((v, stmts))
         (va, a_stmts), (vb, b_stmts) = sides
         if isinstance(va, Vec) or isinstance(vb, Vec):

@@ -218,6 +218,9 @@ def _range_task(ctx, item, index, config) -> ir.Task:
             raise src.error(node.iter, "qd.ndrange() has no dimension: loop over qd.grouped(qd.ndrange()) "
                                        "for its one (empty) index")
         ranges, order = [(ir.Const(0, i32), ir.Const(1, i32))], None
+    is_range = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
+    if is_range:  # Quadrants casts range()'s bounds to i32 (with a warning): range(3.7) runs 3 times
+        ranges = [tuple(cast(e, i32) if e.dtype.is_float else e for e in r) for r in ranges]
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:
