@@ -1236,3 +1236,128 @@ kernel_case("static_of_dict_refused", """
 kernel_case("print_format_hex_refused", """
     print(f"{n:x}")
 """, "n: qd.i32", ("42",), out="qd.i32", n=1)
+
+# ---- more branches of build_Call / build_For / build_Subscript / build_Return ---------------------------------------
+kernel_case("call_starred_args", """
+    v = qd.Vector([3, 9, 4])
+    o[0] = qd.max(*v)
+    o[1] = add3(*v)
+    o[2] = add3(*T)
+    o[3] = add3(1, *T[1:])
+""", out="qd.i32", n=4, pre="""
+    T = (1, 2, 3)
+
+    @qd.func
+    def add3(a, b, c):
+        return a * 100 + b * 10 + c
+""")
+kernel_case("call_double_star_kwargs", """
+    o[0] = add3(**KW)
+    o[1] = add3(1, **{"b": 2, "c": 3})
+""", out="qd.i32", n=2, pre="""
+    KW = {"a": 7, "b": 8, "c": 9}
+
+    @qd.func
+    def add3(a, b, c):
+        return a * 100 + b * 10 + c
+""")
+kernel_case("call_primitive_type_of_vector_refused", """
+    v = qd.Vector([1.0, 2.0])
+    w = qd.f32(v)
+    o[0] = w[0]
+""", n=1)
+kernel_case("call_python_math_on_kernel_value_refused", """
+    o[0] = math.sqrt(f)
+""", "f: qd.f32", ("4.0",), n=1, pre="import math")
+kernel_case("func_returns_annotated_tuple", """
+    a, b = pair(n)
+    o[0] = a
+    o[1] = b
+""", "n: qd.i32", ("7",), n=2, pre="""
+    @qd.func
+    def pair(x: qd.i32) -> (qd.i32, qd.f32):
+        return x / 2, x / 2
+""")
+kernel_case("for_struct_for_ndarray_arg", """
+    for i in arr:
+        o[0] += arr[i]
+    for I in qd.grouped(m):
+        o[1] += m[I] * (I[0] + 1)
+    for i, j in qd.ndrange(m.shape[0], m.shape[1]):
+        o[2] += m[i, j]
+""", "arr: qd.types.ndarray(dtype=qd.f32, ndim=1), m: qd.types.ndarray(dtype=qd.f32, ndim=2)",
+            ("__import__('numpy').arange(4, dtype='float32'), __import__('numpy').ones((2, 3), 'float32')",), n=3)
+kernel_case("for_range_of_field_element_bound", """
+    for i in range(cnt[None]):
+        o[0] += i
+    for i in range(cnt[None], 2 * cnt[None]):
+        o[1] += 1
+""", out="qd.i32", n=2, pre="""
+    cnt = qd.field(qd.i32, shape=())
+    cnt[None] = 4
+""")
+kernel_case("listcomp_nested_generators", """
+    v = qd.Vector([i * 10 + j for i in range(2) for j in range(3) if j != 1])
+    o[0] = v.n
+    o[1] = v[3]
+    t = [x * n for x in (1, 2, 3)]
+    o[2] = t[2]
+""", "n: qd.i32", ("2",), out="qd.i32", n=3)
+kernel_case("swizzle_augassign_and_slice_store", """
+    v = qd.Vector([1.0, 2.0, 3.0])
+    v.xy += 1.0
+    v.z *= 2.0
+    o[0], o[1], o[2] = v[0], v[1], v[2]
+""", n=3)
+kernel_case("if_with_walrus_and_chained_logic", """
+    if (a := n % 3) == 1 and n > 0 or n < -5:
+        o[0] = a
+    else:
+        o[0] = -1
+""", "n: qd.i32", ("4", "-7", "3"), out="qd.i32", n=1)
+kernel_case("nested_ifexp_in_loop", """
+    for i in range(6):
+        o[i] = i * 2 if i % 3 == 0 else (i if i % 3 == 1 else -i)
+""", out="qd.i32", n=6)
+kernel_case("while_with_break_in_parallel_loop", """
+    for i in range(4):
+        j = 0
+        while True:
+            if j * j >= i * 5:
+                break
+            j += 1
+        o[i] = j
+""", out="qd.i32", n=4)
+kernel_case("continue_in_parallel_loop_refused_or_not", """
+    for i in range(6):
+        if i % 2 == 0:
+            continue
+        o[i] = i
+""", out="qd.i32", n=6)
+kernel_case("static_for_over_fields_tuple_with_enumerate", """
+    for k, f in qd.static(enumerate(FIELDS)):
+        for i in range(2):
+            f[i] = k * 10 + i
+    for i in range(2):
+        o[i] = FIELDS[0][i] + FIELDS[1][i]
+""", n=2, pre="""
+    FIELDS = (qd.field(qd.f32, shape=2), qd.field(qd.f32, shape=2))
+""")
+kernel_case("attribute_of_ndarray_shape_and_dtype_static", """
+    o[0] = arr.shape[0]
+    o[1] = len(arr.shape) if qd.static(True) else 0
+    if qd.static(arr.dtype == qd.f32):
+        o[2] = 1
+""", "arr: qd.types.ndarray(dtype=qd.f32, ndim=1)", ("__import__('numpy').zeros(5, 'float32')",), n=3)
+kernel_case("matrix_ops_elementwise_and_compare", """
+    a = qd.Vector([1.0, -2.0, 3.0])
+    b = qd.Vector([2.0, 2.0, 2.0])
+    c = a * b + a / b - a ** 2
+    m = a < b
+    s = qd.select(a > 0, a, b)
+    o[0], o[1], o[2] = c[0], c[1], c[2]
+    o[3] = m[0] + m[1] * 2 + m[2] * 4
+    o[4] = s[1]
+    o[5] = (a @ b)
+    o[6] = a.norm_sqr()
+""", n=7)

@@ -34,6 +34,11 @@ KNOWN: dict[str, str] = {
                                        "refuses them",
     "literal_int_out_of_range_refused": "ours types an int literal beyond default_ip as i64, the value Python gives "
                                         "(frontend/values.py operand_literal, on purpose); Quadrants refuses it",
+    "func_returns_annotated_tuple": "Quadrants fails internally (TypeError: 'tuple' object does not support item "
+                                    "assignment, in its cast of a @qd.func's tuple result); ours returns each value "
+                                    "cast to its annotated type",
+    "if_with_walrus_and_chained_logic": "a `:=` inside and/or: Quadrants builds the operands in a scope of their own, "
+                                        "so the name is gone after it (QuadrantsNameError); ours keeps it, as Python",
 }
 
 
@@ -117,3 +122,10 @@ def test_every_refusal_of_ours_names_the_kernel_line(answers):
         if v == "both refused" and "case_" not in ours["msg"] and "error" not in ours["msg"].lower():
             bad.append(f"{n}: {ours['msg']}")
     assert bad == []
+
+
+def summary(answers) -> dict:
+    counts: dict = {}
+    for v, *_ in answers.values():
+        counts[v] = counts.get(v, 0) + 1
+    return counts

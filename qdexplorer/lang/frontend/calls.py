@@ -95,7 +95,7 @@ class CallLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers `ast.Call` expressions."""
 
     def v_Call(self, node):
-        if any(isinstance(a, ast.Starred) for a in node.args):
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             node = self.expand_starred(node)
         fn = self.value(node.func)
         if not isinstance(fn, Py):
@@ -301,7 +301,18 @@ class CallLowering(LoweringBase):
         """`qd.min(*a, *b)` of vectors (or compile-time tuples) named by a variable: each component
         becomes an argument (`a[0], a[1], ...`), as Python's unpacking gives them."""
         args: list = []
+        keywords: list = []
+        keywords = list(node.keywords)  # f(**d) stays refused, as Quadrants fails on it (KeyError: None)
         for a in node.args:
+            if isinstance(a, ast.Starred) and not isinstance(a.value, (ast.Name, ast.Attribute)):
+                try:  # *T[1:], *(1, 2): a compile-time sequence, its items indexed one by one
+                    seq = self.eval_static(a.value)
+                except QdCompileError:
+                    seq = None
+                if isinstance(seq, (tuple, list)):
+                    args += [ast.copy_location(ast.Subscript(a.value, ast.Constant(k), ast.Load()), a)
+                             for k in range(len(seq))]
+                    continue
             if not (isinstance(a, ast.Starred) and isinstance(a.value, (ast.Name, ast.Attribute))):
                 args.append(a)
                 continue
@@ -312,7 +323,7 @@ class CallLowering(LoweringBase):
                 self.err(a, "*unpacking in a kernel call takes a vector or a compile-time tuple")
             args += [ast.copy_location(ast.Subscript(a.value, ast.copy_location(ast.Constant(k), a), ast.Load()), a)
                      for k in range(n)]
-        return ast.copy_location(ast.Call(node.func, args, node.keywords), node)
+        return ast.fix_missing_locations(ast.copy_location(ast.Call(node.func, args, keywords), node))
 
     def static_call_args(self, node) -> tuple | None:
         """(args, kwargs) of a call whose arguments are all known at compile time, else None."""

@@ -131,25 +131,38 @@ class ExprLowering(LoweringBase):
     def v_ListComp(self, node):
         """`[w[i] * x for i in range(3)]`: a list of kernel values, unrolled; its iterable (and any
         `if`) must be known at compile time, as for a `qd.static` loop."""
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            self.err(node, "a list comprehension in a kernel takes one 'for'")
-        gen = node.generators[0]
+        out: list = []
+        self.comprehension(node.generators, 0, lambda: out.append(self.value(node.elt)))
+        return out
+
+    def comprehension(self, gens, k: int, body) -> None:
+        """The `for`s of a comprehension, nested left to right (`[i * j for i in range(2) for j in
+        range(i)]`), each iterable known at compile time or a kernel vector (its components), each `if`
+        a compile-time test, as Quadrants unrolls them (process_generators)."""
+        if k == len(gens):
+            body()
+            return
+        gen = gens[k]
+        if gen.is_async:
+            self.err(gen.iter, "an async comprehension is not supported in a kernel")
         try:
-            items = list(self.eval_static(gen.iter))
+            items = list(self.eval_static(gen.iter))  # Python values
+            wrap = py_value
         except (QdCompileError, TypeError):
-            self.err(gen.iter, "a list comprehension in a kernel iterates over a compile-time sequence "
-                               "(range(3), a tuple, qd.static(...)); use a for loop for a runtime one")
+            v = self.value(gen.iter)
+            if not isinstance(v, Vec):
+                self.err(gen.iter, "a list comprehension in a kernel iterates over a compile-time sequence "
+                                   "(range(3), a tuple, qd.static(...)) or a vector; use a for loop for a runtime one")
+            items, wrap = list(v.items), (lambda x: x)  # kernel values, as they are
         names = self.frame.src.target_names(gen.target)
-        out = []
         for item in items:
             vals = item if len(names) > 1 else (item,)
-            self.frame.scopes.append({n.id: py_value(x) for n, x in zip(names, vals)})
+            self.frame.scopes.append({n.id: wrap(x) for n, x in zip(names, vals)})
             try:
                 if all(self.static_truth(c) for c in gen.ifs):
-                    out.append(self.value(node.elt))
+                    self.comprehension(gens, k + 1, body)
             finally:
                 self.frame.scopes.pop()
-        return out
 
     def v_Dict(self, node):
         """`{"a": x, "b": y}`: keys known at compile time, values evaluated now into locals."""
@@ -212,7 +225,9 @@ class ExprLowering(LoweringBase):
             arr = self.value(node.value.value)
             if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped and self.elem_shape(arr):
                 return self.clamped_component(arr, node)
-        base = self.value(node.value)
+        return self.v_Subscript_of(self.value(node.value), node)
+
+    def v_Subscript_of(self, base, node):
         idx_node = node.slice
         if isinstance(base, ShapeTuple):
             k = self.eval_static(idx_node)
@@ -253,6 +268,12 @@ class ExprLowering(LoweringBase):
                 return self.element_vec(base, idx)
             return ir.Load(base, idx, self.at(node))
         if isinstance(base, Py):
+            from ..field import Storage
+            from ..struct_types import StructField
+            if isinstance(base.value, (Storage, StructField)):  # FIELDS[0][i]: a field reached through a tuple
+                arr = self.global_value(base.value, getattr(base.value, "name", "") or "field", node.value)
+                if not isinstance(arr, Py):
+                    return self.v_Subscript_of(arr, node)
             k = self.eval_static(idx_node)
             seq: Any = base.value
             try:
