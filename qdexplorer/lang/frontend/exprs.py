@@ -613,9 +613,9 @@ class ExprLowering(LoweringBase):
                     self.emit(s)
                 b_stmts = []
             both_u1 = a.dtype.kind == "b" and b.dtype.kind == "b"
-            if not both_u1 and (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
-                self.err(node, f"'{word}' needs operands of one type, got {a.dtype!r} and {b.dtype!r}",
-                         QuadrantsTypeError)
+            if a.dtype.is_float or b.dtype.is_float:  # Quadrants' logical_and/or take integers only
+                self.err(node, f"unsupported operand type(s) for '{'&&' if is_and else '||'}': '{a.dtype.name}' and "
+                               f"'{b.dtype.name}' (write `x != 0` for a float operand of '{word}')", QuadrantsTypeError)
             temps = {id(loc) for loc in self.made_locals[made:]}
             if _pure(b) and all(isinstance(s, ir.Assign) and id(s.local) in temps and _pure(s.value)
                                 for s in b_stmts):
