@@ -149,7 +149,10 @@ class ExprLowering(LoweringBase):
             items = list(self.eval_static(gen.iter))  # Python values
             wrap = py_value
         except (QdCompileError, TypeError):
-            v = self.value(gen.iter)
+            try:
+                v = self.value(gen.iter)
+            except QdCompileError:
+                v = None
             if not isinstance(v, Vec):
                 self.err(gen.iter, "a list comprehension in a kernel iterates over a compile-time sequence "
                                    "(range(3), a tuple, qd.static(...)) or a vector; use a for loop for a runtime one")
