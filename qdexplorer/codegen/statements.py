@@ -131,9 +131,8 @@ class StatementEmitter(EmitterBase):
         import re
         b = self.b
         m = re.fullmatch(r"([<>^=]?)([+\- ]?)(#?)(0?)(\d*)(\.\d+)?([deEfFgGxXoiu]?)", spec)
-        if m is None:  # the frontend lets only these through (frontend/calls.py PRINT_SPEC)
-            m = re.fullmatch(r"()()()()()()()", "")
-        align, sign, alt, zero, width, prec, conv = m.groups()
+        # the frontend lets only these specs through (frontend/calls.py PRINT_SPEC)
+        align, sign, alt, zero, width, prec, conv = m.groups() if m is not None else ("",) * 7
         flags = ("-" if align == "<" else "") + (sign if sign in "+ " else "") + alt + zero
         conv = conv or ("f" if dt.is_float else "d")
         conv = "d" if conv in "iu" else conv

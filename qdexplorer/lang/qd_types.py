@@ -57,7 +57,9 @@ def _element_type(element_dim, element_shape, dtype):
             return _vector(None, dtype) if element_dim == 1 else _matrix(None, None, dtype)
     if len(element_shape) > 2:
         raise ValueError("Only scalars, vectors, and matrices are allowed as elements of qd.types.ndarray()")
-    return _vector(element_shape[0], dtype) if len(element_shape) == 1 else _matrix(*element_shape, dtype)
+    if len(element_shape) == 1:
+        return _vector(element_shape[0], dtype)
+    return _matrix(element_shape[0], element_shape[1], dtype)
 
 
 class _NDArrayAlias:

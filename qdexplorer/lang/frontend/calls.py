@@ -373,7 +373,7 @@ class CallLowering(LoweringBase):
             for part in a.values:
                 if isinstance(part, ast.FormattedValue):
                     fs = part.format_spec
-                    s = "".join(str(x.value) for x in fs.values if isinstance(x, ast.Constant)) if fs else ""
+                    s = "".join(str(x.value) for x in getattr(fs, "values", []) if isinstance(x, ast.Constant))
                     out += self.print_parts(part.value, s)
                 elif isinstance(part, ast.Constant):
                     out.append(str(part.value))

@@ -147,7 +147,7 @@ class ExprLowering(LoweringBase):
             self.err(gen.iter, "an async comprehension is not supported in a kernel")
         try:
             items = list(self.eval_static(gen.iter))  # Python values
-            wrap = py_value
+            wrap: Any = py_value
         except (QdCompileError, TypeError):
             try:
                 v = self.value(gen.iter)

@@ -183,9 +183,9 @@ class FuncInlining(LoweringBase):
             types = [as_dtype(a) for a in ann] if isinstance(ann, tuple) and len(ann) == len(items) else \
                 [None] * len(items)  # `-> (qd.i32, qd.f32)`: each result its annotated type
             for k, x in enumerate(items):
-                if types[k] is not None and not isinstance(x, (Vec, StructVal)):
-                    e = cast(self.commit(x, node, like=types[k]), types[k])
-                    made.append(self.new_local(f"ret{k}", types[k], e))
+                want = types[k]
+                if want is not None and not isinstance(x, (Vec, StructVal)):
+                    made.append(self.new_local(f"ret{k}", want, cast(self.commit(x, node, like=want), want)))
                 elif isinstance(x, Vec):
                     made.append(self.vec_local(x, f"ret{k}"))
                 elif isinstance(x, StructVal):
