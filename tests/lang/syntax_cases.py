@@ -1361,3 +1361,28 @@ kernel_case("matrix_ops_elementwise_and_compare", """
     o[5] = (a @ b)
     o[6] = a.norm_sqr()
 """, n=7)
+
+# ---- generated: every binary operator over pairs of operand types (promotion, wrapping, signedness) ----------------
+_TYPES = ["qd.i8", "qd.u8", "qd.i16", "qd.u16", "qd.i32", "qd.u32", "qd.i64", "qd.f32", "qd.f64"]
+_INT_TYPES = [t for t in _TYPES if not t.startswith("qd.f")]
+for _op in ["+", "-", "*", "//", "%", "/", "&", "|", "^", ">>", "<<", "<", "=="]:
+    _ints_only = _op in ("&", "|", "^", ">>", "<<")
+    _ts = _INT_TYPES if _ints_only else _TYPES
+    _lines, _k = [], 0
+    for _ta in _ts:
+        for _tb in _ts:
+            _rhs = "qd.cast(s, " + _tb + ")" if _op in (">>", "<<") else "qd.cast(b, " + _tb + ")"
+            _lines.append(f"o[{_k}] = qd.cast(a, {_ta}) {_op} {_rhs}")
+            _k += 1
+    kernel_case(f"binop_type_pairs_{_OPNAME.get(_op, {'<': 'lt', '==': 'eq'}.get(_op))}", "\n".join(_lines),
+                "a: qd.i32, b: qd.i32, s: qd.i32", ("200, 100, 3", "-77, 9, 1", "100000, -3, 9"), n=_k)
+# augmented assignment of each operand type into each variable type (+=, -= cast the value first; *= does not)
+for _op in ["+=", "-=", "*=", "//=", "|="]:
+    _lines, _k = [], 0
+    _ts = _INT_TYPES if _op == "|=" else _TYPES
+    for _ta in _ts:
+        for _tb in _ts:
+            _lines += [f"x{_k} = qd.cast(a, {_ta})", f"x{_k} {_op} qd.cast(b, {_tb})", f"o[{_k}] = x{_k}"]
+            _k += 1
+    kernel_case(f"augassign_type_pairs_{_OPNAME[_op[:-1]]}", "\n".join(_lines), "a: qd.f64, b: qd.f64",
+                ("200.0, 100.75", "77.0, 9.5", "5.0, 2.5"), n=_k)

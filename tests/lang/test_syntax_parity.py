@@ -37,6 +37,10 @@ KNOWN: dict[str, str] = {
     "func_returns_annotated_tuple": "Quadrants fails internally (TypeError: 'tuple' object does not support item "
                                     "assignment, in its cast of a @qd.func's tuple result); ours returns each value "
                                     "cast to its annotated type",
+    **dict.fromkeys(("binop_type_pairs_floordiv", "binop_type_pairs_mod", "augassign_type_pairs_floordiv"),
+                    "Quadrants 1.3.3 miscomputes // and % when both operands are 8-bit on the CPU (u8(200) // u8(100) "
+                    "is 1, u8(179) % u8(9) is 0 there; every other type pair agrees); ours gives Python's floor "
+                    "division and modulo, as Quadrants does for every wider pair"),
     "if_with_walrus_and_chained_logic": "a `:=` inside and/or: Quadrants builds the operands in a scope of their own, "
                                         "so the name is gone after it (QuadrantsNameError); ours keeps it, as Python",
 }
