@@ -103,7 +103,7 @@ class Kernel(KernelBase):
         hints = read_annotations(self.fn)
         out: dict[str, NdarrayType | Template | VectorType | StructType | BufferViewType | DType] = {}
         for name in self.arg_names:
-            ann = hints.get(name)
+            ann = _optional_of(hints.get(name))  # `t: qd.Tensor | None`: None is then a compile-time value
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
             if ann is BufferView:  # a bare `v: BufferView`: the view's dtype comes from the call
@@ -676,6 +676,19 @@ class Workload:
         return None
 
 
+def _optional_of(ann):
+    """`X | None` (or Optional[X]) is X, as Quadrants reads `qd.Tensor | None` / `qd.types.Template | None`:
+    the argument may be None, a compile-time value the kernel tests with qd.static(t is None)."""
+    import types
+    import typing
+    if isinstance(ann, types.UnionType) or typing.get_origin(ann) is typing.Union:
+        args = typing.get_args(ann)
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2:
+            return rest[0]
+    return ann
+
+
 def kernel(_fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
            graph: bool = False, checkpoints: bool = False):
     """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting.
@@ -692,9 +705,14 @@ def kernel(_fn=None, *, fast_math: bool | None = None, pure: bool | None = None,
     if _fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
-        return lambda f: _with_graph(Kernel(f, fast_math), graph)
+        return lambda f: _pure(_with_graph(Kernel(f, fast_math), graph), bool(pure) or fastcache)
     return Kernel(_fn)
 
+
+
+def _pure(k: Kernel, pure: bool) -> Kernel:
+    k.pure = pure  # Quadrants' pure kernel (pure=True or fastcache=True): no global scalars or fields read by name
+    return k
 
 def _with_graph(k: Kernel, graph: bool) -> Kernel:
     k.use_graph = graph  # read by the checks Quadrants makes of graph kernels (qd.stream_parallel refused)

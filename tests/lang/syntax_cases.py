@@ -1386,3 +1386,192 @@ for _op in ["+=", "-=", "*=", "//=", "|="]:
             _k += 1
     kernel_case(f"augassign_type_pairs_{_OPNAME[_op[:-1]]}", "\n".join(_lines), "a: qd.f64, b: qd.f64",
                 ("200.0, 100.75", "77.0, 9.5", "5.0, 2.5"), n=_k)
+
+# ---- build_For / build_With / build_Assign branches that refuse, and sparse struct-fors ----------------------------
+kernel_case("for_grouped_nested_refused", """
+    for I in qd.grouped(qd.grouped(x)):
+        o[0] += 1
+""", out="qd.i32", n=1, pre="x = qd.field(qd.i32, shape=3)")
+kernel_case("for_static_inside_grouped_refused", """
+    for I in qd.grouped(qd.static(x)):
+        o[0] += 1
+""", out="qd.i32", n=1, pre="x = qd.field(qd.i32, shape=3)")
+kernel_case("for_static_grouped_of_field_refused", """
+    for I in qd.static(qd.grouped(x)):
+        o[0] += 1
+""", out="qd.i32", n=1, pre="x = qd.field(qd.i32, shape=3)")
+kernel_case("for_grouped_two_targets_refused", """
+    for i, j in qd.grouped(qd.ndrange(2, 2)):
+        o[0] += 1
+""", out="qd.i32", n=1)
+kernel_case("for_ndrange_target_count_refused", """
+    for i in qd.ndrange(2, 3):
+        o[0] += 1
+""", out="qd.i32", n=1)
+kernel_case("for_ifexp_runtime_test_refused", """
+    for i in range(n) if n > 2 else range(3):
+        o[0] += 1
+""", "n: qd.i32", ("5",), out="qd.i32", n=1)
+kernel_case("kernel_return_in_loop_refused", """
+    for i in range(3):
+        if i > 1:
+            return
+        o[0] += 1
+""", out="qd.i32", n=1)
+kernel_case("kernel_return_void_early_static", """
+    o[0] = 1
+    if qd.static(True):
+        return
+    o[1] = 2
+""", out="qd.i32", n=2)
+kernel_case("annassign_static_refused", """
+    x: qd.i32 = qd.static(3)
+    o[0] = x
+""", out="qd.i32", n=1)
+kernel_case("with_stream_parallel", """
+    with qd.stream_parallel():
+        for i in range(4):
+            o[i] = i * 2
+""", out="qd.i32", n=4)
+kernel_case("with_other_context_refused", """
+    with qd.static(range(2)):
+        o[0] = 1
+""", out="qd.i32", n=1)
+kernel_case("struct_for_pointer_snode", """
+    for i, j in x:
+        o[0] += x[i, j]
+        o[1] += 1
+    for i in blk:
+        o[2] += i
+""", out="qd.i32", n=3, pre="""
+    x = qd.field(qd.i32)
+    blk = qd.root.pointer(qd.i, 4)
+    blk.dense(qd.j, 4).place(x)
+    x[1, 2] = 5
+    x[3, 0] = 7
+""")
+kernel_case("struct_for_bitmasked_and_activity", """
+    for i in x:
+        o[0] += x[i]
+    o[1] = qd.is_active(blk, [2])
+    o[2] = qd.is_active(blk, [3])
+    qd.deactivate(blk, [2])
+    o[3] = qd.is_active(blk, [2])
+""", out="qd.i32", n=4, pre="""
+    x = qd.field(qd.i32)
+    blk = qd.root.bitmasked(qd.i, 8)
+    blk.place(x)
+    x[2] = 4
+    x[6] = 1
+""")
+kernel_case("dynamic_append_and_length", """
+    for t in range(1):
+        for k in range(5):
+            d[0].append(k * 3)
+        o[0] = d[0].length()
+        o[1] = qd.length(d.parent(), 0)
+    for j in range(5):
+        o[2] += d[0, j]
+""", out="qd.i32", n=3, pre="""
+    d = qd.field(qd.i32)
+    qd.root.dense(qd.i, 2).dynamic(qd.j, 16, chunk_size=4).place(d)
+""")
+case("template_optional_is_none", """
+    o = qd.field(qd.i32, shape=2)
+    f = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def k(t: qd.Tensor | None):
+        if qd.static(t is None):
+            o[0] = -1
+        else:
+            o[0] = t[0] + 10
+        if qd.static(t is not None):
+            o[1] = 1
+
+    def run():
+        res = []
+        k(None)
+        res.append(o.to_numpy().tolist())
+        f[0] = 5
+        k(f)
+        res.append(o.to_numpy().tolist())
+        return res
+""")
+case("dataclass_argument", """
+    import dataclasses
+
+    @dataclasses.dataclass
+    class P:
+        x: qd.types.NDArray[qd.f32, 1]
+        scale: qd.f32
+
+    o = qd.field(qd.f32, shape=3)
+
+    @qd.kernel
+    def k(p: P):
+        for i in range(p.x.shape[0]):
+            o[i] = p.x[i] * p.scale
+
+    def run():
+        import numpy as np
+        k(P(x=qd.ndarray(qd.f32, shape=3), scale=2.0) if False else P(x=_arr(), scale=2.5))
+        return o.to_numpy()
+
+    def _arr():
+        a = qd.ndarray(qd.f32, shape=3)
+        a.from_numpy(__import__("numpy").array([1.0, 2.0, 3.0], dtype=__import__("numpy").float32))
+        return a
+""")
+case("data_oriented_class_kernel", """
+    @qd.data_oriented
+    class Sim:
+        def __init__(self):
+            self.x = qd.field(qd.f32, shape=4)
+            self.k = 3
+
+        @qd.kernel
+        def step(self, d: qd.f32):
+            for i in self.x:
+                self.x[i] += d * self.k + self.helper(i)
+
+        @qd.func
+        def helper(self, i: qd.i32) -> qd.f32:
+            return i * 0.5
+
+    def run():
+        s = Sim()
+        s.step(1.0)
+        s.step(0.5)
+        return s.x.to_numpy()
+""")
+kernel_case("kernel_reads_global_scalar", """
+    o[0] = G * 2
+""", out="qd.i32", n=1, pre="G = 3")
+case("pure_kernel_reads_global", """
+    G = 3
+    o = qd.field(qd.i32, shape=1)
+
+    @qd.kernel(pure=True)
+    def k():
+        o[0] = g * 2
+
+    g = 5
+
+    def run():
+        k()
+        return o.to_numpy()
+""")
+kernel_case("generator_in_variable_refused", """
+    g = (i for i in range(3))
+    o[0] = 1
+""", out="qd.i32", n=1)
+kernel_case("unpack_scalar_refused", """
+    a, b = n
+    o[0] = a
+""", "n: qd.i32", ("1",), out="qd.i32", n=1)
+kernel_case("loop_var_assigned_in_body", """
+    for i in range(3):
+        i = i + 10
+        o[0] += i
+""", out="qd.i32", n=1)

@@ -41,6 +41,9 @@ KNOWN: dict[str, str] = {
                     "Quadrants 1.3.3 miscomputes // and % when both operands are 8-bit on the CPU (u8(200) // u8(100) "
                     "is 1, u8(179) % u8(9) is 0 there; every other type pair agrees); ours gives Python's floor "
                     "division and modulo, as Quadrants does for every wider pair"),
+    "loop_var_assigned_in_body": "assigning a range-for's loop variable in its body: Quadrants fails with an internal "
+                                 "assertion (LocalStoreStmt); ours assigns a copy, as Python (the next iteration "
+                                 "takes the next index)",
     "if_with_walrus_and_chained_logic": "a `:=` inside and/or: Quadrants builds the operands in a scope of their own, "
                                         "so the name is gone after it (QuadrantsNameError); ours keeps it, as Python",
 }

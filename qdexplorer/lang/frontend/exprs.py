@@ -60,6 +60,8 @@ class ExprLowering(LoweringBase):
         self.err(node, f"unsupported constant {node.value!r}")
 
     def v_Name(self, node):
+        if self.__dict__.get("pure") and len(self.frames) == 1:
+            self.check_pure(node)
         v = self.lookup(node.id, node)
         if isinstance(v, ir.LocalRef) and id(v.local) in self.__dict__.get("bool_locals", ()):
             return truthy(v)  # a variable holding a comparison is a u1, as in Quadrants
@@ -651,6 +653,21 @@ class ExprLowering(LoweringBase):
         else:
             self.assign(node.target, self.value(node.value), node)
         return self.v_Name(ast.copy_location(ast.Name(node.target.id, ast.Load()), node))
+
+    def check_pure(self, node) -> None:
+        """A pure kernel (`@qd.kernel(pure=True)` or fastcache=True) reads no global number, string or field by
+        name in its own body, as Quadrants checks (its fast cache keys on the arguments only); an UPPERCASE
+        global only warns there, and so passes here."""
+        from ..field import Field
+        from ..struct_types import StructField
+        from ..tasks.source import flat_env
+        if any(node.id in scope for scope in self.frame.scopes) or node.id.upper() == node.id:
+            return
+        env = flat_env(self.frame.env)
+        if node.id in env and isinstance(env[node.id], (int, float, str, Field, StructField)):
+            v = env[node.id]
+            self.err(node, f"[PURE.VIOLATION] WARNING: Accessing global variable {node.id} {type(v)} {node.id} is in "
+                           f"global vars, therefore violates pure (pass it as a kernel argument)", QdCompileError)
 
     def effectful(self, node) -> bool:
         """Whether `node` calls a @qd.func, an atomic or qd.random, or assigns (`:=`): Quadrants' front end

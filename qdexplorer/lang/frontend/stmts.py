@@ -104,6 +104,8 @@ class StatementLowering(LoweringBase):
                 (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
 
     def s_AnnAssign(self, node):
+        if node.value is not None and self.is_static_call(node.value):
+            self.err(node, "Static assign cannot be used on annotated assignment", QuadrantsSyntaxError)
         dt = as_dtype(self.eval_static(node.annotation))
         if dt is None or not isinstance(node.target, ast.Name):
             self.err(node, "annotated assignment needs a name and a qd scalar type (x: qd.f32 = ...)")

@@ -50,6 +50,9 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     args = kernel_args(spec_used)
     # compile-time template values: `if qd.static(flag):` around a top-level loop reads them
     statics = {e[0]: static_value(e[2]) for e in spec_used if e[1] == "static"}
+    # ... and an array argument is there (`if qd.static(t is not None):` of a `t: qd.Tensor | None`)
+    from ..frontend.base import ArrayStandIn
+    statics.update({e[0]: ArrayStandIn(e[0], e[2], e[3]) for e in spec_used if e[1] == "array"})
     tag = specialisation_tag(spec or ())
     prefix = f"{kernel.name}_{tag}" if tag else kernel.name
     tasks: list[ir.Task] = []
@@ -184,6 +187,7 @@ def _builder(ctx, parallel, index):
     kernel, _, src, args, kscope, names = ctx
     b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope, task_index=index)
     b.other_task_names = names
+    b.pure = getattr(kernel, "pure", False)
     return b
 
 
