@@ -76,13 +76,24 @@ def _callable_names(surface: str, obj, api) -> list[tuple[str, object]]:
     return out
 
 
+def extra_instances(qd) -> list[tuple[str, object]]:
+    """Objects beyond api_surface's whose methods programs call: a struct value, SNodes of the other
+    kinds, an ndarray annotation, a field's SNode."""
+    s = qd.types.struct(a=qd.f32, b=qd.i32)
+    f = qd.field(qd.f32)
+    ptr = qd.root.pointer(qd.i, 4)
+    ptr.dense(qd.j, 2).place(f)
+    return [("struct", s(a=1.0, b=2)), ("snode_pointer", ptr), ("snode_bitmasked", qd.root.bitmasked(qd.i, 4)),
+            ("ndarray_type", qd.types.ndarray(qd.f32, 1)), ("field_snode", f.snode)]
+
+
 def snapshot() -> dict:
     """{"surface.name": signature or None} for every public callable of real Quadrants."""
     import quadrants as q
     q.init(arch=q.cpu)
     api = _api_surface()
     out: dict = {}
-    for surface, obj in api.quadrants_surfaces(q):
+    for surface, obj in api.quadrants_surfaces(q) + extra_instances(q):
         for n, value in _callable_names(surface, obj, api):
             out[f"{surface}.{n}"] = describe(value)
     return dict(sorted(out.items()))
@@ -90,7 +101,8 @@ def snapshot() -> dict:
 
 def our_surfaces(qd) -> dict:
     api = _api_surface()
-    return dict([("qd", qd)] + [(f"qd.{m}", api._sub(qd, m)) for m in api.SUBMODULES] + api._instances(qd))
+    return dict([("qd", qd)] + [(f"qd.{m}", api._sub(qd, m)) for m in api.SUBMODULES] + api._instances(qd)
+                + extra_instances(qd))
 
 
 def _fmt(sig: list[list]) -> str:

@@ -216,8 +216,11 @@ class Struct:
         object.__setattr__(self, "_type", stype)
 
     @staticmethod
-    def field(members: dict, methods: dict | None = None, shape=None, name: str = "<Struct>", **options):
-        return StructType(members, methods).field(shape, name, **options)
+    def field(members: dict, methods: dict | None = None, shape=None, name: str = "<Struct>", offset=None,
+              needs_grad: bool = False, needs_dual: bool = False, layout=None, **options):
+        """Quadrants' Struct.field parameters in their order (`layout`, AOS or SOA, changes no value here)."""
+        return StructType(members, methods).field(shape, name, offset=offset, needs_grad=needs_grad,
+                                                  needs_dual=needs_dual, layout=layout, **options)
 
     def __getattr__(self, name: str):
         entries = self.__dict__["_entries"]
@@ -243,8 +246,18 @@ class Struct:
     def items(self):
         return self._entries.items()
 
-    def to_dict(self) -> dict:
-        return {k: v.to_dict() if isinstance(v, Struct) else v for k, v in self._entries.items()}
+    def to_dict(self, include_methods: bool = False, include_ndim: bool = False) -> dict:
+        """The members by name (nested structs as dicts, vectors and matrices as lists); Quadrants' options add
+        the struct's methods ('__struct_methods') and each vector/matrix member's ndim ('__matrix_ndim')."""
+        out: dict = {k: v.to_dict(include_methods, include_ndim) if isinstance(v, Struct) else
+                     v.tolist() if hasattr(v, "tolist") and getattr(v, "ndim", 0) > 0 else v
+                     for k, v in self._entries.items()}
+        if include_methods:
+            out["__struct_methods"] = dict(getattr(self.__dict__["_type"], "py_methods", {}) or {})
+        if include_ndim:
+            out["__matrix_ndim"] = {k: v.ndim for k, v in self._entries.items()
+                                    if hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0}
+        return out
 
     def __repr__(self) -> str:
         return f"qd.Struct({self.to_dict()!r})"

@@ -34,3 +34,11 @@ EXCEPTIONS: dict[str, str] = {
     "qd.extension": ("an Enum class in Quadrants (its signature is Enum's functional API, which programs do not "
                      "call); ours is a namespace of the same member names for qd.is_extension_supported"),
 }
+
+# callables of Quadrants' that do not resolve on ours at all (not in api_surface's walk, which lists names)
+MISSING: dict[str, str] = {
+    "ndarray_type.check_matched": "a hook Quadrants' launcher calls on an annotation to check an argument; ours "
+                                  "checks arguments in its own binder (lang/calls/arg_check.py); programs do not call it",
+    "ndarray_type.to_dlpack": "an attribute Quadrants' NdarrayType inherits by accident of its class layout; "
+                              "an annotation holds no data to export",
+}

