@@ -1575,3 +1575,30 @@ kernel_case("loop_var_assigned_in_body", """
         i = i + 10
         o[0] += i
 """, out="qd.i32", n=1)
+
+# ---- vectors: augmented assignment of float values into integer vectors (cast first for +=, -=) ---------------------
+kernel_case("augassign_int_vector_float_value", """
+    v = qd.Vector([5, -5, 7])
+    v += qd.Vector([0.5, -0.5, 2.7])
+    o[0], o[1], o[2] = v[0], v[1], v[2]
+    w = qd.Vector([5, -5, 7])
+    w -= 0.5
+    o[3], o[4] = w[0], w[1]
+    a[0] += qd.Vector([0.5, 2.7])
+    o[5], o[6] = a[0][0], a[0][1]
+    u = qd.Vector([5, 6])
+    u *= 0.5
+    o[7] = u[0] + u[1] * 10
+""", n=8, pre="""
+    a = qd.Vector.field(2, qd.i32, shape=1)
+""")
+kernel_case("vector_mixed_type_arithmetic", """
+    iv = qd.Vector([1, 2, 3])
+    fv = qd.Vector([0.5, 0.25, 2.0])
+    r = iv * fv + iv // 2 - iv / 4
+    o[0], o[1], o[2] = r[0], r[1], r[2]
+    b = iv < 2
+    o[3] = b[0] + b[1] * 10
+    s = (iv > 1) + (iv > 2)
+    o[4] = s[0] + s[1] * 10 + s[2] * 100
+""", n=5)

@@ -63,8 +63,12 @@ class ExprLowering(LoweringBase):
         if self.__dict__.get("pure") and len(self.frames) == 1:
             self.check_pure(node)
         v = self.lookup(node.id, node)
-        if isinstance(v, ir.LocalRef) and id(v.local) in self.__dict__.get("bool_locals", ()):
+        bools = self.__dict__.get("bool_locals", ())
+        if isinstance(v, ir.LocalRef) and id(v.local) in bools:
             return truthy(v)  # a variable holding a comparison is a u1, as in Quadrants
+        if isinstance(v, Vec) and any(isinstance(x, ir.LocalRef) and id(x.local) in bools for x in v.items):
+            return Vec([truthy(x) if isinstance(x, ir.LocalRef) and id(x.local) in bools else x for x in v.items],
+                       v.shape)  # ... and a vector of comparisons a vector of u1
         return v
 
     def struct_adjoint(self, arr: StructArr, which: str, node) -> StructArr:

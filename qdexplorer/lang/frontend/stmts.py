@@ -419,7 +419,8 @@ class StatementLowering(LoweringBase):
             elif not isinstance(cur, Vec):
                 return False
             else:
-                self.assign_vec(cur, self.binop(op, cur, self.value(node.value), node), node)
+                rhs = self.atomic_vec_operand(node, self.value(node.value), _vec_dtype(cur))
+                self.assign_vec(cur, self.binop(op, cur, rhs, node), node)
                 return True
         else:
             base = self.value(target.value)
@@ -438,7 +439,8 @@ class StatementLowering(LoweringBase):
                 loads = self.vec_pick_loads(base, keys, target)
             else:
                 cur = self.vec_pick(base, keys, node)
-                self.vec_assign_component(base, keys, self.binop(op, cur, self.value(node.value), node), node)
+                rhs = self.atomic_vec_operand(node, self.value(node.value), _vec_dtype(cur))
+                self.vec_assign_component(base, keys, self.binop(op, cur, rhs, node), node)
                 return True
         elif isinstance(base, ir.ArrayArg):
             idx = self.indices(base, target.slice, partial=True)
@@ -455,8 +457,16 @@ class StatementLowering(LoweringBase):
                 val = cast(self.commit(x, node, like=arr.dtype), arr.dtype)
                 self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, ld.indices, val)))
             return True
-        self.store_vec(arr, loads, self.binop(op, loads, rhs, node), node)
+        self.store_vec(arr, loads, self.binop(op, loads, self.atomic_vec_operand(node, rhs, arr.dtype), node), node)
         return True
+
+    def atomic_vec_operand(self, node, rhs, dt):
+        """atomic_operand for each component of a vector value (or a scalar broadcast to a vector)."""
+        if dt is None or type(node.op) not in _AUG_ATOMIC:
+            return rhs
+        if isinstance(rhs, Vec):
+            return Vec([self.atomic_operand(node, x, dt) for x in rhs.items], rhs.shape)
+        return self.atomic_operand(node, rhs, dt)
 
     def s_With(self, node):
         """`with qd.stream_parallel():` below a kernel's top level: its statements, in order (one
@@ -536,6 +546,15 @@ class StatementLowering(LoweringBase):
         first = ir.Compare("==", ir.Load(flag, (ir.Const(0, i32),)), ir.Const(0, i32), u1)  # the first failure
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.If(first, self.out.pop(), [])], []))  # is the one reported
 
+
+
+def _vec_dtype(v):
+    """The element type of a vector value whose components are typed expressions (None otherwise)."""
+    if isinstance(v, Vec) and v.items and all(isinstance(x, ir.Expr) for x in v.items):
+        return v.items[0].dtype if v.items[0].dtype.kind != "b" else None
+    if isinstance(v, ir.Expr):
+        return v.dtype
+    return None
 
 
 _PERCENT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([diufFeEgGxXs%])")

@@ -315,7 +315,7 @@ class VectorLowering(LoweringBase):
         if op in ("<", "<=", ">", ">=", "==", "!="):
             ea, eb = self.pair(x, y, node)
             dt = promote(ea.dtype, eb.dtype)
-            return cast(ir.Compare(op, cast(ea, dt), cast(eb, dt), u1), i32)
+            return ir.Compare(op, cast(ea, dt), cast(eb, dt), u1)  # a u1 per component, as Quadrants
         return self.binop(op, x, y, node)
 
     def vec_matmul(self, a, b, node):
