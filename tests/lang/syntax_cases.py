@@ -1602,3 +1602,26 @@ kernel_case("vector_mixed_type_arithmetic", """
     s = (iv > 1) + (iv > 2)
     o[4] = s[0] + s[1] * 10 + s[2] * 100
 """, n=5)
+
+# ---- generated: unary operators, builtins min/max/abs and casts over every type ------------------------------------
+for _t in _TYPES:  # one case per type: Quadrants' compiler aborts on some of these (each is its own case)
+    for _expr in ("-x", "abs(x)", "not x" if not _t.startswith("qd.f") else "not (x > 0)",
+                  "~x" if not _t.startswith("qd.f") else "-(-x)"):
+        kernel_case(f"unary_{_t[3:]}_{_expr.replace(' ', '_').replace('(', '').replace(')', '').replace('-', 'neg').replace('~', 'inv').replace('>', 'gt')}",
+                    f"x = qd.cast(a, {_t})\no[0] = {_expr}", "a: qd.i32", ("100", "-77", "0", "200000"), n=1)
+for _ta in _TYPES:
+    _lines = [f"o[{_k}] = max(qd.cast(a, {_ta}), qd.cast(b, {_tb})) + min(qd.cast(a, {_ta}), qd.cast(b, {_tb})) * 1000"
+              for _k, _tb in enumerate(_TYPES)]
+    kernel_case(f"minmax_{_ta[3:]}_with_each_type", "\n".join(_lines), "a: qd.i32, b: qd.i32",
+                ("200, 100", "-77, 9", "100000, -3"), n=len(_TYPES))
+_lines, _k = [], 0
+for _ta in _TYPES:
+    for _tb in _TYPES:
+        _lines.append(f"o[{_k}] = qd.cast(qd.cast(a, {_ta}), {_tb})")
+        _k += 1
+kernel_case("cast_type_pairs", "\n".join(_lines), "a: qd.i32", ("200", "-77", "100000", "70000"), n=_k)
+_lines, _k = [], 0
+for _tb in _TYPES:
+    _lines.append(f"o[{_k}] = qd.cast(f, {_tb})")
+    _k += 1
+kernel_case("cast_float_to_each_type", "\n".join(_lines), "f: qd.f64", ("2.75", "100.5", "65.999"), n=_k)
