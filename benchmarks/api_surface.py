@@ -164,8 +164,10 @@ def _signatures(q, qd, compat) -> dict:
     sp = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(sp)
     res = sp.compare(sp.snapshot(), sp.our_surfaces(qd), compat.REFUSED)
-    from tests.lang.signature_exceptions import EXCEPTIONS
+    from tests.lang.signature_exceptions import EXCEPTIONS, MISSING
     res["reasons"] = {k: EXCEPTIONS.get(k, "NOT LISTED in tests/lang/signature_exceptions.py") for k in res["diffs"]}
+    res["missing_reasons"] = {k: MISSING.get(k, "NOT LISTED in tests/lang/signature_exceptions.py")
+                              for k in res["missing"]}
     return res
 
 
@@ -241,6 +243,8 @@ def render(result: dict) -> str:
                   "| callable | Quadrants | qdexplorer | why |", "| --- | --- | --- | --- |"]
         for k, (theirs, ours, _why) in sorted(sig["diffs"].items()):
             lines.append(f"| `{k}` | `{theirs}` | `{ours}` | {sig['reasons'][k].replace('|', '/')} |")
+        for k, why in sorted(sig.get("missing_reasons", {}).items()):
+            lines.append(f"| `{k}` | (a callable) | (none) | {why.replace('|', '/')} |")
         lines.append("")
     known = result.get("syntax_known")
     if known:
