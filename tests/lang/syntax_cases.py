@@ -1625,3 +1625,51 @@ for _tb in _TYPES:
     _lines.append(f"o[{_k}] = qd.cast(f, {_tb})")
     _k += 1
 kernel_case("cast_float_to_each_type", "\n".join(_lines), "f: qd.f64", ("2.75", "100.5", "65.999"), n=_k)
+
+# ---- matrices and structs over element types -------------------------------------------------------------------------
+for _t in ("qd.i32", "qd.u8", "qd.f32", "qd.f64"):
+    kernel_case(f"matrix_ops_{_t[3:]}", f"""
+        m = qd.Matrix([[a, 2], [3, b]], {_t})
+        v = qd.Vector([a, b], {_t})
+        r = m @ v
+        o[0], o[1] = r[0], r[1]
+        o[2] = m.transpose()[0, 1]
+        o[3] = (m * 2 + 1)[1, 1]
+        o[4] = v.dot(v)
+        o[5] = m.sum() if qd.static(True) else 0
+        w = v + 1
+        o[6] = w[0] * w[1]
+        o[7] = (m - m.transpose())[0, 1]
+    """, "a: qd.i32, b: qd.i32", ("5, -2", "200, 100"), n=8)
+kernel_case("struct_of_mixed_types", """
+    s = S(a=a, b=b, v=qd.Vector([a, b]))
+    s.a += 0.5
+    s.b += 1.7
+    s.v[1] *= 3
+    o[0], o[1], o[2], o[3] = s.a, s.b, s.v[0], s.v[1]
+    p[0] = s
+    o[4] = p[0].b + p[0].v[1]
+    t = p[0]
+    t.a = 100.0
+    o[5] = p[0].a
+""", "a: qd.i32, b: qd.i32", ("3, 4",), n=6, pre="""
+    S = qd.types.struct(a=qd.f32, b=qd.i8, v=qd.types.vector(2, qd.u8))
+    p = S.field(shape=2)
+""")
+kernel_case("vector_field_and_matrix_field_updates", """
+    for i in range(3):
+        vf[i] = qd.Vector([i, i * 2.5, -i])
+        mf[i] = qd.Matrix([[i, 1], [2, i * 0.5]])
+        vf[i] += vf[i] * 0.5
+        mf[i] = mf[i] @ mf[i] if qd.static(True) else mf[i]
+        mf[i][0, 1] -= vf[i].y
+    for i in range(3):
+        o[i] = vf[i].sum() + mf[i].sum()
+""", n=3, pre="""
+    vf = qd.Vector.field(3, qd.f32, shape=3)
+    mf = qd.Matrix.field(2, 2, qd.f32, shape=3)
+""")
+kernel_case("ifexp_static_vector_sides_of_different_shapes_refused", """
+    v = qd.Vector([1.0, 2.0]) if qd.static(False) else qd.Vector([1.0, 2.0, 3.0])
+    o[0] = v[0]
+""", n=1)

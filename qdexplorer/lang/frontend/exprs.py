@@ -704,15 +704,21 @@ class ExprLowering(LoweringBase):
         if is_number(c):  # Quadrants builds both sides first (the test's being static or not), then the
             # chosen side again for its value: both are checked, and a @qd.func's statements in them run (the
             # chosen side's twice: `f() if qd.static(True) else g()` calls f twice and g once there)
+            built = []
             for side in (node.body, node.orelse):
                 eager = self.effectful(side)
                 if not eager:
                     self.out.append([])
                 try:
-                    self.value(side)
+                    built.append(self.value(side))
                 finally:
                     if not eager:
                         self.out.pop()
+            if any(isinstance(v, Vec) for v in built) and not (
+                    all(isinstance(v, Vec) for v in built) and built[0].shape == built[1].shape) and \
+                    not any(is_number(v) for v in built):  # Quadrants selects between tensor sides first
+                self.err(node, "Cannot broadcast tensor to tensor: the two sides of `a if qd.static(c) else b` are "
+                               "vectors of different shapes", QuadrantsTypeError)
             return self.value(node.body if c.value else node.orelse)
         if isinstance(c, Vec):
             self.err(node.test, 'a vector condition in `a if c else b` is ambiguous. Please use "qd.select" instead.',
