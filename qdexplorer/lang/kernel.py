@@ -77,6 +77,7 @@ class Kernel(KernelBase):
                                  for p in self._signature.parameters.values())
         self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
         self.use_graph = False  # @qd.kernel(graph=True)
+        self.pure = False  # @qd.kernel(pure=True) or fastcache=True: no global number/str/field read by name
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
