@@ -1673,3 +1673,55 @@ kernel_case("ifexp_static_vector_sides_of_different_shapes_refused", """
     v = qd.Vector([1.0, 2.0]) if qd.static(False) else qd.Vector([1.0, 2.0, 3.0])
     o[0] = v[0]
 """, n=1)
+
+# ---- constructs real programs lean on --------------------------------------------------------------------------------
+kernel_case("atomic_returns_old_value_and_triangular_loops", """
+    qd.loop_config(serialize=True)  # the old values depend on the order: one thread, as in both
+    for i in range(5):
+        for j in range(i):
+            old = qd.atomic_add(cnt[None], 1)
+            o[i] = qd.max(o[i], old)
+    o[5] = cnt[None]
+""", out="qd.i32", n=6, pre="""
+    cnt = qd.field(qd.i32, shape=())
+""")
+kernel_case("math_functions_float", """
+    o[0] = qd.exp(f) + qd.log(f + 1.0)
+    o[1] = qd.sin(f) * qd.cos(f) + qd.tan(f * 0.1)
+    o[2] = qd.atan2(f, 2.0) + qd.asin(0.5) + qd.acos(0.5)
+    o[3] = qd.tanh(f) + qd.rsqrt(f)
+    o[4] = qd.pow(f, 2.5)
+    o[5] = qd.math.clamp(f * 3.0, 0.0, 4.0)
+    o[6] = qd.math.mix(1.0, 3.0, f)
+    o[7] = qd.floor(f * 10.0) + qd.ceil(-f) + qd.round(f * 4.0)
+""", "f: qd.f32", ("1.75", "0.3"), n=8)
+kernel_case("math_functions_of_ints", """
+    o[0] = qd.sqrt(n)
+    o[1] = qd.exp(n * 0.1)
+    o[2] = qd.pow(n, 3)
+    o[3] = qd.abs(-n)
+    o[4] = qd.math.clamp(n, 0, 5)
+""", "n: qd.i32", ("7", "-2"), n=5)
+kernel_case("struct_field_loop_and_member_index", """
+    for i in p:
+        p[i].pos = qd.Vector([i, i * 2.0])
+        p[i].m = 1.0 + i
+    for i in p:
+        o[0] += p[i].pos[1] * p[i].m
+        o[1] += p.pos[i][0]
+""", n=2, pre="""
+    P = qd.types.struct(pos=qd.types.vector(2, qd.f32), m=qd.f32)
+    p = P.field(shape=4)
+""")
+kernel_case("nested_static_loops_and_unrolled_matrix_build", """
+    m = qd.Matrix.zero(qd.f32, 3, 3)
+    for i in qd.static(range(3)):
+        for j in qd.static(range(3)):
+            m[i, j] = i * 3 + j
+    t = 0.0
+    for i in qd.static(range(3)):
+        for j in qd.static(range(i + 1)):
+            t += m[i, j]
+    o[0] = t
+    o[1] = m.trace()
+""", n=2)
