@@ -179,8 +179,14 @@ class FuncInlining(LoweringBase):
                            "must give the same number of values", QuadrantsSyntaxError)
         if prev is None:
             made: list[ir.Local | Vec | StructVal] = []
+            ann = self.inline_stack[-1].annotations.get("return") if self.inline_stack else None
+            types = [as_dtype(a) for a in ann] if isinstance(ann, tuple) and len(ann) == len(items) else \
+                [None] * len(items)  # `-> (qd.i32, qd.f32)`: each result its annotated type
             for k, x in enumerate(items):
-                if isinstance(x, Vec):
+                want = types[k]
+                if want is not None and not isinstance(x, (Vec, StructVal)):
+                    made.append(self.new_local(f"ret{k}", want, cast(self.commit(x, node, like=want), want)))
+                elif isinstance(x, Vec):
                     made.append(self.vec_local(x, f"ret{k}"))
                 elif isinstance(x, StructVal):
                     made.append(self.struct_local(x, f"ret{k}"))

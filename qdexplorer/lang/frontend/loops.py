@@ -26,7 +26,7 @@ class LoopLowering(LoweringBase):
         if graph_construct(node.test, self.frame.env) == "do_while":
             return self.graph_do_while(node)
         self.out.append([])
-        cond = truthy(self.commit(self.value(node.test), node.test))
+        cond = truthy(self.condition(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
         saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
         self.frame.loop_depth = max(saved_depth, 0) + 1
@@ -71,6 +71,8 @@ class LoopLowering(LoweringBase):
             step = args[2].value
         begin = self.commit(args[0], it, like=i32) if len(args) > 1 else ir.Const(0, i32)
         end = self.commit(args[-1] if len(args) == 1 else args[1], it, like=i32)
+        # a float bound is cast to i32, as Quadrants casts range()'s bounds (with a warning): range(3.7) runs 3 times
+        begin, end = (cast(e, i32) if e.dtype.is_float else e for e in (begin, end))
         dt = begin.dtype if begin.dtype.bits >= end.dtype.bits else end.dtype
         if not dt.is_int:
             self.err(it, "range() bounds must be integers")

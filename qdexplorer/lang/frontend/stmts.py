@@ -55,6 +55,9 @@ class StatementLowering(LoweringBase):
                     self.assign(t, v, node)
             return
         target = node.targets[0]
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.is_static_call(node.value):
+            self.err(node, "Static assign cannot be used on elements in arrays (assign qd.static(...) to a name, "
+                           "then store that)", QuadrantsSyntaxError)
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack_assign(target, self.value(node.value), node)
         if isinstance(target, ast.Name) and self.lookup_or_none(target.id) is None and \
@@ -101,6 +104,8 @@ class StatementLowering(LoweringBase):
                 (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
 
     def s_AnnAssign(self, node):
+        if node.value is not None and self.is_static_call(node.value):
+            self.err(node, "Static assign cannot be used on annotated assignment", QuadrantsSyntaxError)
         dt = as_dtype(self.eval_static(node.annotation))
         if dt is None or not isinstance(node.target, ast.Name):
             self.err(node, "annotated assignment needs a name and a qd scalar type (x: qd.f32 = ...)")
@@ -145,6 +150,10 @@ class StatementLowering(LoweringBase):
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
                                                         for k, x in enumerate(items)])
                 return
+            if isinstance(v, Py) and isinstance(v.value, str):  # Quadrants' expr_init of a str
+                self.err(node, f"Invalid constant scalar data type: <class 'str'> (a string can be a kernel variable "
+                               f"only at compile time: {target.id} = qd.static(...) is refused too; use the "
+                               f"string literal where it is needed)", QuadrantsTypeError)
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple, BufView)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
                 return
@@ -374,7 +383,7 @@ class StatementLowering(LoweringBase):
                 val = cast(self.commit(rhs, node, like=arr.dtype), arr.dtype)
                 self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, idx, val, self.at(target))))
                 return
-            new = self.binop(op, ir.Load(arr, idx, self.at(target)), rhs, node)
+            new = self.binop(op, ir.Load(arr, idx, self.at(target)), self.atomic_operand(node, rhs, arr.dtype), node)
             self.emit(ir.Store(arr, idx, cast(new, arr.dtype), self.at(target)))
             return
         if isinstance(target, ast.Name):
@@ -382,10 +391,19 @@ class StatementLowering(LoweringBase):
             cur = self.lookup(target.id, target)
             if not isinstance(cur, ir.LocalRef):
                 self.err(target, f"'{target.id}' is not a kernel variable that can be updated")
-            new = self.binop(op, cur, self.value(node.value), node)
+            rhs = self.atomic_operand(node, self.value(node.value), cur.local.dtype)
+            new = self.binop(op, cur, rhs, node)
             self.emit(ir.Assign(cur.local, cast(new, cur.local.dtype)))
             return
         self.err(target, "unsupported augmented-assignment target")
+
+    def atomic_operand(self, node, rhs, dt):
+        """`x += v`, `-=`, `&=`, `|=`, `^=` are atomic operations in Quadrants, on a local as on an array
+        element, serial or parallel: `v` is cast to x's type first (an i32 `w += -0.5` adds 0, not
+        -0.5 then truncates); the other operators compute `x op v` and cast the result."""
+        if type(node.op) not in _AUG_ATOMIC or not isinstance(rhs, ir.Expr) and not is_number(rhs):
+            return rhs
+        return cast(self.commit(rhs, node, like=dt), dt)
 
     def aug_vec(self, node, op) -> bool:
         """`v += w` on vector variables and on array-of-vector elements; False if no vector is involved."""
@@ -401,7 +419,8 @@ class StatementLowering(LoweringBase):
             elif not isinstance(cur, Vec):
                 return False
             else:
-                self.assign_vec(cur, self.binop(op, cur, self.value(node.value), node), node)
+                rhs = self.atomic_vec_operand(node, self.value(node.value), _vec_dtype(cur))
+                self.assign_vec(cur, self.binop(op, cur, rhs, node), node)
                 return True
         else:
             base = self.value(target.value)
@@ -420,7 +439,8 @@ class StatementLowering(LoweringBase):
                 loads = self.vec_pick_loads(base, keys, target)
             else:
                 cur = self.vec_pick(base, keys, node)
-                self.vec_assign_component(base, keys, self.binop(op, cur, self.value(node.value), node), node)
+                rhs = self.atomic_vec_operand(node, self.value(node.value), _vec_dtype(cur))
+                self.vec_assign_component(base, keys, self.binop(op, cur, rhs, node), node)
                 return True
         elif isinstance(base, ir.ArrayArg):
             idx = self.indices(base, target.slice, partial=True)
@@ -437,8 +457,16 @@ class StatementLowering(LoweringBase):
                 val = cast(self.commit(x, node, like=arr.dtype), arr.dtype)
                 self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, ld.indices, val)))
             return True
-        self.store_vec(arr, loads, self.binop(op, loads, rhs, node), node)
+        self.store_vec(arr, loads, self.binop(op, loads, self.atomic_vec_operand(node, rhs, arr.dtype), node), node)
         return True
+
+    def atomic_vec_operand(self, node, rhs, dt):
+        """atomic_operand for each component of a vector value (or a scalar broadcast to a vector)."""
+        if dt is None or type(node.op) not in _AUG_ATOMIC:
+            return rhs
+        if isinstance(rhs, Vec):
+            return Vec([self.atomic_operand(node, x, dt) for x in rhs.items], rhs.shape)
+        return self.atomic_operand(node, rhs, dt)
 
     def s_With(self, node):
         """`with qd.stream_parallel():` below a kernel's top level: its statements, in order (one
@@ -458,7 +486,7 @@ class StatementLowering(LoweringBase):
         c = self.value(test)
         if is_number(c):
             c = ir.Const(int(bool(c.value)), u1)
-        cond = truthy(self.commit(c, test))
+        cond = truthy(self.condition(c, test))
         self.runtime_nesting += 1
         try:
             then, orelse = self.block(node.body), self.block(node.orelse)
@@ -466,9 +494,24 @@ class StatementLowering(LoweringBase):
             self.runtime_nesting -= 1
         self.emit(ir.If(cond, then, orelse))
 
+    def condition(self, c, test) -> ir.Expr:
+        """The test of a runtime `if` / `while`: an integer, as Quadrants requires (`if x:` of a float is
+        its QuadrantsTypeError, not an implicit `x != 0`)."""
+        e = self.commit(c, test)
+        if e.dtype.is_float:
+            self.err(test, f"`if` conditions must be an integer; found {e.dtype.name}. Consider using `if x != 0` "
+                           f"instead of `if x` for float values.", QuadrantsTypeError)
+        return e
+
     def s_Assert(self, node):
         """Compiled only under `qd.init(debug=True)`, as in Quadrants: a failed assert records its site in
         the kernel's assert flag, and the call raises `QuadrantsAssertionError` when the kernel returns."""
+        msg = node.msg
+        if not (msg is None or isinstance(msg, (ast.Constant, ast.JoinedStr)) or _percent_message(msg) is not None
+                or (isinstance(msg, ast.Call) and isinstance(msg.func, ast.Attribute) and msg.func.attr == "format"
+                    and isinstance(msg.func.value, ast.Constant) and isinstance(msg.func.value.value, str))):
+            self.err(msg, f"assert info must be constant or formatted string, not {type(msg).__name__} "
+                          f"'{ast.unparse(msg)}'", QuadrantsSyntaxError)
         if not runtime_api.debug():  # not checked, but its test still runs (Quadrants: a func it calls may store)
             t = self.value(node.test)
             if not isinstance(t, Py):
@@ -503,6 +546,15 @@ class StatementLowering(LoweringBase):
         first = ir.Compare("==", ir.Load(flag, (ir.Const(0, i32),)), ir.Const(0, i32), u1)  # the first failure
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.If(first, self.out.pop(), [])], []))  # is the one reported
 
+
+
+def _vec_dtype(v):
+    """The element type of a vector value whose components are typed expressions (None otherwise)."""
+    if isinstance(v, Vec) and v.items and all(isinstance(x, ir.Expr) for x in v.items):
+        return v.items[0].dtype if v.items[0].dtype.kind != "b" else None
+    if isinstance(v, ir.Expr):
+        return v.dtype
+    return None
 
 
 _PERCENT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([diufFeEgGxXs%])")
