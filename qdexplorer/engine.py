@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .compiler import ptxas
+from .compiler.sass import SassListing, disassemble as disassemble_sass
 from .compiler.artifacts import CompiledTask
 from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
@@ -383,16 +384,23 @@ class Engine:
             return f"; {task} is not compiled yet"
         return self._pipeline.optimised_ll(ct)
 
-    def sass(self, task: str) -> str:
-        """SASS of the PTX in use (override included), via ptxas + nvdisasm/cuobjdump; else why not."""
+    def sass(self, task: str, arch: str | None = None) -> str:
+        """SASS of the PTX in use (override included) for `arch` (default: the task's), via ptxas +
+        nvdisasm (the `qdexplorer[sass]` wheels or a toolkit); else a comment saying why not."""
+        res = self.sass_listing(task, arch)
+        return res if isinstance(res, str) else res.text
+
+    def sass_listing(self, task: str, arch: str | None = None) -> SassListing | str:
+        """The SASS of the PTX in use with its PTX and source line per line; a `// why not` text otherwise."""
         ct = self.compiled_for(task, "nvptx")
         if ct is None or not ct.ptx:
             return f"// {task} has no PTX yet"
         try:
-            return ptxas.disassemble_sass(ct.ptx, ct.arch)
-        except (ptxas.PtxasNotFound, ValueError) as e:
-            return (f"// SASS is not available on this machine: {e}.\n// Install a CUDA toolkit with nvdisasm "
-                    f"(PATH, CUDA_HOME or /usr/local/cuda*); on a GPU machine it is usually there.")
+            return disassemble_sass(ct.ptx, arch or ct.arch)
+        except ptxas.PtxasNotFound as e:
+            return f"// SASS is not available on this machine: {e}."
+        except ValueError as e:
+            return f"// no SASS for {arch or ct.arch}: {e}"
 
     def resources(self, task: str) -> dict[str, Any]:
         """Registers, spills and occupancy of the task's PTX in use, from `ptxas -v` at its block size

@@ -59,10 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds a launch may run before it counts as hung (> 0; per launch)")
     add_lock_clocks_arg(r)
-    s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
+    s = sub.add_parser("show", help="print one task's LLVM IR, PTX or SASS")
     add_project_args(s)
     s.add_argument("task")
-    s.add_argument("--what", choices=("ll", "ptx", "source"), default="ptx")
+    s.add_argument("--what", choices=("ll", "ptx", "sass", "source"), default="ptx",
+                   help="sass: ptxas + nvdisasm on the PTX in use, each instruction with its PTX and source line "
+                        "(no GPU or toolkit needed with `pip install 'qdexplorer[sass]'`)")
+    s.add_argument("--sm", type=arch, metavar="sm_XX",
+                   help="with --what sass: the GPU architecture to assemble for (default: the PTX's .target)")
     o = sub.add_parser("override", help="manage per-task PTX or LLVM-IR overrides of a project")
     o.add_argument("action", choices=("list", "set", "revert"))
     o.add_argument("project", nargs="?")
