@@ -402,6 +402,21 @@ class Engine:
         except ValueError as e:
             return f"// no SASS for {arch or ct.arch}: {e}"
 
+    def sass_diff(self, task: str, arch: str | None = None) -> tuple[str, str]:
+        """The SASS instructions (offsets left out) of the generated PTX and of the PTX in use, for a diff;
+        a side that cannot be disassembled reads `// why`."""
+        ct = self.compiled_for(task, "nvptx")
+        if ct is None or not ct.ptx:
+            return (f"// {task} has no PTX yet",) * 2
+        gen = ct.produced.get("ptx")
+        out = []
+        for ptx in (gen.text if gen is not None else "", ct.ptx):
+            try:
+                out.append("\n".join(disassemble_sass(ptx, arch or ct.arch).instructions()) if ptx else "// no PTX")
+            except (ptxas.PtxasNotFound, ValueError) as e:
+                out.append(f"// {e}")
+        return out[0], out[1]
+
     def resources(self, task: str) -> dict[str, Any]:
         """Registers, spills and occupancy of the task's PTX in use, from `ptxas -v` at its block size
         (no GPU needed); also reported as a ResourcesEstimated event. {} before it is compiled."""

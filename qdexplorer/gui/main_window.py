@@ -332,8 +332,14 @@ class MainWindow(QMainWindow):
                            returned=lambda text: self.views.show_optimised(task, text),
                            errored=lambda e: self.views.show_optimised(task, f"; failed: {error_text(e)}"))
 
-    def _want_sass(self, task):
-        self.bridge.submit(lambda eng: eng.sass(task), returned=lambda text: self.views.show_sass(task, text),
+    def _want_sass(self, task, arch, diff=False):
+        if diff:   # the SASS of the generated PTX beside that of the PTX in use, as the PTX tab's diff
+            self.bridge.submit(lambda eng: eng.sass_diff(task, arch),
+                               returned=lambda ab: self.views.sass_panel.show_diff(task, *ab),
+                               errored=lambda e: self.views.sass_panel.show_diff(task, "", f"// failed: {error_text(e)}"))
+            return
+        self.bridge.submit(lambda eng: eng.sass_listing(task, arch or None),
+                           returned=lambda listing: self.views.show_sass(task, listing),
                            errored=lambda e: self.views.show_sass(task, f"// failed: {error_text(e)}"))
 
     # ---- projects
