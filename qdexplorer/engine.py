@@ -402,6 +402,11 @@ class Engine:
         except ValueError as e:
             return f"// no SASS for {arch or ct.arch}: {e}"
 
+    @property
+    def counters_folder(self) -> Path | None:
+        """Where saved counter profiles are (what a report reads); None when the cache is off."""
+        return self._counters_cache.folder if self._counters_cache.enabled else None
+
     def sass_diff(self, task: str, arch: str | None = None) -> tuple[str, str]:
         """The SASS instructions (offsets left out) of the generated PTX and of the PTX in use, for a diff;
         a side that cannot be disassembled reads `// why`."""

@@ -87,11 +87,14 @@ def scrub(text: str, pairs: Sequence[tuple[str, str]]) -> str:
 
 
 # ---- diffs
-def diff_rows(a: list[str], b: list[str], context: int = CONTEXT_LINES):
+DiffRow = tuple[str, "int | None", "str | None", "int | None", "str | None"]
+
+
+def diff_rows(a: list[str], b: list[str], context: int = CONTEXT_LINES) -> list[list[DiffRow]]:
     """Hunks of aligned rows (kind, line_a, text_a, line_b, text_b); kind in eq/del/ins/chg."""
     hunks = []
     for group in difflib.SequenceMatcher(None, a, b, autojunk=False).get_grouped_opcodes(context):
-        rows = []
+        rows: list[DiffRow] = []
         for op, i1, i2, j1, j2 in group:
             if op == "equal":
                 rows += [("eq", i + 1, a[i], j + 1, b[j]) for i, j in zip(range(i1, i2), range(j1, j2))]

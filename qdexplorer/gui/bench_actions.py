@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QInputDialog, QLineEdit
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from ..bench.compare import compare_runs
 from ..bench.history import History
+from ..bench.report import build_report, write_report
+from ..cli.report_cmds import project_arg
 from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..lang.errors import QdError
 from ..project.data_folder import history_path
@@ -157,6 +159,28 @@ class BenchActions(QObject):
             self.services.log(f"compare failed: {e}")
             return
         self.show(compare_runs(ra, rb), ra, rb)
+
+    def export_report(self, out: str | None = None) -> None:
+        """File ▸ Export A/B Report: the runs picked in Compare as one HTML file (`qdexplorer report`'s page)."""
+        a, b = self.compare.combo_a.currentData(), self.compare.combo_b.currentData()
+        if self.history_path is None or not a or not b:
+            self.services.log("Export report: pick two saved runs (A and B) in the Compare tab first")
+            return
+        if out is None:
+            out, _ = QFileDialog.getSaveFileName(self.compare, "Export A/B report", f"{a}-vs-{b}.html",
+                                                 "HTML page (*.html)")
+            if not out:
+                return
+        path, project = self.history_path, self.services.project_path()
+
+        def job(eng):
+            with History(path) as h:
+                ra, rb = h.load(a), h.load(b)
+            page = build_report(ra, rb, compare_runs(ra, rb), project_arg=project_arg(project),
+                                counters_folder=eng.counters_folder)
+            return write_report(out, page)
+        self.services.bridge.submit(job, returned=lambda p: self.services.log(f"A/B report written to {p}"),
+                                    errored=lambda e: self.services.log(f"Export report failed: {e}"))
 
     def add_rounds(self, a: str, b: str, rounds: int):
         """Measure `rounds` more rounds of B's workloads now, add them to B (refused for other code), and

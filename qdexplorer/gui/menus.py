@@ -82,6 +82,9 @@ def build_menus(win) -> MenuActions:
     save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
                     "Check the edited PTX with ptxas and save it as the task's override")
     reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
+    _act(win, f, "&Export A/B Report…", lambda: win.bench.export_report(), None,
+         "The runs picked in Compare as one HTML file that opens anywhere (no scripts, no network): "
+         "machine, changed tasks with PTX/SASS diffs, plots and verdicts")
     f.addSeparator()
     quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
     quit_act.setMenuRole(QAction.QuitRole)
