@@ -32,6 +32,14 @@ _FILE = re.compile(r'^\s*\.file\s+\d+\s+"')
 _NOT_INSN = re.compile(r"^\s*($|//|\.|\{|\}|[$\w.]+:\s*$|\))")
 _LINE_INFO = re.compile(r'^\s*//##\s*File\s+"(?P<file>[^"]*)",\s*line\s+(?P<line>\d+)')
 _OFFSET = re.compile(r"/\*([0-9a-f]{4,})\*/")
+_INSN = re.compile(r"^\s*(/\*[0-9a-f]{4,}\*/)\s*(@!?U?P\w+)?\s+(.*?)\s*$")
+
+
+def compact(line: str) -> str:
+    """`        /*0120*/               @P1 BRA ...` → `/*0120*/   @P1 BRA ...`: nvdisasm's wide columns, narrowed
+    (offset, a predicate column of 5, the instruction), so a pane shows the operands, not blanks."""
+    m = _INSN.match(line)
+    return f"{m[1]} {m[2] or '':>5} {m[3]}" if m else line
 PTX_NAME = "task.ptx"   # what the copy's `.file 1` names: nvdisasm prints it, nothing else sees it
 
 
@@ -120,7 +128,7 @@ def parse_nvdisasm(out: str, ptx: str, arch: str) -> SassListing:
         if m:
             current = int(m["line"])
             continue
-        lines.append(raw)
+        lines.append(compact(raw))
         if current is not None and _OFFSET.search(raw):
             to_ptx[len(lines)] = current
             hit = src.source_line(current)

@@ -102,8 +102,8 @@ class SassPanel(QWidget):
         self.editor.set_text_keep_view(listing.text)
         self.editor.set_line_labels({s: f"{p}·{listing.to_source[s][1]}" if s in listing.to_source else str(p)
                                      for s, p in listing.to_ptx.items()}, GUTTER_TIP)
-        self.note.setText(f"{len(listing.instructions())} instructions for {listing.arch} ({listing.tool}); "
-                          f"gutter: PTX line·source line")
+        self.note.setText(f"{len(listing.instructions())} instructions · gutter: PTX line·source line")
+        self.note.setToolTip(f"ptxas -lineinfo -arch={listing.arch}, then {listing.tool} -g")
 
     def show_diff(self, task: str, generated: str, used: str):
         if task == self.task:

@@ -69,8 +69,8 @@ def test_parse_nvdisasm_maps_lines_through_the_ptx_to_the_source():
     out = "\n".join(["k:", '\t//## File "task.ptx", line 6', "        /*0000*/  S2R R0, SR_TID.X ;",
                      '\t//## File "task.ptx", line 8', "        /*0010*/  EXIT ;", "        /*0020*/  BRA `(.L_x_0) ;"])
     got = sass.parse_nvdisasm(out, ptx, "sm_90")
-    assert got.text.splitlines() == ["k:", "        /*0000*/  S2R R0, SR_TID.X ;", "        /*0010*/  EXIT ;",
-                                     "        /*0020*/  BRA `(.L_x_0) ;"]
+    assert got.text.splitlines() == ["k:", "/*0000*/       S2R R0, SR_TID.X ;", "/*0010*/       EXIT ;",
+                                     "/*0020*/       BRA `(.L_x_0) ;"]
     assert got.to_ptx == {2: 6, 3: 8, 4: 8}
     assert got.to_source == {2: ("/home/me/k.py", 7), 3: ("/home/me/k.py", 8), 4: ("/home/me/k.py", 8)}
     assert got.sass_lines_of_ptx([8]) == [3, 4] and got.sass_lines_of_source(7, "k.py") == [2]
