@@ -216,8 +216,11 @@ class Engine:
         return self._the_device().info()
 
     def cache_info(self) -> dict[str, Any]:
-        """The PTX cache's counters and folder, and the lowering memo's hits and misses."""
+        """The PTX cache's counters and folder, the saved counter profiles' folder (None: off), and the
+        lowering memo's hits and misses."""
+        counters = self._counters_cache.folder if self._counters_cache.enabled else None
         return vars(self._cache.stats) | {"folder": str(self._cache.folder), "offline": self._cache.offline,
+                                          "counters_folder": str(counters) if counters else None,
                                           "memo": {"hits": self._memo.hits, "misses": self._memo.misses}}
 
     def load_folder_report(self, tasks: list[str]) -> tuple[Path | None, list[str], bool]:
@@ -384,43 +387,23 @@ class Engine:
             return f"; {task} is not compiled yet"
         return self._pipeline.optimised_ll(ct)
 
-    def sass(self, task: str, arch: str | None = None) -> str:
-        """SASS of the PTX in use (override included) for `arch` (default: the task's), via ptxas +
-        nvdisasm (the `qdexplorer[sass]` wheels or a toolkit); else a comment saying why not."""
-        res = self.sass_listing(task, arch)
-        return res if isinstance(res, str) else res.text
-
-    def sass_listing(self, task: str, arch: str | None = None) -> SassListing | str:
-        """The SASS of the PTX in use with its PTX and source line per line; a `// why not` text otherwise."""
+    def sass(self, task: str, arch: str | None = None, generated: bool = False) -> SassListing | str:
+        """SASS of the PTX in use (override included; `generated`: of the compiler's own PTX) for `arch`
+        (default: the task's), with each line's PTX and source line, via ptxas + nvdisasm (the
+        `qdexplorer[sass]` wheels or a toolkit); a `// why not` text when there is none."""
         ct = self.compiled_for(task, "nvptx")
         if ct is None or not ct.ptx:
             return f"// {task} has no PTX yet"
+        gen = ct.produced.get("ptx")
+        ptx = (gen.text if gen is not None else "") if generated else ct.ptx
+        if not ptx:
+            return f"// {task} has no generated PTX"
         try:
-            return disassemble_sass(ct.ptx, arch or ct.arch)
+            return disassemble_sass(ptx, arch or ct.arch)
         except ptxas.PtxasNotFound as e:
             return f"// SASS is not available on this machine: {e}."
         except ValueError as e:
             return f"// no SASS for {arch or ct.arch}: {e}"
-
-    @property
-    def counters_folder(self) -> Path | None:
-        """Where saved counter profiles are (what a report reads); None when the cache is off."""
-        return self._counters_cache.folder if self._counters_cache.enabled else None
-
-    def sass_diff(self, task: str, arch: str | None = None) -> tuple[str, str]:
-        """The SASS instructions (offsets left out) of the generated PTX and of the PTX in use, for a diff;
-        a side that cannot be disassembled reads `// why`."""
-        ct = self.compiled_for(task, "nvptx")
-        if ct is None or not ct.ptx:
-            return (f"// {task} has no PTX yet",) * 2
-        gen = ct.produced.get("ptx")
-        out = []
-        for ptx in (gen.text if gen is not None else "", ct.ptx):
-            try:
-                out.append("\n".join(disassemble_sass(ptx, arch or ct.arch).instructions()) if ptx else "// no PTX")
-            except (ptxas.PtxasNotFound, ValueError) as e:
-                out.append(f"// {e}")
-        return out[0], out[1]
 
     def resources(self, task: str) -> dict[str, Any]:
         """Registers, spills and occupancy of the task's PTX in use, from `ptxas -v` at its block size

@@ -9,6 +9,8 @@ opening another project empties both tabs before they show the new one's runs.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
@@ -27,6 +29,10 @@ from .services import WindowServices
 from ..wording import plural
 
 ROUNDS, PER_ROUND = 8, 5      # Compare with generated: 8 × (A, B) rounds of 5 timed repeats each
+
+
+def _folder(path: str | None) -> Path | None:
+    return Path(path) if path else None
 
 
 class BenchActions(QObject):
@@ -177,7 +183,7 @@ class BenchActions(QObject):
             with History(path) as h:
                 ra, rb = h.load(a), h.load(b)
             page = build_report(ra, rb, compare_runs(ra, rb), project_arg=project_arg(project),
-                                counters_folder=eng.counters_folder)
+                                counters_folder=_folder(eng.cache_info().get("counters_folder")))
             return write_report(out, page)
         self.services.bridge.submit(job, returned=lambda p: self.services.log(f"A/B report written to {p}"),
                                     errored=lambda e: self.services.log(f"Export report failed: {e}"))

@@ -334,11 +334,16 @@ class MainWindow(QMainWindow):
 
     def _want_sass(self, task, arch, diff=False):
         if diff:   # the SASS of the generated PTX beside that of the PTX in use, as the PTX tab's diff
-            self.bridge.submit(lambda eng: eng.sass_diff(task, arch),
+            def both(eng):
+                def text(side):
+                    got = eng.sass(task, arch or None, generated=side)
+                    return got if isinstance(got, str) else "\n".join(got.instructions())
+                return text(True), text(False)
+            self.bridge.submit(both,
                                returned=lambda ab: self.views.sass_panel.show_diff(task, *ab),
                                errored=lambda e: self.views.sass_panel.show_diff(task, "", f"// failed: {error_text(e)}"))
             return
-        self.bridge.submit(lambda eng: eng.sass_listing(task, arch or None),
+        self.bridge.submit(lambda eng: eng.sass(task, arch or None),
                            returned=lambda listing: self.views.show_sass(task, listing),
                            errored=lambda e: self.views.show_sass(task, f"// failed: {error_text(e)}"))
 
