@@ -25,7 +25,10 @@ from ..events import CompileFinished, TaskLoaded
 from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
 from ..session import RunRecord, Session
+from ..project.panes import load_layout, save_layout
 from .bench_actions import BenchActions
+from .pane_source import WindowPaneSource
+from .panes import PaneArea
 from .bridge import EngineBridge
 from .cluster_panel import ClusterControl
 from .code_views import CodeViews
@@ -169,6 +172,9 @@ class MainWindow(QMainWindow):
         self.bench = BenchActions(self.services, self)   # Bench & save, the Compare and History pages
         self.pages.addTab(self.bench.compare, "Compare")
         self.pages.addTab(self.bench.hist, "History")
+        self.pane_source = WindowPaneSource(self)
+        self.panes = PaneArea(self.pane_source)   # any code, side by side or as a diff; saved with the project
+        self.pages.addTab(self.panes, "Panes")
         # beside Run and Stop, never in the toolbar's overflow
         self.toolbar.insertAction(self.toolbar.settings_at, self.bench.bench_act)
         self.toolbar.insertWidget(self.toolbar.settings_at, self.bench.run_name)
@@ -386,7 +392,10 @@ class MainWindow(QMainWindow):
         self._connect_session(s)
         self.plots.clear()
         self.run_status.setText("")
+        self._save_panes()   # the layout of the project being left stays with it
         self.project_path, self.project_name = str(project.path), project.name
+        self.pane_source.forget_runs()
+        self.panes.restore(load_layout(self.project_path))
         self.settings.add_recent(self.project_path)
         self.update_recent_menu()
         self.files.watch(project.files)
@@ -452,6 +461,8 @@ class MainWindow(QMainWindow):
             if not self._code_restored:   # by their size hints alone the source got a third
                 code = sum(self.views.sizes())
                 self.views.setSizes([int(code * SOURCE_SHARE), code - int(code * SOURCE_SHARE)])
+        self.panes.set_choices()
+        self.panes.refresh()
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
             self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
@@ -593,6 +604,7 @@ class MainWindow(QMainWindow):
                 self.views.show_kernel_error(kernel, error or "no tasks")
                 return
             task = entry.tasks[0].name
+        self.panes.follow(task)
         t = self.session.task(task)
         if t is not None:
             self.views.show_task(t, self.session.compiled_task(task, "nvptx"))
@@ -632,6 +644,15 @@ class MainWindow(QMainWindow):
         lp.scope.setCurrentText(s.get("plots/scope", lp.scope.currentText(), str))
         lp.log_scale.setChecked(s.get("plots/log", False, bool))
         self.actions.dark.setChecked(current_theme() == "dark")
+
+    def _save_panes(self):
+        """The Panes page's layout, saved with the project it shows (never fatal: it is a convenience)."""
+        if not self.project_path:
+            return
+        try:
+            save_layout(self.project_path, self.panes.current_layout())
+        except Exception as e:  # noqa: BLE001 - a read-only disk keeps the window working
+            self.log(f"pane layout not saved: {error_text(e)}")
 
     def save_settings(self):
         s = self.settings
@@ -694,6 +715,7 @@ class MainWindow(QMainWindow):
             return
         self._closing = self._shut_down = True
         self.save_settings()
+        self._save_panes()
         self.hide()
         QApplication.processEvents()
         self.views.ptx_panel.shutdown()
