@@ -25,7 +25,6 @@ from ..events import CompileFinished, TaskLoaded
 from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
 from ..session import RunRecord, Session
-from ..project.panes import load_layout, save_layout
 from .bench_actions import BenchActions
 from .pane_source import WindowPaneSource
 from .panes import PaneArea
@@ -174,7 +173,9 @@ class MainWindow(QMainWindow):
         self.pages.addTab(self.bench.hist, "History")
         self.pane_source = WindowPaneSource(self)
         self.panes = PaneArea(self.pane_source)   # any code, side by side or as a diff; saved with the project
+        self.panes.message.connect(self.log)
         self.pages.addTab(self.panes, "Panes")
+        self.pane_source.serve(self.views)   # the Kernels page's optimised IR and SASS come from the same source
         # beside Run and Stop, never in the toolbar's overflow
         self.toolbar.insertAction(self.toolbar.settings_at, self.bench.bench_act)
         self.toolbar.insertWidget(self.toolbar.settings_at, self.bench.run_name)
@@ -204,8 +205,6 @@ class MainWindow(QMainWindow):
         self.views.revert_override.connect(self.revert_override)
         self.views.save_ll_override.connect(self.save_ll_override)
         self.mode.currentTextChanged.connect(self.set_mode)
-        self.views.want_optimised.connect(self._want_optimised)
-        self.views.want_sass.connect(self._want_sass)
         self.views.counters.profile_requested.connect(self.profile)
         self.views.compare_generated.connect(self.bench.compare_generated)
         self.backend.currentTextChanged.connect(self._backend_changed)
@@ -333,26 +332,6 @@ class MainWindow(QMainWindow):
         if pane is not None:
             pane.find_bar.open_bar()
 
-    def _want_optimised(self, task):
-        self.bridge.submit(lambda eng: eng.optimised_ll(task),
-                           returned=lambda text: self.views.show_optimised(task, text),
-                           errored=lambda e: self.views.show_optimised(task, f"; failed: {error_text(e)}"))
-
-    def _want_sass(self, task, arch, diff=False):
-        if diff:   # the SASS of the generated PTX beside that of the PTX in use, as the PTX tab's diff
-            def both(eng):
-                def text(side):
-                    got = eng.sass(task, arch or None, generated=side)
-                    return got if isinstance(got, str) else "\n".join(got.instructions())
-                return text(True), text(False)
-            self.bridge.submit(both,
-                               returned=lambda ab: self.views.sass_panel.show_diff(task, *ab),
-                               errored=lambda e: self.views.sass_panel.show_diff(task, "", f"// failed: {error_text(e)}"))
-            return
-        self.bridge.submit(lambda eng: eng.sass(task, arch or None),
-                           returned=lambda listing: self.views.show_sass(task, listing),
-                           errored=lambda e: self.views.show_sass(task, f"// failed: {error_text(e)}"))
-
     # ---- projects
     def open_project(self, path: str, ask: bool = True, fallback: str | Path | None = None) -> bool:
         """Switch to the project at `path` (a folder or a kernel file). Its import runs on the engine
@@ -392,10 +371,8 @@ class MainWindow(QMainWindow):
         self._connect_session(s)
         self.plots.clear()
         self.run_status.setText("")
-        self._save_panes()   # the layout of the project being left stays with it
         self.project_path, self.project_name = str(project.path), project.name
-        self.pane_source.forget_runs()
-        self.panes.restore(load_layout(self.project_path))
+        self.panes.open_project(self.project_path)   # the one left keeps its layout; this one's comes back
         self.settings.add_recent(self.project_path)
         self.update_recent_menu()
         self.files.watch(project.files)
@@ -645,15 +622,6 @@ class MainWindow(QMainWindow):
         lp.log_scale.setChecked(s.get("plots/log", False, bool))
         self.actions.dark.setChecked(current_theme() == "dark")
 
-    def _save_panes(self):
-        """The Panes page's layout, saved with the project it shows (never fatal: it is a convenience)."""
-        if not self.project_path:
-            return
-        try:
-            save_layout(self.project_path, self.panes.current_layout())
-        except Exception as e:  # noqa: BLE001 - a read-only disk keeps the window working
-            self.log(f"pane layout not saved: {error_text(e)}")
-
     def save_settings(self):
         s = self.settings
         s.save_geometry("main", self)
@@ -715,7 +683,7 @@ class MainWindow(QMainWindow):
             return
         self._closing = self._shut_down = True
         self.save_settings()
-        self._save_panes()
+        self.panes.save()
         self.hide()
         QApplication.processEvents()
         self.views.ptx_panel.shutdown()

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import (QComboBox, QFileDialog, QFrame, QHBoxLayout, QLab
                                QToolButton, QVBoxLayout, QWidget)
 
 from ..lang.errors import QdError
-from ..project.panes import STAGES, PaneLayout, PaneSpec, PaneView, export_layout, import_layout
+from ..project.panes import (STAGES, PaneLayout, PaneSpec, PaneView, export_layout, import_layout, load_layout,
+                              save_layout)
 from .diff_view import DiffView
 from .editor import CodeEditor
 
@@ -26,6 +27,7 @@ LANG = {"source": "python", "ll": "llvm", "ptx": "ptx", "sass": "ptx"}
 
 
 class PaneSource(Protocol):
+    def forget_runs(self) -> None: ...
     def tasks(self) -> list[str]: ...
     def runs(self) -> list[str]: ...
     def text(self, view: PaneView, task: str, done: Callable[[str], None]) -> None: ...
@@ -159,7 +161,9 @@ class CodePane(QFrame):
         if self.editor is not None:
             self.editor.set_text_keep_view(text)
         elif self.diff is not None and all(t is not None for t in self._texts):
-            self.diff.set_texts(self._texts[0] or "", self._texts[1] or "")
+            spec = self.spec()
+            names = ("A " + spec.view.title(self.selected), "B " + (spec.other.title(self.selected) if spec.other else ""))
+            self.diff.set_texts(self._texts[0] or "", self._texts[1] or "", names)
 
     def texts(self) -> list[str | None]:
         return list(self._texts)
@@ -172,10 +176,12 @@ class CodePane(QFrame):
 class PaneArea(QWidget):
     """The Panes page: a bar (add a pane, add a diff, export / import the layout) over the panes."""
     layout_changed = Signal()
+    message = Signal(str)
 
     def __init__(self, source: PaneSource, parent=None):
         super().__init__(parent)
         self.source = source
+        self.project: str | None = None
         self.selected: str | None = None
         self.panes: list[CodePane] = []
         self.split = QSplitter(Qt.Horizontal)
@@ -242,7 +248,22 @@ class PaneArea(QWidget):
         for p in self.panes:
             p.refresh()
 
-    # ---- the layout
+    # ---- the layout, saved with the project
+    def open_project(self, project: str) -> None:
+        """Another project: the one left keeps its layout, this one's is restored (none: no panes)."""
+        self.save()
+        self.project = project
+        self.source.forget_runs()
+        self.restore(load_layout(project))
+
+    def save(self) -> None:
+        if self.project is None:
+            return
+        try:
+            save_layout(self.project, self.current_layout())
+        except (OSError, QdError) as e:   # a read-only disk keeps the window working
+            self.message.emit(f"pane layout not saved: {e}")
+
     def current_layout(self) -> PaneLayout:
         return PaneLayout([p.spec() for p in self.panes], list(self.split.sizes()) if self.panes else [])
 
