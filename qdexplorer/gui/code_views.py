@@ -221,6 +221,11 @@ class CodeViews(QSplitter):
     def currentWidget(self):  # noqa: N802 - the pane the user works in: the source when it has the focus
         return self.source_pane if self.source.hasFocus() else self.tabs.currentWidget()
 
+    def current_stage(self) -> str:
+        """The stage on show, as a pane names it (View ▸ Pin in a Pane)."""
+        w = self.currentWidget()
+        return {self.source_pane: "source", self.ir_split: "ll", self.sass_pane: "sass"}.get(w, "ptx")
+
     # ---- internals
     @staticmethod
     def _status(compiled) -> str:

@@ -125,6 +125,10 @@ def build_menus(win) -> MenuActions:
         scope.addAction(a)
     _act(win, v, "&Clear Plots", win.plots.clear, None, "Clear the plots (the tree keeps its medians)")
     v.addSeparator()
+    _act(win, v, "&Pin in a Pane", lambda: (win.panes.pin(win.tree.selected_task(), win.views.current_stage(),
+                                                         win.views.sass_panel.arch.currentText() or None),
+                                          win.pages.setCurrentWidget(win.panes)), "Ctrl+Shift+P",
+         "Keep the selected task's code on show (this stage) as a pane of the Panes page, beside others")
     panels_menu = v.addMenu("&Panels")
     for i in range(win.bottom.count()):
         w = win.bottom.widget(i)

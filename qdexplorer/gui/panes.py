@@ -221,6 +221,10 @@ class PaneArea(QWidget):
         self.layout_changed.emit()
         return pane
 
+    def pin(self, task: str | None, stage: str = "ptx", arch: str | None = None) -> CodePane | None:
+        """A pane pinned to `task` at `stage` (View ▸ Pin in a Pane: what the Kernels page shows now)."""
+        return self.add(PaneSpec(PaneView(task, stage, "current", arch if stage == "sass" else None))) if task else None
+
     def remove(self, pane: CodePane):
         if pane in self.panes:
             self.panes.remove(pane)

@@ -46,6 +46,13 @@ def test_panes_layout_survives_reopening_the_project(qtbot, tmp_path, project): 
     assert diff.diff.changed_rows() and "shl.b32" in diff.diff.right.toPlainText()
     win.tree.select(COPY)
     qtbot.waitUntil(lambda: "def copy(" in follow.editor.toPlainText(), timeout=10000)
+    # View ▸ Pin in a Pane: the Kernels page's task and stage, pinned; closed again with its ×
+    win.pages.setCurrentWidget(win.split)
+    win.views.setCurrentWidget(win.views.ptx_panel)
+    pin = next(a for a in win.menuBar().actions()[2].menu().actions() if a.text() == "&Pin in a Pane")
+    pin.trigger()
+    assert win.pages.currentWidget() is win.panes and win.panes.panes[-1].spec() == PaneSpec(PaneView(COPY, "ptx"))
+    win.panes.remove(win.panes.panes[-1])
     assert follow.title.text().startswith(f"{COPY} (selection)")
     assert _specs(win) == want
     win._closing = True
