@@ -137,7 +137,9 @@ def cmd_bench(a) -> int:
     rows = _run_summary(run)
     if a.json:
         print(json.dumps({"run": run.id, "name": run.name, "history": where, "status": run.status,
-                          "message": run.message, "tasks": rows, "context": run.context.to_dict()}, indent=2))
+                          "message": run.message, "tasks": rows,
+                          # the packed code a report diffs is for `report` and `export --json`, not this summary
+                          "context": {k: v for k, v in run.context.to_dict().items() if k != "code"}}, indent=2))
     else:
         width = max([len(r["task"]) for r in rows] + [4])
         for r in rows:
