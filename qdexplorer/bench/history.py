@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import unsafe_history_path
 from .context import RunContext
 from .run import Launch, Run

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..machine.launch_spec import DEFAULT_BLOCK
 from .compare import Comparison, compare_runs
 from .engine_api import BenchEngine

@@ -258,7 +258,7 @@ def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], l
     """A saved sweep's plan and its runs as lanes (one per device they were made on), each side
     holding what it measured: `measure` then runs only the rounds they lack."""
     from .sweep_variant import Variant
-    from ..lang.errors import QdError
+    from ..ir.errors import QdError
     runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
     runs = [r for r in runs if r.context.extra.get("sweep") == name]
     if not runs:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from types import FrameType
 
 from ..early_signals import exiting, held
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
 from .quadrants_cmds import add_parser as add_quadrants_parser
 from .quadrants_cmds import cmd_quadrants

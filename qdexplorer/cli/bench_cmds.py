@@ -20,7 +20,7 @@ from ..bench.run import Run
 from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import history_path
 from .arg_types import at_least, percent, probability, seconds
 from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history

@@ -13,9 +13,9 @@ from typing import Any
 from ..bench.clock_lock import ClockLock, ClockLockRefused
 from ..bench.history import History
 from ..compiler.dump import env_load_dir
-from ..engine import Engine
+from ..engine import Engine, EngineOptions
 from ..events import Event, TaskLoaded
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import history_path
 from ..project.loader import bundled_demo, read_config
 from ..project.trust import import_notice
@@ -134,12 +134,13 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
         place = ray_cluster.place(spec, backend_of(a, backend))
         where = {"node": place.node_id, "gpu": place.gpu}
         arch = arch or place.sm   # compile for the GPU that runs it (PTX is portable; the SM picks the arch)
-    eng = Engine(a.project, backend=backend, arch=arch, in_process=opt("in_process", False),
-                 offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
-                 mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
-                 launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
-                 fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
-                 debug=opt("debug"), cluster=cluster, ncu=opt("ncu"), **where)
+    options = EngineOptions(backend=backend, arch=arch, in_process=opt("in_process", False),
+                            offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
+                            mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
+                            launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
+                            fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
+                            debug=opt("debug"), cluster=cluster, ncu=opt("ncu"), **where)
+    eng = Engine(a.project, options)
     if cluster:
         _say_where_it_runs(eng)
     return eng

@@ -17,7 +17,7 @@ from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
 from ..counters.text import diff_lines, summary_lines, unavailable_lines, verdict_note
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .common import add_project_args, make_engine
 
 EXIT_NO_COUNTERS = 3

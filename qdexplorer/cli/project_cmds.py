@@ -19,7 +19,7 @@ from ..compiler.compile_index import CompileIndex, TaskArtifact
 from ..compiler.dump import env_dump_dir
 from ..compiler.sass import SassNotAvailable, disassemble as disassemble_sass
 from ..events import Event, TaskCompiled
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import override_store
 from ..project.loader import ProjectError, bundled_demo, read_config
 from ..runtime.cuda.detect import cuda_status

@@ -10,7 +10,7 @@ import json
 import os
 import sys
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..quadrants.program import INSTALL_HINT
 from .arg_types import at_least, seconds
 

@@ -17,7 +17,7 @@ from .arg_types import at_least, seconds
 from ..bench.sweep_counters import table as counters_table, variant_counters
 from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
 from ..wording import plural
 from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history

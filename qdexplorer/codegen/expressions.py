@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .abi import I1, I32, I64, PTR, SHARED_PTR, lltype
 from .errors import CodegenError
 from .emitter_base import EmitterBase
@@ -219,7 +219,7 @@ class ExpressionEmitter(EmitterBase):
         """An atomic whose old value nobody reads. On CUDA, into a global array, it is a PTX `red`
         (fire and forget: the thread does not wait for the value to come back) rather than `atom`
         with a dead destination, which leaves the choice to ptxas; elsewhere a plain atomicrmw."""
-        form = _RED.get((e.op if e.op != "sub" else "add", e.array.dtype.name)) if self.nv else None
+        form = RED_OPS.get((e.op if e.op != "sub" else "add", e.array.dtype.name)) if self.nv else None
         if form is None or not isinstance(e.array, ir.ArrayArg) or self.sig.debug_ptr is not None:
             self.expr(e)
             return
@@ -254,7 +254,7 @@ class ExpressionEmitter(EmitterBase):
 
 # (op, element type) -> (PTX `red` suffix, inline-asm register class) for the reductions PTX has on
 # every target we compile for (sm_60+); other combinations (8/16-bit, float min/max) stay atomicrmw
-_RED: dict[tuple[str, str], tuple[str, str]] = {
+RED_OPS: dict[tuple[str, str], tuple[str, str]] = {
     ("add", "i32"): ("add.u32", "r"), ("add", "u32"): ("add.u32", "r"),
     ("add", "i64"): ("add.u64", "l"), ("add", "u64"): ("add.u64", "l"),
     ("add", "f32"): ("add.f32", "f"), ("add", "f64"): ("add.f64", "d"),

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .cache import PtxCache
 from .safe_files import write_atomic
 

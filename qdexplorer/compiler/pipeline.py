@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..codegen.math_lib import libdevice_path
 from ..codegen.task_module import CodegenError, CodegenOptions, TaskModule
-from ..lang import ir
+from .. import ir
 from ..machine.arch import DEFAULT_ARCH, DEFAULT_PTX_ISA
 from ..machine.launch_spec import ArgSlot, LaunchSpec
 from .artifacts import Artifact, CompiledTask, sha256

@@ -17,7 +17,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 
 MAX_NAME_BYTES = 200
 _NAME = re.compile(r"[^\W\d]\w*\Z")       # a Python identifier (Unicode letters allowed)

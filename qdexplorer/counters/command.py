@@ -85,7 +85,7 @@ def classify(rc: int, out: str, report: Path, seconds: float = 0.0) -> Outcome:
     m = re.search(r"- (\d+) passes", out)
     passes = int(m[1]) if m else 0
     if "ERR_NVGPUCTRPERM" in out:
-        state = P.CONTAINER if (P.in_container() and P._admin_only() is False) else P.RESTRICTED
+        state = P.CONTAINER if (P.in_container() and P.admin_only() is False) else P.RESTRICTED
         return Outcome(state, P.MESSAGES[state], output=out, seconds=seconds)
     child = [ln[len(ERROR_PREFIX):] for ln in out.splitlines() if ln.startswith(ERROR_PREFIX)]
     if child:

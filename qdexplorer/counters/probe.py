@@ -51,7 +51,7 @@ def learn(setting: str | None, backend: str, cap: Capability) -> None:
     _cache[(setting, backend)] = cap
 
 
-def _admin_only() -> bool | None:
+def admin_only() -> bool | None:
     """The driver's RmProfilingAdminOnly, or None where it cannot be read."""
     try:
         for line in Path("/proc/driver/nvidia/params").read_text().splitlines():
@@ -114,6 +114,6 @@ def _probe(setting: str | None, backend: str, gpu_reason: str | None) -> Capabil
         gpu_reason = "" if st.available else (st.reason or "CUDA is not available")
     if gpu_reason:
         return Capability(NO_GPU, f"no NVIDIA GPU to profile on: {gpu_reason}", str(ncu), version)
-    if _admin_only() and not _privileged():
+    if admin_only() and not _privileged():
         return Capability(RESTRICTED, MESSAGES[RESTRICTED], str(ncu), version)
     return Capability(OK, "", str(ncu), version)

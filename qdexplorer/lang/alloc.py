@@ -6,7 +6,7 @@ storage classes and the element types, so neither has to know the other.
 """
 from __future__ import annotations
 
-from . import tensor_layout
+from .host import tensor_layout
 from .field import Field, Ndarray, _caller
 from .quant import QUANT_TYPES
 from .vector_types import VectorType

@@ -16,7 +16,7 @@ from pathlib import Path
 import platformdirs
 
 from ..compiler.overrides import OverrideStore
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .loader import bundled_demo
 
 HISTORY = "history.sqlite"

@@ -20,7 +20,7 @@ import threading
 import weakref
 from contextlib import contextmanager
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 
 DEFAULT_IMPORT_TIMEOUT = 60.0
 

@@ -17,8 +17,8 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..lang import runtime_api
-from ..lang.errors import QdError
+from ..lang.calls import runtime_api
+from ..ir.errors import QdError
 from ..lang.field import Storage
 from ..lang.kernel import Kernel, Workload
 from .import_guard import import_deadline

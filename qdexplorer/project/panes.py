@@ -5,7 +5,7 @@ in use now, from what the compiler generated, or from what a saved run measured.
 (pinned) or follows the window's selection (`task` None). A diff pane compares two such choices.
 The layout is plain JSON, saved with the project (`<project>/.qdexplorer/panes.json`, beside the
 run history) and restored on open; the same small file is what Export / Import layout write and read.
-Qt-free: the window's `gui/panes.py` draws it.
+Qt-free: the window's `gui/code/panes.py` draws it.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compiler.safe_files import write_file
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .data_folder import state_folder
 
 STAGES = ("source", "ll", "ptx", "sass")

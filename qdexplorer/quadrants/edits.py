@@ -24,7 +24,7 @@ from pathlib import Path
 
 from ..compiler.overrides import sha256
 from ..compiler.safe_files import check_folder, check_task_name, read_nofollow, unlink_regular, write_atomic
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 
 
 # Quadrants 1.3.3 ends every PTX it hands the driver with a per-process nonce comment (so the driver's

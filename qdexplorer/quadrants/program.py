@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..optional_parts import quadrants_hint
 from .dumps import parse_dump
 from .model import QuadrantsRun

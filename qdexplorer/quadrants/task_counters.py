@@ -30,7 +30,7 @@ from ..counters.collect import BAD_REPORT, CountersResult
 from ..counters.presets import preset as get_preset
 from ..counters.ptx_loc import with_ptx_line_table
 from ..counters.report import ReaderMissing, ReportError, read_report
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .edits import LOADED_PTX, EditFolder, prepare_load
 from .model import QuadrantsRun, QuadrantsTask
 from .program import run_program

@@ -26,7 +26,7 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from . import local_cluster
 from .gpus import RemoteGpu, node_gpus
 

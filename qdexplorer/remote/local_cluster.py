@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from ..compiler.safe_files import write_file
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from . import reaper as reaper_process
 
 MARK = "QDEXPLORER_PRIVATE_CLUSTER"   # environment variable every process of the cluster inherits

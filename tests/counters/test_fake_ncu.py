@@ -30,7 +30,7 @@ CASES = [
 def test_failures_give_one_state_and_message(fake_ncu, engine, capsys, monkeypatch, mode, state, words):
     # the driver restricts profiling to admins (this process is allowed to try: root, or CAP_PERFMON),
     # or it does not and the container still refuses
-    monkeypatch.setattr(probe, "_admin_only", lambda: mode == "denied")
+    monkeypatch.setattr(probe, "admin_only", lambda: mode == "denied")
     monkeypatch.setattr(probe, "in_container", lambda: mode == "denied-in-container")
     fake_ncu.mode(mode.split("-")[0])
     res = engine.counters(TASK)
@@ -55,7 +55,7 @@ def test_timeout_stops_ncu(fake_ncu, engine):
 
 
 def test_refusal_is_remembered_for_the_session(fake_ncu, engine, monkeypatch):
-    monkeypatch.setattr(probe, "_admin_only", lambda: True)
+    monkeypatch.setattr(probe, "admin_only", lambda: True)
     fake_ncu.mode("denied")
     assert engine.counters(TASK).state == probe.RESTRICTED
     assert engine.counters(TASK, preset="full").state == probe.RESTRICTED

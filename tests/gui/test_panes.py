@@ -77,7 +77,7 @@ def test_panes_layout_survives_reopening_the_project(qtbot, tmp_path, project): 
 def test_layout_file_round_trip_and_refusal(tmp_path):
     lay = PaneLayout([PaneSpec(PaneView("t", "sass", "generated", "sm_80"))], [300])
     assert PaneLayout.from_json(lay.to_json()) == lay
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     with pytest.raises(QdError, match="pane layout"):
         PaneLayout.from_json('{"panes": []}')
     with pytest.raises(QdError, match="stage"):

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import ir
+from ... import ir
 from ..func import Func
 from ..intrinsics import GroupedIndex
-from ..types import DType, f32, i32, i64, u1
+from ...ir.dtypes import DType, f32, i32, i64, u1
 
 
 @dataclass
@@ -174,7 +174,7 @@ def is_number(v) -> bool:
 def default_types() -> tuple[DType, DType]:
     """(default_ip, default_fp): the types Python numbers get in a kernel, i32 and f32 unless
     `qd.init(default_ip=..., default_fp=...)` chose others."""
-    from ..runtime_api import _config
+    from ..calls.runtime_api import _config
     return _config.get("default_ip") or i32, _config.get("default_fp") or f32
 
 

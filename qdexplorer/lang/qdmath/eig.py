@@ -6,7 +6,7 @@ ported by changing its imports): eigenvalues a 2x2 matrix (one eigenvalue per ro
 eigenvectors 4x2 (one per column, each entry as real, imaginary)."""
 from .. import intrinsics as ops
 from ..func import func
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import Matrix, Vector
 from .svd import _fp
 

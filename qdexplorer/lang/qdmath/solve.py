@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..func import func
 from ..intrinsics import abs, static  # noqa: A004
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import Matrix, Vector
 
 
@@ -88,7 +88,7 @@ def _fp(dt):
     """The solve's float type: `dt`, else qd.init's default_fp (f32 unless default_fp=qd.f64), as Quadrants."""
     if dt is not None:
         return dt
-    from .. import runtime_api
+    from ..calls import runtime_api
     return runtime_api._config.get("default_fp") or f32
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ..func import func
 from ..intrinsics import abs, cast, max, rsqrt, select, sqrt, static  # noqa: A004
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import Matrix, Vector
 
 
@@ -905,7 +905,7 @@ def _fp(dt):
     """The float type of a decomposition: `dt`, or qd.init's default_fp (f32 unless changed), as Quadrants."""
     if dt is not None:
         return dt
-    from .. import runtime_api
+    from ..calls import runtime_api
     return runtime_api._config.get("default_fp") or f32
 
 
