@@ -1,7 +1,7 @@
 """`qdexplorer report A B -o finding.html`: an A/B of two saved runs as one self-contained HTML file.
 
 The runs are named as `compare` takes them (name, #id, latest, latest~1); the figures are those of
-`compare --json` on the same runs (same alpha and threshold). The page is `bench.report`'s.
+`compare --json` on the same runs (same alpha and threshold). The page is `report.page`'s.
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..bench.compare import compare_runs
-from ..bench.report import build_report, write_report
+from ..report import build_report, write_report
 from ..compiler.cache import default_cache_dir
 from ..project.loader import bundled_demo
 from .arg_types import percent, probability

@@ -1,13 +1,13 @@
 """Where the Panes page's texts come from, in the window: the session's compiled tasks (now and as
 generated), the engine for SASS (off the GUI thread), and the run history for what a saved run
-measured (the code runs keep, `bench.report.code_of`)."""
+measured (the code runs keep, `report.page.code_of`)."""
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
 from ...bench.history import History
-from ...bench.report import code_of
+from ...report import code_of
 from ...project.data_folder import history_path
 from ...project.panes import PaneView
 from ..plumbing.workers import error_text

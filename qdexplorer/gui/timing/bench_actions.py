@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from ...bench.compare import compare_runs
 from ...bench.history import History
-from ...bench.report import build_report, write_report
+from ...report import build_report, write_report
 from ...bench.runner import Side, add_rounds, bench, interleaved
 from ...cli.report_cmds import project_arg
 from ...ir.errors import QdError

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from qdexplorer.bench.history import History
-from qdexplorer.bench.report import diff_rows, scrub
-from qdexplorer.bench.report_svg import interval_svg, nice_ticks
+from qdexplorer.report.page import diff_rows, scrub
+from qdexplorer.report.svg import interval_svg, nice_ticks
 from qdexplorer.bench.runner import bench
 from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine

@@ -28,10 +28,10 @@ from ..counters.diff import diff as counters_diff
 from ..counters.record import TaskCounters
 from ..counters.report import ptx_sha
 from ..version import __version__
-from .compare import Comparison
-from .context import unpack_text
-from .report_svg import COLORS, distribution_svg, interval_svg
-from .run import TOTAL, Run
+from ..bench.compare import Comparison
+from ..bench.context import unpack_text
+from ..bench.run import TOTAL, Run
+from .svg import COLORS, distribution_svg, interval_svg
 
 CONTEXT_LINES = 3
 # the page forbids itself every script and every fetch: any browser opens it with scripts and network off
