@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..ir.errors import QdError
-from .cache import unsafe_owner
+from .safe_files import unsafe_owner
 from .safe_files import (UnsafePathError, check_folder, check_task_name, read_checked, read_nofollow, unlink_regular,
                          write_atomic)
 

@@ -6,7 +6,7 @@ from ..ir.dtypes import (DType, f16, f32, f64, float16, float32, float64, i8, i1
                          int64, u1, u8, u16, u32, u64, uint8, uint16, uint32, uint64)
 from .qd_types import NDArray, types  # noqa: F401
 from .quant import BitpackedFields  # noqa: F401
-from .field import Field, Ndarray, _caller  # noqa: F401
+from .field import Field, Ndarray  # noqa: F401
 from .host.buffer_view import BufferView  # noqa: F401
 from .alloc import field, ndarray  # noqa: F401
 from .template import Template, template  # noqa: F401
@@ -53,20 +53,20 @@ from .qdmath.frexp import frexp  # noqa: F401
 from .qdmath.eig import eig  # noqa: F401
 from .qdmath.sym_eig import make_spd as _make_spd, sym_eig_general as _sym_eig_general  # noqa: E402
 from .func import func as _func  # noqa: E402
-from .qdmath.svd import _fp  # noqa: E402
+from .calls.runtime_api import float_type as _float_type  # noqa: E402
 
 
 @_func
 def sym_eig(A, dt=None):
     """`qd.sym_eig(A, dt)`: eigenvalues ascending and eigenvectors (columns) of a symmetric n x n matrix,
     2 <= n <= 6, by Quadrants' cyclic Jacobi; `dt` defaults to the program's default float."""
-    return _sym_eig_general(A, static(_fp(dt)))
+    return _sym_eig_general(A, static(_float_type(dt)))
 
 
 @_func
 def make_spd(A, dt=None):
     """`qd.make_spd(A, dt)`: A with its negative eigenvalues clamped to 0 (Quadrants' projection)."""
-    return _make_spd(A, static(_fp(dt)))
+    return _make_spd(A, static(_float_type(dt)))
 global_thread_idx = simt.block.global_thread_idx  # CUDA's thread index (the block helpers' own)
 from ..ir.dtypes import u1 as uint1  # noqa: F401
 from .kernel import func as pyfunc  # noqa: F401  - a @qd.func is callable from Python as well

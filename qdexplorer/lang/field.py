@@ -355,7 +355,7 @@ class Storage:
         return idx
 
     def _index_error(self, got: int):
-        file, line = _caller()
+        file, line = caller()
         want = ", ".join("ijkl"[k % 4] for k in range(len(self.shape))) if self.shape else "None"
         cls = FieldIndexError if isinstance(self, Field) else QuadrantsIndexError
         raise cls(f"{'Slicing is not supported on qd.field: ' if cls is FieldIndexError else ''}{len(self.shape)}d "
@@ -546,7 +546,7 @@ class Field(ComponentPlacement, Storage):
         self._needs_dual = needs_dual
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
-            file, line = _caller()
+            file, line = caller()
             if offset is not None:
                 raise QuadrantsSyntaxError("shape cannot be None when offset is set", file, line)
             self.shape = None  # type: ignore[assignment]
@@ -568,7 +568,7 @@ class Field(ComponentPlacement, Storage):
             return
         off = (int(offset),) if isinstance(offset, numbers.Integral) else tuple(int(o) for o in offset)
         if len(off) != dim:
-            file, line = _caller()
+            file, line = caller()
             raise QuadrantsSyntaxError(f"The dimensionality of shape and offset must be the same ({dim} != "
                                        f"{len(off)})", file, line)
         self.offset = off if any(off) else ()
@@ -619,7 +619,7 @@ class Field(ComponentPlacement, Storage):
 
     def _require_placed(self, what: str):
         if self.shape is None:
-            file, line = _caller()
+            file, line = caller()
             raise QdRuntimeError(f"{file}:{line}: {what}: field {self.name or ''}{' ' if self.name else ''}was made "
                                  f"without shape= and is not placed yet; place it first "
                                  f"(qd.root.dense(qd.i, n).place(x)) or give qd.field a shape=")
@@ -768,7 +768,6 @@ class Ndarray(Storage):
 
 
 ELEMENT_TYPE: list = [None]  # (elem_shape, dtype) -> qd.types.vector/matrix(...); vector_types.py sets it
-_caller = caller  # the name the rest of the package imports from here
 
 
 def array_meta(v):

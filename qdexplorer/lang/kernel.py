@@ -685,8 +685,7 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
     computes, so they are accepted and the kernel runs as any other. `checkpoints=True` (pause and
     resume inside a graph) is refused."""
     if checkpoints:
-        from .field import _caller
-        file, line = _caller()
+        file, line = caller()
         raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
                                   f"supported by qdexplorer.lang; split the kernel where it would pause")
     if fn is None:

@@ -23,6 +23,7 @@ Quadrants frees the list's chunks and zero-fills recycled memory. Appends past t
 dropped but counted (Quadrants chains chunks past the capacity that no index reaches).
 """
 from __future__ import annotations
+from .calls.caller import caller
 
 import numbers
 import weakref
@@ -32,7 +33,7 @@ import numpy as np
 from .field import SNODE_OF_SHAPE
 from .compat.surface import refuse_use
 from ..ir.errors import QdRuntimeError
-from .field import Field, _caller
+from .field import Field
 from .field import Storage
 from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
@@ -170,7 +171,7 @@ class SNode:
     def _place_field(self, f: Field, offset=None):
         primal = f._grad_of
         if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
-            file, line = _caller()
+            file, line = caller()
             raise QdRuntimeError(f"{file}:{line}: {f!r} is the gradient of a field of shape {primal.shape}; "
                                  f"place it in a container of the same shape (place(x, x.grad)), not {self.shape}")
         if f.placed:

@@ -15,7 +15,7 @@ import numpy as np
 
 from .calls.caller import caller
 from ..ir.errors import QuadrantsSyntaxError
-from .field import Field, _caller
+from .field import Field
 from .func import Func, read_annotations
 from ..ir.dtypes import DType, as_dtype, f32
 from .vector_types import VectorType
@@ -287,7 +287,7 @@ class StructField:
             elif getattr(m, f"_{which}", None) is not None:
                 out.members[k] = getattr(m, which)
         if not out.members:
-            file, line = _caller()
+            file, line = caller()
             raise AttributeError(f"{file}:{line}: struct field {self.name!r} has no {which}: make it with "
                                  f"needs_{which}=True (qd.Struct.field({{...}}, shape=..., needs_{which}=True))")
         return out

@@ -23,6 +23,7 @@ CASES = [
     ("denied-in-container", probe.CONTAINER, "--cap-add PERFMON"),
     ("nokernels", "no_kernels", "ncu profiled no kernel"),
     ("garbage", "bad_report", "cannot be read"),
+    ("binary", "failed", "ncu failed"),     # issue 41: ncu output that is not UTF-8 was a traceback
 ]
 
 
@@ -131,7 +132,8 @@ def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
 
 
 def test_repeats_below_one_is_bad_input(fake_ncu, capsys):
-    rc = main(["counters", "--task", TASK, "--in-process", "--compare", "generated", "current", "--repeats", "0"])
+    with pytest.raises(SystemExit) as e:   # refused where it is parsed, as every number is (issue 41)
+        main(["counters", "--task", TASK, "--in-process", "--compare", "generated", "current", "--repeats", "0"])
     err = capsys.readouterr().err
-    assert rc == 2 and "--repeats 0: give 1 or more profiles per side" in err
+    assert e.value.code == 2 and "--repeats: must be a whole number from 1 to 100, got '0'" in err
     assert not fake_ncu.calls()

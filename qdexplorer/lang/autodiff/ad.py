@@ -4,6 +4,7 @@ The adjoint kernels themselves are built by `autodiff/reverse.py` (`kernel.grad`
 which kernels ran with which arguments and calls their `.grad` in reverse order.
 """
 from __future__ import annotations
+from ..calls.caller import caller
 
 import functools
 
@@ -13,7 +14,7 @@ import warnings
 
 from . import reverse as autodiff, forward as autodiff_fwd
 from ..calls import runtime_api
-from ..field import Field, Ndarray, _caller
+from ..field import Field, Ndarray
 from ..field import Storage
 
 

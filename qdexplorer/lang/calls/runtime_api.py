@@ -185,6 +185,28 @@ def current_arch() -> Arch:
     return _config.get("arch") or cpu
 
 
+def setting(name: str, default=None):
+    """One option of the current `qd.init` as lowering reads it (`arch`, `debug`, `default_fp`...)."""
+    return _config.get(name, default)
+
+
+def settings() -> dict:
+    """A copy of the current `qd.init`'s options as lowering reads them."""
+    return {k: v for k, v in _config.items() if k != "launches"}
+
+
+def default_types() -> tuple:
+    """(default_ip, default_fp): the types Python numbers get in a kernel, i32 and f32 unless
+    `qd.init(default_ip=..., default_fp=...)` chose others."""
+    return _config.get("default_ip") or _types.i32, _config.get("default_fp") or _types.f32
+
+
+def float_type(dt=None):
+    """`dt`, else qd.init's default_fp (f32 unless default_fp=qd.f64): a decomposition's or a solve's
+    float type, as Quadrants picks it."""
+    return dt if dt is not None else default_types()[1]
+
+
 def init_options() -> dict:
     """The options the current `qd.init` was given (Quadrants' `current_cfg()` reads them)."""
     return dict(_config.get("options") or {})

@@ -30,13 +30,11 @@ class CompileConfig:
 
     @property
     def default_fp(self):
-        from ...ir.dtypes import f32
-        return runtime_api._config.get("default_fp") or f32
+        return runtime_api.default_types()[1]
 
     @property
     def default_ip(self):
-        from ...ir.dtypes import i32
-        return runtime_api._config.get("default_ip") or i32
+        return runtime_api.default_types()[0]
 
 
 cfg = CompileConfig()

@@ -29,7 +29,7 @@ def is_logging_effective(level: str) -> bool:
 def dump_compile_config() -> None:
     """Print the options kernels compile with (Quadrants prints its compile config)."""
     from ..calls import runtime_api
-    print(json.dumps({k: v for k, v in runtime_api._config.items() if k != "launches"}, sort_keys=True))
+    print(json.dumps(runtime_api.settings(), sort_keys=True))
 
 
 def is_extension_enabled(ext) -> bool:

@@ -13,7 +13,7 @@ _measured: dict = {}
 
 
 def clock_freq_hz() -> float:
-    key = runtime_api._config.get("arch", "")
+    key = runtime_api.setting("arch", "")
     if key in _measured:
         return _measured[key]
 
