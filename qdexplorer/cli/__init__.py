@@ -21,13 +21,8 @@ from ..ir.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
 from .quadrants_cmds import add_parser as add_quadrants_parser
 from .quadrants_cmds import cmd_quadrants
-<<<<<<< HEAD
-from .arg_types import at_least, seconds
-from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds, report_cmds
-=======
 from .arg_types import at_least, seed, seconds
-from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
->>>>>>> main
+from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds, report_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 
 class _Parser(argparse.ArgumentParser):
