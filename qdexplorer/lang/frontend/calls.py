@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import sys
 import operator
 import types
@@ -358,8 +359,14 @@ class CallLowering(LoweringBase):
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:
             a = [self.eval_static(x) for x in node.args]
-            arr = np.asarray(f(*a))
-            dt = as_dtype(a[0]) if kind != "unit" else (as_dtype(a[2]) if len(a) > 2 else None)
+            kw = {k.arg: self.eval_static(k.value) for k in node.keywords}
+            try:  # qd.Matrix.identity(dt=qd.f32, n=3): keywords bound as Python binds them
+                bound = inspect.signature(f).bind(*a, **kw)
+            except TypeError as e:
+                self.err(node, f"qd.{'Matrix' if kind in ('identity', 'mzero', 'mone') else 'Vector'}.{f.__name__}(): {e}",
+                         QuadrantsTypeError)
+            arr = np.asarray(f(*bound.args, **bound.kwargs))
+            dt = as_dtype(bound.arguments["dt"]) if bound.arguments.get("dt") is not None else None
             dt = dt or (f32 if arr.dtype.kind == "f" else i32)
             return self.make_vec([Py(x.item()) for x in arr.ravel()], arr.shape, dt, node)
         if f in (builtins.all, builtins.any):

@@ -96,9 +96,10 @@ class StatementLowering(LoweringBase):
 
     def unpack_temps(self, vals: list, node) -> list:
         """The values of a tuple, each read once into a temporary before any is assigned (`a, b = b, a`)."""
-        temps = [self.commit(v, node) if not isinstance(v, (Py, Vec)) or is_number(v) else v for v in vals]
+        temps = [self.commit(v, node) if isinstance(v, ir.Expr) or is_number(v) else v for v in vals]
         return [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else
-                (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
+                (self.vec_local(t, "tup") if isinstance(t, Vec) else
+                 self.struct_local(t, "tup") if isinstance(t, StructVal) else t) for t in temps]
 
     def s_AnnAssign(self, node):
         dt = as_dtype(self.eval_static(node.annotation))
@@ -157,6 +158,8 @@ class StatementLowering(LoweringBase):
                 return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
+            if isinstance(arr, Seq):  # `verts[1] = verts[2]` on a list of kernel values: into that item's local
+                return self.store_seq_item(arr, target, v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 sel = self.vec_slice_keys(arr, target.slice, target)
                 if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
@@ -210,6 +213,23 @@ class StatementLowering(LoweringBase):
                 self.store_vec(base.items[0].array, self.vec_pick_loads(base, keys, target), t, node)
             else:
                 self.vec_assign_component(base, keys, t, node)
+
+    def store_seq_item(self, seq: Seq, target: ast.Subscript, v, node):
+        """`w[k] = x` with `w` a list of kernel values and `k` known when compiling: the item's variable
+        takes the value at run time, as Quadrants assigns the variable the list holds."""
+        try:
+            k = self.eval_static(target.slice)
+            item = seq.items[k]
+        except (QdCompileError, TypeError, IndexError):
+            self.err(target, f"a list of kernel values takes a compile-time index in range(len) "
+                             f"(0..{len(seq.items) - 1}) when assigned")
+        if isinstance(item, Vec):
+            return self.assign_vec(item, v, node)
+        if isinstance(item, StructVal):
+            return self.store_struct(item, v, node)
+        if not isinstance(item, ir.LocalRef):
+            self.err(target, "this item of the list is a compile-time value and cannot be assigned")
+        self.emit(ir.Assign(item.local, cast(self.commit(v, node, like=item.local.dtype), item.local.dtype)))
 
     def item_local(self, v, name: str, node):
         """A copy of `v` in locals of its own (a compile-time value stays one)."""

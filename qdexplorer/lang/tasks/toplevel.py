@@ -212,8 +212,33 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
             if stop:
                 return out, stop
             continue
+        static_bind = _static_assign(stmt, env, bind)
+        if static_bind is not None:  # `x, y = qd.static(a, b)`: Python values every later statement sees
+            bind = {**bind, **static_bind}
+            continue
         out.append((stmt, bind))
     return out, ""
+
+
+def _static_assign(stmt, env, bind: dict) -> dict | None:
+    """The names a top-level `x = qd.static(a)` / `x, y = qd.static(a, b)` binds, as Quadrants binds
+    them: to Python values, seen by every later task (a field is not a value a task could hand on);
+    None when `stmt` is not one or its value is not known at compile time."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _callee(stmt.value, env) is I.static):
+        return None
+    target = stmt.targets[0]
+    names = [target] if isinstance(target, ast.Name) else list(getattr(target, "elts", ()))
+    if not names or not all(isinstance(n, ast.Name) for n in names) or stmt.value.keywords:
+        return None
+    try:
+        value = eval(compile(ast.Expression(stmt.value), "<qd.static>", "eval"), {**flat_env(env), **bind})  # noqa: S307
+    except Exception:  # noqa: BLE001 - a runtime value: the frontend says so where it lowers it
+        return None
+    if isinstance(target, ast.Name):
+        return {target.id: value}
+    if not isinstance(value, (tuple, list)) or len(value) != len(names):
+        return None
+    return {n.id: v for n, v in zip(names, value)}
 
 
 def _static_failure(e: Exception) -> str:
