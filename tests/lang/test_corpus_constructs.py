@@ -3,6 +3,7 @@ failed on: each as a few-line program; expected values are what Quadrants 1.3.3 
 import numpy as np
 
 import qdexplorer.lang as qd
+from qdexplorer.lang.calls import runtime_api
 
 
 def test_fill_of_a_u1_field_in_a_kernel(cpu):
@@ -192,3 +193,62 @@ def test_a_sparse_matrix_builder_is_empty_after_build(cpu):
     fill(B, 2.0)
     A2 = B.build()
     assert A1[1, 1] == 1.0 and A2[1, 1] == 2.0
+
+
+def test_loop_config_then_a_static_block_local_then_the_loop(cpu):
+    # quadrants_misc_scatter_bls (Quadrants' own bls_test_template.py): was refused with the flag True
+    x = qd.field(qd.f32, shape=4)
+    m = qd.field(qd.f32, shape=4)
+
+    @qd.kernel
+    def k(use_shared: qd.template()):
+        qd.loop_config(block_dim=64)
+        if qd.static(use_shared):
+            qd.block_local(m)
+        for i in range(4):
+            x[i] += i + m[i]
+
+    k(True)
+    assert runtime_api.last_call_tasks() == 1  # the hint makes no task of its own
+    k(False)
+    assert x.to_numpy().tolist() == [0, 2, 4, 6]
+
+    @qd.kernel
+    def k2():
+        qd.loop_config(serialize=True)
+        x[1] = 20.0  # a statement between the config and its loop: accepted, as in Quadrants
+        for i in range(4):
+            x[i] += 1
+
+    k2()
+    assert x.to_numpy().tolist() == [1, 21, 5, 7]
+
+
+def test_append_activates_the_pointer_cells_above_the_list(cpu):
+    # quadrants_misc_scatter_bls: qd.append left the pointer inactive, so every struct-for over the list
+    # (and over the fields beside it) visited nothing: a silent wrong answer (its m1, m2 stayed zero)
+    pid = qd.field(qd.i32)
+    m = qd.field(qd.f32)
+    cnt = qd.field(qd.i32, shape=4)
+    block = qd.root.pointer(qd.ij, 4)
+    block.dense(qd.ij, 16).place(m)
+    block.dynamic(qd.l, 1024, chunk_size=64).place(pid)
+
+    @qd.kernel
+    def insert():
+        for i in range(10):
+            qd.append(pid.parent(), [i % 4, 1], i)
+
+    @qd.kernel
+    def count():
+        for i, j in qd.ndrange(4, 4):
+            cnt[0] += qd.length(pid.parent(), [i, j])
+            cnt[1] += qd.is_active(block, [i, j])
+        for I in qd.grouped(pid):
+            cnt[2] += 1
+        for I in qd.grouped(m):
+            cnt[3] += 1
+
+    insert()
+    count()
+    assert cnt.to_numpy().tolist() == [10, 4, 10, 1024]

@@ -155,7 +155,7 @@ class LoopLowering(LoweringBase):
                 else:
                     what = type(v.value).__name__ if isinstance(v, Py) else "a kernel value"
                     self.err(a, f"*args of qd.ndrange must be a shape, a tuple, a list or a NumPy array known when "
-                                f"compiling (got {what})", QuadrantsValueError)
+                                f"compiling, not a generator (got {what}: make it a tuple first)", QuadrantsValueError)
             elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",

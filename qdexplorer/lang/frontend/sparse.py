@@ -216,6 +216,9 @@ class SparseLowering(LoweringBase):
             else:
                 at.append(k if spec[1] is None else
                           ir.BinOp("+", ir.BinOp("*", idx[spec[1]], ir.Const(cap, i32), i32), k, i32))
+        for t in s.sparse_path():  # the pointer/bitmasked cells above the list are active now, as in
+            if t.kind != "dynamic":  # Quadrants (struct-fors over the list, its siblings, visit them)
+                self.out[-1].append(ir.Store(self.mask_arr(t), cell_of(at, s, t), ir.Const(1, i32)))
         stores: list[ir.Stmt] = []
         for arr, comp, v in comps:
             stores.append(ir.Store(arr, tuple(at) + comp, v))

@@ -364,8 +364,10 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
                 groups.append(("range", [(stmt, bind)], config))
             config = {}
             continue
-        if config:
-            raise src.error(stmt, "qd.loop_config() must be directly followed by a for loop")
+        if isinstance(stmt, ast.Expr) and _callee(stmt.value, env) is I.block_local:
+            continue  # a hint for the next loop (Quadrants' bls template puts it after qd.loop_config): no task
+        if config and any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(stmt)):
+            raise src.error(stmt, "qd.loop_config() must be followed by its for loop before any other loop")
         pending.append((stmt, bind))
     if pending:
         groups.append(("serial", pending, {}))
