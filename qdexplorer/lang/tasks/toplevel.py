@@ -224,11 +224,12 @@ def _static_assign(stmt, env, bind: dict) -> dict | None:
     """The names a top-level `x = qd.static(a)` / `x, y = qd.static(a, b)` binds, as Quadrants binds
     them: to Python values, seen by every later task (a field is not a value a task could hand on);
     None when `stmt` is not one or its value is not known at compile time."""
-    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _callee(stmt.value, env) is I.static):
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
+            and not stmt.value.keywords and _callee(stmt.value, env) is I.static):
         return None
     target = stmt.targets[0]
     names = [target] if isinstance(target, ast.Name) else list(getattr(target, "elts", ()))
-    if not names or not all(isinstance(n, ast.Name) for n in names) or stmt.value.keywords:
+    if not names or not all(isinstance(n, ast.Name) for n in names):
         return None
     try:
         value = eval(compile(ast.Expression(stmt.value), "<qd.static>", "eval"), {**flat_env(env), **bind})  # noqa: S307
