@@ -252,3 +252,20 @@ def test_append_activates_the_pointer_cells_above_the_list(cpu):
     insert()
     count()
     assert cnt.to_numpy().tolist() == [10, 4, 10, 1024]
+
+
+def test_a_list_assigned_to_a_vector_variable(cpu):
+    # taichi_mciso_advanced: `R = float(I)` then `R = [i + p, j, k]` in a branch
+    out = qd.field(qd.f32, shape=(2, 3))
+
+    @qd.kernel
+    def k():
+        for I in qd.grouped(qd.ndrange(2, 3)):
+            R = float(I)
+            i, j = I
+            if i == 1:
+                R = [i + 0.5, j * 2]
+            out[I] = R.x * 10 + R.y
+
+    k()
+    assert out.to_numpy().tolist() == [[0, 1, 2], [15, 17, 19]]

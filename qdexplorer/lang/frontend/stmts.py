@@ -244,6 +244,12 @@ class StatementLowering(LoweringBase):
         return ir.LocalRef(self.new_local(name, e.dtype, e))
 
     def assign_vec(self, existing: Vec, v, node):
+        if isinstance(v, (list, Seq)) or (isinstance(v, Py) and isinstance(v.value, (list, tuple))):
+            items = components(v.items if isinstance(v, Seq) else v)  # `R = [i + p, j, k]` to a vector variable
+            if len(items) != len(existing.items):
+                self.err(node, f"cannot assign a list of {len(items)} values to "
+                               f"'{tensor_type_name(existing.items, existing.shape)}'", QuadrantsTypeError)
+            v = Vec(items, existing.shape)
         vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
         if isinstance(v, Vec) and v.shape != existing.shape:
             self.err(node, f"cannot assign '{tensor_type_name(v.items, v.shape)}' to "
