@@ -269,3 +269,25 @@ def test_a_list_assigned_to_a_vector_variable(cpu):
 
     k()
     assert out.to_numpy().tolist() == [[0, 1, 2], [15, 17, 19]]
+
+
+def test_matrix_diag_with_keywords_and_a_func_taking_a_list(cpu):
+    # difftaichi_diffmpm*: `qd.Matrix.diag(dim=2, val=1)` was an internal compiler error;
+    # games201hw_wcsph: `add_particle([i * dx, j * dx], [0, 0], 1)` with `x[p] = position` inside
+    x = qd.Vector.field(2, qd.f32, shape=4)
+    m = qd.Matrix.field(2, 2, qd.f32, shape=())
+
+    @qd.func
+    def put(p, position, scale):
+        x[p] = position
+        x[p] *= scale
+
+    @qd.kernel
+    def k():
+        m[None] = qd.Matrix.diag(dim=2, val=1) + qd.Matrix.diag(2, val=2.5)
+        for i in range(4):
+            put(i, [i * 0.5, i + 1.0], 2)
+
+    k()
+    assert m.to_numpy().tolist() == [[3.5, 0], [0, 3.5]]
+    assert x.to_numpy().tolist() == [[0, 2], [1, 4], [2, 6], [3, 8]]

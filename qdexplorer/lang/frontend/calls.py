@@ -333,9 +333,12 @@ class CallLowering(LoweringBase):
             return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
         statics: dict[object, str] = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
                    V.Matrix.zero: "mzero", V.Matrix.one: "mone", V.Matrix.unit: "unit"}
-        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value
-            n = self.eval_static(node.args[0])
-            x = self.value(node.args[1])
+        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value; diag(dim=2, val=1) too
+            given = dict(zip(("dim", "val"), node.args)) | {k.arg: k.value for k in node.keywords}
+            if set(given) != {"dim", "val"} or len(node.args) + len(node.keywords) != 2:
+                self.err(node, "qd.Matrix.diag(dim, val) takes dim and val", QuadrantsTypeError)
+            n = self.eval_static(given["dim"])
+            x = self.value(given["val"])
             zero = self.zero_of(x, node)
             return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
         if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)

@@ -14,7 +14,7 @@ from ..struct_types import StructType
 from ..template import Template, template
 from ...ir.dtypes import NdarrayType, as_dtype, i32
 from ..vector_types import VectorType
-from .values import BufView, Py, StructArr, StructVal, Vec, cast, is_number
+from .values import BufView, Py, Seq, StructArr, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
 
@@ -65,6 +65,15 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             elif isinstance(v, StructVal):
                 bound[p.arg] = v if v is self_value else self.struct_local(v, p.arg)  # structs too
+            elif isinstance(v, (list, Seq)) and dt is None:  # `f([i * dx, j * dx])`: a list of kernel values,
+                items: list = []  # each item copied into a local, as Quadrants' expr_init copies them
+                for k, x in enumerate(v.items if isinstance(v, Seq) else v):
+                    if isinstance(x, Vec):
+                        items.append(self.vec_local(x, f"{p.arg}{k}"))
+                    else:
+                        e = self.commit(x, node)
+                        items.append(ir.LocalRef(self.new_local(f"{p.arg}{k}", e.dtype, e)))
+                bound[p.arg] = Seq(items)
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)

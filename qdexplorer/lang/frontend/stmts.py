@@ -284,6 +284,8 @@ class StatementLowering(LoweringBase):
         """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
         A list or tuple (`x[i] = [a, b]`, `m[i] = ((1, 0), (0, 1))`) is taken component by component
         in row-major order, as Quadrants takes it."""
+        if isinstance(v, Seq):  # a list variable (a func's list argument)
+            v = list(v.items)
         if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
             v = Vec(components(v))
         vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
