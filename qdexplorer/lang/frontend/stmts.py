@@ -18,6 +18,8 @@ from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, Struc
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
+from ..struct_types import StructType
+from ..vector_types import VectorType
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -146,6 +148,9 @@ class StatementLowering(LoweringBase):
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
                                                         for k, x in enumerate(items)])
                 return
+            if isinstance(v, Py) and isinstance(v.value, (VectorType, StructType)):  # `v3 = qd.types.vector(3, ...)`
+                self.err(node, f"Invalid constant scalar data type: {type(v.value)} (a type is not a kernel value, "
+                               f"as in Quadrants; make it a global)", QuadrantsTypeError)
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple, BufView)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
                 return

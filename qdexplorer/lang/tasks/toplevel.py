@@ -235,9 +235,10 @@ def _static_assign(stmt, env, bind: dict) -> dict | None:
         value = eval(compile(ast.Expression(stmt.value), "<qd.static>", "eval"), {**flat_env(env), **bind})  # noqa: S307
     except Exception:  # noqa: BLE001 - a runtime value: the frontend says so where it lowers it
         return None
+    refused = (str, bytes, dict, set, frozenset)  # Quadrants' qd.static refuses these: the frontend says so
     if isinstance(target, ast.Name):
-        return {target.id: value}
-    if not isinstance(value, (tuple, list)) or len(value) != len(names):
+        return None if isinstance(value, refused) else {target.id: value}
+    if not isinstance(value, (tuple, list)) or len(value) != len(names) or any(isinstance(v, refused) for v in value):
         return None
     return {n.id: v for n, v in zip(names, value)}
 
