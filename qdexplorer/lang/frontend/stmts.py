@@ -125,6 +125,9 @@ class StatementLowering(LoweringBase):
         if isinstance(target, ast.Name):
             existing = self.visible(target.id)
             self.refuse_kernel_arg(target, existing)
+            if isinstance(v, Py) and isinstance(v.value, (VectorType, StructType)):  # `v3 = qd.types.vector(3, ...)`
+                self.err(node, f"Invalid constant scalar data type: {type(v.value)} (a type is not a kernel value, "
+                               f"as in Quadrants; make it a global)", QuadrantsTypeError)
             if existing is None and self.is_gtemp(target.id):
                 return self.store_gtemp(target.id, v, node)
             if isinstance(existing, ir.Local):
@@ -148,9 +151,6 @@ class StatementLowering(LoweringBase):
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
                                                         for k, x in enumerate(items)])
                 return
-            if isinstance(v, Py) and isinstance(v.value, (VectorType, StructType)):  # `v3 = qd.types.vector(3, ...)`
-                self.err(node, f"Invalid constant scalar data type: {type(v.value)} (a type is not a kernel value, "
-                               f"as in Quadrants; make it a global)", QuadrantsTypeError)
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple, BufView)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
                 return
