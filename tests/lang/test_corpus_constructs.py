@@ -291,3 +291,18 @@ def test_matrix_diag_with_keywords_and_a_func_taking_a_list(cpu):
     k()
     assert m.to_numpy().tolist() == [[3.5, 0], [0, 3.5]]
     assert x.to_numpy().tolist() == [[0, 2], [1, 4], [2, 6], [3, 8]]
+
+
+def test_a_type_is_not_a_kernel_value(cpu):
+    # Quadrants refuses `v3 = qd.types.vector(3, qd.i32)` in a kernel (expr_init of a type); ours bound it
+    import pytest
+    from qdexplorer.ir.errors import QuadrantsTypeError
+    o = qd.field(qd.i32, shape=2)
+
+    @qd.kernel
+    def k():
+        v3 = qd.types.vector(3, qd.i32)
+        o[0] = v3(1, 2, 3).sum()
+
+    with pytest.raises(QuadrantsTypeError, match="Invalid constant scalar data type"):
+        k()
