@@ -127,7 +127,7 @@ random = Intrinsic("random", "random")
 randn = Intrinsic("randn", "random")
 select = Intrinsic("select", "select", _elementwise(lambda c, a, b: a if c else b,  # both sides evaluated
                                                    lambda c, a, b: __import__("numpy").where(c != 0, a, b)))
-static = Intrinsic("static", "static", lambda x, *a: x)
+static = Intrinsic("static", "static", lambda x, *a: [x, *a] if a else x)  # x, y = qd.static(y, x): a list
 
 # SNode cells (snode.py, frontend/sparse.py): kernels only, as in Quadrants
 is_active = Intrinsic("is_active", "snode")

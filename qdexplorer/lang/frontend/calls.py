@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import sys
 import operator
 import types
@@ -430,9 +431,12 @@ class CallLowering(LoweringBase):
             return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
         statics: dict[object, str] = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
                    V.Matrix.zero: "mzero", V.Matrix.one: "mone", V.Matrix.unit: "unit"}
-        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value
-            n = self.eval_static(node.args[0])
-            x = self.value(node.args[1])
+        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value; diag(dim=2, val=1) too
+            given = dict(zip(("dim", "val"), node.args)) | {k.arg: k.value for k in node.keywords}
+            if set(given) != {"dim", "val"} or len(node.args) + len(node.keywords) != 2:
+                self.err(node, "qd.Matrix.diag(dim, val) takes dim and val", QuadrantsTypeError)
+            n = self.eval_static(given["dim"])
+            x = self.value(given["val"])
             zero = self.zero_of(x, node)
             return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
         if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)
@@ -456,8 +460,14 @@ class CallLowering(LoweringBase):
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:
             a = [self.eval_static(x) for x in node.args]
-            arr = np.asarray(f(*a))
-            dt = as_dtype(a[0]) if kind != "unit" else (as_dtype(a[2]) if len(a) > 2 else None)
+            kw = {k.arg: self.eval_static(k.value) for k in node.keywords}
+            try:  # qd.Matrix.identity(dt=qd.f32, n=3): keywords bound as Python binds them
+                bound = inspect.signature(f).bind(*a, **kw)
+            except TypeError as e:
+                self.err(node, f"qd.{'Matrix' if kind in ('identity', 'mzero', 'mone') else 'Vector'}.{f.__name__}(): {e}",
+                         QuadrantsTypeError)
+            arr = np.asarray(f(*bound.args, **bound.kwargs))
+            dt = as_dtype(bound.arguments["dt"]) if bound.arguments.get("dt") is not None else None
             dt = dt or (f32 if arr.dtype.kind == "f" else i32)
             return self.make_vec([Py(x.item()) for x in arr.ravel()], arr.shape, dt, node)
         if f in (builtins.all, builtins.any):

@@ -383,7 +383,15 @@ class ExprLowering(LoweringBase):
         a, b = self.value(node.left), self.value(node.right)
         if is_number(a) and is_number(b) and op != "@":
             return Py(fold(op, a.value, b.value))
-        return self.binop(op, a, b, node)
+        sa, sb = _py_seq(a), _py_seq(b)  # `[0.0] * 3`, `[a, b] + [c]`: Python's list operators, as in Quadrants
+        if op == "*" and (sa is None) != (sb is None) and is_number(b if sb is None else a) and \
+                isinstance((b if sb is None else a).value, int):
+            items = (sa if sb is None else sb) * (b if sb is None else a).value
+        elif op == "+" and sa is not None and sb is not None:
+            items = sa + sb
+        else:
+            return self.binop(op, a, b, node)
+        return Py(tuple(x.value for x in items)) if all(isinstance(x, Py) for x in items) else items
 
     def check_negative_exponent(self, exp: ir.Expr, node) -> None:
         """Quadrants' debug mode raises QuadrantsRuntimeError for `int ** negative int` (the result
@@ -804,6 +812,15 @@ def _pure(e: ir.Expr) -> bool:
                 not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
             return False
     return True
+
+
+def _py_seq(x) -> list | None:
+    """The items of a Python list or tuple value in a kernel (constant or not), else None."""
+    if isinstance(x, list):
+        return x
+    if isinstance(x, Py) and isinstance(x.value, (list, tuple)):
+        return [Py(v) for v in x.value]
+    return None
 
 
 def _as_vec(x) -> Vec:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import builtins
 
+import numpy as np
+
 from .. import intrinsics as I
 from ... import ir
 from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsValueError
@@ -148,12 +150,14 @@ class LoopLowering(LoweringBase):
                     v = self.value(a.value)  # `*x.shape` of an ndarray argument
                 if isinstance(v, ShapeTuple):
                     bounds.extend((ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim))
-                elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                    for x in v.value:
-                        pair(Py(x), a)
+                elif isinstance(v, Py) and isinstance(v.value, (tuple, list, range, np.ndarray)) and \
+                        np.ndim(v.value) >= 1:  # `*arr` of a NumPy array: its items, as Python unpacks them
+                    for x in (v.value.tolist() if isinstance(v.value, np.ndarray) else v.value):
+                        pair(Py(x.item() if isinstance(x, np.generic) else x), a)
                 else:
-                    self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
-                                "it a tuple first)", QuadrantsValueError)
+                    what = type(v.value).__name__ if isinstance(v, Py) else "a kernel value"
+                    self.err(a, f"*args of qd.ndrange must be a shape, a tuple, a list or a NumPy array known when "
+                                f"compiling, not a generator (got {what}: make it a tuple first)", QuadrantsValueError)
             elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",

@@ -18,6 +18,8 @@ from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, Struc
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
+from ..struct_types import StructType
+from ..vector_types import VectorType
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -99,9 +101,10 @@ class StatementLowering(LoweringBase):
 
     def unpack_temps(self, vals: list, node) -> list:
         """The values of a tuple, each read once into a temporary before any is assigned (`a, b = b, a`)."""
-        temps = [self.commit(v, node) if not isinstance(v, (Py, Vec)) or is_number(v) else v for v in vals]
+        temps = [self.commit(v, node) if isinstance(v, ir.Expr) or is_number(v) else v for v in vals]
         return [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else
-                (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
+                (self.vec_local(t, "tup") if isinstance(t, Vec) else
+                 self.struct_local(t, "tup") if isinstance(t, StructVal) else t) for t in temps]
 
     def s_AnnAssign(self, node):
         if node.value is not None and self.is_static_call(node.value):
@@ -127,6 +130,9 @@ class StatementLowering(LoweringBase):
         if isinstance(target, ast.Name):
             existing = self.visible(target.id)
             self.refuse_kernel_arg(target, existing)
+            if isinstance(v, Py) and isinstance(v.value, (VectorType, StructType)):  # `v3 = qd.types.vector(3, ...)`
+                self.err(node, f"Invalid constant scalar data type: {type(v.value)} (a type is not a kernel value, "
+                               f"as in Quadrants; make it a global)", QuadrantsTypeError)
             if existing is None and self.is_gtemp(target.id):
                 return self.store_gtemp(target.id, v, node)
             if isinstance(existing, ir.Local):
@@ -166,6 +172,8 @@ class StatementLowering(LoweringBase):
                 return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
+            if isinstance(arr, Seq):  # `verts[1] = verts[2]` on a list of kernel values: into that item's local
+                return self.store_seq_item(arr, target, v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 sel = self.vec_slice_keys(arr, target.slice, target)
                 if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
@@ -220,6 +228,23 @@ class StatementLowering(LoweringBase):
             else:
                 self.vec_assign_component(base, keys, t, node)
 
+    def store_seq_item(self, seq: Seq, target: ast.Subscript, v, node):
+        """`w[k] = x` with `w` a list of kernel values and `k` known when compiling: the item's variable
+        takes the value at run time, as Quadrants assigns the variable the list holds."""
+        try:
+            k = self.eval_static(target.slice)
+            item = seq.items[k]
+        except (QdCompileError, TypeError, IndexError):
+            self.err(target, f"a list of kernel values takes a compile-time index in range(len) "
+                             f"(0..{len(seq.items) - 1}) when assigned")
+        if isinstance(item, Vec):
+            return self.assign_vec(item, v, node)
+        if isinstance(item, StructVal):
+            return self.store_struct(item, v, node)
+        if not isinstance(item, ir.LocalRef):
+            self.err(target, "this item of the list is a compile-time value and cannot be assigned")
+        self.emit(ir.Assign(item.local, cast(self.commit(v, node, like=item.local.dtype), item.local.dtype)))
+
     def item_local(self, v, name: str, node):
         """A copy of `v` in locals of its own (a compile-time value stays one)."""
         if isinstance(v, Vec):
@@ -233,6 +258,12 @@ class StatementLowering(LoweringBase):
         return ir.LocalRef(self.new_local(name, e.dtype, e))
 
     def assign_vec(self, existing: Vec, v, node):
+        if isinstance(v, (list, Seq)) or (isinstance(v, Py) and isinstance(v.value, (list, tuple))):
+            items = components(v.items if isinstance(v, Seq) else v)  # `R = [i + p, j, k]` to a vector variable
+            if len(items) != len(existing.items):
+                self.err(node, f"cannot assign a list of {len(items)} values to "
+                               f"'{tensor_type_name(existing.items, existing.shape)}'", QuadrantsTypeError)
+            v = Vec(items, existing.shape)
         vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
         if isinstance(v, Vec) and v.shape != existing.shape:
             self.err(node, f"cannot assign '{tensor_type_name(v.items, v.shape)}' to "
@@ -267,6 +298,8 @@ class StatementLowering(LoweringBase):
         """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
         A list or tuple (`x[i] = [a, b]`, `m[i] = ((1, 0), (0, 1))`) is taken component by component
         in row-major order, as Quadrants takes it."""
+        if isinstance(v, Seq):  # a list variable (a func's list argument)
+            v = list(v.items)
         if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
             v = Vec(components(v))
         vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
