@@ -219,6 +219,13 @@ class Kernel(KernelBase):
                 f"{self.name}(): argument '{name}' (dtype {a.dtype}) cannot be passed: {e}"
                 + (f"; convert it with .astype(np.{dt.numpy})" if dt else "")) from None
         got_el = tuple(getattr(a, "elem_shape", ()))
+        if t.elem_rank is not None and not isinstance(v, Storage) and isinstance(a, np.ndarray) and not got_el \
+                and a.ndim >= t.elem_rank:
+            # an external array under `ndarray(element_dim=1)` / a bare vector: its last axes are the
+            # element, as Quadrants reads them (an (H, W, 3) image is H x W 3-vectors)
+            got_el = tuple(a.shape[a.ndim - t.elem_rank:])
+            t = dataclasses.replace(t, elem=got_el, elem_rank=None)
+            el = got_el
         if t.elem_rank is not None and len(got_el) != t.elem_rank:
             what = "vector" if t.elem_rank == 1 else "matrix"
             raise ArgumentValueError(f"Invalid value for argument {name} - {self.name}() takes an ndarray of "

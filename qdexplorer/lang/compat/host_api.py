@@ -7,6 +7,7 @@ import enum
 import json
 
 from ..field import Field, Ndarray
+from ..host.field_components import ScalarComponent
 from ..struct_types import StructField
 
 TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = "trace", "debug", "info", "warn", "error", "critical"
@@ -63,12 +64,13 @@ class _KindMeta(type):
         return isinstance(obj, cls._base) and cls._test(obj)  # type: ignore[attr-defined]
 
 
-def _kind(name: str, base: type, test) -> type:
+def _kind(name: str, base: type | tuple, test) -> type:
     return _KindMeta(name, (), {"_base": base, "_test": staticmethod(test),
-                                "__doc__": f"`qd.{name}`: for isinstance checks ({base.__name__} with that element kind)."})
+                                "__doc__": f"`qd.{name}`: for isinstance checks ({getattr(base, '__name__', 'Field')} with that element kind)."})
 
 
-ScalarField = _kind("ScalarField", Field, lambda f: not f.elem_shape)
+# x.get_scalar_field(i) of a vector field is a ScalarField in Quadrants (difftaichi smoke's soa() recurses on it)
+ScalarField = _kind("ScalarField", (Field, ScalarComponent), lambda f: not f.elem_shape)
 MatrixField = _kind("MatrixField", Field, lambda f: bool(f.elem_shape))
 ScalarNdarray = _kind("ScalarNdarray", Ndarray, lambda a: not a.elem_shape)
 VectorNdarray = _kind("VectorNdarray", Ndarray, lambda a: len(a.elem_shape) == 1)

@@ -621,7 +621,8 @@ class ExprLowering(LoweringBase):
             made = len(self.made_locals)
             try:
                 v = self.value(v_node)
-                a, b = self.pair(acc, v, node)
+                vec = isinstance(acc, Vec) or isinstance(v, Vec)
+                a, b = (None, None) if vec else self.pair(acc, v, node)
             finally:
                 b_stmts = self.out.pop()
             if eager:  # Quadrants builds `b` before it combines: a @qd.func's statements (and an atomic's, a
@@ -629,6 +630,11 @@ class ExprLowering(LoweringBase):
                 for s in b_stmts:
                     self.emit(s)
                 b_stmts = []
+            if vec:  # `(I < lo and v < 0) or ...` of vectors: componentwise, both sides built, as
+                for s in b_stmts:  # Quadrants' logical_and/or of two tensors (games201hw implicit_mpm)
+                    self.emit(s)
+                acc = self.vec_binop_with(lambda x, y: self.boolop_pair(word, x, y, node), acc, v, node, word)
+                continue
             both_u1 = a.dtype.kind == "b" and b.dtype.kind == "b"
             if a.dtype.is_float or b.dtype.is_float:  # Quadrants' logical_and/or take integers only
                 self.err(node, f"unsupported operand type(s) for '{'&&' if is_and else '||'}': '{a.dtype.name}' and "
@@ -703,6 +709,18 @@ class ExprLowering(LoweringBase):
             if isinstance(f, (Func, BoundFunc)) or (isinstance(f, I.Intrinsic) and f.kind in ("atomic", "random")):
                 return True
         return False
+    def boolop_pair(self, word: str, x, y, node) -> ir.Expr:
+        """One component of a vector `and`/`or`: two u1 combine; integers give an operand's value."""
+        a, b = self.pair(x, y, node)
+        if a.dtype.is_float or b.dtype.is_float:
+            self.err(node, f"'{word}' of vectors needs integer or comparison components, got {a.dtype!r} and "
+                           f"{b.dtype!r}", QuadrantsTypeError)
+        if a.dtype.kind == "b" and b.dtype.kind == "b":
+            return ir.BinOp(word, a, b, u1)
+        dt = promote(a.dtype, b.dtype)
+        first = ir.LocalRef(self.new_local("boolop", dt, cast(a, dt)))
+        then, other = (cast(b, dt), first) if word == "and" else (first, cast(b, dt))
+        return ir.Select(truthy(first), then, other, dt)
 
     def v_IfExp(self, node):
         """`a if c else b` evaluates only the chosen side, as in Python and Quadrants (`make_ifte`), so

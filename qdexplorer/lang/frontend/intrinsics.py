@@ -59,6 +59,16 @@ class IntrinsicLowering(LoweringBase):
             if not isinstance(target, ast.Subscript):
                 self.err(target, f"qd.{f.name}'s first argument must be a variable or an array element like x[i]")
             arr = self.value(target.value)
+            if isinstance(arr, Vec) and arr.items and all(isinstance(it, ir.Load) for it in arr.items):
+                # qd.atomic_min(x[i][d], v): a component of an array-of-vectors element (voxel_example1's bbox)
+                keys = self.component_keys(target.slice.elts if isinstance(target.slice, ast.Tuple)
+                                           else [target.slice])
+                picked = self.vec_pick_loads(arr, keys, target)
+                if len(picked.items) != 1:
+                    self.err(target, f"qd.{f.name} needs one component here, got {len(picked.items)}")
+                ld = picked.items[0]
+                val = cast(self.commit(self.value(node.args[1]), node, like=ld.array.dtype), ld.array.dtype)
+                return ir.AtomicRMW(ATOMIC_OPS[f.name], ld.array, ld.indices, val, self.at(target))
             if not isinstance(arr, (ir.ArrayArg, ir.SharedArray)):
                 self.err(target, f"qd.{f.name} needs an ndarray or shared-array element")
             idx = self.indices(arr, target.slice, partial=True)

@@ -76,15 +76,11 @@ class VectorLowering(LoweringBase):
         return self.typed_vec(items, shape, dt, node)
 
     def typed_vec(self, items, shape, dt, node) -> Vec:
-        if dt is None:
-            exprs = [x for x in items if not is_number(x)]
-            if exprs:
-                dt = self.commit(exprs[0], node).dtype
-                for x in exprs[1:]:
-                    dt = promote(dt, self.commit(x, node).dtype)
-            else:
-                ip, fp = default_types()  # literals only: qd.init's default_fp / default_ip, as in Quadrants
-                dt = fp if any(isinstance(x.value, float) for x in items) else ip
+        if dt is None:  # Quadrants' _infer_array_dt: every entry's type promoted, a literal's being qd.init's
+            ip, fp = default_types()  # default_ip / default_fp (qd.Vector([i, 1.5]) is f32, not i32)
+            for x in items:
+                t = (fp if isinstance(x.value, float) else ip) if is_number(x) else self.commit(x, node).dtype
+                dt = t if dt is None else promote(dt, t)
         return Vec([cast(self.commit(x, node, like=dt), dt) for x in items], tuple(shape))
 
     def vec_from_type(self, vt, node) -> Vec:

@@ -60,7 +60,8 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     body = src.fdef.body
     if body and isinstance(body[0], ast.Expr) and isinstance(getattr(body[0].value, "value", None), str):
         body = body[1:]
-    groups = group(expand(body, ChainMap(statics, env), src, graph=getattr(kernel, "use_graph", False)), env, src)
+    scope = ChainMap(statics, env)  # a template argument (`self`) reads in qd.loop_config(block_dim=self.n) too
+    groups = group(expand(body, scope, src, graph=getattr(kernel, "use_graph", False)), scope, src)
     top_names = _TopNames(body)
     ret_dt, ret_shape = _return_type(kernel)
     if kernel.return_type is not None and not has_return(src.fdef):
