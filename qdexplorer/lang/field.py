@@ -102,6 +102,23 @@ class ElemArray(np.ndarray):
         self.elem_shape = getattr(obj, "elem_shape", ())
 
 
+class SparseCapacityError(QdRuntimeError, MemoryError):
+    """A field whose dense storage at its SNode path's full capacity does not fit in memory. Sparse
+    SNodes (pointer, bitmasked, dynamic) are stored densely here; Quadrants allocates their cells
+    lazily, so a capacity like taichi_elements' `max_num_particles=2**30` costs it nothing up front."""
+
+    def __init__(self, field, shape: tuple, leaf):
+        elems = int(np.prod(tuple(shape) + tuple(field.elem_shape), dtype=np.int64))
+        gib = elems * np.dtype(field.dtype.numpy).itemsize / 2**30
+        kinds = sorted({k for k in (getattr(n, "kind", None) for n in leaf.sparse_path()) if k}) \
+            if hasattr(leaf, "sparse_path") else []
+        under = f" under {'/'.join(kinds)} SNodes" if kinds else ""
+        name = repr(field.name) if getattr(field, "name", None) else "a field"
+        super().__init__(f"cannot allocate {gib:,.0f} GiB for {name} of shape {shape}{under}: qdexplorer "
+                         f"stores sparse SNodes densely at their full capacity (Quadrants allocates their cells "
+                         f"lazily); lower the capacity (a dynamic SNode's length, a pointer's cell count)")
+
+
 _SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
 
 
@@ -617,7 +634,10 @@ class Field(ComponentPlacement, Storage):
         self._snode = leaf
         self._sparse = bool(leaf.sparse_path())
         self._set_offset(offset, len(shape))
-        self._allocate(tuple(shape))
+        try:
+            self._allocate(tuple(shape))
+        except MemoryError:
+            raise SparseCapacityError(self, tuple(shape), leaf) from None
 
     @property
     def snode(self):

@@ -126,3 +126,12 @@ def test_a_component_of_a_vector_field_is_a_scalar_field(cpu):
     assert isinstance(v.get_scalar_field(0), qd.ScalarField) and isinstance(s, qd.ScalarField)
     assert not isinstance(v, qd.ScalarField) and isinstance(v, qd.MatrixField)
     assert not isinstance(v.get_scalar_field(1), qd.MatrixField)
+
+
+def test_sparse_capacity_beyond_memory_is_refused_in_one_line(cpu):
+    # elements_mpm_2d/3d: a dynamic list of 2**20 per pointer block of a 2**16-block grid asked numpy for
+    # 256 GiB (a bare MemoryError); Quadrants allocates sparse cells lazily. Here: one clear refusal
+    pid = qd.field(qd.i32)
+    block = qd.root.pointer(qd.ij, 256)
+    with pytest.raises(MemoryError, match=r"cannot allocate 256 GiB .* under dynamic/pointer SNodes: .*lazily"):
+        block.dynamic(qd.axes(2), 1024 * 1024, chunk_size=128).place(pid)
