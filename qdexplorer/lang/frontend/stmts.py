@@ -138,6 +138,11 @@ class StatementLowering(LoweringBase):
             if isinstance(existing, ir.Local):
                 self.emit(ir.Assign(existing, cast(self.commit(v, node, like=existing.dtype), existing.dtype)))
                 return
+            if isinstance(existing, Vec) and existing.items and all(isinstance(it, ir.Load) for it in existing.items) \
+                    and len({id(it.array) for it in existing.items}) == 1:
+                # `M = ...` on a @qd.func's qd.template() parameter bound to `x[p]`: Quadrants assigns through
+                # it, storing into the caller's element (games201hw implicit_mpm's makePD)
+                return self.store_vec(existing.items[0].array, existing, v, node)
             if isinstance(existing, Vec):
                 return self.assign_vec(existing, v, node)
             if isinstance(existing, StructVal):
