@@ -135,3 +135,33 @@ def test_sparse_capacity_beyond_memory_is_refused_in_one_line(cpu):
     block = qd.root.pointer(qd.ij, 256)
     with pytest.raises(MemoryError, match=r"cannot allocate 256 GiB .* under dynamic/pointer SNodes: .*lazily"):
         block.dynamic(qd.axes(2), 1024 * 1024, chunk_size=128).place(pid)
+
+
+def test_struct_for_over_a_sparse_field_in_a_func_called_at_the_top(cpu):
+    # games201hw_implicit_mpm's project(): `for p in x` over a pointer field inside a @qd.func the kernel calls
+    # at its top level ("an inner loop over a pointer/bitmasked field is not supported"); Quadrants inlines it
+    # there and visits the active cells only
+    x = qd.Vector.field(2, qd.f32)
+    qd.root.pointer(qd.i, 4).dense(qd.i, 4).place(x)
+    cnt = qd.field(qd.i32, shape=())
+
+    @qd.func
+    def project(y: qd.template()):
+        for p in y:
+            if p % 3 == 0:
+                y[p] = qd.zero(y[p])
+            cnt[None] += 1
+
+    @qd.kernel
+    def fill():
+        for i in range(6):
+            x[i * 2] = qd.Vector([i + 1.0, 2.0])
+
+    @qd.kernel
+    def kp(y: qd.template()):
+        project(y)
+
+    fill()
+    kp(x)
+    got = x.to_numpy()
+    assert got[:, 0].tolist() == [0, 0, 2, 0, 3, 0, 0, 0, 5, 0, 6, 0, 0, 0, 0, 0] and cnt[None] == 12

@@ -112,9 +112,10 @@ class LoopLowering(LoweringBase):
         if v.name in self.kscope.field_objs and (self.runtime_nesting or self.in_parallel):
             self.err(arr_node, "struct_for cannot be nested inside a kernel: a loop over a field must not sit in "
                                "another loop (only an ndarray's can); loop over the field at the top level")
-        if self.kscope.sparse_field(v.name) is not None:
-            self.err(arr_node, "an inner loop over a pointer/bitmasked field is not supported (its active cells "
-                               "are visited by a top-level struct-for only); loop over the field at the top level")
+        sparse = self.kscope.sparse_field(v.name)
+        if sparse is not None:  # `for p in x` in a @qd.func called at the kernel's top level (Quadrants inlines
+            # it there: a struct-for): every cell, the body run where x's sparse containers hold it
+            self._sparse_loop = sparse.snode
         return [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(self.user_ndim(v))]
 
     def ndrange_bounds(self, it: ast.Call) -> tuple[list[tuple[ir.Expr, ir.Expr]], tuple[int, ...]]:
@@ -187,6 +188,7 @@ class LoopLowering(LoweringBase):
                 if bounds is None:
                     self.err(it, "an inner qd.grouped() takes a qd.ndrange(...), an ndarray or a field")
             it = inner
+        sparse_leaf = self.__dict__.pop("_sparse_loop", None) if bounds is not None else None
         if bounds is None:
             canonical, order = self.ndrange_bounds(it)
         else:  # a struct-for over an array: its axes in order
@@ -213,6 +215,9 @@ class LoopLowering(LoweringBase):
             self.frame.loop_depth = saved_depth
             self.runtime_nesting -= 1
             self.frame.scopes.pop()
+        active = self.active_cond(sparse_leaf, [ir.LocalRef(v) for v in by_axis]) if sparse_leaf is not None else None
+        if active is not None:
+            body = [ir.If(active, body, [])]
         for k in range(len(bounds) - 1, -1, -1):
             ref = ir.LocalRef(loop_vars[k])
             head: list[ir.Stmt] = [ir.If(ir.Compare(">=", ref, ir.LocalRef(ends[k]), u1), [ir.Break()], [])]
