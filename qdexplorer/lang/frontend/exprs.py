@@ -635,6 +635,7 @@ class ExprLowering(LoweringBase):
                     self.emit(s)
                 acc = self.vec_binop_with(lambda x, y: self.boolop_pair(word, x, y, node), acc, v, node, word)
                 continue
+            assert a is not None and b is not None
             both_u1 = a.dtype.kind == "b" and b.dtype.kind == "b"
             if a.dtype.is_float or b.dtype.is_float:  # Quadrants' logical_and/or take integers only
                 self.err(node, f"unsupported operand type(s) for '{'&&' if is_and else '||'}': '{a.dtype.name}' and "
