@@ -177,7 +177,7 @@ def test_comparison_rows_carry_the_bench_statistics(tmp_path):
     st = rows["particle_step_kernel_3_range_for"]["stats"]
     assert st["n_a"] == st["n_b"] == 6 and st["rounds_a"] == 1 and st["paired"]
     assert st["verdict"] in ("same", "unsure")  # one run a side: never faster or slower
-    assert st["ci"][0] < st["ci"][1] and 0 <= st["p"] <= 1
+    assert st["ci"] == [None, None] and 0 <= st["p"] <= 1   # one round a side: no interval reaches 95%
 
 
 def test_one_launch_a_side_has_no_interval_rather_than_a_point(tmp_path):
