@@ -116,7 +116,8 @@ class ComparisonPanel(QSplitter):
         out = []
         for row in rows:
             st = row.get("stats")
-            out.append([row["task"], fmt_ms(row["generated"]["median_ms"]), fmt_ms(row["edited_run"]["median_ms"]),
+            name = ("[internal] " if row.get("internal") else "") + row["task"] + (" (edited)" if row["edited"] else "")
+            out.append([name, fmt_ms(row["generated"]["median_ms"]), fmt_ms(row["edited_run"]["median_ms"]),
                         f"{row['ratio']:.3f}" if row["ratio"] is not None else "", row["state"] or "",
                         "" if row["used"] is None else ("yes" if row["used"] else "NO"),
                         f"{st['ci'][0]:.3f} – {st['ci'][1]:.3f}" if st else "",
