@@ -60,6 +60,10 @@ def cmd_quadrants(a) -> int:
     from ..quadrants.program import check_script, run_program
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
+        if a.counters:   # the root cause first: no GPU, then no ncu, then no reader, and only then Quadrants
+            from ..counters import probe as P
+            if not P.probe(a.ncu, "cuda").ok:
+                return _counters(a, a.script_args)
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
     args = a.script_args
     kind, folder = ("ptx", a.load_ptx) if a.load_ptx else ("ll", a.load_ll)  # folder None: neither given
