@@ -1,0 +1,30 @@
+"""Issue 42: docs/app.md pointed outside the repository (`../shared/tools/...`). Every link and path the docs
+give resolves inside the repository, so a reader of a clone can follow it."""
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md"), ROOT / "benchmarks" / "README.md",
+               ROOT / "packaging" / "README.md"])
+LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
+
+
+def test_links_resolve_inside_the_repository():
+    bad = []
+    for doc in DOCS:
+        if not doc.exists():
+            continue
+        for target in LINK.findall(doc.read_text()):
+            if re.match(r"[a-z]+:", target):      # http:, https:, mailto:
+                continue
+            path = (doc.parent / target).resolve()
+            if not path.is_relative_to(ROOT) or not path.exists():
+                bad.append(f"{doc.relative_to(ROOT)}: {target}")
+    assert bad == []
+
+
+def test_no_path_climbs_out_of_the_repository():
+    bad = [f"{doc.relative_to(ROOT)}: {m}" for doc in DOCS if doc.exists()
+           for m in re.findall(r"`[^`\n]*\.\./[^`\n]*`", doc.read_text())
+           if not (doc.parent / m.strip("`").split()[-1]).resolve().is_relative_to(ROOT)]
+    assert bad == []
