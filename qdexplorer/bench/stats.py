@@ -51,6 +51,7 @@ the CPU. Nothing is random: the same samples always give the same verdict.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -138,6 +139,7 @@ def _round_units(rounds: list[np.ndarray]) -> np.ndarray:
 EXACT_PAIRS = 900     # up to this many (a, b) pairs of rounds the rank distribution is counted exactly
 
 
+@functools.lru_cache(maxsize=128)
 def _mann_whitney_cdf(n: int, m: int) -> np.ndarray:
     """P(U <= u), u = 0..n*m, for U the number of (A round, B round) pairs with B above A when nothing
     changed: the coefficients of the Gaussian binomial coefficient [n+m choose n] over C(n+m, n)."""
@@ -153,6 +155,7 @@ def _mann_whitney_cdf(n: int, m: int) -> np.ndarray:
     return np.cumsum(poly / poly.sum())
 
 
+@functools.lru_cache(maxsize=128)
 def _signed_rank_cdf(n: int) -> np.ndarray:
     """P(T <= t), t = 0..n(n+1)/2, for T Wilcoxon's signed-rank sum of n pairs when nothing changed."""
     poly = np.zeros(n * (n + 1) // 2 + 1)
@@ -341,6 +344,7 @@ def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) 
     return math.expm1(min(z * s, 50.0)) if math.isfinite(s) else float("nan")
 
 
+@functools.lru_cache(maxsize=256)
 def few_rounds_widening(rounds: int, alpha: float = ALPHA) -> float:
     """How much wider (on a log scale) the bootstrap interval is made for having only `rounds`
     rounds: resampling 3 rounds shows less spread than those rounds' machine has (the plug-in
