@@ -159,3 +159,19 @@ def test_after_bench_the_trees_launch_column_is_the_whole_benchs_median(window, 
     whole = statistics.median(launch.ms for launch in saved.launches if launch.task == task)
     assert win.session.median(task) == pytest.approx(whole)
     assert win.tree.items[task].text(COLUMNS.index("Launch")) == fmt_time(whole)
+
+
+def test_the_sweep_tab_sweeps_the_chosen_workload(window, qtbot, monkeypatch):
+    """Issue 42: the Sweep tab timed every workload whichever one the Run toolbar had chosen."""
+    from qdexplorer.gui import sweep_view
+    asked = []
+
+    def fake_sweep(engines, over, defaults, workloads=None, **kw):
+        asked.append(workloads)
+        raise RuntimeError("stop here: only the workloads asked for matter")
+    monkeypatch.setattr(sweep_view, "sweep", fake_sweep)
+    window.workload.setCurrentText("saxpy_1m")
+    window.sweep.block_dims.setText("64,128")
+    window.sweep.start_button.click()
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=60000)
+    assert asked == [["saxpy_1m"]]
