@@ -123,6 +123,7 @@ def table(trials: int, old: bool) -> list[dict]:
                 row["old_false_verdicts_aa_3_rounds"] = false_verdicts(shape, 3, per, paired, trials,
                                                                         compare=old_compare)
             rows.append(row)
+            print(json.dumps(row), file=sys.stderr, flush=True)   # progress: a long run cut short still tells
     return rows
 
 
