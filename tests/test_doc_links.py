@@ -40,3 +40,13 @@ def test_no_path_climbs_out_of_the_repository():
 def _inside(path: Path) -> bool:
     p = path.resolve()
     return p.is_relative_to(ROOT) and p.exists()
+
+
+def test_the_readme_and_ci_run_the_same_suite():
+    """The README's test command and .ci/run run the same thing (tests/suite.sh: the long tests beside the rest)."""
+    readme = next(ln for ln in (ROOT / "README.md").read_text().splitlines() if ln.rstrip().endswith("# the tests"))
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
+
+    def last_step(line: str) -> str:
+        return line.split("#")[0].split("&&")[-1].strip()
+    assert last_step(readme) == last_step(ci) == "QT_QPA_PLATFORM=offscreen bash tests/suite.sh"

@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmar
 from verdict_coverage import SHAPES, coverage  # noqa: E402
 
 VERDICTS = ("faster", "slower")
+pytestmark = pytest.mark.long   # thousands of simulated comparisons
 
 
 def two_modes(rng, n):
