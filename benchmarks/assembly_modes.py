@@ -93,7 +93,7 @@ def compile_phases(proj: Path, mode: str, edit, workers, tmp: Path):
 
 def jobs_for(eng_project, kts, generated: bool):
     """What to launch: each workload's tasks with its arguments (the K kernels: x, y of K_ELEMS)."""
-    from qdexplorer.lang.bounds import trip_counts
+    from qdexplorer.lang.calls.bounds import trip_counts
     tasks = {kt.kernel: kt.tasks for kt in kts}
     if generated:
         rng = np.random.default_rng(0)

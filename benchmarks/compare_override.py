@@ -35,7 +35,7 @@ def screenshot(cmp, ra, rb, out_dir: str, task: str) -> dict:
         from PySide6.QtWidgets import QApplication
     except ImportError as e:
         return {"screenshot": f"skipped: PySide6 unavailable ({e}); see /work/shared/tools/gui-on-gpu.md"}
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     app = QApplication.instance() or QApplication([])
     view = CompareView()
     view.resize(1500, 900)

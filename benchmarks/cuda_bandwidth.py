@@ -17,7 +17,7 @@ def ours(kernel, args, vector, be):
     from qdexplorer.compiler.cache import PtxCache
     from qdexplorer.compiler.pool import InlineCompiler
     from qdexplorer.compiler.pipeline import Pipeline
-    from qdexplorer.lang.bounds import trip_counts
+    from qdexplorer.lang.calls.bounds import trip_counts
     spec = kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
     pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), "sm_90", vector=vector)
     tasks = kernel.tasks(spec)

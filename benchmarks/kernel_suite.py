@@ -46,7 +46,7 @@ class Qdx:
         from qdexplorer.compiler.cache import PtxCache
         from qdexplorer.compiler.pipeline import Pipeline
         from qdexplorer.compiler.pool import InlineCompiler
-        from qdexplorer.lang.bounds import trip_counts
+        from qdexplorer.lang.calls.bounds import trip_counts
         spec = kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
         pipe = Pipeline(InlineCompiler(), PtxCache(offline=False), self.arch, fast_math=fast_math, vector=vector)
         tasks = kernel.tasks(spec)

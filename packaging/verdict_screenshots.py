@@ -130,7 +130,7 @@ def main(out: str, run_json: str | None) -> int:
     shot(win, "history-light.png")
 
     if run_json:
-        from qdexplorer.gui.quadrants_view import QuadrantsWindow
+        from qdexplorer.gui.quadrants_window.quadrants_view import QuadrantsWindow
         q = QuadrantsWindow(run_json, arch="cpu")
         q.resize(1400, 900)
         q.show()

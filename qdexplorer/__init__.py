@@ -14,7 +14,7 @@ def _install_script_caller():
     The hooks import `qdexplorer.script` only when a script first calls `qd.init` or a kernel,
     so importing the language stays cheap and free of LLVM and CUDA.
     """
-    from .lang import runtime_api
+    from . import script_hooks
 
     def init(arch, **options):
         from . import script
@@ -43,7 +43,7 @@ def _install_script_caller():
         if script is not None:
             script.sync()
 
-    runtime_api.install(init, call, reset, adopt, sync)
+    script_hooks.install(init, call, reset, adopt, sync)
 
 
 _install_script_caller()

@@ -39,11 +39,11 @@ from .counters.model import no_counters
 from .events import (CompileFinished, CountersMeasured, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
                      ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
                      WorkerFaulted, WorkloadResult)
-from .lang.arg_check import check_call_args
-from .lang.bounds import trip_counts
-from .lang.errors import QdError
-from .lang.fingerprint import TaskMemo
-from .lang.ir import Task
+from .lang.calls.arg_check import check_call_args
+from .lang.calls.bounds import trip_counts
+from .ir.errors import QdError
+from .lang.tasks.fingerprint import TaskMemo
+from .ir.nodes import Task
 from .lang.kernel import Kernel, Workload
 from .project.data_folder import override_store
 from .project.loader import Project, load_project
@@ -127,6 +127,7 @@ class EngineOptions:
     use_cache: bool = True
     memo: bool = True
     fast_math: bool | None = None
+    block_dim: int | None = None        # threads per block of range_for tasks without their own loop_config
     debug: bool | None = None
     # `cluster` (ray://HOST:PORT, auto or local) runs tasks in a Ray actor there, on `node` (a Ray node
     # id) if given, on its GPU `gpu` (the index nvidia-smi shows) if given, else on the GPU Ray assigns;
@@ -135,6 +136,10 @@ class EngineOptions:
     node: str | None = None
     gpu: int | None = None
     ncu: str | None = None              # the Nsight Compute command for counters (None: the default)
+
+    def for_another_device(self) -> "EngineOptions":
+        """The same set-up on a device Ray picks: what a sweep's second, third... engine is made from."""
+        return dataclasses.replace(self, node=None, gpu=None)
 
 
 class Engine:
@@ -165,7 +170,8 @@ class Engine:
         self._memo = TaskMemo(enabled=o.memo and o.use_cache)
         self._pipeline = Pipeline(self._compiler, self._cache, self._arch, overrides=self._overrides,
                                   dump_dir=o.dump_dir, mode=o.mode or cfg.mode or "per_task",
-                                  memo=self._memo.enabled, default_block=cfg.block_dim,
+                                  memo=self._memo.enabled,
+                                  default_block=cfg.block_dim if o.block_dim is None else o.block_dim,
                                   fast_math=cfg.fast_math if o.fast_math is None else o.fast_math,
                                   on_task=lambda ct: self._emit(TaskCompiled(ct)),
                                   debug=bool(cfg.debug if o.debug is None else o.debug))  # --debug / toml debug
@@ -199,6 +205,21 @@ class Engine:
     @property
     def mode(self) -> str:
         return self._pipeline.mode
+
+    @property
+    def options(self) -> EngineOptions:
+        """How this engine is set up now, as one record: the options it was made with, with what was
+        switched since (backend, assembly mode) and what the project's file chose where they said None.
+        `Engine(project, engine.options)` makes an engine set up the same way."""
+        p = self._pipeline
+        return dataclasses.replace(self._options, backend=self._backend, arch=self._arch, mode=p.mode,
+                                   fast_math=p.fast_math, block_dim=p.default_block, cluster=self._cluster,
+                                   node=self._node, gpu=self._gpu)
+
+    def twins(self, n: int) -> list["Engine"]:
+        """`n` more engines of this project set up as this one, each on a device of its own (a sweep
+        over several devices): every option is kept but the device, which Ray picks."""
+        return [Engine(self._project, self.options.for_another_device()) for _ in range(n)]
 
     @property
     def session(self) -> Session:

@@ -11,7 +11,7 @@ from typing import Any
 
 from .compiler.artifacts import CompiledTask
 from .counters.collect import CountersResult
-from .lang.ir import Task
+from .ir.nodes import Task
 from .runtime.faults import Fault
 from .runtime.launch import LaunchTiming
 

@@ -9,12 +9,12 @@ import signal
 import sys
 
 from . import cli
-from .lang.errors import QdError
+from .ir.errors import QdError
 
 
 def _gui(a) -> int:
     """The window. SIGINT and SIGTERM are held from here until the window's own handlers take over
-    (gui/exit_signals.py), which then act on one that came early: the CLI's handler would raise
+    (gui/plumbing/exit_signals.py), which then act on one that came early: the CLI's handler would raise
     KeyboardInterrupt inside whatever runs, and during Qt's start that is a C++ callback, where the
     exception is printed and lost (the app then waited forever behind its first dialog) or aborts."""
     held: list[int] = []
@@ -28,7 +28,7 @@ def _gui(a) -> int:
 
 
 def _open_window(a, held: list[int]) -> int:
-    from .gui.display import display_problem  # asked before Qt, whose own answer is an abort
+    from .gui.plumbing.display import display_problem  # asked before Qt, whose own answer is an abort
     problem = None if getattr(a, "screenshot", None) else display_problem()
     if problem:
         raise QdError(problem)

@@ -2,7 +2,7 @@
 
 Scripts share the pipeline and backends with the app and the CLI; they run them in-process
 (compile and launch without helper processes), the way Quadrants scripts do. The language
-reaches this module through the hook in `lang.runtime_api`, installed by the package root.
+reaches this module through the hooks in `qdexplorer.script_hooks`, installed by the package root.
 """
 from __future__ import annotations
 
@@ -20,19 +20,20 @@ from .compiler.dump import env_dump_dir, env_load_dir, env_load_kinds
 from .compiler.overrides import OverrideStore
 from .compiler.pipeline import Pipeline
 from .compiler.pool import InlineCompiler
-from .lang import ir
-from .lang.arg_check import ArgumentError, alias_error, check_call_args, check_no_alias, convert_scalar, written_arrays
-from .lang.bounds import trip_counts
-from .lang.device_array import DeviceArray, device_array_of
-from .lang.errors import QdError, QuadrantsAssertionError
+from . import ir
+from .lang.calls.arg_check import (ArgumentError, alias_error, check_call_args, check_no_alias, convert_scalar,
+                                   written_arrays)
+from .lang.calls.bounds import trip_counts
+from .ir.device_array import DeviceArray, device_array_of
+from .ir.errors import QdError, QuadrantsAssertionError
 from .lang.field import Storage
 from .lang.field import Field, as_kernel_array
 from .lang.frontend.kernel_scope import RANDOM_KEY
 from .lang.qd_types import NdarrayType
 from .lang.template import Template
-from .lang.types import int_range
-from .lang import runtime_api
-from .lang.runtime_api import cpu, cuda, gpu
+from .ir.dtypes import int_range
+from .lang.calls import runtime_api
+from .lang.calls.runtime_api import cpu, cuda, gpu
 from .runtime.backend_api import stream_interop
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
@@ -156,7 +157,8 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
             if v.mirror is not None and not on_cuda:
                 return None
             st = v.storage
-            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None)))  # offset=, quant too
+            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None),  # offset=, quant too,
+                        v.uid if m == "t" and getattr(v, "sparse", False) else None))  # a sparse template: which
         elif isinstance(v, np.ndarray):
             if on_cuda:
                 return None  # copied in and out around the call: the checked path does that

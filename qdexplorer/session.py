@@ -22,7 +22,7 @@ from .counters.collect import CountersResult
 from .events import (CompileFinished, CountersMeasured, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
                      ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
                      WorkerFaulted, WorkloadResult)
-from .lang.ir import Task
+from .ir.nodes import Task
 from .runtime.launch import LaunchTiming
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+PKG = ROOT / "qdexplorer"
 
 PROBE = """
 import sys
@@ -145,3 +146,49 @@ def test_the_cpu_backend_has_no_methods_that_do_nothing():
                     and ast.unparse(body[0].value) in ("None", "set()")):
                 empty.append(f"{cls.name}.{f.name}")
     assert empty == []
+
+
+def test_the_layers_below_the_language_load_without_it():
+    """`codegen`, `compiler`, `runtime` and `counters` stand on the IR floor (`qdexplorer.ir`):
+    loading every module of them must not load `qdexplorer.lang`. (`bench` and `remote` import no
+    module of the language either, the import-linter contract says; they reach projects, which do.)"""
+    code = (
+        "import importlib, pkgutil, sys\n"
+        "import qdexplorer\n"
+        "for pkg in ('codegen', 'compiler', 'runtime', 'counters', 'machine', 'ir'):\n"
+        "    p = importlib.import_module('qdexplorer.' + pkg)\n"
+        "    for m in pkgutil.walk_packages(p.__path__, p.__name__ + '.'):\n"
+        "        importlib.import_module(m.name)\n"
+        "print(sorted(m for m in sys.modules if m == 'qdexplorer.lang' or m.startswith('qdexplorer.lang.')))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", "the language was loaded by: " + out.stdout
+
+
+def test_no_folder_of_the_package_holds_more_than_20_modules():
+    """A folder past 20 modules is a town, not a room: give it wings (sub-packages) by idea."""
+    big = {}
+    for d in [PKG] + [p for p in PKG.rglob("*") if p.is_dir() and p.name != "__pycache__"]:
+        n = len(list(d.glob("*.py")))
+        if n > 20:
+            big[str(d.relative_to(PKG.parent))] = n
+    assert big == {}
+
+
+def _house_figures():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("house_figures", ROOT / "benchmarks" / "house_figures.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.figures(ROOT, listing=True)
+
+
+def test_no_module_reaches_another_modules_private_names_outside_the_language():
+    """A module uses the private names it defines and no other's (`mod._x`, `from mod import _x`,
+    `obj._attr` of a class it does not define); other libraries' names (`os._exit`) are theirs to
+    offer. Outside `lang/`: none. Inside: a ratchet at today's count (the goal is 10; the fields'
+    adjoints and residency are next), so it can only go down."""
+    fig = _house_figures()
+    outside = {k: v for k, v in fig["private_reach_sites"].items() if not k.startswith("qdexplorer/lang/")}
+    assert outside == {}
+    assert fig["private_reaches_inside_lang"] <= 55, fig["private_reach_sites"]

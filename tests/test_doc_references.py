@@ -8,7 +8,7 @@ of these forms, and each form is checked:
   a data file (`.md`, `.png`, `.toml`...) only where it starts with a folder of the repository
   (`benchmarks/README.md`; a user's `qdexplorer.toml` is not ours), and a pattern with a
   placeholder (`icons/qdexplorer-N.png`) is not a name;
-- a module path: `qdexplorer.lang.bounds`, `qdexplorer.launcher.main`: importable, attribute included;
+- a module path: `qdexplorer.lang.calls.bounds`, `qdexplorer.launcher.main`: importable, attribute included;
 - a name in a module: `serve.serve_forever`, `runtime/cuda/mirror.DeviceMirror`,
   `lang.field.Storage`: the module (its dotted tail or path in the package) defines it; where the
   head is one word that is also an object's name (`tensor.cpu()`, `kernel.grad()`), a method of a
@@ -206,7 +206,7 @@ def test_the_checker_catches_each_form_of_a_wrong_name():
     for wrong in ("runtime/nowhere.py", "cli_args.py", "qdexplorer.bench.location", "serve.no_such_loop",
                   "runtime/cuda/mirror.NoMirror", "Engine.no_such_method()", "qd.no_such_builtin()"):
         assert check(wrong) is not None, wrong
-    for right in ("runtime/worker.py", "qdexplorer/cli/arg_types.py", "qdexplorer.lang.bounds", "serve.serve_forever",
+    for right in ("runtime/worker.py", "qdexplorer/cli/arg_types.py", "qdexplorer.lang.calls.bounds", "serve.serve_forever",
                   "runtime/cuda/mirror.DeviceMirror", "Engine.run()", "qd.init()", "saxpy()", "np.asarray(x)"):
         assert check(right) is None, (right, check(right))
 

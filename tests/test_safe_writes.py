@@ -15,7 +15,7 @@ from qdexplorer.compiler.cache import PtxCache
 from qdexplorer.compiler.dump import dump_artifact
 from qdexplorer.compiler.overrides import OverrideStore
 from qdexplorer.compiler.safe_files import UnsafePathError, write_file
-from qdexplorer.lang.errors import QdError
+from qdexplorer.ir.errors import QdError
 from qdexplorer.project.trust import TrustStore
 
 GUARDED = b"the victim's own bytes\n"
@@ -111,7 +111,7 @@ def test_dump_and_override_refuse_a_link(tmp_path, victim):
 def test_gui_exports_refuse_a_link(qtbot, tmp_path, victim):
     pytest.importorskip("PySide6")
     from qdexplorer.bench.compare import compare_runs
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     before = Run("a", RunContext(backend="cpu", device="x"), [Launch("t", "k", "w", r, 1.0, 1, 1, None, r // 5)
                                                               for r in range(40)])
     after = Run("b", RunContext(backend="cpu", device="x"), [Launch("t", "k", "w", r, 2.0, 1, 1, None, r // 5)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..compiler.safe_files import UnsafePathError, read_input
+
 COLUMNS = [  # (key, header, unit)
     ("cold_s", "cold compile", "s"),
     ("warm_s", "warm unchanged", "s"),
@@ -67,8 +69,8 @@ def rows(doc: dict) -> list[dict]:
 def load(path: str | Path) -> list[dict]:
     """Rows from a saved `assembly_modes.py` JSON file (a clear error for anything else)."""
     try:
-        doc = json.loads(Path(path).read_text())
-    except (OSError, ValueError) as e:
+        doc = json.loads(read_input(Path(path), 64 << 20, "assembly_modes.py output"))
+    except (OSError, ValueError, UnsafePathError) as e:
         raise ValueError(f"{path}: not a readable assembly_modes.py JSON document ({e})") from None
     if not isinstance(doc, dict) or doc.get("benchmark") != "assembly_modes":
         raise ValueError(f"{path}: not the output of benchmarks/assembly_modes.py (no \"benchmark\": \"assembly_modes\")")

@@ -20,7 +20,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from .clocks import NVML_CLOCK_SM, _nvml
+from .clocks import NVML_CLOCK_SM, load_nvml
 
 NVML_SUCCESS, NVML_ERROR_NOT_SUPPORTED, NVML_ERROR_NO_PERMISSION = 0, 3, 4
 
@@ -103,7 +103,7 @@ class ClockLock:
         raise ClockLockRefused("cannot read the GPU's default SM clock from NVML: give one, --lock-clocks MHZ")
 
     def __enter__(self) -> ClockLock:
-        lib = self._lib if self._lib is not None else _nvml()
+        lib = self._lib if self._lib is not None else load_nvml()
         if lib is None:
             raise ClockLockRefused("no NVML here (no NVIDIA driver): there are no GPU clocks to lock")
         if lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(self.device), ctypes.byref(self._handle)) != NVML_SUCCESS:

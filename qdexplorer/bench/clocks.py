@@ -31,7 +31,7 @@ PERIOD_S = 0.01
 _lib: list = []
 
 
-def _nvml():
+def load_nvml():
     if _lib:
         return _lib[0]
     lib = None
@@ -70,7 +70,7 @@ class NvmlClocks:
     they agree on one-GPU machines and wherever CUDA_DEVICE_ORDER=PCI_BUS_ID."""
 
     def __init__(self, device: int = 0):
-        self.lib = _nvml()
+        self.lib = load_nvml()
         self.handle = ctypes.c_void_p()
         if self.lib is not None and self.lib.nvmlDeviceGetHandleByIndex_v2(ctypes.c_uint(device),
                                                                            ctypes.byref(self.handle)) != 0:

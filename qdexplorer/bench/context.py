@@ -48,7 +48,7 @@ def timer_resolution_ms(backend: str) -> float:
 def git_state(folder: Path) -> dict | None:
     """{'revision', 'dirty'} of the git checkout holding `folder`, or None outside git."""
     def git(*args):
-        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=10)
+        return subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, errors="replace", timeout=10)
     try:
         rev = git("rev-parse", "HEAD")
         if rev.returncode != 0:

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from ..compiler.safe_files import UnsafePathError, write_file
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .run import Run
 
 LAUNCH_PID, COMPILE_PID = 1, 2

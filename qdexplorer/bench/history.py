@@ -13,8 +13,10 @@ deleted while its writer streams is re-created from what the writer holds.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import functools
 import json
+import math
 import os
 import re
 import socket
@@ -24,7 +26,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..checked import Bool, Float, Int, Invalid, List, Map, Obj, Opt, Str, check
+from ..compiler.safe_files import output_file
+from ..ir.errors import QdError
 from ..project.data_folder import unsafe_history_path
 from .context import RunContext
 from .run import Launch, Run
@@ -87,22 +91,94 @@ def _pid_alive(pid: int | None) -> bool:
     return True
 
 
+APPLICATION_ID = 0x51445852   # "QDXR" in the file's header (PRAGMA application_id): a history of ours
+_TABLES = ("runs", "launches", "compile_stages")
+
+
+@functools.lru_cache(maxsize=None)
+def _expected_tables(version: int) -> dict[str, tuple[str, ...]]:
+    """Our tables and their columns at schema `version` (what MIGRATIONS[:version] make)."""
+    db = sqlite3.connect(":memory:")
+    for v, script in MIGRATIONS[:version]:
+        for stmt in script.split(";"):
+            if stmt.strip():
+                db.execute(stmt)
+    out = _tables(db)
+    db.close()
+    return out
+
+
+def _tables(db: sqlite3.Connection) -> dict[str, tuple[str, ...]]:
+    names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                      "AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+    return {n: tuple(sorted(r[1] for r in db.execute(f'PRAGMA table_info("{n}")'))) for n in names}
+
+
+# A run's row is input (the file can be edited): its context and launches are checked when read,
+# and a bad one is a DamagedRun naming the run, never a wrong export or a traceback later.
+_CONTEXT = Obj(tuple(f.name for f in dataclasses.fields(RunContext)),
+               backend=Str(), device=Str(), arch=Str(), mode=Str(), workloads=List(Str()), warmup=Int(0),
+               repeat=Int(0), seed=Int(0), rounds=Opt(Int(0)), per_round=Opt(Int(0)), tasks=Map(Map(Opt(Str()))),
+               skipped=Map(Str()), l2_flush=Bool(), streaming=Bool(), sm_count=Opt(Int(0)),
+               timer_resolution_ms=Float(0), cpu_timer_resolution_ms=Opt(Float(0)))
+
+
+def _context(ctx) -> dict:
+    try:
+        return check(json.loads(ctx), _CONTEXT, "context")
+    except Invalid as e:
+        raise ValueError(str(e)) from None
+
+
+def _launch_row(row: tuple) -> tuple:
+    task, kernel, workload, repeat, ms, grid, block, cpu_ms, rnd = row
+    for name, v in (("task", task), ("kernel", kernel), ("workload", workload)):
+        if not isinstance(v, str):
+            raise ValueError(f"a launch's {name} is not text ({v!r})")
+    for name, v in (("repeat", repeat), ("grid", grid), ("block", block)) + ((("round", rnd),) if rnd is not None else ()):
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"a launch's {name} is not a whole number of at least 0 ({v!r})")
+    for name, v in (("ms", ms),) + ((("cpu_ms", cpu_ms),) if cpu_ms is not None else ()):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+            raise ValueError(f"a launch's {name} is not a finite time ({v!r})")
+    return row
+
+
 class History:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, read_only: bool = False):
+        """`read_only`: opened read-only (`mode=ro`), never migrated and never written (a write is a
+        HistoryError); a history of an older schema is read through a migrated copy in memory."""
         self.path = Path(path)
+        self.read_only = read_only
+        self.backup: Path | None = None   # where a migration kept the file as it was
         unsafe = unsafe_history_path(self.path)
         if unsafe:
             raise HistoryError(unsafe)
         self.warnings: list[str] = []  # one line per damaged run skipped (also printed on stderr)
         self._checked = False          # the integrity check runs once, before the first write
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            output_file(self.path, "run history")   # SQLite opens it (and its journals) by name
+            if read_only:
+                self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True,
+                                          isolation_level=None, timeout=30)
+            else:
+                self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
         except (OSError, sqlite3.Error) as e:
             raise HistoryError(f"cannot open the run history {self.path}: {e}") from None
         try:
-            self.db.execute("PRAGMA foreign_keys = ON")
-            self.db.execute("PRAGMA journal_mode = WAL")
-            self.migrate()
+            legacy = self._check_ours()   # before anything is written: a file not ours stays untouched
+            if read_only:
+                if self.version < LATEST:
+                    self._read_migrated_copy()
+            else:
+                if 0 < self.version < LATEST:
+                    self._keep_backup()   # the file as it was, before its journal mode or schema change
+                self.db.execute("PRAGMA foreign_keys = ON")
+                self.db.execute("PRAGMA journal_mode = WAL")
+                self.migrate(stamp=legacy)
+        except HistoryError:
+            self.db.close()
+            raise
         except sqlite3.DatabaseError as e:
             self.db.close()
             low = str(e).lower()
@@ -116,13 +192,58 @@ class History:
     def version(self) -> int:
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
-    def migrate(self):
-        """Bring the schema up to date, one transactional step at a time."""
+    def _not_ours(self, why: str) -> HistoryError:
+        return HistoryError(f"{self.path} is not a qdexplorer run history ({why}); nothing in it was changed. "
+                            f"Move it aside (a fresh history is then created), or set QDEXPLORER_DATA_DIR")
+
+    def _check_ours(self) -> bool:
+        """Refuse a file that is not a history of ours, before anything is written to it. True for
+        a history of ours written before histories carried APPLICATION_ID (its tables are exactly
+        those of its schema version): it is stamped at its next write."""
+        app = self.db.execute("PRAGMA application_id").fetchone()[0]
+        version = self.version
+        if app == APPLICATION_ID:
+            return False
+        if app != 0:
+            raise self._not_ours(f"its application_id is {app}, not qdexplorer's {APPLICATION_ID}")
+        if version > LATEST:
+            raise HistoryError(f"{self.path} has schema {version}, newer than this qdexplorer's {LATEST}: written by "
+                               f"a newer qdexplorer (upgrade it to read the file) or by another program (move it "
+                               f"aside); nothing in it was changed")
+        tables = _tables(self.db)
+        if not tables and version == 0:
+            return False   # empty: a new history
+        if 1 <= version <= LATEST and tables == _expected_tables(version):
+            return True
+        ours = {t: c for t, c in tables.items() if t in _TABLES}
+        why = (f"schema version {version} with tables {', '.join(sorted(tables)) or 'none'}"
+               if not ours else f"its tables are not those of qdexplorer's schema {version}")
+        raise self._not_ours(f"no qdexplorer application_id, and {why}")
+
+    def _read_migrated_copy(self) -> None:
+        """A read-only history of an older schema: read through a copy in memory, migrated there."""
+        mem = sqlite3.connect(":memory:", isolation_level=None)
+        self.db.backup(mem)
+        self.db.close()
+        self.db = mem
+        self.read_only = False
+        try:
+            self.migrate()
+        finally:
+            self.read_only = True
+
+    def migrate(self, stamp: bool = False):
+        """Bring the schema up to date, one transactional step at a time (the constructor keeps a
+        copy of an older file first: `<name>.before-vN-<time>`); a new file gets APPLICATION_ID, and
+        a history of ours written before it (`stamp`) gets it too."""
         if self.version > LATEST:
             raise HistoryError(f"{self.path} was written by a newer qdexplorer (schema {self.version}, this one "
                                f"knows {LATEST}); upgrade qdexplorer to read it")
         if self.version == LATEST:
-            return   # nothing to write: a reader never pays for the integrity check
+            if stamp:
+                with self.transaction() as db:
+                    db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            return   # nothing else to write: a reader never pays for the integrity check
         for version, script in MIGRATIONS:
             with self.transaction() as db:
                 if db.execute("PRAGMA user_version").fetchone()[0] >= version:
@@ -131,6 +252,18 @@ class History:
                     if stmt.strip():
                         db.execute(stmt)
                 db.execute(f"PRAGMA user_version = {version}")
+                db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+    def _keep_backup(self) -> None:
+        import datetime
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        target = output_file(self.path.with_name(f"{self.path.name}.before-v{LATEST}-{stamp}"), "history backup")
+        out = sqlite3.connect(target)
+        try:
+            self.db.backup(out)   # a consistent copy, WAL included
+        finally:
+            out.close()
+        self.backup = target
 
     def integrity_problem(self) -> str | None:
         """SQLite's `quick_check` (every page and record readable, without the index cross-checks of
@@ -159,6 +292,8 @@ class History:
     def transaction(self):
         """BEGIN IMMEDIATE … COMMIT, rolled back on any error: all or nothing; the file's integrity
         is checked before its first write."""
+        if self.read_only:
+            raise HistoryError(f"{self.path} was opened read-only; nothing was written")
         self.check_writable()
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -324,7 +459,7 @@ class History:
     def _load(self, rid: int) -> Run:
         name, created, ctx, status, message, pid = self.db.execute(
             "SELECT name, created, context, status, message, pid FROM runs WHERE id = ?", (rid,)).fetchone()
-        launches = [Launch(*row) for row in self.db.execute(
+        launches = [Launch(*_launch_row(row)) for row in self.db.execute(
             "SELECT task, kernel, workload, repeat, ms, grid, block, cpu_ms, round FROM launches WHERE run_id = ? "
             "ORDER BY seq",
             (rid,))]
@@ -335,9 +470,7 @@ class History:
             d[stage] = sec
             if tier:
                 d["tier"] = tier
-        context = json.loads(ctx)
-        if not isinstance(context, dict):
-            raise ValueError("its context is not a JSON object")
+        context = _context(ctx)
         return Run(name, RunContext.from_dict(context), launches, compile_, self._status(status, pid), message, created, rid)
 
     @staticmethod
@@ -364,10 +497,7 @@ class History:
             "(SELECT COUNT(DISTINCT round) FROM launches l WHERE l.run_id = r.id), "
             "(SELECT COUNT(*) FROM launches l WHERE l.run_id = r.id AND l.round IS NULL) FROM runs r WHERE r.id = ?",
             (rid,)).fetchone()
-        raw = json.loads(ctx)
-        if not isinstance(raw, dict):
-            raise ValueError("its context is not a JSON object")
-        c = RunContext.from_dict(raw)
+        c = RunContext.from_dict(_context(ctx))
         g = c.git or {}
         git = (g.get("revision", "")[:10] + ("+dirty" if g.get("dirty") else "")) if g else ""
         return RunSummary(rid, name, created, self._status(status, pid), message, n, ntasks,

@@ -14,6 +14,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..compiler.safe_files import output_file
 from .history import History, HistoryError
 
 PROBE_IDS = 100_000   # run ids tried one by one when the runs table cannot even be scanned
@@ -82,6 +83,8 @@ def repair(path: Path) -> Repair:
     finally:
         old.close()
     out.kept_as = out.path.with_name(f"{out.path.name}.damaged-{stamp}")
+    for p in (out.path, out.kept_as, fresh_path):   # renamed by name: none may be a link
+        output_file(p, "run history")
     for suffix in ("", "-wal", "-shm"):
         side = Path(str(out.path) + suffix)
         if side.exists():

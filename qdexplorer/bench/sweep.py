@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..machine.launch_spec import DEFAULT_BLOCK
 from .compare import Comparison, compare_runs
 from .engine_api import BenchEngine
@@ -30,7 +30,7 @@ from .history import History
 from .run import Run
 from .signals_held import signals_held
 from .sweep_variant import SweepEngine, Variant  # noqa: F401 - both are this module's API too
-from .sweep_lanes import Plan, Side, begin, finish, measure, reopen, resume_lanes
+from .sweep_lanes import Plan, Side, begin, complete, finish, measure, reopen, resume_lanes
 from ..wording import plural
 
 
@@ -255,7 +255,7 @@ def resume(engines: Sequence[SweepEngine], history: History, name: str,
     """Measure the rounds a saved sweep lacks (it was stopped, interrupted or killed), on one
     engine per device that has some to do, appending to the same runs; the rest stay as saved."""
     plan, lanes, variants, default = resume_lanes(history, name)
-    todo = [sides for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)]
+    todo = [sides for sides in lanes if any(not complete(s.have, plan.rounds) for s in sides)]
     if not todo:
         return _result(plan.name, variants, default, lanes)
     if len(engines) < len(todo):

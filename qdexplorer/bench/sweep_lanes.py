@@ -18,13 +18,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..checked import Bool, Int, Invalid, List, Obj, Opt, Str, check
 from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
+from ..ir.errors import QdError
+from ..numbers import MAX_COUNT, MAX_SEED
 from .context import collect
 from .history import History, RunWriter
 from .run import Launch, Run
 
 if TYPE_CHECKING:
     from .sweep_variant import SweepEngine, Variant
+
+PLAN = Obj(rounds=Int(1, MAX_COUNT), per_round=Int(1, MAX_COUNT), warmup=Int(0, MAX_COUNT), seed=Int(0, MAX_SEED),
+           flush_l2=Bool(), workloads=Opt(List(Str(), max_len=10000)))
+
+
+def complete(have: set[int], rounds: int) -> bool:
+    """Every round of `rounds` measured: counted in what was measured (never a set of every round:
+    a plan of a billion rounds would build one)."""
+    return sum(1 for r in have if 0 <= r < rounds) >= rounds
+
 
 JOIN_S = 10.0   # after Ctrl-C or SIGTERM: how long the device threads get to finish their launch
 
@@ -238,8 +251,7 @@ def finish(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, 
                 ctx.rounds, ctx.repeat = len(side.have), len(side.have) * plan.per_round
             err = errors.get(i)
             problems = side.problems + ([f"{type(err).__name__}: {err}"] if err else [])
-            complete = side.have >= set(range(plan.rounds))
-            status = ("failed" if problems else "complete" if complete else
+            status = ("failed" if problems else "complete" if complete(side.have, plan.rounds) else
                       "interrupted" if interrupted is not None else "stopped")
             notes = problems + ([f"{status}: {len(side.have)} of {plan.rounds} rounds measured and saved; "
                                  f"`qdexplorer sweep --resume {plan.name}` measures the rest"]
@@ -258,17 +270,20 @@ def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], l
     """A saved sweep's plan and its runs as lanes (one per device they were made on), each side
     holding what it measured: `measure` then runs only the rounds they lack."""
     from .sweep_variant import Variant
-    from ..lang.errors import QdError
     runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
     runs = [r for r in runs if r.context.extra.get("sweep") == name]
     if not runs:
         raise QdError(f"no sweep named {name!r} in {history.path} to resume (qdexplorer runs lists the saved runs)")
     saved = runs[0].context.extra.get("sweep_plan")
-    if not isinstance(saved, dict):
+    if saved is None:
         raise QdError(f"sweep {name!r} was saved before sweeps could be resumed (its runs hold no plan); "
                       f"run it again under a new --save name")
-    plan = Plan(name, int(saved["rounds"]), int(saved["per_round"]), int(saved["warmup"]), int(saved["seed"]),
-                bool(saved["flush_l2"]), saved.get("workloads"))
+    try:   # the history is a file the user can edit: its plan is input
+        ok = check(saved, PLAN, "sweep_plan")
+    except Invalid as e:
+        raise QdError(f"sweep {name!r}: the plan saved with its runs in {history.path} is not valid ({e}); it was "
+                      f"edited or damaged: run the sweep again under a new --save name") from None
+    plan = Plan(name, ok["rounds"], ok["per_round"], ok["warmup"], ok["seed"], ok["flush_l2"], ok.get("workloads"))
     by_device: dict[str, list[Side]] = {}
     variants: list[Variant] = []
     default: Variant | None = None
@@ -292,7 +307,7 @@ def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], l
 
 def reopen(history: History, lanes: list[list[Side]], plan: Plan) -> list[list[Side]]:
     """The lanes that lack a round, their runs reopened for writing (status running again)."""
-    todo = [sides for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)]
+    todo = [sides for sides in lanes if any(not complete(s.have, plan.rounds) for s in sides)]
     for sides in todo:
         for side in sides:
             side.writer = history.reopen(side.run)

@@ -17,11 +17,11 @@ from collections.abc import Callable
 from types import FrameType
 
 from ..early_signals import exiting, held
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.import_guard import exit_handlers_added, threads_left_running
 from .quadrants_cmds import add_parser as add_quadrants_parser
 from .quadrants_cmds import cmd_quadrants
-from .arg_types import at_least, seconds
+from .arg_types import at_least, seed, seconds
 from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 
@@ -37,7 +37,8 @@ class _Parser(argparse.ArgumentParser):
             close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
             if close:
                 message += f"; did you mean '{close[0]}'?"
-        super().error(message)
+        # one line, not the usage block above it: what was refused and where the help is
+        self.exit(2, f"{self.prog}: error: {message} (see: {self.prog} -h)\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=at_least(1), default=1, help="launch each task N times (the first run is checked)")
-    r.add_argument("--seed", type=at_least(0), default=0,
+    r.add_argument("--seed", type=seed, default=0,
                    help="seed of the workloads' random inputs (default 0: the same inputs every run)")
     r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=seconds, default=60.0,

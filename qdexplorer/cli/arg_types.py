@@ -1,49 +1,51 @@
 """argparse types for numeric options: a value is checked where it is parsed, so nan, inf and
 out-of-range values end in one usage message naming the option instead of a traceback later, or
-worse, a check that quietly never fires (`--fail-if-slower nan` compares false with everything)."""
+worse, a check that quietly never fires (`--fail-if-slower nan` compares false with everything).
+
+Every numeric option is one `Number`: the rule of `qdexplorer.numbers` (finite, whole where it
+counts, in a stated range), which the QDEXPLORER_* variables share. tests/harden/test_numbers.py
+walks every subcommand's parser and fails on a numeric option of another type.
+"""
 from __future__ import annotations
 
 import argparse
-import math
+
+from ..numbers import MAX_COUNT, MAX_SECONDS, MAX_SEED, NumberError, Range
+
+MAX_PERCENT = 1e6
 
 
-def _number(value: str, kind=float):
-    try:
-        return kind(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a {'whole ' if kind is int else ''}number, got {value!r}") from None
+class Number:
+    """One validated numeric option (an argparse type): a bad value is argparse's one-line usage
+    error (exit 2) naming the option, the value and the range."""
 
+    def __init__(self, rng: Range, below_one: bool = False, words: tuple[str, ...] = ()):
+        self.range, self.below_one, self.words = rng, below_one, words   # words: values taken as they are
+        self.__name__ = rng.text()
 
-def seconds(value: str) -> float:
-    """A timeout: finite and greater than 0."""
-    v = _number(value)
-    if not (math.isfinite(v) and v > 0):
-        raise argparse.ArgumentTypeError(f"must be a number of seconds greater than 0, got {value!r}")
-    return v
-
-
-def at_least(low: int):
-    """A whole number of at least `low` (repeats, warm-ups, rounds, seeds)."""
-    def parse(value: str) -> int:
-        v = _number(value, int)
-        if v < low:
-            raise argparse.ArgumentTypeError(f"must be a whole number of at least {low}, got {value!r}")
+    def __call__(self, value: str):
+        if value in self.words:
+            return value
+        try:
+            v = self.range.parse(value)
+        except NumberError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+        if self.below_one and v >= 1:
+            raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 0.05), got {value!r}")
         return v
-    parse.__name__ = f"integer >= {low}"
-    return parse
+
+    def __repr__(self) -> str:
+        return f"Number({self.range.text()})"
 
 
-def probability(value: str) -> float:
-    """A significance level: strictly between 0 and 1."""
-    v = _number(value)
-    if not (0 < v < 1):
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (e.g. 0.05), got {value!r}")
-    return v
+def at_least(low: int, high: int = MAX_COUNT) -> Number:
+    """A whole number from `low` (repeats, warm-ups, rounds)."""
+    return Number(Range(low, high, whole=True))
 
 
-def percent(value: str) -> float:
-    """A percentage threshold: finite and at least 0."""
-    v = _number(value)
-    if not (math.isfinite(v) and v >= 0):
-        raise argparse.ArgumentTypeError(f"must be a percentage of at least 0, got {value!r}")
-    return v
+seconds = Number(Range(0, MAX_SECONDS, low_open=True, unit="seconds"))     # a timeout
+seed = Number(Range(0, MAX_SEED, whole=True))
+probability = Number(Range(0, 1, low_open=True), below_one=True)          # a significance level
+percent = Number(Range(0, MAX_PERCENT, unit="percent"))
+repeats = at_least(1, 100)                                                 # profiles a side
+mhz_or_default = Number(Range(100, 10000, whole=True, unit="MHz"), words=("default",))   # an SM clock

@@ -20,9 +20,9 @@ from ..bench.run import Run
 from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import history_path
-from .arg_types import at_least, percent, probability, seconds
+from .arg_types import at_least, seed, percent, probability, seconds
 from .common import backend_of, add_lock_clocks_arg, add_project_args, locked_clocks, make_engine, open_history
 from ..wording import plural
 
@@ -84,7 +84,7 @@ def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
     p.add_argument("--repeat", type=at_least(1), default=repeat, help=repeat_help)
     p.add_argument("--warmup", type=at_least(0), default=None, help="untimed repeats first (default 2; 1 per side "
                                                             "and round in fresh comparisons)")
-    p.add_argument("--seed", type=at_least(0), default=0,
+    p.add_argument("--seed", type=seed, default=0,
                    help="seed of the workloads' random inputs (default 0: the same inputs every run)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before a launch counts as hung")
     p.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
@@ -257,7 +257,7 @@ def cmd_runs(a) -> int:
     if not history_path(a.project).exists() and not (a.delete or a.rename):
         print(f"no saved runs in {history_path(a.project)} (save one with: qdexplorer bench --save NAME)")
         return 0
-    with open_history(a.project, create=False) as h:
+    with open_history(a.project, create=False, write=bool(a.delete or a.rename)) as h:
         for ref in a.delete or []:
             print(f"deleted #{h.delete(ref)}", file=sys.stderr)
         if a.rename:

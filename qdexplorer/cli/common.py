@@ -13,13 +13,15 @@ from typing import Any
 from ..bench.clock_lock import ClockLock, ClockLockRefused
 from ..bench.history import History
 from ..compiler.dump import env_load_dir
-from ..engine import Engine
+from ..engine import Engine, EngineOptions
 from ..events import Event, TaskLoaded
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import history_path
 from ..project.loader import bundled_demo, read_config
 from ..project.trust import import_notice
+from ..numbers import env_number
 from ..optional_parts import ray_hint
+from .arg_types import mhz_or_default
 
 
 def arch(value: str) -> str:
@@ -56,14 +58,8 @@ def add_cluster_args(p: argparse.ArgumentParser) -> None:
                         "`qdexplorer devices` such as 'H200 (node-3, GPU 1)' (default: the one Ray assigns)")
 
 
-def mhz(value: str) -> int:
-    if not value.isdigit() or not 100 <= int(value) <= 10000:
-        raise argparse.ArgumentTypeError(f"expected an SM clock in MHz (100 to 10000), got {value!r}")
-    return int(value)
-
-
 def add_lock_clocks_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--lock-clocks", nargs="?", const="default", type=lambda v: v if v == "default" else mhz(v),
+    p.add_argument("--lock-clocks", nargs="?", const="default", type=mhz_or_default,
                    metavar="MHZ", help="CUDA: lock the GPU's SM clock at MHZ (default: its default applications "
                                        "clock) while timing, and reset it when the command ends; needs root, and "
                                        "says so when the driver refuses (the run then goes on unlocked)")
@@ -117,6 +113,10 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
     if notice:  # naming a project on the command line trusts it, as running a script does: say so once
         print(notice, file=sys.stderr)
     opt = vars(a).get  # `override set` has fewer options than compile/run
+    if opt("load_ptx") and "backend" in vars(a) and backend_of(a, backend) == "cpu":   # a command that runs tasks
+        raise QdError(f"--load-ptx {opt('load_ptx')}: the CPU backend runs no PTX (it runs the LLVM IR), so the "
+                      f"folder would be ignored; run with --backend cuda, or edit the host LLVM IR instead "
+                      f"(qdexplorer override set --stage ll --target host)")
     cluster, spec = opt("cluster"), device if device is not None else opt("device")
     where: dict[str, Any] = {}
     arch = opt("arch")
@@ -125,6 +125,8 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
     elif spec and not cluster:
         raise QdError(f"--device {spec}: a device of a cluster needs --cluster (ray://HOST:10001, auto or local)")
     elif cluster:
+        env_number("QDEXPLORER_CONNECT_TIMEOUT")    # the environment's numbers: refused before Ray loads
+        env_number("QDEXPLORER_OBJECT_STORE_MB")
         # Ray only when a cluster is asked for (an optional dependency: pip install 'qdexplorer[ray]')
         try:
             from ..remote import cluster as ray_cluster
@@ -134,12 +136,13 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
         place = ray_cluster.place(spec, backend_of(a, backend))
         where = {"node": place.node_id, "gpu": place.gpu}
         arch = arch or place.sm   # compile for the GPU that runs it (PTX is portable; the SM picks the arch)
-    eng = Engine(a.project, backend=backend, arch=arch, in_process=opt("in_process", False),
-                 offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
-                 mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
-                 launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
-                 fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
-                 debug=opt("debug"), cluster=cluster, ncu=opt("ncu"), **where)
+    options = EngineOptions(backend=backend, arch=arch, in_process=opt("in_process", False),
+                            offline_cache=False if opt("no_offline_cache") else None, cache_dir=opt("cache_dir"),
+                            mode=opt("mode"), load_ptx=opt("load_ptx") or env_load_dir(),
+                            launch_timeout=opt("timeout", 60.0), dump_dir=dump_dir,
+                            fast_math=None if opt("fast_math") is None else opt("fast_math") == "on",
+                            debug=opt("debug"), cluster=cluster, ncu=opt("ncu"), **where)
+    eng = Engine(a.project, options)
     if cluster:
         _say_where_it_runs(eng)
     return eng
@@ -168,13 +171,14 @@ def report_load_dir(eng: Engine, tasks: list[str]) -> None:
               f"{', '.join(unmatched[:5])}{' …' if len(unmatched) > 5 else ''}", file=sys.stderr)
 
 
-def open_history(project: str | Path | None, create: bool = True) -> History:
-    """The project's run history; reading commands never create one."""
+def open_history(project: str | Path | None, create: bool = True, write: bool | None = None) -> History:
+    """The project's run history; reading commands (create=False) never create one, and open it
+    read-only (never migrated, never written) unless `write`."""
     path = history_path(project)
     if not create and not path.exists():
         raise QdError(f"no saved runs yet for this project ({path} does not exist); "
                       f"save one with: qdexplorer bench --save NAME")
-    return History(path)
+    return History(path, read_only=not (create if write is None else write))
 
 
 def said_once(error: str) -> str:

@@ -17,7 +17,9 @@ from ..counters.advice import limiter
 from ..counters.collect import CountersResult
 from ..counters.diff import diff
 from ..counters.text import diff_lines, summary_lines, unavailable_lines, verdict_note
-from ..lang.errors import QdError
+from ..compiler.safe_files import read_input
+from ..ir.errors import QdError
+from .arg_types import repeats, seconds, seed
 from .common import add_project_args, make_engine
 
 EXIT_NO_COUNTERS = 3
@@ -33,12 +35,12 @@ def add_commands(sub: Any) -> None:
                         "warp stalls, instruction mix, roofline, per-line counters (about 20)")
     c.add_argument("--compare", nargs=2, metavar=("A", "B"),
                    help="two sides: generated, override, current, or a .ptx file")
-    c.add_argument("--repeats", type=int, metavar="N",
+    c.add_argument("--repeats", type=repeats, metavar="N",
                    help="profiles per side (default: 3 with --compare, so each Δ is called 'changed' or 'noise' "
                         "against the spread of the repeats; 1 otherwise). Each is cached")
     c.add_argument("--fresh", action="store_true", help="profile again even if an unchanged task's profile is cached")
-    c.add_argument("--seed", type=int, default=0, help="the workload's input seed")
-    c.add_argument("--timeout", type=float, default=180.0, help="seconds ncu may take (default 180)")
+    c.add_argument("--seed", type=seed, default=0, help="the workload's input seed")
+    c.add_argument("--timeout", type=seconds, default=180.0, help="seconds ncu may take (default 180)")
     c.add_argument("--ncu", help="the ncu to use (default: PATH, CUDA_HOME, /usr/local/cuda/bin, "
                    "/opt/nvidia/nsight-compute, or $QDEXPLORER_NCU)")
 
@@ -53,7 +55,8 @@ def _side(eng: Any, a: argparse.Namespace, side: str) -> CountersResult:
     path = Path(side)
     if not path.is_file():
         raise QdError(f"--compare {side}: not generated, override, current, or a PTX file that exists")
-    return eng.counters(a.task, a.preset, side=path.name, ptx=path.read_text(), fresh=a.fresh, seed=a.seed,
+    ptx = read_input(path, 64 << 20, "--compare").decode("utf-8", errors="replace")   # not /dev/zero, not 10 GB
+    return eng.counters(a.task, a.preset, side=path.name, ptx=ptx, fresh=a.fresh, seed=a.seed,
                         timeout=a.timeout, repeats=reps)
 
 

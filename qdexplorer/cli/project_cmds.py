@@ -18,7 +18,7 @@ from ..compiler.cache import PtxCache, default_cache_dir, offline_cache_default
 from ..compiler.compile_index import CompileIndex, TaskArtifact
 from ..compiler.dump import env_dump_dir
 from ..events import Event, TaskCompiled
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.data_folder import override_store
 from ..project.loader import ProjectError, bundled_demo, read_config
 from ..runtime.cuda.detect import cuda_status

@@ -10,9 +10,9 @@ import json
 import os
 import sys
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..quadrants.program import INSTALL_HINT
-from .arg_types import at_least, seconds
+from .arg_types import at_least, repeats, seconds
 
 
 def add_parser(sub):
@@ -43,7 +43,7 @@ def add_parser(sub):
     q.add_argument("--preset", choices=("quick", "full"), default="quick", help="with --counters: quick (speed of "
                    "light, occupancy, launch) or full (adds memory, stalls, instruction mix, per-line counters)")
     q.add_argument("--fresh", action="store_true", help="with --counters: profile again even if cached")
-    q.add_argument("--repeats", type=int, metavar="N", help="with --counters and --load-ptx: profiles a side (default "
+    q.add_argument("--repeats", type=repeats, metavar="N", help="with --counters and --load-ptx: profiles a side (default "
                    "3), so each Δ is called 'changed' or 'noise' against the spread of the repeats")
     q.add_argument("--ncu", help="with --counters: the ncu to use (default: PATH, CUDA_HOME, /usr/local/cuda/bin, "
                    "/opt/nvidia/nsight-compute, or $QDEXPLORER_NCU)")

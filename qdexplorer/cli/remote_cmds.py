@@ -13,11 +13,11 @@ import os
 import sys
 from typing import Any
 
-from .arg_types import at_least, seconds
+from .arg_types import at_least, seed, seconds
 from ..bench.sweep_counters import table as counters_table, variant_counters
 from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
 from ..engine import Engine
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
 from ..wording import plural
 from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
@@ -48,7 +48,7 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--repeat", type=at_least(1), default=5, help="timed repeats per variant and round (default 5)")
     s.add_argument("--warmup", type=at_least(0), default=1,
                    help="untimed repeats before each variant's turn (default 1)")
-    s.add_argument("--seed", type=at_least(0), default=0,
+    s.add_argument("--seed", type=seed, default=0,
                    help="seed of the workloads' random inputs (default 0: the same inputs every run)")
     s.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds before a launch counts as hung (> 0; also a cluster's device call)")
@@ -122,11 +122,11 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         if a.resume:
-            from ..bench.sweep_lanes import resume_lanes
+            from ..bench.sweep_lanes import complete, resume_lanes
             if history is None:
                 raise QdError("--resume adds to a saved sweep: it cannot go with --no-save")
             plan, lanes, _, _ = resume_lanes(history, a.resume)
-            a.gpus = max(1, sum(1 for sides in lanes if any(not s.have >= set(range(plan.rounds)) for s in sides)))
+            a.gpus = max(1, sum(1 for sides in lanes if any(not complete(s.have, plan.rounds) for s in sides)))
             a.backend = a.backend or lanes[0][0].run.context.backend
             if a.gpus > 1 and not a.cluster:
                 raise QdError(f"sweep {a.resume!r} lacks rounds on {a.gpus} devices: resume it on a cluster "

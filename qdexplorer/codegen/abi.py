@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
-from ..lang import ir
-from ..lang.types import DType
+from .. import ir
+from ..ir.dtypes import DType
 
 NVPTX_TRIPLE = "nvptx64-nvidia-cuda"
 NVPTX_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"

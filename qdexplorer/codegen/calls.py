@@ -14,7 +14,7 @@ import copy
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .abi import PTR, lltype
 from .emitter_base import EmitterBase
 

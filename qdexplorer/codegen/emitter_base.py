@@ -12,8 +12,8 @@ from abc import ABC, abstractmethod
 
 from llvmlite import ir as L
 
-from ..lang import ir
-from ..lang.types import DType
+from .. import ir
+from ..ir.dtypes import DType
 from .abi import I32, EntrySignature, lltype
 from .line_info import LineInfo
 from .options import CodegenOptions

@@ -12,7 +12,7 @@ import os
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 
 I32 = L.IntType(32)
 

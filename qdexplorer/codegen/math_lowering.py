@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from . import math_lib
 from .abi import I32, lltype
 from .errors import CodegenError

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .abi import I32, I64, SHARED_PTR, lltype
-from .expressions import _RED, scatter_only
-from .reduction import _COMBINE, _invariant, identity
+from .expressions import RED_OPS, scatter_only
+from .reduction import COMBINE, invariant, identity
 from .statements import StatementEmitter
 
 CAP = 2048          # elements of one privatized copy (8 KB): 256-bin histograms and far larger fit
@@ -67,13 +67,13 @@ def find_private(task: ir.Task, nv: bool, debug: bool) -> list[Private]:
         if not isinstance(arr, ir.ArrayArg) or arr.name not in only:
             continue
         arrays[arr.name] = arr
-        ok = (arr.dtype.name in _OK_TYPES and a.op in _COMBINE and not _invariant(a.indices)
+        ok = (arr.dtype.name in _OK_TYPES and a.op in COMBINE and not invariant(a.indices)
               and (not arr.dtype.is_float or a.op in ("add", "sub"))
               and all(getattr(i, "dtype", None) is None or i.dtype.bits <= 32 for i in a.indices)
               and not any(isinstance(m, ir.AtomicRMW) for m in ir.walk([list(a.indices), a.value])))
         if not ok:
             bad.add(arr.name)
-        ops.setdefault(arr.name, set()).add(_COMBINE[a.op])
+        ops.setdefault(arr.name, set()).add(COMBINE[a.op])
     out = [Private(arrays[k], next(iter(v))) for k, v in ops.items() if k not in bad and len(v) == 1]
     return out[:MAX_ARRAYS]
 
@@ -185,7 +185,7 @@ class PrivatizeEmitter(StatementEmitter):
     def _red(self, ptr, v, op: str, dt):
         """A global atomic nobody waits for: PTX `red` (see `atomic_reduce`); the array is only
         scattered into, so no memory clobber is needed."""
-        suffix, reg = _RED[(op, dt.name)]
+        suffix, reg = RED_OPS[(op, dt.name)]
         gptr = self.b.addrspacecast(ptr, L.PointerType(addrspace=1))
         asm = L.InlineAsm(L.FunctionType(L.VoidType(), [gptr.type, v.type]), f"red.global.{suffix} [$0], $1;",
                           f"l,{reg}", side_effect=True)

@@ -24,14 +24,14 @@ from dataclasses import dataclass
 
 from llvmlite import ir as L
 
-from ..lang import ir
-from ..lang.types import DType
+from .. import ir
+from ..ir.dtypes import DType
 from .abi import I32, I64, SHARED_PTR, lltype
 from .statements import StatementEmitter
 
 # Statement-level atomic op -> the op that combines partials (a `sub` partial is a running
 # difference, combined by adding it).
-_COMBINE = {"add": "add", "sub": "add", "min": "min", "max": "max", "and": "and", "or": "or", "xor": "xor"}
+COMBINE = {"add": "add", "sub": "add", "min": "min", "max": "max", "and": "and", "or": "or", "xor": "xor"}
 # Index expressions built only from these are the same for every index of the loop.
 _INVARIANT = (ir.Const, ir.ScalarArg, ir.Shape, ir.BinOp, ir.UnOp, ir.Cast, ir.Compare, ir.Select)
 WARP = 32
@@ -67,14 +67,14 @@ def find_reductions(task: ir.Task) -> dict[tuple, Reduction]:
     for node in ir.walk(task.body):
         if isinstance(node, ir.ExprStmt) and isinstance(node.value, ir.AtomicRMW):
             a = node.value
-            if not isinstance(a.array, ir.ArrayArg) or a.op not in _COMBINE or not _invariant(a.indices):
+            if not isinstance(a.array, ir.ArrayArg) or a.op not in COMBINE or not invariant(a.indices):
                 continue
             claimed.add(id(a))
             key = (a.array.name, a.indices)
             r = found.get(key)
             if r is None:
-                found[key] = Reduction(a.array, a.indices, _COMBINE[a.op])
-            elif r.op != _COMBINE[a.op]:
+                found[key] = Reduction(a.array, a.indices, COMBINE[a.op])
+            elif r.op != COMBINE[a.op]:
                 spoiled.add(a.array.name)  # add and max into one element: keep both plain
     # Any other use of a reduced array (a load, a store, an atomic whose old value is used, an
     # atomic at a loop-dependent index) would observe the deferred updates: keep it plain.
@@ -88,7 +88,7 @@ def find_reductions(task: ir.Task) -> dict[tuple, Reduction]:
     return {k: r for k, r in found.items() if r.array.name not in spoiled and k not in inexact}
 
 
-def _invariant(indices) -> bool:
+def invariant(indices) -> bool:
     return all(isinstance(n, _INVARIANT) for n in ir.walk(list(indices)))
 
 
@@ -139,7 +139,7 @@ class ReductionEmitter(StatementEmitter):
         if a.op == "sub":
             new = self.b.fsub(acc, v) if a.dtype.is_float else self.b.sub(acc, v)
         else:
-            new = self.combine(_COMBINE[a.op], a.dtype, acc, v)
+            new = self.combine(COMBINE[a.op], a.dtype, acc, v)
         self.b.store(new, slot)
 
     def combine(self, op, dt, x, y):

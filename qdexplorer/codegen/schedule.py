@@ -6,7 +6,7 @@ the caller hands each thread a `[lo, hi)` chunk and the loop walks it with strid
 """
 from __future__ import annotations
 
-from ..lang import ir
+from .. import ir
 from .abi import I32, I64
 from .emitter_base import EmitterBase
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .line_info import stmt_line
 from .emitter_base import EmitterBase
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from llvmlite import ir as L
 
-from ..lang import ir
+from .. import ir
 from .line_info import LineInfo
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .calls import CallEmitter

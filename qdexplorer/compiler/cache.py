@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .ptxas import find_ptxas
-from .safe_files import UnsafePathError, check_arch, write_file
+from .safe_files import UnsafePathError, check_arch, unsafe_owner, write_file
 from .stages import CompileRequest
 from .toolchain import toolchain_identity
 
@@ -111,21 +111,6 @@ def valid_entry(raw: bytes, key: str) -> bool:
             and parts[2] == _digest(key, payload).encode())
 
 
-def unsafe_owner(target) -> str | None:
-    """Why a folder/file (a path or an os.stat_result) may not be trusted: another user's, or
-    writable by group/others. None where it is safe, or where the OS has no owners (Windows)."""
-    if not hasattr(os, "getuid"):
-        return None
-    st = target if isinstance(target, os.stat_result) else os.stat(target)
-    if st.st_uid != os.getuid():
-        return f"belongs to another user (uid {st.st_uid})"
-    if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX and st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
-        return "is a shared sticky folder (like /tmp), writable by others"
-    if st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
-        return "is writable by other users"
-    return None
-
-
 @dataclass
 class CacheStats:
     memory: int = 0
@@ -156,7 +141,7 @@ class PtxCache:
     def _check_writable(self):
         try:
             self.folder.mkdir(parents=True, exist_ok=True, mode=0o700)  # private whatever the umask (002)
-            problem = unsafe_owner(self.folder)
+            problem = unsafe_owner(self.folder)   # the guard's owner check: this user's, no one else can write
             if problem:
                 self._memory_only(f"cache folder {self.folder} {problem}; not loading anything from it "
                                   f"(fix: chmod go-w, or pick another --cache-dir); using a memory-only cache")

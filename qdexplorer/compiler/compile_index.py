@@ -17,9 +17,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .cache import PtxCache
-from .safe_files import write_atomic
+from .safe_files import UnsafePathError, read_input, write_atomic
 
 INDEX_VERSION = 1
 
@@ -87,8 +87,8 @@ class CompileIndex:
         if not self.usable or not os.path.isfile(self.path):
             return None
         try:
-            data = json.loads(self.path.read_bytes())
-        except (OSError, ValueError):
+            data = json.loads(read_input(self.path, 256 << 20, "compile index"))
+        except (OSError, ValueError, UnsafePathError):
             return None
         if not isinstance(data, dict) or data.get("version") != INDEX_VERSION or data.get("project") != self.project:
             return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .safe_files import check_folder, check_task_name, write_atomic
 
 QUADRANTS_DEFAULT_DUMP = "/tmp/ir"  # Quadrants' default; not ours (see default_dump_dir)

@@ -23,8 +23,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lang.errors import QdError
-from .cache import unsafe_owner
+from ..ir.errors import QdError
+from .safe_files import unsafe_owner
 from .safe_files import (UnsafePathError, check_folder, check_task_name, read_checked, read_nofollow, unlink_regular,
                          write_atomic)
 

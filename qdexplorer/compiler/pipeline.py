@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from ..codegen.math_lib import libdevice_path
 from ..codegen.task_module import CodegenError, CodegenOptions, TaskModule
-from ..lang import ir
+from .. import ir
 from ..machine.arch import DEFAULT_ARCH, DEFAULT_PTX_ISA
 from ..machine.launch_spec import ArgSlot, LaunchSpec
 from .artifacts import Artifact, CompiledTask, sha256
@@ -27,6 +27,18 @@ from .ll_errors import Source, locate
 from .overrides import OverrideStore, signature_problem
 from .pool import Compiler
 from .stages import PATHS, STAGES, CompileRequest, CompileResult, Stage, path_for
+
+
+def _refused(ov, kind: str, task: str) -> tuple[str, str]:
+    """What a refused override file is, and what to do about it, by where it came from: a project's
+    override, a QD_LOAD_IR file, or a --load-ptx / QUADRANTS_LOAD_PTX file."""
+    if ov.source == "load-ir":
+        return (f"the QD_LOAD_IR file {ov.path}",
+                "fix or remove it (it replaces the task's LLVM IR), or unset QD_LOAD_IR")
+    if ov.source == "load-ptx":
+        return (f"the PTX load-folder file {ov.path} (--load-ptx / QUADRANTS_LOAD_PTX)",
+                "fix or remove it, or run without --load-ptx (and unset QUADRANTS_LOAD_PTX)")
+    return (f"{kind.upper()} override {ov.path}", f"fix it, or run `qdexplorer override revert` for {task}")
 
 
 @dataclass(frozen=True)
@@ -240,7 +252,7 @@ class Pipeline:
             ptx_ov = self.overrides.get(group[0].unit.name, "ptx") if "ptx" in PATHS[group[0].target] else None
             if ptx_ov is not None:
                 for tr in group:
-                    tr.log.append(f"LL override {ov.path} is not used: the PTX override {ptx_ov.path} wins "
+                    tr.log.append(f"{_refused(ov, 'll', name)[0]} is not used: the PTX override {ptx_ov.path} wins "
                                   f"(a PTX override replaces everything the LLVM IR would become)")
                 ov = None
         if ov is not None and kind == "ll" and not ov.problem:  # a wrong signature would run on garbage
@@ -257,8 +269,8 @@ class Pipeline:
             for tr in group:
                 tr.log.append(note)
                 if ov.problem:  # never use a file that is not this task's code, never fall back silently
-                    tr.error, tr.error_stage = (f"{kind.upper()} override {ov.path} refused: {ov.problem}; fix it, "
-                                                f"or run `qdexplorer override revert` for {name}"), kind
+                    what, fix = _refused(ov, kind, name)
+                    tr.error, tr.error_stage = f"{what} refused: {ov.problem}; {fix}", kind
         for tr in group:
             tr.produced[kind], tr.used[kind] = produced, used
 

@@ -107,7 +107,7 @@ def ptxas_version(path: Path | None = None) -> str | None:
     path = path or find_ptxas()
     if path is None:
         return None
-    out = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=30).stdout
+    out = subprocess.run([str(path), "--version"], capture_output=True, text=True, errors="replace", timeout=30).stdout
     m = re.search(r"release ([\d.]+), V([\d.]+)", out)
     return m.group(2) if m else out.strip().splitlines()[-1] if out.strip() else None
 
@@ -187,7 +187,7 @@ def _run(ptx: str, arch: str | None, extra: list[str], want_output: bool, ptxas:
         write_file(src, ptx.rstrip("\0"))  # the driver's NUL terminator is not PTX
         try:
             proc = subprocess.run([str(exe), f"-arch={arch}", "-v", *extra, str(src), "-o", str(out)],
-                                  capture_output=True, text=True, timeout=TIMEOUT_S)
+                                  capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return PtxasReport(False, arch, [Diagnostic(None, "fatal", f"ptxas ran past {TIMEOUT_S} s")]), None
         log = (proc.stdout + proc.stderr).replace(str(src), "ptx")
@@ -244,7 +244,7 @@ def disassemble_sass(ptx: str, arch: str | None = None) -> str:
         path = Path(tmp) / "task.cubin"
         write_file(path, cubin)
         cmd = [str(nvdisasm), "-c", str(path)] if nvdisasm else [str(cuobjdump), "-sass", str(path)]
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT_S)
+        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=TIMEOUT_S)
         if out.returncode != 0:
             raise ValueError(f"{Path(cmd[0]).name} failed: {out.stderr.strip()}")
         return out.stdout

@@ -17,7 +17,7 @@ import stat
 import tempfile
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 
 MAX_NAME_BYTES = 200
 _NAME = re.compile(r"[^\W\d]\w*\Z")       # a Python identifier (Unicode letters allowed)
@@ -84,6 +84,94 @@ def check_folder(folder: Path, create: bool = False, below: Path | None = None) 
     return folder
 
 
+def unsafe_owner(target) -> str | None:
+    """Why a folder/file (a path or an os.stat_result) may not be trusted: another user's, or
+    writable by group/others. None where it is safe, or where the OS has no owners (Windows)."""
+    if not hasattr(os, "getuid"):
+        return None
+    st = target if isinstance(target, os.stat_result) else os.stat(target)
+    if st.st_uid != os.getuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if stat.S_ISDIR(st.st_mode) and st.st_mode & stat.S_ISVTX and st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+        return "is a shared sticky folder (like /tmp), writable by others"
+    if st.st_mode & (stat.S_IWOTH | stat.S_IWGRP):
+        return "is writable by other users"
+    return None
+
+
+MAX_LISTED = 20000   # entries of an output folder checked for planted links (a dump folder holds hundreds)
+
+
+def output_folder(folder: Path | str, what: str = "output folder", create: bool = True,
+                  empty_links: bool = True) -> Path:
+    """THE check for a folder that qdexplorer writes into, or hands to another program to write
+    (Quadrants' `--dump DIR` and load folders, ncu's `-o`, a Ray cluster's temp folder, exports):
+    not a symbolic link, a folder (created private, 0700, when missing and `create`), this user's
+    and writable by no one else, and (`empty_links`) holding no symbolic link that a program which
+    opens its files by name (Quadrants does) would write through. UnsafePathError with one line
+    naming the folder and the fix otherwise."""
+    folder = Path(folder)
+    try:
+        st = os.lstat(folder)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise UnsafePathError(f"{what} {folder}: {e.strerror or e}") from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(f"{what} {folder} is a symbolic link; qdexplorer refuses to write through it "
+                              f"(give a real folder of your own)")
+    if st is None:
+        if not create:
+            raise UnsafePathError(f"{what} {folder} does not exist")
+        check_folder(folder, create=True)
+        st = os.lstat(folder)
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafePathError(f"{what} {folder} exists and is not a folder; pick another path")
+    why = unsafe_owner(st)
+    if why:
+        raise UnsafePathError(f"{what} {folder} {why}; qdexplorer refuses to write there, where another user "
+                              f"could plant links (use a folder of your own that only you can write: chmod go-w)")
+    if empty_links:
+        try:
+            with os.scandir(folder) as it:
+                for n, entry in enumerate(it):
+                    if n >= MAX_LISTED:
+                        break
+                    if entry.is_symlink():
+                        raise UnsafePathError(f"{what} {folder} holds a symbolic link, {entry.name}; qdexplorer "
+                                              f"refuses to let a program write through it (remove it)")
+        except OSError as e:
+            raise UnsafePathError(f"{what} {folder}: cannot list it: {e.strerror or e}") from None
+    return folder
+
+
+def output_file(path: Path | str, what: str = "output file") -> Path:
+    """THE check for a file that another program (or sqlite) opens by name to write: not a symbolic
+    link, a regular file if it exists, in a folder that is no symbolic link. Its folder is created
+    when missing (private)."""
+    path = Path(path)
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise UnsafePathError(f"{what} {path}: {e.strerror or e}") from None
+    if st is not None and stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(f"{what} {path} is a symbolic link; qdexplorer refuses to write through it "
+                              f"(remove it, or pick another path)")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise UnsafePathError(f"{what} {path} exists and is not a regular file (a folder, FIFO or device); "
+                              f"move it aside")
+    if not path.parent.is_dir() or _is_link(path.parent):
+        check_folder(path.parent, create=True)
+    return path
+
+
+def private_temp_folder(prefix: str) -> Path:
+    """A fresh folder of this user's only (`mkdtemp`: 0700, an unpredictable name)."""
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
 def read_nofollow(path: Path) -> bytes:
     """The bytes of a regular file, refusing a symlink at the last component, and a FIFO or device
     without waiting on it (opened non-blocking, checked before the first read)."""
@@ -107,6 +195,28 @@ def read_checked(path: Path, max_bytes: int | None = None) -> tuple[bytes, os.st
         if max_bytes is not None and st.st_size > max_bytes:
             raise UnsafePathError(f"{path} is {st.st_size} bytes, more than the {max_bytes} bytes allowed")
         return fh.read(), st
+
+
+def read_input(path: Path | str, max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a file the user may have edited or replaced (settings, a PTX to compare, a
+    sidecar): a link is followed (reading through one writes nothing), but the file must be
+    regular (a FIFO or /dev/zero would block or never end) and at most `max_bytes` long, checked
+    on what was opened, and no more than that is read. UnsafePathError (one line naming the file
+    and what to do) otherwise; OSError as the OS says (not found, permission)."""
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as fh:
+        st = os.fstat(fh.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePathError(f"{what} {path} is not a regular file (a FIFO, device or folder); "
+                                  f"replace it with a file")
+        if st.st_size > max_bytes:
+            raise UnsafePathError(f"{what} {path} is {st.st_size} bytes, more than the {max_bytes} bytes such a "
+                                  f"file may have; is it the right file?")
+        data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:   # it grew while being read
+            raise UnsafePathError(f"{what} {path} is more than {max_bytes} bytes; is it the right file?")
+        return data
 
 
 def write_file(path: Path | str, data: bytes | str, mode: int | None = None) -> Path:
@@ -142,6 +252,11 @@ def write_file(path: Path | str, data: bytes | str, mode: int | None = None) -> 
             pass
         raise
     return target
+
+
+def copy_file(src: Path | str, dst: Path | str, max_bytes: int | None = None) -> Path:
+    """`write_file(dst, <src's bytes>)`: `src` read by `read_checked` (a regular file, no link)."""
+    return write_file(dst, read_checked(Path(src), max_bytes)[0])
 
 
 def write_atomic(folder: Path, name: str, data: bytes) -> Path:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..codegen.task_module import CodegenOptions, TaskModule, build_task_module
-from ..lang import ir
+from .. import ir
 from ..machine.arch import DEFAULT_ARCH, DEFAULT_PTX_ISA
 from ..machine.llvm_binding import llvm_binding
 from . import ptxas

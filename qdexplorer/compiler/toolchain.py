@@ -12,7 +12,7 @@ from pathlib import Path
 
 import llvmlite
 
-_PACKAGES = ("codegen", "compiler", "lang", "machine")  # lang: the IR codegen reads; machine: LLVM set-up, arch
+_PACKAGES = ("codegen", "compiler", "ir", "lang", "machine")  # ir: what codegen reads; lang: what lowers to it; machine: LLVM set-up, arch
 
 
 @functools.lru_cache(maxsize=1)

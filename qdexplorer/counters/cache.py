@@ -9,13 +9,27 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ..checked import Bool, Float, Int, Invalid, List, Map, Obj, Opt, Str, Tuple, check
+from ..compiler.safe_files import UnsafePathError, check_folder, copy_file, read_checked, write_file
 from .record import RECORD_VERSION, TaskCounters
+
+MAX_ENTRY_BYTES = 64 << 20   # a full profile with per-line counters is a few MB
+
+_LINE = Obj(inst_executed=Float(), samples=Float(), stalls=Map(Float()))
+RECORD = Obj(
+    ("figures", "stalls", "mix", "roofline", "sass", "ptx_lines", "source_lines", "line_mapping", "passes", "rules",
+     "ncu_version", "device", "workload", "variant", "ptx_sha", "replay_bytes", "cached"),
+    task=Str(), preset=Str(), figures=Map(Opt(Float())), stalls=Map(Float()), mix=Map(Float()),
+    roofline=Opt(Obj(("peak_flops", "peak_bytes", "model"), flops=Float(), bytes=Float(), seconds=Float(),
+                     peak_flops=Float(), peak_bytes=Float(), model=Bool())),
+    sass=List(Obj(("ptx_line", "source"), offset=Int(0), text=Str(), counters=_LINE, ptx_line=Int(0),
+                  source=Tuple(Str(), Int()))),
+    ptx_lines=Map(_LINE), source_lines=Map(Map(_LINE)), line_mapping=Str(), passes=Int(0, 10**6),
+    rules=List(Str()), ncu_version=Str(), device=Str(), workload=Str(), variant=Str(), ptx_sha=Str(),
+    replay_bytes=Float(), cached=Bool(), version=Int())
 
 
 def profile_key(**parts: Any) -> str:
@@ -27,23 +41,41 @@ class CountersCache:
     def __init__(self, folder: str | Path | None, enabled: bool = True):
         self.folder = Path(folder) if folder is not None else None
         self.enabled = enabled and folder is not None
+        self.problems: list[str] = []   # one line per bad entry met (a miss each)
 
     def _dir(self, key: str) -> Path:
         assert self.folder is not None
         return self.folder / key[:2]
 
     def get(self, key: str) -> TaskCounters | None:
+        """The cached profile, or None (a miss: profile again, which rewrites the entry). An entry is
+        input: read bounded (a regular file of at most MAX_ENTRY_BYTES, no link: a link to /dev/zero
+        hung), checked against RECORD's shape; a bad one is a miss with one line in `problems`."""
         if not self.enabled:
             return None
+        path = self._dir(key) / f"{key}.json"
         try:
-            d = json.loads((self._dir(key) / f"{key}.json").read_text())
-            if d.get("version") != RECORD_VERSION:
-                return None
-            rec = TaskCounters.from_json(d)
-        except (OSError, ValueError, TypeError, KeyError):
+            raw, _ = read_checked(path, MAX_ENTRY_BYTES)
+        except FileNotFoundError:
+            return None
+        except (OSError, UnsafePathError) as e:
+            self._problem(path, str(e) if isinstance(e, UnsafePathError) else (e.strerror or str(e)))
+            return None
+        try:
+            d = json.loads(raw)
+            if isinstance(d, dict) and d.get("version") != RECORD_VERSION:
+                return None   # an older qdexplorer's entry: a plain miss
+            rec = TaskCounters.from_json(check(d, RECORD))
+        except (ValueError, TypeError, KeyError, Invalid) as e:
+            self._problem(path, f"not a profile ({e})")
             return None
         rec.cached = True
         return rec
+
+    def _problem(self, path: Path, why: str) -> None:
+        line = f"counters cache entry {path} skipped: {why}; profiling again (delete it if it stays)"
+        if line not in self.problems:
+            self.problems.append(line)
 
     def report_path(self, key: str) -> Path | None:
         if not self.enabled:
@@ -56,14 +88,9 @@ class CountersCache:
             return
         d = self._dir(key)
         try:
-            d.mkdir(parents=True, exist_ok=True)
+            check_folder(d, create=True, below=d.parent.parent)   # no link from the cache folder down
             if report is not None and report.is_file():
-                tmp = d / f".{key}.ncu-rep.tmp"
-                shutil.copyfile(report, tmp)
-                os.replace(tmp, d / f"{key}.ncu-rep")
-            fd, tmpname = tempfile.mkstemp(dir=d, prefix=f".{key}.")
-            with os.fdopen(fd, "w") as f:
-                json.dump(rec.to_json(), f)
-            os.replace(tmpname, d / f"{key}.json")
-        except OSError:
+                copy_file(report, d / f"{key}.ncu-rep")
+            write_file(d / f"{key}.json", json.dumps(rec.to_json()))
+        except (OSError, UnsafePathError):
             pass   # a cache that cannot be written only costs a second profile

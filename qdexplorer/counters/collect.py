@@ -9,13 +9,13 @@ from __future__ import annotations
 import hashlib
 import pickle
 import shutil
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from ..compiler.safe_files import check_task_name, private_temp_folder, write_file
 from ..runtime.device_api import LoadItem, RunJob
 from . import command, probe as P
 from .cache import CountersCache, profile_key
@@ -109,15 +109,13 @@ def profile_here(req: ProfileRequest, gpu_reason: str | None = None) -> ProfileR
     if not cap.ok:
         return ProfileReply(cap.state, cap.message)
     p = get_preset(req.preset)
-    work = Path(tempfile.mkdtemp(prefix="qdexplorer-counters-"))
+    work = private_temp_folder("qdexplorer-counters-")
     try:
-        ptx_path = work / f"{req.task}.ptx"
-        ptx_path.write_text(req.ptx)
+        ptx_path = write_file(work / f"{check_task_name(req.task)}.ptx", req.ptx)
         profiled, swapped = _profiled_items(req.items, req.task, ptx_path)
-        path = work / "request.pkl"
-        with open(path, "wb") as f:
-            pickle.dump({"backend": "cuda", "items": profiled, "args": req.args, "task": req.task,
-                         "job": replace(req.job, repeat=1, warmup=0, flush_l2=False)}, f)
+        path = write_file(work / "request.pkl", pickle.dumps({
+            "backend": "cuda", "items": profiled, "args": req.args, "task": req.task,
+            "job": replace(req.job, repeat=1, warmup=0, flush_l2=False)}))
         report = work / "report.ncu-rep"
         out = command.run_ncu(command.ncu_argv(cap.ncu, req.task, p, report, path, _has_nvtx()), report, req.timeout)
         if out.state in (P.RESTRICTED, P.CONTAINER):
@@ -166,6 +164,7 @@ def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str,
     if not fresh and (rec := cache.get(key)) is not None:
         rep = cache.report_path(key)
         return CountersResult(task, preset, "ok", record=rec, report=str(rep or ""))
+    warn += cache.problems   # a bad entry: said once, and profiled again
     try:
         import ncu_report  # noqa: F401 - a profile nobody here can read is not worth making
     except ImportError:
@@ -173,10 +172,9 @@ def collect(items: list[LoadItem], job: RunJob, args: dict[str, Any], task: str,
     reply = where.profile(ProfileRequest(items, job, args, task, preset, ptx, setting, timeout))
     if reply.state != "ok":
         return CountersResult(task, preset, reply.state, reply.message, warnings=warn, seconds=reply.seconds)
-    work = Path(tempfile.mkdtemp(prefix="qdexplorer-counters-read-"))
+    work = private_temp_folder("qdexplorer-counters-read-")
     try:
-        report = work / "report.ncu-rep"
-        report.write_bytes(reply.report)
+        report = write_file(work / "report.ncu-rep", reply.report)
         try:
             rec = read_report(report, task, preset, ptx, reply.ptx_path)
         except ReaderMissing as e:

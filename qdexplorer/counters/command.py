@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..compiler.safe_files import output_file
 from . import probe as P
 from .child import ERROR_PREFIX
 from .presets import METRICS, Preset
@@ -37,6 +38,7 @@ class Outcome:
 def ncu_prefix(ncu: str, task: str, preset: Preset, report: Path, nvtx: bool) -> list[str]:
     """ncu and its options, to be followed by the command it profiles (our child, or a Quadrants
     program in the bridge): the task's first launch only, into `report`."""
+    output_file(report, "ncu report")   # ncu writes it by name (-f: over what is there)
     argv = [ncu, "--target-processes", "all", "-k", f"regex:^{re.escape(task)}$", "-c", "1", "-f",
             "-o", str(report.with_suffix(""))]
     if nvtx:
@@ -62,7 +64,7 @@ def _env() -> dict[str, str]:
 def run_ncu(argv: list[str], report: Path, timeout: float = TIMEOUT_S) -> Outcome:
     t0 = time.perf_counter()
     try:
-        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(),
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace", env=_env(),
                                 start_new_session=True)
     except OSError as e:
         return Outcome(FAILED, f"ncu could not be started: {e.strerror or e}")
@@ -85,7 +87,7 @@ def classify(rc: int, out: str, report: Path, seconds: float = 0.0) -> Outcome:
     m = re.search(r"- (\d+) passes", out)
     passes = int(m[1]) if m else 0
     if "ERR_NVGPUCTRPERM" in out:
-        state = P.CONTAINER if (P.in_container() and P._admin_only() is False) else P.RESTRICTED
+        state = P.CONTAINER if (P.in_container() and P.admin_only() is False) else P.RESTRICTED
         return Outcome(state, P.MESSAGES[state], output=out, seconds=seconds)
     child = [ln[len(ERROR_PREFIX):] for ln in out.splitlines() if ln.startswith(ERROR_PREFIX)]
     if child:

@@ -49,7 +49,7 @@ def ncu_version(ncu: Path, timeout: float = 30.0) -> str:
     key = str(ncu)
     if key not in _versions:
         try:
-            out = subprocess.run([key, "--version"], capture_output=True, text=True, timeout=timeout).stdout
+            out = subprocess.run([key, "--version"], capture_output=True, text=True, errors="replace", timeout=timeout).stdout
         except (OSError, subprocess.TimeoutExpired):
             return ""
         m = re.search(r"Version\s+([\d.]+)", out)

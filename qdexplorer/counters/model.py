@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..lang import ir
+from .. import ir
 from .record import Roofline
 
 # H200 (sm_90, 132 SMs) ceilings for the model when no counters gave the GPU's own: FP32 non-tensor

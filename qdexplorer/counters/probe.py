@@ -51,7 +51,7 @@ def learn(setting: str | None, backend: str, cap: Capability) -> None:
     _cache[(setting, backend)] = cap
 
 
-def _admin_only() -> bool | None:
+def admin_only() -> bool | None:
     """The driver's RmProfilingAdminOnly, or None where it cannot be read."""
     try:
         for line in Path("/proc/driver/nvidia/params").read_text().splitlines():
@@ -117,6 +117,6 @@ def _probe(setting: str | None, backend: str, gpu_reason: str | None) -> Capabil
         import ncu_report  # noqa: F401 - only whether it imports
     except ImportError:
         return Capability(NO_READER, MESSAGES[NO_READER], **found)
-    if _admin_only() and not _privileged():
+    if admin_only() and not _privileged():
         return Capability(RESTRICTED, MESSAGES[RESTRICTED], **found)
     return Capability(OK, "", **found)

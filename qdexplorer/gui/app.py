@@ -15,21 +15,21 @@ import pyqtgraph  # noqa: F401 - fail here (and the launcher says what to instal
 from PySide6.QtWidgets import QApplication
 
 from ..compiler.safe_files import write_file
-from ..engine import Engine
-from ..lang.errors import QdError
+from ..engine import Engine, EngineOptions
+from ..ir.errors import QdError
 from ..project.loader import ProjectError, bundled_demo, load_project
 from ..project.trust import TrustStore
 from ..runtime.cuda.detect import cuda_status
 from ..wording import plural
-from . import main_thread_gc
-from .display import display_problem
-from .exit_signals import ExitOnSignal
-from .image_bytes import png_bytes
+from .plumbing import main_thread_gc
+from .plumbing.display import display_problem
+from .plumbing.exit_signals import ExitOnSignal
+from .plumbing.image_bytes import png_bytes
 from .main_window import MainWindow, window_icon
 from .settings import Settings
 from .theme import apply_theme
 from .trust_dialog import confirm_trust
-from .workers import shutdown_all
+from .plumbing.workers import shutdown_all
 
 
 def engine_factory(backend: str):
@@ -41,7 +41,7 @@ def engine_factory(backend: str):
     def engine_for(path):
         # keep_going: a file that does not import is left out and marked red in the tree (Project.broken),
         # the rest of the project usable, rather than the whole folder refused
-        return lambda: Engine(load_project(path, keep_going=True), backend=backend)
+        return lambda: Engine(load_project(path, keep_going=True), EngineOptions(backend=backend))
     return engine_for
 
 

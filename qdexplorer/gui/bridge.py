@@ -14,9 +14,9 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from ..engine import Engine
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..project.loader import Project
-from .workers import Lane
+from .plumbing.workers import Lane
 
 
 class EngineBridge(QObject):

@@ -17,12 +17,12 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QComboBox, QLabel
 
-from ..engine import Engine
+from ..engine import Engine, EngineOptions
 from ..events import ProjectOpened, RunStarted, TaskLoaded
 from ..remote.gpus import device_label, node_gpus
 from .engine_factory import EngineFactory
 from .services import WindowServices
-from .workers import Lane, error_text
+from .plumbing.workers import Lane, error_text
 
 THIS_MACHINE = ""
 CHOICES = [THIS_MACHINE, "local", "auto"]
@@ -70,10 +70,11 @@ def list_targets(address: str) -> list[Target]:
 def build_engine(path: str, backend: str, address: str, target: Target | None) -> Engine:
     """The project's Engine on `target` of the cluster at `address` (on the engine thread)."""
     if not address:
-        return Engine(path, backend=backend)
+        return Engine(path, EngineOptions(backend=backend))
     join(address)
     t = target or Target("any")
-    return Engine(path, backend=t.backend or backend, cluster=address, node=t.node_id, gpu=t.gpu, arch=t.sm)
+    return Engine(path, EngineOptions(backend=t.backend or backend, cluster=address, node=t.node_id, gpu=t.gpu,
+                                      arch=t.sm))
 
 
 class ClusterControl(QObject):

@@ -23,7 +23,7 @@ from ..counters.diff import diff
 from ..counters.record import FIGURES, LineCounters, Roofline
 from ..counters.report import ptx_sha
 from ..counters.text import detail_lines, fmt, fmt_delta, headline, roofline_line, unavailable_lines, verdict_note
-from .diff_view import DiffView
+from .code.diff_view import DiffView
 
 
 def _weight(c: LineCounters, by_samples: bool) -> float:

@@ -4,7 +4,7 @@ The engine lives on its own thread (gui/bridge.py): opening a project, compiling
 every question about a task's code are jobs there, and the engine's events come back to the GUI
 thread, where they are applied to the window's Session, a mirror of the engine's own. The views
 take that session and redraw from it; each newly opened project gets a fresh session. The bench
-commands (Bench & save, the Compare and History tabs) are gui/bench_actions.py; the toolbar and
+commands (Bench & save, the Compare and History tabs) are gui/timing/bench_actions.py; the toolbar and
 menus are gui/run_toolbar.py and gui/menus.py. The window is composed: each helper builds its
 widgets and actions and hands them back for the window to lay out, and reaches the window only
 through the narrow `WindowServices` (gui/services.py) it is given; engines come from an
@@ -25,26 +25,26 @@ from ..events import CompileFinished, TaskLoaded
 from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
 from ..session import RunRecord, Session
-from .bench_actions import BenchActions
+from .timing.bench_actions import BenchActions
 from .bridge import EngineBridge
 from .cluster_panel import ClusterControl
-from .code_views import CodeViews
+from .code.code_views import CodeViews
 from .engine_factory import EngineFactory, EngineFor
-from .mode_table import ModeTable
+from .timing.mode_table import ModeTable
 from .panel_tabs import PanelTabs
-from .project_watch import ProjectWatcher
-from .quadrants_view import QuadrantsWindow
+from .plumbing.project_watch import ProjectWatcher
+from .quadrants_window.quadrants_view import QuadrantsWindow
 from .menus import build_menus
 from .resource_meter import ResourceMeter
 from .run_toolbar import RunToolbar
 from .services import RunChoice, WindowServices
 from .settings import Settings
-from .sweep_view import SweepView
+from .timing.sweep_view import SweepView
 from .task_tree import TaskTree
 from .theme import apply_theme, current_theme
-from .timings import TimingsPanel
+from .timing.timings import TimingsPanel
 from .trust_dialog import confirm_trust
-from .workers import error_text
+from .plumbing.workers import error_text
 from ..wording import plural
 
 _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
@@ -593,7 +593,7 @@ class MainWindow(QMainWindow):
         self.messages.appendPlainText(text)
 
     def open_quadrants_program(self, path: str | None = None, arch: str | None = None):
-        """A real Quadrants program in a window of its own (gui/quadrants_view.py); its messages land here."""
+        """A real Quadrants program in a window of its own (gui/quadrants_window/quadrants_view.py); its messages land here."""
         if not path:
             path, _ = QFileDialog.getOpenFileName(self, "Open Quadrants program", "",
                                                   "Python programs (*.py);;Saved runs (qdexplorer quadrants --json) (*.json)")
@@ -663,7 +663,7 @@ class MainWindow(QMainWindow):
         return not drafts or self.views.ptx_panel.confirm_discard(drafts)
 
     def terminate(self):
-        """SIGTERM / SIGINT (gui/exit_signals.py): stop a run, close without asking, as Quit would."""
+        """SIGTERM / SIGINT (gui/plumbing/exit_signals.py): stop a run, close without asking, as Quit would."""
         self.bridge.stop()
         self._closing = True
         self.close()

@@ -17,7 +17,7 @@ import numpy as np
 from . import intrinsics as qd_i
 from .func import func
 from .template import template
-from .types import i32
+from ..ir.dtypes import i32
 
 BLOCK_DIM = 256
 
@@ -221,6 +221,6 @@ def parallel_sort(keys, values=None):
         values.from_numpy(values.to_numpy()[order])
 
 
-from . import compat as _compat  # noqa: E402
+from .compat import surface as _compat  # noqa: E402
 
 __getattr__ = _compat.module_getattr("qd.algorithms", "qdexplorer.lang.algorithms")

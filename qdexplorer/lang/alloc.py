@@ -5,9 +5,10 @@ type (`qd.math.vec3`) gives its components as trailing axes. This module sits ab
 storage classes and the element types, so neither has to know the other.
 """
 from __future__ import annotations
+from .calls.caller import caller
 
-from . import tensor_layout
-from .field import Field, Ndarray, _caller
+from .host import tensor_layout
+from .field import Field, Ndarray
 from .quant import QUANT_TYPES
 from .vector_types import VectorType
 
@@ -41,6 +42,6 @@ def ndarray(dtype, shape, needs_grad: bool = False, **unused) -> Ndarray:
 def _refuse_dual(options: dict):
     """`needs_dual=True` on a qd.ndarray: forward mode differentiates fields only here."""
     if options.get("needs_dual"):
-        file, line = _caller()
+        file, line = caller()
         raise NotImplementedError(f"{file}:{line}: qd.ndarray(needs_dual=True): forward-mode autodiff (.dual) of "
                                   f"ndarrays is not supported by qdexplorer.lang; use a qd.field with needs_dual=True")

@@ -21,14 +21,16 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import materialize, runtime_api, tensor_layout
-from .caller import caller
-from .device_array import device_array_of
-from .element import Element
-from .field_components import ComponentPlacement
-from .errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
-from .torch_io import tensor_to_numpy, to_torch
-from .types import DType, as_dtype
+from .tasks import materialize
+from .calls import runtime_api
+from .host import tensor_layout
+from .calls.caller import caller
+from ..ir.device_array import device_array_of
+from .host.element import Element
+from .host.field_components import ComponentPlacement
+from ..ir.errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
+from .host.torch_io import tensor_to_numpy, to_torch
+from ..ir.dtypes import DType, as_dtype
 
 I32_MAX = 2**31 - 1
 
@@ -223,7 +225,7 @@ class Storage:
         """Quadrants attributes qdexplorer leaves out fail with one line (compat.REFUSED)."""
         if name.startswith("__"):
             raise AttributeError(name)
-        from . import compat
+        from .compat import surface as compat
         surface = ("field" if isinstance(self, Field) else "ndarray") if not self.elem_shape else \
             ("vector_" if len(self.elem_shape) == 1 else "matrix_") + ("field" if isinstance(self, Field) else "ndarray")
         compat.refuse_attr(surface, self, name)
@@ -353,7 +355,7 @@ class Storage:
         return idx
 
     def _index_error(self, got: int):
-        file, line = _caller()
+        file, line = caller()
         want = ", ".join("ijkl"[k % 4] for k in range(len(self.shape))) if self.shape else "None"
         cls = FieldIndexError if isinstance(self, Field) else QuadrantsIndexError
         raise cls(f"{'Slicing is not supported on qd.field: ' if cls is FieldIndexError else ''}{len(self.shape)}d "
@@ -528,6 +530,12 @@ class Field(ComponentPlacement, Storage):
     _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked/dynamic container is above it: writes activate cells
 
+    @property
+    def sparse(self) -> bool:
+        """Whether a pointer, bitmasked or dynamic container is above it: which of its cells exist
+        changes at run time, so a kernel that loops over it or writes it needs its SNode tree."""
+        return self._sparse
+
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
                  needs_dual: bool = False, offset=None):
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
@@ -538,7 +546,7 @@ class Field(ComponentPlacement, Storage):
         self._needs_dual = needs_dual
         self.name = name
         if shape is None:   # placed later; until then it has no shape and no storage
-            file, line = _caller()
+            file, line = caller()
             if offset is not None:
                 raise QuadrantsSyntaxError("shape cannot be None when offset is set", file, line)
             self.shape = None  # type: ignore[assignment]
@@ -560,7 +568,7 @@ class Field(ComponentPlacement, Storage):
             return
         off = (int(offset),) if isinstance(offset, numbers.Integral) else tuple(int(o) for o in offset)
         if len(off) != dim:
-            file, line = _caller()
+            file, line = caller()
             raise QuadrantsSyntaxError(f"The dimensionality of shape and offset must be the same ({dim} != "
                                        f"{len(off)})", file, line)
         self.offset = off if any(off) else ()
@@ -611,7 +619,7 @@ class Field(ComponentPlacement, Storage):
 
     def _require_placed(self, what: str):
         if self.shape is None:
-            file, line = _caller()
+            file, line = caller()
             raise QdRuntimeError(f"{file}:{line}: {what}: field {self.name or ''}{' ' if self.name else ''}was made "
                                  f"without shape= and is not placed yet; place it first "
                                  f"(qd.root.dense(qd.i, n).place(x)) or give qd.field a shape=")
@@ -640,7 +648,7 @@ class Field(ComponentPlacement, Storage):
         out = self._decode(np.asarray(super().__getitem__(key)))
         if out.ndim == 0:
             return out.item()
-        from .host_matrix import host
+        from .host.host_matrix import host
         return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
 
     def __iter__(self):
@@ -735,7 +743,7 @@ class Ndarray(Storage):
 
     def __getitem__(self, key):
         if isinstance(key, slice):  # data[8:24]: a qd.BufferView of a 1-D ndarray, as in Quadrants
-            from .buffer_view import slice_to_view
+            from .host.buffer_view import slice_to_view
             return slice_to_view(self, key)
         return super().__getitem__(key)
 
@@ -760,7 +768,6 @@ class Ndarray(Storage):
 
 
 ELEMENT_TYPE: list = [None]  # (elem_shape, dtype) -> qd.types.vector/matrix(...); vector_types.py sets it
-_caller = caller  # the name the rest of the package imports from here
 
 
 def array_meta(v):

@@ -10,8 +10,8 @@ import inspect
 import typing
 import warnings
 
-from .errors import QuadrantsSyntaxError
-from .source import SourceInfo
+from ..ir.errors import QuadrantsSyntaxError
+from .tasks.source import SourceInfo
 
 
 def read_annotations(fn) -> dict:
@@ -39,7 +39,7 @@ def check_annotations(fn, what: str) -> None:
         try:
             eval(ann, dict(fn.__globals__), {})  # noqa: S307 - the user's own annotation
         except Exception:  # noqa: BLE001 - any failure: it names no type
-            from .errors import QuadrantsSyntaxError
+            from ..ir.errors import QuadrantsSyntaxError
             raise QuadrantsSyntaxError(f"Invalid type annotation (argument {i}) of Quadrants {what}: {ann} (the "
                                        f"string {ann!r} names no type here)", fn.__code__.co_filename,
                                        fn.__code__.co_firstlineno) from None

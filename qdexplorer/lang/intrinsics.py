@@ -36,7 +36,7 @@ def _elementwise(py, ufunc):
     def call(*args, **kwargs):
         if any(_is_array(a) for a in args):
             import numpy as np
-            from .host_matrix import host
+            from .host.host_matrix import host
             return host(ufunc(*(np.asarray(a) for a in args)))
         return py(*args, **kwargs)
     return call
@@ -130,7 +130,7 @@ class ndrange:
     canonical indices. `axes` reads None for no permutation, as in Quadrants."""
 
     def __init__(self, *dims, axes=None):
-        from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+        from ..ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
         self.dims = []
         for d in dims:
             pair = (0, d) if not isinstance(d, (tuple, list)) else tuple(d)
@@ -157,14 +157,14 @@ class ndrange:
 
     def grouped(self):
         """Quadrants' `_Ndrange.grouped()`: each index as a vector, in the same order."""
-        from . import host_matrix as H
+        from .host import host_matrix as H
         import numpy as np
         return (H.host(np.array(ix, dtype=np.int32)) for ix in self)
 
 
 def ndrange_axes(axes, n: int) -> tuple | None:
     """`qd.ndrange(..., axes=)` checked as Quadrants checks it; None for no (or the identity) permutation."""
-    from .errors import QuadrantsSyntaxError, QuadrantsTypeError
+    from ..ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
     if axes is None:
         return None
     t = tuple(axes)

@@ -13,27 +13,30 @@ import inspect
 
 import numpy as np
 
-from . import adstack_retry, array_arg_errors, autodiff, autodiff_fwd, autodiff_validation, ir, runtime_api
-from .arg_binding import bind_arguments
-from .array_arg_errors import ArgumentValueError
-from .caller import caller
-from .errors import (QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError, QuadrantsRuntimeTypeError,
-                     QuadrantsSyntaxError)
-from .buffer_view import BufferView, BufferViewType
-from .device_array import DeviceArray
+from .autodiff import (adstack_retry, reverse as autodiff, forward as autodiff_fwd,
+                       validation as autodiff_validation)
+from .calls import array_arg_errors, runtime_api
+from .. import ir
+from .calls.arg_binding import bind_arguments
+from .calls.array_arg_errors import ArgumentValueError
+from .calls.caller import caller
+from ..ir.errors import (QdCompileError, QuadrantsArgumentError, QuadrantsAssertionError,
+                         QuadrantsRuntimeTypeError, QuadrantsSyntaxError)
+from .host.buffer_view import BufferView, BufferViewType
+from ..ir.device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, check_annotations, func, read_annotations
-from .launch_stats import LaunchObservations, LaunchStats, SpecialisationMap
-from .offload import lower_kernel
+from .calls.launch_stats import LaunchObservations, LaunchStats, SpecialisationMap
+from .tasks.offload import lower_kernel
 from .qd_types import NDArray, ndarray
-from .return_values import is_compound, rebuild
-from .source import SourceInfo
+from .calls.return_values import is_compound, rebuild
+from .tasks.source import SourceInfo
 from .struct_types import StructType, struct_arg_values
 from .template import ALIAS_KEY, Template, template, template_spec
 from .tensor import Tensor
-from .types import DType, NdarrayType, as_dtype, f32, from_numpy
+from ..ir.dtypes import DType, NdarrayType, as_dtype, f32, from_numpy
 from .vector_types import VectorType
 
 
@@ -82,7 +85,7 @@ class Kernel(KernelBase):
         """Quadrants kernel attributes qdexplorer leaves out (`k.resume` of graph kernels): one line."""
         if name.startswith("_"):
             raise AttributeError(name)
-        from . import compat
+        from .compat import surface as compat
         compat.refuse_attr("kernel", self, name)
 
     @property
@@ -419,7 +422,7 @@ class Kernel(KernelBase):
 
 
 class GradKernel(Kernel):
-    """`k.grad`: reverse-mode autodiff of kernel `k` (lang/autodiff.py), named `k.grad` in the project.
+    """`k.grad`: reverse-mode autodiff of kernel `k` (lang/autodiff/reverse.py), named `k.grad` in the project.
 
     Its specialisation is `k`'s plus one entry per array argument that has a gradient (a
     `qd.ndarray(..., needs_grad=True)`), passed to its tasks as `<name>__grad`."""
@@ -481,7 +484,7 @@ class GradKernel(Kernel):
     _grown: tuple | None = None  # (qd.init's stack size, this kernel's): a twin with larger stacks
 
     def stack_size(self) -> int:
-        """Entries of a stack whose loop has no constant trip count (lang/adstack_retry.py grows it)."""
+        """Entries of a stack whose loop has no constant trip count (lang/autodiff/adstack_retry.py grows it)."""
         base = runtime_api.ad_stack_size()
         return self._grown[1] if self._grown is not None and self._grown[0] == base else base
 
@@ -511,7 +514,7 @@ class GradKernel(Kernel):
 
 class DualKernel(Kernel):
     """`k` under `qd.ad.FwdMode`: its tasks also carry each float's tangent into the fields' `.dual`
-    (lang/autodiff_fwd.py); specialised as `k`, whose primal results it computes too."""
+    (lang/autodiff/forward.py); specialised as `k`, whose primal results it computes too."""
 
     def __init__(self, primal: Kernel):
         super().__init__(primal.fn, primal.fast_math)
@@ -544,7 +547,7 @@ class DualKernel(Kernel):
 
 class ValidationKernel(Kernel):
     """`k` recorded by `qd.ad.Tape(validation=True)` in debug mode: its tasks also check the global
-    data access rule (lang/autodiff_validation.py); a violation raises when the call returns."""
+    data access rule (lang/autodiff/validation.py); a violation raises when the call returns."""
 
     def __init__(self, primal: Kernel):
         super().__init__(primal.fn, primal.fast_math)
@@ -682,8 +685,7 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
     computes, so they are accepted and the kernel runs as any other. `checkpoints=True` (pause and
     resume inside a graph) is refused."""
     if checkpoints:
-        from .field import _caller
-        file, line = _caller()
+        file, line = caller()
         raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
                                   f"supported by qdexplorer.lang; split the kernel where it would pause")
     if fn is None:

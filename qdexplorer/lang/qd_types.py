@@ -5,12 +5,12 @@ of those stays free of the others.
 """
 from __future__ import annotations
 
-from . import types as T
-from .buffer_view import BufferViewType
-from .builder_type import sparse_matrix_builder
+from ..ir import dtypes as T
+from .host.buffer_view import BufferViewType
+from .compat.builder_type import sparse_matrix_builder
 from .func import ref
 from .template import Template, template
-from .types import NdarrayType, as_dtype, f32
+from ..ir.dtypes import NdarrayType, as_dtype, f32
 from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
 
@@ -101,7 +101,7 @@ class _TypesNamespace:
     quant = _Quant()
 
     def __getattr__(self, name: str):
-        from . import compat
+        from .compat import surface as compat
         compat.refuse_attr("qd.types", self, name)
     NDArray = NDArray
     vector = staticmethod(vector)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .types import DType, f32, i32, u32
+from ..ir.dtypes import DType, f32, i32, u32
 
 
 @dataclass(frozen=True)
@@ -85,14 +85,14 @@ def _default(kind: str) -> DType:
     ip, fp = default_types()
     if kind == "fp":
         return fp
-    from . import types
+    from ..ir import dtypes as types
     return ip if kind == "ip" else (types.u64 if ip == types.i64 else types.u32)
 
 
 def int(bits, signed=True, compute=None) -> QuantInt:  # noqa: A001 - Quadrants' name
     """`qd.types.quant.int(bits, signed=True, compute=None)`: a `bits`-bit integer computed in
     `compute` (default_ip, or its unsigned twin)."""
-    from .types import as_dtype
+    from ..ir.dtypes import as_dtype
     dt = as_dtype(compute) if compute is not None else _default("ip" if signed else "up")
     if dt is None or not dt.is_int or not 1 <= bits <= dt.bits:
         raise ValueError(f"qd.types.quant.int({bits}, ...): needs 1..{getattr(dt, 'bits', 64)} bits and an integer "
@@ -254,7 +254,7 @@ class BitpackedFields:
 
     def place(self, *fields, shared_exponent: bool = False):
         if shared_exponent and len(fields) < 2:
-            from .errors import QdCompileError
+            from ..ir.errors import QdCompileError
             raise QdCompileError("At least 2 fields need to be placed when shared_exponent=True")
         if shared_exponent:  # one exponent for them all: each store re-encodes the group (Field, quant_lower)
             qs = [q for q in (getattr(f, "quant", None) for f in fields) if isinstance(q, QuantFloat)]

@@ -23,6 +23,7 @@ Quadrants frees the list's chunks and zero-fills recycled memory. Appends past t
 dropped but counted (Quadrants chains chunks past the capacity that no index reaches).
 """
 from __future__ import annotations
+from .calls.caller import caller
 
 import numbers
 import weakref
@@ -30,13 +31,13 @@ import weakref
 import numpy as np
 
 from .field import SNODE_OF_SHAPE
-from .compat import refuse_use
-from .errors import QdRuntimeError
-from .field import Field, _caller
+from .compat.surface import refuse_use
+from ..ir.errors import QdRuntimeError
+from .field import Field
 from .field import Storage
-from .field_components import ScalarComponent
+from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
-from .types import i32
+from ..ir.dtypes import i32
 
 SPARSE = ("pointer", "bitmasked")
 ACTIVITY = SPARSE + ("dynamic",)  # containers whose cells can be inactive
@@ -170,7 +171,7 @@ class SNode:
     def _place_field(self, f: Field, offset=None):
         primal = f._grad_of
         if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
-            file, line = _caller()
+            file, line = caller()
             raise QdRuntimeError(f"{file}:{line}: {f!r} is the gradient of a field of shape {primal.shape}; "
                                  f"place it in a container of the same shape (place(x, x.grad)), not {self.shape}")
         if f.placed:
@@ -430,13 +431,13 @@ class _Root(SNode):
 class SNodeHandle:
     """`snode.ptr` of a place SNode: its field's autodiff role, as Quadrants' `SNodeGradType` numbers
     it (PRIMAL 0, ADJOINT 1, DUAL 2, ADJOINT_CHECKBIT 3), and whether it has an adjoint / a checkbit
-    (the twin `qd.ad.Tape(validation=True)` gives a field with a gradient, lang/autodiff_validation.py)."""
+    (the twin `qd.ad.Tape(validation=True)` gives a field with a gradient, lang/autodiff/validation.py)."""
 
     def __init__(self, snode: SNode):
         self._fields = list(snode.fields)
 
     def get_snode_grad_type(self) -> int:
-        from .module_paths import quadrants_module
+        from .compat.module_paths import quadrants_module
         kind = quadrants_module("quadrants.types.enums").SNodeGradType
         for f in self._fields:
             for s in Storage.live():

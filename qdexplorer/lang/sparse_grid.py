@@ -24,6 +24,6 @@ def usage(x) -> float:
     return float(np.float32(active.sum()) / np.float32(active.size))
 
 
-from . import compat as _compat  # noqa: E402
+from .compat import surface as _compat  # noqa: E402
 
 __getattr__ = _compat.module_getattr("qd.sparse", "qdexplorer.lang.sparse_grid")

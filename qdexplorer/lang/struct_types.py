@@ -13,11 +13,11 @@ import numbers
 
 import numpy as np
 
-from .caller import caller
-from .errors import QuadrantsSyntaxError
-from .field import Field, _caller
+from .calls.caller import caller
+from ..ir.errors import QuadrantsSyntaxError
+from .field import Field
 from .func import Func, read_annotations
-from .types import DType, as_dtype, f32
+from ..ir.dtypes import DType, as_dtype, f32
 from .vector_types import VectorType
 
 
@@ -175,7 +175,7 @@ def struct_arg_values(kernel_name: str, name: str, stype: StructType, value) -> 
                 shapes.update((p, s) for p, _, s in stype.leaves())
             want = int(np.prod(shapes[path]))
             if flat.size != want:
-                from .errors import QuadrantsRuntimeTypeError
+                from ..ir.errors import QuadrantsRuntimeTypeError
                 raise QuadrantsRuntimeTypeError(
                     f"{kernel_name}(): Argument {type(value)} cannot be converted into required type {stype!r}: "
                     f"member {'.'.join(path)} of argument '{name}' has {flat.size} component(s), the type {want}")
@@ -287,7 +287,7 @@ class StructField:
             elif getattr(m, f"_{which}", None) is not None:
                 out.members[k] = getattr(m, which)
         if not out.members:
-            file, line = _caller()
+            file, line = caller()
             raise AttributeError(f"{file}:{line}: struct field {self.name!r} has no {which}: make it with "
                                  f"needs_{which}=True (qd.Struct.field({{...}}, shape=..., needs_{which}=True))")
         return out
@@ -299,7 +299,7 @@ class StructField:
         members = self.__dict__.get("members", {})
         if name in members:
             return members[name]
-        from . import compat
+        from .compat import surface as compat
         if f"struct_field.{name}" in compat.REFUSED:
             raise compat.refuse(f"struct_field.{name}")
         raise AttributeError(f"struct field {self.__dict__.get('name', '')!r} has no member '{name}' "

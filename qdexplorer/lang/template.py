@@ -15,10 +15,10 @@ import weakref
 
 import numpy as np
 
-from . import runtime_api
-from .device_array import DeviceArray
+from .calls import runtime_api
+from ..ir.device_array import DeviceArray
 from .field import Storage
-from .types import from_numpy
+from ..ir.dtypes import from_numpy
 
 
 class Template:
@@ -104,6 +104,12 @@ ALIAS_KEY = "__alias__"  # the spec entry naming template parameters given the s
 
 def template_spec(name: str, v) -> tuple:
     """The spec entry of one template argument's value."""
+    if getattr(v, "sparse", False) is True:
+        # a field under a pointer/bitmasked/dynamic container specialises on the field itself: the kernel
+        # needs its SNode tree (a struct-for visits its active cells only, a write activates), which a
+        # pointer to its data does not carry. Passed by shape alone, `for i, j in x` visited every cell of
+        # inactive blocks too (a game of life grew into them)
+        return (name, "static", _ById(v), 0)
     if isinstance(v, Storage):  # a field with offset= also specialises on its offset (6th entry), a
         el, off, q = tuple(v.elem_shape), tuple(v.offset), getattr(v, "quant", None)  # quantized one on its type
         if q is not None:
@@ -138,6 +144,9 @@ def specialisation_tag(spec: tuple) -> str:
         if kind != "static":
             continue
         text = repr(value.value if isinstance(value, _ById) else value)
+        if isinstance(value, _ById) and isinstance(value.value, Storage):
+            text += f" uid {value.value.uid}"   # two fields of one shape are two specialisations (a sparse
+            # field given as a template); the uid, not the address, keeps the name stable run to run
         if isinstance(value, (bool, int, float, str)) and len(str(value)) <= 12:
             parts.append(f"{name}{re.sub(r'[^0-9A-Za-z]', '_', str(value))}")
         else:

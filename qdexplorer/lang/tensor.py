@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from . import host_matrix as _host_matrix, tensor_layout
+from .host import host_matrix as _host_matrix, tensor_layout
 from .alloc import field, ndarray
 from .field import Field, Ndarray, Storage
 from .vector_types import Matrix, Vector, VectorType, matrix, vector

@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from . import host_matrix as H, tensor_layout
+from .host import host_matrix as H, tensor_layout
 from .field import ELEMENT_TYPE, Field, Ndarray
-from .types import DType, as_dtype, f32, i32, u32
-from .caller import caller
+from ..ir.dtypes import DType, as_dtype, f32, i32, u32
+from .calls.caller import caller
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class VectorType:
 
     def _refuse_unpacked(self, what: str):
         if self.unpacked:
-            from .errors import QuadrantsSyntaxError
+            from ..ir.errors import QuadrantsSyntaxError
             file, line = caller()
             raise QuadrantsSyntaxError(
                 f"cannot {what} a vector declared with unpacked=True; the unpacked layout is only honored on "
@@ -102,7 +102,7 @@ def _no_quant(dtype, what: str):
     silently full-width)."""
     from .quant import QUANT_TYPES
     if isinstance(dtype, QUANT_TYPES):
-        from .compat import refuse_use
+        from .compat.surface import refuse_use
         raise refuse_use(f"{what} of a quantized type ({dtype!r})",
                          "make one scalar quantized field per component (qd.field(dtype=qtype))")
 

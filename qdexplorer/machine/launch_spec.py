@@ -3,7 +3,7 @@
 A `LaunchSpec` is derived once from a task at compile time; it names the ABI slots and the
 launch shape, and nothing in it refers to the language's IR, so a device worker (here or on
 another machine) needs neither the project nor the compiler. Trip counts arrive with each run,
-computed where the arguments were built (see `qdexplorer.lang.bounds`).
+computed where the arguments were built (see `qdexplorer.lang.calls.bounds`).
 """
 from __future__ import annotations
 

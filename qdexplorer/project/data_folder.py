@@ -16,8 +16,9 @@ from pathlib import Path
 import platformdirs
 
 from ..compiler.overrides import OverrideStore
-from ..lang.errors import QdError
-from .loader import bundled_demo
+from ..compiler.safe_files import UnsafePathError, check_folder
+from ..ir.errors import QdError
+from .loader import bundled_demo, check_readable_folder
 
 HISTORY = "history.sqlite"
 STATE = ".qdexplorer"
@@ -35,7 +36,9 @@ def project_folder(project: str | Path | None) -> Path:
     p = Path(project).expanduser()
     if not p.exists():
         raise QdError(f"project {p} does not exist: pass a project folder or kernel file")
-    return (p if p.is_dir() else p.parent).resolve()
+    folder = (p if p.is_dir() else p.parent).resolve()
+    check_readable_folder(folder)
+    return folder
 
 
 def _package_dir() -> Path:
@@ -91,9 +94,9 @@ def unsafe_history_path(path: Path) -> str | None:
     folder = path.parent
     try:
         if not os.path.lexists(folder):
-            folder.mkdir(parents=True, mode=0o700)
-    except FileExistsError:
-        pass
+            check_folder(folder, create=True)   # private (0700)
+    except UnsafePathError as e:
+        return str(e)
     except OSError as e:
         return f"cannot create the run history folder {folder}: {e.strerror or e}"
     for p in (folder, path, *(Path(f"{path}{s}") for s in SIDE_FILES)):

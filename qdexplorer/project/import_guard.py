@@ -20,7 +20,8 @@ import threading
 import weakref
 from contextlib import contextmanager
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
+from ..numbers import env_number
 
 DEFAULT_IMPORT_TIMEOUT = 60.0
 
@@ -31,14 +32,7 @@ class ImportTimedOut(BaseException):
 
 
 def import_timeout() -> float:
-    raw = os.environ.get("QDEXPLORER_IMPORT_TIMEOUT", "")
-    try:
-        v = float(raw) if raw.strip() else DEFAULT_IMPORT_TIMEOUT
-    except ValueError:
-        v = float("nan")
-    if not math.isfinite(v):
-        raise QdError(f"QDEXPLORER_IMPORT_TIMEOUT must be a number of seconds (0 for no limit), got {raw!r}")
-    return v
+    return float(env_number("QDEXPLORER_IMPORT_TIMEOUT"))   # 0: no limit
 
 
 _left_running: weakref.WeakSet = weakref.WeakSet()  # non-daemon threads a project's import started

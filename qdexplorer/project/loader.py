@@ -17,10 +17,12 @@ import types
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..lang import runtime_api
-from ..lang.errors import QdError
+from ..lang.calls import runtime_api
+from ..ir.errors import QdError
 from ..lang.field import Storage
 from ..lang.kernel import Kernel, Workload
+from ..compiler.safe_files import UnsafePathError, read_input
+from ..numbers import env_number
 from .import_guard import import_deadline
 
 try:
@@ -96,7 +98,16 @@ _SETTINGS = {
 }
 
 
+def check_readable_folder(folder: Path) -> None:
+    """One line naming the project folder when this user cannot enter or list it (it was reported as
+    "qdexplorer.toml: Permission denied", the first file looked for inside it)."""
+    if folder.is_dir() and not os.access(folder, os.R_OK | os.X_OK):
+        raise ProjectError(f"cannot read project folder {folder}: permission denied (reading a project needs "
+                           f"permission to list and enter its folder: chmod u+rx, or run as its owner)")
+
+
 def read_config(path: Path) -> ProjectConfig:
+    check_readable_folder(path)
     cfg = ProjectConfig(name=path.name)
     mf = path / "qdexplorer.toml"
     if not mf.is_file():
@@ -105,11 +116,13 @@ def read_config(path: Path) -> ProjectConfig:
                                f"TOML file or remove it")
         return cfg
     try:
-        data = tomllib.loads(mf.read_bytes().decode("utf-8"))
+        data = tomllib.loads(read_input(mf, 1 << 20, "project settings").decode("utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise ProjectError(f"{mf}: invalid TOML: {e}") from None
     except UnicodeDecodeError as e:
         raise ProjectError(f"{mf}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
+    except UnsafePathError as e:
+        raise ProjectError(str(e)) from None
     except OSError as e:
         raise ProjectError(f"{mf}: cannot read it: {e.strerror or e}") from None
     section = data.get("project", data)
@@ -175,11 +188,7 @@ def _not_regular(p: Path) -> str:
 def max_file_bytes() -> int:
     """The largest kernel file opened: Python's compile() of a huge file cannot be interrupted (tens of
     seconds per 10 MB, far longer for long expressions), so it is refused before it starts."""
-    raw = os.environ.get("QDEXPLORER_MAX_FILE_MB", "").strip()
-    try:
-        mb = float(raw) if raw else DEFAULT_MAX_FILE_MB
-    except ValueError:
-        raise ProjectError(f"QDEXPLORER_MAX_FILE_MB must be a number of megabytes, got {raw!r}") from None
+    mb = env_number("QDEXPLORER_MAX_FILE_MB")   # 0: no limit
     return int(mb * (1 << 20)) if mb > 0 else 1 << 62
 
 

@@ -13,7 +13,7 @@ import os
 import time
 from pathlib import Path
 
-from ..compiler.safe_files import write_file
+from ..compiler.safe_files import UnsafePathError, read_input, write_file
 from .loader import bundled_demo
 
 
@@ -36,8 +36,8 @@ class TrustStore:
 
     def _load(self) -> dict:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = json.loads(read_input(self.path, 16 << 20, "trust list"))
+        except (OSError, ValueError, UnsafePathError):
             return {}  # unreadable or garbled: ask again rather than trust anything
         return data if isinstance(data, dict) else {}
 

@@ -14,7 +14,7 @@ import statistics
 from collections.abc import Callable, Sequence
 
 from ..bench.stats import BOOTSTRAP, compare_rounds, default_threshold
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .edits import EditFolder, confirm_used, prepare_load
 from .model import QuadrantsRun
 from .program import run_program

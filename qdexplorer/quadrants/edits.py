@@ -23,8 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..compiler.overrides import sha256
-from ..compiler.safe_files import check_folder, check_task_name, read_nofollow, unlink_regular, write_atomic
-from ..lang.errors import QdError
+from ..compiler.safe_files import check_folder, check_task_name, read_checked, read_nofollow, unlink_regular, write_atomic
+from ..ir.errors import QdError
+
+MAX_EDIT_BYTES = 256 << 20   # an edited PTX or LLVM IR file (the largest real ones are a few MB)
 
 
 # Quadrants 1.3.3 ends every PTX it hands the driver with a per-process nonce comment (so the driver's
@@ -94,10 +96,12 @@ class EditFolder:
             side = Path(f"{p}.json")
             if side.is_file():
                 try:
-                    base = json.loads(read_nofollow(side)).get("generated_sha256")
-                except (OSError, ValueError):
+                    meta = json.loads(read_checked(side, 1 << 20)[0])
+                    base = meta.get("generated_sha256") if isinstance(meta, dict) else None
+                    base = base if isinstance(base, str) else None
+                except (OSError, ValueError, QdError):   # a sidecar is a hint: a bad one is none
                     base = None
-            text = read_nofollow(p).decode(errors="replace").replace("\x00", "")
+            text = read_checked(p, MAX_EDIT_BYTES)[0].decode(errors="replace").replace("\x00", "")
             out.append(Edit(name, p, text, base))
         return out
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from ..compiler.safe_files import private_temp_folder
 from .dumps import is_bound_setup, offloaded_blocks
 from .process_group import run_group
 from .program import check_script
@@ -26,9 +27,8 @@ def run_ours(script, args=(), arch: str | None = "cpu", timeout: float = 300.0, 
     """Run SCRIPT with `import quadrants` meaning qdexplorer.lang; {'kernels': [...], 'error': ...}.
     Run as the Quadrants run is: in its own process group, which nothing outlives."""
     script = check_script(script)
-    fd, result = tempfile.mkstemp(prefix="qdx-ours-", suffix=".json")
-    os.close(fd)
-    os.unlink(result)
+    result_dir = private_temp_folder("qdx-ours-")   # nobody else can plant or swap the result
+    result = str(result_dir / "result.json")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PACKAGE_ROOT), os.environ.get("PYTHONPATH")])))
     try:
         p = run_group([sys.executable, str(CHILD), result, arch or "", str(script), *map(str, args)], env,
@@ -41,10 +41,7 @@ def run_ours(script, args=(), arch: str | None = "cpu", timeout: float = 300.0, 
         except (OSError, ValueError):
             out = {"kernels": [], "error": f"exited with status {p.returncode}: {p.stderr.strip()[-2000:]}"}
     finally:
-        try:
-            os.unlink(result)
-        except OSError:
-            pass
+        shutil.rmtree(result_dir, ignore_errors=True)
     out["stdout"], out["stderr"] = p.stdout, p.stderr
     return out
 

@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ..lang.errors import QdError
+from ..compiler.safe_files import output_folder, private_temp_folder, read_checked
+from ..ir.errors import QdError
 from ..optional_parts import quadrants_hint
 from .dumps import parse_dump
 from .model import QuadrantsRun
@@ -57,13 +58,13 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
         raise QdError(f"--timeout must be a number of seconds greater than 0, got {timeout!r}")
     python = python or sys.executable
     scratch = None
+    # Quadrants opens its dump files by name: the folder gets the checks of our own dump folders
     if load is not None:
-        dump_dir = Path(load["folder"])
+        dump_dir = output_folder(load["folder"], "load folder", create=False)
     elif not dump:
-        dump_dir = scratch = Path(tempfile.mkdtemp(prefix="qdx-quadrants-rerun-"))
+        dump_dir = scratch = private_temp_folder("qdx-quadrants-rerun-")
     else:
-        dump_dir = Path(dump_dir) if dump_dir else Path(tempfile.mkdtemp(prefix="qdx-quadrants-"))
-        dump_dir.mkdir(parents=True, exist_ok=True)
+        dump_dir = output_folder(dump_dir, "--dump folder") if dump_dir else private_temp_folder("qdx-quadrants-")
     e = {k: v for k, v in os.environ.items() if k not in _CONTROLLED}
     e.update(env or {})
     e["PYTHONUNBUFFERED"] = "1"
@@ -71,9 +72,8 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
         e[load["env"]] = "1"
     elif dump:
         e["QD_DUMP_IR"] = "1"
-    fd, result_path = tempfile.mkstemp(prefix="qdx-quadrants-result-", suffix=".json")
-    os.close(fd)
-    os.unlink(result_path)
+    result_dir = private_temp_folder("qdx-quadrants-result-")   # nobody else can plant or swap the result
+    result_path = str(result_dir / "result.json")
     run = QuadrantsRun(str(script), list(args), arch, python, "" if scratch else str(dump_dir), load=load)
     cmd = list(wrap or []) + [python, str(CHILD), result_path, arch or "", str(dump_dir), str(script), *map(str, args)]
     t0 = time.perf_counter()
@@ -83,6 +83,7 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
         raise QdError(f"cannot start {python}: {ex}") from None
     finally:  # a run interrupted by SIGTERM or Ctrl-C leaves no result file behind either
         result = _read_result(result_path)
+        shutil.rmtree(result_dir, ignore_errors=True)
     run.seconds = time.perf_counter() - t0
     run.returncode, run.timed_out = done.returncode, done.timed_out
     run.stdout, run.stderr = done.stdout, done.stderr
@@ -110,11 +111,14 @@ def run_program(script: str | Path, args=(), arch: str | None = None, timeout: f
     return run
 
 
+RESULT_MAX_BYTES = 1 << 30
+
+
 def _read_result(path: str) -> dict | None:
     try:
-        with open(path) as fh:
-            return json.load(fh)
-    except (OSError, ValueError):
+        doc = json.loads(read_checked(Path(path), RESULT_MAX_BYTES)[0])
+        return doc if isinstance(doc, dict) else None
+    except (OSError, ValueError, QdError):
         return None
     finally:
         for p in (path, path + ".tmp"):  # the child writes the .tmp, then renames it

@@ -18,19 +18,18 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..compiler.cache import default_cache_dir
-from ..compiler.safe_files import write_atomic
+from ..compiler.safe_files import output_folder, private_temp_folder, write_atomic, write_file
 from ..counters import command, probe as P
 from ..counters.cache import CountersCache, profile_key
 from ..counters.collect import BAD_REPORT, CountersResult
 from ..counters.presets import preset as get_preset
 from ..counters.ptx_loc import with_ptx_line_table
 from ..counters.report import ReaderMissing, ReportError, read_report
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from .edits import LOADED_PTX, EditFolder, prepare_load
 from .model import QuadrantsRun, QuadrantsTask
 from .program import run_program
@@ -76,7 +75,7 @@ def prepare(script: str | Path, baseline: QuadrantsRun, task: str, args, preset:
         load = prepare_load(EditFolder(edits, "ptx"), baseline, work / "load")
     else:
         load = {"kind": "ptx", "env": "QUADRANTS_LOAD_PTX", "folder": str(work / "load"), "edits": []}
-        (work / "load").mkdir(parents=True)
+        output_folder(work / "load", "load folder")
     folder = Path(load["folder"])
     ptx = (folder / target).read_text().replace("\x00", "") if (folder / target).is_file() else generated
     others = sorted(_sha(f.read_bytes()) for f in folder.iterdir() if f.is_file() and f.name != target)
@@ -90,8 +89,7 @@ def make_report(script: str | Path, prep: Prepared, args, preset: str, ncu: str,
     """Run the program under ncu with `prep`'s load folder: the state (with the passes) and the report's
     path (`work/report.ncu-rep`, when the state is 'ok'). Reading it needs no GPU: the Ray path and the
     GPU test read it elsewhere."""
-    shown = work / f"{prep.stable}.ptx"        # the text ncu imports as the "source"
-    shown.write_text(prep.ptx)
+    shown = write_file(work / f"{prep.stable}.ptx", prep.ptx)  # the text ncu imports as the "source"
     write_atomic(Path(prep.load["folder"]), prep.target, with_ptx_line_table(prep.ptx, str(shown)).encode())
     report = work / "report.ncu-rep"
     run = run_program(script, args, arch="cuda", timeout=timeout, python=python, load=prep.load,
@@ -133,7 +131,7 @@ def profile_task(script: str | Path, task: str, args=(), preset: str = "quick", 
         return CountersResult(task, preset, cap.state, cap.message)
     if baseline is None:
         baseline = run_program(script, args, arch="cuda", timeout=timeout, python=python)
-    work = Path(tempfile.mkdtemp(prefix="qdx-quadrants-counters-"))
+    work = private_temp_folder("qdx-quadrants-counters-")
     try:
         prep = prepare(script, baseline, task, args, preset, edits, cap.version, work)
         if repeat:

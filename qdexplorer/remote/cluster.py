@@ -26,7 +26,8 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
+from ..numbers import env_number
 from . import local_cluster
 from .gpus import RemoteGpu, node_gpus
 
@@ -50,6 +51,8 @@ def connect(address: str) -> None:
             raise QdError(f"already connected to the Ray cluster {_connected[0]!r}; one cluster per process")
         return
     kw: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
+    connect_timeout()                       # the environment's numbers: refused before anything starts
+    env_number("QDEXPLORER_OBJECT_STORE_MB")
     if address.startswith("ray://"):
         probe_address(address)   # a closed port or an unknown host: said at once, no token sent
     previous = signal.getsignal(signal.SIGTERM)
@@ -60,11 +63,14 @@ def connect(address: str) -> None:
             private = local_cluster.start(cpus, **kw)
             print(private.describe(cpus, gpu_count()), file=sys.stderr)
         else:
+            target = resolve_auto() if address == "auto" else address
             local_cluster.forget_token()   # else the token of a cluster this process has left is sent
-            ray.init(address=address, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
+            ray.init(address=target, runtime_env={"py_modules": [str(_PACKAGE)], "excludes": _NOT_SHIPPED}, **kw)
     except SystemExit as e:   # SIGTERM during ray.init meets Ray's handler (sys.exit(15)): the CLI's instead
         if e.code == signal.SIGTERM:
             raise KeyboardInterrupt(signal.SIGTERM) from None
+        raise
+    except QdError:     # ours (a bad setting, a refused folder): said as it is, not as Ray's
         raise
     except Exception as e:  # noqa: BLE001 - Ray's own errors (unreachable, refused token, versions) say why
         raise QdError(f"--cluster {address}: cannot use the Ray cluster ({type(e).__name__}: {_first_line(e)}); "
@@ -73,6 +79,51 @@ def connect(address: str) -> None:
         if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
     _connected[:] = [address]
+
+
+PRIVATE_MARK = "/qdxray-"   # in the temp and session folders of every process of a `--cluster local`
+
+
+def _raylets() -> list[tuple[str, bool]]:
+    """(GCS address, is a private cluster of a qdexplorer command) of each raylet on this machine."""
+    import psutil
+    from ray._private.services import _is_raylet_process
+    out = []
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmdline = proc.info["cmdline"]
+        except (psutil.AccessDenied, psutil.NoSuchProcess):
+            continue
+        if not _is_raylet_process(cmdline):
+            continue
+        args = [a for part in cmdline for a in part.split(" ")]
+        gcs = next((a.split("=", 1)[1] for a in args if a.startswith("--gcs-address=")), "")
+        if gcs and gcs != "None":
+            out.append((gcs, any(PRIVATE_MARK in a for a in args)))
+    return out
+
+
+def resolve_auto() -> str:
+    """What `--cluster auto` joins: RAY_ADDRESS, else the cluster of a `ray start` on this machine,
+    never a private cluster of another qdexplorer command (Ray's own "auto" takes any raylet it
+    finds, and then waited 26-200 s on a token it could not have). QdError when there is none."""
+    env = os.environ.get("RAY_ADDRESS", "").strip()
+    if env and env != "auto":
+        return env
+    from ray._private.utils import read_ray_address
+    found = _raylets()
+    private = {g for g, p in found if p}
+    usable = [g for g, p in found if not p]
+    started = read_ray_address(None)   # the last `ray start` on this machine
+    if started and started not in private and (started in usable or not found):
+        return started
+    if usable:
+        return usable[0]
+    skipped = (f"; {len(private)} private cluster(s) of other qdexplorer commands were left alone (they "
+               f"belong to those commands)" if private else "")
+    raise QdError(f"--cluster auto: no Ray cluster to join on this machine (RAY_ADDRESS is unset and no "
+                  f"`ray start` cluster runs{skipped}); start one with `ray start --head`, give its address "
+                  f"(ray://HOST:10001), or use --cluster local")
 
 
 def connected() -> bool:
@@ -89,7 +140,9 @@ def disconnect() -> None:
     _connected.clear()
 
 
-CONNECT_TIMEOUT_S = float(os.environ.get("QDEXPLORER_CONNECT_TIMEOUT", "10"))
+def connect_timeout() -> float:
+    """QDEXPLORER_CONNECT_TIMEOUT (seconds, default 10), checked as every number is (numbers.py)."""
+    return float(env_number("QDEXPLORER_CONNECT_TIMEOUT"))
 
 
 def probe_address(address: str, timeout: float | None = None) -> None:
@@ -97,7 +150,7 @@ def probe_address(address: str, timeout: float | None = None) -> None:
     Ray tries (Ray Client retries an unreachable address for about 36 s, then blames the token):
     QdError with the address, what was tried and how long it took, when nothing answers within
     `timeout` seconds in all. No token is sent by either."""
-    timeout = CONNECT_TIMEOUT_S if timeout is None else timeout
+    timeout = connect_timeout() if timeout is None else timeout
     hostport = address[len("ray://"):].rstrip("/")
     host, sep, port_text = hostport.rpartition(":")
     host = host.strip("[]")

@@ -49,7 +49,7 @@ def node_gpus() -> list[dict[str, Any]]:
     """On this machine: what nvidia-smi says of each GPU; [] without nvidia-smi or a GPU."""
     try:
         out = subprocess.run(["nvidia-smi", f"--query-gpu={_QUERY}", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20).stdout
+                             capture_output=True, text=True, errors="replace", timeout=20).stdout
     except (OSError, subprocess.SubprocessError):
         return []
     rows = []

@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..compiler.safe_files import write_file
-from ..lang.errors import QdError
+from ..compiler.safe_files import output_folder, write_file
+from ..ir.errors import QdError
+from ..numbers import env_number
 from . import reaper as reaper_process
 
 MARK = "QDEXPLORER_PRIVATE_CLUSTER"   # environment variable every process of the cluster inherits
@@ -97,11 +98,9 @@ def prepare() -> LocalCluster:
 def init_kwargs(cluster: LocalCluster) -> dict[str, Any]:
     """Ray's files in the private folder; `QDEXPLORER_OBJECT_STORE_MB` caps the object store (Ray
     takes 30% of the memory by default; 75 MB is its least)."""
-    kw: dict[str, Any] = {"_temp_dir": str(cluster.folder / "r")}
-    store = os.environ.get("QDEXPLORER_OBJECT_STORE_MB", "")
+    kw: dict[str, Any] = {"_temp_dir": str(output_folder(cluster.folder, "the private cluster's folder") / "r")}
+    store = env_number("QDEXPLORER_OBJECT_STORE_MB")    # 0: unset (Ray's own size)
     if store:
-        if not store.isdigit() or int(store) < 75:
-            raise QdError(f"QDEXPLORER_OBJECT_STORE_MB={store!r}: expected a whole number of MB, at least 75")
         kw["object_store_memory"] = int(store) << 20
     return kw
 

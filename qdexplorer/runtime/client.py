@@ -181,6 +181,12 @@ class DeviceClient:
                         return outcome
                     case _:
                         raise RuntimeError(f"the {transport.noun} answered a run with {reply!r}")
+        except KeyboardInterrupt:
+            # Ctrl-C or SIGTERM (the CLI raises it) in the middle of a run: what was measured has
+            # streamed to `sink` already; the far side is still in its launch loop (a billion repeats
+            # would take days) and would be waited for at close, so it is ended now (issue 41)
+            self.transport.kill()
+            raise
         finally:
             if shared is not None:
                 shared.close()

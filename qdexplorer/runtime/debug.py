@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..lang.errors import QuadrantsAssertionError
+from ..ir.errors import QuadrantsAssertionError
 
 RECORD_WORDS = 4
 

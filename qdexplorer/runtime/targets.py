@@ -1,7 +1,7 @@
 """Which backend runs, and which code target and SM arch it needs: one choice, made in one place."""
 from __future__ import annotations
 
-from ..lang.errors import QdError
+from ..ir.errors import QdError
 from ..machine.arch import DEFAULT_ARCH
 from .cuda.detect import cuda_status
 

@@ -14,7 +14,7 @@ from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
 
-from ..lang.errors import QdRuntimeError
+from ..ir.errors import QdRuntimeError
 from ..machine.orphan_guard import die_with_parent
 from .client import DeviceClient, TransportGone
 from .device import LocalDevice

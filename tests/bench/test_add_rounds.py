@@ -5,7 +5,7 @@ import pytest
 from qdexplorer.bench.history import History
 from qdexplorer.bench.runner import add_rounds, bench
 from qdexplorer.engine import Engine
-from qdexplorer.lang.errors import QdError
+from qdexplorer.ir.errors import QdError
 
 from .hot_project import HOT, write_project
 

@@ -82,7 +82,7 @@ def test_exporting_onto_a_folder_or_past_a_size_limit_names_the_target_and_leave
 
     import pytest
 
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     target = tmp_path / "out"
     target.mkdir()
     with pytest.raises(QdError, match=f"cannot export to {target}: it is a folder"):

@@ -197,6 +197,6 @@ def test_history_location(tmp_path, monkeypatch, demo_path):
     demo = history_path(None)  # the bundled demo is inside the package: never written into
     assert demo == history_path(demo_path)
     assert str(demo).startswith(str(tmp_path / "data" / "projects" / "demo-"))
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     with pytest.raises(QdError, match="does not exist"):
         history_path(tmp_path / "missing")

@@ -64,7 +64,7 @@ def test_integer_and_f64_math_and_the_host_ignore_fast_math():
     @qd.kernel
     def wide(x: qd.types.ndarray(dtype=qd.f64, ndim=1)):
         for i in range(x.shape[0]):
-            x[i] = qd.sqrt(x[i]) / 3.0
+            x[i] = qd.sqrt(x[i]) / x[i]  # a constant divisor is a multiply under fast math (test_fast_math_division)
 
     task = wide.tasks()[0]
     on = build_task_module(task, CodegenOptions("nvptx", None, fast_math=True))

@@ -141,7 +141,7 @@ def test_an_expression_too_deep_for_the_emitters_is_a_codegen_error_not_a_recurs
     import qdexplorer.lang as qd
     from qdexplorer.codegen import CodegenOptions, build_task_module
     from qdexplorer.codegen.errors import CodegenError
-    from qdexplorer.lang import ir
+    from qdexplorer import ir
 
     @qd.kernel
     def put(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):

@@ -57,7 +57,7 @@ def test_results_are_libdevice_bit_for_bit_on_both_sides_of_the_limit(monkeypatc
     from qdexplorer.compiler.cache import PtxCache
     from qdexplorer.compiler.pipeline import Pipeline
     from qdexplorer.compiler.pool import InlineCompiler
-    from qdexplorer.lang.bounds import trip_counts
+    from qdexplorer.lang.calls.bounds import trip_counts
     from qdexplorer.runtime.cuda.backend import CudaBackend
     rng = np.random.default_rng(3)
     x = np.concatenate([rng.uniform(-4, 4, 1 << 16), rng.uniform(-1e6, 1e6, 1 << 16),

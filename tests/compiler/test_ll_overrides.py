@@ -179,7 +179,7 @@ def test_an_ll_override_with_another_signature_is_refused_never_run_on_zeros(tmp
     accepted and ran reading zeros; `override set` and a file placed by hand are both refused."""
     import pytest
 
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     proj = write_project(tmp_path / "p")
     with Engine(proj, in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
         eng.run()

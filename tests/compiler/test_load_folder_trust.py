@@ -12,7 +12,7 @@ import pytest
 
 from qdexplorer.compiler.dump import env_dump_dir, env_load_dir
 from qdexplorer.compiler.overrides import OverrideStore
-from qdexplorer.lang.errors import QdError
+from qdexplorer.ir.errors import QdError
 
 from .test_cache import ROOT, write_project
 from .test_ll_overrides import ONE, TASK, TWO

@@ -10,8 +10,8 @@ from qdexplorer.compiler.cache import PtxCache
 from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import CompilePool, InlineCompiler
 from qdexplorer.compiler.stages import CompileRequest, run_stage
-from qdexplorer.lang import source
-from qdexplorer.lang.fingerprint import TaskMemo
+from qdexplorer.lang.tasks import source
+from qdexplorer.lang.tasks.fingerprint import TaskMemo
 from qdexplorer.project.loader import load_project
 
 KERNEL = """

@@ -1,7 +1,7 @@
 """A fake `ncu`: a real executable on PATH that behaves as Nsight Compute does in one situation.
 
 FAKE_NCU_MODE picks it: denied (ERR_NVGPUCTRPERM), nokernels, hang, garbage (writes a report that
-is not one), good (writes the project's own saxpy report, made on an H200 by the real ncu from the
+is not one), binary (output that is not UTF-8, no report), good (writes the project's own saxpy report, made on an H200 by the real ncu from the
 demo's saxpy task). Each call is appended to FAKE_NCU_LOG, so a test can see whether ncu ran.
 No GPU is needed: the fake stands in for ncu and the GPU, so GPU detection is told one is there.
 """
@@ -19,6 +19,11 @@ TASK = "saxpy_kernel_0_range_for"
 FAKE = r'''#!{python}
 import os, sys, time, shutil
 args = sys.argv[1:]
+if os.environ.get("FAKE_NCU_MODE") == "binary":   # output that is not UTF-8 (a Latin-1 locale, a broken build)
+    sys.stdout.buffer.write(b"==PROF== Connected \xff\xfe\x80 caf\xe9\n" if args[:1] != ["--version"] else
+                            b"NVIDIA (R) Nsight Compute Command Line Profiler\nVersion 2025.3.1.0 (build 0) \xe9\n")
+    sys.stdout.flush()
+    sys.exit(0 if args[:1] == ["--version"] else 1)
 if args[:1] == ["--version"]:
     print("NVIDIA (R) Nsight Compute Command Line Profiler\nVersion 2025.3.1.0 (build 0) (fake)")
     sys.exit(0)

@@ -12,7 +12,7 @@ from qdexplorer.counters import command
 from qdexplorer.counters.child import ERROR_PREFIX
 from qdexplorer.counters.collect import replay_warning, writable_bytes
 from qdexplorer.engine import Engine
-from qdexplorer.lang.bounds import trip_counts
+from qdexplorer.lang.calls.bounds import trip_counts
 from qdexplorer.runtime.device_api import LoadItem, RunJob
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,6 +23,7 @@ CASES = [
     ("denied-in-container", probe.CONTAINER, "--cap-add PERFMON"),
     ("nokernels", "no_kernels", "ncu profiled no kernel"),
     ("garbage", "bad_report", "cannot be read"),
+    ("binary", "failed", "ncu failed"),     # issue 41: ncu output that is not UTF-8 was a traceback
 ]
 
 
@@ -30,7 +31,7 @@ CASES = [
 def test_failures_give_one_state_and_message(fake_ncu, engine, capsys, monkeypatch, mode, state, words):
     # the driver restricts profiling to admins (this process is allowed to try: root, or CAP_PERFMON),
     # or it does not and the container still refuses
-    monkeypatch.setattr(probe, "_admin_only", lambda: mode == "denied")
+    monkeypatch.setattr(probe, "admin_only", lambda: mode == "denied")
     monkeypatch.setattr(probe, "in_container", lambda: mode == "denied-in-container")
     fake_ncu.mode(mode.split("-")[0])
     res = engine.counters(TASK)
@@ -55,7 +56,7 @@ def test_timeout_stops_ncu(fake_ncu, engine):
 
 
 def test_refusal_is_remembered_for_the_session(fake_ncu, engine, monkeypatch):
-    monkeypatch.setattr(probe, "_admin_only", lambda: True)
+    monkeypatch.setattr(probe, "admin_only", lambda: True)
     fake_ncu.mode("denied")
     assert engine.counters(TASK).state == probe.RESTRICTED
     assert engine.counters(TASK, preset="full").state == probe.RESTRICTED
@@ -133,7 +134,8 @@ def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
 
 
 def test_repeats_below_one_is_bad_input(fake_ncu, capsys):
-    rc = main(["counters", "--task", TASK, "--in-process", "--compare", "generated", "current", "--repeats", "0"])
+    with pytest.raises(SystemExit) as e:   # refused where it is parsed, as every number is (issue 41)
+        main(["counters", "--task", TASK, "--in-process", "--compare", "generated", "current", "--repeats", "0"])
     err = capsys.readouterr().err
-    assert rc == 2 and "--repeats 0: give 1 or more profiles per side" in err
+    assert e.value.code == 2 and "--repeats: must be a whole number from 1 to 100, got '0'" in err
     assert not fake_ncu.calls()

@@ -18,7 +18,7 @@ def machine(monkeypatch, tmp_path):
         monkeypatch.setattr(probe, "find_ncu", lambda setting=None: tmp_path / "ncu" if ncu else None)
         monkeypatch.setattr(probe, "ncu_version", lambda path: "2025.1")
         monkeypatch.setitem(sys.modules, "ncu_report", object() if reader else None)
-        monkeypatch.setattr(probe, "_admin_only", lambda: False)
+        monkeypatch.setattr(probe, "admin_only", lambda: False)
         probe.forget()
     yield have
     probe.forget()

@@ -6,6 +6,7 @@ Each step is its own kernel, and deactivation loops over the SNode's own cells, 
 iterations of one loop touch the same cell in different ways: the result is order-free."""
 from __future__ import annotations
 
+from random import Random
 from typing import TYPE_CHECKING
 
 from .body import BodyGen
@@ -36,6 +37,15 @@ def sparse_block(g: "ProgramGen", k: int) -> None:
     g.globals += [f"rd{k} = qd.field({t.q}, shape={N})", f"pl{k} = qd.field({t.q}, shape={N})",
                   f"act{k} = qd.field(qd.i32, shape={N})", f"cnt{k} = qd.field(qd.i32, shape=())"]
     g.features.append(f"snode_{layout}")
+    # the field reached as a global, or given to the kernels as a qd.template() argument: a template
+    # field must keep its SNode tree (a struct-for over it visits active cells only, writes activate),
+    # which one passed by shape alone lost (a game of life grew into inactive blocks)
+    templ = Random(g.seed * 7919 + k).random() < 0.5  # its own stream: the seeds of earlier runs keep their programs
+    if templ:
+        g.features.append("snode_template")
+    f = "f" if templ else x
+    fparam = "f: qd.template()" if templ else ""
+    farg = x if templ else ""
 
     def kernel(name: str, lines: list[str], params: str = "") -> None:
         g.defs += ["@qd.kernel", f"def {name}({params}):"] + lines + [""]
@@ -49,19 +59,19 @@ def sparse_block(g: "ProgramGen", k: int) -> None:
         bg.block(scope, rng.randint(0, 2), 1, None, None)
         bg.emit(f"if {bg.ex.cond(scope, 1)}:")
         bg.indent = 3
-        bg.emit(f"{x}[i] = {bg.ex.expr(t, scope, 2)}")
-        kernel(name, bg.lines)
+        bg.emit(f"{f}[i] = {bg.ex.expr(t, scope, 2)}")
+        kernel(name, bg.lines, fparam)
 
     writer(f"kw{k}")
     writer(f"kv{k}")
     hidx = f"qd.rescale_index({x}, {h}, [i])" if rng.random() < 0.5 else f"[{index}]"
-    kernel(f"kr{k}", [f"    for i in {x}:",
-                      f"        rd{k}[i] = {x}[i]",
+    kernel(f"kr{k}", [f"    for i in {f}:",
+                      f"        rd{k}[i] = {f}[i]",
                       f"        cnt{k}[None] += 1",
                       f"    for i in range({N}):",
                       f"        act{k}[i] = qd.cast(qd.is_active({h}, {hidx}), qd.i32)" if layout != "dense"
                       else f"        act{k}[i] = 1",
-                      f"        pl{k}[i] = {x}[i]"])
+                      f"        pl{k}[i] = {f}[i]"], fparam)
     sparse = layout != "dense"
     if sparse:
         mod, rem = rng.randint(2, 3), rng.randint(0, 1)
@@ -74,13 +84,13 @@ def sparse_block(g: "ProgramGen", k: int) -> None:
     g.defs += [f"def snap{k}(out, step):",
                f"    cnt{k}[None] = 0",
                f"    rd{k}.fill(0)",
-               f"    kr{k}()",
+               f"    kr{k}({farg})",
                f"    for name, f in (('rd', rd{k}), ('act', act{k}), ('pl', pl{k}), ('cnt', cnt{k}), ('x', {x})):",
                f"        out[f'{x}_{{name}}_{{step}}'] = f.to_numpy()", ""]
-    steps = [f"kw{k}()"]
+    steps = [f"kw{k}({farg})"]
     if sparse:
-        steps += [f"kd{k}()", f"kv{k}()", f"ka{k}()", f"{h}.deactivate_all()", f"kv{k}()"]
+        steps += [f"kd{k}()", f"kv{k}({farg})", f"ka{k}()", f"{h}.deactivate_all()", f"kv{k}({farg})"]
     else:
-        steps += [f"kv{k}()"]
+        steps += [f"kv{k}({farg})"]
     for n, s in enumerate(steps):
         g.main += [s, f"snap{k}(out, {n})"]

@@ -16,9 +16,9 @@ os.environ.setdefault("QDEXPLORER_DATA_DIR", os.path.join(_HOME, "data"))
 
 @pytest.fixture(autouse=True)
 def _collect_on_the_gui_thread(qapp):
-    """As the app does (gui/main_thread_gc.py): worker threads of a window under test must never be
+    """As the app does (gui/plumbing/main_thread_gc.py): worker threads of a window under test must never be
     the ones that free Qt objects; whatever is left is collected here, on the GUI thread."""
-    from qdexplorer.gui import main_thread_gc
+    from qdexplorer.gui.plumbing import main_thread_gc
     main_thread_gc.install(qapp)
     yield
     main_thread_gc.uninstall()

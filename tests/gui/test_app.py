@@ -517,7 +517,7 @@ def test_the_window_collects_garbage_on_its_own_thread_only(qapp, qtbot):
     import gc
     import weakref
 
-    from qdexplorer.gui import main_thread_gc
+    from qdexplorer.gui.plumbing import main_thread_gc
 
     class Node:
         pass
@@ -721,7 +721,7 @@ def test_a_signal_from_before_qt_was_up_ends_the_app_before_any_dialog(qapp, mon
     import signal
 
     from qdexplorer.gui import app as gui_app
-    from qdexplorer.gui.exit_signals import ExitOnSignal
+    from qdexplorer.gui.plumbing.exit_signals import ExitOnSignal
 
     def must_not_ask(*a, **k):
         raise AssertionError("a dialog was about to open after SIGTERM")

@@ -37,7 +37,7 @@ def known_runs(factors=(("before", 1.0), ("after", 2.0)), cpu=False):
 
 
 def test_compare_view_shows_a_regression(qtbot, tmp_path):
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     before, after = known_runs()
     cmp = compare_runs(before, after)
     view = CompareView()
@@ -80,7 +80,7 @@ def test_compare_view_shows_a_regression(qtbot, tmp_path):
 
 
 def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path):
-    from qdexplorer.gui.history_view import HistoryView
+    from qdexplorer.gui.timing.history_view import HistoryView
     runs = known_runs((("before", 1.0), ("after", 2.0), ("after-again", 2.0)), cpu=True)
     with History(tmp_path / "h.sqlite") as h:
         for r in runs:
@@ -113,7 +113,7 @@ def test_history_view_tracks_a_task_and_links_points_to_runs(qtbot, tmp_path):
 
 
 def test_an_export_named_without_an_extension_gets_the_chosen_one(qtbot, tmp_path):
-    from qdexplorer.gui.compare_view import CHART_FILTERS, NUMBER_FILTERS, CompareView
+    from qdexplorer.gui.timing.compare_view import CHART_FILTERS, NUMBER_FILTERS, CompareView
     before, after = known_runs()
     view = CompareView()
     qtbot.addWidget(view)
@@ -127,7 +127,7 @@ def test_an_export_named_without_an_extension_gets_the_chosen_one(qtbot, tmp_pat
 
 
 def test_history_axis_says_microseconds_not_x0001(qtbot, tmp_path):
-    from qdexplorer.gui.history_view import HistoryView
+    from qdexplorer.gui.timing.history_view import HistoryView
     runs = known_runs((("a", 0.005), ("b", 0.006)))      # HOT takes about 5 µs a launch
     with History(tmp_path / "h.sqlite") as h:
         for r in runs:
@@ -150,7 +150,7 @@ def test_history_axis_says_microseconds_not_x0001(qtbot, tmp_path):
 
 
 def test_the_compare_chart_follows_the_dark_theme(qtbot):
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     from qdexplorer.gui.theme import apply_theme
     before, after = known_runs()
     view = CompareView()
@@ -175,7 +175,7 @@ def test_an_unsure_verdict_says_its_noise_floor_and_the_rounds_that_would_decide
     4 rounds and 1.8x since issue 42: 3 rounds a side give no 95% rank interval at all."""
     from qdexplorer.bench.context import RunContext
     from qdexplorer.bench.run import Launch, Run
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     runs = []
     for name, k in (("before", 1.0), ("after", 1.8)):
         launches = [Launch(HOT, "hot", "hot_2k", i, k * (1.1 if (i * 4 // 40) % 2 else 0.9) + 0.001 * i,
@@ -199,7 +199,7 @@ def test_an_unsure_verdict_says_its_noise_floor_and_the_rounds_that_would_decide
 def test_history_marks_runs_recorded_on_another_device_driver_or_clock(qtbot, tmp_path):
     """Issue 20: a run from another GPU, driver or SM clock is a triangle with '≠' on its tick and a
     tooltip naming the difference, checked against the latest run, then against the selected one."""
-    from qdexplorer.gui.history_view import OTHER_SETUP, HistoryView
+    from qdexplorer.gui.timing.history_view import OTHER_SETUP, HistoryView
     runs = known_runs((("h100", 1.0), ("slow-clock", 1.0), ("old-driver", 1.0), ("h200", 1.0)))
     setups = [("NVIDIA H100", 550.54, 1980), ("NVIDIA H200", 570.86, 1200), ("NVIDIA H200", 550.54, 1980),
               ("NVIDIA H200", 570.86, 1980)]
@@ -232,7 +232,7 @@ def test_history_marks_runs_recorded_on_another_device_driver_or_clock(qtbot, tm
 def test_compare_picks_runs_by_device_to_compare_one_machine_with_another(qtbot, tmp_path):
     """Issue 19: runs from two GPUs (or cluster nodes) name their device in the pickers; a device
     picker per side narrows its list, and the comparison says which device each side ran on."""
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     runs = known_runs((("n3-a", 1.0), ("n4-a", 2.0), ("n3-b", 1.0)))
     for r, dev in zip(runs, ("H200 (node-3, GPU 0)", "H100 (node-4, GPU 1)", "H200 (node-3, GPU 0)")):
         r.context.device = dev
@@ -268,7 +268,7 @@ def test_an_interval_leaving_the_ratio_chart_is_an_arrow_with_its_value(qtbot):
     with the end's value, and no whisker runs past the plot. The medians' whiskers are bench/stats.py's."""
     from qdexplorer.bench.context import RunContext
     from qdexplorer.bench.run import Launch, Run
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     rng = np.random.default_rng(6)
     runs = []
     for name in ("before", "after"):
@@ -305,7 +305,7 @@ def test_an_interval_leaving_the_ratio_chart_is_an_arrow_with_its_value(qtbot):
 
 
 def test_add_rounds_is_offered_only_where_more_rounds_would_settle_a_verdict(qtbot):
-    from qdexplorer.gui.compare_view import CompareView
+    from qdexplorer.gui.timing.compare_view import CompareView
     before, after = known_runs()                 # a clear regression: nothing to settle
     view = CompareView()
     qtbot.addWidget(view)
@@ -326,7 +326,7 @@ def test_add_rounds_is_offered_only_where_more_rounds_would_settle_a_verdict(qtb
 
 def test_history_view_has_a_legend_for_points_whiskers_and_triangles(qtbot, tmp_path):
     """Issue 42: no legend said what the History whiskers were."""
-    from qdexplorer.gui.history_view import HistoryView
+    from qdexplorer.gui.timing.history_view import HistoryView
     runs = known_runs((("before", 1.0), ("after", 2.0)), cpu=True)
     with History(tmp_path / "h.sqlite") as h:
         for r in runs:

@@ -163,7 +163,7 @@ def test_after_bench_the_trees_launch_column_is_the_whole_benchs_median(window, 
 
 def test_the_sweep_tab_sweeps_the_chosen_workload(window, qtbot, monkeypatch):
     """Issue 42: the Sweep tab timed every workload whichever one the Run toolbar had chosen."""
-    from qdexplorer.gui import sweep_view
+    from qdexplorer.gui.timing import sweep_view
     asked = []
 
     def fake_sweep(engines, over, defaults, workloads=None, **kw):

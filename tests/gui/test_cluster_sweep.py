@@ -24,7 +24,7 @@ def _window(qtbot, tmp_path, settings_path):
 
 
 def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, tmp_path):
-    from qdexplorer.gui.sweep_view import BEST_MARK
+    from qdexplorer.gui.timing.sweep_view import BEST_MARK
     from qdexplorer.gui.task_tree import COLUMNS
     win = _window(qtbot, tmp_path, tmp_path / "s.ini")
     view = win.sweep

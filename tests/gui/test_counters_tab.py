@@ -24,7 +24,7 @@ def _profile(win, qtbot, preset="quick", ab=False):
 
 
 def test_refused_profile_says_why_as_the_cli_does(fake_ncu, window, qtbot, capsys, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(probe, "_admin_only", lambda: True)
+    monkeypatch.setattr(probe, "admin_only", lambda: True)
     monkeypatch.setattr(probe, "in_container", lambda: False)
     fake_ncu.mode("denied")
     view = _profile(window, qtbot)
@@ -114,7 +114,7 @@ def test_ab_verdicts_in_the_window_are_the_rule_of_the_cli(qtbot):
 def test_sass_gutter_matches_by_address(qtbot):
     """The SASS tab's gutter: the profiled SASS's counters on the disassembly's lines of the same address."""
     from qdexplorer.counters.record import LineCounters, SassLine, TaskCounters
-    from qdexplorer.gui.code_views import CodeViews
+    from qdexplorer.gui.code.code_views import CodeViews
     from qdexplorer.session import Session
     views = CodeViews(Session())
     qtbot.addWidget(views)

@@ -126,7 +126,7 @@ def assert_names_clear_of_bars(view):
     import pyqtgraph as pg
     from PySide6.QtCore import QRectF
 
-    from qdexplorer.gui.compare_view import A_OFFSET, B_OFFSET, BAR_H
+    from qdexplorer.gui.timing.compare_view import A_OFFSET, B_OFFSET, BAR_H
     vb = view.medians.getViewBox()
     names = [i for i in view.medians.items if isinstance(i, pg.TextItem)]
     assert len(names) == len(view.comparison.tasks)

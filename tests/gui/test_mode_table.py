@@ -6,7 +6,7 @@ import sys
 
 import pyqtgraph as pg
 
-from qdexplorer.gui.mode_table import ModeTable
+from qdexplorer.gui.timing.mode_table import ModeTable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -3,7 +3,7 @@ from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import InlineCompiler
 from qdexplorer.compiler.overrides import OverrideStore
 from qdexplorer.events import TaskCompiled
-from qdexplorer.gui.code_views import CodeViews
+from qdexplorer.gui.code.code_views import CodeViews
 from qdexplorer.project.loader import load_project
 from qdexplorer.session import Session
 

@@ -5,8 +5,8 @@ import pytest
 from PySide6.QtGui import QColor
 
 from qdexplorer.events import LaunchesTimed, RunFinished, RunStarted, WorkloadResult
-from qdexplorer.gui.plots import DISTINCT, LaunchPlots, box_stats, time_unit
-from qdexplorer.gui.tier_chart import TierChart
+from qdexplorer.gui.timing.plots import DISTINCT, LaunchPlots, box_stats, time_unit
+from qdexplorer.gui.timing.tier_chart import TierChart
 from qdexplorer.runtime.launch import LaunchTiming
 from qdexplorer.session import Session
 
@@ -249,7 +249,7 @@ def test_run_labels_never_overlap_and_return_when_zoomed_in(plots, qtbot):
 def test_the_quadrants_comparison_plot_scales_to_the_steady_state(qtbot):
     """Issue 31: the Quadrants window's comparison said "launch # (x0.001)", its table headers were cut
     ("enerated media"), and a 15 ms first launch set the axis over 20 µs medians."""
-    from qdexplorer.gui.quadrants_compare import ComparisonPanel
+    from qdexplorer.gui.quadrants_window.quadrants_compare import ComparisonPanel
     panel = ComparisonPanel()
     qtbot.addWidget(panel)
     panel.resize(900, 700)
@@ -271,7 +271,7 @@ def test_the_quadrants_comparison_plot_scales_to_the_steady_state(qtbot):
 
 def test_quadrants_spike_labels_never_overlap_with_many_launches(qtbot):
     """Issue 42: spike labels 2 launches apart overlapped on a plot of 60 launches (room was 1.5 launches)."""
-    from qdexplorer.gui.quadrants_compare import ComparisonPanel
+    from qdexplorer.gui.quadrants_window.quadrants_compare import ComparisonPanel
     panel = ComparisonPanel()
     qtbot.addWidget(panel)
     panel.resize(900, 700)

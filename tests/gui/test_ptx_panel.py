@@ -5,7 +5,7 @@ import pytest
 
 from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine
-from qdexplorer.gui.ptx_panel import PtxPanel
+from qdexplorer.gui.code.ptx_panel import PtxPanel
 from qdexplorer.project.loader import bundled_demo
 
 pytestmark = [pytest.mark.gui,

@@ -30,7 +30,7 @@ def program(tmp_path):
 
 @pytest.fixture
 def qwin(qtbot, program):
-    from qdexplorer.gui.quadrants_view import QuadrantsWindow
+    from qdexplorer.gui.quadrants_window.quadrants_view import QuadrantsWindow
     win = QuadrantsWindow(program, arch="cpu", args=["256", "2"])
     qtbot.addWidget(win)
     win.messages = []
@@ -147,7 +147,7 @@ def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp
     import subprocess
     import sys
 
-    from qdexplorer.gui.quadrants_view import QuadrantsWindow
+    from qdexplorer.gui.quadrants_window.quadrants_view import QuadrantsWindow
     from qdexplorer.quadrants.edits import EditFolder
     from qdexplorer.quadrants.program import run_program
     base = run_program(program, ["64", "2"], arch="cpu")

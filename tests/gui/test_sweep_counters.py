@@ -17,7 +17,7 @@ COPY = "copy_kernel_0_range_for"
 def test_sweep_tab_shows_counters_per_variant(fake_ncu, qtbot, tmp_path):  # noqa: F811
     from qdexplorer.gui.main_window import MainWindow
     from qdexplorer.gui.settings import Settings
-    from qdexplorer.gui.sweep_view import counter_cells
+    from qdexplorer.gui.timing.sweep_view import counter_cells
     fake_ncu.mode("good")
     proj = tmp_path / "p"
     proj.mkdir()

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.gui
 
 
 def test_only_failed_tasks_count_as_errors(qapp):
-    from qdexplorer.gui.tier_chart import TierChart
+    from qdexplorer.gui.timing.tier_chart import TierChart
     session = Session()
     tiers = {"a": "memory", "b": "memo", "c": "disk", "d": "codegen", "e": "miss", "f": "override", "g": "load"}
     session.compiled = {("nvptx", t): SimpleNamespace(tier=tier, error="") for t, tier in tiers.items()}

@@ -5,8 +5,8 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter
 
 from qdexplorer.compiler import ptxas
-from qdexplorer.gui.diff_view import DiffView, aligned
-from qdexplorer.gui.editor import EditorPane, Marker
+from qdexplorer.gui.code.diff_view import DiffView, aligned
+from qdexplorer.gui.code.editor import EditorPane, Marker
 from qdexplorer.gui.settings import Settings
 from qdexplorer.gui.theme import apply_theme
 
@@ -166,7 +166,7 @@ def test_settings_persist_across_instances(qtbot, tmp_path):
 
 
 def test_no_display_is_one_line_naming_the_cli():
-    from qdexplorer.gui.display import display_problem
+    from qdexplorer.gui.plumbing.display import display_problem
     msg = display_problem({}, "linux")
     assert msg and "\n" not in msg and "qdexplorer compile" in msg
     assert display_problem({"QT_QPA_PLATFORM": "offscreen"}, "linux") is None

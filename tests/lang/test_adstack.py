@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang import ir
+from qdexplorer import ir
 
 
 @pytest.fixture(autouse=True)

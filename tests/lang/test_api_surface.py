@@ -11,7 +11,7 @@ import sys
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang import compat
+from qdexplorer.lang.compat import surface as compat
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOC = os.path.join(ROOT, "docs", "compatibility.md")

@@ -8,7 +8,7 @@ import pytest
 
 import qdexplorer.lang as qd
 from qdexplorer.engine import Engine
-from qdexplorer.lang.autodiff import AutodiffError
+from qdexplorer.lang.autodiff.reverse import AutodiffError
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,7 @@ warning without debug mode, and `snode.ptr`'s autodiff answers. Outcomes are rea
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang.module_paths import quadrants_module
+from qdexplorer.lang.compat.module_paths import quadrants_module
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang.errors import QdCompileError
+from qdexplorer.ir.errors import QdCompileError
 
 C = 3.0
 

@@ -143,7 +143,7 @@ def test_repeated_calls_take_the_fast_path_and_still_check_every_launch(tmp_path
     the next one clean."""
     import qdexplorer.lang as qd
     from qdexplorer import script
-    from qdexplorer.lang.errors import QuadrantsAssertionError
+    from qdexplorer.ir.errors import QuadrantsAssertionError
     qd.init(arch=arch, debug=True)
     try:
         (tmp_path / "rk.py").write_text(REPEATED.replace("assert", "#") if arch == "cuda" else REPEATED)

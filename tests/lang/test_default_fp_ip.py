@@ -48,7 +48,7 @@ def test_solve_in_f64():
 
 def test_python_int_and_float_are_the_defaults_and_the_defaults_are_the_registered_dtypes():
     import copy
-    from qdexplorer.lang import runtime_api
+    from qdexplorer.lang.calls import runtime_api
 
     @qd.kernel
     def func(x: float, y: float) -> int:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang.errors import QdCompileError
+from qdexplorer.ir.errors import QdCompileError
 from qdexplorer.project.loader import ProjectError, load_project
 
 CASES = {

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang import graph_api
+from qdexplorer.lang.compat import graph_api
 
 
 @pytest.fixture(autouse=True)

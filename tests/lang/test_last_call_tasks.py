@@ -3,7 +3,7 @@ read it), counted from the tasks the latest call launched."""
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang import runtime_api
+from qdexplorer.lang.calls import runtime_api
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import pytest
 
 import qdexplorer.lang as ours
-from qdexplorer.lang.launch_stats import KernelBatchedArgType as OursKinds
+from qdexplorer.lang.calls.launch_stats import KernelBatchedArgType as OursKinds
 
 
 def _implementations():

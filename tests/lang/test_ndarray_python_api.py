@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang import runtime_api
+from qdexplorer.lang.calls import runtime_api
 
 
 @qd.kernel

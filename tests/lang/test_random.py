@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang.splitmix import GOLDEN, MASK64, mix64
+from qdexplorer.lang.calls.splitmix import GOLDEN, MASK64, mix64
 
 
 def _stream(seed: int, call: int, task: int, index: int, draws: int) -> list[int]:

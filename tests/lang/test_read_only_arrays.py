@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from qdexplorer.engine import Engine
-from qdexplorer.lang.arg_check import ArgumentError
+from qdexplorer.lang.calls.arg_check import ArgumentError
 
 
 def _kernels(qd):

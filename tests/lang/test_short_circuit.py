@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang import ir
+from qdexplorer import ir
 
 I1 = qd.types.ndarray(dtype=qd.i32, ndim=1)
 F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)

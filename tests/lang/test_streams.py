@@ -13,8 +13,8 @@ def _cpu():
 
 
 def test_cpu_streams_and_events_have_handle_zero_and_are_importable_by_quadrants_path():
-    from qdexplorer.lang.module_paths import SAME
-    assert SAME["quadrants.lang.stream"] == "qdexplorer.lang.streams"
+    from qdexplorer.lang.compat.module_paths import SAME
+    assert SAME["quadrants.lang.stream"] == "qdexplorer.lang.host.streams"
     s, e = qd.create_stream(), qd.create_event()
     assert (s.handle, e.handle) == (0, 0)
     e.record(s)

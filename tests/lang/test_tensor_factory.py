@@ -85,7 +85,7 @@ def test_arch_names_are_quadrants_ones():
 
 
 def test_quadrants_module_paths_are_answered_by_qdexplorer_lang():
-    code = ("from qdexplorer.lang.module_paths import alias_quadrants; alias_quadrants()\n"
+    code = ("from qdexplorer.lang.compat.module_paths import alias_quadrants; alias_quadrants()\n"
             "import quadrants as qd\n"
             "from quadrants.lang.exception import QuadrantsSyntaxError\n"
             "from quadrants.types import primitive_types\n"

@@ -45,7 +45,7 @@ def test_dtype_names_and_logging_levels():
 
 
 def test_enums_and_ops_module_paths():
-    code = ("from qdexplorer.lang.module_paths import alias_quadrants; alias_quadrants()\n"
+    code = ("from qdexplorer.lang.compat.module_paths import alias_quadrants; alias_quadrants()\n"
             "import quadrants as qd\n"
             "from quadrants.types.enums import AutodiffMode, SNodeGradType\n"
             "from quadrants.lang import ops\n"

@@ -4,7 +4,7 @@ it), and every integer scalar is checked against its own dtype's range."""
 import numpy as np
 import pytest
 
-from qdexplorer.lang.arg_check import ArgumentError
+from qdexplorer.lang.calls.arg_check import ArgumentError
 
 
 def test_i64_trip_counts_over_2_31_are_refused_with_the_value_never_wrapped(arch):

@@ -123,6 +123,12 @@ def test_unreadable_file_and_folder():
         proj.chmod(0o311)  # can enter, cannot list
         p = _as_nobody(["compile", str(proj)], {"QDEXPLORER_CACHE_DIR": str(cache)})
         assert one_liner(p) and "cannot read project folder" in p.stderr, p.stderr
+        for mode in (0o700, 0o000):   # issue 41: cannot enter it: was "qdexplorer.toml: Permission denied"
+            proj.chmod(mode)
+            for cmd in ("compile", "runs"):
+                p = _as_nobody([cmd, str(proj)], {"QDEXPLORER_CACHE_DIR": str(cache), "QDEXPLORER_DATA_DIR": str(cache)})
+                assert p.returncode == 2 and one_liner(p) and f"cannot read project folder {proj}" in p.stderr, \
+                    (cmd, oct(mode), p.stderr)
     finally:
         (base / "p").chmod(0o755)
         shutil.rmtree(base, ignore_errors=True)

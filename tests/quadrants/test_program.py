@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from qdexplorer.lang.errors import QdError
+from qdexplorer.ir.errors import QdError
 from qdexplorer.quadrants import run_program
 from qdexplorer.quadrants.dumps import STAGE_ORDER, offloaded_blocks
 

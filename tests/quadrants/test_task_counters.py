@@ -66,7 +66,7 @@ def test_a_report_without_the_task_is_one_clear_state(fake_ncu, baseline):  # no
     ("garbage", "bad_report", "cannot be read"),
 ])
 def test_failures_give_one_state_and_message(fake_ncu, baseline, monkeypatch, mode, state, words):  # noqa: F811
-    monkeypatch.setattr(probe, "_admin_only", lambda: True)
+    monkeypatch.setattr(probe, "admin_only", lambda: True)
     monkeypatch.setattr(probe, "in_container", lambda: False)
     fake_ncu.mode(mode)
     res = profile_task(SCRIPT, TASK, preset="quick", baseline=baseline)
@@ -91,7 +91,7 @@ def test_an_edit_set_is_loaded_whole_and_named_in_the_key(fake_ncu, baseline, tm
 
 
 def test_unknown_task_names_the_tasks(baseline, tmp_path):
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     with pytest.raises(QdError, match="no task named nosuch .*saxpy_kernel_1_range_for"):
         prepare(SCRIPT, baseline, "nosuch", [], "quick", None, "v", tmp_path)
 

@@ -59,7 +59,7 @@ class impl:  # noqa: N801 - upstream's module name
     class _Runtime:
         @staticmethod
         def get_num_compiled_functions() -> int:
-            from qdexplorer.lang import runtime_api
+            from qdexplorer.lang.calls import runtime_api
             return runtime_api.num_compiled()
 
     @staticmethod

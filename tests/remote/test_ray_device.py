@@ -106,7 +106,7 @@ def test_a_killed_actor_is_a_fault_the_history_survives_and_the_next_run_gets_a_
 def test_a_cluster_gpu_needs_no_cuda_on_this_machine(demo, tmp_path, monkeypatch):
     """A laptop without a GPU drives the cluster's: only a local cuda engine is refused here."""
     monkeypatch.setenv("QDEXPLORER_DISABLE_CUDA", "1")
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     from qdexplorer.runtime.cuda import detect
     monkeypatch.setattr(detect, "_status", [])
     with pytest.raises(QdError, match="cuda backend is unavailable here"):

@@ -33,7 +33,7 @@ def test_a_stopped_sweep_is_resumed_into_the_same_runs(tmp_path):
 
 
 def test_a_complete_sweep_resumes_to_itself_and_an_unknown_one_is_one_message(tmp_path):
-    from qdexplorer.lang.errors import QdError
+    from qdexplorer.ir.errors import QdError
     with Engine(scale_project(tmp_path / "p"), backend="cpu", in_process=True, cache_dir=str(tmp_path / "c")) as eng, \
             History(tmp_path / "h.sqlite") as h:
         sweep([eng], parse_over(["block_dim=64"]), project_defaults(eng), rounds=2, per_round=1, name="d", history=h)

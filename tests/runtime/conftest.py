@@ -6,7 +6,7 @@ import pytest
 
 from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import InlineCompiler
-from qdexplorer.lang.bounds import trip_counts
+from qdexplorer.lang.calls.bounds import trip_counts
 from qdexplorer.project.loader import load_project
 from qdexplorer.runtime.device import LocalDevice
 from qdexplorer.runtime.device_api import LoadItem, RunJob

@@ -10,7 +10,7 @@ from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import CompilePool, InlineCompiler
 from qdexplorer.engine import Engine
 from qdexplorer.events import LaunchesTimed, WorkerFaulted
-from qdexplorer.lang.bounds import trip_counts
+from qdexplorer.lang.calls.bounds import trip_counts
 from qdexplorer.project.loader import load_project
 from qdexplorer.runtime.device_api import LoadItem, RunJob
 from qdexplorer.runtime.faults import WorkerFault

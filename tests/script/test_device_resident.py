@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as qd
-from qdexplorer.lang.device_array import _is_c_contiguous
+from qdexplorer.ir.device_array import _is_c_contiguous
 
 F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)
 

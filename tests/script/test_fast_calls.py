@@ -6,8 +6,8 @@ import pytest
 
 import qdexplorer.lang as qd
 from qdexplorer import script
-from qdexplorer.lang.arg_check import ArgumentError
-from qdexplorer.lang.errors import QuadrantsRuntimeTypeError
+from qdexplorer.lang.calls.arg_check import ArgumentError
+from qdexplorer.ir.errors import QuadrantsRuntimeTypeError
 
 F1 = qd.types.ndarray(dtype=qd.f32, ndim=1)
 

@@ -1,7 +1,7 @@
 """Stand-ins for the parts of Quadrants that its test harness (tests/test_utils.py, conftest.py)
 and some tests reach into, for the upstream suite's runs under qdexplorer.lang.
 
-The language's public module paths come from `qdexplorer.lang.module_paths`; what is here are
+The language's public module paths come from `qdexplorer.lang.compat.module_paths`; what is here are
 Quadrants internals that only a test harness uses (`quadrants._lib.core`, `impl.current_cfg()`,
 `misc.get_host_arch_list`, `_test_tools`), answered from qdexplorer's own state so the tests'
 helpers work unchanged. Nothing here computes a test's result.
@@ -47,7 +47,7 @@ def _misc():
 
 
 def _Cfg():
-    from qdexplorer.lang.config_view import cfg  # the language's own `qd.cfg`
+    from qdexplorer.lang.compat.config_view import cfg  # the language's own `qd.cfg`
     return cfg
 
 
@@ -57,7 +57,7 @@ class _Program:
 
     @staticmethod
     def get_num_offloaded_tasks_on_last_call():
-        from qdexplorer.lang import runtime_api
+        from qdexplorer.lang.calls import runtime_api
         return runtime_api.last_call_tasks()
 
     @staticmethod
@@ -82,12 +82,12 @@ class _Runtime:
 
     @staticmethod
     def get_num_compiled_functions():
-        from qdexplorer.lang import runtime_api
+        from qdexplorer.lang.calls import runtime_api
         return runtime_api.num_compiled()
 
     @staticmethod
     def _set_default(key, dt):  # `impl.get_runtime().default_ip = qd.u32`: what qd.init(default_ip=...) sets
-        from qdexplorer.lang import runtime_api
+        from qdexplorer.lang.calls import runtime_api
         runtime_api._config[key] = dt
 
     default_fp = property(lambda self: _Cfg().default_fp, lambda self, dt: self._set_default("default_fp", dt))
@@ -104,7 +104,7 @@ def _test_tools():
     qd = _qd()
 
     def qd_init_same_arch(**options):
-        from qdexplorer.lang import runtime_api
+        from qdexplorer.lang.calls import runtime_api
         qd.init(arch=runtime_api.current_arch(), **options)
 
     return {"qd_init_same_arch": qd_init_same_arch}
@@ -125,7 +125,7 @@ def _load_kernel_string():
 
 
 def _kernel_types():
-    from qdexplorer.lang.launch_stats import KernelBatchedArgType
+    from qdexplorer.lang.calls.launch_stats import KernelBatchedArgType
     return {"KernelBatchedArgType": KernelBatchedArgType}
 
 
@@ -150,7 +150,7 @@ HARNESS = {
 
 
 def install():
-    from qdexplorer.lang.module_paths import alias_quadrants
+    from qdexplorer.lang.compat.module_paths import alias_quadrants
     alias_quadrants(HARNESS)
     import quadrants.lang.impl  # noqa: F401 - upstream's approx() reads qd.lang.impl without importing it
     assert sys.modules["quadrants"].__name__ == "qdexplorer.lang"

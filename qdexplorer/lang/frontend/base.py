@@ -14,13 +14,14 @@ from abc import ABC, abstractmethod
 from typing import Any, NoReturn
 
 from .. import intrinsics as I
-from .. import ir, runtime_api
-from ..errors import QdCompileError, QuadrantsNameError, QuadrantsSyntaxError
+from ... import ir
+from ..calls import runtime_api
+from ...ir.errors import QdCompileError, QuadrantsNameError, QuadrantsSyntaxError
 from ..field import Storage
 from ..func import Func
-from ..source import flat_env
+from ..tasks.source import flat_env
 from ..struct_types import StructField
-from ..types import DType, i32, u1
+from ...ir.dtypes import DType, i32, u1
 from .frame import Frame
 from .kernel_scope import KernelScope
 from .values import BoundMethod, BufView, Py, Seq, StructArr, StructVal, Vec, VecMethod, ViewMethod, cast, py_value

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 
-from ..source import SourceInfo, python_env
+from ..tasks.source import SourceInfo, python_env
 from ..struct_types import StructField
 from .calls import CallLowering
 from .exprs import ExprLowering

@@ -16,16 +16,16 @@ from typing import Any
 import numpy as np
 
 from .. import intrinsics as I
-from .. import ir
+from ... import ir
 from .. import qdmath
-from .. import host_matrix as H
+from ..host import host_matrix as H
 from .. import vector_types as V
 from ..func import BoundFunc, Func, KernelBase, func
 from ..qd_types import types as qd_types
 from ..struct_types import Struct, StructType
-from ..types import DType, as_dtype, f32, i32, int_range, promote
-from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
-from ..buffer_view import BufferView
+from ...ir.dtypes import DType, as_dtype, f32, i32, int_range, promote
+from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
+from ..host.buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod, ListMethod

@@ -9,10 +9,11 @@ from types import ModuleType
 from typing import Any
 from itertools import product
 
-from .. import ir, runtime_api
-from ..errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import DType, f16, f32, f64, i32, i64, int_range, u1, promote
-from .values import BINOPS, CMPOPS, BufView, KDict, Py, _Key, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
+from ... import ir
+from ..calls import runtime_api
+from ...ir.errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
+from ...ir.dtypes import DType, f16, f32, f64, i32, i64, int_range, u1, promote
+from .values import BINOPS, CMPOPS, BufView, KDict, Py, DictKey, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -185,7 +186,7 @@ class ExprLowering(LoweringBase):
                 return k.value
             except TypeError:
                 self.err(node, f"a dict key must be hashable, got {type(k.value).__name__}")
-        return _Key(k)
+        return DictKey(k)
 
     def held(self, v, node):
         """A value kept in a container: a kernel scalar or vector in a local, a compile-time one as it is."""

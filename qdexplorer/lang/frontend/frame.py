@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .. import ir
-from ..source import SourceInfo
-from ..types import DType
+from ... import ir
+from ..tasks.source import SourceInfo
+from ...ir.dtypes import DType
 from .values import StructVal, Vec
 
 

@@ -4,15 +4,15 @@ from __future__ import annotations
 import ast
 import inspect
 
-from .. import ir
-from ..arg_binding import bind_arguments
-from ..errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError
-from ..source import python_env
+from ... import ir
+from ..calls.arg_binding import bind_arguments
+from ...ir.errors import QuadrantsArgumentError, QuadrantsSyntaxError, QuadrantsTypeError
+from ..tasks.source import python_env
 from ..func import RefType
-from ..return_values import tuple_items
+from ..calls.return_values import tuple_items
 from ..struct_types import StructType
 from ..template import Template, template
-from ..types import NdarrayType, as_dtype, i32
+from ...ir.dtypes import NdarrayType, as_dtype, i32
 from ..vector_types import VectorType
 from .values import BufView, Py, StructVal, Vec, cast, is_number
 from .frame import Frame

@@ -5,9 +5,9 @@ from __future__ import annotations
 import ast
 
 from .. import intrinsics as I
-from .. import ir
-from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
+from ... import ir
+from ...ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from ...ir.dtypes import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
 from .values import ATOMIC_OPS, F16_MATH_GIVES_F32, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
 

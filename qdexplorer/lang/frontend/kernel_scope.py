@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import ast
 
-from .. import ir
+from ... import ir
 from ..field import Field
-from ..types import DType, f64, i32, u1, u64
+from ...ir.dtypes import DType, f64, i32, u1, u64
 
 ASSERT_VALUES = 8  # runtime values an assert's f-string message can show
 

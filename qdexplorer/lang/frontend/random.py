@@ -19,10 +19,10 @@ import ast
 import math
 
 from .. import intrinsics as I
-from .. import ir
-from ..errors import QuadrantsTypeError
-from ..splitmix import GOLDEN, LAST_SHIFT, MIX
-from ..types import as_dtype, f16, f32, f64, u64
+from ... import ir
+from ...ir.errors import QuadrantsTypeError
+from ..calls.splitmix import GOLDEN, LAST_SHIFT, MIX
+from ...ir.dtypes import as_dtype, f16, f32, f64, u64
 from .base import LoweringBase
 from .values import default_types
 

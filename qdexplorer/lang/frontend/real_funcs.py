@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import math
 
-from .. import ir
-from ..errors import QuadrantsTypeError
-from ..source import python_env
+from ... import ir
+from ...ir.errors import QuadrantsTypeError
+from ..tasks.source import python_env
 from ..template import Template
-from ..types import as_dtype, f32
+from ...ir.dtypes import as_dtype, f32
 from ..vector_types import VectorType
 from .base import LoweringBase
 from .frame import Frame

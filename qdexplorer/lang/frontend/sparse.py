@@ -14,11 +14,11 @@ import dataclasses
 import math
 
 from .. import intrinsics as I
-from .. import ir
+from ... import ir
 from ..field import Field
 from ..snode import SNode
-from ..errors import QuadrantsTypeError
-from ..types import i32, u1
+from ...ir.errors import QuadrantsTypeError
+from ...ir.dtypes import i32, u1
 from .base import LoweringBase
 from .values import Py, StructArr, StructVal, Vec, cast
 

@@ -8,10 +8,11 @@ import ast
 import re
 
 from .. import intrinsics as I
-from .. import ir, runtime_api
-from ..errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
-from ..types import as_dtype, f64, i32, u1
-from ..toplevel import check_with
+from ... import ir
+from ..calls import runtime_api
+from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
+from ...ir.dtypes import as_dtype, f64, i32, u1
+from ..tasks.toplevel import check_with
 from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, \
     cast, is_number, tensor_type_name, truthy
 from .vectors import SWIZZLE, components
@@ -441,7 +442,7 @@ class StatementLowering(LoweringBase):
 
     def s_With(self, node):
         """`with qd.stream_parallel():` below a kernel's top level: its statements, in order (one
-        stream runs everything, lang/streams.py); anything else is Quadrants' QuadrantsSyntaxError."""
+        stream runs everything, lang/host/streams.py); anything else is Quadrants' QuadrantsSyntaxError."""
         check_with(node, self.frame.env, self.frame.src, in_kernel=len(self.frames) == 1)
         for s in node.body:
             self.stmt(s)

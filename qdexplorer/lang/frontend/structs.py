@@ -14,10 +14,10 @@ import math
 
 import numpy as np
 
-from .. import ir
-from ..errors import QuadrantsSyntaxError, QuadrantsTypeError
+from ... import ir
+from ...ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ..struct_types import StructType, unpacked_member_name
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import VectorType
 from .base import LoweringBase, Value
 from .values import BoundMethod, Py, Seq, StructArr, StructVal, UnpackedRef, Vec, cast, is_number

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import ir
+from ... import ir
 from ..func import Func
 from ..intrinsics import GroupedIndex
-from ..types import DType, f32, i32, i64, u1
+from ...ir.dtypes import DType, f32, i32, i64, u1
 
 
 @dataclass
@@ -107,7 +107,7 @@ class KDict:
         self.entries = entries
 
     def keys(self) -> list:
-        return [py_value(k) if not isinstance(k, _Key) else k.value for k in self.entries]
+        return [py_value(k) if not isinstance(k, DictKey) else k.value for k in self.entries]
 
     def values(self) -> list:
         return list(self.entries.values())
@@ -119,7 +119,7 @@ class KDict:
         return len(self.entries)
 
 
-class _Key:
+class DictKey:
     """A kernel value used as a dict key: equal only to itself."""
 
     def __init__(self, value):
@@ -174,8 +174,8 @@ def is_number(v) -> bool:
 def default_types() -> tuple[DType, DType]:
     """(default_ip, default_fp): the types Python numbers get in a kernel, i32 and f32 unless
     `qd.init(default_ip=..., default_fp=...)` chose others."""
-    from ..runtime_api import _config
-    return _config.get("default_ip") or i32, _config.get("default_fp") or f32
+    from ..calls.runtime_api import default_types as current
+    return current()
 
 
 def represent(value, dt: DType):

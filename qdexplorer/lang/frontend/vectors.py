@@ -10,9 +10,10 @@ import ast
 import math
 
 from .. import intrinsics as I
-from .. import ir, runtime_api
-from ..errors import QuadrantsIndexError, QuadrantsTypeError
-from ..types import as_dtype, f32, i32, promote, u1
+from ... import ir
+from ..calls import runtime_api
+from ...ir.errors import QuadrantsIndexError, QuadrantsTypeError
+from ...ir.dtypes import as_dtype, f32, i32, promote, u1
 from .values import Py, Vec, VecMethod, cast, default_types, fold, is_number
 from .base import LoweringBase, Value
 

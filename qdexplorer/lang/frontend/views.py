@@ -1,5 +1,5 @@
 """`qd.BufferView` inside kernels: `v[i]`, `v.size`, `v.offset`, `v.subview(a, n)`, `v[a:b]` and
-`BufferView(arr, offset, size)`, lowered onto the backing array (lang/buffer_view.py).
+`BufferView(arr, offset, size)`, lowered onto the backing array (lang/host/buffer_view.py).
 
 `v[i]` is element `offset + i` of the array. Under `qd.init(debug=True)` each access, subview and
 constructed view is checked as Quadrants checks it, with Quadrants' message (its kernel, thread,
@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import ast
 
-from .. import ir, runtime_api
-from ..errors import QuadrantsSyntaxError
-from ..types import f64, i32, u1
+from ... import ir
+from ..calls import runtime_api
+from ...ir.errors import QuadrantsSyntaxError
+from ...ir.dtypes import f64, i32, u1
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
 from .values import BufView, Py, ViewMethod, cast

@@ -4,7 +4,7 @@ happens to expose (`qd.linalg.field`, `kernel`, ...), the same objects as the to
 from math import sqrt  # noqa: F401
 
 from ..alloc import field  # noqa: F401
-from ..errors import QuadrantsRuntimeError, QuadrantsTypeError  # noqa: F401
+from ...ir.errors import QuadrantsRuntimeError, QuadrantsTypeError  # noqa: F401
 from ..func import data_oriented  # noqa: F401
 from ..intrinsics import grouped  # noqa: F401
 from ..kernel import kernel  # noqa: F401
@@ -12,6 +12,6 @@ from ..template import template  # noqa: F401
 from .matrixfree_cg import LinearOperator, MatrixFreeBICGSTAB, MatrixFreeCG  # noqa: F401
 from .sparse_matrix import SparseMatrix, SparseMatrixBuilder  # noqa: F401
 from .sparse_solver import SparseCG, SparseSolver  # noqa: F401
-from .. import compat as _compat
+from ..compat import surface as _compat
 
 __getattr__ = _compat.module_getattr("qd.linalg", __name__)

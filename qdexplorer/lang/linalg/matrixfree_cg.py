@@ -4,10 +4,10 @@ their imports and dtype tests (`b.dtype == f32`, not `str(b.dtype)`) only: they 
 # mypy: ignore-errors
 from math import sqrt
 
-from .. import types as primitive_types
-from ..errors import QuadrantsRuntimeError, QuadrantsTypeError
+from ...ir import dtypes as primitive_types
+from ...ir.errors import QuadrantsRuntimeError, QuadrantsTypeError
 from ..alloc import field
-from .. import fields_builder
+from ..host import fields_builder
 from ..intrinsics import grouped
 from ..func import data_oriented
 from ..kernel import kernel

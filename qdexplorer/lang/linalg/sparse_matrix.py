@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import QuadrantsRuntimeError
+from ...ir.errors import QuadrantsRuntimeError
 from ..field import Field, Ndarray
-from ..builder_type import SparseMatrixBuilderType, sparse_matrix_builder  # noqa: F401
-from ..types import as_dtype, f32, i32
+from ..compat.builder_type import SparseMatrixBuilderType, sparse_matrix_builder  # noqa: F401
+from ...ir.dtypes import as_dtype, f32, i32
 
 
 class SparseMatrixBuilder:

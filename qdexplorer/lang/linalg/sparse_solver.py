@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import QuadrantsRuntimeError
+from ...ir.errors import QuadrantsRuntimeError
 from ..field import Field, Ndarray
-from ..types import as_dtype, f32
+from ...ir.dtypes import as_dtype, f32
 from .sparse_matrix import SparseMatrix
 
 SOLVER_TYPES, ORDERINGS = ["LLT", "LDLT", "LU"], ["AMD", "COLAMD"]

@@ -20,7 +20,7 @@ from ..vector_types import (ivec2, ivec3, ivec4, mat2, mat3, mat4, uvec2, uvec3,
 def _retype(default_ip, default_fp):
     """`qd.init(default_ip=qd.i64, default_fp=qd.f64)`: `qd.math.ivec2`, `vec2`, `mat2`, ... take the
     new default types, as Quadrants' do (`uvec` the unsigned one of default_ip's width)."""
-    from .. import types as _t
+    from ...ir import dtypes as _t
     from ..vector_types import matrix, vector
     ip, fp = default_ip or _t.i32, default_fp or _t.f32
     up = _t.u64 if ip == _t.i64 else _t.u32
@@ -29,7 +29,7 @@ def _retype(default_ip, default_fp):
                           f"mat{n}": matrix(n, n, fp)})
 
 
-from .. import runtime_api as _runtime_api  # noqa: E402
+from ..calls import runtime_api as _runtime_api  # noqa: E402
 
 _runtime_api.on_init(_retype)
 
@@ -39,6 +39,6 @@ inf = _m.inf
 nan = _m.nan
 
 
-from .. import compat as _compat  # noqa: E402
+from ..compat import surface as _compat  # noqa: E402
 
 __getattr__ = _compat.module_getattr("qd.math", "qdexplorer.lang.math")

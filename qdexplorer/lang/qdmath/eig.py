@@ -6,9 +6,9 @@ ported by changing its imports): eigenvalues a 2x2 matrix (one eigenvalue per ro
 eigenvectors 4x2 (one per column, each entry as real, imaginary)."""
 from .. import intrinsics as ops
 from ..func import func
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import Matrix, Vector
-from .svd import _fp
+from ..calls.runtime_api import float_type
 
 
 @func
@@ -49,4 +49,4 @@ def _eig2x2(A, dt):
 def eig(A, dt=None):
     """`qd.eig(A, dt)` of a 2x2 matrix (Quadrants supports only 2x2 too); `dt` defaults to the
     program's default float, as Quadrants'."""
-    return _eig2x2(A, ops.static(_fp(dt)))
+    return _eig2x2(A, ops.static(float_type(dt)))

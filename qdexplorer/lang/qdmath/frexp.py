@@ -5,7 +5,7 @@ C's frexp, written in the language itself so that it inlines into any kernel (Qu
 backend aborts on `qd.frexp`: "unary_op frexp: Not supported")."""
 from .. import intrinsics as qd
 from ..func import func
-from ..types import i32
+from ...ir.dtypes import i32
 
 
 @func

@@ -4,10 +4,11 @@
 elimination with partial pivoting on the augmented matrix, python/quadrants/_funcs.py at 1.3.3),
 so each thread's result is the one Quadrants computes, rounding included."""
 from __future__ import annotations
+from ..calls.runtime_api import float_type
 
 from ..func import func
 from ..intrinsics import abs, static  # noqa: A004
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import Matrix, Vector
 
 
@@ -84,22 +85,16 @@ def _size(n: int, m: int, bn: int) -> int:
     return n
 
 
-def _fp(dt):
-    """The solve's float type: `dt`, else qd.init's default_fp (f32 unless default_fp=qd.f64), as Quadrants."""
-    if dt is not None:
-        return dt
-    from .. import runtime_api
-    return runtime_api._config.get("default_fp") or f32
 
 
 @func
 def solve(A, b, dt=None):
     """x with A @ x = b, for a 2x2 or 3x3 A (Quadrants' Gauss elimination with partial pivoting)."""
-    Ab = _combine(A, b, static(_fp(dt)))
+    Ab = _combine(A, b, static(float_type(dt)))
     if static(_size(A.n, A.m, b.n) == 2):
-        return _gauss_elimination_2x2(Ab, static(_fp(dt)))
+        return _gauss_elimination_2x2(Ab, static(float_type(dt)))
     else:
-        return _gauss_elimination_3x3(Ab, static(_fp(dt)))
+        return _gauss_elimination_3x3(Ab, static(float_type(dt)))
 
 
 __all__ = ["solve"]

@@ -22,10 +22,11 @@ both negated after an odd number of swaps: det(U) = det(V) = +1, the sign of det
 rotation of the symmetric factor).
 """
 from __future__ import annotations
+from ..calls.runtime_api import float_type
 
 from ..func import func
 from ..intrinsics import abs, cast, max, rsqrt, select, sqrt, static  # noqa: A004
-from ..types import f32
+from ...ir.dtypes import f32
 from ..vector_types import Matrix, Vector
 
 
@@ -901,30 +902,24 @@ def _square(n: int, m: int) -> int:
     return n
 
 
-def _fp(dt):
-    """The float type of a decomposition: `dt`, or qd.init's default_fp (f32 unless changed), as Quadrants."""
-    if dt is not None:
-        return dt
-    from .. import runtime_api
-    return runtime_api._config.get("default_fp") or f32
 
 
 @func
 def svd(A, dt=None):
     """A = U @ S @ V.transpose() for a 2x2 or 3x3 matrix: (U, S, V), S diagonal and descending."""
     if static(_square(A.n, A.m) == 2):
-        return _svd2d(A, static(_fp(dt)))
+        return _svd2d(A, static(float_type(dt)))
     else:
-        return _svd3d(A, static(_fp(dt)))
+        return _svd3d(A, static(float_type(dt)))
 
 
 @func
 def polar_decompose(A, dt=None):
     """A = U @ P for a 2x2 or 3x3 matrix: U orthogonal, P symmetric positive semi-definite."""
     if static(_square(A.n, A.m) == 2):
-        return _polar_decompose2d(A, static(_fp(dt)))
+        return _polar_decompose2d(A, static(float_type(dt)))
     else:
-        return _polar_decompose3d(A, static(_fp(dt)))
+        return _polar_decompose3d(A, static(float_type(dt)))
 
 
 __all__ = ["svd", "polar_decompose"]

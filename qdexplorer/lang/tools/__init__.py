@@ -2,6 +2,6 @@
 from . import np2ply, vtk  # noqa: F401
 from .np2ply import PLYWriter  # noqa: F401
 from .vtk import write_vtk  # noqa: F401
-from .. import compat as _compat
+from ..compat import surface as _compat
 
 __getattr__ = _compat.module_getattr("qd.tools", __name__)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 from cuda.bindings import driver as cu
 
-from ...lang.device_array import DeviceArray
+from ...ir.device_array import DeviceArray
 from ..backend_api import Prepared
 from ..debug import check_record, new_record
 from ..launch import LaunchTiming, fresh_timing

@@ -48,7 +48,7 @@ def _probe_in_child(timeout: float = 30.0) -> CudaStatus:
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
     try:
-        p = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, timeout=timeout, env=env)
+        p = subprocess.run([sys.executable, "-c", _CHILD], capture_output=True, text=True, errors="replace", timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return CudaStatus(False, f"the CUDA probe did not answer within {timeout:g} s (a hung driver?)")
     except OSError as e:

@@ -28,31 +28,65 @@ STAGES = {1: "cuEventCreate", 2: "cuEventRecord", 3: "cuLaunchKernel", 4: "cuEve
           6: "cuEventSynchronize", 7: "cuEventElapsedTime"}
 
 # hot: {CUfunction f, CUstream s, void **params, u32 grid, u32 block}; ring: {i64 n, i64 cap, (start, end)[cap]}
-_IR = """
-define i64 @fail(i64 %stage, i32 %r) alwaysinline {{
+# The IR is written from three templates (a task's launch record read, a driver call whose CUresult is
+# checked, a ring slot's address), so each shape is written once; `{name}` fields are the driver's
+# entry points, filled in by NativeLauncher.
+
+
+def _hot(prefix: str = "") -> str:
+    """Read a task's launch record `%hot`: its function, stream, parameters, grid and block."""
+    return "\n".join(f"  {line}" for line in (
+        f"%{prefix}f = load ptr, ptr %hot",
+        f"%{prefix}sp = getelementptr i8, ptr %hot, i64 8",
+        f"%{prefix}s = load ptr, ptr %{prefix}sp",
+        f"%{prefix}pp = getelementptr i8, ptr %hot, i64 16",
+        f"%{prefix}p = load ptr, ptr %{prefix}pp",
+        f"%{prefix}gp = getelementptr i8, ptr %hot, i64 24",
+        f"%{prefix}g = load i32, ptr %{prefix}gp",
+        f"%{prefix}bp = getelementptr i8, ptr %hot, i64 28",
+        f"%{prefix}b = load i32, ptr %{prefix}bp"))
+
+
+def _launch_args(prefix: str = "") -> str:
+    return (f"(ptr %{prefix}f, i32 %{prefix}g, i32 1, i32 1, i32 %{prefix}b, i32 1, i32 1, i32 0, "
+            f"ptr %{prefix}s, ptr %{prefix}p, ptr null)")
+
+
+def _checked(name: str, call: str, args: str, stage: int, then: str) -> str:
+    """`%name = call(args)`; a non-zero CUresult returns `fail(stage, result)`, else on to `then`."""
+    return (f"  %{name} = call i32 inttoptr (i64 {{{call}}} to ptr){args}\n"
+            f"  %{name}bad = icmp ne i32 %{name}, 0\n"
+            f"  br i1 %{name}bad, label %{name}fail, label %{then}\n"
+            f"{name}fail:\n"
+            f"  %{name}code = call i64 @fail(i64 {stage}, i32 %{name})\n"
+            f"  ret i64 %{name}code")
+
+
+def _slot(index: str) -> str:
+    """`%startp`/`%endp`: the addresses of ring slot `index`'s (start, end) event handles."""
+    return (f"  %off = shl i64 {index}, 4\n"
+            f"  %off2 = add i64 %off, 16\n"
+            f"  %startp = getelementptr i8, ptr %ring, i64 %off2\n"
+            f"  %endp = getelementptr i8, ptr %startp, i64 8")
+
+
+_IR = f"""
+define i64 @fail(i64 %stage, i32 %r) alwaysinline {{{{
   %r64 = zext i32 %r to i64
   %s = shl i64 %stage, 32
   %c = or i64 %s, %r64
   %neg = sub i64 0, %c
   ret i64 %neg
-}}
+}}}}
 
-define i64 @qdx_launch(ptr %hot) {{
-  %f = load ptr, ptr %hot
-  %sp = getelementptr i8, ptr %hot, i64 8
-  %s = load ptr, ptr %sp
-  %pp = getelementptr i8, ptr %hot, i64 16
-  %p = load ptr, ptr %pp
-  %gp = getelementptr i8, ptr %hot, i64 24
-  %g = load i32, ptr %gp
-  %bp = getelementptr i8, ptr %hot, i64 28
-  %b = load i32, ptr %bp
-  %r = call i32 inttoptr (i64 {cuLaunchKernel} to ptr)(ptr %f, i32 %g, i32 1, i32 1, i32 %b, i32 1, i32 1, i32 0, ptr %s, ptr %p, ptr null)
+define i64 @qdx_launch(ptr %hot) {{{{
+{_hot()}
+  %r = call i32 inttoptr (i64 {{cuLaunchKernel}} to ptr){_launch_args()}
   %r64 = zext i32 %r to i64
   ret i64 %r64
-}}
+}}}}
 
-define i64 @qdx_launch_timed(ptr %hot, ptr %ring) {{
+define i64 @qdx_launch_timed(ptr %hot, ptr %ring) {{{{
 entry:
   %n = load i64, ptr %ring
   %capp = getelementptr i8, ptr %ring, i64 8
@@ -63,66 +97,30 @@ isfull:
   %ef = call i64 @fail(i64 5, i32 0)
   ret i64 %ef
 slot:
-  %off = shl i64 %n, 4
-  %off2 = add i64 %off, 16
-  %startp = getelementptr i8, ptr %ring, i64 %off2
-  %endp = getelementptr i8, ptr %startp, i64 8
+{_slot("%n")}
   %e0 = load ptr, ptr %endp
   %fresh = icmp eq ptr %e0, null
   br i1 %fresh, label %create, label %go
 create:
-  %c1 = call i32 inttoptr (i64 {cuEventCreate} to ptr)(ptr %startp, i32 0)
-  %c1bad = icmp ne i32 %c1, 0
-  br i1 %c1bad, label %createfail1, label %create2
-createfail1:
-  %ec1 = call i64 @fail(i64 1, i32 %c1)
-  ret i64 %ec1
+{_checked("c1", "cuEventCreate", "(ptr %startp, i32 0)", 1, "create2")}
 create2:
-  %c2 = call i32 inttoptr (i64 {cuEventCreate} to ptr)(ptr %endp, i32 0)
-  %c2bad = icmp ne i32 %c2, 0
-  br i1 %c2bad, label %createfail2, label %go
-createfail2:
-  %ec2 = call i64 @fail(i64 1, i32 %c2)
-  ret i64 %ec2
+{_checked("c2", "cuEventCreate", "(ptr %endp, i32 0)", 1, "go")}
 go:
   %a = load ptr, ptr %startp
   %e = load ptr, ptr %endp
-  %f = load ptr, ptr %hot
-  %sp = getelementptr i8, ptr %hot, i64 8
-  %s = load ptr, ptr %sp
-  %pp = getelementptr i8, ptr %hot, i64 16
-  %p = load ptr, ptr %pp
-  %gp = getelementptr i8, ptr %hot, i64 24
-  %g = load i32, ptr %gp
-  %bp = getelementptr i8, ptr %hot, i64 28
-  %b = load i32, ptr %bp
-  %r1 = call i32 inttoptr (i64 {cuEventRecord} to ptr)(ptr %a, ptr %s)
-  %r1bad = icmp ne i32 %r1, 0
-  br i1 %r1bad, label %fail1, label %launch
-fail1:
-  %er1 = call i64 @fail(i64 2, i32 %r1)
-  ret i64 %er1
+{_hot()}
+{_checked("r1", "cuEventRecord", "(ptr %a, ptr %s)", 2, "launch")}
 launch:
-  %r2 = call i32 inttoptr (i64 {cuLaunchKernel} to ptr)(ptr %f, i32 %g, i32 1, i32 1, i32 %b, i32 1, i32 1, i32 0, ptr %s, ptr %p, ptr null)
-  %r2bad = icmp ne i32 %r2, 0
-  br i1 %r2bad, label %fail2, label %record
-fail2:
-  %er2 = call i64 @fail(i64 3, i32 %r2)
-  ret i64 %er2
+{_checked("r2", "cuLaunchKernel", _launch_args(), 3, "record")}
 record:
-  %r3 = call i32 inttoptr (i64 {cuEventRecord} to ptr)(ptr %e, ptr %s)
-  %r3bad = icmp ne i32 %r3, 0
-  br i1 %r3bad, label %fail3, label %done
-fail3:
-  %er3 = call i64 @fail(i64 4, i32 %r3)
-  ret i64 %er3
+{_checked("r3", "cuEventRecord", "(ptr %e, ptr %s)", 4, "done")}
 done:
   %n1 = add i64 %n, 1
   store i64 %n1, ptr %ring
   ret i64 %n1
-}}
+}}}}
 
-define i64 @qdx_elapsed(ptr %ring, ptr %out) {{
+define i64 @qdx_elapsed(ptr %ring, ptr %out) {{{{
 entry:
   %n = load i64, ptr %ring
   %none = icmp sle i64 %n, 0
@@ -134,27 +132,14 @@ wait:
   %lastendoff = add i64 %lastoff, 8
   %lastendp = getelementptr i8, ptr %ring, i64 %lastendoff
   %lastend = load ptr, ptr %lastendp
-  %w = call i32 inttoptr (i64 {cuEventSynchronize} to ptr)(ptr %lastend)
-  %wbad = icmp ne i32 %w, 0
-  br i1 %wbad, label %waitfail, label %loop
-waitfail:
-  %ew = call i64 @fail(i64 6, i32 %w)
-  ret i64 %ew
+{_checked("w", "cuEventSynchronize", "(ptr %lastend)", 6, "loop")}
 loop:
   %i = phi i64 [0, %wait], [%i1, %next]
-  %off = shl i64 %i, 4
-  %off2 = add i64 %off, 16
-  %startp = getelementptr i8, ptr %ring, i64 %off2
-  %endp = getelementptr i8, ptr %startp, i64 8
+{_slot("%i")}
   %a = load ptr, ptr %startp
   %e = load ptr, ptr %endp
   %outp = getelementptr float, ptr %out, i64 %i
-  %r = call i32 inttoptr (i64 {cuEventElapsedTime} to ptr)(ptr %outp, ptr %a, ptr %e)
-  %rbad = icmp ne i32 %r, 0
-  br i1 %rbad, label %readfail, label %next
-readfail:
-  %er = call i64 @fail(i64 7, i32 %r)
-  ret i64 %er
+{_checked("r", "cuEventElapsedTime", "(ptr %outp, ptr %a, ptr %e)", 7, "next")}
 next:
   %i1 = add i64 %i, 1
   %more = icmp slt i64 %i1, %n
@@ -162,7 +147,7 @@ next:
 finished:
   store i64 0, ptr %ring
   ret i64 %n
-}}
+}}}}
 """
 
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 from cuda.bindings import driver as cu
 
-from ...lang.device_array import DeviceArray
+from ...ir.device_array import DeviceArray
 from ...machine.launch_spec import LaunchSpec
 from ..backend_api import Prepared
 from ..debug import RECORD_WORDS, check_record, new_record

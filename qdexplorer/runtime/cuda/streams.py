@@ -11,7 +11,7 @@ from typing import Any
 
 from cuda.bindings import driver as cu
 
-from ...lang.device_array import NO_STREAM
+from ...ir.device_array import NO_STREAM
 from .context import CudaContext
 from .driver import check
 

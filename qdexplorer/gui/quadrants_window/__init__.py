@@ -1,0 +1,1 @@
+"""The window of a real Quadrants program: its kernels, tasks, edits, and Quadrants against qdexplorer."""
