@@ -140,7 +140,35 @@ def walk() -> dict:
             full = f"{surface}.<swizzles>"
             status = "refused" if full in compat.REFUSED else "supported" if ok else "unlisted"
             rows.append((full, status, compat.PARTIAL.get(full, f"{len(swz)} names: .xy, .xyz, .rgba, .stpq, ...")))
-    return {"rows": rows, "internals": internals, "lang_reexports": reexports}
+    return {"rows": rows, "internals": internals, "lang_reexports": reexports, "signatures": _signatures(q, qd, compat),
+            "syntax_known": _syntax_known()}
+
+
+def _syntax_known() -> dict:
+    """The syntax-parity differences that remain (tests/lang/test_syntax_parity.py's KNOWN), read from its text
+    (importing it would import pytest)."""
+    import ast as _ast
+    path = os.path.join(ROOT, "tests", "lang", "test_syntax_parity.py")
+    tree = _ast.parse(open(path).read())
+    for node in tree.body:
+        if isinstance(node, _ast.AnnAssign) and getattr(node.target, "id", "") == "KNOWN":
+            return eval(compile(_ast.Expression(node.value), path, "eval"), {})  # noqa: S307 - our own test file
+    return {}
+
+
+def _signatures(q, qd, compat) -> dict:
+    """benchmarks/signature_parity.py's comparison, against Quadrants read now (not the snapshot)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("signature_parity", os.path.join(ROOT, "benchmarks",
+                                                                                   "signature_parity.py"))
+    sp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sp)
+    res = sp.compare(sp.snapshot(), sp.our_surfaces(qd), compat.REFUSED)
+    from tests.lang.signature_exceptions import EXCEPTIONS, MISSING
+    res["reasons"] = {k: EXCEPTIONS.get(k, "NOT LISTED in tests/lang/signature_exceptions.py") for k in res["diffs"]}
+    res["missing_reasons"] = {k: MISSING.get(k, "NOT LISTED in tests/lang/signature_exceptions.py")
+                              for k in res["missing"]}
+    return res
 
 
 def _sub(qd, m):
@@ -202,6 +230,32 @@ def render(result: dict) -> str:
         lines.append("")
     lines += [f"`qd.lang` also re-exports {result['lang_reexports']} of the top-level names (the same objects); "
               "`qdexplorer.lang.lang` resolves them the same way, and they are counted once, under `qd`.", ""]
+    sig = result.get("signatures")
+    if sig:
+        lines += ["## Signatures", "",
+                  f"`inspect.signature` of each public callable, Quadrants' against ours "
+                  f"(`benchmarks/signature_parity.py`, checked by `tests/lang/test_signature_parity.py`): "
+                  f"**{sig['compared']} compared, {sig['compared'] - len(sig['diffs'])} accept every call that "
+                  f"Quadrants' accepts** (same positional parameters in the same order, same keyword names, "
+                  f"defaults where Quadrants has them; ours may take more), {len(sig['diffs'])} differ as listed "
+                  f"below; {len(sig['no_signature'])} have no Python signature in Quadrants (C++ bindings, type "
+                  f"objects) and {len(sig['refused'])} are refused names.", "",
+                  "| callable | Quadrants | qdexplorer | why |", "| --- | --- | --- | --- |"]
+        for k, (theirs, ours, _why) in sorted(sig["diffs"].items()):
+            lines.append(f"| `{k}` | `{theirs}` | `{ours}` | {sig['reasons'][k].replace('|', '/')} |")
+        for k, why in sorted(sig.get("missing_reasons", {}).items()):
+            lines.append(f"| `{k}` | (a callable) | (none) | {why.replace('|', '/')} |")
+        lines.append("")
+    known = result.get("syntax_known")
+    if known:
+        lines += ["## Kernel syntax", "",
+                  "`tests/lang/test_syntax_parity.py` runs each case of `tests/lang/syntax_cases.py` (one construct of "
+                  "Quadrants' front end each: its AST transformer's `build_*` methods and their branches, and generated "
+                  "families over every operator and operand type) under real Quadrants 1.3.3 and under qdexplorer.lang; "
+                  "they agree (the same values and printed text, or both refuse) except for these:", "",
+                  "| case | why |", "| --- | --- |"]
+        lines += [f"| `{k}` | {v.replace('|', '/')} |" for k, v in sorted(known.items())]
+        lines.append("")
     if result["internals"]:
         lines += ["## Quadrants' implementation, not counted", "",
                   "Modules of Quadrants' own implementation that its namespaces expose, and hooks its runtime",

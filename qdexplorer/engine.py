@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .compiler import ptxas
+from .compiler.sass import SassListing, disassemble as disassemble_sass
 from .compiler.artifacts import CompiledTask
 from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
@@ -236,8 +237,11 @@ class Engine:
         return self._the_device().info()
 
     def cache_info(self) -> dict[str, Any]:
-        """The PTX cache's counters and folder, and the lowering memo's hits and misses."""
+        """The PTX cache's counters and folder, the saved counter profiles' folder (None: off), and the
+        lowering memo's hits and misses."""
+        counters = self._counters_cache.folder if self._counters_cache.enabled else None
         return vars(self._cache.stats) | {"folder": str(self._cache.folder), "offline": self._cache.offline,
+                                          "counters_folder": str(counters) if counters else None,
                                           "memo": {"hits": self._memo.hits, "misses": self._memo.misses}}
 
     def load_folder_report(self, tasks: list[str]) -> tuple[Path | None, list[str], bool]:
@@ -404,16 +408,23 @@ class Engine:
             return f"; {task} is not compiled yet"
         return self._pipeline.optimised_ll(ct)
 
-    def sass(self, task: str) -> str:
-        """SASS of the PTX in use (override included), via ptxas + nvdisasm/cuobjdump; else why not."""
+    def sass(self, task: str, arch: str | None = None, generated: bool = False) -> SassListing | str:
+        """SASS of the PTX in use (override included; `generated`: of the compiler's own PTX) for `arch`
+        (default: the task's), with each line's PTX and source line, via ptxas + nvdisasm (the
+        `qdexplorer[sass]` wheels or a toolkit); a `// why not` text when there is none."""
         ct = self.compiled_for(task, "nvptx")
         if ct is None or not ct.ptx:
             return f"// {task} has no PTX yet"
+        gen = ct.produced.get("ptx")
+        ptx = (gen.text if gen is not None else "") if generated else ct.ptx
+        if not ptx:
+            return f"// {task} has no generated PTX"
         try:
-            return ptxas.disassemble_sass(ct.ptx, ct.arch)
-        except (ptxas.PtxasNotFound, ValueError) as e:
-            return (f"// SASS is not available on this machine: {e}.\n// Install a CUDA toolkit with nvdisasm "
-                    f"(PATH, CUDA_HOME or /usr/local/cuda*); on a GPU machine it is usually there.")
+            return disassemble_sass(ptx, arch or ct.arch)
+        except ptxas.PtxasNotFound as e:
+            return f"// SASS is not available on this machine: {e}."
+        except ValueError as e:
+            return f"// no SASS for {arch or ct.arch}: {e}"
 
     def resources(self, task: str) -> dict[str, Any]:
         """Registers, spills and occupancy of the task's PTX in use, from `ptxas -v` at its block size

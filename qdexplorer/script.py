@@ -62,6 +62,9 @@ def init(arch: str = cpu, **options):
             arch = cuda
     if not isinstance(options.get("fast_math", True), bool):
         raise ValueError(f"qd.init(fast_math=...) takes True or False, got {options['fast_math']!r}")
+    threads = options.get("cpu_max_num_threads")
+    if threads is not None and (type(threads) is not int or threads < 1):
+        raise ValueError(f"qd.init(cpu_max_num_threads=...) takes a whole number >= 1, got {threads!r}")
     reset()
     _state["arch"], _state["options"] = arch, options
     return arch
@@ -262,7 +265,8 @@ class InlineRunner:
                                  dump_dir=env_dump_dir(), fast_math=fast, debug=debug)
         self.print_asm = bool(options.get("print_kernel_asm"))
         self.debug = debug
-        self.device = LocalDevice(self.backend)
+        threads = options.get("cpu_max_num_threads")  # Quadrants': at most this many CPU threads run a loop
+        self.device = LocalDevice(self.backend, **({"threads": threads} if self.backend == "cpu" and threads else {}))
         self.streams = stream_interop(self.device.backend)   # CUDA: ordering with GPU arrays' own streams
         self.loaded: dict = {}
         self.mirrored: weakref.WeakSet = weakref.WeakSet()  # qd.ndarrays / fields with a device copy here

@@ -78,7 +78,7 @@ def test_no_module_imports_itself_through_others():
     assert _cycles(graph, modules) == []
 
 
-ENGINE_API = sorted(['announce', 'arch', 'backend', 'cache_info', 'close', 'close_device', 'cluster', 'compile', 'compiled_for', 'counters', 'device_info', 'load_folder_report', 'mode', 'optimised_ll', 'override', 'project', 'refresh', 'resources', 'revert_override', 'run', 'sass', 'session', 'set_backend', 'set_mode', 'set_override', 'stop', 'subscribe', 'target', 'variant', 'warm_up'])
+ENGINE_API = sorted(['announce', 'arch', 'backend', 'cache_info', 'close', 'close_device', 'cluster', 'compile', 'compiled_for', 'counters', 'device_info', 'load_folder_report', 'mode', 'optimised_ll', 'options', 'override', 'project', 'refresh', 'resources', 'revert_override', 'run', 'sass', 'session', 'set_backend', 'set_mode', 'set_override', 'stop', 'subscribe', 'target', 'twins', 'variant', 'warm_up'])
 
 
 def test_the_engine_public_api_is_this_and_no_more():

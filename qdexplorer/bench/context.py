@@ -6,12 +6,14 @@ explain a difference is recorded: the hash of each task's loaded code and of its
 """
 from __future__ import annotations
 
+import base64
 import dataclasses
 import datetime
 import hashlib
 import platform
 import subprocess
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,6 +84,35 @@ def task_hashes(compiled: list[CompiledTask]) -> dict[str, dict[str, str]]:
     return out
 
 
+def pack_text(text: str) -> str:
+    """A code text as saved with a run: zlib, then base64 (a demo task's PTX: ~1 KB instead of ~5)."""
+    return base64.b64encode(zlib.compress(text.encode(), 9)).decode("ascii")
+
+
+def unpack_text(blob: str) -> str:
+    return zlib.decompress(base64.b64decode(blob)).decode()
+
+
+def task_code(compiled: Sequence[CompiledTask], engine: BenchEngine | None = None) -> dict[str, dict[str, str]]:
+    """Per task, the code text the run measured, packed: the PTX in use (override included) for GPU runs;
+    for CPU runs the host LLVM IR in use and, where the engine has the task's GPU compile too (the window
+    always does), its PTX. What a report diffs between two runs, long after the code changed."""
+    out = {}
+    for ct in compiled:
+        entry = {}
+        if ct.target == "nvptx" and ct.ptx:
+            entry["ptx"] = pack_text(ct.ptx)
+        else:
+            gpu = engine.compiled_for(ct.task, "nvptx") if engine is not None else None
+            if gpu is not None and gpu.ok and gpu.ptx:
+                entry["ptx"] = pack_text(gpu.ptx)
+            if ct.ll:
+                entry["ll"] = pack_text(ct.ll)
+        if entry:
+            out[ct.task] = entry
+    return out
+
+
 @dataclass
 class RunContext:
     """Everything that could explain a difference between two runs. Saved as JSON with the run;
@@ -101,6 +132,7 @@ class RunContext:
     timer_resolution_ms: float = 0.0
     cpu_timer_resolution_ms: float | None = None
     tasks: dict[str, dict[str, str]] = field(default_factory=dict)
+    code: dict[str, dict[str, str]] = field(default_factory=dict)   # task -> {'ptx'|'ll': pack_text(...)}
     git: dict[str, Any] | None = None
     workloads: list[str] = field(default_factory=list)
     warmup: int = 0
@@ -135,7 +167,8 @@ def collect(engine: BenchEngine, compiled: Sequence[CompiledTask] = (), **extra:
     ctx = RunContext(backend=backend, time=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                      qdexplorer=__version__, arch=engine.arch, mode=engine.mode, project=str(project.path),
                      project_name=project.name, python=platform.python_version(), platform=platform.platform(),
-                     timer_resolution_ms=timer_resolution_ms(backend), tasks=task_hashes(list(compiled)))
+                     timer_resolution_ms=timer_resolution_ms(backend), tasks=task_hashes(list(compiled)),
+                     code=task_code(compiled, engine))
     if engine.cluster:   # a Ray actor, perhaps on another machine: describe its device, not this one
         info = engine.device_info()
         ctx.device, ctx.driver, ctx.sm_count = str(info.get("device", "")), info.get("driver", ""), \

@@ -22,7 +22,7 @@ from ..project.import_guard import exit_handlers_added, threads_left_running
 from .quadrants_cmds import add_parser as add_quadrants_parser
 from .quadrants_cmds import cmd_quadrants
 from .arg_types import at_least, seed, seconds
-from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds
+from . import bench_cmds, counters_cmds, desktop, project_cmds, remote_cmds, report_cmds
 from .common import add_lock_clocks_arg, add_project_args, arch
 
 class _Parser(argparse.ArgumentParser):
@@ -62,11 +62,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds a launch may run before it counts as hung (> 0; per launch)")
     add_lock_clocks_arg(r)
-    s = sub.add_parser("show", help="print one task's LLVM IR or PTX")
+    s = sub.add_parser("show", help="print one task's LLVM IR, PTX or SASS")
     add_project_args(s)
     s.add_argument("task")
-    s.add_argument("--what", choices=("ll", "ptx", "source"), default="ptx",
-                   help="what to print: the task's LLVM IR, its PTX (the default) or its kernel's source")
+    s.add_argument("--what", choices=("ll", "ptx", "sass", "source"), default="ptx",
+                   help="what to print: the task's LLVM IR, its PTX (the default), its SASS (ptxas + nvdisasm on "
+                        "the PTX in use, each instruction with its PTX and source line; no GPU or toolkit needed with "
+                        "`pip install 'qdexplorer[sass]'`) or its kernel's source")
+    s.add_argument("--sm", type=arch, metavar="sm_XX",
+                   help="with --what sass: the GPU architecture to assemble for (default: the PTX's .target)")
     o = sub.add_parser("override", help="manage per-task PTX or LLVM-IR overrides of a project")
     o.add_argument("action", choices=("list", "set", "revert"))
     o.add_argument("project", nargs="?")
@@ -90,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--size", default="1400x900", help="with --screenshot: window size WxH")
     g.add_argument("--theme", choices=("light", "dark"), help="colour theme (default: the saved one)")
     bench_cmds.add_commands(sub)
+    report_cmds.add_commands(sub)
     counters_cmds.add_commands(sub)
     remote_cmds.add_commands(sub)
     desktop.add_commands(sub)
@@ -158,7 +163,7 @@ def _main(argv: list[str] | None, gui_main: Callable[[argparse.Namespace], int] 
     if hangup is not signal.SIG_IGN:   # nohup's choice stands
         signal.signal(signal.SIGHUP, _terminate)
     try:
-        commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | counters_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
+        commands = (project_cmds.COMMANDS | bench_cmds.COMMANDS | report_cmds.COMMANDS | counters_cmds.COMMANDS | remote_cmds.COMMANDS | desktop.COMMANDS
                     | {"gui": cmd_gui, "quadrants": cmd_quadrants})
         joined = _cluster_joined()   # a caller's own connection (in-process) is the caller's to end
         try:

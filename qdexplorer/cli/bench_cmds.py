@@ -127,6 +127,8 @@ def cmd_bench(a) -> int:
                 print(f"added {plural(a.rounds or 3, 'round')} to {run.label}: now {plural(run.context.rounds or 0, 'round')}",
                       file=sys.stderr)
             else:
+                if history is not None:
+                    _gpu_code_too(eng)
                 run = bench(eng, a.workload, repeat=a.repeat, warmup=2 if a.warmup is None else a.warmup,
                             seed=a.seed, name=a.save, history=history, flush_l2=a.flush_l2, rounds=a.rounds)
     finally:
@@ -136,7 +138,9 @@ def cmd_bench(a) -> int:
     rows = _run_summary(run)
     if a.json:
         print(json.dumps({"run": run.id, "name": run.name, "history": where, "status": run.status,
-                          "message": run.message, "tasks": rows, "context": run.context.to_dict()}, indent=2))
+                          "message": run.message, "tasks": rows,
+                          # the packed code a report diffs is for `report` and `export --json`, not this summary
+                          "context": {k: v for k, v in run.context.to_dict().items() if k != "code"}}, indent=2))
     else:
         width = max([len(r["task"]) for r in rows] + [4])
         for r in rows:
@@ -153,6 +157,16 @@ def cmd_bench(a) -> int:
               f"{ctx.device}; timer resolution {res:.3g} µs{flush}{clock}); "
               + (f"saved as {run.label} in {where}" if where else "not saved"))
     return 0 if run.status == "complete" else 1
+
+
+def _gpu_code_too(eng) -> None:
+    """A CPU run saves the PTX of its tasks too, so a report of it shows the PTX and SASS diff (what the
+    code becomes on a GPU); the NVPTX compile is cached and made before timing, never during it."""
+    if eng.backend != "cuda":
+        try:
+            eng.compile(target="nvptx")
+        except Exception as e:  # noqa: BLE001 - a failed GPU compile only leaves the PTX out of the run
+            print(f"qdexplorer: the run keeps no PTX ({type(e).__name__}: {e})", file=sys.stderr)
 
 
 def _fresh_side(a, which: str, engines: dict, device: str | None = None):

@@ -17,6 +17,7 @@ from ..codegen.math_lib import libdevice_path
 from ..compiler.cache import PtxCache, default_cache_dir, offline_cache_default
 from ..compiler.compile_index import CompileIndex, TaskArtifact
 from ..compiler.dump import env_dump_dir
+from ..compiler.sass import SassNotAvailable, disassemble as disassemble_sass
 from ..events import Event, TaskCompiled
 from ..ir.errors import QdError
 from ..project.data_folder import override_store
@@ -157,7 +158,7 @@ def cmd_show(a: argparse.Namespace) -> int:
         host = _host_tasks(index) if not a.arch else None
         if host is None:
             raise
-        if a.what == "ptx":
+        if a.what in ("ptx", "sass"):
             raise QdError(f"no PTX for {path} yet: the last compile was for the CPU backend (`run` and `bench` "
                           f"there compile host code only); run `qdexplorer compile {path}` for the PTX, or use "
                           f"--what ll / --what source") from None
@@ -171,10 +172,34 @@ def cmd_show(a: argparse.Namespace) -> int:
     if a.what == "source":
         print(f"# {art.file}:{art.lines[0]}-{art.lines[1]}\n{art.source}")
         return 0
-    ov = override_store(path).get(a.task, a.what)
+    stage = "ptx" if a.what == "sass" else a.what
+    ov = override_store(path).get(a.task, stage)
     if ov is not None and ov.problem:
-        raise QdError(f"the {a.what.upper()} override {ov.path} is refused: {ov.problem}")
-    print(ov.data.decode() if ov is not None else index.text(art, a.what))
+        raise QdError(f"the {stage.upper()} override {ov.path} is refused: {ov.problem}")
+    text = ov.data.decode() if ov is not None else index.text(art, stage)
+    if a.what == "sass":
+        return _print_sass(a, text)
+    print(text)
+    return 0
+
+
+def _print_sass(a: argparse.Namespace, ptx: str) -> int:
+    """SASS of `ptx` for --sm, each instruction followed by `// ptx LINE · FILE:LINE` (or JSON with the maps)."""
+    try:
+        listing = disassemble_sass(ptx, a.sm)
+    except (ValueError, SassNotAvailable) as e:   # the message says why (or how to get the tools)
+        raise QdError(str(e)) from None
+    if a.json:
+        print(json.dumps({"arch": listing.arch, "tool": listing.tool, "text": listing.text,
+                          "to_ptx": listing.to_ptx,
+                          "to_source": {k: [Path(f).name, n] for k, (f, n) in listing.to_source.items()}}, indent=1))
+        return 0
+    out = []
+    for i, line in enumerate(listing.text.splitlines(), start=1):
+        p, src = listing.to_ptx.get(i), listing.to_source.get(i)
+        note = (f"ptx {p}" if p else "") + (f" · {Path(src[0]).name}:{src[1]}" if src else "")
+        out.append(f"{line:<72} // {note}" if note else line)
+    print("\n".join(out))
     return 0
 
 

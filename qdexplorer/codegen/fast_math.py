@@ -53,6 +53,8 @@ class FastMathEmitter(EmitterBase):
         if self.fast and dt.bits == 32:
             self.fast_note()
             return self.b.fdiv(x, y, flags=("afn",))
+        if not self.nv and self.o.fast_math:   # the host's fast math: the flags of every other float op
+            return self.b.fdiv(x, y, flags=self.contract)
         return self.b.fdiv(x, y)
 
     def fast_call(self, fn, args):

@@ -90,11 +90,17 @@ class StatementEmitter(EmitterBase):
         """printf on the host, vprintf (arguments packed 8 bytes each) on CUDA; Quadrants' formats."""
         b = self.b
         fmt, vals = [], []
-        for p in s.parts:
+        specs = s.specs or ("",) * len(s.parts)
+        for p, spec in zip(s.parts, specs):
             if isinstance(p, str):
                 fmt.append(p.replace("%", "%%"))
                 continue
             v, dt = self.expr(p), p.dtype
+            if spec:
+                f, v = self.printf_spec(spec, v, dt)
+                fmt.append(f)
+                vals.append(v)
+                continue
             if dt.is_float:
                 fmt.append("%.12f" if dt.bits == 64 else "%f")
                 vals.append(b.fpext(v, L.DoubleType()) if dt.bits < 64 else v)
@@ -118,6 +124,29 @@ class StatementEmitter(EmitterBase):
             b.call(printf, [ptr] + vals)
             fflush = self.intrinsic("fflush", L.IntType(32), [L.PointerType()])
             b.call(fflush, [L.Constant(L.PointerType(), None)])
+
+    def printf_spec(self, spec: str, v, dt):
+        """A Python format spec (`.2f`, `>8.3e`, `05d`, `x`) as the printf conversion Quadrants prints it
+        with, and the value converted to what that conversion reads (a double or a 64-bit integer)."""
+        import re
+        b = self.b
+        m = re.fullmatch(r"([<>^=]?)([+\- ]?)(#?)(0?)(\d*)(\.\d+)?([deEfFgGxXoiu]?)", spec)
+        # the frontend lets only these specs through (frontend/calls.py PRINT_SPEC)
+        align, sign, alt, zero, width, prec, conv = m.groups() if m is not None else ("",) * 7
+        flags = ("-" if align == "<" else "") + (sign if sign in "+ " else "") + alt + zero
+        conv = conv or ("f" if dt.is_float else "d")
+        conv = "d" if conv in "iu" else conv
+        if conv in "eEfFgG":
+            if not dt.is_float:
+                v = b.sitofp(v, L.DoubleType()) if dt.kind == "i" else b.uitofp(v, L.DoubleType())
+            elif dt.bits < 64:
+                v = b.fpext(v, L.DoubleType())
+            return f"%{flags}{width}{prec or ''}{conv}", v
+        if dt.is_float:
+            v = b.fptosi(v, L.IntType(64))
+        elif dt.bits < 64:
+            v = b.sext(v, L.IntType(64)) if dt.kind == "i" else b.zext(v, L.IntType(64))
+        return f"%{flags}{width}{prec or ''}ll{conv}", v
 
     def format_string(self, fmt: str):
         """One internal constant per distinct format (an unrolled loop prints through the same one)."""

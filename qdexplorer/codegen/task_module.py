@@ -67,6 +67,9 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                       em.fast, tuple(em.debug_sites), em.one_wave)
 
 
+HOST_FAST_MATH = ("ninf", "nsz", "reassoc", "afn")  # the flags of Quadrants' IR builder under fast_math
+
+
 class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, StatementEmitter, ExpressionEmitter,
                    MathEmitter, DebugChecks, CallEmitter):
     """One task's module under construction: its builders, local slots and loop targets."""
@@ -78,6 +81,12 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         # fast math lets a multiply feeding an add become one fma (nvcc --use_fast_math, Numba's fastmath);
         # without the flag the NVPTX backend writes mul.rn/add.rn, which ptxas may not fuse either
         self.contract = ("contract",) if self.fast else ()
+        if not self.nv and opts.fast_math:
+            # Quadrants' host fast math: its IR builder puts ninf nsz reassoc afn on every float op; its JIT
+            # (ORC with the host's default target options) fuses no multiply into an add. The same flags let
+            # LLVM reassociate our sums as it does Quadrants': with them, 2 programs of the corpus (a
+            # two-stream plasma, FEM) print Quadrants' checksums bit for bit where IEEE order did not
+            self.contract = HOST_FAST_MATH
         self.log: list[str] = []
         heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
         self.vector = coarsening(task, self.nv, opts.vector, heavy)

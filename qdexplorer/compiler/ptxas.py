@@ -100,6 +100,8 @@ def find_tool(name: str) -> Path | None:
     places += [Path(os.environ[v], "bin", exe) for v in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(v)]
     for pattern in TOOLKIT_GLOBS:
         places += [Path(p) for p in sorted(glob.glob(os.path.join(pattern, exe)), reverse=True)]
+    for entry in sys.path:  # the wheels (qdexplorer[sass]): nvidia-cuda-nvdisasm puts it in nvidia/cu13/bin
+        places += [Path(p) for p in sorted(glob.glob(os.path.join(entry, "nvidia", "*", "bin", exe)), reverse=True)]
     return next((p for p in places if os.access(p, os.X_OK)), None)
 
 
@@ -233,13 +235,14 @@ def task_resources(ptx: str, task: str, block: int, arch: str | None = None) -> 
 
 
 def disassemble_sass(ptx: str, arch: str | None = None) -> str:
-    """PTX → SASS text via ptxas then nvdisasm (or cuobjdump -sass); raises PtxasNotFound without them."""
+    """PTX → SASS text via ptxas then nvdisasm (or cuobjdump -sass); raises PtxasNotFound without them.
+    (`sass.disassemble` gives the same with each line's PTX and source line.)"""
     rep, cubin = assemble_cubin(ptx, arch, relocatable=False)
     if cubin is None:
         raise ValueError("ptxas failed: " + "; ".join(map(str, rep.errors)))
     nvdisasm, cuobjdump = find_tool("nvdisasm"), find_tool("cuobjdump")
     if nvdisasm is None and cuobjdump is None:
-        raise PtxasNotFound("SASS needs nvdisasm or cuobjdump from a CUDA toolkit (not found)")
+        raise PtxasNotFound("SASS needs nvdisasm: `pip install 'qdexplorer[sass]'` or a CUDA toolkit (not found)")
     with tempfile.TemporaryDirectory(prefix="qdexplorer-sass-") as tmp:
         path = Path(tmp) / "task.cubin"
         write_file(path, cubin)

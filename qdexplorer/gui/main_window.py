@@ -26,6 +26,8 @@ from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
 from ..session import RunRecord, Session
 from .timing.bench_actions import BenchActions
+from .code.pane_source import WindowPaneSource
+from .code.panes import PaneArea
 from .bridge import EngineBridge
 from .cluster_panel import ClusterControl
 from .code.code_views import CodeViews
@@ -169,6 +171,11 @@ class MainWindow(QMainWindow):
         self.bench = BenchActions(self.services, self)   # Bench & save, the Compare and History pages
         self.pages.addTab(self.bench.compare, "Compare")
         self.pages.addTab(self.bench.hist, "History")
+        self.pane_source = WindowPaneSource(self)
+        self.panes = PaneArea(self.pane_source)   # any code, side by side or as a diff; saved with the project
+        self.panes.message.connect(self.log)
+        self.pages.addTab(self.panes, "Panes")
+        self.pane_source.serve(self.views)   # the Kernels page's optimised IR and SASS come from the same source
         # beside Run and Stop, never in the toolbar's overflow
         self.toolbar.insertAction(self.toolbar.settings_at, self.bench.bench_act)
         self.toolbar.insertWidget(self.toolbar.settings_at, self.bench.run_name)
@@ -198,8 +205,6 @@ class MainWindow(QMainWindow):
         self.views.revert_override.connect(self.revert_override)
         self.views.save_ll_override.connect(self.save_ll_override)
         self.mode.currentTextChanged.connect(self.set_mode)
-        self.views.want_optimised.connect(self._want_optimised)
-        self.views.want_sass.connect(self._want_sass)
         self.views.counters.profile_requested.connect(self.profile)
         self.views.compare_generated.connect(self.bench.compare_generated)
         self.backend.currentTextChanged.connect(self._backend_changed)
@@ -327,15 +332,6 @@ class MainWindow(QMainWindow):
         if pane is not None:
             pane.find_bar.open_bar()
 
-    def _want_optimised(self, task):
-        self.bridge.submit(lambda eng: eng.optimised_ll(task),
-                           returned=lambda text: self.views.show_optimised(task, text),
-                           errored=lambda e: self.views.show_optimised(task, f"; failed: {error_text(e)}"))
-
-    def _want_sass(self, task):
-        self.bridge.submit(lambda eng: eng.sass(task), returned=lambda text: self.views.show_sass(task, text),
-                           errored=lambda e: self.views.show_sass(task, f"// failed: {error_text(e)}"))
-
     # ---- projects
     def open_project(self, path: str, ask: bool = True, fallback: str | Path | None = None) -> bool:
         """Switch to the project at `path` (a folder or a kernel file). Its import runs on the engine
@@ -376,6 +372,7 @@ class MainWindow(QMainWindow):
         self.plots.clear()
         self.run_status.setText("")
         self.project_path, self.project_name = str(project.path), project.name
+        self.panes.open_project(self.project_path)   # the one left keeps its layout; this one's comes back
         self.settings.add_recent(self.project_path)
         self.update_recent_menu()
         self.files.watch(project.files)
@@ -441,6 +438,8 @@ class MainWindow(QMainWindow):
             if not self._code_restored:   # by their size hints alone the source got a third
                 code = sum(self.views.sizes())
                 self.views.setSizes([int(code * SOURCE_SHARE), code - int(code * SOURCE_SHARE)])
+        self.panes.set_choices()
+        self.panes.refresh()
         if self.tree.selected_task() is None:
             remembered = self.settings.get(self._selected_key(), "", str)
             self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
@@ -584,6 +583,7 @@ class MainWindow(QMainWindow):
                 self.views.show_kernel_error(kernel, error or "no tasks")
                 return
             task = entry.tasks[0].name
+        self.panes.follow(task)
         t = self.session.task(task)
         if t is not None:
             self.views.show_task(t, self.session.compiled_task(task, "nvptx"))
@@ -685,6 +685,7 @@ class MainWindow(QMainWindow):
             return
         self._closing = self._shut_down = True
         self.save_settings()
+        self.panes.save()
         self.hide()
         QApplication.processEvents()
         self.views.ptx_panel.shutdown()

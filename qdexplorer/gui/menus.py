@@ -82,6 +82,9 @@ def build_menus(win) -> MenuActions:
     save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
                     "Check the edited PTX with ptxas and save it as the task's override")
     reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
+    _act(win, f, "&Export A/B Report…", lambda: win.bench.export_report(), None,
+         "The runs picked in Compare as one HTML file that opens anywhere (no scripts, no network): "
+         "machine, changed tasks with PTX/SASS diffs, plots and verdicts")
     f.addSeparator()
     quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
     quit_act.setMenuRole(QAction.QuitRole)
@@ -122,6 +125,10 @@ def build_menus(win) -> MenuActions:
         scope.addAction(a)
     _act(win, v, "&Clear Plots", win.plots.clear, None, "Clear the plots (the tree keeps its medians)")
     v.addSeparator()
+    _act(win, v, "&Pin in a Pane", lambda: (win.panes.pin(win.tree.selected_task(), win.views.current_stage(),
+                                                         win.views.sass_panel.arch.currentText() or None),
+                                          win.pages.setCurrentWidget(win.panes)), "Ctrl+Shift+P",
+         "Keep the selected task's code on show (this stage) as a pane of the Panes page, beside others")
     panels_menu = v.addMenu("&Panels")
     for i in range(win.bottom.count()):
         w = win.bottom.widget(i)

@@ -191,6 +191,7 @@ class ExprStmt(Stmt):
 class Print(Stmt):
     """In-kernel `print`: text pieces and scalar values, written with printf (CPU) or vprintf (CUDA)."""
     parts: tuple  # str | Expr, in order; the newline is part of the text
+    specs: tuple = ()  # per part, a Python format spec of a value (f"{x:.3f}"), "" for none; () for all none
 
 
 @dataclass

@@ -13,21 +13,21 @@ from .quant import QUANT_TYPES
 from .vector_types import VectorType
 
 
-def field(dtype, shape=None, name: str = "", offset=None, needs_grad: bool = False, **unused) -> Field:
+def field(dtype, shape=None, order=None, name: str = "", offset=None, needs_grad: bool = False,
+          needs_dual: bool = False, layout=None, ndim=None, **unused) -> Field:
     """`qd.field(qd.f32, shape=(n, m))`: a dense field; a vector or matrix dtype (`qd.math.vec3`) makes
     a field of vectors; `needs_grad=True` allocates `x.grad`. Without `shape=` the field waits to be
     placed in an SNode tree (`qd.root`). `offset=` makes its indices start there (`x[-4]` is the first
     element of `qd.field(qd.f32, 8, offset=-4)`)."""
-    needs_dual = bool(unused.get("needs_dual", False))  # `x.dual`, for forward mode (qd.ad.FwdMode)
-    if isinstance(dtype, VectorType):
-        return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset,
-                           order=unused.get("order"))
+    needs_dual = bool(needs_dual)  # `x.dual`, for forward mode (qd.ad.FwdMode)
+    if isinstance(dtype, VectorType):  # Quadrants: Vector.field / Matrix.field (dtype's n, m, ...) take the rest
+        return dtype.field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset, order=order)
     if isinstance(dtype, QUANT_TYPES):  # stored encoded, in its raw integer type (quant.py)
         f = Field(dtype.raw, shape, name, offset=offset)
         f.quant = dtype
         return f
     f = Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
-    tensor_layout.tag_order(f, unused.get("order"))
+    tensor_layout.tag_order(f, order)
     return f
 
 

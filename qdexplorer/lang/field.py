@@ -136,6 +136,19 @@ class Mirror(Protocol):
     def fill(self, value, dtype) -> bool: ...
 
 
+class by_element_kind:  # noqa: N801 - used as a decorator-like method maker
+    """A method whose parameters are those of Quadrants' ScalarField method on a field of scalars and
+    of its MatrixField method on a field of vectors or matrices (one class here, two there)."""
+
+    def __init__(self, scalar, tensor):
+        self.scalar, self.tensor = scalar, tensor
+
+    def __get__(self, obj, cls=None):
+        if obj is None:
+            return self.scalar
+        return (self.tensor if obj.elem_shape else self.scalar).__get__(obj, cls)
+
+
 class Storage:
     """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O, and
     residency (which of the host array and the device copy is current)."""
@@ -216,10 +229,12 @@ class Storage:
             return self.dtype
         return ELEMENT_TYPE[0](self.elem_shape, self.dtype)  # set by vector_types.py, which sits above
 
-    def to_dlpack(self):
+    def to_dlpack(self, versioned=False):
         """A DLPack capsule of the data: the host storage itself on the CPU backend (zero-copy, as
-        Quadrants), a host copy while kernels use a device copy."""
-        return (self.host() if self._mirror is None else self.to_numpy()).__dlpack__()
+        Quadrants), a host copy while kernels use a device copy. `versioned=True`: a DLPack v1
+        capsule ("dltensor_versioned"), as Quadrants'."""
+        data = self.host() if self._mirror is None else self.to_numpy()
+        return data.__dlpack__(max_version=(1, 0)) if versioned else data.__dlpack__()
 
     def __getattr__(self, name: str):
         """Quadrants attributes qdexplorer leaves out fail with one line (compat.REFUSED)."""
@@ -402,10 +417,10 @@ class Storage:
         self.host()[idx] = value
         self._host_written()
 
-    def fill(self, value):
-        """Every element set to `value`: a number, or for vectors/matrices also one element's value
+    def fill(self, val):
+        """Every element set to `val`: a number, or for vectors/matrices also one element's value
         (`x.fill(qd.math.vec2(2, 4))`). On the device when it lives there and the pattern allows."""
-        value = self._fill_value(value)
+        value = self._fill_value(val)
         if self._mirror is not None and self._mirror.fill(value, self.storage.dtype):
             self._where = "device"   # filled where it lives: no copy either way
             return
@@ -471,9 +486,9 @@ class Storage:
         `to_torch`; `copy=False` shares the host storage (see `to_numpy`)."""
         return to_torch(self, device, keep_dims, copy)
 
-    def from_torch(self, tensor):
+    def from_torch(self, arr):
         """Copy a PyTorch tensor (on any device, requiring grad or not) into this array."""
-        self.from_numpy(tensor_to_numpy(tensor))
+        self.from_numpy(tensor_to_numpy(arr))
 
     def copy_from(self, other):
         """Copy another field's or ndarray's data (same shape and element shape) into this one."""
@@ -514,7 +529,7 @@ class Storage:
         return f
 
     def __array__(self, dtype=None, copy=None):
-        return self.to_numpy(dtype)
+        return self.to_numpy(dtype=dtype)
 
 
 
@@ -661,9 +676,10 @@ class Field(ComponentPlacement, Storage):
         """The name given to qd.field(name=...), as Quadrants' `x._name`."""
         return self.name
 
-    def fill(self, value):
+    def fill(self, val):
         """Under a pointer/bitmasked container only active elements are set, as Quadrants' fill
         (a struct-for) does; otherwise every element."""
+        value = val
         if self.quant_group and not self._sparse:
             return self._store_group(None, np.float32(value))
         if self.quant is not None:
@@ -676,7 +692,24 @@ class Field(ComponentPlacement, Storage):
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
         self._host_written()
 
-    def to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
+    def _scalar_to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
+        return self._to_numpy(dtype, keep_dims, copy)
+
+    def _tensor_to_numpy(self, keep_dims: bool = False, dtype=None, copy: bool | None = True) -> np.ndarray:
+        return self._to_numpy(dtype, keep_dims, copy)
+
+    def _scalar_to_torch(self, device=None, *, copy: bool = True):
+        return to_torch(self, device, False, copy)
+
+    def _tensor_to_torch(self, device=None, keep_dims: bool = False, *, copy: bool = True):
+        return to_torch(self, device, keep_dims, copy)
+
+    # Quadrants' ScalarField.to_numpy(dtype=None, *, copy) and MatrixField.to_numpy(keep_dims=False, dtype=None,
+    # *, copy): `v.to_numpy(True)` of a vector field keeps the dims there, so here too
+    to_numpy = by_element_kind(_scalar_to_numpy, _tensor_to_numpy)
+    to_torch = by_element_kind(_scalar_to_torch, _tensor_to_torch)
+
+    def _to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         """Under a pointer/bitmasked container an inactive element reads 0, as Quadrants' export
         (a struct-for over active cells) gives, even where a bitmasked cell kept its old data."""
         if self._sparse and copy is None:

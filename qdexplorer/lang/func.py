@@ -128,20 +128,22 @@ def real_func(fn) -> RealFunc:
     return RealFunc(fn)
 
 
-def experimental_real_func(fn) -> RealFunc:
+def experimental_real_func(func) -> RealFunc:
     """`qd.experimental.real_func`: the old name, with Quadrants' deprecation warning."""
     warnings.warn("qd.experimental.real_func is deprecated because it is no longer experimental. "
                   "Use qd.real_func instead.", DeprecationWarning, stacklevel=2)
-    return RealFunc(fn)
+    return RealFunc(func)
 
 
-def data_oriented(cls=None, *, template_primitives: bool = True):
+def data_oriented(cls=None, *, stable_members: bool = False, template_primitives: bool = True):
     """`@qd.data_oriented`: a class whose `@qd.kernel` and `@qd.func` methods take the object as
     `self`, a compile-time value whose fields (and ndarrays) kernels reach as `self.x`. The methods
     bind themselves (`Kernel.__get__`, `Func.__get__`); this marks the class, as Quadrants does.
     `@qd.data_oriented(template_primitives=False)` is accepted with the same results: Quadrants
     passes the primitives as runtime arguments, here a changed value compiles a new specialisation
-    (template.held_arrays keys on the values), so a launch always sees the current value."""
+    (template.held_arrays keys on the values), so a launch always sees the current value.
+    `stable_members=True` (Quadrants' promise that members are not reassigned, for its launch cache)
+    changes no result and is accepted."""
     def mark(c):
         c._qd_data_oriented = True
         c._qd_runtime_primitives = not template_primitives
@@ -149,9 +151,12 @@ def data_oriented(cls=None, *, template_primitives: bool = True):
     return mark if cls is None else mark(cls)
 
 
-def func(fn=None, *, requires_top_level: bool = False):
+def func(fn=None, *, is_real_function: bool = False, requires_top_level: bool = False):
     """`@qd.func` or `@qd.func(requires_top_level=True)`: a call nested in a runtime for/while/if,
-    directly or through other funcs, is then a QuadrantsSyntaxError, as in Quadrants."""
+    directly or through other funcs, is then a QuadrantsSyntaxError, as in Quadrants.
+    `@qd.func(is_real_function=True)` is `@qd.real_func`, as there."""
+    if is_real_function:
+        return RealFunc if fn is None else RealFunc(fn)
     if fn is None:
         return lambda f: Func(f, requires_top_level)
     return Func(fn, requires_top_level)

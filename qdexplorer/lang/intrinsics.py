@@ -7,18 +7,58 @@ the NumPy equivalent where that makes sense, so helper code can be shared.
 from __future__ import annotations
 
 import builtins as _b
+import inspect as _inspect
 import itertools as _it
 import math as _m
+
+# Quadrants 1.3.3's parameters of each intrinsic (inspect.signature of quadrants.<name>): a call by
+# keyword (`qd.atomic_add(x=a[i], y=1)`, `qd.floor(v, dtype=qd.i32)`) binds as there, in kernels
+# (frontend/calls.py puts the keywords in their places) and in Python scope
+PARAMS: dict[str, str] = {
+    **dict.fromkeys(("sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "exp", "log", "tanh", "abs",
+                     "zero", "one", "stop_grad", "grouped", "popcnt", "clz", "ffs"), "x"),
+    **dict.fromkeys(("atan2", "bit_shr", "raw_div", "raw_mod"), "x1, x2"),
+    **dict.fromkeys(("floor", "ceil", "round"), "x, dtype=None"),
+    **dict.fromkeys(("atomic_add", "atomic_sub", "atomic_min", "atomic_max", "atomic_and", "atomic_or",
+                     "atomic_xor", "atomic_mul", "atomic_exchange"), "x, y"),
+    **dict.fromkeys(("is_active", "activate", "deactivate", "length"), "node, indices"),
+    **dict.fromkeys(("block_local", "cache_read_only", "no_activate", "min", "max"), "*args"),
+    "pow": "base, exponent", "atomic_cas": "x, expected, desired", "cast": "obj, dtype", "bit_cast": "obj, dtype",
+    "append": "node, indices, val", "rescale_index": "a, b, I", "assume_in_range": "val, base, low, high",
+    "clock_counter": "", "random": "dtype=float", "randn": "dt=None", "select": "cond, x1, x2",
+    "static": "x, *xs", "static_assert": "cond, msg=None", "static_print": "*args, **kwargs",
+    "volatile_load": "target", "loop_unique": "val, covers=None",
+    # qd.math's vector functions (kind "vecmath"; `length` there is qd.math.length(x))
+    "dot": "x, y", "cross": "x, y", "normalize": "v", "clamp": "x, xmin, xmax", "mix": "x, y, a",
+    "determinant": "m", "inverse": "mat", "transpose": "m",
+}
+
+
+def signature_of(name: str, kind: str) -> _inspect.Signature | None:
+    spec = "x" if (name, kind) == ("length", "vecmath") else PARAMS.get(name)
+    if spec is None:
+        return None
+    return _inspect.signature(eval(f"lambda {spec}: None"))  # noqa: S307 - the table above, not user text
 
 
 class Intrinsic:
     def __init__(self, name: str, kind: str, pyfunc=None, nargs: int | None = None):
         self.name, self.kind, self._py, self.nargs = name, kind, pyfunc, nargs
         self.__name__ = name
+        sig = signature_of(name, kind)
+        if sig is not None:
+            self.__signature__ = sig
 
     def __call__(self, *args, **kwargs):
         if self._py is None:
             raise RuntimeError(f"qd.{self.name}() can only be called inside a @qd.kernel or @qd.func")
+        sig = getattr(self, "__signature__", None)
+        if kwargs and sig is not None:  # keywords in their places, as Quadrants' Python functions take them
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError as e:
+                raise TypeError(f"qd.{self.name}(): {e}") from None
+            args, kwargs = bound.args, bound.kwargs
         return self._py(*args, **kwargs)
 
     def __repr__(self) -> str:
@@ -87,7 +127,7 @@ random = Intrinsic("random", "random")
 randn = Intrinsic("randn", "random")
 select = Intrinsic("select", "select", _elementwise(lambda c, a, b: a if c else b,  # both sides evaluated
                                                    lambda c, a, b: __import__("numpy").where(c != 0, a, b)))
-static = Intrinsic("static", "static", lambda x, *a: x)
+static = Intrinsic("static", "static", lambda x, *a: [x, *a] if a else x)  # x, y = qd.static(y, x): a list
 
 # SNode cells (snode.py, frontend/sparse.py): kernels only, as in Quadrants
 is_active = Intrinsic("is_active", "snode")
@@ -118,7 +158,7 @@ def _reduce_np(name: str, args):
     return functools.reduce(getattr(np, name), args)
 
 
-def loop_config(block_dim=None, serialize=False, name=None, parallelize=None, **unused):
+def loop_config(*, block_dim=None, serialize=False, parallelize=None, bit_vectorize=False, name=None, **unused):
     """Configure the next top-level loop; a no-op outside kernels (Quadrants' signature)."""
 
 

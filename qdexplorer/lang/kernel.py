@@ -77,6 +77,7 @@ class Kernel(KernelBase):
                                  for p in self._signature.parameters.values())
         self._arg_types: dict | None = None  # annotations are fixed once defined: read them once
         self.use_graph = False  # @qd.kernel(graph=True)
+        self.pure = False  # @qd.kernel(pure=True) or fastcache=True: no global number/str/field read by name
 
     def __repr__(self) -> str:
         return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
@@ -103,7 +104,7 @@ class Kernel(KernelBase):
         hints = read_annotations(self.fn)
         out: dict[str, NdarrayType | Template | VectorType | StructType | BufferViewType | DType] = {}
         for name in self.arg_names:
-            ann = hints.get(name)
+            ann = _optional_of(hints.get(name))  # `t: qd.Tensor | None`: None is then a compile-time value
             if ann is NDArray or ann is ndarray:  # bare qd.types.NDArray: specialise on the call
                 ann = NdarrayType()
             if ann is BufferView:  # a bare `v: BufferView`: the view's dtype comes from the call
@@ -676,7 +677,20 @@ class Workload:
         return None
 
 
-def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
+def _optional_of(ann):
+    """`X | None` (or Optional[X]) is X, as Quadrants reads `qd.Tensor | None` / `qd.types.Template | None`:
+    the argument may be None, a compile-time value the kernel tests with qd.static(t is None)."""
+    import types
+    import typing
+    if isinstance(ann, types.UnionType) or typing.get_origin(ann) is typing.Union:
+        args = typing.get_args(ann)
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2:
+            return rest[0]
+    return ann
+
+
+def kernel(_fn=None, *, fast_math: bool | None = None, pure: bool | None = None, fastcache: bool = False,
            graph: bool = False, checkpoints: bool = False):
     """`@qd.kernel`, or `@qd.kernel(fast_math=False)` to override the project's fast-math setting.
 
@@ -688,12 +702,17 @@ def kernel(fn=None, *, fast_math: bool | None = None, pure: bool | None = None, 
         file, line = caller()
         raise NotImplementedError(f"{file}:{line}: @qd.kernel(checkpoints=True): qd.checkpoint pause/resume is not "
                                   f"supported by qdexplorer.lang; split the kernel where it would pause")
-    if fn is None:
+    if _fn is None:
         if fast_math is not None and not isinstance(fast_math, bool):
             raise TypeError(f"@qd.kernel(fast_math=...) takes True or False, got {fast_math!r}")
-        return lambda f: _with_graph(Kernel(f, fast_math), graph)
-    return Kernel(fn)
+        return lambda f: _pure(_with_graph(Kernel(f, fast_math), graph), bool(pure) or fastcache)
+    return Kernel(_fn)
 
+
+
+def _pure(k: Kernel, pure: bool) -> Kernel:
+    k.pure = pure  # Quadrants' pure kernel (pure=True or fastcache=True): no global scalars or fields read by name
+    return k
 
 def _with_graph(k: Kernel, graph: bool) -> Kernel:
     k.use_graph = graph  # read by the checks Quadrants makes of graph kernels (qd.stream_parallel refused)

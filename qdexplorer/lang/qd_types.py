@@ -15,9 +15,15 @@ from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
 
 
-def _make_ndarray(dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
+def _make_ndarray(dtype=None, ndim=None, element_dim=None, element_shape=None, field_dim=None, needs_grad=None,
+                  boundary="unsafe", **unused) -> NdarrayType:
     """`qd.types.ndarray(dtype, ndim)`; a vector or matrix dtype makes its components trailing axes,
-    and a bare `qd.types.vector()` / `matrix()` takes the element shape from the call."""
+    and a bare `qd.types.vector()` / `matrix()` takes the element shape from the call. Quadrants'
+    older `element_dim=` / `element_shape=` name the element the same way (a vector or matrix type)."""
+    if field_dim is not None:
+        raise ValueError("The field_dim argument for ndarray type is already deprecated. Please use ndim instead.")
+    if element_dim is not None or element_shape is not None:
+        dtype = _element_type(element_dim, element_shape, dtype)
     elem, rank = (), None
     if isinstance(dtype, VectorType) and dtype.is_bare:  # any vector / matrix: dtype and size from the call
         rank, dtype = dtype.rank, dtype.dtype
@@ -34,6 +40,28 @@ def _make_ndarray(dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **u
                        None if needs_grad is None else bool(needs_grad), str(boundary).lower())
 
 
+def _element_type(element_dim, element_shape, dtype):
+    """Quadrants' _make_matrix_dtype_from_element_shape: the vector or matrix type they describe."""
+    from .vector_types import matrix as _matrix, vector as _vector
+    if isinstance(dtype, VectorType):
+        raise TypeError(f'Cannot specifiy matrix dtype "{dtype}" and element shape or dim at the same time.')
+    if element_dim == 0 or (element_shape is not None and len(element_shape) == 0):
+        return dtype
+    if element_dim is not None:
+        if element_dim < 0 or element_dim > 2:
+            raise ValueError("Only scalars, vectors, and matrices are allowed as elements of qd.types.ndarray()")
+        if element_shape is not None and len(element_shape) != element_dim:
+            raise ValueError(f"Both element_shape and element_dim are specified, but shape doesn't match specified "
+                             f"dim: {len(element_shape)}!={element_dim}")
+        if element_shape is None:
+            return _vector(None, dtype) if element_dim == 1 else _matrix(None, None, dtype)
+    if len(element_shape) > 2:
+        raise ValueError("Only scalars, vectors, and matrices are allowed as elements of qd.types.ndarray()")
+    if len(element_shape) == 1:
+        return _vector(element_shape[0], dtype)
+    return _matrix(element_shape[0], element_shape[1], dtype)
+
+
 class _NDArrayAlias:
     """`qd.types.ndarray(dtype, ndim)` and its subscript spelling `qd.types.ndarray[qd.f32, 2]` (one
     object, as Quadrants' `NdarrayType` class is both; `qd.types.NDArray` is the same)."""
@@ -45,8 +73,9 @@ class _NDArrayAlias:
             item = (item,)
         return _make_ndarray(*item)
 
-    def __call__(self, dtype=None, ndim=None, needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
-        return _make_ndarray(dtype, ndim, needs_grad, boundary, **unused)
+    def __call__(self, dtype=None, ndim=None, element_dim=None, element_shape=None, field_dim=None,
+                 needs_grad=None, boundary="unsafe", **unused) -> NdarrayType:
+        return _make_ndarray(dtype, ndim, element_dim, element_shape, field_dim, needs_grad, boundary, **unused)
 
     def __repr__(self) -> str:
         return "qd.types.ndarray"

@@ -104,8 +104,9 @@ class StructType:
                 out[m] = t.numpy.type(value).item()
         return Struct(out, stype=self)
 
-    def cast(self, value) -> Struct:
+    def cast(self, struct) -> Struct:
         """A struct value of this type from a dict, a Struct or a scalar (every member set to it)."""
+        value = struct
         if isinstance(value, Struct):
             value = {k: getattr(value, k) for k in self.members}
         if isinstance(value, dict):
@@ -215,8 +216,11 @@ class Struct:
         object.__setattr__(self, "_type", stype)
 
     @staticmethod
-    def field(members: dict, methods: dict | None = None, shape=None, name: str = "<Struct>", **options):
-        return StructType(members, methods).field(shape, name, **options)
+    def field(members: dict, methods: dict | None = None, shape=None, name: str = "<Struct>", offset=None,
+              needs_grad: bool = False, needs_dual: bool = False, layout=None, **options):
+        """Quadrants' Struct.field parameters in their order (`layout`, AOS or SOA, changes no value here)."""
+        return StructType(members, methods).field(shape, name, offset=offset, needs_grad=needs_grad,
+                                                  needs_dual=needs_dual, layout=layout, **options)
 
     def __getattr__(self, name: str):
         entries = self.__dict__["_entries"]
@@ -242,8 +246,18 @@ class Struct:
     def items(self):
         return self._entries.items()
 
-    def to_dict(self) -> dict:
-        return {k: v.to_dict() if isinstance(v, Struct) else v for k, v in self._entries.items()}
+    def to_dict(self, include_methods: bool = False, include_ndim: bool = False) -> dict:
+        """The members by name (nested structs as dicts, vectors and matrices as lists); Quadrants' options add
+        the struct's methods ('__struct_methods') and each vector/matrix member's ndim ('__matrix_ndim')."""
+        out: dict = {k: v.to_dict(include_methods, include_ndim) if isinstance(v, Struct) else
+                     v.tolist() if hasattr(v, "tolist") and getattr(v, "ndim", 0) > 0 else v
+                     for k, v in self._entries.items()}
+        if include_methods:
+            out["__struct_methods"] = dict(getattr(self.__dict__["_type"], "py_methods", {}) or {})
+        if include_ndim:
+            out["__matrix_ndim"] = {k: v.ndim for k, v in self._entries.items()
+                                    if hasattr(v, "ndim") and getattr(v, "ndim", 0) > 0}
+        return out
 
     def __repr__(self) -> str:
         return f"qd.Struct({self.to_dict()!r})"
@@ -340,15 +354,15 @@ class StructField:
     def parent(self, n: int = 1):
         return self.snode.parent(n)
 
-    def to_torch(self, device=None) -> dict:
-        return {k: m.to_torch(device) for k, m in self.members.items()}
+    def to_torch(self, device=None, *, copy: bool = True) -> dict:
+        return {k: m.to_torch(device, copy=copy) for k, m in self.members.items()}
 
-    def from_torch(self, tensors: dict):
+    def from_torch(self, array_dict: dict):
         for k, m in self.members.items():
-            m.from_torch(tensors[k])
+            m.from_torch(array_dict[k])
 
-    def to_dlpack(self) -> dict:
-        return {k: m.to_dlpack() for k, m in self.members.items()}
+    def to_dlpack(self, versioned=False) -> dict:
+        return {k: m.to_dlpack(versioned) for k, m in self.members.items()}
 
     def keys(self) -> list[str]:
         return list(self.members)
@@ -366,16 +380,16 @@ class StructField:
     def __setitem__(self, key, value):
         StructElement(self, key).assign(value)
 
-    def fill(self, value):
+    def fill(self, val):
         for m in self.members.values():
-            m.fill(value)
+            m.fill(val)
 
-    def to_numpy(self) -> dict:
-        return {k: m.to_numpy() for k, m in self.members.items()}
+    def to_numpy(self, *, copy: bool | None = True) -> dict:
+        return {k: m.to_numpy(copy=copy) for k, m in self.members.items()}
 
-    def from_numpy(self, arrays: dict):
+    def from_numpy(self, array_dict: dict):
         for k, m in self.members.items():
-            m.from_numpy(arrays[k])
+            m.from_numpy(array_dict[k])
 
     def copy_from(self, other: StructField):
         for k, m in self.members.items():

@@ -22,14 +22,18 @@ from ..ir.dtypes import from_numpy
 
 
 class Template:
-    """The annotation `qd.template()`."""
+    """The annotation `qd.template()`; Quadrants' `element_type` and `ndim` are kept (as there, they
+    document the argument and check nothing)."""
+
+    def __init__(self, element_type=object, ndim=None):
+        self.element_type, self.ndim = element_type, ndim
 
     def __repr__(self) -> str:
         return "qd.template()"
 
 
-def template() -> Template:
-    return Template()
+def template(element_type=object, ndim=None) -> Template:
+    return Template(element_type, ndim)
 
 
 class _ById:

@@ -168,4 +168,3 @@ def _matrix_tensor(n, m, dtype, shape, **kwargs):
 # set here, above vector_types.py (which allocates nothing through this module), so no import goes round
 Vector.tensor = staticmethod(_vector_tensor)  # type: ignore[attr-defined]
 Matrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]
-_host_matrix.HostMatrix.tensor = staticmethod(_matrix_tensor)  # type: ignore[attr-defined]

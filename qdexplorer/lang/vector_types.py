@@ -78,8 +78,9 @@ class VectorType:
     def to_string(self) -> str:
         return repr(self)
 
-    def check_matched(self, other_type, arg_name: str = "") -> bool:
-        """Whether values of `other_type` fit this type (same shape; dtype if both name one)."""
+    def check_matched(self, other, arg_name: str = "") -> bool:
+        """Whether values of `other` (a type) fit this type (same shape; dtype if both name one)."""
+        other_type = other
         if not isinstance(other_type, VectorType):
             return False
         return other_type.shape == self.shape and (self.dtype is None or other_type.dtype in (None, self.dtype))
@@ -153,32 +154,41 @@ def _host_values(values, dt):
     return a if a.dtype.kind in "biuf" else np.array(values, dtype=_dt(None))
 
 
+def _check_ndim(ndim, want: int, what: str) -> None:
+    if ndim is not None and ndim != want:
+        from .compat.surface import refuse_use
+        raise refuse_use(f"{what}(ndim={ndim!r})", f"leave ndim out (only {want} is taken here)")
+
+
 class Vector:
     """`qd.Vector([x, y, z])` in kernels and in Python (a `HostMatrix` there, with Quadrants' methods);
     `qd.Vector.field(n, dtype, shape)` and `.ndarray(...)` allocate arrays of vectors."""
 
-    def __new__(cls, values, dt=None, **unused):
-        return H.host(_host_values(values, dt))
+    def __new__(cls, arr, dt=None, **kwargs):
+        return H.host(_host_values(arr, dt))
 
     @staticmethod
-    def field(n, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False, offset=None,
-              **unused):
+    def field(n, dtype, shape=None, order=None, name: str = "", offset=None, needs_grad: bool = False,
+              needs_dual: bool = False, layout=None, ndim=None, **unused):
+        """Quadrants' Vector.field(n, dtype, *args, **kwargs) passes its arguments on to Matrix.field(n, 1,
+        dtype, ...): the same parameters in the same order here."""
+        _check_ndim(ndim, 1, "qd.Vector.field")
         if _is_quant(dtype):
             return _quant_field(dtype, (int(n),), shape, name, offset)
         return vector(n, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset,
-                                      order=unused.get("order"))
+                                      order=order)
 
     @staticmethod
     def ndarray(n, dtype, shape, needs_grad: bool = False, **unused):
         return vector(n, dtype).ndarray(shape, needs_grad=needs_grad)
 
     @staticmethod
-    def zero(dt, n):
-        return H.host(np.zeros(n, _dt(dt)))
+    def zero(dt, n, m=None):
+        return H.host(np.zeros(n if m is None else (n, m), _dt(dt)))
 
     @staticmethod
-    def one(dt, n):
-        return H.host(np.ones(n, _dt(dt)))
+    def one(dt, n, m=None):
+        return H.host(np.ones(n if m is None else (n, m), _dt(dt)))
 
     @staticmethod
     def unit(n, i, dt=None):
@@ -190,16 +200,19 @@ class Vector:
 class Matrix:
     """`qd.Matrix([[a, b], [c, d]])` in kernels and in Python; `qd.Matrix.field(n, m, dtype, shape)` outside."""
 
-    def __new__(cls, values, dt=None, **unused):
-        return H.host(_host_values(values, dt))
+    def __new__(cls, arr, dt=None, **unused):
+        return H.host(_host_values(arr, dt))
 
     @staticmethod
-    def field(n, m, dtype, shape=None, name: str = "", needs_grad: bool = False, needs_dual: bool = False,
-              offset=None, **unused):
+    def field(n, m, dtype, shape=None, order=None, name: str = "", offset=None, needs_grad: bool = False,
+              needs_dual: bool = False, layout=None, ndim=None, **unused):
+        """Quadrants' parameters in their order; `layout` (AOS/SOA) changes no value here (each component is
+        stored apart either way)."""
+        _check_ndim(ndim, 2, "qd.Matrix.field")
         if _is_quant(dtype):
             return _quant_field(dtype, (int(n), int(m)), shape, name, offset)
         return matrix(n, m, dtype).field(shape, name, needs_grad=needs_grad, needs_dual=needs_dual,
-                                         offset=offset, order=unused.get("order"))
+                                         offset=offset, order=order)
 
     @staticmethod
     def ndarray(n, m, dtype, shape, needs_grad: bool = False, **unused):
@@ -244,8 +257,19 @@ for _name, _fn in H.METHODS.items():  # `qd.Vector.normalized(v, eps)`, `qd.Matr
     setattr(Matrix, _name, staticmethod(_fn))
 for _name in ("identity", "diag", "rows", "cols"):
     setattr(Vector, _name, getattr(Matrix, _name))
-for _name in ("field", "ndarray", "identity", "zero", "one", "unit", "diag", "rows", "cols"):  # `v.field(...)`
-    setattr(H.HostMatrix, _name, staticmethod(getattr(Matrix, _name).__func__ if hasattr(getattr(Matrix, _name), "__func__") else getattr(Matrix, _name)))
+class _ByRank:
+    """`v.field(...)` of a Python-scope vector is Quadrants' Vector.field (n, dtype, ...), `m.field(...)`
+    of a matrix Matrix.field (n, m, dtype, ...): a vector is an instance of Vector there."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        return getattr(Vector if obj is not None and obj.ndim == 1 else Matrix, self.name)
+
+
+for _name in ("field", "ndarray", "tensor", "identity", "zero", "one", "unit", "diag", "rows", "cols"):
+    setattr(H.HostMatrix, _name, _ByRank(_name))
 
 
 vec2, vec3, vec4 = vector(2, f32), vector(3, f32), vector(4, f32)

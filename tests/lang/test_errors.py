@@ -134,8 +134,19 @@ def test_loop_config_misuse():
         qd.loop_config(block_dim=64)
         x[0] = 1.0
 
-    with pytest.raises(QdCompileError, match="must be directly followed by a for loop"):
-        k2.tasks()
+    k2.tasks()  # a config no loop takes: unused, as in Quadrants 1.3.3
+
+    @qd.kernel
+    def k3(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        qd.loop_config(block_dim=64)
+        if x[0] > 0:
+            for i in range(4):
+                x[i] = 1.0
+        for i in range(x.shape[0]):
+            x[i] = 0.0
+
+    with pytest.raises(QdCompileError, match="must be followed by its for loop before any other loop"):
+        k3.tasks()
 
 
 def test_project_bad_inputs(tmp_path):

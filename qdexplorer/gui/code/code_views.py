@@ -22,6 +22,7 @@ from ...counters.report import ptx_sha
 from ..counters_view import CountersView, line_heat as _heat
 from .editor import EditorPane
 from .ptx_panel import PtxPanel
+from .sass_panel import SassPanel
 
 
 def _titled(title: str, pane: QWidget, tip: str = "") -> QWidget:
@@ -46,7 +47,8 @@ class CodeViews(QSplitter):
     save_override = Signal(str, str)   # (task, ptx text)
     revert_override = Signal(str)      # task
     want_optimised = Signal(str)       # task: the window compiles its optimised IR and calls show_optimised
-    want_sass = Signal(str)            # task: the window disassembles and calls show_sass
+    want_sass = Signal(str, str, bool)  # (task, arch, diff): the window disassembles and calls show_sass
+                                        # (diff: the SASS of the generated and the in-use PTX, sass_panel.show_diff)
     compare_generated = Signal(str)    # task: time its override against the generated code (bench_actions)
     save_ll_override = Signal(str, str)  # (task, LLVM IR text for the nvptx target)
 
@@ -83,8 +85,9 @@ class CodeViews(QSplitter):
         self.ir_split = ir
         self.ptx_panel = PtxPanel(session)
         self.ptx = self.ptx_panel.editor
-        self.sass_pane = EditorPane("ptx", True)
-        self.sass = self.sass_pane.editor
+        self.sass_panel = SassPanel()   # arch picker, SASS with its PTX·source gutter, diff vs generated
+        self.sass_pane = self.sass_panel
+        self.sass = self.sass_panel.editor
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setLineWrapMode(QPlainTextEdit.NoWrap)
@@ -122,12 +125,15 @@ class CodeViews(QSplitter):
         self.ptx_panel.revert_requested.connect(self.revert_override)
         self.ptx.line_selected.connect(self._ptx_line_selected)
         self.source.line_selected.connect(self._source_line_selected)
+        self.sass_panel.line_selected.connect(self._sass_line_selected)
+        self.sass_panel.want.connect(self.want_sass)
         self.tabs.currentChanged.connect(self._tab_changed)
         self.save_ll_btn.clicked.connect(
             lambda: self.task and self.save_ll_override.emit(self.task, self.llvm.toPlainText()))
         self.revert_ll_btn.clicked.connect(self._revert_ll)
         self.llvm.textChanged.connect(self._ll_edited)
-        self._opt_for = self._sass_for = None
+        self._opt_for = None
+        self._compiled_key = None
         self._loading = False
 
     # ---- what the window shows
@@ -166,9 +172,8 @@ class CodeViews(QSplitter):
         if changed or self._opt_for != (task.name, compiled.key):
             self._opt_for = None
             self.opt_llvm.setPlainText("(open this tab to compile the optimised IR)")
-        if changed or self._sass_for != (task.name, compiled.key):
-            self._sass_for = None
-            self.sass.setPlainText("(open this tab to disassemble)")
+        if changed or self._compiled_key != compiled.key:
+            self.sass_panel.reset(task.name, compiled.arch if changed else None)
         self._compiled_key = compiled.key
         self._tab_changed(self.tabs.currentIndex())
 
@@ -180,6 +185,7 @@ class CodeViews(QSplitter):
         for ed in (self.llvm, self.opt_llvm, self.sass):
             ed.setPlainText(f"({kernel}: no code — {message.splitlines()[0] if message else 'not compiled'})")
         self.log.setPlainText(message)
+        self.sass_panel.task = None
         self.ptx_panel.task = None
         self.ptx_panel.editor.setPlainText(f"// {kernel}: {message.splitlines()[0] if message else 'no task'}")
         self.ptx_panel.update_state()
@@ -189,13 +195,10 @@ class CodeViews(QSplitter):
             self.opt_llvm.set_text_keep_view(text)
             self._opt_for = (task, self._compiled_key)
 
-    def show_sass(self, task: str, text: str):
+    def show_sass(self, task: str, listing):
+        """`listing`: a compiler.sass.SassListing, or a text saying why there is none."""
         if task == self.task:
-            # a "not available" note wraps to the pane (it is prose, read once); SASS never wraps
-            self.sass.setLineWrapMode(QPlainTextEdit.WidgetWidth if text.startswith("// ") and "\n\t" not in text
-                                      and len(text.splitlines()) < 4 else QPlainTextEdit.NoWrap)
-            self.sass.set_text_keep_view(text)
-            self._sass_for = (task, self._compiled_key)
+            self.sass_panel.show_listing(task, listing)
 
     def show_resources(self, res: dict | None):
         if not res or res.get("error"):
@@ -217,6 +220,11 @@ class CodeViews(QSplitter):
 
     def currentWidget(self):  # noqa: N802 - the pane the user works in: the source when it has the focus
         return self.source_pane if self.source.hasFocus() else self.tabs.currentWidget()
+
+    def current_stage(self) -> str:
+        """The stage on show, as a pane names it (View ▸ Pin in a Pane)."""
+        w = self.currentWidget()
+        return {self.source_pane: "source", self.ir_split: "ll", self.sass_pane: "sass"}.get(w, "ptx")
 
     # ---- internals
     @staticmethod
@@ -276,17 +284,27 @@ class CodeViews(QSplitter):
             self.opt_llvm.setPlainText("(compiling the optimised IR…)")
             self._opt_for = (self.task, "pending")
             self.want_optimised.emit(self.task)
-        elif w is self.sass_pane and self._sass_for is None:
-            self.sass.setPlainText("(disassembling…)")
-            self._sass_for = (self.task, "pending")
-            self.want_sass.emit(self.task)
+        elif w is self.sass_pane:
+            self.sass_panel.refresh()
 
     def _ptx_line_selected(self, line: int):
+        self.sass_panel.mark_ptx_lines([line])
         hit = self.lines.source_line(line) if self.lines else None
         if hit and self.task_obj is not None and Path(hit[0]).name == Path(str(self.task_obj.file)).name:
             self.source.mark_lines({hit[1]})
 
+    def _sass_line_selected(self, line: int):
+        """A SASS line bands the PTX line it came from and that line's source line."""
+        ptx_line = self.sass_panel.ptx_line_of(line)
+        if ptx_line:
+            self.ptx.mark_lines([ptx_line], scroll=False)
+        hit = self.sass_panel.source_line_of(line)
+        if hit and self.task_obj is not None and Path(hit[0]).name == Path(str(self.task_obj.file)).name:
+            self.source.mark_lines({hit[1]})
+
     def _source_line_selected(self, line: int):
+        if self.task_obj is not None:
+            self.sass_panel.mark_source_line(line, str(self.task_obj.file))
         if self.lines and self.task_obj is not None:
             ptx_lines = self.lines.ptx_lines(line, str(self.task_obj.file))
             if ptx_lines:

@@ -75,7 +75,8 @@ class DiffView(QWidget):
             rows = self.row_of(side)
             ed.set_heat({rows[ln]: h for ln, h in self.heat[side].items() if ln in rows})
 
-    def set_texts(self, generated: str, edited: str):
+    def set_texts(self, generated: str, edited: str, names: tuple[str, str] = ("generated", "edited")):
+        """`names`: what the two sides are, for the summary line (a pane diffs two runs, say)."""
         self.rows = aligned(generated.splitlines(), edited.splitlines())
         self.left.setPlainText("\n".join("" if r[0] is None else r[0] for r in self.rows))
         self.right.setPlainText("\n".join("" if r[1] is None else r[1] for r in self.rows))
@@ -85,7 +86,7 @@ class DiffView(QWidget):
                 kind = "added" if left is None else "removed"
             if kind in count:
                 count[kind] += 1
-        self.summary.setText("generated (left) ↔ edited (right): " + (
+        self.summary.setText(f"{names[0]} (left) ↔ {names[1]} (right): " + (
             ", ".join(f"{n} line{'s' if n != 1 else ''} {k}" for k, n in count.items() if n) or "identical"))
         self._paint()
         self._apply_heat()

@@ -69,6 +69,8 @@ class CodeEditor(QPlainTextEdit):
         self.marked: set[int] = set()
         self.find_matches: list[QTextCursor] = []
         self.heat: dict[int, tuple[float, str]] = {}   # line -> (share 0..1, its counters as text): the counters gutter
+        self.line_labels: dict[int, str] = {}   # line -> a short note left of its number (SASS: its PTX · source line)
+        self._label_w, self._labels_tip = 0, ""
         self.colors = {k: QColor(v) for k, v in EDITOR[theme].items()}
         self._gutter = _Gutter(self)
         self.blockCountChanged.connect(lambda _: self.setViewportMargins(self.gutter_width(), 0, 0, 0))
@@ -129,12 +131,25 @@ class CodeEditor(QPlainTextEdit):
         text = "\n".join(f"{m.severity}: {m.message}" for m in self.markers.get(line, []))
         if line in self.heat:
             text = (text + "\n" if text else "") + self.heat[line][1]
+        if line in self.line_labels and self._labels_tip:
+            text = (text + "\n" if text else "") + f"{self.line_labels[line]}: {self._labels_tip}"
         return text
 
     def set_heat(self, heat: dict[int, tuple[float, str]]):
         """Counters per line in the gutter: a bar as long as the line's share of the samples, and
         its counters as the tooltip ({} clears it)."""
         self.heat = dict(heat)
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+        r = self.contentsRect()
+        self._gutter.setGeometry(QRect(r.left(), r.top(), self.gutter_width(), r.height()))
+        self._gutter.update()
+
+    def set_line_labels(self, labels: dict[int, str], tip: str = ""):
+        """A short label per line in the gutter, left of the line number (SASS: `41·10`, its PTX and
+        source line); {} clears them. `tip` explains them in the gutter's tooltip."""
+        self.line_labels = {int(k): str(v) for k, v in labels.items()}
+        self._labels_tip = tip
+        self._label_w = max((self.fontMetrics().horizontalAdvance(t) for t in self.line_labels.values()), default=0)
         self.setViewportMargins(self.gutter_width(), 0, 0, 0)
         r = self.contentsRect()
         self._gutter.setGeometry(QRect(r.left(), r.top(), self.gutter_width(), r.height()))
@@ -197,7 +212,8 @@ class CodeEditor(QPlainTextEdit):
     # ---- painting
     def gutter_width(self) -> int:
         digits = len(str(max(1, self.blockCount())))
-        return 14 + self.fontMetrics().horizontalAdvance("9") * max(3, digits) + (HEAT_W + 8 if self.heat else 0)
+        labels = self._label_w + 10 if self.line_labels else 0
+        return 14 + self.fontMetrics().horizontalAdvance("9") * max(3, digits) + (HEAT_W + 8 if self.heat else 0) + labels
 
     def resizeEvent(self, event):  # noqa: N802
         super().resizeEvent(event)
@@ -233,6 +249,9 @@ class CodeEditor(QPlainTextEdit):
                     p.fillRect(self._gutter.width() - HEAT_W - 4, top + 2, max(2, round(HEAT_W * heat[0])), h - 4,
                                QColor(HEAT_COLOR))
                 p.setPen(self.palette().color(QPalette.Text) if n - 1 == current else self.colors["gutter_text"])
+                label = self.line_labels.get(n)
+                if label:
+                    p.drawText(4, top, self._label_w + 4, h, Qt.AlignLeft, label)
                 p.drawText(0, top, self._gutter.width() - (HEAT_W + 10 if self.heat else 4), h, Qt.AlignRight, str(n))
             block = block.next()
             top = bottom

@@ -49,6 +49,12 @@ class PygmentsHighlighter(QSyntaxHighlighter):
         self.style = get_style_by_name(style)
         self._formats: dict = {}
 
+    def set_language(self, language: str):
+        """Another lexer for the same document (a code pane switched from PTX to Python, say)."""
+        if self.python != (language == "python") or not isinstance(self.lexer, LEXERS[language]):
+            self.lexer, self.python = LEXERS[language](), language == "python"
+            self.rehighlight()
+
     def set_style(self, style: str):
         self.style = get_style_by_name(style)
         self._formats.clear()

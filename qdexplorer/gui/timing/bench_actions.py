@@ -9,13 +9,17 @@ opening another project empties both tabs before they show the new one's runs.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QObject
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QInputDialog, QLineEdit
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit
 
 from ...bench.compare import compare_runs
 from ...bench.history import History
+from ...report import build_report, write_report
 from ...bench.runner import Side, add_rounds, bench, interleaved
+from ...cli.report_cmds import project_arg
 from ...ir.errors import QdError
 from ...project.data_folder import history_path
 from ...session import Session
@@ -25,6 +29,10 @@ from ..services import WindowServices
 from ...wording import plural
 
 ROUNDS, PER_ROUND = 8, 5      # Compare with generated: 8 × (A, B) rounds of 5 timed repeats each
+
+
+def _folder(path: str | None) -> Path | None:
+    return Path(path) if path else None
 
 
 class BenchActions(QObject):
@@ -163,6 +171,28 @@ class BenchActions(QObject):
             self.services.log(f"compare failed: {e}")
             return
         self.show(compare_runs(ra, rb), ra, rb)
+
+    def export_report(self, out: str | None = None) -> None:
+        """File ▸ Export A/B Report: the runs picked in Compare as one HTML file (`qdexplorer report`'s page)."""
+        a, b = self.compare.combo_a.currentData(), self.compare.combo_b.currentData()
+        if self.history_path is None or not a or not b:
+            self.services.log("Export report: pick two saved runs (A and B) in the Compare tab first")
+            return
+        if out is None:
+            out, _ = QFileDialog.getSaveFileName(self.compare, "Export A/B report", f"{a}-vs-{b}.html",
+                                                 "HTML page (*.html)")
+            if not out:
+                return
+        path, project = self.history_path, self.services.project_path()
+
+        def job(eng):
+            with History(path) as h:
+                ra, rb = h.load(a), h.load(b)
+            page = build_report(ra, rb, compare_runs(ra, rb), project_arg=project_arg(project),
+                                counters_folder=_folder(eng.cache_info().get("counters_folder")))
+            return write_report(out, page)
+        self.services.bridge.submit(job, returned=lambda p: self.services.log(f"A/B report written to {p}"),
+                                    errored=lambda e: self.services.log(f"Export report failed: {e}"))
 
     def add_rounds(self, a: str, b: str, rounds: int):
         """Measure `rounds` more rounds of B's workloads now, add them to B (refused for other code), and

@@ -171,16 +171,16 @@ class _Args(tuple):
         return t
 
 
-def grad_replaced(fn):
+def grad_replaced(func):
     """`@qd.ad.grad_replaced`: a Python function of kernels whose gradient a `@qd.ad.grad_for`
     function supplies; inside a Tape its kernels are not recorded, the function is."""
-    @functools.wraps(fn)
+    @functools.wraps(func)
     def wrapper(*args, **kwargs):
         tape = autodiff.TAPES[-1] if autodiff.TAPES else None
         if tape is not None:
             tape.paused += 1
         try:
-            out = fn(*args, **kwargs)
+            out = func(*args, **kwargs)
         finally:
             if tape is not None:
                 tape.paused -= 1
@@ -192,16 +192,16 @@ def grad_replaced(fn):
     return wrapper
 
 
-def no_grad(fn):
+def no_grad(func):
     """`@qd.ad.no_grad`: a Python function whose kernels a Tape does not record, so the backward
     pass skips them (their outputs are constants to the gradient), as Quadrants' `no_grad`."""
-    @functools.wraps(fn)
+    @functools.wraps(func)
     def wrapper(*args, **kwargs):
         tape = autodiff.TAPES[-1] if autodiff.TAPES else None
         if tape is not None:
             tape.paused += 1
         try:
-            return fn(*args, **kwargs)
+            return func(*args, **kwargs)
         finally:
             if tape is not None:
                 tape.paused -= 1

@@ -5,7 +5,10 @@ import os
 import sys
 from types import FrameType
 
-_HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # qdexplorer/lang, above this wing
+# the language and the IR floor below it (the move into lang/calls left this at lang/calls alone, and
+# errors raised from kernel.py or field.py named those files instead of the user's line)
+_LANG = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_HERE = (_LANG + os.sep, os.path.join(os.path.dirname(_LANG), "ir") + os.sep)
 
 
 def caller() -> tuple:

@@ -102,10 +102,21 @@ log_level gdb_trigger short_circuit_operators print_full_traceback unrolling_lim
 _test_mode enable_fallback require_version print_non_pure src_ll_cache""".split())
 
 
-def init(arch: str = cpu, **options):
+def init(arch=None, default_fp=None, default_ip=None, _test_mode: bool = False, enable_fallback: bool = True,
+         require_version: str | None = None, print_non_pure: bool = False, src_ll_cache: bool = True, **kwargs):
     """Pick the backend for kernel calls from Python; `gpu` falls back to the CPU when no GPU exists.
     `debug=True` compiles kernels' `assert`s (a failed one raises `QuadrantsAssertionError`).
-    `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit."""
+    `short_circuit_operators` may only be True (the default): `and`/`or` always short-circuit.
+    The named parameters are Quadrants' (in its order); each one given is an option as if by keyword."""
+    options = dict(kwargs)
+    given = {"default_fp": default_fp, "default_ip": default_ip, "_test_mode": _test_mode,
+             "enable_fallback": enable_fallback, "require_version": require_version,
+             "print_non_pure": print_non_pure, "src_ll_cache": src_ll_cache}
+    defaults = {"default_fp": None, "default_ip": None, "_test_mode": False, "enable_fallback": True,
+                "require_version": None, "print_non_pure": False, "src_ll_cache": True}
+    options.update({k: v for k, v in given.items() if v is not defaults[k] and v != defaults[k]})
+    if arch is None:
+        arch = cpu
     unknown = [k for k in options if k not in INIT_OPTIONS]
     if "default_up" in options:
         raise KeyError("'default_up' is always the unsigned type of 'default_ip'. Please set 'default_ip' instead.")

@@ -87,10 +87,13 @@ class LoweringBase(ABC):
         self.out[-1].append(stmt)
 
     def new_local(self, name, dtype: DType, init: ir.Expr | None = None) -> ir.Local:
-        if dtype == u1:
+        is_bool = dtype == u1
+        if is_bool:
             dtype = i32
         loc = ir.Local(f"{name}.{next(self.counter)}", dtype)
         self.made_locals.append(loc)
+        if is_bool:  # stored in an i32, read back as the u1 it holds (v_Name): `p = a < b; p + q` is u1 arithmetic
+            self.__dict__.setdefault("bool_locals", set()).add(id(loc))
         if init is not None:
             self.emit(ir.Assign(loc, cast(init, dtype)))
         return loc
@@ -331,6 +334,15 @@ class LoweringBase(ABC):
     # -- provided by StatementLowering (stmts.py)
     @abstractmethod
     def assign_vec(self, existing: Vec, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def assign(self, target, v: Value, node: ast.AST) -> None: ...
+
+    @abstractmethod
+    def is_static_call(self, node) -> bool: ...
+
+    @abstractmethod
+    def condition(self, c: Value, test: ast.AST) -> ir.Expr: ...
 
     @abstractmethod
     def store_vec(self, arr, target: Vec, v: Value, node: ast.AST) -> None: ...

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import inspect
 import sys
 import operator
 import types
@@ -63,11 +64,39 @@ def _operator_node(f, node: ast.Call):
     return ast.copy_location(new, node)
 
 
+PRINT_SPEC = __import__("re").compile(r"([<>^=]?)([+\- ]?)(#?)(0?)(\d*)(\.\d+)?([deEfFgGxXoiu]?)")
+
+
+def format_call_as_fstring(node):
+    """`"x={} y={:.2f}".format(a, b)` (a constant string) as the f-string `f"x={a} y={b:.2f}"`, as
+    Quadrants' front end canonicalises it (positional, numbered and keyword fields); other nodes as given."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+            and isinstance(node.func.value, ast.Constant) and isinstance(node.func.value.value, str)
+            and not any(isinstance(a, ast.Starred) for a in node.args) and all(k.arg for k in node.keywords)):
+        return node
+    import string
+    kw = {k.arg: k.value for k in node.keywords}
+    values: list = []
+    auto = 0
+    for text, field, spec, conv in string.Formatter().parse(node.func.value.value):
+        if text:
+            values.append(ast.Constant(text))
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        arg = node.args[int(field)] if field.isdigit() and int(field) < len(node.args) else kw.get(field)
+        if arg is None:
+            return node  # Python's own error at run time would be an IndexError/KeyError: leave it to the call
+        values.append(ast.FormattedValue(arg, -1, ast.JoinedStr([ast.Constant(spec)]) if spec else None))
+    return ast.copy_location(ast.JoinedStr(values), node)
+
+
 class CallLowering(LoweringBase):
     """Mixin for `TaskBuilder`: lowers `ast.Call` expressions."""
 
     def v_Call(self, node):
-        if any(isinstance(a, ast.Starred) for a in node.args):
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
             node = self.expand_starred(node)
         fn = self.value(node.func)
         if not isinstance(fn, Py):
@@ -75,6 +104,8 @@ class CallLowering(LoweringBase):
         f = fn.value
         if isinstance(f, Func):
             return self.inline_func(f, node)
+        if isinstance(f, I.Intrinsic) and node.keywords:
+            node = self.keywords_in_place(f, node)
         owner = getattr(f, "__self__", None)
         if isinstance(owner, KDict):  # d.values(), d.keys(), d.items()
             return getattr(owner, getattr(f, "__name__"))()
@@ -190,8 +221,8 @@ class CallLowering(LoweringBase):
             return cast(self.commit(v, node, like=f), f)
         if f is I.static:  # qd.static(a, b) gives the tuple (a, b), as in Quadrants
             if len(node.args) > 1 and not node.keywords:
-                return Py(tuple(self.eval_static(a) for a in node.args))
-            return Py(self.eval_static(self.one_arg(node)))
+                return Py(tuple(self.static_value(a) for a in node.args))
+            return Py(self.static_value(self.one_arg(node)))
         if f in (np.array, np.asarray):  # np.array(3), np.array([1, 2]) of constants: a compile-time value
             return py_value(self.eval_static(node))
         if f in (V.vector, V.matrix, qd_types.vector, qd_types.matrix):  # qd.types.matrix(2, 2, qd.f32)(...)
@@ -218,6 +249,40 @@ class CallLowering(LoweringBase):
                 return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
 
+    def static_value(self, node):
+        """qd.static(x): Quadrants takes numbers, ranges, lists, tuples, ndranges, fields, functions, ...
+        but not a string, a dict or a set (its ValueError, at the line)."""
+        v = self.eval_static(node)
+        if isinstance(v, (str, dict, set)):
+            self.err(node, f"Input to qd.static must be compile-time constants or global pointers, instead of "
+                           f"{type(v)}", QuadrantsTypeError)
+        return v
+
+    def keywords_in_place(self, f: I.Intrinsic, node: ast.Call) -> ast.Call:
+        """`qd.atomic_add(x=a[i], y=1)`: the keywords that name a positional parameter of Quadrants'
+        signature (intrinsics.PARAMS) become positional arguments in their places, so each intrinsic's
+        lowering sees the call as written positionally; an unknown keyword is Python's TypeError."""
+        sig = getattr(f, "__signature__", None)
+        if sig is None or any(k.arg is None for k in node.keywords) \
+                or any(isinstance(a, ast.Starred) for a in node.args):
+            return node
+        params = list(sig.parameters.values())
+        named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        if not any(p.kind == p.VAR_KEYWORD for p in params):
+            for k in node.keywords:
+                if k.arg not in named:
+                    self.err(node, f"qd.{f.name}() got an unexpected keyword argument '{k.arg}'", QuadrantsTypeError)
+        kw = {k.arg: k for k in node.keywords}
+        args = list(node.args)
+        for p in params[:len(args)]:
+            if p.name in kw and p.kind == p.POSITIONAL_OR_KEYWORD:
+                self.err(node, f"qd.{f.name}() got multiple values for argument '{p.name}'", QuadrantsTypeError)
+        for p in params[len(args):]:
+            if p.kind != p.POSITIONAL_OR_KEYWORD or p.name not in kw:
+                break
+            args.append(kw.pop(p.name).value)
+        return ast.copy_location(ast.Call(node.func, args, list(kw.values())), node)
+
     def check_typed_literal(self, value, dt: DType, node) -> None:
         """`qd.u16(-1)`, `qd.f32(0)`, `qd.i32(0.0)`: Quadrants' QuadrantsTypeErrors for a literal its type
         does not take (a cast of a value is `qd.cast`)."""
@@ -237,7 +302,18 @@ class CallLowering(LoweringBase):
         """`qd.min(*a, *b)` of vectors (or compile-time tuples) named by a variable: each component
         becomes an argument (`a[0], a[1], ...`), as Python's unpacking gives them."""
         args: list = []
+        keywords: list = []
+        keywords = list(node.keywords)  # f(**d) stays refused, as Quadrants fails on it (KeyError: None)
         for a in node.args:
+            if isinstance(a, ast.Starred) and not isinstance(a.value, (ast.Name, ast.Attribute)):
+                try:  # *T[1:], *(1, 2): a compile-time sequence, its items indexed one by one
+                    seq = self.eval_static(a.value)
+                except QdCompileError:
+                    seq = None
+                if isinstance(seq, (tuple, list)):
+                    args += [ast.copy_location(ast.Subscript(a.value, ast.Constant(k), ast.Load()), a)
+                             for k in range(len(seq))]
+                    continue
             if not (isinstance(a, ast.Starred) and isinstance(a.value, (ast.Name, ast.Attribute))):
                 args.append(a)
                 continue
@@ -248,7 +324,7 @@ class CallLowering(LoweringBase):
                 self.err(a, "*unpacking in a kernel call takes a vector or a compile-time tuple")
             args += [ast.copy_location(ast.Subscript(a.value, ast.copy_location(ast.Constant(k), a), ast.Load()), a)
                      for k in range(n)]
-        return ast.copy_location(ast.Call(node.func, args, node.keywords), node)
+        return ast.fix_missing_locations(ast.copy_location(ast.Call(node.func, args, keywords), node))
 
     def static_call_args(self, node) -> tuple | None:
         """(args, kwargs) of a call whose arguments are all known at compile time, else None."""
@@ -279,23 +355,46 @@ class CallLowering(LoweringBase):
             parts += self.print_parts(a)
         parts.append(end)
         merged: list = []
+        specs: list = []
         for p in parts:
+            p, spec = p if isinstance(p, tuple) else (p, "")
             if isinstance(p, str) and merged and isinstance(merged[-1], str):
                 merged[-1] += p
             else:
                 merged.append(p)
-        self.emit(ir.Print(tuple(merged)))
+                specs.append(spec)
+        self.emit(ir.Print(tuple(merged), tuple(specs) if any(specs) else ()))
         return Py(None)
 
-    def print_parts(self, a) -> list[str | ir.Expr]:
-        out: list[str | ir.Expr] = []
+    def print_parts(self, a, spec: str = "") -> list:
+        """Text and values; a value with a format spec (f"{x:.2f}", "{:.2f}".format(x)) as (value, spec)."""
+        out: list = []
+        a = format_call_as_fstring(a)
         if isinstance(a, ast.JoinedStr):
             for part in a.values:
                 if isinstance(part, ast.FormattedValue):
-                    out += self.print_parts(part.value)
+                    fs = part.format_spec
+                    s = "".join(str(x.value) for x in getattr(fs, "values", []) if isinstance(x, ast.Constant))
+                    out += self.print_parts(part.value, s)
                 elif isinstance(part, ast.Constant):
                     out.append(str(part.value))
             return out
+        if spec:
+            if PRINT_SPEC.fullmatch(spec) is None:
+                self.err(a, f"print format spec {spec!r} is not supported in a kernel (use width, precision and "
+                            f"one of d, e, f, g, x, o)", QuadrantsSyntaxError)
+            v = self.value(a)
+            if isinstance(v, Py) and not is_number(v):
+                return [format(v.value, spec)]
+            conv = PRINT_SPEC.fullmatch(spec).group(7)
+            for x in (v.items if isinstance(v, Vec) else [v]):
+                dt = self.commit(x, a).dtype
+                if conv and conv not in ("d" if dt.is_int or dt.kind == "b" else "eEfFgG"):
+                    self.err(a, f"'{conv}' doesn't match '{dt.name}'.", QuadrantsTypeError)
+            if isinstance(v, Vec):
+                return ["["] + [y for k, x in enumerate(v.items) for y in ([", "] if k else []) +
+                                [(self.commit(x, a), spec)]] + ["]"]
+            return [(self.commit(v, a), spec)]
         v = self.value(a)
         if isinstance(v, Py) and not is_number(v):
             return [str(v.value)]
@@ -332,9 +431,12 @@ class CallLowering(LoweringBase):
             return self.vec_literal([self.value(node.args[0])], node, dt, matrix=f is V.Matrix)
         statics: dict[object, str] = {V.Vector.zero: "zero", V.Vector.one: "one", V.Vector.unit: "unit", V.Matrix.identity: "identity",
                    V.Matrix.zero: "mzero", V.Matrix.one: "mone", V.Matrix.unit: "unit"}
-        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value
-            n = self.eval_static(node.args[0])
-            x = self.value(node.args[1])
+        if f is V.Matrix.diag:  # qd.Matrix.diag(n, x): x may be a kernel value; diag(dim=2, val=1) too
+            given = dict(zip(("dim", "val"), node.args)) | {k.arg: k.value for k in node.keywords}
+            if set(given) != {"dim", "val"} or len(node.args) + len(node.keywords) != 2:
+                self.err(node, "qd.Matrix.diag(dim, val) takes dim and val", QuadrantsTypeError)
+            n = self.eval_static(given["dim"])
+            x = self.value(given["val"])
             zero = self.zero_of(x, node)
             return Vec([x if r == c else zero for r in range(n) for c in range(n)], (n, n))
         if f in (V.Matrix.rows, V.Matrix.cols):  # qd.Matrix.rows([v0, v1]) / cols(...)
@@ -358,8 +460,14 @@ class CallLowering(LoweringBase):
         kind = statics.get(f) if isinstance(f, types.FunctionType) else None
         if kind is not None:
             a = [self.eval_static(x) for x in node.args]
-            arr = np.asarray(f(*a))
-            dt = as_dtype(a[0]) if kind != "unit" else (as_dtype(a[2]) if len(a) > 2 else None)
+            kw = {k.arg: self.eval_static(k.value) for k in node.keywords}
+            try:  # qd.Matrix.identity(dt=qd.f32, n=3): keywords bound as Python binds them
+                bound = inspect.signature(f).bind(*a, **kw)
+            except TypeError as e:
+                self.err(node, f"qd.{'Matrix' if kind in ('identity', 'mzero', 'mone') else 'Vector'}.{f.__name__}(): {e}",
+                         QuadrantsTypeError)
+            arr = np.asarray(f(*bound.args, **bound.kwargs))
+            dt = as_dtype(bound.arguments["dt"]) if bound.arguments.get("dt") is not None else None
             dt = dt or (f32 if arr.dtype.kind == "f" else i32)
             return self.make_vec([Py(x.item()) for x in arr.ravel()], arr.shape, dt, node)
         if f in (builtins.all, builtins.any):

@@ -60,7 +60,16 @@ class ExprLowering(LoweringBase):
         self.err(node, f"unsupported constant {node.value!r}")
 
     def v_Name(self, node):
-        return self.lookup(node.id, node)
+        if self.__dict__.get("pure") and len(self.frames) == 1:
+            self.check_pure(node)
+        v = self.lookup(node.id, node)
+        bools = self.__dict__.get("bool_locals", ())
+        if isinstance(v, ir.LocalRef) and id(v.local) in bools:
+            return truthy(v)  # a variable holding a comparison is a u1, as in Quadrants
+        if isinstance(v, Vec) and any(isinstance(x, ir.LocalRef) and id(x.local) in bools for x in v.items):
+            return Vec([truthy(x) if isinstance(x, ir.LocalRef) and id(x.local) in bools else x for x in v.items],
+                       v.shape)  # ... and a vector of comparisons a vector of u1
+        return v
 
     def struct_adjoint(self, arr: StructArr, which: str, node) -> StructArr:
         members: dict[str, Any] = {}
@@ -128,25 +137,41 @@ class ExprLowering(LoweringBase):
     def v_ListComp(self, node):
         """`[w[i] * x for i in range(3)]`: a list of kernel values, unrolled; its iterable (and any
         `if`) must be known at compile time, as for a `qd.static` loop."""
-        if len(node.generators) != 1 or node.generators[0].is_async:
-            self.err(node, "a list comprehension in a kernel takes one 'for'")
-        gen = node.generators[0]
+        out: list = []
+        self.comprehension(node.generators, 0, lambda: out.append(self.value(node.elt)))
+        return out
+
+    def comprehension(self, gens, k: int, body) -> None:
+        """The `for`s of a comprehension, nested left to right (`[i * j for i in range(2) for j in
+        range(i)]`), each iterable known at compile time or a kernel vector (its components), each `if`
+        a compile-time test, as Quadrants unrolls them (process_generators)."""
+        if k == len(gens):
+            body()
+            return
+        gen = gens[k]
+        if gen.is_async:
+            self.err(gen.iter, "an async comprehension is not supported in a kernel")
         try:
-            items = list(self.eval_static(gen.iter))
+            items = list(self.eval_static(gen.iter))  # Python values
+            wrap: Any = py_value
         except (QdCompileError, TypeError):
-            self.err(gen.iter, "a list comprehension in a kernel iterates over a compile-time sequence "
-                               "(range(3), a tuple, qd.static(...)); use a for loop for a runtime one")
+            try:
+                v = self.value(gen.iter)
+            except QdCompileError:
+                v = None
+            if not isinstance(v, Vec):
+                self.err(gen.iter, "a list comprehension in a kernel iterates over a compile-time sequence "
+                                   "(range(3), a tuple, qd.static(...)) or a vector; use a for loop for a runtime one")
+            items, wrap = list(v.items), (lambda x: x)  # kernel values, as they are
         names = self.frame.src.target_names(gen.target)
-        out = []
         for item in items:
             vals = item if len(names) > 1 else (item,)
-            self.frame.scopes.append({n.id: py_value(x) for n, x in zip(names, vals)})
+            self.frame.scopes.append({n.id: wrap(x) for n, x in zip(names, vals)})
             try:
                 if all(self.static_truth(c) for c in gen.ifs):
-                    out.append(self.value(node.elt))
+                    self.comprehension(gens, k + 1, body)
             finally:
                 self.frame.scopes.pop()
-        return out
 
     def v_Dict(self, node):
         """`{"a": x, "b": y}`: keys known at compile time, values evaluated now into locals."""
@@ -209,7 +234,9 @@ class ExprLowering(LoweringBase):
             arr = self.value(node.value.value)
             if isinstance(arr, ir.ArrayArg) and arr.name in self.kscope.clamped and self.elem_shape(arr):
                 return self.clamped_component(arr, node)
-        base = self.value(node.value)
+        return self.v_Subscript_of(self.value(node.value), node)
+
+    def v_Subscript_of(self, base, node):
         idx_node = node.slice
         if isinstance(base, ShapeTuple):
             k = self.eval_static(idx_node)
@@ -250,6 +277,12 @@ class ExprLowering(LoweringBase):
                 return self.element_vec(base, idx)
             return ir.Load(base, idx, self.at(node))
         if isinstance(base, Py):
+            from ..field import Storage
+            from ..struct_types import StructField
+            if isinstance(base.value, (Storage, StructField)):  # FIELDS[0][i]: a field reached through a tuple
+                arr = self.global_value(base.value, getattr(base.value, "name", "") or "field", node.value)
+                if not isinstance(arr, Py):
+                    return self.v_Subscript_of(arr, node)
             k = self.eval_static(idx_node)
             seq: Any = base.value
             try:
@@ -316,6 +349,12 @@ class ExprLowering(LoweringBase):
             return (ir.Const(0, i32),)  # x[I] with I from qd.grouped(qd.ndrange()): the 0-d index
         if partial and len(vals) == user and user < arr.ndim:
             pass  # x[i] of an array of vectors: the caller loads the components
+        elif user < arr.ndim and len(vals) > user and isinstance(arr, ir.ArrayArg):
+            # v[i, k] of a field / ndarray of vectors: Quadrants indexes the element apart (v[i][k])
+            kind = "Field" if self.kscope.field_objs.get(arr.name) is not None else "Ndarray"
+            self.err(idx_node, f"{kind} with dim {user} accessed with indices of dim {len(vals)} ('{arr.name}' holds "
+                               f"vectors or matrices: index the element apart, as {arr.name}[i][k])",
+                     QuadrantsIndexError)
         elif len(vals) != arr.ndim:
             self.err(idx_node, f"'{arr.name}' has {arr.ndim} dimension(s) but is indexed with {len(vals)}",
                      QuadrantsIndexError)
@@ -344,7 +383,15 @@ class ExprLowering(LoweringBase):
         a, b = self.value(node.left), self.value(node.right)
         if is_number(a) and is_number(b) and op != "@":
             return Py(fold(op, a.value, b.value))
-        return self.binop(op, a, b, node)
+        sa, sb = _py_seq(a), _py_seq(b)  # `[0.0] * 3`, `[a, b] + [c]`: Python's list operators, as in Quadrants
+        if op == "*" and (sa is None) != (sb is None) and is_number(b if sb is None else a) and \
+                isinstance((b if sb is None else a).value, int):
+            items = (sa if sb is None else sb) * (b if sb is None else a).value
+        elif op == "+" and sa is not None and sb is not None:
+            items = sa + sb
+        else:
+            return self.binop(op, a, b, node)
+        return Py(tuple(x.value for x in items)) if all(isinstance(x, Py) for x in items) else items
 
     def check_negative_exponent(self, exp: ir.Expr, node) -> None:
         """Quadrants' debug mode raises QuadrantsRuntimeError for `int ** negative int` (the result
@@ -374,13 +421,25 @@ class ExprLowering(LoweringBase):
                 acc = ir.BinOp("*", acc, ir.LocalRef(tmp), base.dtype)
             return acc
         ea, eb = self.pair(a, b, node)
+        if ea.dtype == u1 and (eb.dtype == u1 or op in ("<<", ">>")) and op in ("+", "-", "*", "<<", ">>"):
+            # u1 op u1 is a u1 in Quadrants (a comparison's type), computed in one bit: (a < b) + (b < c) is 0
+            # when both hold, (a < b) - (b < c) is 1 when just one does, (a < b) << 1 is 0
+            wide = ir.BinOp(op, cast(ea, i32), cast(eb, i32), i32)
+            return ir.Compare("!=", ir.BinOp("&", wide, ir.Const(1, i32), i32), ir.Const(0, i32), u1)
         dt = promote(ea.dtype, eb.dtype)
         if op in ("<<", ">>") and ea.dtype.is_int and eb.dtype.is_int:
             dt = ea.dtype  # a shift keeps its left operand's type in Quadrants: u8(255) << 4 is 240
+        if op == "**" and eb.dtype.is_int and (ea.dtype.is_int or ea.dtype.is_float):
+            dt = ea.dtype  # an integral exponent keeps the base's type (qd.pow's rule): u8(9) ** 4 is 161
         if op == "**" and dt.is_int:  # integer ** integer stays an integer, as in Quadrants (never via float)
             if runtime_api.debug() and eb.dtype.kind == "i":
                 self.check_negative_exponent(cast(eb, dt), node)
-            return ir.MathCall("ipow", (cast(ea, dt), cast(eb, dt)), dt)
+            ex = eb
+            if eb.dtype.kind == "i" and not (isinstance(eb, ir.Const) and eb.value >= 0):
+                # Quadrants 1.3.3 on the CPU (no debug): a negative exponent counts by its magnitude,
+                # 9 ** -4 is 6561 and 2 ** -1 is 2 (its docs say 1; the compiled code squares |e| times)
+                ex = ir.UnOp("abs", eb, eb.dtype)
+            return ir.MathCall("ipow", (cast(ea, dt), cast(ex, dt)), dt)
         if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
             dt = f64 if dt == i64 else default_types()[1]
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
@@ -472,6 +531,8 @@ class ExprLowering(LoweringBase):
             return Py({ast.USub: lambda x: -x, ast.UAdd: lambda x: x, ast.Not: lambda x: not x,
                        ast.Invert: lambda x: ~x}[type(node.op)](v.value))
         e = self.commit(v, node)
+        if e.dtype == u1 and isinstance(node.op, (ast.USub, ast.Invert)):  # one bit: -p is p, ~p is not p
+            return e if isinstance(node.op, ast.USub) else ir.UnOp("not", e, u1)
         if isinstance(node.op, ast.USub):
             return ir.UnOp("neg", e, e.dtype)
         if isinstance(node.op, ast.UAdd):
@@ -549,9 +610,12 @@ class ExprLowering(LoweringBase):
         word = "and" if is_and else "or"
         acc = self.value(node.values[0])
         for v_node in node.values[1:]:
+            eager = self.effectful(v_node)
             if is_number(acc):  # decided at compile time, like Python's short circuit
                 if bool(acc.value) == is_and:
                     acc = self.value(v_node)
+                elif eager:  # Quadrants builds every operand: a func's statements run all the same
+                    self.value(v_node)
                 continue
             self.out.append([])  # the statements `b` needs run only when `a` does not decide
             made = len(self.made_locals)
@@ -560,10 +624,15 @@ class ExprLowering(LoweringBase):
                 a, b = self.pair(acc, v, node)
             finally:
                 b_stmts = self.out.pop()
+            if eager:  # Quadrants builds `b` before it combines: a @qd.func's statements (and an atomic's, a
+                # qd.random's, a `:=`) run whether or not `a` decides; only b's value is taken lazily
+                for s in b_stmts:
+                    self.emit(s)
+                b_stmts = []
             both_u1 = a.dtype.kind == "b" and b.dtype.kind == "b"
-            if not both_u1 and (a.dtype.is_float or b.dtype.is_float) and a.dtype != b.dtype:
-                self.err(node, f"'{word}' needs operands of one type, got {a.dtype!r} and {b.dtype!r}",
-                         QuadrantsTypeError)
+            if a.dtype.is_float or b.dtype.is_float:  # Quadrants' logical_and/or take integers only
+                self.err(node, f"unsupported operand type(s) for '{'&&' if is_and else '||'}': '{a.dtype.name}' and "
+                               f"'{b.dtype.name}' (write `x != 0` for a float operand of '{word}')", QuadrantsTypeError)
             temps = {id(loc) for loc in self.made_locals[made:]}
             if _pure(b) and all(isinstance(s, ir.Assign) and id(s.local) in temps and _pure(s.value)
                                 for s in b_stmts):
@@ -588,12 +657,76 @@ class ExprLowering(LoweringBase):
             acc = truthy(ref) if both_u1 else ref
         return acc
 
+    def v_NamedExpr(self, node):
+        """`(y := e)`: assigns `y` as `y = e` does (a new variable, or a store into an existing one) and is
+        the variable's value, as Quadrants' build_NamedExpr."""
+        if self.is_static_call(node.value):
+            self.frame.scopes[-1][node.target.id] = self.value(node.value)
+        else:
+            self.assign(node.target, self.value(node.value), node)
+        return self.v_Name(ast.copy_location(ast.Name(node.target.id, ast.Load()), node))
+
+    def check_pure(self, node) -> None:
+        """A pure kernel (`@qd.kernel(pure=True)` or fastcache=True) reads no global number, string or field by
+        name in its own body, as Quadrants checks (its fast cache keys on the arguments only); an UPPERCASE
+        global only warns there, and so passes here."""
+        from ..field import Field
+        from ..struct_types import StructField
+        from ..tasks.source import flat_env
+        if any(node.id in scope for scope in self.frame.scopes) or node.id.upper() == node.id:
+            return
+        env = flat_env(self.frame.env)
+        if node.id in env and isinstance(env[node.id], (int, float, str, Field, StructField)):
+            v = env[node.id]
+            self.err(node, f"[PURE.VIOLATION] WARNING: Accessing global variable {node.id} {type(v)} {node.id} is in "
+                           f"global vars, therefore violates pure (pass it as a kernel argument)", QdCompileError)
+
+    def effectful(self, node) -> bool:
+        """Whether `node` calls a @qd.func, an atomic or qd.random, or assigns (`:=`): Quadrants' front end
+        builds such an operand's statements where it meets it, so they run even where `and` / `or` /
+        `a if c else b` take another operand's value (only plain expressions are evaluated lazily)."""
+        from ..func import BoundFunc, Func
+        from .. import intrinsics as I
+        for n in ast.walk(node):
+            if isinstance(n, ast.NamedExpr):
+                return True
+            if not isinstance(n, ast.Call) or not isinstance(n.func, (ast.Name, ast.Attribute)):
+                continue
+            self.out.append([])
+            try:
+                f = self.value(n.func)
+            except QdCompileError:
+                continue
+            finally:
+                self.out.pop()
+            f = getattr(f, "value", None)
+            if isinstance(f, (Func, BoundFunc)) or (isinstance(f, I.Intrinsic) and f.kind in ("atomic", "random")):
+                return True
+        return False
+
     def v_IfExp(self, node):
         """`a if c else b` evaluates only the chosen side, as in Python and Quadrants (`make_ifte`), so
         `x[i] if i < n else 0` never loads `x[n]`; two sides that can neither fault nor have effects
         keep the branch-free select."""
         c = self.value(node.test)
-        if is_number(c):
+        if is_number(c):  # Quadrants builds both sides first (the test's being static or not), then the
+            # chosen side again for its value: both are checked, and a @qd.func's statements in them run (the
+            # chosen side's twice: `f() if qd.static(True) else g()` calls f twice and g once there)
+            built = []
+            for side in (node.body, node.orelse):
+                eager = self.effectful(side)
+                if not eager:
+                    self.out.append([])
+                try:
+                    built.append(self.value(side))
+                finally:
+                    if not eager:
+                        self.out.pop()
+            if any(isinstance(v, Vec) for v in built) and not (
+                    all(isinstance(v, Vec) for v in built) and built[0].shape == built[1].shape) and \
+                    not any(is_number(v) for v in built):  # Quadrants selects between tensor sides first
+                self.err(node, "Cannot broadcast tensor to tensor: the two sides of `a if qd.static(c) else b` are "
+                               "vectors of different shapes", QuadrantsTypeError)
             return self.value(node.body if c.value else node.orelse)
         if isinstance(c, Vec):
             self.err(node.test, 'a vector condition in `a if c else b` is ambiguous. Please use "qd.select" instead.',
@@ -607,6 +740,10 @@ class ExprLowering(LoweringBase):
                 v = self.value(side)
             finally:
                 stmts = self.out.pop()
+            if self.effectful(side):  # as in `a and b`: a func's statements run on either branch in Quadrants
+                for st in stmts:
+                    self.emit(st)
+                stmts = []
             sides.append((v, stmts))
         (va, a_stmts), (vb, b_stmts) = sides
         if isinstance(va, Vec) or isinstance(vb, Vec):
@@ -675,6 +812,15 @@ def _pure(e: ir.Expr) -> bool:
                 not (isinstance(n.rhs, ir.Const) and n.rhs.value not in (0, -1)):
             return False
     return True
+
+
+def _py_seq(x) -> list | None:
+    """The items of a Python list or tuple value in a kernel (constant or not), else None."""
+    if isinstance(x, list):
+        return x
+    if isinstance(x, Py) and isinstance(x.value, (list, tuple)):
+        return [Py(v) for v in x.value]
+    return None
 
 
 def _as_vec(x) -> Vec:

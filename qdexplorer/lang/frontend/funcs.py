@@ -14,7 +14,7 @@ from ..struct_types import StructType
 from ..template import Template, template
 from ...ir.dtypes import NdarrayType, as_dtype, i32
 from ..vector_types import VectorType
-from .values import BufView, Py, StructVal, Vec, cast, is_number
+from .values import BufView, Py, Seq, StructArr, StructVal, Vec, cast, is_number
 from .frame import Frame
 from .base import LoweringBase, Value
 
@@ -65,6 +65,15 @@ class FuncInlining(LoweringBase):
                 bound[p.arg] = self.vec_local(v, p.arg)  # by value, as Quadrants passes vectors
             elif isinstance(v, StructVal):
                 bound[p.arg] = v if v is self_value else self.struct_local(v, p.arg)  # structs too
+            elif isinstance(v, (list, Seq)) and dt is None:  # `f([i * dx, j * dx])`: a list of kernel values,
+                items: list = []  # each item copied into a local, as Quadrants' expr_init copies them
+                for k, x in enumerate(v.items if isinstance(v, Seq) else v):
+                    if isinstance(x, Vec):
+                        items.append(self.vec_local(x, f"{p.arg}{k}"))
+                    else:
+                        e = self.commit(x, node)
+                        items.append(ir.LocalRef(self.new_local(f"{p.arg}{k}", e.dtype, e)))
+                bound[p.arg] = Seq(items)
             else:
                 e = self.commit(v, node, like=dt)
                 bound[p.arg] = self.new_local(p.arg, dt or e.dtype, e)
@@ -88,7 +97,7 @@ class FuncInlining(LoweringBase):
             self.frames.pop()
             self.inline_stack.pop()
         self.emit(ir.Block(label, body))
-        if isinstance(frame.ret_local, (Vec, StructVal)):
+        if isinstance(frame.ret_local, (Vec, StructVal)) or _is_reference(frame.ret_local):
             return frame.ret_local
         if isinstance(frame.ret_local, tuple):  # `return a, b`: a runtime tuple, for `x, y = f()`
             return [r if isinstance(r, (Vec, StructVal)) else ir.LocalRef(r) for r in frame.ret_local]
@@ -153,6 +162,11 @@ class FuncInlining(LoweringBase):
                 fr.ret_local = self.struct_local(v, "ret")
             elif isinstance(fr.ret_local, Vec):
                 self.assign_vec(fr.ret_local, v, node)
+            elif _is_reference(v) or _is_reference(fr.ret_local):  # `return res`: the array itself, as
+                if fr.ret_local is not None and fr.ret_local != v:  # Quadrants hands the Python object back
+                    self.err(node, f"'{(fr.ret_label or '').split('.')[0]}' returns different arrays or "
+                                   f"compile-time values on different paths", QuadrantsTypeError)
+                fr.ret_local = v
             elif isinstance(v, Vec):
                 if fr.ret_local is not None:  # an earlier return gave a scalar
                     self.err(node, f"'{fr.ret_label.split('.')[0]}' returns a scalar elsewhere and a "
@@ -179,8 +193,14 @@ class FuncInlining(LoweringBase):
                            "must give the same number of values", QuadrantsSyntaxError)
         if prev is None:
             made: list[ir.Local | Vec | StructVal] = []
+            ann = self.inline_stack[-1].annotations.get("return") if self.inline_stack else None
+            types = [as_dtype(a) for a in ann] if isinstance(ann, tuple) and len(ann) == len(items) else \
+                [None] * len(items)  # `-> (qd.i32, qd.f32)`: each result its annotated type
             for k, x in enumerate(items):
-                if isinstance(x, Vec):
+                want = types[k]
+                if want is not None and not isinstance(x, (Vec, StructVal)):
+                    made.append(self.new_local(f"ret{k}", want, cast(self.commit(x, node, like=want), want)))
+                elif isinstance(x, Vec):
                     made.append(self.vec_local(x, f"ret{k}"))
                 elif isinstance(x, StructVal):
                     made.append(self.struct_local(x, f"ret{k}"))
@@ -281,3 +301,10 @@ def has_return(fdef: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 def arr_size(arr: ir.ArrayArg, kscope) -> int:
     return int(kscope.implicit[arr.name].shape[0])
+
+
+def _is_reference(v) -> bool:
+    """A value a func hands back by reference, known when compiling: an array, a view, a struct field,
+    a Python object (a `@qd.func` returning its field argument)."""
+    return isinstance(v, (ir.ArrayArg, ir.SharedArray, BufView, StructArr)) or (
+        isinstance(v, Py) and v.value is not None and not is_number(v))

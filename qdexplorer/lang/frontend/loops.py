@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import builtins
 
+import numpy as np
+
 from .. import intrinsics as I
 from ... import ir
 from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsValueError
@@ -26,7 +28,7 @@ class LoopLowering(LoweringBase):
         if graph_construct(node.test, self.frame.env) == "do_while":
             return self.graph_do_while(node)
         self.out.append([])
-        cond = truthy(self.commit(self.value(node.test), node.test))
+        cond = truthy(self.condition(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
         saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
         self.frame.loop_depth = max(saved_depth, 0) + 1
@@ -71,6 +73,8 @@ class LoopLowering(LoweringBase):
             step = args[2].value
         begin = self.commit(args[0], it, like=i32) if len(args) > 1 else ir.Const(0, i32)
         end = self.commit(args[-1] if len(args) == 1 else args[1], it, like=i32)
+        # a float bound is cast to i32, as Quadrants casts range()'s bounds (with a warning): range(3.7) runs 3 times
+        begin, end = (cast(e, i32) if e.dtype.is_float else e for e in (begin, end))
         dt = begin.dtype if begin.dtype.bits >= end.dtype.bits else end.dtype
         if not dt.is_int:
             self.err(it, "range() bounds must be integers")
@@ -146,12 +150,14 @@ class LoopLowering(LoweringBase):
                     v = self.value(a.value)  # `*x.shape` of an ndarray argument
                 if isinstance(v, ShapeTuple):
                     bounds.extend((ir.Const(0, i32), ir.Shape(v.array, k)) for k in range(v.ndim))
-                elif isinstance(v, Py) and isinstance(v.value, (tuple, list)):
-                    for x in v.value:
-                        pair(Py(x), a)
+                elif isinstance(v, Py) and isinstance(v.value, (tuple, list, range, np.ndarray)) and \
+                        np.ndim(v.value) >= 1:  # `*arr` of a NumPy array: its items, as Python unpacks them
+                    for x in (v.value.tolist() if isinstance(v.value, np.ndarray) else v.value):
+                        pair(Py(x.item() if isinstance(x, np.generic) else x), a)
                 else:
-                    self.err(a, "*args of qd.ndrange must be a shape or a constant tuple (not a generator: make "
-                                "it a tuple first)", QuadrantsValueError)
+                    what = type(v.value).__name__ if isinstance(v, Py) else "a kernel value"
+                    self.err(a, f"*args of qd.ndrange must be a shape, a tuple, a list or a NumPy array known when "
+                                f"compiling, not a generator (got {what}: make it a tuple first)", QuadrantsValueError)
             elif isinstance(a, ast.Tuple):
                 if len(a.elts) != 2:
                     self.err(a, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)",

@@ -88,8 +88,8 @@ class SparseLowering(LoweringBase):
         return dataclasses.replace(stmt, value=dataclasses.replace(stmt.value, indices=tuple(idx)))
 
     def _hoist(self, e) -> ir.Local:
-        loc = self.new_local("cell", e.dtype)
-        self.out[-1].append(ir.Assign(loc, e))
+        loc = self.new_local("cell", e.dtype)  # a u1 is held in an i32 local
+        self.out[-1].append(ir.Assign(loc, cast(e, loc.dtype)))
         return loc
 
     def mask_arr(self, s: SNode) -> ir.ArrayArg:
@@ -216,6 +216,9 @@ class SparseLowering(LoweringBase):
             else:
                 at.append(k if spec[1] is None else
                           ir.BinOp("+", ir.BinOp("*", idx[spec[1]], ir.Const(cap, i32), i32), k, i32))
+        for t in s.sparse_path():  # the pointer/bitmasked cells above the list are active now, as in
+            if t.kind != "dynamic":  # Quadrants (struct-fors over the list, its siblings, visit them)
+                self.out[-1].append(ir.Store(self.mask_arr(t), cell_of(at, s, t), ir.Const(1, i32)))
         stores: list[ir.Stmt] = []
         for arr, comp, v in comps:
             stores.append(ir.Store(arr, tuple(at) + comp, v))
@@ -269,7 +272,7 @@ class SparseLowering(LoweringBase):
         return Py(ListMethod(dyn, idx, node.attr))
 
     def _hoist_value(self, e):
-        return e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e))
+        return e if isinstance(e, _PURE) else cast(ir.LocalRef(self._hoist(e)), e.dtype)
 
     @staticmethod
     def in_container(idx: list, shape: tuple) -> ir.Expr:
@@ -393,7 +396,8 @@ class SparseLowering(LoweringBase):
             for k in reversed(range(shape_k)):
                 idx.insert(0, ir.BinOp("%", rest, shape[k], i32))
                 rest = ir.BinOp("//", rest, shape[k], i32)
-            stores: list[ir.Stmt] = [ir.Store(arr, tuple(idx) + comp, ir.LocalRef(x)) for comp, x in zip(_components(elem), vals)]
+            stores: list[ir.Stmt] = [ir.Store(arr, tuple(idx) + comp, cast(ir.LocalRef(x), arr.dtype))
+                                     for comp, x in zip(_components(elem), vals)]
             cond = self.active_cond(fld._snode.parent(), idx) if fld is not None and fld._sparse else None
             self.out[-1].extend(stores if cond is None else [ir.If(cond, stores, [])])
         c = self.new_local("c", i32, ir.Const(0, i32))

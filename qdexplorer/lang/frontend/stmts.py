@@ -18,6 +18,8 @@ from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, Struc
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
+from ..struct_types import StructType
+from ..vector_types import VectorType
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
 
@@ -55,6 +57,9 @@ class StatementLowering(LoweringBase):
                     self.assign(t, v, node)
             return
         target = node.targets[0]
+        if isinstance(target, (ast.Subscript, ast.Attribute)) and self.is_static_call(node.value):
+            self.err(node, "Static assign cannot be used on elements in arrays (assign qd.static(...) to a name, "
+                           "then store that)", QuadrantsSyntaxError)
         if isinstance(target, (ast.Tuple, ast.List)):
             return self.unpack_assign(target, self.value(node.value), node)
         if isinstance(target, ast.Name) and self.lookup_or_none(target.id) is None and \
@@ -96,11 +101,14 @@ class StatementLowering(LoweringBase):
 
     def unpack_temps(self, vals: list, node) -> list:
         """The values of a tuple, each read once into a temporary before any is assigned (`a, b = b, a`)."""
-        temps = [self.commit(v, node) if not isinstance(v, (Py, Vec)) or is_number(v) else v for v in vals]
+        temps = [self.commit(v, node) if isinstance(v, ir.Expr) or is_number(v) else v for v in vals]
         return [ir.LocalRef(self.new_local("tup", t.dtype, t)) if isinstance(t, ir.Expr) else
-                (self.vec_local(t, "tup") if isinstance(t, Vec) else t) for t in temps]
+                (self.vec_local(t, "tup") if isinstance(t, Vec) else
+                 self.struct_local(t, "tup") if isinstance(t, StructVal) else t) for t in temps]
 
     def s_AnnAssign(self, node):
+        if node.value is not None and self.is_static_call(node.value):
+            self.err(node, "Static assign cannot be used on annotated assignment", QuadrantsSyntaxError)
         dt = as_dtype(self.eval_static(node.annotation))
         if dt is None or not isinstance(node.target, ast.Name):
             self.err(node, "annotated assignment needs a name and a qd scalar type (x: qd.f32 = ...)")
@@ -122,6 +130,9 @@ class StatementLowering(LoweringBase):
         if isinstance(target, ast.Name):
             existing = self.visible(target.id)
             self.refuse_kernel_arg(target, existing)
+            if isinstance(v, Py) and isinstance(v.value, (VectorType, StructType)):  # `v3 = qd.types.vector(3, ...)`
+                self.err(node, f"Invalid constant scalar data type: {type(v.value)} (a type is not a kernel value, "
+                               f"as in Quadrants; make it a global)", QuadrantsTypeError)
             if existing is None and self.is_gtemp(target.id):
                 return self.store_gtemp(target.id, v, node)
             if isinstance(existing, ir.Local):
@@ -145,6 +156,10 @@ class StatementLowering(LoweringBase):
                 self.frame.scopes[-1][target.id] = Seq([self.item_local(x, f"{target.id}{k}", node)
                                                         for k, x in enumerate(items)])
                 return
+            if isinstance(v, Py) and isinstance(v.value, str):  # Quadrants' expr_init of a str
+                self.err(node, f"Invalid constant scalar data type: <class 'str'> (a string can be a kernel variable "
+                               f"only at compile time: {target.id} = qd.static(...) is refused too; use the "
+                               f"string literal where it is needed)", QuadrantsTypeError)
             if isinstance(v, (ir.ArrayArg, ir.SharedArray, ShapeTuple, BufView)) or (isinstance(v, Py) and not is_number(v)):
                 self.frame.scopes[-1][target.id] = v
                 return
@@ -157,6 +172,8 @@ class StatementLowering(LoweringBase):
                 return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
                 return self.store_struct(self.struct_element(arr, target.slice, target), v, node)
+            if isinstance(arr, Seq):  # `verts[1] = verts[2]` on a list of kernel values: into that item's local
+                return self.store_seq_item(arr, target, v, node)
             if isinstance(arr, Vec):  # v[i] = x on a vector variable, or x[i][j] = y on an array of vectors
                 sel = self.vec_slice_keys(arr, target.slice, target)
                 if sel is not None:  # T[:3, :3] = R, T[:3, 3] = t, v[:2] = w: component by component
@@ -211,6 +228,23 @@ class StatementLowering(LoweringBase):
             else:
                 self.vec_assign_component(base, keys, t, node)
 
+    def store_seq_item(self, seq: Seq, target: ast.Subscript, v, node):
+        """`w[k] = x` with `w` a list of kernel values and `k` known when compiling: the item's variable
+        takes the value at run time, as Quadrants assigns the variable the list holds."""
+        try:
+            k = self.eval_static(target.slice)
+            item = seq.items[k]
+        except (QdCompileError, TypeError, IndexError):
+            self.err(target, f"a list of kernel values takes a compile-time index in range(len) "
+                             f"(0..{len(seq.items) - 1}) when assigned")
+        if isinstance(item, Vec):
+            return self.assign_vec(item, v, node)
+        if isinstance(item, StructVal):
+            return self.store_struct(item, v, node)
+        if not isinstance(item, ir.LocalRef):
+            self.err(target, "this item of the list is a compile-time value and cannot be assigned")
+        self.emit(ir.Assign(item.local, cast(self.commit(v, node, like=item.local.dtype), item.local.dtype)))
+
     def item_local(self, v, name: str, node):
         """A copy of `v` in locals of its own (a compile-time value stays one)."""
         if isinstance(v, Vec):
@@ -224,6 +258,12 @@ class StatementLowering(LoweringBase):
         return ir.LocalRef(self.new_local(name, e.dtype, e))
 
     def assign_vec(self, existing: Vec, v, node):
+        if isinstance(v, (list, Seq)) or (isinstance(v, Py) and isinstance(v.value, (list, tuple))):
+            items = components(v.items if isinstance(v, Seq) else v)  # `R = [i + p, j, k]` to a vector variable
+            if len(items) != len(existing.items):
+                self.err(node, f"cannot assign a list of {len(items)} values to "
+                               f"'{tensor_type_name(existing.items, existing.shape)}'", QuadrantsTypeError)
+            v = Vec(items, existing.shape)
         vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
         if isinstance(v, Vec) and v.shape != existing.shape:
             self.err(node, f"cannot assign '{tensor_type_name(v.items, v.shape)}' to "
@@ -258,6 +298,8 @@ class StatementLowering(LoweringBase):
         """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
         A list or tuple (`x[i] = [a, b]`, `m[i] = ((1, 0), (0, 1))`) is taken component by component
         in row-major order, as Quadrants takes it."""
+        if isinstance(v, Seq):  # a list variable (a func's list argument)
+            v = list(v.items)
         if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
             v = Vec(components(v))
         vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
@@ -374,7 +416,7 @@ class StatementLowering(LoweringBase):
                 val = cast(self.commit(rhs, node, like=arr.dtype), arr.dtype)
                 self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, idx, val, self.at(target))))
                 return
-            new = self.binop(op, ir.Load(arr, idx, self.at(target)), rhs, node)
+            new = self.binop(op, ir.Load(arr, idx, self.at(target)), self.atomic_operand(node, rhs, arr.dtype), node)
             self.emit(ir.Store(arr, idx, cast(new, arr.dtype), self.at(target)))
             return
         if isinstance(target, ast.Name):
@@ -382,10 +424,19 @@ class StatementLowering(LoweringBase):
             cur = self.lookup(target.id, target)
             if not isinstance(cur, ir.LocalRef):
                 self.err(target, f"'{target.id}' is not a kernel variable that can be updated")
-            new = self.binop(op, cur, self.value(node.value), node)
+            rhs = self.atomic_operand(node, self.value(node.value), cur.local.dtype)
+            new = self.binop(op, cur, rhs, node)
             self.emit(ir.Assign(cur.local, cast(new, cur.local.dtype)))
             return
         self.err(target, "unsupported augmented-assignment target")
+
+    def atomic_operand(self, node, rhs, dt):
+        """`x += v`, `-=`, `&=`, `|=`, `^=` are atomic operations in Quadrants, on a local as on an array
+        element, serial or parallel: `v` is cast to x's type first (an i32 `w += -0.5` adds 0, not
+        -0.5 then truncates); the other operators compute `x op v` and cast the result."""
+        if type(node.op) not in _AUG_ATOMIC or not isinstance(rhs, ir.Expr) and not is_number(rhs):
+            return rhs
+        return cast(self.commit(rhs, node, like=dt), dt)
 
     def aug_vec(self, node, op) -> bool:
         """`v += w` on vector variables and on array-of-vector elements; False if no vector is involved."""
@@ -401,7 +452,8 @@ class StatementLowering(LoweringBase):
             elif not isinstance(cur, Vec):
                 return False
             else:
-                self.assign_vec(cur, self.binop(op, cur, self.value(node.value), node), node)
+                rhs = self.atomic_vec_operand(node, self.value(node.value), _vec_dtype(cur))
+                self.assign_vec(cur, self.binop(op, cur, rhs, node), node)
                 return True
         else:
             base = self.value(target.value)
@@ -420,7 +472,8 @@ class StatementLowering(LoweringBase):
                 loads = self.vec_pick_loads(base, keys, target)
             else:
                 cur = self.vec_pick(base, keys, node)
-                self.vec_assign_component(base, keys, self.binop(op, cur, self.value(node.value), node), node)
+                rhs = self.atomic_vec_operand(node, self.value(node.value), _vec_dtype(cur))
+                self.vec_assign_component(base, keys, self.binop(op, cur, rhs, node), node)
                 return True
         elif isinstance(base, ir.ArrayArg):
             idx = self.indices(base, target.slice, partial=True)
@@ -437,8 +490,16 @@ class StatementLowering(LoweringBase):
                 val = cast(self.commit(x, node, like=arr.dtype), arr.dtype)
                 self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, ld.indices, val)))
             return True
-        self.store_vec(arr, loads, self.binop(op, loads, rhs, node), node)
+        self.store_vec(arr, loads, self.binop(op, loads, self.atomic_vec_operand(node, rhs, arr.dtype), node), node)
         return True
+
+    def atomic_vec_operand(self, node, rhs, dt):
+        """atomic_operand for each component of a vector value (or a scalar broadcast to a vector)."""
+        if dt is None or type(node.op) not in _AUG_ATOMIC:
+            return rhs
+        if isinstance(rhs, Vec):
+            return Vec([self.atomic_operand(node, x, dt) for x in rhs.items], rhs.shape)
+        return self.atomic_operand(node, rhs, dt)
 
     def s_With(self, node):
         """`with qd.stream_parallel():` below a kernel's top level: its statements, in order (one
@@ -458,7 +519,7 @@ class StatementLowering(LoweringBase):
         c = self.value(test)
         if is_number(c):
             c = ir.Const(int(bool(c.value)), u1)
-        cond = truthy(self.commit(c, test))
+        cond = truthy(self.condition(c, test))
         self.runtime_nesting += 1
         try:
             then, orelse = self.block(node.body), self.block(node.orelse)
@@ -466,9 +527,24 @@ class StatementLowering(LoweringBase):
             self.runtime_nesting -= 1
         self.emit(ir.If(cond, then, orelse))
 
+    def condition(self, c, test) -> ir.Expr:
+        """The test of a runtime `if` / `while`: an integer, as Quadrants requires (`if x:` of a float is
+        its QuadrantsTypeError, not an implicit `x != 0`)."""
+        e = self.commit(c, test)
+        if e.dtype.is_float:
+            self.err(test, f"`if` conditions must be an integer; found {e.dtype.name}. Consider using `if x != 0` "
+                           f"instead of `if x` for float values.", QuadrantsTypeError)
+        return e
+
     def s_Assert(self, node):
         """Compiled only under `qd.init(debug=True)`, as in Quadrants: a failed assert records its site in
         the kernel's assert flag, and the call raises `QuadrantsAssertionError` when the kernel returns."""
+        msg = node.msg
+        if not (msg is None or isinstance(msg, (ast.Constant, ast.JoinedStr)) or _percent_message(msg) is not None
+                or (isinstance(msg, ast.Call) and isinstance(msg.func, ast.Attribute) and msg.func.attr == "format"
+                    and isinstance(msg.func.value, ast.Constant) and isinstance(msg.func.value.value, str))):
+            self.err(msg, f"assert info must be constant or formatted string, not {type(msg).__name__} "
+                          f"'{ast.unparse(msg)}'", QuadrantsSyntaxError)
         if not runtime_api.debug():  # not checked, but its test still runs (Quadrants: a func it calls may store)
             t = self.value(node.test)
             if not isinstance(t, Py):
@@ -503,6 +579,15 @@ class StatementLowering(LoweringBase):
         first = ir.Compare("==", ir.Load(flag, (ir.Const(0, i32),)), ir.Const(0, i32), u1)  # the first failure
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.If(first, self.out.pop(), [])], []))  # is the one reported
 
+
+
+def _vec_dtype(v):
+    """The element type of a vector value whose components are typed expressions (None otherwise)."""
+    if isinstance(v, Vec) and v.items and all(isinstance(x, ir.Expr) for x in v.items):
+        return v.items[0].dtype if v.items[0].dtype.kind != "b" else None
+    if isinstance(v, ir.Expr):
+        return v.dtype
+    return None
 
 
 _PERCENT = re.compile(r"%([-+ #0]*\d*(?:\.\d+)?)([diufFeEgGxXs%])")

@@ -315,7 +315,7 @@ class VectorLowering(LoweringBase):
         if op in ("<", "<=", ">", ">=", "==", "!="):
             ea, eb = self.pair(x, y, node)
             dt = promote(ea.dtype, eb.dtype)
-            return cast(ir.Compare(op, cast(ea, dt), cast(eb, dt), u1), i32)
+            return ir.Compare(op, cast(ea, dt), cast(eb, dt), u1)  # a u1 per component, as Quadrants
         return self.binop(op, x, y, node)
 
     def vec_matmul(self, a, b, node):
@@ -327,12 +327,21 @@ class VectorLowering(LoweringBase):
             self.err(node, f"cannot multiply {a.shape} by {b.shape}", QuadrantsTypeError)
         n, k, m = am.shape[0], am.shape[1], bm.shape[1]
         out = []
+        # Quadrants' _matmul_helper sums into `x[0, 0] * y[0, 0] * 0`: products in the operands' type, the sum in
+        # that type met by an int literal (default_ip), so u8 @ u8 adds its (wrapped) products in i32
+        first = self.binop("*", am.items[0], bm.items[0], node)
+        zero = self.binop("*", first, Py(0), node)
+        zt = zero.dtype if isinstance(zero, ir.Expr) else None
         for i in range(n):
             for j in range(m):
                 acc = None
                 for t in range(k):
                     p = self.binop("*", am.items[i * k + t], bm.items[t * m + j], node)
-                    acc = p if acc is None else self.binop("+", acc, p, node)
+                    if acc is None:
+                        acc = cast(self.commit(p, node), zt) if zt is not None and not is_number(p) else p
+                    else:
+                        acc = self.binop("+", acc, p, node)
+                        acc = cast(acc, zt) if zt is not None and isinstance(acc, ir.Expr) else acc
                 out.append(acc)
         if len(a.shape) == 1 and len(b.shape) == 1:
             return out[0]

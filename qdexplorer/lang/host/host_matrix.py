@@ -128,8 +128,8 @@ def frobenius_inner(self, other):
     return (np.asarray(self) * np.asarray(other)).sum().item()
 
 
-def determinant(self):
-    return float(np.linalg.det(np.asarray(self, np.float64)))
+def determinant(a):  # Quadrants' Matrix.determinant(a): the matrix is `a`
+    return float(np.linalg.det(np.asarray(a, np.float64)))
 
 
 def inverse(self):
@@ -202,8 +202,8 @@ def _all(self):
     return int(np.all(np.asarray(self)))
 
 
-def fill(self, value):
-    np.asarray(self)[...] = value
+def fill(self, val):
+    np.asarray(self)[...] = val
 
 
 METHODS = {"norm": norm, "norm_sqr": norm_sqr, "norm_inv": norm_inv, "normalized": normalized, "dot": dot,
@@ -212,5 +212,5 @@ METHODS = {"norm": norm, "norm_sqr": norm_sqr, "norm_inv": norm_inv, "normalized
            "to_list": to_list, "to_numpy": to_numpy, "get_shape": get_shape, "sum": _sum, "max": _max,
            "min": _min, "any": _any, "all": _all, "fill": fill}
 for _name, _fn in METHODS.items():
-    if _name not in ("sum", "max", "min", "any", "all", "fill"):  # NumPy's own stay
+    if _name not in ("sum", "max", "min", "any", "all"):  # NumPy's own stay (fill: Quadrants' `val` name)
         setattr(HostMatrix, _name, _fn)

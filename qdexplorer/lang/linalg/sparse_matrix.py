@@ -3,7 +3,8 @@
 A builder is a kernel argument (`A: qd.types.sparse_matrix_builder()`); inside a kernel `A[i, j] += v`
 appends the triplet (i, j, v) to three fields through an atomic counter (frontend/stmts.py lowers
 it), so every task stays self-contained and any number of threads may add at once. `build()`
-sums duplicate triplets, as Quadrants' Eigen `setFromTriplets` does, into a SciPy CSR matrix.
+sums duplicate triplets, as Quadrants' Eigen `setFromTriplets` does, into a SciPy CSR matrix, and
+empties the builder, as Quadrants' does.
 """
 from __future__ import annotations
 
@@ -43,9 +44,11 @@ class SparseMatrixBuilder:
             print(f"({a}, {b}) val={x}")
 
     def build(self, dtype=None, _format="CSR") -> "SparseMatrix":
-        """The matrix of the triplets added so far (duplicates summed); the builder keeps them."""
+        """The matrix of the triplets added so far (duplicates summed); the builder is then empty, as
+        Quadrants' build() clears it (a builder filled again each step builds that step's matrix only)."""
         import scipy.sparse as sp  # here, not at the top: `import qdexplorer.lang` stays free of SciPy (0.3 s)
         r, c, v = self._triplets()
+        self.count.fill(0)
         dt = self.dtype if dtype is None else (as_dtype(dtype) or self.dtype)
         m = sp.coo_matrix((v.astype(dt.numpy), (r, c)), shape=(self.num_rows, self.num_cols)).tocsr()
         m.sum_duplicates()

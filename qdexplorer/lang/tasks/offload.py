@@ -51,6 +51,9 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     args = kernel_args(spec_used)
     # compile-time template values: `if qd.static(flag):` around a top-level loop reads them
     statics = {e[0]: static_value(e[2]) for e in spec_used if e[1] == "static"}
+    # ... and an array argument is there (`if qd.static(t is not None):` of a `t: qd.Tensor | None`)
+    from ..frontend.base import ArrayStandIn
+    statics.update({e[0]: ArrayStandIn(e[0], e[2], e[3]) for e in spec_used if e[1] == "array"})
     tag = specialisation_tag(spec or ())
     prefix = f"{kernel.name}_{tag}" if tag else kernel.name
     tasks: list[ir.Task] = []
@@ -190,6 +193,7 @@ def _builder(ctx, parallel, index):
     kernel, _, src, args, kscope, names = ctx
     b = TaskBuilder(kernel.name, src, args, parallel=parallel, kscope=kscope, task_index=index)
     b.other_task_names = names
+    b.pure = getattr(kernel, "pure", False)
     return b
 
 
@@ -224,6 +228,9 @@ def _range_task(ctx, item, index, config) -> ir.Task:
             raise src.error(node.iter, "qd.ndrange() has no dimension: loop over qd.grouped(qd.ndrange()) "
                                        "for its one (empty) index")
         ranges, order = [(ir.Const(0, i32), ir.Const(1, i32))], None
+    is_range = isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Name) and node.iter.func.id == "range"
+    if is_range:  # Quadrants casts range()'s bounds to i32 (with a warning): range(3.7) runs 3 times
+        ranges = [tuple(cast(e, i32) if e.dtype.is_float else e for e in r) for r in ranges]
     for lo, hi in ranges:
         for e in (lo, hi):
             if not e.dtype.is_int:

@@ -212,8 +212,35 @@ def _expand(body, env, kernel_src, bind: dict, unrolling: bool) -> tuple[list, s
             if stop:
                 return out, stop
             continue
+        static_bind = _static_assign(stmt, env, bind)
+        if static_bind is not None:  # `x, y = qd.static(a, b)`: Python values every later statement sees
+            bind = {**bind, **static_bind}
+            continue
         out.append((stmt, bind))
     return out, ""
+
+
+def _static_assign(stmt, env, bind: dict) -> dict | None:
+    """The names a top-level `x = qd.static(a)` / `x, y = qd.static(a, b)` binds, as Quadrants binds
+    them: to Python values, seen by every later task (a field is not a value a task could hand on);
+    None when `stmt` is not one or its value is not known at compile time."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
+            and not stmt.value.keywords and _callee(stmt.value, env) is I.static):
+        return None
+    target = stmt.targets[0]
+    names = [target] if isinstance(target, ast.Name) else list(getattr(target, "elts", ()))
+    if not names or not all(isinstance(n, ast.Name) for n in names):
+        return None
+    try:
+        value = eval(compile(ast.Expression(stmt.value), "<qd.static>", "eval"), {**flat_env(env), **bind})  # noqa: S307
+    except Exception:  # noqa: BLE001 - a runtime value: the frontend says so where it lowers it
+        return None
+    refused = (str, bytes, dict, set, frozenset)  # Quadrants' qd.static refuses these: the frontend says so
+    if isinstance(target, ast.Name):
+        return None if isinstance(value, refused) else {target.id: value}
+    if not isinstance(value, (tuple, list)) or len(value) != len(names) or any(isinstance(v, refused) for v in value):
+        return None
+    return {n.id: v for n, v in zip(names, value)}
 
 
 def _static_failure(e: Exception) -> str:
@@ -339,8 +366,10 @@ def group(items: list[Item], env, src) -> list[tuple[str, list[Item], dict]]:
                 groups.append(("range", [(stmt, bind)], config))
             config = {}
             continue
-        if config:
-            raise src.error(stmt, "qd.loop_config() must be directly followed by a for loop")
+        if isinstance(stmt, ast.Expr) and _callee(stmt.value, env) is I.block_local:
+            continue  # a hint for the next loop (Quadrants' bls template puts it after qd.loop_config): no task
+        if config and any(isinstance(n, (ast.For, ast.While)) for n in ast.walk(stmt)):
+            raise src.error(stmt, "qd.loop_config() must be followed by its for loop before any other loop")
         pending.append((stmt, bind))
     if pending:
         groups.append(("serial", pending, {}))
