@@ -120,7 +120,7 @@ def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
     assert p.returncode == 0, p.stderr
     line = next(ln for ln in p.stdout.splitlines() if "_llvm.ll" in ln and "edit" in ln)
     assert "atomic_sum_kernel_1_range_for_llvm.ll  stale  USED" in line
-    assert re.search(r"^ \*atomic_sum_c\d+_0_kernel_1_range_for +[\d.]+ ms +[\d.]+ ms", p.stdout, re.M)
+    assert re.search(r"^ \*atomic_sum_c\d+_0_kernel_1_range_for \(edited\) +[\d.]+ ms +[\d.]+ ms", p.stdout, re.M)
 
 
 def test_edit_naming_no_task_lists_the_tasks(tmp_path):
