@@ -607,7 +607,8 @@ class Engine:
         kernel = self._session.kernel_of(task) or next(
             (kt.kernel for kt in self._lower() if any(t.name == task for t in kt.tasks)), None)
         if kernel is None:
-            raise QdError(f"no task named {task} in {self._project.path}")
+            known = ", ".join(t.name for kt in self._lower() for t in kt.tasks) or "none"
+            raise QdError(f"no task named {task} in {self._project.path} (tasks: {known})")
         wls = self._project.workloads_for(kernel)
         if not wls:
             raise QdError(f"no @qd.workload runs kernel {kernel}: counters need its inputs; add a workload")

@@ -90,6 +90,19 @@ class Session:
         self.last_compile: CompileFinished | None = None
         self._runs_by_id: dict[int, RunRecord] = {}
         self.aside: set[int] = set()   # runs kept for the plots but not the "latest run" figures (a sweep's)
+        self.groups: dict[int, tuple[int, ...]] = {}   # run id -> the runs measured as one (a bench's rounds)
+        self._group_medians: dict[tuple[int, ...], dict[str, float]] = {}
+
+    def group(self, runs: list[RunRecord], medians: dict[str, float] | None = None) -> None:
+        """Runs that were one measurement (a bench: one engine run a round and workload): the "latest run"
+        figures are theirs together, or `medians` (task -> ms: the saved run's, without its untimed warm-up
+        passes). After Bench & save the tree's Launch column showed the median of the bench's last round alone."""
+        ids = tuple(r.id for r in runs)
+        for i in ids:
+            self.groups[i] = ids
+        self._group_medians[ids] = dict(medians or {})
+        for task in {t for r in runs for t in r.times}:
+            self.task_changed.emit(task)
 
     def set_aside(self, runs: list[RunRecord]) -> None:
         """A sweep's runs time other settings (block sizes, fast math) than the project's: the tree's
@@ -127,9 +140,18 @@ class Session:
         return None
 
     def median(self, task: str) -> float | None:
-        """Median launch time of `task` in the latest run that launched it (the run scope)."""
+        """Median launch time of `task` in the latest run that launched it (the run scope), every round of it
+        where it was measured in rounds (`group`)."""
         r = self.last_run_of(task)
-        return r.median(task) if r else None
+        if r is None:
+            return None
+        ids = self.groups.get(r.id, ())
+        if not ids:
+            return r.median(task)
+        known = self._group_medians.get(ids, {})
+        if task in known:
+            return known[task]
+        return statistics.median(ms for x in self.runs if x.id in set(ids) for ms in x.times.get(task, ()))
 
     # ---- the one way in
     def apply(self, ev: Event) -> None:

@@ -33,6 +33,16 @@ class Comparison:
     warnings: list[str] = field(default_factory=list)
     paired: bool = False         # the runs were interleaved with each other: rounds matched one to one
     alpha: float = ALPHA
+    ids: tuple[int | None, int | None] = (None, None)   # the saved runs' ids (None: a side not saved)
+    rounds_made: int = 0         # rounds a side as measured (a fresh comparison's --rounds)
+
+    def more_rounds(self, n: int) -> str:
+        """How to measure about `n` more rounds a side, for these two sides: adding to saved runs where both
+        are saved and separate, else comparing again with more rounds (nothing saved to add to)."""
+        if all(i is not None for i in self.ids) and not self.paired:
+            return f"bench --add-to {self.a} --rounds {n}, and --add-to {self.b}"
+        return f"compare again with --rounds {self.rounds_made + n}" if self.rounds_made else \
+            f"measure again with {n} more rounds"
 
     def task(self, name: str) -> TaskStats:
         for t in self.tasks:
@@ -81,7 +91,7 @@ class Comparison:
                          f"{floor:>6}  {t.verdict}")
             if t.verdict == "unsure":
                 more = (f"; about {plural(t.rounds_needed, 'more round')} a side would settle it "
-                        f"(bench --add-to RUN --rounds {t.rounds_needed})" if t.rounds_needed else "")
+                        f"({self.more_rounds(t.rounds_needed)})" if t.rounds_needed else "")
                 lines.append(f"{'':<{width}}    unsure: {t.reason}{more}")
         for name in self.only_a:
             lines.append(f"{name:<{width}}  only in A")
@@ -133,10 +143,14 @@ def compare_runs(a: Run, b: Run, alpha: float = ALPHA, threshold: float | None =
         if run.launches and not run.rounds_known:
             warnings.append(f"{side} ({run.label}) was saved before runs were recorded in rounds: it counts as "
                             f"one round, so a change in it reads `unsure`; bench it again to compare")
+    if a.id is not None and a.id == b.id:
+        warnings.append(f"A and B are the same saved run ({a.label}, #{a.id}): a run compared with itself, "
+                        f"so nothing here is a measurement of a change")
     ca, cb = a.context, b.context
     for key in ("backend", "device", "arch", "mode"):
         if getattr(ca, key) != getattr(cb, key):
             warnings.append(f"{key} differs: A {getattr(ca, key)!r}, B {getattr(cb, key)!r}")
+    made = min(a.context.rounds or 0, b.context.rounds or 0)
     return Comparison(label_a or a.label, label_b or b.label, metric, threshold, rows, total,
                       [t for t in ta if t not in set(tb)], [t for t in tb if t not in set(ta)], warnings, paired,
-                      alpha)
+                      alpha, (a.id, b.id), made)

@@ -1,4 +1,4 @@
-"""Is B really faster or slower than A? Rounds, a hierarchical bootstrap, and a noise floor.
+"""Is B really faster or slower than A? Rounds, a rank interval of their medians, and a noise floor.
 
 A run is recorded in *rounds*: blocks of launches spread over its duration. Launches within a
 round share the machine's state of that moment (load, clocks, frequency scaling), so they are not
@@ -9,20 +9,24 @@ unchanged code come out 1.19× `slower` with p = 0.001 on a loaded 2-core machin
 Per task, with each side given as its rounds:
 
 - the summary is the **median** (launch times are skewed: a floor and a tail), the effect the
-  **ratio** of medians B/A. For paired runs (below) each pair of rounds is first divided by its
-  own level (the geometric mean of its two medians), which takes out the drift both sides shared;
-- its 1 - alpha (95%) interval comes from a **hierarchical bootstrap**: resample rounds, then
-  launches within the chosen rounds, so the interval includes the drift between rounds. Runs
-  made interleaved (A B A B …, the `pair` of their contexts) resample the same round indices on
-  both sides: the drift they share cancels, as it did when they were measured. The p-value comes
-  from the same replicates (twice the share on the far side of 1), so it agrees with the interval;
+  **ratio** of the medians of all launches, B/A: the very medians printed beside it, paired or not;
+- its 1 - alpha (95%) interval comes from a **rank test on the rounds' medians**, inverted
+  (`rank_interval`): each round's median launch time is one unit of evidence (a round's launches
+  share its machine state, so they are not independent; a cold first launch or cold cache in a round
+  does not move its median much), and the interval of the log ratio is the Hodges-Lehmann one of
+  the Mann-Whitney test (separate runs) or, for 6 or more interleaved pairs (the `pair` of their
+  contexts), of Wilcoxon's signed-rank test on the pairs' log ratios (the drift a pair shared
+  cancels). Its coverage is exact whatever the distribution of the launch times (normal, bimodal,
+  heavy-tailed): it assumes only that rounds (or pairs) are independent of each other. The p-value
+  is that test's. A percentile bootstrap stood here before: with 3 rounds a side its coverage was
+  far below 95% (one bimodal task was called 143x faster, docs/benchmarking.md has the table);
 - the **noise floor**: how far one round's B/A moves from another's with nothing changed, i.e.
   the spread of the rounds' medians (on a log scale, from their mean absolute deviation) with the launches' own
   sampling noise taken out (a one-way variance-components estimate), times `NOISE_Z`. Between saved runs the
   drift between rounds stands in for the drift between runs, which one run cannot see;
 
-A rank or t-test on the rounds was tried and left out: one burst-hit round made a clear 1.2x
-change "not significant" (a t-test), and with 5 rounds a signed-rank test can never reach p < 0.05.
+A bootstrap or t interval on the rounds was tried and left out: resampling 3 rounds undercovers
+badly, and a t interval assumes normal rounds, which a bimodal task is not.
 
 The verdict is an equivalence test and a difference test on the same interval, in `verdict_of`,
 the one place every caller (CLI, window, sweeps, the Quadrants bridge, exports) gets it from:
@@ -30,8 +34,11 @@ the one place every caller (CLI, window, sweeps, the Quadrants bridge, exports) 
 - `same` only when the whole interval lies inside ±`threshold` (a change of that size is ruled
   out), never from the point estimate alone: a run compared with itself once said `same` with an
   interval of [0.46, 2.28];
-- `slower` / `faster` only when the whole interval lies beyond the threshold *and* beyond the
-  noise floor, with at least `MIN_ROUNDS` rounds a side (clearing the threshold implies p < alpha);
+- `slower` / `faster` only when the whole interval *and* the ratio lie beyond the threshold and
+  beyond the noise floor, with at least `MIN_ROUNDS` (4) rounds a side, the fewest at which a rank
+  interval reaches 95% at all (with 3 a side the most extreme order has probability 1/10), and
+  rounds of more than one launch (with one launch a round, as a task a Quadrants program launches
+  once, its own spread cannot be told from the drift between rounds);
 - otherwise `unsure`, with the reason, and in `rounds_needed` about how many more rounds per side
   would likely settle it either way (the interval narrows as 1/sqrt(rounds) about the same ratio),
   or None where more rounds would not help (a change inside the noise floor, or one sitting on
@@ -40,10 +47,11 @@ the one place every caller (CLI, window, sweeps, the Quadrants bridge, exports) 
 `default_threshold` picks the threshold by how much drift to expect: saved CUDA runs 5%; saved CPU
 runs 15% (shared cores, frequency scaling and VM steal moved unchanged code by 13% between two runs
 on the 2-core CI machine); interleaved runs, where drift hits both sides alike, 2% on CUDA and 5% on
-the CPU. The bootstrap uses a fixed seed, so the same samples always give the same verdict.
+the CPU. Nothing is random: the same samples always give the same verdict.
 """
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -54,7 +62,8 @@ ALPHA = 0.05
 THRESHOLD = 0.05
 BOOTSTRAP = 2000
 SEED = 20240601
-MIN_ROUNDS = 3        # fewer rounds a side cannot show the drift between them: never a verdict then
+MIN_ROUNDS = 4        # the fewest rounds a side whose rank interval reaches 95% (least_rounds()): no verdict below
+PAIRED_MIN_ROUNDS = 6 # the fewest pairs whose signed-rank interval reaches 95%; fewer pairs: the rank-sum interval
 NOISE_Z = 2.0         # the floor: about 95% of round-against-round ratios of unchanged code fall inside
 MAX_MORE = 20         # beyond this many more rounds (and 4x those made) an estimate means little
 _CHUNK = 2_000_000    # bootstrap draws held in memory at once
@@ -120,11 +129,127 @@ def _log(x: np.ndarray) -> np.ndarray:
     return np.log(np.maximum(x, np.finfo(np.float64).tiny))
 
 
-def _without_shared_drift(a: list[np.ndarray], b: list[np.ndarray]) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Paired rounds divided by their pair's level (the geometric mean of the two rounds' medians):
-    what the round's drift did to both sides is taken out, what B did differently stays."""
-    level = [math.sqrt(float(np.median(x)) * float(np.median(y))) or 1.0 for x, y in zip(a, b)]
-    return [x / c for x, c in zip(a, level)], [y / c for y, c in zip(b, level)]
+def _round_units(rounds: list[np.ndarray]) -> np.ndarray:
+    """The unit of evidence: each round's median launch time, on a log scale. Rounds, not launches,
+    are what a comparison can treat as independent (launches of one round share its machine state),
+    and a round's median does not care whether its first launch compiled or one launch met a cold cache."""
+    return np.array([float(np.median(_log(r))) for r in rounds])
+
+
+EXACT_PAIRS = 900     # up to this many (a, b) pairs of rounds the rank distribution is counted exactly
+
+
+@functools.lru_cache(maxsize=128)
+def _mann_whitney_cdf(n: int, m: int) -> np.ndarray:
+    """P(U <= u), u = 0..n*m, for U the number of (A round, B round) pairs with B above A when nothing
+    changed: the coefficients of the Gaussian binomial coefficient [n+m choose n] over C(n+m, n)."""
+    n, m = min(n, m), max(n, m)
+    poly = np.zeros(n * m + 1)
+    poly[0] = 1.0
+    for i in range(1, n + 1):             # prod over i of (1 - q^(m+i)) / (1 - q^i)
+        shifted = np.zeros_like(poly)
+        shifted[m + i:] = poly[:len(poly) - (m + i)]
+        poly -= shifted
+        for s in range(i):
+            poly[s::i] = np.cumsum(poly[s::i])
+    return np.cumsum(poly / poly.sum())
+
+
+@functools.lru_cache(maxsize=128)
+def _signed_rank_cdf(n: int) -> np.ndarray:
+    """P(T <= t), t = 0..n(n+1)/2, for T Wilcoxon's signed-rank sum of n pairs when nothing changed."""
+    poly = np.zeros(n * (n + 1) // 2 + 1)
+    poly[0] = 1.0
+    for i in range(1, n + 1):
+        poly[i:] = poly[i:] + poly[:-i].copy()
+    return np.cumsum(poly / poly.sum())
+
+
+def _depth(cdf: np.ndarray | None, total: int, mean: float, sd: float, alpha: float) -> tuple[int, float]:
+    """How many of the sorted differences to cut from each end, k (the interval runs from the k-th smallest
+    to the k-th largest), and the coverage that gives: the largest k with P(stat <= k - 1) <= alpha/2.
+    k = 0: even the widest interval, all the differences, does not reach 1 - alpha."""
+    if cdf is not None:
+        k = int(np.searchsorted(cdf, alpha / 2 + 1e-12, side="right"))
+        return k, (1.0 - 2 * float(cdf[k - 1]) if k else float("nan"))
+    from scipy import stats as sps     # many rounds: the normal approximation, with a continuity correction
+    k = int(math.floor(mean - sps.norm.ppf(1 - alpha / 2) * sd + 0.5))
+    k = max(0, min(k, total // 2))
+    return k, (1.0 - 2 * float(sps.norm.cdf((k - 0.5 - mean) / sd)) if k else float("nan"))
+
+
+@dataclass(frozen=True)
+class RankInterval:
+    """The interval of the log ratio B/A from a rank test inverted (Hodges-Lehmann): `lo`, `hi` on the
+    log scale, its exact `coverage` (at least 1 - alpha; nan when no interval reaches 1 - alpha at
+    this sample), the test's two-sided `p` for "no change", and the `method`."""
+    lo: float
+    hi: float
+    coverage: float
+    p: float
+    method: str
+
+    @property
+    def reached(self) -> bool:
+        return math.isfinite(self.coverage)
+
+
+def _p_two_sided(cdf: np.ndarray | None, stat: float, mean: float, sd: float) -> float:
+    if cdf is not None:
+        lo_tail = float(cdf[int(math.floor(stat + 1e-9))]) if stat >= 0 else 0.0
+        mirror = 2 * mean - stat                       # the distribution is symmetric about its mean
+        hi_tail = float(cdf[int(math.floor(mirror + 1e-9))]) if mirror >= 0 else 0.0
+        return min(1.0, 2 * min(lo_tail, hi_tail))
+    from scipy import stats as sps
+    z = (abs(stat - mean) - 0.5) / sd if sd > 0 else 0.0
+    return min(1.0, 2 * float(sps.norm.sf(max(z, 0.0))))
+
+
+def rank_interval(a: Rounds, b: Rounds, paired: bool = False, alpha: float = ALPHA) -> RankInterval:
+    """The 1 - alpha interval of B/A (log scale) from the rounds' medians, with coverage that holds whatever
+    the shape of the launch times (normal, bimodal, heavy-tailed): it needs only that rounds are independent
+    of each other (paired: that the pairs are), not a distribution.
+
+    - Separate runs: the Hodges-Lehmann interval of the Mann-Whitney test, from the n*m differences between
+      a B round's and an A round's log median. 4 rounds a side is the least that reaches 95% (97.1%); with
+      3 a side no interval does (the most extreme order already has probability 2/20).
+    - Paired (interleaved) rounds, 6 pairs or more: that of Wilcoxon's signed-rank test, from the pairs'
+      log ratios (the drift a pair shared cancels). With fewer pairs the signed-rank test cannot reach 95%
+      (the smallest p of 5 pairs is 1/16), so the separate-runs interval stands in; shared drift only makes
+      that one wider.
+    """
+    ua, ub = _round_units(as_rounds(a)), _round_units(as_rounds(b))
+    n, m = len(ua), len(ub)
+    if paired and n != m:
+        raise ValueError(f"paired rounds must match one to one (A has {n}, B has {m})")
+    if paired and n >= PAIRED_MIN_ROUNDS:
+        d = ub - ua
+        walsh = np.sort(((d[:, None] + d[None, :]) / 2)[np.triu_indices(n)])
+        total = len(walsh)
+        mean, sd = total / 2, math.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+        cdf = _signed_rank_cdf(n) if total <= EXACT_PAIRS else None
+        k, coverage = _depth(cdf, total, mean, sd, alpha)
+        method, diffs = "signed-rank", walsh
+    else:
+        diffs = np.sort((ub[None, :] - ua[:, None]).ravel())
+        total = n * m
+        mean, sd = total / 2, math.sqrt(n * m * (n + m + 1) / 12)
+        cdf = _mann_whitney_cdf(n, m) if total <= EXACT_PAIRS else None
+        k, coverage = _depth(cdf, total, mean, sd, alpha)
+        method = "rank-sum"
+    stat = float(np.sum(diffs > 0) + 0.5 * np.sum(diffs == 0))   # the test's statistic: differences above 0
+    p = 1.0 if np.all(diffs == 0) else _p_two_sided(cdf, stat, mean, sd)
+    if not k:
+        return RankInterval(float(diffs[0]), float(diffs[-1]), float("nan"), p, method)
+    return RankInterval(float(diffs[k - 1]), float(diffs[total - k]), coverage, p, method)
+
+
+def least_rounds(paired: bool = False, alpha: float = ALPHA) -> int:
+    """The fewest rounds a side at which `rank_interval` reaches 1 - alpha (4 at 95%, paired or not)."""
+    n = 2
+    while 2.0 / math.comb(2 * n, n) > alpha:
+        n += 1
+    return n
 
 
 def _pooled_medians(rounds: list[np.ndarray], picks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -148,62 +273,12 @@ def _pooled_medians(rounds: list[np.ndarray], picks: np.ndarray, rng: np.random.
     return out
 
 
-def round_ratio(a: Rounds, b: Rounds, paired: bool = False) -> float:
-    """The effect B/A: the ratio of the medians of all launches; paired, of the launches with each
-    round pair's shared drift taken out."""
-    ra, rb = as_rounds(a), as_rounds(b)
-    if paired:
-        ra, rb = _without_shared_drift(ra, rb)
-    ma, mb = float(np.median(np.concatenate(ra))), float(np.median(np.concatenate(rb)))
-    return mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
-
-
-def bootstrap_ratios(a: Rounds, b: Rounds, paired: bool = False, n_boot: int = BOOTSTRAP,
-                     seed: int = SEED) -> np.ndarray:
-    """Bootstrap replicates of the effect B/A (`round_ratio`): rounds drawn with replacement, then
-    launches within each drawn round. `paired`: A's and B's rounds were measured side by side
-    (same count, same order), so one draw of round indices serves both sides, and their shared
-    drift is taken out first. Empty where a side has fewer than 2 launches: there is nothing to
-    resample, and a one-point interval would look certain."""
-    ra, rb = as_rounds(a), as_rounds(b)
-    if sum(map(len, ra)) < 2 or sum(map(len, rb)) < 2:
-        return np.array([])
-    if paired:
-        if len(ra) != len(rb):
-            raise ValueError(f"paired rounds must match one to one (A has {len(ra)}, B has {len(rb)})")
-        ra, rb = _without_shared_drift(ra, rb)
-    rng = np.random.default_rng(seed)
-    pick_a = rng.integers(0, len(ra), (n_boot, len(ra)))
-    pick_b = pick_a if paired else rng.integers(0, len(rb), (n_boot, len(rb)))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratios = _pooled_medians(rb, pick_b, rng) / _pooled_medians(ra, pick_a, rng)
-    return ratios[np.isfinite(ratios)]
-
-
 def percentile_ci(ratios: np.ndarray, level: float = 0.95) -> tuple[float, float]:
     if len(ratios) == 0:
         return (float("nan"), float("nan"))
     tail = (1.0 - level) / 2 * 100
     lo, hi = np.percentile(ratios, [tail, 100 - tail])
     return (float(lo), float(hi))
-
-
-def bootstrap_p(ratios: np.ndarray) -> float:
-    """Two-sided p of "no change" from the replicates: twice the share on the far side of 1 (at
-    least 1/(n+1)), so p < alpha exactly when the 1 - alpha interval excludes 1."""
-    if len(ratios) == 0:
-        return 1.0
-    if np.all(ratios == 1.0):
-        return 1.0
-    far = min(int(np.sum(ratios <= 1.0)), int(np.sum(ratios >= 1.0)))
-    return min(1.0, 2 * (far + 1) / (len(ratios) + 1))
-
-
-def hierarchical_ratio_ci(a: Rounds, b: Rounds, paired: bool = False, n_boot: int = BOOTSTRAP,
-                          level: float = 0.95, seed: int = SEED) -> tuple[float, float]:
-    """Percentile interval of the effect B/A from `bootstrap_ratios`; (nan, nan) where a
-    side has fewer than 2 launches."""
-    return percentile_ci(bootstrap_ratios(a, b, paired, n_boot, seed), level)
 
 
 def _logs(rounds: list[np.ndarray]) -> list[np.ndarray]:
@@ -269,6 +344,7 @@ def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) 
     return math.expm1(min(z * s, 50.0)) if math.isfinite(s) else float("nan")
 
 
+@functools.lru_cache(maxsize=256)
 def few_rounds_widening(rounds: int, alpha: float = ALPHA) -> float:
     """How much wider (on a log scale) the bootstrap interval is made for having only `rounds`
     rounds: resampling 3 rounds shows less spread than those rounds' machine has (the plug-in
@@ -318,7 +394,7 @@ class Verdict:
 
 
 def verdict_of(ratio: float, ci: tuple[float, float], threshold: float, noise_floor: float, rounds: int,
-               alpha: float = ALPHA, resolution_note: str = "") -> Verdict:
+               alpha: float = ALPHA, resolution_note: str = "", no_interval: str = "") -> Verdict:
     """The verdict from the evidence: the ratio B/A, its 1 - alpha interval, the threshold, the noise
     floor and the rounds a side (the fewer of the two). See the module's docstring for the rule."""
     lo, hi = ci
@@ -327,16 +403,19 @@ def verdict_of(ratio: float, ci: tuple[float, float], threshold: float, noise_fl
     note = f" ({resolution_note})" if resolution_note else ""
     if not math.isfinite(ratio) or ratio <= 0:
         return Verdict("unsure", "A's median is 0: no ratio")
-    if math.isnan(lo) or math.isnan(hi):
-        return Verdict("unsure", "too few launches a side to resample (need 2): no interval" + note)
     if rounds < MIN_ROUNDS:
-        return Verdict("unsure", f"too few rounds to see the drift between them ({rounds} a side; need "
-                                 f"{MIN_ROUNDS})" + note, MIN_ROUNDS - rounds)
+        return Verdict("unsure", f"too few rounds: with {rounds} a side no interval reaches {level} whatever the "
+                                 f"launch times (need {MIN_ROUNDS} a side)" + note, MIN_ROUNDS - rounds)
+    if math.isnan(lo) or math.isnan(hi):
+        return Verdict("unsure", (no_interval or f"no {level} interval") + note)
     span = f"the {level} interval [{lo:.3f}, {hi:.3f}]"
     if band_lo < lo and hi < band_hi:
         return Verdict("same", f"{span} lies within ±{threshold:.0%}" + note)
     floor = noise_floor if math.isfinite(noise_floor) else 0.0
     beyond_hi, beyond_lo = max(band_hi, 1.0 + floor), min(band_lo, 1.0 / (1.0 + floor))
+    if (lo > beyond_hi and ratio <= beyond_hi) or (hi < beyond_lo and ratio >= beyond_lo):
+        return Verdict("unsure", f"{span} and the ratio of the medians of all launches, {ratio:.3f}, disagree: "
+                                 f"some rounds differ from the rest; look at the launches" + note)
     if lo > beyond_hi:
         return Verdict("slower", f"{span} lies above +{threshold:.0%} and the noise floor ±{floor:.1%}")
     if hi < beyond_lo:
@@ -378,16 +457,29 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
     if paired and len(ra) != len(rb):
         raise ValueError(f"{task}: paired rounds must match one to one (A has {len(ra)}, B has {len(rb)})")
     ma, mb = float(np.median(fa)), float(np.median(fb))
-    ratio = round_ratio(ra, rb, paired) if ma > 0 else (1.0 if mb == ma else float("inf"))
-    boot = bootstrap_ratios(ra, rb, paired, n_boot, seed) if ma > 0 else np.array([])
-    if len(boot) and math.isfinite(ratio) and ratio > 0:
-        boot = ratio * (boot / ratio) ** few_rounds_widening(min(len(ra), len(rb)), alpha)
-    ci, p = percentile_ci(boot, 1.0 - alpha), bootstrap_p(boot)
+    # the ratio of the medians printed beside it, paired or not: it never points the other way from them
+    ratio = mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
+    ci, p, no_interval = (float("nan"), float("nan")), 1.0, ""
+    if ma > 0:
+        ri = rank_interval(ra, rb, paired, alpha)
+        p = ri.p
+        if ri.reached:
+            ci = (math.exp(ri.lo), math.exp(ri.hi))
+        else:
+            no_interval = (f"with {len(ra)} and {len(rb)} rounds no interval reaches {1 - alpha:.0%} whatever the "
+                           f"launch times")
     floor = noise_floor(ra, rb, paired)
     rounds = min(len(ra), len(rb))
     below_tick = resolution_ms > 0 and abs(mb - ma) <= resolution_ms
     note = f"the medians differ by less than the timer resolves, {resolution_ms * 1e3:.3g} µs" if below_tick else ""
-    v = verdict_of(ratio, ci, threshold, floor, rounds, alpha, note)
+    v = verdict_of(ratio, ci, threshold, floor, rounds, alpha, note, no_interval)
+    single = [side for side, r in (("A", ra), ("B", rb)) if max(map(len, r)) < 2]
+    if single and v.verdict in ("slower", "faster"):
+        # one launch a round (a program that launches the task once a run): that launch's own spread and the
+        # drift between rounds cannot be told apart, nor a first launch that compiled from a change
+        v = Verdict("unsure", f"one launch a round on {' and '.join(single)}: its own spread (a cold first launch, "
+                              f"a cold cache) cannot be told from the drift between rounds, so no noise floor and no "
+                              f"verdict; launch the task several times a round")
     if below_tick and v.verdict in ("slower", "faster"):   # a difference the timer cannot see is no evidence
         v = Verdict("unsure", f"{note}: more rounds will not tell; time more work per launch")
     return TaskStats(task, len(fa), len(fb), ma, mb, ratio, ci, p, v.verdict, v.reason, len(ra), len(rb), paired,
@@ -397,8 +489,8 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
 
 def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95,
                     seed: int = SEED) -> tuple[float, float]:
-    """One side's median with its interval from the same hierarchical bootstrap as the ratio's (rounds,
-    then launches within them, widened for few rounds): the whiskers of a median bar. (nan, nan) with
+    """One side's median with its interval from a hierarchical bootstrap (rounds, then launches within
+    them, widened for few rounds): the whiskers of a median bar. (nan, nan) with
     fewer than 2 launches."""
     r = as_rounds(rounds)
     if sum(map(len, r)) < 2:

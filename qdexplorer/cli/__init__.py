@@ -48,14 +48,16 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compile", help="compile every task to PTX and list them")
     add_project_args(c)
     c.add_argument("--kernel", action="append", help="only this kernel (repeatable)")
-    c.add_argument("--target", choices=("nvptx", "host"), default="nvptx")
+    c.add_argument("--target", choices=("nvptx", "host"), default="nvptx",
+                   help="nvptx (PTX for the GPU, the default) or host (the CPU backend's own code)")
     c.add_argument("--dump", metavar="DIR", help="write <task>_before_ptx.ll and <task>.ptx into DIR")
     r = sub.add_parser("run", help="run workloads and check results")
     add_project_args(r)
     r.add_argument("--backend", choices=("cpu", "cuda"), help="default: project setting, else cpu")
     r.add_argument("--workload", action="append", help="only this workload (repeatable)")
     r.add_argument("--repeat", type=at_least(1), default=1, help="launch each task N times (the first run is checked)")
-    r.add_argument("--seed", type=seed, default=0)
+    r.add_argument("--seed", type=seed, default=0,
+                   help="seed of the workloads' random inputs (default 0: the same inputs every run)")
     r.add_argument("--warmup", type=at_least(0), default=0, help="untimed passes before the timed ones")
     r.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds a launch may run before it counts as hung (> 0; per launch)")
@@ -64,8 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_project_args(s)
     s.add_argument("task")
     s.add_argument("--what", choices=("ll", "ptx", "sass", "source"), default="ptx",
-                   help="sass: ptxas + nvdisasm on the PTX in use, each instruction with its PTX and source line "
-                        "(no GPU or toolkit needed with `pip install 'qdexplorer[sass]'`)")
+                   help="what to print: the task's LLVM IR, its PTX (the default), its SASS (ptxas + nvdisasm on "
+                        "the PTX in use, each instruction with its PTX and source line; no GPU or toolkit needed with "
+                        "`pip install 'qdexplorer[sass]'`) or its kernel's source")
     s.add_argument("--sm", type=arch, metavar="sm_XX",
                    help="with --what sass: the GPU architecture to assemble for (default: the PTX's .target)")
     o = sub.add_parser("override", help="manage per-task PTX or LLVM-IR overrides of a project")

@@ -84,7 +84,8 @@ def _add_run_args(p, repeat=20, repeat_help="timed repeats (default 20)"):
     p.add_argument("--repeat", type=at_least(1), default=repeat, help=repeat_help)
     p.add_argument("--warmup", type=at_least(0), default=None, help="untimed repeats first (default 2; 1 per side "
                                                             "and round in fresh comparisons)")
-    p.add_argument("--seed", type=seed, default=0)
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of the workloads' random inputs (default 0: the same inputs every run)")
     p.add_argument("--timeout", type=seconds, default=60.0, help="seconds before a launch counts as hung")
     p.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",
                    help="CUDA: keep the L2 cache warm between launches (default: evict it before each launch, "
@@ -282,7 +283,8 @@ def cmd_runs(a) -> int:
         if not runs:
             print(f"no saved runs in {h.path} (save one with: qdexplorer bench --save NAME)")
             return 0
-        width = max(len(s.label) for s in runs)
+        width = max([len(s.label) for s in runs] + [4])
+        print(f"{'name':<{width}}  {'id':<5} {'saved':<16}  {'on':<4} {'launches':>14}  {'tasks':>9}  git")
         for s in runs:
             flag = "" if s.status == "complete" else f"  [{s.status}]"
             print(f"{s.label:<{width}}  #{s.id:<4} {_when(s.created)}  {s.backend:<4} {plural(s.launches, 'launch'):>14}  "

@@ -179,3 +179,14 @@ def open_history(project: str | Path | None, create: bool = True, write: bool | 
         raise QdError(f"no saved runs yet for this project ({path} does not exist); "
                       f"save one with: qdexplorer bench --save NAME")
     return History(path, read_only=not (create if write is None else write))
+
+
+def said_once(error: str) -> str:
+    """A compile error as the CLI prints it: its `file:line:col: error: MESSAGE` line and where it happened,
+    without the message repeated at the end (Quadrants' form, kept in the exception for code that matches
+    on it, printed the message twice)."""
+    lines = error.rstrip("\n").splitlines()
+    m = re.match(r".*?:\d+:\d+: error: (.*)$", lines[0]) if lines else None
+    if m and len(lines) > 2 and lines[-1] == m.group(1):
+        lines = lines[:-1]
+    return "\n".join(lines)

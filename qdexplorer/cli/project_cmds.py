@@ -23,7 +23,7 @@ from ..ir.errors import QdError
 from ..project.data_folder import override_store
 from ..project.loader import ProjectError, bundled_demo, read_config
 from ..runtime.cuda.detect import cuda_status
-from .common import backend_of, locked_clocks, make_engine, report_load_dir
+from .common import backend_of, locked_clocks, make_engine, report_load_dir, said_once
 
 
 def cmd_compile(a: argparse.Namespace) -> int:
@@ -61,7 +61,7 @@ def cmd_compile(a: argparse.Namespace) -> int:
                 status = f"ERROR {r['error']}" if r["error"] else f"{r['bytes']:>7} B  {total * 1e3:8.1f} ms  {r['tier']}"
                 print(f"  {r['task']:<48} {r['type']:<10} {status}{flag}")
             for k in errors:
-                print(k.error, file=sys.stderr)
+                print(said_once(k.error), file=sys.stderr)
             if dump_dir:
                 print(f"dumped to {dump_dir}")
         if errors:
@@ -105,11 +105,14 @@ def cmd_run(a: argparse.Namespace) -> int:
                           f"min {t['min_ms']:9.4f} ms{line}")
                 for key in ("check_error", "error", "skipped"):
                     if w[key]:
-                        print(f"         {key.replace('_', ' ')}: {w[key]}")
+                        print(f"         {key.replace('_', ' ')}: {said_once(w[key])}")
             counts: dict[str, int] = {}
             for w in out:
                 counts[w["status"]] = counts.get(w["status"], 0) + 1
             print(", ".join(f"{n} {s}" for s, n in sorted(counts.items())) + f"  ({eng.backend}, {eng.arch})")
+        # a kernel that does not compile is bad input (2), as `compile` says of it; a failed check or fault is 1
+        if any((k := session.kernels.get(r.kernel)) is not None and k.error for r in results):
+            return 2
         return 0 if all(w["status"] in ("passed", "skipped") for w in out) else 1
 
 

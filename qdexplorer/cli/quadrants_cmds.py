@@ -60,6 +60,10 @@ def cmd_quadrants(a) -> int:
     from ..quadrants.program import check_script, run_program
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
+        if a.counters:   # the root cause first: no GPU, then no ncu, then no reader, and only then Quadrants
+            from ..counters import probe as P
+            if not P.probe(a.ncu, "cuda").ok:
+                return _counters(a, a.script_args)
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
     args = a.script_args
     kind, folder = ("ptx", a.load_ptx) if a.load_ptx else ("ll", a.load_ll)  # folder None: neither given
@@ -97,7 +101,7 @@ def cmd_quadrants(a) -> int:
     else:
         _print_run(base, a.all)
         if res is not None and edited is not None:
-            _print_comparison(res, edited)
+            _print_comparison(res, edited, a.all)
         if ours is not None:
             _print_ours(ours)
         if a.output:
@@ -194,7 +198,7 @@ def _size(path) -> int:
         return 0
 
 
-def _print_comparison(res, edited):
+def _print_comparison(res, edited, show_internal: bool = False):
     load = res["load"]
     n_gen, n_edit = len(res["generated_runs"]), len(res["edited_runs"])
     print(f"edited run ({load['env']}=1, {load['folder']}), {n_edit} run(s) interleaved with {n_gen} of the "
@@ -202,8 +206,12 @@ def _print_comparison(res, edited):
     for e in load["edits"]:
         print(f"  {e['task']}: edit {e['file']}  {e['state']}{'' if e['known_base'] else ' (no sidecar)'}  "
               f"{'USED' if e.get('used') else 'NOT USED'}: {e['evidence']}")
-    print(f"  {'task':<46} {'generated':>12} {'edited':>12}  ratio  [95% CI]          floor  verdict")
+    print(f"  {'task (* edited)':<46} {'generated':>12} {'edited':>12}  ratio  [95% CI]          floor  verdict")
+    hidden = 0
     for r in res["comparison"]:
+        if r.get("internal") and not show_internal:
+            hidden += 1
+            continue
         ratio = f"{r['ratio']:.3f}" if r["ratio"] is not None else "-"
         st = r["stats"]
         ci = f"[{st['ci'][0]:.3f}, {st['ci'][1]:.3f}]" if st and st["ci"][0] is not None else "-"
@@ -215,8 +223,13 @@ def _print_comparison(res, edited):
                                                                f"--rounds {n_edit + more}" if more else "") + ")"
                                        if st["reason"] else "")
         mark = "*" if r["edited"] else " "
-        print(f" {mark}{r['task']:<46} {_ms(r['generated']['median_ms'])} ms {_ms(r['edited_run']['median_ms'])} ms"
+        name = ("[internal] " if r.get("internal") else "") + r["task"] + (" (edited)" if r["edited"] else "")
+        print(f" {mark}{name:<46} {_ms(r['generated']['median_ms'])} ms {_ms(r['edited_run']['median_ms'])} ms"
               f"  {ratio:<6} {ci:<17} {floor:>6} {verdict}")
+
+
+    if hidden:
+        print(f"  (+ {hidden} task(s) of Quadrants' own kernels, never given a verdict; --all lists them)")
 
 
 def _print_ours(ours):

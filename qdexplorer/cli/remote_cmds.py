@@ -48,7 +48,8 @@ def add_commands(sub: Any) -> None:
     s.add_argument("--repeat", type=at_least(1), default=5, help="timed repeats per variant and round (default 5)")
     s.add_argument("--warmup", type=at_least(0), default=1,
                    help="untimed repeats before each variant's turn (default 1)")
-    s.add_argument("--seed", type=seed, default=0)
+    s.add_argument("--seed", type=seed, default=0,
+                   help="seed of the workloads' random inputs (default 0: the same inputs every run)")
     s.add_argument("--timeout", type=seconds, default=60.0,
                    help="seconds before a launch counts as hung (> 0; also a cluster's device call)")
     s.add_argument("--no-flush-l2", dest="flush_l2", action="store_false",

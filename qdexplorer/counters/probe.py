@@ -98,22 +98,25 @@ def probe(setting: str | None = None, backend: str = "cuda", gpu_reason: str | N
 
 
 def _probe(setting: str | None, backend: str, gpu_reason: str | None) -> Capability:
-    ncu = find_ncu(setting)
-    if ncu is None:
-        return Capability(NO_NCU, MESSAGES[NO_NCU])
-    version = ncu_version(ncu)
-    try:
-        import ncu_report  # noqa: F401 - only whether it imports
-    except ImportError:
-        return Capability(NO_READER, MESSAGES[NO_READER], str(ncu), version)
-    if backend != "cuda":
-        return Capability(NO_GPU, f"counters need the cuda backend (this session runs on {backend})", str(ncu), version)
+    """The root cause first: no GPU (what `qdexplorer info` already knows), then the cuda backend not
+    chosen, then no ncu, then no report reader, then the driver's restriction. Installing Nsight Compute
+    and its reader on a machine without a GPU would only lead to the next message."""
     if gpu_reason is None:
         from ..runtime.cuda.detect import cuda_status
         st = cuda_status()
         gpu_reason = "" if st.available else (st.reason or "CUDA is not available")
+    ncu = find_ncu(setting)
+    found = dict(ncu=str(ncu), version=ncu_version(ncu)) if ncu is not None else {}
     if gpu_reason:
-        return Capability(NO_GPU, f"no NVIDIA GPU to profile on: {gpu_reason}", str(ncu), version)
+        return Capability(NO_GPU, f"no NVIDIA GPU to profile on: {gpu_reason}", **found)
+    if backend != "cuda":
+        return Capability(NO_GPU, f"counters need the cuda backend (this session runs on {backend})", **found)
+    if ncu is None:
+        return Capability(NO_NCU, MESSAGES[NO_NCU])
+    try:
+        import ncu_report  # noqa: F401 - only whether it imports
+    except ImportError:
+        return Capability(NO_READER, MESSAGES[NO_READER], **found)
     if admin_only() and not _privileged():
-        return Capability(RESTRICTED, MESSAGES[RESTRICTED], str(ncu), version)
-    return Capability(OK, "", str(ncu), version)
+        return Capability(RESTRICTED, MESSAGES[RESTRICTED], **found)
+    return Capability(OK, "", **found)

@@ -20,6 +20,7 @@ from ..ir.errors import QdError
 from ..project.loader import ProjectError, bundled_demo, load_project
 from ..project.trust import TrustStore
 from ..runtime.cuda.detect import cuda_status
+from ..wording import plural
 from .plumbing import main_thread_gc
 from .plumbing.display import display_problem
 from .plumbing.exit_signals import ExitOnSignal
@@ -114,14 +115,41 @@ def _run(app, exits: ExitOnSignal, project, screenshot, workload, size, theme, r
         win.backend.setCurrentText("cuda")
     if screenshot:
         w, h = (int(x) for x in size.lower().split("x"))
-        return take_screenshot(app, win, screenshot, workload, (w, h), repeat or 20)
+        return take_screenshot(app, win, screenshot, workload, (w, h), repeat or 20, exits=exits)
     win.show()
     return exits.code if exits.code is not None else app.exec()
 
 
+class _Signalled(Exception):
+    """SIGINT / SIGTERM while the screenshot waited: it ends as the window does (gui/exit_signals.py)."""
+
+
 def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, int], repeat: int,
-                    timeout: float = 600) -> int:
-    """Compile, run `workload` (default: the first), select the slowest task, save the window."""
+                    timeout: float = 600, exits: ExitOnSignal | None = None) -> int:
+    """Compile, run `workload` (default: the first), select the slowest task, save the window. Ends with
+    128 + the signal's number on SIGINT / SIGTERM, and at once with the error when nothing compiled."""
+    try:
+        return _screenshot(app, win, out, workload, size, repeat, timeout, exits)
+    except _Signalled:
+        for _ in range(5):   # ExitOnSignal's own step (stop the run, close the window) lands
+            app.processEvents()
+        if win.isVisible():
+            win.terminate()
+        return exits.code if exits is not None and exits.code is not None else 130
+
+
+def nothing_compiled(win) -> str | None:
+    """Why nothing can be run, once a compile has finished and no task compiled; None otherwise."""
+    done = win.session.last_compile
+    if done is None or win.bridge_busy() or any(not ct.error for ct in win.compiled.values()):
+        return None
+    errors = [k.error for k in win.session.kernels.values() if k.error]
+    errors += [f"{task}: {ct.error}" for task, ct in win.compiled.items() if ct.error]
+    first = errors[0].splitlines()[0] if errors else "the project has no kernels"
+    return f"nothing compiled ({plural(len(errors), 'error')}): {first}"
+
+
+def _screenshot(app, win, out, workload, size, repeat, timeout, exits) -> int:
     win.set_unattended()
     win.resize(*size)
     win.show()
@@ -131,12 +159,20 @@ def take_screenshot(app, win, out: str, workload: str | None, size: tuple[int, i
         while not cond():
             app.processEvents()
             time.sleep(0.01)
+            if exits is not None and exits.code is not None:
+                raise _Signalled()
             if win.open_error:   # a project that cannot be opened: said, instead of a box no one closes
                 raise QdError(f"--screenshot: cannot open the project: {win.open_error}")
             if time.monotonic() - t0 > timeout:
                 raise QdError(f"--screenshot: timed out waiting for {what}")
-    wait(lambda: win.workload.count() > 1 and win.compiled and not win.bridge_busy()
-         and "compiled" in win.statusBar().currentMessage(), "the compile")
+
+    def compiled() -> bool:
+        why = nothing_compiled(win)
+        if why:
+            raise QdError(f"--screenshot: {why}")
+        return bool(win.workload.count() > 1 and win.compiled and not win.bridge_busy()
+                    and "compiled" in win.statusBar().currentMessage())
+    wait(compiled, "the compile")
     names = [win.workload.itemText(i) for i in range(1, win.workload.count())]
     if workload and workload not in names:
         raise QdError(f"--screenshot: no workload named '{workload}' (known: {', '.join(names)})")

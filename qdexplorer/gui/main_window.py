@@ -450,7 +450,9 @@ class MainWindow(QMainWindow):
             return
         kernel_errors = [k.error for k in self.session.kernels.values() if k.error]
         broken = self.tree.file_errors
-        msg = f"{plural(done.tasks, 'task')} compiled ({', '.join(f'{v} {k}' for k, v in sorted(done.tiers.items()))})"
+        tiers = ", ".join(f"{v} {k}" for k, v in sorted(done.tiers.items()))
+        msg = f"{plural(done.tasks, 'task')} compiled" + (f" ({tiers})" if tiers else "") if done.tasks \
+            else "nothing compiled"   # not "0 tasks compiled ()"
         if broken:
             f, m = next(iter(broken.items()))
             msg = f"{Path(f).name} does not load ({m.split(': ', 1)[-1]}); its kernels are marked, " + msg

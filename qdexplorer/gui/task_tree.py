@@ -27,7 +27,7 @@ TIPS = {
     "Spills": "bytes of register spill stores + loads (ptxas -v)",
     "Occ.": "occupancy: resident warps / maximum warps per SM at the task's block size "
                  "(driver's calculator after a CUDA load, else the CUDA occupancy calculator on ptxas figures)",
-    "Launch": "median launch time in the latest run of this task (µs below 1 ms)",
+    "Launch": "median launch time in the latest run of this task, all its rounds (µs below 1 ms)",
 }
 MIN_NAME = 60    # px of task name kept when room is short (the full name is in the tooltip)
 TASK_ROLE = Qt.UserRole + 1

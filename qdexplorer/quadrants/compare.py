@@ -13,7 +13,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 
-from ..bench.stats import compare_rounds, default_threshold
+from ..bench.stats import BOOTSTRAP, compare_rounds, default_threshold
 from ..ir.errors import QdError
 from .edits import EditFolder, confirm_used, prepare_load
 from .model import QuadrantsRun
@@ -28,17 +28,22 @@ def _runs(r: QuadrantsRun | Sequence[QuadrantsRun]) -> list[QuadrantsRun]:
     return [r] if isinstance(r, QuadrantsRun) else list(r)
 
 
+INTERNAL_REASON = "one of Quadrants' own kernels, not the program's: no verdict (its launches are listed, not judged)"
+
+
 def compare_runs(generated: QuadrantsRun | Sequence[QuadrantsRun], edited: QuadrantsRun | Sequence[QuadrantsRun],
-                 load: dict | None = None) -> list[dict]:
+                 load: dict | None = None, n_boot: int = BOOTSTRAP) -> list[dict]:
     """One row per task of the first generated run (the one with dumps) that launched in either side:
     medians and minimums over every run of each side, edited/generated, and the verdict of
-    bench/stats.py with the runs as rounds, run i of each side paired (they ran side by side)."""
+    bench/stats.py with the runs as rounds, run i of each side paired (they ran side by side).
+    Quadrants' own kernels (`internal`: to_numpy, ext_arr_to_ndarray…, launched once a run, often cold)
+    are never given a verdict: their row says `unsure` with the reason."""
     gen, edi = _runs(generated), _runs(edited)
     backend = "cuda" if gen[0].arch == "cuda" else "cpu"
     threshold = default_threshold([backend], interleaved=True)
     edited_tasks = {e["task"]: e for e in (load or {}).get("edits", [])}
     rows = []
-    for t in gen[0].tasks():
+    for kernel, t in ((k, t) for k in gen[0].kernels for t in k.tasks):
         # pairs of runs in which the task launched on both sides (a run that failed midway has fewer)
         pairs = [(g.launches.get(t.name, []), e.launches.get(t.name, [])) for g, e in zip(gen, edi)]
         pairs = [(a, b) for a, b in pairs if a and b]
@@ -50,8 +55,11 @@ def compare_runs(generated: QuadrantsRun | Sequence[QuadrantsRun], edited: Quadr
         mb = statistics.median(b) if b else None
         e = edited_tasks.get(t.name)
         stats = compare_rounds(t.name, [p[0] for p in pairs], [p[1] for p in pairs],
-                               RESOLUTION_MS.get(backend, 0.001), threshold=threshold, paired=True) if pairs else None
-        rows.append({"task": t.name, "stable_name": t.stable_name, "kernel": t.kernel,
+                               RESOLUTION_MS.get(backend, 0.001), threshold=threshold, paired=True,
+                               n_boot=n_boot) if pairs else None
+        if stats is not None and kernel.internal:
+            stats.verdict, stats.reason, stats.rounds_needed = "unsure", INTERNAL_REASON, None
+        rows.append({"task": t.name, "stable_name": t.stable_name, "kernel": t.kernel, "internal": kernel.internal,
                      "edited": e is not None, "state": e["state"] if e else None,
                      "used": e.get("used") if e else None,
                      "generated": {"launches": len(a), "median_ms": ma, "min_ms": min(a) if a else None},

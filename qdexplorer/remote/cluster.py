@@ -56,6 +56,7 @@ def connect(address: str) -> None:
     if address.startswith("ray://"):
         probe_address(address)   # a closed port or an unknown host: said at once, no token sent
     previous = signal.getsignal(signal.SIGTERM)
+    local_cluster.quiet_sigterm_note()
     try:
         if address == "local":
             cpus = max(2, os.cpu_count() or 2)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import atexit
 import importlib
+import logging
 import os
 import secrets
 import signal
@@ -104,12 +105,32 @@ def init_kwargs(cluster: LocalCluster) -> dict[str, Any]:
     return kw
 
 
+class _NoSigtermNote(logging.Filter):
+    """Ray's "SIGTERM handler is not set because current thread is not the main thread": ray.init from the
+    window's engine thread. Nothing is missing (the app has its own handler, gui/exit_signals.py), so the
+    line on the user's terminal only alarmed."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "SIGTERM handler is not set" not in record.getMessage()
+
+
+_QUIET = _NoSigtermNote()
+
+
+def quiet_sigterm_note() -> None:
+    """Drop that one line of Ray's (idempotent: the filter is added once)."""
+    log = logging.getLogger("ray._private.worker")
+    if _QUIET not in log.filters:
+        log.addFilter(_QUIET)
+
+
 def start(num_cpus: int, **kw: Any) -> LocalCluster:
     """`ray.init` of a private cluster (see the module's docstring); the caller's SIGTERM handler is
     put back afterwards (Ray's own turns SIGTERM into `sys.exit(15)`, which saves nothing)."""
     import ray
     import ray._private.ray_constants as ray_constants
     cluster = prepare()
+    quiet_sigterm_note()
     forget_token()                                    # Ray read RAY_AUTH_MODE when it was imported
     previous = signal.getsignal(signal.SIGTERM)
     single = ray_constants.ENABLE_RAY_CLUSTER

@@ -56,7 +56,7 @@ def test_compare_exit_codes_and_json(tmp_path):
 def test_runs_export_and_delete(tmp_path):
     proj = saved_project(tmp_path)
     p = cli("runs", proj)
-    assert p.returncode == 0 and [ln.split()[0] for ln in p.stdout.splitlines()] == ["base", "rerun", "slow"]
+    assert p.returncode == 0 and [ln.split()[0] for ln in p.stdout.splitlines()] == ["name", "base", "rerun", "slow"]
     trace = tmp_path / "t.json"
     assert cli("export", proj, "slow", "--perfetto", trace).returncode == 0
     validate_trace(json.loads(trace.read_text()))

@@ -51,7 +51,7 @@ def test_bad_json_in_a_context_is_skipped_with_one_warning(tmp_path):
     con.close()
     p = cli("runs", proj)
     assert p.returncode == 0 and "Traceback" not in p.stderr
-    assert [ln.split()[0] for ln in p.stdout.splitlines()] == ["base", "slow"]
+    assert [ln.split()[0] for ln in p.stdout.splitlines()] == ["name", "base", "slow"]   # the header, then the runs
     warn = [ln for ln in p.stderr.splitlines() if "#2" in ln]
     assert len(warn) == 1 and "damaged" in warn[0] and "skipped" in warn[0]
     _one_line_error(cli("export", proj, "rerun", "--json", tmp_path / "o.json"), "#2", "damaged")

@@ -121,6 +121,8 @@ def test_no_ncu_anywhere(tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("CUDA_HOME", raising=False)
     from qdexplorer.counters import locate
     monkeypatch.setattr(locate, "candidates", lambda setting=None: [tmp_path / "ncu"])
+    from qdexplorer.runtime.cuda import detect   # a GPU, so that the missing ncu is the root cause
+    monkeypatch.setattr(detect, "_status", [detect.CudaStatus(True, name="a GPU", arch="sm_90")])
     probe.forget()
     try:
         rc = main(["counters", "--task", TASK, "--in-process"])

@@ -38,6 +38,7 @@ def pair():
 
 
 @pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed (pip install '.[test]' on Linux x86_64)")
+@pytest.mark.long
 def test_random_programs_agree_with_quadrants(pair):
     failures = []
     for seed in CI_SEEDS:
@@ -54,6 +55,7 @@ def test_random_programs_agree_with_quadrants(pair):
 
 @pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
 @pytest.mark.parametrize("seed", sorted(KNOWN_OPEN))
+@pytest.mark.long
 def test_known_open_mismatches(pair, seed):
     ms = pair.check(generate(seed, small=True))
     if ms and not explain(ms):
@@ -61,6 +63,7 @@ def test_known_open_mismatches(pair, seed):
 
 
 @pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
+@pytest.mark.long
 def test_a_wrong_answer_is_caught(pair):
     """The same program with one constant changed on our side only must be reported."""
     prog = generate(3, features=("map",))
@@ -164,6 +167,7 @@ def main():
 
 
 @pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
+@pytest.mark.long
 def test_a_timeout_is_run_again_alone_and_a_second_one_is_its_own_class():
     """A Quadrants child past the limit is not a mismatch of ours: the program runs once more in a
     fresh child with the longer limit; only a second timeout is reported, as `ref_timeout_twice`
@@ -204,6 +208,7 @@ def main():
 
 
 @pytest.mark.skipif(not HAVE_QUADRANTS, reason="real Quadrants is not installed")
+@pytest.mark.long
 def test_a_zero_sign_mismatch_is_explained_only_if_quadrants_unoptimized_gives_ours(pair):
     """Quadrants' optimizer flips two zeros here (its findings in tests/lang/test_difftest_findings.py):
     the re-run without it gives ours, so the mismatch is named. The same program with a zero's sign

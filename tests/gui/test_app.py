@@ -739,3 +739,47 @@ def test_a_signal_from_before_qt_was_up_ends_the_app_before_any_dialog(qapp, mon
     loop = QEventLoop()
     QTimer.singleShot(50, lambda: loop.exit(7))
     assert loop.exec() == 7
+
+
+BROKEN_KERNEL = ("import numpy as np\nimport qdexplorer.lang as qd\n\n@qd.kernel\n"
+                 "def twice(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):\n"
+                 "    for i in range(x.shape[0]):\n        x[i] *= no_such_name\n\n"
+                 "@qd.workload(twice)\ndef small(rng):\n    return (np.ones(64, np.float32),)\n")
+
+
+def _shot_env(tmp_path):
+    return {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+            "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+
+
+def test_screenshot_where_nothing_compiles_ends_at_once_with_the_error(tmp_path):
+    """Issue 42: every kernel failing to compile, --screenshot waited its 10 minutes for a compile that had
+    ended. It ends as soon as the compile does, with the error."""
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "k.py").write_text(BROKEN_KERNEL)
+    r = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui", str(proj), "--screenshot",
+                        str(tmp_path / "shot.png"), "--size", "900x600"], capture_output=True, text=True,
+                       timeout=150, cwd=ROOT, env=_shot_env(tmp_path))
+    assert r.returncode == 2 and "nothing compiled" in r.stderr and "no_such_name" in r.stderr, r.stderr
+    assert not (tmp_path / "shot.png").exists()
+
+
+@pytest.mark.parametrize("sig, status", [("SIGTERM", 143), ("SIGINT", 130)])
+def test_screenshot_ends_on_a_signal_as_the_window_does(tmp_path, sig, status):
+    """Issue 42: --screenshot ignored SIGTERM (its wait loop never looked); the window exits at once."""
+    import signal
+    p = subprocess.Popen([sys.executable, "-m", "qdexplorer.launcher", "gui", "--screenshot", str(tmp_path / "s.png"),
+                          "--workload", "particles_64k", "--repeat", "100000", "--size", "900x600"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=_shot_env(tmp_path),
+                         start_new_session=True)
+    try:
+        time.sleep(8)
+        p.send_signal(getattr(signal, sig))
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == status, err
+    assert not (tmp_path / "s.png").exists()

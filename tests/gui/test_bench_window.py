@@ -141,3 +141,37 @@ def test_runs_are_named_at_save_renamed_and_picked_by_name(window, qtbot):
     qtbot.waitUntil(lambda: bench.compare.combo_b.count() == 2 and not win.bridge_busy(), timeout=90000)
     assert not bench.rename_run("#2", "before-tuning")           # a name taken: said, not raised
     assert "rename failed" in win.statusBar().currentMessage()
+
+
+def test_after_bench_the_trees_launch_column_is_the_whole_benchs_median(window, qtbot):
+    """Issue 42: after Bench & save the Launch column showed the median of the bench's last round alone."""
+    import statistics
+
+    from qdexplorer.gui.task_tree import COLUMNS, fmt_time
+    win, bench = window, window.bench
+    win.workload.setCurrentText("saxpy_1m")
+    win.repeat.setValue(9)
+    bench.bench_act.trigger()
+    qtbot.waitUntil(lambda: "saved run" in win.statusBar().currentMessage() and not win.bridge_busy(), timeout=90000)
+    task = "saxpy_kernel_0_range_for"
+    saved = bench.history.load(bench.history.list()[-1].label)
+    assert (saved.context.rounds or 0) > 1
+    whole = statistics.median(launch.ms for launch in saved.launches if launch.task == task)
+    assert win.session.median(task) == pytest.approx(whole)
+    assert win.tree.items[task].text(COLUMNS.index("Launch")) == fmt_time(whole)
+
+
+def test_the_sweep_tab_sweeps_the_chosen_workload(window, qtbot, monkeypatch):
+    """Issue 42: the Sweep tab timed every workload whichever one the Run toolbar had chosen."""
+    from qdexplorer.gui.timing import sweep_view
+    asked = []
+
+    def fake_sweep(engines, over, defaults, workloads=None, **kw):
+        asked.append(workloads)
+        raise RuntimeError("stop here: only the workloads asked for matter")
+    monkeypatch.setattr(sweep_view, "sweep", fake_sweep)
+    window.workload.setCurrentText("saxpy_1m")
+    window.sweep.block_dims.setText("64,128")
+    window.sweep.start_button.click()
+    qtbot.waitUntil(lambda: not window.sweep.running, timeout=60000)
+    assert asked == [["saxpy_1m"]]

@@ -62,6 +62,7 @@ def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, t
     win.close()
 
 
+@pytest.mark.long   # a private cluster of its own
 def test_the_cluster_setting_lists_the_clusters_nodes_runs_there_and_is_remembered(qtbot, tmp_path):
     pytest.importorskip("ray", reason="Ray is not installed (pip install '.[test]')")
     from qdexplorer.remote import cluster

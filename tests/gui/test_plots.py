@@ -267,3 +267,22 @@ def test_the_quadrants_comparison_plot_scales_to_the_steady_state(qtbot):
     assert panel.plot.getAxis("bottom").autoSIPrefixScale == 1.0
     labels = {i.toPlainText() for i in panel.plot.getPlotItem().items if type(i).__name__ == "TextItem"}
     assert {"cold 15.6 ms", "7.9 ms"} <= labels and "cold 9.3 ms" not in labels   # one value per place
+
+
+def test_quadrants_spike_labels_never_overlap_with_many_launches(qtbot):
+    """Issue 42: spike labels 2 launches apart overlapped on a plot of 60 launches (room was 1.5 launches)."""
+    from qdexplorer.gui.quadrants_window.quadrants_compare import ComparisonPanel
+    panel = ComparisonPanel()
+    qtbot.addWidget(panel)
+    panel.resize(900, 700)
+    panel.show()
+    gen = [0.02] * 60
+    for i, v in ((10, 8.0), (12, 7.0), (14, 6.0), (40, 5.0)):
+        gen[i] = v
+    panel.plot_task("t", gen, [0.02] * 60)
+    labels = [i for i in panel.plot.getPlotItem().items if type(i).__name__ == "TextItem"]
+    xs = sorted(i.pos().x() for i in labels)
+    assert xs == [10.0, 40.0], xs    # 12 and 14 would be written over 10's label
+    qtbot.wait(50)
+    rects = [i.mapRectToScene(i.boundingRect()) for i in labels]
+    assert not rects[0].intersects(rects[1])

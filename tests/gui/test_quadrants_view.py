@@ -94,7 +94,9 @@ def test_edit_llvm_ir_rerun_and_compare(qwin, qtbot):
     assert e["used"] and e["state"] == "active"
     assert "y0=0 total=256" in win.output.toPlainText()  # the edited run's output, after the generated one
     assert win.items[t.name].text(8) == "ll active" and win.items[t.name].text(4) != ""
-    rows = {win.compare.edits.item(r, 0).text(): r for r in range(win.compare.edits.rowCount())}
+    # the edited task's row says so (issue 42): "saxpy_c60_0_kernel_1_range_for (edited)"
+    rows = {win.compare.edits.item(r, 0).text().removesuffix(" (edited)"): r for r in range(win.compare.edits.rowCount())}
+    assert win.compare.edits.item(rows[t.name], 0).text().endswith(" (edited)")
     assert win.compare.edits.item(rows[t.name], 5).text() == "yes"
     xs, ys = win.compare.edited_curve.getData()  # both runs' launches of the edited task, plotted
     assert len(xs) == 2 and len(win.compare.generated_curve.getData()[0]) == 2

@@ -64,6 +64,9 @@ def test_arithmetic_on_field_elements_gives_a_matrix(op):
     assert neg.tolist() == [[-1, -2], [-3, -4]] and entries.tolist() == [1.0, 2.0]
 
 
+# Quadrants' own warning (with its raw colour codes) when real Quadrants compiles a call of operator.add:
+# expected there, so not left in the suite's summary (issue 42: 0 warnings of ours)
+@pytest.mark.filterwarnings("ignore:.*Calling non-quadrants function:SyntaxWarning")
 def test_operator_functions_in_kernels_are_the_operators():
     def program(qd):
         m1, m2 = qd.Matrix([[1, 2], [3, 4]]), qd.Matrix([[5, 6], [7, 8]])

@@ -120,7 +120,7 @@ def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
     assert p.returncode == 0, p.stderr
     line = next(ln for ln in p.stdout.splitlines() if "_llvm.ll" in ln and "edit" in ln)
     assert "atomic_sum_kernel_1_range_for_llvm.ll  stale  USED" in line
-    assert re.search(r"^ \*atomic_sum_c\d+_0_kernel_1_range_for +[\d.]+ ms +[\d.]+ ms", p.stdout, re.M)
+    assert re.search(r"^ \*atomic_sum_c\d+_0_kernel_1_range_for \(edited\) +[\d.]+ ms +[\d.]+ ms", p.stdout, re.M)
 
 
 def test_edit_naming_no_task_lists_the_tasks(tmp_path):
@@ -177,7 +177,7 @@ def test_comparison_rows_carry_the_bench_statistics(tmp_path):
     st = rows["particle_step_kernel_3_range_for"]["stats"]
     assert st["n_a"] == st["n_b"] == 6 and st["rounds_a"] == 1 and st["paired"]
     assert st["verdict"] in ("same", "unsure")  # one run a side: never faster or slower
-    assert st["ci"][0] < st["ci"][1] and 0 <= st["p"] <= 1
+    assert st["ci"] == [None, None] and 0 <= st["p"] <= 1   # one round a side: no interval reaches 95%
 
 
 def test_one_launch_a_side_has_no_interval_rather_than_a_point(tmp_path):

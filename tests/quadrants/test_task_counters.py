@@ -107,7 +107,9 @@ def test_cli_on_a_machine_without_ncu(capsys, monkeypatch, tmp_path):
     probe.forget()
     if os.path.exists("/usr/local/cuda/bin/ncu"):
         pytest.skip("this machine has ncu")
-    assert rc == 3 and out.startswith(f"No counters for {TASK}: Nsight Compute (ncu) was not found")
+    from qdexplorer.runtime.cuda.detect import cuda_status
+    why = "Nsight Compute (ncu) was not found" if cuda_status().available else "no NVIDIA GPU"   # the root cause first
+    assert rc == 3 and out.startswith(f"No counters for {TASK}: {why}")
 
 
 @needs_quadrants

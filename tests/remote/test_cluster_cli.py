@@ -33,7 +33,7 @@ def test_devices_on_a_cpu_only_cluster_says_so(capsys, cluster_address):
 def test_a_sweep_over_two_actors_saves_one_run_per_variant_and_device(tmp_path, capsys, cluster_address):
     proj = scale_project(tmp_path / "p")
     code, out, err = run_cli(capsys, "sweep", proj, "--cluster", cluster_address, "--backend", "cpu", "--gpus", 2,
-                             "--over", "block_dim=64,256", "--rounds", 3, "--repeat", 2, "--save", "s1",
+                             "--over", "block_dim=64,256", "--rounds", 4, "--repeat", 2, "--save", "s1",
                              "--cache-dir", tmp_path / "c", "--json")
     assert code == 0, err
     out = json.loads(out)

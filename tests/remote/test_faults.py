@@ -209,6 +209,7 @@ def _saved(proj: Path, name: str) -> list:
         return [s for s in h.list() if s.label.startswith(f"{name}:")]
 
 
+@pytest.mark.long
 def test_the_private_cluster_is_private_and_sigterm_ends_it_after_saving(tmp_path):
     p, proj, folder, err = _start(tmp_path, "t")
     try:

@@ -102,6 +102,7 @@ def test_a_killed_actor_is_a_fault_the_history_survives_and_the_next_run_gets_a_
     assert saved["killed"].status == "failed" and saved["killed"].launches > 0   # what it measured is kept
 
 
+@pytest.mark.long   # a private cluster of its own
 def test_a_cluster_gpu_needs_no_cuda_on_this_machine(demo, tmp_path, monkeypatch):
     """A laptop without a GPU drives the cluster's: only a local cuda engine is refused here."""
     monkeypatch.setenv("QDEXPLORER_DISABLE_CUDA", "1")

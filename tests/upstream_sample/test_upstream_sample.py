@@ -6,11 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 HARNESS = REPO / "benchmarks" / "upstream_harness"
 
 
+@pytest.mark.long   # 252 upstream cases in a child pytest
 def test_the_sampled_upstream_cases_pass_under_qdexplorer_lang(tmp_path):
     sample = json.loads((HERE / "sample.json").read_text())["cases"]
     select, out = tmp_path / "select.json", tmp_path / "out.jsonl"

@@ -89,6 +89,9 @@ class ComparisonPanel(QSplitter):
         self._edge_items = []
         fg = PLOT[current_theme()]["foreground"]
         written: list[float] = []   # launch numbers already labelled: two values never overlap
+        # a label ("cold 15.00 ms") is about a tenth of the plot wide: with many launches 1.5 launches apart
+        # was not room enough and spike labels overlapped (issue 42)
+        room = max(1.5, 0.1 * max(len(generated), len(edited), 1))
         for curve, values, color in ((self.generated_curve, generated, "#1565c0"), (self.edited_curve, edited, "#ef6c00")):
             ys = np.asarray(values, dtype=float) * k
             curve.setData(list(range(len(values))), np.minimum(ys, edge) if clip else ys)
@@ -98,8 +101,8 @@ class ComparisonPanel(QSplitter):
                                            pen=pg.mkPen(color, width=2), brush=pg.mkBrush(color))
                 self.plot.addItem(marks)
                 self._edge_items.append(marks)
-                for i in above[np.argsort(-ys[above])][:3]:   # the largest values, written beside their marks
-                    if any(abs(i - w) < 1.5 for w in written):
+                for i in above[np.argsort(-ys[above])]:   # the largest values, written beside their marks
+                    if len(written) >= 3 or any(abs(i - w) < room for w in written):
                         continue
                     written.append(float(i))
                     label = pg.TextItem(("cold " if i == 0 else "") + edge_value(float(values[i])), color=fg,
@@ -116,7 +119,8 @@ class ComparisonPanel(QSplitter):
         out = []
         for row in rows:
             st = row.get("stats")
-            out.append([row["task"], fmt_ms(row["generated"]["median_ms"]), fmt_ms(row["edited_run"]["median_ms"]),
+            name = ("[internal] " if row.get("internal") else "") + row["task"] + (" (edited)" if row["edited"] else "")
+            out.append([name, fmt_ms(row["generated"]["median_ms"]), fmt_ms(row["edited_run"]["median_ms"]),
                         f"{row['ratio']:.3f}" if row["ratio"] is not None else "", row["state"] or "",
                         "" if row["used"] is None else ("yes" if row["used"] else "NO"),
                         f"{st['ci'][0]:.3f} – {st['ci'][1]:.3f}" if st else "",

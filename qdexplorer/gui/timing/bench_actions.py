@@ -44,6 +44,7 @@ class BenchActions(QObject):
         self.services = services
         self.history: History | None = None     # opened once the file exists: opening a project writes nothing
         self.history_path = None
+        self._runs_before = 0                    # the session's runs when the bench started: the bench's come after
         self.compare = CompareView()
         self.hist = HistoryView()
         self.bench_act = QAction("Bench && save", self)
@@ -108,6 +109,8 @@ class BenchActions(QObject):
         workloads, backend, repeat = choice.workloads(), choice.backend, choice.repeat
         path, name = self.history_path, self.run_name.text().strip() or None
 
+        self._runs_before = len(self.services.session.runs)
+
         def job(eng):
             eng.set_backend(backend)
             with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
@@ -119,6 +122,9 @@ class BenchActions(QObject):
         self.services.bridge.submit(job, returned=self._benched, errored=lambda e: self.services.failed("bench", e))
 
     def _benched(self, run):
+        session = self.services.session
+        # its rounds (one engine run each) as one run, with the saved run's medians (warm-ups left out)
+        session.group(session.runs[self._runs_before:], run.medians("ms"))
         self.services.running(False)
         self.services.end()
         self.services.note(f"bench finished: {plural(len(run.launches), 'launch')} saved as {run.label}")

@@ -27,6 +27,8 @@ STATUS_BRUSH = {"complete": "#1565c0", "stopped": "#ef6c00", "failed": "#c62828"
 
 CLOCK_DRIFT = 0.10   # SM clocks further apart than this (while timing) make runs hard to compare
 OTHER_SETUP = "t"    # the symbol of a run recorded on another device, driver or clock (a triangle)
+LEGEND = [("●", "median of a saved run"), ("┿", "whiskers: its middle half of launches (25–75%)"),
+          ("▼", "another device, driver or clock than the reference")]
 
 
 def setup_of(context: RunContext) -> dict:
@@ -83,9 +85,13 @@ class HistoryView(QWidget):
                                           tip=lambda x, y, data: self.tips.get(data, ""))
         self.scatter.sigClicked.connect(self._clicked)
         self.plot.addItem(self.scatter)
+        # what the marks mean (the whiskers had no key: issue 42), above the plot: over it, it hid points
+        self.legend = QLabel("   ".join(f"{mark} {name}" for mark, name in LEGEND))
+        self.legend.setTextFormat(Qt.PlainText)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(4, 4, 4, 4)
         lay.addLayout(head)
+        lay.addWidget(self.legend)
         lay.addWidget(self.plot, 1)
 
     def clear(self):

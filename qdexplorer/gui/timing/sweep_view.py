@@ -227,6 +227,7 @@ class SweepView(QWidget):
         if self.running or not self.services.project_path():
             return
         specs, n, rounds = self.over_specs(), self.devices.value(), self.rounds.value()
+        workloads = self.services.choice().workloads()   # the Run toolbar's workload, as Run and Bench take it
         preset = self.counters_preset()
         self._stop.clear()
         self.running = True
@@ -235,7 +236,7 @@ class SweepView(QWidget):
         self.status.setText(f"sweep starting on {plural(n, 'device')}…")
         self._first_run = len(self.services.session.runs)      # the sweep's runs are set aside when it ends
         self.services.begin("sweep")   # the status bar counts this, not the last Run
-        self.services.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit, preset,
+        self.services.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit, preset, workloads,
                                     returned=self._done, errored=self._failed)
 
     def counters_preset(self) -> str | None:
@@ -243,15 +244,16 @@ class SweepView(QWidget):
 
     @staticmethod
     def _job(eng: Engine, specs: list[str], n: int, rounds: int, stop: threading.Event, progress,
-             preset: str | None = None) -> tuple[SweepResult, list[VariantCounters] | None]:
+             preset: str | None = None, workloads: list[str] | None = None
+             ) -> tuple[SweepResult, list[VariantCounters] | None]:
         over = parse_over(specs)
         if n > 1 and not eng.cluster:
             raise ValueError(f"{n} devices need a cluster: set Cluster (local starts one here)")
         extra = eng.twins(n - 1)   # every option of the first engine (mode, fast math, block size...)
         history = History(history_path(eng.project.path))
         try:
-            result = sweep([eng, *extra], over, project_defaults(eng), rounds=rounds, history=history,
-                           on_progress=progress, stop=stop)
+            result = sweep([eng, *extra], over, project_defaults(eng), workloads=workloads, rounds=rounds,
+                           history=history, on_progress=progress, stop=stop)
             if preset is None or stop.is_set():
                 return result, None
             return result, variant_counters(eng, result.variants, result.tasks(), preset)

@@ -12,8 +12,16 @@ import pyqtgraph as pg
 
 from ..theme import current_theme, restyle
 
-TIERS = ["memory", "disk", "miss", "error"]
-TIER_COLORS = ["#2e7d32", "#1565c0", "#ef6c00", "#c62828"]
+TIERS = ["memory", "disk", "miss", "override", "error"]
+TIER_COLORS = ["#2e7d32", "#1565c0", "#ef6c00", "#6a1b9a", "#c62828"]
+# the compiler's tiers (artifacts.CompiledTask.tier) by bar: the in-process memo is memory, codegen a miss, an
+# override or a loaded file their own bar. They all counted as "error" before: an error bar with no error row.
+BAR_OF = {"memo": "memory", "codegen": "miss", "load": "override"}
+
+
+def bar_of(tier: str) -> str:
+    tier = BAR_OF.get(tier, tier)
+    return tier if tier in TIERS else "error"
 STAGES = {"nvptx": "PTX", "host": "host"}   # short: both group labels fit a narrow chart
 
 
@@ -39,7 +47,7 @@ class TierChart(pg.PlotWidget):
         self.counts = {}
         for (target, _), ct in sorted(self.session.compiled.items(), key=lambda kv: kv[0][0] != "nvptx"):
             stage = STAGES.get(target, target)
-            tier = ct.tier if ct.tier in TIERS else "error"
+            tier = "error" if ct.error else bar_of(ct.tier)
             self.counts.setdefault(stage, dict.fromkeys(TIERS, 0))[tier] += 1
 
     def count(self, stage: str, tier: str) -> int:
@@ -53,7 +61,7 @@ class TierChart(pg.PlotWidget):
         stages = list(self.counts) or ["PTX"]
         width = 0.8 / len(TIERS)
         for j, tier in enumerate(TIERS):
-            xs = [i + (j - 1.5) * width for i in range(len(stages))]
+            xs = [i + (j - (len(TIERS) - 1) / 2) * width for i in range(len(stages))]
             hs = [self.count(s, tier) for s in stages]
             bar = pg.BarGraphItem(x=xs, height=hs, width=width * 0.92, brush=TIER_COLORS[j], name=tier)
             self.addItem(bar)

@@ -117,7 +117,9 @@ def dot(self, other):
 
 def cross(self, other):
     a, b = np.asarray(self), np.asarray(other)
-    return np.cross(a, b).item() if a.shape == (2,) else host(np.cross(a, b))
+    if a.shape == (2,):   # NumPy 2 deprecates np.cross of 2-vectors (a warning in every test that used it)
+        return (a[0] * b[1] - a[1] * b[0]).item()
+    return host(np.cross(a, b))
 
 
 def outer_product(self, other):

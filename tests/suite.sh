@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The whole suite, as CI runs it (.ci/run) and as the README says: the tests marked `long` (long by nature:
+# the differential-test sample, the upstream sample, private Ray clusters, the A/A simulations) in one process
+# beside the rest on every core (-n auto), both at once. Fails when either fails; arguments go to both.
+# The rest alone, for an edit-test loop: python -m pytest -q -n auto -m "not long and not cluster_faults"
+set -u
+cd "$(dirname "$0")/.."
+long_log=$(mktemp -t qdx-long-tests.XXXXXX)
+python -m pytest -q -p no:cacheprovider -m long "$@" >"$long_log" 2>&1 &
+long=$!
+python -m pytest -q -n auto -m "not long and not cluster_faults" "$@"
+rest=$?
+wait "$long"
+long_rc=$?
+echo "--- the tests marked long (one process, run beside the rest):"
+cat "$long_log"
+rm -f "$long_log"
+# 5: no test selected (arguments that name only long tests, or none of them): not a failure of the suite
+[ "$rest" -eq 0 ] || [ "$rest" -eq 5 ] || exit "$rest"
+[ "$long_rc" -eq 0 ] || [ "$long_rc" -eq 5 ] || exit "$long_rc"
+[ "$rest" -eq 0 ] || [ "$long_rc" -eq 0 ] || exit 5
