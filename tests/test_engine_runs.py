@@ -25,7 +25,7 @@ def busy(x: qd.types.ndarray(dtype=qd.f32, ndim=1), n: qd.i32):
 def busy_wl(rng):
     with open(os.environ["QDX_TEST_CALLS"], "a") as fh:   # counts where and how often inputs are built
         fh.write(f"{os.getpid()}\\n")
-    return dict(x=np.zeros(1024, np.float32), n=4000)
+    return dict(x=np.zeros(1024, np.float32), n=80000)   # ~10 ms a launch: host fast math (reassoc) made n=4000 take 0.9 ms
 """
 
 

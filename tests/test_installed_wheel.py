@@ -4,6 +4,7 @@ every Engine and command applies it)."""
 import hashlib
 import os
 import site
+import shutil
 import subprocess
 import sys
 import venv
@@ -22,9 +23,26 @@ def _tree(folder: Path) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
+    # a PYTHONPATH that names a checkout (a developer's, a worktree's) would answer `import qdexplorer`
+    # in the venv before the wheel, and make pip call the wheel installed already
+    saved = os.environ.pop("PYTHONPATH", None)
+    try:
+        yield _install(tmp_path_factory)
+    finally:
+        if saved is not None:
+            os.environ["PYTHONPATH"] = saved
+
+
+def _install(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("wheel")
+    # built from a copy of the package's sources: setuptools builds in the source folder's build/, which
+    # a checkout may hold stale (a wheel without qdexplorer/resources was built from one) and which two
+    # test processes building at once would share
+    src = tmp / "src"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "tests", "benchmarks", "docs", ".*"))
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(tmp / "dist"),
-                            str(ROOT)], capture_output=True, text=True, timeout=600)
+                            str(src)], capture_output=True, text=True, timeout=600)
     if built.returncode != 0 and "No matching distribution" in built.stderr:
         pytest.skip("cannot fetch the build backend (offline)")
     assert built.returncode == 0, built.stderr[-3000:]

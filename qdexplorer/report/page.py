@@ -23,6 +23,7 @@ from html import escape
 from pathlib import Path
 from typing import Sequence
 
+from ..compiler.safe_files import output_folder, write_file
 from ..compiler.sass import SassNotAvailable, disassemble as disassemble_sass
 from ..counters.diff import diff as counters_diff
 from ..counters.record import TaskCounters
@@ -360,10 +361,10 @@ def build_report(ra: Run, rb: Run, cmp: Comparison, *, project_name: str = "", p
 
 
 def write_report(path: str | Path, page: str) -> Path:
+    """Through the product's one write guard (no symlink at the path, a fresh temporary file renamed
+    over it); a missing folder is created; the page is readable by others (it is meant to be shared)."""
     out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(page, encoding="utf-8")
-    os.replace(tmp, out)
-    return out
+    if not out.parent.exists():
+        output_folder(out.parent, "report folder")
+    return write_file(out, page.encode("utf-8"), mode=0o644)
 

@@ -75,8 +75,10 @@ def test_a_broken_edit_reports_its_file_and_line_and_keeps_what_was_loaded(tmp_p
         assert len(loads) == 1 and not loads[0].error   # the edit was loaded
 
         lines = good.decode().splitlines()
-        bad_line = next(n for n, line in enumerate(lines, 1) if "fadd float" in line)
-        path = eng.set_override(TASK, good.replace(b"fadd float", b"fadd flaot"), kind="ll", target="host")
+        bad_line = next(n for n, line in enumerate(lines, 1) if " fadd " in line)   # flags may stand before the type
+        broken = lines[:]
+        broken[bad_line - 1] = broken[bad_line - 1].replace(" float ", " flaot ", 1)
+        path = eng.set_override(TASK, "\n".join(broken).encode(), kind="ll", target="host")
         (res,) = eng.run()
         assert res.status == "error" and res.fault_task == TASK
         assert f"{path}:{bad_line}:" in res.error and "expected type" in res.error

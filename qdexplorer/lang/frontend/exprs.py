@@ -5,6 +5,7 @@ Calls live in `calls.py` and `intrinsics.py`; the value rules (weak literals, ca
 from __future__ import annotations
 
 import ast
+import dataclasses
 from types import ModuleType
 from typing import Any
 from itertools import product
@@ -614,8 +615,15 @@ class ExprLowering(LoweringBase):
             if is_number(acc):  # decided at compile time, like Python's short circuit
                 if bool(acc.value) == is_and:
                     acc = self.value(v_node)
-                elif eager:  # Quadrants builds every operand: a func's statements run all the same
-                    self.value(v_node)
+                elif eager:  # Quadrants builds every operand: a func's statements run all the same, but
+                    # its simplifier drops what is unused and has no effect before any check is added
+                    # (`False and explode()` never bounds-checks explode's a[-1] under debug=True)
+                    self.out.append([])
+                    try:
+                        self.value(v_node)
+                    finally:
+                        for s in _effects_only(self.out.pop()):
+                            self.emit(s)
                 continue
             self.out.append([])  # the statements `b` needs run only when `a` does not decide
             made = len(self.made_locals)
@@ -821,6 +829,36 @@ _PURE = (ir.Const, ir.ScalarArg, ir.Shape, ir.LocalRef, ir.BinOp, ir.UnOp, ir.Co
 
 
 _PY_CMPOPS = {**CMPOPS, ast.Is: "is", ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+
+
+def _effects_only(stmts: list) -> list:
+    """`stmts` without the assignments of effect-free values (loads included) to locals nothing left
+    reads, and without blocks left holding nothing but their return: what Quadrants' dead-code
+    elimination drops of an operand whose value is discarded, before its debug checks are added."""
+    def droppable(s, read) -> bool:
+        return isinstance(s, ir.Assign) and id(s.local) not in read and all(
+            isinstance(n, _PURE + (ir.Load,)) or not isinstance(n, ir.Expr) for n in ir.walk(s.value))
+
+    def prune(body: list, read: set) -> list:
+        out = []
+        for s in body:
+            if droppable(s, read):
+                continue
+            if isinstance(s, ir.Block):
+                inner = prune(list(s.body), read)
+                if all(isinstance(x, ir.Return) for x in inner):
+                    continue
+                s = dataclasses.replace(s, body=inner)
+            out.append(s)
+        return out
+
+    keep = list(stmts)
+    while True:
+        read = {id(n.local) for n in ir.walk(keep) if isinstance(n, ir.LocalRef)}
+        pruned = prune(keep, read)
+        if len(list(ir.walk(pruned))) == len(list(ir.walk(keep))):
+            return pruned
+        keep = pruned
 
 
 def _pure(e: ir.Expr) -> bool:
