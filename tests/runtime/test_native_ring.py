@@ -88,3 +88,28 @@ def test_a_refused_launch_raises_and_is_not_counted(stand_in):
     prep.ring.words[1] = nl.RING
     be.finish(prep)
     assert first.ms == 2.0 and prep.ring is None   # the first launch: 1 + 1 % 7
+
+
+@pytest.mark.parametrize("env, built_native", [(None, True), ("1", True), ("0", False)])
+def test_the_native_path_is_the_default_and_cuda_python_the_fallback(monkeypatch, env, built_native):
+    """Issue 40: the native path is built unless QDEXPLORER_NATIVE_LAUNCH=0 turns it off; a launcher
+    that fails its self-check leaves the cuda-python path serving every launch, and says why."""
+    from qdexplorer.runtime.cuda import backend as backend_mod
+    if env is None:
+        monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
+    else:
+        monkeypatch.setenv("QDEXPLORER_NATIVE_LAUNCH", env)
+    checked = []
+    launcher = SimpleNamespace(self_check=checked.append)
+    monkeypatch.setattr(backend_mod, "native_launcher", lambda: launcher)
+    be = _backend(None)
+    assert (backend_mod.build_native(be) is launcher) == built_native
+    assert checked == ([7] if built_native else [])
+    assert be.native_error == ("" if built_native else "turned off (QDEXPLORER_NATIVE_LAUNCH=0)")
+
+    def refuse(stream):
+        raise CudaError("cuEventElapsedTime", 999, "another time than cuda-python's")
+    monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
+    monkeypatch.setattr(backend_mod, "native_launcher", lambda: SimpleNamespace(self_check=refuse))
+    be = _backend(None)
+    assert backend_mod.build_native(be) is None and "cuEventElapsedTime" in be.native_error
