@@ -19,6 +19,7 @@ from .line_info import LineInfo
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .calls import CallEmitter
 from .debug_checks import DebugChecks
+from .demote import demote_atomics
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
@@ -61,6 +62,7 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
         raise CodegenError(f"{task.file}:{task.lines[0]}: task {task.name} uses qd.simt.block features (shared "
                            f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "
                            f"cuda, or qd.init(arch=qd.cuda) in a script")
+    task = demote_atomics(task)   # `v[i] += ...` touching only its own element: no atomic (demote.py)
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
