@@ -352,12 +352,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default=",".join(CASES))
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile (slow first compile)")
+    ap.add_argument("--compile-only", default=None, help="torch.compile only these cases (comma-separated)")
     ap.add_argument("--no-quadrants", action="store_true")
     ap.add_argument("--quadrants-child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.quadrants_child:
         return quadrants_child(a.quadrants_child.split(","))
     cases = [c for c in a.only.split(",") if c]
+    compiled = lambda case: not a.no_compile and (a.compile_only is None or case in a.compile_only.split(","))  # noqa: E731
     from qdexplorer.runtime.cuda.detect import cuda_status
     st = cuda_status()
     if not st.available:
@@ -410,7 +412,7 @@ def main():
                 q.be.ctx.saturating_grid = cap
         peers = {}
         try:
-            peers.update(torch_peers(case, inputs(case), not a.no_compile))
+            peers.update(torch_peers(case, inputs(case), compiled(case)))
         except ImportError as e:
             row["torch"] = f"unavailable: {e}"
         try:
@@ -430,7 +432,7 @@ def main():
         for k in ("torch", "torch_compile", "cupy", "cupy_fast_intrinsics", "quadrants_1.3.3"):
             if ours and med(k):
                 ratios[k] = round(ours / med(k), 3)  # < 1: qdexplorer is faster
-        if case == "wave" and not a.no_compile:
+        if case == "wave" and compiled(case):
             try:
                 row["fast_math_off_vs_torch_compile_interleaved"] = wave_rounds(q, ks, 5)
             except Exception as e:  # noqa: BLE001
