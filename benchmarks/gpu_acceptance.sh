@@ -7,12 +7,13 @@
 #   ../ray-bundle.tar.xz  Ray 2.60 stripped (../../shared/tools/make-ray-bundle.sh, binaries stripped too)
 #   ../deps/*.whl         pydantic, dill (Quadrants), psygnal, platformdirs (qdexplorer), jsonschema... (Ray)
 # Missing pieces make their steps report "unmeasured", never a figure from an older run.
-# Each step is time-boxed and skipped when the budget is nearly spent; everything lands in OUTDIR/r/,
-# packed into OUTDIR/results.tgz, and the summary is OUTDIR/summary.json (also printed last).
+# Each step is time-boxed and skipped when the budget is nearly spent; everything lands in $WORK/r/, packed
+# into OUTDIR/results.tgz, and the summary is OUTDIR/summary.json (also printed last).
 OUT=${1:-${OUT:-out}}
 BUDGET=${2:-530}
-mkdir -p "$OUT/r"
-R=$(cd "$OUT/r" && pwd)
+WORK=${GPU_ACCEPTANCE_WORK:-/tmp/gpu_acceptance}   # the device tool brings back 8 files at most: the
+rm -rf "$WORK" && mkdir -p "$WORK/r" "$OUT"          # results are packed into OUTDIR/results.tgz
+R=$WORK/r
 export PYTHONUNBUFFERED=1 QDEXPLORER_CACHE_DIR=${QDEXPLORER_CACHE_DIR:-/tmp/qdxcache} QDEXPLORER_DATA_DIR=/tmp/qdxdata
 export RAY_USAGE_STATS_ENABLED=0
 START=$(date +%s)
@@ -41,24 +42,24 @@ python3 -c "import quadrants, ray, psygnal; print('quadrants', quadrants.__versi
   >> "$R/install.txt" 2>&1
 
 # 1. every CUDA test (the window's need PySide6, which does not travel with Quadrants and Ray: tests/gui left out)
-step pytest_cuda 130 "python3 -m pytest -q -p no:cacheprovider -n 14 -m cuda -rfE --ignore=tests/gui tests"
+step pytest_cuda 130 "python3 -m pytest -q -p no:cacheprovider -n 15 -m cuda -rfE --ignore=tests/gui tests"
 # 2. launches: the native path (now the default) and the cuda-python fallback against bare loops
 step launch 35 "python3 benchmarks/launch_overhead.py > $R/launch.json"
 # 3. script calls and the particle program at 4,096 and 1,048,576 beside Quadrants (the "2.05x" figure)
 step script_calls 70 "python3 benchmarks/script_calls.py --log2 20 --calls 200 --sim 4096 1048576 --sim-steps 300 \
   > $R/script_calls.json"
-# 4. kernels beside torch / torch.compile / cuBLAS / Quadrants: accurate sin.exp (+ ulp of both), stencil, sum,
+# 4. the 1M step without ncu, in one run: ours, ours before atomic demotion, Quadrants (300 steps each)
+step sim_ab 45 "for v in '--side qdexplorer' '--side qdexplorer --no-demote' '--side quadrants'; do   python3 benchmarks/sim_step_profile.py \$v --steps 300; done > $R/sim_ab.jsonl"
+# 5. kernels beside torch / torch.compile / cuBLAS / Quadrants: accurate sin.exp (+ ulp of both), stencil, sum,
 #    fast sin.exp, histogram, tiled transpose, both matmuls
 step kernel_suite 150 "python3 benchmarks/kernel_suite.py --only wave,stencil,total,histogram,transpose_tiled,matmul_tiled,matmul_blocked \
   --compile-only wave,stencil,total > $R/kernel_suite.json"
-# 5. the bandwidth ceiling: each bandwidth-bound kernel as a fraction of this run's device-to-device copy
+# 6. the bandwidth ceiling: each bandwidth-bound kernel as a fraction of this run's device-to-device copy
 step bandwidth 60 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels > $R/cuda_bandwidth.json"
-# 6. debug mode beside Quadrants (its child finds Quadrants through PYTHONPATH)
+# 7. debug mode beside Quadrants (its child finds Quadrants through PYTHONPATH)
 step debug_mode 45 "python3 benchmarks/debug_mode.py --arch cuda --reps 10 > $R/debug_mode.json"
-# 7. Ray on one GPU: the two Ray sides ask for half of it each
+# 8. Ray on one GPU: the two Ray sides ask for half of it each
 step ray 85 "python3 benchmarks/remote_overhead.py --backend cuda --reps 3 --rounds 2 > $R/remote_overhead.json"
-# 8. the 1M step without ncu, in one run: ours, ours before atomic demotion, Quadrants (300 steps each)
-step sim_ab 45 "for v in '--side qdexplorer' '--side qdexplorer --no-demote' '--side quadrants'; do   python3 benchmarks/sim_step_profile.py \$v --steps 300; done > $R/sim_ab.jsonl"
 # 9. where the 1M step's time goes: each kernel's GPU time and launch shape on both sides (ncu, past warm-up)
 for side in qdexplorer quadrants; do
   step ncu_sim_$side 40 "ncu --clock-control none --launch-skip 60 --launch-count 9 --csv \
@@ -70,6 +71,6 @@ step counters_overhead 40 "python3 benchmarks/counters_overhead.py saxpy_kernel_
   > $R/counters_overhead.json"
 python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
 cp "$OUT/summary.json" "$R/"
-(cd "$OUT" && tar czf results.tgz r)
+tar czf "$OUT/results.tgz" -C "$WORK" r
 cat "$R/steps.txt"; tail -3 "$R/pytest_cuda.txt"; cat "$R/summary.err" | tail -5
 cat "$OUT/summary.json"

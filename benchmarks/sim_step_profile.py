@@ -21,16 +21,17 @@ def main():
     ap.add_argument("--n", type=int, default=1 << 20)
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--no-demote", action="store_true")
+    ap.add_argument("--arch", default="cuda", choices=("cuda", "cpu"))
     a = ap.parse_args()
     if a.no_demote:
         from qdexplorer.codegen import task_module
         task_module.demote_atomics = lambda task: task
     if a.side == "qdexplorer":
         import qdexplorer.lang as qd
-        qd.init(arch=qd.cuda)
+        qd.init(arch=getattr(qd, a.arch))
     else:
         import quadrants as qd
-        qd.init(arch=qd.cuda, offline_cache=False, log_level="error")
+        qd.init(arch=getattr(qd, a.arch), offline_cache=False, log_level="error")
     ks = sp.define(qd)
     r = sp.run_particles(qd, ks, a.n, a.steps, qd.sync)
     out = {"side": a.side + (" (atomics not demoted)" if a.no_demote else ""), "n": a.n, "steps": a.steps, "ms_per_step": r["ms_per_step"]}
