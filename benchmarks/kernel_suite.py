@@ -388,12 +388,15 @@ def main():
         if case == "wave":  # accurate: libdevice sinf (its slow path out of line) and expf; A/B: inlined,
             # and one index per thread (the grid not capped at 2 waves of resident blocks, as Triton launches)
             variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_inline_slow_path", False, 4),
-                         ("qdexplorer_fast_math_off_uncapped_grid", False, 4)]
+                         ("qdexplorer_fast_math_off_uncapped_grid", False, 4),
+                         ("qdexplorer_fast_math_off_uncoarsened", False, 4)]   # before issue 40: 1 index a step
         if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
         for name, fast, vector in variants:
-            from qdexplorer.codegen import math_lowering
+            from qdexplorer.codegen import math_lowering, schedule
             outlined = math_lowering.OUTLINED
+            if name.endswith("_uncoarsened"):
+                schedule.HEAVY_MATH_COARSENING = False
             if name.endswith("_inline_slow_path"):  # the code before the outlining, for the A/B
                 math_lowering.OUTLINED = set()
             cap = q.be.ctx.saturating_grid
@@ -409,6 +412,7 @@ def main():
                 row[name] = f"{type(e).__name__}: {e}"[:400]
             finally:
                 math_lowering.OUTLINED = outlined
+                schedule.HEAVY_MATH_COARSENING = True
                 q.be.ctx.saturating_grid = cap
         peers = {}
         try:
@@ -438,7 +442,7 @@ def main():
             except Exception as e:  # noqa: BLE001
                 row["fast_math_off_vs_torch_compile_interleaved"] = f"{type(e).__name__}: {e}"[:400]
         for k in ("qdexplorer_fast_math_off", "qdexplorer_fast_math_off_inline_slow_path",
-                  "qdexplorer_fast_math_off_uncapped_grid"):
+                  "qdexplorer_fast_math_off_uncapped_grid", "qdexplorer_fast_math_off_uncoarsened"):
             if case == "wave" and med(k) and med("torch_compile"):
                 ratios[k[len("qdexplorer_"):] + "_vs_torch_compile"] = round(med(k) / med("torch_compile"), 3)
         if case in MATMULS and ours and med("torch"):

@@ -27,11 +27,56 @@ def coarsening(task: ir.Task, nv: bool, vector: int, heavy_math: bool = False) -
     demo's math_mix, three times the driver JIT time and twice the LLVM time. Measured on the H200
     (accurate sin·exp, 2^26, sinf's slow path out of line): 0.336 ms coarsened by 4, 0.194 by 2,
     0.192 uncoarsened.
+
+    With HEAVY_MATH_COARSENING, such a body is coarsened all the same when its loads and stores can be
+    issued together (`streamed`): the `vector` indices' loads first, as one vector load, then the bodies,
+    then the stores, so a thread keeps 16 bytes in flight instead of 4 (Triton's shape for torch.compile's
+    sin·exp).
     """
     if nv and task.type == "range_for" and not task.serialize and not task.uses_block_features \
-            and not heavy_math and contiguous(task):
+            and contiguous(task) and (not heavy_math or (HEAVY_MATH_COARSENING and streamed(task) is not None)):
         return max(1, vector)
     return 1
+
+
+HEAVY_MATH_COARSENING = True   # benchmarks/kernel_suite.py turns it off for its A/B
+
+
+def streamed(task: ir.Task) -> tuple[list, list] | None:
+    """(loads, stores) of a coarsened step that can be issued apart from the bodies: the loads at the
+    loop index of arrays the task never writes, in the body's leading statements (those before any
+    branch, loop or jump: what every index runs), and the trailing stores at the loop index into arrays
+    nothing else in the task touches. None when there are no such loads or stores."""
+    if len(task.loop_vars) != 1 or task.may_alias or task.has_calls or \
+            any(isinstance(n, (ir.Continue, ir.Break, ir.Return)) for n in ir.walk(task.body)):
+        return None   # (a jump past the trailing stores would leave their values undefined)
+    var = task.loop_vars[0]
+    at_i = lambda idx: len(idx) == 1 and isinstance(idx[0], ir.LocalRef) and idx[0].local is var  # noqa: E731
+    written = {n.array.name for n in ir.walk(task.body) if isinstance(n, (ir.Store, ir.AtomicRMW))}
+    lead = []
+    for st in task.body:
+        if not isinstance(st, (ir.Assign, ir.Store, ir.ExprStmt)):
+            break
+        lead.append(st)
+    branchy = (ir.Select, ir.AtomicRMW)
+    loads = []
+    for st in lead:
+        if any(isinstance(n, branchy) or (isinstance(n, ir.BinOp) and n.op in ("and", "or"))
+               for n in ir.walk(st)):
+            break
+        loads += [n for n in ir.walk(st) if isinstance(n, ir.Load) and isinstance(n.array, ir.ArrayArg)
+                  and n.array.name not in written and at_i(n.indices) and n not in loads]
+    stores = []
+    for st in reversed(task.body):
+        if not (isinstance(st, ir.Store) and isinstance(st.array, ir.ArrayArg) and at_i(st.indices)):
+            break
+        touched = [n for n in ir.walk(task.body) if isinstance(n, (ir.Load, ir.Store, ir.AtomicRMW))
+                   and getattr(n, "array", None) == st.array]
+        if len(touched) != 1 or any(isinstance(n, (ir.Load, ir.AtomicRMW)) for n in ir.walk(st.value)
+                                    if getattr(n, "array", None) == st.array):
+            break
+        stores.insert(0, st)
+    return (loads, stores) if loads and stores else None
 
 
 def contiguous(task: ir.Task) -> bool:
@@ -131,27 +176,54 @@ class ScheduleEmitter(EmitterBase):
         # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
         b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
+        split = streamed(self.t) if unroll > 1 and self.heavy and self.sig.debug_ptr is None else None
+        loaded: list[dict] = []
+        if split is not None:   # every index's loads first, adjacent: one vector load each (see coarsening)
+            for j in range(unroll):
+                self.set_index(idx, j, begins, ext)
+                loaded.append({ld: self.e_Load(ld) for ld in split[0]})
+        deferred: list = []
         for j in range(unroll):
             nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
-            rem = b.load(idx, typ=I32)
-            if j:
-                rem = b.add(rem, I32(j), flags=["nsw"])
-            for k in reversed(range(len(ext))):
-                var = self.slot(self.t.loop_vars[k])
-                off = rem if k == 0 else b.urem(rem, ext[k])
-                if begins[k].type != I32:  # a 64-bit index: the offset is below 2^31
-                    off = b.zext(off, begins[k].type)
-                b.store(b.add(begins[k], off, flags=["nsw"]), var)
-                if k:
-                    rem = b.udiv(rem, ext[k])
+            self.set_index(idx, j, begins, ext)
             self.loops.append((None, nxt))
-            self.stmts(self.t.body)
+            if split is None:
+                self.stmts(self.t.body)
+            else:
+                self.preloaded = loaded[j]
+                self.stmts(self.t.body[:len(self.t.body) - len(split[1])])
+                deferred += [(j, st, self.expr(st.value)) for st in split[1]]
+                self.preloaded = None
             self.loops.pop()
             if not b.block.is_terminated:
                 b.branch(nxt)
             if nxt is not latch:
                 b.position_at_end(nxt)
+        if deferred:   # ...and every index's stores last, adjacent again: one vector store each
+            b.position_at_end(latch)
+            latch = self.fn.append_basic_block("latch.step")
+            for st in split[1]:
+                for j, s2, v in deferred:
+                    if s2 is st:
+                        self.set_index(idx, j, begins, ext)
+                        b.store(v, self.address(st.array, st.indices, st.where)).align = st.array.dtype.nbytes
+            b.branch(latch)
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
         b.branch(head)
         b.position_at_end(exit_)
+
+    def set_index(self, idx, j, begins, ext):
+        """The loop variables' values for the step's `j`-th index."""
+        b = self.b
+        rem = b.load(idx, typ=I32)
+        if j:
+            rem = b.add(rem, I32(j), flags=["nsw"])
+        for k in reversed(range(len(ext))):
+            var = self.slot(self.t.loop_vars[k])
+            off = rem if k == 0 else b.urem(rem, ext[k])
+            if begins[k].type != I32:  # a 64-bit index: the offset is below 2^31
+                off = b.zext(off, begins[k].type)
+            b.store(b.add(begins[k], off, flags=["nsw"]), var)
+            if k:
+                rem = b.udiv(rem, ext[k])

@@ -82,8 +82,12 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.contract = ("contract",) if self.fast else ()
         self.log: list[str] = []
         heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
+        self.heavy = heavy
         self.vector = coarsening(task, self.nv, opts.vector, heavy)
-        if heavy and coarsening(task, self.nv, opts.vector) > 1:
+        if heavy and self.vector > 1:
+            self.log.append(f"coarsened by {self.vector} with the body's libdevice math: each step's loads first, "
+                            "its stores last (vector accesses)")
+        elif heavy and coarsening(task, self.nv, opts.vector) > 1:
             self.log.append("coarsening off: the body inlines libdevice, so 1 index per thread per step "
                             "(compute-bound; keeps the PTX small)")
         self.m = L.Module(name=task.name)
@@ -105,6 +109,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.slots: dict = {}
         self.loops: list[tuple] = []  # (break_bb, continue_bb)
         self.labels: dict = {}
+        self.preloaded: dict | None = None  # Load -> its value, issued ahead (schedule.py: streamed)
         self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
         self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}
