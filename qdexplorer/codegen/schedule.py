@@ -51,6 +51,8 @@ def streamed(task: ir.Task) -> tuple[list, list] | None:
             any(isinstance(n, (ir.Continue, ir.Break, ir.Return)) for n in ir.walk(task.body)):
         return None   # (a jump past the trailing stores would leave their values undefined)
     var = task.loop_vars[0]
+    if any(isinstance(n, ir.Assign) and n.local is var for n in ir.walk(task.body)):
+        return None   # a preloaded `x[i]` stands for every `x[i]` of the body: i must keep its value
     at_i = lambda idx: len(idx) == 1 and isinstance(idx[0], ir.LocalRef) and idx[0].local is var  # noqa: E731
     written = {n.array.name for n in ir.walk(task.body) if isinstance(n, (ir.Store, ir.AtomicRMW))}
     lead = []
