@@ -163,7 +163,9 @@ def main(r: Path):
                 out["accurate_sin_exp"] = fig(med(w, "qdexplorer_fast_math_off"), med(w, "torch_compile"), "torch_compile",
                                               1.0, unit="ms", ulp_qdexplorer=w.get("qdexplorer_fast_math_off_error"),
                                               ulp_torch_compile=w.get("torch_compile_wave_error"),
-                                              interleaved=inter, quadrants=med(w, "quadrants_1.3.3"))
+                                              interleaved=inter, quadrants=med(w, "quadrants_1.3.3"),
+                                          uncoarsened_ms=med(w, "qdexplorer_fast_math_off_uncoarsened"),
+                                          uncapped_grid_ms=med(w, "qdexplorer_fast_math_off_uncapped_grid"))
                 out["fast_sin_exp"] = fig(med(w, "qdexplorer"), med(w, "torch_compile"), "torch_compile", 1.0, unit="ms",
                                           ulp_qdexplorer=w.get("qdexplorer_error"))
             for case, peer, goal in (("stencil", "torch_compile", 1.0), ("total", "torch_compile", 1.0),
@@ -230,11 +232,13 @@ def main(r: Path):
     safe(doc, section_5)
     def section_6():
         ab = r / "sim_ab.jsonl"
-    if ab.exists():
-        runs = [json.loads(ln) for ln in ab.read_text().splitlines() if ln.startswith("{")]
-        doc["particle_step_1M_ab"] = {x["side"]: {"us_per_step": round(x["ms_per_step"] * 1e3, 2),
-                                                  "empty_call_us": round(x["empty_call_us"], 2)} for x in runs}
-    sim = {}
+        if ab.exists():
+            runs = [json.loads(ln) for ln in ab.read_text().splitlines() if ln.startswith("{")]
+            doc["particle_step_1M_ab"] = {x["side"]: {"us_per_step": round(x["ms_per_step"] * 1e3, 2),
+                                                      "empty_call_us": round(x["empty_call_us"], 2)} for x in runs}
+        else:
+            doc["particle_step_1M_ab"] = unmeasured("sim_ab.jsonl missing")
+        sim = {}
         for side in ("qdexplorer", "quadrants"):
             prof, why = load(r, f"sim_profile_{side}.json")
             sim[side] = {"under_ncu": prof or unmeasured(why), "kernels": ncu_kernels(r, side)}
