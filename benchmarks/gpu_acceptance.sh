@@ -36,10 +36,14 @@ mkdir -p "$SITE" /tmp/ray
   wait
 } > "$R/install.txt" 2>&1
 export PYTHONPATH=$SITE:/tmp/ray:$PWD
+# Nsight Compute's own report reader (the counters read reports with it; its wheel is 17 MB, too big to carry)
+NCUPY=$(dirname "$(find /usr/local/cuda*/ /opt/nvidia/ -name ncu_report.py -path '*extras/python*' 2>/dev/null | head -1)")
+[ "$NCUPY" != . ] && export PYTHONPATH=$PYTHONPATH:$NCUPY
 echo "install $(( $(date +%s) - START ))s" >> "$R/steps.txt"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv > "$R/smi.txt" 2>&1
 python3 -c "import quadrants, ray, psygnal; print('quadrants', quadrants.__version__, 'ray', ray.__version__)" \
   >> "$R/install.txt" 2>&1
+python3 -c "import ncu_report; print('ncu_report', ncu_report.__file__)" >> "$R/install.txt" 2>&1
 
 # 1. every CUDA test (the window's need PySide6, which does not travel with Quadrants and Ray: tests/gui left out)
 step pytest_cuda 130 "python3 -m pytest -q -p no:cacheprovider -n 15 -m cuda -rfE --ignore=tests/gui tests"

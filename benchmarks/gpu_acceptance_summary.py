@@ -143,7 +143,9 @@ def main(r: Path):
             row = next((x for x in sc.get("rows", []) if x.get("log2") == 20), None)
             if row:
                 v = row["variants"]
-                q = {k.split(" ", 2)[-1]: s["median_ms"] for k, s in v.items() if k.startswith("peer:quadrants")}
+                # "peer:quadrants [1, 3, 3] qd.ndarray": the version (whatever its spelling) then the variant
+                q = {re.sub(r"^peer:quadrants (\[[^]]*\]|\S+) ", "", k): s["median_ms"]
+                     for k, s in v.items() if k.startswith("peer:quadrants")}
                 doc["script_calls_2^20"] = {
                     name: fig(round(v[name]["median_ms"] * 1e3, 2), round(q[name] * 1e3, 2) if name in q else None,
                               "quadrants_1.3.3", 1.0, unit="us per call")
