@@ -113,3 +113,32 @@ def test_the_native_path_is_the_default_and_cuda_python_the_fallback(monkeypatch
     monkeypatch.setattr(backend_mod, "native_launcher", lambda: SimpleNamespace(self_check=refuse))
     be = _backend(None)
     assert backend_mod.build_native(be) is None and "cuEventElapsedTime" in be.native_error
+
+
+def test_a_script_call_launches_natively_with_its_values_packed(built):
+    """Issue 40: a script's quick launcher makes its launch one native call on a block made once per
+    grid and stream; the stand-in sees the grid, block, stream and the packed kernelParams; an empty
+    grid launches nothing."""
+    from qdexplorer.machine.launch_spec import ArgSlot, LaunchSpec
+    from qdexplorer.runtime.cuda.params import ParamBlocks
+    lib = ctypes.CDLL(str(built))   # the module-scoped build: the stand-in's own globals, as loaded
+    stand = nl.NativeLauncher({k: ctypes.cast(getattr(lib, k), ctypes.c_void_p).value for k in nl._CALLS})
+    grids = {10: 3, 20: 5, 0: 0}
+    pb = ParamBlocks(SimpleNamespace(stream=7, grid_of=lambda spec, n: grids.get(n, 1)), None)
+    spec = LaunchSpec("t", "k", "range_for", (ArgSlot("x", "array", "ptr", 1), ArgSlot("a", "scalar", "f32")),
+                      block_dim=256)
+    launch = pb.quick_launcher(spec, 99, {"x": np.zeros(4, np.float32), "a": 1.0}, stand)
+    count = ctypes.c_long.in_dll(lib, "launch_count")
+    for n, stream in ((10, None), (20, None), (10, 11), (10, None)):
+        before = count.value
+        launch({"x": (0x1000, (4,)), "a": 2.5}, n, stream)
+        assert count.value == before + 1
+        assert ctypes.c_uint.in_dll(lib, "last_grid").value == grids[n]
+        assert ctypes.c_uint.in_dll(lib, "last_block").value == 256
+        assert (ctypes.c_void_p.in_dll(lib, "last_stream").value or 0) == (7 if stream is None else stream)
+        params = ctypes.cast(ctypes.c_void_p.in_dll(lib, "last_params").value, ctypes.POINTER(ctypes.c_void_p))
+        assert ctypes.cast(params[0], ctypes.POINTER(ctypes.c_uint64))[0] == 0x1000   # x's pointer, then
+        assert ctypes.cast(params[1], ctypes.POINTER(ctypes.c_int32))[0] == 4         # its length
+        assert ctypes.cast(params[2], ctypes.POINTER(ctypes.c_float))[0] == 2.5       # then a
+    launch({"x": (0x1000, (4,)), "a": 1.0}, 0)   # an empty grid: nothing to launch, as before
+    assert count.value == before + 1

@@ -83,7 +83,9 @@ class CudaBackend:
 
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[..., None] | None:
         spec = self.modules.specs[task]
-        return self.params.quick_launcher(spec, self.modules.composite.function(task), args)
+        if self.native is None and not self.native_error and "llvmlite.binding" in sys.modules:
+            build_native(self)   # a script compiles in this process: LLVM is loaded already
+        return self.params.quick_launcher(spec, self.modules.composite.function(task), args, self.native)
 
     def _hot(self, task: str, prepared: Prepared) -> tuple:
         """Everything a launch of `task` needs, resolved once per prepared argument set: the launch
