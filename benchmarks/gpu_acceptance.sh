@@ -73,6 +73,8 @@ done
 # 10. counters overhead (two tasks: quick, full, cached)
 step counters_overhead 40 "python3 benchmarks/counters_overhead.py saxpy_kernel_0_range_for particle_step_kernel_3_range_for \
   > $R/counters_overhead.json"
+# 11. where a script call's host time goes (cProfile of the empty call, the particle step, an ndarray call)
+step script_profile 30 "python3 benchmarks/script_call_profile.py --calls 3000 > $R/script_call_profile.json"
 python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
 cp "$OUT/summary.json" "$R/"
 tar czf "$OUT/results.tgz" -C "$WORK" r

@@ -253,6 +253,8 @@ def main(r: Path):
                                      for k, v in co.get("tasks", {}).items()} | {"all_within_limits": co.get("all_within_limits")}
                                     if co and "tasks" in co else unmeasured(why or (co or {}).get("error")))
     safe(doc, section_7)
+    sp, why = load(r, "script_call_profile.json")
+    doc["script_call_host_us"] = {k: v.get("wall_us_per_call") for k, v in sp.items()} if sp else unmeasured(why)
     print(json.dumps(doc, indent=1))
 
 
