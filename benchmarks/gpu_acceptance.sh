@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every GPU claim of issue 40 in one device call, in priority order, inside one time budget; then ONE JSON
 # document (gpu_acceptance_summary.py) naming the machine, each figure beside its peer from this run.
-# Usage on the GPU machine:  bash benchmarks/gpu_acceptance.sh OUTDIR [SECONDS]
+# Usage on the GPU machine:  bash benchmarks/gpu_acceptance.sh OUTDIR [SECONDS [quick]]
+# (quick: a short confirming run, for when little device time is left)
 # What the machine lacks travels beside the tree (run from .gpu/tree, the carried folder .gpu holding):
 #   ../qd.tar.xz          Quadrants 1.3.3 for CPython 3.12 (the wheel's package folders, xz; 24 MiB)
 #   ../ray-bundle.tar.xz  Ray 2.60 stripped (../../shared/tools/make-ray-bundle.sh, binaries stripped too)
@@ -45,6 +46,22 @@ python3 -c "import quadrants, ray, psygnal; print('quadrants', quadrants.__versi
   >> "$R/install.txt" 2>&1
 python3 -c "import ncu_report; print('ncu_report', ncu_report.__file__)" >> "$R/install.txt" 2>&1
 
+if [ "${3:-}" = quick ]; then   # a confirming run on little device time: what the last changes touch, first
+  step script_calls 25 "python3 benchmarks/script_calls.py --log2 20 --calls 200 --sim 4096 1048576 --sim-steps 300 \
+    > $R/script_calls.json"
+  step sim_ab 20 "for v in '--side qdexplorer' '--side quadrants'; do python3 benchmarks/sim_step_profile.py \$v --steps 300; \
+    done > $R/sim_ab.jsonl"
+  step bandwidth 30 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels > $R/cuda_bandwidth.json"
+  step pytest_cuda 80 "python3 -m pytest -q -p no:cacheprovider -n 15 -m cuda -rfE tests/codegen tests/runtime tests/script \
+    tests/lang tests/project"
+  step kernel_suite 45 "python3 benchmarks/kernel_suite.py --only stencil,wave --no-quadrants --compile-only wave \
+    > $R/kernel_suite.json"
+  step launch 15 "python3 benchmarks/launch_overhead.py > $R/launch.json"
+  python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
+  cp "$OUT/summary.json" "$R/"; tar czf "$OUT/results.tgz" -C "$WORK" r
+  cat "$R/steps.txt"; tail -3 "$R/pytest_cuda.txt"; cat "$OUT/summary.json"
+  exit 0
+fi
 # 1. every CUDA test (the window's need PySide6, which does not travel with Quadrants and Ray: tests/gui left out)
 step pytest_cuda 130 "python3 -m pytest -q -p no:cacheprovider -n 15 -m cuda -rfE --ignore=tests/gui tests"
 # 2. launches: the native path (now the default) and the cuda-python fallback against bare loops
