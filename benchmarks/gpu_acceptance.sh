@@ -47,13 +47,12 @@ python3 -c "import quadrants, ray, psygnal; print('quadrants', quadrants.__versi
 python3 -c "import ncu_report; print('ncu_report', ncu_report.__file__)" >> "$R/install.txt" 2>&1
 
 if [ "${3:-}" = quick ]; then   # a confirming run on little device time: what the last changes touch, first
+  step pytest_cuda 70 "python3 -m pytest -q -p no:cacheprovider -n 15 -m cuda -rfE tests/codegen tests/script tests/runtime tests/project"
   step script_calls 25 "python3 benchmarks/script_calls.py --log2 20 --calls 200 --sim 4096 1048576 --sim-steps 300 \
     > $R/script_calls.json"
   step sim_ab 20 "for v in '--side qdexplorer' '--side quadrants'; do python3 benchmarks/sim_step_profile.py \$v --steps 300; \
     done > $R/sim_ab.jsonl"
   step bandwidth 30 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels > $R/cuda_bandwidth.json"
-  step pytest_cuda 80 "python3 -m pytest -q -p no:cacheprovider -n 15 -m cuda -rfE tests/codegen tests/runtime tests/script \
-    tests/lang tests/project"
   step kernel_suite 45 "python3 benchmarks/kernel_suite.py --only stencil,wave --no-quadrants --compile-only wave \
     > $R/kernel_suite.json"
   step launch 15 "python3 benchmarks/launch_overhead.py > $R/launch.json"
