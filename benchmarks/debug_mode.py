@@ -129,6 +129,7 @@ def side(name: str, a) -> dict:
         out[key] = {"diffphys": diffphys(qd, a.steps, a.iters, a.reps), "tiny": tiny(qd, a.reps)}
         if name == "quadrants":
             qd.reset()
+            out["imported_from"] = os.path.dirname(qd.__file__)
     return out
 
 
@@ -145,8 +146,9 @@ def main() -> None:
         return
     t0 = time.perf_counter()
     ours = side("qdexplorer", a)
+    # the environment as it is: Quadrants may be importable only through PYTHONPATH (a `pip install
+    # --target` folder, as on the GPU machine); no checkout of ours holds a top-level `quadrants`
     env = dict(os.environ)
-    env.pop("PYTHONPATH", None)  # the peer is the real package, not a checkout
     try:
         p = subprocess.run([sys.executable, os.path.abspath(__file__), "--side", "quadrants", "--steps", str(a.steps),
                             "--iters", str(a.iters), "--reps", str(a.reps), "--arch", a.arch],

@@ -6,6 +6,8 @@
 #include <string.h>
 typedef struct { float t; } ev;
 static float clock_ = 0; static long launches = 0;
+/* the last launch, for tests to read back (ctypes: c_uint.in_dll(lib, "last_grid"), ...) */
+unsigned last_grid = 0, last_block = 0; void *last_stream = 0; void **last_params = 0; long launch_count = 0;
 int cuInit(unsigned f) { return 0; }
 int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
 int cuEventCreate(void **e, unsigned flags) { *e = calloc(1, sizeof(ev)); return 0; }
@@ -16,7 +18,8 @@ int cuEventSynchronize(void *e) { return 0; }
 int cuStreamSynchronize(void *s) { return 0; }
 int cuEventElapsedTime(float *ms, void *a, void *b) { *ms = ((ev*)b)->t - ((ev*)a)->t; return 0; }
 int cuLaunchKernel(void *f, unsigned g, unsigned a, unsigned b, unsigned bl, unsigned c, unsigned d, unsigned sh,
-                   void *s, void **p, void **x) { if (g == 0) return 1; launches++; clock_ += 1.0f + (float)(launches % 7); return 0; }
+                   void *s, void **p, void **x) { if (g == 0) return 1; launches++; clock_ += 1.0f + (float)(launches % 7);
+  last_grid = g; last_block = bl; last_stream = s; last_params = p; launch_count = launches; return 0; }
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
 int cuGetProcAddress(const char *sym, void **pfn, int ver, uint64_t flags);
 struct { const char *n; void *f; } table[] = {

@@ -352,12 +352,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default=",".join(CASES))
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile (slow first compile)")
+    ap.add_argument("--compile-only", default=None, help="torch.compile only these cases (comma-separated)")
     ap.add_argument("--no-quadrants", action="store_true")
     ap.add_argument("--quadrants-child", default=None, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.quadrants_child:
         return quadrants_child(a.quadrants_child.split(","))
     cases = [c for c in a.only.split(",") if c]
+    compiled = lambda case: not a.no_compile and (a.compile_only is None or case in a.compile_only.split(","))  # noqa: E731
     from qdexplorer.runtime.cuda.detect import cuda_status
     st = cuda_status()
     if not st.available:
@@ -386,12 +388,15 @@ def main():
         if case == "wave":  # accurate: libdevice sinf (its slow path out of line) and expf; A/B: inlined,
             # and one index per thread (the grid not capped at 2 waves of resident blocks, as Triton launches)
             variants += [("qdexplorer_fast_math_off", False, 4), ("qdexplorer_fast_math_off_inline_slow_path", False, 4),
-                         ("qdexplorer_fast_math_off_uncapped_grid", False, 4)]
+                         ("qdexplorer_fast_math_off_uncapped_grid", False, 4),
+                         ("qdexplorer_fast_math_off_uncoarsened", False, 4)]   # before issue 40: 1 index a step
         if case in ("stencil", "transpose", "particles", "total", "histogram"):  # 1 index per thread per step
             variants.append(("qdexplorer_v1", True, 1))
         for name, fast, vector in variants:
-            from qdexplorer.codegen import math_lowering
+            from qdexplorer.codegen import math_lowering, schedule
             outlined = math_lowering.OUTLINED
+            if name.endswith("_uncoarsened"):
+                schedule.HEAVY_MATH_COARSENING = False
             if name.endswith("_inline_slow_path"):  # the code before the outlining, for the A/B
                 math_lowering.OUTLINED = set()
             cap = q.be.ctx.saturating_grid
@@ -407,10 +412,11 @@ def main():
                 row[name] = f"{type(e).__name__}: {e}"[:400]
             finally:
                 math_lowering.OUTLINED = outlined
+                schedule.HEAVY_MATH_COARSENING = True
                 q.be.ctx.saturating_grid = cap
         peers = {}
         try:
-            peers.update(torch_peers(case, inputs(case), not a.no_compile))
+            peers.update(torch_peers(case, inputs(case), compiled(case)))
         except ImportError as e:
             row["torch"] = f"unavailable: {e}"
         try:
@@ -430,13 +436,13 @@ def main():
         for k in ("torch", "torch_compile", "cupy", "cupy_fast_intrinsics", "quadrants_1.3.3"):
             if ours and med(k):
                 ratios[k] = round(ours / med(k), 3)  # < 1: qdexplorer is faster
-        if case == "wave" and not a.no_compile:
+        if case == "wave" and compiled(case):
             try:
                 row["fast_math_off_vs_torch_compile_interleaved"] = wave_rounds(q, ks, 5)
             except Exception as e:  # noqa: BLE001
                 row["fast_math_off_vs_torch_compile_interleaved"] = f"{type(e).__name__}: {e}"[:400]
         for k in ("qdexplorer_fast_math_off", "qdexplorer_fast_math_off_inline_slow_path",
-                  "qdexplorer_fast_math_off_uncapped_grid"):
+                  "qdexplorer_fast_math_off_uncapped_grid", "qdexplorer_fast_math_off_uncoarsened"):
             if case == "wave" and med(k) and med("torch_compile"):
                 ratios[k[len("qdexplorer_"):] + "_vs_torch_compile"] = round(med(k) / med("torch_compile"), 3)
         if case in MATMULS and ours and med("torch"):

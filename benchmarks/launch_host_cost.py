@@ -7,7 +7,7 @@ same events), so the differences printed here in µs are what separates the loop
 are not (the driver's microseconds are missing from both sides). What it is for: a machine or a
 session with no GPU time left (issue 34, round 3). `CudaBackend.launch` runs with a hand-made
 context (the fake driver has no modules), both launch paths: the native one (`native_launch.py`) and
-the cuda-python one (the default; the native one is opt-in, QDEXPLORER_NATIVE_LAUNCH=1).
+the cuda-python one (the fallback; the native one is the default, QDEXPLORER_NATIVE_LAUNCH=0 turns it off).
 
 Usage: python benchmarks/launch_host_cost.py [--rounds 9] [--launches 5000]
 """

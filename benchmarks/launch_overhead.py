@@ -2,10 +2,10 @@
 
 qdexplorer's path records a CUDA event pair around every launch (that is what feeds the
 timing plots) and reads each elapsed time back; `timed=False` launches without events. Its
-native path (opt-in, QDEXPLORER_NATIVE_LAUNCH=1, which this script sets) makes those driver calls
+native path (the default; QDEXPLORER_NATIVE_LAUNCH=0 turns it off) makes those driver calls
 from JIT-compiled native code (one ctypes call a launch, one per 1024 read-backs:
 `runtime/cuda/native_launch.py`); the `_cuda_python` loops are the same launches through
-cuda-python (the default, and a device worker's first 1024). The
+cuda-python (the fallback, and a device worker's first 1024). The
 peers: a bare `cuLaunchKernel` loop through cuda-python (no timing), the same through ctypes,
 and cuda-python with an event pair around each launch (never read back).
 (A ctypes hot path for the event calls was tried and measured slower: 8.6 µs vs 7.6 µs.)
@@ -20,7 +20,7 @@ is printed beside it.
 import os
 import time
 
-os.environ.setdefault("QDEXPLORER_NATIVE_LAUNCH", "1")   # both paths are measured
+os.environ["QDEXPLORER_NATIVE_LAUNCH"] = "1"   # both paths are measured
 
 import numpy as np
 

@@ -18,9 +18,13 @@ calls), so the launches themselves should time the same and only the per-run cos
   workloads (CUDA-event time; on the CPU backend each launch's CPU time), local and Ray
   alternating round by round, and their ratio (Ray / local).
 
+On CUDA the two Ray sides are up at once, each asking Ray for half a GPU (QDEXPLORER_RAY_GPU_SHARE=0.5,
+unless set), so the benchmark runs on a one-GPU machine: every side launches on the same GPU.
+
 Usage: python benchmarks/remote_overhead.py [--cluster local|auto|ray://HOST:10001] [--backend cuda]
 """
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -82,7 +86,6 @@ def measure_sides(engines: dict, reps: int, env: dict | None = None) -> dict:
     """Each figure of every side, the sides alternating sample by sample (this machine's load moves
     by the second: measured one side after the other, the ratio was mostly the load). `env`: the
     environment variables a side's device is started with (read when it opens)."""
-    import os
     names = list(engines)
     for eng in engines.values():
         eng.compile()                   # compile time is not what is measured
@@ -168,6 +171,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=100, help="timed launches per task and round")
     a = ap.parse_args()
     backend = a.backend or ("cuda" if cuda_status().available else "cpu")
+    if backend == "cuda":   # two device actors (direct and actor calls) are up at once: on a one-GPU
+        os.environ.setdefault("QDEXPLORER_RAY_GPU_SHARE", "0.5")   # machine each asks for half of it
     cache = tempfile.mkdtemp(prefix="qdx-remote-cache-")
     probe = probe_project()
     where = {"cluster": a.cluster, "gpu": a.gpu if backend == "cuda" else None}
@@ -193,7 +198,8 @@ def main():
     calls = sides["ray_actor_calls"]
     over_calls = {"warm_run_ms": calls["warm_run_ms"] - sides["local"]["warm_run_ms"],
                   "per_run_ms": calls["per_run_ms"] - sides["local"]["per_run_ms"]}
-    emit({"backend": backend, "cluster": a.cluster, "connect_s": connect_s, "local": sides["local"],
+    emit({"backend": backend, "cluster": a.cluster, "connect_s": connect_s,
+          "gpu_share": os.environ.get("QDEXPLORER_RAY_GPU_SHARE") if backend == "cuda" else None, "local": sides["local"],
           "ray": sides["ray"], "ray_actor_calls": calls, "ray_over_local": over,
           "ray_actor_calls_over_local": over_calls, "goal": {"per_run_ms_over": 1.0, "cold_start_ratio": 2.0},
           "task_median_ms": tasks,

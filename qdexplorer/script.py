@@ -160,8 +160,11 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
             if v.mirror is not None and not on_cuda:
                 return None
             st = v.storage
-            sig.append((t, v.shape, st.shape, st.dtype, v.offset, getattr(v, "quant", None),  # offset=, quant too,
-                        v.uid if m == "t" and getattr(v, "sparse", False) else None))  # a sparse template: which
+            # offset=, quant too (an instance attribute of quantized fields only: a getattr that misses goes
+            # through Storage.__getattr__'s refusal, an exception built per array per call, ~2 µs each); a
+            # sparse field given as a template is baked in, so which one it is (its uid)
+            sparse = m == "t" and hasattr(type(v), "sparse") and v.sparse
+            sig.append((t, v.shape, st.shape, st.dtype, v.offset, v.__dict__.get("quant"), v.uid if sparse else None))
         elif isinstance(v, np.ndarray):
             if on_cuda:
                 return None  # copied in and out around the call: the checked path does that

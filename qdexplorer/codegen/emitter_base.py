@@ -29,6 +29,8 @@ class EmitterBase(ABC):
     contract: tuple[str, ...]  # flags of f32 +, -, *: ("contract",) under fast math (a mul feeding an add is an fma)
     log: list[str]  # notes for the user about choices made (coarsening, reductions, fallbacks)
     vector: int  # indices each thread takes per grid-stride step
+    heavy: bool  # the CUDA body inlines libdevice math (a coarsened step then streams its accesses)
+    preloaded: dict | None  # Load -> its value issued ahead in a coarsened step (schedule.py: streamed)
     m: L.Module
     needs_libdevice: bool
     debug_sites: list[tuple[str, str]]  # (file:line, array) per bounds-check site, by site number

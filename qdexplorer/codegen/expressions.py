@@ -69,6 +69,9 @@ class ExpressionEmitter(EmitterBase):
         return self.b.load(self.slot(e.local), typ=lltype(e.local.dtype))
 
     def e_Load(self, e):
+        pre = self.preloaded
+        if pre is not None and e in pre:   # issued ahead, with the coarsened step's other loads (schedule.py)
+            return pre[e]
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
         return v

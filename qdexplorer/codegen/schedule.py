@@ -27,11 +27,99 @@ def coarsening(task: ir.Task, nv: bool, vector: int, heavy_math: bool = False) -
     demo's math_mix, three times the driver JIT time and twice the LLVM time. Measured on the H200
     (accurate sin·exp, 2^26, sinf's slow path out of line): 0.336 ms coarsened by 4, 0.194 by 2,
     0.192 uncoarsened.
+
+    With HEAVY_MATH_COARSENING, such a body is coarsened all the same when its loads and stores can be
+    issued together (`streamed`): the `vector` indices' loads first, as one vector load, then the bodies,
+    then the stores, so a thread keeps 16 bytes in flight instead of 4 (Triton's shape for torch.compile's
+    sin·exp).
     """
     if nv and task.type == "range_for" and not task.serialize and not task.uses_block_features \
-            and not heavy_math and contiguous(task):
+            and contiguous(task) and (not heavy_math or (HEAVY_MATH_COARSENING and streamed(task) is not None)):
+        return max(1, vector)
+    if nv and task.type == "range_for" and not task.serialize and not task.uses_block_features \
+            and not heavy_math and STACKED_ROWS and stacked_rows(task):
         return max(1, vector)
     return 1
+
+
+STACKED_ROWS = True   # benchmarks' A/B: a 2-D stencil's thread takes `vector` rows of one column
+
+
+def stacked_rows(task: ir.Task) -> bool:
+    """A 2-D loop whose every global access is at (i ± c, j ± c') or invariant, with plain loads and
+    stores only, and some array read at two rows (a stencil): each thread then takes `vector` consecutive rows of one column, the lanes
+    of a warp still adjacent columns, so row i + 1 of step k is row i of step k + 1 and is loaded once
+    (the loads of the later copies sit under the earlier ones' guard: LLVM reuses them). The 8192²
+    5-point stencil read each row three times through L2 one index a thread (0.69 of the copy rate)."""
+    if len(task.ranges) != 2 or len(task.loop_vars) != 2 or task.has_calls:
+        return False
+    vi, vj = task.loop_vars
+    if any(isinstance(n, ir.Assign) and n.local in (vi, vj) for n in ir.walk(task.body)) or \
+            any(isinstance(n, (ir.AtomicRMW, ir.Break, ir.Return)) for n in ir.walk(task.body)):
+        return False
+
+    def near(e, var) -> bool:
+        if isinstance(e, ir.LocalRef):
+            return e.local is var
+        if isinstance(e, ir.BinOp) and e.op in ("+", "-"):
+            return (near(e.lhs, var) and isinstance(e.rhs, ir.Const)) or \
+                (e.op == "+" and isinstance(e.lhs, ir.Const) and near(e.rhs, var))
+        return isinstance(e, ir.Cast) and e.dtype.is_int and near(e.operand, var)
+
+    def invariant(e) -> bool:
+        return not any(isinstance(n, (ir.LocalRef, ir.Load, ir.SimtIndex)) for n in ir.walk(e))
+
+    rows: dict[str, set] = {}   # array -> the row expressions it is loaded at
+    for n in ir.walk(task.body):
+        if isinstance(n, (ir.Load, ir.Store)) and isinstance(n.array, ir.ArrayArg):
+            idx = n.indices
+            if not ((len(idx) == 2 and near(idx[0], vi) and near(idx[1], vj)) or all(invariant(i) for i in idx)):
+                return False
+            if isinstance(n, ir.Load) and len(idx) == 2:
+                rows.setdefault(n.array.name, set()).add(idx[0])
+    return any(len(r) > 1 for r in rows.values())   # some row is read again by the next: a stencil
+
+
+HEAVY_MATH_COARSENING = True   # benchmarks/kernel_suite.py turns it off for its A/B
+
+
+def streamed(task: ir.Task) -> tuple[list, list] | None:
+    """(loads, stores) of a coarsened step that can be issued apart from the bodies: the loads at the
+    loop index of arrays the task never writes, in the body's leading statements (those before any
+    branch, loop or jump: what every index runs), and the trailing stores at the loop index into arrays
+    nothing else in the task touches. None when there are no such loads or stores."""
+    if len(task.loop_vars) != 1 or task.may_alias or task.has_calls or \
+            any(isinstance(n, (ir.Continue, ir.Break, ir.Return)) for n in ir.walk(task.body)):
+        return None   # (a jump past the trailing stores would leave their values undefined)
+    var = task.loop_vars[0]
+    if any(isinstance(n, ir.Assign) and n.local is var for n in ir.walk(task.body)):
+        return None   # a preloaded `x[i]` stands for every `x[i]` of the body: i must keep its value
+    at_i = lambda idx: len(idx) == 1 and isinstance(idx[0], ir.LocalRef) and idx[0].local is var  # noqa: E731
+    written = {n.array.name for n in ir.walk(task.body) if isinstance(n, (ir.Store, ir.AtomicRMW))}
+    lead = []
+    for st in task.body:
+        if not isinstance(st, (ir.Assign, ir.Store, ir.ExprStmt)):
+            break
+        lead.append(st)
+    branchy = (ir.Select, ir.AtomicRMW)
+    loads = []
+    for st in lead:
+        if any(isinstance(n, branchy) or (isinstance(n, ir.BinOp) and n.op in ("and", "or"))
+               for n in ir.walk(st)):
+            break
+        loads += [n for n in ir.walk(st) if isinstance(n, ir.Load) and isinstance(n.array, ir.ArrayArg)
+                  and n.array.name not in written and at_i(n.indices) and n not in loads]
+    stores = []
+    for st in reversed(task.body):
+        if not (isinstance(st, ir.Store) and isinstance(st.array, ir.ArrayArg) and at_i(st.indices)):
+            break
+        touched = [n for n in ir.walk(task.body) if isinstance(n, (ir.Load, ir.Store, ir.AtomicRMW))
+                   and getattr(n, "array", None) == st.array]
+        if len(touched) != 1 or any(isinstance(n, (ir.Load, ir.AtomicRMW)) for n in ir.walk(st.value)
+                                    if getattr(n, "array", None) == st.array):
+            break
+        stores.insert(0, st)
+    return (loads, stores) if loads and stores else None
 
 
 def contiguous(task: ir.Task) -> bool:
@@ -88,7 +176,10 @@ class ScheduleEmitter(EmitterBase):
             ntid, nctaid = self.sreg("ntid.x"), self.sreg("nctaid.x")
             gtid, stride = b.add(b.mul(ctaid, ntid), tid), b.mul(nctaid, ntid)
             v = self.vector
-            if v > 1:
+            if v > 1 and len(ext) == 2:   # stacked rows (stacked_rows): `v` rows of one column a step
+                rows = b.udiv(b.add(ext[0], I32(v - 1)), I32(v))
+                self.stacked_loop(gtid, stride, b.mul(rows, ext[1]), begins, ext, v)
+            elif v > 1:
                 # Thread coarsening: each thread takes `v` adjacent indices per grid-stride step, so
                 # the load/store vectorizer can merge them (ld.global.v4) and loads overlap stores.
                 main_end = b.mul(b.udiv(total, I32(v)), I32(v))
@@ -131,27 +222,90 @@ class ScheduleEmitter(EmitterBase):
         # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
         b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
+        split = streamed(self.t) if unroll > 1 and self.heavy and self.sig.debug_ptr is None else None
+        loaded: list[dict] = []
+        if split is not None:   # every index's loads first, adjacent: one vector load each (see coarsening)
+            for j in range(unroll):
+                self.set_index(idx, j, begins, ext)
+                loaded.append({ld: self.e_Load(ld) for ld in split[0]})
+        deferred: list = []
         for j in range(unroll):
             nxt = latch if j == unroll - 1 else self.fn.append_basic_block(f"next{j}")
-            rem = b.load(idx, typ=I32)
-            if j:
-                rem = b.add(rem, I32(j), flags=["nsw"])
-            for k in reversed(range(len(ext))):
-                var = self.slot(self.t.loop_vars[k])
-                off = rem if k == 0 else b.urem(rem, ext[k])
-                if begins[k].type != I32:  # a 64-bit index: the offset is below 2^31
-                    off = b.zext(off, begins[k].type)
-                b.store(b.add(begins[k], off, flags=["nsw"]), var)
-                if k:
-                    rem = b.udiv(rem, ext[k])
+            self.set_index(idx, j, begins, ext)
             self.loops.append((None, nxt))
-            self.stmts(self.t.body)
+            if split is None:
+                self.stmts(self.t.body)
+            else:
+                self.preloaded = loaded[j]
+                self.stmts(self.t.body[:len(self.t.body) - len(split[1])])
+                deferred += [(j, st, self.expr(st.value)) for st in split[1]]
+                self.preloaded = None
             self.loops.pop()
             if not b.block.is_terminated:
                 b.branch(nxt)
             if nxt is not latch:
                 b.position_at_end(nxt)
+        if deferred:   # ...and every index's stores last, adjacent again: one vector store each
+            b.position_at_end(latch)
+            latch = self.fn.append_basic_block("latch.step")
+            for st in split[1]:
+                for j, s2, v in deferred:
+                    if s2 is st:
+                        self.set_index(idx, j, begins, ext)
+                        b.store(v, self.address(st.array, st.indices, st.where)).align = st.array.dtype.nbytes
+            b.branch(latch)
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
         b.branch(head)
         b.position_at_end(exit_)
+
+    def stacked_loop(self, start, stride, end, begins, ext, v):
+        """for (idx = start; idx < end; idx += stride): column idx % cols, rows (idx / cols) * v + k for
+        k < v while inside the range; copy k + 1 nested in copy k's guard, so it may reuse its loads."""
+        b = self.b
+        idx = self.alloca_b.alloca(I32, name="idx")
+        b.store(start, idx)
+        head, body = self.fn.append_basic_block("loop"), self.fn.append_basic_block("body")
+        latch, exit_ = self.fn.append_basic_block("latch"), self.fn.append_basic_block("exit")
+        b.branch(head)
+        b.position_at_end(head)
+        b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
+        b.position_at_end(body)
+        cur = b.load(idx, typ=I32)
+        col, row0 = b.urem(cur, ext[1]), b.mul(b.udiv(cur, ext[1]), I32(v))
+        for k in range(v):
+            if k:   # row0 + k < rows of the range (row0 itself is, as idx < end)
+                go = self.fn.append_basic_block(f"row{k}")
+                b.cbranch(b.icmp_unsigned("<", b.add(row0, I32(k)), ext[0]), go, latch)
+                b.position_at_end(go)
+            nxt = self.fn.append_basic_block(f"next{k}")
+            for axis, off in ((0, b.add(row0, I32(k)) if k else row0), (1, col)):
+                if begins[axis].type != I32:
+                    off = b.zext(off, begins[axis].type)
+                b.store(b.add(begins[axis], off, flags=["nsw"]), self.slot(self.t.loop_vars[axis]))
+            self.loops.append((None, nxt))
+            self.stmts(self.t.body)
+            self.loops.pop()
+            if not b.block.is_terminated:
+                b.branch(nxt)
+            b.position_at_end(nxt)
+        b.branch(latch)
+        b.position_at_end(latch)
+        b.store(b.add(b.load(idx, typ=I32), stride), idx)
+        b.branch(head)
+        b.position_at_end(exit_)
+
+    def set_index(self, idx, j, begins, ext):
+        """The loop variables' values for the step's `j`-th index."""
+        b = self.b
+        rem = b.load(idx, typ=I32)
+        if j:
+            rem = b.add(rem, I32(j), flags=["nsw"])
+        for k in reversed(range(len(ext))):
+            var = self.slot(self.t.loop_vars[k])
+            off = rem if k == 0 else b.urem(rem, ext[k])
+            if begins[k].type != I32:  # a 64-bit index: the offset is below 2^31
+                off = b.zext(off, begins[k].type)
+            b.store(b.add(begins[k], off, flags=["nsw"]), var)
+            if k:
+                rem = b.udiv(rem, ext[k])

@@ -19,6 +19,7 @@ from .line_info import LineInfo
 from .abi import I32, NVPTX_LAYOUT, NVPTX_TRIPLE, EntrySignature, lltype
 from .calls import CallEmitter
 from .debug_checks import DebugChecks
+from .demote import demote_atomics
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
@@ -61,6 +62,7 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
         raise CodegenError(f"{task.file}:{task.lines[0]}: task {task.name} uses qd.simt.block features (shared "
                            f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "
                            f"cuda, or qd.init(arch=qd.cuda) in a script")
+    task = demote_atomics(task)   # `v[i] += ...` touching only its own element: no atomic (demote.py)
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
@@ -89,8 +91,12 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
             self.contract = HOST_FAST_MATH
         self.log: list[str] = []
         heavy = self.nv and bool(opts.libdevice) and opts.vector > 1 and calls_libdevice(task, self.fast)
+        self.heavy = heavy
         self.vector = coarsening(task, self.nv, opts.vector, heavy)
-        if heavy and coarsening(task, self.nv, opts.vector) > 1:
+        if heavy and self.vector > 1:
+            self.log.append(f"coarsened by {self.vector} with the body's libdevice math: each step's loads first, "
+                            "its stores last (vector accesses)")
+        elif heavy and coarsening(task, self.nv, opts.vector) > 1:
             self.log.append("coarsening off: the body inlines libdevice, so 1 index per thread per step "
                             "(compute-bound; keeps the PTX small)")
         self.m = L.Module(name=task.name)
@@ -112,6 +118,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.slots: dict = {}
         self.loops: list[tuple] = []  # (break_bb, continue_bb)
         self.labels: dict = {}
+        self.preloaded: dict | None = None  # Load -> its value, issued ahead (schedule.py: streamed)
         self.reductions: dict = {}  # (array, indices) -> Reduction; see reduction.py
         self.accumulators: dict = {}  # (array, indices) -> the thread's private accumulator slot
         self.shared = {}

@@ -350,13 +350,17 @@ class Kernel(KernelBase):
                 f"holds ({getattr(self, 'stack_size', runtime_api.ad_stack_size)()} per loop-carried variable of a "
                 f"dynamic loop); the gradients "
                 f"it wrote are wrong. Raise the capacity with qd.init(ad_stack_size=N)")
-        ann = self.return_type
-        if is_compound(ann):  # a struct or tuple: rebuilt from one array per leaf
+        form = self.__dict__.get("_result_form")
+        if form is None:  # read once: resolving annotations cost ~1.5 µs of every script call (issue 40)
+            ann = self.return_type
+            form = self.__dict__["_result_form"] = (ann, is_compound(ann), as_dtype(ann) is not None)
+        ann, compound, scalar = form
+        if compound:  # a struct or tuple: rebuilt from one array per leaf
             return rebuild(ann, args)
         if "ret__" not in args:
             return None
         r = args["ret__"]
-        if as_dtype(ann) is not None:
+        if scalar:
             x = r[0].item()
             return int(x) if isinstance(x, bool) else x  # a u1 result is 0/1, as Quadrants returns it
         return r.reshape(getattr(ann, "shape", r.shape)).copy()

@@ -47,6 +47,25 @@ from .gpus import device_label, node_gpus
 POLL_S = 0.05   # the longest a poll waits inside the actor for something to report
 LINGER_S = 0.002  # after a reply that ends nothing, how long a poll waits for the next one
 _LAST = (Ok, Failed, Faulted, Ready)  # replies after which nothing follows unasked
+GPU_SHARE_ENV = "QDEXPLORER_RAY_GPU_SHARE"   # the fraction of a GPU each CUDA device actor asks Ray for
+
+
+def gpu_share() -> float:
+    """What a CUDA device actor asks Ray for: one GPU, or the fraction QDEXPLORER_RAY_GPU_SHARE
+    names (0.5: two actors share each GPU, as on a one-GPU machine where a benchmark or a user
+    compares two devices side by side; Ray then gives them the same GPU)."""
+    raw = os.environ.get(GPU_SHARE_ENV, "").strip()
+    if not raw:
+        return 1.0
+    try:
+        share = float(raw)
+    except ValueError:
+        share = -1.0
+    if not 0 < share <= 1:
+        raise ValueError(f"{GPU_SHARE_ENV}={raw!r}: a fraction of one GPU, over 0 and at most 1")
+    return share
+
+
 CONNECT_S = 1.0   # how long the client tries to reach the actor's direct socket before staying on Ray calls
 ACCEPT_S = 30.0   # how long the actor waits for that connection
 # A run's arrays this large go through Ray's object store even with a direct connection: its memory
@@ -57,7 +76,7 @@ BIG_RUN_BYTES = 8 << 20
 
 
 class DeviceActor:
-    """One backend (one GPU with num_gpus=1) behind Ray, served on a thread of its own; never
+    """One backend (one GPU with num_gpus=1, or a share of one: `gpu_share`) behind Ray, served on a thread of its own; never
     imports the user's project.
 
     `gpu` pins a GPU by its nvidia-smi index instead of the one Ray assigned (the window's and
@@ -178,7 +197,7 @@ class RayActor:
 
     def _options(self) -> dict[str, Any]:
         # a `poll` waits on one of its threads; `submit` (a halt among them) answers on the others
-        o: dict[str, Any] = {"num_gpus": 1 if self.backend == "cuda" else 0, "num_cpus": 1,
+        o: dict[str, Any] = {"num_gpus": gpu_share() if self.backend == "cuda" else 0, "num_cpus": 1,
                              "max_restarts": 0, "max_concurrency": 3}
         if self.node_id:
             o["scheduling_strategy"] = NodeAffinitySchedulingStrategy(self.node_id, soft=False)
@@ -194,7 +213,7 @@ class RayActor:
         if not isinstance(reply, Ready):
             self.kill()
             wait = max(120.0, self.timeout)
-            needs = "1 GPU" if self.backend == "cuda" else "1 CPU"
+            needs = f"{gpu_share():g} GPU" if self.backend == "cuda" else "1 CPU"
             placed = (f"no node gave it a place within {wait:g} s (it needs {needs}"
                       f"{' on node ' + self.node_id[:12] if self.node_id else ''}, and the cluster's are taken)")
             why = reply.error if isinstance(reply, Failed) else placed if reply is None else repr(reply)

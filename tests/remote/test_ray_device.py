@@ -202,3 +202,24 @@ def test_big_and_small_runs_alternate_over_the_direct_connection(tmp_path, clust
                     for r in remote.run(["big", "read_only", "big"], repeat=2)]
         assert remote._the_device().transport.conn is not None
     assert all(s == "passed" for _, s, _ in statuses), statuses
+
+
+@pytest.mark.parametrize("share, asked", [(None, 1.0), ("0.5", 0.5), ("1", 1.0), ("0.25 ", 0.25)])
+def test_a_cuda_device_actor_asks_for_a_whole_gpu_or_the_share_it_is_given(monkeypatch, share, asked):
+    """Issue 40: on a one-GPU machine two CUDA device actors (the Ray device against its actor-call
+    fallback, say) can only both be placed if each asks for part of the GPU; a CPU actor asks for none."""
+    from qdexplorer.remote.ray_device import RayActor
+    if share is None:
+        monkeypatch.delenv("QDEXPLORER_RAY_GPU_SHARE", raising=False)
+    else:
+        monkeypatch.setenv("QDEXPLORER_RAY_GPU_SHARE", share)
+    assert RayActor("cuda", 5.0, None, {}, 0)._options()["num_gpus"] == asked
+    assert RayActor("cpu", 5.0, None, {}, None)._options()["num_gpus"] == 0
+
+
+@pytest.mark.parametrize("share", ["0", "1.5", "-1", "half"])
+def test_a_gpu_share_outside_zero_to_one_is_refused_with_its_name(monkeypatch, share):
+    from qdexplorer.remote.ray_device import RayActor
+    monkeypatch.setenv("QDEXPLORER_RAY_GPU_SHARE", share)
+    with pytest.raises(ValueError, match="QDEXPLORER_RAY_GPU_SHARE"):
+        RayActor("cuda", 5.0, None, {}, 0)._options()

@@ -21,10 +21,10 @@ def _backend(tmp_path, monkeypatch, native):
     from qdexplorer.compiler.pool import InlineCompiler
     from qdexplorer.project.loader import load_project
     from qdexplorer.runtime.cuda.backend import CudaBackend
-    if native:
-        monkeypatch.setenv("QDEXPLORER_NATIVE_LAUNCH", "1")
-    else:
+    if native:  # the default: nothing to set
         monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
+    else:  # the fallback, turned on by turning the native path off
+        monkeypatch.setenv("QDEXPLORER_NATIVE_LAUNCH", "0")
     (tmp_path / "k.py").write_text(SRC)
     (ct,) = Pipeline(InlineCompiler()).compile(load_project(tmp_path / "k.py").kernels["scale"].tasks(), "nvptx")
     be = CudaBackend()

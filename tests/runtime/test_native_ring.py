@@ -88,3 +88,57 @@ def test_a_refused_launch_raises_and_is_not_counted(stand_in):
     prep.ring.words[1] = nl.RING
     be.finish(prep)
     assert first.ms == 2.0 and prep.ring is None   # the first launch: 1 + 1 % 7
+
+
+@pytest.mark.parametrize("env, built_native", [(None, True), ("1", True), ("0", False)])
+def test_the_native_path_is_the_default_and_cuda_python_the_fallback(monkeypatch, env, built_native):
+    """Issue 40: the native path is built unless QDEXPLORER_NATIVE_LAUNCH=0 turns it off; a launcher
+    that fails its self-check leaves the cuda-python path serving every launch, and says why."""
+    from qdexplorer.runtime.cuda import backend as backend_mod
+    if env is None:
+        monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
+    else:
+        monkeypatch.setenv("QDEXPLORER_NATIVE_LAUNCH", env)
+    checked = []
+    launcher = SimpleNamespace(self_check=checked.append)
+    monkeypatch.setattr(backend_mod, "native_launcher", lambda: launcher)
+    be = _backend(None)
+    assert (backend_mod.build_native(be) is launcher) == built_native
+    assert checked == ([7] if built_native else [])
+    assert be.native_error == ("" if built_native else "turned off (QDEXPLORER_NATIVE_LAUNCH=0)")
+
+    def refuse(stream):
+        raise CudaError("cuEventElapsedTime", 999, "another time than cuda-python's")
+    monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
+    monkeypatch.setattr(backend_mod, "native_launcher", lambda: SimpleNamespace(self_check=refuse))
+    be = _backend(None)
+    assert backend_mod.build_native(be) is None and "cuEventElapsedTime" in be.native_error
+
+
+def test_a_script_call_launches_natively_with_its_values_packed(built):
+    """Issue 40: a script's quick launcher makes its launch one native call on a block made once per
+    grid and stream; the stand-in sees the grid, block, stream and the packed kernelParams; an empty
+    grid launches nothing."""
+    from qdexplorer.machine.launch_spec import ArgSlot, LaunchSpec
+    from qdexplorer.runtime.cuda.params import ParamBlocks
+    lib = ctypes.CDLL(str(built))   # the module-scoped build: the stand-in's own globals, as loaded
+    stand = nl.NativeLauncher({k: ctypes.cast(getattr(lib, k), ctypes.c_void_p).value for k in nl._CALLS})
+    grids = {10: 3, 20: 5, 0: 0}
+    pb = ParamBlocks(SimpleNamespace(stream=7, grid_of=lambda spec, n: grids.get(n, 1)), None)
+    spec = LaunchSpec("t", "k", "range_for", (ArgSlot("x", "array", "ptr", 1), ArgSlot("a", "scalar", "f32")),
+                      block_dim=256)
+    launch = pb.quick_launcher(spec, 99, {"x": np.zeros(4, np.float32), "a": 1.0}, stand)
+    count = ctypes.c_long.in_dll(lib, "launch_count")
+    for n, stream in ((10, None), (20, None), (10, 11), (10, None)):
+        before = count.value
+        launch({"x": (0x1000, (4,)), "a": 2.5}, n, stream)
+        assert count.value == before + 1
+        assert ctypes.c_uint.in_dll(lib, "last_grid").value == grids[n]
+        assert ctypes.c_uint.in_dll(lib, "last_block").value == 256
+        assert (ctypes.c_void_p.in_dll(lib, "last_stream").value or 0) == (7 if stream is None else stream)
+        params = ctypes.cast(ctypes.c_void_p.in_dll(lib, "last_params").value, ctypes.POINTER(ctypes.c_void_p))
+        assert ctypes.cast(params[0], ctypes.POINTER(ctypes.c_uint64))[0] == 0x1000   # x's pointer, then
+        assert ctypes.cast(params[1], ctypes.POINTER(ctypes.c_int32))[0] == 4         # its length
+        assert ctypes.cast(params[2], ctypes.POINTER(ctypes.c_float))[0] == 2.5       # then a
+    launch({"x": (0x1000, (4,)), "a": 1.0}, 0)   # an empty grid: nothing to launch, as before
+    assert count.value == before + 1

@@ -83,7 +83,9 @@ class CudaBackend:
 
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[..., None] | None:
         spec = self.modules.specs[task]
-        return self.params.quick_launcher(spec, self.modules.composite.function(task), args)
+        if self.native is None and not self.native_error and "llvmlite.binding" in sys.modules:
+            build_native(self)   # a script compiles in this process: LLVM is loaded already
+        return self.params.quick_launcher(spec, self.modules.composite.function(task), args, self.native)
 
     def _hot(self, task: str, prepared: Prepared) -> tuple:
         """Everything a launch of `task` needs, resolved once per prepared argument set: the launch
@@ -263,11 +265,12 @@ class CudaBackend:
 
 def build_native(backend: CudaBackend) -> NativeLauncher | None:
     """The native launch path, once per backend; None (and `native_error` says why) where it
-    cannot be built or was not asked for. It is opt-in (QDEXPLORER_NATIVE_LAUNCH=1) until it has
-    run on a GPU: it was written in a session without one, checked only against a fake driver."""
+    cannot be built (it checks itself first) or was turned off (QDEXPLORER_NATIVE_LAUNCH=0); the
+    cuda-python path then serves every launch. It is the default since it passed its CUDA tests on
+    an H100 (issue 40)."""
     if backend.native is None and not backend.native_error:
-        if os.environ.get("QDEXPLORER_NATIVE_LAUNCH") != "1":
-            backend.native_error = "not asked for (QDEXPLORER_NATIVE_LAUNCH=1 turns it on)"
+        if os.environ.get("QDEXPLORER_NATIVE_LAUNCH", "1") == "0":
+            backend.native_error = "turned off (QDEXPLORER_NATIVE_LAUNCH=0)"
         else:
             try:
                 native = native_launcher()

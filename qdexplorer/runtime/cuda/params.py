@@ -99,12 +99,15 @@ class ParamBlocks:
         prepared.params[spec.task] = entry
         return entry
 
-    def quick_launcher(self, spec: LaunchSpec, f: Any, args: dict[str, Any]) -> Callable[..., None]:
+    def quick_launcher(self, spec: LaunchSpec, f: Any, args: dict[str, Any],
+                       native: Any = None) -> Callable[..., None]:
         """A script's launcher of entry point `f` for calls of one signature (array ranks fixed): its
         kernelParams live in one buffer made here, and each call packs the values into it with one
         precompiled struct and launches, untimed, on our stream or the one given. Arrays come as
         (pointer, shape). In debug mode each launch is waited for and its out-of-bounds record read
-        back, as the checked path's `launch` does."""
+        back, as the checked path's `launch` does. With the native launcher (native_launch.py) the
+        launch is one ctypes call on a block of (function, stream, params, grid | block) made once per
+        grid and stream, instead of cuda-python's wrapped cuLaunchKernel."""
         task = spec.task
         codes, slots = [], []
         for slot in spec.args:
@@ -130,6 +133,8 @@ class ParamBlocks:
         grid_of, keep = self.ctx.grid_of, (buf, arr)
         packed = tuple(slots)
         grids: dict[int, int] = {}  # trip count -> grid: a time-step loop repeats a handful of sizes
+        nat = native.launch if native is not None else None
+        hots: dict = {}  # (grid, stream) -> (the native launch block, its address)
 
         def launch(values: dict[str, Any], n: int, stream: Any = None) -> None:
             vals: list = []
@@ -154,9 +159,21 @@ class ParamBlocks:
             if grid == 0:
                 return
             on = ours if stream is None else stream
-            err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, on, addr, 0)
-            if err != _OK:
-                check("cuLaunchKernel", (err,), task)
+            if nat is not None:
+                key = grid if stream is None else (grid, int(stream))
+                hot = hots.get(key)
+                if hot is None:
+                    blk = native.hot_block(f, on, addr, grid, block)
+                    hot = (blk, blk.ctypes.data)
+                    if len(hots) < 64:
+                        hots[key] = hot
+                code = nat(hot[1])
+                if code:
+                    check("cuLaunchKernel", (cu.CUresult(code),), task)
+            else:
+                err, = cu.cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, on, addr, 0)
+                if err != _OK:
+                    check("cuLaunchKernel", (err,), task)
             if rec is not None:
                 check("cuMemcpyDtoHAsync", cu.cuMemcpyDtoHAsync(rec.ctypes.data, rec_dev, rec.nbytes, on))
                 check("cuStreamSynchronize", cu.cuStreamSynchronize(on), task)
