@@ -29,7 +29,7 @@ from .engine_api import BenchEngine
 from .history import History
 from .run import Run
 from .signals_held import signals_held
-from .sweep_variant import SweepEngine, Variant  # noqa: F401 - both are this module's API too
+from .sweep_variant import SweepEngine, Variant, group_runs  # noqa: F401 - SweepEngine, Variant: this module's API too
 from .sweep_lanes import Plan, Side, begin, complete, finish, measure, reopen, resume_lanes
 from ..wording import plural
 
@@ -306,19 +306,7 @@ def load_sweep(history: History, name: str) -> SweepResult:
     runs = [r for r in runs if r.context.extra.get("sweep") == name]
     if not runs:
         raise QdError(f"no sweep named {name!r} in {history.path}")
-    variants: list[Variant] = []
-    default: Variant | None = None
-    result = SweepResult(name, variants, Variant(()))
-    for r in runs:
-        v = Variant(tuple(r.context.extra.get("variant", {}).items()))
-        if v not in variants:
-            variants.append(v)
-        if r.context.extra.get("sweep_default"):
-            default = v
-        result.runs.append(SweepRun(v, (r.name or "").rpartition("@")[2], r))
-    if default is None:
-        raise QdError(f"sweep {name!r}: no run of its default was saved")
-    variants.remove(default)
-    variants.insert(0, default)
-    result.default = default
+    variants, default, members = group_runs(runs, name, history.path)
+    result = SweepResult(name, variants, default)
+    result.runs.extend(SweepRun(v, device, r) for v, device, r in members)
     return result

@@ -269,7 +269,7 @@ def finish(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, 
 def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], list[Variant], Variant]:
     """A saved sweep's plan and its runs as lanes (one per device they were made on), each side
     holding what it measured: `measure` then runs only the rounds they lack."""
-    from .sweep_variant import Variant
+    from .sweep_variant import group_runs
     runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
     runs = [r for r in runs if r.context.extra.get("sweep") == name]
     if not runs:
@@ -285,21 +285,12 @@ def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], l
                       f"edited or damaged: run the sweep again under a new --save name") from None
     plan = Plan(name, ok["rounds"], ok["per_round"], ok["warmup"], ok["seed"], ok["flush_l2"], ok.get("workloads"))
     by_device: dict[str, list[Side]] = {}
-    variants: list[Variant] = []
-    default: Variant | None = None
-    for r in runs:
-        v = Variant(tuple(r.context.extra.get("variant", {}).items()))
-        if v not in variants:
-            variants.append(v)
-        if r.context.extra.get("sweep_default"):
-            default = v
+    variants, default, members = group_runs(runs, name, history.path)
+    for v, device, r in members:
         side = Side(v, bool(r.context.extra.get("sweep_default")), run=r, resumed=True,
-                    device=(r.name or "").rpartition("@")[2], workloads=list(r.context.workloads),
-                    skipped=dict(r.context.skipped))
+                    device=device, workloads=list(r.context.workloads), skipped=dict(r.context.skipped))
         side.have = {ln.round for ln in r.launches if ln.round is not None}
         by_device.setdefault(side.device, []).append(side)
-    if default is None:
-        raise QdError(f"sweep {name!r}: no run of its default was saved; run it again under a new --save name")
     for sides in by_device.values():   # the default first on each device, as a new sweep deals them
         sides.sort(key=lambda s: (not s.default, variants.index(s.variant)))
     return plan, list(by_device.values()), variants, default

@@ -7,6 +7,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..ir.errors import QdError
 from .engine_api import BenchEngine
 
 
@@ -38,3 +39,26 @@ class Variant:
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.settings)
+
+
+def group_runs(runs: list, name: str, history_path) -> tuple[list[Variant], Variant, list[tuple[Variant, str, Any]]]:
+    """A saved sweep's runs grouped into its variants, the one rule `sweep --show`, the window's heat
+    map and `--resume` read: (variants with the default first, the default, (variant, device, run) of
+    each run). A run's variant is in its context's `extra["variant"]`, its device after the '@' of its
+    name; the default is the variant of a run marked `sweep_default`."""
+    variants: list[Variant] = []
+    default: Variant | None = None
+    members = []
+    for r in runs:
+        v = Variant(tuple(r.context.extra.get("variant", {}).items()))
+        if v not in variants:
+            variants.append(v)
+        if r.context.extra.get("sweep_default"):
+            default = v
+        members.append((v, (r.name or "").rpartition("@")[2], r))
+    if default is None:
+        raise QdError(f"sweep {name!r}: no run of its default was saved in {history_path}; run it again under a "
+                      f"new --save name")
+    variants.remove(default)
+    variants.insert(0, default)
+    return variants, default, members
