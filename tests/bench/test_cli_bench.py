@@ -82,7 +82,7 @@ def test_doubled_hot_loop_is_slower_and_a_rerun_never_fails_the_gate(tmp_path):
     rows = {t["task"]: t for t in out["tasks"]}
     hot, steady = rows[HOT], rows[STEADY]
     # twice the work; a shared 2-core CI box has measured as little as 1.59x, so the bound is loose
-    assert hot["verdict"] == "slower" and hot["ci"][0] > 1.0 and 1.3 < hot["ratio"] < 2.6, out
+    assert hot["verdict"] == "slower" and hot["ci"][0] > 1.0 and 1.3 < hot["ratio"] < 3.2, out   # twice the work: ~2, up to 2.7 seen under load (cache)
     # untouched: never slower/faster; `same` needs its whole interval inside ±15%, which 10 rounds of 1-2
     # launches on a loaded 2-core box need not give (the synthetic tests pin `same` itself)
     assert steady["verdict"] in ("same", "unsure"), out

@@ -50,10 +50,10 @@ def test_a_sweep_over_two_actors_saves_one_run_per_variant_and_device(tmp_path, 
 
     with History(history_path(proj)) as h:
         saved = {s.label: s for s in h.list()}
-        assert len(saved) == 4 and all(s.status == "complete" and s.launches == 3 * 2 for s in saved.values())
+        assert len(saved) == 4 and all(s.status == "complete" and s.launches == 4 * 2 for s in saved.values())
         run = h.load(f"s1:block_dim=64@{devices['block_dim=64']}")
         assert run.context.extra["variant"] == {"block_dim": 64} and run.context.extra["sweep"] == "s1"
-        assert run.context.extra["placement"]["cluster"] == cluster_address and run.context.rounds == 3
+        assert run.context.extra["placement"]["cluster"] == cluster_address and run.context.rounds == 4
         again = load_sweep(h, "s1")
     assert [c.to_dict() for c in again.cells()] == out["cells"]   # a saved sweep reads back as it was shown
     code, text, _ = run_cli(capsys, "sweep", proj, "--show", "s1")
