@@ -77,6 +77,8 @@ ENV: dict[str, tuple[Range, float]] = {
     "QDEXPLORER_IMPORT_TIMEOUT": (Range(0, MAX_SECONDS, unit="seconds", zero="0: no limit"), 60.0),
     "QDEXPLORER_MAX_FILE_MB": (Range(0, 1 << 20, unit="megabytes", zero="0: no limit"), 8.0),
     "QDEXPLORER_OBJECT_STORE_MB": (Range(75, 1 << 24, whole=True, unit="megabytes"), 0),
+    # the fraction of a GPU each CUDA device actor asks Ray for (0.5: two share one GPU)
+    "QDEXPLORER_RAY_GPU_SHARE": (Range(0, 1, low_open=True, unit="GPUs"), 1.0),
 }
 
 

@@ -16,6 +16,7 @@ compare-and-swap, and every atomic whose old value is used.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ..ir import nodes as ir
 
@@ -32,7 +33,7 @@ def demote_atomics(task: ir.Task) -> ir.Task:
     if any(isinstance(n, ir.Assign) and any(n.local is v for v in loop_vars) for n in ir.walk(task.body)):
         return task
     candidates = {n.value.array.name for n in ir.walk(task.body)
-                  if isinstance(n, ir.ExprStmt) and _demotable_op(n.value)}
+                  if isinstance(n, ir.ExprStmt) and isinstance(n.value, ir.AtomicRMW) and _demotable_op(n.value)}
     candidates -= set(task.may_alias)
     if not candidates:
         return task
@@ -89,16 +90,19 @@ def _invariant(e) -> bool:
 def _rewrite(stmts: list, arrays: set) -> list:
     out = []
     for s in stmts:
-        if isinstance(s, ir.ExprStmt) and _demotable_op(s.value) and s.value.array.name in arrays:
+        if isinstance(s, ir.ExprStmt) and isinstance(s.value, ir.AtomicRMW) and _demotable_op(s.value) \
+                and s.value.array.name in arrays:
             a = s.value
             op = (_FLOAT if a.array.dtype.is_float else _INT)[a.op]
             old = ir.Load(a.array, a.indices, a.where)
             out.append(ir.Store(a.array, a.indices, ir.BinOp(op, old, a.value, a.array.dtype), a.where))
             continue
         if isinstance(s, ir.Stmt) and not isinstance(s, ir.FuncDef):
-            nested = {f: _rewrite(getattr(s, f), arrays) for f in s.__dataclass_fields__
-                      if isinstance(getattr(s, f), list) and any(isinstance(x, ir.Stmt) for x in getattr(s, f))}
+            node: Any = s   # every statement is a dataclass
+            nested = {f.name: _rewrite(getattr(node, f.name), arrays) for f in dataclasses.fields(node)
+                      if isinstance(getattr(node, f.name), list)
+                      and any(isinstance(x, ir.Stmt) for x in getattr(node, f.name))}
             if nested:
-                s = dataclasses.replace(s, **nested)
+                s = dataclasses.replace(node, **nested)
         out.append(s)
     return out

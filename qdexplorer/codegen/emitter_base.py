@@ -76,6 +76,9 @@ class EmitterBase(ABC):
     def expr(self, e: ir.Expr) -> L.Value: ...
 
     @abstractmethod
+    def e_Load(self, e: ir.Load) -> L.Value: ...   # a load itself, past `expr`'s preloaded values (streamed steps)
+
+    @abstractmethod
     def address(self, arr: ir.ArrayArg | ir.SharedArray | ir.LocalArray, indices: tuple, where: str = "") -> L.Value: ...
 
     @abstractmethod

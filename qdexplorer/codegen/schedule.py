@@ -109,7 +109,7 @@ def streamed(task: ir.Task) -> tuple[list, list] | None:
             break
         loads += [n for n in ir.walk(st) if isinstance(n, ir.Load) and isinstance(n.array, ir.ArrayArg)
                   and n.array.name not in written and at_i(n.indices) and n not in loads]
-    stores = []
+    stores: list = []
     for st in reversed(task.body):
         if not (isinstance(st, ir.Store) and isinstance(st.array, ir.ArrayArg) and at_i(st.indices)):
             break
@@ -246,6 +246,7 @@ class ScheduleEmitter(EmitterBase):
             if nxt is not latch:
                 b.position_at_end(nxt)
         if deferred:   # ...and every index's stores last, adjacent again: one vector store each
+            assert split is not None   # only a streamed body defers its stores
             b.position_at_end(latch)
             latch = self.fn.append_basic_block("latch.step")
             for st in split[1]:

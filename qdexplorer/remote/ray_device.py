@@ -41,6 +41,7 @@ from ..runtime.messages import CheckpointMsg, ExitMsg, Failed, Faulted, Ok, Read
 from ..runtime.serve import Inbox, serve_forever
 from ..runtime.worker import read_requests
 from .channel import Channel
+from ..numbers import NumberError, env_number
 from ..version import __version__
 from .gpus import device_label, node_gpus
 
@@ -54,16 +55,10 @@ def gpu_share() -> float:
     """What a CUDA device actor asks Ray for: one GPU, or the fraction QDEXPLORER_RAY_GPU_SHARE
     names (0.5: two actors share each GPU, as on a one-GPU machine where a benchmark or a user
     compares two devices side by side; Ray then gives them the same GPU)."""
-    raw = os.environ.get(GPU_SHARE_ENV, "").strip()
-    if not raw:
-        return 1.0
     try:
-        share = float(raw)
-    except ValueError:
-        share = -1.0
-    if not 0 < share <= 1:
-        raise ValueError(f"{GPU_SHARE_ENV}={raw!r}: a fraction of one GPU, over 0 and at most 1")
-    return share
+        return float(env_number(GPU_SHARE_ENV))   # the one rule for QDEXPLORER_* numbers (numbers.py)
+    except NumberError as e:
+        raise ValueError(str(e)) from None
 
 
 CONNECT_S = 1.0   # how long the client tries to reach the actor's direct socket before staying on Ray calls
