@@ -348,6 +348,9 @@ class LoweringBase(ABC):
     def store_vec(self, arr, target: Vec, v: Value, node: ast.AST) -> None: ...
 
     @abstractmethod
+    def staged(self, vals: list, dtype: DType, node: ast.AST) -> list: ...
+
+    @abstractmethod
     def vec_pick_loads(self, v: Vec, keys: list, node: ast.AST) -> Vec: ...
 
     @abstractmethod

@@ -81,9 +81,8 @@ class IntrinsicLowering(LoweringBase):
                 if len(vals) != len(elem.items):
                     self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the element "
                                    f"{len(elem.items)}", QuadrantsTypeError)
-                return Vec([ir.AtomicRMW(ATOMIC_OPS[f.name], arr, ld.indices,
-                                         cast(self.commit(x, node, like=arr.dtype), arr.dtype), self.at(target))
-                            for ld, x in zip(elem.items, vals)], elem.shape)
+                return Vec([ir.AtomicRMW(ATOMIC_OPS[f.name], arr, ld.indices, x, self.at(target))
+                            for ld, x in zip(elem.items, self.staged(vals, arr.dtype, node))], elem.shape)
             val = cast(self.commit(value, node, like=arr.dtype), arr.dtype)
             return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, idx, val, self.at(target))
         if f.kind == "random":

@@ -299,6 +299,16 @@ class StatementLowering(LoweringBase):
             self.err(node, f"cannot store {len(v.items)} components into a slice of {n}", QuadrantsTypeError)
         return list(v.items)
 
+    def staged(self, vals: list, dtype, node) -> list:
+        """The components of a vector value about to be written one by one, each computed (cast to the
+        element type) and held in a local before the first write: `v[i] -= v[i].dot(n) * n` and
+        `v[i] = v[i].zxy` read all of v[i] as it was, as Quadrants' one tensor store or atomic does,
+        never a half-updated v[i] (a silent wrong answer otherwise)."""
+        vals = [cast(self.commit(x, node, like=dtype), dtype) for x in vals]
+        if len(vals) < 2:
+            return vals
+        return [ir.LocalRef(self.new_local("st", x.dtype, x)) for x in vals]
+
     def store_vec(self, arr, target: Vec, v, node):
         """Store a vector (or one scalar, broadcast) into the array elements that `target` loads.
         A list or tuple (`x[i] = [a, b]`, `m[i] = ((1, 0), (0, 1))`) is taken component by component
@@ -313,9 +323,7 @@ class StatementLowering(LoweringBase):
             want = f"[Tensor ({', '.join(map(str, target.shape))}) {arr.dtype.name}]"
             self.err(node, f"cannot assign '{got}' to '{want}' (cannot store {len(vals)} components into "
                            f"{len(target.items)})", QuadrantsTypeError)
-        vals = [cast(self.commit(x, node, like=arr.dtype), arr.dtype) for x in vals]
-        temps = [ir.LocalRef(self.new_local("st", x.dtype, x)) for x in vals] if len(vals) > 1 else vals
-        for ld, x in zip(target.items, temps):
+        for ld, x in zip(target.items, self.staged(vals, arr.dtype, node)):
             self.emit(ir.Store(ld.array, ld.indices, x))
 
     def vec_pick_loads(self, v: Vec, keys, node):
@@ -491,9 +499,8 @@ class StatementLowering(LoweringBase):
         vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(loads.items)
         arr = loads.items[0].array
         if self.in_parallel and type(node.op) in _AUG_ATOMIC:
-            for ld, x in zip(loads.items, vals):
-                val = cast(self.commit(x, node, like=arr.dtype), arr.dtype)
-                self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, ld.indices, val)))
+            for ld, x in zip(loads.items, self.staged(vals, arr.dtype, node)):
+                self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(node.op)], arr, ld.indices, x)))
             return True
         self.store_vec(arr, loads, self.binop(op, loads, self.atomic_vec_operand(node, rhs, arr.dtype), node), node)
         return True

@@ -161,9 +161,8 @@ class StructLowering(LoweringBase):
             arr, idx = s.cells[k]
             if isinstance(cur, Vec):
                 value = self.as_member(t, v, node) if t is not None else v
-                for ld, x in zip(cur.items, value.items):
-                    self.emit(ir.Store(arr, ld.indices, cast(self.commit(x, node, like=arr.dtype), arr.dtype),
-                                       self.at(node)))
+                for ld, x in zip(cur.items, self.staged(value.items, arr.dtype, node)):
+                    self.emit(ir.Store(arr, ld.indices, x, self.at(node)))
                 return
             self.emit(ir.Store(arr, idx, cast(self.commit(v, node, like=arr.dtype), arr.dtype), self.at(node)))
             return
@@ -181,9 +180,8 @@ class StructLowering(LoweringBase):
             if arr.dtype.is_int or type(aug.op) in (ast.Add, ast.Sub):
                 loads = cur.items if isinstance(cur, Vec) else [cur]
                 vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(loads)
-                for ld, x in zip(loads, vals):
-                    val = cast(self.commit(x, aug, like=arr.dtype), arr.dtype)
-                    self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(aug.op)], arr, ld.indices, val,
+                for ld, x in zip(loads, self.staged(vals, arr.dtype, aug)):
+                    self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(aug.op)], arr, ld.indices, x,
                                                        self.at(aug.target))))
                 return
         self.store_member(s, k, self.binop(op, cur, rhs, aug), aug)
