@@ -44,6 +44,8 @@ class MathEmitter(FastMathEmitter):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
         if e.fn == "ipow":
             return self.int_pow(*args)
+        if e.fn == "fipow":
+            return self.float_int_pow(*args)
         if e.fn == "clock":  # qd.clock_counter(): the SM's clock64 on CUDA, the CPU's cycle counter on the host
             name = "llvm.nvvm.read.ptx.sreg.clock64" if self.nv else "llvm.readcyclecounter"
             return self.b.call(self.intrinsic(name, L.IntType(64), []), [])
@@ -131,6 +133,32 @@ class MathEmitter(FastMathEmitter):
         b.branch(head)
         b.position_at_end(done)
         return acc
+
+    def float_int_pow(self, base, exp):
+        """A float to an integer power, as Quadrants' demote_operations computes it: squarings of the
+        base multiplied into a running product from 1 for each set bit of |exp|, then 1 / it for a
+        negative exponent (never the pow function, which rounds differently)."""
+        b, t = self.b, exp.type
+        zero = L.Constant(t, 0)
+        mag = b.select(b.icmp_signed("<", exp, zero), b.sub(zero, exp), exp)
+        one_f = L.Constant(base.type, 1.0)
+        pre = b.block
+        head, body, done = (self.fn.append_basic_block(n) for n in ("fipow.head", "fipow.body", "fipow.done"))
+        b.branch(head)
+        b.position_at_end(head)
+        acc, sq, e = b.phi(base.type), b.phi(base.type), b.phi(t)
+        acc.add_incoming(one_f, pre)
+        sq.add_incoming(base, pre)
+        e.add_incoming(mag, pre)
+        b.cbranch(b.icmp_signed(">", e, zero), body, done)
+        b.position_at_end(body)
+        odd = b.icmp_unsigned("!=", b.and_(e, L.Constant(t, 1)), zero)
+        acc.add_incoming(b.select(odd, b.fmul(acc, sq), acc), body)
+        sq.add_incoming(b.fmul(sq, sq), body)
+        e.add_incoming(b.ashr(e, L.Constant(t, 1)), body)
+        b.branch(head)
+        b.position_at_end(done)
+        return b.select(b.icmp_signed("<", exp, zero), b.fdiv(one_f, acc), acc)
 
     def approx(self, fn, dt, args):
         """afn fallbacks for NVPTX without libdevice: sin.approx, ex2.approx, lg2.approx."""

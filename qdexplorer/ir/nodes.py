@@ -280,6 +280,7 @@ class ImplicitArray:
     dtype: DType
     shape: tuple
     key: int | str = 0  # a field's registry id; a kernel-scope local's name
+    zero_d: bool = False  # a 0-D field (`x[None]`): the one element whose float sums Quadrants keeps per thread
 
 
 @dataclass

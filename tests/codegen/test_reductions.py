@@ -74,13 +74,38 @@ def test_array_also_read_or_indexed_by_the_loop_stays_plain():
     assert ptx_of(hist)[0].log[0].startswith("privatized scatter: bins add")  # privatize.py's case instead
 
 
-def test_host_module_accumulates_per_chunk():
-    task = total.tasks()[0]
+@qd.kernel
+def int_total(x: qd.types.ndarray(dtype=qd.i32, ndim=1), out: qd.types.ndarray(dtype=qd.i32, ndim=1)):
+    for i in range(x.shape[0]):
+        out[0] += x[i]
+
+
+def test_host_module_accumulates_exact_sums_per_chunk():
+    task = int_total.tasks()[0]
     tm = build_task_module(task, CodegenOptions("host"))
-    assert tm.log == ["reduction: per chunk, 1 atomic per chunk: out[0] add (f32)"]
+    assert tm.log == ["reduction: per chunk, 1 atomic per chunk: out[0] add (i32)"]
     assert tm.text.count("atomicrmw") == 1
     res = compile_module(CompileRequest(task.name, "host", (tm.text,), (tm.entry,)))
     assert res.ok, res.error
+
+
+def test_host_float_sum_into_an_array_element_keeps_quadrants_order():
+    """Quadrants keeps a float sum in thread-local storage only for a 0-D field (`loss[None]`) or a
+    kernel-scope variable; into `out[0]` of an ndarray, or `h.grad[t, j]` in reverse mode, it adds in
+    index order (one thread), so the host does too: regrouped, the last bits differed."""
+    task = total.tasks()[0]
+    tm = build_task_module(task, CodegenOptions("host"))
+    assert not any(line.startswith("reduction:") for line in tm.log)
+    loss = qd.field(qd.f32, shape=())
+
+    @qd.kernel
+    def field_total(x: F1):
+        for i in range(x.shape[0]):
+            loss[None] += x[i]
+
+    tm0 = build_task_module(field_total.tasks(field_total.spec_for((np.zeros(4, np.float32),)))[0],
+                            CodegenOptions("host"))
+    assert any(line.startswith("reduction: per chunk") for line in tm0.log), tm0.log
 
 
 def test_64_bit_values_shuffle_as_two_halves():

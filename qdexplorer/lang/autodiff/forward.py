@@ -111,6 +111,8 @@ class _Forward:
             if len(e.args) == 2:
                 return self.binop(e.fn, e.args[0], e.args[1], dt)
             x = e.args[0]
+            if e.fn in derivatives.UNARY:
+                return derivatives.tangent(e.fn, self.tangent(x), x, dt)
             return _b("*", self.unary(e.fn, x, dt), self.tangent(x), dt)
         if isinstance(e, ir.AtomicRMW):
             self.error("the value an atomic operation returns")
@@ -133,6 +135,10 @@ class _Forward:
             if isinstance(dy, ir.Const) and dy.value == 0:
                 return ddx
             return _b("+", ddx, _b("*", _b("*", p, _m("log", dt, x), dt), dy, dt), dt)
+        if op == "fipow":  # x ** n of an integer n: n x^(n-1) dx
+            coeff = derivatives.power(x, _c(y.value - 1, dt) if isinstance(y, ir.Const)
+                                      else _b("-", _cast(y, dt), _c(1, dt), dt), dt)
+            return _b("*", dx, _b("*", _cast(y, dt), coeff, dt), dt)
         if op == "atan2":  # atan2(x, y): (y dx - x dy) / (x^2 + y^2)
             den = _b("+", _b("*", x, x, dt), _b("*", y, y, dt), dt)
             return _b("/", _b("-", _b("*", y, dx, dt), _b("*", x, dy, dt), dt), den, dt)

@@ -11,6 +11,7 @@ from typing import Any
 from itertools import product
 
 from ... import ir
+from .. import intrinsics as I
 from ..calls import runtime_api
 from ...ir.errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ...ir.dtypes import DType, f16, f32, f64, i32, i64, int_range, u1, promote
@@ -403,6 +404,34 @@ class ExprLowering(LoweringBase):
         self.emit(ir.If(ir.Compare("<", e, ir.Const(0, e.dtype), u1),
                         [ir.Store(flag, (ir.Const(0, i32),), ir.Const(site, i32))], []))
 
+    def weakened_pow(self, base: ir.Expr, n: float, dt: DType, node) -> Value | None:
+        """`x ** c` for a constant c, as Quadrants' algebraic simplifier rewrites it before anything
+        else sees it (so before autodiff too): c = 1 is x, 0 is 1, 0.5 is sqrt(x), a whole c in
+        [1, 32] is exponentiation by squaring (x * (x * x) for 3, (x * x) * (x * x) for 4), -c is 1 /
+        that; None for any other c. Each power is a local, as each is one statement there, so that
+        reverse mode sums its adjoints in Quadrants' order."""
+        n = float(n)
+        if n == 0.5:
+            return self.apply_math(I.sqrt, [cast(base, dt)], node)
+        if n != round(n) or abs(n) > 32:
+            return None
+        if n == 0:
+            return ir.Const(1.0, dt)
+        k, bit, result = int(abs(n)), 1, None
+        base = cast(base, dt)
+        # the base itself where it is a variable already (its adjoint then takes each product's share
+        # in turn, as Quadrants' base statement does), else computed once into a local
+        p: Value = base if isinstance(base, (ir.LocalRef, ir.Const)) else ir.LocalRef(self.new_local("pow", dt, base))
+        while True:
+            if k & bit:
+                result = p if result is None else ir.LocalRef(self.new_local(
+                    "pow", dt, self.commit(self.binop("*", result, p, node), node)))
+            bit <<= 1
+            if bit > k:
+                break
+            p = ir.LocalRef(self.new_local("pow", dt, self.commit(self.binop("*", p, p, node), node)))
+        return result if n > 0 else self.binop("/", ir.Const(1.0, dt), result, node)
+
     def binop(self, op, a, b, node) -> Value:
         if isinstance(a, (ir.ArrayArg, StructArr)) or isinstance(b, (ir.ArrayArg, StructArr)):
             self.err(node, f"unsupported operand type(s) for {op}: a whole field or ndarray is not a value in a "
@@ -412,15 +441,6 @@ class ExprLowering(LoweringBase):
                     else x for x in (a, b))
         if isinstance(a, Vec) or isinstance(b, Vec) or op == "@":
             return self.vec_binop(op, a, b, node)
-        if op == "**" and is_number(b) and isinstance(b.value, int) and 0 <= b.value <= 8:
-            base = self.commit(a, node)
-            if b.value == 0:
-                return ir.Const(1.0 if base.dtype.is_float else 1, base.dtype)
-            tmp = self.new_local("pow", base.dtype, base)
-            acc: ir.Expr = ir.LocalRef(tmp)
-            for _ in range(b.value - 1):
-                acc = ir.BinOp("*", acc, ir.LocalRef(tmp), base.dtype)
-            return acc
         ea, eb = self.pair(a, b, node)
         if ea.dtype == u1 and (eb.dtype == u1 or op in ("<<", ">>")) and op in ("+", "-", "*", "<<", ">>"):
             # u1 op u1 is a u1 in Quadrants (a comparison's type), computed in one bit: (a < b) + (b < c) is 0
@@ -443,6 +463,15 @@ class ExprLowering(LoweringBase):
             return ir.MathCall("ipow", (cast(ea, dt), cast(ex, dt)), dt)
         if op in ("/", "**") and not dt.is_float:  # integers divide in qd.init's default_fp, as Quadrants
             dt = f64 if dt == i64 else default_types()[1]
+        if op == "**":
+            n = b.value if is_number(b) else eb.value if isinstance(eb, ir.Const) else None
+            weak = self.weakened_pow(ea, n, dt, node) if isinstance(n, (int, float)) else None
+            if weak is not None:
+                return weak
+            if is_number(b) and isinstance(b.value, int) and not isinstance(b.value, bool):
+                eb = ir.Const(b.value, i32 if -2**31 <= b.value < 2**31 else i64)  # a literal stays an integer
+            if eb.dtype.is_int:  # Quadrants' demote_operations: a loop of squarings, 1 / it for a negative one
+                return ir.MathCall("fipow", (cast(ea, dt), eb), dt)
         if op in ("&", "|", "^", "<<", ">>") and not dt.is_int:
             self.err(node, f"unsupported operand type(s) for '{op}': '{ea.dtype.name}' and '{eb.dtype.name}' "
                            f"(bitwise operator '{op}' needs integer operands, got {dt!r})", QuadrantsTypeError)

@@ -292,6 +292,8 @@ class IntrinsicLowering(LoweringBase):
             return Vec([self.apply_math(f, list(xs), node, out_dt) for xs in zip(*cols)], vecs[0].shape)
         if all(is_number(a) for a in args) and out_dt is None:
             return Py(f(*[a.value for a in args]))
+        if f.name == "pow" and len(args) == 2 and out_dt is None:  # qd.pow(x, n) is x ** n in Quadrants
+            return self.binop("**", args[0], args[1], node)
         es = [self.commit(a, node) for a in args]
         if len(es) == 2:
             es = list(self.pair(args[0], args[1], node))

@@ -20,6 +20,22 @@ _FILE_DEFS: dict[tuple[str, str], dict[str, list[ast.FunctionDef | ast.AsyncFunc
 _LINES_KEY: dict[str, tuple[list[str], tuple[str, str]]] = {}
 
 
+def _body_start(code) -> tuple[int, int] | None:
+    """The earliest (line, column) that a lambda's own instructions come from, which tells apart
+    two lambdas on one line with the same parameters (Python 3.11+: `co_positions`)."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return None
+    found = [(ln, col) for ln, end, col, ecol in positions()   # RESUME and RETURN: (line, line, 0, 0)
+             if ln is not None and col is not None and ecol is not None and (end, ecol) > (ln, col)]
+    return min(found) if found else None
+
+
+def _spans(expr: ast.expr, at: tuple[int, int]) -> bool:
+    end = (expr.end_lineno or expr.lineno, expr.end_col_offset or 0)
+    return (expr.lineno, expr.col_offset) <= at <= end
+
+
 class SourceInfo:
     """Parsed source of a Python function, with positions mapped back to the real file."""
 
@@ -37,10 +53,14 @@ class SourceInfo:
         if not lines:
             return False
         defs = _file_defs(self.file, lines)
+        at = _body_start(code) if fn.__name__ == "<lambda>" else None
         for node in defs.get(fn.__name__, ()) if defs is not None else ():
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             if node.name == "<lambda>" and [a.arg for a in node.args.args] != list(code.co_varnames[:code.co_argcount]):
                 continue  # another lambda on the same line
+            ret = node.body[0]
+            if at is not None and isinstance(ret, ast.Return) and ret.value is not None and not _spans(ret.value, at):
+                continue  # `{'a': lambda x: x * x, 'b': lambda x: x * 3}`: the other lambda of this line
             if code.co_firstlineno in (first, node.lineno):
                 self.fdef, self.raw_lines, self.line_shift, self.col_shift = node, lines, 0, 0
                 return True
