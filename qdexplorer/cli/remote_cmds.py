@@ -22,7 +22,7 @@ from ..remote.gpus import RemoteGpu, node_gpus
 from ..wording import plural
 from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
 
-CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
+CLUSTER_COMMANDS = ("compile", "run", "bench", "compare", "counters")   # plus sweep: everything that compiles or runs
 
 
 def add_commands(sub: Any) -> None:
