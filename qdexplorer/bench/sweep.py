@@ -30,7 +30,7 @@ from .history import History
 from .run import Run
 from .signals_held import signals_held
 from .sweep_variant import SweepEngine, Variant, group_runs  # noqa: F401 - SweepEngine, Variant: this module's API too
-from .sweep_lanes import Plan, Side, begin, complete, finish, measure, reopen, resume_lanes
+from .sweep_lanes import Plan, Side, begin, finish, lacking, measure, reopen, resume_lanes
 from ..wording import plural
 
 
@@ -126,11 +126,15 @@ class SweepResult:
     variants: list[Variant]
     default: Variant
     runs: list[SweepRun] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)   # a device lost, and where its variants went
     _cells: list[Cell] | None = field(default=None, repr=False)
 
     @property
     def status(self) -> str:
-        states = {r.run.status for r in self.runs}
+        """The worst status of its runs, leaving out a lost device's (their variants went on
+        elsewhere, and those runs count) unless every run is one."""
+        kept = [r for r in self.runs if not r.run.context.extra.get("sweep_lost")] or self.runs
+        states = {r.run.status for r in kept}
         return next((s for s in ("failed", "stopped", "interrupted") if s in states), "complete")
 
     def tasks(self) -> list[str]:
@@ -209,30 +213,38 @@ class SweepResult:
                 ratio = f"{c.ratio:7.3f}" if not math.isnan(c.ratio) else f"{'-':>7}"
                 lines.append(f"{'*' if c.best else ' '} {name:<{vw}} {c.device:<{dw}} {c.median_ms:11.4f} {ratio} "
                              f"{ci:>16}  {'' if c.verdict == 'default' else c.verdict}")
+        lines += [f"note: {n}" for n in self.notes]
         for r in self.runs:
-            if r.run.message:
-                lines.append(f"note: {r.run.label}: {r.run.status}: {r.run.message}")
+            message = "; ".join(m for m in r.run.message.split("; ") if m and m not in self.notes)
+            if message:
+                lines.append(f"note: {r.run.label}: {r.run.status}: {message}")
+            elif r.run.message and r.run.status != "complete":
+                lines.append(f"note: {r.run.label}: {r.run.status} (device lost, above)")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "status": self.status, "default": self.default.label,
                 "variants": [v.to_dict() | {"label": v.label} for v in self.variants], "devices": self.devices(),
-                "cells": [c.to_dict() for c in self.cells()],
+                "cells": [c.to_dict() for c in self.cells()], "notes": list(self.notes),
                 "runs": [{"id": r.run.id, "name": r.run.name, "variant": r.variant.label, "device": r.device,
-                          "status": r.run.status, "launches": len(r.run.launches)} for r in self.runs]}
+                          "status": r.run.status, "launches": len(r.run.launches),
+                          "lost": bool(r.run.context.extra.get("sweep_lost")),
+                          "moved_from": r.run.context.extra.get("sweep_moved_from")} for r in self.runs]}
 
 
 def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: dict[str, Any],
           workloads: list[str] | None = None, rounds: int = 6, per_round: int = 5, warmup: int = 1, seed: int = 0,
           flush_l2: bool = True, name: str | None = None, history: History | None = None,
-          on_progress: Callable[[int, int], None] | None = None, stop: threading.Event | None = None) -> SweepResult:
+          on_progress: Callable[[int, int], None] | None = None, stop: threading.Event | None = None,
+          on_note: Callable[[str], None] | None = None) -> SweepResult:
     """Time every variant of `over` on the devices of `engines` (one thread each), `rounds` rounds of
     `per_round` timed repeats per variant after `warmup` untimed ones (each swap of variant leaves
     caches cold), saving one run per variant and device in `history` turn by turn (sweep_lanes.py).
     Ctrl-C (or SIGTERM, which the CLI raises as KeyboardInterrupt(15)), or setting `stop` (the
     window's Stop), stops every device after its launch in flight and keeps every finished turn;
-    the KeyboardInterrupt is raised again once all is saved. The engines must not be used
-    elsewhere until it returns."""
+    the KeyboardInterrupt is raised again once all is saved. A device whose Ray actor dies is lost:
+    its unfinished variants go on on the others (sweep_lanes.py), said through `on_note` and in the
+    result's `notes`. The engines must not be used elsewhere until it returns."""
     if not engines:
         raise QdError("a sweep needs at least one engine")
     if rounds < 1 or per_round < 1 or warmup < 0:
@@ -246,52 +258,60 @@ def sweep(engines: Sequence[SweepEngine], over: dict[str, list[Any]], defaults: 
     n = max(1, min(len(engines), len(others)))
     lanes = [[Side(default, True)] + [Side(v, False) for v in others[i::n]] for i in range(n)]
     plan = Plan(name, rounds, per_round, warmup, seed, flush_l2, workloads)
-    return _run(engines, lanes, plan, variants, default, history, on_progress, stop)
+    return _run(engines, lanes, plan, variants, default, history, on_progress, stop, on_note=on_note)
 
 
 def resume(engines: Sequence[SweepEngine], history: History, name: str,
            on_progress: Callable[[int, int], None] | None = None,
-           stop: threading.Event | None = None) -> SweepResult:
+           stop: threading.Event | None = None, on_note: Callable[[str], None] | None = None) -> SweepResult:
     """Measure the rounds a saved sweep lacks (it was stopped, interrupted or killed), on one
-    engine per device that has some to do, appending to the same runs; the rest stay as saved."""
+    engine per device that has some to do, appending to the same runs; the rest stay as saved (a
+    lost device's runs too: their variants went on elsewhere)."""
     plan, lanes, variants, default = resume_lanes(history, name)
-    todo = [sides for sides in lanes if any(not complete(s.have, plan.rounds) for s in sides)]
+    todo = [sides for sides in lanes if any(lacking(s, plan.rounds) for s in sides)]
     if not todo:
         return _result(plan.name, variants, default, lanes)
     if len(engines) < len(todo):
         raise QdError(f"sweep {name!r} lacks rounds on {len(todo)} device(s); resuming it needs as many "
                       f"(--gpus {len(todo)})")
     reopen(history, todo, plan)
-    _run(engines, todo, plan, variants, default, history, on_progress, stop, begun=True)
-    return _result(plan.name, variants, default, lanes)
+    notes: list[str] = []
+    _run(engines, todo, plan, variants, default, history, on_progress, stop, begun=True, on_note=on_note, notes=notes)
+    return _result(plan.name, variants, default, lanes, notes)
 
 
-def _result(name: str, variants: list[Variant], default: Variant, lanes: list[list[Side]]) -> SweepResult:
+def _result(name: str, variants: list[Variant], default: Variant, lanes: list[list[Side]],
+            notes: list[str] | None = None) -> SweepResult:
     result = SweepResult(name, variants, default)
     for sides in lanes:
         result.runs += [SweepRun(s.variant, s.device, s.run) for s in sides if s.begun or s.resumed]
+    result.notes = list(dict.fromkeys([s.lost for sides in lanes for s in sides if s.lost] + (notes or [])))
     return result
 
 
 def _run(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, variants: list[Variant],
          default: Variant, history: History | None, on_progress: Callable[[int, int], None] | None,
-         stop: threading.Event | None, begun: bool = False) -> SweepResult:
+         stop: threading.Event | None, begun: bool = False, on_note: Callable[[str], None] | None = None,
+         notes: list[str] | None = None) -> SweepResult:
     errors: dict[int, BaseException] = {}
     interrupted: BaseException | None = None
+    gone: set[int] = set()
+    notes = [] if notes is None else notes
     try:
         if not begun:
             begin(engines, lanes, plan, history)
-        errors, interrupted = measure(engines, lanes, plan, history, on_progress, stop)
+        m = measure(engines, lanes, plan, history, on_progress, stop, on_note, notes)
+        errors, interrupted, gone = m.errors, m.interrupted, m.gone
     except KeyboardInterrupt as e:   # while the runs were begun (a cluster's actors starting)
         interrupted = e
     with signals_held():   # a second Ctrl-C waits until every run has its final status
         if interrupted is None and errors and all(not s.have for sides in lanes for s in sides):
-            finish(engines, lanes, plan, history, errors, None)
+            finish(engines, lanes, plan, history, errors, None, gone)
             raise next(iter(errors.values()))   # nothing was measured: the error is the whole story
-        finish(engines, lanes, plan, history, errors, interrupted)
+        finish(engines, lanes, plan, history, errors, interrupted, gone)
     if interrupted is not None:
         raise interrupted   # SIGTERM stays KeyboardInterrupt(15): the CLI exits 143, Ctrl-C 130
-    return _result(plan.name, variants, default, lanes)
+    return _result(plan.name, variants, default, lanes, notes)
 
 
 def saved_sweeps(history: History) -> list[str]:
@@ -309,4 +329,6 @@ def load_sweep(history: History, name: str) -> SweepResult:
     variants, default, members = group_runs(runs, name, history.path)
     result = SweepResult(name, variants, default)
     result.runs.extend(SweepRun(v, device, r) for v, device, r in members)
+    result.notes = list(dict.fromkeys(str(r.context.extra["sweep_lost"]) for _, _, r in members
+                                      if r.context.extra.get("sweep_lost")))
     return result

@@ -22,7 +22,7 @@ from ..remote.gpus import RemoteGpu, node_gpus
 from ..wording import plural
 from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
 
-CLUSTER_COMMANDS = ("compile", "run", "bench", "compare")   # plus sweep: everything that compiles or runs
+CLUSTER_COMMANDS = ("compile", "run", "bench", "compare", "counters")   # plus sweep: everything that compiles or runs
 
 
 def add_commands(sub: Any) -> None:
@@ -122,11 +122,11 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         if a.resume:
-            from ..bench.sweep_lanes import complete, resume_lanes
+            from ..bench.sweep_lanes import lacking, resume_lanes
             if history is None:
                 raise QdError("--resume adds to a saved sweep: it cannot go with --no-save")
             plan, lanes, _, _ = resume_lanes(history, a.resume)
-            a.gpus = max(1, sum(1 for sides in lanes if any(not complete(s.have, plan.rounds) for s in sides)))
+            a.gpus = max(1, sum(1 for sides in lanes if any(lacking(s, plan.rounds) for s in sides)))
             a.backend = a.backend or lanes[0][0].run.context.backend
             if a.gpus > 1 and not a.cluster:
                 raise QdError(f"sweep {a.resume!r} lacks rounds on {a.gpus} devices: resume it on a cluster "
@@ -147,14 +147,17 @@ def cmd_sweep(a: argparse.Namespace) -> int:
                 said[0] = done * 10 // total
                 print(f"sweep: {done}/{total} variant turns", file=sys.stderr)
         show = None if a.json else progress
+
+        def note(text: str) -> None:   # a device lost: said when it happens, on every output
+            print(("\n" if tty else "") + f"qdexplorer: sweep {name}: {text}", file=sys.stderr, flush=True)
         if a.resume:
             assert history is not None
-            result = resume(sides, history, a.resume, on_progress=show)
+            result = resume(sides, history, a.resume, on_progress=show, on_note=note)
         else:
             defaults = project_defaults(engines[0], None if a.fast_math is None else a.fast_math == "on")
             result = sweep(sides, over, defaults, a.workload, rounds=a.rounds,
                            per_round=a.repeat, warmup=a.warmup, seed=a.seed, flush_l2=a.flush_l2, name=name,
-                           history=history, on_progress=show)
+                           history=history, on_progress=show, on_note=note)
         if a.counters:
             counters = variant_counters(engines[0], result.variants, result.tasks(), a.counters, a.seed)
     except KeyboardInterrupt:

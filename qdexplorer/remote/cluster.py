@@ -57,6 +57,7 @@ def connect(address: str) -> None:
         probe_address(address)   # a closed port or an unknown host: said at once, no token sent
     previous = signal.getsignal(signal.SIGTERM)
     local_cluster.quiet_sigterm_note()
+    raylet_errors_to_stderr()
     try:
         if address == "local":
             cpus = max(2, os.cpu_count() or 2)
@@ -79,6 +80,22 @@ def connect(address: str) -> None:
         if previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
     _connected[:] = [address]
+
+
+def raylet_errors_to_stderr() -> None:
+    """Ray's driver prints the errors its raylet publishes ("A worker died or was killed while
+    executing a task…", when a device actor's process is killed) on stdout, whatever `log_to_driver`
+    says: into the JSON of `sweep --json`. Here they go to stderr, where the command's own words
+    about the loss are (idempotent; Ray looks the printer up by name at each message)."""
+    worker: Any = importlib.import_module("ray._private.worker")
+    printer = worker.print_to_stdstream
+    if getattr(printer, "qdexplorer_stderr", False):
+        return
+
+    def to_stderr(data: dict[str, Any], ignore_prefix: bool) -> None:
+        printer(dict(data, is_err=True), ignore_prefix)
+    setattr(to_stderr, "qdexplorer_stderr", True)
+    worker.print_to_stdstream = to_stderr
 
 
 PRIVATE_MARK = "/qdxray-"   # in the temp and session folders of every process of a `--cluster local`

@@ -26,3 +26,17 @@ def test_counters_on_a_ray_device_answer_from_its_node(cluster_address, tmp_path
     assert res.state in ("no_ncu", "no_gpu") and not res.ok
     assert res.message.startswith(f"on {socket.gethostname()}"), res.message
     assert res.fallback is not None and res.fallback.roofline.model
+
+
+def test_the_counters_command_takes_a_cluster_and_a_device(cluster_address, tmp_path, capsys):
+    """`counters --cluster … --device …` (issue 44: the counters of one task on GPU 0 and on GPU 1):
+    the profile is asked of the node the device is on; this cluster has no GPU, so its node says why."""
+    import json
+
+    from qdexplorer.cli import main
+    host = socket.gethostname()
+    code = main(["counters", "--task", "saxpy_kernel_0_range_for", "--cluster", cluster_address, "--device", host,
+                 "--json", "--cache-dir", str(tmp_path / "c")])
+    out = capsys.readouterr().out
+    side = json.loads(out)["sides"]["current"]
+    assert code == 3 and side["state"] in ("no_ncu", "no_gpu") and side["message"].startswith(f"on {host}"), out
