@@ -247,7 +247,23 @@ class CallLowering(LoweringBase):
             if isinstance(f, types.MethodType) and isinstance(f.__func__, types.FunctionType) \
                     and f.__func__.__module__ not in _PY_MODULES:  # a plain method of an object: self bound
                 return self.inline_func(_as_func(f.__func__), node, self_value=Py(f.__self__))
+        if isinstance(f, type) and f.__module__ not in _PY_MODULES and not f.__module__.startswith("qdexplorer"):
+            return self.construct(f, name, node)
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
+
+    def construct(self, cls: type, name: str, node: ast.Call) -> Value:
+        """`Ray(origin, direction)` of a user's class in a kernel: Quadrants runs its `__init__` as plain
+        Python while it compiles, on the kernel values it is given, and the object holds them (its
+        @qd.func methods then read them as `self.origin`). The same here: the object is a compile-time
+        value whose attributes are kernel values."""
+        unwrap = lambda v: v.value if isinstance(v, Py) else v  # noqa: E731 - Python values stay Python
+        args = [unwrap(self.value(a)) for a in node.args]
+        kwargs = {k.arg: unwrap(self.value(k.value)) for k in node.keywords if k.arg is not None}
+        try:
+            return Py(cls(*args, **kwargs))
+        except Exception as e:  # noqa: BLE001 - reported at the user's line
+            self.err(node, f"constructing {name}(...) in a kernel failed: {type(e).__name__}: {e} (its __init__ "
+                           f"runs as Python while the kernel compiles, on kernel values it can only store)")
 
     def static_value(self, node):
         """qd.static(x): Quadrants takes numbers, ranges, lists, tuples, ndranges, fields, functions, ...

@@ -155,9 +155,11 @@ FLOAT_ONLY_MATH = {"sqrt", "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan",
                    "tanh", "pow"}
 
 
-def py_value(v) -> Py | Vec:
+def py_value(v) -> "Py | Vec | ir.Expr | StructVal | Seq":
     """A compile-time Python value; NumPy scalars and 0-d arrays become Python numbers, as in Quadrants,
     and a compile-time `qd.grouped` index an index vector."""
+    if isinstance(v, (Vec, ir.Expr, StructVal, Seq)):  # a kernel value a Python object holds (`ray.origin`)
+        return v
     if isinstance(v, np.generic) or (isinstance(v, np.ndarray) and v.ndim == 0):
         return Py(v.item())
     if isinstance(v, GroupedIndex):
