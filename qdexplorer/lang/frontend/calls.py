@@ -251,7 +251,7 @@ class CallLowering(LoweringBase):
             return self.construct(f, name, node)
         self.err(node, f"calling {name!s} is not supported inside a kernel{_kernel_twin(name)}")
 
-    def construct(self, cls: type, name: str, node: ast.Call) -> Value:
+    def construct(self, cls: type, name: str, node: ast.Call) -> Py:
         """`Ray(origin, direction)` of a user's class in a kernel: Quadrants runs its `__init__` as plain
         Python while it compiles, on the kernel values it is given, and the object holds them (its
         @qd.func methods then read them as `self.origin`). The same here: the object is a compile-time
