@@ -49,6 +49,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--log2", type=int, nargs="+", default=[26, 27, 28])
     ap.add_argument("--kernels", action="store_true", help="every bandwidth-bound kernel against the copy rate")
+    ap.add_argument("--explore", action="store_true", help="with --kernels: every vector width and grid shape")
     a = ap.parse_args()
     from cuda.bindings import driver as cu
     from qdexplorer.project.loader import load_project
@@ -117,7 +118,7 @@ def main():
         row["copy_vs_copy_bandwidth"] = round(row["qdexplorer_copy_v4"]["TBps"] / row["cuMemcpyDtoD"]["TBps"], 3)
         rows.append(row)
     copy_tbps = rows[-1]["cuMemcpyDtoD"]["TBps"]
-    kernels = kernel_table(be, copy_tbps) if a.kernels else None
+    kernels = kernel_table(be, copy_tbps, explore=a.explore) if a.kernels else None
     be.close()
     emit({"benchmark": "cuda_bandwidth", "reps": REPS, "rows": rows, "copy_TBps": copy_tbps, "kernels": kernels,
           "goal_of_copy": 0.8})
@@ -157,8 +158,32 @@ def step_kernels(qd, n):
     return forces, integrate, bounce
 
 
-def kernel_table(be, copy_tbps, vectors=(4, 1)):
-    """Every bandwidth-bound kernel's TB/s (bytes that must move) and its fraction of the copy rate."""
+def copy_rate(be, nbytes) -> dict:
+    """`cuMemcpyDtoD` moving `nbytes` in all (half read, half written): the physical ceiling at a
+    kernel's own size, where a launch's fixed costs weigh as they weigh on the kernel (a 12 MB step
+    kernel cannot reach the rate of a 1 GB copy, and neither can the copy of 12 MB)."""
+    from cuda.bindings import driver as cu
+    half = max(4, nbytes // 2)
+    dsrc, ddst = check(cu.cuMemAlloc(half)), check(cu.cuMemAlloc(half))
+    ev = [check(cu.cuEventCreate(0)) for _ in range(2)]
+    ms = []
+    for i in range(WARMUP + REPS):
+        check(cu.cuEventRecord(ev[0], be.ctx.stream))
+        check(cu.cuMemcpyDtoDAsync(ddst, dsrc, half, be.ctx.stream))
+        check(cu.cuEventRecord(ev[1], be.ctx.stream))
+        check(cu.cuEventSynchronize(ev[1]))
+        if i >= WARMUP:
+            ms.append(check(cu.cuEventElapsedTime(ev[0], ev[1])))
+    cu.cuMemFree(dsrc)
+    cu.cuMemFree(ddst)
+    return _bw(ms, 2 * half)
+
+
+def kernel_table(be, copy_tbps, vectors=(4, 1), explore=False):
+    """Every bandwidth-bound kernel's TB/s (bytes that must move) and its fraction of the copy rate.
+    Also each against the copy of its own byte count (`of_copy_same_size`). `explore`: every launch
+    shape the code generator offers (vector 1/2/4/8, the grid capped at two waves of resident blocks
+    or one index per thread), to find where the rate is lost."""
     import qdexplorer.lang as qd
     from qdexplorer.project.loader import load_project
     from suite_kernels import define
@@ -187,17 +212,29 @@ def kernel_table(be, copy_tbps, vectors=(4, 1)):
                   # x in [-2, 2] never bounces: bounce reads x and writes nothing (4 bytes an element)
                   (f"particle_bounce_2^{lg}", bo, lambda n=n, xs=xs: {"x": xs(), "v": np.ones(n, np.float32)}, 4 * n)]
     out = {}
+    shapes = [(v, cap) for v in ((1, 2, 4, 8) if explore else vectors) for cap in ((True, False) if explore else (True,))]
     for name, kernel, make, nbytes in cases:
         row = {"bytes": nbytes}
-        for vec in vectors:
+        same = copy_rate(be, nbytes)
+        row["copy_same_size_TBps"] = same["TBps"]
+        for vec, capped in shapes:
+            key = f"v{vec}" + ("" if capped else "_uncapped")
+            saved = be.ctx.saturating_grid
+            if not capped:
+                be.ctx.saturating_grid = 1 << 30
             try:
                 ms, _ = ours(kernel, make(), vec, be)
                 bw = _bw(ms, nbytes)
-                row[f"v{vec}"] = bw | {"of_copy": round(bw["TBps"] / copy_tbps, 3)}
+                row[key] = bw | {"of_copy": round(bw["TBps"] / copy_tbps, 3),
+                                 "of_copy_same_size": round(bw["TBps"] / same["TBps"], 3)}
             except Exception as e:  # noqa: BLE001 - report, keep the other kernels
-                row[f"v{vec}"] = f"{type(e).__name__}: {e}"[:300]
+                row[key] = f"{type(e).__name__}: {e}"[:300]
+            finally:
+                be.ctx.saturating_grid = saved
         best = [row[k]["of_copy"] for k in row if isinstance(row[k], dict)]
         row["best_of_copy"] = max(best) if best else None
+        same_best = [row[k]["of_copy_same_size"] for k in row if isinstance(row[k], dict)]
+        row["best_of_copy_same_size"] = max(same_best) if same_best else None
         out[name] = row
     return out
 

@@ -76,6 +76,9 @@ step kernel_suite 150 "python3 benchmarks/kernel_suite.py --only wave,stencil,to
   --compile-only wave,stencil,total > $R/kernel_suite.json"
 # 6. the bandwidth ceiling: each bandwidth-bound kernel as a fraction of this run's device-to-device copy
 step bandwidth 60 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels > $R/cuda_bandwidth.json"
+# 6b. where bandwidth is lost: every launch shape (vector 1/2/4/8, capped or one index per thread), each
+#     kernel also against the copy of its own byte count (the ceiling at its size)
+step bandwidth_explore 120 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels --explore > $R/cuda_bandwidth_explore.json"
 # 7. debug mode beside Quadrants (its child finds Quadrants through PYTHONPATH)
 step debug_mode 45 "python3 benchmarks/debug_mode.py --arch cuda --reps 10 > $R/debug_mode.json"
 # 8. Ray on one GPU: the two Ray sides ask for half of it each
