@@ -338,3 +338,45 @@ def test_adaptive_size_grows_the_stacks_of_a_long_runtime_loop_and_keeps_the_gra
     assert y.grad[None] == 1.0
     k.grad()  # the larger stacks are kept: no overflow, one more accumulation
     np.testing.assert_allclose(x.grad.to_numpy(), [0.25 + 2 * expected] * 4, rtol=1e-6)
+
+
+def test_a_nested_loop_reading_the_previous_time_slice_is_accepted_as_in_quadrants():
+    """difftaichi's wave: `p[t, i, j]` stored inside the nested j-loop from `p[t - 1, i + 1, j]`.
+    Quadrants' cross-iteration check looks at the parallel loop's own body only (a nested loop's loads
+    and stores are the adstack's business), so it differentiates this; loss and p.grad below are what
+    Quadrants 1.3.3 printed (fast_math=False, one thread)."""
+    import hashlib
+    qd.reset()
+    qd.init(arch=qd.cpu, fast_math=False, cpu_max_num_threads=1, ad_stack_experimental_enabled=True)
+    n, steps = 8, 5
+    p = qd.field(qd.f32, shape=(steps, n, n), needs_grad=True)
+    loss = qd.field(qd.f32, shape=(), needs_grad=True)
+
+    @qd.func
+    def get_p(t, i, j):
+        return p[t, i, j] if 0 <= i < n and 0 <= j < n else 0.0
+
+    @qd.kernel
+    def fdtd(t: qd.i32):
+        for i in range(n):
+            for j in range(n):
+                lap = get_p(t - 1, i + 1, j) + get_p(t - 1, i - 1, j) + get_p(t - 1, i, j + 1) + \
+                    get_p(t - 1, i, j - 1) - 4.0 * p[t - 1, i, j]
+                p[t, i, j] = 2.0 * p[t - 1, i, j] - p[t - 2, i, j] + 0.1 * lap
+
+    @qd.kernel
+    def compute_loss():
+        for i, j in qd.ndrange(n, n):
+            loss[None] += p[steps - 1, i, j] * p[steps - 1, i, j]
+
+    rng = np.random.default_rng(0)
+    init = np.zeros((steps, n, n), np.float32)
+    init[0] = rng.random((n, n))
+    init[1] = init[0]
+    p.from_numpy(init)
+    with qd.ad.Tape(loss=loss):
+        for t in range(2, steps):
+            fdtd(t)
+        compute_loss()
+    assert loss[None] == np.float32(13.065770149230957)
+    assert hashlib.sha256(p.grad.to_numpy()[:2].tobytes()).hexdigest()[:16] == "7596432b22480f10"

@@ -791,11 +791,14 @@ def _params(task: ir.Task, body, extra: list) -> tuple[list, set]:
 
 
 def _check_cross_iteration(task: ir.Task, grads: dict):
-    """Quadrants' check on the parallel loop: an iteration that reads an element of a field with a
-    gradient that another iteration stores (`out[i] = out[i - 1] + x`) has an adjoint chain across
-    iterations that run in parallel, which no reverse pass gives. Refused where Quadrants refuses:
-    the store's and the load's index differ on an axis where both depend on the loop index (a sibling
-    component `out[i, 0] = out[i, 1]` and in-place `out[i] = out[i] + x` are fine)."""
+    """Quadrants' check on the parallel loop (its validation.cpp): an iteration that reads an element of a
+    field with a gradient that another iteration stores (`out[i] = out[i - 1] + x`) has an adjoint chain
+    across iterations that run in parallel, which no reverse pass gives. Refused where Quadrants refuses,
+    by its rule: only the loads and stores of the loop body itself (a nested loop's are the adstack's
+    business), a store and a load that both index by the loop on some axis, and then on each axis the two
+    indices either both free of the loop index (`out[i, 0] = out[i, 1]`, `p[t, i] = p[t - 1, i]`) or
+    the same expression (`out[i] = out[i] + x`); anything else is refused (difftaichi's wave stores
+    `p[t, i, j]` from `p[t - 1, i + 1, j]` in a nested loop, which Quadrants accepts)."""
     if task.type != "range_for":
         return
     dep = set(task.loop_vars)
@@ -807,21 +810,46 @@ def _check_cross_iteration(task: ir.Task, grads: dict):
             if a.local not in dep and _refs(a.value) & dep:
                 dep.add(a.local)
                 grew = True
-    stores = [n for n in ir.walk(task.body) if isinstance(n, ir.Store) and n.array.name in grads]
-    loads = [n for n in ir.walk(task.body) if isinstance(n, ir.Load) and n.array.name in grads]
+    top = _outside_loops(task.body)
+    stores = [n for n in top if isinstance(n, ir.Store) and n.array.name in grads]
+    loads = [n for n in top if isinstance(n, ir.Load) and n.array.name in grads]
+    by_loop = lambda idx: [bool(_refs(i) & dep) for i in idx]  # noqa: E731
     for st in stores:
+        st_refs = by_loop(st.indices)
+        if not any(st_refs):
+            continue
         for ld in loads:
-            if ld.array.name != st.array.name or len(ld.indices) != len(st.indices):
+            if ld.array.name != st.array.name:
                 continue
-            if any(a != b and _refs(a) & dep and _refs(b) & dep for a, b in zip(st.indices, ld.indices)):
-                f, _, line = (ld.where or f"{task.file}:{task.lines[0]}").rpartition(":")
-                raise AutodiffError(
-                    f"Cross-iteration read-after-write on the `needs_grad` global field `{st.array.name}` at the "
-                    f"offload-level loop body is not supported in reverse-mode autodiff (kernel '{task.kernel}'): "
-                    f"one iteration reads what another stores, and the adjoint chain between them is not "
-                    f"generated. Wrap the loop in an outer for-loop in the kernel so the inner range becomes "
-                    f"adstack-eligible, or restructure the kernel so the offload-level loop has no global field "
-                    f"cross-iteration read-after-write", f, int(line) if line.isdigit() else task.lines[0])
+            ld_refs = by_loop(ld.indices)
+            if not any(ld_refs):
+                continue
+            if len(ld.indices) == len(st.indices) and all(
+                    sr == lr and (not sr or a == b) for a, b, sr, lr in zip(st.indices, ld.indices, st_refs, ld_refs)):
+                continue
+            f, _, line = (ld.where or f"{task.file}:{task.lines[0]}").rpartition(":")
+            raise AutodiffError(
+                f"Cross-iteration read-after-write on the `needs_grad` global field `{st.array.name}` at the "
+                f"offload-level loop body is not supported in reverse-mode autodiff (kernel '{task.kernel}'): "
+                f"one iteration reads what another stores, and the adjoint chain between them is not "
+                f"generated. Wrap the loop in an outer for-loop in the kernel so the inner range becomes "
+                f"adstack-eligible, or restructure the kernel so the offload-level loop has no global field "
+                f"cross-iteration read-after-write", f, int(line) if line.isdigit() else task.lines[0])
+
+
+def _outside_loops(stmts) -> list:
+    """Every node of `stmts` that no nested loop holds (an if's branches and inlined bodies included)."""
+    out: list = []
+    for s in stmts:
+        if isinstance(s, ir.Loop):
+            continue
+        if isinstance(s, ir.If):
+            out += list(ir.walk(s.cond)) + _outside_loops(s.then) + _outside_loops(s.orelse)
+        elif isinstance(s, ir.Block):
+            out += _outside_loops(s.body)
+        else:
+            out += list(ir.walk(s))
+    return out
 
 
 def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit: dict,
