@@ -380,3 +380,44 @@ def test_a_nested_loop_reading_the_previous_time_slice_is_accepted_as_in_quadran
         compute_loss()
     assert loss[None] == np.float32(13.065770149230957)
     assert hashlib.sha256(p.grad.to_numpy()[:2].tobytes()).hexdigest()[:16] == "7596432b22480f10"
+
+
+@pytest.mark.parametrize("form, refused", [
+    ("for y in range(n):\n        p[t, y, 0] = p[t, y - 1, 0] * 0.5", True),
+    ("for y in range(n):\n        p[t + 1, y, 0] = p[t, y - 1, 0] * 0.5", True),
+    ("for y in range(n):\n        p[t, y, 0] = p[t, dec_index(y), 0] * 0.5", False),   # an if's local: not seen
+    ("for y, x in qd.ndrange(n, n):\n        p[t, y, x] = p[t, y - 1, x] * 0.5", False),  # ndrange: not seen
+    ("for y, x in qd.ndrange(n, n):\n        p[t + 1, y, x] = p[t, dec_index(y), x] * 0.5", False),
+])
+def test_cross_iteration_check_refuses_what_quadrants_refuses(tmp_path, form, refused):
+    """Which loops Quadrants 1.3.3's check refuses, seen there: a 1-D range whose index reaches the store and
+    the load, directly or through a local assigned once; not an ndrange's indices, nor a local an `if`
+    assigns (smoke's dec_index). Where it accepts, both compute the per-iteration adjoint alike."""
+    import importlib.util
+    src = f'''import qdexplorer.lang as qd
+n = 8
+p = qd.field(qd.f32, shape=(4, n, n), needs_grad=True)
+
+
+@qd.func
+def dec_index(i):
+    res = i - 1
+    if res < 0:
+        res = n - 1
+    return res
+
+
+@qd.kernel
+def k(t: qd.i32):
+    {form}
+'''
+    f = tmp_path / "cross_case.py"
+    f.write_text(src)
+    spec = importlib.util.spec_from_file_location("cross_case", f)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    if refused:
+        with pytest.raises(Exception, match="Cross-iteration read-after-write"):
+            mod.k.grad(0)
+    else:
+        mod.k.grad(0)

@@ -799,10 +799,16 @@ def _check_cross_iteration(task: ir.Task, grads: dict):
     indices either both free of the loop index (`out[i, 0] = out[i, 1]`, `p[t, i] = p[t - 1, i]`) or
     the same expression (`out[i] = out[i] + x`); anything else is refused (difftaichi's wave stores
     `p[t, i, j]` from `p[t - 1, i + 1, j]` in a nested loop, which Quadrants accepts)."""
-    if task.type != "range_for":
-        return
+    if task.type != "range_for" or len(task.loop_vars) != 1:
+        return  # an ndrange's indices reach Quadrants' check through locals, which it does not follow
     dep = set(task.loop_vars)
-    assigns = [n for n in ir.walk(task.body) if isinstance(n, ir.Assign)]
+    # a local follows the loop index where Quadrants forwards it: assigned once, in straight-line code
+    # (`y2 = y - 1`); one an `if` assigns (`res = i - 1; if res < 0: res = n - 1`) it does not see through
+    count: dict = {}
+    for n in ir.walk(task.body):
+        if isinstance(n, ir.Assign):
+            count[n.local] = count.get(n.local, 0) + 1
+    assigns = [n for n in _outside_loops(task.body, branches=False) if isinstance(n, ir.Assign) and count[n.local] == 1]
     grew = True
     while grew:
         grew = False
@@ -837,16 +843,19 @@ def _check_cross_iteration(task: ir.Task, grads: dict):
                 f"cross-iteration read-after-write", f, int(line) if line.isdigit() else task.lines[0])
 
 
-def _outside_loops(stmts) -> list:
-    """Every node of `stmts` that no nested loop holds (an if's branches and inlined bodies included)."""
+def _outside_loops(stmts, branches: bool = True) -> list:
+    """Every node of `stmts` that no nested loop holds (inlined bodies included, and an if's branches
+    unless `branches` is False)."""
     out: list = []
     for s in stmts:
         if isinstance(s, ir.Loop):
             continue
         if isinstance(s, ir.If):
-            out += list(ir.walk(s.cond)) + _outside_loops(s.then) + _outside_loops(s.orelse)
+            out += list(ir.walk(s.cond))
+            if branches:
+                out += _outside_loops(s.then) + _outside_loops(s.orelse)
         elif isinstance(s, ir.Block):
-            out += _outside_loops(s.body)
+            out += _outside_loops(s.body, branches)
         else:
             out += list(ir.walk(s))
     return out
