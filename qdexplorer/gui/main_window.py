@@ -420,6 +420,11 @@ class MainWindow(QMainWindow):
             if current and self.workload.findText(current) >= 0:
                 self.workload.setCurrentText(current)
             self.workload.blockSignals(False)
+            # the widest name whole beside the arrow (AdjustToContents alone left `atomic_sum_256k` cut at 1400 px)
+            fm = self.workload.fontMetrics()
+            widest = max(fm.horizontalAdvance(self.workload.itemText(i)) for i in range(self.workload.count()))
+            self.workload.setMinimumWidth(max(130, widest + 44))
+            self.workload.updateGeometry()
             self.files.add(getattr(ev, "files", ()) or ())
 
     def _task_changed(self, task):

@@ -175,3 +175,11 @@ def test_the_sweep_tab_sweeps_the_chosen_workload(window, qtbot, monkeypatch):
     window.sweep.start_button.click()
     qtbot.waitUntil(lambda: not window.sweep.running, timeout=60000)
     assert asked == [["saxpy_1m"]]
+
+
+def test_the_workload_box_shows_the_longest_name_whole(window):
+    """Issue 42: at 1400x900 the Workload box cut `atomic_sum_256k` under its arrow."""
+    box = window.workload
+    fm = box.fontMetrics()
+    widest = max(fm.horizontalAdvance(box.itemText(i)) for i in range(box.count()))
+    assert box.width() >= widest + 40, (box.width(), widest)
