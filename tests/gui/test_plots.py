@@ -286,3 +286,24 @@ def test_quadrants_spike_labels_never_overlap_with_many_launches(qtbot):
     qtbot.wait(50)
     rects = [i.mapRectToScene(i.boundingRect()) for i in labels]
     assert not rects[0].intersects(rects[1])
+
+
+def test_timeline_spike_labels_never_overlap(plots, qtbot):
+    """Issue 42 (seen again at 1400x900): `3.78 ms` at the left edge reads to the right and ran into the
+    centred `5.46 ms` three launches on; a label is written only where its whole text fits."""
+    s = plots.session
+    plots.scope.setCurrentText("all tasks")
+    plots.resize(560, 300)
+    task = TASKS[0][0]
+    ms = [1.2 + 0.01 * (i % 5) for i in range(20)]
+    ms[1], ms[3], ms[8], ms[10] = 3.78, 5.46, 4.54, 2.74
+    s.apply(RunStarted(901, "wl", "k0", "cpu", 20, (task,)))
+    s.apply(LaunchesTimed(901, "wl", tuple(timing(task, "k0", v) for v in ms)))
+    plots.refresh()
+    qtbot.wait(50)
+    plots.refresh()   # laid out: the view's pixel size is known
+    labels = [i for i in plots.plot.getPlotItem().items if type(i).__name__ == "TextItem"]
+    assert "5.46 ms" in {i.toPlainText() for i in labels}   # the largest is always written
+    rects = [i.mapRectToScene(i.boundingRect()) for i in labels]
+    assert not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1:]), \
+        [(i.toPlainText(), r) for i, r in zip(labels, rects)]

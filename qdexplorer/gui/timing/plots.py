@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QIcon, QPixmap
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QIcon, QPixmap
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QHBoxLayout, QLabel, QListWidget, QListWidgetItem,
                                QSplitter, QStackedWidget, QVBoxLayout, QWidget)
 
@@ -445,14 +445,25 @@ class LaunchPlots(QWidget):
         room = max(1.0, 0.1 * (max(xs) - min(xs) + 1), 0.06 * max(1, max(len(v) for r in self.runs
                                                                          for v in r.times.values())))
         labelled: list[float] = []
+        spans: list[tuple[float, float]] = []   # each written label's extent on the x axis
+        # axis units per pixel over the range about to be shown (0 .. x_end): the view's own figure may
+        # still be the last drawing's
+        wpx = float(self.plot.getViewBox().width())
+        px = max(x_end, 1.0) * 1.05 / wpx if wpx > 0 else 0.0
+        fm = QFontMetrics(QFont())
         for x, ms, first, task in sorted(above, key=lambda p: -p[1]):
-            if len(labelled) >= MAX_EDGE_LABELS or any(abs(x - o) < room for o in labelled):
-                continue    # the largest values are written, never one over another
-            labelled.append(x)
+            text = ("cold " if first else "") + fmt_ms(ms)
             near = 0.06 * max(x_end, 1.0)
             side = 0.0 if x < near else 1.0 if x > x_end - near else 0.5
+            width = (fm.horizontalAdvance(text) + 12) * px   # the text's width in axis units (+ a gap)
+            span = (x - side * width, x - side * width + width)
+            if len(labelled) >= MAX_EDGE_LABELS or any(abs(x - o) < room for o in labelled) or \
+                    any(span[0] < b and a < span[1] for a, b in spans):
+                continue    # the largest values are written, never one over another
+            labelled.append(x)
+            spans.append(span)
             # a mark at the plot's left (right) edge has its value to its right (left): never cut off
-            label = pg.TextItem(("cold " if first else "") + fmt_ms(ms), color=fg, anchor=(side, 0.0))
+            label = pg.TextItem(text, color=fg, anchor=(side, 0.0))
             label.setPos(x, y)
             label.setZValue(21)
             self.plot.addItem(label)
