@@ -444,3 +444,31 @@ def test_atan2_of_f16_operands_is_an_f32(exact):
     x.from_numpy(np.array([0.0], np.float16))
     k()
     assert o.to_numpy().tolist() == [90000.0, np.inf, 492884416.0]
+
+
+def test_an_atomic_on_a_local_vector_reads_its_operand_whole_first(exact):
+    """Our gap (difftest class "vector", seeds 80, 89, 108 and more): `qd.atomic_add(r, w)` with `r` a
+    local vector or matrix was refused ("needs a local variable or an array element"); Quadrants 1.3.3
+    updates every component and returns the old vector, its operand read whole first (r.zxy below reads
+    r before the x component changes), and broadcasts a scalar operand. The values are Quadrants'."""
+    o = qd.Vector.field(3, qd.f32, shape=(2, 3))
+    om = qd.Matrix.field(2, 2, qd.i32, shape=2)
+
+    @qd.kernel
+    def k():
+        for i in range(2):
+            r = qd.Vector([1.0, 2.0, i], dt=qd.f32)
+            u = qd.atomic_add(r, r.zxy * r.x)
+            o[i, 0] = r
+            o[i, 1] = u
+            qd.atomic_sub(r, 2.5)
+            o[i, 2] = r
+            m = qd.Matrix([[1, i], [3, 4]], dt=qd.i32)
+            qd.atomic_add(m, m @ m)
+            w = qd.atomic_max(m, m.transpose())
+            om[i] = m + w
+
+    k()
+    assert o.to_numpy().tolist() == [[[1.0, 3.0, 2.0], [1.0, 2.0, 0.0], [-1.5, 0.5, -0.5]],
+                                     [[2.0, 3.0, 3.0], [1.0, 2.0, 1.0], [-0.5, 0.5, 0.5]]]
+    assert om.to_numpy().tolist() == [[[4, 18], [36, 40]], [[10, 24], [36, 46]]]

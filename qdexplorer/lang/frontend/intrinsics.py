@@ -310,6 +310,8 @@ class IntrinsicLowering(LoweringBase):
     def local_atomic(self, f: I.Intrinsic, target, node):
         """`qd.atomic_add(s, v)` on a local: a plain update (a local belongs to one thread); returns the old value."""
         cur = self.lookup(target.id, target)
+        if isinstance(cur, Vec) and cur.items and all(isinstance(x, ir.LocalRef) for x in cur.items):
+            return self.local_vec_atomic(f, cur, node)
         if not isinstance(cur, ir.LocalRef):
             self.err(target, f"qd.{f.name} needs a local variable or an array element; '{target.id}' is neither")
         dt = cur.local.dtype
@@ -322,3 +324,24 @@ class IntrinsicLowering(LoweringBase):
         op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^", "mul": "*"}[kind]
         self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
         return ir.LocalRef(old)
+
+    def local_vec_atomic(self, f: I.Intrinsic, cur: Vec, node):
+        """`qd.atomic_add(v, w)` on a local vector or matrix (Quadrants accepts it; difftest class "vector"):
+        every component updated from the right-hand side read whole first (`qd.atomic_add(v, v.zxy)`);
+        returns the old vector. A scalar right-hand side is broadcast."""
+        rhs = self.value(node.args[1])
+        if isinstance(rhs, Vec) and rhs.shape != cur.shape:
+            self.err(node, f"qd.{f.name} of a {'x'.join(map(str, cur.shape))} vector/matrix with a "
+                           f"{'x'.join(map(str, rhs.shape))} one", QuadrantsTypeError)
+        vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(cur.items)
+        kind = ATOMIC_OPS[f.name]
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^", "mul": "*"}.get(kind)
+        olds = [self.new_local("old", x.local.dtype, x) for x in cur.items]
+        news = []
+        for old, v in zip(olds, vals):
+            val = cast(self.commit(v, node, like=old.dtype), old.dtype)
+            news.append(self.new_local("new", old.dtype, val if kind == "xchg" else
+                                       ir.BinOp(op, ir.LocalRef(old), val, old.dtype)))
+        for x, new in zip(cur.items, news):  # only once every new component is computed
+            self.emit(ir.Assign(x.local, ir.LocalRef(new)))
+        return Vec([ir.LocalRef(o) for o in olds], cur.shape)
