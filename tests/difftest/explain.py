@@ -13,7 +13,9 @@ EXPLAINED = {
     "quadrants_refuses_wide_literal": "Quadrants refuses an integer literal outside i32 (Python folded "
                                       "constants); qdexplorer types it i64",
     "quadrants_aborts_unsupported_op": "Quadrants' LLVM codegen aborts the process ('Not supported', an "
-                                       "assertion) on an operation of a small type that qdexplorer compiles",
+                                       "assertion) on an operation of a small type that qdexplorer compiles; "
+                                       "also a float converted to qd.u1 (a store or qd.cast), which it "
+                                       "lowers to an integer icmp of the float (LLVM's ICmpInst assertion)",
     "quadrants_optimizer_signed_zero": "only the signs of zeros (or of infinities, x / -0.0) differ, and "
                                        "Quadrants gives ours with its IR optimizer off (advanced_optimization"
                                        "=False and/or opt_level=0) or with the float constants read at run time: its "
@@ -40,6 +42,6 @@ def explain(ms: list[Mismatch]) -> str | None:
     if m.kind == "ref_error" and "exceeded the range of default_ip" in m.detail:
         return "quadrants_refuses_wide_literal"
     if m.kind == "ref_error" and m.detail.startswith("crash") and (
-            "Not supported" in m.detail or "Assertion failure" in m.detail):
+            "Not supported" in m.detail or "Assertion failure" in m.detail or "ICmpInst::AssertOK" in m.detail):
         return "quadrants_aborts_unsupported_op"
     return None
