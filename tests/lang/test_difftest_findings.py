@@ -472,3 +472,49 @@ def test_an_atomic_on_a_local_vector_reads_its_operand_whole_first(exact):
     assert o.to_numpy().tolist() == [[[1.0, 3.0, 2.0], [1.0, 2.0, 0.0], [-1.5, 0.5, -0.5]],
                                      [[2.0, 3.0, 3.0], [1.0, 2.0, 1.0], [-0.5, 0.5, 0.5]]]
     assert om.to_numpy().tolist() == [[[4, 18], [36, 40]], [[10, 24], [36, 46]]]
+
+
+def test_an_atomic_on_a_struct_member_reads_its_operand_whole_first(exact):
+    """Our gap (difftest class "struct", seed 223 of the first run): `qd.atomic_add(s[i].inner.p, w)` on a
+    member of a nested struct was refused ("first argument must be a variable or an array element");
+    Quadrants 1.3.3 adds componentwise, reading `w` whole first, and returns the old vector. The values are
+    Quadrants'."""
+    In = qd.types.struct(p=qd.math.vec3, q=qd.f32)
+    St = qd.types.struct(a=qd.f32, inner=In)
+    sf = St.field(shape=4)
+    o = qd.Vector.field(3, qd.f32, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            sf[i].inner.p += sf[i].inner.p.zxy
+            u = qd.atomic_add(sf[i].inner.p, qd.max(sf[i].inner.p, 1.0))
+            qd.atomic_add(sf[i].inner.q, 2.0)
+            qd.atomic_add(sf.inner.p[i], 1.0)
+            o[i] = u
+
+    sf.inner.p.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    k()
+    assert sf.inner.p.to_numpy().tolist() == [[5.0, 3.0, 7.0], [17.0, 15.0, 19.0], [29.0, 27.0, 31.0],
+                                              [41.0, 39.0, 43.0]]
+    assert sf.inner.q.to_numpy().tolist() == [2.0] * 4
+    assert o.to_numpy().tolist() == [[2.0, 1.0, 3.0], [8.0, 7.0, 9.0], [14.0, 13.0, 15.0], [20.0, 19.0, 21.0]]
+
+
+def test_a_component_read_before_a_whole_vector_store_is_not_reused(exact):
+    """Quadrants 1.3.3 (difftest class "vector", seed 178 shrunk): after `v[i] = v[i][0] * v[i]`, a read of
+    v[i][0] gives the old component: Quadrants prints [[2, 1], [-12, 3], [30, 5], [56, 7]] here (3 is
+    the v[1][0] from before the store), a result its own IR optimizer makes: with
+    advanced_optimization=False it prints [[2, 1], [-12, 9], [30, 25], [56, 49]], ours. The runner names
+    such a mismatch `quadrants_optimizer_stale_value` only after that re-run gives our bits."""
+    v = qd.Vector.field(2, qd.i32, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            v[i] = v[i][0] * v[i]
+            v[i] = qd.Vector([v[i][1], v[i][0]], dt=qd.i32)
+
+    v.from_numpy(np.array([[1, 2], [3, -4], [5, 6], [7, 8]], np.int32))
+    k()
+    assert v.to_numpy().tolist() == [[2, 1], [-12, 9], [30, 25], [56, 49]]

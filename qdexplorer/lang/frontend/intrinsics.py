@@ -56,6 +56,11 @@ class IntrinsicLowering(LoweringBase):
                 return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, (ir.Const(0, i32),), val)
             if isinstance(target, ast.Name):
                 return self.local_atomic(f, target, node)
+            if isinstance(target, ast.Attribute):  # a struct member: s[i].v, s[i].inner.p, s.v[i].x
+                cur = self.value(target)
+                loads = cur.items if isinstance(cur, Vec) else [cur]
+                if loads and all(isinstance(x, ir.Load) for x in loads):
+                    return self.member_atomic(f, cur, loads, target, node)
             if not isinstance(target, ast.Subscript):
                 self.err(target, f"qd.{f.name}'s first argument must be a variable or an array element like x[i]")
             arr = self.value(target.value)
@@ -345,3 +350,18 @@ class IntrinsicLowering(LoweringBase):
         for x, new in zip(cur.items, news):  # only once every new component is computed
             self.emit(ir.Assign(x.local, ir.LocalRef(new)))
         return Vec([ir.LocalRef(o) for o in olds], cur.shape)
+
+    def member_atomic(self, f: I.Intrinsic, cur, loads: list, target, node):
+        """`qd.atomic_add(s[i].v, w)` on a struct member (difftest class "struct": a nested member was
+        refused): one atomic per component, the operand read whole first (`staged`); the old value(s)."""
+        value = self.value(node.args[1])
+        vals = value.items if isinstance(value, Vec) else [value] * len(loads)
+        if len(vals) != len(loads):
+            self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the member {len(loads)}",
+                     QuadrantsTypeError)
+        dt = loads[0].array.dtype
+        if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not dt.is_int:
+            self.err(node, f"qd.{f.name} needs an integer member, got {dt!r}", QuadrantsTypeError)
+        rmws = [ir.AtomicRMW(ATOMIC_OPS[f.name], ld.array, ld.indices, x, self.at(target))
+                for ld, x in zip(loads, self.staged(vals, dt, node))]
+        return Vec(rmws, cur.shape) if isinstance(cur, Vec) else rmws[0]
