@@ -25,6 +25,12 @@ EXPLAINED = {
                                   "run time (x * a loaded 1, -0.0 as -(0 * 1)): its handling of constants (the "
                                   "merged -0.0 and +0.0 above, e.g. deciding a branch through x / -0.0) made "
                                   "the difference",
+    "quadrants_optimizer_stale_value": "values differ, and Quadrants gives ours with its IR optimizer off "
+                                       "(advanced_optimization=False): with fast_math=False no optimization may "
+                                       "change a result, yet Quadrants 1.3.3's does; the case found: a vector "
+                                       "component read in the right-hand side of a store to the whole vector is "
+                                       "reused, stale, by a later read of that component (`v[i] = v[i][0] * v[i]; "
+                                       "v[i] = qd.Vector([v[i][1], v[i][0]])` swaps in the old v[i][0])",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",
     "fast_math": "fast_math=True lets either compiler reassociate and use approximate functions",
 }
@@ -39,6 +45,8 @@ def explain(ms: list[Mismatch]) -> str | None:
         return "quadrants_optimizer_signed_zero"
     if all(x.kind == "quadrants_constants" for x in ms):
         return "quadrants_constant_folding"
+    if all(x.kind == "quadrants_optimizer_value" for x in ms):
+        return "quadrants_optimizer_stale_value"
     if m.kind == "ref_error" and "exceeded the range of default_ip" in m.detail:
         return "quadrants_refuses_wide_literal"
     if m.kind == "ref_error" and m.detail.startswith("crash") and (
