@@ -25,12 +25,13 @@ EXPLAINED = {
                                   "run time (x * a loaded 1, -0.0 as -(0 * 1)): its handling of constants (the "
                                   "merged -0.0 and +0.0 above, e.g. deciding a branch through x / -0.0) made "
                                   "the difference",
-    "quadrants_optimizer_stale_value": "values differ, and Quadrants gives ours with its IR optimizer off "
-                                       "(advanced_optimization=False): with fast_math=False no optimization may "
-                                       "change a result, yet Quadrants 1.3.3's does; the case found: a vector "
-                                       "component read in the right-hand side of a store to the whole vector is "
-                                       "reused, stale, by a later read of that component (`v[i] = v[i][0] * v[i]; "
-                                       "v[i] = qd.Vector([v[i][1], v[i][0]])` swaps in the old v[i][0])",
+    "quadrants_optimizer_stale_value": "values differ, and Quadrants gives ours with its optimizations off "
+                                       "(advanced_optimization=False and/or opt_level=0): with fast_math=False no "
+                                       "optimization may change a result, yet Quadrants 1.3.3's do; the case found: "
+                                       "a vector component read before a store to the whole vector is reused, "
+                                       "stale, by a later read of that component (`v[i] = v[i][0] * v[i]; v[i] = "
+                                       "qd.Vector([v[i][1], v[i][0]])` swaps in the old v[i][0]; `v[i] += v[i].yyx; "
+                                       "v[i] = v[i][1] * v[i]` scales by the old v[i][1])",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",
     "fast_math": "fast_math=True lets either compiler reassociate and use approximate functions",
 }
