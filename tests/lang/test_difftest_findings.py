@@ -518,3 +518,32 @@ def test_a_component_read_before_a_whole_vector_store_is_not_reused(exact):
     v.from_numpy(np.array([[1, 2], [3, -4], [5, 6], [7, 8]], np.int32))
     k()
     assert v.to_numpy().tolist() == [[2, 1], [-12, 9], [30, 25], [56, 49]]
+
+
+def test_a_field_reached_through_a_list_can_be_stored_into(exact):
+    """Our gap (found writing the difftest class "scalar": one output field per type in a list): a field
+    reached through a Python list with a qd.static index (`fs[s][i] = x`, `vs[s][i] += w`) was readable
+    but refused as a store or update target ("only ndarray and shared-array elements can be assigned").
+    The values are Quadrants 1.3.3's."""
+    fs = [qd.field(qd.i32, shape=(4, 2)) for _ in range(2)]
+    gs = [qd.field(qd.i32, shape=4) for _ in range(2)]
+    vs = [qd.Vector.field(3, qd.f32, shape=4) for _ in range(2)]
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            for s in qd.static(range(2)):
+                gs[s][i] = i + s
+                fs[s][i, 1] = i * s
+                gs[s][i] += 10 * s
+                vs[s][i] = qd.Vector([i, s, 1.0])
+                vs[s][i] += vs[s][i].zxy
+                vs[s][i] -= vs[s][i].dot(qd.Vector([0.5, 0.5, 0.0])) * vs[s][i]
+                vs[s][i][1] = 7.0
+
+    k()
+    assert fs[1].to_numpy().tolist() == [[0, 0], [0, 1], [0, 2], [0, 3]]
+    assert [g.to_numpy().tolist() for g in gs] == [[0, 1, 2, 3], [11, 12, 13, 14]]
+    assert [v.to_numpy().tolist() for v in vs] == [
+        [[0.5, 7.0, 0.5], [-1.0, 7.0, -0.5], [-4.5, 7.0, -1.5], [-10.0, 7.0, -2.5]],
+        [[0.0, 7.0, 0.0], [-2.0, 7.0, -2.0], [-6.0, 7.0, -4.0], [-12.0, 7.0, -6.0]]]
