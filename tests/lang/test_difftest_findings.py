@@ -547,3 +547,47 @@ def test_a_field_reached_through_a_list_can_be_stored_into(exact):
     assert [v.to_numpy().tolist() for v in vs] == [
         [[0.5, 7.0, 0.5], [-1.0, 7.0, -0.5], [-4.5, 7.0, -1.5], [-10.0, 7.0, -2.5]],
         [[0.0, 7.0, 0.0], [-2.0, 7.0, -2.0], [-6.0, 7.0, -4.0], [-12.0, 7.0, -6.0]]]
+
+
+def test_an_atomic_on_a_kernel_scope_vector_inside_a_loop(exact):
+    """Our gap (difftest seed 300134): `qd.atomic_sub(r, r * 0.5)` on a vector made before a serialized
+    loop (a kernel-scope variable the loop's task reads) was refused ("expected a scalar value here, got a
+    3 vector/matrix"). Quadrants 1.3.3 prints [5.0625, 10.125, 15.1875]."""
+
+    @qd.kernel
+    def k() -> qd.types.vector(3, qd.f32):
+        r = qd.Vector([1.0, 2.0, 3.0], dt=qd.f32)
+        qd.loop_config(serialize=True)
+        for i in range(4):
+            u = qd.atomic_sub(r, r * 0.5)
+            r += u
+        return r
+
+    assert np.asarray(k()).tolist() == [5.0625, 10.125, 15.1875]
+
+
+def test_a_matrix_product_with_an_infinite_entry(exact):
+    """Quadrants 1.3.3 (difftest seeds 117, 209, 232 of the first run): `A @ X` with X[0, 0] = inf gives NaN
+    in every entry, [[nan, nan], [nan, nan]] (and A @ (inf, 1) is (nan, nan)), where IEEE arithmetic gives
+    [[inf, 11], [inf, 19]] (2 * inf + 3 * 2 and 2 * 1 + 3 * 3): ours. The dot product agrees (inf). The
+    runner names such a mismatch `quadrants_matmul_nan` (runner.matmul_nan_only)."""
+    x = qd.field(qd.f32, shape=2)
+    o = qd.field(qd.f32, shape=(2, 4))
+
+    @qd.kernel
+    def k():
+        inf = x[0] / x[1]
+        A = qd.Matrix([[2.0, 3.0], [4.0, 5.0]], dt=qd.f32)
+        r = A @ qd.Matrix([[inf, 1.0], [2.0, 3.0]], dt=qd.f32)
+        o[0, 0] = r[0, 0]
+        o[0, 1] = r[0, 1]
+        o[0, 2] = r[1, 0]
+        o[0, 3] = r[1, 1]
+        w = A @ qd.Vector([inf, 1.0], dt=qd.f32)
+        o[1, 0] = w[0]
+        o[1, 1] = w[1]
+        o[1, 2] = qd.Vector([inf, 1.0], dt=qd.f32).dot(qd.Vector([2.0, 3.0], dt=qd.f32))
+
+    x.from_numpy(np.array([1.0, 0.0], np.float32))
+    k()
+    assert o.to_numpy().tolist() == [[np.inf, 11.0, np.inf, 19.0], [np.inf, np.inf, np.inf, 0.0]]

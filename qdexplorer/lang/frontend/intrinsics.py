@@ -52,6 +52,9 @@ class IntrinsicLowering(LoweringBase):
                 arr = self.kscope.gtemp(target.id)
                 if arr is None:
                     self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
+                if arr.ndim > 1:  # a kernel-scope vector or matrix: componentwise (it was refused)
+                    cur = self.element_vec(arr, (ir.Const(0, i32),))
+                    return self.member_atomic(f, cur, list(cur.items), target, node)
                 val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
                 return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, (ir.Const(0, i32),), val)
             if isinstance(target, ast.Name):
@@ -353,7 +356,7 @@ class IntrinsicLowering(LoweringBase):
 
     def member_atomic(self, f: I.Intrinsic, cur, loads: list, target, node):
         """`qd.atomic_add(s[i].v, w)` on a struct member (difftest class "struct": a nested member was
-        refused): one atomic per component, the operand read whole first (`staged`); the old value(s)."""
+        refused), or on a kernel-scope vector read in a loop: one atomic per component, the operand read whole first (`staged`); the old value(s)."""
         value = self.value(node.args[1])
         vals = value.items if isinstance(value, Vec) else [value] * len(loads)
         if len(vals) != len(loads):
