@@ -32,6 +32,16 @@ EXPLAINED = {
                                        "stale, by a later read of that component (`v[i] = v[i][0] * v[i]; v[i] = "
                                        "qd.Vector([v[i][1], v[i][0]])` swaps in the old v[i][0]; `v[i] += v[i].yyx; "
                                        "v[i] = v[i][1] * v[i]` scales by the old v[i][1])",
+    "quadrants_stale_vector_read": "values differ, and Quadrants gives ours once every read of a container "
+                                   "element (vf0[i], a0[i, j], sf0[i].m1) goes through a local made just before "
+                                   "the statement (runner.fresh_vector_reads; the same program bit for bit): "
+                                   "Quadrants 1.3.3 reads an ndarray or field vector element stale after a store "
+                                   "to the whole element in the same loop body (`c[i] = c[i] + c[i].zxx; c[i] = "
+                                   "c[i] + c[i].xxz` adds the old c[i].xxz), while `t = c[i]` reads it fresh",
+    "quadrants_matmul_nan": "every difference is a NaN in Quadrants where ours is a number or an infinity, in a "
+                            "program with @: Quadrants 1.3.3's matrix product gives NaN in every entry once "
+                            "an operand has an infinite entry (IEEE and ours: only the entries that sum "
+                            "that infinity are infinite); a heuristic naming, see runner.matmul_nan_only",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",
     "fast_math": "fast_math=True lets either compiler reassociate and use approximate functions",
 }
@@ -46,6 +56,10 @@ def explain(ms: list[Mismatch]) -> str | None:
         return "quadrants_optimizer_signed_zero"
     if all(x.kind == "quadrants_constants" for x in ms):
         return "quadrants_constant_folding"
+    if all(x.kind == "quadrants_matmul_nan" for x in ms):
+        return "quadrants_matmul_nan"
+    if all(x.kind == "quadrants_stale_read" for x in ms):
+        return "quadrants_stale_vector_read"
     if all(x.kind == "quadrants_optimizer_value" for x in ms):
         return "quadrants_optimizer_stale_value"
     if m.kind == "ref_error" and "exceeded the range of default_ip" in m.detail:

@@ -286,3 +286,24 @@ def test_float_constants_made_opaque_keep_their_text_and_value():
         "a = (-(qd.cast(0.0, qd.f32) * qd.cast(dz[None] + 1, qd.f32))) + qd.cast(3, qd.u16)"
         " + (qd.cast(1e+20, qd.f64) * qd.cast(dz[None] + 1, qd.f64)) + qd.cast(x, qd.f16)"
         " + (qd.cast(0, qd.f64) * qd.cast(dz[None] + 1, qd.f64))")
+
+
+def test_fresh_vector_reads_and_the_matmul_nan_rule():
+    """The two re-checks of the vector classes' mismatches (runner.py): container reads moved into
+    locals (the target of an atomic, and the stored-to place, stay), and 'NaN in Quadrants only'."""
+    from .runner import fresh_vector_reads, matmul_nan_only
+    src = ("@qd.kernel\ndef k0():\n    for i in range(16):\n"
+           "        vf0[i] -= vf0[i].dot(a0[i, j]) * sf1[i].m2\n"
+           "        u1 = qd.atomic_add(vf0[i], sf1.m0[(i + 3) % 16])\n"
+           "        if vf0[i][0] < 0:\n            o_k0_f32[i, 0] = vf0[i].x\n\ndef main():\n    k0()\n")
+    out = fresh_vector_reads(src)
+    ast.parse(out)
+    assert ("        _r1 = vf0[i]\n        _r2 = a0[i, j]\n        _r3 = sf1[i].m2\n"
+            "        vf0[i] -= _r1.dot(_r2) * _r3\n") in out
+    assert "        _r4 = sf1.m0[(i + 3) % 16]\n        u1 = qd.atomic_add(vf0[i], _r4)\n" in out
+    assert "        _r5 = vf0[i]\n        if _r5[0] < 0:\n" in out and "o_k0_f32[i, 0] = _r6.x" in out
+    assert out.endswith("def main():\n    k0()\n")
+    nan = np.float32("nan")
+    assert matmul_nan_only(np.array([nan, 1.0, nan], np.float32), np.array([np.inf, 1.0, nan], np.float32))
+    assert not matmul_nan_only(np.array([nan, 2.0], np.float32), np.array([np.inf, 1.0], np.float32))
+    assert not matmul_nan_only(np.array([1.0], np.float32), np.array([1.0], np.float32))
