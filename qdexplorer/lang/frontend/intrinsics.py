@@ -343,7 +343,8 @@ class IntrinsicLowering(LoweringBase):
                            f"{'x'.join(map(str, rhs.shape))} one", QuadrantsTypeError)
         vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(cur.items)
         kind = ATOMIC_OPS[f.name]
-        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^", "mul": "*"}.get(kind)
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^",
+              "mul": "*"}.get(kind)
         olds = [self.new_local("old", x.local.dtype, x) for x in cur.items]
         news = []
         for old, v in zip(olds, vals):
@@ -356,7 +357,8 @@ class IntrinsicLowering(LoweringBase):
 
     def member_atomic(self, f: I.Intrinsic, cur, loads: list, target, node):
         """`qd.atomic_add(s[i].v, w)` on a struct member (difftest class "struct": a nested member was
-        refused), or on a kernel-scope vector read in a loop: one atomic per component, the operand read whole first (`staged`); the old value(s)."""
+        refused), or on a kernel-scope vector read in a loop: one atomic per component, the operand read
+        whole first (`staged`); the old value(s)."""
         value = self.value(node.args[1])
         vals = value.items if isinstance(value, Vec) else [value] * len(loads)
         if len(vals) != len(loads):
