@@ -38,10 +38,12 @@ EXPLAINED = {
                                    "Quadrants 1.3.3 reads an ndarray or field vector element stale after a store "
                                    "to the whole element in the same loop body (`c[i] = c[i] + c[i].zxx; c[i] = "
                                    "c[i] + c[i].xxz` adds the old c[i].xxz), while `t = c[i]` reads it fresh",
-    "quadrants_matmul_nan": "every difference is a NaN in Quadrants where ours is a number or an infinity, in a "
-                            "program with @: Quadrants 1.3.3's matrix product gives NaN in every entry once "
-                            "an operand has an infinite entry (IEEE and ours: only the entries that sum "
-                            "that infinity are infinite); a heuristic naming, see runner.matmul_nan_only",
+    "quadrants_matmul_nan": "every difference is a NaN in Quadrants where ours is a number or an infinity, or a "
+                            "+0.0 in Quadrants where ours is -0.0, in a program with @: Quadrants 1.3.3's "
+                            "matrix product gives NaN in every entry once an operand has an infinite entry "
+                            "(IEEE and ours: only the entries that sum that infinity are infinite), and +0.0 "
+                            "for a 3x3 row whose products are all -0.0 (IEEE: -0.0); a heuristic naming, "
+                            "see runner.matmul_nan_only",
     "atomic_order": "a float atomic sum whose rounding depends on the order the threads add in",
     "fast_math": "fast_math=True lets either compiler reassociate and use approximate functions",
 }

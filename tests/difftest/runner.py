@@ -174,19 +174,24 @@ def fresh_vector_reads(source: str) -> str:
 
 
 def matmul_nan_only(want, got) -> bool:
-    """Every difference of one output is a NaN in Quadrants where ours is not NaN. Quadrants 1.3.3's `@`
-    gives NaN in every entry of a product one of whose operands has an infinite entry (A @ X with
-    X[0, 0] = inf: Quadrants NaN everywhere, IEEE [inf, 11, inf, 19] as ours; the dot product is
-    exact), so infinities reached by overflow or x / 0 end as NaN there (seeds 117, 209, 232 of the
-    first run, tests/lang/test_difftest_findings.py). A heuristic: the runner names it only for
-    programs that use @."""
+    """Every difference of one output is a NaN in Quadrants where ours is not NaN, or a +0.0 in Quadrants
+    where ours is -0.0 (or opposite infinities, divided from such zeros). Quadrants 1.3.3's `@` gives NaN
+    in every entry of a product one of whose operands has an infinite entry (A @ X with X[0, 0] = inf:
+    Quadrants NaN everywhere, IEEE [inf, 11, inf, 19] as ours; the dot product is exact), so
+    infinities reached by overflow or x / 0 end as NaN there (seeds 117, 209, 232 of the first run);
+    and its 3x3 `M @ v` gives +0.0 for a row whose products are all -0.0 (-15.5 * 0 + -1 * 0 + -1 * 0;
+    IEEE, ours, its own 1x3 product and dot: -0.0; seed 310114), with its optimizer off too; tests in
+    tests/lang/test_difftest_findings.py. A heuristic: the runner names it only for programs that use @."""
     import numpy as np
     if not (isinstance(want, np.ndarray) and isinstance(got, np.ndarray) and want.dtype == got.dtype
             and want.shape == got.shape and want.dtype.kind == "f"):
         return False
     differ = ~((want.view(f"u{want.dtype.itemsize}") == got.view(f"u{got.dtype.itemsize}"))
                | (np.isnan(want) & np.isnan(got)))
-    return bool(differ.any()) and bool((np.isnan(want) & ~np.isnan(got))[differ].all())
+    with np.errstate(invalid="ignore"):
+        quirk = (np.isnan(want) & ~np.isnan(got)) | ((want == 0) & (got == 0) & ~np.signbit(want) & np.signbit(got)) \
+            | (np.isinf(want) & np.isinf(got) & (want == -got))
+    return bool(differ.any()) and bool(quirk[differ].all())
 
 
 class Pair:
@@ -234,10 +239,18 @@ class Pair:
         text = source if source is not None else prog.source
         want, got = self.run(prog, source)
         ms = self.recheck_zero_sign(prog, text, got, compare(want, got, prog.cls, narrowest(text)))
-        if ms and all(m.kind == "value" for m in ms) and " @ " in text and all(
-                matmul_nan_only(want["result"][m.key], got["result"][m.key]) for m in ms):
-            return [Mismatch("quadrants_matmul_nan", m.key, f"{m.detail}; every difference a NaN in Quadrants "
-                             f"only, in a program with @") for m in ms]
+        if ms and all(m.kind in ("value", "zero_sign") for m in ms) and " @ " in text:
+            # as run, or (the stale reads named above mixed in) with every container element read into a local
+            fresh = self.ref.run(f"dt_{prog.seed}_{self.ref.runs}_fresh_mm", fresh_vector_reads(text), prog.init)
+            for ref in (want, fresh):
+                if not ref.get("ok") or set(ref["result"]) != set(got["result"]):
+                    continue
+                keys = [m.key for m in compare(ref, got, prog.cls, narrowest(text))]
+                if all(m.kind in ("value", "zero_sign") for m in compare(ref, got, prog.cls, narrowest(text))) and \
+                        keys and all(matmul_nan_only(ref["result"][k], got["result"][k]) for k in keys):
+                    how = "" if ref is want else " (with every container element read into a local first)"
+                    return [Mismatch("quadrants_matmul_nan", m.key, f"{m.detail}; every difference a NaN or a +0.0 in "
+                                     f"Quadrants only{how}, in a program with @") for m in ms]
         return ms
 
     def recheck_zero_sign(self, prog: Program, text: str, got: dict, ms: list[Mismatch]) -> list[Mismatch]:

@@ -305,5 +305,7 @@ def test_fresh_vector_reads_and_the_matmul_nan_rule():
     assert out.endswith("def main():\n    k0()\n")
     nan = np.float32("nan")
     assert matmul_nan_only(np.array([nan, 1.0, nan], np.float32), np.array([np.inf, 1.0, nan], np.float32))
+    assert matmul_nan_only(np.array([0.0, 1.0], np.float32), np.array([-0.0, 1.0], np.float32))
+    assert not matmul_nan_only(np.array([-0.0, 1.0], np.float32), np.array([0.0, 1.0], np.float32))
     assert not matmul_nan_only(np.array([nan, 2.0], np.float32), np.array([np.inf, 1.0], np.float32))
     assert not matmul_nan_only(np.array([1.0], np.float32), np.array([1.0], np.float32))

@@ -591,3 +591,28 @@ def test_a_matrix_product_with_an_infinite_entry(exact):
     x.from_numpy(np.array([1.0, 0.0], np.float32))
     k()
     assert o.to_numpy().tolist() == [[np.inf, 11.0, np.inf, 19.0], [np.inf, np.inf, np.inf, 0.0]]
+
+
+def test_a_matrix_product_of_negative_zero_products_is_negative_zero(exact):
+    """Quadrants 1.3.3 (difftest seed 310114): a 3x3 `M @ v` whose row 1 sums -15.5 * 0 + -1 * 0 + -1 * 0
+    gives +0.0 there (with advanced_optimization=False, opt_level=0 too), while its own 1x3 product,
+    the dot product and the written-out sum give -0.0, as IEEE 754 does, and ours everywhere."""
+    x = qd.field(qd.f64, shape=5)
+    o = qd.field(qd.f64, shape=6)
+
+    @qd.kernel
+    def k():
+        a = x[3]
+        v = qd.Vector([x[0], x[1], x[2]], dt=qd.f64)
+        M = qd.Matrix([[x[4], x[4], a], [qd.cast(-15.5, qd.f64), a, a], [a, x[4], x[4]]], dt=qd.f64)
+        w = M @ v
+        o[0] = w[0]
+        o[1] = w[1]
+        o[2] = w[2]
+        o[3] = (qd.Matrix([[-15.5, a, a]], dt=qd.f64) @ v)[0]
+        o[4] = qd.Vector([-15.5, a, a], dt=qd.f64).dot(v)
+        o[5] = -15.5 * v[0] + a * v[1] + a * v[2]
+
+    x.from_numpy(np.array([0.0, 0.0, 0.0, -1.0, 10.25]))
+    k()
+    assert np.signbit(o.to_numpy()).tolist() == [False, True, False, True, True, True]  # Quadrants: o[1] +0.0
