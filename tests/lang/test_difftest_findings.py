@@ -616,3 +616,31 @@ def test_a_matrix_product_of_negative_zero_products_is_negative_zero(exact):
     x.from_numpy(np.array([0.0, 0.0, 0.0, -1.0, 10.25]))
     k()
     assert np.signbit(o.to_numpy()).tolist() == [False, True, False, True, True, True]  # Quadrants: o[1] +0.0
+
+
+def test_a_component_store_to_an_ndarray_vector_is_seen_by_the_next_read(exact):
+    """Quadrants 1.3.3 (difftest seed 310252, by hand): after `b[i, j][0] -= t.dot(t)` on a 2-D ndarray of
+    vectors, `r = b[i, j]` still reads the old element, so `b[i, j] = r * 2.0` writes [[2, 4], [6, 8]] for
+    the first row of [[1, 2], [3, 4]] (with advanced_optimization=False, opt_level=0 too). The program
+    means [[-8, 4], [-44, 8]]: ours. The whole-element update before it (`a`) agrees with Quadrants here."""
+    a = qd.ndarray(qd.types.vector(2, qd.f64), shape=(2, 2))
+    b = qd.ndarray(qd.types.vector(2, qd.f64), shape=(2, 2))
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.types.vector(2, qd.f64), ndim=2),
+          b: qd.types.ndarray(dtype=qd.types.vector(2, qd.f64), ndim=2)):
+        for i, j in qd.ndrange(2, 2):
+            r1 = a[i, j]
+            a[i, j] += r1.yy
+            r2 = a[i, j]
+            a[i, j][0] -= r2.dot(r2)
+            r3 = b[i, j]
+            b[i, j][0] -= r3.dot(r3)
+            r4 = b[i, j]
+            b[i, j] = r4 * 2.0
+
+    for x in (a, b):
+        x.from_numpy(np.array([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 1.5], [2.5, 3.5]]]))
+    k(a, b)
+    assert a.to_numpy().tolist() == [[[-22.0, 4.0], [-106.0, 8.0]], [[-11.0, 3.0], [-79.0, 7.0]]]  # Quadrants too
+    assert b.to_numpy().tolist() == [[[-8.0, 4.0], [-44.0, 8.0]], [[-4.0, 3.0], [-32.0, 7.0]]]  # Quadrants: stale
