@@ -128,9 +128,11 @@ def opaque_float_constants(source: str) -> str:
 
 # an element of a vector/matrix field (vf0[i]), a struct field's member (sf0[i].m1, sf0.m1[i], sf0[i].inner.p)
 # or an ndarray argument (a0[i, j]) as compound.py writes them
-PLACE = re.compile(r"\b(?:sf\d+\[[^\[\]]*\]\.(?:inner\.[pq]|m\d+)|sf\d+\.(?:inner\.[pq]|m\d+)\[[^\[\]]*\]"
-                   r"|(?:vf|va|a)\d+\[[^\[\]]*\])")
+_PLACE = (r"(?:sf\d+\[[^\[\]]*\]\.(?:inner\.[pq]|m\d+)|sf\d+\.(?:inner\.[pq]|m\d+)\[[^\[\]]*\]"
+          r"|(?:vf|va|a)\d+\[[^\[\]]*\])")
+PLACE = re.compile(r"\b" + _PLACE)
 ASSIGN = re.compile(r"^(\s*)(.+?) (=|\+=|-=|\*=|/=|\^=|\|=|&=) (.*)$")
+COMPONENT_TARGET = re.compile(r"^(" + _PLACE + r")(\[[^\[\]]*\]|\.[xyzw])$")
 ATOMIC_TARGET = re.compile(r"(qd\.atomic_\w+\()\s*$")
 
 
@@ -141,7 +143,9 @@ def fresh_vector_reads(source: str) -> str:
     elements stale after a store to the whole element within one loop body (`c[i] = c[i] + c[i].zxx;
     c[i] = c[i] + c[i].xxz` adds the old c[i].xxz for an ndarray; a field does so with its optimizer
     off), while a read into a local (`t = c[i]`) sees the store: the runner's re-check of a value
-    mismatch (seed 300075)."""
+    mismatch (seed 300075). A store to a component (`P[0] -= x`, `P.y += x`) becomes a store of the
+    whole element through a local (`_w2 = P; _w2[0] -= x; P = _w2`): after a component store Quadrants
+    reads even a local copy of the element stale (seed 310252)."""
     out: list[str] = []
     n = 0
     in_kernel = False
@@ -169,6 +173,13 @@ def fresh_vector_reads(source: str) -> str:
             pieces.append(rhs[last:pm.start()] + f"_r{n}")
             last = pm.end()
         out += hoisted
+        comp = COMPONENT_TARGET.match(m.group(2)) if m else None
+        if comp:  # P[k] -= x as _w = P; _w[k] -= x; P = _w (a component store is read stale after it too)
+            n += 1
+            out += [f"{indent}_w{n} = {comp.group(1)}",
+                    f"{indent}_w{n}{comp.group(2)} {m.group(3)} {''.join(pieces) + rhs[last:]}",
+                    f"{indent}{comp.group(1)} = _w{n}"]
+            continue
         out.append(indent + head + "".join(pieces) + rhs[last:] if hoisted else line)
     return "\n".join(out) + "\n"
 
@@ -291,7 +302,12 @@ class Pair:
         # constants made the difference; if not, the mismatch stays unexplained.
         tries = [(text, dict(prog.init, **QUADRANTS_UNOPTIMIZED), "advanced_optimization=False, opt_level=0"),
                  (text, dict(prog.init, opt_level=0), "opt_level=0"),
-                 (opaque_float_constants(text), prog.init, "its float constants read at run time")]
+                 (opaque_float_constants(text), prog.init, "its float constants read at run time"),
+                 # the stale vector reads of the vector classes may move a zero's sign too
+                 (fresh_vector_reads(text), dict(prog.init, **QUADRANTS_UNOPTIMIZED),
+                  "every container element read into a local first, advanced_optimization=False, opt_level=0"),
+                 (opaque_float_constants(fresh_vector_reads(text)), prog.init,
+                  "every container element read into a local first and its float constants read at run time")]
         for n, (source, init, how) in enumerate(tries):
             again = self.ref.run(f"dt_{prog.seed}_{self.ref.runs}_recheck{n}", source, init)
             if again.get("ok") and not compare(again, got, prog.cls, narrowest(text)):
