@@ -35,7 +35,7 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
     from outside (a machine's time limit) still leaves its counts (`--merge` adds such files up)."""
     kinds: collections.Counter = collections.Counter()
     explained: collections.Counter = collections.Counter()
-    classes: collections.Counter = collections.Counter()
+    by_class: collections.Counter = collections.Counter()
     unexplained: list = []
     ran: list[int] = []
     ref_timeouts: list[int] = []
@@ -45,7 +45,7 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
 
     def totals() -> dict:
         return {"programs": len(ran), "kernels_run": count["kernels"], "kernels_compared": count["compared"],
-                "programs_by_class": dict(classes), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
+                "programs_by_class": dict(by_class), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
                 "unexplained": unexplained, "quadrants_timed_out_twice": ref_timeouts,
                 "timeouts_retried": len(pair.retried) - first_retry, "retried": pair.retried[first_retry:], "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
 
@@ -57,7 +57,7 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
             n_kernels = prog.source.count("@qd.kernel")
             ms = pair.check(prog)
             ran.append(seed)
-            classes[prog.cls] += 1
+            by_class[prog.cls] += 1
             count["kernels"] += n_kernels
             if ms and save_dir:
                 os.makedirs(save_dir, exist_ok=True)
