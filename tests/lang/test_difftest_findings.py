@@ -644,3 +644,28 @@ def test_a_component_store_to_an_ndarray_vector_is_seen_by_the_next_read(exact):
     k(a, b)
     assert a.to_numpy().tolist() == [[[-22.0, 4.0], [-106.0, 8.0]], [[-11.0, 3.0], [-79.0, 7.0]]]  # Quadrants too
     assert b.to_numpy().tolist() == [[[-8.0, 4.0], [-44.0, 8.0]], [[-4.0, 3.0], [-32.0, 7.0]]]  # Quadrants: stale
+
+
+def test_u1_casts_are_zero_or_one_whatever_comes_next(exact):
+    """Quadrants 1.3.3 (difftest class "scalar", seed 60 of the first trial): for x = [-1, 2, 256, 0] it
+    prints [255, 2, 0, 0] for `qd.cast(qd.cast(x, qd.u1), qd.u8)` (u1 and u8 taken for one type: x's low
+    byte), but [1, 1, 1, 0] for the same u1 cast on to i32 or any other type; and `qd.cast(x, qd.u8)`
+    stored into a u1 field is True for 256 (the u8 cast dropped). A u1 is 0 or 1 (x != 0): ours, for
+    every type; the generator keeps u1 and u8 casts from meeting (compound.to_u1)."""
+    x = qd.field(qd.i32, shape=4)
+    o8 = qd.field(qd.u8, shape=4)
+    o32 = qd.field(qd.i32, shape=4)
+    ob = qd.field(qd.u1, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            o8[i] = qd.cast(qd.cast(x[i], qd.u1), qd.u8)
+            o32[i] = qd.cast(qd.cast(x[i], qd.u1), qd.i32)
+            ob[i] = qd.cast(x[i], qd.u8)
+
+    x.from_numpy(np.array([-1, 2, 256, 0], np.int32))
+    k()
+    assert o8.to_numpy().tolist() == [1, 1, 1, 0]  # Quadrants: [255, 2, 0, 0]
+    assert o32.to_numpy().tolist() == [1, 1, 1, 0]  # Quadrants too
+    assert ob.to_numpy().tolist() == [True, True, False, False]  # Quadrants: [True, True, True, False]
