@@ -7,6 +7,7 @@ unexplained ones (seed, first difference), seconds. `--shrink SEED` prints a min
 of that seed's mismatch instead.
 
 Usage: python benchmarks/difftest.py [--seeds 0:1000] [--arch cpu|cuda] [--jobs 4] [--features map,atomic]
+       [--classes vector,struct]
        python benchmarks/difftest.py --shrink 1234
        nice -n 19 python benchmarks/difftest.py --seeds 20000:30000 --out-dir /tmp/dt-long   # resumable
        python benchmarks/difftest.py --merge /tmp/dt-long
@@ -28,13 +29,13 @@ from tests.difftest.shrink import shrink  # noqa: E402
 
 def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool, deadline: float = 0.0,
               small: bool = False, pair: Pair | None = None, save_dir: str = "", retry_timeout: float = 0.0,
-              tally: str = "") -> dict:
+              tally: str = "", classes: tuple | None = None) -> dict:
     """`save_dir`: write there the text of every program that mismatched or timed out (seed_SEED.py).
     `tally`: a JSON file rewritten after every program with the totals so far, so that a run killed
     from outside (a machine's time limit) still leaves its counts (`--merge` adds such files up)."""
     kinds: collections.Counter = collections.Counter()
     explained: collections.Counter = collections.Counter()
-    classes: collections.Counter = collections.Counter()
+    by_class: collections.Counter = collections.Counter()
     unexplained: list = []
     ran: list[int] = []
     ref_timeouts: list[int] = []
@@ -44,7 +45,7 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
 
     def totals() -> dict:
         return {"programs": len(ran), "kernels_run": count["kernels"], "kernels_compared": count["compared"],
-                "programs_by_class": dict(classes), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
+                "programs_by_class": dict(by_class), "mismatches_by_kind": dict(kinds), "explained": dict(explained),
                 "unexplained": unexplained, "quadrants_timed_out_twice": ref_timeouts,
                 "timeouts_retried": len(pair.retried) - first_retry, "retried": pair.retried[first_retry:], "versions": {"quadrants": pair.ref.version, "ours": pair.ours.version}}
 
@@ -52,11 +53,11 @@ def run_seeds(seeds: list[int], arch: str, feats, timeout: float, progress: bool
         for seed in seeds:
             if deadline and time.time() > deadline:
                 break
-            prog = generate(seed, feats, arch=arch, small=small)
+            prog = generate(seed, feats, arch=arch, small=small, classes=classes)
             n_kernels = prog.source.count("@qd.kernel")
             ms = pair.check(prog)
             ran.append(seed)
-            classes[prog.cls] += 1
+            by_class[prog.cls] += 1
             count["kernels"] += n_kernels
             if ms and save_dir:
                 os.makedirs(save_dir, exist_ok=True)
@@ -112,7 +113,7 @@ def run_chunks(a) -> None:
                 continue
             t0 = time.time()
             part = run_seeds(list(range(start, end)), a.arch, feats, a.timeout, a.progress, 0.0, a.small, pair,
-                             a.save_dir or "")
+                             a.save_dir or "", 0.0, "", _classes(a))
             part.update(seeds=f"{start}:{end}", arch=a.arch, small=a.small, seconds=round(time.time() - t0, 1))
             with open(path + ".tmp", "w") as f:
                 json.dump(part, f, indent=1)
@@ -152,6 +153,10 @@ def add_up(parts: list[dict]) -> dict:
             "unexplained_count": len(unexplained), "unexplained": sorted(unexplained, key=lambda u: u["seed"])[:50]}
 
 
+def _classes(a) -> tuple | None:
+    return tuple(a.classes.split(",")) if a.classes else None
+
+
 def run(a) -> dict:
     """Seeds lo:hi, split over `--jobs` processes (each with its own pair of children)."""
     lo, hi = (int(x) for x in a.seeds.split(":"))
@@ -162,7 +167,7 @@ def run(a) -> dict:
     if a.tally_dir:
         os.makedirs(a.tally_dir, exist_ok=True)
     jobs = [(seeds[k::a.jobs], a.arch, feats, a.timeout, a.progress, deadline, a.small, None, a.save_dir or "",
-             a.retry_timeout, os.path.join(a.tally_dir, f"{a.arch}_shard{k}.json") if a.tally_dir else "")
+             a.retry_timeout, os.path.join(a.tally_dir, f"{a.arch}_shard{k}.json") if a.tally_dir else "", _classes(a))
             for k in range(a.jobs)]
     if a.jobs == 1:
         parts = [_shard(jobs[0])]
@@ -172,7 +177,7 @@ def run(a) -> dict:
             parts = pool.map(_shard, jobs)
     total = add_up(parts)
     total["seconds"] = round(time.time() - t0, 1)
-    return {"arch": a.arch, "seeds": a.seeds, "small": a.small, "jobs": a.jobs, **total,
+    return {"arch": a.arch, "seeds": a.seeds, "classes": a.classes or "all", "small": a.small, "jobs": a.jobs, **total,
             "versions": parts[0]["versions"]}
 
 
@@ -181,6 +186,9 @@ def main() -> None:
     ap.add_argument("--seeds", default="0:200")
     ap.add_argument("--arch", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--features", default="")
+    ap.add_argument("--classes", default="", help="the program classes seeds may draw (default all: exact, trans, "
+                    "scalar, vector, struct, ndarray); 'exact,trans' gives every seed its program from before the "
+                    "new classes (issue 39)")
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--shrink", type=int)
     ap.add_argument("--progress", action="store_true")
@@ -203,7 +211,7 @@ def main() -> None:
         print(json.dumps(merge(a.out_dir), indent=1))
         return
     if a.shrink is not None:
-        prog = generate(a.shrink, arch=a.arch, small=a.small)
+        prog = generate(a.shrink, arch=a.arch, small=a.small, classes=_classes(a))
         with Pair(arch=a.arch, timeout=a.timeout) as pair:
             text, tries = shrink(prog.source, lambda src: pair.check(prog, src))
             ms = pair.check(prog, text)

@@ -25,7 +25,8 @@ RTOL = {2: 2e-3, 4: 1e-5, 8: 1e-11}
 @dataclass
 class Mismatch:
     kind: str     # ours_error | ref_error | both_error | keys | dtype | shape | value | zero_sign | crash
-    #               ref_timeout_twice | quadrants_optimizer_zero_sign (see runner.Pair.check)
+    #               ref_timeout_twice | quadrants_optimizer_zero_sign | quadrants_constants
+    #               | quadrants_optimizer_value (see runner.Pair.check)
     key: str
     detail: str
 

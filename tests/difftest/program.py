@@ -19,8 +19,9 @@ from .types import FLOATS, I32, INTS, T, int_value, literal, value
 N = 16  # iterations of every parallel loop
 IMPORT_QUADRANTS = "import quadrants as qd"
 IMPORT_OURS = "import qdexplorer.lang as qd"
-CLASSES = ("exact", "trans")
-
+OLD_CLASSES = ("exact", "trans")
+CLASSES = OLD_CLASSES + ("scalar", "vector", "struct", "ndarray")  # the last four: compound.py
+NEW_SHARE = 0.5  # of the seeds, when every class may be drawn
 
 @dataclass
 class Program:
@@ -39,14 +40,24 @@ def as_ours(source: str) -> str:
 
 
 class ProgramGen:
-    def __init__(self, seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu", small: bool = False):
+    def __init__(self, seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu", small: bool = False,
+                 cls: str | None = None):
         self.arch, self.small = arch, small
         self.rng = Random(seed)
         self.seed = seed
         rng = self.rng
-        self.cls = "trans" if rng.random() < 0.12 else "exact"
+        self.compound = cls not in (None, "exact", "trans")
+        if self.compound:  # a class of compound.py: its own stream (the text differs from the old classes anyway)
+            from .compound import pick_types
+            self.rng = rng = Random(seed * 7717 + CLASSES.index(cls))
+            self.cls = cls
+            self.types = pick_types(rng, cls)
+        else:
+            self.cls = "trans" if rng.random() < 0.12 else "exact"
         self.trans = self.cls == "trans"
-        if self.trans:
+        if self.compound:
+            pass
+        elif self.trans:
             self.types = rng.sample(FLOATS, rng.randint(1, 3))
         else:
             self.types = ExprGen.types_for(rng, allow_f16=rng.random() < 0.3)
@@ -232,6 +243,10 @@ class ProgramGen:
         self.inputs()
         for f in range(rng.choice([0, 0, 1] if self.small else [0, 0, 1, 2])):
             self.func(f)
+        if self.compound:
+            from .compound import CompoundGen
+            CompoundGen(self, self.cls).build()
+            return self.finish()
         kinds = ["map", "map", "serial", "atomic"] + (["sparse"] if rng.random() < 0.3 or not self.small else [])
         if self.only:
             kinds = [k for k in kinds if k in self.only]
@@ -239,6 +254,9 @@ class ProgramGen:
             kind = rng.choice(kinds)
             {"map": self.map_kernel, "serial": self.serial_kernel, "atomic": self.atomic_kernel,
              "sparse": self.sparse_kernels}[kind](k)
+        return self.finish()
+
+    def finish(self) -> Program:
         head = [IMPORT_QUADRANTS, "import numpy as np", "",
                 f"# difftest seed {self.seed}, class {self.cls}: features {' '.join(sorted(set(self.features)))}",
                 "if not globals().get('_DIFFTEST_CHILD'):",
@@ -249,9 +267,27 @@ class ProgramGen:
         return Program(self.seed, self.cls, text, sorted(set(self.features)))
 
 
-def generate(seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu", small: bool = False) -> Program:
-    """`small`: one kernel and a shorter body, for the CI sample (the long runs use the full size)."""
-    return ProgramGen(seed, features, arch, small).build()
+def pick_class(seed: int, classes: tuple[str, ...] | None = None) -> str | None:
+    """The class of a seed's program, None for the old generator's own choice ("exact" or "trans").
+
+    Drawn from a stream of its own, so that a seed whose program is of an old class is the same
+    program as before the new classes came (issue 39); with `classes` = ("exact", "trans") every
+    seed gives its old program. With every class allowed, NEW_SHARE of the seeds get a new one."""
+    classes = tuple(classes or CLASSES)
+    new = [c for c in classes if c not in OLD_CLASSES]
+    if not new:
+        return None
+    r = Random(seed * 2654435761 + 12345)
+    if any(c in OLD_CLASSES for c in classes) and r.random() >= NEW_SHARE:
+        return None
+    return new[r.randrange(len(new))]
+
+
+def generate(seed: int, features: tuple[str, ...] | None = None, arch: str = "cpu", small: bool = False,
+             classes: tuple[str, ...] | None = None) -> Program:
+    """`small`: one kernel and a shorter body, for the CI sample (the long runs use the full size).
+    `classes`: the classes a seed may draw (default all; see pick_class)."""
+    return ProgramGen(seed, features, arch, small, pick_class(seed, classes)).build()
 
 
 __all__ = ["Program", "generate", "as_ours", "CLASSES", "INTS", "int_value"]

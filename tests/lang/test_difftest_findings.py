@@ -444,3 +444,228 @@ def test_atan2_of_f16_operands_is_an_f32(exact):
     x.from_numpy(np.array([0.0], np.float16))
     k()
     assert o.to_numpy().tolist() == [90000.0, np.inf, 492884416.0]
+
+
+def test_an_atomic_on_a_local_vector_reads_its_operand_whole_first(exact):
+    """Our gap (difftest class "vector", seeds 80, 89, 108 and more): `qd.atomic_add(r, w)` with `r` a
+    local vector or matrix was refused ("needs a local variable or an array element"); Quadrants 1.3.3
+    updates every component and returns the old vector, its operand read whole first (r.zxy below reads
+    r before the x component changes), and broadcasts a scalar operand. The values are Quadrants'."""
+    o = qd.Vector.field(3, qd.f32, shape=(2, 3))
+    om = qd.Matrix.field(2, 2, qd.i32, shape=2)
+
+    @qd.kernel
+    def k():
+        for i in range(2):
+            r = qd.Vector([1.0, 2.0, i], dt=qd.f32)
+            u = qd.atomic_add(r, r.zxy * r.x)
+            o[i, 0] = r
+            o[i, 1] = u
+            qd.atomic_sub(r, 2.5)
+            o[i, 2] = r
+            m = qd.Matrix([[1, i], [3, 4]], dt=qd.i32)
+            qd.atomic_add(m, m @ m)
+            w = qd.atomic_max(m, m.transpose())
+            om[i] = m + w
+
+    k()
+    assert o.to_numpy().tolist() == [[[1.0, 3.0, 2.0], [1.0, 2.0, 0.0], [-1.5, 0.5, -0.5]],
+                                     [[2.0, 3.0, 3.0], [1.0, 2.0, 1.0], [-0.5, 0.5, 0.5]]]
+    assert om.to_numpy().tolist() == [[[4, 18], [36, 40]], [[10, 24], [36, 46]]]
+
+
+def test_an_atomic_on_a_struct_member_reads_its_operand_whole_first(exact):
+    """Our gap (difftest class "struct", seed 223 of the first run): `qd.atomic_add(s[i].inner.p, w)` on a
+    member of a nested struct was refused ("first argument must be a variable or an array element");
+    Quadrants 1.3.3 adds componentwise, reading `w` whole first, and returns the old vector. The values are
+    Quadrants'."""
+    In = qd.types.struct(p=qd.math.vec3, q=qd.f32)
+    St = qd.types.struct(a=qd.f32, inner=In)
+    sf = St.field(shape=4)
+    o = qd.Vector.field(3, qd.f32, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            sf[i].inner.p += sf[i].inner.p.zxy
+            u = qd.atomic_add(sf[i].inner.p, qd.max(sf[i].inner.p, 1.0))
+            qd.atomic_add(sf[i].inner.q, 2.0)
+            qd.atomic_add(sf.inner.p[i], 1.0)
+            o[i] = u
+
+    sf.inner.p.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    k()
+    assert sf.inner.p.to_numpy().tolist() == [[5.0, 3.0, 7.0], [17.0, 15.0, 19.0], [29.0, 27.0, 31.0],
+                                              [41.0, 39.0, 43.0]]
+    assert sf.inner.q.to_numpy().tolist() == [2.0] * 4
+    assert o.to_numpy().tolist() == [[2.0, 1.0, 3.0], [8.0, 7.0, 9.0], [14.0, 13.0, 15.0], [20.0, 19.0, 21.0]]
+
+
+def test_a_component_read_before_a_whole_vector_store_is_not_reused(exact):
+    """Quadrants 1.3.3 (difftest class "vector", seed 178 shrunk): after `v[i] = v[i][0] * v[i]`, a read of
+    v[i][0] gives the old component: Quadrants prints [[2, 1], [-12, 3], [30, 5], [56, 7]] here (3 is
+    the v[1][0] from before the store), a result its own IR optimizer makes: with
+    advanced_optimization=False it prints [[2, 1], [-12, 9], [30, 25], [56, 49]], ours. The runner names
+    such a mismatch `quadrants_optimizer_stale_value` only after that re-run gives our bits."""
+    v = qd.Vector.field(2, qd.i32, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            v[i] = v[i][0] * v[i]
+            v[i] = qd.Vector([v[i][1], v[i][0]], dt=qd.i32)
+
+    v.from_numpy(np.array([[1, 2], [3, -4], [5, 6], [7, 8]], np.int32))
+    k()
+    assert v.to_numpy().tolist() == [[2, 1], [-12, 9], [30, 25], [56, 49]]
+
+
+def test_a_field_reached_through_a_list_can_be_stored_into(exact):
+    """Our gap (found writing the difftest class "scalar": one output field per type in a list): a field
+    reached through a Python list with a qd.static index (`fs[s][i] = x`, `vs[s][i] += w`) was readable
+    but refused as a store or update target ("only ndarray and shared-array elements can be assigned").
+    The values are Quadrants 1.3.3's."""
+    fs = [qd.field(qd.i32, shape=(4, 2)) for _ in range(2)]
+    gs = [qd.field(qd.i32, shape=4) for _ in range(2)]
+    vs = [qd.Vector.field(3, qd.f32, shape=4) for _ in range(2)]
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            for s in qd.static(range(2)):
+                gs[s][i] = i + s
+                fs[s][i, 1] = i * s
+                gs[s][i] += 10 * s
+                vs[s][i] = qd.Vector([i, s, 1.0])
+                vs[s][i] += vs[s][i].zxy
+                vs[s][i] -= vs[s][i].dot(qd.Vector([0.5, 0.5, 0.0])) * vs[s][i]
+                vs[s][i][1] = 7.0
+
+    k()
+    assert fs[1].to_numpy().tolist() == [[0, 0], [0, 1], [0, 2], [0, 3]]
+    assert [g.to_numpy().tolist() for g in gs] == [[0, 1, 2, 3], [11, 12, 13, 14]]
+    assert [v.to_numpy().tolist() for v in vs] == [
+        [[0.5, 7.0, 0.5], [-1.0, 7.0, -0.5], [-4.5, 7.0, -1.5], [-10.0, 7.0, -2.5]],
+        [[0.0, 7.0, 0.0], [-2.0, 7.0, -2.0], [-6.0, 7.0, -4.0], [-12.0, 7.0, -6.0]]]
+
+
+def test_an_atomic_on_a_kernel_scope_vector_inside_a_loop(exact):
+    """Our gap (difftest seed 300134): `qd.atomic_sub(r, r * 0.5)` on a vector made before a serialized
+    loop (a kernel-scope variable the loop's task reads) was refused ("expected a scalar value here, got a
+    3 vector/matrix"). Quadrants 1.3.3 prints [5.0625, 10.125, 15.1875]."""
+
+    @qd.kernel
+    def k() -> qd.types.vector(3, qd.f32):
+        r = qd.Vector([1.0, 2.0, 3.0], dt=qd.f32)
+        qd.loop_config(serialize=True)
+        for i in range(4):
+            u = qd.atomic_sub(r, r * 0.5)
+            r += u
+        return r
+
+    assert np.asarray(k()).tolist() == [5.0625, 10.125, 15.1875]
+
+
+def test_a_matrix_product_with_an_infinite_entry(exact):
+    """Quadrants 1.3.3 (difftest seeds 117, 209, 232 of the first run): `A @ X` with X[0, 0] = inf gives NaN
+    in every entry, [[nan, nan], [nan, nan]] (and A @ (inf, 1) is (nan, nan)), where IEEE arithmetic gives
+    [[inf, 11], [inf, 19]] (2 * inf + 3 * 2 and 2 * 1 + 3 * 3): ours. The dot product agrees (inf). The
+    runner names such a mismatch `quadrants_matmul_nan` (runner.matmul_nan_only)."""
+    x = qd.field(qd.f32, shape=2)
+    o = qd.field(qd.f32, shape=(2, 4))
+
+    @qd.kernel
+    def k():
+        inf = x[0] / x[1]
+        A = qd.Matrix([[2.0, 3.0], [4.0, 5.0]], dt=qd.f32)
+        r = A @ qd.Matrix([[inf, 1.0], [2.0, 3.0]], dt=qd.f32)
+        o[0, 0] = r[0, 0]
+        o[0, 1] = r[0, 1]
+        o[0, 2] = r[1, 0]
+        o[0, 3] = r[1, 1]
+        w = A @ qd.Vector([inf, 1.0], dt=qd.f32)
+        o[1, 0] = w[0]
+        o[1, 1] = w[1]
+        o[1, 2] = qd.Vector([inf, 1.0], dt=qd.f32).dot(qd.Vector([2.0, 3.0], dt=qd.f32))
+
+    x.from_numpy(np.array([1.0, 0.0], np.float32))
+    k()
+    assert o.to_numpy().tolist() == [[np.inf, 11.0, np.inf, 19.0], [np.inf, np.inf, np.inf, 0.0]]
+
+
+def test_a_matrix_product_of_negative_zero_products_is_negative_zero(exact):
+    """Quadrants 1.3.3 (difftest seed 310114): a 3x3 `M @ v` whose row 1 sums -15.5 * 0 + -1 * 0 + -1 * 0
+    gives +0.0 there (with advanced_optimization=False, opt_level=0 too), while its own 1x3 product,
+    the dot product and the written-out sum give -0.0, as IEEE 754 does, and ours everywhere."""
+    x = qd.field(qd.f64, shape=5)
+    o = qd.field(qd.f64, shape=6)
+
+    @qd.kernel
+    def k():
+        a = x[3]
+        v = qd.Vector([x[0], x[1], x[2]], dt=qd.f64)
+        M = qd.Matrix([[x[4], x[4], a], [qd.cast(-15.5, qd.f64), a, a], [a, x[4], x[4]]], dt=qd.f64)
+        w = M @ v
+        o[0] = w[0]
+        o[1] = w[1]
+        o[2] = w[2]
+        o[3] = (qd.Matrix([[-15.5, a, a]], dt=qd.f64) @ v)[0]
+        o[4] = qd.Vector([-15.5, a, a], dt=qd.f64).dot(v)
+        o[5] = -15.5 * v[0] + a * v[1] + a * v[2]
+
+    x.from_numpy(np.array([0.0, 0.0, 0.0, -1.0, 10.25]))
+    k()
+    assert np.signbit(o.to_numpy()).tolist() == [False, True, False, True, True, True]  # Quadrants: o[1] +0.0
+
+
+def test_a_component_store_to_an_ndarray_vector_is_seen_by_the_next_read(exact):
+    """Quadrants 1.3.3 (difftest seed 310252, by hand): after `b[i, j][0] -= t.dot(t)` on a 2-D ndarray of
+    vectors, `r = b[i, j]` still reads the old element, so `b[i, j] = r * 2.0` writes [[2, 4], [6, 8]] for
+    the first row of [[1, 2], [3, 4]] (with advanced_optimization=False, opt_level=0 too). The program
+    means [[-8, 4], [-44, 8]]: ours. The whole-element update before it (`a`) agrees with Quadrants here."""
+    a = qd.ndarray(qd.types.vector(2, qd.f64), shape=(2, 2))
+    b = qd.ndarray(qd.types.vector(2, qd.f64), shape=(2, 2))
+
+    @qd.kernel
+    def k(a: qd.types.ndarray(dtype=qd.types.vector(2, qd.f64), ndim=2),
+          b: qd.types.ndarray(dtype=qd.types.vector(2, qd.f64), ndim=2)):
+        for i, j in qd.ndrange(2, 2):
+            r1 = a[i, j]
+            a[i, j] += r1.yy
+            r2 = a[i, j]
+            a[i, j][0] -= r2.dot(r2)
+            r3 = b[i, j]
+            b[i, j][0] -= r3.dot(r3)
+            r4 = b[i, j]
+            b[i, j] = r4 * 2.0
+
+    for x in (a, b):
+        x.from_numpy(np.array([[[1.0, 2.0], [3.0, 4.0]], [[0.5, 1.5], [2.5, 3.5]]]))
+    k(a, b)
+    assert a.to_numpy().tolist() == [[[-22.0, 4.0], [-106.0, 8.0]], [[-11.0, 3.0], [-79.0, 7.0]]]  # Quadrants too
+    assert b.to_numpy().tolist() == [[[-8.0, 4.0], [-44.0, 8.0]], [[-4.0, 3.0], [-32.0, 7.0]]]  # Quadrants: stale
+
+
+def test_u1_casts_are_zero_or_one_whatever_comes_next(exact):
+    """Quadrants 1.3.3 (difftest class "scalar", seed 60 of the first trial): for x = [-1, 2, 256, 0] it
+    prints [255, 2, 0, 0] for `qd.cast(qd.cast(x, qd.u1), qd.u8)` (u1 and u8 taken for one type: x's low
+    byte), but [1, 1, 1, 0] for the same u1 cast on to i32 or any other type; and `qd.cast(x, qd.u8)`
+    stored into a u1 field is True for 256 (the u8 cast dropped). A u1 is 0 or 1 (x != 0): ours, for
+    every type; the generator keeps u1 and u8 casts from meeting (compound.to_u1)."""
+    x = qd.field(qd.i32, shape=4)
+    o8 = qd.field(qd.u8, shape=4)
+    o32 = qd.field(qd.i32, shape=4)
+    ob = qd.field(qd.u1, shape=4)
+
+    @qd.kernel
+    def k():
+        for i in range(4):
+            o8[i] = qd.cast(qd.cast(x[i], qd.u1), qd.u8)
+            o32[i] = qd.cast(qd.cast(x[i], qd.u1), qd.i32)
+            ob[i] = qd.cast(x[i], qd.u8)
+
+    x.from_numpy(np.array([-1, 2, 256, 0], np.int32))
+    k()
+    assert o8.to_numpy().tolist() == [1, 1, 1, 0]  # Quadrants: [255, 2, 0, 0]
+    assert o32.to_numpy().tolist() == [1, 1, 1, 0]  # Quadrants too
+    assert ob.to_numpy().tolist() == [True, True, False, False]  # Quadrants: [True, True, True, False]

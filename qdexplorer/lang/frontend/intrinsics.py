@@ -52,10 +52,18 @@ class IntrinsicLowering(LoweringBase):
                 arr = self.kscope.gtemp(target.id)
                 if arr is None:
                     self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
+                if arr.ndim > 1:  # a kernel-scope vector or matrix: componentwise (it was refused)
+                    cur = self.element_vec(arr, (ir.Const(0, i32),))
+                    return self.member_atomic(f, cur, list(cur.items), target, node)
                 val = cast(self.commit(self.value(node.args[1]), node, like=arr.dtype), arr.dtype)
                 return ir.AtomicRMW(ATOMIC_OPS[f.name], arr, (ir.Const(0, i32),), val)
             if isinstance(target, ast.Name):
                 return self.local_atomic(f, target, node)
+            if isinstance(target, ast.Attribute):  # a struct member: s[i].v, s[i].inner.p, s.v[i].x
+                cur = self.value(target)
+                loads = cur.items if isinstance(cur, Vec) else [cur]
+                if loads and all(isinstance(x, ir.Load) for x in loads):
+                    return self.member_atomic(f, cur, loads, target, node)
             if not isinstance(target, ast.Subscript):
                 self.err(target, f"qd.{f.name}'s first argument must be a variable or an array element like x[i]")
             arr = self.value(target.value)
@@ -312,6 +320,8 @@ class IntrinsicLowering(LoweringBase):
     def local_atomic(self, f: I.Intrinsic, target, node):
         """`qd.atomic_add(s, v)` on a local: a plain update (a local belongs to one thread); returns the old value."""
         cur = self.lookup(target.id, target)
+        if isinstance(cur, Vec) and cur.items and all(isinstance(x, ir.LocalRef) for x in cur.items):
+            return self.local_vec_atomic(f, cur, node)
         if not isinstance(cur, ir.LocalRef):
             self.err(target, f"qd.{f.name} needs a local variable or an array element; '{target.id}' is neither")
         dt = cur.local.dtype
@@ -324,3 +334,41 @@ class IntrinsicLowering(LoweringBase):
         op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^", "mul": "*"}[kind]
         self.emit(ir.Assign(cur.local, ir.BinOp(op, ir.LocalRef(old), val, dt)))
         return ir.LocalRef(old)
+
+    def local_vec_atomic(self, f: I.Intrinsic, cur: Vec, node):
+        """`qd.atomic_add(v, w)` on a local vector or matrix (Quadrants accepts it; difftest class "vector"):
+        every component updated from the right-hand side read whole first (`qd.atomic_add(v, v.zxy)`);
+        returns the old vector. A scalar right-hand side is broadcast."""
+        rhs = self.value(node.args[1])
+        if isinstance(rhs, Vec) and rhs.shape != cur.shape:
+            self.err(node, f"qd.{f.name} of a {'x'.join(map(str, cur.shape))} vector/matrix with a "
+                           f"{'x'.join(map(str, rhs.shape))} one", QuadrantsTypeError)
+        vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(cur.items)
+        kind = ATOMIC_OPS[f.name]
+        op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^",
+              "mul": "*"}.get(kind)
+        olds = [self.new_local("old", x.local.dtype, x) for x in cur.items]
+        news = []
+        for old, v in zip(olds, vals):
+            val = cast(self.commit(v, node, like=old.dtype), old.dtype)
+            news.append(self.new_local("new", old.dtype, val if kind == "xchg" else
+                                       ir.BinOp(op, ir.LocalRef(old), val, old.dtype)))
+        for x, new in zip(cur.items, news):  # only once every new component is computed
+            self.emit(ir.Assign(x.local, ir.LocalRef(new)))
+        return Vec([ir.LocalRef(o) for o in olds], cur.shape)
+
+    def member_atomic(self, f: I.Intrinsic, cur, loads: list, target, node):
+        """`qd.atomic_add(s[i].v, w)` on a struct member (difftest class "struct": a nested member was
+        refused), or on a kernel-scope vector read in a loop: one atomic per component, the operand read
+        whole first (`staged`); the old value(s)."""
+        value = self.value(node.args[1])
+        vals = value.items if isinstance(value, Vec) else [value] * len(loads)
+        if len(vals) != len(loads):
+            self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the member {len(loads)}",
+                     QuadrantsTypeError)
+        dt = loads[0].array.dtype
+        if ATOMIC_OPS[f.name] in ("and", "or", "xor") and not dt.is_int:
+            self.err(node, f"qd.{f.name} needs an integer member, got {dt!r}", QuadrantsTypeError)
+        rmws = [ir.AtomicRMW(ATOMIC_OPS[f.name], ld.array, ld.indices, x, self.at(target))
+                for ld, x in zip(loads, self.staged(vals, dt, node))]
+        return Vec(rmws, cur.shape) if isinstance(cur, Vec) else rmws[0]

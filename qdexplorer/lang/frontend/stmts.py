@@ -69,6 +69,16 @@ class StatementLowering(LoweringBase):
             return
         self.assign(target, self.value(node.value), node)
 
+    def field_of_py(self, v, node):
+        """`FIELDS[s][i] = x` (s a qd.static loop variable): a field reached through a Python list or tuple
+        is stored into as that field, as it is read (exprs.v_Subscript_of); it was refused."""
+        from ..field import Storage
+        from ..struct_types import StructField
+        if isinstance(v, Py) and isinstance(v.value, (Storage, StructField)):
+            arr = self.global_value(v.value, getattr(v.value, "name", "") or "field", node)
+            return v if isinstance(arr, Py) else arr
+        return v
+
     def lookup_or_none(self, name):
         for scope in reversed(self.frame.scopes):
             if name in scope:
@@ -172,7 +182,7 @@ class StatementLowering(LoweringBase):
             self.frame.scopes[-1][target.id] = self.new_local(target.id, e.dtype, e)
             return
         if isinstance(target, ast.Subscript):
-            arr = self.value(target.value)
+            arr = self.field_of_py(self.value(target.value), target.value)
             if isinstance(arr, UnpackedRef):  # obj.r[i] = x: obj._r{i}
                 return self.store_member(arr.struct, self.unpacked_member(arr, target.slice), v, node)
             if isinstance(arr, StructArr):  # f[i] = Particle(...): every member
@@ -415,7 +425,7 @@ class StatementLowering(LoweringBase):
                     self.err(target, f"kernel-scope variable '{target.id}' is updated before it is assigned")
                 idx: tuple[ir.Expr, ...] = (ir.Const(0, i32),)
             else:
-                arr = self.value(target.value)
+                arr = self.field_of_py(self.value(target.value), target.value)
                 if isinstance(arr, BufView):
                     idx = self.view_index(arr, target.slice, target)
                     arr = arr.array
@@ -469,7 +479,7 @@ class StatementLowering(LoweringBase):
                 self.assign_vec(cur, self.binop(op, cur, rhs, node), node)
                 return True
         else:
-            base = self.value(target.value)
+            base = self.field_of_py(self.value(target.value), target.value)
         if base is None:
             pass
         elif isinstance(base, Vec):
