@@ -4,9 +4,20 @@ import tempfile
 
 import pytest
 
-# Every test session gets its own cache folder: tests never read a developer's real cache.
-_CACHE = tempfile.mkdtemp(prefix="qdx-test-cache-")
+# Every test session gets its own cache folder: tests never read a developer's real cache. The workers of one
+# `-n auto` run share it (xdist gives them one PYTEST_XDIST_TESTRUNUID): a project compiled by one worker is a
+# disk hit for the other, as it already was for the next test of the same process. The cache is made for
+# concurrent writers (tests/compiler/test_cache.py::test_concurrent_writers_leave_only_valid_entries).
+# Tests that look at tiers (miss, disk, memory) keep a cache of their own.
+_RUN = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+if _RUN:
+    _CACHE = os.path.join(tempfile.gettempdir(), f"qdx-test-cache-{os.getuid() if hasattr(os, 'getuid') else 0}-{_RUN}")
+    os.makedirs(_CACHE, mode=0o700, exist_ok=True)
+else:
+    _CACHE = tempfile.mkdtemp(prefix="qdx-test-cache-")
 os.environ.setdefault("QDEXPLORER_CACHE_DIR", _CACHE)
+# The compile cache every test shares unless it needs its own (the developer's QDEXPLORER_CACHE_DIR, if set)
+SESSION_CACHE = os.environ["QDEXPLORER_CACHE_DIR"]
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:

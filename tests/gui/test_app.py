@@ -6,7 +6,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 import pytest
@@ -18,6 +17,7 @@ from qdexplorer.engine import Engine
 from qdexplorer.project.data_folder import overrides_folder
 from qdexplorer.project.loader import ProjectError, bundled_demo, load_project
 from qdexplorer.project.trust import TrustStore
+from tests.conftest import SESSION_CACHE
 
 pytestmark = pytest.mark.gui
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -37,7 +37,8 @@ def test_qt_binding_keeps_none_alive(qapp):
 # The window tests of one test process share a compile cache: it is keyed by each task's module text,
 # so the demo copied into each test's folder compiles once per process instead of once per test
 # (a cold compile of its 21 tasks is seconds of LLVM on CI's 2 cores, in about 40 windows)
-SHARED_CACHE = tempfile.mkdtemp(prefix="qdx-gui-cache-")
+# (since the suite's speed-up: the session cache of tests/conftest.py, shared with the CLI tests and both workers)
+SHARED_CACHE = SESSION_CACHE
 
 
 def engine_for(tmp_path, fresh_cache: bool = False):
@@ -467,7 +468,7 @@ def test_no_display_is_one_line_and_a_non_zero_exit(tmp_path):
 def test_screenshot_command(tmp_path):
     from PySide6.QtGui import QImage
     out = tmp_path / "shot.png"
-    env = {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": str(tmp_path / "cache"),
+    env = {**os.environ, "PYTHONPATH": ROOT, "QDEXPLORER_CACHE_DIR": SHARED_CACHE,   # the demo compiled once
            "QDEXPLORER_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
     env.pop("QT_QPA_PLATFORM", None)
     r = subprocess.run([sys.executable, "-m", "qdexplorer.launcher", "gui", "--screenshot", str(out), "--workload",

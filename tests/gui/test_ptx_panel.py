@@ -7,6 +7,7 @@ from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine
 from qdexplorer.gui.code.ptx_panel import PtxPanel
 from qdexplorer.project.loader import bundled_demo
+from tests.conftest import SESSION_CACHE
 
 pytestmark = [pytest.mark.gui,
               pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)]
@@ -17,7 +18,7 @@ TASK = "saxpy_kernel_0_range_for"
 def engine(tmp_path):
     """The demo's saxpy and copy compiled for the GPU, in process: the session the panel reads."""
     shutil.copytree(bundled_demo(), tmp_path / "demo")
-    with Engine(tmp_path / "demo", backend="cpu", in_process=True, cache_dir=str(tmp_path / "cache")) as eng:
+    with Engine(tmp_path / "demo", backend="cpu", in_process=True, cache_dir=SESSION_CACHE) as eng:   # compiled once a run
         eng.compile(["saxpy", "copy"], target="nvptx")
         yield eng
 

@@ -8,6 +8,7 @@ import pytest
 
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import bundled_demo
+from tests.conftest import SESSION_CACHE
 
 pytestmark = [pytest.mark.gui, pytest.mark.skipif(importlib.util.find_spec("quadrants") is None,
                                                   reason="Quadrants is not installed (pip install '.[test]')")]
@@ -129,7 +130,7 @@ def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_p
     from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
     shutil.copytree(bundled_demo(), proj_dir)
-    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=1)),
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=SESSION_CACHE, workers=1)),  # demo: once
                      proj_dir, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
     qtbot.addWidget(win)
     menus = {a.text(): a.menu() for a in win.menuBar().actions()}

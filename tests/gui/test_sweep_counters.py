@@ -7,6 +7,7 @@ import pytest
 
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import bundled_demo
+from tests.conftest import SESSION_CACHE
 
 from ..counters.conftest import TASK, fake_ncu  # noqa: F401 - the fixture
 
@@ -22,7 +23,7 @@ def test_sweep_tab_shows_counters_per_variant(fake_ncu, qtbot, tmp_path):  # noq
     proj = tmp_path / "p"
     proj.mkdir()
     shutil.copy(bundled_demo() / "saxpy.py", proj)
-    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=str(tmp_path / "cache"), workers=1)),
+    win = MainWindow(lambda path: (lambda: Engine(path, backend="cpu", cache_dir=SESSION_CACHE, workers=1)),
                      proj, "no GPU in this test", settings=Settings(str(tmp_path / "s.ini")))
     qtbot.addWidget(win)
     win.show()
