@@ -351,7 +351,7 @@ class IntrinsicLowering(LoweringBase):
         news = []
         for old, v in zip(olds, vals):
             val = cast(self.commit(v, node, like=old.dtype), old.dtype)
-            news.append(self.new_local("new", old.dtype, val if kind == "xchg" else
+            news.append(self.new_local("new", old.dtype, val if kind == "xchg" or op is None else
                                        ir.BinOp(op, ir.LocalRef(old), val, old.dtype)))
         for x, new in zip(cur.items, news):  # only once every new component is computed
             self.emit(ir.Assign(x.local, ir.LocalRef(new)))
