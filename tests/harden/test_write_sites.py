@@ -86,7 +86,7 @@ def write_sites(tree: ast.AST):
             elif name in TEMPFILE and owner in ("tempfile", None):
                 if any(k.arg == "dir" for k in node.keywords):
                     what = f"tempfile.{name}(dir=...)"
-            elif isinstance(f, ast.Attribute) and name in WRITE_METHODS and owner not in ("os", "shutil", "str") \
+            elif isinstance(f, ast.Attribute) and name in WRITE_METHODS and owner not in ("os", "shutil", "str", "dataclasses", "copy") \
                     and not (name in ("replace", "rename") and (len(node.args) != 1 or node.keywords
                                                            or isinstance(node.args[0], ast.Starred))):  # str.replace
                 what = f".{name}()"
