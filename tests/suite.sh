@@ -5,6 +5,9 @@
 # The rest alone, for an edit-test loop: python -m pytest -q -n auto -m "not long and not cluster_faults"
 set -u
 cd "$(dirname "$0")/.."
+# Most tests start `python -m qdexplorer.cli` or a window in a child. Where PYTHONDONTWRITEBYTECODE is set (as on
+# CI's machines) each child would compile the package's source again (0.4 s of a 0.8 s start): compile it once.
+python -m compileall -q -j 0 qdexplorer tests benchmarks >/dev/null || true
 long_log=$(mktemp -t qdx-long-tests.XXXXXX)
 python -m pytest -q -p no:cacheprovider -m long "$@" >"$long_log" 2>&1 &
 long=$!
