@@ -63,7 +63,8 @@ def pytest_line(r: Path) -> dict:
         return unmeasured("step did not run")
     lines = p.read_text(errors="replace").splitlines()
     tail = [ln for ln in lines if re.search(r"\d+ (passed|failed|error)", ln)]
-    failed = [ln for ln in lines if ln.startswith(("FAILED", "ERROR"))]
+    failed = list(dict.fromkeys(m.group(0) for ln in lines   # -v: "[gw3] [ 91%] FAILED tests/x.py::t"
+                                for m in [re.search(r"\b(FAILED|ERROR) tests/\S+", ln)] if m))
     return {"summary": tail[-1].strip("= ") if tail else (lines[-1] if lines else ""), "failed": failed[:40],
             "holds": bool(tail) and " failed" not in tail[-1] and " error" not in tail[-1]}
 
