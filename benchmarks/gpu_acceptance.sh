@@ -3,7 +3,7 @@
 # document (gpu_acceptance_summary.py) naming the machine, each figure beside its peer from this run.
 # Usage on the GPU machine:  bash benchmarks/gpu_acceptance.sh OUTDIR [SECONDS [quick]]
 # (quick: a short confirming run, for when little device time is left)
-# What the machine lacks travels beside the tree (run from .gpu/tree, the carried folder .gpu holding):
+# What the machine lacks travels beside the tree in the carried folder .gpu (built by benchmarks/gpu_bundle.sh):
 #   ../qd.tar.xz          Quadrants 1.3.3 for CPython 3.12 (the wheel's package folders, xz; 24 MiB)
 #   ../ray-bundle.tar.xz  Ray 2.60 stripped (../../shared/tools/make-ray-bundle.sh, binaries stripped too)
 #   ../deps/*.whl         pydantic, dill (Quadrants), psygnal, platformdirs (qdexplorer), jsonschema... (Ray)
