@@ -859,6 +859,19 @@ def memory_order(v) -> tuple:
     return tuple(v._layout) if isinstance(v, Storage) else ()
 
 
+def lay_out_by_order(f) -> None:
+    """`qd.field(..., order="ji")`: Quadrants allocates the field at the permuted shape and rewrites
+    its indices, so its memory holds the axes in that order, as a tree nested out of axis order
+    does: its storage (and its gradient's and dual's), just allocated, is laid out so too."""
+    lay = f._qd_layout if isinstance(f, Field) and f.shape else None
+    if not lay:
+        return
+    for a in (f, f._grad, f._dual):
+        if a is not None and not a._layout:
+            a._layout = tuple(lay)
+            a.storage = _alloc(a.shape, a.elem_shape, a.dtype, a._layout)
+
+
 def nested_out_of_order(v) -> bool:
     """Whether `v` is a field whose SNode tree nests its axes out of axis order: kernels index it in
     its memory order, so a kernel takes it as the field itself, not by shape."""

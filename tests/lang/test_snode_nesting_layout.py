@@ -374,3 +374,33 @@ def test_multi_level_splits_agree_in_range():
                      for i in range(8) for j in range(8)]
     for got in results[1:]:
         assert got == results[0]
+
+
+def _ordered(qd):
+    """`qd.field(..., order="ji")`: Quadrants allocates it at the permuted shape (j outermost)."""
+    x = qd.field(qd.f32, shape=(3, 4), order="ji", needs_grad=True)
+    v = qd.Vector.field(2, qd.f32, shape=(3, 4), order="ji")
+
+    @qd.kernel
+    def fill():
+        for i, j in x:
+            x[i, j] = i * 10 + j
+            v[i, j] = [i * 10 + j, -1.0]
+
+    @qd.kernel
+    def read(a: qd.i32, b: qd.i32) -> qd.f32:
+        return x[a, b] + 1000 * v[a, b][0]
+
+    fill()
+    out = [[read(a, 0) for a in range(12)], x.to_numpy().tolist(), x.layout]
+    x[1, 2] = 7.0
+    return out + [read(1, 2)]
+
+
+def test_a_field_with_order_is_laid_out_in_that_order():
+    results = _both(_ordered)
+    past, values, layout, after = results[0]
+    assert past == [1001.0 * (10 * (a % 3) + a // 3) for a in range(12)]
+    assert values == [[10.0 * i + j for j in range(4)] for i in range(3)] and layout == (1, 0) and after == 12007.0
+    for got in results[1:]:
+        assert got == results[0]
