@@ -27,7 +27,7 @@ from .lang.calls.bounds import trip_counts
 from .ir.device_array import DeviceArray, device_array_of
 from .ir.errors import QdError, QuadrantsAssertionError
 from .lang.field import Storage
-from .lang.field import Field, as_kernel_array
+from .lang.field import Field, as_kernel_array, nested_out_of_order
 from .lang.frontend.kernel_scope import RANDOM_KEY
 from .lang.qd_types import NdarrayType
 from .lang.template import Template
@@ -163,7 +163,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
             # offset=, quant too (an instance attribute of quantized fields only: a getattr that misses goes
             # through Storage.__getattr__'s refusal, an exception built per array per call, ~2 µs each); a
             # sparse field given as a template is baked in, so which one it is (its uid)
-            sparse = m == "t" and hasattr(type(v), "sparse") and v.sparse
+            sparse = m == "t" and hasattr(type(v), "sparse") and (v.sparse or nested_out_of_order(v))
             sig.append((t, v.shape, st.shape, st.dtype, v.offset, v.__dict__.get("quant"), v.uid if sparse else None))
         elif isinstance(v, np.ndarray):
             if on_cuda:

@@ -82,6 +82,9 @@ class EmitterBase(ABC):
     def address(self, arr: ir.ArrayArg | ir.SharedArray | ir.LocalArray, indices: tuple, where: str = "") -> L.Value: ...
 
     @abstractmethod
+    def linear(self, arr: ir.ArrayArg, idx: list, shape: list) -> L.Value: ...
+
+    @abstractmethod
     def atomic_reduce(self, e: ir.AtomicRMW) -> None: ...
 
     # -- provided by StatementEmitter (statements.py)

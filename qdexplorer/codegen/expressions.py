@@ -49,10 +49,19 @@ class ExpressionEmitter(EmitterBase):
             p.type = PTR  # as for shared arrays: the element pointer is opaque
             return p
         ptr, shape = self.arrays[arr.name]
-        lin = idx[0]
-        for k in range(1, len(idx)):
-            lin = b.add(b.mul(lin, shape[k]), idx[k])
+        lin = self.linear(arr, idx, shape)
         return b.gep(ptr, [b.sext(lin, I64)], inbounds=True, source_etype=lltype(arr.dtype))
+
+    def linear(self, arr, idx: list, shape: list):
+        """The element offset of index `idx` in an array of `shape`: row-major, over the axes in the
+        order `arr.layout` gives them in memory (a field nested out of axis order), the element's
+        own components last."""
+        b = self.b
+        order = list(arr.layout) + list(range(len(arr.layout), len(idx)))
+        lin = idx[order[0]]
+        for k in order[1:]:
+            lin = b.add(b.mul(lin, shape[k]), idx[k])
+        return lin
 
     def e_Const(self, e):
         if e.dtype.kind == "b":

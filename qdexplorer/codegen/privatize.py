@@ -166,9 +166,7 @@ class PrivatizeEmitter(StatementEmitter):
         b = self.b
         shape = self.arrays[a.array.name][1]
         idx = [self.expr(i) for i in a.indices]
-        lin = idx[0]
-        for k in range(1, len(idx)):
-            lin = b.add(b.mul(lin, shape[k]), idx[k])
+        lin = self.linear(a.array, idx, shape)
         v = self.expr(a.value)
         dt = a.array.dtype
         if a.op == "sub":  # a running difference, combined by adding it (as reduction.py does)

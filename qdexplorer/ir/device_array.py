@@ -133,3 +133,13 @@ def device_array_of(v) -> DeviceArray | None:
         return _torch_tensor(v)
     iface = cuda_interface(v)
     return None if iface is None else from_cuda_interface(v, iface)
+
+
+def dense(v: np.ndarray) -> bool:
+    """Whether `v` is C-contiguous, or a transposed view of a C-contiguous array: the storage of a
+    field nested out of axis order (lang/snode.py), which kernels index in its memory order."""
+    if v.flags.c_contiguous:
+        return True
+    if any(s < 0 for s in v.strides):
+        return False
+    return v.transpose(np.argsort(v.strides, kind="stable")[::-1]).flags.c_contiguous

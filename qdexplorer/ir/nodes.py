@@ -30,10 +30,16 @@ class ScalarArg(Expr):
 
 @dataclass(frozen=True)
 class ArrayArg:
-    """An ndarray kernel argument. Not an expression: only indexable."""
+    """An ndarray kernel argument. Not an expression: only indexable.
+
+    `layout`: for a field whose SNode tree nests its axes out of axis order (`qd.root.dense(qd.l,
+    n).dense(qd.i, m)`), the order of its index axes in memory, outermost first (snode.py); its
+    element is at the row-major offset of the index so permuted, as Quadrants lays it out. () for
+    axis order, the row-major offset of the index itself."""
     name: str
     dtype: DType
     ndim: int
+    layout: tuple = field(default=(), repr=False)
 
 
 @dataclass(frozen=True)
@@ -281,6 +287,7 @@ class ImplicitArray:
     shape: tuple
     key: int | str = 0  # a field's registry id; a kernel-scope local's name
     zero_d: bool = False  # a 0-D field (`x[None]`): the one element whose float sums Quadrants keeps per thread
+    layout: tuple = field(default=(), repr=False)  # a field's axis order in memory (ArrayArg.layout)
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 from .calls.caller import caller
 
 from .host import tensor_layout
-from .field import Field, Ndarray
+from .field import Field, Ndarray, lay_out_by_order
 from .quant import QUANT_TYPES
 from .vector_types import VectorType
 
@@ -28,6 +28,7 @@ def field(dtype, shape=None, order=None, name: str = "", offset=None, needs_grad
         return f
     f = Field(dtype, shape, name, needs_grad=needs_grad, needs_dual=needs_dual, offset=offset)
     tensor_layout.tag_order(f, order)
+    lay_out_by_order(f)
     return f
 
 

@@ -122,11 +122,19 @@ class SparseCapacityError(QdRuntimeError, MemoryError):
 _SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
 
 
-def _alloc(shape, elem_shape, dtype) -> np.ndarray:
+def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
     """Zeroed storage with `_SLACK` bytes behind it. Quadrants keeps fields in one root buffer, so a
     kernel writing a few cells past a field (no bounds checks outside debug mode) overwrites a
     neighbour there; a bare NumPy allocation would have it overwrite malloc's bookkeeping and the
-    process would crash later, far from the cause (at a garbage collection)."""
+    process would crash later, far from the cause (at a garbage collection).
+
+    `layout` (a field nested out of axis order, `SNode.memory_order`): the memory holds the axes in
+    that order, and the array returned is its transposed view, indexed in axis order as any other
+    (its strides say where each axis lies; kernels get the same order as `ArrayArg.layout`)."""
+    if layout:
+        n = len(shape)
+        phys = _alloc(tuple(shape[p] for p in layout), elem_shape, dtype)
+        return phys.transpose(tuple(int(q) for q in np.argsort(layout)) + tuple(range(n, n + len(elem_shape))))
     full = tuple(shape) + tuple(elem_shape)
     n = int(np.prod(full, dtype=np.int64))
     np_dt = np.dtype(dtype.numpy)
@@ -177,6 +185,7 @@ class Storage:
     _grad: "Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
 
     _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
+    _layout: tuple = ()  # a field's axis order in memory where its SNode tree nests them otherwise (snode.py)
     offset: tuple = ()  # a field's first index along each axis (qd.field(offset=)); () for zeros
 
     @property
@@ -221,13 +230,19 @@ class Storage:
                 raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
                                      f"`needs_dual=True`. (duals need a float dtype: qd.f32 / qd.f64)")
             d = copy.copy(self)
-            d.storage = np.zeros_like(self.storage)
+            d.storage = self._zeros()
             d.name = f"{self.name}_dual" if self.name else ""
             d._mirror, d._where, d._grad, d._dual = None, "host", None, None
             d._registered()
             runtime_api.adopt(d)
             self._dual = d
         return self
+
+    def _zeros(self) -> np.ndarray:
+        """Zeroed storage laid out as this one's (a gradient's, a dual's)."""
+        if self._layout:
+            return _alloc(self.storage.shape[:len(self._layout)], self.elem_shape, self.dtype, self._layout)
+        return np.zeros_like(self.storage)
 
     def _unwrap(self) -> "Storage":
         """What Quadrants' `qd.Tensor` wrapper gives back: `qd.tensor` returns the array itself here."""
@@ -269,7 +284,7 @@ class Storage:
                 raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
                                      f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
             g = copy.copy(self)
-            g.storage = np.zeros_like(self.storage)
+            g.storage = self._zeros()
             g.name = f"{self.name}_grad" if self.name else ""
             g._mirror, g._where, g._grad, g._dual = None, "host", None, None
             g._registered()
@@ -414,13 +429,27 @@ class Storage:
         if not all(isinstance(k, (int, np.integer)) and k >= 0 for k in idx):
             return None
         try:
-            flat = int(np.ravel_multi_index(tuple(int(k) for k in idx), self.storage.shape))
+            flat = self._flat_index(idx)
         except ValueError:
             return None
-        cell = self.storage.reshape(-1)[flat:flat + 1]
+        cell = self._memory()[flat:flat + 1]
         assert self._mirror is not None
         self._mirror.read(cell, flat * self.storage.itemsize)
         return cell
+
+    def _flat_index(self, idx: tuple) -> int:
+        """The element offset of index `idx` in memory (axes in `_layout` order, where set)."""
+        order = tuple(self._layout) + tuple(range(len(self._layout), len(idx)))
+        shape = self.storage.shape
+        return int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(shape[k] for k in order)))
+
+    def _memory(self) -> np.ndarray:
+        """The storage as its memory holds it, one dimension (a view)."""
+        st = self.storage
+        if not self._layout:
+            return st.reshape(-1)
+        order = tuple(self._layout) + tuple(range(len(self._layout), st.ndim))
+        return st.transpose(order).reshape(-1)
 
     def __setitem__(self, key, value):
         idx = self._index(key)
@@ -520,7 +549,7 @@ class Storage:
         """An independent copy of the data: the storage is copied (from the device first if a kernel
         wrote it there), and the copy gets its own device memory, never the original's mirror."""
         new = copy.copy(self)
-        new.storage = self.host().copy()
+        new.storage = self.host().copy(order="K")  # laid out as this one (a field nested out of axis order)
         new._mirror, new._where = None, "host"
         new._registered()
         runtime_api.adopt(new)   # on CUDA: fresh (zeroed) device memory ...
@@ -607,7 +636,7 @@ class Field(ComponentPlacement, Storage):
 
     def _allocate(self, shape: tuple):
         self.shape = shape
-        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)
+        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype, self._layout)
         self._registered()
         runtime_api.adopt(self)
         if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)
@@ -633,6 +662,7 @@ class Field(ComponentPlacement, Storage):
         allocate the storage."""
         self._snode = leaf
         self._sparse = bool(leaf.sparse_path())
+        self._layout = leaf.memory_order() if shape else ()  # Quadrants' memory order of its axes
         self._set_offset(offset, len(shape))
         try:
             self._allocate(tuple(shape))
@@ -821,6 +851,41 @@ class Ndarray(Storage):
 
 
 ELEMENT_TYPE: list = [None]  # (elem_shape, dtype) -> qd.types.vector/matrix(...); vector_types.py sets it
+
+
+def memory_order(v) -> tuple:
+    """The order of a field's index axes in memory where its SNode tree nests them out of axis order
+    (`SNode.memory_order`), () otherwise: kernels index it so (`ArrayArg.layout`)."""
+    return tuple(v._layout) if isinstance(v, Storage) else ()
+
+
+def lay_out_by_order(f) -> None:
+    """`qd.field(..., order="ji")`: Quadrants allocates the field at the permuted shape and rewrites
+    its indices, so its memory holds the axes in that order, as a tree nested out of axis order
+    does: its storage (and its gradient's and dual's), just allocated, is laid out so too."""
+    lay = f._qd_layout if isinstance(f, Field) and f.shape else None
+    if not lay:
+        return
+    for a in (f, f._grad, f._dual):
+        if a is not None and not a._layout:
+            a._layout = tuple(lay)
+            a.storage = _alloc(a.shape, a.elem_shape, a.dtype, a._layout)
+
+
+def nested_out_of_order(v) -> bool:
+    """Whether `v` is a field whose SNode tree nests its axes out of axis order: kernels index it in
+    its memory order, so a kernel takes it as the field itself, not by shape."""
+    return bool(memory_order(v))
+
+
+def zeros_laid_out_as(v: Storage, dtype) -> np.ndarray:
+    """Zeroed storage of `dtype` (a NumPy one) for an array twin of `v` (its checkbits), in its memory order."""
+    order = memory_order(v)
+    n = len(order)
+    if not n:
+        return np.zeros(v.storage.shape, dtype)
+    phys = np.zeros(tuple(v.storage.shape[p] for p in order) + v.storage.shape[n:], dtype)
+    return phys.transpose(tuple(int(q) for q in np.argsort(order)) + tuple(range(n, v.storage.ndim)))
 
 
 def array_meta(v):

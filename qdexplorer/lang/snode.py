@@ -3,8 +3,11 @@
 Quadrants lays fields out through a tree of containers. Here every tree is *dense storage*: a
 field placed under a path of containers gets one NumPy array of the path's total shape (its index
 along each axis is the product of the splits along that axis), so kernels index it exactly like a
-`qd.field(shape=...)` and every task module stays self-contained. Layout (AOS or SOA, block
-order) is not reproduced; results do not depend on it.
+`qd.field(shape=...)` and every task module stays self-contained. The order of the axes in memory
+follows the tree's nesting, as in Quadrants (`SNode.memory_order`: `dense(qd.l, n).dense(qd.i, m)`
+stores l outermost), so an index past an axis's end but inside the field lands on the cell it
+lands on there; the rest of the layout (AOS or SOA, block order) is not reproduced, and in-range
+results do not depend on it.
 
 `pointer` and `bitmasked` keep that storage and add an *activity mask*: an i32 field with one
 cell per container cell. Writing an element (in a kernel or from Python) activates its cell in
@@ -212,6 +215,32 @@ class SNode:
         """Cells along each axis this container or one above it splits, in axis order (a tree over
         `qd.k` alone has 1-d fields, as in Quadrants)."""
         return tuple(self._acc[a] for a in sorted(self._acc))
+
+    def memory_order(self) -> tuple:
+        """The order in which Quadrants lays out this container's index axes in memory, outermost
+        first, as positions in its index; () for axis order. Quadrants nests the cells of inner
+        containers inside those of outer ones, so `dense(qd.l, n).dense(qd.i, 1)` stores axis l
+        outermost and its field's `x[t, 0]` (t past axis i's one cell, no bounds checks) reads cell
+        (0, t). An axis is slower the further out its splits are; a split of one cell moves no
+        address, so an axis with a larger split is placed by those alone, one split only of 1 by its
+        innermost. () too where no order of whole axes is Quadrants' layout, as where an axis is
+        split on both sides of another's split (`dense(qd.ij, 4).dense(qd.ij, 2)`, block-major
+        there): such a field keeps axis order, and only its in-range indices reach Quadrants' cells."""
+        mine = sorted(self._acc)
+        path = self.path()
+        runs: list[int] = []  # the axes of the splits of more than one cell, outermost first, repeats merged
+        for s in path:
+            for a in sorted(s.splits):
+                if s.splits[a] > 1 and (not runs or runs[-1] != a):
+                    runs.append(a)
+        if len(set(runs)) != len(runs):
+            return ()
+        depth: dict[int, tuple] = {}
+        for d, s in enumerate(path):
+            for a, n in s.splits.items():
+                depth[a] = max(depth.get(a, (False, -1)), (n > 1, d))
+        order = tuple(mine.index(a) for a in sorted(mine, key=lambda a: (depth[a][1], a)))
+        return () if order == tuple(range(len(mine))) else order
 
     def cell_map(self, to: "SNode") -> list:
         """How an index of this container becomes the index of the cell of `to` holding it (`to`

@@ -17,7 +17,7 @@ import numpy as np
 
 from .calls import runtime_api
 from ..ir.device_array import DeviceArray
-from .field import Storage
+from .field import Storage, nested_out_of_order
 from ..ir.dtypes import from_numpy
 
 
@@ -113,6 +113,10 @@ def template_spec(name: str, v) -> tuple:
         # needs its SNode tree (a struct-for visits its active cells only, a write activates), which a
         # pointer to its data does not carry. Passed by shape alone, `for i, j in x` visited every cell of
         # inactive blocks too (a game of life grew into them)
+        return (name, "static", _ById(v), 0)
+    if nested_out_of_order(v):
+        # a field nested out of axis order (snode.py): the kernel indexes it in its memory order, which
+        # a pointer and a shape do not carry; it is taken as the field itself, as a global is
         return (name, "static", _ById(v), 0)
     if isinstance(v, Storage):  # a field with offset= also specialises on its offset (6th entry), a
         el, off, q = tuple(v.elem_shape), tuple(v.offset), getattr(v, "quant", None)  # quantized one on its type

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .host import host_matrix as H, tensor_layout
-from .field import ELEMENT_TYPE, Field, Ndarray
+from .field import ELEMENT_TYPE, Field, Ndarray, lay_out_by_order
 from ..ir.dtypes import DType, as_dtype, f32, i32, u32
 from .calls.caller import caller
 
@@ -91,6 +91,7 @@ class VectorType:
         f = Field(self.dtype or f32, shape, name, elem_shape=self.shape, needs_grad=needs_grad,
                   needs_dual=needs_dual, offset=offset)
         tensor_layout.tag_order(f, unused.get("order"))
+        lay_out_by_order(f)
         return f
 
     def ndarray(self, shape, needs_grad: bool = False, **unused):

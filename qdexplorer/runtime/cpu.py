@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..ir.device_array import dense
 from .backend_api import Prepared
 from .debug import check_record, new_record
 from .host_symbols import unresolved
@@ -214,10 +215,11 @@ class CpuBackend:
 
 
 def host_arrays(args: dict) -> dict:
-    """Arguments as the CPU backend wants them: C-contiguous NumPy arrays and Python scalars."""
+    """Arguments as the CPU backend wants them: C-contiguous NumPy arrays (or a field's storage
+    nested out of axis order, see `dense`) and Python scalars."""
     out = {}
     for k, v in args.items():
-        if isinstance(v, np.ndarray) and not v.flags.c_contiguous:
+        if isinstance(v, np.ndarray) and not dense(v):
             raise ValueError(f"argument '{k}' must be a C-contiguous array (use np.ascontiguousarray)")
         out[k] = v
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from ... import ir
+from ..field import memory_order
 from . import derivatives
 from .derivatives import binop as _b, cast as _cast, const as _c, math as _m, sign as _sgn
 from .reverse import AutodiffError
@@ -180,9 +181,10 @@ def dual_tasks(kernel_name: str, tasks: list, field_dual) -> list:
             d = field_dual(int(a.key))
             if d is None:
                 continue
-            imp = ir.ImplicitArray(dual_name(a.name), "field", d.dtype, tuple(d.storage.shape), d.uid)
+            imp = ir.ImplicitArray(dual_name(a.name), "field", d.dtype, tuple(d.storage.shape), d.uid,
+                                   layout=memory_order(d))
             implicit[imp.name] = imp
-            duals[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape))
+            duals[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape), layout=imp.layout)
         out.append(dual_task(t, kernel_name, len(out), duals, implicit))
     return out
 

@@ -25,6 +25,7 @@ from typing import NoReturn
 
 from ... import ir
 from ...ir.errors import QdCompileError
+from ..field import memory_order
 from ...ir.dtypes import DType, i32, u1
 from . import derivatives
 from .derivatives import binop as _b, cast as _cast, const as _c, math as _m, sign as _sgn
@@ -975,13 +976,14 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
                 g = field_grad(int(a.key))
                 if g is None:
                     continue
-                imp = ir.ImplicitArray(grad_name(a.name), "field", g.dtype, tuple(g.storage.shape), g.uid)
+                imp = ir.ImplicitArray(grad_name(a.name), "field", g.dtype, tuple(g.storage.shape), g.uid,
+                                       layout=memory_order(g))
             elif a.role == "gtmp":
                 imp = ir.ImplicitArray(grad_name(a.name), "gtmp", a.dtype, a.shape, f"{a.key}{GRAD}")
             else:
                 continue
             implicit[imp.name] = imp
-            grads[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape))
+            grads[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape), layout=imp.layout)
         for p in t.params:
             if p.kind == "array" and p.name in arg_grads and p.name not in t.stop_grad:
                 gdt, gnd = arg_grads[p.name]

@@ -17,6 +17,7 @@ import dataclasses
 import numpy as np
 
 from ... import ir
+from ..field import memory_order, zeros_laid_out_as
 from ...ir.dtypes import i32, u1, u8
 
 GDAR_FLAG = "gdar__"  # 1 + the index of the first field whose element was overwritten after a read
@@ -29,7 +30,7 @@ def checkbit(field):
     if cb is None:
         from ..calls import runtime_api
         cb = copy.copy(field)
-        cb.dtype, cb.storage = u8, np.zeros(field.storage.shape, np.uint8)
+        cb.dtype, cb.storage = u8, zeros_laid_out_as(field, np.uint8)  # in the field's memory order, as it
         cb.name = f"{field.name}.grad_checkbit" if field.name else ""
         cb._mirror, cb._where, cb._grad, cb._dual = None, "host", None, None
         cb.__dict__.pop("_checkbit", None)
@@ -54,8 +55,9 @@ def validation_tasks(kernel_name: str, tasks: list, field_of) -> tuple[list, lis
             if f is None or f._grad is None:
                 continue
             cb = checkbit(f)
-            imp = ir.ImplicitArray(f"{a.name}__checkbit", "field", u8, tuple(cb.storage.shape), cb.uid)
-            checked[a.name] = (ir.ArrayArg(imp.name, u8, len(imp.shape)), imp, len(names) + 1)
+            imp = ir.ImplicitArray(f"{a.name}__checkbit", "field", u8, tuple(cb.storage.shape), cb.uid,
+                                   layout=memory_order(cb))
+            checked[a.name] = (ir.ArrayArg(imp.name, u8, len(imp.shape), layout=imp.layout), imp, len(names) + 1)
             names.append(f.name or a.name)
         body = [ir.Block(_STOP, _check(t.body, checked, kernel_name))]  # a failed check ends the thread's work
         used = {n.name for n in ir.walk(body) if isinstance(n, ir.ArrayArg)}

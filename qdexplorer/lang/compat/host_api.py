@@ -83,7 +83,9 @@ def get_addr(f, indices) -> int:
     CUDA, the host storage on the CPU backend (which is what its tasks use)."""
     import numpy as np
     idx = f._index(tuple(indices) if isinstance(indices, (list, tuple)) else indices)
-    flat = int(np.ravel_multi_index(tuple(int(k) for k in idx), f.storage.shape[:len(idx)]))
+    layout = tuple(getattr(f, "_layout", ()))  # a field nested out of axis order: its axes in memory order
+    order = layout + tuple(range(len(layout), len(idx)))
+    flat = int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(f.storage.shape[k] for k in order)))
     per_elem = int(np.prod(f.elem_shape)) if f.elem_shape else 1
     base = getattr(f._mirror, "ptr", None) if f._mirror is not None else None
     if base is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from ... import ir
-from ..field import Field
+from ..field import Field, memory_order
 from ...ir.dtypes import DType, f64, i32, u1, u64
 
 ASSERT_VALUES = 8  # runtime values an assert's f-string message can show
@@ -45,14 +45,14 @@ class KernelScope:
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
 
-    def _add(self, name, role, dtype, shape, key=0, elem_ndim=0, zero_d=False) -> ir.ArrayArg:
+    def _add(self, name, role, dtype, shape, key=0, elem_ndim=0, zero_d=False, layout=()) -> ir.ArrayArg:
         base, n = name, 1
         while name in self.taken:
             n += 1
             name = f"{base}_{n}"
         self.taken.add(name)
-        self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key, zero_d)
-        return ir.ArrayArg(name, dtype, len(shape))
+        self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key, zero_d, layout=tuple(layout))
+        return ir.ArrayArg(name, dtype, len(shape), layout=tuple(layout))
 
     def add_result(self, name: str, dtype, shape) -> ir.ArrayArg:
         return self._add(name, "ret", dtype, tuple(shape))
@@ -108,7 +108,8 @@ class KernelScope:
         if arr is None:
             arr = self.fields[fld.uid] = self._add(fld.name or name_hint, "field", fld.dtype,
                                                    fld.storage.shape, fld.uid,
-                                                   zero_d=tuple(getattr(fld, "shape", (0,))) == ())
+                                                   zero_d=tuple(getattr(fld, "shape", (0,))) == (),
+                                                   layout=memory_order(fld))
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
             if isinstance(fld, Field):
                 self.field_objs[arr.name] = fld
@@ -121,7 +122,7 @@ class KernelScope:
                 self.quant_groups[arr.name] = [self.field_arg(g, g.name or "field").name if g is not fld else arr.name
                                                for g in group]
         if arr.name in self.quants:  # the frontend sees the compute type; quant_lower.py restores the raw one
-            return ir.ArrayArg(arr.name, self.quants[arr.name].compute, arr.ndim)
+            return ir.ArrayArg(arr.name, self.quants[arr.name].compute, arr.ndim, layout=arr.layout)
         return arr
 
     def sparse_field(self, name: str) -> Field | None:
@@ -150,7 +151,7 @@ class KernelScope:
             return
         self.taken.add(a.name)
         self.implicit[a.name] = a
-        arr = ir.ArrayArg(a.name, a.dtype, len(a.shape))
+        arr = ir.ArrayArg(a.name, a.dtype, len(a.shape), layout=a.layout)
         if a.role == "gtmp":
             self.gtemps[str(a.key)] = arr
             if len(a.shape) > 1:

@@ -55,8 +55,8 @@ def retag(arr, layout) -> None:
 
 def tag_order(arr, order) -> None:
     """`qd.field(..., order="ji")`: Quadrants' SNode axis order, read as the layout `(1, 0)` and
-    reported by `x.layout` / `x._qd_layout` (and its gradient's); storage stays canonical here,
-    fields being reached only through canonical indices."""
+    reported by `x.layout` / `x._qd_layout` (and its gradient's); indices stay canonical, and the
+    storage is then laid out in that order (field.lay_out_by_order), as Quadrants' memory is."""
     if order is None or arr.shape is None:
         return
     ndim = len(arr.shape)

@@ -146,7 +146,7 @@ class QuantRewriter:
         self.groups = groups or {}  # array name -> the names of its shared-exponent group, in order
 
     def raw_array(self, arr) -> ir.ArrayArg:
-        return ir.ArrayArg(arr.name, self.quants[arr.name].raw, arr.ndim)
+        return ir.ArrayArg(arr.name, self.quants[arr.name].raw, arr.ndim, layout=arr.layout)
 
     def quantized(self, arr) -> bool:
         return isinstance(arr, ir.ArrayArg) and arr.name in self.quants
@@ -165,16 +165,18 @@ class QuantRewriter:
         given = {t.array.name: t.value for t in (s,) + tuple(also)}
         out: list = []
         vals = []
+        layout = s.array.layout if isinstance(s.array, ir.ArrayArg) else ()  # a group's members share a container
         for k, n in enumerate(names):
             loc = ir.Local(f"qshared_{k}", f32)
             q = self.quants[n]
-            raw = ir.ArrayArg(n, q.raw, s.array.ndim)
+            raw = ir.ArrayArg(n, q.raw, s.array.ndim, layout=layout)
             v = cast(self.expr(given[n]), f32) if n in given else decode_shared(q, ir.Load(raw, idx, s.where))
             out.append(ir.Assign(loc, v))
             vals.append(ir.LocalRef(loc))
         pre, words = encode_shared([self.quants[n] for n in names], vals)
         out += pre
-        out += [ir.Store(ir.ArrayArg(n, self.quants[n].raw, s.array.ndim), idx, w, s.where) for n, w in zip(names, words)]
+        out += [ir.Store(ir.ArrayArg(n, self.quants[n].raw, s.array.ndim, layout=layout), idx, w, s.where)
+                for n, w in zip(names, words)]
         return out
 
     # -- expressions

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import numpy as np
 from cuda.bindings import driver as cu
 
-from ...ir.device_array import DeviceArray
+from ...ir.device_array import DeviceArray, dense
 from ..backend_api import Prepared
 from ..debug import check_record, new_record
 from ..launch import LaunchTiming, fresh_timing
@@ -65,7 +65,7 @@ class CudaBackend:
                     self.streams.after(handle)
                 dev[k] = (v.ptr, v.shape)
             elif isinstance(v, np.ndarray):
-                if not v.flags.c_contiguous:
+                if not v.flags.c_contiguous and not dense(v):  # a field's storage nested out of axis order
                     raise ValueError(f"argument '{k}' must be a C-contiguous array")
                 ptr = self.memory.run_buffer((k, v.nbytes), v.nbytes)
                 if v.nbytes:
