@@ -44,14 +44,19 @@ _SIGNALS = tuple(getattr(signal, s) for s in ("SIGINT", "SIGTERM", "SIGHUP", "SI
 _TMP = os.path.realpath(tempfile.gettempdir()) + os.sep
 
 
-def run_cli(*args, env: dict | None = None, cwd=None, timeout: float = 300, subprocess: bool = False,
-            **kw) -> "subprocess.CompletedProcess[str]":
+def run_cli(*args, env: dict | None = None, cwd=None, timeout: float = 300, check: bool = False,
+            subprocess: bool = False, **kw) -> "subprocess.CompletedProcess[str]":
     """`python -m qdexplorer.cli *args` with `env` added to this process's environment (PYTHONPATH=ROOT
-    in a child). Extra keywords (stdin, input, ...) mean a real child: they are about the process."""
+    in a child). `check`: raise CalledProcessError on a non-zero status. Extra keywords (stdin, input,
+    ...) mean a real child: they are about the process."""
     argv = [str(a) for a in args]
     if subprocess or SUBPROCESS or kw:
-        return _child(argv, env, cwd, timeout, kw)
-    return _in_process(argv, env, cwd)
+        p = _child(argv, env, cwd, timeout, kw)
+    else:
+        p = _in_process(argv, env, cwd)
+    if check:
+        p.check_returncode()
+    return p
 
 
 def _child(argv, env, cwd, timeout, kw):

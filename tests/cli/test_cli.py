@@ -2,7 +2,6 @@
 import json
 import os
 import subprocess
-import sys
 import textwrap
 
 from tests._cli import run_cli

@@ -1,7 +1,5 @@
 import importlib.util
 import os
-import subprocess
-import sys
 
 import pytest
 
