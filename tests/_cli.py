@@ -65,12 +65,9 @@ def _child(argv, env, cwd, timeout, kw):
         if v is None:
             e.pop(k, None)
         else:
-            e[k] = v
-    return subprocess_run([sys.executable, "-m", "qdexplorer.cli", *argv], capture_output=True, text=True,
+            e[k] = str(v)
+    return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *argv], capture_output=True, text=True,
                           env=e, cwd=cwd, timeout=timeout, **kw)
-
-
-subprocess_run = subprocess.run
 
 
 def _in_process(argv, env, cwd):
@@ -80,9 +77,11 @@ def _in_process(argv, env, cwd):
     handlers_before = import_guard.exit_handlers_added()
     with _state_restored(env, cwd, argv), _captured() as (out, err):
         try:
-            rc = cli._main(argv, None)
+            rc = _exit_status(cli._main(argv, None))   # `python -m qdexplorer.cli`: sys.exit(main())
         except SystemExit as e:
             rc = _exit_status(e.code)
+        except KeyboardInterrupt:   # the command turns its own into a status: this one stops the tests
+            raise
         except BaseException:  # noqa: BLE001 - what the interpreter does with an uncaught exception
             traceback.print_exc()
             rc = 1
