@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from qdexplorer.bench.history import History
+from tests._cli import run_cli
 
 from .conftest import make_run
 from .hot_project import HOT, STEADY, write_project
@@ -14,10 +15,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def cli(*args, env=None):
-    e = dict(os.environ, PYTHONPATH=ROOT)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *map(str, args)], capture_output=True,
-                          text=True, env=e, timeout=300)
+    """`python -m qdexplorer.cli *args`, in this process (tests/_cli.py; QDX_TEST_CLI_SUBPROCESS=1: a child)."""
+    return run_cli(*args, env=env)
 
 
 def saved_project(tmp_path):

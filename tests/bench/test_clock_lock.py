@@ -14,6 +14,7 @@ import pytest
 
 from qdexplorer.bench.clock_lock import NVML_ERROR_NO_PERMISSION, ClockLock, ClockLockRefused, held
 from qdexplorer.cli.common import locked_clocks
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -145,8 +146,7 @@ def test_lock_clocks_on_the_cpu_backend_is_ignored_with_a_word(capsys):
     with locked_clocks(argparse.Namespace(lock_clocks="default"), {"cpu"}):
         pass
     assert "CPU backend has no GPU clock to lock; ignored" in capsys.readouterr().err
-    p = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "bench", "--lock-clocks", "50", "--no-save"],
-                       env=dict(os.environ, PYTHONPATH=_pythonpath()), capture_output=True, text=True, timeout=120)
+    p = run_cli("bench", "--lock-clocks", "50", "--no-save")
     assert p.returncode == 2 and "--lock-clocks: must be a whole number of MHz from 100 to 10000" in p.stderr
 
 

@@ -2,17 +2,16 @@
 import json
 import os
 import subprocess
-import sys
 import textwrap
+
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def cli(*args, env=None, **kw):
-    e = dict(os.environ, PYTHONPATH=ROOT)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *args], capture_output=True, text=True,
-                          env=e, timeout=300, **kw)
+    """`python -m qdexplorer.cli *args`, in this process (tests/_cli.py; QDX_TEST_CLI_SUBPROCESS=1: a child)."""
+    return run_cli(*args, env=env, **kw)
 
 
 def test_compile_json_on_the_demo():

@@ -13,6 +13,7 @@ import pytest
 from qdexplorer.compiler.cache import PtxCache, cache_key
 from qdexplorer.compiler.stages import CompileRequest
 from qdexplorer.engine import Engine
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -238,22 +239,21 @@ def test_override_beats_a_cache_hit_and_goes_stale_and_reverts(tmp_path):
 def test_dump_and_load_folder_round_trip(tmp_path):
     proj = write_project(tmp_path / "p")
     dump = tmp_path / "dump"
-    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
-    cli = [sys.executable, "-m", "qdexplorer.cli", "compile", str(proj), "--json"]
-    subprocess.run(cli + ["--dump", str(dump)], env=env, check=True, capture_output=True)
+    env = dict(QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    cli = ["compile", str(proj), "--json"]
+    run_cli(*cli, "--dump", str(dump), env=env, check=True)
     names = sorted(p.name for p in dump.iterdir())
     assert names == sorted([f"three_kernel_{i}_range_for{s}" for i in range(3) for s in ("_before_ptx.ll", ".ptx")])
     for p in dump.glob("*.ptx"):
         assert b"\x00" not in p.read_bytes()
     edited = dump / "three_kernel_0_range_for.ptx"
     edited.write_text(edited.read_text() + "\n// edited by hand\n")
-    out = json.loads(subprocess.run(cli + ["--load-ptx", str(dump)], env=env, check=True,
-                                    capture_output=True).stdout)
+    out = json.loads(run_cli(*cli, "--load-ptx", str(dump), env=env, check=True).stdout)
     assert all(t["override"] == "active" for t in out["tasks"])
     # Quadrants' spelling of the same thing
     env2 = dict(env, QUADRANTS_LOAD_PTX="1", QD_DEBUG_DUMP_PATH=str(dump))
-    out2 = json.loads(subprocess.run(cli, env=env2, check=True, capture_output=True).stdout)
+    out2 = json.loads(run_cli(*cli, env=env2, check=True).stdout)
     assert all(t["override"] == "active" for t in out2["tasks"])
     env3 = dict(env, QD_DUMP_IR="1", QD_DEBUG_DUMP_PATH=str(tmp_path / "qd_dump"))
-    subprocess.run(cli, env=env3, check=True, capture_output=True)
+    run_cli(*cli, env=env3, check=True)
     assert len(list((tmp_path / "qd_dump").glob("*.ptx"))) == 3

@@ -1,9 +1,6 @@
 """Assembly mode `culink` on a machine without a GPU: ptxas assembles each task's PTX to a
 relocatable cubin (cached per SM like PTX), and the device links a kernel's cubins into one module."""
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -15,8 +12,9 @@ from qdexplorer.engine import Engine
 from qdexplorer.project.loader import ProjectError, load_project
 from qdexplorer.runtime.device import LocalDevice
 from qdexplorer.runtime.device_api import LoadItem
+from tests._cli import run_cli
 
-from .test_cache import ROOT, write_project
+from .test_cache import write_project
 
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
 TASKS = [f"three_kernel_{i}_range_for" for i in range(3)]
@@ -154,8 +152,7 @@ def test_unknown_mode_and_project_setting(tmp_path):
 @needs_ptxas
 def test_cli_mode_culink(tmp_path):
     proj = write_project(tmp_path / "p")
-    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
-    out = json.loads(subprocess.run([sys.executable, "-m", "qdexplorer.cli", "compile", str(proj), "--json",
-                                     "--mode", "culink"], env=env, check=True, capture_output=True).stdout)
+    env = dict(QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    out = json.loads(run_cli("compile", str(proj), "--json", "--mode", "culink", env=env, check=True).stdout)
     assert out["mode"] == "culink"
     assert {(t["kind"], t["unit"], t["error"]) for t in out["tasks"]} == {("cubin", "three_kernel_culink", "")}

@@ -4,14 +4,12 @@ The CPU backend compiles `ll → obj`, so a changed constant in the LLVM IR chan
 computes: the workload's check sees it. On the nvptx path the same edit changes the PTX.
 """
 import json
-import os
-import subprocess
-import sys
 
 from qdexplorer.engine import Engine
 from qdexplorer.events import TaskLoaded
+from tests._cli import run_cli
 
-from .test_cache import ROOT, write_project
+from .test_cache import write_project
 
 TASK = "three_kernel_0_range_for"          # x[i] = x[i] + 1.0
 ONE, TWO = b"0x3ff0000000000000", b"0x4000000000000000"   # 1.0 and 2.0 as LLVM float constants
@@ -140,39 +138,33 @@ def test_ptx_override_wins_over_an_ll_override(tmp_path):
 def test_qd_load_ir_round_trip_through_a_dump_folder(tmp_path):
     proj = write_project(tmp_path / "p")
     dump = tmp_path / "dump"
-    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
-    base = [sys.executable, "-m", "qdexplorer.cli"]
-    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(dump)], env=env, check=True,
-                   capture_output=True)
+    env = dict(QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    run_cli("compile", str(proj), "--target", "host", "--dump", str(dump), env=env, check=True)
     f = dump / f"{TASK}_before_ptx.ll"
     f.write_bytes(f.read_bytes().replace(ONE, TWO))
-    run = base + ["run", str(proj), "--json"]
-    plain = json.loads(subprocess.run(run, env=env, capture_output=True).stdout)
+    run = ["run", str(proj), "--json"]
+    plain = json.loads(run_cli(*run, env=env).stdout)
     assert plain["workloads"][0]["status"] == "passed"
     env_ir = dict(env, QD_LOAD_IR="1", QD_DEBUG_DUMP_PATH=str(dump))
-    p = subprocess.run(run, env=env_ir, capture_output=True)
+    p = run_cli(*run, env=env_ir)
     out = json.loads(p.stdout)
     assert p.returncode == 1 and out["workloads"][0]["status"] == "failed", out   # the edited +2.0 ran
     # every task with a `<task>_before_ptx.ll` in the folder is loaded from it
-    out = json.loads(subprocess.run(base + ["compile", str(proj), "--json", "--target", "host"], env=env_ir,
-                                    check=True, capture_output=True).stdout)
+    out = json.loads(run_cli("compile", str(proj), "--json", "--target", "host", env=env_ir, check=True).stdout)
     assert {t["task"]: t["override"] for t in out["tasks"]} == {f"three_kernel_{i}_range_for": "active"
                                                                 for i in range(3)}
 
 
 def test_cli_override_set_stage_ll_for_the_cpu(tmp_path):
     proj = write_project(tmp_path / "p")
-    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
-    base = [sys.executable, "-m", "qdexplorer.cli"]
-    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d")], env=env,
-                        check=True, capture_output=True)
+    env = dict(QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    run_cli("compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d"), env=env, check=True)
     edited = tmp_path / "edited.ll"
     edited.write_bytes((tmp_path / "d" / f"{TASK}_before_ptx.ll").read_bytes().replace(ONE, TWO))
-    subprocess.run(base + ["override", "set", str(proj), TASK, str(edited), "--stage", "ll", "--target", "host"],
-                   env=env, check=True, capture_output=True)
+    run_cli("override", "set", str(proj), TASK, str(edited), "--stage", "ll", "--target", "host", env=env, check=True)
     side = json.loads((proj / ".qdexplorer" / "overrides" / f"{TASK}.ll.json").read_text())
     assert side["target"] == "host" and side["stage"] == "ll"
-    p = subprocess.run(base + ["run", str(proj), "--json"], env=env, capture_output=True)
+    p = run_cli("run", str(proj), "--json", env=env)
     assert p.returncode == 1 and json.loads(p.stdout)["workloads"][0]["status"] == "failed"
 
 
@@ -201,15 +193,12 @@ def test_cli_override_set_checks_the_signature_against_the_indexed_ll(tmp_path):
     """After a compile, `override set --stage ll` knows the generated LLVM IR from the cache (not only
     its hash), so a wrong signature is refused at once rather than at the next run."""
     proj = write_project(tmp_path / "p")
-    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
-    base = [sys.executable, "-m", "qdexplorer.cli"]
-    subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d")], env=env,
-                   check=True, capture_output=True)
+    env = dict(QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
+    run_cli("compile", str(proj), "--target", "host", "--dump", str(tmp_path / "d"), env=env, check=True)
     f = tmp_path / "d" / f"{TASK}_before_ptx.ll"
     text = f.read_bytes()
     head = text[text.index(b"define"):].split(b"\n", 1)[0]
     f.write_bytes(text.replace(head, head.replace(b"(", b"(i32 %extra, ", 1)))
-    p = subprocess.run(base + ["override", "set", str(proj), TASK, str(f), "--stage", "ll", "--target", "host"],
-                       env=env, capture_output=True, text=True)
+    p = run_cli("override", "set", str(proj), TASK, str(f), "--stage", "ll", "--target", "host", env=env)
     assert p.returncode == 2 and "generated one takes" in p.stderr, p.stderr
     assert not (proj / ".qdexplorer" / "overrides" / f"{TASK}.ll").exists()

@@ -4,8 +4,6 @@ a FIFO never hangs a compile, and every load says so on stderr."""
 import contextlib
 import os
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +11,9 @@ import pytest
 from qdexplorer.compiler.dump import env_dump_dir, env_load_dir
 from qdexplorer.compiler.overrides import OverrideStore
 from qdexplorer.ir.errors import QdError
+from tests._cli import run_cli
 
-from .test_cache import ROOT, write_project
+from .test_cache import write_project
 from .test_ll_overrides import ONE, TASK, TWO
 
 ROOT_USER = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -99,18 +98,15 @@ def test_the_default_folder_is_per_user_not_tmp_ir(monkeypatch, tmp_path):
 def test_a_dumped_folder_round_trips_under_a_group_writable_umask_and_each_load_is_announced(tmp_path):
     proj = write_project(tmp_path / "p")
     dump = tmp_path / "dump"
-    env = dict(os.environ, PYTHONPATH=ROOT, QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
-    base = [sys.executable, "-m", "qdexplorer.cli"]
+    env = dict(QDEXPLORER_CACHE_DIR=str(tmp_path / "cache"))
     old = os.umask(0o002)  # the folder --dump creates must still be trusted by the load
     try:
-        subprocess.run(base + ["compile", str(proj), "--target", "host", "--dump", str(dump)], env=env,
-                       check=True, capture_output=True)
+        run_cli("compile", str(proj), "--target", "host", "--dump", str(dump), env=env, check=True)
     finally:
         os.umask(old)
     f = dump / f"{TASK}_before_ptx.ll"
     f.write_bytes(f.read_bytes().replace(ONE, TWO))
-    p = subprocess.run(base + ["run", str(proj)], env=dict(env, QD_LOAD_IR="1", QD_DEBUG_DUMP_PATH=str(dump)),
-                       capture_output=True, text=True)
+    p = run_cli("run", str(proj), env=dict(env, QD_LOAD_IR="1", QD_DEBUG_DUMP_PATH=str(dump)))
     assert p.returncode == 1 and "FAILED" in p.stdout, p.stdout + p.stderr  # the edited +2.0 ran
     lines = [ln for ln in p.stderr.splitlines() if "in place of the generated" in ln]
     assert any(TASK in ln and str(f) in ln and "LLVM IR" in ln for ln in lines), p.stderr

@@ -1,22 +1,20 @@
 """ptxas as checker and resource meter (real ptxas, real generated PTX), and the occupancy calculator."""
 import os
 import stat
-import subprocess
 import sys
 
 import pytest
 
 from qdexplorer.compiler import ptxas
 from qdexplorer.compiler.occupancy import limits_for, occupancy
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
 
 
 def generated_ptx(task):
-    out = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "show", task, "--what", "ptx"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300,
-                         env={**os.environ, "PYTHONPATH": ROOT})
+    out = run_cli("show", task, "--what", "ptx", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     return out.stdout
 

@@ -7,13 +7,13 @@ the `[test]` extra brings them on Linux x86_64, so CI runs them).
 import glob
 import os
 import re
-import subprocess
 import sys
 
 import pytest
 
 from qdexplorer.compiler import ptxas, sass
 from qdexplorer.compiler.ptx_lines import line_map
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -43,8 +43,7 @@ def wheels_only(monkeypatch):
 
 @pytest.fixture(scope="module")
 def saxpy_ptx():
-    out = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "show", "saxpy_kernel_0_range_for", "--what", "ptx"],
-                         capture_output=True, text=True, cwd=ROOT, timeout=300, env={**os.environ, "PYTHONPATH": ROOT})
+    out = run_cli("show", "saxpy_kernel_0_range_for", "--what", "ptx", cwd=ROOT)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
@@ -139,14 +138,11 @@ def test_sass_for_every_demo_task_with_no_toolkit_and_no_gpu(wheels_only, demo_p
 
 @needs_wheels
 def test_show_what_sass_cli(saxpy_ptx):
-    env = {**os.environ, "PYTHONPATH": ROOT, "PATH": NO_TOOLKIT_PATH + os.pathsep + os.path.dirname(sys.executable)}
-    env.pop("CUDA_HOME", None)
-    out = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "show", "saxpy_kernel_0_range_for", "--what", "sass",
-                          "--sm", "sm_80"], capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    env = {"PATH": NO_TOOLKIT_PATH + os.pathsep + os.path.dirname(sys.executable), "CUDA_HOME": None}   # None: unset
+    out = run_cli("show", "saxpy_kernel_0_range_for", "--what", "sass", "--sm", "sm_80", cwd=ROOT, env=env)
     assert out.returncode == 0, out.stderr
     assert re.search(r"FFMA.*// ptx \d+ · saxpy\.py:\d+", out.stdout), out.stdout[:2000]
-    js = subprocess.run([sys.executable, "-m", "qdexplorer.cli", "show", "saxpy_kernel_0_range_for", "--what", "sass",
-                         "--json"], capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
+    js = run_cli("show", "saxpy_kernel_0_range_for", "--what", "sass", "--json", cwd=ROOT, env=env)
     import json
     d = json.loads(js.stdout)
     assert d["arch"] == "sm_90" and d["to_ptx"] and all(v[0] == "saxpy.py" for v in d["to_source"].values())

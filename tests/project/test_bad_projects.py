@@ -136,7 +136,7 @@ def test_unreadable_file_and_folder():
 
 def test_an_import_that_never_returns_is_interrupted(tmp_path):
     (tmp_path / "k.py").write_text(INC + "\nwhile True:\n    pass\n")
-    p = cli("compile", str(tmp_path), env={"QDEXPLORER_IMPORT_TIMEOUT": "1"})
+    p = cli("compile", str(tmp_path), env={"QDEXPLORER_IMPORT_TIMEOUT": "1"}, subprocess=True)   # a hang: the real process
     assert one_liner(p) and "did not finish within 1 s" in p.stderr and "k.py:13" in p.stderr, p.stderr
 
 

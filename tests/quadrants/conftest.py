@@ -1,9 +1,9 @@
 import importlib.util
 import os
-import subprocess
-import sys
 
 import pytest
+
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -18,9 +18,8 @@ def program(name: str) -> str:
 
 
 def cli(*args, timeout=300, **kw):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")])))
-    return subprocess.run([sys.executable, "-m", "qdexplorer.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=timeout, **kw)
+    """`python -m qdexplorer.cli *args`, in this process (tests/_cli.py; QDX_TEST_CLI_SUBPROCESS=1: a child)."""
+    return run_cli(*args, timeout=timeout, **kw)
 
 
 @pytest.fixture(scope="package", autouse=True)

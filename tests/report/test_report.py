@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -21,15 +20,15 @@ from qdexplorer.compiler import ptxas
 from qdexplorer.engine import Engine
 from qdexplorer.project.data_folder import history_path
 from qdexplorer.project.loader import bundled_demo
+from tests._cli import run_cli
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SLOWER_COPY = "dst[i] = src[i] + 1e-30 * qd.sin(src[i])"   # the same values, a libm call more per element
 
 
 def cli(*args, cwd, env_extra=None):
-    env = {**os.environ, "PYTHONPATH": ROOT, **(env_extra or {})}
-    out = subprocess.run([sys.executable, "-m", "qdexplorer.cli", *args], capture_output=True, text=True, cwd=cwd,
-                         timeout=300, env=env)
+    """`python -m qdexplorer.cli *args` in `cwd`, in this process (tests/_cli.py; QDX_TEST_CLI_SUBPROCESS=1: a child)."""
+    out = run_cli(*args, cwd=cwd, env=env_extra)
     assert out.returncode == 0, out.stderr
     return out
 
