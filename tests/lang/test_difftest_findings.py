@@ -618,6 +618,29 @@ def test_a_matrix_product_of_negative_zero_products_is_negative_zero(exact):
     assert np.signbit(o.to_numpy()).tolist() == [False, True, False, True, True, True]  # Quadrants: o[1] +0.0
 
 
+def test_a_matrix_product_of_negative_zeros_multiplied_on(exact):
+    """Quadrants 1.3.3 (difftest seeds 340154, 340576, by hand): `m *= m @ m` on an f64 2x2 struct member
+    [[5.7e11, -0.0], [-3.75, 2.75]]: entry (0, 1) of `m @ m` sums 5.7e11 * -0.0 + -0.0 * 2.75, -0.0 in IEEE
+    754, written out in Quadrants too, and ours; Quadrants' `@` gives +0.0, so multiplying on leaves -0.0
+    there (-0.0 * +0.0) where ours leaves +0.0 (-0.0 * -0.0). `matmul_nan_only` names the +0.0 of a bare
+    product, not one multiplied on."""
+    St = qd.types.struct(m0=qd.types.matrix(2, 2, qd.f64))
+    s = St.field(shape=1)
+    o = qd.field(qd.f64, shape=2)
+
+    @qd.kernel
+    def k():
+        a = s[0].m0
+        o[0] = (a @ a)[0, 1]
+        o[1] = a[0, 0] * a[0, 1] + a[0, 1] * a[1, 1]
+        s[0].m0 *= s[0].m0 @ s[0].m0
+
+    s.m0.from_numpy(np.array([[[570768735577.23, -0.0], [-3.75, 2.75]]]))
+    k()
+    assert np.signbit(o.to_numpy()).tolist() == [True, True]          # Quadrants: [False, True]
+    assert not np.signbit(s.m0.to_numpy()[0, 0, 1])                    # Quadrants: -0.0
+
+
 def test_a_component_store_to_an_ndarray_vector_is_seen_by_the_next_read(exact):
     """Quadrants 1.3.3 (difftest seed 310252, by hand): after `b[i, j][0] -= t.dot(t)` on a 2-D ndarray of
     vectors, `r = b[i, j]` still reads the old element, so `b[i, j] = r * 2.0` writes [[2, 4], [6, 8]] for
