@@ -247,15 +247,16 @@ class RayActor:
                 raise TransportGone(f"its connection closed ({e or type(e).__name__})") from None
         if isinstance(msg, RunMsg) and arrays is not None:
             msg = dataclasses.replace(msg, arrays={})
+        payload: Any = arrays
         try:
             if big:   # through the object store, as Ray advises: a task spec that carries the arrays by
-                arrays = ray.put(arrays)   # value is slow through Ray Client (and warns past 10 MB)
+                payload = ray.put(arrays)   # value is slow through Ray Client (and warns past 10 MB)
         except Exception as e:  # noqa: BLE001 - the store full or the cluster gone: the run's fault
             raise TransportGone(_reason(e)) from None
         try:   # in order: each waits for the last; the first replies come back with it (over the direct
             # connection, where there is one: then this only hands the run to the actor)
             wait = 0.0 if self.conn is not None else POLL_S
-            self._replies.extend(ray.get(self._actor.submit.remote(msg, arrays, wait), timeout=self.timeout))
+            self._replies.extend(ray.get(self._actor.submit.remote(msg, payload, wait), timeout=self.timeout))
         except (RayActorError, RayTaskError, GetTimeoutError) as e:
             raise TransportGone(_reason(e)) from None
 
