@@ -57,7 +57,7 @@ class ExpressionEmitter(EmitterBase):
         order `arr.layout` gives them in memory (a field nested out of axis order), the element's
         own components last."""
         b = self.b
-        order = list(arr.layout) + list(range(len(arr.layout), len(idx)))
+        order = ir.memory_axes(arr.layout, len(idx))
         lin = idx[order[0]]
         for k in order[1:]:
             lin = b.add(b.mul(lin, shape[k]), idx[k])

@@ -276,6 +276,12 @@ class Param:
     ndim: int = 0
 
 
+def memory_axes(layout: tuple, ndim: int) -> tuple:
+    """The axes of an `ndim`-dimensional array in the order its memory holds them, outermost first:
+    `layout`'s (ArrayArg.layout) and then the rest (an element's components) in order."""
+    return tuple(layout) + tuple(range(len(layout), ndim))
+
+
 @dataclass(frozen=True)
 class ImplicitArray:
     """An array the caller supplies without the user passing it: a field's storage, a kernel-scope

@@ -30,6 +30,7 @@ from .host.element import Element
 from .host.field_components import ComponentPlacement
 from ..ir.errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
 from .host.torch_io import tensor_to_numpy, to_torch
+from ..ir.nodes import memory_axes
 from ..ir.dtypes import DType, as_dtype
 
 I32_MAX = 2**31 - 1
@@ -123,10 +124,11 @@ _SLACK = 256  # bytes after every array: a small out-of-range write lands there,
 
 
 def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
-    """Zeroed storage with `_SLACK` bytes behind it. Quadrants keeps fields in one root buffer, so a
-    kernel writing a few cells past a field (no bounds checks outside debug mode) overwrites a
-    neighbour there; a bare NumPy allocation would have it overwrite malloc's bookkeeping and the
-    process would crash later, far from the cause (at a garbage collection).
+    """Zeroed storage with `_SLACK` bytes before and behind it. Quadrants keeps fields in one root
+    buffer, so a kernel writing a few cells past either end of a field (no bounds checks outside debug
+    mode; `p[t, y - 1, x]` at y = 0) overwrites a neighbour there; a bare NumPy allocation would have
+    it overwrite malloc's bookkeeping and the process would crash later, far from the cause (at a
+    garbage collection).
 
     `layout` (a field nested out of axis order, `SNode.memory_order`): the memory holds the axes in
     that order, and the array returned is its transposed view, indexed in axis order as any other
@@ -138,8 +140,9 @@ def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
     full = tuple(shape) + tuple(elem_shape)
     n = int(np.prod(full, dtype=np.int64))
     np_dt = np.dtype(dtype.numpy)
-    flat = np.zeros(n + -(-_SLACK // np_dt.itemsize), np_dt)
-    a = flat[:n].reshape(full)
+    pad = -(-_SLACK // np_dt.itemsize)   # elements; _SLACK is a multiple of every itemsize: aligned as flat is
+    flat = np.zeros(pad + n + pad, np_dt)
+    a = flat[pad:pad + n].reshape(full)
     if not elem_shape:
         return a
     e = a.view(ElemArray)
@@ -230,7 +233,7 @@ class Storage:
                 raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
                                      f"`needs_dual=True`. (duals need a float dtype: qd.f32 / qd.f64)")
             d = copy.copy(self)
-            d.storage = self._zeros()
+            d.storage = self._twin_storage()
             d.name = f"{self.name}_dual" if self.name else ""
             d._mirror, d._where, d._grad, d._dual = None, "host", None, None
             d._registered()
@@ -238,11 +241,13 @@ class Storage:
             self._dual = d
         return self
 
-    def _zeros(self) -> np.ndarray:
-        """Zeroed storage laid out as this one's (a gradient's, a dual's)."""
-        if self._layout:
-            return _alloc(self.storage.shape[:len(self._layout)], self.elem_shape, self.dtype, self._layout)
-        return np.zeros_like(self.storage)
+    def _twin_storage(self) -> np.ndarray:
+        """Zeroed storage for this one's gradient or dual, allocated as this one's is (`_alloc`: its
+        slack, its memory order): an adjoint kernel writes past the same ends the kernel reads past."""
+        st = self.storage
+        if st.dtype != np.dtype(self.dtype.numpy):   # storage of another type than the field's (quantized)
+            return np.zeros_like(st)
+        return _alloc(st.shape[:st.ndim - len(self.elem_shape)], self.elem_shape, self.dtype, self._layout)
 
     def _unwrap(self) -> "Storage":
         """What Quadrants' `qd.Tensor` wrapper gives back: `qd.tensor` returns the array itself here."""
@@ -284,7 +289,7 @@ class Storage:
                 raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
                                      f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
             g = copy.copy(self)
-            g.storage = self._zeros()
+            g.storage = self._twin_storage()
             g.name = f"{self.name}_grad" if self.name else ""
             g._mirror, g._where, g._grad, g._dual = None, "host", None, None
             g._registered()
@@ -439,7 +444,7 @@ class Storage:
 
     def _flat_index(self, idx: tuple) -> int:
         """The element offset of index `idx` in memory (axes in `_layout` order, where set)."""
-        order = tuple(self._layout) + tuple(range(len(self._layout), len(idx)))
+        order = memory_axes(self._layout, len(idx))
         shape = self.storage.shape
         return int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(shape[k] for k in order)))
 
@@ -448,8 +453,7 @@ class Storage:
         st = self.storage
         if not self._layout:
             return st.reshape(-1)
-        order = tuple(self._layout) + tuple(range(len(self._layout), st.ndim))
-        return st.transpose(order).reshape(-1)
+        return st.transpose(memory_axes(self._layout, st.ndim)).reshape(-1)
 
     def __setitem__(self, key, value):
         idx = self._index(key)
@@ -876,16 +880,6 @@ def nested_out_of_order(v) -> bool:
     """Whether `v` is a field whose SNode tree nests its axes out of axis order: kernels index it in
     its memory order, so a kernel takes it as the field itself, not by shape."""
     return bool(memory_order(v))
-
-
-def zeros_laid_out_as(v: Storage, dtype) -> np.ndarray:
-    """Zeroed storage of `dtype` (a NumPy one) for an array twin of `v` (its checkbits), in its memory order."""
-    order = memory_order(v)
-    n = len(order)
-    if not n:
-        return np.zeros(v.storage.shape, dtype)
-    phys = np.zeros(tuple(v.storage.shape[p] for p in order) + v.storage.shape[n:], dtype)
-    return phys.transpose(tuple(int(q) for q in np.argsort(order)) + tuple(range(n, v.storage.ndim)))
 
 
 def array_meta(v):

@@ -6,15 +6,7 @@ import numpy as np
 import pytest
 
 import qdexplorer.lang as ours
-
-
-def _implementations():
-    yield ours
-    try:
-        import quadrants as real
-    except ImportError:
-        return
-    yield real
+from tests.lang.quadrants_oracle import run_on_each
 
 
 def _program(qd):
@@ -48,13 +40,7 @@ def _program(qd):
 
 
 def test_clamped_reads_and_writes_match_quadrants():
-    results = []
-    for qd in _implementations():
-        qd.init(arch=qd.cpu)
-        try:
-            results.append(_program(qd))
-        finally:
-            qd.reset()
+    results = run_on_each(_program)
     want = ([0.0, 0.0, 2.0, 2.0, 1.0, 1.0, 2.0, 1.0, 2.0, 3.0, 3.0], [0.0, 1.0, 9.0])
     for got in results:
         assert got == want
@@ -82,6 +68,37 @@ def test_a_write_a_few_cells_past_a_field_stays_in_its_own_allocation():
             past(f)
             base = f.storage.base
             assert base is not None and base.nbytes >= f.storage.nbytes + 32
+        del fields
+        gc.collect()
+    finally:
+        ours.reset()
+
+
+def test_a_write_before_a_field_or_its_gradient_stays_in_its_own_allocation():
+    """The same in front of the array (`p[t, y - 1, x]` at y = 0 is a flat index below 0), and for a
+    gradient, which an adjoint kernel writes at the indices the kernel read: it landed in malloc's
+    bookkeeping before the field's, and a later garbage collection aborted the process."""
+    import gc
+    ours.init(arch=ours.cpu)
+    try:
+        fields = [ours.field(ours.f32, shape=(3, 8), needs_grad=True) for _ in range(4)]
+
+        @ours.kernel
+        def before(a: ours.template()):
+            for x in range(8):
+                a[0, x - 8] = 7.0
+                a.grad[0, x - 8] = 5.0
+
+        for f in fields:
+            before(f)
+            for st in (f.storage, f.grad.storage):
+                base = st.base
+                assert base is not None
+                lead = (st.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // st.itemsize
+                assert lead >= 8
+            assert f.storage.base[lead - 8:lead].tolist() == [7.0] * 8
+            assert f.grad.storage.base[lead - 8:lead].tolist() == [5.0] * 8
+            assert not f.to_numpy().any() and not f.grad.to_numpy().any()
         del fields
         gc.collect()
     finally:

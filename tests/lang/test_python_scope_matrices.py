@@ -8,26 +8,11 @@ import operator
 import numpy as np
 import pytest
 
-import qdexplorer.lang as ours
-
-
-def _implementations():
-    yield ours
-    try:
-        import quadrants as real
-    except ImportError:
-        return
-    yield real
+from tests.lang.quadrants_oracle import implementations, run_on_each
 
 
 def _run_both(program):
-    results = []
-    for qd in _implementations():
-        qd.init(arch=qd.cpu)
-        try:
-            results.append([np.asarray(r) for r in program(qd)])
-        finally:
-            qd.reset()
+    results = [[np.asarray(r) for r in got] for got in run_on_each(program)]
     for r in results[1:]:
         for a, b in zip(results[0], r):
             np.testing.assert_allclose(a, b, rtol=1e-6)
@@ -146,7 +131,7 @@ def test_inner_struct_for_over_an_array_in_a_func():
 
 
 def test_a_loop_over_a_field_nested_in_another_loop_is_refused():
-    for qd in _implementations():
+    for qd in implementations():
         qd.init(arch=qd.cpu)
         try:
             x = qd.field(qd.f32, shape=4)

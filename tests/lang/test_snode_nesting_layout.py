@@ -6,36 +6,13 @@ rigid_body_toi places `x` under `dense(qd.l, 4096).dense(qd.i, 1)` (shape (1, 40
 `x[t, 0]`, which lands on cell (0, t) there. Stored in axis order it went far past the buffer (a
 segfault). Each program runs under qdexplorer.lang and, where installed, Quadrants."""
 import copy
-import warnings
 
 import numpy as np
 import pytest
 
 import qdexplorer.lang as ours
+from tests.lang.quadrants_oracle import run_on_each
 from qdexplorer.lang.snode import SNode
-
-
-def _implementations():
-    yield ours
-    try:
-        with warnings.catch_warnings():   # its import machinery's DeprecationWarning under Python 3.11
-            warnings.simplefilter("ignore", DeprecationWarning)
-            import quadrants as real
-    except ImportError:
-        return
-    yield real
-
-
-def _both(program):
-    """The program's results under each implementation (qd.init(arch=qd.cpu) .. qd.reset())."""
-    out = []
-    for qd in _implementations():
-        qd.init(arch=qd.cpu)
-        try:
-            out.append(program(qd))
-        finally:
-            qd.reset()
-    return out
 
 
 def _nested(qd):
@@ -82,7 +59,7 @@ def _nested(qd):
 
 
 def test_dense_l_over_i_and_j_over_i_match_quadrants():
-    results = _both(_nested)
+    results = run_on_each(_nested)
     want_past_i = [float(10 * (a % 3) + a // 3) for a in range(12)]
     mine = results[0]
     assert mine["shapes"] == ((3, 4), (3, 4), (3, 4))
@@ -119,7 +96,7 @@ def _difftaichi_idiom(qd):
 
 
 def test_the_difftaichi_time_axis_idiom_lands_on_the_cells_quadrants_gives():
-    results = _both(_difftaichi_idiom)
+    results = run_on_each(_difftaichi_idiom)
     shape, reads, xs, v5 = results[0]
     assert shape == (1, 64)
     t = np.arange(64)
@@ -156,7 +133,7 @@ def _grads(qd):
 # Quadrants' own notice, from its template mapper when a kernel of `_grads` is handed a tuple (its cache, not ours)
 @pytest.mark.filterwarnings("ignore:cannot create weak reference to 'tuple' object:UserWarning")
 def test_gradients_of_a_field_nested_out_of_axis_order():
-    results = _both(_grads)
+    results = run_on_each(_grads)
     value, gx, gy, past = results[0]
     i, l = np.indices((3, 4))
     xv = 4.0 * i + l
@@ -200,7 +177,7 @@ def _template_and_struct(qd):
 
 
 def test_a_template_argument_and_a_struct_field_nested_out_of_axis_order():
-    results = _both(_template_and_struct)
+    results = run_on_each(_template_and_struct)
     reads, sreads, sa = results[0]
     assert reads == [0, 10, 1, 11, 2, 12]
     assert sreads == [0.0 + 0.0, 10.0 + 1.0, 1.0 + 0.5, 11.0 + 1.5, 2.0 + 1.0, 12.0 + 2.0]
@@ -311,7 +288,7 @@ def _sparse(qd):
 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 def test_sparse_containers_nested_out_of_axis_order():
-    results = _both(_sparse)
+    results = run_on_each(_sparse)
     got = results[0]
     assert got[0] == 1467.0 and got[1] == 234 and got[5] == 703.0 and got[7] == [1, 1, 0, 0] and got[8] == 1011
     assert got[6] == [[0.0, 0.0, 0.0, 0.0], [10.0, 4.0, 0.0, 0.0], [20.0, 0.0, 0.0, 0.0]]
@@ -371,7 +348,7 @@ def _multi_level(qd):
 
 
 def test_multi_level_splits_agree_in_range():
-    results = _both(_multi_level)
+    results = run_on_each(_multi_level)
     reads, a, b, c, shapes, py = results[0]
     assert shapes == ((32,), (8, 8), (3, 4)) and py == [305, 23]
     assert a == [3 * i for i in range(32)] and c == [[10 * i + j for j in range(4)] for i in range(3)]
@@ -403,7 +380,7 @@ def _ordered(qd):
 
 
 def test_a_field_with_order_is_laid_out_in_that_order():
-    results = _both(_ordered)
+    results = run_on_each(_ordered)
     past, values, layout, after = results[0]
     assert past == [1001.0 * (10 * (a % 3) + a // 3) for a in range(12)]
     assert values == [[10.0 * i + j for j in range(4)] for i in range(3)] and layout == (1, 0) and after == 12007.0

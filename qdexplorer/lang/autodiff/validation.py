@@ -17,7 +17,7 @@ import dataclasses
 import numpy as np
 
 from ... import ir
-from ..field import memory_order, zeros_laid_out_as
+from ..field import memory_order
 from ...ir.dtypes import i32, u1, u8
 
 GDAR_FLAG = "gdar__"  # 1 + the index of the first field whose element was overwritten after a read
@@ -30,7 +30,8 @@ def checkbit(field):
     if cb is None:
         from ..calls import runtime_api
         cb = copy.copy(field)
-        cb.dtype, cb.storage = u8, zeros_laid_out_as(field, np.uint8)  # in the field's memory order, as it
+        # order "K": in the field's memory order (a field nested out of axis order), as kernels index it
+        cb.dtype, cb.storage = u8, np.zeros_like(field.storage, np.uint8, subok=False)
         cb.name = f"{field.name}.grad_checkbit" if field.name else ""
         cb._mirror, cb._where, cb._grad, cb._dual = None, "host", None, None
         cb.__dict__.pop("_checkbit", None)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import json
 
+from ...ir.nodes import memory_axes
 from ..field import Field, Ndarray
 from ..host.field_components import ScalarComponent
 from ..struct_types import StructField
@@ -83,8 +84,7 @@ def get_addr(f, indices) -> int:
     CUDA, the host storage on the CPU backend (which is what its tasks use)."""
     import numpy as np
     idx = f._index(tuple(indices) if isinstance(indices, (list, tuple)) else indices)
-    layout = tuple(getattr(f, "_layout", ()))  # a field nested out of axis order: its axes in memory order
-    order = layout + tuple(range(len(layout), len(idx)))
+    order = memory_axes(getattr(f, "_layout", ()), len(idx))  # a field nested out of axis order: memory's
     flat = int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(f.storage.shape[k] for k in order)))
     per_elem = int(np.prod(f.elem_shape)) if f.elem_shape else 1
     base = getattr(f._mirror, "ptr", None) if f._mirror is not None else None

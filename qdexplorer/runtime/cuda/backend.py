@@ -65,7 +65,7 @@ class CudaBackend:
                     self.streams.after(handle)
                 dev[k] = (v.ptr, v.shape)
             elif isinstance(v, np.ndarray):
-                if not v.flags.c_contiguous and not dense(v):  # a field's storage nested out of axis order
+                if not dense(v):  # C-contiguous, or a field's storage nested out of axis order
                     raise ValueError(f"argument '{k}' must be a C-contiguous array")
                 ptr = self.memory.run_buffer((k, v.nbytes), v.nbytes)
                 if v.nbytes:
