@@ -27,6 +27,20 @@ step() {  # step NAME SECONDS CMD...
   timeout -k 5 "$limit" bash -c "$*" > "$R/$name.txt" 2>&1
   echo "rc=$? $(( $(date +%s) - t0 ))s/${limit}s $name" >> "$R/steps.txt"
 }
+gpu_quiet() {  # wait (30 s at most) until no other process holds the GPU; say who still did
+  local i
+  for i in $(seq 30); do
+    [ -z "$(nvidia-smi --query-compute-apps=pid --format=csv,noheader 2>/dev/null)" ] && return
+    sleep 1
+  done
+  echo "GPU still used by: $(nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader | tr '\n' ' ')" >> "$R/steps.txt"
+}
+cuda_tests() {  # cuda_tests PARALLEL_S EXCLUSIVE_S: the CUDA tests 15 at a time, then those marked gpu_exclusive
+  # (counters, timing verdicts: they measure the GPU, so they get it to themselves) one at a time
+  step pytest_cuda "$1" "python3 -m pytest -q -v -p no:cacheprovider -n 15 -m 'cuda and not gpu_exclusive' -rfE --ignore=tests/gui tests"
+  gpu_quiet
+  step pytest_cuda_exclusive "$2" "python3 -m pytest -q -v -p no:cacheprovider -m 'cuda and gpu_exclusive' -rfE --ignore=tests/gui tests"
+}
 SITE=/tmp/qdsite
 mkdir -p "$SITE" /tmp/ray
 {
@@ -47,22 +61,23 @@ python3 -c "import quadrants, ray, psygnal; print('quadrants', quadrants.__versi
 python3 -c "import ncu_report; print('ncu_report', ncu_report.__file__)" >> "$R/install.txt" 2>&1
 
 if [ "${3:-}" = quick ]; then   # a confirming run on little device time: what the last changes touch, first
-  step pytest_cuda 210 "python3 -m pytest -q -v -p no:cacheprovider -n 15 -m cuda -rfE --ignore=tests/gui tests"
-  step launch 15 "python3 benchmarks/launch_overhead.py > $R/launch.json"
-  step script_calls 25 "python3 benchmarks/script_calls.py --log2 20 --calls 200 --sim 4096 1048576 --sim-steps 300 \
+  # timings first, on a GPU nothing else uses (call 4 timed right after the tests and lost 2.6x to their leftovers)
+  gpu_quiet; step launch 15 "python3 benchmarks/launch_overhead.py > $R/launch.json"
+  gpu_quiet; step script_calls 25 "python3 benchmarks/script_calls.py --log2 20 --calls 200 --sim 4096 1048576 --sim-steps 300 \
     > $R/script_calls.json"
-  step sim_ab 20 "for v in '--side qdexplorer' '--side quadrants'; do python3 benchmarks/sim_step_profile.py \$v --steps 300; \
+  gpu_quiet; step sim_ab 20 "for v in '--side qdexplorer' '--side quadrants'; do python3 benchmarks/sim_step_profile.py \$v --steps 300; \
     done > $R/sim_ab.jsonl"
+  cuda_tests 150 90
   python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
   cp "$OUT/summary.json" "$R/"; tar czf "$OUT/results.tgz" -C "$WORK" r
-  cat "$R/steps.txt"; tail -3 "$R/pytest_cuda.txt"; cat "$OUT/summary.json"
+  cat "$R/steps.txt"; tail -2 "$R/pytest_cuda.txt" "$R/pytest_cuda_exclusive.txt"; cat "$OUT/summary.json"
   exit 0
 fi
 # 1. every CUDA test (the window's need PySide6, which does not travel with Quadrants and Ray: tests/gui left out);
 #    -v names each failure as it happens, so a step cut by its time box still says which test failed
-step pytest_cuda 180 "python3 -m pytest -q -v -p no:cacheprovider -n 15 -m cuda -rfE --ignore=tests/gui tests"
+cuda_tests 150 80
 # 2. launches: the native path (now the default) and the cuda-python fallback against bare loops
-step launch 35 "python3 benchmarks/launch_overhead.py > $R/launch.json"
+gpu_quiet; step launch 35 "python3 benchmarks/launch_overhead.py > $R/launch.json"
 # 3. script calls and the particle program at 4,096 and 1,048,576 beside Quadrants (the "2.05x" figure)
 step script_calls 70 "python3 benchmarks/script_calls.py --log2 20 --calls 200 --sim 4096 1048576 --sim-steps 300 \
   > $R/script_calls.json"
@@ -95,5 +110,5 @@ step script_profile 30 "python3 benchmarks/script_call_profile.py --calls 3000 >
 python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
 cp "$OUT/summary.json" "$R/"
 tar czf "$OUT/results.tgz" -C "$WORK" r
-cat "$R/steps.txt"; tail -3 "$R/pytest_cuda.txt"; cat "$R/summary.err" | tail -5
+cat "$R/steps.txt"; tail -2 "$R/pytest_cuda.txt" "$R/pytest_cuda_exclusive.txt"; cat "$R/summary.err" | tail -5
 cat "$OUT/summary.json"

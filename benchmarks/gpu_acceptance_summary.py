@@ -58,15 +58,21 @@ def med(row: dict, k: str):
 
 
 def pytest_line(r: Path) -> dict:
-    p = r / "pytest_cuda.txt"
-    if not p.exists():
+    """The CUDA tests: those run 15 at a time (pytest_cuda.txt) and those marked gpu_exclusive, run alone
+    after them (pytest_cuda_exclusive.txt), each file's summary line and every failure it names."""
+    files = [p for p in (r / "pytest_cuda.txt", r / "pytest_cuda_exclusive.txt") if p.exists()]
+    if not files:
         return unmeasured("step did not run")
-    lines = p.read_text(errors="replace").splitlines()
-    tail = [ln for ln in lines if re.search(r"\d+ (passed|failed|error)", ln)]
-    failed = list(dict.fromkeys(m.group(0) for ln in lines   # -v: "[gw3] [ 91%] FAILED tests/x.py::t"
-                                for m in [re.search(r"\b(FAILED|ERROR) tests/\S+", ln)] if m))
-    return {"summary": tail[-1].strip("= ") if tail else (lines[-1] if lines else ""), "failed": failed[:40],
-            "holds": bool(tail) and " failed" not in tail[-1] and " error" not in tail[-1]}
+    summaries, failed, holds = [], [], True
+    for p in files:
+        lines = p.read_text(errors="replace").splitlines()
+        tail = [ln for ln in lines if re.search(r"\d+ (passed|failed|error)", ln)]
+        failed += [m.group(0) for ln in lines   # -v: "[gw3] [ 91%] FAILED tests/x.py::t"
+                   for m in [re.search(r"\b(FAILED|ERROR) tests/\S+", ln)] if m]
+        summaries.append(tail[-1].strip("= ") if tail else (lines[-1] if lines else ""))
+        holds = holds and bool(tail) and " failed" not in tail[-1] and " error" not in tail[-1]
+    return {"summary": "; ".join(summaries), "failed": list(dict.fromkeys(failed))[:40],
+            "holds": holds and len(files) == 2}
 
 
 def ncu_kernels(r: Path, side: str) -> dict:
