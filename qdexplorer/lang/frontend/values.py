@@ -7,6 +7,8 @@ helpers here are the commit and conversion rules every lowering module shares.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -280,3 +282,25 @@ def tensor_type_name(items: list, shape: tuple) -> str:
             dt = d
     name = dt.name if dt is not None else "?"
     return f"[Tensor ({', '.join(map(str, shape))}) {name}]"
+
+
+_GROUPS = itertools.count(1)
+
+
+def matrix_init(items: list) -> list:
+    """`items`, the elements of one vector Quadrants builds from scalars (a MatrixInitStmt), with each
+    read of a float local tagged as the k-th of the group (ir.LocalRef.bcast): reverse mode passes
+    that statement's adjoint to its elements in component order, so the adjoint of a local that fills
+    several components (`qd.Vector([s, s])`, `s * v`) sums them first to last (and ours, which lowers
+    the vector component by component, last to first without the tag)."""
+    if sum(1 for x in items if isinstance(x, ir.LocalRef) and x.dtype.is_float) < 2:
+        return items
+    g = next(_GROUPS)
+    return [dataclasses.replace(x, bcast=(g, k, len(items))) if isinstance(x, ir.LocalRef) and x.dtype.is_float
+            else x for k, x in enumerate(items)]
+
+
+def broadcast(x, n: int) -> list:
+    """A scalar operand of a vector operation, once per component: Quadrants' frontend makes it a
+    vector [x, x, ...] (a variable read becomes one statement, an expression one copy per component)."""
+    return matrix_init([x] * n)
