@@ -90,9 +90,10 @@ class Local:
 @dataclass(frozen=True)
 class LocalRef(Expr):
     local: Local
-    # (group, k, n) where this read is the k-th of the n elements of one vector built from scalars
-    # (`s * v` broadcasting `s`, `qd.Vector([s, s])`): Quadrants makes that vector one statement
-    # (MatrixInitStmt) whose adjoint reaches its elements in component order (reverse mode only)
+    # (group, k, first) where this read is element k of one vector built from scalars whose elements
+    # `first`, ..., k, ... all read this local (`s * v` broadcasting `s`, `qd.Vector([s, s])`): Quadrants
+    # makes that vector one statement (MatrixInitStmt) whose adjoint reaches its elements in component
+    # order (reverse mode only)
     bcast: tuple = field(default=(), compare=False, repr=False)
 
     @property

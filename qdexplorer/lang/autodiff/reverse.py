@@ -45,24 +45,32 @@ def grad_name(name: str) -> str:
     return name + GRAD
 
 
-def map_expr(e, fn):
-    """`e` with every LocalRef replaced by `fn(local)`'s local (expressions are immutable)."""
+def map_expr(e, fn, memo: dict | None = None):
+    """`e` with every LocalRef replaced by `fn(local)`'s local (expressions are immutable). An
+    operation node used twice (the `d` of `d * d`) stays one node: reverse mode takes it for one
+    Quadrants statement."""
     if isinstance(e, ir.LocalRef):
         return dataclasses.replace(e, local=fn(e.local)) if e.bcast else ir.LocalRef(fn(e.local))
     if not isinstance(e, ir.Expr) or isinstance(e, _INERT):
         return e
+    memo = {} if memo is None else memo
+    hit = memo.get(id(e))
+    if hit is not None:
+        return hit[1]
     changes = {}
     for f in getattr(e, "__dataclass_fields__"):  # noqa: B009 - every Expr is a dataclass
         v = getattr(e, f)
         if isinstance(v, ir.Expr):
-            nv = map_expr(v, fn)
+            nv = map_expr(v, fn, memo)
         elif isinstance(v, tuple):
-            nv = tuple(map_expr(x, fn) if isinstance(x, ir.Expr) else x for x in v)
+            nv = tuple(map_expr(x, fn, memo) if isinstance(x, ir.Expr) else x for x in v)
         else:
             continue
         if nv is not v:
             changes[f] = nv
-    return dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+    out = dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+    memo[id(e)] = (e, out)  # `e` kept alive: its id is not reused while the memo lives
+    return out
 
 
 def _refs(node) -> set:
@@ -401,6 +409,8 @@ class _Reverse:
         for r in reversed(recs):
             kind = r[0]
             if kind == "assign":
+                for g in [g for g, slots in self.pending.items() if any(x.local is r[1] for x, _ in slots.values())]:
+                    self.flush(g, out)  # a vector's reads wait no later than the value they read
                 a = self.adj.get(r[1])
                 if a is not None:
                     self.backprop(r[2], ir.LocalRef(a), out)
@@ -497,16 +507,16 @@ class _Reverse:
         of a vector built from scalars (`x.bcast`: `s * v`, `qd.Vector([s, s])`), of a local that
         Quadrants forwards (assigned once), is one operand of that vector's MatrixInitStmt, whose
         adjoint Quadrants hands to its elements first to last when its turn comes; ours meets the
-        components' reads last to first, so each waits in a temporary until component 0's comes."""
+        components' reads last to first, so each waits in a temporary until the first one's comes."""
         if not x.bcast or x.local not in self.forwarded or self.adj.get(x.local) is None:
             return self.accumulate(x, c, out)
-        g, k, _ = x.bcast
+        g, k, first = x.bcast
         t = self.fresh("elem_adj", x.dtype)
         out.append(ir.Assign(t, _cast(c, x.dtype)))
         if k in self.pending.get(g, {}):  # the same vector's reads met again (one value used twice)
             self.flush(g, out)
         self.pending.setdefault(g, {})[k] = (x, ir.LocalRef(t))
-        if k == 0:
+        if k == first:
             self.flush(g, out)
 
     def flush(self, g, out: list):
