@@ -79,6 +79,9 @@ class Local:
     """A mutable local variable; identity matters (two locals may share a Python name)."""
     name: str
     dtype: DType
+    # Quadrants' variable is assigned more than once where ours assigns it once (the running result
+    # of a reduction: v.sum(), v.dot(w)), so Quadrants never forwards its value to its reads
+    reassigned: bool = False
 
     def __repr__(self) -> str:
         return f"%{self.name}:{self.dtype.name}"
@@ -87,6 +90,11 @@ class Local:
 @dataclass(frozen=True)
 class LocalRef(Expr):
     local: Local
+    # (group, k, first) where this read is element k of one vector built from scalars whose elements
+    # `first`, ..., k, ... all read this local (`s * v` broadcasting `s`, `qd.Vector([s, s])`): Quadrants
+    # makes that vector one statement (MatrixInitStmt) whose adjoint reaches its elements in component
+    # order (reverse mode only)
+    bcast: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]

@@ -45,28 +45,44 @@ def grad_name(name: str) -> str:
     return name + GRAD
 
 
-def map_expr(e, fn):
-    """`e` with every LocalRef replaced by `fn(local)`'s local (expressions are immutable)."""
+def map_expr(e, fn, memo: dict | None = None):
+    """`e` with every LocalRef replaced by `fn(local)`'s local (expressions are immutable). An
+    operation node used twice (the `d` of `d * d`) stays one node: reverse mode takes it for one
+    Quadrants statement."""
     if isinstance(e, ir.LocalRef):
-        return ir.LocalRef(fn(e.local))
+        return dataclasses.replace(e, local=fn(e.local)) if e.bcast else ir.LocalRef(fn(e.local))
     if not isinstance(e, ir.Expr) or isinstance(e, _INERT):
         return e
+    memo = {} if memo is None else memo
+    hit = memo.get(id(e))
+    if hit is not None:
+        return hit[1]
     changes = {}
     for f in getattr(e, "__dataclass_fields__"):  # noqa: B009 - every Expr is a dataclass
         v = getattr(e, f)
         if isinstance(v, ir.Expr):
-            nv = map_expr(v, fn)
+            nv = map_expr(v, fn, memo)
         elif isinstance(v, tuple):
-            nv = tuple(map_expr(x, fn) if isinstance(x, ir.Expr) else x for x in v)
+            nv = tuple(map_expr(x, fn, memo) if isinstance(x, ir.Expr) else x for x in v)
         else:
             continue
         if nv is not v:
             changes[f] = nv
-    return dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+    out = dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+    memo[id(e)] = (e, out)  # `e` kept alive: its id is not reused while the memo lives
+    return out
 
 
 def _refs(node) -> set:
     return {n.local for n in ir.walk(node) if isinstance(n, ir.LocalRef)}
+
+
+def _assign_counts(stmts) -> dict:
+    out: dict = {}
+    for n in ir.walk(stmts):
+        if isinstance(n, ir.Assign):
+            out[n.local] = out.get(n.local, 0) + 1
+    return out
 
 
 def _assigned(stmts) -> list:
@@ -90,6 +106,11 @@ class _Reverse:
         self.mut: dict = {}    # original local -> its mutable copy, inside a dynamic loop carrying it
         self.accum: set = set()
         self.n = 0
+        # versions of the locals assigned once (Quadrants forwards such a variable's only value to
+        # its reads before differentiating, so a vector built from it holds that one statement)
+        self.once = {L for L, c in _assign_counts(task.body).items() if c == 1 and not L.reassigned}
+        self.forwarded: set = set()
+        self.pending: dict = {}  # MatrixInit group -> {component: (read, its adjoint's temp)}
 
     # -- errors
     def where(self, node=None) -> tuple:
@@ -183,6 +204,8 @@ class _Reverse:
         M = self.mut.get(L)
         if M is None:
             v = self.new_version(L, level)
+            if L in self.once:
+                self.forwarded.add(v)
             e = self.rn(s.value, cur)
             fwd.append(ir.Assign(v, e))
             cur[L] = v
@@ -376,9 +399,18 @@ class _Reverse:
     # -- the reverse pass
     def reverse(self, recs) -> list:
         out: list = []
+        open_groups = set(self.pending)
+        self._reverse(recs, out)
+        for g in [g for g in self.pending if g not in open_groups]:  # a group not all of whose reads came
+            self.flush(g, out)
+        return out
+
+    def _reverse(self, recs, out: list):
         for r in reversed(recs):
             kind = r[0]
             if kind == "assign":
+                for g in [g for g, slots in self.pending.items() if any(x.local is r[1] for x, _ in slots.values())]:
+                    self.flush(g, out)  # a vector's reads wait no later than the value they read
                 a = self.adj.get(r[1])
                 if a is not None:
                     self.backprop(r[2], ir.LocalRef(a), out)
@@ -427,7 +459,6 @@ class _Reverse:
                       ir.Assign(M, ir.BinOp("+", ir.LocalRef(first), ir.BinOp("*", _cast(ir.LocalRef(trips), dt),
                                                                                _c(stride, dt), dt), dt))]
                 out.append(ir.Loop(at + fbody + zero + self.reverse(body_recs), []))
-        return out
 
     def backprop(self, e: ir.Expr, a: ir.Expr, out: list):
         """Add `a` times d(e)/d(each input) to the inputs' adjoints, in Quadrants' order.
@@ -446,7 +477,7 @@ class _Reverse:
         if not e.dtype.is_float or isinstance(e, _INERT):
             return
         if isinstance(e, ir.LocalRef):
-            return self.accumulate(e, a, out)
+            return self.read(e, a, out)
         e = _fresh_leaves(e, {})
         order, keys = _post_order(e)
         adj: dict[int, ir.Expr] = {keys[id(e)]: a}
@@ -455,7 +486,7 @@ class _Reverse:
             if k not in adj:
                 continue
             if isinstance(node, ir.LocalRef):  # this read's turn: its sum into the variable's adjoint
-                self.accumulate(node, adj.pop(k), out)
+                self.read(node, adj.pop(k), out)
                 continue
             for x, c in self.contributions(node, adj.pop(k), out):
                 if not x.dtype.is_float or isinstance(x, _INERT):
@@ -470,6 +501,27 @@ class _Reverse:
                         out.append(ir.Assign(t, _cast(have, x.dtype)))
                         have = adj[kx] = ir.LocalRef(t)
                     out.append(ir.Assign(have.local, _b("+", have, c, x.dtype)))
+
+    def read(self, x: ir.LocalRef, c: ir.Expr, out: list):
+        """A read of a local passes its adjoint `c` to the variable's. A read that is the k-th element
+        of a vector built from scalars (`x.bcast`: `s * v`, `qd.Vector([s, s])`), of a local that
+        Quadrants forwards (assigned once), is one operand of that vector's MatrixInitStmt, whose
+        adjoint Quadrants hands to its elements first to last when its turn comes; ours meets the
+        components' reads last to first, so each waits in a temporary until the first one's comes."""
+        if not x.bcast or x.local not in self.forwarded or self.adj.get(x.local) is None:
+            return self.accumulate(x, c, out)
+        g, k, first = x.bcast
+        t = self.fresh("elem_adj", x.dtype)
+        out.append(ir.Assign(t, _cast(c, x.dtype)))
+        if k in self.pending.get(g, {}):  # the same vector's reads met again (one value used twice)
+            self.flush(g, out)
+        self.pending.setdefault(g, {})[k] = (x, ir.LocalRef(t))
+        if k == first:
+            self.flush(g, out)
+
+    def flush(self, g, out: list):
+        for _, (x, t) in sorted(self.pending.pop(g).items(), key=lambda kv: kv[0]):
+            self.accumulate(x, t, out)
 
     def accumulate(self, x: ir.LocalRef, c: ir.Expr, out: list):
         adj = self.adj.get(x.local)

@@ -30,7 +30,7 @@ from ..host.buffer_view import BufferView
 from ..field import Field
 from ..snode import SNode
 from .sparse import ArrayMethod, ListMethod
-from .values import KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, default_types, is_number, literal, py_value, truthy
+from .values import broadcast, KDict, BoundMethod, Py, Seq, Vec, VecMethod, ViewMethod, cast, default_types, is_number, literal, py_value, truthy
 from .base import LoweringBase
 
 _OPERATOR_BIN = {operator.add: ast.Add, operator.sub: ast.Sub, operator.mul: ast.Mult, operator.truediv: ast.Div,
@@ -510,8 +510,8 @@ class CallLowering(LoweringBase):
     def binop_max(self, a, b, node):
         if isinstance(a, Vec) or isinstance(b, Vec):
             n = len((a if isinstance(a, Vec) else b).items)
-            xs = a.items if isinstance(a, Vec) else [a] * n
-            ys = b.items if isinstance(b, Vec) else [b] * n
+            xs = a.items if isinstance(a, Vec) else broadcast(a, n)
+            ys = b.items if isinstance(b, Vec) else broadcast(b, n)
             return Vec([self.minmax_pair("max", x, y, node) for x, y in zip(xs, ys)],
                        (a if isinstance(a, Vec) else b).shape)
         return self.minmax_pair("max", a, b, node)
@@ -519,8 +519,8 @@ class CallLowering(LoweringBase):
     def binop_min(self, a, b, node):
         if isinstance(a, Vec) or isinstance(b, Vec):
             n = len((a if isinstance(a, Vec) else b).items)
-            xs = a.items if isinstance(a, Vec) else [a] * n
-            ys = b.items if isinstance(b, Vec) else [b] * n
+            xs = a.items if isinstance(a, Vec) else broadcast(a, n)
+            ys = b.items if isinstance(b, Vec) else broadcast(b, n)
             return Vec([self.minmax_pair("min", x, y, node) for x, y in zip(xs, ys)],
                        (a if isinstance(a, Vec) else b).shape)
         return self.minmax_pair("min", a, b, node)

@@ -15,7 +15,7 @@ from .. import intrinsics as I
 from ..calls import runtime_api
 from ...ir.errors import QdCompileError, QuadrantsIndexError, QuadrantsSyntaxError, QuadrantsTypeError
 from ...ir.dtypes import DType, f16, f32, f64, i32, i64, int_range, u1, promote
-from .values import BINOPS, CMPOPS, BufView, KDict, Py, DictKey, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
+from .values import broadcast, BINOPS, CMPOPS, BufView, KDict, Py, DictKey, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, cast, default_types, fold, is_number, literal, operand_literal, py_value, truthy
 from .base import LoweringBase, Value
 
 
@@ -832,7 +832,7 @@ class ExprLowering(LoweringBase):
         for v, stmts in ((va, a_stmts), (vb, b_stmts)):
             self.out.append(stmts)
             try:
-                items = [self.commit(x, node) for x in (v.items if isinstance(v, Vec) else [v] * n)]
+                items = [self.commit(x, node) for x in (v.items if isinstance(v, Vec) else broadcast(v, n))]
             finally:
                 self.out.pop()
             branches.append((items, stmts))

@@ -8,7 +8,7 @@ from .. import intrinsics as I
 from ... import ir
 from ...ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
 from ...ir.dtypes import as_dtype, f16, f32, f64, i32, i64, promote, u1, u8, u16, u32, u64
-from .values import ATOMIC_OPS, F16_MATH_GIVES_F32, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
+from .values import broadcast, ATOMIC_OPS, F16_MATH_GIVES_F32, FLOAT_ONLY_MATH, Py, Vec, cast, default_types, is_number
 from .base import LoweringBase
 
 ROUNDING = ("floor", "ceil", "round")
@@ -33,7 +33,7 @@ class IntrinsicLowering(LoweringBase):
             if any(isinstance(v, Vec) for v in (c, a, b)):
                 n = next(len(v.items) for v in (c, a, b) if isinstance(v, Vec))
                 shape = next(v.shape for v in (c, a, b) if isinstance(v, Vec))
-                col = lambda v: v.items if isinstance(v, Vec) else [v] * n  # noqa: E731
+                col = lambda v: v.items if isinstance(v, Vec) else broadcast(v, n)  # noqa: E731
                 return Vec([self.select_of(x, y, z, node) for x, y, z in zip(col(c), col(a), col(b))], shape)
             return self.select_of(c, a, b, node)
         if f.kind == "atomic" and f.name == "atomic_cas":
@@ -85,7 +85,7 @@ class IntrinsicLowering(LoweringBase):
             value = self.value(node.args[1])
             if len(idx) < arr.ndim:  # an element of an array of vectors: componentwise, old values a vector
                 elem = self.element_vec(arr, idx)
-                vals = value.items if isinstance(value, Vec) else [value] * len(elem.items)
+                vals = value.items if isinstance(value, Vec) else broadcast(value, len(elem.items))
                 if len(vals) != len(elem.items):
                     self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the element "
                                    f"{len(elem.items)}", QuadrantsTypeError)
@@ -296,7 +296,7 @@ class IntrinsicLowering(LoweringBase):
         vecs = [a for a in args if isinstance(a, Vec)]
         if vecs:  # componentwise, scalars broadcast
             n = len(vecs[0].items)
-            cols = [a.items if isinstance(a, Vec) else [a] * n for a in args]
+            cols = [a.items if isinstance(a, Vec) else broadcast(a, n) for a in args]
             return Vec([self.apply_math(f, list(xs), node, out_dt) for xs in zip(*cols)], vecs[0].shape)
         if all(is_number(a) for a in args) and out_dt is None:
             return Py(f(*[a.value for a in args]))
@@ -343,7 +343,7 @@ class IntrinsicLowering(LoweringBase):
         if isinstance(rhs, Vec) and rhs.shape != cur.shape:
             self.err(node, f"qd.{f.name} of a {'x'.join(map(str, cur.shape))} vector/matrix with a "
                            f"{'x'.join(map(str, rhs.shape))} one", QuadrantsTypeError)
-        vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(cur.items)
+        vals = rhs.items if isinstance(rhs, Vec) else broadcast(rhs, len(cur.items))
         kind = ATOMIC_OPS[f.name]
         op = {"add": "+", "sub": "-", "min": "min", "max": "max", "and": "&", "or": "|", "xor": "^",
               "mul": "*"}.get(kind)
@@ -362,7 +362,7 @@ class IntrinsicLowering(LoweringBase):
         refused), or on a kernel-scope vector read in a loop: one atomic per component, the operand read
         whole first (`staged`); the old value(s)."""
         value = self.value(node.args[1])
-        vals = value.items if isinstance(value, Vec) else [value] * len(loads)
+        vals = value.items if isinstance(value, Vec) else broadcast(value, len(loads))
         if len(vals) != len(loads):
             self.err(node, f"qd.{f.name}: the value has {len(vals)} components, the member {len(loads)}",
                      QuadrantsTypeError)

@@ -13,7 +13,7 @@ from ..calls import runtime_api
 from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError
 from ...ir.dtypes import as_dtype, f64, i32, u1
 from ..tasks.toplevel import check_with
-from .values import BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, \
+from .values import broadcast, BINOPS, BufView, KDict, Py, py_value, Seq, ShapeTuple, StructArr, StructVal, UnpackedRef, Vec, \
     cast, is_number, tensor_type_name, truthy
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
@@ -234,7 +234,7 @@ class StatementLowering(LoweringBase):
         attr = target.attr
         if isinstance(v, Vec) and len(v.items) != len(attr):
             self.err(node, f"cannot assign a {len(v.items)}-vector to the swizzle '.{attr}'", QuadrantsTypeError)
-        vals = v.items if isinstance(v, Vec) else [v] * len(attr)
+        vals = v.items if isinstance(v, Vec) else broadcast(v, len(attr))
         temps = [ir.LocalRef(self.new_local("swz", e.dtype, e)) for e in (self.commit(x, node) for x in vals)]
         for c, t in zip(attr, temps):
             keys = [Py(SWIZZLE[c])]
@@ -279,7 +279,7 @@ class StatementLowering(LoweringBase):
                 self.err(node, f"cannot assign a list of {len(items)} values to "
                                f"'{tensor_type_name(existing.items, existing.shape)}'", QuadrantsTypeError)
             v = Vec(items, existing.shape)
-        vals = v.items if isinstance(v, Vec) else [v] * len(existing.items)
+        vals = v.items if isinstance(v, Vec) else broadcast(v, len(existing.items))
         if isinstance(v, Vec) and v.shape != existing.shape:
             self.err(node, f"cannot assign '{tensor_type_name(v.items, v.shape)}' to "
                            f"'{tensor_type_name(existing.items, existing.shape)}' (a {v.shape} value to a "
@@ -304,7 +304,7 @@ class StatementLowering(LoweringBase):
         if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
             v = Vec(components(v))
         if not isinstance(v, Vec):
-            return [v] * n
+            return broadcast(v, n)
         if len(v.items) != n:
             self.err(node, f"cannot store {len(v.items)} components into a slice of {n}", QuadrantsTypeError)
         return list(v.items)
@@ -327,7 +327,7 @@ class StatementLowering(LoweringBase):
             v = list(v.items)
         if isinstance(v, list) or (isinstance(v, Py) and isinstance(v.value, (tuple, list))):
             v = Vec(components(v))
-        vals = v.items if isinstance(v, Vec) else [v] * len(target.items)
+        vals = v.items if isinstance(v, Vec) else broadcast(v, len(target.items))
         if len(vals) != len(target.items):
             got = tensor_type_name(vals, v.shape if isinstance(v, Vec) else (len(vals),))
             want = f"[Tensor ({', '.join(map(str, target.shape))}) {arr.dtype.name}]"
@@ -506,7 +506,7 @@ class StatementLowering(LoweringBase):
         else:
             return False
         rhs = self.value(node.value)
-        vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(loads.items)
+        vals = rhs.items if isinstance(rhs, Vec) else broadcast(rhs, len(loads.items))
         arr = loads.items[0].array
         if self.in_parallel and type(node.op) in _AUG_ATOMIC:
             for ld, x in zip(loads.items, self.staged(vals, arr.dtype, node)):

@@ -20,7 +20,7 @@ from ..struct_types import StructType, unpacked_member_name
 from ...ir.dtypes import f32
 from ..vector_types import VectorType
 from .base import LoweringBase, Value
-from .values import BoundMethod, Py, Seq, StructArr, StructVal, UnpackedRef, Vec, cast, is_number
+from .values import broadcast, BoundMethod, Py, Seq, StructArr, StructVal, UnpackedRef, Vec, cast, is_number
 from .vectors import components
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
@@ -121,7 +121,7 @@ class StructLowering(LoweringBase):
             n = math.prod(t.shape)
             if isinstance(v, Py) and isinstance(v.value, (tuple, list)) or isinstance(v, list):
                 v = Vec(components(v))  # `(1, 1, 1)` for a vec3 member
-            items = v.items if isinstance(v, Vec) else [v] * n
+            items = v.items if isinstance(v, Vec) else broadcast(v, n)
             if len(items) != n:
                 self.err(node, f"a {t!r} member needs {n} components, got {len(items)}", QuadrantsTypeError)
             return Vec([cast(self.commit(x, node, like=dt), dt) for x in items], t.shape)
@@ -179,7 +179,7 @@ class StructLowering(LoweringBase):
             arr, idx = s.cells[k]
             if arr.dtype.is_int or type(aug.op) in (ast.Add, ast.Sub):
                 loads = cur.items if isinstance(cur, Vec) else [cur]
-                vals = rhs.items if isinstance(rhs, Vec) else [rhs] * len(loads)
+                vals = rhs.items if isinstance(rhs, Vec) else broadcast(rhs, len(loads))
                 for ld, x in zip(loads, self.staged(vals, arr.dtype, aug)):
                     self.emit(ir.ExprStmt(ir.AtomicRMW(_AUG_ATOMIC[type(aug.op)], arr, ld.indices, x,
                                                        self.at(aug.target))))

@@ -7,6 +7,8 @@ helpers here are the commit and conversion rules every lowering module shares.
 from __future__ import annotations
 
 import ast
+import dataclasses
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -280,3 +282,57 @@ def tensor_type_name(items: list, shape: tuple) -> str:
             dt = d
     name = dt.name if dt is not None else "?"
     return f"[Tensor ({', '.join(map(str, shape))}) {name}]"
+
+
+_GROUPS = itertools.count(1)
+
+
+def matrix_init(items: list) -> list:
+    """`items`, the elements of one vector Quadrants builds from scalars (a MatrixInitStmt), with each
+    read of a float local that fills several of them tagged (ir.LocalRef.bcast): reverse mode passes
+    that statement's adjoint to its elements in component order, so the adjoint of such a local
+    (`qd.Vector([s, s])`, `s * v`) sums them first to last (ours, which lowers the vector component by
+    component, would sum them last to first without the tag)."""
+    seen: dict = {}
+    for k, x in enumerate(items):
+        if isinstance(x, ir.LocalRef) and x.dtype.is_float:
+            seen.setdefault(x.local, []).append(k)
+    if all(len(ks) < 2 for ks in seen.values()):
+        return items
+    out = list(items)
+    for ks in seen.values():
+        if len(ks) > 1:
+            g = next(_GROUPS)
+            for k in ks:
+                out[k] = dataclasses.replace(items[k], bcast=(g, k, ks[0]))
+    return out
+
+
+def broadcast(x, n: int) -> list:
+    """A scalar operand of a vector operation, once per component, as Quadrants' frontend makes it: a
+    vector [x, x, ...] whose reads of a variable are one statement (tagged: `matrix_init`), and whose
+    expression is one copy per component (distinct nodes: reverse mode differentiates each copy on
+    its own, where one node would be one statement taking the sum of the components' adjoints)."""
+    if isinstance(x, ir.Expr) and not isinstance(x, (ir.LocalRef, ir.Const)) and x.dtype.is_float \
+            and not any(isinstance(y, ir.AtomicRMW) for y in ir.walk(x)):
+        return [x] + [_copy_ops(x, {}) for _ in range(n - 1)]
+    return matrix_init([x] * n)
+
+
+def _copy_ops(e, memo: dict):
+    """`e` with its operation nodes new objects (the same structure; leaves shared)."""
+    if not isinstance(e, ir.Expr) or isinstance(e, (ir.LocalRef, ir.Const, ir.ScalarArg, ir.Shape, ir.SimtIndex)):
+        return e
+    hit = memo.get(id(e))
+    if hit is not None:
+        return hit
+    changes = {}
+    for f in dataclasses.fields(e):  # type: ignore[arg-type]  # every Expr is a dataclass
+        v = getattr(e, f.name)
+        if isinstance(v, ir.Expr):
+            changes[f.name] = _copy_ops(v, memo)
+        elif isinstance(v, tuple) and any(isinstance(y, ir.Expr) for y in v):
+            changes[f.name] = tuple(_copy_ops(y, memo) if isinstance(y, ir.Expr) else y for y in v)
+    out = dataclasses.replace(e, **changes)  # type: ignore[type-var]  # a new node even without changes
+    memo[id(e)] = out
+    return out

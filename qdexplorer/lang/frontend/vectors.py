@@ -14,7 +14,7 @@ from ... import ir
 from ..calls import runtime_api
 from ...ir.errors import QuadrantsIndexError, QuadrantsTypeError
 from ...ir.dtypes import as_dtype, f32, i32, promote, u1
-from .values import Py, Vec, VecMethod, cast, default_types, fold, is_number
+from .values import Py, Vec, VecMethod, broadcast, cast, default_types, fold, is_number, matrix_init
 from .base import LoweringBase, Value
 
 EPS_METHODS = ("norm", "norm_inv", "normalized")  # methods that take Quadrants' eps guard
@@ -81,7 +81,7 @@ class VectorLowering(LoweringBase):
             for x in items:
                 t = (fp if isinstance(x.value, float) else ip) if is_number(x) else self.commit(x, node).dtype
                 dt = t if dt is None else promote(dt, t)
-        return Vec([cast(self.commit(x, node, like=dt), dt) for x in items], tuple(shape))
+        return Vec(matrix_init([cast(self.commit(x, node, like=dt), dt) for x in items]), tuple(shape))
 
     def vec_from_type(self, vt, node) -> Vec:
         args = [self.value(a) for a in node.args]
@@ -301,8 +301,8 @@ class VectorLowering(LoweringBase):
             self.err(node, f"shapes {a.shape} and {b.shape} do not match for '{what}'", QuadrantsTypeError)
         shape = a.shape if isinstance(a, Vec) else b.shape
         n = len(a.items if isinstance(a, Vec) else b.items)
-        xs = a.items if isinstance(a, Vec) else [a] * n
-        ys = b.items if isinstance(b, Vec) else [b] * n
+        xs = a.items if isinstance(a, Vec) else broadcast(a, n)
+        ys = b.items if isinstance(b, Vec) else broadcast(b, n)
         return Vec([fn(x, y) for x, y in zip(xs, ys)], shape)
 
     def scalar_binop(self, op, x, y, node):
@@ -359,6 +359,18 @@ class VectorLowering(LoweringBase):
             acc = self.binop(op, acc, x, node) if op in ("+", "*") else self.minmax_pair(op, acc, x, node)
         return acc
 
+    def reduced(self, op, v: Vec, node):
+        """`v.sum()`, `v.dot(w)`, `v.max()`...: Quadrants' qd.func keeps the running result in a variable
+        it assigns once per component, and returns that variable: a local here, marked as assigned
+        more than once (never forwarded), so reverse mode sums the adjoints of its reads into it before
+        differentiating the reduction once, as Quadrants does (`v.dot(w) * v`)."""
+        acc = self.vec_reduce(op, v, node)
+        if len(v.items) < 2 or not isinstance(acc, ir.Expr) or not acc.dtype.is_float:
+            return acc
+        loc = self.new_local("reduce", acc.dtype, acc)
+        loc.reassigned = True
+        return ir.LocalRef(loc)
+
     def minmax_pair(self, op, a, b, node):
         if is_number(a) and is_number(b):
             return Py(min(a.value, b.value) if op == "min" else max(a.value, b.value))
@@ -382,7 +394,7 @@ class VectorLowering(LoweringBase):
                 self.assign_vec(v, args[0], node)
             return Py(None)
         if name == "dot":
-            return self.vec_reduce("+", self.vec_binop("*", v, args[0], node), node)
+            return self.reduced("+", self.vec_binop("*", v, args[0], node), node)
         if name == "cross":
             return self.vec_cross(v, args[0], node)
         if name == "length":  # qd.math.length(v) is v.norm()
@@ -392,9 +404,9 @@ class VectorLowering(LoweringBase):
         if name == "normalize":  # qd.math.normalize(v): v / v.norm(), as Quadrants divides
             return self.vec_binop("/", v, self.math_of("sqrt", self.norm_sqr(v, node), node), node)
         if name == "sum":
-            return self.vec_reduce("+", v, node)
+            return self.reduced("+", v, node)
         if name in ("max", "min"):
-            return self.vec_reduce(name, v, node)
+            return self.reduced(name, v, node)
         if name == "transpose":
             if len(v.shape) == 1:
                 self.err(node, TRANSPOSE_OF_VECTOR)
@@ -403,7 +415,7 @@ class VectorLowering(LoweringBase):
             if len(v.shape) != 2 or v.shape[0] != v.shape[1]:
                 self.err(node, f"expected a square matrix, got shape {tuple(v.shape)}")
             n = v.shape[0]
-            return self.vec_reduce("+", Vec([v.items[i * n + i] for i in range(n)]), node)
+            return self.reduced("+", Vec([v.items[i * n + i] for i in range(n)]), node)
         if name == "determinant":
             return self.vec_det(v, node)
         if name == "inverse":
@@ -423,7 +435,7 @@ class VectorLowering(LoweringBase):
         self.err(node, f"vectors have no method '{name}' in kernels")
 
     def norm_sqr(self, v: Vec, node):
-        return self.vec_reduce("+", self.vec_binop("*", v, v, node), node)
+        return self.reduced("+", self.vec_binop("*", v, v, node), node)
 
     def vec_eps_method(self, v: Vec, name: str, node):
         """`v.norm(eps)`, `v.norm_inv(eps)` and `v.normalized(eps)` as Quadrants computes them: eps is
@@ -442,6 +454,8 @@ class VectorLowering(LoweringBase):
         if name == "norm_inv":
             return self.math_of("rsqrt", plus_eps(sq), node)
         inv = self.binop("/", Py(1), plus_eps(self.math_of("sqrt", sq, node)), node)
+        if isinstance(inv, ir.Expr):  # Quadrants' `invlen = 1 / (norm(vec) + eps)`: a variable
+            inv = ir.LocalRef(self.new_local("invlen", inv.dtype, inv))
         return self.vec_binop("*", inv, v, node)
 
     def vec_anyall(self, name, v: Vec, node):
