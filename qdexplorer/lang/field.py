@@ -116,9 +116,12 @@ class SparseCapacityError(QdRuntimeError, MemoryError):
         under = f" under {'/'.join(kinds)} SNodes" if kinds else ""
         name = repr(field.name) if getattr(field, "name", None) else "a field"
         super().__init__(f"cannot allocate {gib:,.0f} GiB for {name} of shape {shape}{under}: qdexplorer "
-                         f"stores sparse SNodes densely at their full capacity (Quadrants allocates their cells "
-                         f"lazily); lower the capacity (a dynamic SNode's length, a pointer's cell count)")
+                         f"stores sparse SNodes densely at their full capacity, reserved lazily up to "
+                         f"{MAX_RESERVE >> 40} TiB an array (Quadrants allocates their cells lazily, on demand); "
+                         f"lower the capacity (a dynamic SNode's length, a pointer's cell count)")
 
+
+from .lazy_storage import MAX_RESERVE, lazy_zeros  # noqa: E402
 
 _SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
 
@@ -141,7 +144,7 @@ def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
     n = int(np.prod(full, dtype=np.int64))
     np_dt = np.dtype(dtype.numpy)
     pad = -(-_SLACK // np_dt.itemsize)   # elements; _SLACK is a multiple of every itemsize: aligned as flat is
-    flat = np.zeros(pad + n + pad, np_dt)
+    flat = lazy_zeros(pad + n + pad, np_dt)
     a = flat[pad:pad + n].reshape(full)
     if not elem_shape:
         return a

@@ -38,6 +38,7 @@ from .compat.surface import refuse_use
 from ..ir.errors import QdRuntimeError
 from .field import Field
 from .field import Storage
+from .lazy_storage import is_lazy, zero
 from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
 from ..ir.dtypes import i32
@@ -366,10 +367,10 @@ class SNode:
         for s in self._subtree_sparse():
             if s.kind in ("pointer", "dynamic"):  # every element, not only the active ones fill() sets
                 for f in s.subtree_fields():
-                    Storage.fill(f, 0)
+                    _zero(f)
                 for t in s._subtree_sparse():
-                    t.state_field().fill(0)
-            s.state_field().fill(0)
+                    _zero(t.state_field())
+            _zero(s.state_field())
 
     def mask_field(self) -> Field:
         """The activity mask of a pointer/bitmasked container."""
@@ -483,6 +484,16 @@ class SNodeHandle:
 
     def has_adjoint_checkbit(self) -> bool:
         return any(f.__dict__.get("_checkbit") is not None for f in self._fields)
+
+
+def _zero(f: Field) -> None:
+    """Every element of `f` 0; lazily reserved storage gives its pages back (lazy_storage.py)
+    rather than committing them all by writing zeros."""
+    if is_lazy(f.storage) and f.mirror is None:
+        zero(f.storage)
+        f._host_written()
+    else:
+        Storage.fill(f, 0)
 
 
 def deactivate_all_snodes():
