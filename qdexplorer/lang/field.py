@@ -126,7 +126,7 @@ from .lazy_storage import MAX_RESERVE, lazy_zeros  # noqa: E402
 _SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
 
 
-def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
+def _alloc(shape, elem_shape, dtype, layout: tuple = (), sparse: bool = False) -> np.ndarray:
     """Zeroed storage with `_SLACK` bytes before and behind it. Quadrants keeps fields in one root
     buffer, so a kernel writing a few cells past either end of a field (no bounds checks outside debug
     mode; `p[t, y - 1, x]` at y = 0) overwrites a neighbour there; a bare NumPy allocation would have
@@ -138,13 +138,13 @@ def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
     (its strides say where each axis lies; kernels get the same order as `ArrayArg.layout`)."""
     if layout:
         n = len(shape)
-        phys = _alloc(tuple(shape[p] for p in layout), elem_shape, dtype)
+        phys = _alloc(tuple(shape[p] for p in layout), elem_shape, dtype, sparse=sparse)
         return phys.transpose(tuple(int(q) for q in np.argsort(layout)) + tuple(range(n, n + len(elem_shape))))
     full = tuple(shape) + tuple(elem_shape)
     n = int(np.prod(full, dtype=np.int64))
     np_dt = np.dtype(dtype.numpy)
     pad = -(-_SLACK // np_dt.itemsize)   # elements; _SLACK is a multiple of every itemsize: aligned as flat is
-    flat = lazy_zeros(pad + n + pad, np_dt)
+    flat = lazy_zeros(pad + n + pad, np_dt, sparse)
     a = flat[pad:pad + n].reshape(full)
     if not elem_shape:
         return a
@@ -643,7 +643,7 @@ class Field(ComponentPlacement, Storage):
 
     def _allocate(self, shape: tuple):
         self.shape = shape
-        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype, self._layout)
+        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype, self._layout, self._sparse)
         self._registered()
         runtime_api.adopt(self)
         if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)

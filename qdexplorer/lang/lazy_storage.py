@@ -14,15 +14,17 @@ import mmap
 import numpy as np
 
 LAZY_BYTES = 1 << 30          # arrays this large or larger are reserved lazily
+LAZY_SPARSE_BYTES = 1 << 20   # ... and fields under sparse SNodes this large: deactivate_all costs their active pages
 MAX_RESERVE = 1 << 45         # 32 TiB: the most one array may reserve (x86-64 user space is 128 TiB)
 _NORESERVE = getattr(mmap, "MAP_NORESERVE", 0x4000)
 
 
-def lazy_zeros(n: int, dtype: np.dtype) -> np.ndarray:
-    """A zeroed 1-d array of `n` elements: np.zeros below LAZY_BYTES, else a lazily committed
+def lazy_zeros(n: int, dtype: np.dtype, sparse: bool = False) -> np.ndarray:
+    """A zeroed 1-d array of `n` elements: np.zeros below LAZY_BYTES (LAZY_SPARSE_BYTES for a field
+    under a sparse SNode, which `deactivate_all()` zeroes again and again), else a lazily committed
     mapping. MemoryError past MAX_RESERVE (the caller names the field and what to do)."""
     nbytes = int(n) * dtype.itemsize
-    if nbytes < LAZY_BYTES:
+    if nbytes < (LAZY_SPARSE_BYTES if sparse else LAZY_BYTES):
         return np.zeros(n, dtype)
     if nbytes > MAX_RESERVE:
         raise MemoryError(f"{nbytes} bytes is more than one array may reserve ({MAX_RESERVE} bytes)")

@@ -402,7 +402,15 @@ class SNode:
         return k < lengths[tuple(grid[q] // d for q, d in up)]
 
     def active_cells(self) -> np.ndarray:
-        """A boolean array of this container's shape: which cells a struct-for over it visits."""
+        """A boolean array of this container's shape: which cells a struct-for over it visits (for
+        x.fill, x.to_numpy, x.from_numpy from Python). Refused for 2^32 cells or more, which lazily
+        reserved storage holds but a host copy could not."""
+        cells = int(np.prod(self.shape, dtype=np.int64))
+        if cells >= 2**32:
+            file, line = caller()
+            raise QdRuntimeError(f"{file}:{line}: a field under {self} has {cells:,} cells: too many for "
+                                 f"fill/to_numpy/from_numpy from Python (a host copy of every cell); read or "
+                                 f"write its active cells in a kernel (for I in qd.grouped(x))")
         out = np.ones(self.shape, bool)
         grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
         for s in self.sparse_path():
