@@ -641,9 +641,9 @@ class Field(ComponentPlacement, Storage):
                                        f"{len(off)})", file, line)
         self.offset = off if any(off) else ()
 
-    def _allocate(self, shape: tuple):
+    def _allocate(self, shape: tuple, stored: tuple | None = None):
         self.shape = shape
-        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype, self._layout, self._sparse)
+        self.storage = _alloc(stored or self.shape or (1,), self.elem_shape, self.dtype, self._layout, self._sparse)
         self._registered()
         runtime_api.adopt(self)
         if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)
@@ -664,15 +664,16 @@ class Field(ComponentPlacement, Storage):
     def _snode(self, leaf) -> None:
         self._place_snode = leaf
 
-    def place_at(self, shape: tuple, leaf, offset=None) -> None:
+    def place_at(self, shape: tuple, leaf, offset=None, stored: tuple | None = None) -> None:
         """Called by `SNode.place`: take the container's shape (and the offset given to place) and
-        allocate the storage."""
+        allocate the storage; `stored`: the storage's shape where it holds fewer cells per list of
+        a dynamic SNode than its capacity (snode.py: `SNode.stored_shape`)."""
         self._snode = leaf
         self._sparse = bool(leaf.sparse_path())
         self._layout = leaf.memory_order() if shape else ()  # Quadrants' memory order of its axes
         self._set_offset(offset, len(shape))
         try:
-            self._allocate(tuple(shape))
+            self._allocate(tuple(shape), stored)
         except MemoryError:
             raise SparseCapacityError(self, tuple(shape), leaf) from None
 

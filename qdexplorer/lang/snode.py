@@ -38,7 +38,7 @@ from .compat.surface import refuse_use
 from ..ir.errors import QdRuntimeError
 from .field import Field
 from .field import Storage
-from .lazy_storage import is_lazy, zero
+from .lazy_storage import MAX_RESERVE, is_lazy, zero
 from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
 from ..ir.dtypes import i32
@@ -89,6 +89,9 @@ class SNode:
         self.mask: Field | None = None
         self.length: Field | None = None  # a dynamic node's list lengths, one per cell of its parent
         self.chunk_size = 0
+        self.stored_capacity: int | None = None  # a dynamic node's cells stored per list, where fewer (stored_shape)
+        self.overflow: Field | None = None  # ... and the flag a kernel sets where a list grows past them
+        self.where = ""  # file:line of the program line that made it
         if kind in SPARSE:
             self.mask = Field(i32, self.shape, name=f"{kind}_mask")
         if kind == "dynamic":
@@ -139,6 +142,7 @@ class SNode:
             raise ValueError(f"dynamic(...): the dimension must be a positive integer, got {dimension!r}")
         child = self._child("dynamic", axis, int(dimension))
         child.chunk_size = int(chunk_size) if chunk_size is not None else int(dimension)
+        child.where = "%s:%s" % caller()
         return child
 
     def hash(self, axes, dimensions) -> "SNode":
@@ -185,7 +189,33 @@ class SNode:
         leaf.fields.append(f)
         self.children.append(leaf)
         self.fields.append(f)
-        f.place_at(self.shape, leaf, offset)
+        f.place_at(self.shape, leaf, offset, self.stored_shape(f))
+
+    def stored_shape(self, f: Field) -> tuple | None:
+        """The storage shape of `f` placed here where its dense storage would pass what lazily
+        reserved storage maps (lazy_storage.MAX_RESERVE: taichi_elements' 3-D `pid`, 2^20 cells
+        per list of 2^30 lists, 4 PiB): the one dynamic node above keeps `stored_capacity` cells
+        per list, the largest power of two that fits half of it; a list growing past that is
+        refused after the kernel (`check_lists`). None: the full shape."""
+        shape = self.shape
+        nbytes = int(np.prod(shape + tuple(f.elem_shape), dtype=np.int64)) * np.dtype(f.dtype.numpy).itemsize
+        dyn = [s for s in self.path() if s.kind == "dynamic"]
+        if nbytes <= MAX_RESERVE or len(dyn) != 1:
+            return None
+        d = dyn[0]
+        a = d.dyn_axis
+        if any(a in s.splits for s in self.path() if s is not d):  # the list axis split elsewhere too
+            return None
+        pos = sorted(self._acc).index(a)
+        if d.stored_capacity is None:
+            per = nbytes // shape[pos]
+            room = MAX_RESERVE // 2 // max(1, per)
+            if room < 1:
+                return None
+            d.stored_capacity = min(1 << (room.bit_length() - 1), shape[pos])
+            d.overflow = Field(i32, (1,), name="dynamic_overflow")
+            SHORTENED.add(d)
+        return shape[:pos] + (d.stored_capacity,) + shape[pos + 1:]
 
     def lazy_grad(self):
         """Give every float field placed under this container so far its `.grad` (same shape, dense
@@ -341,7 +371,10 @@ class SNode:
 
     def _allocated_now(self) -> int:
         """Cells a pointer holds allocated now (its active cells), chunks a dynamic node holds (its
-        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing."""
+        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing. Not
+        counted (0) where the state is lazily reserved: reading it all would cost its capacity."""
+        if self.kind in ("pointer", "dynamic") and is_lazy(self.state_field().storage):
+            return 0
         if self.kind == "pointer":
             return int(np.count_nonzero(self.mask_field().to_numpy()))
         if self.kind == "dynamic":
@@ -403,10 +436,10 @@ class SNode:
 
     def active_cells(self) -> np.ndarray:
         """A boolean array of this container's shape: which cells a struct-for over it visits (for
-        x.fill, x.to_numpy, x.from_numpy from Python). Refused for 2^32 cells or more, which lazily
-        reserved storage holds but a host copy could not."""
+        x.fill, x.to_numpy, x.from_numpy from Python). Refused where that takes 8 GiB or more (2^28
+        cells of a 3-d container), which lazily reserved storage holds but a host copy could not."""
         cells = int(np.prod(self.shape, dtype=np.int64))
-        if cells >= 2**32:
+        if cells * (8 * len(self.shape) + 2) >= 2**33:  # np.indices and two masks: 8 GiB or more
             file, line = caller()
             raise QdRuntimeError(f"{file}:{line}: a field under {self} has {cells:,} cells: too many for "
                                  f"fill/to_numpy/from_numpy from Python (a host copy of every cell); read or "
@@ -502,6 +535,24 @@ def _zero(f: Field) -> None:
         f._host_written()
     else:
         Storage.fill(f, 0)
+
+
+SHORTENED: "weakref.WeakSet[SNode]" = weakref.WeakSet()  # dynamic nodes storing fewer cells than their capacity
+
+
+def check_lists() -> None:
+    """After a kernel: refuse, in one line, a list of a dynamic node that grew past the cells
+    stored per list (`SNode.stored_shape`); its appends past them were dropped."""
+    for d in list(SHORTENED):
+        flag = d.overflow.host() if d.overflow is not None else None
+        if flag is not None and flag[0]:
+            flag[0] = 0
+            d.overflow._host_written()
+            raise QdRuntimeError(
+                f"{d.where}: a list of this dynamic SNode (capacity {d.splits[d.dyn_axis]:,}) grew past "
+                f"{d.stored_capacity:,} cells, the most qdexplorer stores per list here: its dense storage at "
+                f"full capacity would pass the {MAX_RESERVE >> 40} TiB lazily reserved storage maps; appends "
+                f"past it were dropped. Lower the capacity or the number of lists (the parent's cells)")
 
 
 def deactivate_all_snodes():

@@ -182,3 +182,45 @@ def test_gradient_through_sparse_struct_for():
     results = _each(program)
     assert len(results) == 2
     np.testing.assert_allclose(results[0], results[1])
+
+
+def _pid_3d(qd, per_list: int):
+    """taichi_elements' 3-D pid lists: 2^30 lists of capacity 2^20 (4 PiB dense); `per_list`
+    particles appended to each of a few lists."""
+    pid = qd.field(qd.i32)
+    block = qd.root.pointer(qd.ijk, 32).pointer(qd.ijk, 32)
+    block.dynamic(qd.axes(3), 1024 * 1024, chunk_size=512).place(pid)
+    seen = qd.field(qd.i64, shape=())
+
+    @qd.kernel
+    def build(n: qd.i32):
+        for p in range(n):
+            b = p % 5
+            qd.append(pid.parent(), [b * 200, 1023 - b * 7, b * 3 + 500], p)
+
+    @qd.kernel
+    def visit():
+        for I in qd.grouped(pid):
+            seen[None] += (I[0] + I[1] * 3 + I[2] * 7 + I[3] * 11) * (pid[I] + 1)
+
+    build(5 * per_list)
+    visit()
+    return int(seen[None])
+
+
+def test_dynamic_lists_past_the_reservable_are_stored_shorter():
+    """4 PiB of lists: each list stores as many cells as fit (here 4096), the struct-for and
+    appends agree with Quadrants while no list grows past that."""
+    _same(_each(lambda qd: _pid_3d(qd, 1000)))
+
+
+def test_a_list_past_its_stored_cells_is_refused():
+    import pytest
+    import qdexplorer.lang as qd
+    qd.init(arch=qd.cpu)
+    try:
+        with pytest.raises(Exception, match=r"test_sparse_struct_for.py:\d+: a list of this dynamic SNode \(capacity "
+                                            r"1,048,576\) grew past 4,096 cells"):
+            _pid_3d(qd, 5000)
+    finally:
+        qd.reset()

@@ -142,8 +142,11 @@ def struct_for(b, c: SNode, t: ir.Expr) -> tuple[list, dict, ir.Expr | None]:
     coords = {a: (_bin("+", _bin("*", up[a], _c(c.splits[a])), local[a]) if a in up and a in local
                   else up[a] if a in up else local[a]) for a in sorted(c._acc)}
     guard: ir.Expr | None = None
-    if c.kind == "dynamic":
-        guard = ir.Compare("<", local[axes[0]], ir.Load(b.mask_arr(c), _cell(p, up)), u1)
+    if c.kind == "dynamic":  # below the list's length (and the cells stored for it, snode.py: stored_shape)
+        n = ir.Load(b.mask_arr(c), _cell(p, up))
+        if c.stored_capacity is not None:
+            n = _bin("min", n, _c(c.stored_capacity))
+        guard = ir.Compare("<", local[axes[0]], n, u1)
     elif c.kind in ("pointer", "bitmasked"):
         guard = ir.Compare("!=", ir.Load(b.mask_arr(c), _cell(c, coords)), _c(0), u1)
     return pre, coords, guard
