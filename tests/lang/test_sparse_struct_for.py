@@ -3,6 +3,8 @@ order (blocks in tree order, each block's cells row-major), and their storage is
 taichi_elements' trees (a dynamic node of 2^20 cells per block, a 4096^2 pointer grid) run in the
 memory their active cells need. Each test runs the program under qdexplorer and real Quadrants
 (one CPU thread, so the order is Quadrants' list order) and compares."""
+import gc
+
 import numpy as np
 
 from .quadrants_oracle import implementations
@@ -16,6 +18,7 @@ def _each(program) -> list:
             out.append(program(qd))
         finally:
             qd.reset()
+            gc.collect()  # the huge trees go now, not under a later test's `qd.root.lazy_grad()`
     return out
 
 
@@ -224,3 +227,4 @@ def test_a_list_past_its_stored_cells_is_refused():
             _pid_3d(qd, 5000)
     finally:
         qd.reset()
+        gc.collect()
