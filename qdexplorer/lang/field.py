@@ -121,7 +121,7 @@ class SparseCapacityError(QdRuntimeError, MemoryError):
                          f"lower the capacity (a dynamic SNode's length, a pointer's cell count)")
 
 
-from .lazy_storage import MAX_RESERVE, lazy_zeros  # noqa: E402
+from .lazy_storage import MAX_RESERVE, is_lazy, lazy_zeros, zero  # noqa: E402
 
 _SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
 
@@ -479,6 +479,16 @@ class Storage:
             return
         self.storage[...] = value    # all of it: the device copy need not be read first
         self._host_written()
+
+    def zero_all(self) -> None:
+        """Every element 0, bypassing sparse activity and quantized encodings (a deactivation);
+        lazily reserved storage gives its pages back (lazy_storage.py) rather than committing
+        them all by writing zeros."""
+        if is_lazy(self.storage) and self._mirror is None:
+            zero(self.storage)
+            self._host_written()
+        else:
+            Storage.fill(self, 0)
 
     def _fill_value(self, value):
         arr = np.asarray(value)

@@ -55,12 +55,12 @@ def lazy_zeros(n: int, dtype: np.dtype, sparse: bool = False) -> np.ndarray:
         return np.zeros(n, dtype)
     if nbytes > MAX_RESERVE:
         raise MemoryError(f"{nbytes} bytes is more than one array may reserve ({MAX_RESERVE} bytes)")
-    return np.frombuffer(_reserve(nbytes), dtype, n)
+    return np.frombuffer(memoryview(_reserve(nbytes)), dtype, n)
 
 
 def _mapping(a: np.ndarray):
     """The reservation under a view of lazily reserved storage, else None."""
-    b = a
+    b: object = a
     while isinstance(b, np.ndarray):
         b = b.base
     if isinstance(b, memoryview):

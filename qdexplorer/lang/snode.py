@@ -15,7 +15,10 @@ every sparse ancestor; a struct-for (`for i, j in x`, `for i in ptr`) visits onl
 sparse ancestors are all active; `qd.is_active`, `qd.activate`, `qd.deactivate` read and write
 the mask. Deactivating a `pointer` cell also zero-fills the data under it, as Quadrants recycles
 and zero-fills its memory; a `bitmasked` cell keeps its data and only loses its bit. So programs
-run with Quadrants' results, without the memory savings of real sparsity.
+run with Quadrants' results. Storage of 1 MiB or more under a sparse container is reserved
+lazily (lazy_storage.py: only the pages written cost memory, and `deactivate_all()` gives them
+back), and a struct-for lists the active blocks first (tasks/listgen.py), so a 4096^3 pointer grid
+costs its active cells, as in Quadrants.
 
 `dynamic` (a list per cell of its parent: `qd.append`, `qd.length`) keeps the same dense storage,
 its capacity, and adds a *length* field, an i32 per parent cell: element `k` of a list is active
@@ -23,7 +26,9 @@ while `k < length` (Quadrants' `Dynamic_is_active`). `qd.append` takes the slot 
 on the length; writing element `k` raises the length to at least `k + 1` (Quadrants'
 `Dynamic_activate`); deactivating a list sets its length to 0 and zero-fills its elements, as
 Quadrants frees the list's chunks and zero-fills recycled memory. Appends past the capacity are
-dropped but counted (Quadrants chains chunks past the capacity that no index reaches).
+dropped but counted (Quadrants chains chunks past the capacity that no index reaches). Where the
+dense storage would pass what can be reserved (2^30 lists of 2^20), each list stores fewer cells
+(`stored_shape`), and a list growing past them is refused after the kernel.
 """
 from __future__ import annotations
 from .calls.caller import caller
@@ -38,7 +43,7 @@ from .compat.surface import refuse_use
 from ..ir.errors import QdRuntimeError
 from .field import Field
 from .field import Storage
-from .lazy_storage import MAX_RESERVE, is_lazy, zero
+from .lazy_storage import MAX_RESERVE, is_lazy
 from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
 from ..ir.dtypes import i32
@@ -92,6 +97,8 @@ class SNode:
         self.stored_capacity: int | None = None  # a dynamic node's cells stored per list, where fewer (stored_shape)
         self.overflow: Field | None = None  # ... and the flag a kernel sets where a list grows past them
         self.where = ""  # file:line of the program line that made it
+        self.block_list: Field | None = None   # the active blocks a struct-for over it runs over (tasks/listgen.py)
+        self.block_count: Field | None = None  # ... how many, the cells per block, the product
         if kind in SPARSE:
             self.mask = Field(i32, self.shape, name=f"{kind}_mask")
         if kind == "dynamic":
@@ -246,6 +253,11 @@ class SNode:
         """Cells along each axis this container or one above it splits, in axis order (a tree over
         `qd.k` alone has 1-d fields, as in Quadrants)."""
         return tuple(self._acc[a] for a in sorted(self._acc))
+
+    @property
+    def split_axes(self) -> list:
+        """The index axes this container or one above it splits, in order."""
+        return sorted(self._acc)
 
     def memory_order(self) -> tuple:
         """The order in which Quadrants lays out this container's index axes in memory, outermost
@@ -528,13 +540,8 @@ class SNodeHandle:
 
 
 def _zero(f: Field) -> None:
-    """Every element of `f` 0; lazily reserved storage gives its pages back (lazy_storage.py)
-    rather than committing them all by writing zeros."""
-    if is_lazy(f.storage) and f.mirror is None:
-        zero(f.storage)
-        f._host_written()
-    else:
-        Storage.fill(f, 0)
+    """Every element of `f` 0 (Storage.zero_all: lazily reserved storage gives its pages back)."""
+    f.zero_all()
 
 
 SHORTENED: "weakref.WeakSet[SNode]" = weakref.WeakSet()  # dynamic nodes storing fewer cells than their capacity
@@ -544,10 +551,9 @@ def check_lists() -> None:
     """After a kernel: refuse, in one line, a list of a dynamic node that grew past the cells
     stored per list (`SNode.stored_shape`); its appends past them were dropped."""
     for d in list(SHORTENED):
-        flag = d.overflow.host() if d.overflow is not None else None
-        if flag is not None and flag[0]:
-            flag[0] = 0
-            d.overflow._host_written()
+        over = d.overflow
+        if over is not None and over.host()[0]:
+            over.fill(0)
             raise QdRuntimeError(
                 f"{d.where}: a list of this dynamic SNode (capacity {d.splits[d.dyn_axis]:,}) grew past "
                 f"{d.stored_capacity:,} cells, the most qdexplorer stores per list here: its dense storage at "

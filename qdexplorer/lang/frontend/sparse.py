@@ -82,12 +82,13 @@ class SparseLowering(LoweringBase):
         if fld is None:
             return stmt
         idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in target[1]]
-        self.mark(fld._snode.parent(), idx[:len(fld.shape)], 1, ancestors=True)
+        container = fld._snode.parent()
+        self.mark(container, idx[:len(fld.shape)], 1, ancestors=True)
         if isinstance(stmt, ir.Store):
             stmt = dataclasses.replace(stmt, indices=tuple(idx))
         else:
             stmt = dataclasses.replace(stmt, value=dataclasses.replace(stmt.value, indices=tuple(idx)))
-        return self.within_stored(fld._snode.parent(), idx[:len(fld.shape)], stmt)
+        return self.within_stored(container, idx[:len(fld.shape)], stmt)
 
     def within_stored(self, s: SNode, idx: list, stmt):
         """`stmt` (a write at index `idx` of container `s`) only where the dynamic list above holds

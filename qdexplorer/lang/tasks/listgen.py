@@ -38,13 +38,13 @@ def buffers(c: SNode) -> tuple[Field, Field]:
     """`C`'s block list (one row per cell of its parent: that cell's index) and its counts
     ([blocks, cells per block, blocks x cells per block]); made on first use. The list is as long as
     the parent has cells, reserved lazily (lazy_storage.py): only its first rows are ever touched."""
-    if getattr(c, "_block_list", None) is None:
+    if c.block_list is None or c.block_count is None:
         p = c.parent()
         assert p is not None
         rows = max(1, math.prod(p.shape))
-        c._block_list = Field(i32, (rows, max(1, len(p.shape))), name="block_list")
-        c._block_count = Field(i32, (3,), name="block_count")
-    return c._block_list, c._block_count
+        c.block_list = Field(i32, (rows, max(1, len(p.shape))), name="block_list")
+        c.block_count = Field(i32, (3,), name="block_count")
+    return c.block_list, c.block_count
 
 
 def _counted_loop(b, name: str, hi: ir.Expr, body_of) -> list:
@@ -57,7 +57,7 @@ def _counted_loop(b, name: str, hi: ir.Expr, body_of) -> list:
 
 def _cell(s: SNode, coords: dict) -> tuple:
     """The index of `s`'s cell from the per-axis coordinates reached at its level."""
-    return tuple(coords[a] for a in sorted(s._acc)) or (_c(0),)
+    return tuple(coords[a] for a in s.split_axes) or (_c(0),)
 
 
 def listgen_body(b, c: SNode) -> list:
@@ -96,7 +96,9 @@ def listgen_body(b, c: SNode) -> list:
             a, n = axes[k], s.splits[axes[k]]
             hi: ir.Expr = _c(n)
             if s.kind == "dynamic":  # a list above `c`: its length, at most its capacity
-                hi = _bin("min", ir.Load(b.mask_arr(s), _cell(s.parent(), coords)), hi)
+                owner = s.parent()
+                assert owner is not None
+                hi = _bin("min", ir.Load(b.mask_arr(s), _cell(owner, coords)), hi)
 
             def body(v):
                 nxt = dict(here)
@@ -127,7 +129,7 @@ def struct_for(b, c: SNode, t: ir.Expr) -> tuple[list, dict, ir.Expr | None]:
                            else _c(max(1, math.prod(c.splits.values())))),
                  ir.Assign(blk, _bin("//", t, pref)), ir.Assign(loc, _bin("%", t, pref))]
     up: dict = {}
-    for d, a in enumerate(sorted(p._acc)):
+    for d, a in enumerate(p.split_axes):
         v = b.new_local(f"block_{a}", i32)
         pre.append(ir.Assign(v, ir.Load(la, (ir.LocalRef(blk), _c(d)))))
         up[a] = ir.LocalRef(v)
@@ -140,7 +142,7 @@ def struct_for(b, c: SNode, t: ir.Expr) -> tuple[list, dict, ir.Expr | None]:
             _bin("%", _bin("//", rem, _c(stride)), _c(c.splits[a])) if stride > 1 else \
             _bin("%", rem, _c(c.splits[a]))
     coords = {a: (_bin("+", _bin("*", up[a], _c(c.splits[a])), local[a]) if a in up and a in local
-                  else up[a] if a in up else local[a]) for a in sorted(c._acc)}
+                  else up[a] if a in up else local[a]) for a in c.split_axes}
     guard: ir.Expr | None = None
     if c.kind == "dynamic":  # below the list's length (and the cells stored for it, snode.py: stored_shape)
         n = ir.Load(b.mask_arr(c), _cell(p, up))

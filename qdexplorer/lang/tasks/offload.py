@@ -222,7 +222,7 @@ def _serial_task(ctx, items, index) -> ir.Task:
     return _finish(t, args, kscope, src, stmts)
 
 
-def _range_task(ctx, item, index, config) -> ir.Task:
+def _range_task(ctx, item, index, config) -> ir.Task | list[ir.Task]:
     kernel, prefix, src, args, kscope, _ = ctx
     node, bind = item
     b = _builder(ctx, parallel=True, index=index)
