@@ -50,7 +50,8 @@ class ExpressionEmitter(EmitterBase):
             return p
         ptr, shape = self.arrays[arr.name]
         lin = self.linear(arr, idx, shape)
-        return b.gep(ptr, [b.sext(lin, I64)], inbounds=True, source_etype=lltype(arr.dtype))
+        lin = lin if lin.type == I64 else b.sext(lin, I64)
+        return b.gep(ptr, [lin], inbounds=True, source_etype=lltype(arr.dtype))
 
     def linear(self, arr, idx: list, shape: list):
         """The element offset of index `idx` in an array of `shape`: row-major, over the axes in the
@@ -58,6 +59,9 @@ class ExpressionEmitter(EmitterBase):
         own components last."""
         b = self.b
         order = ir.memory_axes(arr.layout, len(idx))
+        if arr.name in self.wide:  # 2^31 elements or more (a lazily reserved sparse tree): 64-bit offsets
+            idx = [i if i.type == I64 else b.sext(i, I64) for i in idx]
+            shape = [d if d.type == I64 else b.zext(d, I64) for d in shape]
         lin = idx[order[0]]
         for k in order[1:]:
             lin = b.add(b.mul(lin, shape[k]), idx[k])

@@ -160,7 +160,7 @@ class PrivatizeEmitter(StatementEmitter):
     def s_ExprStmt(self, s):
         a = s.value
         entry = self.private.get(a.array.name) if self.private and isinstance(a, ir.AtomicRMW) else None
-        if entry is None:
+        if entry is None or a.array.name in self.wide:  # 64-bit offsets: the plain atomic
             return super().s_ExprStmt(s)
         p, g, size = entry
         b = self.b

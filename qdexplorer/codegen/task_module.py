@@ -10,6 +10,8 @@ The emitter is assembled from one mixin per idea: the entry signature (abi.py), 
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass, field
 
 from llvmlite import ir as L
@@ -110,6 +112,8 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
                                                                               for p in task.params))
         self.fn, self.abi = self.sig.fn, self.sig.abi
         self.arrays, self.scalars = self.sig.arrays, self.sig.scalars
+        # fields of 2^31 elements or more are addressed in 64 bits (expressions.py: linear)
+        self.wide = {a.name for a in task.implicit if a.role == "field" and math.prod(a.shape) >= 2**31}
         self.entry = self.fn.append_basic_block("entry")
         self.alloca_b = L.IRBuilder(self.entry)
         for name in self.sig.half_args:

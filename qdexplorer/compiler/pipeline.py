@@ -81,7 +81,25 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
                       task.uses_block_features, vector, abi,
                       bool(module is not None and module.abi and module.abi[-1][0] == "__debug"),
                       module.debug_sites if module is not None else (),
-                      bool(module is not None and module.one_wave))
+                      bool(module is not None and module.one_wave), _read_bounds(task))
+
+
+def _read_bounds(task: ir.Task) -> tuple:
+    """LaunchSpec.read_bounds: each range bound a constant or one element of a 1-d array at a
+    constant index (the rest, () : the launch keeps the count it was checked with)."""
+    def one(e):
+        while isinstance(e, ir.Cast) and e.dtype.is_int and e.operand.dtype.is_int:
+            e = e.operand
+        if isinstance(e, ir.Const):
+            return ("c", int(e.value))
+        if isinstance(e, ir.Load) and isinstance(e.array, ir.ArrayArg) and len(e.indices) == 1 \
+                and isinstance(e.indices[0], ir.Const):
+            return ("a", e.array.name, int(e.indices[0].value))
+        return None
+    if task.type != "range_for" or not any(isinstance(n, ir.Load) for n in ir.walk(task.ranges)):
+        return ()
+    out = tuple((one(lo), one(hi)) for lo, hi in task.ranges)
+    return out if all(a is not None and b is not None for a, b in out) else ()
 
 
 class _Trip:

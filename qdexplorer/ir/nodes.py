@@ -326,6 +326,7 @@ class Task:
     fast_math: bool | None = None  # `@qd.kernel(fast_math=...)`; None: the project's / qd.init's setting
     may_alias: frozenset = frozenset()  # array params that may share memory (one field, two template params)
     stop_grad: frozenset = frozenset()  # arrays `qd.stop_grad(x)` named in this task: no gradient flows into them
+    listgen: bool = False  # lists the active blocks the next task (a struct-for over sparse cells) runs over
 
     @property
     def has_calls(self) -> bool:

@@ -116,14 +116,17 @@ class SparseCapacityError(QdRuntimeError, MemoryError):
         under = f" under {'/'.join(kinds)} SNodes" if kinds else ""
         name = repr(field.name) if getattr(field, "name", None) else "a field"
         super().__init__(f"cannot allocate {gib:,.0f} GiB for {name} of shape {shape}{under}: qdexplorer "
-                         f"stores sparse SNodes densely at their full capacity (Quadrants allocates their cells "
-                         f"lazily); lower the capacity (a dynamic SNode's length, a pointer's cell count)")
+                         f"stores sparse SNodes densely at their full capacity, reserved lazily up to "
+                         f"{MAX_RESERVE >> 40} TiB an array (Quadrants allocates their cells lazily, on demand); "
+                         f"lower the capacity (a dynamic SNode's length, a pointer's cell count)")
 
+
+from .lazy_storage import MAX_RESERVE, is_lazy, lazy_zeros, zero  # noqa: E402
 
 _SLACK = 256  # bytes after every array: a small out-of-range write lands there, not in the heap's own
 
 
-def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
+def _alloc(shape, elem_shape, dtype, layout: tuple = (), sparse: bool = False) -> np.ndarray:
     """Zeroed storage with `_SLACK` bytes before and behind it. Quadrants keeps fields in one root
     buffer, so a kernel writing a few cells past either end of a field (no bounds checks outside debug
     mode; `p[t, y - 1, x]` at y = 0) overwrites a neighbour there; a bare NumPy allocation would have
@@ -135,13 +138,13 @@ def _alloc(shape, elem_shape, dtype, layout: tuple = ()) -> np.ndarray:
     (its strides say where each axis lies; kernels get the same order as `ArrayArg.layout`)."""
     if layout:
         n = len(shape)
-        phys = _alloc(tuple(shape[p] for p in layout), elem_shape, dtype)
+        phys = _alloc(tuple(shape[p] for p in layout), elem_shape, dtype, sparse=sparse)
         return phys.transpose(tuple(int(q) for q in np.argsort(layout)) + tuple(range(n, n + len(elem_shape))))
     full = tuple(shape) + tuple(elem_shape)
     n = int(np.prod(full, dtype=np.int64))
     np_dt = np.dtype(dtype.numpy)
     pad = -(-_SLACK // np_dt.itemsize)   # elements; _SLACK is a multiple of every itemsize: aligned as flat is
-    flat = np.zeros(pad + n + pad, np_dt)
+    flat = lazy_zeros(pad + n + pad, np_dt, sparse)
     a = flat[pad:pad + n].reshape(full)
     if not elem_shape:
         return a
@@ -477,6 +480,16 @@ class Storage:
         self.storage[...] = value    # all of it: the device copy need not be read first
         self._host_written()
 
+    def zero_all(self) -> None:
+        """Every element 0, bypassing sparse activity and quantized encodings (a deactivation);
+        lazily reserved storage gives its pages back (lazy_storage.py) rather than committing
+        them all by writing zeros."""
+        if is_lazy(self.storage) and self._mirror is None:
+            zero(self.storage)
+            self._host_written()
+        else:
+            Storage.fill(self, 0)
+
     def _fill_value(self, value):
         arr = np.asarray(value)
         if arr.ndim == 0:
@@ -638,9 +651,9 @@ class Field(ComponentPlacement, Storage):
                                        f"{len(off)})", file, line)
         self.offset = off if any(off) else ()
 
-    def _allocate(self, shape: tuple):
+    def _allocate(self, shape: tuple, stored: tuple | None = None):
         self.shape = shape
-        self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype, self._layout)
+        self.storage = _alloc(stored or self.shape or (1,), self.elem_shape, self.dtype, self._layout, self._sparse)
         self._registered()
         runtime_api.adopt(self)
         if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)
@@ -661,15 +674,16 @@ class Field(ComponentPlacement, Storage):
     def _snode(self, leaf) -> None:
         self._place_snode = leaf
 
-    def place_at(self, shape: tuple, leaf, offset=None) -> None:
+    def place_at(self, shape: tuple, leaf, offset=None, stored: tuple | None = None) -> None:
         """Called by `SNode.place`: take the container's shape (and the offset given to place) and
-        allocate the storage."""
+        allocate the storage; `stored`: the storage's shape where it holds fewer cells per list of
+        a dynamic SNode than its capacity (snode.py: `SNode.stored_shape`)."""
         self._snode = leaf
         self._sparse = bool(leaf.sparse_path())
         self._layout = leaf.memory_order() if shape else ()  # Quadrants' memory order of its axes
         self._set_offset(offset, len(shape))
         try:
-            self._allocate(tuple(shape))
+            self._allocate(tuple(shape), stored)
         except MemoryError:
             raise SparseCapacityError(self, tuple(shape), leaf) from None
 

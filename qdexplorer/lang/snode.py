@@ -15,7 +15,10 @@ every sparse ancestor; a struct-for (`for i, j in x`, `for i in ptr`) visits onl
 sparse ancestors are all active; `qd.is_active`, `qd.activate`, `qd.deactivate` read and write
 the mask. Deactivating a `pointer` cell also zero-fills the data under it, as Quadrants recycles
 and zero-fills its memory; a `bitmasked` cell keeps its data and only loses its bit. So programs
-run with Quadrants' results, without the memory savings of real sparsity.
+run with Quadrants' results. Storage of 1 MiB or more under a sparse container is reserved
+lazily (lazy_storage.py: only the pages written cost memory, and `deactivate_all()` gives them
+back), and a struct-for lists the active blocks first (tasks/listgen.py), so a 4096^3 pointer grid
+costs its active cells, as in Quadrants.
 
 `dynamic` (a list per cell of its parent: `qd.append`, `qd.length`) keeps the same dense storage,
 its capacity, and adds a *length* field, an i32 per parent cell: element `k` of a list is active
@@ -23,7 +26,9 @@ while `k < length` (Quadrants' `Dynamic_is_active`). `qd.append` takes the slot 
 on the length; writing element `k` raises the length to at least `k + 1` (Quadrants'
 `Dynamic_activate`); deactivating a list sets its length to 0 and zero-fills its elements, as
 Quadrants frees the list's chunks and zero-fills recycled memory. Appends past the capacity are
-dropped but counted (Quadrants chains chunks past the capacity that no index reaches).
+dropped but counted (Quadrants chains chunks past the capacity that no index reaches). Where the
+dense storage would pass what can be reserved (2^30 lists of 2^20), each list stores fewer cells
+(`stored_shape`), and a list growing past them is refused after the kernel.
 """
 from __future__ import annotations
 from .calls.caller import caller
@@ -38,6 +43,7 @@ from .compat.surface import refuse_use
 from ..ir.errors import QdRuntimeError
 from .field import Field
 from .field import Storage
+from .lazy_storage import MAX_RESERVE, is_lazy
 from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
 from ..ir.dtypes import i32
@@ -88,6 +94,11 @@ class SNode:
         self.mask: Field | None = None
         self.length: Field | None = None  # a dynamic node's list lengths, one per cell of its parent
         self.chunk_size = 0
+        self.stored_capacity: int | None = None  # a dynamic node's cells stored per list, where fewer (stored_shape)
+        self.overflow: Field | None = None  # ... and the flag a kernel sets where a list grows past them
+        self.where = ""  # file:line of the program line that made it
+        self.block_list: Field | None = None   # the active blocks a struct-for over it runs over (tasks/listgen.py)
+        self.block_count: Field | None = None  # ... how many, the cells per block, the product
         if kind in SPARSE:
             self.mask = Field(i32, self.shape, name=f"{kind}_mask")
         if kind == "dynamic":
@@ -138,6 +149,7 @@ class SNode:
             raise ValueError(f"dynamic(...): the dimension must be a positive integer, got {dimension!r}")
         child = self._child("dynamic", axis, int(dimension))
         child.chunk_size = int(chunk_size) if chunk_size is not None else int(dimension)
+        child.where = "%s:%s" % caller()
         return child
 
     def hash(self, axes, dimensions) -> "SNode":
@@ -184,7 +196,33 @@ class SNode:
         leaf.fields.append(f)
         self.children.append(leaf)
         self.fields.append(f)
-        f.place_at(self.shape, leaf, offset)
+        f.place_at(self.shape, leaf, offset, self.stored_shape(f))
+
+    def stored_shape(self, f: Field) -> tuple | None:
+        """The storage shape of `f` placed here where its dense storage would pass what lazily
+        reserved storage maps (lazy_storage.MAX_RESERVE: taichi_elements' 3-D `pid`, 2^20 cells
+        per list of 2^30 lists, 4 PiB): the one dynamic node above keeps `stored_capacity` cells
+        per list, the largest power of two that fits half of it; a list growing past that is
+        refused after the kernel (`check_lists`). None: the full shape."""
+        shape = self.shape
+        nbytes = int(np.prod(shape + tuple(f.elem_shape), dtype=np.int64)) * np.dtype(f.dtype.numpy).itemsize
+        dyn = [s for s in self.path() if s.kind == "dynamic"]
+        if nbytes <= MAX_RESERVE or len(dyn) != 1:
+            return None
+        d = dyn[0]
+        a = d.dyn_axis
+        if any(a in s.splits for s in self.path() if s is not d):  # the list axis split elsewhere too
+            return None
+        pos = sorted(self._acc).index(a)
+        if d.stored_capacity is None:
+            per = nbytes // shape[pos]
+            room = MAX_RESERVE // 2 // max(1, per)
+            if room < 1:
+                return None
+            d.stored_capacity = min(1 << (room.bit_length() - 1), shape[pos])
+            d.overflow = Field(i32, (1,), name="dynamic_overflow")
+            SHORTENED.add(d)
+        return shape[:pos] + (d.stored_capacity,) + shape[pos + 1:]
 
     def lazy_grad(self):
         """Give every float field placed under this container so far its `.grad` (same shape, dense
@@ -215,6 +253,11 @@ class SNode:
         """Cells along each axis this container or one above it splits, in axis order (a tree over
         `qd.k` alone has 1-d fields, as in Quadrants)."""
         return tuple(self._acc[a] for a in sorted(self._acc))
+
+    @property
+    def split_axes(self) -> list:
+        """The index axes this container or one above it splits, in order."""
+        return sorted(self._acc)
 
     def memory_order(self) -> tuple:
         """The order in which Quadrants lays out this container's index axes in memory, outermost
@@ -340,7 +383,10 @@ class SNode:
 
     def _allocated_now(self) -> int:
         """Cells a pointer holds allocated now (its active cells), chunks a dynamic node holds (its
-        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing."""
+        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing. Not
+        counted (0) where the state is lazily reserved: reading it all would cost its capacity."""
+        if self.kind in ("pointer", "dynamic") and is_lazy(self.state_field().storage):
+            return 0
         if self.kind == "pointer":
             return int(np.count_nonzero(self.mask_field().to_numpy()))
         if self.kind == "dynamic":
@@ -366,10 +412,10 @@ class SNode:
         for s in self._subtree_sparse():
             if s.kind in ("pointer", "dynamic"):  # every element, not only the active ones fill() sets
                 for f in s.subtree_fields():
-                    Storage.fill(f, 0)
+                    _zero(f)
                 for t in s._subtree_sparse():
-                    t.state_field().fill(0)
-            s.state_field().fill(0)
+                    _zero(t.state_field())
+            _zero(s.state_field())
 
     def mask_field(self) -> Field:
         """The activity mask of a pointer/bitmasked container."""
@@ -401,7 +447,15 @@ class SNode:
         return k < lengths[tuple(grid[q] // d for q, d in up)]
 
     def active_cells(self) -> np.ndarray:
-        """A boolean array of this container's shape: which cells a struct-for over it visits."""
+        """A boolean array of this container's shape: which cells a struct-for over it visits (for
+        x.fill, x.to_numpy, x.from_numpy from Python). Refused where that takes 8 GiB or more (2^28
+        cells of a 3-d container), which lazily reserved storage holds but a host copy could not."""
+        cells = int(np.prod(self.shape, dtype=np.int64))
+        if cells * (8 * len(self.shape) + 2) >= 2**33:  # np.indices and two masks: 8 GiB or more
+            file, line = caller()
+            raise QdRuntimeError(f"{file}:{line}: a field under {self} has {cells:,} cells: too many for "
+                                 f"fill/to_numpy/from_numpy from Python (a host copy of every cell); read or "
+                                 f"write its active cells in a kernel (for I in qd.grouped(x))")
         out = np.ones(self.shape, bool)
         grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
         for s in self.sparse_path():
@@ -483,6 +537,28 @@ class SNodeHandle:
 
     def has_adjoint_checkbit(self) -> bool:
         return any(f.__dict__.get("_checkbit") is not None for f in self._fields)
+
+
+def _zero(f: Field) -> None:
+    """Every element of `f` 0 (Storage.zero_all: lazily reserved storage gives its pages back)."""
+    f.zero_all()
+
+
+SHORTENED: "weakref.WeakSet[SNode]" = weakref.WeakSet()  # dynamic nodes storing fewer cells than their capacity
+
+
+def check_lists() -> None:
+    """After a kernel: refuse, in one line, a list of a dynamic node that grew past the cells
+    stored per list (`SNode.stored_shape`); its appends past them were dropped."""
+    for d in list(SHORTENED):
+        over = d.overflow
+        if over is not None and over.host()[0]:
+            over.fill(0)
+            raise QdRuntimeError(
+                f"{d.where}: a list of this dynamic SNode (capacity {d.splits[d.dyn_axis]:,}) grew past "
+                f"{d.stored_capacity:,} cells, the most qdexplorer stores per list here: its dense storage at "
+                f"full capacity would pass the {MAX_RESERVE >> 40} TiB lazily reserved storage maps; appends "
+                f"past it were dropped. Lower the capacity or the number of lists (the parent's cells)")
 
 
 def deactivate_all_snodes():

@@ -34,6 +34,21 @@ class LaunchSpec:
     debug: bool = False             # debug mode: the entry takes a last pointer, the out-of-bounds record
     debug_sites: tuple = ()         # (file:line, array) per bounds-check site (see runtime/debug.py)
     one_wave: bool = False          # at most one wave of resident blocks (codegen/privatize.py)
+    # bounds the kernel reads from arrays (a struct-for over sparse cells: its listgen's count), where
+    # the host can read them just before the launch: per range (lo, hi), each ("c", value) or ("a",
+    # array, flat index); () otherwise. The CPU backend then splits the real count over its threads
+    read_bounds: tuple = ()
+
+    def trips_now(self, arrays: dict, n: int) -> int:
+        """The task's index count as the arrays hold it now (at most `n`, the count the call was
+        checked with); `n` itself without read_bounds."""
+        if not self.read_bounds:
+            return n
+        total = 1
+        for lo, hi in self.read_bounds:
+            a, b = (int(e[1]) if e[0] == "c" else int(arrays[e[1]].reshape(-1)[e[2]]) for e in (lo, hi))
+            total *= max(0, b - a)
+        return min(n, total)
 
     @property
     def serial(self) -> bool:

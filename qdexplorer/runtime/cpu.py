@@ -137,6 +137,8 @@ class CpuBackend:
         tail = (rec.ctypes.data,) if rec is not None else ()  # the entry's last parameter, after the bounds
 
         def launch(values: dict[str, Any], n: int) -> None:
+            if spec.read_bounds:  # bounds an earlier task wrote (a listgen's count): split the real count
+                n = spec.trips_now(values, n)
             c: list = []
             for name, is_array in slots:
                 v = values[name]
@@ -199,7 +201,7 @@ class CpuBackend:
             cpu = work()
             grid = 1
         else:
-            n = prepared.trips[task]
+            n = spec.trips_now(prepared.host, prepared.trips[task])
             chunks = 1 if (spec.serialize or self.pool is None or n < PARALLEL_MIN) else self.threads
             step = -(-n // chunks) if n else 0
             bounds = [(lo, min(n, lo + step)) for lo in range(0, n, step)] if n else []

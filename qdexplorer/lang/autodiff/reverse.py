@@ -1019,7 +1019,10 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
         if any(isinstance(n, ir.Store) and n.array.name in {a.name for a in t.implicit if a.role == "gtmp"}
                for n in ir.walk(t.body)):
             out.append(replay_task(t, kernel_name, len(out), {}))
-    for t in reversed(tasks):
+    for at in reversed(range(len(tasks))):
+        t = tasks[at]
+        if t.listgen:  # run again right before the adjoint of its struct-for (below)
+            continue
         grads, implicit = {}, {}
         for a in t.implicit:
             if not a.dtype.is_float or a.name in t.stop_grad:
@@ -1040,8 +1043,12 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
             if p.kind == "array" and p.name in arg_grads and p.name not in t.stop_grad:
                 gdt, gnd = arg_grads[p.name]
                 grads[p.name] = ir.ArrayArg(grad_name(p.name), gdt, gnd)
-        g = grad_task(t, kernel_name, len(out), grads, implicit, adstack, adaptive)
+        lg = tasks[at - 1] if at and tasks[at - 1].listgen else None
+        g = grad_task(t, kernel_name, len(out) + (lg is not None), grads, implicit, adstack, adaptive)
         if g is not None:
+            if lg is not None:  # the active cells now: a later forward task may have changed them
+                out.append(dataclasses.replace(lg, name=f"{lg.name}_grad", kernel=kernel_name, index=len(out),
+                                               fingerprint=""))
             out.append(g)
     return out
 

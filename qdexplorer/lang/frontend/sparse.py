@@ -82,10 +82,25 @@ class SparseLowering(LoweringBase):
         if fld is None:
             return stmt
         idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in target[1]]
-        self.mark(fld._snode.parent(), idx[:len(fld.shape)], 1, ancestors=True)
+        container = fld._snode.parent()
+        self.mark(container, idx[:len(fld.shape)], 1, ancestors=True)
         if isinstance(stmt, ir.Store):
-            return dataclasses.replace(stmt, indices=tuple(idx))
-        return dataclasses.replace(stmt, value=dataclasses.replace(stmt.value, indices=tuple(idx)))
+            stmt = dataclasses.replace(stmt, indices=tuple(idx))
+        else:
+            stmt = dataclasses.replace(stmt, value=dataclasses.replace(stmt.value, indices=tuple(idx)))
+        return self.within_stored(container, idx[:len(fld.shape)], stmt)
+
+    def within_stored(self, s: SNode, idx: list, stmt):
+        """`stmt` (a write at index `idx` of container `s`) only where the dynamic list above holds
+        that cell in storage; past it (a list stored shorter than its capacity, snode.py:
+        stored_shape) the kernel raises the node's overflow flag instead."""
+        for t in s.sparse_path():
+            if t.kind == "dynamic" and t.stored_capacity is not None and t.overflow is not None:
+                _, k = self.list_of(t, cell_of(idx, s, t))
+                flag = self.kscope.field_arg(t.overflow, "dynamic_overflow")
+                return ir.If(ir.Compare("<", k, ir.Const(t.stored_capacity, i32), u1), [stmt],
+                             [ir.Store(flag, (ir.Const(0, i32),), ir.Const(1, i32))])
+        return stmt
 
     def _hoist(self, e) -> ir.Local:
         loc = self.new_local("cell", e.dtype)  # a u1 is held in an i32 local
@@ -222,7 +237,13 @@ class SparseLowering(LoweringBase):
         stores: list[ir.Stmt] = []
         for arr, comp, v in comps:
             stores.append(ir.Store(arr, tuple(at) + comp, v))
-        self.out[-1].append(ir.If(ir.Compare("<", k, ir.Const(cap, i32), u1), stores, []))
+        past: list[ir.Stmt] = []
+        if s.stored_capacity is not None and s.overflow is not None:  # fewer cells stored than the capacity
+            flag = self.kscope.field_arg(s.overflow, "dynamic_overflow")
+            past = [ir.If(ir.Compare("<", k, ir.Const(cap, i32), u1),
+                          [ir.Store(flag, (ir.Const(0, i32),), ir.Const(1, i32))], [])]
+            cap = s.stored_capacity
+        self.out[-1].append(ir.If(ir.Compare("<", k, ir.Const(cap, i32), u1), stores, past))
         return k
 
     def append_values(self, s: SNode, v, node) -> list:

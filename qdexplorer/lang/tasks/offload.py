@@ -22,7 +22,7 @@ from ..frontend.loops import ndrange_arity_message
 from ..frontend.funcs import has_return
 from ..calls.return_values import is_compound, leaves
 from .source import SourceInfo, python_env
-from . import materialize, quant_lower
+from . import listgen, materialize, quant_lower
 from ..template import ALIAS_KEY, specialisation_tag, static_value
 from .toplevel import expand, group, kernel_scope_names
 from ...ir.dtypes import as_dtype, f32, i32, loop_index_type
@@ -98,21 +98,27 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
         fp = task_fingerprint(kernel_fp, len(tasks), fp_cfg, src.segment(stmts)) if memo is not None else None
         cached = memo.get(fp) if fp else None
         if cached is not None:
-            t = copy.copy(cached)  # same IR; refresh where it sits in the file
-            t.lines = _lines(src, stmts)
-            a, b = t.lines
-            t.file, t.source = src.file, "".join(src.raw_lines[a - 1 - src.line_shift: b - src.line_shift])
-            for imp in t.implicit:
-                kscope.adopt(imp)
+            made = []
+            for c in cached:
+                t = copy.copy(c)  # same IR; refresh where it sits in the file
+                t.lines = _lines(src, stmts)
+                a, b = t.lines
+                t.file, t.source = src.file, "".join(src.raw_lines[a - 1 - src.line_shift: b - src.line_shift])
+                for imp in t.implicit:
+                    kscope.adopt(imp)
+                made.append(t)
         else:
             ctx = (kernel, prefix, src, args, kscope, top_names)
-            t = _serial_task(ctx, items, len(tasks)) if kind == "serial" else _range_task(ctx, items[0], len(tasks), cfg)
-            t.fingerprint = fp or ""
+            one = _serial_task(ctx, items, len(tasks)) if kind == "serial" else _range_task(ctx, items[0], len(tasks), cfg)
+            made = one if isinstance(one, list) else [one]  # a struct-for over sparse cells: its listgen first
+            for t in made:
+                t.fingerprint = (fp + ("/listgen" if t.listgen else "")) if fp else ""
             if fp:
-                memo.put(fp, t)
-        t.fast_math = getattr(kernel, "fast_math", None)  # the decorator's override, read at every lowering
-        t.may_alias = frozenset(n for e in (spec or ()) if e[0] == ALIAS_KEY for g in e[2] for n in g)
-        tasks.append(t)
+                memo.put(fp, made)
+        for t in made:
+            t.fast_math = getattr(kernel, "fast_math", None)  # the decorator's override, read at every lowering
+            t.may_alias = frozenset(n for e in (spec or ()) if e[0] == ALIAS_KEY for g in e[2] for n in g)
+            tasks.append(t)
     kernel.assert_sites = kscope.assert_sites
     return tasks
 
@@ -216,7 +222,7 @@ def _serial_task(ctx, items, index) -> ir.Task:
     return _finish(t, args, kscope, src, stmts)
 
 
-def _range_task(ctx, item, index, config) -> ir.Task:
+def _range_task(ctx, item, index, config) -> ir.Task | list[ir.Task]:
     kernel, prefix, src, args, kscope, _ = ctx
     node, bind = item
     b = _builder(ctx, parallel=True, index=index)
@@ -252,8 +258,15 @@ def _range_task(ctx, item, index, config) -> ir.Task:
         b.frames[0].scopes.append({t.id: v for t, v in zip(targets, by_axis)})
     b.thread_ids = [ir.LocalRef(v) for v in loop_vars]
     offset = _struct_for_offset(b, node.iter)  # a struct-for over a field with offset= runs from it
-    guard = b.active_cond(container, _unshifted(b.thread_ids, offset)) if container is not None else None
-    if guard is not None:  # a struct-for under pointer/bitmasked containers visits active cells only
+    guard, listed = None, None
+    if container is not None:  # under pointer/bitmasked/dynamic containers: active cells only (listgen.py)
+        listed = ir.Local("listed__t", i32)
+        pre, coords, guard = listgen.struct_for(b, container, ir.LocalRef(listed))
+        b.out[-1].extend(pre)
+        for k, (v, e) in enumerate(zip(by_axis, coords.values())):  # the loop variables, from offset= on
+            b.out[-1].append(ir.Assign(v, cast(_bin_add(e, offset[k] if k < len(offset) else 0), v.dtype)))
+        ranges, loop_vars = [(ir.Const(0, i32), ir.Load(listgen.count_arg(b, container), (ir.Const(2, i32),)))], [listed]
+    if guard is not None:
         b.out.append([])
     for s in node.body:
         b.stmt(s)
@@ -267,7 +280,17 @@ def _range_task(ctx, item, index, config) -> ir.Task:
                 b.out[0], src.file, _lines(src, [node]), loop_name=name, loop_vars=loop_vars,
                 ranges=ranges, block_dim=config.get("block_dim"), serialize=bool(config.get("serialize")),
                 shared=b.shared, stop_grad=frozenset(b.stop_grad))
-    return _finish(t, args, kscope, src, [node])
+    t = _finish(t, args, kscope, src, [node])
+    if listed is None:
+        return t
+    lb = _builder(ctx, parallel=False, index=index)
+    lg = ir.Task(_task_name(prefix, index, "listgen", name), kernel.name, index, "serial",
+                 listgen.listgen_body(lb, container), src.file, _lines(src, [node]), listgen=True)
+    return [_finish(lg, args, kscope, src, [node]), t]
+
+
+def _bin_add(e, o: int):
+    return ir.BinOp("+", e, ir.Const(o, i32), i32) if o else e
 
 
 def _canonical(loop_vars: list, order) -> list:
