@@ -112,7 +112,7 @@ def shoot(args) -> dict:
     view.on_save.setChecked(True)
     edited = double_global_loads(win.views.ptx.toPlainText())
     t0 = time.monotonic()
-    win.save_override(task, edited)
+    win.edits.save_override(task, edited)
     wait("the A/B after Save & use", lambda: view.table.columnCount() == 7 and not win.bridge_busy())
     figures["ab_s"] = round(time.monotonic() - t0, 1)
     win.views.tabs.setCurrentWidget(view)

@@ -112,7 +112,7 @@ def shoot(args) -> dict:
          and CHECK_TASK in win.compiled and not win.bridge_busy())
     win.workload.setCurrentText("saxpy_1m")
     win.repeat.setValue(5)
-    win.run()
+    win.runs.run()
     wait("a run on the cluster and the status bar's 'runs on' line",
          lambda: c.where.text().startswith("runs on") and " via " in c.where.text() and not win.bridge_busy())
     if "passed" not in win.statusBar().currentMessage():

@@ -10,25 +10,15 @@ that `compiled_for` and the CLI read (the window mirrors the same events on its 
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
-import itertools
 import threading
-import time
-import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-import numpy as np
-
-from .compiler import ptxas
-from .compiler.sass import SassListing, disassemble as disassemble_sass
 from .compiler.artifacts import CompiledTask
-from .compiler.asm_print import write_ptx
 from .compiler.cache import PtxCache
-from .compiler.compile_index import CompileIndex
 from .compiler.dump import env_load_kinds
 from .compiler.overrides import Override, OverrideStore
 from .compiler.pipeline import MODES, Pipeline
@@ -37,42 +27,24 @@ from .compiler.resources import estimate_resources
 from .counters.cache import CountersCache
 from .counters.collect import CountersResult, collect
 from .counters.model import no_counters
-from .events import (CompileFinished, CountersMeasured, Event, KernelLowered, LaunchesTimed, ProjectFailed, ProjectOpened,
-                     ResourcesEstimated, RunFinished, RunStarted, TaskCompiled, TaskLoaded, TasksForgotten,
-                     WorkerFaulted, WorkloadResult)
+from .engine_parts.compile_step import Compiled, CompileStep, KernelTasks
+from .engine_parts.device_place import DevicePlace
+from .engine_parts.task_code import TaskCode
+from .engine_parts.workload_run import WorkloadRun
+from .events import CountersMeasured, Event, ProjectFailed, ProjectOpened, TaskCompiled, WorkloadResult
 from .lang.calls.arg_check import check_call_args
 from .lang.calls.bounds import trip_counts
 from .ir.errors import QdError
 from .lang.tasks.fingerprint import TaskMemo
-from .ir.nodes import Task
-from .lang.kernel import Kernel, Workload
 from .project.data_folder import override_store
 from .project.loader import Project, load_project
-from .runtime.device import LocalDevice
-from .runtime.device_api import Device, LoadItem, LoadResult, RunJob
-from .runtime.faults import WorkerFault
-from .runtime.launch import LaunchTiming
+from .runtime.device_api import LoadItem, RunJob
 from .runtime.targets import TARGET, check_backend, pick_arch
-from .runtime.worker import worker_device
 from .session import Session
 
-_run_ids = itertools.count(1)
+__all__ = ["Compiled", "Engine", "EngineOptions", "KernelTasks"]   # Compiled and KernelTasks: compile_step's, named here too
 
 Listener = Callable[[Event], None]
-
-
-@dataclass
-class KernelTasks:
-    kernel: str
-    tasks: list[Task] = field(default_factory=list)
-    lower_s: float = 0.0
-    error: str = ""
-
-
-class Compiled(NamedTuple):
-    """What one compile produced: the kernels as lowered (with their errors) and each task's result."""
-    kernels: list[KernelTasks]
-    tasks: list[CompiledTask]
 
 
 class _HiddenOverrides(OverrideStore):
@@ -84,30 +56,6 @@ class _HiddenOverrides(OverrideStore):
 
     def get(self, task: str, kind: str = "ptx") -> Override | None:
         return None if self._hidden is None or task == self._hidden else super().get(task, kind)
-
-
-class _RunSink:
-    """Where one run's launches go: an event per batch, and the workload's check at the checkpoint."""
-
-    def __init__(self, engine: Engine, run_id: int, wl: Workload, before: dict[str, Any], args: dict[str, Any],
-                 res: WorkloadResult):
-        self.engine, self.run_id, self.wl, self.before, self.args, self.res = engine, run_id, wl, before, args, res
-
-    def timings(self, batch: list[LaunchTiming]) -> None:
-        self.res.launches += len(batch)
-        self.engine._emit(LaunchesTimed(self.run_id, self.wl.name, tuple(batch)))
-
-    def checkpoint(self) -> None:
-        try:
-            self.res.check_error = self.wl.run_check(self.before, self.args)
-        except Exception as e:  # noqa: BLE001 - a broken check is the user's bug; show where
-            self.res.check_error = f"check raised {type(e).__name__}: {e}"
-
-
-def _out_of_memory(workload: str, args: dict, what: str) -> str:
-    size = sum(v.nbytes for v in args.values() if isinstance(v, np.ndarray))
-    return (f"workload '{workload}': its inputs ({size / (1 << 20):.0f} MiB) and {what} do not fit in memory; "
-            f"make the inputs smaller")
 
 
 @dataclass(frozen=True)
@@ -155,10 +103,9 @@ class Engine:
         self._options = o
         self._project = project if isinstance(project, Project) else load_project(project)
         cfg = self._project.config
-        self._backend = o.backend or cfg.backend or "cpu"
-        check_backend(self._backend, here=o.cluster is None)   # a cluster's GPU needs none on this machine
+        backend = o.backend or cfg.backend or "cpu"
+        check_backend(backend, here=o.cluster is None)   # a cluster's GPU needs none on this machine
         self._arch = pick_arch(o.arch, cfg.arch)
-        self._in_process = o.in_process
         self._session = Session()
         self._listeners: list[Listener] = [self._session.apply]
         offline = o.offline_cache if o.offline_cache is not None else cfg.offline_cache
@@ -176,11 +123,14 @@ class Engine:
                                   fast_math=cfg.fast_math if o.fast_math is None else o.fast_math,
                                   on_task=lambda ct: self._emit(TaskCompiled(ct)),
                                   debug=bool(cfg.debug if o.debug is None else o.debug))  # --debug / toml debug
-        self._launch_timeout = o.launch_timeout
-        self._cluster, self._node, self._gpu = o.cluster, o.node, o.gpu
-        self._device: Device | None = None
+        self._device = DevicePlace(backend, in_process=o.in_process, launch_timeout=o.launch_timeout,
+                                   cluster=o.cluster, node=o.node, gpu=o.gpu)
         self._stop = threading.Event()
-        self._specs: dict[str, tuple] = {}   # kernel -> the argument specialisation its tasks were lowered for
+        self._compile = CompileStep(lambda: self._project, self._pipeline, self._cache, self._memo, self._session,
+                                    self._device, self._emit)
+        self._runs = WorkloadRun(lambda: self._project, self._device, self._compile, lambda ks: self.compile(ks), self._stop,
+                                 self._emit)
+        self._code = TaskCode(self.compiled_for, self._pipeline, self._emit)
         self._ncu = o.ncu
         self._counters_cache = CountersCache(self._cache.folder / "counters",
                                              enabled=o.use_cache and bool(self._cache.offline))
@@ -192,12 +142,12 @@ class Engine:
 
     @property
     def backend(self) -> str:
-        return self._backend
+        return self._device.backend
 
     @property
     def target(self) -> str:
         """The code target the current backend runs: 'nvptx' (cuda) or 'host' (cpu)."""
-        return TARGET[self._backend]
+        return TARGET[self._device.backend]
 
     @property
     def arch(self) -> str:
@@ -212,10 +162,10 @@ class Engine:
         """How this engine is set up now, as one record: the options it was made with, with what was
         switched since (backend, assembly mode) and what the project's file chose where they said None.
         `Engine(project, engine.options)` makes an engine set up the same way."""
-        p = self._pipeline
-        return dataclasses.replace(self._options, backend=self._backend, arch=self._arch, mode=p.mode,
-                                   fast_math=p.fast_math, block_dim=p.default_block, cluster=self._cluster,
-                                   node=self._node, gpu=self._gpu)
+        p, d = self._pipeline, self._device
+        return dataclasses.replace(self._options, backend=d.backend, arch=self._arch, mode=p.mode,
+                                   fast_math=p.fast_math, block_dim=p.default_block, cluster=d.cluster,
+                                   node=d.node, gpu=d.gpu)
 
     def twins(self, n: int) -> list["Engine"]:
         """`n` more engines of this project set up as this one, each on a device of its own (a sweep
@@ -230,11 +180,11 @@ class Engine:
     @property
     def cluster(self) -> str | None:
         """The Ray cluster the tasks run on (its address as given), or None for this machine."""
-        return self._cluster
+        return self._device.cluster
 
     def device_info(self) -> dict[str, Any]:
         """What runs the tasks: the backend's description, and for a cluster the node and GPU."""
-        return self._the_device().info()
+        return self._device.info()
 
     def cache_info(self) -> dict[str, Any]:
         """The PTX cache's counters and folder, the saved counter profiles' folder (None: off), and the
@@ -288,90 +238,19 @@ class Engine:
         self.announce()
         return self._project
 
-    # ---- lowering and compiling
-    def _lower(self, names: list[str] | None = None) -> list[KernelTasks]:
-        out = []
-        for name, k in self._project.kernels.items():
-            if names and name not in names:
-                continue
-            kt = KernelTasks(name)
-            t0 = time.perf_counter()
-            try:
-                spec = self._specs[name] = self._spec(k)
-                kt.tasks = k.tasks(spec, memo=self._memo)
-            except QdError as e:
-                kt.error = str(e)
-            kt.lower_s = time.perf_counter() - t0
-            self._emit(KernelLowered(name, tuple(kt.tasks), kt.lower_s, kt.error))
-            out.append(kt)
-        if names:
-            unknown = set(names) - {kt.kernel for kt in out}
-            if unknown:
-                raise QdError(f"no kernel named {', '.join(sorted(unknown))} in {self._project.path} "
-                              f"(known: {', '.join(sorted(self._project.kernels))})")
-        return out
-
-    def _spec(self, kernel: Kernel) -> tuple:
-        try:
-            return kernel.spec_for()
-        except QdError:
-            wls = self._project.workloads_for(kernel.name)
-            if not wls:
-                raise
-            args = wls[0].bound_args(0)
-            return kernel.spec_for(tuple(args[n] for n in kernel.arg_names))
-
     def compile(self, kernels: list[str] | None = None, target: str | None = None) -> Compiled:
         """Lower `kernels` (default: all) and compile each task for `target` (default: the backend's)."""
-        target = target or self.target
-        t0 = time.perf_counter()
-        kts = self._lower(kernels)
-        lower = {t.name: kt.lower_s / max(1, len(kt.tasks)) for kt in kts for t in kt.tasks}
-        # one batch across kernels, so a cold compile fills every pool worker
-        compiled = self._pipeline.compile([t for kt in kts for t in kt.tasks], target, lower)
-        # what `show` / `override list` read later without importing the project
-        CompileIndex(self._cache, self._project.path).record(target, self._arch, kts, compiled,
-                                                              complete=kernels is None)
-        tiers: dict[str, int] = {}
-        for ct in compiled:
-            tiers[ct.tier] = tiers.get(ct.tier, 0) + 1
-        self._emit(CompileFinished(target, len(compiled), tiers, sum(1 for ct in compiled if ct.error)
-                                   + sum(1 for kt in kts if kt.error), time.perf_counter() - t0))
-        self._forget_vanished(kts, compiled, target, everything=kernels is None)
-        if self._project.config.print_kernel_asm:
-            self._print_asm(kts, compiled, target)
-        return Compiled(kts, compiled)
-
-    def _print_asm(self, kts: list[KernelTasks], compiled: list[CompiledTask], target: str) -> None:
-        """The project's `print_kernel_asm`: each task's PTX beside the kernels (CPU runs compile it too,
-        quietly: those nvptx results are for the files only, not events)."""
-        folder = self._project.path if self._project.path.is_dir() else self._project.path.parent
-        if target != "nvptx":
-            quiet = copy.copy(self._pipeline)
-            quiet.on_task = lambda ct: None
-            compiled = quiet.compile([t for kt in kts for t in kt.tasks], "nvptx")
-        try:
-            write_ptx(folder, compiled)
-        except OSError as e:
-            warnings.warn(f"print_kernel_asm: cannot write PTX into {folder} ({e.strerror or e})", stacklevel=2)
-
-    def _forget_vanished(self, kts: list[KernelTasks], compiled: list[CompiledTask], target: str,
-                         everything: bool) -> None:
-        """Tasks that no longer exist (a kernel edited or removed) leave the store and the device."""
-        alive = {ct.task for ct in compiled}
-        lowered = {kt.kernel for kt in kts}
-        gone = tuple(task for (tg, task), ct in self._session.compiled.items()
-                     if tg == target and task not in alive and (everything or ct.kernel in lowered))
-        if gone:
-            self._emit(TasksForgotten(target, gone))
-        if self._device is not None and target == self.target:
-            unload = [t for t in self._device.loaded_tasks() if t in gone or (everything and t not in alive)]
-            if unload:
-                self._device.unload(unload)
+        return self._compile.compile(kernels, target or self.target, self._arch, self.target)
 
     def compiled_for(self, task: str, target: str | None = None) -> CompiledTask | None:
         """The latest result of `task` for `target` (default: the backend's), or None."""
         return self._session.compiled.get((target or self.target, task))
+
+    @property
+    def code(self) -> TaskCode:
+        """What a compiled task is beyond its PTX: `code.optimised_ll(task)`, `code.sass(task)`,
+        `code.resources(task)` (the code views' questions, asked on demand)."""
+        return self._code
 
     @contextlib.contextmanager
     def variant(self, *, hide_overrides: bool | str = False, mode: str | None = None, block_dim: int | None = None,
@@ -400,42 +279,6 @@ class Engine:
         finally:
             p.overrides, p.mode, p.default_block, p.fast_math = saved
 
-    # ---- what a task compiles to, beyond its PTX
-    def optimised_ll(self, task: str) -> str:
-        """The task's module after the -O3 pipeline the PTX stage runs (in a pool worker, never here)."""
-        ct = self.compiled_for(task, "nvptx")
-        if ct is None or "ll" not in ct.used:
-            return f"; {task} is not compiled yet"
-        return self._pipeline.optimised_ll(ct)
-
-    def sass(self, task: str, arch: str | None = None, generated: bool = False) -> SassListing | str:
-        """SASS of the PTX in use (override included; `generated`: of the compiler's own PTX) for `arch`
-        (default: the task's), with each line's PTX and source line, via ptxas + nvdisasm (the
-        `qdexplorer[sass]` wheels or a toolkit); a `// why not` text when there is none."""
-        ct = self.compiled_for(task, "nvptx")
-        if ct is None or not ct.ptx:
-            return f"// {task} has no PTX yet"
-        gen = ct.produced.get("ptx")
-        ptx = (gen.text if gen is not None else "") if generated else ct.ptx
-        if not ptx:
-            return f"// {task} has no generated PTX"
-        try:
-            return disassemble_sass(ptx, arch or ct.arch)
-        except ptxas.PtxasNotFound as e:
-            return f"// SASS is not available on this machine: {e}."
-        except ValueError as e:
-            return f"// no SASS for {arch or ct.arch}: {e}"
-
-    def resources(self, task: str) -> dict[str, Any]:
-        """Registers, spills and occupancy of the task's PTX in use, from `ptxas -v` at its block size
-        (no GPU needed); also reported as a ResourcesEstimated event. {} before it is compiled."""
-        ct = self.compiled_for(task, "nvptx")
-        if ct is None or not ct.ok:
-            return {}
-        res = estimate_resources(ct)
-        self._emit(ResourcesEstimated(task, res))
-        return res
-
     # ---- overrides
     def set_override(self, task: str, text: str | bytes, kind: str = "ptx", target: str = "nvptx") -> Path:
         """Save `text` as the task's `kind` ('ptx' or 'll') override, recording the generated text it
@@ -457,26 +300,9 @@ class Engine:
         return self._overrides.get(task, kind)
 
     # ---- devices and runs
-    def _the_device(self) -> Device:
-        if self._device is None:
-            if self._cluster:
-                # Ray is imported only when a cluster is asked for: local sessions never load it
-                from .remote import cluster, ray_device
-                cluster.connect(self._cluster)
-                self._device = ray_device.actor_device(self._backend, timeout=self._launch_timeout, node_id=self._node,
-                                                    gpu=self._gpu)
-            elif self._in_process:
-                self._device = LocalDevice(self._backend)
-            else:
-                self._device = worker_device(self._backend, timeout=self._launch_timeout)
-        return self._device
-
     def set_backend(self, backend: str) -> None:
         """Switch backends; the next run starts the other device."""
-        if backend != self._backend:
-            check_backend(backend, here=self._cluster is None)
-            self.close_device()
-            self._backend = backend
+        self._device.switch(backend)
 
     def set_mode(self, mode: str) -> None:
         """Switch assembly modes (per_task, whole, culink); modules are loaded afresh in the new layout."""
@@ -485,14 +311,6 @@ class Engine:
                 raise QdError(f"unknown assembly mode {mode!r} (per_task, whole or culink)")
             self.close_device()
             self._pipeline.mode = mode
-
-    def _load(self, compiled: list[CompiledTask]) -> list[LoadResult]:
-        items = [LoadItem(ct.spec, ct.output, ct.load_hash, ct.unit, ct.final_kind) for ct in compiled
-                 if ct.ok and ct.spec is not None]
-        results = self._the_device().load(items) if items else []
-        for r in results:
-            self._emit(TaskLoaded(r.task, self._backend, r.ms, r.resources, r.error))
-        return results
 
     def stop(self) -> None:
         """Ask the current run to stop after the launch in flight (thread-safe)."""
@@ -516,81 +334,10 @@ class Engine:
         for name in names:
             if self._stop.is_set():
                 kernel = self._project.workload(name).kernel.name
-                results.append(WorkloadResult(name, kernel, self._backend, stopped=True))
+                results.append(WorkloadResult(name, kernel, self.backend, stopped=True))
                 continue
-            results.append(self._run_one(name, repeat, seed, warmup, flush_l2))
+            results.append(self._runs.run(name, repeat, seed, warmup, flush_l2))
         return results
-
-    def _run_one(self, name: str, repeat: int, seed: int, warmup: int, flush_l2: bool) -> WorkloadResult:
-        wl = self._project.workload(name)
-        kernel = wl.kernel.name
-        res = WorkloadResult(name, kernel, self._backend)
-        kts, compiled = self.compile([kernel])
-        tasks = kts[0].tasks
-        run_id = next(_run_ids)
-        self._emit(RunStarted(run_id, name, kernel, self._backend, repeat, tuple(t.name for t in tasks)))
-        cuda_only = [t.name for t in tasks if t.uses_block_features]
-        bad = [ct for ct in compiled if not ct.ok]
-        if kts[0].error:
-            res.error = kts[0].error
-        elif self._backend == "cpu" and cuda_only:
-            res.skipped = f"{cuda_only[0]} uses qd.simt.block features (CUDA only)"
-        elif bad:
-            res.error, res.fault_task = f"{bad[0].task}: {bad[0].error}", bad[0].task
-        else:
-            self._launch_workload(wl, compiled, tasks, res, run_id, repeat, seed, warmup, flush_l2)
-        self._emit(RunFinished(run_id, name, res.status, res))
-        return res
-
-    def _launch_workload(self, wl: Workload, compiled: list[CompiledTask], tasks: list[Task], res: WorkloadResult,
-                         run_id: int, repeat: int, seed: int, warmup: int, flush_l2: bool) -> None:
-        t0 = time.perf_counter()
-        try:
-            loads = self._load(compiled)
-        except WorkerFault as f:
-            self._fault(res, f)
-            return
-        failed = [r for r in loads if not r.ok]
-        if failed:
-            res.error, res.fault_task = f"{failed[0].task}: load failed: {failed[0].error}", failed[0].task
-            return
-        try:
-            args = wl.make_args(seed)   # built once, here: the device never imports the project
-        except Exception as e:  # noqa: BLE001 - the user's workload code
-            res.error = f"workload '{wl.name}' failed to build its inputs: {type(e).__name__}: {e}"
-            return
-        try:  # against the specialisation the tasks were compiled for: nothing misread, nothing overflows
-            args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], args, tasks)
-        except QdError as e:
-            res.error = f"workload '{wl.name}': {e}"
-            return
-        try:  # the check compares outputs with a copy of the inputs: a workload without one needs none
-            before = {k: (v.copy() if isinstance(v, np.ndarray) else copy.copy(v)) for k, v in args.items()} \
-                if wl.check is not None else {}
-        except MemoryError:
-            res.error = _out_of_memory(wl.name, args, "a copy of them for the check")
-            return
-        try:
-            trips = trip_counts(tasks, args)
-        except (ValueError, KeyError) as e:
-            res.error = f"{wl.kernel.name}: cannot size the launch: {e}"
-            return
-        job = RunJob(wl.name, wl.kernel.name, tuple(ct.task for ct in compiled), trips, repeat, warmup, flush_l2)
-        try:
-            out = self._the_device().run(job, args, _RunSink(self, run_id, wl, before, args, res), self._stop)
-        except WorkerFault as f:
-            self._fault(res, f)
-            return
-        except MemoryError:
-            res.error = _out_of_memory(wl.name, args, "the device's copy of them")
-            return
-        res.error, res.fault_task, res.stopped = out.error, out.fault_task, out.stopped
-        res.ok = res.check_error is None and not res.error
-        res.seconds = time.perf_counter() - t0
-
-    def _fault(self, res: WorkloadResult, f: WorkerFault) -> None:
-        res.error, res.fault_task, res.fault = str(f), f.task, f.fault
-        self._emit(WorkerFaulted(f.task, self._backend, f.fault))
 
     # ---- counters
     def counters(self, task: str, preset: str = "quick", side: str = "current", ptx: str | None = None,
@@ -605,9 +352,9 @@ class Engine:
         if repeats < 1:
             raise QdError(f"repeats must be 1 or more, not {repeats}")
         kernel = self._session.kernel_of(task) or next(
-            (kt.kernel for kt in self._lower() if any(t.name == task for t in kt.tasks)), None)
+            (kt.kernel for kt in self._compile.lower() if any(t.name == task for t in kt.tasks)), None)
         if kernel is None:
-            known = ", ".join(t.name for kt in self._lower() for t in kt.tasks) or "none"
+            known = ", ".join(t.name for kt in self._compile.lower() for t in kt.tasks) or "none"
             raise QdError(f"no task named {task} in {self._project.path} (tasks: {known})")
         wls = self._project.workloads_for(kernel)
         if not wls:
@@ -629,13 +376,13 @@ class Engine:
             items = [dataclasses.replace(it, code=ptx.encode(), tag=f"{task}:given") if it.spec.task == task else it
                      for it in items]
         wl = wls[0]
-        args = check_call_args(wl.kernel.name, self._specs[wl.kernel.name], wl.make_args(seed), tasks)
+        args = check_call_args(wl.kernel.name, self._compile.specs[wl.kernel.name], wl.make_args(seed), tasks)
         trips = trip_counts(tasks, args)
         job = RunJob(wl.name, kernel, tuple(ct.task for ct in compiled), trips)
         profiler = None
-        if self._cluster:   # made on the device's own node by the same child; the report comes back as bytes
+        if self._device.cluster:   # made on the device's own node by the same child; the report comes back as bytes
             from .remote.counters_remote import RemoteProfiler
-            info = self._the_device().info()
+            info = self._device.info()
             profiler = RemoteProfiler(info.get("node"), info.get("gpu"), self._ncu, info.get("host", ""))
         res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,
                       profiler=profiler, timeout=timeout, fresh=fresh, seed=seed, variant=side)
@@ -659,9 +406,7 @@ class Engine:
         return res
 
     def close_device(self) -> None:
-        if self._device is not None:
-            self._device.close()
-            self._device = None
+        self._device.close()
 
     def close(self) -> None:
         self.close_device()

@@ -78,7 +78,9 @@ def test_no_module_imports_itself_through_others():
     assert _cycles(graph, modules) == []
 
 
-ENGINE_API = sorted(['announce', 'arch', 'backend', 'cache_info', 'close', 'close_device', 'cluster', 'compile', 'compiled_for', 'counters', 'device_info', 'load_folder_report', 'mode', 'optimised_ll', 'options', 'override', 'project', 'refresh', 'resources', 'revert_override', 'run', 'sass', 'session', 'set_backend', 'set_mode', 'set_override', 'stop', 'subscribe', 'target', 'twins', 'variant', 'warm_up'])
+# `code` (engine_parts/task_code.py's TaskCode) answers optimised_ll / sass / resources, which were three
+# Engine methods: the code views' questions, one idea, asked through one part (issue: no class over 35 methods)
+ENGINE_API = sorted(['announce', 'arch', 'backend', 'cache_info', 'close', 'close_device', 'cluster', 'code', 'compile', 'compiled_for', 'counters', 'device_info', 'load_folder_report', 'mode', 'options', 'override', 'project', 'refresh', 'revert_override', 'run', 'session', 'set_backend', 'set_mode', 'set_override', 'stop', 'subscribe', 'target', 'twins', 'variant', 'warm_up'])
 
 
 def test_the_engine_public_api_is_this_and_no_more():

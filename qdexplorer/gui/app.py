@@ -150,7 +150,7 @@ def nothing_compiled(win) -> str | None:
 
 
 def _screenshot(app, win, out, workload, size, repeat, timeout, exits) -> int:
-    win.set_unattended()
+    win.projects.set_unattended()
     win.resize(*size)
     win.show()
 
@@ -161,8 +161,8 @@ def _screenshot(app, win, out, workload, size, repeat, timeout, exits) -> int:
             time.sleep(0.01)
             if exits is not None and exits.code is not None:
                 raise _Signalled()
-            if win.open_error:   # a project that cannot be opened: said, instead of a box no one closes
-                raise QdError(f"--screenshot: cannot open the project: {win.open_error}")
+            if win.projects.open_error:   # a project that cannot be opened: said, instead of a box no one closes
+                raise QdError(f"--screenshot: cannot open the project: {win.projects.open_error}")
             if time.monotonic() - t0 > timeout:
                 raise QdError(f"--screenshot: timed out waiting for {what}")
 
@@ -179,7 +179,7 @@ def _screenshot(app, win, out, workload, size, repeat, timeout, exits) -> int:
     win.workload.setCurrentText(workload or names[0])
     win.repeat.setValue(repeat)
     runs = len(win.session.runs)
-    win.run()
+    win.runs.run()
     wait(lambda: len(win.session.runs) > runs and win.session.runs[-1].status != "running" and not win.bridge_busy(),
          "the run")
     medians = {t: win.session.median(t) for t in win.session.task_names()}

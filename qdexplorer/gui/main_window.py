@@ -8,8 +8,10 @@ commands (Bench & save, the Compare and History tabs) are gui/timing/bench_actio
 menus are gui/run_toolbar.py and gui/menus.py. The window is composed: each helper builds its
 widgets and actions and hands them back for the window to lay out, and reaches the window only
 through the narrow `WindowServices` (gui/services.py) it is given; engines come from an
-`EngineFactory` that the Cluster setting gives a placement. What is here is layout and wiring.
-"""
+`EngineFactory` that the Cluster setting gives a placement. Its commands are parts it owns
+(gui/run_control.py: Run, Stop and the progress line; gui/code_edits.py: overrides and counters;
+gui/project_opener.py: trust, drafts, fallback and the recent list), so what is here is layout,
+wiring and the frame's own state: the open session, selection, title and settings."""
 from __future__ import annotations
 
 import re
@@ -18,34 +20,35 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import (QApplication, QFileDialog, QLabel, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QProgressBar, QSplitter, QTabWidget)
+from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QPlainTextEdit, QSplitter, QTabWidget
 
 from ..events import CompileFinished, TaskLoaded
-from ..project.loader import Project, bundled_demo
+from ..project.loader import Project
 from ..project.trust import TrustStore
-from ..session import RunRecord, Session
+from ..session import Session
 from .timing.bench_actions import BenchActions
 from .code.pane_source import WindowPaneSource
 from .code.panes import PaneArea
 from .bridge import EngineBridge
 from .cluster_panel import ClusterControl
+from .code_edits import CodeEdits
 from .code.code_views import CodeViews
 from .engine_factory import EngineFactory, EngineFor
 from .timing.mode_table import ModeTable
 from .panel_tabs import PanelTabs
 from .plumbing.project_watch import ProjectWatcher
+from .project_opener import ProjectOpener
 from .quadrants_window.quadrants_view import QuadrantsWindow
 from .menus import build_menus
 from .resource_meter import ResourceMeter
+from .run_control import RunControl
 from .run_toolbar import RunToolbar
-from .services import RunChoice, WindowServices
+from .services import WindowServices
 from .settings import Settings
 from .timing.sweep_view import SweepView
 from .task_tree import TaskTree
 from .theme import apply_theme, current_theme
 from .timing.timings import TimingsPanel
-from .trust_dialog import confirm_trust
 from .plumbing.workers import error_text
 from ..wording import plural
 
@@ -53,21 +56,6 @@ _FILE_LINE = re.compile(r"^(?P<file>[^\n:]+\.py):(?P<line>\d+)")
 TREE_MAX_SHARE = 0.42   # of the window's width, at most, for the tree: the code panes need the rest
 FIRST_TREE_SHARE = 0.36  # at the first open: longer names elide in the middle (the tooltip has them in full)
 SOURCE_SHARE = 0.55      # of the code panes for the source at the first open: Python lines run longer than PTX's
-
-
-def run_summary(results, asked: int) -> str:
-    """The status line after a run. A stopped run says how far it got and that its timings are kept,
-    and names failures only when there are some ("1/2 passed" after a Stop read like a failure)."""
-    bad = [r for r in results if r.status in ("failed", "error")]
-    skipped = sum(r.status == "skipped" for r in results)
-    problems = (f"; {len(bad)} failed: {', '.join(r.workload for r in bad[:3])}" if bad else "") + \
-        (f"; {skipped} skipped on this backend" if skipped else "")
-    if any(r.status == "stopped" for r in results) or len(results) < asked:
-        done = sum(r.status != "stopped" for r in results)
-        return (f"run stopped by you: {done} of {asked} workload{'s' if asked != 1 else ''} finished, the "
-                f"timings measured until then are kept{problems}")
-    passed = sum(r.status == "passed" for r in results)
-    return f"run finished: {passed}/{asked} passed{problems}"
 
 
 def window_icon() -> QIcon:
@@ -114,8 +102,6 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.engines = EngineFactory(engine_for)   # the Cluster setting adds where engines run
         self.trust = trust or TrustStore()
-        self.unattended = False            # --screenshot: errors are returned, never asked about in a dialog
-        self.open_error: str | None = None  # why the last project could not be opened
         self.project_path: str | None = None
         self.project_name = Path(project).name
         self.setWindowIcon(window_icon())
@@ -129,8 +115,6 @@ class MainWindow(QMainWindow):
         self.messages = QPlainTextEdit()
         self.messages.setReadOnly(True)
         self.messages.setMaximumBlockCount(5000)
-        self.run_names: list[str] = []
-        self.activity = ""   # "bench", "sweep"…: what the status bar's progress counts, when not a Run
         self._closing = False
         self._shut_down = False
 
@@ -161,12 +145,18 @@ class MainWindow(QMainWindow):
         self.addToolBar(self.toolbar)
         self.backend, self.mode = self.toolbar.backend, self.toolbar.mode
         self.workload, self.repeat = self.toolbar.workload, self.toolbar.repeat
+        # the window's parts, one idea each: Run/Stop and the progress line, the code views' commands,
+        # opening projects; the window lays out what they build and wires them to its views
+        status = self.statusBar().showMessage
+        self.runs = RunControl(self.bridge, self.actions, self.toolbar, status, self.log,
+                               lambda: any(ct.override for ct in self.compiled.values()), self)
+        self.progress, self.run_status = self.runs.progress, self.runs.label
+        self.edits = CodeEdits(self.bridge, self.views, self.compile, self.log, self.runs.failed, self)
+        self.projects = ProjectOpener(self, self.bridge, self.engines, self.trust, self.settings,
+                                      self.actions.recent_menu, self.views.ptx_panel, self.opened, self.log, status)
         self.services = WindowServices(
-            self.bridge, self.settings, session=lambda: self.session, log=self.log,
-            status=self.statusBar().showMessage, failed=self.failed, running=self.actions.stop.setEnabled,
-            choice=self.run_choice, choose_backend=self.choose_backend, project_path=lambda: self.project_path,
-            opened=self.opened, show=self.show_page, begin=self.begin_activity, end=self.end_activity,
-            note=lambda text: self.run_status.setText(text))
+            self.bridge, self.settings, self.runs, session=lambda: self.session, log=self.log, status=status,
+            project_path=lambda: self.project_path, opened=self.opened, show=self.show_page)
         listed = self.bottom.count()  # tabs View ▸ Panels already has
         self.bench = BenchActions(self.services, self)   # Bench & save, the Compare and History pages
         self.pages.addTab(self.bench.compare, "Compare")
@@ -191,25 +181,19 @@ class MainWindow(QMainWindow):
         self.bottom.addTab(self.sweep, "Sweep")
         for i in range(listed, self.bottom.count()):
             self.actions.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setRange(0, 0)
-        self.progress.hide()
-        self.run_status = QLabel("")
-        self.run_status.setMinimumWidth(60)  # a long progress line is clipped, never widens the window
         self.statusBar().addPermanentWidget(self.run_status)
         self.statusBar().addPermanentWidget(self.progress)
 
         self.tree.currentItemChanged.connect(lambda *_: self.show_selected())
-        self.views.save_override.connect(self.save_override)
-        self.views.revert_override.connect(self.revert_override)
-        self.views.save_ll_override.connect(self.save_ll_override)
+        self.views.save_override.connect(self.edits.save_override)
+        self.views.revert_override.connect(self.edits.revert_override)
+        self.views.save_ll_override.connect(self.edits.save_ll_override)
         self.mode.currentTextChanged.connect(self.set_mode)
-        self.views.counters.profile_requested.connect(self.profile)
+        self.views.counters.profile_requested.connect(self.edits.profile)
         self.views.compare_generated.connect(self.bench.compare_generated)
         self.backend.currentTextChanged.connect(self._backend_changed)
         self.bridge.event.connect(self.on_event)
-        self.bridge.busy.connect(self.on_busy)
+        self.bridge.busy.connect(self.runs.busy)
         self.bridge.lane.warned.connect(self.log)
         self.bridge.lane.unhandled.connect(lambda e: self.log(f"error: {error_text(e)}"))
         self.meter.failed.connect(lambda task, e: self.log(f"{task}: no resource figures: {error_text(e)}"))
@@ -220,8 +204,8 @@ class MainWindow(QMainWindow):
         self.files.reload_wanted.connect(self.reload)
         self._restore_settings()
         self._set_title()
-        self.update_recent_menu()
-        self.open_project(str(project), ask=False, fallback=fallback)
+        self.projects.update_recent_menu()
+        self.projects.open(str(project), ask=False, fallback=fallback)
 
     @property
     def compiled(self) -> dict:
@@ -232,7 +216,7 @@ class MainWindow(QMainWindow):
     def compile(self):
         self.statusBar().showMessage("compiling every task…")
         self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=lambda _: self._compiled(),
-                           errored=lambda e: self.failed("compile", e))
+                           errored=lambda e: self.runs.failed("compile", e))
 
     def reload(self):
         """Re-read the project's files, then compile; a file that fails marks only its own kernels."""
@@ -244,25 +228,9 @@ class MainWindow(QMainWindow):
             return broken
         self.bridge.submit(job, returned=self._reloaded, errored=self._reload_failed)
 
-    def run(self):
-        name = self.workload.currentText()
-        backend, repeat = self.backend.currentText(), self.repeat.value()
-        # every workload in the combo's order, named, so the progress line counts in the order shown
-        self.activity = ""
-        self.run_names = [name] if name not in ("", "all workloads") else \
-            [self.workload.itemText(i) for i in range(1, self.workload.count())]
-        workloads = list(self.run_names)
-
-        def job(eng):
-            eng.set_backend(backend)
-            return eng.run(workloads, repeat=repeat)
-        self.statusBar().showMessage(f"running {name or 'all workloads'} on {backend} ×{repeat}…")
-        self.actions.stop.setEnabled(True)
-        self.bridge.submit(job, returned=self._ran, errored=lambda e: self.failed("run", e))
-
     @Slot(str)
     def set_mode(self, mode):
-        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda e: self.failed("mode", e))
+        self.bridge.submit(lambda eng: eng.set_mode(mode), errored=lambda e: self.runs.failed("mode", e))
         self.compile()
 
     def _show_mode(self, mode):
@@ -271,94 +239,7 @@ class MainWindow(QMainWindow):
         self.mode.setCurrentText(mode)
         self.mode.blockSignals(False)
 
-    def stop(self):
-        self.bridge.stop()
-        self.statusBar().showMessage("stopping after the launch in flight…")
-
-    @Slot(str, str)
-    def save_override(self, task, text):
-        self.bridge.submit(lambda eng: eng.set_override(task, text, kind="ptx"),
-                           returned=lambda path: self.log(f"{task}: override saved to {path}"),
-                           errored=lambda e: self.failed("override", e))
-        self.compile()
-        if self.views.counters.on_save.isChecked():
-            self.profile(task, self.views.counters.preset.currentText(), "ab")
-
-    @Slot(str, str, str)
-    def profile(self, task, preset, side):
-        """Counters of `task` under ncu on the engine thread; side 'ab': generated against the PTX in use."""
-        n = self.views.counters.repeats.value()   # profiles a side in an A/B: each Δ is changed or noise
-
-        def job(eng):
-            if side == "ab":
-                return (eng.counters(task, preset, side="generated", repeats=n),
-                        eng.counters(task, preset, side="current", repeats=n))
-            return eng.counters(task, preset), None
-
-        def done(pair):
-            self.views.show_counters(*pair)
-            res = pair[1] or pair[0]
-            self.log(f"{task}: counters ({preset}): " + ("ok" if res.ok else res.message))
-
-        def failed(e):
-            self.views.counters.set_busy(False)
-            self.views.counters.status.setText(f"cannot profile {task}: {error_text(e)}")
-            self.failed("counters", e)
-        self.bridge.submit(job, returned=done, errored=failed)
-
-    @Slot(str, str)
-    def save_ll_override(self, task, text):
-        self.bridge.submit(lambda eng: eng.set_override(task, text, kind="ll", target="nvptx"),
-                           returned=lambda path: self.log(f"{task}: LLVM-IR override saved to {path}"),
-                           errored=lambda e: self.failed("override", e))
-        self.compile()
-
-    @Slot(str)
-    def revert_override(self, task):
-        self.bridge.submit(lambda eng: eng.revert_override(task), errored=lambda e: self.failed("revert", e))
-        self.compile()
-
-    def save_ptx(self):
-        """Ctrl+S: the PTX tab's Save & use, from anywhere in the window."""
-        self.views.setCurrentWidget(self.views.ptx_panel)
-        self.views.ptx_panel.save()
-
-    def find(self):
-        w = self.views.currentWidget()
-        pane = {self.views.source_pane: self.views.source_pane, self.views.ptx_panel: self.views.ptx_panel.pane,
-                self.views.sass_pane: self.views.sass_pane}.get(w)
-        if w is self.views.ir_split:
-            pane = self.views.llvm_pane
-        if pane is not None:
-            pane.find_bar.open_bar()
-
     # ---- projects
-    def open_project(self, path: str, ask: bool = True, fallback: str | Path | None = None) -> bool:
-        """Switch to the project at `path` (a folder or a kernel file). Its import runs on the engine
-        thread; until it stands the current project stays open, and a project that fails to open is
-        reported, never fatal (with `fallback`, that project is opened instead). `ask`: ask whether
-        to trust the folder first (its files are code); the start-up's caller has asked already.
-        False when nothing was started (the user declined, or kept unsaved edits)."""
-        if ask and not confirm_trust(path, self.trust, self):
-            self.log(f"not opening {path}: it is not trusted")
-            return False
-        if not self._confirm_discard_drafts():
-            return False
-        self.statusBar().showMessage(f"opening {path}…")
-        self.bridge.open(self.engines(str(path)), returned=lambda project: self.opened(project),
-                         errored=lambda e: self._open_failed(path, e, fallback))
-        return True
-
-    def _open_failed(self, path, error: Exception, fallback: str | Path | None):
-        if fallback is not None:
-            message = f"could not open {path}: {error_text(error)}"
-            self.log(message)
-            self.statusBar().showMessage(message.splitlines()[0])
-            self.bridge.open(self.engines(str(fallback)), returned=lambda project: self.opened(project, message),
-                             errored=lambda e: self._show_project_error(fallback, error_text(e)))
-            return
-        self._show_project_error(path, error_text(error))
-
     def opened(self, project: Project, note: str = ""):
         """The engine of `project` stands: the views take a fresh session, then it announces itself."""
         self.session = Session()
@@ -374,7 +255,7 @@ class MainWindow(QMainWindow):
         self.project_path, self.project_name = str(project.path), project.name
         self.panes.open_project(self.project_path)   # the one left keeps its layout; this one's comes back
         self.settings.add_recent(self.project_path)
-        self.update_recent_menu()
+        self.projects.update_recent_menu()
         self.files.watch(project.files)
         self._set_title()
         self.log(f"opened {self.project_path}")
@@ -391,17 +272,10 @@ class MainWindow(QMainWindow):
         s.message.connect(self.log)
         s.task_changed.connect(self._task_changed)
         s.project_changed.connect(self._project_changed)
-        s.run_started.connect(self._run_progress)
-        s.launches_added.connect(self._run_progress)
-        s.run_finished.connect(self._run_progress)
-        s.run_finished.connect(self._run_finished)
-
-    def _show_project_error(self, path, message):
-        self.log(f"cannot open {path}: {message}")
-        self.statusBar().showMessage(f"cannot open {Path(path).name}: {message.splitlines()[0]}")
-        self.open_error = message
-        if not self.unattended:   # --screenshot: nobody would ever close the box, and it would wait forever
-            QMessageBox.warning(self, "qdexplorer — cannot open project", message)
+        s.run_started.connect(self.runs.show_progress)
+        s.launches_added.connect(self.runs.show_progress)
+        s.run_finished.connect(self.runs.show_progress)
+        s.run_finished.connect(self.runs.finished)
 
     # ---- results
     @Slot(object)
@@ -486,49 +360,6 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().showMessage(f"reload failed: {message.splitlines()[0]}")
 
-    def _run_finished(self, rec: RunRecord):
-        r = rec.result
-        if r is None:
-            return
-        detail = r.check_error or r.error or r.skipped
-        self.log(f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})" + (f": {detail}" if detail else ""))
-
-    def _ran(self, results):
-        self.actions.stop.setEnabled(False)
-        self.statusBar().showMessage(run_summary(results, len(self.run_names)))
-        if self.backend.currentText() != "cuda" and any(ct.override for ct in self.compiled.values()):
-            self.log("note: PTX overrides take effect on CUDA only; the CPU backend ran host code from the source")
-
-    def _run_progress(self, rec, *_):
-        n = max(1, len(rec.tasks))
-        done = rec.launches
-        total = n * rec.repeat
-        wl = (f"workload {self.run_names.index(rec.workload) + 1}/{len(self.run_names)} "
-              if rec.workload in self.run_names and len(self.run_names) > 1 else "")
-        wl = f"{self.activity}: {wl}" if self.activity else wl
-        task_i = min(n, done % n + 1) if done < total else n
-        launch_i = min(rec.repeat, done // n + (1 if done < total else 0))
-        self.run_status.setText(f"{wl}{rec.workload}: task {task_i}/{n}, launch {launch_i}/{rec.repeat}"
-                                + ("" if rec.status == "running" else f" ({rec.status})"))
-        self.progress.setRange(0, total)
-        self.progress.setValue(min(done, total))
-        self.progress.setVisible(rec.status == "running")
-
-    def failed(self, what, error: Exception):
-        self.actions.stop.setEnabled(False)
-        self.activity = ""
-        message = error_text(error)
-        self.log(f"{what} failed: {message}")
-        self.statusBar().showMessage(f"{what} failed: {message.splitlines()[0] if message else ''}")
-
-    def run_choice(self) -> RunChoice:
-        return RunChoice(self.workload.currentText(), self.backend.currentText(), self.repeat.value())
-
-    def choose_backend(self, backend: str) -> None:
-        """The Backend selector's choice, where it offers `backend`."""
-        if self.backend.findText(backend) >= 0:
-            self.backend.setCurrentText(backend)
-
     def show_page(self, widget) -> None:
         """Bring a page (Compare, History) or a panel to the front."""
         if self.pages.indexOf(widget) >= 0:
@@ -536,30 +367,9 @@ class MainWindow(QMainWindow):
         elif self.bottom.indexOf(widget) >= 0:
             self.bottom.setCurrentWidget(widget)
 
-    def begin_activity(self, name: str) -> None:
-        """A bench, a sweep…: what the status bar's progress counts, instead of the last Run's workloads."""
-        self.run_names, self.activity = [], name
-
-    def end_activity(self) -> None:
-        self.activity = ""
-
-    def set_unattended(self) -> None:
-        """--screenshot: errors are returned, never asked about in a dialog."""
-        self.unattended = True
-
     def bridge_busy(self) -> bool:
         """Whether any job is queued or running on the engine thread (quiet ones too)."""
         return self.bridge.busy_now()
-
-    @Slot(bool)
-    def on_busy(self, busy):
-        if busy and self.progress.maximum() == 0:
-            self.progress.setVisible(True)
-        elif not busy:
-            self.progress.setVisible(False)
-            self.progress.setRange(0, 0)
-        for act in (self.actions.compile, self.actions.run, self.actions.reload):
-            act.setEnabled(not busy)
 
     def _backend_changed(self, backend):
         self.tree.set_backend(backend)
@@ -652,21 +462,7 @@ class MainWindow(QMainWindow):
     def _set_title(self):
         self.setWindowTitle(f"qdexplorer — {self.project_name}" + (f"  ({self.project_path})" if self.project_path else ""))
 
-    def update_recent_menu(self):
-        self.actions.recent_menu.clear()
-        demo = str(bundled_demo())
-        for p in self.settings.recent():  # the demo by name, not by its path inside site-packages
-            self.actions.recent_menu.addAction("Bundled demo" if p == demo else p, lambda p=p: self.open_project(p))
-        self.actions.recent_menu.setEnabled(bool(self.settings.recent()))
-        if self.settings.recent():
-            self.actions.recent_menu.addSeparator()
-            self.actions.recent_menu.addAction("Clear list", lambda: (self.settings.clear_recent(), self.update_recent_menu()))
-
     # ---- closing
-    def _confirm_discard_drafts(self) -> bool:
-        drafts = self.views.ptx_panel.dirty_tasks()
-        return not drafts or self.views.ptx_panel.confirm_discard(drafts)
-
     def terminate(self):
         """SIGTERM / SIGINT (gui/plumbing/exit_signals.py): stop a run, close without asking, as Quit would."""
         self.bridge.stop()
@@ -685,7 +481,7 @@ class MainWindow(QMainWindow):
         if self._shut_down:
             event.accept()
             return
-        if not self._closing and not self._confirm_discard_drafts():
+        if not self._closing and not self.projects.confirm_discard_drafts():
             event.ignore()
             return
         self._closing = self._shut_down = True

@@ -79,7 +79,7 @@ def build_menus(win) -> MenuActions:
     for a in (open_act, open_file_act):
         a.setEnabled(win.engines.can_open())
     f.addSeparator()
-    save_act = _act(win, f, "&Save PTX Override", win.save_ptx, QKeySequence.Save,
+    save_act = _act(win, f, "&Save PTX Override", lambda: win.edits.save_ptx(), QKeySequence.Save,
                     "Check the edited PTX with ptxas and save it as the task's override")
     reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
     _act(win, f, "&Export A/B Report…", lambda: win.bench.export_report(), None,
@@ -90,7 +90,7 @@ def build_menus(win) -> MenuActions:
     quit_act.setMenuRole(QAction.QuitRole)
 
     e = mb.addMenu("&Edit")
-    _act(win, e, "&Find…", win.find, QKeySequence.Find, "Find in the code view on show")
+    _act(win, e, "&Find…", lambda: win.edits.find(), QKeySequence.Find, "Find in the code view on show")
     check_act = _act(win, e, "&Check PTX with ptxas", lambda: win.views.ptx_panel.validate(), "Ctrl+Shift+C",
                      "Assemble the PTX in the editor: errors at their lines, registers, spills")
     _act(win, e, "&Revert PTX to Generated", lambda: win.views.ptx_panel.revert(), None,
@@ -136,8 +136,8 @@ def build_menus(win) -> MenuActions:
 
     r = mb.addMenu("&Run")
     compile_act = _act(win, r, "&Compile", win.compile, "Ctrl+B", "Compile every task to PTX")
-    run_act = _act(win, r, "&Run", win.run, "F5", "Run the workload on the chosen backend")
-    stop_act = _act(win, r, "&Stop", win.stop, "Shift+F5", "Stop the run after the launch in flight")
+    run_act = _act(win, r, "&Run", lambda: win.runs.run(), "F5", "Run the workload on the chosen backend")
+    stop_act = _act(win, r, "&Stop", lambda: win.runs.stop(), "Shift+F5", "Stop the run after the launch in flight")
     stop_act.setEnabled(False)
 
     h = mb.addMenu("&Help")
@@ -155,7 +155,7 @@ def open_dialog(win, folder: bool):
     else:
         path, _ = QFileDialog.getOpenFileName(win, "Open kernel file", start, "Python kernels (*.py)")
     if path:
-        win.open_project(path)
+        win.projects.open(path)
 
 
 def versions() -> dict[str, str]:

@@ -1,6 +1,6 @@
 """Registers, spills and occupancy of every task on any machine, asked of the engine once per PTX.
 
-The figures are the engine's: `Engine.resources(task)` runs `ptxas -v` at the task's block size
+The figures are the engine's: `TaskCode.resources(task)` (as `engine.code`) runs `ptxas -v` at the task's block size
 (the rule lives on the task's LaunchSpec) and reports a ResourcesEstimated event, which the
 session folds in beside the driver's figures from a CUDA load (those win). This object only
 decides when to ask: once for each PTX text a task has in use, so a recompile served from the
@@ -38,4 +38,4 @@ class ResourceMeter(QObject):
         if self._asked.get(task) == key:
             return
         self._asked[task] = key
-        self.bridge.submit(lambda eng: eng.resources(task), errored=lambda e: self.failed.emit(task, e), quiet=True)
+        self.bridge.submit(lambda eng: eng.code.resources(task), errored=lambda e: self.failed.emit(task, e), quiet=True)

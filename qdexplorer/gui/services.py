@@ -8,42 +8,30 @@ hand them back for the window to lay out. They never set anything on the window.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ..session import Session
     from .bridge import EngineBridge
+    from .run_control import RunChoice, RunControl
     from .settings import Settings
-
-
-@dataclass(frozen=True)
-class RunChoice:
-    """The Run toolbar's settings when a command reads them."""
-    workload: str      # '' or 'all workloads': every one
-    backend: str
-    repeat: int
-
-    def workloads(self) -> list[str] | None:
-        """The workload asked for, or None for all of them."""
-        return None if self.workload in ("", "all workloads") else [self.workload]
 
 
 class WindowServices:
     """Built by the window from its own parts; each helper keeps one and asks it."""
 
-    def __init__(self, bridge: EngineBridge, settings: Settings, session: Callable[[], Session],
+    def __init__(self, bridge: EngineBridge, settings: Settings, runs: RunControl, session: Callable[[], Session],
                  log: Callable[[str], None], status: Callable[[str], None],
-                 failed: Callable[[str, Exception], None], running: Callable[[bool], None],
-                 choice: Callable[[], RunChoice], choose_backend: Callable[[str], None],
-                 project_path: Callable[[], str | None], opened: Callable[[Any], None],
-                 show: Callable[[Any], None], begin: Callable[[str], None], end: Callable[[], None],
-                 note: Callable[[str], None]):
+                 project_path: Callable[[], str | None], opened: Callable[[Any], None], show: Callable[[Any], None]):
+        """`runs`: the window's Run part, whose choices, Stop button, failure line and progress
+        activity the helpers share with the Run command (handed out as its calls, not as the part)."""
         self.bridge, self.settings = bridge, settings
-        self._session, self._choice, self._project_path = session, choice, project_path
-        self.log, self.status, self.failed, self.running = log, status, failed, running
-        self.choose_backend, self.opened, self.show = choose_backend, opened, show
-        self.begin, self.end, self.note = begin, end, note   # an activity the status bar counts; its last word
+        self._session, self._project_path = session, project_path
+        self.log, self.status, self.opened, self.show = log, status, opened, show
+        self.failed, self.choose_backend = runs.failed, runs.choose_backend
+        self.running = runs.actions.stop.setEnabled
+        self._choice = runs.choice
+        self.begin, self.end, self.note = runs.begin, runs.end, runs.label.setText   # an activity the status bar counts; its last word
 
     @property
     def session(self) -> Session:

@@ -130,7 +130,7 @@ def test_sass_for_every_demo_task_with_no_toolkit_and_no_gpu(wheels_only, demo_p
         names = [ct.task for ct in compiled.tasks]
         assert len(names) >= 15
         for task in names:
-            got = eng.sass(task)
+            got = eng.code.sass(task)
             assert isinstance(got, sass.SassListing), f"{task}: {got}"
             assert got.instructions() and got.to_ptx and got.to_source, task
             assert re.search(rf"\.text\.{task}\b", got.text), task

@@ -92,7 +92,7 @@ def run_and_wait(win, qtbot, workload, repeat, timeout=120000):
     win.workload.setCurrentText(workload)
     win.repeat.setValue(repeat)
     n = len(win.session.runs)
-    win.run()
+    win.runs.run()
     qtbot.waitUntil(lambda: len(win.session.runs) > n and win.session.runs[-1].status != "running"
                     and not win.bridge_busy(), timeout=timeout)
     return win.session.runs[-1]
@@ -160,7 +160,7 @@ def test_legend_never_overlaps_the_data_with_fifteen_tasks(window, qtbot):
     win.plots.launches.scope.setCurrentText("all tasks")
     win.workload.setCurrentText("all workloads")
     win.repeat.setValue(2)
-    win.run()
+    win.runs.run()
     qtbot.waitUntil(lambda: "run finished" in win.statusBar().currentMessage(), timeout=120000)
     combo = [win.workload.itemText(i) for i in range(1, win.workload.count())]
     assert [r.workload for r in win.session.runs] == combo   # "workload 3/10" counts in the order shown
@@ -345,7 +345,7 @@ def test_stop_ends_a_run_and_keeps_its_timings(window, qtbot):
     win = window
     win.workload.setCurrentText("particles_64k")
     win.repeat.setValue(1_000_000)
-    win.run()
+    win.runs.run()
     qtbot.waitUntil(lambda: bool(win.session.runs) and win.session.runs[-1].launches > 20, timeout=60000)
     assert "launch" in win.run_status.text() and "/1000000" in win.run_status.text()
     win.actions.stop.trigger()
@@ -362,7 +362,7 @@ def test_closing_during_a_run_stops_it(qtbot, tmp_path, project):
     win = make_window(qtbot, tmp_path, project)
     win.workload.setCurrentText("particles_64k")
     win.repeat.setValue(1_000_000)
-    win.run()
+    win.runs.run()
     qtbot.waitUntil(lambda: bool(win.session.runs) and win.session.runs[-1].launches > 5, timeout=60000)
     win.close()
     assert win.bridge.lane.pool.activeThreadCount() == 0 and win.bridge.engine is None  # closed on its thread
@@ -374,21 +374,21 @@ def test_file_open_and_recent_and_errors_in_the_window(window, qtbot, tmp_path, 
     other.mkdir()
     shutil.copy(bundled_demo() / "saxpy.py", other / "saxpy.py")
     win.trust.remember(other, True)
-    assert win.open_project(str(other))
+    assert win.projects.open(str(other))
     wait_compiled(qtbot, win, 2)
     assert list(win.tree.kernel_items) == ["saxpy", "copy"] and "other" in win.windowTitle()
     assert [a.text() for a in win.actions.recent_menu.actions()][0] == str(other)
     shown = []
-    import qdexplorer.gui.main_window as mw
-    monkeypatch.setattr(mw.QMessageBox, "warning", lambda *a: shown.append(a[2]))
-    assert win.open_project(str(tmp_path / "missing"), ask=False)   # tried on the engine thread...
+    import qdexplorer.gui.project_opener as opener   # the part that opens projects says why one cannot open
+    monkeypatch.setattr(opener.QMessageBox, "warning", lambda *a: shown.append(a[2]))
+    assert win.projects.open(str(tmp_path / "missing"), ask=False)   # tried on the engine thread...
     qtbot.waitUntil(lambda: bool(shown), timeout=30000)              # ...and refused there, with the reason
     assert "project folder not found" in shown[0]
     assert "cannot open" in win.messages.toPlainText() and list(win.tree.kernel_items) == ["saxpy", "copy"]
     single = tmp_path / "stencil.py"
     shutil.copy(bundled_demo() / "stencil.py", single)
     win.trust.remember(single, True)
-    assert win.open_project(str(single))  # one kernel file is a project too
+    assert win.projects.open(str(single))  # one kernel file is a project too
     qtbot.waitUntil(lambda: "stencil.py" in win.windowTitle(), timeout=60000)
     wait_compiled(qtbot, win, 2)
     assert list(win.tree.kernel_items) == ["jacobi"]
@@ -435,7 +435,7 @@ def test_menus_have_the_standard_shortcuts(window):
     found = ptxas.find_ptxas()
     assert v["ptxas"] == "not found" if found is None else str(found) in v["ptxas"]   # About names the binary
     win.settings.add_recent(str(bundled_demo()))
-    win.update_recent_menu()
+    win.projects.update_recent_menu()
     assert win.actions.recent_menu.actions()[0].text() == "Bundled demo"   # not its path inside site-packages
 
 
@@ -669,12 +669,12 @@ def test_file_open_asks_for_trust_once_per_folder(window, qtbot, tmp_path):
     shutil.copy(bundled_demo() / "stencil.py", other / "stencil.py")
     asked = []
     _answer_trust(QMessageBox.StandardButton.No, asked)
-    assert not win.open_project(str(other)) and len(asked) == 1   # declined: the demo copy stays open
+    assert not win.projects.open(str(other)) and len(asked) == 1   # declined: the demo copy stays open
     assert "saxpy" in win.tree.kernel_items
     _answer_trust(QMessageBox.StandardButton.Yes, asked)
-    assert win.open_project(str(other)) and len(asked) == 2
+    assert win.projects.open(str(other)) and len(asked) == 2
     qtbot.waitUntil(lambda: "jacobi" in win.tree.kernel_items and not win.bridge_busy(), timeout=60000)
-    win.update_recent_menu()
+    win.projects.update_recent_menu()
     recent = next(a for a in win.actions.recent_menu.actions() if a.text() == str(other))
     recent.trigger()                                              # Open Recent: trusted now, not asked again
     qtbot.waitUntil(lambda: not win.bridge_busy(), timeout=60000)

@@ -118,7 +118,7 @@ def test_another_project_starts_with_empty_compare_history_and_progress(window, 
     other = tmp_path / "other"
     other.mkdir()
     shutil.copy(bundled_demo() / "stencil.py", other / "stencil.py")
-    assert win.open_project(str(other), ask=False)
+    assert win.projects.open(str(other), ask=False)
     qtbot.waitUntil(lambda: "jacobi" in win.tree.kernel_items and not win.bridge_busy(), timeout=90000)
     assert bench.compare.combo_a.count() == bench.compare.combo_b.count() == 0
     assert bench.compare.comparison is None and bench.compare.table.rowCount() == 0

@@ -57,7 +57,7 @@ def test_a_sweep_in_the_sweep_tab_fills_the_heat_map_and_stars_the_best(qtbot, t
     assert view.heat.item(0, 0).text().endswith("1.000") and view.heat.columnCount() == 3
     # a local engine says so in the status bar before any run (it was empty until then: issue 31)
     assert win.cluster.where.text() == "runs on this machine (cpu)"
-    win.run()
+    win.runs.run()
     qtbot.waitUntil(lambda: win.cluster.where.text() == "runs on this machine (cpu)", timeout=60000)
     win.close()
 
@@ -84,7 +84,7 @@ def test_the_cluster_setting_lists_the_clusters_nodes_runs_there_and_is_remember
                         and TASK in win.compiled and not win.bridge_busy(), timeout=120000)
         # said as soon as the device is chosen, before the first run (issue 31)
         assert c.where.text() == f"runs on CPU ({nodes[0].host}, {nodes[0].cpus:g} cores) via local"
-        win.run()
+        win.runs.run()
         qtbot.waitUntil(lambda: c.where.text().startswith("runs on CPU (") and not win.bridge_busy(), timeout=120000)
         assert c.where.text() == f"runs on CPU ({nodes[0].host}) via local"
         win.close()

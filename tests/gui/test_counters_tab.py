@@ -53,7 +53,7 @@ def test_good_profile_fills_the_tab_and_the_gutters(fake_ncu, window, qtbot):  #
     # so the editor shows the text the counters are about (today's codegen may write other lines)
     text = _fixture_ptx()
     window.tree.select(TASK)
-    window.save_override(TASK, text)
+    window.edits.save_override(TASK, text)
     qtbot.waitUntil(lambda: not window.bridge_busy() and window.views.ptx.toPlainText() == text, timeout=60000)
     view = _profile(window, qtbot, preset="full")
     assert "replay passes" in view.status.text() and "exact per PTX line" in view.status.text()
@@ -172,7 +172,7 @@ def test_window_ab_fills_the_gutter_of_the_profiled_side(fake_ncu, window, qtbot
     fake_ncu.mode("good")
     text = _fixture_ptx()   # B, the PTX in use, is the PTX the fake's report was made from
     window.tree.select(TASK)
-    window.save_override(TASK, text)
+    window.edits.save_override(TASK, text)
     qtbot.waitUntil(lambda: not window.bridge_busy() and window.views.ptx.toPlainText() == text, timeout=60000)
     view = _profile(window, qtbot, preset="full", ab=True)
     assert view.lower_tabs.isTabEnabled(1)

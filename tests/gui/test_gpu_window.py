@@ -42,7 +42,7 @@ def run(win, qtbot, workload, repeat):
     win.workload.setCurrentText(workload)
     win.repeat.setValue(repeat)
     n = len(win.session.runs)
-    win.run()
+    win.runs.run()
     qtbot.waitUntil(lambda: len(win.session.runs) > n and win.session.runs[-1].status != "running"
                     and not win.bridge_busy(), timeout=180000)
     return win.session.runs[-1]

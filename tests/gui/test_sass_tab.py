@@ -57,7 +57,7 @@ def test_sass_for_another_arch_and_the_diff_vs_generated(window, qtbot):  # noqa
     edited, n = re.subn(r"fma\.rn\.ftz\.f32\s+(%r\d+), %r\d+, (%r\d+), (%r\d+);", r"add.rn.ftz.f32 \1, \2, \3;", text,
                         count=1)
     assert n == 1
-    window.save_override(TASK, edited)
+    window.edits.save_override(TASK, edited)
     qtbot.waitUntil(lambda: not window.bridge_busy() and views.ptx.toPlainText() == edited, timeout=60000)
     views.setCurrentWidget(views.sass_pane)
     views.sass_panel.tabs.setCurrentIndex(1)

@@ -41,19 +41,19 @@ class WindowPaneSource:
         views.want_sass.connect(lambda task, arch, diff: self._sass(views, task, arch, diff))
 
     def _optimised(self, views, task: str) -> None:
-        self.win.bridge.submit(lambda eng: eng.optimised_ll(task), returned=lambda text: views.show_optimised(task, text),
+        self.win.bridge.submit(lambda eng: eng.code.optimised_ll(task), returned=lambda text: views.show_optimised(task, text),
                                errored=lambda e: views.show_optimised(task, f"; failed: {error_text(e)}"))
 
     def _sass(self, views, task: str, arch: str, diff: bool) -> None:
         arch_ = arch or None
         if diff:   # the SASS of the generated PTX beside that of the PTX in use, as the PTX tab's diff
             def both(eng):
-                got = [eng.sass(task, arch_, generated=side) for side in (True, False)]
+                got = [eng.code.sass(task, arch_, generated=side) for side in (True, False)]
                 return tuple(g if isinstance(g, str) else "\n".join(g.instructions()) for g in got)
             self.win.bridge.submit(both, returned=lambda ab: views.sass_panel.show_diff(task, *ab),
                                    errored=lambda e: views.sass_panel.show_diff(task, "", f"// failed: {error_text(e)}"))
             return
-        self.win.bridge.submit(lambda eng: eng.sass(task, arch_), returned=lambda listing: views.show_sass(task, listing),
+        self.win.bridge.submit(lambda eng: eng.code.sass(task, arch_), returned=lambda listing: views.show_sass(task, listing),
                                errored=lambda e: views.show_sass(task, f"// failed: {error_text(e)}"))
 
     def forget_runs(self):
@@ -65,7 +65,7 @@ class WindowPaneSource:
                 self._from_run(view, task, done)
             elif view.stage == "sass":
                 generated = view.code == "generated"
-                self.win.bridge.submit(lambda eng: eng.sass(task, view.arch, generated=generated),
+                self.win.bridge.submit(lambda eng: eng.code.sass(task, view.arch, generated=generated),
                                        returned=lambda got: done(got if isinstance(got, str) else got.text),
                                        errored=lambda e: done(f"// failed: {error_text(e)}"), quiet=True)
             else:
