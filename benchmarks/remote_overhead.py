@@ -187,7 +187,7 @@ def main():
         # actor calls alone (QDEXPLORER_RAY_DIRECT=0, what a node this machine cannot reach gets)
         sides = measure_sides({"local": local, "ray": ray, "ray_actor_calls": ray_calls}, a.reps,
                               env={"ray_actor_calls": {"QDEXPLORER_RAY_DIRECT": "0"}})
-        sides["ray"]["direct"] = ray._the_device().transport.conn is not None
+        sides["ray"]["direct"] = ray.device_info()["direct_connection"]
         sides["ray_actor_calls"]["direct"] = ray_calls._the_device().transport.conn is not None
     with Engine(None, backend=backend, cache_dir=cache) as local, \
             Engine(None, backend=backend, cache_dir=cache, **where) as ray:

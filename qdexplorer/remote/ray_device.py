@@ -190,6 +190,10 @@ class RayActor:
         self._poll: Any = None   # the poll in flight, if its answer has not come yet
         self.conn: Channel | None = None   # the direct connection to the actor, where it could be made
 
+    def describe(self) -> dict[str, Any]:
+        """What the client adds to the device's info: whether runs bypass Ray's calls (milliseconds a run)."""
+        return {"direct_connection": self.conn is not None}
+
     def _options(self) -> dict[str, Any]:
         # a `poll` waits on one of its threads; `submit` (a halt among them) answers on the others
         o: dict[str, Any] = {"num_gpus": gpu_share() if self.backend == "cuda" else 0, "num_cpus": 1,

@@ -165,7 +165,7 @@ def test_a_short_run_is_one_round_trip_to_the_actor(tmp_path, cluster_address, m
     with Engine(tmp_path / "p", backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as remote:
         (first,) = remote.run(["read_only"], repeat=2)   # starts the actor and loads the task
         assert first.status == "passed", first.error
-        assert (remote._the_device().transport.conn is not None) == direct
+        assert (remote.device_info()["direct_connection"]) == direct
         calls = [0]
 
         def get(*a, **k):
@@ -203,7 +203,7 @@ def test_big_and_small_runs_alternate_over_the_direct_connection(tmp_path, clust
     with Engine(tmp_path / "p", backend="cpu", cluster=cluster_address, cache_dir=str(tmp_path / "c")) as remote:
         statuses = [(r.workload, r.status, r.error or r.check_error)
                     for r in remote.run(["big", "read_only", "big"], repeat=2)]
-        assert remote._the_device().transport.conn is not None
+        assert remote.device_info()["direct_connection"]
     assert all(s == "passed" for _, s, _ in statuses), statuses
 
 
