@@ -23,6 +23,7 @@ from .demote import demote_atomics
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
+from .alg_simp import alg_simp
 from .math_lowering import MathEmitter, calls_libdevice
 from .options import CodegenOptions
 from .privatize import PrivatizeEmitter, find_private
@@ -63,6 +64,8 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "
                            f"cuda, or qd.init(arch=qd.cuda) in a script")
     task = demote_atomics(task)   # `v[i] += ...` touching only its own element: no atomic (demote.py)
+    if opts.fast_math:
+        task = alg_simp(task)     # Quadrants' fast-math folds (x - x, x * 0, x / x) before LLVM (alg_simp.py)
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,

@@ -1,0 +1,374 @@
+"""Quadrants' fast-math algebraic simplification, on a task's IR before codegen.
+
+Under fast math (Quadrants' default) Quadrants' `alg_simp` pass (quadrants/transforms/alg_simp.cpp)
+folds, before LLVM sees the kernel, float expressions that LLVM itself keeps (its fast-math flags
+there are `ninf nsz reassoc afn`, no `nnan`, so LLVM folds neither `x * 0` nor `x - x`):
+
+- `a * 0`, `0 * a` -> 0                    (optimize_multiplication, fast_math)
+- `a - a` -> 0                             (visit(BinaryOpStmt), fast_math)
+- `a / a` -> 1                             (optimize_division, fast_math)
+- `a == a`, `a <= a`, `a >= a` -> 1 and `a != a`, `a < a`, `a > a` -> 0   (comparisons, fast_math)
+- `a / c` -> `a * (1 / c)` for a float constant c != 0 (optimize_division, fast_math; codegen did
+  this alone before, expressions.py `reciprocal`; here the product takes part in the other rules)
+
+and, with them, the rules it applies whatever the setting, whose results only matter here because
+the terms they drop change the sums LLVM reassociates: `a * 1`, `1 * a`, `a / 1` -> a; `a + 0`,
+`0 + a`, `a - 0` -> a; `2 * a`, `a * 2` -> `a + a`; and Quadrants' constant folding of the float
+operations on constants these leave (`0 * 0.05`).
+
+"The same value" is Quadrants' `irpass::analysis::same_value`: one statement after its CSE. Ours
+models where Quadrants merges statements:
+- a pure operation of the same operands (its CSE);
+- a local assigned once, in this block or one around it and not since (store-to-load forwarding of
+  locals, control_flow_graph.cpp): its value; a local assigned in a branch or a loop, a plain read;
+- two loads of one element of one global array in the same block (statement list) with no store,
+  atomic or out-of-line call touching that array between them, nested statements included
+  (simplify.cpp, BasicBlockSimplify::visit(GlobalLoadStmt)); a load inside an `if` or a loop body
+  is not merged with one outside it.
+Anything else (random numbers, atomics, reads of locals Quadrants does not forward) is a value of
+its own, so the model only ever folds less than Quadrants, never more.
+
+Only with fast math on, and after atomic demotion (as in Quadrants, which simplifies again after
+demote_atomics); with fast math off nothing here runs.
+"""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import numpy as np
+
+from ..ir import nodes as ir
+
+_NP = {32: np.float32, 64: np.float64, 16: np.float16}
+_SAME_TRUE = {"==", "<=", ">="}
+_SAME_FALSE = {"!=", "<", ">"}
+_IMPURE_CALLS = {"clock"}
+
+
+def alg_simp(task: ir.Task) -> ir.Task:
+    """The task with Quadrants' fast-math simplifications applied (the same object if none applies)."""
+    s = _Simplifier(task)
+    body = s.block(task.body)
+    if not s.changed:
+        return task
+    return dataclasses.replace(task, body=body)
+
+
+def _const_key(e: ir.Const):
+    v = e.value
+    if isinstance(v, float):
+        return (e.dtype.name, "f", v.hex() if not math.isnan(v) else "nan")
+    return (e.dtype.name, "i", int(v))
+
+
+def _is_float_const(e, value) -> bool:
+    return isinstance(e, ir.Const) and e.dtype.is_float and e.value == value
+
+
+def _fconst(value, dt) -> ir.Const:
+    return ir.Const(float(_NP[dt.bits](value)), dt)
+
+
+class _Simplifier:
+    def __init__(self, task: ir.Task):
+        self.n = itertools.count()
+        self.known: dict = {}      # Local -> (value key, the Const it holds or None)
+        self.loads: dict = {}      # this block's loads: (array name, index keys) -> value key
+        self.stable: dict = {}     # Local -> key: loop counters, read-only in the loop body
+        self.loop_vars = {id(v) for v in task.loop_vars}
+        self.may_alias = set(task.may_alias)
+        self.changed = False
+
+    def fresh(self):
+        return ("v", next(self.n))
+
+    # ---- statements ------------------------------------------------------------------------
+
+    def block(self, stmts: list) -> list:
+        """A statement list: a block of its own for global-load merging."""
+        saved = self.loads
+        self.loads = {}
+        try:
+            return self.stmts(stmts)
+        finally:
+            self.loads = saved
+
+    def stmts(self, stmts: list) -> list:
+        return [self.stmt(s) for s in stmts]
+
+    def forget(self, locals_: set):
+        for lv in locals_:
+            self.known.pop(lv, None)
+            self.stable.pop(lv, None)
+
+    def invalidate(self, array):
+        name = array.name
+        alias = name in self.may_alias
+        for k in [k for k in self.loads if k[0] == name or (alias and k[0] in self.may_alias)]:
+            del self.loads[k]
+
+    def stores_in(self, node):
+        """What a statement (and what it nests) does to global loads: invalidate the arrays it writes."""
+        for n in ir.walk(node):
+            if isinstance(n, (ir.Store, ir.AtomicRMW)):
+                self.invalidate(n.array)
+            elif isinstance(n, ir.Call):
+                self.loads.clear()
+
+    def stmt(self, s):
+        t = type(s)
+        if t is ir.Assign:
+            v, key = self.expr(s.value)
+            self.stable.pop(s.local, None)
+            self.known[s.local] = (key, v if isinstance(v, ir.Const) else None)
+            return s if v is s.value else self._changed(ir.Assign(s.local, v))
+        if t is ir.Store:
+            idx = self.exprs(s.indices)
+            v, _ = self.expr(s.value)
+            self.invalidate(s.array)
+            if v is s.value and idx is s.indices:
+                return s
+            return self._changed(dataclasses.replace(s, indices=idx, value=v))
+        if t is ir.ExprStmt:
+            v, _ = self.expr(s.value)
+            return s if v is s.value else self._changed(ir.ExprStmt(v))
+        if t is ir.Print:
+            parts = tuple(self.expr(p)[0] if isinstance(p, ir.Expr) else p for p in s.parts)
+            if all(a is b for a, b in zip(parts, s.parts)):
+                return s
+            return self._changed(dataclasses.replace(s, parts=parts))
+        if t is ir.If:
+            cond, _ = self.expr(s.cond)
+            assigned = _assigned([s.then, s.orelse])
+            saved = dict(self.known)
+            then = self.block(s.then)
+            self.known = dict(saved)
+            orelse = self.block(s.orelse)
+            self.known = saved
+            self.forget(assigned)
+            self.stores_in([s.then, s.orelse])
+            if cond is s.cond and _same(then, s.then) and _same(orelse, s.orelse):
+                return s
+            return self._changed(ir.If(cond, then, orelse))
+        if t is ir.Loop:
+            in_body = _assigned(s.body)
+            counters = _assigned(s.step) - in_body
+            self.forget(in_body | counters)
+            saved = dict(self.known)
+            for lv in counters:
+                self.stable[lv] = self.fresh()
+            body = self.block(s.body)
+            for lv in counters:
+                self.stable.pop(lv, None)
+            self.known = dict(saved)
+            step = self.block(s.step)
+            self.known = saved
+            self.forget(in_body | counters)
+            self.stores_in([s.body, s.step])
+            if _same(body, s.body) and _same(step, s.step):
+                return s
+            return self._changed(dataclasses.replace(s, body=body, step=step))
+        if t is ir.Block:
+            if _returns(s.body[:-1]) or (s.body and not isinstance(s.body[-1], ir.Return) and _returns(s.body[-1:])):
+                # an early return: the rest runs on a condition; as a branch
+                assigned = _assigned(s.body)
+                saved = dict(self.known)
+                body = self.block(s.body)
+                self.known = saved
+                self.forget(assigned)
+                self.stores_in(s.body)
+                self.loads.clear()
+            else:
+                body = self.stmts(s.body)   # an inlined qd.func: the same block, as Quadrants inlines it
+            return s if _same(body, s.body) else self._changed(ir.Block(s.label, body))
+        if t is ir.FuncDef:
+            saved_known, saved_loads, saved_stable = self.known, self.loads, self.stable
+            self.known, self.loads, self.stable = {}, {}, {}
+            body = self.stmts(s.body)
+            self.known, self.loads, self.stable = saved_known, saved_loads, saved_stable
+            return s if _same(body, s.body) else self._changed(dataclasses.replace(s, body=body))
+        if t is ir.Call:
+            args = self.exprs(s.args)
+            self.loads.clear()
+            self.forget(set(s.outs))
+            return s if args is s.args else self._changed(dataclasses.replace(s, args=args))
+        # Break, Continue, Barrier, Return and anything else: untouched, but what they nest is seen
+        if t is ir.Barrier:
+            self.loads.clear()
+        return s
+
+    def _changed(self, s):
+        self.changed = True
+        return s
+
+    # ---- expressions -----------------------------------------------------------------------
+
+    def exprs(self, es: tuple) -> tuple:
+        out = tuple(self.expr(e)[0] for e in es)
+        return es if all(a is b for a, b in zip(out, es)) else out
+
+    def expr(self, e):
+        """(the simplified expression, its value key: equal keys are Quadrants' same_value)."""
+        t = type(e)
+        if t is ir.Const:
+            return e, ("c",) + _const_key(e)
+        if t is ir.ScalarArg:
+            return e, ("a", e.name)
+        if t is ir.Shape:
+            return e, ("s", e.array.name, e.axis)
+        if t is ir.SimtIndex:
+            return e, ("t", e.what)
+        if t is ir.LocalRef:
+            lv = e.local
+            if id(lv) in self.loop_vars:
+                return e, ("i", id(lv))
+            st = self.stable.get(lv)
+            if st is not None:
+                return e, st
+            k = self.known.get(lv)
+            if k is None:
+                return e, self.fresh()
+            key, const = k
+            if const is not None and const.dtype == lv.dtype:
+                self.changed = True
+                return const, key
+            return e, key
+        if t is ir.Load:
+            parts = [self.expr(i) for i in e.indices]
+            idx = tuple(p[0] for p in parts)
+            new = e if all(a is b for a, b in zip(idx, e.indices)) else dataclasses.replace(e, indices=idx)
+            if not isinstance(e.array, ir.ArrayArg):
+                return new, self.fresh()
+            tk = (e.array.name, tuple(p[1] for p in parts))
+            key = self.loads.get(tk)
+            if key is None:
+                key = self.loads[tk] = self.fresh()
+            return new, key
+        if t is ir.AtomicRMW:
+            idx = self.exprs(e.indices)
+            v, _ = self.expr(e.value)
+            exp = self.expr(e.expected)[0] if e.expected is not None else None
+            self.invalidate(e.array)
+            if idx is e.indices and v is e.value and exp is e.expected:
+                return e, self.fresh()
+            return dataclasses.replace(e, indices=idx, value=v, expected=exp), self.fresh()
+        if t is ir.BinOp:
+            return self.binop(e)
+        if t is ir.Compare:
+            (a, ka), (b, kb) = self.expr(e.lhs), self.expr(e.rhs)
+            if a.dtype.is_float and ka == kb and e.op in _SAME_TRUE | _SAME_FALSE:
+                c = ir.Const(e.op in _SAME_TRUE, e.dtype)
+                self.changed = True
+                return c, ("c",) + _const_key(c)
+            new = e if a is e.lhs and b is e.rhs else ir.Compare(e.op, a, b, e.dtype)
+            return new, ("cmp", e.op, ka, kb)
+        if t is ir.UnOp:
+            a, ka = self.expr(e.operand)
+            if e.op == "neg" and e.dtype.is_float and isinstance(a, ir.Const) and e.dtype.bits in _NP:
+                c = _fconst(-a.value, e.dtype)
+                self.changed = True
+                return c, ("c",) + _const_key(c)
+            new = e if a is e.operand else ir.UnOp(e.op, a, e.dtype)
+            return new, ("u", e.op, e.dtype.name, ka)
+        if t is ir.Cast:
+            a, ka = self.expr(e.operand)
+            if isinstance(a, ir.Const) and e.dtype.is_float and e.dtype.bits in _NP and a.dtype.kind in "iuf" \
+                    and not isinstance(a.value, bool) and math.isfinite(a.value):
+                c = _fconst(a.value, e.dtype)   # Quadrants folds the cast of a constant
+                self.changed = True
+                return c, ("c",) + _const_key(c)
+            new = e if a is e.operand else ir.Cast(a, e.dtype)
+            return new, ("cast", e.dtype.name, ka)
+        if t is ir.Select:
+            (c, kc), (a, ka), (b, kb) = self.expr(e.cond), self.expr(e.a), self.expr(e.b)
+            new = e if c is e.cond and a is e.a and b is e.b else ir.Select(c, a, b, e.dtype)
+            return new, ("sel", e.dtype.name, kc, ka, kb)
+        if t is ir.MathCall:
+            parts = [self.expr(x) for x in e.args]
+            args = tuple(p[0] for p in parts)
+            new = e if all(a is b for a, b in zip(args, e.args)) else ir.MathCall(e.fn, args, e.dtype)
+            if e.fn in _IMPURE_CALLS:
+                return new, self.fresh()
+            return new, ("m", e.fn, e.dtype.name, tuple(p[1] for p in parts))
+        return e, self.fresh()   # an expression kind this pass does not know: a value of its own
+
+    def binop(self, e: ir.BinOp):
+        (a, ka), (b, kb) = self.expr(e.lhs), self.expr(e.rhs)
+        dt, op = e.dtype, e.op
+        if dt.is_float and dt.bits in _NP and a.dtype == dt and b.dtype == dt:
+            r = self.float_rules(op, a, ka, b, kb, dt)
+            if r is not None:
+                self.changed = True
+                return r
+        new = e if a is e.lhs and b is e.rhs else ir.BinOp(op, a, b, dt)
+        return new, ("b", op, dt.name, ka, kb)
+
+    def float_rules(self, op, a, ka, b, kb, dt):
+        ca, cb = isinstance(a, ir.Const), isinstance(b, ir.Const)
+        if ca and cb and op in ("+", "-", "*", "/"):   # Quadrants' constant folding, in the type
+            x, y = _NP[dt.bits](a.value), _NP[dt.bits](b.value)
+            with np.errstate(all="ignore"):
+                v = {"+": x + y, "-": x - y, "*": x * y, "/": x / y}[op]
+            if np.isfinite(v):
+                c = _fconst(v, dt)
+                return c, ("c",) + _const_key(c)
+        if op == "*":
+            if _is_float_const(a, 1):
+                return b, kb
+            if _is_float_const(b, 1):
+                return a, ka
+            if _is_float_const(a, 0) or _is_float_const(b, 0):
+                c = _fconst(0.0, dt)
+                return c, ("c",) + _const_key(c)
+            if _is_float_const(a, 2) or _is_float_const(b, 2):
+                x, kx = (b, kb) if _is_float_const(a, 2) else (a, ka)
+                if not _cheap(x):   # ours is a tree: `x` would be computed twice (Quadrants' is one statement)
+                    return None
+                return ir.BinOp("+", x, x, dt), ("b", "+", dt.name, kx, kx)
+            return None
+        if op == "/":
+            if _is_float_const(b, 1):
+                return a, ka
+            if ka == kb:
+                c = _fconst(1.0, dt)
+                return c, ("c",) + _const_key(c)
+            if cb and b.value != 0 and dt.bits in (32, 64):
+                r = _fconst(_NP[dt.bits](1) / _NP[dt.bits](b.value), dt)
+                rk = ("c",) + _const_key(r)
+                again = self.float_rules("*", a, ka, r, rk, dt)
+                return again if again is not None else (ir.BinOp("*", a, r, dt), ("b", "*", dt.name, ka, rk))
+            return None
+        if op in ("+", "-"):
+            if _is_float_const(b, 0):
+                return a, ka
+            if op == "+" and _is_float_const(a, 0):
+                return b, kb
+            if op == "-" and ka == kb:
+                c = _fconst(0.0, dt)
+                return c, ("c",) + _const_key(c)
+        return None
+
+
+def _cheap(e) -> bool:
+    """Whether computing `e` twice is the same as once: no atomics, no calls (LLVM merges the rest)."""
+    return not any(isinstance(n, (ir.AtomicRMW, ir.MathCall)) for n in ir.walk(e))
+
+
+def _same(a: list, b: list) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def _assigned(node) -> set:
+    out = set()
+    for n in ir.walk(node):
+        if isinstance(n, ir.Assign):
+            out.add(n.local)
+        elif isinstance(n, ir.Call):
+            out.update(n.outs)
+    return out
+
+
+def _returns(node) -> bool:
+    return any(isinstance(n, ir.Return) for n in ir.walk(node))
