@@ -49,7 +49,9 @@ _IMPURE_CALLS = {"clock"}
 
 def alg_simp(task: ir.Task) -> ir.Task:
     """The task with Quadrants' fast-math simplifications applied (the same object if none applies)."""
-    s = _Simplifier(task)
+    first = _Simplifier(task)
+    first.block(task.body)
+    s = _Simplifier(task, merged=first.hits)   # again, marking the loads that are one (the same keys)
     body = s.block(task.body)
     if not s.changed:
         return task
@@ -63,7 +65,63 @@ def _const_key(e: ir.Const):
     return (e.dtype.name, "i", int(v))
 
 
+def _literal(e, memo: dict):
+    """The value Quadrants' first simplification round gives a float expression from its literals
+    alone (constant folding; `x * 0`, `x * 1`, `x + 0`, `x - 0`, `x / 1` of literals), None where that
+    needs more (a load, a local, two operands being one value)."""
+    hit = memo.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    v = None
+    t = type(e)
+    if t is ir.Const:
+        v = e.value if not isinstance(e.value, bool) else int(e.value)
+    elif t is ir.Cast and e.dtype.is_float and e.dtype.bits in _NP:
+        x = _literal(e.operand, memo)
+        v = None if x is None else float(_NP[e.dtype.bits](x))
+    elif t is ir.UnOp and e.op == "neg" and e.dtype.is_float:
+        x = _literal(e.operand, memo)
+        v = None if x is None else -x
+    elif t is ir.BinOp and e.dtype.is_float and e.dtype.bits in _NP and e.op in ("+", "-", "*", "/"):
+        x, y = _literal(e.lhs, memo), _literal(e.rhs, memo)
+        f = _NP[e.dtype.bits]
+        if x is not None and y is not None:
+            with np.errstate(all="ignore"):
+                r = {"+": lambda: f(x) + f(y), "-": lambda: f(x) - f(y), "*": lambda: f(x) * f(y),
+                     "/": lambda: f(x) / f(y)}[e.op]()
+            v = float(r) if np.isfinite(r) else None
+        elif e.op == "*" and (x == 0 or y == 0) and (x is not None or y is not None):
+            v = 0.0
+        elif e.op == "*":
+            v = x if y == 1 else y if x == 1 else None
+        elif e.op == "+":
+            v = x if y == 0 else y if x == 0 else None
+        elif e.op in ("-", "/"):
+            v = x if y == (0 if e.op == "-" else 1) else None
+    memo[id(e)] = (e, v)
+    return v
+
+
+# (op1, op2) of `(a op1 c1) op2 c2` -> op2' of `a op1 (c1 op2' c2)` (binary_op_simplify.cpp,
+# can_rearrange_associative)
+_REARRANGE = {("+", "+"): "+", ("+", "-"): "-", ("-", "+"): "-", ("-", "-"): "+",
+              ("*", "*"): "*", ("*", "/"): "/", ("/", "*"): "/", ("/", "/"): "*"}
+
+
+def _val(e):
+    """What an expression's value is, through the Seq nodes this pass leaves."""
+    while isinstance(e, ir.Seq):
+        e = e.items[e.pick]
+    return e
+
+
+def _const(e):
+    v = _val(e)
+    return v if isinstance(v, ir.Const) else None
+
+
 def _is_float_const(e, value) -> bool:
+    e = _val(e)
     return isinstance(e, ir.Const) and e.dtype.is_float and e.value == value
 
 
@@ -72,14 +130,18 @@ def _fconst(value, dt) -> ir.Const:
 
 
 class _Simplifier:
-    def __init__(self, task: ir.Task):
+    def __init__(self, task: ir.Task, merged: frozenset | set = frozenset()):
         self.n = itertools.count()
+        self.hits: set = set()     # keys of loads a later load in the same block merged with
+        self.merged = merged       # ... found by a first run: mark those loads (Load.reuse)
         self.known: dict = {}      # Local -> (value key, the Const it holds or None)
         self.loads: dict = {}      # this block's loads: (array name, index keys) -> value key
         self.stable: dict = {}     # Local -> key: loop counters, read-only in the loop body
         self.loop_vars = {id(v) for v in task.loop_vars}
         self.may_alias = set(task.may_alias)
         self.changed = False
+        self.dead = 0              # inside an operand a literal `* 0` drops
+        self.lit: dict = {}        # id(expr) -> _literal(expr)
 
     def fresh(self):
         return ("v", next(self.n))
@@ -122,7 +184,7 @@ class _Simplifier:
         if t is ir.Assign:
             v, key = self.expr(s.value)
             self.stable.pop(s.local, None)
-            self.known[s.local] = (key, v if isinstance(v, ir.Const) else None)
+            self.known[s.local] = (key, _const(v))
             return s if v is s.value else self._changed(ir.Assign(s.local, v))
         if t is ir.Store:
             idx = self.exprs(s.indices)
@@ -239,12 +301,19 @@ class _Simplifier:
             parts = [self.expr(i) for i in e.indices]
             idx = tuple(p[0] for p in parts)
             new = e if all(a is b for a, b in zip(idx, e.indices)) else dataclasses.replace(e, indices=idx)
-            if not isinstance(e.array, ir.ArrayArg):
+            if not isinstance(e.array, ir.ArrayArg) or self.dead:
                 return new, self.fresh()
             tk = (e.array.name, tuple(p[1] for p in parts))
             key = self.loads.get(tk)
             if key is None:
                 key = self.loads[tk] = self.fresh()
+                mark = ("def", key[1]) if key in self.merged else ()
+            else:
+                self.hits.add(key)
+                mark = ("use", key[1])
+            if mark:
+                self.changed = True
+                new = dataclasses.replace(new, reuse=mark)
             return new, key
         if t is ir.AtomicRMW:
             idx = self.exprs(e.indices)
@@ -261,24 +330,25 @@ class _Simplifier:
             if a.dtype.is_float and ka == kb and e.op in _SAME_TRUE | _SAME_FALSE:
                 c = ir.Const(e.op in _SAME_TRUE, e.dtype)
                 self.changed = True
-                return c, ("c",) + _const_key(c)
+                return _keep_effects(c, (a, b)), ("c",) + _const_key(c)
             new = e if a is e.lhs and b is e.rhs else ir.Compare(e.op, a, b, e.dtype)
             return new, ("cmp", e.op, ka, kb)
         if t is ir.UnOp:
             a, ka = self.expr(e.operand)
-            if e.op == "neg" and e.dtype.is_float and isinstance(a, ir.Const) and e.dtype.bits in _NP:
-                c = _fconst(-a.value, e.dtype)
+            if e.op == "neg" and e.dtype.is_float and _const(a) is not None and e.dtype.bits in _NP:
+                c = _fconst(-_const(a).value, e.dtype)
                 self.changed = True
-                return c, ("c",) + _const_key(c)
+                return _keep_effects(c, (a,)), ("c",) + _const_key(c)
             new = e if a is e.operand else ir.UnOp(e.op, a, e.dtype)
             return new, ("u", e.op, e.dtype.name, ka)
         if t is ir.Cast:
             a, ka = self.expr(e.operand)
-            if isinstance(a, ir.Const) and e.dtype.is_float and e.dtype.bits in _NP and a.dtype.kind in "iuf" \
-                    and not isinstance(a.value, bool) and math.isfinite(a.value):
-                c = _fconst(a.value, e.dtype)   # Quadrants folds the cast of a constant
+            ac = _const(a)
+            if ac is not None and e.dtype.is_float and e.dtype.bits in _NP and ac.dtype.kind in "iufb" \
+                    and math.isfinite(ac.value):
+                c = _fconst(ac.value, e.dtype)   # Quadrants folds the cast of a constant
                 self.changed = True
-                return c, ("c",) + _const_key(c)
+                return _keep_effects(c, (a,)), ("c",) + _const_key(c)
             new = e if a is e.operand else ir.Cast(a, e.dtype)
             return new, ("cast", e.dtype.name, ka)
         if t is ir.Select:
@@ -294,21 +364,65 @@ class _Simplifier:
             return new, ("m", e.fn, e.dtype.name, tuple(p[1] for p in parts))
         return e, self.fresh()   # an expression kind this pass does not know: a value of its own
 
+    def rearrange(self, e):
+        """Quadrants' binary_op_simplify (quadrants/transforms/binary_op_simplify.cpp), which runs before
+        its constant folding and alg_simp: a constant left operand of + or * goes right; and under fast
+        math `(a op1 c1) op2 c2` is `a op1 (c1 op2' c2)` for op1, op2 both in {+, -} or both in {*, /},
+        the constants folded in the type (`(a * dt) / m` is `a * (dt / m)`, one division of the
+        constants, where LLVM would multiply by the rounded 1 / m)."""
+        if type(e) is not ir.BinOp or not e.dtype.is_float or e.dtype.bits not in (32, 64) \
+                or e.op not in ("+", "-", "*", "/"):
+            return e
+        lit = self.lit
+        lhs, rhs = e.lhs, e.rhs
+        if e.op in ("+", "*") and _literal(lhs, lit) is not None and _literal(rhs, lit) is None:
+            lhs, rhs = rhs, lhs
+        c2 = _literal(rhs, lit)
+        if c2 is not None and type(lhs) is ir.BinOp and lhs.dtype == e.dtype:
+            inner = self.rearrange(lhs)
+            if inner is not lhs:
+                self.changed = True
+            lhs = inner
+            c1 = _literal(lhs.rhs, lit) if type(lhs) is ir.BinOp else None
+            new = _REARRANGE.get((lhs.op, e.op)) if c1 is not None else None
+            if new is not None and _literal(lhs.lhs, lit) is None:
+                f = _NP[e.dtype.bits]
+                with np.errstate(all="ignore"):
+                    c = {"+": lambda: f(c1) + f(c2), "-": lambda: f(c1) - f(c2), "*": lambda: f(c1) * f(c2),
+                         "/": lambda: f(c1) / f(c2)}[new]()
+                if np.isfinite(c):
+                    self.changed = True
+                    return self.rearrange(ir.BinOp(lhs.op, lhs.lhs, _fconst(c, e.dtype), e.dtype))
+        if lhs is e.lhs and rhs is e.rhs:
+            return e
+        self.changed = True
+        return ir.BinOp(e.op, lhs, rhs, e.dtype)
+
     def binop(self, e: ir.BinOp):
-        (a, ka), (b, kb) = self.expr(e.lhs), self.expr(e.rhs)
+        e = self.rearrange(e)
         dt, op = e.dtype, e.op
+        if op == "*" and dt.is_float and (_literal(e.lhs, self.lit) == 0 or _literal(e.rhs, self.lit) == 0):
+            # `x * 0` of a literal zero: Quadrants folds it in its first simplification round, before it
+            # merges loads, so x's loads are gone, not the first of a group (dead: no merging)
+            self.dead += 1
+            try:
+                (a, ka), (b, kb) = self.expr(e.lhs), self.expr(e.rhs)
+            finally:
+                self.dead -= 1
+        else:
+            (a, ka), (b, kb) = self.expr(e.lhs), self.expr(e.rhs)
         if dt.is_float and dt.bits in _NP and a.dtype == dt and b.dtype == dt:
             r = self.float_rules(op, a, ka, b, kb, dt)
             if r is not None:
                 self.changed = True
-                return r
+                return _keep_effects(r[0], (a, b)), r[1]
         new = e if a is e.lhs and b is e.rhs else ir.BinOp(op, a, b, dt)
         return new, ("b", op, dt.name, ka, kb)
 
     def float_rules(self, op, a, ka, b, kb, dt):
-        ca, cb = isinstance(a, ir.Const), isinstance(b, ir.Const)
+        ca, cb = _const(a) is not None, _const(b) is not None
         if ca and cb and op in ("+", "-", "*", "/"):   # Quadrants' constant folding, in the type
-            x, y = _NP[dt.bits](a.value), _NP[dt.bits](b.value)
+            x, y = _NP[dt.bits](_const(a).value), _NP[dt.bits](_const(b).value)
             with np.errstate(all="ignore"):
                 v = {"+": x + y, "-": x - y, "*": x * y, "/": x / y}[op]
             if np.isfinite(v):
@@ -334,8 +448,8 @@ class _Simplifier:
             if ka == kb:
                 c = _fconst(1.0, dt)
                 return c, ("c",) + _const_key(c)
-            if cb and b.value != 0 and dt.bits in (32, 64):
-                r = _fconst(_NP[dt.bits](1) / _NP[dt.bits](b.value), dt)
+            if cb and _const(b).value != 0 and dt.bits in (32, 64):
+                r = _fconst(_NP[dt.bits](1) / _NP[dt.bits](_const(b).value), dt)
                 rk = ("c",) + _const_key(r)
                 again = self.float_rules("*", a, ka, r, rk, dt)
                 return again if again is not None else (ir.BinOp("*", a, r, dt), ("b", "*", dt.name, ka, rk))
@@ -349,6 +463,51 @@ class _Simplifier:
                 c = _fconst(0.0, dt)
                 return c, ("c",) + _const_key(c)
         return None
+
+
+def _keep_effects(result, operands):
+    """`result` in place of an operation on `operands`, still doing what they do besides their value:
+    their atomics, and their loads whose value a later load reuses (Quadrants keeps that statement
+    where it was; LLVM ranks a sum's operands by where their loads are)."""
+    items: list = []
+    pick = -1
+    for x in operands:
+        if x is result:
+            pick = len(items)
+            items.append(x)
+        else:
+            _effects(x, items, result)
+    if pick < 0:
+        if not items:
+            return result
+        pick = len(items)
+        items.append(result)
+    elif len(items) == 1:
+        return result
+    return ir.Seq(tuple(items), pick)
+
+
+def _effects(e, out: list, result):
+    if e is result or not isinstance(e, ir.Expr):
+        return
+    if isinstance(e, ir.AtomicRMW) or (isinstance(e, ir.Load) and e.reuse and e.reuse[0] == "def"):
+        if not any(x is e for x in out):
+            out.append(e)
+        return
+    if isinstance(e, ir.Seq):
+        for k, x in enumerate(e.items):
+            if k == e.pick:
+                _effects(x, out, result)
+            else:
+                out.append(x)
+        return
+    for f in dataclasses.fields(e):
+        v = getattr(e, f.name)
+        if isinstance(v, tuple):
+            for x in v:
+                _effects(x, out, result)
+        else:
+            _effects(v, out, result)
 
 
 def _cheap(e) -> bool:

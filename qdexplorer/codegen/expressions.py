@@ -81,8 +81,30 @@ class ExpressionEmitter(EmitterBase):
         pre = self.preloaded
         if pre is not None and e in pre:   # issued ahead, with the coarsened step's other loads (schedule.py)
             return pre[e]
+        if e.reuse:
+            return self.reused_load(e)
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
+        return v
+
+    def reused_load(self, e):
+        """A load Quadrants merges with an earlier one of the same element (alg_simp.py marks both): the
+        first keeps its value in a slot, the later ones read it there (mem2reg makes it the first load's
+        value); one whose first load was folded away, or never emitted, loads on its own."""
+        kind, k = e.reuse
+        slots = self.__dict__.setdefault("_reuse_slots", {})
+        done = self.__dict__.setdefault("_reuse_done", set())
+        t = lltype(e.array.dtype)
+        if kind == "use" and k in done:
+            return self.b.load(slots[k], typ=t)
+        v = self.b.load(self.address(e.array, e.indices, e.where), typ=t)
+        v.align = e.array.dtype.nbytes
+        if kind == "def":
+            slot = slots.get(k)
+            if slot is None:
+                slot = slots[k] = self.alloca_b.alloca(t, name=f"ld{k}")
+            self.b.store(v, slot)
+            done.add(k)
         return v
 
     def e_Cast(self, e):
@@ -111,6 +133,10 @@ class ExpressionEmitter(EmitterBase):
         if dst.bits < src.bits:
             return b.trunc(v, t)
         return v
+
+    def e_Seq(self, e):
+        vals = [self.expr(x) for x in e.items]
+        return vals[e.pick]
 
     def e_Select(self, e):
         return self.b.select(self.expr(e.cond), self.expr(e.a), self.expr(e.b))

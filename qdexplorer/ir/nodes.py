@@ -106,6 +106,10 @@ class Load(Expr):
     array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     where: str = field(default="", compare=False)  # "file:line" of the access (debug-mode reports)
+    # fast math (codegen/alg_simp.py): ("def", k) for a load whose value a later load of the same element
+    # in the same block reuses, ("use", k) for that later load, as Quadrants merges them (one load, at the
+    # first one's place, which decides how LLVM reassociates a sum of it); () for a load of its own
+    reuse: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]
@@ -168,6 +172,19 @@ class AtomicRMW(Expr):
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.array.dtype
+
+
+@dataclass(frozen=True)
+class Seq(Expr):
+    """`items` evaluated in order, for what they do besides their value, and the value of
+    `items[pick]` (fast math's folds, codegen/alg_simp.py: `atomic_add(...) * 0` is 0 and still adds;
+    a folded `x[i] - x[i]` still loads x[i] there when a later read of x[i] reuses that load)."""
+    items: tuple
+    pick: int
+
+    @property
+    def dtype(self) -> DType:  # type: ignore[override]
+        return self.items[self.pick].dtype
 
 
 @dataclass(frozen=True)

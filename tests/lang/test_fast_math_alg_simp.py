@@ -1,0 +1,187 @@
+"""Quadrants' fast-math algebraic simplification (its alg_simp pass), against Quadrants.
+
+Under fast math (Quadrants' default) Quadrants folds, before LLVM, `x - x` to 0, `x * 0` to 0,
+`x / x` to 1 and `x == x` to true where both operands are one value after its CSE (two loads of
+one element in one block with no store between, a forwarded local, one pure expression). The
+folded terms leave the float sums LLVM then reassociates: difftaichi_rigid_body's 30-term sum was
+28 terms in Quadrants. With x = 0 every fold shows as 1 where the division would be NaN, so each
+case below says whether Quadrants saw one value. With fast_math=False nothing is folded.
+"""
+import numpy as np
+import pytest
+
+from tests.lang.quadrants_oracle import implementations
+
+CASES = 16
+
+
+def _same_value_cases(qd):
+    n = 4
+    x = qd.field(qd.f32, shape=n)
+    y = qd.field(qd.f32, shape=n)
+    w = qd.field(qd.f32, shape=n)
+    out = qd.field(qd.f32, shape=(CASES, n))
+
+    @qd.func
+    def load(i):
+        return x[i]
+
+    @qd.kernel
+    def k():
+        for i in range(n):
+            out[0, i] = x[i] / x[i]                  # one expression
+            a = x[i]
+            out[1, i] = a / x[i]                     # a forwarded local, the same load
+            b = x[i]
+            y[i] = 3.0
+            out[2, i] = b / x[i]                     # a store to another field between
+            c = x[i]
+            if y[i] > 10.0:
+                y[i] = 2.0
+            out[3, i] = c / x[i]                     # an `if` between that does not store to x
+            d = x[i]
+            if i >= 0:
+                out[4, i] = d / x[i]                 # a load in an inner block: not merged
+            e = x[i]
+            qd.atomic_add(y[i], 1.0)
+            out[5, i] = e / x[i]                     # an atomic on another field between
+            f = w[i] * 3.0
+            out[6, i] = f / (w[i] * 3.0)             # a pure expression of merged loads
+            g = x[i]
+            g = g + 0.0
+            out[7, i] = g / x[i]                     # g + 0 is g
+            for j in range(2):
+                out[8, i] = x[i] / x[i]              # in a loop body
+            h = x[i]
+            for j in range(2):
+                out[9, i] = h / x[i]                 # a load in a loop body: not merged
+            out[10, i] = qd.sqrt(x[i]) / qd.sqrt(x[i])
+            out[11, i] = load(i) / load(i)           # an inlined qd.func
+            out[12, i] = qd.cast(x[i] < x[i], qd.f32) + 1.0
+            out[13, i] = (x[i] - x[i]) / (x[i] - x[i])
+            s = 0.0
+            for j in range(3):
+                s = x[i]
+                out[14, i] = s / x[i]                # a local assigned in the loop, read there
+            out[15, i] = s / x[i]                    # ... and after it: not forwarded
+            x[(i + 1) % n] = 0.0                     # a store to x itself (after everything: x stays 0)
+
+    k()
+    return out.to_numpy()
+
+
+def test_the_same_value_folds_as_in_quadrants():
+    got = []
+    for qd in implementations():
+        qd.init(arch=qd.cpu, fast_math=True)
+        try:
+            got.append(_same_value_cases(qd))
+        finally:
+            qd.reset()
+    if len(got) < 2:
+        pytest.skip("Quadrants is not installed")
+    ours, theirs = got
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_array_equal(np.nan_to_num(ours), np.nan_to_num(theirs))
+    assert np.isnan(theirs[4]).all() and (theirs[0] == 1).all()   # the oracle folds some, not all
+
+
+def test_without_fast_math_nothing_folds():
+    import qdexplorer.lang as qd
+    qd.init(arch=qd.cpu, fast_math=False)
+    try:
+        out = _same_value_cases(qd)
+    finally:
+        qd.reset()
+    assert np.isnan(out[[0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 13, 14, 15]]).all()
+    assert (out[12] == 1).all()
+
+
+def _sum_with_dropped_terms(qd):
+    """A 30-term sum two of whose terms are w * 0 * c (rigid_body's nn1): Quadrants sums 28."""
+    n = 4096
+    m = 14
+    a = qd.field(qd.f32, shape=(n, m))
+    x = qd.field(qd.f32, shape=n)
+    v = qd.field(qd.f32, shape=n)
+    wts = qd.field(qd.f32, shape=m + 2)
+    out = qd.field(qd.f32, shape=(4, n))
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            s = 0.0
+            for j in qd.static(range(m)):
+                s += wts[j] * qd.sin(a[i, j] + 0.1 * j)
+            s += wts[m] * (x[i] - x[i]) * 0.05       # folded: one load of x[i]
+            s += wts[m + 1] * (v[i] * 0) * 0.05       # folded: v * 0
+            out[0, i] = s
+            t = x[i] * 2.0 + v[i] * 1.0 + v[i] / 4.0 + 0.0 * x[i]
+            out[1, i] = t + a[i, 0] + a[i, 1] + a[i, 2]
+            d = x[i] - x[i]
+            out[2, i] = a[i, 3] + d * a[i, 4] + a[i, 5] + a[i, 6] + d + a[i, 7]
+            out[3, i] = qd.cast(x[i] == x[i], qd.f32) * a[i, 8] + a[i, 9] + a[i, 10]
+
+    rng = np.random.default_rng(3)
+    for f, shape in ((a, (n, m)), (x, (n,)), (v, (n,)), (wts, (m + 2,))):
+        f.from_numpy(rng.uniform(-1, 1, shape).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
+def test_sums_with_folded_terms_round_as_in_quadrants():
+    got = []
+    for qd in implementations():
+        qd.init(arch=qd.cpu, fast_math=True)
+        try:
+            got.append(_sum_with_dropped_terms(qd))
+        finally:
+            qd.reset()
+    if len(got) < 2:
+        pytest.skip("Quadrants is not installed")
+    ours, theirs = got
+    for row in range(ours.shape[0]):
+        assert ours[row].tobytes() == theirs[row].tobytes(), \
+            f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
+
+
+def _constant_chains(qd):
+    """Quadrants' binary_op_simplify: `(a op1 c1) op2 c2` is `a op1 (c1 op2' c2)` under fast math, the
+    constants folded (a division of them where it divides): `(x / 7) * 3` is `x * (1 / (7 / 3))`,
+    not LLVM's `x * ((1 / 7) * 3)` (3,299 of 4,096 values one ulp off)."""
+    n = 4096
+    x = qd.field(qd.f32, shape=n)
+    out = qd.field(qd.f32, shape=(8, n))
+    dt, m, dx = 0.0003, 0.7, 1 / 129
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            out[0, i] = x[i] * dt / m
+            out[1, i] = x[i] / dx / 3.0
+            out[2, i] = (x[i] / 7.0) * 3.0
+            out[3, i] = 0.3 * x[i] * 0.01 * 1.7
+            out[4, i] = (x[i] - 0.1) + 0.37
+            out[5, i] = x[i] * 2.0 / 3.0
+            out[6, i] = 2.0 * (x[i] * 0.5 - 0.1) / 0.9
+            out[7, i] = (x[i] + 0.1) * 0.0 + x[i] * 1.0 / 1.0
+
+    x.from_numpy(np.random.default_rng(3).uniform(-10, 10, n).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
+def test_constant_chains_fold_as_in_quadrants():
+    got = []
+    for qd in implementations():
+        qd.init(arch=qd.cpu, fast_math=True)
+        try:
+            got.append(_constant_chains(qd))
+        finally:
+            qd.reset()
+    if len(got) < 2:
+        pytest.skip("Quadrants is not installed")
+    ours, theirs = got
+    for row in range(ours.shape[0]):
+        assert ours[row].tobytes() == theirs[row].tobytes(), \
+            f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
