@@ -103,6 +103,7 @@ def _sum_with_dropped_terms(qd):
     m = 14
     a = qd.field(qd.f32, shape=(n, m))
     x = qd.field(qd.f32, shape=n)
+    y = qd.field(qd.f32, shape=n)
     v = qd.field(qd.f32, shape=n)
     wts = qd.field(qd.f32, shape=m + 2)
     out = qd.field(qd.f32, shape=(4, n))
@@ -112,18 +113,18 @@ def _sum_with_dropped_terms(qd):
         for i in range(n):
             s = 0.0
             for j in qd.static(range(m)):
-                s += wts[j] * qd.sin(a[i, j] + 0.1 * j)
+                s += wts[j] * a[i, j]
             s += wts[m] * (x[i] - x[i]) * 0.05       # folded: one load of x[i]
             s += wts[m + 1] * (v[i] * 0) * 0.05       # folded: v * 0
             out[0, i] = s
-            t = x[i] * 2.0 + v[i] * 1.0 + v[i] / 4.0 + 0.0 * x[i]
+            t = y[i] * 2.0 + v[i] * 1.0 + v[i] / 4.0 + 0.0 * y[i]
             out[1, i] = t + a[i, 0] + a[i, 1] + a[i, 2]
             d = x[i] - x[i]
             out[2, i] = a[i, 3] + d * a[i, 4] + a[i, 5] + a[i, 6] + d + a[i, 7]
             out[3, i] = qd.cast(x[i] == x[i], qd.f32) * a[i, 8] + a[i, 9] + a[i, 10]
 
     rng = np.random.default_rng(3)
-    for f, shape in ((a, (n, m)), (x, (n,)), (v, (n,)), (wts, (m + 2,))):
+    for f, shape in ((a, (n, m)), (x, (n,)), (y, (n,)), (v, (n,)), (wts, (m + 2,))):
         f.from_numpy(rng.uniform(-1, 1, shape).astype(np.float32))
     go()
     return out.to_numpy()
