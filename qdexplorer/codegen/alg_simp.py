@@ -7,7 +7,8 @@ there are `ninf nsz reassoc afn`, no `nnan`, so LLVM folds neither `x * 0` nor `
 - `a * 0`, `0 * a` -> 0                    (optimize_multiplication, fast_math)
 - `a - a` -> 0                             (visit(BinaryOpStmt), fast_math)
 - `a / a` -> 1                             (optimize_division, fast_math)
-- `a == a`, `a <= a`, `a >= a` -> 1 and `a != a`, `a < a`, `a > a` -> 0   (comparisons, fast_math)
+- `a == a`, `a <= a`, `a >= a` -> 1 and `a < a`, `a > a` -> 0   (comparisons, fast_math; not `a != a`:
+  ours keeps it true for NaN, the NaN test, where Quadrants' ordered `!=` is false for NaN anyway)
 - `a / c` -> `a * (1 / c)` for a float constant c != 0 (optimize_division, fast_math; codegen did
   this alone before, expressions.py `reciprocal`; here the product takes part in the other rules)
 
@@ -43,15 +44,20 @@ from ..ir import nodes as ir
 
 _NP = {32: np.float32, 64: np.float64, 16: np.float16}
 _SAME_TRUE = {"==", "<=", ">="}
-_SAME_FALSE = {"!=", "<", ">"}
+# `a != a` is not folded: ours keeps `x != x` true for NaN (the NaN test; tests/lang/test_difftest_findings.py),
+# where Quadrants' ordered `!=` is false for NaN with or without fast math
+_SAME_FALSE = {"<", ">"}
 _IMPURE_CALLS = {"clock"}
 
 
-def alg_simp(task: ir.Task) -> ir.Task:
-    """The task with Quadrants' fast-math simplifications applied (the same object if none applies)."""
+def alg_simp(task: ir.Task, merge_loads: bool = True) -> ir.Task:
+    """The task with Quadrants' fast-math simplifications applied (the same object if none applies).
+    `merge_loads`: make Quadrants' merged loads one load (Load.reuse), where LLVM reassociates float
+    sums by where their loads are (the host's fast math); CUDA's fast math reassociates nothing."""
     first = _Simplifier(task)
     first.block(task.body)
-    s = _Simplifier(task, merged=first.hits)   # again, marking the loads that are one (the same keys)
+    # again, marking the loads that are one (the same keys)
+    s = _Simplifier(task, merged=first.hits if merge_loads else frozenset(), mark_uses=merge_loads)
     body = s.block(task.body)
     if not s.changed:
         return task
@@ -130,10 +136,11 @@ def _fconst(value, dt) -> ir.Const:
 
 
 class _Simplifier:
-    def __init__(self, task: ir.Task, merged: frozenset | set = frozenset()):
+    def __init__(self, task: ir.Task, merged: frozenset | set = frozenset(), mark_uses: bool = False):
         self.n = itertools.count()
         self.hits: set = set()     # keys of loads a later load in the same block merged with
         self.merged = merged       # ... found by a first run: mark those loads (Load.reuse)
+        self.mark_uses = mark_uses
         self.known: dict = {}      # Local -> (value key, the Const it holds or None)
         self.loads: dict = {}      # this block's loads: (array name, index keys) -> value key
         self.stable: dict = {}     # Local -> key: loop counters, read-only in the loop body
@@ -310,7 +317,7 @@ class _Simplifier:
                 mark = ("def", key[1]) if key in self.merged else ()
             else:
                 self.hits.add(key)
-                mark = ("use", key[1])
+                mark = ("use", key[1]) if self.mark_uses else ()
             if mark:
                 self.changed = True
                 new = dataclasses.replace(new, reuse=mark)

@@ -65,7 +65,7 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"cuda, or qd.init(arch=qd.cuda) in a script")
     task = demote_atomics(task)   # `v[i] += ...` touching only its own element: no atomic (demote.py)
     if opts.fast_math:
-        task = alg_simp(task)     # Quadrants' fast-math folds (x - x, x * 0, x / x) before LLVM (alg_simp.py)
+        task = alg_simp(task, merge_loads=opts.target == "host")   # Quadrants' fast-math folds before LLVM (alg_simp.py)
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
