@@ -239,6 +239,15 @@ class _Simplifier:
             if _same(body, s.body) and _same(step, s.step):
                 return s
             return self._changed(dataclasses.replace(s, body=body, step=step))
+        if t is ir.Block and s.real:
+            # Quadrants calls a real_func: its body starts with no known values (its parameters are
+            # arguments) and no loads to merge with; the caller's loads merge with none after the call
+            saved_known, saved_loads, saved_stable = self.known, self.loads, self.stable
+            self.known, self.loads, self.stable = {}, {}, {}
+            body = self.stmts(s.body)
+            self.known, self.loads, self.stable = saved_known, {}, saved_stable
+            self.forget(_assigned(s.body))
+            return s if _same(body, s.body) else self._changed(dataclasses.replace(s, body=body))
         if t is ir.Block:
             if _returns(s.body[:-1]) or (s.body and not isinstance(s.body[-1], ir.Return) and _returns(s.body[-1:])):
                 # an early return: the rest runs on a condition; as a branch
@@ -251,7 +260,7 @@ class _Simplifier:
                 self.loads.clear()
             else:
                 body = self.stmts(s.body)   # an inlined qd.func: the same block, as Quadrants inlines it
-            return s if _same(body, s.body) else self._changed(ir.Block(s.label, body))
+            return s if _same(body, s.body) else self._changed(dataclasses.replace(s, body=body))
         if t is ir.FuncDef:
             saved_known, saved_loads, saved_stable = self.known, self.loads, self.stable
             self.known, self.loads, self.stable = {}, {}, {}

@@ -257,9 +257,12 @@ class Barrier(Stmt):
 
 @dataclass
 class Block(Stmt):
-    """An inlined `qd.func` body; `Return(label)` inside jumps to its end."""
+    """An inlined `qd.func` body; `Return(label)` inside jumps to its end. `real`: an inlined
+    `@qd.real_func`, which Quadrants calls (a FuncCallStmt: its body sees its arguments, not the
+    caller's expressions, and no load merges across the call; codegen/alg_simp.py)."""
     label: str
     body: list[Stmt]
+    real: bool = False
 
 
 @dataclass
