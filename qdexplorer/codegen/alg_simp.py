@@ -487,11 +487,12 @@ def _keep_effects(result, operands):
     where it was; LLVM ranks a sum's operands by where their loads are)."""
     items: list = []
     pick = -1
+    inside = {id(n) for n in ir.walk(result)} if not isinstance(result, ir.Const) else set()
     for x in operands:
         if x is result:
             pick = len(items)
             items.append(x)
-        else:
+        elif id(x) not in inside:   # an operand the result still computes (a / c -> a * (1 / c)) does its own
             _effects(x, items, result)
     if pick < 0:
         if not items:

@@ -189,3 +189,28 @@ def test_constant_chains_fold_as_in_quadrants():
     for row in range(ours.shape[0]):
         assert ours[row].tobytes() == theirs[row].tobytes(), \
             f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
+
+
+def _atomics_in_folded_expressions(qd):
+    n = 8
+    c = qd.field(qd.f32, shape=n)
+    out = qd.field(qd.f32, shape=(6, n))
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            out[0, i] = qd.atomic_add(c[i], 1.0) / 2.0            # a * 0.5: one atomic, not two
+            out[1, i] = qd.atomic_add(c[i], 1.0) * 0.0 + 1.0      # folded to 1, and still adds
+            out[2, i] = qd.atomic_add(c[i], 1.0) * 1.0
+            out[3, i] = qd.atomic_add(c[i], 1.0) - qd.atomic_add(c[i], 1.0)   # two values: not folded
+            out[4, i] = qd.atomic_add(c[i], 1.0) / 0.5            # a * 2 is not a + a here
+            out[5, i] = c[i]
+
+    go()
+    return out.to_numpy()
+
+
+def test_atomics_in_folded_expressions_run_once():
+    ours, theirs = _ours_and_quadrants(_atomics_in_folded_expressions)
+    np.testing.assert_array_equal(ours, theirs)
+    assert (theirs[5] == 6).all()
