@@ -144,7 +144,8 @@ class _Simplifier:
         self.known: dict = {}      # Local -> (value key, the Const it holds or None)
         self.loads: dict = {}      # this block's loads: (array name, index keys) -> value key
         self.stable: dict = {}     # Local -> key: loop counters, read-only in the loop body
-        self.loop_vars = {id(v) for v in task.loop_vars}
+        assigned = _assigned(task.body)
+        self.loop_vars = {id(v) for v in task.loop_vars if v not in assigned}   # one value per iteration
         self.may_alias = set(task.may_alias)
         self.changed = False
         self.dead = 0              # inside an operand a literal `* 0` drops
