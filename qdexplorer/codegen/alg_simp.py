@@ -381,7 +381,7 @@ class _Simplifier:
             return new, ("m", e.fn, e.dtype.name, tuple(p[1] for p in parts))
         return e, self.fresh()   # an expression kind this pass does not know: a value of its own
 
-    def rearrange(self, e):
+    def rearrange(self, e, scalarized: bool = False):
         """Quadrants' binary_op_simplify (quadrants/transforms/binary_op_simplify.cpp), which runs before
         its constant folding and alg_simp: a constant left operand of + or * goes right; and under fast
         math `(a op1 c1) op2 c2` is `a op1 (c1 op2' c2)` for op1, op2 both in {+, -} or both in {*, /},
@@ -390,13 +390,15 @@ class _Simplifier:
         if type(e) is not ir.BinOp or not e.dtype.is_float or e.dtype.bits not in (32, 64) \
                 or e.op not in ("+", "-", "*", "/"):
             return e
+        if not scalarized and _tensor(e):
+            return e   # a tensor statement: rearranged only once scalarized, after alg_simp (binop)
         lit = self.lit
         lhs, rhs = e.lhs, e.rhs
         if e.op in ("+", "*") and _literal(lhs, lit) is not None and _literal(rhs, lit) is None:
             lhs, rhs = rhs, lhs
         c2 = _literal(rhs, lit)
         if c2 is not None and type(lhs) is ir.BinOp and lhs.dtype == e.dtype:
-            inner = self.rearrange(lhs)
+            inner = self.rearrange(lhs, scalarized)
             if inner is not lhs:
                 self.changed = True
             lhs = inner
@@ -409,13 +411,17 @@ class _Simplifier:
                          "/": lambda: f(c1) / f(c2)}[new]()
                 if np.isfinite(c):
                     self.changed = True
-                    return self.rearrange(ir.BinOp(lhs.op, lhs.lhs, _fconst(c, e.dtype), e.dtype))
+                    return self.rearrange(ir.BinOp(lhs.op, lhs.lhs, _fconst(c, e.dtype), e.dtype), scalarized)
         if lhs is e.lhs and rhs is e.rhs:
             return e
         self.changed = True
-        return ir.BinOp(e.op, lhs, rhs, e.dtype)
+        return dataclasses.replace(e, lhs=lhs, rhs=rhs)
 
     def binop(self, e: ir.BinOp):
+        # Quadrants simplifies a vector operation as one tensor statement, which binary_op_simplify
+        # leaves as it is: its constants are rearranged only after alg_simp, once scalarized
+        # (`3.0 * v / 7.0` is v * (3 * (1 / 7)) there, where a scalar's (x * 3) / 7 is x * (3 / 7))
+        tensor = _tensor(e)
         e = self.rearrange(e)
         dt, op = e.dtype, e.op
         if op == "*" and dt.is_float and (_literal(e.lhs, self.lit) == 0 or _literal(e.rhs, self.lit) == 0):
@@ -432,8 +438,11 @@ class _Simplifier:
             r = self.float_rules(op, a, ka, b, kb, dt)
             if r is not None:
                 self.changed = True
-                return _keep_effects(r[0], (a, b)), r[1]
-        new = e if a is e.lhs and b is e.rhs else ir.BinOp(op, a, b, dt)
+                res = self.rearrange(r[0], True) if tensor else r[0]
+                return _keep_effects(res, (a, b)), r[1]
+        new = e if a is e.lhs and b is e.rhs else dataclasses.replace(e, lhs=a, rhs=b)
+        if tensor:
+            new = self.rearrange(new, True)
         return new, ("b", op, dt.name, ka, kb)
 
     def float_rules(self, op, a, ka, b, kb, dt):
@@ -526,6 +535,11 @@ def _effects(e, out: list, result):
                 _effects(x, out, result)
         else:
             _effects(v, out, result)
+
+
+def _tensor(e) -> bool:
+    """Whether Quadrants has `e` (a BinOp) as, or on, one component of a tensor operation."""
+    return e.vec or (type(e.lhs) is ir.BinOp and e.lhs.vec)
 
 
 def _cheap(e) -> bool:

@@ -122,6 +122,9 @@ class BinOp(Expr):
     lhs: Expr
     rhs: Expr
     dtype: DType
+    # one component of a vector operation (`v * 3.0`): one tensor statement in Quadrants, which its
+    # binary_op_simplify does not rearrange (codegen/alg_simp.py)
+    vec: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -214,3 +214,43 @@ def test_atomics_in_folded_expressions_run_once():
     ours, theirs = _ours_and_quadrants(_atomics_in_folded_expressions)
     np.testing.assert_array_equal(ours, theirs)
     assert (theirs[5] == 6).all()
+
+
+def _vector_constant_chains(qd):
+    """A vector operation is one tensor statement in Quadrants: binary_op_simplify leaves it, alg_simp
+    makes `/ 7` a `* (1 / 7)`, and only once scalarized are the constants rearranged: `3.0 * v / 7.0`
+    is v * (3 * (1 / 7)) there, where a scalar's `x * 3.0 / 7.0` is x * (3 / 7)."""
+    n = 4096
+    x = qd.field(qd.f32, shape=n)
+    y = qd.field(qd.f32, shape=n)
+    out = qd.field(qd.f32, shape=(8, n))
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            v = qd.Vector([x[i], y[i]])
+            a = 3.0 * v / 7.0
+            b = v * 0.3 * 1.7
+            c = (v - 0.1) + 0.37
+            d = v / 7.0 * 3.0
+            f = 2.0 * v / 3.0
+            out[0, i] = a[0]
+            out[1, i] = a[1]
+            out[2, i] = b[0]
+            out[3, i] = c[1]
+            out[4, i] = d[0]
+            out[5, i] = x[i] * 3.0 / 7.0
+            out[6, i] = f[0]
+            out[7, i] = (v * 3.0)[0] / 7.0
+
+    x.from_numpy(np.random.default_rng(3).uniform(-10, 10, n).astype(np.float32))
+    y.from_numpy(np.random.default_rng(4).uniform(-10, 10, n).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
+def test_vector_constant_chains_fold_as_in_quadrants():
+    ours, theirs = _ours_and_quadrants(_vector_constant_chains)
+    for row in range(ours.shape[0]):
+        assert ours[row].tobytes() == theirs[row].tobytes(), \
+            f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
