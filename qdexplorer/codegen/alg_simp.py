@@ -54,7 +54,7 @@ def alg_simp(task: ir.Task, merge_loads: bool = True) -> ir.Task:
     """The task with Quadrants' fast-math simplifications applied (the same object if none applies).
     `merge_loads`: make Quadrants' merged loads one load (Load.reuse), where LLVM reassociates float
     sums by where their loads are (the host's fast math); CUDA's fast math reassociates nothing."""
-    first = _Simplifier(task)
+    first = _Simplifier(task, mark_uses=True)
     first.block(task.body)
     # again, marking the loads that are one (the same keys)
     s = _Simplifier(task, merged=first.hits if merge_loads else frozenset(), mark_uses=merge_loads)
@@ -140,6 +140,7 @@ class _Simplifier:
         self.n = itertools.count()
         self.hits: set = set()     # keys of loads a later load in the same block merged with
         self.merged = merged       # ... found by a first run: mark those loads (Load.reuse)
+        self.calls: dict = {}      # the visible math calls (CSE): key -> its number
         self.mark_uses = mark_uses
         self.known: dict = {}      # Local -> (value key, the Const it holds or None)
         self.loads: dict = {}      # this block's loads: (array name, index keys) -> value key
@@ -157,13 +158,14 @@ class _Simplifier:
     # ---- statements ------------------------------------------------------------------------
 
     def block(self, stmts: list) -> list:
-        """A statement list: a block of its own for global-load merging."""
-        saved = self.loads
-        self.loads = {}
+        """A statement list: a block of its own for global-load merging; the calls before it stay
+        visible in it (CSE), its own calls not after it."""
+        saved, saved_calls = self.loads, self.calls
+        self.loads, self.calls = {}, dict(saved_calls)
         try:
             return self.stmts(stmts)
         finally:
-            self.loads = saved
+            self.loads, self.calls = saved, saved_calls
 
     def stmts(self, stmts: list) -> list:
         return [self.stmt(s) for s in stmts]
@@ -243,10 +245,10 @@ class _Simplifier:
         if t is ir.Block and s.real:
             # Quadrants calls a real_func: its body starts with no known values (its parameters are
             # arguments) and no loads to merge with; the caller's loads merge with none after the call
-            saved_known, saved_loads, saved_stable = self.known, self.loads, self.stable
-            self.known, self.loads, self.stable = {}, {}, {}
+            saved_known, saved_loads, saved_stable, saved_calls = self.known, self.loads, self.stable, self.calls
+            self.known, self.loads, self.stable, self.calls = {}, {}, {}, {}
             body = self.stmts(s.body)
-            self.known, self.loads, self.stable = saved_known, {}, saved_stable
+            self.known, self.loads, self.stable, self.calls = saved_known, {}, saved_stable, saved_calls
             self.forget(_assigned(s.body))
             return s if _same(body, s.body) else self._changed(dataclasses.replace(s, body=body))
         if t is ir.Block:
@@ -263,10 +265,10 @@ class _Simplifier:
                 body = self.stmts(s.body)   # an inlined qd.func: the same block, as Quadrants inlines it
             return s if _same(body, s.body) else self._changed(dataclasses.replace(s, body=body))
         if t is ir.FuncDef:
-            saved_known, saved_loads, saved_stable = self.known, self.loads, self.stable
-            self.known, self.loads, self.stable = {}, {}, {}
+            saved_known, saved_loads, saved_stable, saved_calls = self.known, self.loads, self.stable, self.calls
+            self.known, self.loads, self.stable, self.calls = {}, {}, {}, {}
             body = self.stmts(s.body)
-            self.known, self.loads, self.stable = saved_known, saved_loads, saved_stable
+            self.known, self.loads, self.stable, self.calls = saved_known, saved_loads, saved_stable, saved_calls
             return s if _same(body, s.body) else self._changed(dataclasses.replace(s, body=body))
         if t is ir.Call:
             args = self.exprs(s.args)
@@ -378,7 +380,20 @@ class _Simplifier:
             new = e if all(a is b for a, b in zip(args, e.args)) else ir.MathCall(e.fn, args, e.dtype)
             if e.fn in _IMPURE_CALLS:
                 return new, self.fresh()
-            return new, ("m", e.fn, e.dtype.name, tuple(p[1] for p in parts))
+            key = ("m", e.fn, e.dtype.name, tuple(p[1] for p in parts))
+            if self.dead or not self.mark_uses:
+                return new, key
+            cid = self.calls.get(key)
+            if cid is None:
+                cid = self.calls[key] = next(self.n)
+                mark = ("def", cid) if cid in self.merged else ()
+            else:
+                self.hits.add(cid)
+                mark = ("use", cid)
+            if mark:
+                self.changed = True
+                new = dataclasses.replace(new, reuse=mark)
+            return new, key
         return e, self.fresh()   # an expression kind this pass does not know: a value of its own
 
     def rearrange(self, e, scalarized: bool = False):
@@ -517,7 +532,7 @@ def _keep_effects(result, operands):
 def _effects(e, out: list, result):
     if e is result or not isinstance(e, ir.Expr):
         return
-    if isinstance(e, ir.AtomicRMW) or (isinstance(e, ir.Load) and e.reuse and e.reuse[0] == "def"):
+    if isinstance(e, ir.AtomicRMW) or (isinstance(e, (ir.Load, ir.MathCall)) and e.reuse and e.reuse[0] == "def"):
         if not any(x is e for x in out):
             out.append(e)
         return

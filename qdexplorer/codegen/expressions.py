@@ -88,21 +88,27 @@ class ExpressionEmitter(EmitterBase):
         return v
 
     def reused_load(self, e):
-        """A load Quadrants merges with an earlier one of the same element (alg_simp.py marks both): the
-        first keeps its value in a slot, the later ones read it there (mem2reg makes it the first load's
-        value); one whose first load was folded away, or never emitted, loads on its own."""
-        kind, k = e.reuse
+        """A load Quadrants merges with an earlier one of the same element (alg_simp.py marks both)."""
+        def load():
+            v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
+            v.align = e.array.dtype.nbytes
+            return v
+        return self.reused(e.reuse, lltype(e.array.dtype), load, "ld")
+
+    def reused(self, reuse: tuple, t, compute, prefix: str):
+        """A value Quadrants computes once where ours has it twice (alg_simp.py marks them): the first
+        keeps it in a slot, the later ones read it there (mem2reg makes it the first one's value, at
+        its place); one whose first was folded away, or never emitted, computes it on its own."""
+        kind, k = reuse
         slots = self.__dict__.setdefault("_reuse_slots", {})
         done = self.__dict__.setdefault("_reuse_done", set())
-        t = lltype(e.array.dtype)
         if kind == "use" and k in done:
             return self.b.load(slots[k], typ=t)
-        v = self.b.load(self.address(e.array, e.indices, e.where), typ=t)
-        v.align = e.array.dtype.nbytes
+        v = compute()
         if kind == "def":
             slot = slots.get(k)
             if slot is None:
-                slot = slots[k] = self.alloca_b.alloca(t, name=f"ld{k}")
+                slot = slots[k] = self.alloca_b.alloca(t, name=f"{prefix}{k}")
             self.b.store(v, slot)
             done.add(k)
         return v

@@ -161,6 +161,9 @@ class MathCall(Expr):
     fn: str  # sqrt sin cos tan exp log floor ceil tanh atan2 pow ...
     args: tuple[Expr, ...]
     dtype: DType
+    # fast math on the host (codegen/alg_simp.py): ("def", k) / ("use", k) as Load.reuse, for the calls
+    # Quadrants' CSE makes one statement (a second qd.sin(x) of the same x is the first one's value)
+    reuse: tuple = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -254,3 +254,38 @@ def test_vector_constant_chains_fold_as_in_quadrants():
     for row in range(ours.shape[0]):
         assert ours[row].tobytes() == theirs[row].tobytes(), \
             f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
+
+
+def _repeated_math_calls(qd):
+    """Quadrants' CSE makes a second qd.sin(r[i]) the first one's value (one call, at the first one's
+    place); ours called sinf twice, and LLVM, which ranks a sum's terms by where their calls are,
+    summed row 0 in another order (2,229 of 4,096 values)."""
+    n = 4096
+    x = qd.field(qd.f32, shape=n)
+    r = qd.field(qd.f32, shape=n)
+    w = qd.field(qd.f32, shape=(n, 8))
+    out = qd.field(qd.f32, shape=(2, n))
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            out[0, i] = w[i, 0] * qd.sin(r[i]) + w[i, 1] * qd.cos(r[i]) + w[i, 2] * x[i] \
+                + w[i, 3] * qd.sin(r[i]) + w[i, 4] * qd.cos(r[i]) + w[i, 5]
+            c = qd.cos(r[i])
+            s = qd.sin(r[i])
+            out[1, i] = w[i, 6] * c - w[i, 7] * s + qd.sin(r[i]) * x[i] + qd.exp(x[i]) + w[i, 2] \
+                + qd.exp(x[i]) * w[i, 1]
+
+    rng = np.random.default_rng(5)
+    x.from_numpy(rng.uniform(-1, 1, n).astype(np.float32))
+    r.from_numpy(rng.uniform(-3, 3, n).astype(np.float32))
+    w.from_numpy(rng.uniform(-1, 1, (n, 8)).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
+def test_repeated_math_calls_are_one_call_as_in_quadrants():
+    ours, theirs = _ours_and_quadrants(_repeated_math_calls)
+    for row in range(ours.shape[0]):
+        assert ours[row].tobytes() == theirs[row].tobytes(), \
+            f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
