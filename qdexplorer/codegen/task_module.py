@@ -158,4 +158,18 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
             self.reduction_end()
         if not self.b.block.is_terminated:
             self.b.ret_void()
+        if not self.nv and self.o.fast_math:
+            reverse_allocas(self.entry)
         self.alloca_b.branch(self.fn.basic_blocks[1])
+
+
+def reverse_allocas(entry) -> None:
+    """The entry block's allocas last first. Quadrants' locals reach LLVM's reassociation as phis in
+    the reverse of their declaration order (a loop's `z.y` before `z.x`), ours in it: LLVM ranks a
+    sum's terms by their phis' order, so under the host's fast math a loop's `z.x * z.x - z.y * z.y
+    + c.x` summed in another order (taichi_mandelbrot_zoom). Other instructions stay where they are."""
+    ins = entry.instructions
+    slots = [k for k, i in enumerate(ins) if isinstance(i, L.AllocaInstr)]
+    allocas = [ins[k] for k in slots]
+    for k, a in zip(slots, reversed(allocas)):
+        ins[k] = a
