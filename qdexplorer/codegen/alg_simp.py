@@ -138,6 +138,7 @@ def _fconst(value, dt) -> ir.Const:
 class _Simplifier:
     def __init__(self, task: ir.Task, merged: frozenset | set = frozenset(), mark_uses: bool = False):
         self.n = itertools.count()
+        self.intern: dict = {}     # (operation, operand value numbers...) -> its value number
         self.hits: set = set()     # keys of loads a later load in the same block merged with
         self.merged = merged       # ... found by a first run: mark those loads (Load.reuse)
         self.calls: dict = {}      # the visible math calls (CSE): key -> its number
@@ -153,7 +154,15 @@ class _Simplifier:
         self.lit: dict = {}        # id(expr) -> _literal(expr)
 
     def fresh(self):
-        return ("v", next(self.n))
+        return next(self.n)
+
+    def K(self, *parts) -> int:
+        """The value number of an operation of value numbers (hash-consed: a key stays one int, where
+        nested tuples grew with every operation above them and hashing them took minutes)."""
+        k = self.intern.get(parts)
+        if k is None:
+            k = self.intern[parts] = next(self.n)
+        return k
 
     # ---- statements ------------------------------------------------------------------------
 
@@ -294,17 +303,17 @@ class _Simplifier:
         """(the simplified expression, its value key: equal keys are Quadrants' same_value)."""
         t = type(e)
         if t is ir.Const:
-            return e, ("c",) + _const_key(e)
+            return e, self.K("c", *_const_key(e))
         if t is ir.ScalarArg:
-            return e, ("a", e.name)
+            return e, self.K("a", e.name)
         if t is ir.Shape:
-            return e, ("s", e.array.name, e.axis)
+            return e, self.K("s", e.array.name, e.axis)
         if t is ir.SimtIndex:
-            return e, ("t", e.what)
+            return e, self.K("t", e.what)
         if t is ir.LocalRef:
             lv = e.local
             if id(lv) in self.loop_vars:
-                return e, ("i", id(lv))
+                return e, self.K("i", id(lv))
             st = self.stable.get(lv)
             if st is not None:
                 return e, st
@@ -326,10 +335,10 @@ class _Simplifier:
             key = self.loads.get(tk)
             if key is None:
                 key = self.loads[tk] = self.fresh()
-                mark = ("def", key[1]) if key in self.merged else ()
+                mark = ("def", key) if key in self.merged else ()
             else:
                 self.hits.add(key)
-                mark = ("use", key[1]) if self.mark_uses else ()
+                mark = ("use", key) if self.mark_uses else ()
             if mark:
                 self.changed = True
                 new = dataclasses.replace(new, reuse=mark)
@@ -349,17 +358,17 @@ class _Simplifier:
             if a.dtype.is_float and ka == kb and e.op in _SAME_TRUE | _SAME_FALSE:
                 c = ir.Const(e.op in _SAME_TRUE, e.dtype)
                 self.changed = True
-                return _keep_effects(c, (a, b)), ("c",) + _const_key(c)
+                return _keep_effects(c, (a, b)), self.K("c", *_const_key(c))
             new = e if a is e.lhs and b is e.rhs else ir.Compare(e.op, a, b, e.dtype)
-            return new, ("cmp", e.op, ka, kb)
+            return new, self.K("cmp", e.op, ka, kb)
         if t is ir.UnOp:
             a, ka = self.expr(e.operand)
             if e.op == "neg" and e.dtype.is_float and _const(a) is not None and e.dtype.bits in _NP:
                 c = _fconst(-_const(a).value, e.dtype)
                 self.changed = True
-                return _keep_effects(c, (a,)), ("c",) + _const_key(c)
+                return _keep_effects(c, (a,)), self.K("c", *_const_key(c))
             new = e if a is e.operand else ir.UnOp(e.op, a, e.dtype)
-            return new, ("u", e.op, e.dtype.name, ka)
+            return new, self.K("u", e.op, e.dtype.name, ka)
         if t is ir.Cast:
             a, ka = self.expr(e.operand)
             ac = _const(a)
@@ -367,20 +376,20 @@ class _Simplifier:
                     and math.isfinite(ac.value):
                 c = _fconst(ac.value, e.dtype)   # Quadrants folds the cast of a constant
                 self.changed = True
-                return _keep_effects(c, (a,)), ("c",) + _const_key(c)
+                return _keep_effects(c, (a,)), self.K("c", *_const_key(c))
             new = e if a is e.operand else ir.Cast(a, e.dtype)
-            return new, ("cast", e.dtype.name, ka)
+            return new, self.K("cast", e.dtype.name, ka)
         if t is ir.Select:
             (c, kc), (a, ka), (b, kb) = self.expr(e.cond), self.expr(e.a), self.expr(e.b)
             new = e if c is e.cond and a is e.a and b is e.b else ir.Select(c, a, b, e.dtype)
-            return new, ("sel", e.dtype.name, kc, ka, kb)
+            return new, self.K("sel", e.dtype.name, kc, ka, kb)
         if t is ir.MathCall:
             parts = [self.expr(x) for x in e.args]
             args = tuple(p[0] for p in parts)
             new = e if all(a is b for a, b in zip(args, e.args)) else ir.MathCall(e.fn, args, e.dtype)
             if e.fn in _IMPURE_CALLS:
                 return new, self.fresh()
-            key = ("m", e.fn, e.dtype.name, tuple(p[1] for p in parts))
+            key = self.K("m", e.fn, e.dtype.name, *(p[1] for p in parts))
             if self.dead or not self.mark_uses:
                 return new, key
             cid = self.calls.get(key)
@@ -458,7 +467,7 @@ class _Simplifier:
         new = e if a is e.lhs and b is e.rhs else dataclasses.replace(e, lhs=a, rhs=b)
         if tensor:
             new = self.rearrange(new, True)
-        return new, ("b", op, dt.name, ka, kb)
+        return new, self.K("b", op, dt.name, ka, kb)
 
     def float_rules(self, op, a, ka, b, kb, dt):
         ca, cb = _const(a) is not None, _const(b) is not None
@@ -468,7 +477,7 @@ class _Simplifier:
                 v = {"+": x + y, "-": x - y, "*": x * y, "/": x / y}[op]
             if np.isfinite(v):
                 c = _fconst(v, dt)
-                return c, ("c",) + _const_key(c)
+                return c, self.K("c", *_const_key(c))
         if op == "*":
             if _is_float_const(a, 1):
                 return b, kb
@@ -476,24 +485,24 @@ class _Simplifier:
                 return a, ka
             if _is_float_const(a, 0) or _is_float_const(b, 0):
                 c = _fconst(0.0, dt)
-                return c, ("c",) + _const_key(c)
+                return c, self.K("c", *_const_key(c))
             if _is_float_const(a, 2) or _is_float_const(b, 2):
                 x, kx = (b, kb) if _is_float_const(a, 2) else (a, ka)
                 if not _cheap(x):   # ours is a tree: `x` would be computed twice (Quadrants' is one statement)
                     return None
-                return ir.BinOp("+", x, x, dt), ("b", "+", dt.name, kx, kx)
+                return ir.BinOp("+", x, x, dt), self.K("b", "+", dt.name, kx, kx)
             return None
         if op == "/":
             if _is_float_const(b, 1):
                 return a, ka
             if ka == kb:
                 c = _fconst(1.0, dt)
-                return c, ("c",) + _const_key(c)
+                return c, self.K("c", *_const_key(c))
             if cb and _const(b).value != 0 and dt.bits in (32, 64):
                 r = _fconst(_NP[dt.bits](1) / _NP[dt.bits](_const(b).value), dt)
-                rk = ("c",) + _const_key(r)
+                rk = self.K("c", *_const_key(r))
                 again = self.float_rules("*", a, ka, r, rk, dt)
-                return again if again is not None else (ir.BinOp("*", a, r, dt), ("b", "*", dt.name, ka, rk))
+                return again if again is not None else (ir.BinOp("*", a, r, dt), self.K("b", "*", dt.name, ka, rk))
             return None
         if op in ("+", "-"):
             if _is_float_const(b, 0):
@@ -502,7 +511,7 @@ class _Simplifier:
                 return b, kb
             if op == "-" and ka == kb:
                 c = _fconst(0.0, dt)
-                return c, ("c",) + _const_key(c)
+                return c, self.K("c", *_const_key(c))
         return None
 
 
