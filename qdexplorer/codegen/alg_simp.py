@@ -552,7 +552,7 @@ def _effects(e, out: list, result):
             else:
                 out.append(x)
         return
-    for f in dataclasses.fields(e):
+    for f in dataclasses.fields(e):  # type: ignore[arg-type]  # every Expr is a dataclass
         v = getattr(e, f.name)
         if isinstance(v, tuple):
             for x in v:
