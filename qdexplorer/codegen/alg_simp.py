@@ -29,6 +29,18 @@ models where Quadrants merges statements:
 Anything else (random numbers, atomics, reads of locals Quadrants does not forward) is a value of
 its own, so the model only ever folds less than Quadrants, never more.
 
+Also, as Quadrants' simplification runs before LLVM:
+- binary_op_simplify (binary_op_simplify.cpp, before alg_simp in each round): a constant left operand
+  of + or * goes right, and under fast math `(a op1 c1) op2 c2` is `a op1 (c1 op2' c2)` (both ops in
+  {+, -} or both in {*, /}), the constants folded; not for a vector operation's components
+  (ir.BinOp.vec), one tensor statement there, rearranged only after alg_simp once scalarized;
+- a literal `x * 0` is folded in the first round, before loads merge: x's loads are gone;
+- on the host, loads Quadrants merges and math calls its CSE makes one (a second `qd.sin(x)`) are one
+  value at the first one's place in ours too (Load.reuse, MathCall.reuse): LLVM ranks a sum's terms by
+  where their loads and calls are, so the place decides the order it sums them in;
+- an inlined `@qd.real_func` (ir.Block.real) is a call there: no known values inside, no merging across.
+Folds keep what the dropped operands do besides their value (atomics, reused loads; ir.Seq).
+
 Only with fast math on, and after atomic demotion (as in Quadrants, which simplifies again after
 demote_atomics); with fast math off nothing here runs.
 """
