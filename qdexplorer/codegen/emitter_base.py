@@ -99,6 +99,10 @@ class EmitterBase(ABC):
     @abstractmethod
     def range_for(self) -> None: ...
 
+    # -- provided by ExpressionEmitter (expressions.py): a value Quadrants computes once (alg_simp.py)
+    @abstractmethod
+    def reused(self, reuse: tuple, t: L.Type, compute, prefix: str) -> L.Value: ...
+
     # -- provided by MathEmitter / FastMathEmitter (math_lowering.py, fast_math.py)
     @abstractmethod
     def float_intrinsic(self, base: str, dt: DType, args: list) -> L.Value: ...

@@ -85,8 +85,36 @@ class ExpressionEmitter(EmitterBase):
         pre = self.preloaded
         if pre is not None and e in pre:   # issued ahead, with the coarsened step's other loads (schedule.py)
             return pre[e]
+        if e.reuse:
+            return self.reused_load(e)
         v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
         v.align = e.array.dtype.nbytes
+        return v
+
+    def reused_load(self, e):
+        """A load Quadrants merges with an earlier one of the same element (alg_simp.py marks both)."""
+        def load():
+            v = self.b.load(self.address(e.array, e.indices, e.where), typ=lltype(e.array.dtype))
+            v.align = e.array.dtype.nbytes
+            return v
+        return self.reused(e.reuse, lltype(e.array.dtype), load, "ld")
+
+    def reused(self, reuse: tuple, t, compute, prefix: str):
+        """A value Quadrants computes once where ours has it twice (alg_simp.py marks them): the first
+        keeps it in a slot, the later ones read it there (mem2reg makes it the first one's value, at
+        its place); one whose first was folded away, or never emitted, computes it on its own."""
+        kind, k = reuse
+        slots = self.__dict__.setdefault("_reuse_slots", {})
+        done = self.__dict__.setdefault("_reuse_done", set())
+        if kind == "use" and k in done:
+            return self.b.load(slots[k], typ=t)
+        v = compute()
+        if kind == "def":
+            slot = slots.get(k)
+            if slot is None:
+                slot = slots[k] = self.alloca_b.alloca(t, name=f"{prefix}{k}")
+            self.b.store(v, slot)
+            done.add(k)
         return v
 
     def e_Cast(self, e):
@@ -115,6 +143,10 @@ class ExpressionEmitter(EmitterBase):
         if dst.bits < src.bits:
             return b.trunc(v, t)
         return v
+
+    def e_Seq(self, e):
+        vals = [self.expr(x) for x in e.items]
+        return vals[e.pick]
 
     def e_Select(self, e):
         return self.b.select(self.expr(e.cond), self.expr(e.a), self.expr(e.b))

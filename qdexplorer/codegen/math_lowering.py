@@ -41,6 +41,11 @@ class MathEmitter(FastMathEmitter):
         return self.b.call(f, args)
 
     def e_MathCall(self, e):
+        if e.reuse:   # one call in Quadrants (its CSE), two in ours (codegen/alg_simp.py)
+            return self.reused(e.reuse, lltype(e.dtype), lambda: self.math_call(e), "mc")
+        return self.math_call(e)
+
+    def math_call(self, e):
         dt, args = e.dtype, [self.expr(a) for a in e.args]
         if e.fn == "ipow":
             return self.int_pow(*args)

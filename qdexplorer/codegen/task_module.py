@@ -25,6 +25,7 @@ from .demote import demote_atomics
 from .errors import CodegenError
 from .expressions import ExpressionEmitter
 from .fast_math import enable_ftz
+from .alg_simp import alg_simp
 from .math_lowering import MathEmitter, calls_libdevice
 from .options import CodegenOptions
 from .privatize import PrivatizeEmitter, find_private
@@ -65,6 +66,8 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "
                            f"cuda, or qd.init(arch=qd.cuda) in a script")
     task = demote_atomics(task)   # `v[i] += ...` touching only its own element: no atomic (demote.py)
+    if opts.fast_math:
+        task = alg_simp(task, merge_loads=opts.target == "host")   # Quadrants' fast-math folds before LLVM (alg_simp.py)
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
@@ -159,4 +162,18 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
             self.reduction_end()
         if not self.b.block.is_terminated:
             self.b.ret_void()
+        if not self.nv and self.o.fast_math:
+            reverse_allocas(self.entry)
         self.alloca_b.branch(self.fn.basic_blocks[1])
+
+
+def reverse_allocas(entry) -> None:
+    """The entry block's allocas last first. Quadrants' locals reach LLVM's reassociation as phis in
+    the reverse of their declaration order (a loop's `z.y` before `z.x`), ours in it: LLVM ranks a
+    sum's terms by their phis' order, so under the host's fast math a loop's `z.x * z.x - z.y * z.y
+    + c.x` summed in another order (taichi_mandelbrot_zoom). Other instructions stay where they are."""
+    ins = entry.instructions
+    slots = [k for k, i in enumerate(ins) if isinstance(i, L.AllocaInstr)]
+    allocas = [ins[k] for k in slots]
+    for k, a in zip(slots, reversed(allocas)):
+        ins[k] = a

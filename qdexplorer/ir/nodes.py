@@ -106,6 +106,10 @@ class Load(Expr):
     array: ArrayArg | SharedArray | LocalArray
     indices: tuple[Expr, ...]
     where: str = field(default="", compare=False)  # "file:line" of the access (debug-mode reports)
+    # fast math (codegen/alg_simp.py): ("def", k) for a load whose value a later load of the same element
+    # in the same block reuses, ("use", k) for that later load, as Quadrants merges them (one load, at the
+    # first one's place, which decides how LLVM reassociates a sum of it); () for a load of its own
+    reuse: tuple = field(default=(), compare=False, repr=False)
 
     @property
     def dtype(self) -> DType:  # type: ignore[override]
@@ -118,6 +122,9 @@ class BinOp(Expr):
     lhs: Expr
     rhs: Expr
     dtype: DType
+    # one component of a vector operation (`v * 3.0`): one tensor statement in Quadrants, which its
+    # binary_op_simplify does not rearrange (codegen/alg_simp.py)
+    vec: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,9 @@ class MathCall(Expr):
     fn: str  # sqrt sin cos tan exp log floor ceil tanh atan2 pow ...
     args: tuple[Expr, ...]
     dtype: DType
+    # fast math on the host (codegen/alg_simp.py): ("def", k) / ("use", k) as Load.reuse, for the calls
+    # Quadrants' CSE makes one statement (a second qd.sin(x) of the same x is the first one's value)
+    reuse: tuple = field(default=(), compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -168,6 +178,19 @@ class AtomicRMW(Expr):
     @property
     def dtype(self) -> DType:  # type: ignore[override]
         return self.array.dtype
+
+
+@dataclass(frozen=True)
+class Seq(Expr):
+    """`items` evaluated in order, for what they do besides their value, and the value of
+    `items[pick]` (fast math's folds, codegen/alg_simp.py: `atomic_add(...) * 0` is 0 and still adds;
+    a folded `x[i] - x[i]` still loads x[i] there when a later read of x[i] reuses that load)."""
+    items: tuple
+    pick: int
+
+    @property
+    def dtype(self) -> DType:  # type: ignore[override]
+        return self.items[self.pick].dtype
 
 
 @dataclass(frozen=True)
@@ -240,9 +263,12 @@ class Barrier(Stmt):
 
 @dataclass
 class Block(Stmt):
-    """An inlined `qd.func` body; `Return(label)` inside jumps to its end."""
+    """An inlined `qd.func` body; `Return(label)` inside jumps to its end. `real`: an inlined
+    `@qd.real_func`, which Quadrants calls (a FuncCallStmt: its body sees its arguments, not the
+    caller's expressions, and no load merges across the call; codegen/alg_simp.py)."""
     label: str
     body: list[Stmt]
+    real: bool = False
 
 
 @dataclass

@@ -80,7 +80,7 @@ class _Forward:
         if isinstance(s, ir.Loop):
             return [ir.Loop(self.stmts(s.body), self.stmts(s.step))]
         if isinstance(s, ir.Block):
-            return [ir.Block(s.label, self.stmts(s.body))]
+            return [ir.Block(s.label, self.stmts(s.body), s.real)]
         return [s]
 
     # -- expressions: the tangent of a float expression (a zero constant where it has none)

@@ -983,7 +983,7 @@ def replay_task(task: ir.Task, kernel_name: str, index: int, implicit: dict) -> 
             elif isinstance(s, ir.Loop):
                 s = ir.Loop(strip(s.body), strip(s.step))
             elif isinstance(s, ir.Block):
-                s = ir.Block(s.label, strip(s.body))
+                s = ir.Block(s.label, strip(s.body), s.real)
             out.append(s)
         return out
 

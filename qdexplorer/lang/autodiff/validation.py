@@ -95,7 +95,7 @@ def _check(stmts: list, checked: dict, kernel_name: str) -> list:
         elif isinstance(s, ir.Loop):
             s = ir.Loop(_check(s.body, checked, kernel_name), _check(s.step, checked, kernel_name), s.where)
         elif isinstance(s, ir.Block):
-            s = ir.Block(s.label, _check(s.body, checked, kernel_name))
+            s = ir.Block(s.label, _check(s.body, checked, kernel_name), s.real)
         out.append(s)
     return out
 

@@ -96,7 +96,7 @@ class FuncInlining(LoweringBase):
             body = self.out.pop()
             self.frames.pop()
             self.inline_stack.pop()
-        self.emit(ir.Block(label, body))
+        self.emit(ir.Block(label, body, real=func.is_real))
         if isinstance(frame.ret_local, (Vec, StructVal)) or _is_reference(frame.ret_local):
             return frame.ret_local
         if isinstance(frame.ret_local, tuple):  # `return a, b`: a runtime tuple, for `x, y = f()`

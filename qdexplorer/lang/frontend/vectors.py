@@ -6,6 +6,8 @@ A `Vec` holds one value per component (row-major for matrices). A vector local i
 """
 from __future__ import annotations
 
+import dataclasses
+
 import ast
 import math
 
@@ -312,7 +314,10 @@ class VectorLowering(LoweringBase):
             ea, eb = self.pair(x, y, node)
             dt = promote(ea.dtype, eb.dtype)
             return ir.Compare(op, cast(ea, dt), cast(eb, dt), u1)  # a u1 per component, as Quadrants
-        return self.binop(op, x, y, node)
+        r = self.binop(op, x, y, node)
+        if isinstance(r, ir.BinOp) and r.dtype.is_float:
+            r = dataclasses.replace(r, vec=True)   # a component of a tensor operation (alg_simp.py)
+        return r
 
     def vec_matmul(self, a, b, node):
         if not (isinstance(a, Vec) and isinstance(b, Vec)):
