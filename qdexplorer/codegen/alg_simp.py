@@ -1,5 +1,8 @@
 """Quadrants' fast-math algebraic simplification, on a task's IR before codegen.
 
+Applied to host (CPU) tasks only for now (task_module._build): Quadrants simplifies so on every backend,
+but the CUDA side of this pass has not yet run on a GPU.
+
 Under fast math (Quadrants' default) Quadrants' `alg_simp` pass (quadrants/transforms/alg_simp.cpp)
 folds, before LLVM sees the kernel, float expressions that LLVM itself keeps (its fast-math flags
 there are `ninf nsz reassoc afn`, no `nnan`, so LLVM folds neither `x * 0` nor `x - x`):

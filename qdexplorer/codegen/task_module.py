@@ -66,8 +66,10 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
                            f"arrays, sync, thread indices), which only the CUDA backend runs: use --backend "
                            f"cuda, or qd.init(arch=qd.cuda) in a script")
     task = demote_atomics(task)   # `v[i] += ...` touching only its own element: no atomic (demote.py)
-    if opts.fast_math:
-        task = alg_simp(task, merge_loads=opts.target == "host")   # Quadrants' fast-math folds before LLVM (alg_simp.py)
+    if opts.fast_math and opts.target == "host":
+        # Quadrants' fast-math folds before LLVM (alg_simp.py). Quadrants simplifies so on every backend; here
+        # on the host only until its CUDA side has run on a GPU (it was written after this session's GPU calls)
+        task = alg_simp(task, merge_loads=True)
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,

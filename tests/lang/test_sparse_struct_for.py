@@ -6,6 +6,7 @@ memory their active cells need. Each test runs the program under qdexplorer and 
 import gc
 
 import numpy as np
+import pytest
 
 from .quadrants_oracle import implementations
 
@@ -166,6 +167,7 @@ def test_offset_pointer_grid_4096_squared():
     _same(_each(program))
 
 
+@pytest.mark.filterwarnings("ignore:cannot create weak reference to 'tuple' object:UserWarning")  # Quadrants' own notice
 def test_gradient_through_sparse_struct_for():
     def program(qd):
         x = qd.field(qd.f32, needs_grad=True)
