@@ -42,6 +42,7 @@ SUBPROCESS = os.environ.get("QDX_TEST_CLI_SUBPROCESS", "") not in ("", "0")
 _SIGNALS = tuple(getattr(signal, s) for s in ("SIGINT", "SIGTERM", "SIGHUP", "SIGALRM") if hasattr(signal, s))
 # a module that appeared during a call from a file under here came from the project under test (its own imports)
 _TMP = os.path.realpath(tempfile.gettempdir()) + os.sep
+_KEEP = tuple(os.path.join(os.path.realpath(p), "") for p in {sys.prefix, sys.base_prefix, ROOT})
 
 
 def run_cli(*args, env: dict | None = None, cwd=None, timeout: float = 300, check: bool = False,
@@ -187,5 +188,9 @@ def _state_restored(env, cwd, argv):
         detect._status[:] = old_status
         for name in set(sys.modules) - old_modules:
             f = getattr(sys.modules.get(name), "__file__", None) or ""
-            if name.startswith("qdx_project_") or (f and os.path.realpath(f).startswith(_TMP)):
+            f = os.path.realpath(f) if f else ""
+            # a test's own project files (under the temp folder) go; the environment's packages stay, even
+            # where the checkout and its venv are under the temp folder too (a clone in /tmp: numpy's
+            # extension modules cannot be imported twice in one process)
+            if name.startswith("qdx_project_") or (f.startswith(_TMP) and not f.startswith(_KEEP)):
                 sys.modules.pop(name, None)
