@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..session import Session
     from .bridge import EngineBridge
-    from .run_control import RunChoice, RunControl
+    from .run_control import RunChoice, RunControl   # types only: run_control imports this module
     from .settings import Settings
 
 

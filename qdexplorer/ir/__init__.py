@@ -8,4 +8,4 @@ arrays already on a device (`device_array`). `codegen`, `compiler`, `runtime`, `
 # `ir.Task`, `ir.Assign`...: the nodes are the package's own names, as everyone below the language reads them
 from .nodes import (Expr, Const, ScalarArg, ArrayArg, SharedArray, LocalArray, Shape, Local, LocalRef, Load, BinOp,
                     UnOp, Compare, Cast, Select, MathCall, AtomicRMW, SimtIndex, Stmt, Assign, Store, ExprStmt, Print,
-                    If, Loop, Break, Continue, Barrier, Block, Return, FuncDef, Call, Param, ImplicitArray, Task, walk, memory_axes)
+                    If, Loop, Break, Continue, Barrier, Block, Return, FuncDef, Call, Param, ImplicitArray, Task, walk, map_operands, memory_axes)

@@ -5,6 +5,7 @@ Expressions carry their dtype so codegen never re-infers types.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from .dtypes import DType, i32
@@ -379,6 +380,19 @@ def _contains(node, kinds) -> bool:
     if isinstance(node, (Stmt, Expr)) and hasattr(node, "__dataclass_fields__"):
         return any(_contains(getattr(node, f), kinds) for f in node.__dataclass_fields__)
     return False
+
+
+def map_operands(e: "Expr", f, new: bool = False) -> "Expr":
+    """`e` with `f` applied to each operand (an Expr field, or the Exprs of a tuple field); `e` itself when
+    none changed unless `new` (a copy of the node even then). The one rebuild the IR rewrites share."""
+    changes = {}
+    for fld in dataclasses.fields(e):  # type: ignore[arg-type]  # every Expr is a dataclass
+        v = getattr(e, fld.name)
+        if isinstance(v, Expr):
+            changes[fld.name] = f(v)
+        elif isinstance(v, tuple) and any(isinstance(x, Expr) for x in v):
+            changes[fld.name] = tuple(f(x) if isinstance(x, Expr) else x for x in v)
+    return dataclasses.replace(e, **changes) if changes or new else e  # type: ignore[type-var]
 
 
 def walk(node):

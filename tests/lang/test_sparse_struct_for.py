@@ -23,10 +23,9 @@ def _each(program) -> list:
     return out
 
 
-def _same(results):
+def _ours_and_quadrants(results):
     assert len(results) == 2, "real Quadrants is needed as the oracle"
-    ours, real = results
-    assert ours == real
+    return results
 
 
 def test_pointer_struct_for_visits_blocks_in_tree_order():
@@ -52,7 +51,8 @@ def test_pointer_struct_for_visits_blocks_in_tree_order():
         act()
         order()
         return [(int(i), int(j), int(x[i, j])) for i in range(32) for j in range(32) if x[i, j] or (i, j) == (0, 0)]
-    _same(_each(program))
+    ours, real = _ours_and_quadrants(_each(program))
+    assert ours == real
 
 
 def test_bitmasked_struct_for_order_and_deactivate():
@@ -77,7 +77,8 @@ def test_bitmasked_struct_for_order_and_deactivate():
         drop()
         run()
         return seen.to_numpy().tolist()
-    _same(_each(program))
+    ours, real = _ours_and_quadrants(_each(program))
+    assert ours == real
 
 
 def test_dynamic_lists_under_pointers_run_to_their_lengths():
@@ -115,7 +116,8 @@ def test_dynamic_lists_under_pointers_run_to_their_lengths():
         n[None] = 0
         visit()
         return r + (int(n[None]),)
-    _same(_each(program))
+    ours, real = _ours_and_quadrants(_each(program))
+    assert ours == real
 
 
 def test_root_dynamic_struct_for_with_huge_capacity():
@@ -139,7 +141,8 @@ def test_root_dynamic_struct_for_with_huge_capacity():
         seed(1000)
         add()
         return float(s[None])
-    _same(_each(program))
+    ours, real = _ours_and_quadrants(_each(program))
+    assert ours == real
 
 
 def test_offset_pointer_grid_4096_squared():
@@ -164,7 +167,8 @@ def test_offset_pointer_grid_4096_squared():
         scatter()
         visit()
         return round(float(acc[None]), 4), int(cnt[None])
-    _same(_each(program))
+    ours, real = _ours_and_quadrants(_each(program))
+    assert ours == real
 
 
 @pytest.mark.filterwarnings("ignore:cannot create weak reference to 'tuple' object:UserWarning")  # Quadrants' own notice
@@ -216,7 +220,8 @@ def _pid_3d(qd, per_list: int):
 def test_dynamic_lists_past_the_reservable_are_stored_shorter():
     """4 PiB of lists: each list stores as many cells as fit (here 4096), the struct-for and
     appends agree with Quadrants while no list grows past that."""
-    _same(_each(lambda qd: _pid_3d(qd, 1000)))
+    ours, real = _ours_and_quadrants(_each(lambda qd: _pid_3d(qd, 1000)))
+    assert ours == real
 
 
 def test_a_list_past_its_stored_cells_is_refused():

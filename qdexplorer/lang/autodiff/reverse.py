@@ -648,14 +648,7 @@ def _fresh_leaves(e, memo: dict):
     hit = memo.get(id(e))
     if hit is not None:
         return hit
-    changes = {}
-    for f in dataclasses.fields(e):  # type: ignore[arg-type]  # every Expr is a dataclass
-        v = getattr(e, f.name)
-        if isinstance(v, ir.Expr):
-            changes[f.name] = _fresh_leaves(v, memo)
-        elif isinstance(v, tuple) and any(isinstance(x, ir.Expr) for x in v):
-            changes[f.name] = tuple(_fresh_leaves(x, memo) if isinstance(x, ir.Expr) else x for x in v)
-    new = dataclasses.replace(e, **changes) if changes else e  # type: ignore[type-var]
+    new = ir.map_operands(e, lambda v: _fresh_leaves(v, memo))
     memo[id(e)] = new
     return new
 

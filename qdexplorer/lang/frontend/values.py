@@ -326,13 +326,6 @@ def _copy_ops(e, memo: dict):
     hit = memo.get(id(e))
     if hit is not None:
         return hit
-    changes = {}
-    for f in dataclasses.fields(e):  # type: ignore[arg-type]  # every Expr is a dataclass
-        v = getattr(e, f.name)
-        if isinstance(v, ir.Expr):
-            changes[f.name] = _copy_ops(v, memo)
-        elif isinstance(v, tuple) and any(isinstance(y, ir.Expr) for y in v):
-            changes[f.name] = tuple(_copy_ops(y, memo) if isinstance(y, ir.Expr) else y for y in v)
-    out = dataclasses.replace(e, **changes)  # type: ignore[type-var]  # a new node even without changes
+    out = ir.map_operands(e, lambda v: _copy_ops(v, memo), new=True)  # a new node even without changes
     memo[id(e)] = out
     return out
