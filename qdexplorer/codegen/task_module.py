@@ -50,6 +50,7 @@ class TaskModule:
     fast_math: bool = False  # built with fast math (CUDA only; the host ignores the setting)
     debug_sites: tuple = ()  # debug mode: (file:line, array) per bounds-check site, by site number
     one_wave: bool = False  # launch at most one wave of resident blocks (privatize.py)
+    full_grid: bool = False  # launch a thread per coarsened step, no grid-stride cap (see _TaskEmitter.build)
 
 
 def build_task_module(task: ir.Task, opts: CodegenOptions) -> TaskModule:
@@ -73,7 +74,7 @@ def _build(task: ir.Task, opts: CodegenOptions) -> TaskModule:
     em = _TaskEmitter(task, opts)
     em.build()
     return TaskModule(task.name, opts.target, str(em.m), task.name, em.abi, em.needs_libdevice, em.vector, em.log,
-                      em.fast, tuple(em.debug_sites), em.one_wave)
+                      em.fast, tuple(em.debug_sites), em.one_wave, em.full_grid)
 
 
 HOST_FAST_MATH = ("ninf", "nsz", "reassoc", "afn")  # the flags of Quadrants' IR builder under fast_math
@@ -111,6 +112,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
             self.m.triple, self.m.data_layout = NVPTX_TRIPLE, NVPTX_LAYOUT
         self.needs_libdevice = False
         self.one_wave = False
+        self.full_grid = False
         self._logged_fallback = False
         self.debug_sites: list[tuple[str, str]] = []
         self.sig = EntrySignature(self.m, task, self.nv, debug=opts.debug and any(p.kind == "array"
@@ -161,6 +163,12 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
                 self.one_wave = True
             else:
                 self.range_for()
+                # A coarsened CUDA loop with nothing to combine across its steps runs best with one step
+                # per thread: on the H100 the capped grid's grid-stride gave the 8192^2 stencil 0.67 of the
+                # copy rate and this 0.90, copy/saxpy 0.97/0.98 -> 1.01/1.03, the 2^20 integrate 0.99 -> 1.12
+                # (cuda_bandwidth.py --kernels --explore, call 4). Not at one index a thread (copy 0.82 ->
+                # 0.57) and not with a reduction, whose per-thread partials want few threads (sum 0.98 -> 0.35)
+                self.full_grid = self.nv and self.vector > 1 and not self.reductions
             self.reduction_end()
         if not self.b.block.is_terminated:
             self.b.ret_void()

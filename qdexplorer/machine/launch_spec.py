@@ -38,6 +38,7 @@ class LaunchSpec:
     # the host can read them just before the launch: per range (lo, hi), each ("c", value) or ("a",
     # array, flat index); () otherwise. The CPU backend then splits the real count over its threads
     read_bounds: tuple = ()
+    full_grid: bool = False         # a thread per coarsened step: the grid is not capped (codegen/task_module.py)
 
     def trips_now(self, arrays: dict, n: int) -> int:
         """The task's index count as the arrays hold it now (at most `n`, the count the call was

@@ -257,3 +257,18 @@ def test_an_llvm_ir_edit_changes_the_result_on_the_gpu(tmp_path, mode):
         assert res.status == "error" and f"{p}:" in res.error
         eng.revert_override(ct.task)
         assert eng.run(["ones"])[0].status == "passed"
+
+
+def test_a_full_grid_task_gets_a_thread_per_coarsened_step():
+    from qdexplorer.runtime.cuda.backend import CudaBackend
+    from qdexplorer.machine.launch_spec import LaunchSpec
+    be = CudaBackend()
+    try:
+        capped = LaunchSpec("t", "k", "range_for", (), vector=4)
+        full = LaunchSpec("t", "k", "range_for", (), vector=4, full_grid=True)
+        n = 1 << 28
+        assert be.ctx.grid_of(capped, n) == be.ctx.saturating_grid
+        assert be.ctx.grid_of(full, n) == n // 4 // 128 > be.ctx.saturating_grid
+        assert be.ctx.grid_of(full, 1000) == be.ctx.grid_of(capped, 1000) == 2
+    finally:
+        be.close()

@@ -3,7 +3,8 @@
 Launch configuration follows Quadrants: `LaunchSpec.block` threads per block (block_dim from
 `qd.loop_config`, or 128); a range task gets min(ceil(n / block), saturating grid) blocks, where
 the saturating grid is SM count × max resident blocks per SM × 2, and the task itself
-grid-strides; serial tasks 1×1.
+grid-strides; serial tasks 1×1. A coarsened task with no reduction (`LaunchSpec.full_grid`) gets
+a thread per step instead (the grid's own limit, 2^31 - 1 blocks).
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ class CudaContext:
             return 1
         block = spec.block
         threads = -(-n // max(1, spec.vector))
-        cap = self.saturating_grid
+        cap = (1 << 31) - 1 if spec.full_grid else self.saturating_grid
         if spec.one_wave:  # each block flushes its private copy once: the fewer blocks, the fewer flushes
             cap = min(cap, self.sm_count * max(1, self.max_threads_per_sm // block))
         return max(0, min(-(-threads // block), cap))
