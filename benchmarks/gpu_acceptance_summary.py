@@ -203,7 +203,12 @@ def main(r: Path):
                                 "kernels": {k: {"v4": (v["v4"].get("of_copy") if isinstance(v.get("v4"), dict) else v.get("v4")),
                                                 "v1": (v["v1"].get("of_copy") if isinstance(v.get("v1"), dict) else v.get("v1")),
                                                 "TBps_v4": v["v4"]["TBps"] if isinstance(v.get("v4"), dict) else None,
-                                                "holds": (v.get("best_of_copy") or 0) >= 0.8}
+                                                "holds": (v.get("best_of_copy") or 0) >= 0.8,
+                                                # a copy of the kernel's own bytes: the ceiling of a kernel of a few
+                                                # microseconds (12 MB at 2^20 sits in L2; a launch's fixed cost rules)
+                                                "copy_same_size_TBps": v.get("copy_same_size_TBps"),
+                                                "v4_of_copy_same_size": (v["v4"].get("of_copy_same_size")
+                                                                         if isinstance(v.get("v4"), dict) else None)}
                                             for k, v in bw["kernels"].items()}}
         else:
             doc["bandwidth"] = unmeasured(why or "no kernel table")
