@@ -235,7 +235,7 @@ def store_group(f, key, values, Storage) -> None:
     for g, r in zip(group, encode_shared_host([g.quant for g in group], cur)):
         if key is None:
             g.host()[...] = r.reshape(g.storage.shape)
-            g._host_written()
+            g.residency.host_written()
         else:
             Storage.__setitem__(g, key, r.item())
 

@@ -15,7 +15,8 @@ import numpy as np
 
 from .calls.caller import caller
 from ..ir.errors import QuadrantsSyntaxError
-from .field import Field
+from .field import Field, Storage
+from .autodiff.adjoints import gradient_of
 from .func import Func, read_annotations
 from ..ir.dtypes import DType, as_dtype, f32
 from .vector_types import VectorType
@@ -288,7 +289,7 @@ class StructField:
                 self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual,
                                         offset=offset)
                 if needs_dual and self.shape is not None:
-                    self.members[k]._with_dual(True)
+                    self.members[k].adjoints.need_dual()
 
     def _adjoint(self, which: str) -> "StructField":
         """The struct field of the members' `.grad` (or `.dual`): the same storage, not a copy."""
@@ -298,7 +299,7 @@ class StructField:
         for k, m in self.members.items():
             if isinstance(m, StructField):
                 out.members[k] = m._adjoint(which)
-            elif getattr(m, f"_{which}", None) is not None:
+            elif isinstance(m, Storage) and getattr(m.adjoints, which) is not None:
                 out.members[k] = getattr(m, which)
         if not out.members:
             file, line = caller()
@@ -331,10 +332,10 @@ class StructField:
         return dict(self.struct_type.methods)
 
     def has_grad(self) -> bool:
-        return any(getattr(m, "_grad", None) is not None for m in self.members.values())
+        return any(gradient_of(m) is not None for m in self.members.values())
 
     def has_dual(self) -> bool:
-        return any(getattr(m, "_dual", None) is not None for m in self.members.values())
+        return any(isinstance(m, Storage) and m.adjoints.dual is not None for m in self.members.values())
 
     @property
     def grad(self) -> "StructField":

@@ -15,7 +15,8 @@ from ...ir.dtypes import as_dtype
 SWIZZLE = {c: k for group in ("xyzw", "rgba", "stpq") for k, c in enumerate(group)}
 
 
-def _swizzle_index(name: str):
+def swizzle_index(name: str):
+    """The component positions a swizzle name reads (`xy` -> [0, 1]; one letter group), None otherwise."""
     if 1 <= len(name) <= 4 and all(c in SWIZZLE for c in name) and len({SWIZZLE.get(c) is not None for c in name}) == 1:
         for group in ("xyzw", "rgba", "stpq"):
             if all(c in group for c in name):
@@ -27,7 +28,7 @@ class HostMatrix(np.ndarray):
     """A vector (1-d) or matrix (2-d) in Python scope: a NumPy array with Quadrants' Matrix methods."""
 
     def __getattr__(self, name: str):
-        idx = _swizzle_index(name) if not name.startswith("_") else None
+        idx = swizzle_index(name) if not name.startswith("_") else None
         if idx is not None and self.ndim == 1:
             if max(idx) >= self.shape[0]:
                 raise AttributeError(f"'.{name}' needs a vector of at least {max(idx) + 1} components")
@@ -38,7 +39,7 @@ class HostMatrix(np.ndarray):
         compat.refuse_attr("vector" if self.ndim == 1 else "matrix", self, name)
 
     def __setattr__(self, name: str, value):
-        idx = _swizzle_index(name) if not name.startswith("_") else None
+        idx = swizzle_index(name) if not name.startswith("_") else None
         if idx is not None and self.ndim == 1:
             n = self.shape[0]
             if max(idx) >= n:
