@@ -25,6 +25,10 @@ from .host import tensor_layout
 from .calls.caller import caller
 from ..ir.device_array import device_array_of
 from .host.element import Element
+from .host.host_matrix import host as python_scope_matrix
+from .host.buffer_view import slice_to_view
+from .compat import surface as compat
+from .quant import decode_field, encode_host, store_group
 from .host.field_components import ComponentPlacement
 from ..ir.errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
 from .host.torch_io import tensor_to_numpy, to_torch
@@ -277,7 +281,6 @@ class Storage:
         """Quadrants attributes qdexplorer leaves out fail with one line (compat.REFUSED)."""
         if name.startswith("__"):
             raise AttributeError(name)
-        from .compat import surface as compat
         surface = ("field" if isinstance(self, Field) else "ndarray") if not self.elem_shape else \
             ("vector_" if len(self.elem_shape) == 1 else "matrix_") + ("field" if isinstance(self, Field) else "ndarray")
         compat.refuse_attr(surface, self, name)
@@ -660,11 +663,9 @@ class Field(ComponentPlacement, Storage):
     quant_group: list | None = None  # the fields sharing its exponent (BitpackedFields shared_exponent=True)
 
     def _decode(self, raw):
-        from .quant import decode_field
         return decode_field(self, raw)
 
     def _store_group(self, key, values) -> None:
-        from .quant import store_group
         store_group(self, key, values, Storage)
 
     def __getitem__(self, key):
@@ -673,8 +674,7 @@ class Field(ComponentPlacement, Storage):
         out = self._decode(np.asarray(super().__getitem__(key)))
         if out.ndim == 0:
             return out.item()
-        from .host.host_matrix import host
-        return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
+        return python_scope_matrix(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
 
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
@@ -693,7 +693,6 @@ class Field(ComponentPlacement, Storage):
         if self.quant_group and not self._sparse:
             return self._store_group(None, np.float32(value))
         if self.quant is not None:
-            from .quant import encode_host
             value = encode_host(self.quant, value).item()
         if not self._sparse:
             return super().fill(value)
@@ -741,7 +740,6 @@ class Field(ComponentPlacement, Storage):
         if self.quant_group and not self._sparse:
             return self._store_group(None, np.asarray(arr, np.float32).reshape(self.storage.shape))
         if self.quant is not None:
-            from .quant import encode_host
             arr = encode_host(self.quant, arr)
         if not self._sparse:
             return super().from_numpy(arr)
@@ -758,7 +756,6 @@ class Field(ComponentPlacement, Storage):
                 self._snode.parent().activate_host(element_index(self, key))
             return
         if self.quant is not None:
-            from .quant import encode_host
             enc = encode_host(self.quant, value)
             value = enc.item() if enc.ndim == 0 else enc
         super().__setitem__(key, value)
@@ -787,7 +784,6 @@ class Ndarray(Storage):
 
     def __getitem__(self, key):
         if isinstance(key, slice):  # data[8:24]: a qd.BufferView of a 1-D ndarray, as in Quadrants
-            from .host.buffer_view import slice_to_view
             return slice_to_view(self, key)
         return super().__getitem__(key)
 

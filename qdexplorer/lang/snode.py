@@ -40,6 +40,7 @@ import numpy as np
 
 from .field import SNODE_OF_SHAPE
 from .compat.surface import refuse_use
+from .compat.module_paths import quadrants_module
 from ..ir.errors import QdRuntimeError
 from .field import Field
 from .field import Storage
@@ -419,7 +420,6 @@ class SNodeHandle:
         self._fields = list(snode.fields)
 
     def get_snode_grad_type(self) -> int:
-        from .compat.module_paths import quadrants_module
         kind = quadrants_module("quadrants.types.enums").SNodeGradType
         for f in self._fields:
             for s in Storage.live():

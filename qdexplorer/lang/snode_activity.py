@@ -8,7 +8,7 @@ such containers touch only what a struct-for visits (`active_cells`); `deactivat
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,7 +18,6 @@ from ..ir.errors import QdRuntimeError
 
 if TYPE_CHECKING:
     from .field import Field
-    from .snode import SNode
 
 SPARSE = ("pointer", "bitmasked")
 ACTIVITY = SPARSE + ("dynamic",)  # containers whose cells can be inactive
@@ -27,26 +26,27 @@ ACTIVITY = SPARSE + ("dynamic",)  # containers whose cells can be inactive
 class Activity:
     """Mixin of `SNode`: its activity state and what Python does with it. The node provides `kind`,
     `mask`, `length`, `chunk_size`, `shape`, `sparse_path()`, `subtree_sparse()`, `subtree_fields()`,
-    `cell_map()` and `list_map()` (declared here for the type checker)."""
+    `cell_map()` and `list_map()` (declared here for the type checker; nodes are `Any` here, as
+    naming `SNode` would make the two modules import each other)."""
 
     kind: str
     mask: "Field | None"
     length: "Field | None"
     chunk_size: int
-    _parent: "SNode | None"
+    _parent: Any
     _peak = 0  # the most cells (chunks) seen allocated at once, for _num_dynamically_allocated
 
     if TYPE_CHECKING:
         @property
         def shape(self) -> tuple: ...
 
-        def sparse_path(self) -> list[SNode]: ...
+        def sparse_path(self) -> list[Any]: ...
 
-        def subtree_sparse(self) -> list[SNode]: ...
+        def subtree_sparse(self) -> list[Any]: ...
 
         def subtree_fields(self) -> list[Field]: ...
 
-        def cell_map(self, to: SNode) -> list: ...
+        def cell_map(self, to: Any) -> list: ...
 
         def list_map(self) -> tuple[list, tuple]: ...
 
@@ -57,7 +57,7 @@ class Activity:
         assert f is not None, f"a {self.kind} SNode has no activity state"
         return f
 
-    def state_owner(self) -> "SNode":
+    def state_owner(self) -> Any:
         """The container the state field has one cell per cell of (a dynamic node's parent)."""
         if self.kind == "dynamic":
             assert self._parent is not None

@@ -14,7 +14,8 @@ import numbers
 import numpy as np
 
 from .calls.caller import caller
-from ..ir.errors import QuadrantsSyntaxError
+from ..ir.errors import QuadrantsRuntimeTypeError, QuadrantsSyntaxError
+from .compat import surface as compat
 from .field import Field, Storage
 from .autodiff.adjoints import gradient_of
 from .func import Func, read_annotations
@@ -177,7 +178,6 @@ def struct_arg_values(kernel_name: str, name: str, stype: StructType, value) -> 
                 shapes.update((p, s) for p, _, s in stype.leaves())
             want = int(np.prod(shapes[path]))
             if flat.size != want:
-                from ..ir.errors import QuadrantsRuntimeTypeError
                 raise QuadrantsRuntimeTypeError(
                     f"{kernel_name}(): Argument {type(value)} cannot be converted into required type {stype!r}: "
                     f"member {'.'.join(path)} of argument '{name}' has {flat.size} component(s), the type {want}")
@@ -314,7 +314,6 @@ class StructField:
         members = self.__dict__.get("members", {})
         if name in members:
             return members[name]
-        from .compat import surface as compat
         if f"struct_field.{name}" in compat.REFUSED:
             raise compat.refuse(f"struct_field.{name}")
         raise AttributeError(f"struct field {self.__dict__.get('name', '')!r} has no member '{name}' "

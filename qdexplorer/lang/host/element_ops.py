@@ -7,6 +7,8 @@ Python-scope `qd.Vector` / `qd.Matrix` (host_matrix.host), never a view that wri
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .host_matrix import host as _host
@@ -20,9 +22,13 @@ class ElementComparison(np.ndarray):
 
 
 class ValueOperators:
-    """Mixin: comparisons and arithmetic on `self.to_numpy()`, which the class provides."""
+    """Mixin: comparisons and arithmetic on `self.to_numpy()`, which the class provides (declared
+    here for the type checker)."""
 
     __slots__ = ()
+
+    if TYPE_CHECKING:
+        def to_numpy(self) -> np.ndarray: ...
 
     def __eq__(self, other):
         return (self.to_numpy() == np.asarray(other)).view(ElementComparison)

@@ -11,6 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.dtypes import as_dtype
+from ...ir.errors import QdCompileError, QuadrantsRuntimeError, QuadrantsSyntaxError
+from ..calls.caller import caller
+from ..compat import surface as compat
 
 SWIZZLE = {c: k for group in ("xyzw", "rgba", "stpq") for k, c in enumerate(group)}
 
@@ -35,7 +38,6 @@ class HostMatrix(np.ndarray):
             return self[idx[0]].item() if len(idx) == 1 else np.asarray(self)[idx].view(HostMatrix)
         if name.startswith("__"):
             raise AttributeError(name)
-        from ..compat import surface as compat
         compat.refuse_attr("vector" if self.ndim == 1 else "matrix", self, name)
 
     def __setattr__(self, name: str, value):
@@ -43,11 +45,9 @@ class HostMatrix(np.ndarray):
         if idx is not None and self.ndim == 1:
             n = self.shape[0]
             if max(idx) >= n:
-                from ...ir.errors import QuadrantsSyntaxError
                 group = next(g for g in ("xyzw", "rgba", "stpq") if name[0] in g)
                 raise QuadrantsSyntaxError(f"vec{n} only has attributes={tuple(group[:n])}, got={tuple(name)}")
             if len(idx) > 1 and np.size(value) != len(idx):
-                from ...ir.errors import QuadrantsRuntimeError
                 raise QuadrantsRuntimeError(f"value len does not match the swizzle pattern={name}")
             np.asarray(self)[idx] = value
             return
@@ -141,8 +141,6 @@ def inverse(self):
 
 
 def _refuse(message: str):
-    from ..calls.caller import caller
-    from ...ir.errors import QdCompileError
     file, line = caller()
     return QdCompileError(message, file, line)
 
