@@ -15,7 +15,7 @@ import copy
 import itertools
 import numbers
 import weakref
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -151,20 +151,6 @@ def _alloc(shape, elem_shape, dtype, layout: tuple = (), sparse: bool = False) -
     e = a.view(ElemArray)
     e.elem_shape = tuple(elem_shape)
     return e
-
-
-class Mirror(Protocol):
-    """A field's or ndarray's device copy, as the backend that made it provides it."""
-    backend: object     # the backend (and so the context) it lives in
-    ptr: int            # its device address
-
-    def upload(self, host: np.ndarray) -> None: ...
-
-    def download(self, host: np.ndarray) -> None: ...
-
-    def read(self, host: np.ndarray, offset: int) -> None: ...  # `host.nbytes` from byte `offset`
-
-    def fill(self, value, dtype) -> bool: ...
 
 
 class by_element_kind:  # noqa: N801 - used as a decorator-like method maker

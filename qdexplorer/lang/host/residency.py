@@ -7,15 +7,30 @@ only when Python wrote the host side since. Each `Storage` holds one `Residency`
 the script layer, which runs kernels on the device copy, talks to it (`attach`, `on_device`,
 `device_written`, `detach`, `drop`), and every host-side write says `host_written()`.
 The language never imports the backend: a mirror is any object with `upload(host)`,
-`download(host)`, `read(host, offset)` and `fill(value, dtype) -> bool` (`field.Mirror`).
+`download(host)`, `read(host, offset)` and `fill(value, dtype) -> bool` (`Mirror`).
 """
 from __future__ import annotations
 
 import weakref
+from typing import Protocol
 
 import numpy as np
 
 from ...ir.errors import QdRuntimeError
+
+
+class Mirror(Protocol):
+    """A field's or ndarray's device copy, as the backend that made it provides it."""
+    backend: object     # the backend (and so the context) it lives in
+    ptr: int            # its device address
+
+    def upload(self, host: np.ndarray) -> None: ...
+
+    def download(self, host: np.ndarray) -> None: ...
+
+    def read(self, host: np.ndarray, offset: int) -> None: ...  # `host.nbytes` from byte `offset`
+
+    def fill(self, value, dtype) -> bool: ...
 
 
 class Residency:
@@ -25,7 +40,7 @@ class Residency:
 
     def __init__(self, owner):
         self._owner = weakref.ref(owner)
-        self.mirror = None
+        self.mirror: Mirror | None = None
         self.where = "host"
 
     def _array(self):
@@ -50,7 +65,7 @@ class Residency:
         """A kernel may have written the device copy: the host side is stale until it is read."""
         self.where = "device"
 
-    def attach(self, mirror, zeroed: bool = False) -> None:
+    def attach(self, mirror: Mirror, zeroed: bool = False) -> None:
         """Take `mirror` as the device copy, once the data is home from any earlier one. `zeroed`:
         just allocated (zeros on both sides), so the copy is current without a transfer."""
         storage = self.host()
@@ -58,7 +73,7 @@ class Residency:
         if zeroed and mirror.fill(0, storage.dtype):
             self.where = "both"
 
-    def on_device(self):
+    def on_device(self) -> Mirror:
         """The device copy, made current first where Python wrote the host side last: a kernel
         is about to use it."""
         if self.mirror is None:
