@@ -29,6 +29,16 @@ class Adjoints:
         self.grad_of = None
         self.checkbit = None
 
+    def __getstate__(self) -> dict:
+        """Pickled with its primal (a pickled field or ndarray keeps its links, as it kept them before)."""
+        return {"owner": self._owner(), "grad": self.grad, "dual": self.dual, "grad_of": self.grad_of,
+                "checkbit": self.checkbit}
+
+    def __setstate__(self, state: dict) -> None:
+        self._owner = weakref.ref(state["owner"])
+        self.grad, self.dual, self.grad_of, self.checkbit = (state["grad"], state["dual"], state["grad_of"],
+                                                             state["checkbit"])
+
     def need_grad(self, needs: bool = True) -> None:
         """Allocate the adjoint (again, where asked twice: a fresh zeroed one, as before)."""
         if needs:

@@ -43,6 +43,14 @@ class Residency:
         self.mirror: Mirror | None = None
         self.where = "host"
 
+    def __getstate__(self) -> dict:
+        """Pickled with its array (a pickled field or ndarray keeps its residency, as it kept its state)."""
+        return {"owner": self._owner(), "mirror": self.mirror, "where": self.where}
+
+    def __setstate__(self, state: dict) -> None:
+        self._owner = weakref.ref(state["owner"])
+        self.mirror, self.where = state["mirror"], state["where"]
+
     def _array(self):
         owner = self._owner()
         assert owner is not None, "the array of this residency was garbage-collected"
