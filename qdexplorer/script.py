@@ -157,7 +157,7 @@ def _signature(modes: tuple, values: list, on_cuda: bool):
                 if id(v) in templated:
                     return None
                 templated.add(id(v))
-            if v.mirror is not None and not on_cuda:
+            if v.residency.mirror is not None and not on_cuda:
                 return None
             st = v.storage
             # offset=, quant too (an instance attribute of quantized fields only: a getattr that misses goes
@@ -328,7 +328,7 @@ class InlineRunner:
             raise
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for st in resident:
-                st.written_on_device()
+                st.residency.device_written()
         return args
 
     def _record(self, kernel, sig: tuple, fp: "_Fast | None", values: list):
@@ -460,7 +460,7 @@ class InlineRunner:
                 launch(args, trips[t])
         finally:  # conservatively: a kernel (even one that faulted midway) may have written them
             for _, st in resident:
-                st.written_on_device()
+                st.residency.device_written()
         if fp.prints or any(v.stream is None for v in external.values()):
             self.device.sync()
         elif streams:
@@ -472,9 +472,9 @@ class InlineRunner:
 
     def _device_copy(self, v: Storage, backend) -> Any:
         """`v`'s device copy in `backend`, made here if it has none there, current for a kernel."""
-        if v.mirror is None or v.mirror.backend is not backend:
+        if v.residency.mirror is None or v.residency.mirror.backend is not backend:
             self.attach(v, zeroed=False)
-        return v.on_device()
+        return v.residency.on_device()
 
     def _must_wait(self, plan: "_Plan", args: dict) -> bool:
         """Whether the call must return only after its kernels finished. On CUDA it need not when
@@ -538,13 +538,13 @@ class InlineRunner:
         zeros on both sides), so the device copy is made current without a transfer."""
         from .runtime.cuda.mirror import DeviceMirror
         v.host()  # a copy owned by an earlier runner (qd.init again): bring it home first
-        v.attach_mirror(DeviceMirror(self.device.backend, v.storage), zeroed)
+        v.residency.attach(DeviceMirror(self.device.backend, v.storage), zeroed)
         self.mirrored.add(v)
 
     def close(self):
         for st in list(self.mirrored):  # nothing lost: kernels' results come home before the context goes
             try:
-                st.detach_mirror()
+                st.residency.detach()
             except Exception:  # noqa: BLE001 - a faulted context cannot copy back; drop the copy
-                st.drop_mirror()
+                st.residency.drop()
         self.device.close()

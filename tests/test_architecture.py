@@ -188,9 +188,10 @@ def _house_figures():
 def test_no_module_reaches_another_modules_private_names_outside_the_language():
     """A module uses the private names it defines and no other's (`mod._x`, `from mod import _x`,
     `obj._attr` of a class it does not define); other libraries' names (`os._exit`) are theirs to
-    offer. Outside `lang/`: none. Inside: a ratchet at today's count (the goal is 10; the fields'
-    adjoints and residency are next), so it can only go down."""
+    offer. Outside `lang/`: none. Inside: a ratchet at today's count (the fields' adjoints and
+    residency are components with public interfaces now; the one left is a kernel's specialisations,
+    read by calls/launch_stats.py), so it can only go down."""
     fig = _house_figures()
     outside = {k: v for k, v in fig["private_reach_sites"].items() if not k.startswith("qdexplorer/lang/")}
     assert outside == {}
-    assert fig["private_reaches_inside_lang"] <= 55, fig["private_reach_sites"]
+    assert fig["private_reaches_inside_lang"] <= 1, fig["private_reach_sites"]

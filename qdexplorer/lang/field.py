@@ -5,11 +5,9 @@ implicit parameter of each task that uses it (so every task module stays self-co
 host ndarray is passed like any NumPy array, without a copy on the CPU. A 0-d field (`x[None]`)
 is stored as one element. Vector and matrix fields keep their components as trailing axes.
 
-When scripts run on CUDA, the backend gives each one a *mirror* (a device buffer) at its first
-kernel call, and the data then stays on the device between calls: `Storage` tracks which copy is
-current (`attach_mirror`, `on_device`, `written_on_device`), and Python-side access (indexing, `to_numpy`) copies back only when a kernel wrote it
-since. The language never imports the backend: a mirror is any object with `upload(host)`,
-`download(host)` and `fill(value, dtype) -> bool`.
+Each array has two components: its *residency* (`x.residency`, host/residency.py: which of the
+host storage and a device copy is current while scripts run on CUDA) and its *adjoints*
+(`x.adjoints`, autodiff/adjoints.py: its gradient, dual and checkbit arrays).
 """
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ import copy
 import itertools
 import numbers
 import weakref
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -27,9 +25,15 @@ from .host import tensor_layout
 from .calls.caller import caller
 from ..ir.device_array import device_array_of
 from .host.element import Element
+from .host.host_matrix import host as python_scope_matrix
+from .host.buffer_view import slice_to_view
+from .compat import surface as compat
+from .quant import decode_field, encode_host, store_group
 from .host.field_components import ComponentPlacement
 from ..ir.errors import OutOfBoundsAccess, QdRuntimeError, QuadrantsIndexError, QuadrantsSyntaxError
 from .host.torch_io import tensor_to_numpy, to_torch
+from .host.residency import Residency
+from .autodiff.adjoints import Adjoints, GradDtypeError
 from ..ir.nodes import memory_axes
 from ..ir.dtypes import DType, as_dtype
 
@@ -47,10 +51,6 @@ class InvalidShapeError(QdRuntimeError, ValueError):
 class FieldIndexError(QuadrantsIndexError, AssertionError):
     """A field indexed from Python with the wrong number of indices: Quadrants' AssertionError
     ("Slicing is not supported on qd.field"), a QuadrantsIndexError as qdexplorer raised before."""
-
-
-class GradDtypeError(QdRuntimeError, TypeError):
-    """`needs_grad=True` on an integer field or ndarray (Quadrants' QuadrantsRuntimeError for it)."""
 
 
 _REGISTRY: "weakref.WeakValueDictionary[int, Storage]" = weakref.WeakValueDictionary()
@@ -153,20 +153,6 @@ def _alloc(shape, elem_shape, dtype, layout: tuple = (), sparse: bool = False) -
     return e
 
 
-class Mirror(Protocol):
-    """A field's or ndarray's device copy, as the backend that made it provides it."""
-    backend: object     # the backend (and so the context) it lives in
-    ptr: int            # its device address
-
-    def upload(self, host: np.ndarray) -> None: ...
-
-    def download(self, host: np.ndarray) -> None: ...
-
-    def read(self, host: np.ndarray, offset: int) -> None: ...  # `host.nbytes` from byte `offset`
-
-    def fill(self, value, dtype) -> bool: ...
-
-
 class by_element_kind:  # noqa: N801 - used as a decorator-like method maker
     """A method whose parameters are those of Quadrants' ScalarField method on a field of scalars and
     of its MatrixField method on a field of vectors or matrices (one class here, two there)."""
@@ -181,14 +167,16 @@ class by_element_kind:  # noqa: N801 - used as a decorator-like method maker
 
 
 class Storage:
-    """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O, and
-    residency (which of the host array and the device copy is current)."""
+    """Shared Python-side behaviour of fields and host ndarrays: indexing, fill, NumPy I/O. Its
+    `residency` (which of the host array and the device copy is current) and its `adjoints` (the
+    gradient and dual arrays) are components of their own, made by `_components()`."""
 
     storage: np.ndarray
     shape: tuple
     dtype: DType
     name: str
-    _grad: "Storage | None" = None  # the adjoint (`x.grad`), allocated by needs_grad=True
+    residency: Residency
+    adjoints: Adjoints
 
     _qd_layout: tuple | None = None  # qd.tensor(layout=...): the physical axis order asked for
     _layout: tuple = ()  # a field's axis order in memory where its SNode tree nests them otherwise (snode.py)
@@ -201,66 +189,65 @@ class Storage:
         lay = self._qd_layout
         return None if lay is None or tuple(lay) == tuple(range(len(lay))) else tuple(lay)
 
+    def _components(self) -> None:
+        """A residency and adjoints of its own (every constructor, and every copy, calls this)."""
+        self.residency, self.adjoints = Residency(self), Adjoints(self)
+
     @property
     def grad(self) -> "Storage":
         """The adjoint array that `kernel.grad()` and `qd.ad.Tape` accumulate into."""
-        if self._grad is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
+        adj = self.adjoints
+        if adj.grad is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
             # a field made for an SNode tree: Quadrants' `qd.root.dense(qd.i, n).place(x, x.grad)` places
             # the adjoint beside it, so `x.grad` is an unplaced field of its own that place() allocates
-            g = Field(self.dtype, None, f"{self.name}_grad" if self.name else "", self.elem_shape)
-            g._grad_of = self
-            self._grad = g
-        if self._grad is None:
+            adj.grad = Field(self.dtype, None, f"{self.name}_grad" if self.name else "", self.elem_shape)
+            adj.grad.adjoints.grad_of = self
+        if adj.grad is None:
             raise AttributeError(f"{self._kind()} {self.name or ''} has no gradient: allocate it with "
                                  f"needs_grad=True (qd.field(qd.f32, shape=..., needs_grad=True))")
-        return self._grad
-
-    _dual: "Storage | None" = None  # the tangent (`x.dual`), allocated by needs_dual=True or lazy_dual()
+        return adj.grad
 
     @property
     def dual(self) -> "Storage":
         """The tangent array that kernels run under `qd.ad.FwdMode` write (forward-mode autodiff)."""
-        if self._dual is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
-            d = Field(self.dtype, None, f"{self.name}_dual" if self.name else "", self.elem_shape)
-            d._grad_of = self  # placed by place(x, x.dual) beside its primal, as an unplaced adjoint is
-            self._dual = d
-        if self._dual is None:
+        adj = self.adjoints
+        if adj.dual is None and getattr(self, "_made_unplaced", False) and self.dtype.is_float:
+            adj.dual = Field(self.dtype, None, f"{self.name}_dual" if self.name else "", self.elem_shape)
+            adj.dual.adjoints.grad_of = self  # placed by place(x, x.dual) beside its primal, as an unplaced adjoint is
+        if adj.dual is None:
             raise AttributeError(f"{self._kind()} {self.name or ''} has no dual: allocate it with needs_dual=True "
                                  f"or qd.root.lazy_dual() (forward-mode autodiff)")
-        return self._dual
+        return adj.dual
 
-    def _with_dual(self, needs_dual: bool):
-        """Allocate the tangent next to the primal: same type, shape and element shape, zeroed."""
-        if needs_dual and self._dual is None:
-            if not self.dtype.is_float:
-                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
-                                     f"`needs_dual=True`. (duals need a float dtype: qd.f32 / qd.f64)")
-            d = copy.copy(self)
-            d.storage = self._twin_storage()
-            d.name = f"{self.name}_dual" if self.name else ""
-            d._mirror, d._where, d._grad, d._dual = None, "host", None, None
-            d._registered()
-            runtime_api.adopt(d)
-            self._dual = d
-        return self
-
-    def _twin_storage(self) -> np.ndarray:
-        """Zeroed storage for this one's gradient or dual, allocated as this one's is (`_alloc`: its
-        slack, its memory order): an adjoint kernel writes past the same ends the kernel reads past."""
-        st = self.storage
-        if st.dtype != np.dtype(self.dtype.numpy):   # storage of another type than the field's (quantized)
-            return np.zeros_like(st)
-        return _alloc(st.shape[:st.ndim - len(self.elem_shape)], self.elem_shape, self.dtype, self._layout)
+    def twin(self, name: str, storage: np.ndarray | None = None, dtype: DType | None = None) -> "Storage":
+        """An array beside this one (its gradient, dual or checkbit): its type, shape and element
+        shape, its own identity, residency and (no) adjoints, and zeroed storage allocated as this
+        one's is (`_alloc`: its slack, its memory order: an adjoint kernel writes past the same ends
+        the kernel reads past) unless `storage` is given."""
+        t = copy.copy(self)
+        if dtype is not None:
+            t.dtype = dtype
+        if storage is None:
+            st = self.storage
+            if st.dtype != np.dtype(self.dtype.numpy):   # storage of another type than the field's (quantized)
+                storage = np.zeros_like(st)
+            else:
+                storage = _alloc(st.shape[:st.ndim - len(self.elem_shape)], self.elem_shape, self.dtype, self._layout)
+        t.storage, t.name = storage, name
+        t._components()
+        t._registered()
+        runtime_api.adopt(t)
+        return t
 
     def _unwrap(self) -> "Storage":
         """What Quadrants' `qd.Tensor` wrapper gives back: `qd.tensor` returns the array itself here."""
         return self
 
     def has_grad(self) -> bool:
-        return self._grad is not None
+        return self.adjoints.grad is not None
 
     def has_dual(self) -> bool:
-        return self._dual is not None
+        return self.adjoints.dual is not None
 
     @property
     def element_type(self):
@@ -273,83 +260,22 @@ class Storage:
         """A DLPack capsule of the data: the host storage itself on the CPU backend (zero-copy, as
         Quadrants), a host copy while kernels use a device copy. `versioned=True`: a DLPack v1
         capsule ("dltensor_versioned"), as Quadrants'."""
-        data = self.host() if self._mirror is None else self.to_numpy()
+        data = self.host() if self.residency.mirror is None else self.to_numpy()
         return data.__dlpack__(max_version=(1, 0)) if versioned else data.__dlpack__()
 
     def __getattr__(self, name: str):
         """Quadrants attributes qdexplorer leaves out fail with one line (compat.REFUSED)."""
         if name.startswith("__"):
             raise AttributeError(name)
-        from .compat import surface as compat
         surface = ("field" if isinstance(self, Field) else "ndarray") if not self.elem_shape else \
             ("vector_" if len(self.elem_shape) == 1 else "matrix_") + ("field" if isinstance(self, Field) else "ndarray")
         compat.refuse_attr(surface, self, name)
 
-    def _with_grad(self, needs_grad: bool):
-        """Allocate the adjoint next to the primal: same type, shape and element shape, zeroed."""
-        if needs_grad:
-            if not self.dtype.is_float:
-                raise GradDtypeError(f"{self.dtype.name} is not supported for {self._kind()} with `needs_grad=True` or "
-                                     f"`needs_dual=True`. (gradients need a float dtype: qd.f32 / qd.f64)")
-            g = copy.copy(self)
-            g.storage = self._twin_storage()
-            g.name = f"{self.name}_grad" if self.name else ""
-            g._mirror, g._where, g._grad, g._dual = None, "host", None, None
-            g._registered()
-            runtime_api.adopt(g)
-            self._grad = g
-        return self
     elem_shape: tuple = ()
-    _mirror: Mirror | None = None  # the device copy while scripts run on CUDA (set by the script layer)
-    _where = "host"      # which copy is current: "host", "device" or "both"
 
     def host(self) -> np.ndarray:
         """The NumPy storage, brought up to date from the device copy if a kernel wrote that last."""
-        if self._where == "device" and self._mirror is not None:
-            self._mirror.download(self.storage)
-            self._where = "both"
-        return self.storage
-
-    def _host_written(self):
-        if self._mirror is not None:
-            self._where = "host"
-
-    def detach_mirror(self):
-        """Bring the data home and forget the device copy (the backend that owns it is closing)."""
-        self.host()
-        self._mirror, self._where = None, "host"
-
-    # ---- residency: what the script layer, which runs kernels on the device copy, asks and says
-    @property
-    def mirror(self) -> Mirror | None:
-        """The device copy, while scripts run on CUDA; None otherwise."""
-        return self._mirror
-
-    def attach_mirror(self, mirror: Mirror, zeroed: bool = False) -> None:
-        """Take `mirror` as the device copy, once the data is home from any earlier one. `zeroed`:
-        just allocated (zeros on both sides), so the copy is current without a transfer."""
-        self.host()
-        self._mirror, self._where = mirror, "host"
-        if zeroed and mirror.fill(0, self.storage.dtype):
-            self._where = "both"
-
-    def on_device(self) -> Mirror:
-        """The device copy, made current first where Python wrote the host side last: a kernel
-        is about to use it."""
-        if self._mirror is None:
-            raise QdRuntimeError(f"{self._kind()} {self.name or ''} has no device copy to run on")
-        if self._where == "host":
-            self._mirror.upload(self.storage)
-            self._where = "both"
-        return self._mirror
-
-    def written_on_device(self) -> None:
-        """A kernel may have written the device copy: the host side is stale until it is read."""
-        self._where = "device"
-
-    def drop_mirror(self) -> None:
-        """Forget the device copy without copying back (its context faulted: nothing can come home)."""
-        self._mirror, self._where = None, "host"
+        return self.residency.host()
 
     @property
     def ndim(self) -> int:
@@ -380,48 +306,12 @@ class Storage:
     def _require_placed(self, what: str):
         """Fields made without shape= refuse use until placed (Field overrides this)."""
 
-    def _index(self, key) -> tuple:
-        """The storage index of element `key`; a 0-d array (one stored element) takes `x[None]` or
-        `x[()]`. The wrong number of indices is a `QuadrantsIndexError` at the caller's line."""
-        if self.shape is None:
-            self._require_placed("x[...]")  # only an unplaced Field has no shape
-        if key is None or (isinstance(key, tuple) and not key):
-            if self.shape:
-                self._index_error(0)
-            return (0,)
-        key = key if isinstance(key, tuple) else (key,)
-        if len(key) != len(self.shape):
-            self._index_error(len(key))
-        if not all(isinstance(k, (int, np.integer)) for k in key):
-            bad = next(k for k in key if not isinstance(k, (int, np.integer)))
-            if isinstance(self, Field) and not isinstance(bad, (bool, np.bool_)):
-                raise TypeError(f"Detected illegal element of type: {type(bad)}. Please be aware that slicing a "
-                                f"qd.field is not supported so far. (index it with integers; x.to_numpy()[...] "
-                                f"slices a copy)")
-            return key  # NumPy's own indexing (and its errors) for anything else
-        if not isinstance(self, Field):
-            return key  # an ndarray: NumPy's indexing, as before (Quadrants does not check it at all)
-        off = self.offset or (0,) * len(key)
-        idx = tuple(int(k) - o for k, o in zip(key, off))
-        if any(not 0 <= i < n for i, n in zip(idx, self.shape)):
-            where = f" offset {tuple(off)}" if self.offset else ""
-            raise OutOfBoundsAccess(f"Accessing {self._kind()} of size {tuple(self.shape)}{where} with indices "
-                                    f"{tuple(int(k) for k in key)}")
-        return idx
-
-    def _index_error(self, got: int):
-        file, line = caller()
-        want = ", ".join("ijkl"[k % 4] for k in range(len(self.shape))) if self.shape else "None"
-        cls = FieldIndexError if isinstance(self, Field) else QuadrantsIndexError
-        raise cls(f"{'Slicing is not supported on qd.field: ' if cls is FieldIndexError else ''}{len(self.shape)}d "
-                  f"{self._kind()} indexed with {got}d indices: write x[{want}]", file, line)
-
     def __getitem__(self, key):
-        idx = self._index(key)
+        idx = element_index(self, key)
         if self.elem_shape and all(isinstance(k, (int, np.integer)) for k in idx):
             return Element(self, idx)  # one vector/matrix: a view that writes through (x[i][j] = v)
-        if self._where == "device" and self._mirror is not None and not self.elem_shape:
-            cell = self._device_cell(idx)
+        if not self.elem_shape:
+            cell = _device_cell(self, idx)
             if cell is not None:       # one number: only its bytes come back, not the array
                 return int(cell[0]) if cell.dtype == np.bool_ else cell[0].item()
         v = self.host()[idx]           # a number, or a copy of a slice
@@ -430,36 +320,8 @@ class Storage:
         x = v.item()
         return int(x) if isinstance(x, bool) else x  # a u1 element reads 0/1, as Quadrants gives
 
-    def _device_cell(self, idx: tuple):
-        """The host storage's cell for element `idx`, refreshed from the device copy alone (a
-        time-step loop that prints x[0] every step must not copy the whole array); None for
-        anything but non-negative integer indices in range (the host path handles those)."""
-        if not all(isinstance(k, (int, np.integer)) and k >= 0 for k in idx):
-            return None
-        try:
-            flat = self._flat_index(idx)
-        except ValueError:
-            return None
-        cell = self._memory()[flat:flat + 1]
-        assert self._mirror is not None
-        self._mirror.read(cell, flat * self.storage.itemsize)
-        return cell
-
-    def _flat_index(self, idx: tuple) -> int:
-        """The element offset of index `idx` in memory (axes in `_layout` order, where set)."""
-        order = memory_axes(self._layout, len(idx))
-        shape = self.storage.shape
-        return int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(shape[k] for k in order)))
-
-    def _memory(self) -> np.ndarray:
-        """The storage as its memory holds it, one dimension (a view)."""
-        st = self.storage
-        if not self._layout:
-            return st.reshape(-1)
-        return st.transpose(memory_axes(self._layout, st.ndim)).reshape(-1)
-
     def __setitem__(self, key, value):
-        idx = self._index(key)
+        idx = element_index(self, key)
         if self.elem_shape:
             value = np.array(value, dtype=self.storage.dtype)  # a copy: `x[i] = x[j]` reads before writing
             if value.shape != self.elem_shape:
@@ -468,39 +330,26 @@ class Storage:
         elif isinstance(value, (int, np.integer)) and self.storage.dtype.kind in "iu":
             value = _wrapped(int(value), self.storage.dtype)  # x[0] = 0xFFFF on an i16 is -1, as in Quadrants
         self.host()[idx] = value
-        self._host_written()
+        self.residency.host_written()
 
     def fill(self, val):
         """Every element set to `val`: a number, or for vectors/matrices also one element's value
         (`x.fill(qd.math.vec2(2, 4))`). On the device when it lives there and the pattern allows."""
-        value = self._fill_value(val)
-        if self._mirror is not None and self._mirror.fill(value, self.storage.dtype):
-            self._where = "device"   # filled where it lives: no copy either way
-            return
+        value = fill_value(self, val)
+        if self.residency.fill_on_device(value, self.storage.dtype):
+            return                   # filled where it lives: no copy either way
         self.storage[...] = value    # all of it: the device copy need not be read first
-        self._host_written()
+        self.residency.host_written()
 
     def zero_all(self) -> None:
         """Every element 0, bypassing sparse activity and quantized encodings (a deactivation);
         lazily reserved storage gives its pages back (lazy_storage.py) rather than committing
         them all by writing zeros."""
-        if is_lazy(self.storage) and self._mirror is None:
+        if is_lazy(self.storage) and self.residency.mirror is None:
             zero(self.storage)
-            self._host_written()
+            self.residency.host_written()
         else:
             Storage.fill(self, 0)
-
-    def _fill_value(self, value):
-        arr = np.asarray(value)
-        if arr.ndim == 0:
-            return arr.item()
-        if not self.elem_shape:
-            raise TypeError(f"fill: a {self._kind()} of scalars takes a number, got a value of shape {arr.shape}")
-        arr = np.array(arr, dtype=self.storage.dtype)
-        if arr.shape != self.elem_shape:
-            raise ValueError(f"fill: this {self._kind()} holds {self.elem_shape} elements, got a value of "
-                             f"shape {arr.shape}")
-        return arr
 
     def _elem_dims(self, keep_dims: bool) -> tuple:
         """The element axes as Quadrants' I/O shows them: `keep_dims=True` gives a vector of n
@@ -516,7 +365,7 @@ class Storage:
         if copy is False and converts:
             raise ValueError(f"to_numpy(dtype={np.dtype(dtype)}, copy=False): a dtype conversion needs a copy "
                              f"(this array holds {self.storage.dtype}); use copy=True or copy=None")
-        if copy is False or (copy is None and not converts and self._mirror is None):
+        if copy is False or (copy is None and not converts and self.residency.mirror is None):
             return self.zero_copy_view("to_numpy").reshape(shape)
         out = np.array(self.host()).reshape(shape)
         return out.astype(dtype) if dtype is not None else out
@@ -524,7 +373,7 @@ class Storage:
     def zero_copy_view(self, what: str) -> np.ndarray:
         """The host storage itself, for `copy=False` exports; refused (ValueError, Quadrants'
         class for it) while kernels use a device copy, which a host view would not follow."""
-        if self._mirror is not None:
+        if self.residency.mirror is not None:
             raise ValueError(f"{what}(copy=False): Zero-copy not available: this {type(self).__name__.lower()} "
                              f"lives on the GPU (qd.init(arch=qd.cuda)); use copy=True")
         return self.host().view(np.ndarray)
@@ -535,7 +384,7 @@ class Storage:
         if arr.shape != want and not self._is_vector_io_shape(arr.shape):
             raise ValueError(f"from_numpy: expected an array of shape {want}, got {arr.shape}")
         self.storage[...] = arr.reshape(self.storage.shape)  # all of it: the device copy is not read
-        self._host_written()
+        self.residency.host_written()
 
     def _is_vector_io_shape(self, shape: tuple) -> bool:
         """A vector field also takes its data as columns (n, 1) or rows (1, n), as Quadrants does."""
@@ -567,10 +416,11 @@ class Storage:
         wrote it there), and the copy gets its own device memory, never the original's mirror."""
         new = copy.copy(self)
         new.storage = self.host().copy(order="K")  # laid out as this one (a field nested out of axis order)
-        new._mirror, new._where = None, "host"
+        new._components()
+        new.adjoints = self.adjoints.copy_for(new)  # the copy shares this one's gradient and dual
         new._registered()
         runtime_api.adopt(new)   # on CUDA: fresh (zeroed) device memory ...
-        new._host_written()      # ... that the copied host data replaces at the next call
+        new.residency.host_written()  # ... that the copied host data replaces at the next call
         return new
 
     def _registered(self):
@@ -597,6 +447,87 @@ class Storage:
 
 
 
+# ---- where an element is: Python-side indices checked, and its place in memory
+def element_index(arr: Storage, key) -> tuple:
+    """The storage index of element `key` of `arr`; a 0-d array (one stored element) takes `x[None]`
+    or `x[()]`. The wrong number of indices is a `QuadrantsIndexError` at the caller's line."""
+    if arr.shape is None:
+        arr._require_placed("x[...]")  # only an unplaced Field has no shape
+    if key is None or (isinstance(key, tuple) and not key):
+        if arr.shape:
+            _index_error(arr, 0)
+        return (0,)
+    key = key if isinstance(key, tuple) else (key,)
+    if len(key) != len(arr.shape):
+        _index_error(arr, len(key))
+    if not all(isinstance(k, (int, np.integer)) for k in key):
+        bad = next(k for k in key if not isinstance(k, (int, np.integer)))
+        if isinstance(arr, Field) and not isinstance(bad, (bool, np.bool_)):
+            raise TypeError(f"Detected illegal element of type: {type(bad)}. Please be aware that slicing a "
+                            f"qd.field is not supported so far. (index it with integers; x.to_numpy()[...] "
+                            f"slices a copy)")
+        return key  # NumPy's own indexing (and its errors) for anything else
+    if not isinstance(arr, Field):
+        return key  # an ndarray: NumPy's indexing, as before (Quadrants does not check it at all)
+    off = arr.offset or (0,) * len(key)
+    idx = tuple(int(k) - o for k, o in zip(key, off))
+    if any(not 0 <= i < n for i, n in zip(idx, arr.shape)):
+        where = f" offset {tuple(off)}" if arr.offset else ""
+        raise OutOfBoundsAccess(f"Accessing {arr._kind()} of size {tuple(arr.shape)}{where} with indices "
+                                f"{tuple(int(k) for k in key)}")
+    return idx
+
+
+def _index_error(arr: Storage, got: int):
+    file, line = caller()
+    want = ", ".join("ijkl"[k % 4] for k in range(len(arr.shape))) if arr.shape else "None"
+    cls = FieldIndexError if isinstance(arr, Field) else QuadrantsIndexError
+    raise cls(f"{'Slicing is not supported on qd.field: ' if cls is FieldIndexError else ''}{len(arr.shape)}d "
+              f"{arr._kind()} indexed with {got}d indices: write x[{want}]", file, line)
+
+
+def flat_index(arr: Storage, idx: tuple) -> int:
+    """The element offset of index `idx` in `arr`'s memory (axes in its memory order, where set)."""
+    order = memory_axes(arr._layout, len(idx))
+    shape = arr.storage.shape
+    return int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(shape[k] for k in order)))
+
+
+def _device_cell(arr: Storage, idx: tuple):
+    """The host storage's cell for element `idx`, refreshed from the device copy alone where that is
+    the current one (a time-step loop that prints x[0] every step must not copy the whole array);
+    None there for anything but non-negative integer indices in range (the host path handles those),
+    and wherever the host storage is current."""
+    if arr.residency.where != "device" or arr.residency.mirror is None:
+        return None
+    if not all(isinstance(k, (int, np.integer)) and k >= 0 for k in idx):
+        return None
+    try:
+        flat = flat_index(arr, idx)
+    except ValueError:
+        return None
+    st = arr.storage
+    memory = st.reshape(-1) if not arr._layout else st.transpose(memory_axes(arr._layout, st.ndim)).reshape(-1)
+    cell = memory[flat:flat + 1]  # a view: the storage as its memory holds it, one dimension
+    arr.residency.read_cell(cell, flat)
+    return cell
+
+
+def fill_value(arr: Storage, value):
+    """`value` as `arr.fill` stores it: a number, or one element's components (checked)."""
+    a = np.asarray(value)
+    if a.ndim == 0:
+        return a.item()
+    if not arr.elem_shape:
+        raise TypeError(f"fill: a {arr._kind()} of scalars takes a number, got a value of shape {a.shape}")
+    a = np.array(a, dtype=arr.storage.dtype)
+    if a.shape != arr.elem_shape:
+        raise ValueError(f"fill: this {arr._kind()} holds {arr.elem_shape} elements, got a value of "
+                         f"shape {a.shape}")
+    return a
+
+
+
 class Field(ComponentPlacement, Storage):
     """A `qd.field`: kernels read and write it as a global; Python indexes it directly.
 
@@ -605,7 +536,6 @@ class Field(ComponentPlacement, Storage):
 
     _place_snode: Any = None  # the "place" SNode it hangs from (snode.py); made on demand for shape= fields
     _made_unplaced = False  # made without shape=: its `.grad` is an unplaced field until placed
-    _grad_of: "Storage | None" = None  # the primal, for an adjoint made unplaced by `x.grad` (placed by place())
     _sparse = False    # a pointer/bitmasked/dynamic container is above it: writes activate cells
 
     @property
@@ -616,6 +546,7 @@ class Field(ComponentPlacement, Storage):
 
     def __init__(self, dtype, shape=(), name: str = "", elem_shape: tuple = (), needs_grad: bool = False,
                  needs_dual: bool = False, offset=None):
+        self._components()
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
         if (needs_grad or needs_dual) and not self.dtype.is_float:  # placed now or later, as Quadrants checks
             raise GradDtypeError(f"{self.dtype.name} is not supported for field with `needs_grad=True` or "
@@ -657,8 +588,8 @@ class Field(ComponentPlacement, Storage):
         self._registered()
         runtime_api.adopt(self)
         if not self._made_unplaced:  # placed by hand: its gradient is placed by hand too (x.grad, lazy_grad)
-            self._with_grad(self._needs_grad)
-            self._with_dual(getattr(self, "_needs_dual", False))
+            self.adjoints.need_grad(self._needs_grad)
+            self.adjoints.need_dual(getattr(self, "_needs_dual", False))
 
     @property
     def placed(self) -> bool:
@@ -718,11 +649,9 @@ class Field(ComponentPlacement, Storage):
     quant_group: list | None = None  # the fields sharing its exponent (BitpackedFields shared_exponent=True)
 
     def _decode(self, raw):
-        from .quant import decode_field
         return decode_field(self, raw)
 
     def _store_group(self, key, values) -> None:
-        from .quant import store_group
         store_group(self, key, values, Storage)
 
     def __getitem__(self, key):
@@ -731,8 +660,7 @@ class Field(ComponentPlacement, Storage):
         out = self._decode(np.asarray(super().__getitem__(key)))
         if out.ndim == 0:
             return out.item()
-        from .host.host_matrix import host
-        return host(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
+        return python_scope_matrix(out)  # a vector's components: a decoded copy, as a Python-scope qd.Vector
 
     def __iter__(self):
         """A field is not iterable from Python (NumPy-style iteration would stop only at an error)."""
@@ -751,14 +679,13 @@ class Field(ComponentPlacement, Storage):
         if self.quant_group and not self._sparse:
             return self._store_group(None, np.float32(value))
         if self.quant is not None:
-            from .quant import encode_host
             value = encode_host(self.quant, value).item()
         if not self._sparse:
             return super().fill(value)
-        value = self._fill_value(value)
+        value = fill_value(self, value)
         active = self._snode.parent().active_cells()
         self.host()[active.reshape(self.storage.shape[:len(active.shape)])] = value
-        self._host_written()
+        self.residency.host_written()
 
     def _scalar_to_numpy(self, dtype=None, keep_dims: bool = False, copy: bool | None = True) -> np.ndarray:
         return self._to_numpy(dtype, keep_dims, copy)
@@ -799,7 +726,6 @@ class Field(ComponentPlacement, Storage):
         if self.quant_group and not self._sparse:
             return self._store_group(None, np.asarray(arr, np.float32).reshape(self.storage.shape))
         if self.quant is not None:
-            from .quant import encode_host
             arr = encode_host(self.quant, arr)
         if not self._sparse:
             return super().from_numpy(arr)
@@ -807,21 +733,20 @@ class Field(ComponentPlacement, Storage):
         super().from_numpy(arr)
         inactive = ~self._snode.parent().active_cells().reshape(keep.shape[:len(self.shape)])
         self.storage[inactive] = keep[inactive]
-        self._host_written()
+        self.residency.host_written()
 
     def __setitem__(self, key, value):
         if self.quant_group:
             self._store_group(key, np.float32(value))
             if self._sparse:
-                self._snode.parent().activate_host(self._index(key))
+                self._snode.parent().activate_host(element_index(self, key))
             return
         if self.quant is not None:
-            from .quant import encode_host
             enc = encode_host(self.quant, value)
             value = enc.item() if enc.ndim == 0 else enc
         super().__setitem__(key, value)
         if self._sparse:  # a write activates the element's cell in every sparse container above
-            self._snode.parent().activate_host(self._index(key))
+            self._snode.parent().activate_host(element_index(self, key))
 
     def __repr__(self) -> str:
         if self.shape is None:
@@ -834,17 +759,17 @@ class Ndarray(Storage):
     """`qd.ndarray(dtype, shape)`: an array allocated by the user and passed to kernels as an argument."""
 
     def __init__(self, dtype, shape, elem_shape: tuple = (), needs_grad: bool = False):
+        self._components()
         self.shape = _ndarray_shape(shape)
         self.dtype, self.elem_shape = _dtype(dtype), tuple(elem_shape)
         self.storage = _alloc(self.shape or (1,), self.elem_shape, self.dtype)  # 0-d: one element, as fields
         self.name = ""
         self._registered()
         runtime_api.adopt(self)
-        self._with_grad(needs_grad)
+        self.adjoints.need_grad(needs_grad)
 
     def __getitem__(self, key):
         if isinstance(key, slice):  # data[8:24]: a qd.BufferView of a 1-D ndarray, as in Quadrants
-            from .host.buffer_view import slice_to_view
             return slice_to_view(self, key)
         return super().__getitem__(key)
 
@@ -884,7 +809,7 @@ def lay_out_by_order(f) -> None:
     lay = f._qd_layout if isinstance(f, Field) and f.shape else None
     if not lay:
         return
-    for a in (f, f._grad, f._dual):
+    for a in (f, f.adjoints.grad, f.adjoints.dual):
         if a is not None and not a._layout:
             a._layout = tuple(lay)
             a.storage = _alloc(a.shape, a.elem_shape, a.dtype, a._layout)

@@ -27,6 +27,7 @@ from .host.buffer_view import BufferView, BufferViewType
 from ..ir.device_array import DeviceArray
 from .field import Field, array_meta, as_kernel_array
 from .field import Storage
+from .autodiff.adjoints import gradient_of
 from .frontend.kernel_scope import RANDOM_KEY
 from .func import Func, KernelBase, check_annotations, func, read_annotations
 from .calls.launch_stats import LaunchObservations, LaunchStats, SpecialisationMap
@@ -184,7 +185,7 @@ class Kernel(KernelBase):
                 entry = spec[i]
                 if isinstance(types[name], (Template, NdarrayType)) and entry[1] == "array" and \
                         getattr(types[name], "needs_grad", None) is not False and \
-                        getattr(args[i], "_grad", None) is not None:
+                        gradient_of(args[i]) is not None:
                     spec.append((autodiff.grad_name(name),) + tuple(entry[1:]))
         return tuple(spec)
 
@@ -464,7 +465,7 @@ class GradKernel(Kernel):
         for i, entry in enumerate(base[:len(self.arg_names)]):
             if getattr(types.get(entry[0]), "needs_grad", None) is False:
                 continue  # `qd.types.ndarray(needs_grad=False)`: no gradient flows into this argument
-            if entry[1] == "array" and args is not None and getattr(args[i], "_grad", None) is not None \
+            if entry[1] == "array" and args is not None and gradient_of(args[i]) is not None \
                     and autodiff.grad_name(entry[0]) not in have:
                 extra.append((autodiff.grad_name(entry[0]),) + tuple(entry[1:]))
         return base + tuple(extra)
@@ -597,11 +598,11 @@ VALIDATION = 1  # AutodiffMode.VALIDATION
 
 
 def _field_dual(uid: int):
-    return Field.by_uid(uid)._dual
+    return Field.by_uid(uid).adjoints.dual
 
 
 def _field_grad(uid: int):
-    return Field.by_uid(uid)._grad
+    return Field.by_uid(uid).adjoints.grad
 
 
 class BoundKernel:

@@ -13,6 +13,8 @@ from .template import Template, template
 from ..ir.dtypes import NdarrayType, as_dtype, f32
 from .struct_types import struct
 from .vector_types import VectorType, matrix, vector
+from .compat import surface as compat
+from . import primitive_types as _primitive_types
 
 
 def _make_ndarray(dtype=None, ndim=None, element_dim=None, element_shape=None, field_dim=None, needs_grad=None,
@@ -42,7 +44,6 @@ def _make_ndarray(dtype=None, ndim=None, element_dim=None, element_shape=None, f
 
 def _element_type(element_dim, element_shape, dtype):
     """Quadrants' _make_matrix_dtype_from_element_shape: the vector or matrix type they describe."""
-    from .vector_types import matrix as _matrix, vector as _vector
     if isinstance(dtype, VectorType):
         raise TypeError(f'Cannot specifiy matrix dtype "{dtype}" and element shape or dim at the same time.')
     if element_dim == 0 or (element_shape is not None and len(element_shape) == 0):
@@ -54,12 +55,12 @@ def _element_type(element_dim, element_shape, dtype):
             raise ValueError(f"Both element_shape and element_dim are specified, but shape doesn't match specified "
                              f"dim: {len(element_shape)}!={element_dim}")
         if element_shape is None:
-            return _vector(None, dtype) if element_dim == 1 else _matrix(None, None, dtype)
+            return vector(None, dtype) if element_dim == 1 else matrix(None, None, dtype)
     if len(element_shape) > 2:
         raise ValueError("Only scalars, vectors, and matrices are allowed as elements of qd.types.ndarray()")
     if len(element_shape) == 1:
-        return _vector(element_shape[0], dtype)
-    return _matrix(element_shape[0], element_shape[1], dtype)
+        return vector(element_shape[0], dtype)
+    return matrix(element_shape[0], element_shape[1], dtype)
 
 
 class _NDArrayAlias:
@@ -130,7 +131,6 @@ class _TypesNamespace:
     quant = _Quant()
 
     def __getattr__(self, name: str):
-        from .compat import surface as compat
         compat.refuse_attr("qd.types", self, name)
     NDArray = NDArray
     vector = staticmethod(vector)
@@ -143,8 +143,7 @@ class _TypesNamespace:
     @property
     def primitive_types(self):
         """Quadrants' `qd.types.primitive_types` module (its dtypes and their sets)."""
-        from . import primitive_types
-        return primitive_types
+        return _primitive_types
 
 
 types = _TypesNamespace()

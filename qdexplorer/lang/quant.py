@@ -22,7 +22,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..ir.dtypes import DType, f32, i32, u32
+from ..ir.dtypes import DType, as_dtype, f32, i32, i64, u32, u64
+from ..ir.errors import QdCompileError
+from .calls.runtime_api import default_types
 
 
 @dataclass(frozen=True)
@@ -81,18 +83,15 @@ QUANT_TYPES = (QuantInt, QuantFixed, QuantFloat)
 
 
 def _default(kind: str) -> DType:
-    from .frontend.values import default_types
     ip, fp = default_types()
     if kind == "fp":
         return fp
-    from ..ir import dtypes as types
-    return ip if kind == "ip" else (types.u64 if ip == types.i64 else types.u32)
+    return ip if kind == "ip" else (u64 if ip == i64 else u32)
 
 
 def int(bits, signed=True, compute=None) -> QuantInt:  # noqa: A001 - Quadrants' name
     """`qd.types.quant.int(bits, signed=True, compute=None)`: a `bits`-bit integer computed in
     `compute` (default_ip, or its unsigned twin)."""
-    from ..ir.dtypes import as_dtype
     dt = as_dtype(compute) if compute is not None else _default("ip" if signed else "up")
     if dt is None or not dt.is_int or not 1 <= bits <= dt.bits:
         raise ValueError(f"qd.types.quant.int({bits}, ...): needs 1..{getattr(dt, 'bits', 64)} bits and an integer "
@@ -235,7 +234,7 @@ def store_group(f, key, values, Storage) -> None:
     for g, r in zip(group, encode_shared_host([g.quant for g in group], cur)):
         if key is None:
             g.host()[...] = r.reshape(g.storage.shape)
-            g._host_written()
+            g.residency.host_written()
         else:
             Storage.__setitem__(g, key, r.item())
 
@@ -254,7 +253,6 @@ class BitpackedFields:
 
     def place(self, *fields, shared_exponent: bool = False):
         if shared_exponent and len(fields) < 2:
-            from ..ir.errors import QdCompileError
             raise QdCompileError("At least 2 fields need to be placed when shared_exponent=True")
         if shared_exponent:  # one exponent for them all: each store re-encodes the group (Field, quant_lower)
             qs = [q for q in (getattr(f, "quant", None) for f in fields) if isinstance(q, QuantFloat)]

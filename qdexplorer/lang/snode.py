@@ -40,16 +40,15 @@ import numpy as np
 
 from .field import SNODE_OF_SHAPE
 from .compat.surface import refuse_use
+from .compat.module_paths import quadrants_module
 from ..ir.errors import QdRuntimeError
 from .field import Field
 from .field import Storage
-from .lazy_storage import MAX_RESERVE, is_lazy
+from .lazy_storage import MAX_RESERVE
+from .snode_activity import ACTIVITY, SPARSE, Activity
 from .host.field_components import ScalarComponent
 from .quant import BitpackedFields
 from ..ir.dtypes import i32
-
-SPARSE = ("pointer", "bitmasked")
-ACTIVITY = SPARSE + ("dynamic",)  # containers whose cells can be inactive
 
 
 class Axis:
@@ -78,7 +77,7 @@ def _axis_list(a) -> tuple:
     raise TypeError(f"expected qd.i, qd.ij, qd.axes(...) or a list of them, got {a!r}")
 
 
-class SNode:
+class SNode(Activity):
     """One container of a tree. `shape` is its cell count along each axis from the root (the
     product of the splits above it and its own), as Quadrants' `snode.shape`."""
 
@@ -171,7 +170,7 @@ class SNode:
             if isinstance(f, BitpackedFields):  # its fields, each stored on its own (quant.py)
                 self.place(*f.fields, offset=offset)
             elif isinstance(f, ScalarComponent):  # x.get_scalar_field(i, j): the field, once all are placed
-                f.field._component_placed(f.index, self)
+                f.place_in(self)
             elif isinstance(f, (list, tuple)):
                 self.place(*f, offset=offset)
             elif isinstance(f, Field):
@@ -184,7 +183,7 @@ class SNode:
         return self
 
     def _place_field(self, f: Field, offset=None):
-        primal = f._grad_of
+        primal = f.adjoints.grad_of
         if primal is not None and primal.shape is not None and tuple(primal.shape) != tuple(self.shape):
             file, line = caller()
             raise QdRuntimeError(f"{file}:{line}: {f!r} is the gradient of a field of shape {primal.shape}; "
@@ -228,18 +227,20 @@ class SNode:
         """Give every float field placed under this container so far its `.grad` (same shape, dense
         storage, as everything here), as Quadrants' `qd.root.lazy_grad()` does."""
         for f in self._placed_fields():
-            if (f._grad is None or f._grad.shape is None) and f._grad_of is None and f.dtype.is_float:
-                f._with_grad(True)
+            adj = f.adjoints
+            if (adj.grad is None or adj.grad.shape is None) and adj.grad_of is None and f.dtype.is_float:
+                adj.need_grad()
 
     def lazy_dual(self):
         """Give every float field placed under this container so far its `.dual` (forward mode), as
         Quadrants' `qd.root.lazy_dual()` does."""
         fields = self._placed_fields()
-        derived = {id(d) for f in fields for d in (f._grad, f._dual) if d is not None}
+        derived = {id(d) for f in fields for d in f.adjoints.derived()}
         for f in fields:
-            if (f._dual is None or f._dual.shape is None) and f._grad_of is None and f.dtype.is_float and \
+            adj = f.adjoints
+            if (adj.dual is None or adj.dual.shape is None) and adj.grad_of is None and f.dtype.is_float and \
                     id(f) not in derived:
-                f._with_dual(True)
+                adj.need_dual()
 
     def _placed_fields(self) -> list:
         out = list(self.fields)
@@ -331,10 +332,11 @@ class SNode:
             out += c.subtree_fields()
         return list(dict.fromkeys(out))
 
-    def _subtree_sparse(self) -> list["SNode"]:
+    def subtree_sparse(self) -> list["SNode"]:
+        """The pointer, bitmasked and dynamic containers at or below this one."""
         out = [self] if self.kind in ACTIVITY else []
         for c in self.children:
-            out += c._subtree_sparse()
+            out += c.subtree_sparse()
         return out
 
     # -- a dynamic node's lists
@@ -359,109 +361,7 @@ class SNode:
         return [("list", pa.index(b) if b in pa else None, n) if b == a else ("cell", pa.index(b))
                 for b in sorted(self._acc)]
 
-    def _list_host(self, idx: tuple) -> tuple[tuple, int]:
-        up, (p, m) = self.list_map()
-        return tuple(int(idx[q]) // d for q, d in up), int(idx[p]) % m if m else int(idx[p])
 
-
-    # -- activity
-    def state_field(self) -> Field:
-        """What records activity: the mask of a pointer/bitmasked container, the list lengths of a
-        dynamic one."""
-        f = self.length if self.kind == "dynamic" else self.mask
-        assert f is not None, f"a {self.kind} SNode has no activity state"
-        return f
-
-    def state_owner(self) -> "SNode":
-        """The container the state field has one cell per cell of (a dynamic node's parent)."""
-        if self.kind == "dynamic":
-            assert self._parent is not None
-            return self._parent
-        return self
-
-    _peak = 0  # the most cells (chunks) seen allocated at once, for _num_dynamically_allocated
-
-    def _allocated_now(self) -> int:
-        """Cells a pointer holds allocated now (its active cells), chunks a dynamic node holds (its
-        lists' lengths over the chunk size); a bitmasked or dense container allocates nothing. Not
-        counted (0) where the state is lazily reserved: reading it all would cost its capacity."""
-        if self.kind in ("pointer", "dynamic") and is_lazy(self.state_field().storage):
-            return 0
-        if self.kind == "pointer":
-            return int(np.count_nonzero(self.mask_field().to_numpy()))
-        if self.kind == "dynamic":
-            assert self.length is not None
-            lengths = self.length.to_numpy()
-            return int(np.sum(-(-lengths // max(1, self.chunk_size))))
-        return 0
-
-    @property
-    def _num_dynamically_allocated(self) -> int:
-        """Quadrants' count of the cells its allocator holds for this container. Memory is recycled
-        there, so it is the peak of cells allocated at once; here the peak seen now and at each
-        `deactivate_all()` (a deactivation inside a kernel is not observed)."""
-        self._peak = max(self._peak, self._allocated_now())
-        return self._peak
-
-    def deactivate_all(self):
-        """Every cell of every pointer/bitmasked container at or below this one inactive and every
-        list empty; data under a pointer or a dynamic node zero-filled, as Quadrants'
-        `snode.deactivate_all()`."""
-        for s in self._subtree_sparse():
-            s._peak = max(s._peak, s._allocated_now())
-        for s in self._subtree_sparse():
-            if s.kind in ("pointer", "dynamic"):  # every element, not only the active ones fill() sets
-                for f in s.subtree_fields():
-                    _zero(f)
-                for t in s._subtree_sparse():
-                    _zero(t.state_field())
-            _zero(s.state_field())
-
-    def mask_field(self) -> Field:
-        """The activity mask of a pointer/bitmasked container."""
-        assert self.mask is not None, f"a {self.kind} SNode has no activity mask"
-        return self.mask
-
-    def activate_host(self, cell: tuple):
-        """From Python: this cell and its ancestors' cells active (an element below it was written);
-        a dynamic list grows to hold it."""
-        for s in self.sparse_path():
-            at = tuple(int(cell[p]) // d for p, d in self.cell_map(s))
-            if s.kind == "dynamic":
-                up, k = s._list_host(at)
-                assert s.length is not None
-                key = up if up else None
-                s.length[key] = max(int(s.length[key]), k + 1)
-            else:
-                s.mask_field()[at] = 1
-
-    def active_here(self) -> np.ndarray:
-        """A boolean array of this (sparse) container's shape: which of its own cells are active."""
-        if self.kind != "dynamic":
-            return self.mask_field().to_numpy() != 0
-        assert self.length is not None
-        grid = np.indices(self.shape)
-        up, (p, m) = self.list_map()
-        lengths = self.length.to_numpy().reshape(self.length.shape)
-        k = grid[p] % m if m else grid[p]
-        return k < lengths[tuple(grid[q] // d for q, d in up)]
-
-    def active_cells(self) -> np.ndarray:
-        """A boolean array of this container's shape: which cells a struct-for over it visits (for
-        x.fill, x.to_numpy, x.from_numpy from Python). Refused where that takes 8 GiB or more (2^28
-        cells of a 3-d container), which lazily reserved storage holds but a host copy could not."""
-        cells = int(np.prod(self.shape, dtype=np.int64))
-        if cells * (8 * len(self.shape) + 2) >= 2**33:  # np.indices and two masks: 8 GiB or more
-            file, line = caller()
-            raise QdRuntimeError(f"{file}:{line}: a field under {self} has {cells:,} cells: too many for "
-                                 f"fill/to_numpy/from_numpy from Python (a host copy of every cell); read or "
-                                 f"write its active cells in a kernel (for I in qd.grouped(x))")
-        out = np.ones(self.shape, bool)
-        grid = np.indices(self.shape) if self.shape else np.zeros((0,), int)
-        for s in self.sparse_path():
-            m = s.active_here()
-            out &= m[tuple(grid[p] // d for p, d in self.cell_map(s))]
-        return out
 
     @property
     def _name(self) -> str:
@@ -520,28 +420,22 @@ class SNodeHandle:
         self._fields = list(snode.fields)
 
     def get_snode_grad_type(self) -> int:
-        from .compat.module_paths import quadrants_module
         kind = quadrants_module("quadrants.types.enums").SNodeGradType
         for f in self._fields:
             for s in Storage.live():
-                if s._grad is f:
+                if s.adjoints.grad is f:
                     return kind.ADJOINT
-                if s._dual is f:
+                if s.adjoints.dual is f:
                     return kind.DUAL
-                if s.__dict__.get("_checkbit") is f:
+                if s.adjoints.checkbit is f:
                     return kind.ADJOINT_CHECKBIT
         return kind.PRIMAL
 
     def has_adjoint(self) -> bool:
-        return any(f._grad is not None for f in self._fields)
+        return any(f.adjoints.grad is not None for f in self._fields)
 
     def has_adjoint_checkbit(self) -> bool:
-        return any(f.__dict__.get("_checkbit") is not None for f in self._fields)
-
-
-def _zero(f: Field) -> None:
-    """Every element of `f` 0 (Storage.zero_all: lazily reserved storage gives its pages back)."""
-    f.zero_all()
+        return any(f.adjoints.checkbit is not None for f in self._fields)
 
 
 SHORTENED: "weakref.WeakSet[SNode]" = weakref.WeakSet()  # dynamic nodes storing fewer cells than their capacity

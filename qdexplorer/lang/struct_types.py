@@ -14,8 +14,10 @@ import numbers
 import numpy as np
 
 from .calls.caller import caller
-from ..ir.errors import QuadrantsSyntaxError
-from .field import Field
+from ..ir.errors import QuadrantsRuntimeTypeError, QuadrantsSyntaxError
+from .compat import surface as compat
+from .field import Field, Storage
+from .autodiff.adjoints import gradient_of
 from .func import Func, read_annotations
 from ..ir.dtypes import DType, as_dtype, f32
 from .vector_types import VectorType
@@ -176,7 +178,6 @@ def struct_arg_values(kernel_name: str, name: str, stype: StructType, value) -> 
                 shapes.update((p, s) for p, _, s in stype.leaves())
             want = int(np.prod(shapes[path]))
             if flat.size != want:
-                from ..ir.errors import QuadrantsRuntimeTypeError
                 raise QuadrantsRuntimeTypeError(
                     f"{kernel_name}(): Argument {type(value)} cannot be converted into required type {stype!r}: "
                     f"member {'.'.join(path)} of argument '{name}' has {flat.size} component(s), the type {want}")
@@ -288,7 +289,7 @@ class StructField:
                 self.members[k] = Field(t, self.shape, label, needs_grad=needs_grad, needs_dual=needs_dual,
                                         offset=offset)
                 if needs_dual and self.shape is not None:
-                    self.members[k]._with_dual(True)
+                    self.members[k].adjoints.need_dual()
 
     def _adjoint(self, which: str) -> "StructField":
         """The struct field of the members' `.grad` (or `.dual`): the same storage, not a copy."""
@@ -298,7 +299,7 @@ class StructField:
         for k, m in self.members.items():
             if isinstance(m, StructField):
                 out.members[k] = m._adjoint(which)
-            elif getattr(m, f"_{which}", None) is not None:
+            elif isinstance(m, Storage) and getattr(m.adjoints, which) is not None:
                 out.members[k] = getattr(m, which)
         if not out.members:
             file, line = caller()
@@ -313,7 +314,6 @@ class StructField:
         members = self.__dict__.get("members", {})
         if name in members:
             return members[name]
-        from .compat import surface as compat
         if f"struct_field.{name}" in compat.REFUSED:
             raise compat.refuse(f"struct_field.{name}")
         raise AttributeError(f"struct field {self.__dict__.get('name', '')!r} has no member '{name}' "
@@ -331,10 +331,10 @@ class StructField:
         return dict(self.struct_type.methods)
 
     def has_grad(self) -> bool:
-        return any(getattr(m, "_grad", None) is not None for m in self.members.values())
+        return any(gradient_of(m) is not None for m in self.members.values())
 
     def has_dual(self) -> bool:
-        return any(getattr(m, "_dual", None) is not None for m in self.members.values())
+        return any(isinstance(m, Storage) and m.adjoints.dual is not None for m in self.members.values())
 
     @property
     def grad(self) -> "StructField":

@@ -111,7 +111,7 @@ def tensor(dtype, shape, *, backend=Backend.NDARRAY, layout=None, **kwargs):
     out = field(dtype, shape, needs_grad=needs_grad) if b is Backend.FIELD else ndarray(dtype, shape,
                                                                                         needs_grad=needs_grad)
     if lay is not None and lay != tuple(range(len(lay))):  # the identity collapses to no tag, as Quadrants'
-        for arr in (out, out._grad):
+        for arr in (out, out.adjoints.grad):
             if arr is None:
                 continue
             if isinstance(arr, Ndarray):
@@ -140,13 +140,13 @@ def wrap(impl):
 
 def _with_layout(arr, layout):
     """Quadrants' `_with_layout(ndarray, layout)`: tag an ndarray allocated at the physical shape with
-    the canonical-axis permutation `layout`; the tag carries over to its gradient, as Quadrants'."""
-    arr = arr._unwrap() if hasattr(arr, "_unwrap") else arr
+    the canonical-axis permutation `layout`; the tag carries over to its gradient, as Quadrants'.
+    (Quadrants unwraps its `qd.Tensor` first; `qd.tensor` returns the array itself here.)"""
     if not isinstance(arr, Ndarray):
         raise TypeError(f"_with_layout tags a qd.ndarray, got {type(arr).__name__}")
     layout = tensor_layout.check_layout(layout, len(arr.shape))
     arr._qd_layout = layout
-    grad = arr._grad
+    grad = arr.adjoints.grad
     if grad is not None and grad._qd_layout != layout:
         grad._qd_layout = layout
     return arr

@@ -14,6 +14,9 @@ import numpy as np
 from .host import host_matrix as H, tensor_layout
 from .field import ELEMENT_TYPE, Field, Ndarray, lay_out_by_order
 from ..ir.dtypes import DType, as_dtype, f32, i32, u32
+from ..ir.errors import QuadrantsSyntaxError
+from .compat.surface import refuse_use
+from .quant import QUANT_TYPES
 from .calls.caller import caller
 
 
@@ -50,7 +53,6 @@ class VectorType:
 
     def _refuse_unpacked(self, what: str):
         if self.unpacked:
-            from ..ir.errors import QuadrantsSyntaxError
             file, line = caller()
             raise QuadrantsSyntaxError(
                 f"cannot {what} a vector declared with unpacked=True; the unpacked layout is only honored on "
@@ -102,15 +104,12 @@ class VectorType:
 def _no_quant(dtype, what: str):
     """Vectors and matrices of quantized types are refused in one line (they would otherwise be
     silently full-width)."""
-    from .quant import QUANT_TYPES
     if isinstance(dtype, QUANT_TYPES):
-        from .compat.surface import refuse_use
         raise refuse_use(f"{what} of a quantized type ({dtype!r})",
                          "make one scalar quantized field per component (qd.field(dtype=qtype))")
 
 
 def _is_quant(dtype) -> bool:
-    from .quant import QUANT_TYPES
     return isinstance(dtype, QUANT_TYPES)
 
 
@@ -157,7 +156,6 @@ def _host_values(values, dt):
 
 def _check_ndim(ndim, want: int, what: str) -> None:
     if ndim is not None and ndim != want:
-        from .compat.surface import refuse_use
         raise refuse_use(f"{what}(ndim={ndim!r})", f"leave ndim out (only {want} is taken here)")
 
 

@@ -296,7 +296,7 @@ def load_project(path: str | Path | None = None, reload: bool = False, keep_goin
 def _has_gradients(mod) -> bool:
     """Whether a kernel file allocates a field or ndarray with needs_grad=True (then each of its
     kernels' `.grad` is part of the project, with its own tasks, IR and PTX)."""
-    return any(getattr(v, "_grad", None) is not None for v in vars(mod).values() if isinstance(v, Storage))
+    return any(v.adjoints.grad is not None for v in vars(mod).values() if isinstance(v, Storage))
 
 
 def _add_kernel(proj: Project, k: Kernel):

@@ -254,19 +254,19 @@ class FakeMirror:
 
 def _on_device(x, device_value):
     """Make `x` look like a CUDA-resident array whose current data (`device_value`) is on the device."""
-    x._mirror = FakeMirror(x.storage)
-    x._mirror.data[...] = np.asarray(device_value).reshape(x.storage.shape)
-    x._where = "device"
-    return x._mirror
+    x.residency.mirror = FakeMirror(x.storage)
+    x.residency.mirror.data[...] = np.asarray(device_value).reshape(x.storage.shape)
+    x.residency.where = "device"
+    return x.residency.mirror
 
 
 def test_reading_one_number_copies_only_that_number(cpu):
     """x[i, j] of a device-resident scalar array brings back that element, not the array; the rest
-    of the host copy stays stale (so `_where` stays 'device'), and a slice still downloads it all."""
+    of the host copy stays stale (so `residency.where` stays 'device'), and a slice still downloads it all."""
     x = qd.ndarray(qd.i32, shape=(3, 4))
     dev = _on_device(x, np.arange(12).reshape(3, 4) * 10)
     assert x[2, 1] == 90 and x[0, 3] == 30 and x[np.int64(1), 0] == 40
-    assert dev.down == 0 and dev.cells == 3 and x._where == "device"
+    assert dev.down == 0 and dev.cells == 3 and x.residency.where == "device"
     assert x[-1, -1] == 110 and dev.down == 1                    # negative index: the host path
     np.testing.assert_array_equal(x.to_numpy(), np.arange(12).reshape(3, 4) * 10)
     with pytest.raises(IndexError):
@@ -282,30 +282,30 @@ def test_python_access_goes_through_the_device_copy(cpu):
     assert v[2][1] == 7.0 and dev.down == 1                      # an element read downloads once
     assert v[3] == [9.0, 10.0, 11.0] and dev.down == 1           # then the host copy is current
     v[1][2] = -1.0
-    assert v._where == "host"                                    # the next call uploads it
+    assert v.residency.where == "host"                                    # the next call uploads it
     dev = _on_device(v, np.zeros(12))
     v[0] = [1.0, 2.0, 3.0]                                       # a whole-element write: read, then write
-    assert dev.down == 1 and v._where == "host"
+    assert dev.down == 1 and v.residency.where == "host"
     np.testing.assert_array_equal(v.to_numpy()[:2], [[1, 2, 3], [0, 0, 0]])
     _on_device(v, np.ones(12))
     v.fill(qd.math.vec3(4.0, 5.0, 6.0))                          # the device declined: filled on the host
-    assert v._where == "host"
+    assert v.residency.where == "host"
     np.testing.assert_array_equal(v.to_numpy(), np.broadcast_to([4.0, 5.0, 6.0], (4, 3)))
 
     src, dst = qd.Vector.ndarray(3, qd.f32, 4), qd.Vector.ndarray(3, qd.f32, 4)
     _on_device(src, np.arange(12) * 2)
     _on_device(dst, np.ones(12))
     dst.copy_from(src)
-    assert dst._where == "host"
+    assert dst.residency.where == "host"
     np.testing.assert_array_equal(dst.to_numpy(), np.arange(12).reshape(4, 3) * 2)
 
     z = qd.ndarray(qd.math.vec2, shape=())
     dev = _on_device(z, [3.0, 4.0])
     assert z[None] == [3.0, 4.0] and dev.down == 1
     z[None][0] = 9.0
-    assert z._where == "host"
+    assert z.residency.where == "host"
     _on_device(z, [5.0, 6.0])
     c = copy.deepcopy(z)                                         # copies what the device holds
-    assert c._mirror is None and c[None] == [5.0, 6.0]           # with storage of its own
+    assert c.residency.mirror is None and c[None] == [5.0, 6.0]           # with storage of its own
     c[None][1] = 0.0
-    assert z[None] == [5.0, 6.0] and z._mirror is not None
+    assert z[None] == [5.0, 6.0] and z.residency.mirror is not None

@@ -47,7 +47,7 @@ def test_ndarray_python_access_on_the_cpu_needs_no_device(cpu):
     y.fill(1.0)
     axpy(x, y, 2.0)
     np.testing.assert_allclose(y.to_numpy(), 2 * np.arange(8) + 1)
-    assert x._mirror is None and y._mirror is None
+    assert x.residency.mirror is None and y.residency.mirror is None
 
 
 @pytest.mark.cuda
@@ -231,7 +231,7 @@ def test_a_project_that_calls_qd_init_cuda_keeps_its_fields_on_the_host(tmp_path
         assert "warm" in proj.kernels
         new = [_REGISTRY[u] for u in set(_REGISTRY.keys()) - before]
         assert [f.shape for f in new] == [(64,)]
-        assert new[0]._mirror is None                   # a host array, as the engine passes it
+        assert new[0].residency.mirror is None                   # a host array, as the engine passes it
         assert script._state["runner"] is None          # and no CUDA context in this process
     finally:
         qd.reset()

@@ -1,5 +1,6 @@
-"""A field's or ndarray's residency is the `Storage`'s own business: the script layer asks and says
-through its methods (attach_mirror, on_device, written_on_device, drop_mirror), never its state."""
+"""A field's or ndarray's residency is a component of its own (`x.residency`, lang/host/residency.py):
+the script layer asks and says through its methods (attach, on_device, device_written, drop), and
+reaches no private state of the array."""
 import ast
 from pathlib import Path
 
@@ -36,22 +37,22 @@ class HostMirror:
 def test_the_device_copy_is_uploaded_once_and_read_back_only_after_a_kernel_wrote_it():
     qd.init(arch=qd.cpu)
     a = qd.ndarray(qd.f32, shape=(4,))
-    assert isinstance(a, Storage) and a.mirror is None
+    assert isinstance(a, Storage) and a.residency.mirror is None
     m = HostMirror(a.storage)
-    a.attach_mirror(m, zeroed=True)          # zeros on both sides: current without a transfer
-    assert a.mirror is m and m.uploads == 0 and not m.copy.any()
+    a.residency.attach(m, zeroed=True)            # zeros on both sides: current without a transfer
+    assert a.residency.mirror is m and m.uploads == 0 and not m.copy.any()
     a.from_numpy(np.arange(4, dtype=np.float32))   # Python wrote the host side
-    assert a.on_device() is m and m.uploads == 1
-    assert a.on_device() is m and m.uploads == 1   # already current
+    assert a.residency.on_device() is m and m.uploads == 1
+    assert a.residency.on_device() is m and m.uploads == 1   # already current
     m.copy[...] = 5                               # a kernel writes the device copy...
-    a.written_on_device()                         # ...and the script layer says so
+    a.residency.device_written()                  # ...and the script layer says so
     np.testing.assert_array_equal(a.to_numpy(), np.full(4, 5, np.float32))
-    a.drop_mirror()
-    assert a.mirror is None
+    a.residency.drop()
+    assert a.residency.mirror is None
 
 
 def test_the_script_layer_reaches_no_private_residency_state():
     tree = ast.parse(SCRIPT.read_text())
     private = [f"{SCRIPT.name}:{n.lineno}: {ast.unparse(n)}" for n in ast.walk(tree)
-               if isinstance(n, ast.Attribute) and n.attr in ("_mirror", "_where")]
+               if isinstance(n, ast.Attribute) and n.attr in ("_mirror", "_where", "_owner")]
     assert private == []

@@ -24,7 +24,7 @@ def clear_all_gradients(gradient_type=None):
     dual = gradient_type is not None and (getattr(gradient_type, "name", gradient_type) in ("DUAL", "dual")
                                           or gradient_type == 2)
     for st in Storage.live():
-        d = st._dual if dual else st._grad
+        d = st.adjoints.dual if dual else st.adjoints.grad
         if d is not None:
             d.fill(0)
 
@@ -33,10 +33,10 @@ def lazy_grad():
     """Give every live float field without a gradient its `.grad` (what `qd.root.lazy_grad()` does
     in Quadrants; an SNode tree's `lazy_grad` can call this)."""
     live = Storage.live()
-    grads = {id(o._grad) for o in live if o._grad is not None}
+    grads = {id(o.adjoints.grad) for o in live if o.adjoints.grad is not None}
     for st in live:
-        if isinstance(st, Field) and st._grad is None and st.dtype.is_float and id(st) not in grads:
-            st._with_grad(True)
+        if isinstance(st, Field) and st.adjoints.grad is None and st.dtype.is_float and id(st) not in grads:
+            st.adjoints.need_grad()
 
 
 class FwdMode:
@@ -57,7 +57,7 @@ class FwdMode:
         for f in losses + [self.param]:
             if not isinstance(f, Field) or f.elem_shape:
                 raise TypeError(f"qd.ad.FwdMode takes scalar fields as loss and param, got {type(f).__name__}")
-            if f._dual is None:
+            if f.adjoints.dual is None:
                 raise RuntimeError(f"field {f.name or ''} has no dual: allocate it with needs_dual=True or call "
                                    f"qd.root.lazy_dual() (forward-mode autodiff)")
         self.loss = losses
@@ -112,14 +112,14 @@ class Tape:
             raise RuntimeError("The loss of `Tape` must be a 0-D field, i.e. scalar")
         if loss is not None and int(np.prod(loss.shape)) != 1:
             raise RuntimeError("The loss of `Tape` must be an ndarray with only one element")
-        if loss is not None and loss._grad is None:
+        if loss is not None and loss.adjoints.grad is None:
             raise RuntimeError("Gradients of loss are not allocated, please use qd.field(..., needs_grad=True) "
                                "(or qd.ndarray(..., needs_grad=True)) for all fields that are required by autodiff.")
         if self.clear_gradients and not isinstance(loss, Ndarray):  # as Quadrants: an ndarray loss clears nothing
             clear_all_gradients()
         if self.validation:  # the global data access rule's read bits start clear
             for st in Storage.live():
-                cb = st.__dict__.get("_checkbit")
+                cb = st.adjoints.checkbit
                 if cb is not None:
                     cb.fill(0)
         if loss is not None:

@@ -11,6 +11,7 @@ from . import reverse as autodiff
 from ... import ir
 from ..calls import runtime_api
 from ..field import Field
+from .adjoints import gradient_of
 
 MAX_THREAD_BYTES = 1 << 22  # 4 MiB of stacks per thread: far below a CPU worker thread's 8 MiB stack
 GROWTH = 8
@@ -48,7 +49,7 @@ def save(kernel, bound: dict):
                 arrays[id(f)] = f
         for p in t.params:
             base = p.name[:-len(autodiff.GRAD)]
-            if p.name.endswith(autodiff.GRAD) and base in bound and getattr(bound[base], "_grad", None) is not None:
+            if p.name.endswith(autodiff.GRAD) and base in bound and gradient_of(bound[base]) is not None:
                 g = bound[base].grad
                 arrays[id(g)] = g
     return [(a, a.to_numpy().copy()) for a in arrays.values()]

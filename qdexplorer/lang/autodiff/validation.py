@@ -11,7 +11,6 @@ Quadrants' message when the call returns.
 """
 from __future__ import annotations
 
-import copy
 import dataclasses
 
 import numpy as np
@@ -26,18 +25,12 @@ _STOP = "gdar_stop"  # the label a failed check jumps to: the end of the thread'
 
 def checkbit(field):
     """The field's adjoint checkbit twin (made on first use; it lives as long as the field)."""
-    cb = field.__dict__.get("_checkbit")
+    cb = field.adjoints.checkbit
     if cb is None:
-        from ..calls import runtime_api
-        cb = copy.copy(field)
         # order "K": in the field's memory order (a field nested out of axis order), as kernels index it
-        cb.dtype, cb.storage = u8, np.zeros_like(field.storage, np.uint8, subok=False)
-        cb.name = f"{field.name}.grad_checkbit" if field.name else ""
-        cb._mirror, cb._where, cb._grad, cb._dual = None, "host", None, None
-        cb.__dict__.pop("_checkbit", None)
-        cb._registered()
-        runtime_api.adopt(cb)
-        field.__dict__["_checkbit"] = cb
+        cb = field.twin(f"{field.name}.grad_checkbit" if field.name else "",
+                        np.zeros_like(field.storage, np.uint8, subok=False), u8)
+        field.adjoints.checkbit = cb
     return cb
 
 
@@ -53,7 +46,7 @@ def validation_tasks(kernel_name: str, tasks: list, field_of) -> tuple[list, lis
             if a.role != "field" or a.name in checked:
                 continue
             f = field_of(int(a.key))
-            if f is None or f._grad is None:
+            if f is None or f.adjoints.grad is None:
                 continue
             cb = checkbit(f)
             imp = ir.ImplicitArray(f"{a.name}__checkbit", "field", u8, tuple(cb.storage.shape), cb.uid,

@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from ..field import Ndarray, Storage
+
 
 class KernelBatchedArgType(IntEnum):
     """Quadrants' kinds of kernel arguments (quadrants.lang._kernel_types)."""
@@ -45,7 +47,6 @@ class LaunchStats:
         bound = self._kernel.__dict__.get("_last_bound")
         if bound is None:
             return counts
-        from ..field import Ndarray, Storage
         k = self._kernel
         spec = k.spec_for(tuple(bound[n] for n in k.arg_names))
         arrays: set = set()

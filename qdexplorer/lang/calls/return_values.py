@@ -16,6 +16,7 @@ import numpy as np
 from ..struct_types import Struct, StructType
 from ...ir.dtypes import DType, as_dtype, f32
 from ..vector_types import VectorType
+from ..host.host_matrix import host as python_scope_matrix
 
 _LEAF_NAME = re.compile(r"ret__(\d+)(?:_\d+)?$")
 
@@ -79,8 +80,7 @@ def rebuild(ann, args: dict):
             return tuple(build(x) for x in items)
         a = np.asarray(next(it))
         if isinstance(t, VectorType):
-            from ..host.host_matrix import host
-            return host(a.reshape(t.shape).copy())
+            return python_scope_matrix(a.reshape(t.shape).copy())
         x = a[0].item()
         return int(x) if isinstance(x, bool) else x
 

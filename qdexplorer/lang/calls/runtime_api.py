@@ -178,17 +178,14 @@ class SpecConfig:
 def _default_type(options: dict, key: str):
     """qd.init's default_ip (qd.i32 or qd.i64) / default_fp (qd.f32 or qd.f64): the type of Python
     numbers in kernels. Popped, so that nothing below sees an option it does not know."""
-    from ...ir.dtypes import as_dtype
     v = options.pop(key, None)
     if v is None:
         return None
-    from ...ir import dtypes as types
-    dt = as_dtype(v)
+    dt = _types.as_dtype(v)
     allowed = ("i32", "i64") if key == "default_ip" else ("f32", "f64")
     if dt is None or dt.name not in allowed:
         raise ValueError(f"qd.init({key}=...) takes qd.{allowed[0]} or qd.{allowed[1]}, got {v!r}")
-    from ...ir import dtypes as T
-    return getattr(T, dt.name)  # the registered dtype itself, even for a copy (`is qd.f32` holds), as Quadrants
+    return getattr(_types, dt.name)  # the registered dtype itself, even for a copy (`is qd.f32` holds), as Quadrants
 
 
 def current_arch() -> Arch:

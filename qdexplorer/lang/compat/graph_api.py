@@ -22,6 +22,8 @@ import ast
 import warnings
 from contextlib import contextmanager
 
+from ..tasks.source import flat_env
+
 # canonical name under qd.graph -> the deprecated flat qd.<name>
 _FLAT_NAME = {"do_while": "graph_do_while", "parallel_context": "graph_parallel_context",
               "parallel": "graph_parallel"}
@@ -87,7 +89,6 @@ def construct(call, env) -> str | None:
     by the object its function names in `env`, or None."""
     if not isinstance(call, ast.Call):
         return None
-    from ..tasks.source import flat_env
     try:
         f = eval(compile(ast.Expression(call.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
     except Exception:  # noqa: BLE001 - not a graph construct then

@@ -6,8 +6,10 @@ from __future__ import annotations
 import enum
 import json
 
-from ...ir.nodes import memory_axes
-from ..field import Field, Ndarray
+import numpy as np
+
+from ..calls import runtime_api
+from ..field import Field, Ndarray, element_index, flat_index
 from ..host.field_components import ScalarComponent
 from ..struct_types import StructField
 
@@ -30,7 +32,6 @@ def is_logging_effective(level: str) -> bool:
 
 def dump_compile_config() -> None:
     """Print the options kernels compile with (Quadrants prints its compile config)."""
-    from ..calls import runtime_api
     print(json.dumps(runtime_api.settings(), sort_keys=True))
 
 
@@ -82,12 +83,11 @@ __all__ = ["StructField"]
 def get_addr(f, indices) -> int:
     """`qd.get_addr(x, [i, j])`: the address of element (i, j) where kernels read it: the device copy on
     CUDA, the host storage on the CPU backend (which is what its tasks use)."""
-    import numpy as np
-    idx = f._index(tuple(indices) if isinstance(indices, (list, tuple)) else indices)
-    order = memory_axes(getattr(f, "_layout", ()), len(idx))  # a field nested out of axis order: memory's
-    flat = int(np.ravel_multi_index(tuple(int(idx[k]) for k in order), tuple(f.storage.shape[k] for k in order)))
+    idx = element_index(f, tuple(indices) if isinstance(indices, (list, tuple)) else indices)
+    flat = flat_index(f, idx)  # a field nested out of axis order: its memory's order
     per_elem = int(np.prod(f.elem_shape)) if f.elem_shape else 1
-    base = getattr(f._mirror, "ptr", None) if f._mirror is not None else None
+    mirror = f.residency.mirror
+    base = getattr(mirror, "ptr", None) if mirror is not None else None
     if base is None:
         base = f.host().ctypes.data
     return int(base) + flat * per_elem * f.storage.itemsize

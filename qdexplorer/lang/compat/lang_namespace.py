@@ -5,6 +5,9 @@ from __future__ import annotations
 import sys
 import types
 
+from . import surface as compat
+from .module_paths import quadrants_module  # Quadrants' submodules, read without an import
+
 
 class LangNamespace(types.ModuleType):
     """A module whose names are `qdexplorer.lang`'s; refusals name `qd.lang.X`."""
@@ -16,9 +19,7 @@ class LangNamespace(types.ModuleType):
         if name in vars(top):
             return vars(top)[name]
         if name in ("ops", "util", "exception"):  # `qd.lang.ops.add(a, b)`, `qd.lang.util.to_numpy_type(dt)`:
-            from .module_paths import quadrants_module  # Quadrants' submodules, read without an import
             return quadrants_module(f"quadrants.lang.{name}")
-        from . import surface as compat
         for key in (f"qd.lang.{name}", f"qd.{name}"):
             if key in compat.REFUSED:
                 raise compat.refuse(key)

@@ -16,6 +16,10 @@ import sys
 import types as _pytypes
 from typing import Callable
 
+from ...ir import errors
+from .. import intrinsics, primitive_types
+from . import graph_api
+
 
 def _module(name: str, attrs: dict, package: bool = True) -> _pytypes.ModuleType:
     mod = _pytypes.ModuleType(name)
@@ -36,12 +40,10 @@ def _public(mod) -> dict:
 
 
 def _exception():
-    from ...ir import errors
     return _public(errors)
 
 
 def _primitive_types():
-    from .. import primitive_types
     return _public(primitive_types)
 
 
@@ -76,7 +78,6 @@ def _util():
 def _ops():
     """Quadrants' `quadrants.lang.ops`: the operators as functions (the language's own intrinsics)."""
     import operator
-    from .. import intrinsics
     attrs: dict = {k: v for k, v in vars(intrinsics).items() if isinstance(v, intrinsics.Intrinsic)}
     attrs.update(add=operator.add, sub=operator.sub, mul=operator.mul, truediv=operator.truediv,
                  floordiv=operator.floordiv, mod=operator.mod, neg=operator.neg, logical_not=operator.not_,
@@ -100,13 +101,11 @@ def _enums():
 def _graph_api():
     """Quadrants' `quadrants.lang.ast.ast_transformers.graph_api`: how a kernel's source spells the
     graph constructs (lang/graph.py recognises them the same way)."""
-    from . import graph_api
     return {k: getattr(graph_api, k) for k in ("matches", "is_deprecated_spelling", "warn_if_deprecated")}
 
 
 def _ndrange():
-    from ..intrinsics import ndrange
-    return {"_Ndrange": ndrange, "ndrange": ndrange}
+    return {"_Ndrange": intrinsics.ndrange, "ndrange": intrinsics.ndrange}
 
 
 # Quadrants module path -> its attributes (a callable, so nothing heavy loads until imported)

@@ -80,7 +80,7 @@ class ExprLowering(LoweringBase):
                 members[k] = self.struct_adjoint(m, which, node)
                 continue
             fld = self.kscope.field_objs.get(m.name)
-            adj = getattr(fld, f"_{which}", None) if fld is not None else None
+            adj = getattr(fld.adjoints, which) if fld is not None else None
             if adj is not None:
                 members[k] = self.kscope.field_arg(adj, adj.name or which)
         if not members:

@@ -128,7 +128,7 @@ class KernelScope:
     def sparse_field(self, name: str) -> Field | None:
         """The field behind array `name` when a pointer/bitmasked container is above it."""
         f = self.field_objs.get(name)
-        return f if f is not None and f._sparse else None
+        return f if f is not None and f.sparse else None
 
     def gtemp(self, name: str) -> ir.ArrayArg | None:
         """The global temporary of kernel-scope local `name`, if a task has assigned it yet."""

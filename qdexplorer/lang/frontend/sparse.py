@@ -82,7 +82,7 @@ class SparseLowering(LoweringBase):
         if fld is None:
             return stmt
         idx = [e if isinstance(e, _PURE) else ir.LocalRef(self._hoist(e)) for e in target[1]]
-        container = fld._snode.parent()
+        container = fld.snode.parent()
         self.mark(container, idx[:len(fld.shape)], 1, ancestors=True)
         if isinstance(stmt, ir.Store):
             stmt = dataclasses.replace(stmt, indices=tuple(idx))
@@ -194,12 +194,12 @@ class SparseLowering(LoweringBase):
     def zero_below(self, s: SNode, owner: SNode, cell: list):
         """Zero every field and activity state under `s` inside cell `cell` of `owner` (`s` itself or,
         for a dynamic node, its parent)."""
-        for t in s._subtree_sparse():
+        for t in s.subtree_sparse():
             if t is not s:
                 self.zero_block(self.mask_arr(t), (), owner.block_map(t.state_owner()), cell)
         for fld in s.subtree_fields():
             self.zero_block(self.kscope.field_arg(fld, fld.name or "field"), fld.elem_shape,
-                            owner.block_map(fld._snode), cell)
+                            owner.block_map(fld.snode), cell)
 
     def list_call(self, name: str, s: SNode, idx: list, val_node, node):
         """`qd.append(dyn, I, v)`, `qd.length(dyn, I)`, `qd.deactivate(dyn, I)` (also `x[I].append(v)`,
@@ -284,7 +284,7 @@ class SparseLowering(LoweringBase):
         while isinstance(base, StructArr):
             base = next(iter(base.members.values()))
         fld = self.kscope.field_objs.get(base.name) if isinstance(base, ir.ArrayArg) else None
-        dyn = fld._snode.parent() if fld is not None and fld._place_snode is not None else None  # (placed by place())
+        dyn = fld.snode.parent() if fld is not None and fld.sparse else None  # (placed by place() under a dynamic node)
         if fld is None or dyn is None or dyn.kind != "dynamic":
             return None
         idx = self.index_list(node.value.slice) if isinstance(node.value, ast.Subscript) else []
@@ -384,7 +384,7 @@ class SparseLowering(LoweringBase):
             self.err(node, f"Gradient {arr.name}.grad has not been placed, check whether `needs_grad=True` "
                            f"(the array passed as '{arr.name}' has no gradient)")
         if fld is not None and attr == "grad":  # `x.grad[i]` in a kernel: the adjoint, a field of its own
-            if fld._grad is None:
+            if fld.adjoints.grad is None:
                 self.err(node, f"Gradient {fld.name or arr.name}.grad has not been placed, check whether "
                                f"`needs_grad=True` (or place x.grad)")
             g = fld.grad
@@ -419,7 +419,7 @@ class SparseLowering(LoweringBase):
                 rest = ir.BinOp("//", rest, shape[k], i32)
             stores: list[ir.Stmt] = [ir.Store(arr, tuple(idx) + comp, cast(ir.LocalRef(x), arr.dtype))
                                      for comp, x in zip(_components(elem), vals)]
-            cond = self.active_cond(fld._snode.parent(), idx) if fld is not None and fld._sparse else None
+            cond = self.active_cond(fld.snode.parent(), idx) if fld is not None and fld.sparse else None
             self.out[-1].extend(stores if cond is None else [ir.If(cond, stores, [])])
         c = self.new_local("c", i32, ir.Const(0, i32))
         ref = ir.LocalRef(c)

@@ -10,6 +10,7 @@ constructed view outside its parent, fails the call with `QuadrantsAssertionErro
 from __future__ import annotations
 
 from ...ir.dtypes import as_dtype
+from ..autodiff.adjoints import gradient_of
 
 
 class BufferViewType:
@@ -35,7 +36,7 @@ class BufferView:
         offset, size = int(offset), int(size)
         if isinstance(arr, BufferView):
             raise TypeError("Cannot nest BufferView(view, ...); use view.subview(offset, size) instead")
-        if getattr(arr, "_grad", None) is not None:
+        if gradient_of(arr) is not None:
             raise TypeError("BufferView does not support ndarrays with gradients (needs_grad=True)")
         shape = getattr(arr, "shape", None)
         if shape is not None:

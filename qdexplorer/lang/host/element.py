@@ -4,9 +4,8 @@ Quadrants returns a Vector/Matrix bound to the array, so `x[i][j] = v` and `x[i]
 through. A NumPy copy would silently drop such writes (upstream's `copy_from` test read zeros
 because of it), so `x[i]` is an `Element`: every read goes through the owner's `host()` (which
 copies back from the device if a kernel wrote it last) and every write ends with the owner's
-`_host_written()` (so the next kernel call uploads it). Comparisons give an `ElementComparison`,
-a NumPy bool array whose truth is "all equal", so both `assert x[i] == [1, 2]` and
-`(x[i] == [1, 2]).all()` read as in Quadrants.
+`residency.host_written()` (so the next kernel call uploads it). Its comparisons and arithmetic
+are those of its value (element_ops.py).
 """
 from __future__ import annotations
 
@@ -14,15 +13,13 @@ from typing import Any
 
 import numpy as np
 
+from . import host_matrix as H
+from .element_ops import ElementComparison, ValueOperators
 
-class ElementComparison(np.ndarray):
-    """The componentwise result of `x[i] == v`; `bool()` of it is True when every component is."""
-
-    def __bool__(self) -> bool:
-        return bool(np.all(np.asarray(self)))
+__all__ = ["Element", "ElementComparison"]
 
 
-class Element:
+class Element(ValueOperators):
     """One vector/matrix element `owner[index]` of a field or ndarray, bound to the owner's storage."""
 
     __slots__ = ("_index", "_owner")
@@ -84,12 +81,11 @@ class Element:
 
     def __setitem__(self, key, value):
         self._owner.host()[self._index + self._key(key)] = value
-        self._owner._host_written()
+        self._owner.residency.host_written()
 
     # ---- swizzles (`x[i].x = 5`, `x[i].xy`) and Quadrants' Matrix methods (`x[i].norm()`)
     def __getattr__(self, name: str):
-        from . import host_matrix as H
-        idx = H._swizzle_index(name) if not name.startswith("_") else None
+        idx = H.swizzle_index(name) if not name.startswith("_") else None
         if idx is not None and len(self.shape) == 1:
             v = H.host(self.to_numpy())
             return getattr(v, name)
@@ -99,8 +95,7 @@ class Element:
         raise AttributeError(f"'Element' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value):
-        from . import host_matrix as H
-        idx = H._swizzle_index(name) if not name.startswith("_") else None
+        idx = H.swizzle_index(name) if not name.startswith("_") else None
         if idx is None or len(self.shape) != 1:
             object.__setattr__(self, name, value)
             return
@@ -109,86 +104,8 @@ class Element:
         vals = np.broadcast_to(np.asarray(value), (len(idx),))
         for k, v in zip(idx, vals):
             self._owner.host()[self._index + (k,)] = v
-        self._owner._host_written()
+        self._owner.residency.host_written()
 
     def _fill(self, value):
         self._owner.host()[self._index] = value
-        self._owner._host_written()
-
-    # ---- comparisons give NumPy bool arrays, arithmetic a Python-scope qd.Vector / qd.Matrix (as Quadrants')
-    def __eq__(self, other):
-        return (self.to_numpy() == np.asarray(other)).view(ElementComparison)
-
-    def __ne__(self, other):
-        return (self.to_numpy() != np.asarray(other)).view(ElementComparison)
-
-    def __lt__(self, other):
-        return (self.to_numpy() < np.asarray(other)).view(ElementComparison)
-
-    def __le__(self, other):
-        return (self.to_numpy() <= np.asarray(other)).view(ElementComparison)
-
-    def __gt__(self, other):
-        return (self.to_numpy() > np.asarray(other)).view(ElementComparison)
-
-    def __ge__(self, other):
-        return (self.to_numpy() >= np.asarray(other)).view(ElementComparison)
-
-    def __neg__(self):
-        return _host(-self.to_numpy())
-
-    def __abs__(self):
-        return _host(abs(self.to_numpy()))
-
-    def __add__(self, o):
-        return _host(self.to_numpy() + np.asarray(o))
-
-    def __radd__(self, o):
-        return _host(np.asarray(o) + self.to_numpy())
-
-    def __sub__(self, o):
-        return _host(self.to_numpy() - np.asarray(o))
-
-    def __rsub__(self, o):
-        return _host(np.asarray(o) - self.to_numpy())
-
-    def __mul__(self, o):
-        return _host(self.to_numpy() * np.asarray(o))
-
-    def __rmul__(self, o):
-        return _host(np.asarray(o) * self.to_numpy())
-
-    def __truediv__(self, o):
-        return _host(self.to_numpy() / np.asarray(o))
-
-    def __rtruediv__(self, o):
-        return _host(np.asarray(o) / self.to_numpy())
-
-    def __floordiv__(self, o):
-        return _host(self.to_numpy() // np.asarray(o))
-
-    def __rfloordiv__(self, o):
-        return _host(np.asarray(o) // self.to_numpy())
-
-    def __mod__(self, o):
-        return _host(self.to_numpy() % np.asarray(o))
-
-    def __rmod__(self, o):
-        return _host(np.asarray(o) % self.to_numpy())
-
-    def __pow__(self, o):
-        return _host(self.to_numpy() ** np.asarray(o))
-
-    def __rpow__(self, o):
-        return _host(np.asarray(o) ** self.to_numpy())
-
-    def __matmul__(self, o):
-        return _host(self.to_numpy() @ np.asarray(o))
-
-    def __rmatmul__(self, o):
-        return _host(np.asarray(o) @ self.to_numpy())
-
-
-def _host(a):
-    from .host_matrix import host
-    return host(a)
+        self._owner.residency.host_written()

@@ -28,13 +28,14 @@ class ComponentPlacement:
         return ScalarComponent(self, tuple(int(k) for k in index))
 
     def _component_placed(self, index: tuple, container) -> None:
+        """Component `index` is placed in `container`; the field itself is, once all its components are."""
         places = self._component_places = self._component_places or {}
         places[index] = container
         if len(places) < int(np.prod(self.elem_shape)):
             return
         shapes = [tuple(c.shape) for c in places.values()]
         if len(set(shapes)) == 1:  # all in containers of one shape: the field lives in the first one
-            container._place_field(self)
+            container.place(self)
         else:  # Quadrants' materialize refuses it at the next compile (materialize.py)
             self.member_shapes = [tuple(places[k].shape) for k in sorted(places)]
 
@@ -45,6 +46,10 @@ class ScalarComponent:
     def __init__(self, field, index: tuple):
         self.field, self.index = field, index
         self.quant, self.elem_shape = getattr(field, "quant", None), ()
+
+    def place_in(self, container) -> None:
+        """`container.place(x.get_scalar_field(i, j))`: record where this component is placed."""
+        self.field._component_placed(self.index, container)
 
     @property
     def dtype(self):

@@ -11,11 +11,15 @@ from __future__ import annotations
 import numpy as np
 
 from ...ir.dtypes import as_dtype
+from ...ir.errors import QdCompileError, QuadrantsRuntimeError, QuadrantsSyntaxError
+from ..calls.caller import caller
+from ..compat import surface as compat
 
 SWIZZLE = {c: k for group in ("xyzw", "rgba", "stpq") for k, c in enumerate(group)}
 
 
-def _swizzle_index(name: str):
+def swizzle_index(name: str):
+    """The component positions a swizzle name reads (`xy` -> [0, 1]; one letter group), None otherwise."""
     if 1 <= len(name) <= 4 and all(c in SWIZZLE for c in name) and len({SWIZZLE.get(c) is not None for c in name}) == 1:
         for group in ("xyzw", "rgba", "stpq"):
             if all(c in group for c in name):
@@ -27,26 +31,23 @@ class HostMatrix(np.ndarray):
     """A vector (1-d) or matrix (2-d) in Python scope: a NumPy array with Quadrants' Matrix methods."""
 
     def __getattr__(self, name: str):
-        idx = _swizzle_index(name) if not name.startswith("_") else None
+        idx = swizzle_index(name) if not name.startswith("_") else None
         if idx is not None and self.ndim == 1:
             if max(idx) >= self.shape[0]:
                 raise AttributeError(f"'.{name}' needs a vector of at least {max(idx) + 1} components")
             return self[idx[0]].item() if len(idx) == 1 else np.asarray(self)[idx].view(HostMatrix)
         if name.startswith("__"):
             raise AttributeError(name)
-        from ..compat import surface as compat
         compat.refuse_attr("vector" if self.ndim == 1 else "matrix", self, name)
 
     def __setattr__(self, name: str, value):
-        idx = _swizzle_index(name) if not name.startswith("_") else None
+        idx = swizzle_index(name) if not name.startswith("_") else None
         if idx is not None and self.ndim == 1:
             n = self.shape[0]
             if max(idx) >= n:
-                from ...ir.errors import QuadrantsSyntaxError
                 group = next(g for g in ("xyzw", "rgba", "stpq") if name[0] in g)
                 raise QuadrantsSyntaxError(f"vec{n} only has attributes={tuple(group[:n])}, got={tuple(name)}")
             if len(idx) > 1 and np.size(value) != len(idx):
-                from ...ir.errors import QuadrantsRuntimeError
                 raise QuadrantsRuntimeError(f"value len does not match the swizzle pattern={name}")
             np.asarray(self)[idx] = value
             return
@@ -140,8 +141,6 @@ def inverse(self):
 
 
 def _refuse(message: str):
-    from ..calls.caller import caller
-    from ...ir.errors import QdCompileError
     file, line = caller()
     return QdCompileError(message, file, line)
 

@@ -50,7 +50,7 @@ def retag(arr, layout) -> None:
     arr.storage = out
     arr.shape = tuple(phys.shape[:ndim]) if new is None else tuple(phys.shape[a] for a in np.argsort(new))
     arr._layout_tag = new
-    arr._host_written()
+    arr.residency.host_written()
 
 
 def tag_order(arr, order) -> None:
@@ -66,6 +66,6 @@ def tag_order(arr, order) -> None:
                          f"({''.join(chr(ord('i') + k) for k in range(ndim))} in some order)")
     if layout == tuple(range(ndim)):
         return
-    for a in (arr, arr._grad, arr._dual):
+    for a in (arr, arr.adjoints.grad, arr.adjoints.dual):
         if a is not None:
             a._qd_layout = layout

@@ -3,6 +3,9 @@ the math functions kernels may call (accurate libdevice/libm versions), the smal
 types, and Quadrants' GLSL-style, transform, bit and complex-number functions."""
 import math as _m
 
+from ...ir import dtypes as _t
+from ..vector_types import matrix as _matrix, vector as _vector
+
 from ..intrinsics import (acos, asin, atan, atan2, ceil, clz, cos, exp, ffs, floor, log, popcnt, pow,  # noqa: F401
                          round, rsqrt, sin, sqrt, tan, tanh)
 from ..intrinsics import abs, max, min  # noqa: F401,A004
@@ -20,13 +23,11 @@ from ..vector_types import (ivec2, ivec3, ivec4, mat2, mat3, mat4, uvec2, uvec3,
 def _retype(default_ip, default_fp):
     """`qd.init(default_ip=qd.i64, default_fp=qd.f64)`: `qd.math.ivec2`, `vec2`, `mat2`, ... take the
     new default types, as Quadrants' do (`uvec` the unsigned one of default_ip's width)."""
-    from ...ir import dtypes as _t
-    from ..vector_types import matrix, vector
     ip, fp = default_ip or _t.i32, default_fp or _t.f32
     up = _t.u64 if ip == _t.i64 else _t.u32
     for n in (2, 3, 4):
-        globals().update({f"vec{n}": vector(n, fp), f"ivec{n}": vector(n, ip), f"uvec{n}": vector(n, up),
-                          f"mat{n}": matrix(n, n, fp)})
+        globals().update({f"vec{n}": _vector(n, fp), f"ivec{n}": _vector(n, ip), f"uvec{n}": _vector(n, up),
+                          f"mat{n}": _matrix(n, n, fp)})
 
 
 from ..calls import runtime_api as _runtime_api  # noqa: E402

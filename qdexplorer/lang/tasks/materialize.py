@@ -29,14 +29,14 @@ def check() -> None:
     if not _PENDING:
         return
     live = [(f, where) for f, where in ((ref(), where) for ref, where in _PENDING) if f is not None]
-    unplaced = [where for f, where in live if f.shape is None and f._grad_of is None and not f.member_shapes]
+    unplaced = [where for f, where in live if f.shape is None and f.adjoints.grad_of is None and not f.member_shapes]
     if unplaced:
         raise RuntimeError(f"These field(s) are not placed:\n{_BAR}" + _BAR.join(w + "\n" for w in unplaced)
                            + f"{_BAR}Please consider specifying a shape for them. E.g.,\n\n"
                            f"  x = qd.field(float, shape=(2, 3))")
     for kind in ("grad", "dual"):
         missing = sorted({where for f, where in live if f.shape is not None and getattr(f, f"_needs_{kind}")
-                          and not _placed(getattr(f, f"_{kind}"))})
+                          and not _placed(getattr(f.adjoints, kind))})
         if missing:
             raise RuntimeError(f"These field(s) requrie `needs_{kind}=True`, however their {kind} field(s) are not "
                                f"placed:\n{_BAR}" + _BAR.join(w + "\n" for w in missing)

@@ -331,7 +331,7 @@ def _loop_ranges(b, src, it, loop=None):
         v = next(iter(v.members.values()))
     if isinstance(v, ir.ArrayArg):  # struct-for: every index of the array or field
         fld = b.kscope.sparse_field(v.name)
-        container = fld._snode.parent() if fld is not None else None
+        container = fld.snode.parent() if fld is not None else None
         off = b.kscope.offsets.get(v.name, ())
         ranges = [(ir.Const(0, i32), ir.Shape(v, k)) for k in range(b.user_ndim(v))]
         if off:  # indices run from the field's offset
