@@ -10,9 +10,15 @@ import json
 import os
 import sys
 
+from ..counters import probe as P
 from ..ir.errors import QdError
-from ..quadrants.program import INSTALL_HINT
+from ..quadrants.compare import ROUNDS, edit_and_rerun
+from ..quadrants.edits import EditFolder
+from ..quadrants.ours import compare_with_ours, run_ours
+from ..quadrants.program import INSTALL_HINT, check_script, run_program
+from ..quadrants.task_counters import GENERATED, compare_task, profile_task
 from .arg_types import at_least, repeats, seconds
+from .counters_cmds import print_results
 
 
 def add_parser(sub):
@@ -55,13 +61,9 @@ def add_parser(sub):
 
 
 def cmd_quadrants(a) -> int:
-    from ..quadrants.compare import ROUNDS, edit_and_rerun
-    from ..quadrants.edits import EditFolder
-    from ..quadrants.program import check_script, run_program
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
         if a.counters:   # the root cause first: no GPU, then no ncu, then no reader, and only then Quadrants
-            from ..counters import probe as P
             if not P.probe(a.ncu, "cuda").ok:
                 return _counters(a, a.script_args)
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
@@ -86,7 +88,6 @@ def cmd_quadrants(a) -> int:
         return _export(base, EditFolder(folder, kind), a.export)
     ours = None
     if a.ours and base.ok:
-        from ..quadrants.ours import compare_with_ours, run_ours
         o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
         ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
     if a.json:
@@ -123,8 +124,6 @@ def cmd_quadrants(a) -> int:
 
 def _counters(a, args) -> int:
     """`--counters TASK`: one profile of the task, or (with --load-ptx) generated against the edits."""
-    from ..quadrants.task_counters import GENERATED, compare_task, profile_task
-    from .counters_cmds import print_results
     if a.load_ll or a.export or a.rounds is not None or a.ours or (a.arch and a.arch != "cuda"):
         raise QdError("--counters TASK goes with --load-ptx DIR (an A/B), --preset, --fresh, --ncu, --json; "
                       "it runs the program on CUDA")
