@@ -381,7 +381,7 @@ class Engine:
         job = RunJob(wl.name, kernel, tuple(ct.task for ct in compiled), trips)
         profiler = None
         if self._device.cluster:   # made on the device's own node by the same child; the report comes back as bytes
-            from .remote.counters_remote import RemoteProfiler
+            from .remote.counters_remote import RemoteProfiler  # deliberate lazy load: Ray only with a cluster
             info = self._device.info()
             profiler = RemoteProfiler(info.get("node"), info.get("gpu"), self._ncu, info.get("host", ""))
         res = collect(items, job, args, task, preset, text, self._counters_cache, setting=self._ncu,

@@ -9,6 +9,7 @@ import signal
 import sys
 
 from . import cli
+from .gui.plumbing.display import display_problem  # no Qt: asked before Qt, whose own answer is an abort
 from .ir.errors import QdError
 
 
@@ -28,11 +29,10 @@ def _gui(a) -> int:
 
 
 def _open_window(a, held: list[int]) -> int:
-    from .gui.plumbing.display import display_problem  # asked before Qt, whose own answer is an abort
     problem = None if getattr(a, "screenshot", None) else display_problem()
     if problem:
         raise QdError(problem)
-    try:
+    try:   # deliberate lazy load: Qt only for the window, so every headless command runs without PySide6
         from .gui.app import main as gui_main
     except ImportError as e:
         raise QdError(f"the desktop app needs PySide6-Essentials and pyqtgraph ({e}); "

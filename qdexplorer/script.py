@@ -35,6 +35,8 @@ from .ir.dtypes import int_range
 from .lang.calls import runtime_api
 from .lang.calls.runtime_api import cpu, cuda, gpu
 from .runtime.backend_api import stream_interop
+from .runtime.cuda.detect import cuda_status
+from .runtime.cuda.mirror import DeviceMirror
 from .runtime.device import LocalDevice
 from .runtime.device_api import LoadItem
 from .runtime.targets import TARGET, pick_arch
@@ -47,7 +49,6 @@ def init(arch: str = cpu, **options):
     if arch not in (cpu, cuda, gpu):
         raise ValueError(f"qd.init(arch=...) takes qd.cpu, qd.cuda or qd.gpu, got {arch!r}")
     if arch in (cuda, gpu):
-        from .runtime.cuda.detect import cuda_status
         st = cuda_status(in_process=True)  # the script owns the context from here on
         if not st.available:
             if arch == cuda and not options.get("enable_fallback", True):
@@ -536,7 +537,6 @@ class InlineRunner:
     def attach(self, v, zeroed: bool = True):
         """Give a qd.ndarray or field its device copy here. `zeroed`: it was just allocated (all
         zeros on both sides), so the device copy is made current without a transfer."""
-        from .runtime.cuda.mirror import DeviceMirror
         v.host()  # a copy owned by an earlier runner (qd.init again): bring it home first
         v.residency.attach(DeviceMirror(self.device.backend, v.storage), zeroed)
         self.mirrored.add(v)

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..compiler.artifacts import CompiledTask
 from ..events import Event, LaunchesTimed, TaskCompiled, WorkloadResult
+from ..ir.errors import QdError
 from ..runtime.launch import LaunchTiming
 from .clock_lock import held as clocks_locked
 from .clocks import ClockSampler, NvmlClocks, clock_summary, clock_warning, settled
@@ -219,7 +220,6 @@ def add_rounds(engine: BenchEngine, history: Any, ref: str | int, rounds: int) -
     for ("about N more rounds a side would settle it"). Only the same code may be added to: every task's
     loaded code must hash as it did (else the error says so: bench a new run). The run's workloads,
     repeats per round, warm-ups, seed and L2 flush are reused; the new rounds are numbered after its own."""
-    from ..ir.errors import QdError
     if rounds < 1:
         raise ValueError("rounds must be at least 1")
     run = history.load(ref)

@@ -37,6 +37,7 @@ from ..numbers import MAX_COUNT, MAX_SEED
 from .context import collect
 from .history import History, RunWriter
 from .run import Launch, Run
+from .sweep_variant import group_runs
 
 if TYPE_CHECKING:
     from .sweep_variant import SweepEngine, Variant
@@ -391,7 +392,6 @@ def finish(engines: Sequence[SweepEngine], lanes: list[list[Side]], plan: Plan, 
 def resume_lanes(history: History, name: str) -> tuple[Plan, list[list[Side]], list[Variant], Variant]:
     """A saved sweep's plan and its runs as lanes (one per device they were made on), each side
     holding what it measured: `measure` then runs only the rounds they lack."""
-    from .sweep_variant import group_runs
     runs = [history.load(s.id) for s in history.list() if s.label.startswith(f"{name}:")]
     runs = [r for r in runs if r.context.extra.get("sweep") == name]
     if not runs:

@@ -20,6 +20,7 @@ from ..bench.run import Run
 from ..bench.runner import Side, add_rounds, bench, interleaved
 from ..engine import Engine
 from ..bench.history import FRESH_SIDES as FRESH
+from ..bench.history_repair import repair
 from ..ir.errors import QdError
 from ..project.data_folder import history_path
 from .arg_types import at_least, seed, percent, probability, seconds
@@ -264,7 +265,6 @@ def cmd_runs(a) -> int:
     if a.repair:
         if not history_path(a.project).exists():
             raise QdError(f"no history to repair: {history_path(a.project)} does not exist")
-        from ..bench.history_repair import repair
         done = repair(history_path(a.project))
         print(done.summary(), file=sys.stderr)
         return 0

@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ..bench.clock_lock import ClockLock, ClockLockRefused
@@ -105,6 +106,17 @@ def backend_of(a: argparse.Namespace, backend: str | None) -> str:
     return (read_config(path).backend if path.is_dir() else None) or "cpu"
 
 
+def connected_cluster(address: str) -> ModuleType:
+    """`qdexplorer.remote.cluster`, connected to `address`: every command's one way to Ray, which is an
+    optional dependency (pip install 'qdexplorer[ray]'), so its absence is one message, not a traceback."""
+    try:
+        from ..remote import cluster as ray_cluster  # deliberate lazy load: Ray only when --cluster is given
+    except ImportError as e:
+        raise QdError(f"--cluster needs Ray: {ray_hint()} ({e})") from None
+    ray_cluster.connect(address)
+    return ray_cluster
+
+
 def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str | None = None,
                 device: str | None = None) -> Engine:
     """An Engine from the command's options; `device` (a --device SPEC, or 'local' for this
@@ -127,12 +139,7 @@ def make_engine(a: argparse.Namespace, backend: str | None = None, dump_dir: str
     elif cluster:
         env_number("QDEXPLORER_CONNECT_TIMEOUT")    # the environment's numbers: refused before Ray loads
         env_number("QDEXPLORER_OBJECT_STORE_MB")
-        # Ray only when a cluster is asked for (an optional dependency: pip install 'qdexplorer[ray]')
-        try:
-            from ..remote import cluster as ray_cluster
-        except ImportError as e:
-            raise QdError(f"--cluster needs Ray: {ray_hint()} ({e})") from None
-        ray_cluster.connect(cluster)
+        ray_cluster = connected_cluster(cluster)
         place = ray_cluster.place(spec, backend_of(a, backend))
         where = {"node": place.node_id, "gpu": place.gpu}
         arch = arch or place.sm   # compile for the GPU that runs it (PTX is portable; the SM picks the arch)

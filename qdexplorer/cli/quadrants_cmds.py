@@ -10,9 +10,11 @@ import json
 import os
 import sys
 
+from ..counters import probe as P
 from ..ir.errors import QdError
-from ..quadrants.program import INSTALL_HINT
+from ..quadrants.program import INSTALL_HINT, check_script, run_program
 from .arg_types import at_least, repeats, seconds
+from .counters_cmds import print_results
 
 
 def add_parser(sub):
@@ -55,13 +57,11 @@ def add_parser(sub):
 
 
 def cmd_quadrants(a) -> int:
-    from ..quadrants.compare import ROUNDS, edit_and_rerun
-    from ..quadrants.edits import EditFolder
-    from ..quadrants.program import check_script, run_program
+    # deliberate lazy load: this command's own modules stay out of every other command's start-up (~15 ms)
+    from ..quadrants import compare, edits, ours as under_lang
     check_script(a.script)
     if not a.python and importlib.util.find_spec("quadrants") is None:
         if a.counters:   # the root cause first: no GPU, then no ncu, then no reader, and only then Quadrants
-            from ..counters import probe as P
             if not P.probe(a.ncu, "cuda").ok:
                 return _counters(a, a.script_args)
         raise QdError(f"Quadrants is not installed in {sys.executable}: {INSTALL_HINT}")
@@ -75,20 +75,19 @@ def cmd_quadrants(a) -> int:
         return _counters(a, args)
     common = dict(arch=a.arch, timeout=a.timeout, python=a.python, keep_children=a.keep_children)
     if folder and not a.export:
-        rounds = a.rounds or ROUNDS
+        rounds = a.rounds or compare.ROUNDS
         if not a.json:
             print(f"running the generated and the edited program {rounds} times each, alternately…", file=sys.stderr)
-        res = edit_and_rerun(a.script, folder, kind, args, dump_dir=a.dump, rounds=rounds, **common)
+        res = compare.edit_and_rerun(a.script, folder, kind, args, dump_dir=a.dump, rounds=rounds, **common)
         base, edited = res["baseline"], res["edited"]
     else:
         base, edited, res = run_program(a.script, args, dump_dir=a.dump, **common), None, None
     if a.export and folder:  # (--export without a folder was refused above)
-        return _export(base, EditFolder(folder, kind), a.export)
+        return _export(base, edits.EditFolder(folder, kind), a.export)
     ours = None
     if a.ours and base.ok:
-        from ..quadrants.ours import compare_with_ours, run_ours
-        o = run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
-        ours = {"error": o.get("error"), "kernels": compare_with_ours(base, o)}
+        o = under_lang.run_ours(a.script, args, arch=a.arch or "cpu", timeout=a.timeout, keep_children=a.keep_children)
+        ours = {"error": o.get("error"), "kernels": under_lang.compare_with_ours(base, o)}
     if a.json:
         doc = base.to_dict()
         if ours is not None:
@@ -123,8 +122,7 @@ def cmd_quadrants(a) -> int:
 
 def _counters(a, args) -> int:
     """`--counters TASK`: one profile of the task, or (with --load-ptx) generated against the edits."""
-    from ..quadrants.task_counters import GENERATED, compare_task, profile_task
-    from .counters_cmds import print_results
+    from ..quadrants import task_counters as tc   # deliberate lazy load: as cmd_quadrants's, for start-up
     if a.load_ll or a.export or a.rounds is not None or a.ours or (a.arch and a.arch != "cuda"):
         raise QdError("--counters TASK goes with --load-ptx DIR (an A/B), --preset, --fresh, --ncu, --json; "
                       "it runs the program on CUDA")
@@ -135,9 +133,9 @@ def _counters(a, args) -> int:
         reps = 3 if a.repeats is None else a.repeats
         if reps < 1:
             raise QdError(f"--repeats {reps}: give 1 or more profiles per side")
-        _, ra, rb = compare_task(a.script, a.counters, a.load_ptx, args, a.preset, repeats=reps, **kw)
-        return print_results([GENERATED, "edited"], [ra, rb], a.json)
-    return print_results([GENERATED], [profile_task(a.script, a.counters, args, a.preset, **kw)], a.json)
+        _, ra, rb = tc.compare_task(a.script, a.counters, a.load_ptx, args, a.preset, repeats=reps, **kw)
+        return print_results([tc.GENERATED, "edited"], [ra, rb], a.json)
+    return print_results([tc.GENERATED], [tc.profile_task(a.script, a.counters, args, a.preset, **kw)], a.json)
 
 
 def _reruns(res: dict) -> list[dict]:

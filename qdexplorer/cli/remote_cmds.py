@@ -16,11 +16,12 @@ from typing import Any
 from .arg_types import at_least, seed, seconds
 from ..bench.sweep_counters import table as counters_table, variant_counters
 from ..bench.sweep import SETTINGS, SweepEngine, load_sweep, parse_over, project_defaults, resume, sweep
+from ..bench.sweep_lanes import lacking, resume_lanes
 from ..engine import Engine
 from ..ir.errors import QdError
 from ..remote.gpus import RemoteGpu, node_gpus
 from ..wording import plural
-from .common import add_cluster_args, add_project_args, backend_of, make_engine, open_history
+from .common import add_cluster_args, add_project_args, backend_of, connected_cluster, make_engine, open_history
 
 CLUSTER_COMMANDS = ("compile", "run", "bench", "compare", "counters")   # plus sweep: everything that compiles or runs
 
@@ -72,8 +73,7 @@ def _local_gpus() -> list[RemoteGpu]:
 def cmd_devices(a: argparse.Namespace) -> int:
     nodes: list[dict[str, Any]]
     if a.cluster:
-        from ..remote import cluster as ray_cluster   # Ray only when a cluster is asked for
-        ray_cluster.connect(a.cluster)
+        ray_cluster = connected_cluster(a.cluster)   # Ray only when a cluster is asked for
         nodes = [{"node_id": n.node_id, "host": n.host, "address": n.address, "cpus": n.cpus, "ray_gpus": n.gpus}
                  for n in ray_cluster.nodes()]
         gpus = ray_cluster.devices()
@@ -122,7 +122,6 @@ def cmd_sweep(a: argparse.Namespace) -> int:
     name = a.resume or a.save or "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     try:
         if a.resume:
-            from ..bench.sweep_lanes import lacking, resume_lanes
             if history is None:
                 raise QdError("--resume adds to a saved sweep: it cannot go with --no-save")
             plan, lanes, _, _ = resume_lanes(history, a.resume)
@@ -187,8 +186,7 @@ def _check_devices(a: argparse.Namespace, backend: str) -> None:
     """Refuse `--gpus N` when the cluster cannot place N device actors (one GPU each, or one CPU
     each for the cpu backend), with the count it has: otherwise the actors that find no place wait
     for one, and the sweep stalls with no message."""
-    from ..remote import cluster as ray_cluster
-    ray_cluster.connect(a.cluster)
+    ray_cluster = connected_cluster(a.cluster)
     if backend == "cuda":
         have = ray_cluster.gpu_count()
         if have < a.gpus:

@@ -15,7 +15,8 @@ import sys
 import threading
 from typing import Any
 
-ERROR_PREFIX = "qdexplorer-counters-child: error: "
+from ..runtime.device import LocalDevice
+from .command import ERROR_PREFIX
 
 
 class _Discard:
@@ -37,7 +38,6 @@ def _nvtx(task: str) -> tuple[Any, Any]:
 def main(argv: list[str]) -> int:
     with open(argv[0], "rb") as f:
         req = pickle.load(f)
-    from ..runtime.device import LocalDevice
     dev = LocalDevice(req["backend"])
     try:
         failed = [r for r in dev.load(req["items"]) if not r.ok]

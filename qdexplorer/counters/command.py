@@ -18,10 +18,10 @@ from pathlib import Path
 
 from ..compiler.safe_files import output_file
 from . import probe as P
-from .child import ERROR_PREFIX
 from .presets import METRICS, Preset
 
 TIMEOUT_S = 180.0
+ERROR_PREFIX = "qdexplorer-counters-child: error: "   # how the child (child.py) starts the one line of its error
 
 OK, NO_KERNELS, TIMEOUT, FAILED = "ok", "no_kernels", "timeout", "failed"
 

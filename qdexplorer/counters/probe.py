@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .locate import find_ncu, ncu_version
+from ..runtime.cuda.detect import cuda_status
 
 OK, NO_NCU, NO_READER, NO_GPU, RESTRICTED, CONTAINER = "ok", "no_ncu", "no_reader", "no_gpu", "restricted", "container"
 
@@ -102,7 +103,6 @@ def _probe(setting: str | None, backend: str, gpu_reason: str | None) -> Capabil
     chosen, then no ncu, then no report reader, then the driver's restriction. Installing Nsight Compute
     and its reader on a machine without a GPU would only lead to the next message."""
     if gpu_reason is None:
-        from ..runtime.cuda.detect import cuda_status
         st = cuda_status()
         gpu_reason = "" if st.available else (st.reason or "CUDA is not available")
     ncu = find_ncu(setting)

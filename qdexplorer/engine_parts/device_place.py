@@ -26,7 +26,7 @@ class DevicePlace:
     def device(self) -> Device:
         if self.started is None:
             if self.cluster:
-                # Ray is imported only when a cluster is asked for: local sessions never load it
+                # deliberate lazy load: Ray (optional) only when a cluster is asked for; local sessions never load it
                 from ..remote import cluster, ray_device
                 cluster.connect(self.cluster)
                 self.started = ray_device.actor_device(self.backend, timeout=self.launch_timeout, node_id=self.node,

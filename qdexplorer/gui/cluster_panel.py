@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QComboBox, QLabel
 
 from ..engine import Engine, EngineOptions
 from ..events import ProjectOpened, RunStarted, TaskLoaded
+from ..optional_parts import ray_hint
 from ..remote.gpus import device_label, node_gpus
 from .engine_factory import EngineFactory
 from .services import WindowServices
@@ -43,11 +44,8 @@ class Target:
 def join(address: str) -> Any:
     """The cluster module, connected to `address` (Ray is imported here, and only here)."""
     try:
-        from ..remote import (
-            cluster,  # an optional dependency: loaded only when a cluster is asked for
-        )
+        from ..remote import cluster  # deliberate lazy load: Ray (optional) only when a cluster is asked for
     except ImportError as e:
-        from ..optional_parts import ray_hint
         raise RuntimeError(f"a cluster needs Ray: {ray_hint()} ({e})") from None
     with _connect_lock:
         cluster.connect(address)

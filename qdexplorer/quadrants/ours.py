@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..compiler.safe_files import private_temp_folder
+from ..compiler.ptxas import validate
 from .dumps import is_bound_setup, offloaded_blocks
 from .process_group import run_group
 from .program import check_script
@@ -99,7 +100,6 @@ def registers(ptx: str, entry: str) -> int | None:
     if not ptx:
         return None
     try:
-        from ..compiler.ptxas import validate
         rep = validate(ptx)
     except Exception:  # noqa: BLE001 - registers are a nicety; ptxas may be missing
         return None

@@ -14,7 +14,14 @@ import runpy
 import sys
 import time
 import traceback
+
+import qdexplorer.lang as lang
+from qdexplorer.compiler.cache import PtxCache
+from qdexplorer.compiler.pipeline import Pipeline
+from qdexplorer.compiler.pool import InlineCompiler
 from qdexplorer.compiler.safe_files import write_file
+from qdexplorer.quadrants.ours import registers
+from qdexplorer.runtime import device
 
 
 def timed_run_args(real_run, timings):
@@ -33,8 +40,6 @@ def timed_run_args(real_run, timings):
 def main(argv):
     result_path, arch, script, args = argv[0], argv[1], argv[2], argv[3:]
     out = {"script": script, "error": None, "kernels": [], "seconds": 0.0}
-    import qdexplorer.lang as lang
-    from qdexplorer.quadrants.ours import registers
     kernel_mod = sys.modules["qdexplorer.lang.kernel"]  # the attribute `kernel` is the decorator
     sys.modules["quadrants"] = lang
     calls: dict = {}
@@ -51,9 +56,8 @@ def main(argv):
         return real_call(self, *a, **kw)
     kernel_mod.Kernel.__call__ = call
     try:
-        from qdexplorer.runtime import device
         setattr(device.LocalDevice, "run_args", timed_run_args(device.LocalDevice.run_args, timings))
-    except (ImportError, AttributeError):
+    except AttributeError:
         pass  # no launch times then; task lists and PTX sizes still come
     real_init = lang.init
 
@@ -75,9 +79,6 @@ def main(argv):
         out["error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
     out["seconds"] = time.perf_counter() - t0
     try:
-        from qdexplorer.compiler.cache import PtxCache
-        from qdexplorer.compiler.pipeline import Pipeline
-        from qdexplorer.compiler.pool import InlineCompiler
         pipeline = Pipeline(InlineCompiler(), PtxCache(enabled=False))
     except Exception:  # noqa: BLE001 - sizes are optional
         pipeline = None

@@ -11,7 +11,7 @@ def make_backend(name: str, **opts: Any) -> Backend:
     if name == "cpu":
         return CpuBackend(threads=opts.get("threads"))
     if name == "cuda":
-        # imported only when asked for: it loads cuda.bindings, which a CPU-only install may lack
+        # deliberate lazy load: it loads cuda.bindings, which a CPU-only install may lack
         from .cuda.backend import CudaBackend
         return CudaBackend(device=opts.get("device", 0))
     raise ValueError(f"unknown backend {name!r} (cpu or cuda)")

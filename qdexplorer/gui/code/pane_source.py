@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ...bench.history import History
+from ...compiler.sass import SassNotAvailable, disassemble
 from ...report import code_of
 from ...project.data_folder import history_path
 from ...project.panes import PaneView
@@ -110,7 +111,6 @@ class WindowPaneSource:
         elif view.stage == "ptx":
             done(code.ptx)
         else:
-            from ...compiler.sass import SassNotAvailable, disassemble
             arch = view.arch or run.context.arch or None
 
             def job(_eng):

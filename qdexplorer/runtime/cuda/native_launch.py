@@ -22,6 +22,9 @@ from typing import Any, Callable
 import numpy as np
 from cuda.bindings import driver as cu
 
+from ...machine.llvm_binding import llvm_binding
+from .driver import check
+
 RING = 1024  # launches between two reads of their times (one wait on the last end event)
 _CALLS = ("cuEventCreate", "cuEventRecord", "cuLaunchKernel", "cuEventSynchronize", "cuEventElapsedTime")
 STAGES = {1: "cuEventCreate", 2: "cuEventRecord", 3: "cuLaunchKernel", 4: "cuEventRecord", 5: "ring full",
@@ -188,7 +191,6 @@ class NativeLauncher:
     """The JIT-compiled launch and read-back functions, bound to this process's driver."""
 
     def __init__(self, entry_points: dict[str, int]):
-        from ...machine.llvm_binding import llvm_binding
         llvm = llvm_binding()
         mod = llvm.parse_assembly(_IR.format(**{k: entry_points[k] for k in _CALLS}))
         mod.verify()
@@ -208,7 +210,6 @@ class NativeLauncher:
     def self_check(self, stream: Any) -> None:
         """Read one event pair recorded through cuda-python with the native read-back, and compare:
         entry points of the wrong version or signature fail here, once, instead of in a run."""
-        from .driver import check
         a, b = (check("cuEventCreate", cu.cuEventCreate(0)) for _ in range(2))
         try:
             check("cuEventRecord", cu.cuEventRecord(a, stream))
