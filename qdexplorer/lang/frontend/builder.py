@@ -2,10 +2,10 @@
 
 `offload.py` decides what the tasks are; the mixins this class combines lower each construct:
 `stmts.py` (assignments, if), `loops.py`, `funcs.py` (@qd.func inlining), `calls.py`,
-`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `sparse.py` (SNode cells, x.fill), `vectors.py` and `exprs.py` (operators,
-subscripts).
-`base.py` holds the plumbing they share (name resolution, scopes, emitted blocks, compile-time
-evaluation) and the contract between them.
+`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `sparse.py` (SNode cells, x.fill),
+`vectors.py` and `exprs/` (names, subscripts, operators, one module each).
+`base/` holds the plumbing they share (name resolution, emitted blocks, compile-time evaluation,
+errors) and the contract between them.
 """
 from __future__ import annotations
 
