@@ -52,7 +52,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, RealFuncCalls, 
         self.block_features_ok = True
         self.inline_stack = []
         self.other_task_names = set()
-        self.pure = False  # a pure kernel's body (@qd.kernel(pure=True) / fastcache=True): exprs.check_pure
+        self.pure = False  # a pure kernel's body (@qd.kernel(pure=True) / fastcache=True): exprs/names.py, check_pure
         self.made_locals = []
         self.task_index = task_index
         self.thread_ids = []  # offload.py sets a parallel task's loop indices
