@@ -22,7 +22,7 @@ class QdCompileError(QdError):
         super().__init__(str(self))
 
     trace = ""  # Quadrants' form of where it happened: `File "f.py", line 7, in foo:` with the line and carets,
-    # one block per function the kernel went through (frontend/base.py); then the message again
+    # one block per function the kernel went through (frontend/base/diagnostics.py); then the message again
 
     def __str__(self) -> str:
         head = f"{self.file}:{self.line}:{self.col + 1}: error: {self.message}"

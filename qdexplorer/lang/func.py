@@ -39,7 +39,6 @@ def check_annotations(fn, what: str) -> None:
         try:
             eval(ann, dict(fn.__globals__), {})  # noqa: S307 - the user's own annotation
         except Exception:  # noqa: BLE001 - any failure: it names no type
-            from ..ir.errors import QuadrantsSyntaxError
             raise QuadrantsSyntaxError(f"Invalid type annotation (argument {i}) of Quadrants {what}: {ann} (the "
                                        f"string {ann!r} names no type here)", fn.__code__.co_filename,
                                        fn.__code__.co_firstlineno) from None

@@ -11,6 +11,9 @@ import inspect as _inspect
 import itertools as _it
 import math as _m
 
+from ..ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
+from .host.host_matrix import host as _host
+
 # Quadrants 1.3.3's parameters of each intrinsic (inspect.signature of quadrants.<name>): a call by
 # keyword (`qd.atomic_add(x=a[i], y=1)`, `qd.floor(v, dtype=qd.i32)`) binds as there, in kernels
 # (frontend/calls.py puts the keywords in their places) and in Python scope
@@ -76,8 +79,7 @@ def _elementwise(py, ufunc):
     def call(*args, **kwargs):
         if any(_is_array(a) for a in args):
             import numpy as np
-            from .host.host_matrix import host
-            return host(ufunc(*(np.asarray(a) for a in args)))
+            return _host(ufunc(*(np.asarray(a) for a in args)))
         return py(*args, **kwargs)
     return call
 
@@ -170,7 +172,6 @@ class ndrange:
     canonical indices. `axes` reads None for no permutation, as in Quadrants."""
 
     def __init__(self, *dims, axes=None):
-        from ..ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
         self.dims = []
         for d in dims:
             pair = (0, d) if not isinstance(d, (tuple, list)) else tuple(d)
@@ -197,14 +198,12 @@ class ndrange:
 
     def grouped(self):
         """Quadrants' `_Ndrange.grouped()`: each index as a vector, in the same order."""
-        from .host import host_matrix as H
         import numpy as np
-        return (H.host(np.array(ix, dtype=np.int32)) for ix in self)
+        return (_host(np.array(ix, dtype=np.int32)) for ix in self)
 
 
 def ndrange_axes(axes, n: int) -> tuple | None:
     """`qd.ndrange(..., axes=)` checked as Quadrants checks it; None for no (or the identity) permutation."""
-    from ..ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
     if axes is None:
         return None
     t = tuple(axes)

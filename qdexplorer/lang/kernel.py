@@ -17,6 +17,7 @@ from .snode import SHORTENED, check_lists
 from .autodiff import (adstack_retry, reverse as autodiff, forward as autodiff_fwd,
                        validation as autodiff_validation)
 from .calls import array_arg_errors, runtime_api
+from .compat import surface as compat
 from .. import ir
 from .calls.arg_binding import bind_arguments
 from .calls.array_arg_errors import ArgumentValueError
@@ -88,7 +89,6 @@ class Kernel(KernelBase):
         """Quadrants kernel attributes qdexplorer leaves out (`k.resume` of graph kernels): one line."""
         if name.startswith("_"):
             raise AttributeError(name)
-        from .compat import surface as compat
         compat.refuse_attr("kernel", self, name)
 
     @property

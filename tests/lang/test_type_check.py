@@ -1,4 +1,4 @@
-"""The language and codegen type-check clean: the mixins' contracts (frontend/base.py,
+"""The language and codegen type-check clean: the mixins' contracts (frontend/base/contract.py,
 codegen/emitter_base.py) are checked, not assumed, so a renamed method or a None slipping
 through a lowering path fails here rather than as an internal compiler error in a user's kernel."""
 import os

@@ -2,10 +2,10 @@
 
 `offload.py` decides what the tasks are; the mixins this class combines lower each construct:
 `stmts.py` (assignments, if), `loops.py`, `funcs.py` (@qd.func inlining), `calls.py`,
-`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `sparse.py` (SNode cells, x.fill), `vectors.py` and `exprs.py` (operators,
-subscripts).
-`base.py` holds the plumbing they share (name resolution, scopes, emitted blocks, compile-time
-evaluation) and the contract between them.
+`intrinsics.py` (qd.* math, atomics, SIMT), `random.py`, `sparse.py` (SNode cells, x.fill),
+`vectors.py` and `exprs/` (names, subscripts, operators, one module each).
+`base/` holds the plumbing they share (name resolution, emitted blocks, compile-time evaluation,
+errors) and the contract between them.
 """
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ class TaskBuilder(StatementLowering, LoopLowering, FuncInlining, RealFuncCalls, 
         self.block_features_ok = True
         self.inline_stack = []
         self.other_task_names = set()
-        self.pure = False  # a pure kernel's body (@qd.kernel(pure=True) / fastcache=True): exprs.check_pure
+        self.pure = False  # a pure kernel's body (@qd.kernel(pure=True) / fastcache=True): exprs/names.py, check_pure
         self.made_locals = []
         self.task_index = task_index
         self.thread_ids = []  # offload.py sets a parallel task's loop indices

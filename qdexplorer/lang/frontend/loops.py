@@ -11,11 +11,11 @@ import numpy as np
 
 from .. import intrinsics as I
 from ... import ir
-from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsValueError
+from ...ir.errors import QdCompileError, QuadrantsSyntaxError, QuadrantsTypeError, QuadrantsValueError
 from ..compat.graph_api import construct as graph_construct, warn_if_deprecated
 from ..tasks.toplevel import check_for
 from ...ir.dtypes import i32, loop_index_type, u1
-from .values import Py, Vec, cast, is_number, py_value, truthy
+from .values import Py, ShapeTuple, Vec, cast, is_number, py_value, truthy
 from .base import LoweringBase, StaticBreak, StaticContinue
 
 
@@ -122,8 +122,6 @@ class LoopLowering(LoweringBase):
         """`qd.ndrange(...)`'s (begin, end) per dimension, in the user's order, and the order to visit
         them in (`axes=`: outermost first). Each argument is n, (begin, end), or `*shape` / `*t` of a
         compile-time tuple (an end below its begin is an empty range where the loop is made)."""
-        from ...ir.errors import QuadrantsSyntaxError, QuadrantsTypeError
-        from .values import ShapeTuple
         bounds: list[tuple[ir.Expr, ir.Expr]] = []
 
         def scalar(v, at) -> ir.Expr:

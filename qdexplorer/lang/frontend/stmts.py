@@ -18,7 +18,8 @@ from .values import broadcast, BINOPS, BufView, KDict, Py, py_value, Seq, ShapeT
 from .vectors import SWIZZLE, components
 from .base import LoweringBase
 from .kernel_scope import ASSERT_VALUES
-from ..struct_types import StructType
+from ..field import Storage
+from ..struct_types import StructField, StructType
 from ..vector_types import VectorType
 
 _AUG_ATOMIC = {ast.Add: "add", ast.Sub: "sub", ast.BitAnd: "and", ast.BitOr: "or", ast.BitXor: "xor"}
@@ -71,9 +72,7 @@ class StatementLowering(LoweringBase):
 
     def field_of_py(self, v, node):
         """`FIELDS[s][i] = x` (s a qd.static loop variable): a field reached through a Python list or tuple
-        is stored into as that field, as it is read (exprs.v_Subscript_of); it was refused."""
-        from ..field import Storage
-        from ..struct_types import StructField
+        is stored into as that field, as it is read (exprs/subscripts.py, v_Subscript_of); it was refused."""
         if isinstance(v, Py) and isinstance(v.value, (Storage, StructField)):
             arr = self.global_value(v.value, getattr(v.value, "name", "") or "field", node)
             return v if isinstance(arr, Py) else arr

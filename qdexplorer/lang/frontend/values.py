@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ... import ir
+from ..calls import runtime_api
 from ..func import Func
 from ..intrinsics import GroupedIndex
 from ...ir.dtypes import DType, f32, i32, i64, u1
@@ -178,8 +179,7 @@ def is_number(v) -> bool:
 def default_types() -> tuple[DType, DType]:
     """(default_ip, default_fp): the types Python numbers get in a kernel, i32 and f32 unless
     `qd.init(default_ip=..., default_fp=...)` chose others."""
-    from ..calls.runtime_api import default_types as current
-    return current()
+    return runtime_api.default_types()
 
 
 def represent(value, dt: DType):

@@ -15,6 +15,7 @@ from .fingerprint import kernel_fingerprint, task_fingerprint
 from ..field import Storage
 from ..snode import SNode
 from ..frontend import Py, TaskBuilder, Vec, cast, py_value
+from ..frontend.base import ArrayStandIn
 from ..frontend.values import BufView, StructArr, StructVal
 from ..struct_types import StructType, struct_arg_names
 from ..frontend.kernel_scope import KernelScope
@@ -52,7 +53,6 @@ def _lower_kernel(kernel, memo, spec) -> list[ir.Task]:
     # compile-time template values: `if qd.static(flag):` around a top-level loop reads them
     statics = {e[0]: static_value(e[2]) for e in spec_used if e[1] == "static"}
     # ... and an array argument is there (`if qd.static(t is not None):` of a `t: qd.Tensor | None`)
-    from ..frontend.base import ArrayStandIn
     statics.update({e[0]: ArrayStandIn(e[0], e[2], e[3]) for e in spec_used if e[1] == "array"})
     tag = specialisation_tag(spec or ())
     prefix = f"{kernel.name}_{tag}" if tag else kernel.name

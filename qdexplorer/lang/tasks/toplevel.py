@@ -10,6 +10,7 @@ import ast
 from .. import intrinsics as I
 from ...ir.errors import QuadrantsSyntaxError
 from ..compat.graph_api import construct as graph_construct, warn_if_deprecated
+from ..host.streams import stream_parallel
 from .source import flat_env
 
 _GRAPH_BLOCKS = ("parallel_context", "parallel")  # qd.graph's `with` blocks: their loops stay top-level tasks
@@ -253,7 +254,6 @@ def _static_failure(e: Exception) -> str:
 def _is_stream_parallel(stmt, env) -> bool:
     if not (isinstance(stmt, ast.With) and len(stmt.items) == 1 and isinstance(stmt.items[0].context_expr, ast.Call)):
         return False
-    from ..host.streams import stream_parallel
     try:
         f = eval(compile(ast.Expression(stmt.items[0].context_expr.func), "<qd>", "eval"), flat_env(env))  # noqa: S307
     except Exception:  # noqa: BLE001 - not stream_parallel then
