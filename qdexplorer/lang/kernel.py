@@ -133,6 +133,12 @@ class Kernel(KernelBase):
         return out
 
     @property
+    def lowered_keys(self) -> list[tuple]:
+        """The key of every specialisation lowered so far, first lowered first: what a launch's
+        statistics number its variants by (calls/launch_stats.py)."""
+        return list(self._tasks)
+
+    @property
     def return_type(self):
         """The kernel's `-> qd.i32` (or vector) annotation, or None."""
         return read_annotations(self.fn).get("return")

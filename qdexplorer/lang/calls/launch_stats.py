@@ -84,6 +84,6 @@ class SpecialisationMap:
     @property
     def mapping(self) -> dict:
         specs: dict = {}
-        for spec, _debug in self._kernel._tasks:
+        for spec, _debug in self._kernel.lowered_keys:
             specs.setdefault(spec, len(specs))
         return specs
