@@ -12,6 +12,14 @@ import os
 
 import pytest
 
+if os.environ.get("QDX_SUITE_EXPECT") == "qdexplorer.lang":
+    # `import quadrants` answered by qdexplorer.lang from here on: `-p` loads this plugin before the tree's
+    # conftest.py (loaded before pytest_configure) or any test imports quadrants, in each xdist worker too.
+    # The shim's folder is on PYTHONPATH in these runs (upstream_suite.py, tests/upstream_sample); no
+    # `quadrants` package stands in our tree to shadow the real one.
+    import qdx_upstream_shim
+    qdx_upstream_shim.install()
+
 _SELECT = os.environ.get("QDX_SUITE_SELECT", "first2")
 _OUT = os.environ.get("QDX_SUITE_OUT")
 
