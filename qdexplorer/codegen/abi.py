@@ -64,8 +64,10 @@ class EntrySignature:
                     if name not in task.may_alias:  # one field given to two template parameters may alias
                         a.add_attribute("noalias")
                     a.attributes.align = 16
-        self.arrays: dict = {}  # name -> (pointer, [shape args])
+        self.arrays: dict = {}  # name -> (pointer, [shape args, or constants where the shape is known])
         self.scalars: dict = {}  # name -> argument
+        known = {} if nv else {n: d for n, d in known_shapes(task).items()
+                                if any(p.name == n and p.ndim == len(d) for p in task.params)}
         it = iter(self.fn.args)
         for p in task.params:
             a = next(it)
@@ -75,9 +77,21 @@ class EntrySignature:
                 for k in range(p.ndim):
                     s = next(it)
                     s.name = f"{p.name}.shape{k}"
-                    shape.append(s)
+                    shape.append(I32(known[p.name][k]) if p.name in known else s)
                 self.arrays[p.name] = (a, shape)
             else:
                 self.scalars[p.name] = a
         self.extra = list(it)  # host range_for: (__lo, __hi)
         self.debug_ptr = self.extra.pop() if debug else None
+
+
+def known_shapes(task: ir.Task) -> dict:
+    """The shapes fixed when the task is compiled: its fields' and kernel-scope arrays' (an
+    ndarray's, argument or held by a template or dataclass argument, is the call's). Quadrants
+    compiles a field's shape into its addresses. With the shape a constant, LLVM's loop vectorizer
+    sees a vector field's components as a fixed stride (an interleaved load) where a runtime stride
+    made it version the loop on `stride == 1` and run it scalar, and the backend reassociates a sum
+    by its loads' address arithmetic as it does for Quadrants (tests/lang/test_field_shape_constants.py).
+    The launcher still passes the shape arguments (the ABI is unchanged); the code ignores them.
+    Host only for now: CUDA codegen keeps the shape arguments as measured on a GPU."""
+    return {a.name: tuple(int(d) for d in a.shape) for a in task.implicit if not a.runtime_shape}

@@ -37,6 +37,9 @@ Also, as Quadrants' simplification runs before LLVM:
   of + or * goes right, and under fast math `(a op1 c1) op2 c2` is `a op1 (c1 op2' c2)` (both ops in
   {+, -} or both in {*, /}), the constants folded; not for a vector operation's components
   (ir.BinOp.vec), one tensor statement there, rearranged only after alg_simp once scalarized;
+  also through a forwarded local (`x = (h - r) / c1; x * c2` is `(h - r) / (c1 / c2)`: Quadrants
+  forwards before alg_simp makes the division a product), the local's operand re-read where it
+  is read only where it has the same value there (Simplifier.forwardable, peek);
 - a literal `x * 0` is folded in the first round, before loads merge: x's loads are gone;
 - on the host, loads Quadrants merges and math calls its CSE makes one (a second `qd.sin(x)`) are one
   value at the first one's place in ours too (Load.reuse, MathCall.reuse): LLVM ranks a sum's terms by
@@ -158,7 +161,7 @@ class _Simplifier:
         self.merged = merged       # ... found by a first run: mark those loads (Load.reuse)
         self.calls: dict = {}      # the visible math calls (CSE): key -> its number
         self.mark_uses = mark_uses
-        self.known: dict = {}      # Local -> (value key, the Const it holds or None)
+        self.known: dict = {}      # Local -> (value key, the Const it holds or None, forwardable(value))
         self.loads: dict = {}      # this block's loads: (array name, index keys) -> value key
         self.stable: dict = {}     # Local -> key: loop counters, read-only in the loop body
         assigned = _assigned(task.body)
@@ -167,6 +170,7 @@ class _Simplifier:
         self.changed = False
         self.dead = 0              # inside an operand a literal `* 0` drops
         self.lit: dict = {}        # id(expr) -> _literal(expr)
+        self.quotients: dict = {}  # id(a * (1 / c)) -> (it, a / c): the division alg_simp made it (forwardable)
 
     def fresh(self):
         return next(self.n)
@@ -218,7 +222,7 @@ class _Simplifier:
         if t is ir.Assign:
             v, key = self.expr(s.value)
             self.stable.pop(s.local, None)
-            self.known[s.local] = (key, _const(v))
+            self.known[s.local] = (key, _const(v), self.forwardable(v))
             return s if v is s.value else self._changed(ir.Assign(s.local, v))
         if t is ir.Store:
             idx = self.exprs(s.indices)
@@ -335,7 +339,7 @@ class _Simplifier:
             k = self.known.get(lv)
             if k is None:
                 return e, self.fresh()
-            key, const = k
+            key, const = k[0], k[1]
             if const is not None and const.dtype == lv.dtype:
                 self.changed = True
                 return const, key
@@ -436,6 +440,12 @@ class _Simplifier:
         if e.op in ("+", "*") and _literal(lhs, lit) is not None and _literal(rhs, lit) is None:
             lhs, rhs = rhs, lhs
         c2 = _literal(rhs, lit)
+        if c2 is not None and type(lhs) is ir.LocalRef:
+            fwd = self.forwarded(lhs, e)
+            if fwd is not None:
+                new = self.rearrange(ir.BinOp(e.op, fwd, rhs, e.dtype), scalarized)
+                if type(new) is not ir.BinOp or new.lhs is not fwd:   # rearranged: x's operands, constants folded
+                    return new
         if c2 is not None and type(lhs) is ir.BinOp and lhs.dtype == e.dtype:
             inner = self.rearrange(lhs, scalarized)
             if inner is not lhs:
@@ -455,6 +465,62 @@ class _Simplifier:
             return e
         self.changed = True
         return dataclasses.replace(e, lhs=lhs, rhs=rhs)
+
+    def forwardable(self, v):
+        """For a local assigned `v` (simplified): (its value as binary_op_simplify sees it, the value
+        of that one's left operand) where that is a scalar float `a op c` the pass can rearrange once
+        Quadrants forwards the local to its reads, else None. Quadrants forwards before alg_simp makes
+        a division by a constant a product: `q = r[i] / 7; q * 3` is `r[i] / (7 / 3)` there, then
+        `r[i] * (1 / (7 / 3))`, not `r[i] * ((1 / 7) * 3)`; a, one statement there, is read again
+        where the local is, so it must have that value there (peek)."""
+        v = self.quotients.get(id(v), (None, v))[1]
+        if type(v) is not ir.BinOp or v.op not in ("+", "-", "*", "/") or not v.dtype.is_float or _tensor(v) \
+                or _literal(v.rhs, self.lit) is None or _literal(v.lhs, self.lit) is not None:
+            return None
+        key = self.peek(v.lhs)
+        return None if key is None else (v, key)
+
+    def peek(self, e):
+        """The value number of a pure expression of constants, arguments, locals and loads as it reads
+        now, without numbering anything new (None: not such an expression, or a value not known):
+        equal at the assignment and at a read, the expression re-read there is the same value."""
+        t = type(e)
+        if t is ir.Const:
+            return self.K("c", *_const_key(e))
+        if t is ir.ScalarArg:
+            return self.K("a", e.name)
+        if t is ir.LocalRef:
+            lv = e.local
+            if id(lv) in self.loop_vars:
+                return self.K("i", id(lv))
+            if lv in self.stable:
+                return self.stable[lv]
+            k = self.known.get(lv)
+            return None if k is None else k[0]
+        if t is ir.Load:
+            if not isinstance(e.array, ir.ArrayArg):
+                return None
+            idx = [self.peek(i) for i in e.indices]
+            if any(k is None for k in idx):
+                return None
+            return self.loads.get((e.array.name, tuple(idx)))
+        if t in (ir.BinOp, ir.UnOp, ir.Cast):
+            parts = [self.peek(x) for x in ((e.lhs, e.rhs) if t is ir.BinOp else (e.operand,))]
+            if any(k is None for k in parts):
+                return None
+            return self.K("peek", t.__name__, getattr(e, "op", ""), e.dtype.name, *parts)
+        return None
+
+    def forwarded(self, ref: ir.LocalRef, e):
+        """The value of the local `ref` reads where Quadrants forwards it and `e` (`ref op c`) can take
+        its constant into the value's (forwardable), else None."""
+        k = self.known.get(ref.local)
+        if k is None or k[2] is None:
+            return None
+        v, key = k[2]
+        if v.dtype != e.dtype or (v.op, e.op) not in _REARRANGE or self.peek(v.lhs) != key:
+            return None
+        return v
 
     def binop(self, e: ir.BinOp):
         # Quadrants simplifies a vector operation as one tensor statement, which binary_op_simplify
@@ -517,7 +583,11 @@ class _Simplifier:
                 r = _fconst(_NP[dt.bits](1) / _NP[dt.bits](_const(b).value), dt)
                 rk = self.K("c", *_const_key(r))
                 again = self.float_rules("*", a, ka, r, rk, dt)
-                return again if again is not None else (ir.BinOp("*", a, r, dt), self.K("b", "*", dt.name, ka, rk))
+                if again is not None:
+                    return again
+                product = ir.BinOp("*", a, r, dt)
+                self.quotients[id(product)] = (product, ir.BinOp("/", a, b, dt))
+                return product, self.K("b", "*", dt.name, ka, rk)
             return None
         if op in ("+", "-"):
             if _is_float_const(b, 0):

@@ -150,9 +150,12 @@ def test_sums_with_folded_terms_round_as_in_quadrants(row):
         f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
 
 
-@pytest.mark.xfail(reason="not modelled: the optimized LLVM IR of row 1 is Quadrants' (the same fadd chain, "
-                          "checked with print_kernel_llvm_ir_optimized), yet the machine code sums it in "
-                          "another order (the backend's reassociation, after the 14-term sum above it)")
+@pytest.mark.xfail(reason="not modelled: row 1's fadd chain is Quadrants' in the optimized LLVM IR, and the "
+                          "backend's machine combiner reassociates it by its operands' depths: Quadrants' "
+                          "optimized IR, compiled with our target machine (or its JIT's: the same code), sums "
+                          "as Quadrants does, so the code generator's options are not the cause; the depths "
+                          "differ because every Quadrants load goes through the root pointer it reloads from "
+                          "the context each iteration, where ours takes one pointer argument per field")
 def test_sums_with_folded_terms_row_1():
     ours, theirs = _ours_and_quadrants(_sum_with_dropped_terms)
     assert ours[1].tobytes() == theirs[1].tobytes()
@@ -189,6 +192,62 @@ def test_constant_chains_fold_as_in_quadrants():
     for row in range(ours.shape[0]):
         assert ours[row].tobytes() == theirs[row].tobytes(), \
             f"row {row}: {(ours[row] != theirs[row]).sum()} of {ours.shape[1]} differ"
+
+
+def _chains_through_locals(qd):
+    """binary_op_simplify after Quadrants forwards a local to its reads: `x = (h - r) / h**3;
+    -14.3 * x * x` is `(h - r) * (1 / (h**3 / -14.3)) * x` there (taichi_pbf2d's spiky kernel),
+    and `q = r / 7; q * 3` is `r * (1 / (7 / 3))`, the division rearranged before alg_simp makes it
+    a product (3,110 and 3,216 of 4,096 values one ulp off while ours kept `x * -14.3`)."""
+    n = 4096
+    r = qd.field(qd.f32, shape=n)
+    d = qd.field(qd.f32, shape=n)
+    out = qd.field(qd.f32, shape=(3, n))
+    h = 1.1
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            x = (h - r[i]) / (h * h * h)
+            g = -14.3 * x * x
+            out[0, i] = d[i] * g / r[i]
+            y = r[i] * 0.3 + 0.7
+            out[1, i] = (y + 0.1) * y
+            q = r[i] / 7.0
+            out[2, i] = q * 3.0 + q * q
+
+    rng = np.random.default_rng(5)
+    r.from_numpy(rng.uniform(0.01, 1.0, n).astype(np.float32))
+    d.from_numpy(rng.uniform(-1, 1, n).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
+def _chain_over_a_store(qd):
+    """The local's operand stored between its assignment and its read: its load there is another
+    value, so the local's operation is not re-read (ours would compute `d * 0.27` from the new d)."""
+    n = 4096
+    d = qd.field(qd.f32, shape=n)
+    out = qd.field(qd.f32, shape=n)
+
+    @qd.kernel
+    def go():
+        for i in range(n):
+            z = d[i] * 0.3
+            d[i] = d[i] * 1.7
+            out[i] = z * 0.9 + d[i]
+
+    d.from_numpy(np.random.default_rng(5).uniform(-1, 1, n).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
+@pytest.mark.parametrize("program", [_chains_through_locals, _chain_over_a_store])
+def test_constant_chains_through_forwarded_locals_fold_as_in_quadrants(program):
+    ours, theirs = _ours_and_quadrants(program)
+    for row in range(ours.shape[0] if ours.ndim > 1 else 1):
+        a, b = (ours[row], theirs[row]) if ours.ndim > 1 else (ours, theirs)
+        assert a.tobytes() == b.tobytes(), f"row {row}: {(a != b).sum()} of {a.size} differ"
 
 
 def _atomics_in_folded_expressions(qd):

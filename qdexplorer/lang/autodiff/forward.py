@@ -182,7 +182,7 @@ def dual_tasks(kernel_name: str, tasks: list, field_dual) -> list:
             if d is None:
                 continue
             imp = ir.ImplicitArray(dual_name(a.name), "field", d.dtype, tuple(d.storage.shape), d.uid,
-                                   layout=memory_order(d))
+                                   layout=memory_order(d), runtime_shape=a.runtime_shape)
             implicit[imp.name] = imp
             duals[a.name] = ir.ArrayArg(imp.name, imp.dtype, len(imp.shape), layout=imp.layout)
         out.append(dual_task(t, kernel_name, len(out), duals, implicit))

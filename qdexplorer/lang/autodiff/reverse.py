@@ -1025,7 +1025,7 @@ def grad_tasks(kernel_name: str, tasks: list, field_grad, arg_grads: dict, adsta
                 if g is None:
                     continue
                 imp = ir.ImplicitArray(grad_name(a.name), "field", g.dtype, tuple(g.storage.shape), g.uid,
-                                       layout=memory_order(g))
+                                       layout=memory_order(g), runtime_shape=a.runtime_shape)
             elif a.role == "gtmp":
                 imp = ir.ImplicitArray(grad_name(a.name), "gtmp", a.dtype, a.shape, f"{a.key}{GRAD}")
             else:

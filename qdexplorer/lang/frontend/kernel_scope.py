@@ -45,13 +45,15 @@ class KernelScope:
         if ret_dtype is not None:
             self.ret = self._add("ret__", "ret", ret_dtype, tuple(ret_shape))
 
-    def _add(self, name, role, dtype, shape, key=0, elem_ndim=0, zero_d=False, layout=()) -> ir.ArrayArg:
+    def _add(self, name, role, dtype, shape, key=0, elem_ndim=0, zero_d=False, layout=(),
+             runtime_shape=False) -> ir.ArrayArg:
         base, n = name, 1
         while name in self.taken:
             n += 1
             name = f"{base}_{n}"
         self.taken.add(name)
-        self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key, zero_d, layout=tuple(layout))
+        self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key, zero_d, layout=tuple(layout),
+                                               runtime_shape=runtime_shape)
         return ir.ArrayArg(name, dtype, len(shape), layout=tuple(layout))
 
     def add_result(self, name: str, dtype, shape) -> ir.ArrayArg:
@@ -109,7 +111,8 @@ class KernelScope:
             arr = self.fields[fld.uid] = self._add(fld.name or name_hint, "field", fld.dtype,
                                                    fld.storage.shape, fld.uid,
                                                    zero_d=tuple(getattr(fld, "shape", (0,))) == (),
-                                                   layout=memory_order(fld))
+                                                   layout=memory_order(fld),
+                                                   runtime_shape=not isinstance(fld, Field))
             self.elem_shapes[arr.name] = tuple(fld.elem_shape)
             if isinstance(fld, Field):
                 self.field_objs[arr.name] = fld

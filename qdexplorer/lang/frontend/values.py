@@ -18,6 +18,7 @@ from ... import ir
 from ..calls import runtime_api
 from ..func import Func
 from ..intrinsics import GroupedIndex
+from ..host.host_matrix import HostMatrix
 from ...ir.dtypes import DType, f32, i32, i64, u1
 
 
@@ -168,6 +169,11 @@ def py_value(v) -> "Py | Vec | ir.Expr | StructVal | Seq":
     if isinstance(v, GroupedIndex):
         return Vec([Py(int(k)) for k in v])
     if isinstance(v, np.ndarray) and v.ndim in (1, 2) and 0 < v.size <= SMALL and v.dtype.kind in "fiu":
+        if v.dtype.kind == "f" and isinstance(v, HostMatrix):
+            # a global qd.Vector / qd.Matrix of floats is a vector of default_fp constants in a kernel, as in
+            # Quadrants (a `dt=qd.f64` given too): `h * g` (h a Python float) multiplies in f32, each operand
+            # rounded first (0.003 * -1.2 is -0.0036000002), not in Python's f64 then rounded
+            return Vec([literal(x.item()) for x in v.ravel()], v.shape)
         return Vec([Py(x.item()) for x in v.ravel()], v.shape)  # a global qd.Vector([...]) constant
     return Py(v)
 
