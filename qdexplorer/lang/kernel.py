@@ -401,10 +401,7 @@ class Kernel(KernelBase):
     @property
     def validating(self) -> "ValidationKernel":
         """The twin that checks Quadrants' global data access rule (`qd.ad.Tape(validation=True)`)."""
-        v = self.__dict__.get("_validation_kernel")
-        if v is None:
-            v = self.__dict__["_validation_kernel"] = ValidationKernel(self)
-        return v
+        return _twin(self, "_validation_kernel", ValidationKernel)
 
     @property
     def _primal(self) -> "Kernel":
@@ -429,18 +426,21 @@ class Kernel(KernelBase):
     @property
     def fwd(self) -> "DualKernel":
         """The forward-mode twin that `qd.ad.FwdMode` calls (made once, lowered lazily)."""
-        d = self.__dict__.get("_dual_kernel")
-        if d is None:
-            d = self.__dict__["_dual_kernel"] = DualKernel(self)
-        return d
+        return _twin(self, "_dual_kernel", DualKernel)
 
     @property
     def grad(self) -> "GradKernel":
         """`k.grad`: the adjoint kernel, called with `k`'s arguments (made once, lowered lazily)."""
-        g = self.__dict__.get("_grad_kernel")
-        if g is None:
-            g = self.__dict__["_grad_kernel"] = GradKernel(self)
-        return g
+        return _twin(self, "_grad_kernel", GradKernel)
+
+
+def _twin(kernel: Kernel, key: str, make):
+    """`make(kernel)`, made on first use and kept in the kernel's own `__dict__` (read there, so a
+    miss never reaches `__getattr__`)."""
+    twin = kernel.__dict__.get(key)
+    if twin is None:
+        twin = kernel.__dict__[key] = make(kernel)
+    return twin
 
 
 class GradKernel(Kernel):

@@ -283,15 +283,8 @@ class _Reverse:
                   for L in carried if self.mut[L] not in self.accum]
         inner: list = []
         cb = dict(cur)
-        pre = []
-        for L in carried:
-            M = self.mut[L]
-            if M in self.accum:
-                cb[L] = M
-            else:
-                snap = self.fresh(L.name, L.dtype)
-                pre.append(ir.Assign(snap, ir.LocalRef(M)))
-                cb[L] = snap
+        pre: list = []
+        self.snapshot_carried(carried, cb, pre)
         hdr = [ir.If(self.rn(h.cond, cb), [ir.Break()], []) for h in head if isinstance(h, ir.If)]
         bf, br = self.forward(body, cb, inner, after | _refs(head) | _refs(s.step))
         sf, sr = self.forward(list(s.step), cb, inner, after)
@@ -315,16 +308,22 @@ class _Reverse:
         else:
             fwd.append(ir.Loop(_strip_pushes(fbody), sf))
         recs.append(("loop", reinit, fbody, sf, br, inner, descending))
+        self.snapshot_carried(carried, cur, fwd)
+        for L in new:
+            del self.mut[L]
+
+    def snapshot_carried(self, carried, cur: dict, out: list):
+        """Points `cur` at the values the loop's carried locals hold now: an accumulator's own local,
+        which the reverse pass updates in place, or a fresh copy (appended to `out`) of any other's,
+        so that a later iteration's assignment does not change what was read here."""
         for L in carried:
             M = self.mut[L]
             if M in self.accum:
                 cur[L] = M
             else:
                 snap = self.fresh(L.name, L.dtype)
-                fwd.append(ir.Assign(snap, ir.LocalRef(M)))
+                out.append(ir.Assign(snap, ir.LocalRef(M)))
                 cur[L] = snap
-        for L in new:
-            del self.mut[L]
 
     def loop_adstack(self, s: ir.Loop, cur, level, fwd, recs, after, trips: int | None = None):
         """A dynamic loop with Quadrants' adstack: each iteration pushes the values its locals carry in

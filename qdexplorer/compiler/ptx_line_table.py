@@ -6,6 +6,7 @@ text with no counters). So the profiled copy drops the task's own `.loc`s and pu
 every instruction naming *its line in the text the user sees*, with `.file 1` pointing at that
 text: ncu's "source" is then the PTX, line for line. The directives are debug information only;
 the instructions, and so the SASS, are unchanged (the GPU test checks the instruction counts).
+`sass.py` hands ptxas the same copy, so each SASS instruction carries the PTX line it came from.
 """
 from __future__ import annotations
 
