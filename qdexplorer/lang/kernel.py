@@ -443,21 +443,28 @@ def _twin(kernel: Kernel, key: str, make):
     return twin
 
 
-class GradKernel(Kernel):
+class _TwinKernel(Kernel):
+    """A kernel derived from another, `primal` (`k.grad`, `k.fwd`, `k.validation`): named after it,
+    its own tasks and specialisations, but the primal's function, argument types and workloads (the
+    primal's inputs specialise it too)."""
+
+    suffix: str   # what its name adds to the primal's
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.{self.suffix}"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+
+
+class GradKernel(_TwinKernel):
     """`k.grad`: reverse-mode autodiff of kernel `k` (lang/autodiff/reverse.py), named `k.grad` in the project.
 
     Its specialisation is `k`'s plus one entry per array argument that has a gradient (a
     `qd.ndarray(..., needs_grad=True)`), passed to its tasks as `<name>__grad`."""
 
-    def __init__(self, primal: Kernel):
-        super().__init__(primal.fn, primal.fast_math)
-        self.primal = primal
-        self.name = f"{primal.name}.grad"
-        self.workloads = primal.workloads  # the forward kernel's inputs specialise it too
-        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
-
-    def __repr__(self) -> str:
-        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+    suffix = "grad"
 
     @property
     def grad(self):
@@ -534,19 +541,11 @@ class GradKernel(Kernel):
                 return k.result(full)
 
 
-class DualKernel(Kernel):
+class DualKernel(_TwinKernel):
     """`k` under `qd.ad.FwdMode`: its tasks also carry each float's tangent into the fields' `.dual`
     (lang/autodiff/forward.py); specialised as `k`, whose primal results it computes too."""
 
-    def __init__(self, primal: Kernel):
-        super().__init__(primal.fn, primal.fast_math)
-        self.primal = primal
-        self.name = f"{primal.name}.fwd"
-        self.workloads = primal.workloads
-        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
-
-    def __repr__(self) -> str:
-        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+    suffix = "fwd"
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
@@ -567,16 +566,14 @@ class DualKernel(Kernel):
         return self.result(full)
 
 
-class ValidationKernel(Kernel):
+class ValidationKernel(_TwinKernel):
     """`k` recorded by `qd.ad.Tape(validation=True)` in debug mode: its tasks also check the global
     data access rule (lang/autodiff/validation.py); a violation raises when the call returns."""
 
+    suffix = "validation"
+
     def __init__(self, primal: Kernel):
-        super().__init__(primal.fn, primal.fast_math)
-        self.primal = primal
-        self.name = f"{primal.name}.validation"
-        self.workloads = primal.workloads
-        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+        super().__init__(primal)
         self.checked: dict = {}  # task key -> the checked fields' names
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:

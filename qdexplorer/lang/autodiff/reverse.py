@@ -303,10 +303,10 @@ class _Reverse:
             first = self.fresh(var.name, var.dtype)
             fwd.append(ir.Assign(trips, _c(0, i32)))
             inc = [ir.Assign(trips, ir.BinOp("+", ir.LocalRef(trips), _c(1, i32), i32))]
-            fwd.append(ir.Loop(_strip_pushes(pre + hdr + inc + bf), sf))
+            fwd.append(ir.Loop(_pushes(pre + hdr + inc + bf, lowered=False), sf))
             descending = (trips, first, self.mut[var], step)
         else:
-            fwd.append(ir.Loop(_strip_pushes(fbody), sf))
+            fwd.append(ir.Loop(_pushes(fbody, lowered=False), sf))
         recs.append(("loop", reinit, fbody, sf, br, inner, descending))
         self.snapshot_carried(carried, cur, fwd)
         for L in new:
@@ -371,7 +371,7 @@ class _Reverse:
         post = [ir.Assign(muts[L], ir.LocalRef(cb[L])) for L in carried]
         post_recs = [("carry", muts[L], cb[L]) for L in carried if L.dtype.is_float]
         replay = pre + bf + post
-        fwd.append(ir.Loop(hdr + [push] + _strip_pushes(replay), []))
+        fwd.append(ir.Loop(hdr + [push] + _pushes(replay, lowered=False), []))
         recs.append(("adloop", sp, [(muts[L], stacks[L]) for L in carried], replay, pre_recs + br + post_recs,
                      inner, cap))
         for L in carried:
@@ -674,29 +674,18 @@ class _Push(ir.Stmt):
     stmts: list
 
 
-def _strip_pushes(stmts: list) -> list:
+def _pushes(stmts: list, lowered: bool) -> list:
+    """`stmts` with every _Push in them, however deep, dropped or (`lowered`) replaced by its statements."""
     out: list = []
     for s in stmts:
         if isinstance(s, _Push):
+            if lowered:
+                out += s.stmts
             continue
         if isinstance(s, ir.If):
-            s = ir.If(s.cond, _strip_pushes(s.then), _strip_pushes(s.orelse))
+            s = ir.If(s.cond, _pushes(s.then, lowered), _pushes(s.orelse, lowered))
         elif isinstance(s, ir.Loop):
-            s = ir.Loop(_strip_pushes(s.body), _strip_pushes(s.step), s.where)
-        out.append(s)
-    return out
-
-
-def _lower_pushes(stmts: list) -> list:
-    out: list = []
-    for s in stmts:
-        if isinstance(s, _Push):
-            out += s.stmts
-            continue
-        if isinstance(s, ir.If):
-            s = ir.If(s.cond, _lower_pushes(s.then), _lower_pushes(s.orelse))
-        elif isinstance(s, ir.Loop):
-            s = ir.Loop(_lower_pushes(s.body), _lower_pushes(s.step), s.where)
+            s = ir.Loop(_pushes(s.body, lowered), _pushes(s.step, lowered), s.where)
         out.append(s)
     return out
 
@@ -944,7 +933,7 @@ def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit
     rev = rv.reverse(recs)
     if not rev:
         return None
-    body = _dce(_lower_pushes(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev))
+    body = _dce(_pushes(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev, lowered=True))
     params, used = _params(task, body, list(grads.values()) + [_FLAG])
     if ADSTACK_FLAG in used:
         implicit = {**implicit, ADSTACK_FLAG: ir.ImplicitArray(ADSTACK_FLAG, "adstack", i32, (1,))}
