@@ -2,10 +2,10 @@
 
 `ptxas -lineinfo -arch sm_XX` assembles the PTX into a cubin and `nvdisasm -g -c` prints its SASS
 with a `//## File "...", line N` comment wherever the line changes. The PTX handed to ptxas is a
-copy whose line table names *the PTX itself* (`ptx_line_table`, the trick the counters play for
-ncu): each SASS instruction then carries the PTX line it came from,
-and the PTX's own `.loc`s (`ptx_lines.line_map`) take it on to the Python line. The directives are
-debug information only; the instructions are the ones the task's own PTX gives.
+copy whose line table names *the PTX itself* (`ptx_lines.with_ptx_line_table`, the trick the
+counters play for ncu): each SASS instruction then carries the PTX line it came from, and the
+PTX's own `.loc`s (`ptx_lines.line_map`) take it on to the Python line. The directives are debug
+information only; the instructions are the ones the task's own PTX gives.
 
 Any `sm_XX` can be asked for: the copy's `.target` is set to it (and its `.version` raised to the
 first PTX ISA that knows that target), so SASS for an sm_80 or an sm_120 comes from the same PTX.
@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ptxas as _ptxas
-from .ptx_line_table import with_ptx_line_table
-from .ptx_lines import line_map
+from .ptx_lines import line_map, with_ptx_line_table
 from .safe_files import write_file
 
 # the first PTX ISA version that accepts each target (PTX ISA release notes); older targets take any

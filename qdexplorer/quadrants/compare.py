@@ -96,9 +96,10 @@ def edit_and_rerun(script, edit_folder, kind: str = "ptx", args=(), arch=None, t
         return {"baseline": baseline, "edited": None, "load": None, "comparison": [], "generated_runs": [baseline],
                 "edited_runs": []}
     load = prepare_load(edits, baseline)
-    generated, edited = [baseline], []
+    generated: list[QuadrantsRun] = [baseline]
+    edited: list[QuadrantsRun] = []
 
-    def rerun(side: str, rnd: int, runs: list, **how) -> bool:
+    def rerun(side: str, rnd: int, runs: list[QuadrantsRun], **how) -> bool:
         """One more run of `side`, kept in `runs` and heard of; whether it went well."""
         run = run_program(script, args, **how, **common)
         runs.append(run)
