@@ -49,15 +49,21 @@ class DamagedRun(HistoryError):
     """One run's rows cannot be read (a damaged page, bad JSON); the others still can."""
 
 
-def _sqlite_errors(method):
-    """Any SQLite error inside `method` is a HistoryError saying which file and why."""
-    @functools.wraps(method)
-    def guarded(self, *a, **kw):
-        try:
-            return method(self, *a, **kw)
-        except sqlite3.Error as e:
-            raise HistoryError(describe(self.path, e)) from None
-    return guarded
+def _errors_named_by(path_of):
+    """A method decorator: any SQLite error inside the method is a HistoryError saying which file
+    (`path_of(self)`) and why."""
+    def decorate(method):
+        @functools.wraps(method)
+        def guarded(self, *a, **kw):
+            try:
+                return method(self, *a, **kw)
+            except sqlite3.Error as e:
+                raise HistoryError(describe(path_of(self), e)) from None
+        return guarded
+    return decorate
+
+
+_sqlite_errors = _errors_named_by(lambda history: history.path)
 
 
 @dataclass
@@ -544,15 +550,7 @@ class History:
         return [r[0] for r in self.db.execute("SELECT DISTINCT task FROM launches ORDER BY task")]
 
 
-def _writer_errors(method):
-    """As `_sqlite_errors`, for the writer (whose file is its history's)."""
-    @functools.wraps(method)
-    def guarded(self, *a, **kw):
-        try:
-            return method(self, *a, **kw)
-        except sqlite3.Error as e:
-            raise HistoryError(describe(self.history.path, e)) from None
-    return guarded
+_writer_errors = _errors_named_by(lambda writer: writer.history.path)  # the writer's file is its history's
 
 
 class RunWriter:

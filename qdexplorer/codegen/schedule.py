@@ -210,8 +210,9 @@ class ScheduleEmitter(EmitterBase):
             begins.append(lo_v)
         return ext, begins, b.trunc(total, I32)
 
-    def grid_loop(self, start, stride, end, begins, ext, unroll=1):
-        """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
+    def open_strided_loop(self, start, end):
+        """The head of `for (idx = start; idx < end; idx += stride)`: its counter and its header,
+        latch and exit blocks, the builder left in its body."""
         b = self.b
         idx = self.alloca_b.alloca(I32, name="idx")
         b.store(start, idx)
@@ -222,6 +223,20 @@ class ScheduleEmitter(EmitterBase):
         # unsigned: idx and stride are below 2**31, so idx + stride never wraps and the loop ends
         b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
         b.position_at_end(body)
+        return idx, head, latch, exit_
+
+    def close_strided_loop(self, idx, stride, head, latch, exit_):
+        """The tail of that loop: `idx += stride` in `latch`, back to the header; the builder left at the exit."""
+        b = self.b
+        b.position_at_end(latch)
+        b.store(b.add(b.load(idx, typ=I32), stride), idx)
+        b.branch(head)
+        b.position_at_end(exit_)
+
+    def grid_loop(self, start, stride, end, begins, ext, unroll=1):
+        """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
+        b = self.b
+        idx, head, latch, exit_ = self.open_strided_loop(start, end)
         split = streamed(self.t) if unroll > 1 and self.heavy and self.sig.debug_ptr is None else None
         loaded: list[dict] = []
         if split is not None:   # every index's loads first, adjacent: one vector load each (see coarsening)
@@ -255,23 +270,13 @@ class ScheduleEmitter(EmitterBase):
                         self.set_index(idx, j, begins, ext)
                         b.store(v, self.address(st.array, st.indices, st.where)).align = st.array.dtype.nbytes
             b.branch(latch)
-        b.position_at_end(latch)
-        b.store(b.add(b.load(idx, typ=I32), stride), idx)
-        b.branch(head)
-        b.position_at_end(exit_)
+        self.close_strided_loop(idx, stride, head, latch, exit_)
 
     def stacked_loop(self, start, stride, end, begins, ext, v):
         """for (idx = start; idx < end; idx += stride): column idx % cols, rows (idx / cols) * v + k for
         k < v while inside the range; copy k + 1 nested in copy k's guard, so it may reuse its loads."""
         b = self.b
-        idx = self.alloca_b.alloca(I32, name="idx")
-        b.store(start, idx)
-        head, body = self.fn.append_basic_block("loop"), self.fn.append_basic_block("body")
-        latch, exit_ = self.fn.append_basic_block("latch"), self.fn.append_basic_block("exit")
-        b.branch(head)
-        b.position_at_end(head)
-        b.cbranch(b.icmp_unsigned("<", b.load(idx, typ=I32), end), body, exit_)
-        b.position_at_end(body)
+        idx, head, latch, exit_ = self.open_strided_loop(start, end)
         cur = b.load(idx, typ=I32)
         col, row0 = b.urem(cur, ext[1]), b.mul(b.udiv(cur, ext[1]), I32(v))
         for k in range(v):
@@ -291,10 +296,7 @@ class ScheduleEmitter(EmitterBase):
                 b.branch(nxt)
             b.position_at_end(nxt)
         b.branch(latch)
-        b.position_at_end(latch)
-        b.store(b.add(b.load(idx, typ=I32), stride), idx)
-        b.branch(head)
-        b.position_at_end(exit_)
+        self.close_strided_loop(idx, stride, head, latch, exit_)
 
     def set_index(self, idx, j, begins, ext):
         """The loop variables' values for the step's `j`-th index."""

@@ -102,6 +102,20 @@ def unsafe_owner(target) -> str | None:
 MAX_LISTED = 20000   # entries of an output folder checked for planted links (a dump folder holds hundreds)
 
 
+def _lstat_no_link(path: Path, what: str, fix: str) -> os.stat_result | None:
+    """`path`'s own status (None when it does not exist); UnsafePathError, naming `fix`, when it is a
+    symbolic link, which qdexplorer never writes through."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise UnsafePathError(f"{what} {path}: {e.strerror or e}") from None
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafePathError(f"{what} {path} is a symbolic link; qdexplorer refuses to write through it ({fix})")
+    return st
+
+
 def output_folder(folder: Path | str, what: str = "output folder", create: bool = True,
                   empty_links: bool = True) -> Path:
     """THE check for a folder that qdexplorer writes into, or hands to another program to write
@@ -111,15 +125,7 @@ def output_folder(folder: Path | str, what: str = "output folder", create: bool 
     opens its files by name (Quadrants does) would write through. UnsafePathError with one line
     naming the folder and the fix otherwise."""
     folder = Path(folder)
-    try:
-        st = os.lstat(folder)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise UnsafePathError(f"{what} {folder}: {e.strerror or e}") from None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        raise UnsafePathError(f"{what} {folder} is a symbolic link; qdexplorer refuses to write through it "
-                              f"(give a real folder of your own)")
+    st = _lstat_no_link(folder, what, "give a real folder of your own")
     if st is None:
         if not create:
             raise UnsafePathError(f"{what} {folder} does not exist")
@@ -150,15 +156,7 @@ def output_file(path: Path | str, what: str = "output file") -> Path:
     link, a regular file if it exists, in a folder that is no symbolic link. Its folder is created
     when missing (private)."""
     path = Path(path)
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise UnsafePathError(f"{what} {path}: {e.strerror or e}") from None
-    if st is not None and stat.S_ISLNK(st.st_mode):
-        raise UnsafePathError(f"{what} {path} is a symbolic link; qdexplorer refuses to write through it "
-                              f"(remove it, or pick another path)")
+    st = _lstat_no_link(path, what, "remove it, or pick another path")
     if st is not None and not stat.S_ISREG(st.st_mode):
         raise UnsafePathError(f"{what} {path} exists and is not a regular file (a folder, FIFO or device); "
                               f"move it aside")

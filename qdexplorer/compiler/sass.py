@@ -2,10 +2,10 @@
 
 `ptxas -lineinfo -arch sm_XX` assembles the PTX into a cubin and `nvdisasm -g -c` prints its SASS
 with a `//## File "...", line N` comment wherever the line changes. The PTX handed to ptxas is a
-copy whose line table names *the PTX itself* (`counters.ptx_loc`'s trick, repeated here so the
-compiler does not import counters): each SASS instruction then carries the PTX line it came from,
-and the PTX's own `.loc`s (`ptx_lines.line_map`) take it on to the Python line. The directives are
-debug information only; the instructions are the ones the task's own PTX gives.
+copy whose line table names *the PTX itself* (`ptx_lines.with_ptx_line_table`, the trick the
+counters play for ncu): each SASS instruction then carries the PTX line it came from, and the
+PTX's own `.loc`s (`ptx_lines.line_map`) take it on to the Python line. The directives are debug
+information only; the instructions are the ones the task's own PTX gives.
 
 Any `sm_XX` can be asked for: the copy's `.target` is set to it (and its `.version` raised to the
 first PTX ISA that knows that target), so SASS for an sm_80 or an sm_120 comes from the same PTX.
@@ -21,15 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import ptxas as _ptxas
-from .ptx_lines import line_map
+from .ptx_lines import line_map, with_ptx_line_table
 from .safe_files import write_file
 
 # the first PTX ISA version that accepts each target (PTX ISA release notes); older targets take any
 _MIN_VERSION = {"sm_100": (8, 6), "sm_101": (8, 6), "sm_110": (9, 0), "sm_120": (8, 7), "sm_103": (8, 8),
                 "sm_121": (8, 8)}
-_LOC = re.compile(r"^\s*\.loc\s")
-_FILE = re.compile(r'^\s*\.file\s+\d+\s+"')
-_NOT_INSN = re.compile(r"^\s*($|//|\.|\{|\}|[$\w.]+:\s*$|\))")
 _LINE_INFO = re.compile(r'^\s*//##\s*File\s+"(?P<file>[^"]*)",\s*line\s+(?P<line>\d+)')
 _OFFSET = re.compile(r"/\*([0-9a-f]{4,})\*/")
 _INSN = re.compile(r"^\s*(/\*[0-9a-f]{4,}\*/)\s*(@!?U?P\w+)?\s+(.*?)\s*$")
@@ -92,30 +89,6 @@ def retarget(ptx: str, arch: str) -> str:
     return out
 
 
-def _instruction_lines(ptx: str) -> list[int]:
-    out, depth = [], 0
-    for i, text in enumerate(ptx.splitlines(), start=1):
-        s = text.split("//", 1)[0]
-        if depth > 0 and not _NOT_INSN.match(s) and ";" in s:
-            out.append(i)
-        depth = max(depth + s.count("{") - s.count("}"), 0)
-    return out
-
-
-def with_ptx_line_table(ptx: str, name: str = PTX_NAME) -> str:
-    """A copy of `ptx` whose line table maps each instruction to its own line number in `ptx`."""
-    insn = set(_instruction_lines(ptx))
-    out: list[str] = []
-    for i, text in enumerate(ptx.splitlines(), start=1):
-        if _LOC.match(text) or _FILE.match(text):
-            continue
-        if i in insn:
-            out.append(f"\t.loc\t1 {i} 0")
-        out.append(text)
-    out.append(f'\t.file\t1 "{name}"')
-    return "\n".join(out) + "\n"
-
-
 def parse_nvdisasm(out: str, ptx: str, arch: str) -> SassListing:
     """`nvdisasm -g -c` output of the line-table copy → a SassListing (the `//##` comments become the map)."""
     src = line_map(ptx)
@@ -149,7 +122,7 @@ def disassemble(ptx: str, arch: str | None = None) -> SassListing:
     nvdisasm, cuobjdump = _ptxas.find_tool("nvdisasm"), _ptxas.find_tool("cuobjdump")
     if exe is None or (nvdisasm is None and cuobjdump is None):
         raise SassNotAvailable(INSTALL_HINT)
-    copy = with_ptx_line_table(retarget(ptx, arch))
+    copy = with_ptx_line_table(retarget(ptx, arch), PTX_NAME)
     with tempfile.TemporaryDirectory(prefix="qdexplorer-sass-") as tmp:
         src, cubin = Path(tmp) / PTX_NAME, Path(tmp) / "task.cubin"
         write_file(src, copy)

@@ -134,36 +134,36 @@ def _optimised(llvm: Any, req: CompileRequest, res: CompileResult, owned: _Modul
     return mod, tm
 
 
-def compile_module(req: CompileRequest) -> CompileResult:
-    """The `ptx` and `obj` stages: the optimised module emitted as PTX text or a host object file."""
+def _from_optimised(req: CompileRequest, emit: Callable[[Any, Any, CompileResult], bytes]) -> CompileResult:
+    """A stage that ends in the optimised module: `emit(mod, tm, res)` gives its output. An LLVM
+    problem (a verifier or parse error) is the result's error, not an exception."""
     llvm = llvm_binding()
     res = CompileResult(req.task, req.target, ok=False)
     try:
         with _Modules(llvm) as owned:
             mod, tm = _optimised(llvm, req, res, owned)
-            t = time.perf_counter()
-            if req.target == "nvptx":
-                res.output = tm.emit_assembly(mod).replace("\x00", "").encode()
-            else:
-                res.output = tm.emit_object(mod)
-            res.seconds["emit"] = time.perf_counter() - t
-            res.ok = True
+            res.output, res.ok = emit(mod, tm, res), True
     except Exception as e:  # noqa: BLE001 - LLVM reports verifier/parse problems as RuntimeError
         res.error = f"{type(e).__name__}: {e}".strip()
     return res
 
 
+def compile_module(req: CompileRequest) -> CompileResult:
+    """The `ptx` and `obj` stages: the optimised module emitted as PTX text or a host object file."""
+    def emit(mod, tm, res) -> bytes:
+        t = time.perf_counter()
+        if req.target == "nvptx":
+            out = tm.emit_assembly(mod).replace("\x00", "").encode()
+        else:
+            out = tm.emit_object(mod)
+        res.seconds["emit"] = time.perf_counter() - t
+        return out
+    return _from_optimised(req, emit)
+
+
 def optimise_module(req: CompileRequest) -> CompileResult:
     """The `opt_ll` stage: the module as the code stage optimises it, as LLVM IR text, for reading."""
-    llvm = llvm_binding()
-    res = CompileResult(req.task, req.target, ok=False)
-    try:
-        with _Modules(llvm) as owned:
-            mod, _ = _optimised(llvm, req, res, owned)
-            res.output, res.ok = str(mod).encode(), True
-    except Exception as e:  # noqa: BLE001 - as compile_module
-        res.error = f"{type(e).__name__}: {e}".strip()
-    return res
+    return _from_optimised(req, lambda mod, tm, res: str(mod).encode())
 
 
 def assemble_cubin(req: CompileRequest) -> CompileResult:

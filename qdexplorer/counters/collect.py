@@ -2,7 +2,8 @@
 
 The caller (the engine) has already compiled the kernel and built its inputs exactly as a
 benchmark run does; here they are written for the child, and the task's own PTX is swapped for
-a copy whose line table names the PTX (`ptx_loc`), so the counters land on PTX lines.
+a copy whose line table names the PTX (`compiler/ptx_lines.with_ptx_line_table`), so the
+counters land on PTX lines.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from . import command, probe as P
 from .cache import CountersCache, profile_key
 from .model import NoCounters
 from .presets import preset as get_preset
-from .ptx_loc import with_ptx_line_table
+from ..compiler.ptx_lines import with_ptx_line_table
 from .record import TaskCounters
 from .report import ReaderMissing, ReportError, read_report
 

@@ -3,8 +3,9 @@
 `ncu_report` (the `ncu-report` package, the `[counters]` extra) reads reports on any machine,
 without a CUDA toolkit, so a report made on a remote GPU is read here. Per-line counters come
 from the source-correlated metrics (one value per SASS address): each address's PTX line is
-exact when the profiled PTX carried a line table naming the PTX itself (`ptx_loc`); otherwise
-ncu's address-to-PTX map is matched to the PTX text, and the record says which it was.
+exact when the profiled PTX carried a line table naming the PTX itself
+(`compiler/ptx_lines.with_ptx_line_table`); otherwise ncu's address-to-PTX map is matched to the
+PTX text, and the record says which it was.
 """
 from __future__ import annotations
 
@@ -157,8 +158,9 @@ def _norm(text: str) -> str:
 
 def read_report(path: str | Path, task: str, preset: str, ptx: str = "", ptx_path: str = "") -> TaskCounters:
     """The counters of `task` in the report at `path`. `ptx` is the task's PTX as the user sees
-    it, and `ptx_path` the file name its profiled copy's line table gave (see `ptx_loc`); with them
-    the per-line counters are placed on PTX lines and, through the PTX's own `.loc`s, on source lines."""
+    it, and `ptx_path` the file name its profiled copy's line table gave (see
+    `compiler/ptx_lines.with_ptx_line_table`); with them the per-line counters are placed on PTX
+    lines and, through the PTX's own `.loc`s, on source lines."""
     path = Path(path)
     a = _action(path, task)
     fig = _figures(a)

@@ -401,10 +401,7 @@ class Kernel(KernelBase):
     @property
     def validating(self) -> "ValidationKernel":
         """The twin that checks Quadrants' global data access rule (`qd.ad.Tape(validation=True)`)."""
-        v = self.__dict__.get("_validation_kernel")
-        if v is None:
-            v = self.__dict__["_validation_kernel"] = ValidationKernel(self)
-        return v
+        return _twin(self, "_validation_kernel", ValidationKernel)
 
     @property
     def _primal(self) -> "Kernel":
@@ -429,35 +426,45 @@ class Kernel(KernelBase):
     @property
     def fwd(self) -> "DualKernel":
         """The forward-mode twin that `qd.ad.FwdMode` calls (made once, lowered lazily)."""
-        d = self.__dict__.get("_dual_kernel")
-        if d is None:
-            d = self.__dict__["_dual_kernel"] = DualKernel(self)
-        return d
+        return _twin(self, "_dual_kernel", DualKernel)
 
     @property
     def grad(self) -> "GradKernel":
         """`k.grad`: the adjoint kernel, called with `k`'s arguments (made once, lowered lazily)."""
-        g = self.__dict__.get("_grad_kernel")
-        if g is None:
-            g = self.__dict__["_grad_kernel"] = GradKernel(self)
-        return g
+        return _twin(self, "_grad_kernel", GradKernel)
 
 
-class GradKernel(Kernel):
+def _twin(kernel: Kernel, key: str, make):
+    """`make(kernel)`, made on first use and kept in the kernel's own `__dict__` (read there, so a
+    miss never reaches `__getattr__`)."""
+    twin = kernel.__dict__.get(key)
+    if twin is None:
+        twin = kernel.__dict__[key] = make(kernel)
+    return twin
+
+
+class _TwinKernel(Kernel):
+    """A kernel derived from another, `primal` (`k.grad`, `k.fwd`, `k.validation`): named after it,
+    its own tasks and specialisations, but the primal's function, argument types and workloads (the
+    primal's inputs specialise it too)."""
+
+    suffix: str   # what its name adds to the primal's
+
+    def __init__(self, primal: Kernel):
+        super().__init__(primal.fn, primal.fast_math)
+        self.primal = primal
+        self.name = f"{primal.name}.{self.suffix}"
+        self.workloads = primal.workloads
+        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+
+
+class GradKernel(_TwinKernel):
     """`k.grad`: reverse-mode autodiff of kernel `k` (lang/autodiff/reverse.py), named `k.grad` in the project.
 
     Its specialisation is `k`'s plus one entry per array argument that has a gradient (a
     `qd.ndarray(..., needs_grad=True)`), passed to its tasks as `<name>__grad`."""
 
-    def __init__(self, primal: Kernel):
-        super().__init__(primal.fn, primal.fast_math)
-        self.primal = primal
-        self.name = f"{primal.name}.grad"
-        self.workloads = primal.workloads  # the forward kernel's inputs specialise it too
-        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
-
-    def __repr__(self) -> str:
-        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+    suffix = "grad"
 
     @property
     def grad(self):
@@ -534,19 +541,11 @@ class GradKernel(Kernel):
                 return k.result(full)
 
 
-class DualKernel(Kernel):
+class DualKernel(_TwinKernel):
     """`k` under `qd.ad.FwdMode`: its tasks also carry each float's tangent into the fields' `.dual`
     (lang/autodiff/forward.py); specialised as `k`, whose primal results it computes too."""
 
-    def __init__(self, primal: Kernel):
-        super().__init__(primal.fn, primal.fast_math)
-        self.primal = primal
-        self.name = f"{primal.name}.fwd"
-        self.workloads = primal.workloads
-        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
-
-    def __repr__(self) -> str:
-        return f"<qd.kernel {self.name} at {self.file}:{self.line}>"
+    suffix = "fwd"
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:
         spec = spec or self.default_spec()
@@ -567,16 +566,14 @@ class DualKernel(Kernel):
         return self.result(full)
 
 
-class ValidationKernel(Kernel):
+class ValidationKernel(_TwinKernel):
     """`k` recorded by `qd.ad.Tape(validation=True)` in debug mode: its tasks also check the global
     data access rule (lang/autodiff/validation.py); a violation raises when the call returns."""
 
+    suffix = "validation"
+
     def __init__(self, primal: Kernel):
-        super().__init__(primal.fn, primal.fast_math)
-        self.primal = primal
-        self.name = f"{primal.name}.validation"
-        self.workloads = primal.workloads
-        self._arg_types = primal.arg_types() if primal._arg_types is not None else None
+        super().__init__(primal)
         self.checked: dict = {}  # task key -> the checked fields' names
 
     def tasks(self, spec: tuple | None = None, memo=None) -> list[ir.Task]:

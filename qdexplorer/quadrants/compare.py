@@ -96,20 +96,21 @@ def edit_and_rerun(script, edit_folder, kind: str = "ptx", args=(), arch=None, t
         return {"baseline": baseline, "edited": None, "load": None, "comparison": [], "generated_runs": [baseline],
                 "edited_runs": []}
     load = prepare_load(edits, baseline)
-    generated, edited = [baseline], []
-    for rnd in range(rounds):
-        if rnd:
-            g = run_program(script, args, dump=False, **common)
-            generated.append(g)
-            if on_run:
-                on_run("generated", rnd, g)
-            if not g.ok:
-                break
-        e = run_program(script, args, load=load, **common)
-        edited.append(e)
+    generated: list[QuadrantsRun] = [baseline]
+    edited: list[QuadrantsRun] = []
+
+    def rerun(side: str, rnd: int, runs: list[QuadrantsRun], **how) -> bool:
+        """One more run of `side`, kept in `runs` and heard of; whether it went well."""
+        run = run_program(script, args, **how, **common)
+        runs.append(run)
         if on_run:
-            on_run("edited", rnd, e)
-        if not e.ok:
+            on_run(side, rnd, run)
+        return run.ok
+
+    for rnd in range(rounds):
+        if rnd and not rerun("generated", rnd, generated, dump=False):
+            break
+        if not rerun("edited", rnd, edited, load=load):
             break
     confirm_used(load, edited[0])
     return {"baseline": baseline, "edited": edited[0], "load": load, "generated_runs": generated,

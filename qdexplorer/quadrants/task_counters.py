@@ -5,10 +5,11 @@ Quadrants owns the launch here, so the profiled process is the program itself, r
 child under `ncu` with a kernel filter naming the task (Quadrants' own name, which is the PTX
 entry's) and `-c 1`: its first launch. The task's PTX goes in through `QUADRANTS_LOAD_PTX`, also
 for the generated side: the loaded copy carries a line table naming the PTX itself
-(`counters/ptx_loc.py`), so ncu attributes counters to the lines the user reads and edits, as for
-qdexplorer's own tasks. An edit set (`--load-ptx DIR`) is loaded whole, as the bridge's reruns
-load it; only the profiled task's file gets the line table. Quadrants logs "Loading PTX from file"
-for each file it reads: a profiled copy it did not read is said, not guessed around.
+(`compiler/ptx_lines.with_ptx_line_table`), so ncu attributes counters to the lines the user reads
+and edits, as for qdexplorer's own tasks. An edit set (`--load-ptx DIR`) is loaded whole, as the
+bridge's reruns load it; only the profiled task's file gets the line table. Quadrants logs
+"Loading PTX from file" for each file it reads: a profiled copy it did not read is said, not
+guessed around.
 
 Reports are read and cached (by the script's text, its arguments, the profiled PTX and every edit
 loaded beside it, the ncu version and the preset) exactly as for our own tasks.
@@ -27,7 +28,7 @@ from ..counters import command, probe as P
 from ..counters.cache import CountersCache, profile_key
 from ..counters.collect import BAD_REPORT, CountersResult
 from ..counters.presets import preset as get_preset
-from ..counters.ptx_loc import with_ptx_line_table
+from ..compiler.ptx_lines import with_ptx_line_table
 from ..counters.report import ReaderMissing, ReportError, read_report
 from ..ir.errors import QdError
 from .edits import LOADED_PTX, EditFolder, prepare_load

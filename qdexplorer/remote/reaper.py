@@ -20,23 +20,26 @@ MARK = "QDEXPLORER_PRIVATE_CLUSTER"
 GRACE_S = 2.0
 
 
+def _pids() -> list[int]:
+    """Every process /proc lists now."""
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def _proc_file(pid: int, name: str) -> bytes | None:
+    """`/proc/<pid>/<name>`, or None where it cannot be read (the process ended, or is another user's)."""
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
 def marked(mark: str, var: str = MARK) -> list[int]:
     """Processes whose environment holds `var`=`mark` (only this user's are readable; the rest are
     skipped)."""
     needle = f"{var}={mark}".encode()
     me = os.getpid()
-    out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me:
-            continue
-        try:
-            with open(f"/proc/{name}/environ", "rb") as fh:
-                env = fh.read()
-        except OSError:
-            continue
-        if needle in env.split(b"\0"):
-            out.append(int(name))
-    return out
+    return [pid for pid in _pids() if pid != me and needle in (_proc_file(pid, "environ") or b"").split(b"\0")]
 
 
 def holding(folder: str, spare: frozenset[int] = frozenset()) -> list[int]:
@@ -51,17 +54,17 @@ def holding(folder: str, spare: frozenset[int] = frozenset()) -> list[int]:
     root = os.path.realpath(folder) + os.sep
     me = os.getpid()
     out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == me or int(name) in spare:
+    for pid in _pids():
+        if pid == me or pid in spare:
             continue
         try:
-            fds = os.listdir(f"/proc/{name}/fd")
+            fds = os.listdir(f"/proc/{pid}/fd")
         except OSError:
             continue
         for fd in fds:
             try:
-                if os.readlink(f"/proc/{name}/fd/{fd}").startswith(root):
-                    out.append(int(name))
+                if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(root):
+                    out.append(pid)
                     break
             except OSError:
                 continue
@@ -71,27 +74,20 @@ def holding(folder: str, spare: frozenset[int] = frozenset()) -> list[int]:
 def children_of(pid: int) -> list[int]:
     """The live processes whose parent is `pid` (zombies included: they still need reaping)."""
     out = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
+    for child in _pids():
+        stat = _proc_file(child, "stat")
+        if stat is None:
             continue
         fields = stat[stat.rfind(b")") + 2:].split()
         if len(fields) > 1 and int(fields[1]) == pid:
-            out.append(int(name))
+            out.append(child)
     return out
 
 
 def describe(pid: int) -> str:
     """`pid 123 (sleep 600)`: its command line, short, for a message."""
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as fh:
-            cmd = fh.read().replace(b"\0", b" ").decode(errors="replace").strip()
-    except OSError:
-        cmd = "?"
+    raw = _proc_file(pid, "cmdline")
+    cmd = "?" if raw is None else raw.replace(b"\0", b" ").decode(errors="replace").strip()
     return f"pid {pid} ({cmd[:80]})"
 
 

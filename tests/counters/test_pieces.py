@@ -7,7 +7,7 @@ import pytest
 from qdexplorer.counters.advice import limiter
 from qdexplorer.counters.diff import diff
 from qdexplorer.counters.model import count_ir
-from qdexplorer.counters.ptx_loc import instruction_lines, with_ptx_line_table
+from qdexplorer.compiler.ptx_lines import instruction_lines, with_ptx_line_table
 from qdexplorer.counters.record import TaskCounters
 from qdexplorer.engine import Engine
 

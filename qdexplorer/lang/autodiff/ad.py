@@ -6,6 +6,7 @@ which kernels ran with which arguments and calls their `.grad` in reverse order.
 from __future__ import annotations
 from ..calls.caller import caller
 
+import contextlib
 import functools
 
 import numpy as np
@@ -171,19 +172,27 @@ class _Args(tuple):
         return t
 
 
+@contextlib.contextmanager
+def _unrecorded():
+    """The innermost Tape (None outside one), paused meanwhile: the kernels run inside are not
+    recorded, for a function that stands in for them."""
+    tape = autodiff.TAPES[-1] if autodiff.TAPES else None
+    if tape is not None:
+        tape.paused += 1
+    try:
+        yield tape
+    finally:
+        if tape is not None:
+            tape.paused -= 1
+
+
 def grad_replaced(func):
     """`@qd.ad.grad_replaced`: a Python function of kernels whose gradient a `@qd.ad.grad_for`
     function supplies; inside a Tape its kernels are not recorded, the function is."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        tape = autodiff.TAPES[-1] if autodiff.TAPES else None
-        if tape is not None:
-            tape.paused += 1
-        try:
+        with _unrecorded() as tape:
             out = func(*args, **kwargs)
-        finally:
-            if tape is not None:
-                tape.paused -= 1
         if tape is not None and tape.paused == 0:
             tape.insert(wrapper, args, kwargs)
         return out
@@ -197,14 +206,8 @@ def no_grad(func):
     pass skips them (their outputs are constants to the gradient), as Quadrants' `no_grad`."""
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        tape = autodiff.TAPES[-1] if autodiff.TAPES else None
-        if tape is not None:
-            tape.paused += 1
-        try:
+        with _unrecorded():
             return func(*args, **kwargs)
-        finally:
-            if tape is not None:
-                tape.paused -= 1
 
     setattr(wrapper, "grad", lambda *a, **k: None)  # noqa: B010 - as Quadrants: its gradient does nothing
     return wrapper

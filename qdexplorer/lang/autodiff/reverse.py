@@ -283,15 +283,8 @@ class _Reverse:
                   for L in carried if self.mut[L] not in self.accum]
         inner: list = []
         cb = dict(cur)
-        pre = []
-        for L in carried:
-            M = self.mut[L]
-            if M in self.accum:
-                cb[L] = M
-            else:
-                snap = self.fresh(L.name, L.dtype)
-                pre.append(ir.Assign(snap, ir.LocalRef(M)))
-                cb[L] = snap
+        pre: list = []
+        self.snapshot_carried(carried, cb, pre)
         hdr = [ir.If(self.rn(h.cond, cb), [ir.Break()], []) for h in head if isinstance(h, ir.If)]
         bf, br = self.forward(body, cb, inner, after | _refs(head) | _refs(s.step))
         sf, sr = self.forward(list(s.step), cb, inner, after)
@@ -310,21 +303,27 @@ class _Reverse:
             first = self.fresh(var.name, var.dtype)
             fwd.append(ir.Assign(trips, _c(0, i32)))
             inc = [ir.Assign(trips, ir.BinOp("+", ir.LocalRef(trips), _c(1, i32), i32))]
-            fwd.append(ir.Loop(_strip_pushes(pre + hdr + inc + bf), sf))
+            fwd.append(ir.Loop(_pushes(pre + hdr + inc + bf, lowered=False), sf))
             descending = (trips, first, self.mut[var], step)
         else:
-            fwd.append(ir.Loop(_strip_pushes(fbody), sf))
+            fwd.append(ir.Loop(_pushes(fbody, lowered=False), sf))
         recs.append(("loop", reinit, fbody, sf, br, inner, descending))
+        self.snapshot_carried(carried, cur, fwd)
+        for L in new:
+            del self.mut[L]
+
+    def snapshot_carried(self, carried, cur: dict, out: list):
+        """Points `cur` at the values the loop's carried locals hold now: an accumulator's own local,
+        which the reverse pass updates in place, or a fresh copy (appended to `out`) of any other's,
+        so that a later iteration's assignment does not change what was read here."""
         for L in carried:
             M = self.mut[L]
             if M in self.accum:
                 cur[L] = M
             else:
                 snap = self.fresh(L.name, L.dtype)
-                fwd.append(ir.Assign(snap, ir.LocalRef(M)))
+                out.append(ir.Assign(snap, ir.LocalRef(M)))
                 cur[L] = snap
-        for L in new:
-            del self.mut[L]
 
     def loop_adstack(self, s: ir.Loop, cur, level, fwd, recs, after, trips: int | None = None):
         """A dynamic loop with Quadrants' adstack: each iteration pushes the values its locals carry in
@@ -372,7 +371,7 @@ class _Reverse:
         post = [ir.Assign(muts[L], ir.LocalRef(cb[L])) for L in carried]
         post_recs = [("carry", muts[L], cb[L]) for L in carried if L.dtype.is_float]
         replay = pre + bf + post
-        fwd.append(ir.Loop(hdr + [push] + _strip_pushes(replay), []))
+        fwd.append(ir.Loop(hdr + [push] + _pushes(replay, lowered=False), []))
         recs.append(("adloop", sp, [(muts[L], stacks[L]) for L in carried], replay, pre_recs + br + post_recs,
                      inner, cap))
         for L in carried:
@@ -675,29 +674,18 @@ class _Push(ir.Stmt):
     stmts: list
 
 
-def _strip_pushes(stmts: list) -> list:
+def _pushes(stmts: list, lowered: bool) -> list:
+    """`stmts` with every _Push in them, however deep, dropped or (`lowered`) replaced by its statements."""
     out: list = []
     for s in stmts:
         if isinstance(s, _Push):
+            if lowered:
+                out += s.stmts
             continue
         if isinstance(s, ir.If):
-            s = ir.If(s.cond, _strip_pushes(s.then), _strip_pushes(s.orelse))
+            s = ir.If(s.cond, _pushes(s.then, lowered), _pushes(s.orelse, lowered))
         elif isinstance(s, ir.Loop):
-            s = ir.Loop(_strip_pushes(s.body), _strip_pushes(s.step), s.where)
-        out.append(s)
-    return out
-
-
-def _lower_pushes(stmts: list) -> list:
-    out: list = []
-    for s in stmts:
-        if isinstance(s, _Push):
-            out += s.stmts
-            continue
-        if isinstance(s, ir.If):
-            s = ir.If(s.cond, _lower_pushes(s.then), _lower_pushes(s.orelse))
-        elif isinstance(s, ir.Loop):
-            s = ir.Loop(_lower_pushes(s.body), _lower_pushes(s.step), s.where)
+            s = ir.Loop(_pushes(s.body, lowered), _pushes(s.step, lowered), s.where)
         out.append(s)
     return out
 
@@ -945,7 +933,7 @@ def grad_task(task: ir.Task, kernel_name: str, index: int, grads: dict, implicit
     rev = rv.reverse(recs)
     if not rev:
         return None
-    body = _dce(_lower_pushes(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev))
+    body = _dce(_pushes(fwd + [ir.Assign(rv.adj[v], _c(0, v.dtype)) for v in level] + rev, lowered=True))
     params, used = _params(task, body, list(grads.values()) + [_FLAG])
     if ADSTACK_FLAG in used:
         implicit = {**implicit, ADSTACK_FLAG: ir.ImplicitArray(ADSTACK_FLAG, "adstack", i32, (1,))}

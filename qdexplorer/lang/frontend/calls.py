@@ -499,31 +499,24 @@ class CallLowering(LoweringBase):
                 return self.vec_call_method(VecMethod(args[0], f.name), ast.Call(func=node.func, args=node.args[1:],
                                                                                keywords=[]))
             if f.name == "clamp":
-                lo = self.binop_max(args[0], args[1], node)
-                return self.binop_min(lo, args[2], node)
+                lo = self.elementwise_minmax("max", args[0], args[1], node)
+                return self.elementwise_minmax("min", lo, args[2], node)
             if f.name == "mix":
                 x, y, a = args
                 return self.binop("+", self.binop("*", x, self.binop("-", Py(1.0), a, node), node),
                                   self.binop("*", y, a, node), node)
         return None
 
-    def binop_max(self, a, b, node):
+    def elementwise_minmax(self, op, a, b, node):
+        """`op` ("min" or "max") of two values, item by item where either is a vector (a scalar
+        broadcast against it)."""
         if isinstance(a, Vec) or isinstance(b, Vec):
             n = len((a if isinstance(a, Vec) else b).items)
             xs = a.items if isinstance(a, Vec) else broadcast(a, n)
             ys = b.items if isinstance(b, Vec) else broadcast(b, n)
-            return Vec([self.minmax_pair("max", x, y, node) for x, y in zip(xs, ys)],
+            return Vec([self.minmax_pair(op, x, y, node) for x, y in zip(xs, ys)],
                        (a if isinstance(a, Vec) else b).shape)
-        return self.minmax_pair("max", a, b, node)
-
-    def binop_min(self, a, b, node):
-        if isinstance(a, Vec) or isinstance(b, Vec):
-            n = len((a if isinstance(a, Vec) else b).items)
-            xs = a.items if isinstance(a, Vec) else broadcast(a, n)
-            ys = b.items if isinstance(b, Vec) else broadcast(b, n)
-            return Vec([self.minmax_pair("min", x, y, node) for x, y in zip(xs, ys)],
-                       (a if isinstance(a, Vec) else b).shape)
-        return self.minmax_pair("min", a, b, node)
+        return self.minmax_pair(op, a, b, node)
 
     def inner_loop_config(self, node):
         """`qd.loop_config(...)` before a loop that is not a task (inside another loop, or nested in an
@@ -551,7 +544,7 @@ class CallLowering(LoweringBase):
         for a in node.args[1:]:
             b = self.value(a)
             if isinstance(acc, Vec) or isinstance(b, Vec):
-                acc = self.binop_min(acc, b, node) if op == "min" else self.binop_max(acc, b, node)
+                acc = self.elementwise_minmax(op, acc, b, node)
                 continue
             if is_number(acc) and is_number(b):
                 acc = Py(min(acc.value, b.value) if op == "min" else max(acc.value, b.value))

@@ -113,13 +113,7 @@ class KernelScope:
                                                    zero_d=tuple(getattr(fld, "shape", (0,))) == (),
                                                    layout=memory_order(fld),
                                                    runtime_shape=not isinstance(fld, Field))
-            self.elem_shapes[arr.name] = tuple(fld.elem_shape)
-            if isinstance(fld, Field):
-                self.field_objs[arr.name] = fld
-            if fld.offset:
-                self.offsets[arr.name] = tuple(fld.offset)
-            if getattr(fld, "quant", None) is not None:
-                self.quants[arr.name] = fld.quant
+            self.note_field(arr.name, fld)
             group = getattr(fld, "quant_group", None)
             if group:  # a store re-encodes every member of its shared-exponent group: all are arrays here
                 self.quant_groups[arr.name] = [self.field_arg(g, g.name or "field").name if g is not fld else arr.name
@@ -127,6 +121,17 @@ class KernelScope:
         if arr.name in self.quants:  # the frontend sees the compute type; quant_lower.py restores the raw one
             return ir.ArrayArg(arr.name, self.quants[arr.name].compute, arr.ndim, layout=arr.layout)
         return arr
+
+    def note_field(self, name: str, fld) -> None:
+        """What the frontend reads of the field behind array `name`, whether lowered now or adopted
+        from the memo: its element shape, the field itself, its offset and its quantised type."""
+        self.elem_shapes[name] = tuple(fld.elem_shape)
+        if isinstance(fld, Field):
+            self.field_objs[name] = fld
+        if fld.offset:
+            self.offsets[name] = tuple(fld.offset)
+        if getattr(fld, "quant", None) is not None:
+            self.quants[name] = fld.quant
 
     def sparse_field(self, name: str) -> Field | None:
         """The field behind array `name` when a pointer/bitmasked container is above it."""
@@ -161,14 +166,7 @@ class KernelScope:
                 self.elem_shapes[a.name] = tuple(a.shape[1:])
         elif a.role == "field":
             self.fields[int(a.key)] = arr
-            fld = Field.by_uid(int(a.key))
-            self.elem_shapes[a.name] = tuple(fld.elem_shape)
-            if isinstance(fld, Field):
-                self.field_objs[a.name] = fld
-            if fld.offset:
-                self.offsets[a.name] = tuple(fld.offset)
-            if getattr(fld, "quant", None) is not None:
-                self.quants[a.name] = fld.quant
+            self.note_field(a.name, Field.by_uid(int(a.key)))
 
     def random_key(self) -> ir.ScalarArg:
         """The call's random key, a scalar parameter of the tasks that draw random numbers."""

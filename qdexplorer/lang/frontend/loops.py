@@ -30,16 +30,26 @@ class LoopLowering(LoweringBase):
         self.out.append([])
         cond = truthy(self.condition(self.value(node.test), node.test))
         self.emit(ir.If(ir.UnOp("not", cond, u1), [ir.Break()], []))
-        saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
+        body = self.runtime_loop_body(node.body)
+        head = self.out.pop()
+        self.emit(ir.Loop(head + body))
+
+    def runtime_loop_body(self, stmts, scope: dict | None = None) -> list:
+        """`stmts` lowered as the body of a loop that runs at run time, with `scope` (its loop variables)
+        visible: one loop deeper for `break`/`continue`, even inside a qd.static loop (whose depth is
+        negative, as an unrolled loop is no target for them)."""
+        if scope is not None:
+            self.frame.scopes.append(scope)
+        saved_depth = self.frame.loop_depth
         self.frame.loop_depth = max(saved_depth, 0) + 1
         self.runtime_nesting += 1
         try:
-            body = self.block(node.body)
+            return self.block(stmts)
         finally:
             self.frame.loop_depth = saved_depth
             self.runtime_nesting -= 1
-        head = self.out.pop()
-        self.emit(ir.Loop(head + body))
+            if scope is not None:
+                self.frame.scopes.pop()
 
     def s_For(self, node):
         kernel_args = self.kscope.arg_values if len(self.frames) == 1 else {}
@@ -82,16 +92,7 @@ class LoopLowering(LoweringBase):
         end_l = self.new_local("end", dt, end)
         ref = ir.LocalRef(var)
         test = ir.Compare(">=" if step > 0 else "<=", ref, ir.LocalRef(end_l), u1)
-        self.frame.scopes.append({node.target.id: var})
-        saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
-        self.frame.loop_depth = max(saved_depth, 0) + 1
-        self.runtime_nesting += 1
-        try:
-            body = self.block(node.body)
-        finally:
-            self.frame.loop_depth = saved_depth
-            self.runtime_nesting -= 1
-            self.frame.scopes.pop()
+        body = self.runtime_loop_body(node.body, {node.target.id: var})
         self.emit(ir.Loop([ir.If(test, [ir.Break()], [])] + body,
                           step=[ir.Assign(var, ir.BinOp("+", ref, ir.Const(step, dt), dt))], where=self.at(node)))
 
@@ -203,16 +204,7 @@ class LoopLowering(LoweringBase):
         by_axis = [loop_vars[order.index(k)] for k in range(len(order))]  # the canonical index of each axis
         scope = ({targets[0].id: Vec([ir.LocalRef(v) for v in by_axis])} if grouped
                  else {t.id: v for t, v in zip(targets, by_axis)})
-        self.frame.scopes.append(scope)
-        saved_depth = self.frame.loop_depth  # negative inside a qd.static loop: a loop in it is a real one
-        self.frame.loop_depth = max(saved_depth, 0) + 1
-        self.runtime_nesting += 1
-        try:
-            body = self.block(node.body)
-        finally:
-            self.frame.loop_depth = saved_depth
-            self.runtime_nesting -= 1
-            self.frame.scopes.pop()
+        body = self.runtime_loop_body(node.body, scope)
         active = self.active_cond(sparse_leaf, [ir.LocalRef(v) for v in by_axis]) if sparse_leaf is not None else None
         if active is not None:
             body = [ir.If(active, body, [])]
@@ -260,14 +252,7 @@ class LoopLowering(LoweringBase):
         if not isinstance(flag, ir.ArrayArg) or not flag.dtype.is_int:
             self.err(node.test.args[0], "qd.graph.do_while(flag) takes a 0-d integer ndarray (qd.ndarray(qd.i32, "
                                         "shape=())) that the loop body updates")
-        saved_depth = self.frame.loop_depth
-        self.frame.loop_depth = max(saved_depth, 0) + 1
-        self.runtime_nesting += 1
-        try:
-            body = self.block(node.body)
-        finally:
-            self.frame.loop_depth = saved_depth
-            self.runtime_nesting -= 1
+        body = self.runtime_loop_body(node.body)
         zero = (ir.Const(0, i32),) * max(flag.ndim, 1)
         done = ir.Compare("==", ir.Load(flag, zero), ir.Const(0, flag.dtype), u1)
         self.emit(ir.Loop(body + [ir.If(done, [ir.Break()], [])]))

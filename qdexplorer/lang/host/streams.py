@@ -21,8 +21,9 @@ def _new_handle() -> int:
     return 0 if runtime_api.current_arch() == "cpu" else next(_handles)
 
 
-class Stream:
-    """A stream: work given to it runs in program order with all other work."""
+class _Handled:
+    """What a stream and an event share: a handle that `destroy()` (or leaving a `with` block) sets
+    to 0, and a synchronisation that waits for all work so far (there is one stream)."""
 
     def __init__(self, handle: int = 0, prog_ref=None):
         self._handle = handle
@@ -44,33 +45,18 @@ class Stream:
         self.destroy()
 
 
-class Event:
+class Stream(_Handled):
+    """A stream: work given to it runs in program order with all other work."""
+
+
+class Event(_Handled):
     """An event: recording it marks "all work so far", which is what waiting on it then waits for."""
-
-    def __init__(self, handle: int = 0, prog_ref=None):
-        self._handle = handle
-
-    @property
-    def handle(self) -> int:
-        return self._handle
 
     def record(self, qd_stream: Stream | None = None):
         pass  # every later wait sees all work recorded before it: one stream runs everything in order
 
     def wait(self, qd_stream: Stream | None = None):
         pass
-
-    def synchronize(self):
-        runtime_api.sync()
-
-    def destroy(self):
-        self._handle = 0
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args):
-        self.destroy()
 
 
 def create_stream() -> Stream:
