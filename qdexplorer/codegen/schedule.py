@@ -6,8 +6,10 @@ the caller hands each thread a `[lo, hi)` chunk and the loop walks it with strid
 """
 from __future__ import annotations
 
+from llvmlite import ir as L
+
 from .. import ir
-from .abi import I32, I64
+from .abi import I1, I32, I64
 from .emitter_base import EmitterBase
 
 
@@ -257,8 +259,23 @@ class ScheduleEmitter(EmitterBase):
             b.branch(latch)
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
-        b.branch(head)
+        br = b.branch(head)
+        if not self.nv:  # the host's chunk loop stays one index a step, as Quadrants' runs (below)
+            br.set_metadata("llvm.loop", self.one_index_per_call())
         b.position_at_end(exit_)
+
+    def one_index_per_call(self):
+        """`llvm.loop` metadata that keeps LLVM from vectorizing, interleaving or unrolling the host's
+        chunk loop. Quadrants' CPU runtime calls a range_for's body once per index, so its LLVM never
+        does, and a vectorized body's fast-math sums come out in another order (a struct-for's
+        `x[i, j] = [i * q - 0.5 + off, ...]`: tests/lang/test_host_range_for_one_index.py)."""
+        hints = [self.m.add_metadata(["llvm.loop.vectorize.enable", I1(0)]),
+                 self.m.add_metadata(["llvm.loop.interleave.count", I32(1)]),
+                 self.m.add_metadata(["llvm.loop.unroll.disable"])]
+        # a loop's own node (add_metadata would share it), its first operand the node itself
+        md = L.MDValue(self.m, hints, name=str(len(self.m.metadata)))
+        md.operands = (md, *hints)
+        return md
 
     def stacked_loop(self, start, stride, end, begins, ext, v):
         """for (idx = start; idx < end; idx += stride): column idx % cols, rows (idx / cols) * v + k for
