@@ -39,6 +39,7 @@ class EmitterBase(ABC):
     abi: list[tuple[str, str]]
     arrays: dict  # name -> (pointer, [shape args])
     wide: set  # arrays of 2^31 elements or more: addressed in 64 bits
+    elem_ndim: dict  # array name -> its vector/matrix component axes (host addressing, expressions.py linear)
     scalars: dict  # name -> the entry's argument
     entry: L.Block
     alloca_b: L.IRBuilder  # allocas go in the entry block, ahead of everything else

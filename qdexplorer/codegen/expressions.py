@@ -62,6 +62,20 @@ class ExpressionEmitter(EmitterBase):
         if arr.name in self.wide:  # 2^31 elements or more (a lazily reserved sparse tree): 64-bit offsets
             idx = [i if i.type == I64 else b.sext(i, I64) for i in idx]
             shape = [d if d.type == I64 else b.zext(d, I64) for d in shape]
+        e = self.elem_ndim.get(arr.name, 0)
+        if e and not self.nv and arr.name not in self.wide and len(order) > e \
+                and all(isinstance(d, L.Constant) for d in shape[-e:]):
+            # Quadrants' layout of a vector field: the cell's index in 32 bits, then its component
+            # offset in 64 (a cell pointer, then the component's within it); one i32 offset wrapped
+            # in sext per component made LLVM's vectorizer pick another width (imgproc_gaussian_filter)
+            lin = idx[order[0]]
+            for k in order[1:-e]:
+                lin = b.add(b.mul(lin, shape[k]), idx[k])
+            lin = b.sext(lin, I64)
+            for k in order[-e:]:
+                comp = idx[k] if idx[k].type == I64 else b.sext(idx[k], I64)
+                lin = b.add(b.mul(lin, I64(shape[k].constant), flags=["nsw"]), comp)
+            return lin
         lin = idx[order[0]]
         for k in order[1:]:
             lin = b.add(b.mul(lin, shape[k]), idx[k])

@@ -6,8 +6,10 @@ the caller hands each thread a `[lo, hi)` chunk and the loop walks it with strid
 """
 from __future__ import annotations
 
+from llvmlite import ir as L
+
 from .. import ir
-from .abi import I32, I64
+from .abi import I1, I32, I64
 from .emitter_base import EmitterBase
 
 
@@ -226,12 +228,14 @@ class ScheduleEmitter(EmitterBase):
         return idx, head, latch, exit_
 
     def close_strided_loop(self, idx, stride, head, latch, exit_):
-        """The tail of that loop: `idx += stride` in `latch`, back to the header; the builder left at the exit."""
+        """The tail of that loop: `idx += stride` in `latch`, back to the header; the builder left at the exit.
+        Returns the back-edge branch (where a loop's `llvm.loop` metadata goes)."""
         b = self.b
         b.position_at_end(latch)
         b.store(b.add(b.load(idx, typ=I32), stride), idx)
-        b.branch(head)
+        br = b.branch(head)
         b.position_at_end(exit_)
+        return br
 
     def grid_loop(self, start, stride, end, begins, ext, unroll=1):
         """for (idx = start; idx < end; idx += stride) { body(idx) ... body(idx + unroll - 1) }"""
@@ -270,7 +274,22 @@ class ScheduleEmitter(EmitterBase):
                         self.set_index(idx, j, begins, ext)
                         b.store(v, self.address(st.array, st.indices, st.where)).align = st.array.dtype.nbytes
             b.branch(latch)
-        self.close_strided_loop(idx, stride, head, latch, exit_)
+        br = self.close_strided_loop(idx, stride, head, latch, exit_)
+        if not self.nv:  # the host's chunk loop stays one index a step, as Quadrants' runs (below)
+            br.set_metadata("llvm.loop", self.one_index_per_call())
+
+    def one_index_per_call(self):
+        """`llvm.loop` metadata that keeps LLVM from vectorizing, interleaving or unrolling the host's
+        chunk loop. Quadrants' CPU runtime calls a range_for's body once per index, so its LLVM never
+        does, and a vectorized body's fast-math sums come out in another order (a struct-for's
+        `x[i, j] = [i * q - 0.5 + off, ...]`: tests/lang/test_host_range_for_one_index.py)."""
+        hints = [self.m.add_metadata(["llvm.loop.vectorize.enable", I1(0)]),
+                 self.m.add_metadata(["llvm.loop.interleave.count", I32(1)]),
+                 self.m.add_metadata(["llvm.loop.unroll.disable"])]
+        # a loop's own node (add_metadata would share it), its first operand the node itself
+        md = L.MDValue(self.m, hints, name=str(len(self.m.metadata)))
+        md.operands = (md, *hints)
+        return md
 
     def stacked_loop(self, start, stride, end, begins, ext, v):
         """for (idx = start; idx < end; idx += stride): column idx % cols, rows (idx / cols) * v + k for

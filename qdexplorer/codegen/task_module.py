@@ -121,6 +121,7 @@ class _TaskEmitter(ScheduleEmitter, PrivatizeEmitter, ReductionEmitter, Statemen
         self.arrays, self.scalars = self.sig.arrays, self.sig.scalars
         # fields of 2^31 elements or more are addressed in 64 bits (expressions.py: linear)
         self.wide = {a.name for a in task.implicit if a.role == "field" and math.prod(a.shape) >= 2**31}
+        self.elem_ndim = {a.name: a.elem_ndim for a in task.implicit}  # vector fields' component axes (linear)
         self.entry = self.fn.append_basic_block("entry")
         self.alloca_b = L.IRBuilder(self.entry)
         for name in self.sig.half_args:

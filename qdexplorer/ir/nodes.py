@@ -329,6 +329,7 @@ class ImplicitArray:
     key: int | str = 0  # a field's registry id; a kernel-scope local's name
     zero_d: bool = False  # a 0-D field (`x[None]`): the one element whose float sums Quadrants keeps per thread
     layout: tuple = field(default=(), repr=False)  # a field's axis order in memory (ArrayArg.layout)
+    elem_ndim: int = field(default=0, repr=False)  # a field's trailing component axes (a vector's 1, a matrix's 2)
     runtime_shape: bool = field(default=False, repr=False)  # an ndarray held by a template or dataclass
     # argument: its shape is the call's in Quadrants (codegen reads the shape arguments), not a constant
 

@@ -6,7 +6,9 @@ LLVM in another order: a vector field read in a loop (`pos[j]`, 3 components of 
 runtime stride, which LLVM's loop vectorizer versioned on `stride == 1` and ran scalar where
 Quadrants' interleaved loads made it vectorize; and the backend's reassociation of a sum weighed
 the loads' address arithmetic differently. benchmark_nbody, taichi_mass_spring_3d_ggui and
-taichi_mpm_lagrangian_forces differed from Quadrants only there (codegen/abi.py `known_shapes`).
+taichi_mpm_lagrangian_forces differed from Quadrants only there (codegen/abi.py `known_shapes`). And a
+vector field's cell is addressed as Quadrants does, its index in 32 bits and the component in 64
+(expressions.py `linear`): imgproc_gaussian_filter's vectorized window sums.
 """
 import numpy as np
 import pytest
@@ -37,6 +39,34 @@ def _pairwise_forces(qd):
     return acc.to_numpy()
 
 
+def _blur_rows(qd):
+    """imgproc_gaussian_filter's second pass: a vector field's cells summed over a window. Quadrants
+    addresses a cell by its index in 32 bits and the component within it in 64; ours wrapped one i32
+    offset per component in sext, and LLVM vectorized the loop at another width (28,693 of 38,400
+    values differed with the shapes constant, 30,548 before)."""
+    n, m, r = 64, 200, 30
+    img = qd.Vector.field(3, qd.f32, shape=(n, m))
+    w = qd.field(qd.f32, shape=2 * r + 1)
+    out = qd.Vector.field(3, qd.f32, shape=(n, m))
+
+    @qd.kernel
+    def go():
+        for i, j in qd.ndrange(n, m):
+            lo, hi = qd.max(0, j - r), qd.min(m, j + r + 1)
+            t = qd.Vector([0.0, 0.0, 0.0])
+            tw = 0.0
+            for k in range(lo, hi):
+                t += img[i, k] * w[j - k + r]
+                tw += w[j - k + r]
+            out[i, j] = t / tw
+
+    rng = np.random.default_rng(2)
+    img.from_numpy(rng.uniform(0, 255, (n, m, 3)).astype(np.float32))
+    w.from_numpy(rng.uniform(0, 1, 2 * r + 1).astype(np.float32))
+    go()
+    return out.to_numpy()
+
+
 def _ours_and_quadrants(program, fast_math):
     got = []
     for impl in implementations():
@@ -51,8 +81,9 @@ def _ours_and_quadrants(program, fast_math):
 
 
 @pytest.mark.parametrize("fast_math", [True, False])
-def test_vector_field_sums_round_as_in_quadrants(fast_math):
-    ours, theirs = _ours_and_quadrants(_pairwise_forces, fast_math)
+@pytest.mark.parametrize("program", [_pairwise_forces, _blur_rows])
+def test_vector_field_sums_round_as_in_quadrants(program, fast_math):
+    ours, theirs = _ours_and_quadrants(program, fast_math)
     assert ours.tobytes() == theirs.tobytes(), f"{(ours != theirs).sum()} of {ours.size} differ"
 
 

@@ -53,7 +53,7 @@ class KernelScope:
             name = f"{base}_{n}"
         self.taken.add(name)
         self.implicit[name] = ir.ImplicitArray(name, role, dtype, shape, key, zero_d, layout=tuple(layout),
-                                               runtime_shape=runtime_shape)
+                                               runtime_shape=runtime_shape, elem_ndim=elem_ndim)
         return ir.ArrayArg(name, dtype, len(shape), layout=tuple(layout))
 
     def add_result(self, name: str, dtype, shape) -> ir.ArrayArg:
@@ -112,7 +112,8 @@ class KernelScope:
                                                    fld.storage.shape, fld.uid,
                                                    zero_d=tuple(getattr(fld, "shape", (0,))) == (),
                                                    layout=memory_order(fld),
-                                                   runtime_shape=not isinstance(fld, Field))
+                                                   runtime_shape=not isinstance(fld, Field),
+                                                   elem_ndim=len(tuple(fld.elem_shape)))
             self.note_field(arr.name, fld)
             group = getattr(fld, "quant_group", None)
             if group:  # a store re-encodes every member of its shared-exponent group: all are arrays here
