@@ -67,7 +67,9 @@ if [ "${3:-}" = quick ]; then   # a confirming run on little device time: what t
     > $R/script_calls.json"
   gpu_quiet; step sim_ab 20 "for v in '--side qdexplorer' '--side quadrants'; do python3 benchmarks/sim_step_profile.py \$v --steps 300; \
     done > $R/sim_ab.jsonl"
-  cuda_tests 140 150
+  gpu_quiet; step bandwidth 40 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels > $R/cuda_bandwidth.json"
+  cuda_tests 140 120
+  step ray 60 "python3 benchmarks/remote_overhead.py --backend cuda --reps 3 --rounds 2 > $R/remote_overhead.json"
   python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
   cp "$OUT/summary.json" "$R/"; tar czf "$OUT/results.tgz" -C "$WORK" r
   cat "$R/steps.txt"; tail -2 "$R/pytest_cuda.txt" "$R/pytest_cuda_exclusive.txt"; cat "$OUT/summary.json"
