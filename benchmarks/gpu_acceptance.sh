@@ -2,7 +2,8 @@
 # Every GPU claim of issue 40 in one device call, in priority order, inside one time budget; then ONE JSON
 # document (gpu_acceptance_summary.py) naming the machine, each figure beside its peer from this run.
 # Usage on the GPU machine:  bash benchmarks/gpu_acceptance.sh OUTDIR [SECONDS [quick]]
-# (quick: a short confirming run, for when little device time is left)
+# (quick: a short confirming run, for when little device time is left; confirm: the least, bandwidth and the
+#  CUDA tests in parallel)
 # What the machine lacks travels beside the tree in the carried folder .gpu (built by benchmarks/gpu_bundle.sh):
 #   ../qd.tar.xz          Quadrants 1.3.3 for CPython 3.12 (the wheel's package folders, xz; 24 MiB)
 #   ../ray-bundle.tar.xz  Ray 2.60 stripped (../../shared/tools/make-ray-bundle.sh, binaries stripped too)
@@ -60,6 +61,14 @@ python3 -c "import quadrants, ray, psygnal; print('quadrants', quadrants.__versi
   >> "$R/install.txt" 2>&1
 python3 -c "import ncu_report; print('ncu_report', ncu_report.__file__)" >> "$R/install.txt" 2>&1
 
+if [ "${3:-}" = confirm ]; then   # the least device time: the bandwidth table, then the CUDA tests run in parallel
+  gpu_quiet; step bandwidth 40 "python3 benchmarks/cuda_bandwidth.py --log2 27 --kernels > $R/cuda_bandwidth.json"
+  step pytest_cuda 150 "python3 -m pytest -q -v -p no:cacheprovider -n 15 -m 'cuda and not gpu_exclusive' -rfE --ignore=tests/gui tests"
+  python3 benchmarks/gpu_acceptance_summary.py "$R" > "$OUT/summary.json" 2> "$R/summary.err"
+  cp "$OUT/summary.json" "$R/"; tar czf "$OUT/results.tgz" -C "$WORK" r
+  cat "$R/steps.txt"; tail -2 "$R/pytest_cuda.txt"; cat "$OUT/summary.json"
+  exit 0
+fi
 if [ "${3:-}" = quick ]; then   # a confirming run on little device time: what the last changes touch, first
   # timings first, on a GPU nothing else uses (call 4 timed right after the tests and lost 2.6x to their leftovers)
   gpu_quiet; step launch 15 "python3 benchmarks/launch_overhead.py > $R/launch.json"
