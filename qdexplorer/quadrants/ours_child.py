@@ -24,17 +24,14 @@ from qdexplorer.quadrants.ours import registers
 from qdexplorer.runtime import device
 
 
-def timed_run_args(real_run, timings):
-    """`LocalDevice.run_args`, timed whatever the caller asked, recording each launch's time by task.
-    Timed, the backend waits for the launches' end events before it returns (in `release`), so the
-    times are final when read."""
-    def run_args(self, tasks, trips, args, timed=True, wait=True):
-        res = real_run(self, tasks, trips, args, timed=True, wait=wait)
-        for tm in res or []:
+def launch_recorder(timings):
+    """An observer of the script's launches (device.observe_launches: timed, their times final) that
+    records each launch's time by task."""
+    def record(launches):
+        for tm in launches:
             if tm.grid and tm.ms > 0:  # grid 0: nothing launched, nothing to time
                 timings.setdefault(tm.task, []).append(tm.ms)
-        return res
-    return run_args
+    return record
 
 
 def main(argv):
@@ -55,10 +52,7 @@ def main(argv):
             pass
         return real_call(self, *a, **kw)
     kernel_mod.Kernel.__call__ = call
-    try:
-        setattr(device.LocalDevice, "run_args", timed_run_args(device.LocalDevice.run_args, timings))
-    except AttributeError:
-        pass  # no launch times then; task lists and PTX sizes still come
+    device.observe_launches(launch_recorder(timings))
     real_init = lang.init
 
     def init(*a, **kw):

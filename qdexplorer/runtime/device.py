@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from ..machine.launch_spec import LaunchSpec
 from .backend_api import Backend, Prepared, Queued
@@ -20,6 +20,22 @@ from .launch import LaunchTiming
 
 FLUSH_S = 0.05          # timings reach the views at ≥ 20 Hz while a run streams
 FLUSH_LAUNCHES = 1024   # and at least every this many launches
+
+
+# Who watches a script's launches (observe_launches): each gets every call's LaunchTimings once they are final
+_LAUNCH_OBSERVERS: list[Callable[[list[LaunchTiming]], None]] = []
+
+
+def observe_launches(fn: Callable[[list[LaunchTiming]], None]) -> Callable[[], None]:
+    """Hand every script call's launches to `fn`, timed whatever the call asked, after they ended (their
+    times final): how a tool that watches a program (the Quadrants bridge's `--ours` child) reads launch
+    times without patching the device. Returns the function that stops it."""
+    _LAUNCH_OBSERVERS.append(fn)
+
+    def stop() -> None:
+        if fn in _LAUNCH_OBSERVERS:
+            _LAUNCH_OBSERVERS.remove(fn)
+    return stop
 
 
 class LocalDevice:
@@ -91,7 +107,9 @@ class LocalDevice:
                  wait: bool = True) -> list[LaunchTiming]:
         """Scripts: run `tasks` once, in order, on the caller's arrays (updated in place).
         `timed=False` skips the per-launch GPU timing (events) that plain script calls never read;
-        `wait=False` (every array already on the device) returns once the launches are queued."""
+        `wait=False` (every array already on the device) returns once the launches are queued.
+        While anyone observes launches (observe_launches) they are timed, and handed over at the end."""
+        timed = timed or bool(_LAUNCH_OBSERVERS)
         prepared = self.backend.prepare(args, trips, in_place=True)
         try:
             timings = [self._launch(t, prepared, timed) for t in tasks]
@@ -108,7 +126,9 @@ class LocalDevice:
                 pass
             raise
         finally:
-            self._finish(prepared)
+            self._finish(prepared)   # timed: the launches' end events are waited for here
+        for fn in tuple(_LAUNCH_OBSERVERS):
+            fn(timings)
         return timings
 
     def _launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming:

@@ -71,19 +71,39 @@ def _ours_child():
 
 
 def test_script_calls_are_timed_under_ours():
-    """`--ours` on CUDA printed 0.0000 ms: script calls ask the device for untimed launches (no CUDA
-    events), whose times stay at the 0.0 placeholder. The child makes them timed, and never records
-    a launch that reports no time (grid 0: nothing ran)."""
+    """`--ours` on CUDA printed 0.0000 ms: script calls ask the device for untimed launches, whose times
+    stay at the 0.0 placeholder. The child observes the launches (device.observe_launches), which times
+    them whatever the call asked (on the CPU: `cpu_ms` read, None untimed), hands them over once they
+    ended, and stops when told; the recorder keeps only launches that ran (grid > 0)."""
+    import numpy as np
+    import qdexplorer.lang as qd
+    from qdexplorer.runtime import device
     from qdexplorer.runtime.launch import LaunchTiming
-    asked = []
 
-    def cuda_run_args(self, tasks, trips, args, timed=True, wait=True):
-        """What the CUDA backend returns: event times only for timed launches."""
-        asked.append((timed, wait))
-        return [LaunchTiming(t, "k", "cuda", 0.25 if timed else 0.0, grid, 128)
-                for t, grid in zip(tasks, (4, 0))]
-    timings = {}
-    run_args = _ours_child().timed_run_args(cuda_run_args, timings)
-    run_args(None, ["k_kernel_0_range_for", "k_kernel_1_range_for"], {}, {}, timed=False, wait=False)
-    assert asked == [(True, False)]  # timed, and still not waiting where the caller did not
-    assert timings == {"k_kernel_0_range_for": [0.25]}
+    @qd.kernel
+    def fill(x: qd.types.ndarray(dtype=qd.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = i * 2.0
+
+    qd.init(arch=qd.cpu)
+    try:
+        seen, timings = [], {}
+        stops = [device.observe_launches(seen.append),
+                 device.observe_launches(_ours_child().launch_recorder(timings))]
+        x = np.zeros(64, np.float32)
+        try:
+            fill(x)
+        finally:
+            for stop in stops:
+                stop()
+        fill(x)  # no longer observed
+        assert x[-1] == 126.0
+        assert len(seen) == 1 and len(seen[0]) == 1
+        tm = seen[0][0]
+        assert tm.grid > 0 and tm.ms > 0 and tm.cpu_ms is not None  # timed, though a script call is not
+        assert timings == {tm.task: [tm.ms]}
+        record = _ours_child().launch_recorder(timings)
+        record([LaunchTiming("idle_task", "k", "cuda", 0.0, 0, 128)])  # grid 0: nothing ran, nothing kept
+        assert "idle_task" not in timings
+    finally:
+        qd.reset()
