@@ -82,7 +82,7 @@ def launch_spec(task: ir.Task, module: TaskModule | None, default_block: int | N
                       bool(module is not None and module.abi and module.abi[-1][0] == "__debug"),
                       module.debug_sites if module is not None else (),
                       bool(module is not None and module.one_wave), _read_bounds(task),
-                      bool(module is not None and module.full_grid))
+                      full_grid=bool(module is not None and module.full_grid))
 
 
 def _read_bounds(task: ir.Task) -> tuple:
