@@ -40,19 +40,20 @@ def per_launch_us(fn, sync, n):
 
 def loops():
     from cuda.bindings import driver as cu
-    from qdexplorer.runtime.backend_api import Prepared
     from qdexplorer.runtime.cuda.backend import CudaBackend
+    from qdexplorer.runtime.cuda.launch_state import CudaPrepared
     from qdexplorer.runtime.cuda.native_launch import NativeLauncher, driver_entry_points
+    from qdexplorer.runtime.cuda.timing import LaunchTimer
     stream, f, addr = cu.CUstream(7), cu.CUfunction(1234), 0
     be = object.__new__(CudaBackend)   # no context: the fake driver has none to give
-    be.native = NativeLauncher(driver_entry_points())
-    be.native.self_check(stream)
-    be.native_error, be._rings, be._timed_launches, be._events = "", [], 0, []
+    be.timer = LaunchTimer(stream)
+    native = be.timer.native = NativeLauncher(driver_entry_points())
+    native.self_check(stream)
     be.ctx = SimpleNamespace(stream=stream)
     be.modules = SimpleNamespace(specs={"t": SimpleNamespace(kernel="k", debug=False, task="t")},
                                  composite=SimpleNamespace(function=lambda t: f))
     be.params = SimpleNamespace(params=lambda spec, prep: (addr, None, 1, 1))
-    prep, prep_py = Prepared({}, {"t": 1}, native=be.native), Prepared({}, {"t": 1}, native=None)
+    prep, prep_py = CudaPrepared({}, {"t": 1}, native=native), CudaPrepared({}, {"t": 1}, native=None)
     sync = lambda: cu.cuStreamSynchronize(stream)  # noqa: E731
     ev = [cu.cuEventCreate(0)[1] for _ in range(2)]
 

@@ -64,7 +64,7 @@ def main():
     be = CudaBackend()
     be.modules.load(ct.spec, ct.output, ct.load_hash)
     prep = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
-    assert prep.native is not None, be.native_error
+    assert prep.native is not None, be.timer.native_error
     done = lambda: be.finish(prep)  # noqa: E731
     prep_py = be.prepare({"x": np.zeros(1, np.float32)}, {ct.task: 1})
     prep_py.native = None  # this argument set launches through cuda-python

@@ -9,7 +9,7 @@ streams offers `StreamInterop`; callers ask with `isinstance` (or `stream_intero
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, TypeVar, runtime_checkable
 
 from ..machine.launch_spec import LaunchSpec
 from .launch import LaunchTiming
@@ -21,18 +21,19 @@ class Prepared:
 
     `host` holds the arrays the kernels work on (private copies, or the caller's own arrays for
     in-place script calls) and the scalars; `trips` the trip count of each task, computed where
-    the arguments were built; the rest is the backend's own (device pointers, param blocks).
+    the arguments were built; `params` each task's launch arguments as the backend made them. A
+    backend with more to keep returns a subclass of its own from `prepare` (CUDA's
+    `cuda/launch_state.CudaPrepared`: device pointers, the hot launch records, the timing's state),
+    and is handed it back by its other methods.
     """
     host: dict
     trips: dict[str, int]
-    device: dict = field(default_factory=dict)
     params: dict = field(default_factory=dict)
-    pending: list = field(default_factory=list)
-    hot: dict = field(default_factory=dict)
     reuse: bool = False  # a script call: one at a time, so per-task parameter buffers may be reused
-    streams: set = field(default_factory=set)  # producer streams of the GPU arrays (CUDA handles)
-    native: Any = None  # the backend's native launch path, if it had one when these arguments were prepared
-    ring: Any = None    # its event pairs of the launches awaiting their times (borrowed until `finish`)
+
+
+P = TypeVar("P", bound=Prepared)   # a backend's own argument sets: what its `prepare` returns
+P_in = TypeVar("P_in", bound=Prepared, contravariant=True)
 
 
 class Modules(Protocol):
@@ -46,16 +47,16 @@ class Modules(Protocol):
 
 
 @runtime_checkable
-class Backend(Protocol):
+class Backend(Protocol[P]):
     name: str
 
     @property
     def modules(self) -> Modules: ...
 
     def info(self) -> dict[str, Any]: ...
-    def prepare(self, args: dict[str, Any], trips: dict[str, int], in_place: bool = False) -> Prepared: ...
-    def launch(self, task: str, prepared: Prepared, timed: bool = True) -> LaunchTiming: ...
-    def fetch(self, prepared: Prepared, into: dict[str, Any]) -> None: ...
+    def prepare(self, args: dict[str, Any], trips: dict[str, int], in_place: bool = False) -> P: ...
+    def launch(self, task: str, prepared: P, timed: bool = True) -> LaunchTiming: ...
+    def fetch(self, prepared: P, into: dict[str, Any]) -> None: ...
     # script fast path: one task's launcher for calls of one signature (None: take the checked path)
     # (values, trip count[, stream]): the CUDA one takes the stream to launch on (producer_stream)
     def quick_launcher(self, task: str, args: dict[str, Any]) -> Callable[..., None] | None: ...
@@ -63,12 +64,12 @@ class Backend(Protocol):
 
 
 @runtime_checkable
-class Queued(Protocol):
+class Queued(Protocol[P_in]):
     """A backend whose launches are queued on a device and complete later. Host launches have
     finished when they return, so the CPU backend is not one."""
 
-    def finish(self, prepared: Prepared) -> None: ...   # wait for its launches; fill their timings
-    def handoff(self, prepared: Prepared) -> None: ...  # order the arrays' producers after our launches, without waiting
+    def finish(self, prepared: P_in) -> None: ...   # wait for its launches; fill their timings
+    def handoff(self, prepared: P_in) -> None: ...  # order the arrays' producers after our launches, without waiting
     def sync(self) -> None: ...                          # wait for everything queued (qd.sync())
     def flush_caches(self) -> None: ...  # evict device caches before a timed launch (outside its timing)
 

@@ -12,10 +12,11 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from qdexplorer.runtime.backend_api import Prepared
 from qdexplorer.runtime.cuda import native_launch as nl
 from qdexplorer.runtime.cuda.backend import CudaBackend
 from qdexplorer.runtime.cuda.driver import CudaError
+from qdexplorer.runtime.cuda.launch_state import CudaPrepared, HotLaunch
+from qdexplorer.runtime.cuda.timing import LaunchTimer
 
 FAKE = Path(__file__).resolve().parents[2] / "benchmarks" / "fake_libcuda.c"
 
@@ -42,7 +43,8 @@ def stand_in(built, tmp_path):
 def _backend(native):
     """A CudaBackend with what a launch reads and nothing else: no context (the stand-in has none)."""
     be = object.__new__(CudaBackend)
-    be.native, be.native_error, be._rings, be._timed_launches, be._events = native, "", [], 0, []
+    be.timer = LaunchTimer(7)
+    be.timer.native = native
     be.ctx = SimpleNamespace(stream=7)
     be.modules = SimpleNamespace(specs={t: SimpleNamespace(kernel="k_" + t, debug=False, task=t) for t in "ab"},
                                  composite=SimpleNamespace(function=lambda t: {"a": 1, "b": 2}[t]))
@@ -52,7 +54,7 @@ def _backend(native):
 
 def test_every_launch_gets_its_own_time_across_refills_and_argument_sets(stand_in):
     be = _backend(stand_in)
-    one, two = Prepared({}, {"a": 1, "b": 1}, native=stand_in), Prepared({}, {"a": 1}, native=stand_in)
+    one, two = CudaPrepared({}, {"a": 1, "b": 1}, native=stand_in), CudaPrepared({}, {"a": 1}, native=stand_in)
     order = np.random.default_rng(3).random(2 * nl.RING + 300) < 0.5
     timings, launches_before = [], []
     count = 0
@@ -70,14 +72,14 @@ def test_every_launch_gets_its_own_time_across_refills_and_argument_sets(stand_i
     be.finish(two)
     assert [t.task for t in timings] == ["b" if b else "a" for b in order]
     assert [t.ms for t in timings] == [1.0 + n % 7 for n in launches_before]   # a shift by one misses them all
-    assert one.ring is None and two.ring is None and not one.pending and len(be._rings) == 2
+    assert one.ring is None and two.ring is None and not one.pending and len(be.timer.rings) == 2
 
 
 def test_a_refused_launch_raises_and_is_not_counted(stand_in):
     be = _backend(stand_in)
-    prep = Prepared({}, {"a": 1}, native=stand_in)
+    prep = CudaPrepared({}, {"a": 1}, native=stand_in)
     first = be.launch("a", prep)
-    prep.hot["a"][8][3] = 128 << 32   # grid 0: the stand-in refuses it with CUDA_ERROR_INVALID_VALUE, as the driver does
+    prep.hot["a"].block_words[3] = 128 << 32   # grid 0: the stand-in refuses it with CUDA_ERROR_INVALID_VALUE, as the driver does
     for timed in (True, False):
         with pytest.raises(CudaError, match="cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE"):
             be.launch("a", prep, timed=timed)
@@ -94,25 +96,25 @@ def test_a_refused_launch_raises_and_is_not_counted(stand_in):
 def test_the_native_path_is_the_default_and_cuda_python_the_fallback(monkeypatch, env, built_native):
     """Issue 40: the native path is built unless QDEXPLORER_NATIVE_LAUNCH=0 turns it off; a launcher
     that fails its self-check leaves the cuda-python path serving every launch, and says why."""
-    from qdexplorer.runtime.cuda import backend as backend_mod
+    from qdexplorer.runtime.cuda import timing as timing_mod
     if env is None:
         monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
     else:
         monkeypatch.setenv("QDEXPLORER_NATIVE_LAUNCH", env)
     checked = []
     launcher = SimpleNamespace(self_check=checked.append)
-    monkeypatch.setattr(backend_mod, "native_launcher", lambda: launcher)
-    be = _backend(None)
-    assert (backend_mod.build_native(be) is launcher) == built_native
+    monkeypatch.setattr(timing_mod, "native_launcher", lambda: launcher)
+    timer = LaunchTimer(7)
+    assert (timer.build_native() is launcher) == built_native
     assert checked == ([7] if built_native else [])
-    assert be.native_error == ("" if built_native else "turned off (QDEXPLORER_NATIVE_LAUNCH=0)")
+    assert timer.native_error == ("" if built_native else "turned off (QDEXPLORER_NATIVE_LAUNCH=0)")
 
     def refuse(stream):
         raise CudaError("cuEventElapsedTime", 999, "another time than cuda-python's")
     monkeypatch.delenv("QDEXPLORER_NATIVE_LAUNCH", raising=False)
-    monkeypatch.setattr(backend_mod, "native_launcher", lambda: SimpleNamespace(self_check=refuse))
-    be = _backend(None)
-    assert backend_mod.build_native(be) is None and "cuEventElapsedTime" in be.native_error
+    monkeypatch.setattr(timing_mod, "native_launcher", lambda: SimpleNamespace(self_check=refuse))
+    timer = LaunchTimer(7)
+    assert timer.build_native() is None and "cuEventElapsedTime" in timer.native_error
 
 
 def test_a_script_call_launches_natively_with_its_values_packed(built):

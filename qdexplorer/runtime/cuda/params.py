@@ -17,10 +17,10 @@ from cuda.bindings import driver as cu
 
 from ...ir.device_array import DeviceArray
 from ...machine.launch_spec import LaunchSpec
-from ..backend_api import Prepared
 from ..debug import RECORD_WORDS, check_record, new_record
 from .context import CudaContext
 from .driver import check
+from .launch_state import CudaPrepared
 from .memory import CudaMemory
 
 _CT: dict[str, type[ctypes._SimpleCData[Any]]] = {
@@ -40,7 +40,7 @@ class ParamBlocks:
         self.ctx, self.memory = ctx, memory
         self._blocks: dict[str, tuple] = {}   # task -> kernelParams kept between script calls
 
-    def params(self, spec: LaunchSpec, prepared: Prepared) -> Params:
+    def params(self, spec: LaunchSpec, prepared: CudaPrepared) -> Params:
         """The kernelParams block for one task, built once per prepared argument set."""
         cached = prepared.params.get(spec.task)
         if cached is not None:
@@ -71,7 +71,7 @@ class ParamBlocks:
         prepared.params[spec.task] = entry
         return entry
 
-    def _packed(self, spec: LaunchSpec, prepared: Prepared) -> Params:
+    def _packed(self, spec: LaunchSpec, prepared: CudaPrepared) -> Params:
         """Script calls: the task's block lives in one buffer kept between calls, packed with one struct."""
         codes, values = [], []
         for slot in spec.args:
