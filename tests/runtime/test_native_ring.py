@@ -4,8 +4,10 @@ JIT-compiled code calls a stand-in driver compiled from benchmarks/fake_libcuda.
 clock that the n-th launch advances by 1 + n % 7, so each launch's own events give it a time of its
 own); `test_native_launch.py` checks the same on a real GPU."""
 import ctypes
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -144,3 +146,84 @@ def test_a_script_call_launches_natively_with_its_values_packed(built):
         assert ctypes.cast(params[2], ctypes.POINTER(ctypes.c_float))[0] == 2.5       # then a
     launch({"x": (0x1000, (4,)), "a": 1.0}, 0)   # an empty grid: nothing to launch, as before
     assert count.value == before + 1
+
+
+_ON_THE_STAND_IN = '''
+import sys
+import numpy as np
+from cuda.bindings import driver as cu
+from qdexplorer.machine.launch_spec import ArgSlot, LaunchSpec
+from qdexplorer.runtime.cuda.backend import CudaBackend
+from qdexplorer.runtime.cuda.launch_state import CudaPrepared, HotLaunch
+from qdexplorer.runtime.cuda.native_launch import RING
+from qdexplorer.runtime.cuda.timing import NATIVE_AFTER
+
+assert "llvmlite.binding" not in sys.modules   # as in a device worker: no LLVM until NATIVE_AFTER launches
+be = CudaBackend()
+assert be.timer.stream is be.ctx.stream
+for t in "ab":
+    be.modules.specs[t] = LaunchSpec(t, "k_" + t, "range_for", (ArgSlot("x", "array", "ptr", 1),
+                                                                ArgSlot("a", "scalar", "f32")), block_dim=128)
+be.modules.composite.replace("u", cu.CUmodule(0x10), {"a", "b"})   # the stand-in's functions: any name
+count = 0
+
+
+def run(prep, n, seed):
+    global count
+    order = np.random.default_rng(seed).random(n) < 0.5
+    timings, expected = [], []
+    for i, b in enumerate(order):
+        timings.append(be.launch("b" if b else "a", prep))
+        count += 1
+        expected.append(1.0 + count % 7)
+        if i % 9 == 0:   # untimed: launched, no events, the one record every untimed launch returns
+            assert be.launch("a", prep, timed=False) is prep.hot["a"].untimed
+            count += 1
+    be.finish(prep)
+    assert [t.task for t in timings] == ["b" if b else "a" for b in order]
+    assert [t.kernel for t in timings] == ["k_b" if b else "k_a" for b in order]
+    assert [t.ms for t in timings] == expected, "a launch was given another launch's time"
+    assert not prep.pending and prep.ring is None
+
+
+x = np.arange(8, dtype=np.float32)
+prep = be.prepare({"x": x, "a": 2.0}, {"a": 8, "b": 8})
+assert isinstance(prep, CudaPrepared) and prep.native is None and not be.timer.native_error
+run(prep, NATIVE_AFTER + 300, 1)   # through cuda-python: past one batch of 1,024 pending launches
+hot = prep.hot["a"]
+assert isinstance(hot, HotLaunch) and hot.go is not None and hot.native is hot.native_timed is None
+assert (hot.kernel, hot.grid, hot.block, hot.debug) == ("k_a", 1, 128, False)
+assert be.timer.python_timed == NATIVE_AFTER + 300
+assert len(be.timer.pairs) == 1024   # each pair reused once its time was read
+out = np.zeros(8, np.float32)
+be.fetch(prep, {"x": out})
+assert (out == x).all()
+
+prep2 = be.prepare({"x": x, "a": 2.0}, {"a": 8, "b": 8})   # enough launches timed: the native path now
+assert prep2.native is not None and prep2.native is be.timer.native, be.timer.native_error
+run(prep2, 2 * RING + 5, 2)
+hot = prep2.hot["a"]
+assert hot.go is None and hot.native is not None and hot.native_timed is not None and hot.block_words is not None
+assert len(be.timer.rings) == 1 and be.timer.python_timed == NATIVE_AFTER + 300
+
+empty = be.prepare({"x": x, "a": 2.0}, {"a": 0})
+t = be.launch("a", empty)
+assert t.ms == 0.0 and t.grid == 0 and not empty.pending and empty.hot["a"].go is empty.hot["a"].native is None
+assert be.launch("a", empty, timed=False) is empty.hot["a"].untimed
+be.close()
+print("ok")
+'''
+
+
+def test_a_backend_made_on_the_stand_in_times_each_launch_on_both_paths(built, tmp_path):
+    """A CudaBackend made through cuda-python itself, on the stand-in loaded as libcuda.so.1: its
+    first argument sets are timed through cuda-python (event pairs from the LaunchTimer's pool),
+    the later ones natively once NATIVE_AFTER launches were timed; every timed launch must get its
+    own time (a read-back shifted by one misses them all) and an empty grid none."""
+    shutil.copy(built, tmp_path / "libcuda.so.1")
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k != "QDEXPLORER_NATIVE_LAUNCH"}
+    env.update(LD_LIBRARY_PATH=f"{tmp_path}:{env.get('LD_LIBRARY_PATH', '')}",
+               PYTHONPATH=f"{root}:{env.get('PYTHONPATH', '')}")
+    p = subprocess.run([sys.executable, "-c", _ON_THE_STAND_IN], env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0 and p.stdout.strip() == "ok", p.stdout[-3000:] + p.stderr[-3000:]
