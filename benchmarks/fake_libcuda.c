@@ -33,6 +33,7 @@ int cuMemAlloc(uint64_t *p, size_t n) { *p = (uint64_t)(uintptr_t)calloc(1, n); 
 int cuMemFree(uint64_t p) { free((void*)(uintptr_t)p); return 0; }
 int cuMemcpyHtoDAsync(uint64_t d, const void *h, size_t n, void *s) { memcpy((void*)(uintptr_t)d, h, n); return 0; }
 int cuMemcpyDtoHAsync(void *h, uint64_t d, size_t n, void *s) { memcpy(h, (void*)(uintptr_t)d, n); return 0; }
+int cuMemsetD8(uint64_t d, unsigned char v, size_t n) { memset((void*)(uintptr_t)d, v, n); return 0; }
 int cuModuleGetFunction(void **f, void *m, const char *name) { *f = m; return 0; }
 int cuModuleUnload(void *m) { return 0; }
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status);
@@ -51,7 +52,7 @@ struct { const char *n; void *f; } table[] = {
   {"cuMemAlloc", cuMemAlloc}, {"cuMemAlloc_v2", cuMemAlloc}, {"cuMemFree", cuMemFree}, {"cuMemFree_v2", cuMemFree},
   {"cuMemcpyHtoDAsync", cuMemcpyHtoDAsync}, {"cuMemcpyHtoDAsync_v2", cuMemcpyHtoDAsync},
   {"cuMemcpyDtoHAsync", cuMemcpyDtoHAsync}, {"cuMemcpyDtoHAsync_v2", cuMemcpyDtoHAsync},
-  {"cuModuleGetFunction", cuModuleGetFunction}, {"cuModuleUnload", cuModuleUnload}, {0, 0}};
+  {"cuMemsetD8", cuMemsetD8}, {"cuMemsetD8_v2", cuMemsetD8}, {"cuModuleGetFunction", cuModuleGetFunction}, {"cuModuleUnload", cuModuleUnload}, {0, 0}};
 int cuGetProcAddress_v2(const char *sym, void **pfn, int ver, uint64_t flags, int *status) {
   for (int i = 0; table[i].n; i++) if (!strcmp(table[i].n, sym)) { *pfn = table[i].f; if (status) *status = 0; return 0; }
   *pfn = 0; if (status) *status = 1; return 0; }

@@ -149,6 +149,7 @@ def test_a_script_call_launches_natively_with_its_values_packed(built):
 
 
 _ON_THE_STAND_IN = '''
+import ctypes
 import sys
 import numpy as np
 from cuda.bindings import driver as cu
@@ -157,6 +158,7 @@ from qdexplorer.runtime.cuda.backend import CudaBackend
 from qdexplorer.runtime.cuda.launch_state import CudaPrepared, HotLaunch
 from qdexplorer.runtime.cuda.native_launch import RING
 from qdexplorer.runtime.cuda.timing import NATIVE_AFTER
+from qdexplorer.runtime.debug import OutOfBounds
 
 assert "llvmlite.binding" not in sys.modules   # as in a device worker: no LLVM until NATIVE_AFTER launches
 be = CudaBackend()
@@ -206,6 +208,25 @@ hot = prep2.hot["a"]
 assert hot.go is None and hot.native is not None and hot.native_timed is not None and hot.block_words is not None
 assert len(be.timer.rings) == 1 and be.timer.python_timed == NATIVE_AFTER + 300
 
+# debug mode: each launch waited for and its out-of-bounds record read (the stand-in's memory is the host's)
+be.modules.specs["d"] = LaunchSpec("d", "k_d", "range_for", (ArgSlot("x", "array", "ptr", 1),), block_dim=128,
+                                   debug=True, debug_sites=(("k.py:3", "x"),))
+be.modules.composite.replace("v", cu.CUmodule(0x20), {"d"})
+for native in (False, True):
+    dbg = be.prepare({"x": x}, {"d": 8})
+    if not native:
+        dbg.native = None   # this argument set launches through cuda-python (as launch_overhead.py's)
+    assert be.launch("d", dbg).ms > 0 and be.launch("d", dbg, timed=False) is dbg.hot["d"].untimed
+    rec = np.frombuffer((ctypes.c_int64 * 4).from_address(int(be.memory.run_buffer(("__debug__", "d"), 0))), np.int64)
+    rec[:] = (1, 9, 8, 0)   # site 1 (x at k.py:3): index 9 of 8 on axis 0
+    for timed in (True, False):
+        try:
+            be.launch("d", dbg, timed=timed)
+            raise AssertionError("the recorded out-of-bounds access was not raised")
+        except OutOfBounds as e:
+            assert "x index 9 on axis 0" in str(e) and "k.py:3" in str(e), e
+    assert not dbg.pending and dbg.ring is None   # waited for: the timed launch's time read
+
 empty = be.prepare({"x": x, "a": 2.0}, {"a": 0})
 t = be.launch("a", empty)
 assert t.ms == 0.0 and t.grid == 0 and not empty.pending and empty.hot["a"].go is empty.hot["a"].native is None
@@ -219,7 +240,8 @@ def test_a_backend_made_on_the_stand_in_times_each_launch_on_both_paths(built, t
     """A CudaBackend made through cuda-python itself, on the stand-in loaded as libcuda.so.1: its
     first argument sets are timed through cuda-python (event pairs from the LaunchTimer's pool),
     the later ones natively once NATIVE_AFTER launches were timed; every timed launch must get its
-    own time (a read-back shifted by one misses them all) and an empty grid none."""
+    own time (a read-back shifted by one misses them all) and an empty grid none; in debug mode a
+    recorded out-of-bounds access raises on both paths, timed or not."""
     shutil.copy(built, tmp_path / "libcuda.so.1")
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k != "QDEXPLORER_NATIVE_LAUNCH"}
