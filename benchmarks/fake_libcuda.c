@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 typedef struct { float t; } ev;
-static float clock_ = 0; static long launches = 0;
+float clock_ = 0; static long launches = 0;
+/* a fault, for tests to set: waits return fail_code, and an event recorded at fail_after or later never completes */
+int fail_code = 0; float fail_after = 0;
 /* the last launch, for tests to read back (ctypes: c_uint.in_dll(lib, "last_grid"), ...) */
 unsigned last_grid = 0, last_block = 0; void *last_stream = 0; void **last_params = 0; long launch_count = 0;
 int cuInit(unsigned f) { return 0; }
@@ -15,8 +17,8 @@ int cuDriverGetVersion(int *v) { *v = 13000; return 0; }
 int cuEventCreate(void **e, unsigned flags) { *e = calloc(1, sizeof(ev)); return 0; }
 int cuEventDestroy(void *e) { free(e); return 0; }
 int cuEventRecord(void *e, void *s) { ((ev*)e)->t = clock_; return 0; }
-int cuEventQuery(void *e) { return 0; }
-int cuEventSynchronize(void *e) { return 0; }
+int cuEventQuery(void *e) { return fail_code && ((ev*)e)->t >= fail_after ? fail_code : 0; }
+int cuEventSynchronize(void *e) { return fail_code; }
 int cuStreamSynchronize(void *s) { return 0; }
 int cuEventElapsedTime(float *ms, void *a, void *b) { *ms = ((ev*)b)->t - ((ev*)a)->t; return 0; }
 int cuLaunchKernel(void *f, unsigned g, unsigned a, unsigned b, unsigned bl, unsigned c, unsigned d, unsigned sh,

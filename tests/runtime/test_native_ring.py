@@ -151,6 +151,7 @@ def test_a_script_call_launches_natively_with_its_values_packed(built):
 _ON_THE_STAND_IN = '''
 import ctypes
 import sys
+from functools import partial
 import numpy as np
 from cuda.bindings import driver as cu
 from qdexplorer.machine.launch_spec import ArgSlot, LaunchSpec
@@ -158,7 +159,9 @@ from qdexplorer.runtime.cuda.backend import CudaBackend
 from qdexplorer.runtime.cuda.launch_state import CudaPrepared, HotLaunch
 from qdexplorer.runtime.cuda.native_launch import RING
 from qdexplorer.runtime.cuda.timing import NATIVE_AFTER
+from qdexplorer.runtime.cuda.driver import CudaError
 from qdexplorer.runtime.debug import OutOfBounds
+from qdexplorer.runtime.faults import DeviceFault
 
 assert "llvmlite.binding" not in sys.modules   # as in a device worker: no LLVM until NATIVE_AFTER launches
 be = CudaBackend()
@@ -227,6 +230,39 @@ for native in (False, True):
             assert "x index 9 on axis 0" in str(e) and "k.py:3" in str(e), e
     assert not dbg.pending and dbg.ring is None   # waited for: the timed launch's time read
 
+# a launch that faults: the wait fails, and the first end event that never completed names its task
+lib = ctypes.CDLL("libcuda.so.1")   # the stand-in cuda-python loaded
+for native in (False, True):
+    f = be.prepare({"x": x, "a": 2.0}, {"a": 8, "b": 8})
+    if not native:
+        f.native = None
+    first = be.launch("a", f)
+    be.launch("b", f)
+    ctypes.c_float.in_dll(lib, "fail_after").value = ctypes.c_float.in_dll(lib, "clock_").value   # b's end event
+    be.launch("a", f)
+    ctypes.c_int.in_dll(lib, "fail_code").value = int(cu.CUresult.CUDA_ERROR_ILLEGAL_ADDRESS)
+    try:
+        be.finish(f)
+        raise AssertionError("the fault was not raised")
+    except DeviceFault as e:
+        assert e.task == "b" and "CUDA_ERROR_ILLEGAL_ADDRESS" in str(e), (native, e.task, e)
+    ctypes.c_int.in_dll(lib, "fail_code").value = 0
+    assert not f.pending and f.ring is None and first.ms == 0.0
+
+# a launch the driver refuses (the stand-in refuses grid 0), through cuda-python: raised, not counted
+f = be.prepare({"x": x, "a": 2.0}, {"a": 8})
+f.native = None
+be.launch("a", f)
+f.hot["a"].go = partial(cu.cuLaunchKernel, cu.CUfunction(0x10), 0, 1, 1, 128, 1, 1, 0, be.ctx.stream, 0, 0)
+for timed in (True, False):
+    try:
+        be.launch("a", f, timed=timed)
+        raise AssertionError("the refused launch was not raised")
+    except CudaError as e:
+        assert "cuLaunchKernel failed: CUDA_ERROR_INVALID_VALUE" in str(e), e
+assert len(f.pending) == 1
+be.finish(f)
+
 empty = be.prepare({"x": x, "a": 2.0}, {"a": 0})
 t = be.launch("a", empty)
 assert t.ms == 0.0 and t.grid == 0 and not empty.pending and empty.hot["a"].go is empty.hot["a"].native is None
@@ -241,7 +277,8 @@ def test_a_backend_made_on_the_stand_in_times_each_launch_on_both_paths(built, t
     first argument sets are timed through cuda-python (event pairs from the LaunchTimer's pool),
     the later ones natively once NATIVE_AFTER launches were timed; every timed launch must get its
     own time (a read-back shifted by one misses them all) and an empty grid none; in debug mode a
-    recorded out-of-bounds access raises on both paths, timed or not."""
+    recorded out-of-bounds access raises on both paths, timed or not; a faulting launch is named
+    by the first end event that never completed, on both paths; a refused launch raises."""
     shutil.copy(built, tmp_path / "libcuda.so.1")
     root = Path(__file__).resolve().parents[2]
     env = {k: v for k, v in os.environ.items() if k != "QDEXPLORER_NATIVE_LAUNCH"}
