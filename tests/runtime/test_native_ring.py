@@ -2,7 +2,8 @@
 refills, two argument sets interleaved, refused launches left uncounted. CI has no GPU, so here the
 JIT-compiled code calls a stand-in driver compiled from benchmarks/fake_libcuda.c (its events read a
 clock that the n-th launch advances by 1 + n % 7, so each launch's own events give it a time of its
-own); `test_native_launch.py` checks the same on a real GPU."""
+own); `test_native_launch.py` checks the same on a real GPU. The last test makes a whole CudaBackend on
+the stand-in, loaded by cuda-python as libcuda.so.1, and runs both timing paths, debug mode and faults."""
 import ctypes
 import os
 import shutil
