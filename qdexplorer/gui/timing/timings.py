@@ -26,6 +26,7 @@ class TimingsPanel(QSplitter):
         self.setStretchFactor(0, 4)
         self.setStretchFactor(1, 1)
         self.setChildrenCollapsible(False)
+        session.selected.connect(self._selected)
 
     @property
     def curves(self):
@@ -35,6 +36,11 @@ class TimingsPanel(QSplitter):
         self.session = session
         self.launches.set_session(session)
         self.tiers.set_session(session)
+        session.selected.connect(self._selected)
+
+    def _selected(self, sel):
+        """The session's selection: the plots single out its task or kernel."""
+        self.select(sel.task, sel.kernel)
 
     def clear(self):
         self.launches.clear()
