@@ -55,6 +55,7 @@ class CodeViews(QSplitter):
     def __init__(self, session: Session, parent=None):
         super().__init__(Qt.Horizontal, parent)
         self.tabs = QTabWidget()
+        self.session: Session | None = None   # the one followed (_follow)
         self.task: str | None = None
         self.task_obj = None
         self.lines = LineMap()
@@ -145,7 +146,10 @@ class CodeViews(QSplitter):
 
     def _follow(self, session: Session):
         """The session's selected task is what these views show: they redraw when it changes, and
-        its resources when they arrive."""
+        its resources when they arrive. The session of the project left no longer moves them."""
+        if self.session is not None:
+            self.session.selected.disconnect(self.show_selection)
+            self.session.task_changed.disconnect(self._task_changed)
         self.session = session
         session.selected.connect(self.show_selection)
         session.task_changed.connect(self._task_changed)

@@ -33,6 +33,7 @@ class TimingsPanel(QSplitter):
         return self.launches.curves
 
     def set_session(self, session):
+        self.session.selected.disconnect(self._selected)   # the project left no longer moves the plots
         self.session = session
         self.launches.set_session(session)
         self.tiers.set_session(session)
