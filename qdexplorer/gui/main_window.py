@@ -29,7 +29,6 @@ from ..session import Selection, Session
 from .timing.bench_actions import BenchActions
 from .code.pane_source import WindowPaneSource
 from .code.panes import PaneArea
-from .activity import Activity
 from .bridge import EngineBridge
 from .cluster_panel import ClusterControl
 from .code_edits import CodeEdits
@@ -41,7 +40,7 @@ from .plumbing.project_watch import ProjectWatcher
 from .project_opener import ProjectOpener
 from .quadrants_window.quadrants_view import QuadrantsWindow
 from .menus import MenuParts, WindowCommands, build_menus
-from .parts import Messages, Pages
+from .parts import Activity, Messages, Pages
 from .resource_meter import ResourceMeter
 from .run_control import RunControl
 from .run_toolbar import RunToolbar

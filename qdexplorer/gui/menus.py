@@ -13,18 +13,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt, QUrl, qVersion
+from PySide6.QtCore import QUrl, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox
 
 from ..compiler import ptxas
 from ..runtime.cuda.detect import cuda_status
 
-if TYPE_CHECKING:   # types only: run_toolbar imports `command` from here
+from .run_toolbar import RunToolbar, command
+
+if TYPE_CHECKING:
     from .code.code_views import CodeViews
     from .code.panes import PaneArea
     from .code_edits import CodeEdits
-    from .run_toolbar import RunToolbar
     from .services import WindowServices
     from .task_tree import TaskTree
     from .timing.bench_actions import BenchActions
@@ -40,18 +41,6 @@ def docs_url() -> QUrl:
     matches the version running and works offline; the project's web page only where it is not."""
     page = _ROOT / "docs" / "app.md"
     return QUrl.fromLocalFile(str(page)) if page.is_file() else QUrl(DOCS)
-
-
-def command(text: str, parent: QObject, shortcut=None, tip: str = "") -> QAction:
-    """A command's action, with its shortcut (window-wide) and tip; connected and listed by its caller."""
-    a = QAction(text, parent)
-    if shortcut is not None:
-        a.setShortcut(QKeySequence(shortcut))
-        a.setShortcutContext(Qt.WindowShortcut)
-    if tip:
-        a.setStatusTip(tip)
-        a.setToolTip(f"{tip} ({a.shortcut().toString(QKeySequence.NativeText)})" if shortcut is not None else tip)
-    return a
 
 
 def _listed(menu: QMenu, a: QAction, slot: Callable[[], object]) -> QAction:

@@ -17,11 +17,10 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
 from ..session import Session
-from .activity import Activity
 from .bridge import EngineBridge
 from .code.ptx_panel import PtxPanel
 from .engine_factory import EngineFactory
-from .parts import Messages
+from .parts import Activity, Messages
 from .plumbing.workers import error_text
 from .settings import Settings
 from .trust_dialog import confirm_trust

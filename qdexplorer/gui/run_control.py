@@ -3,7 +3,7 @@
 A part of its own because the Run command, the Stop button, the busy toggling of the commands and
 the end-of-run summary read and write the same few things: the workloads asked for, the toolbar's
 choices and the Stop button. What the status bar says and counts is the Activity part's
-(gui/activity.py); the Bench, Cluster and Sweep helpers hold this part as `WindowServices.runs`.
+(gui/parts.py); the Bench, Cluster and Sweep helpers hold this part as `WindowServices.runs`.
 """
 from __future__ import annotations
 
@@ -13,9 +13,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, Slot
 
 from ..session import RunRecord
-from .activity import Activity
 from .bridge import EngineBridge
-from .parts import Messages
+from .parts import Activity, Messages
 from .plumbing.workers import error_text
 from .run_toolbar import RunToolbar
 

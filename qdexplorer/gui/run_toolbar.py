@@ -4,10 +4,21 @@ commands and the saved settings read, and its four commands' actions, which the 
 connect (gui/menus.py), so the toolbar, the menus and the shortcuts reach the same code."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QSpinBox, QToolBar
 
-from .menus import command
+
+def command(text: str, parent: QObject, shortcut=None, tip: str = "") -> QAction:
+    """A command's action, with its shortcut (window-wide) and tip; connected and listed by its caller."""
+    a = QAction(text, parent)
+    if shortcut is not None:
+        a.setShortcut(QKeySequence(shortcut))
+        a.setShortcutContext(Qt.WindowShortcut)
+    if tip:
+        a.setStatusTip(tip)
+        a.setToolTip(f"{tip} ({a.shortcut().toString(QKeySequence.NativeText)})" if shortcut is not None else tip)
+    return a
 
 
 class RunToolbar(QToolBar):

@@ -13,10 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:   # types only: run_control and project_opener import the helpers' modules
-    from .activity import Activity
+if TYPE_CHECKING:   # types only: the window builds the parts; a helper importing this need not import them all
     from .bridge import EngineBridge
-    from .parts import Messages, Pages
+    from .parts import Activity, Messages, Pages
     from .project_opener import ProjectOpener
     from .run_control import RunControl
     from .settings import Settings
