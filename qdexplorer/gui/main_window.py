@@ -7,11 +7,13 @@ take that session and redraw from it; each newly opened project gets a fresh ses
 commands (Bench & save, the Compare and History tabs) are gui/timing/bench_actions.py; the toolbar and
 menus are gui/run_toolbar.py and gui/menus.py. The window is composed: each helper builds its
 widgets and actions and hands them back for the window to lay out, and reaches the window only
-through the narrow `WindowServices` (gui/services.py) it is given; engines come from an
-`EngineFactory` that the Cluster setting gives a placement. Its commands are parts it owns
-(gui/run_control.py: Run, Stop and the progress line; gui/code_edits.py: overrides and counters;
-gui/project_opener.py: trust, drafts, fallback and the recent list), so what is here is layout,
-wiring and the frame's own state: the open session, selection, title and settings."""
+through the narrow `WindowServices` (gui/services.py) it is given, whose members are the window's
+parts, not calls back into it; engines come from an `EngineFactory` that the Cluster setting gives a
+placement. Its commands are parts it owns (gui/parts.py: the status line and what it counts, the
+Messages pane, the pages; gui/run_control.py: Run, Stop and the toolbar's choices; gui/code_edits.py:
+overrides and counters; gui/project_opener.py: the open project, trust, drafts, fallback and the
+recent list), and the views follow the session's selection themselves, so what is here is layout,
+wiring and the frame's own state: title, splitter sizes and settings."""
 from __future__ import annotations
 
 import re

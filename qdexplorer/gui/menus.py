@@ -130,7 +130,8 @@ def build_menus(bar: QMenuBar, services: WindowServices, parts: MenuParts, windo
                      "Assemble the PTX in the editor: errors at their lines, registers, spills")
     _act(bar, e, "&Revert PTX to Generated", views.ptx_panel.revert, None,
          "Drop the edit (asks first) and the saved override")
-    _act(bar, e, "Show PTX &Diff", views.show_ptx_diff, "Ctrl+D", "Generated PTX beside the edited one")
+    _act(bar, e, "Show PTX &Diff", lambda: (views.setCurrentWidget(views.ptx_panel), views.ptx_panel.tabs.setCurrentIndex(1)),
+         "Ctrl+D", "Generated PTX beside the edited one")
 
     v = bar.addMenu("&View")
     dark_act = QAction("&Dark Theme", bar, checkable=True)

@@ -167,11 +167,6 @@ class CodeViews(QSplitter):
         if task == self.session.selection.task:
             self.show_resources(self.session.resources.get(task))
 
-    def show_ptx_diff(self):
-        """Edit ▸ Show PTX Diff: the generated PTX beside the edited one."""
-        self.setCurrentWidget(self.ptx_panel)
-        self.ptx_panel.tabs.setCurrentIndex(1)
-
     def show_task(self, task, compiled):
         """`task` is the ir.Task; `compiled` its nvptx CompiledTask (None while it compiles)."""
         changed = task.name != self.task
