@@ -126,12 +126,13 @@ def build_menus(bar: QMenuBar, services: WindowServices, parts: MenuParts, windo
 
     e = bar.addMenu("&Edit")
     _act(bar, e, "&Find…", parts.edits.find, QKeySequence.Find, "Find in the code view on show")
-    check_act = _act(bar, e, "&Check PTX with ptxas", views.ptx_panel.validate, "Ctrl+Shift+C",
+    ptx = views.ptx_panel
+    check_act = _act(bar, e, "&Check PTX with ptxas", ptx.validate, "Ctrl+Shift+C",
                      "Assemble the PTX in the editor: errors at their lines, registers, spills")
-    _act(bar, e, "&Revert PTX to Generated", views.ptx_panel.revert, None,
+    _act(bar, e, "&Revert PTX to Generated", ptx.revert, None,
          "Drop the edit (asks first) and the saved override")
-    _act(bar, e, "Show PTX &Diff", lambda: (views.setCurrentWidget(views.ptx_panel), views.ptx_panel.tabs.setCurrentIndex(1)),
-         "Ctrl+D", "Generated PTX beside the edited one")
+    _act(bar, e, "Show PTX &Diff", lambda: (views.setCurrentWidget(ptx), ptx.tabs.setCurrentIndex(1)), "Ctrl+D",
+         "Generated PTX beside the edited one")
 
     v = bar.addMenu("&View")
     dark_act = QAction("&Dark Theme", bar, checkable=True)
