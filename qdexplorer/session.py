@@ -26,6 +26,17 @@ from .ir.nodes import Task
 from .runtime.launch import LaunchTiming
 
 
+@dataclass(frozen=True)
+class Selection:
+    """What the window has selected, for the views that follow it: the task row (`task`), or a kernel
+    row (`task` None) with the task shown for it (`shown`: its first), or why nothing can be shown
+    (`error`: a title and a message, for a kernel that failed to lower or a file that did not load)."""
+    task: str | None = None
+    kernel: str | None = None
+    shown: str | None = None
+    error: tuple[str, str] | None = None
+
+
 @dataclass
 class KernelEntry:
     name: str
@@ -78,6 +89,7 @@ class Session:
     fault = Signal(object)                # WorkerFaulted
     message = Signal(str)                 # a line for the Messages panel
     counters_changed = Signal(str, str)   # task, side: a profile (or why there is none) arrived
+    selected = Signal(object)             # Selection: the window's selection, which its views follow
 
     def __init__(self) -> None:
         self.project: ProjectOpened | None = None
@@ -92,6 +104,13 @@ class Session:
         self.aside: set[int] = set()   # runs kept for the plots but not the "latest run" figures (a sweep's)
         self.groups: dict[int, tuple[int, ...]] = {}   # run id -> the runs measured as one (a bench's rounds)
         self._group_medians: dict[tuple[int, ...], dict[str, float]] = {}
+        self.selection = Selection()
+
+    def select(self, selection: Selection) -> None:
+        """The row the window's tree has selected: its views show what it stands for (they subscribe to
+        `selected`; the tree publishes, no one pushes a task into each view)."""
+        self.selection = selection
+        self.selected.emit(selection)
 
     def group(self, runs: list[RunRecord], medians: dict[str, float] | None = None) -> None:
         """Runs that were one measurement (a bench: one engine run a round and workload): the "latest run"

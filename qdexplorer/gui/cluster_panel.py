@@ -121,7 +121,7 @@ class ClusterControl(QObject):
         """The build of `path`'s engine on the chosen cluster and device; None on this machine."""
         if not self.cluster:
             return None
-        backend, address, target = self.services.choice().backend, self.cluster, self.target()
+        backend, address, target = self.services.runs.choice().backend, self.cluster, self.target()
         return lambda: build_engine(path, backend, address, target)
 
     def target(self) -> Target | None:
@@ -147,7 +147,7 @@ class ClusterControl(QObject):
         self.device.setEnabled(False)
         self._listing = True
         if self.cluster:
-            self.services.status(f"joining the Ray cluster {self.cluster}…")
+            self.services.activity.status(f"joining the Ray cluster {self.cluster}…")
         address = self.cluster
         self.lane.submit(list_targets, address, returned=lambda ts: self._listed(address, ts, rebuild),
                          errored=lambda e: self._list_failed(address, e))
@@ -168,7 +168,7 @@ class ClusterControl(QObject):
         self.device.setEnabled(bool(address))
         if address:
             n_gpu = sum(t.gpu is not None for t in targets)
-            self.services.log(f"cluster {address}: {n_gpu} GPU(s), {sum(t.backend == 'cpu' for t in targets)} node(s)")
+            self.services.messages.log(f"cluster {address}: {n_gpu} GPU(s), {sum(t.backend == 'cpu' for t in targets)} node(s)")
         self.say_chosen()
         if rebuild:
             self.rebuild()
@@ -180,8 +180,8 @@ class ClusterControl(QObject):
         message = error_text(error)
         self.device.clear()
         self.device.addItem("cluster unavailable")
-        self.services.log(f"cluster {address}: {message}")
-        self.services.status(message.splitlines()[0])
+        self.services.messages.log(f"cluster {address}: {message}")
+        self.services.activity.status(message.splitlines()[0])
 
     def listing(self) -> bool:
         return self._listing
@@ -196,22 +196,21 @@ class ClusterControl(QObject):
 
     def rebuild(self) -> None:
         """Build the open project's engine again, on the chosen cluster and device."""
-        path = self.services.project_path()
+        path = self.services.project.path
         if not path:
             return
         t = self.target()
         if t is not None and t.backend:
-            self.services.choose_backend(t.backend)   # Run sets the engine's backend from that selector
+            self.services.runs.choose_backend(t.backend)   # Run sets the engine's backend from that selector
         self._said = False
         self.say_chosen()
-        self.services.status(f"moving the engine to {self.describe()}…")
-        self.services.bridge.open(self.engines(path), returned=self.services.opened,
-                                  errored=lambda e: self._rebuild_failed(e))
+        self.services.activity.status(f"moving the engine to {self.describe()}…")
+        self.services.project.reopen(self.engines(path), errored=lambda e: self._rebuild_failed(e))
 
     def _rebuild_failed(self, error: Exception) -> None:
         message = error_text(error)
-        self.services.log(f"cannot run on {self.describe()}: {message}")
-        self.services.status(message.splitlines()[0])
+        self.services.messages.log(f"cannot run on {self.describe()}: {message}")
+        self.services.activity.status(message.splitlines()[0])
 
     def describe(self) -> str:
         if not self.cluster:
@@ -227,7 +226,7 @@ class ClusterControl(QObject):
         if self._said:
             return
         if not self.cluster:
-            self.where.setText(where_text({"backend": self.services.choice().backend}, None))
+            self.where.setText(where_text({"backend": self.services.runs.choice().backend}, None))
             return
         t = self.target()
         self.where.setText(f"runs on {t.label} via {self.cluster}" if t is not None and not self._listing else "")

@@ -7,11 +7,13 @@ take that session and redraw from it; each newly opened project gets a fresh ses
 commands (Bench & save, the Compare and History tabs) are gui/timing/bench_actions.py; the toolbar and
 menus are gui/run_toolbar.py and gui/menus.py. The window is composed: each helper builds its
 widgets and actions and hands them back for the window to lay out, and reaches the window only
-through the narrow `WindowServices` (gui/services.py) it is given; engines come from an
-`EngineFactory` that the Cluster setting gives a placement. Its commands are parts it owns
-(gui/run_control.py: Run, Stop and the progress line; gui/code_edits.py: overrides and counters;
-gui/project_opener.py: trust, drafts, fallback and the recent list), so what is here is layout,
-wiring and the frame's own state: the open session, selection, title and settings."""
+through the narrow `WindowServices` (gui/services.py) it is given, whose members are the window's
+parts, not calls back into it; engines come from an `EngineFactory` that the Cluster setting gives a
+placement. Its commands are parts it owns (gui/parts.py: the status line and what it counts, the
+Messages pane, the pages; gui/run_control.py: Run, Stop and the toolbar's choices; gui/code_edits.py:
+overrides and counters; gui/project_opener.py: the open project, trust, drafts, fallback and the
+recent list), and the views follow the session's selection themselves, so what is here is layout,
+wiring and the frame's own state: title, splitter sizes and settings."""
 from __future__ import annotations
 
 import re
@@ -20,12 +22,12 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QIcon
-from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QPlainTextEdit, QSplitter, QTabWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QMainWindow, QSplitter, QTabWidget
 
 from ..events import CompileFinished, TaskLoaded
 from ..project.loader import Project
 from ..project.trust import TrustStore
-from ..session import Session
+from ..session import Selection, Session
 from .timing.bench_actions import BenchActions
 from .code.pane_source import WindowPaneSource
 from .code.panes import PaneArea
@@ -39,7 +41,8 @@ from .panel_tabs import PanelTabs
 from .plumbing.project_watch import ProjectWatcher
 from .project_opener import ProjectOpener
 from .quadrants_window.quadrants_view import QuadrantsWindow
-from .menus import build_menus
+from .menus import MenuParts, WindowCommands, build_menus
+from .parts import Activity, Messages, Pages
 from .resource_meter import ResourceMeter
 from .run_control import RunControl
 from .run_toolbar import RunToolbar
@@ -102,29 +105,30 @@ class MainWindow(QMainWindow):
         self.settings = settings or Settings()
         self.engines = EngineFactory(engine_for)   # the Cluster setting adds where engines run
         self.trust = trust or TrustStore()
-        self.project_path: str | None = None
-        self.project_name = Path(project).name
         self.setWindowIcon(window_icon())
         self.resize(1400, 900)
         self.bridge = EngineBridge(self)
-        self.session = Session()
-        self.meter = ResourceMeter(self.bridge, self.session, self)
-        self.tree = TaskTree(self.session)
-        self.views = CodeViews(self.session)
-        self.plots = TimingsPanel(self.session)
-        self.messages = QPlainTextEdit()
-        self.messages.setReadOnly(True)
-        self.messages.setMaximumBlockCount(5000)
+        session = Session()   # the open project's, kept by the project part (`projects`) from here on
+        self.meter = ResourceMeter(self.bridge, session, self)
+        self.tree = TaskTree(session)
+        self.views = CodeViews(session)
+        self.plots = TimingsPanel(session)
+        self.messages = Messages()
         self._closing = False
         self._shut_down = False
 
         self.right = QSplitter(Qt.Vertical)
         self.right.addWidget(self.views)
         self.bottom = PanelTabs()
-        self.bottom.addTab(self.plots, "Timings")
-        self.bottom.addTab(self.messages, "Messages")
+        # full-width pages: the kernels (tree and code) and, from bench_actions, Compare and History,
+        # whose charts and tables need the window's width, not a corner of it
+        self.pages = QTabWidget()
+        self.pages.setDocumentMode(True)
+        self.layout_parts = Pages(self.pages, self.bottom)   # what View ▸ Panels lists, in this order
+        self.layout_parts.add_panel(self.plots, "Timings")
+        self.layout_parts.add_panel(self.messages, "Messages")
         self.modes = ModeTable()
-        self.bottom.addTab(self.modes, "Assembly modes")
+        self.layout_parts.add_panel(self.modes, "Assembly modes")
         self.right.addWidget(self.bottom)
         self.right.setSizes([540, 360])
         self.split = TreeSplit()
@@ -133,44 +137,35 @@ class MainWindow(QMainWindow):
         self.split.setSizes([700, 700])
         self.split.setStretchFactor(0, 0)   # see TreeSplit
         self.split.setStretchFactor(1, 1)
-        # full-width pages: the kernels (tree and code) and, from bench_actions, Compare and History,
-        # whose charts and tables need the window's width, not a corner of it
-        self.pages = QTabWidget()
-        self.pages.setDocumentMode(True)
-        self.pages.addTab(self.split, "Kernels")
+        self.layout_parts.add_page(self.split, "Kernels", listed=False)
         self.setCentralWidget(self.pages)
 
-        self.actions = build_menus(self)
-        self.toolbar = RunToolbar(self.actions, cuda_reason)
+        self.toolbar = RunToolbar(cuda_reason)   # Compile, Reload, Run, Stop and where and how Run launches
         self.addToolBar(self.toolbar)
         self.backend, self.mode = self.toolbar.backend, self.toolbar.mode
         self.workload, self.repeat = self.toolbar.workload, self.toolbar.repeat
-        # the window's parts, one idea each: Run/Stop and the progress line, the code views' commands,
-        # opening projects; the window lays out what they build and wires them to its views
-        status = self.statusBar().showMessage
-        self.runs = RunControl(self.bridge, self.actions, self.toolbar, status, self.log,
+        # the window's parts, one idea each: the status line and what it counts, Run/Stop, the code views'
+        # commands, the open project; the window lays out what they build and wires them to its views
+        self.activity = Activity(self.statusBar(), self)
+        self.progress, self.run_status = self.activity.progress, self.activity.label
+        self.runs = RunControl(self.bridge, self.toolbar, self.activity, self.messages,
                                lambda: any(ct.override for ct in self.compiled.values()), self)
-        self.progress, self.run_status = self.runs.progress, self.runs.label
-        self.edits = CodeEdits(self.bridge, self.views, self.compile, self.log, self.runs.failed, self)
-        self.projects = ProjectOpener(self, self.bridge, self.engines, self.trust, self.settings,
-                                      self.actions.recent_menu, self.views.ptx_panel, self.opened, self.log, status)
-        self.services = WindowServices(
-            self.bridge, self.settings, self.runs, session=lambda: self.session, log=self.log, status=status,
-            project_path=lambda: self.project_path, opened=self.opened, show=self.show_page)
-        listed = self.bottom.count()  # tabs View ▸ Panels already has
+        self.edits = CodeEdits(self.bridge, self.views, self.compile, self.messages.log, self.runs.failed, self)
+        self.projects = ProjectOpener(self, self.bridge, self.engines, self.trust, self.settings, self.views.ptx_panel,
+                                      self.opened, self.messages, self.activity, session, Path(project).name)
+        self.services = WindowServices(self.bridge, self.settings, self.activity, self.messages, self.runs,
+                                       self.projects, self.layout_parts)
         self.bench = BenchActions(self.services, self)   # Bench & save, the Compare and History pages
-        self.pages.addTab(self.bench.compare, "Compare")
-        self.pages.addTab(self.bench.hist, "History")
-        self.pane_source = WindowPaneSource(self)
+        self.layout_parts.add_page(self.bench.compare, "Compare")
+        self.layout_parts.add_page(self.bench.hist, "History")
+        self.pane_source = WindowPaneSource(self.services)
         self.panes = PaneArea(self.pane_source)   # any code, side by side or as a diff; saved with the project
-        self.panes.message.connect(self.log)
-        self.pages.addTab(self.panes, "Panes")
+        self.panes.message.connect(self.messages.log)
+        self.layout_parts.add_page(self.panes, "Panes")
         self.pane_source.serve(self.views)   # the Kernels page's optimised IR and SASS come from the same source
         # beside Run and Stop, never in the toolbar's overflow
         self.toolbar.insertAction(self.toolbar.settings_at, self.bench.bench_act)
         self.toolbar.insertWidget(self.toolbar.settings_at, self.bench.run_name)
-        for i in range(1, self.pages.count()):
-            self.actions.panels_menu.addAction(self.pages.tabText(i), lambda i=i: self.pages.setCurrentIndex(i))
         # Cluster and Device selectors, the status bar's "runs on" (issue 19)
         self.cluster = ClusterControl(self.services, self.engines, self)
         self.toolbar.addSeparator()
@@ -178,13 +173,14 @@ class MainWindow(QMainWindow):
             self.toolbar.addWidget(w)
         self.statusBar().addPermanentWidget(self.cluster.where)
         self.sweep = SweepView(self.services)   # the Sweep tab: variants timed on N devices, as a heat map
-        self.bottom.addTab(self.sweep, "Sweep")
-        for i in range(listed, self.bottom.count()):
-            self.actions.panels_menu.addAction(self.bottom.tabText(i), lambda i=i: self.bottom.setCurrentIndex(i))
+        self.layout_parts.add_panel(self.sweep, "Sweep")
         self.statusBar().addPermanentWidget(self.run_status)
         self.statusBar().addPermanentWidget(self.progress)
+        self.actions = build_menus(
+            self.menuBar(), self.services,
+            MenuParts(self.toolbar, self.views, self.plots, self.tree, self.panes, self.edits, self.bench),
+            WindowCommands(self.compile, self.reload, self.close, self.set_dark, self.open_quadrants_program))
 
-        self.tree.currentItemChanged.connect(lambda *_: self.show_selected())
         self.views.save_override.connect(self.edits.save_override)
         self.views.revert_override.connect(self.edits.revert_override)
         self.views.save_ll_override.connect(self.edits.save_ll_override)
@@ -194,18 +190,27 @@ class MainWindow(QMainWindow):
         self.backend.currentTextChanged.connect(self._backend_changed)
         self.bridge.event.connect(self.on_event)
         self.bridge.busy.connect(self.runs.busy)
-        self.bridge.lane.warned.connect(self.log)
-        self.bridge.lane.unhandled.connect(lambda e: self.log(f"error: {error_text(e)}"))
-        self.meter.failed.connect(lambda task, e: self.log(f"{task}: no resource figures: {error_text(e)}"))
-        self._connect_session(self.session)
+        self.bridge.lane.warned.connect(self.messages.log)
+        self.bridge.lane.unhandled.connect(lambda e: self.messages.log(f"error: {error_text(e)}"))
+        self.meter.failed.connect(lambda task, e: self.messages.log(f"{task}: no resource figures: {error_text(e)}"))
+        self._connect_session(session)
         # Saving a kernel file in any editor recompiles; a new file in the folder is noticed too.
         self.files = ProjectWatcher(self)
-        self.files.changed.connect(self.log)
+        self.files.changed.connect(self.messages.log)
         self.files.reload_wanted.connect(self.reload)
         self._restore_settings()
         self._set_title()
         self.projects.update_recent_menu()
         self.projects.open(str(project), ask=False, fallback=fallback)
+
+    @property
+    def session(self) -> Session:
+        """The open project's session (a fresh one each time a project opens), kept by `projects`."""
+        return self.projects.session
+
+    @property
+    def project_path(self) -> str | None:
+        return self.projects.path
 
     @property
     def compiled(self) -> dict:
@@ -214,13 +219,13 @@ class MainWindow(QMainWindow):
 
     # ---- commands (each runs on the engine thread)
     def compile(self):
-        self.statusBar().showMessage("compiling every task…")
+        self.activity.status("compiling every task…")
         self.bridge.submit(lambda eng: eng.compile(target="nvptx"), returned=lambda _: self._compiled(),
                            errored=lambda e: self.runs.failed("compile", e))
 
     def reload(self):
         """Re-read the project's files, then compile; a file that fails marks only its own kernels."""
-        self.statusBar().showMessage("reloading the project…")
+        self.activity.status("reloading the project…")
 
         def job(eng):
             broken = dict(eng.refresh().broken)
@@ -242,8 +247,7 @@ class MainWindow(QMainWindow):
     # ---- projects
     def opened(self, project: Project, note: str = ""):
         """The engine of `project` stands: the views take a fresh session, then it announces itself."""
-        self.session = Session()
-        s = self.session
+        s = self.projects.take(project)
         self.tree.set_session(s)
         self.views.set_session(s)
         self.plots.set_session(s)
@@ -251,30 +255,29 @@ class MainWindow(QMainWindow):
         self.bench.set_session(s)
         self._connect_session(s)
         self.plots.clear()
-        self.run_status.setText("")
-        self.project_path, self.project_name = str(project.path), project.name
+        self.activity.note("")
         self.panes.open_project(self.project_path)   # the one left keeps its layout; this one's comes back
         self.settings.add_recent(self.project_path)
         self.projects.update_recent_menu()
         self.files.watch(project.files)
         self._set_title()
-        self.log(f"opened {self.project_path}")
+        self.messages.log(f"opened {self.project_path}")
         self.tree.set_file_errors(project.broken)
         for f, m in project.broken.items():
-            self.log(f"{Path(f).name} does not load, its kernels are left out until it does: {m}")
+            self.messages.log(f"{Path(f).name} does not load, its kernels are left out until it does: {m}")
         self.bridge.submit(lambda eng: (eng.announce(), eng.mode)[1], returned=self._show_mode)
         self.compile()
         if note:
-            self.statusBar().showMessage(note.splitlines()[0])
+            self.activity.status(note.splitlines()[0])
 
     def _connect_session(self, s):
         """The window's own subscriptions to a session (its views subscribe themselves)."""
-        s.message.connect(self.log)
-        s.task_changed.connect(self._task_changed)
+        s.message.connect(self.messages.log)
+        s.selected.connect(self._selected)
         s.project_changed.connect(self._project_changed)
-        s.run_started.connect(self.runs.show_progress)
-        s.launches_added.connect(self.runs.show_progress)
-        s.run_finished.connect(self.runs.show_progress)
+        s.run_started.connect(self.activity.show_progress)
+        s.launches_added.connect(self.activity.show_progress)
+        s.run_finished.connect(self.activity.show_progress)
         s.run_finished.connect(self.runs.finished)
 
     # ---- results
@@ -301,10 +304,6 @@ class MainWindow(QMainWindow):
             self.workload.updateGeometry()
             self.files.add(getattr(ev, "files", ()) or ())
 
-    def _task_changed(self, task):
-        if task == self.tree.selected_task():
-            self.views.show_resources(self.session.resources.get(task))
-
     def _compiled(self):
         """The status line of the compile just finished: its CompileFinished (tiers, errors) and the
         kernels that failed to lower, as the session has them."""
@@ -323,7 +322,7 @@ class MainWindow(QMainWindow):
             remembered = self.settings.get(self._selected_key(), "", str)
             self.tree.select(remembered if remembered in self.tree.items else next(iter(self.tree.items), ""))
         else:
-            self.show_selected()
+            self.tree.publish_selection()   # the views redraw the selected task as it compiled now
         done: CompileFinished | None = self.session.last_compile
         if done is None:
             return
@@ -338,10 +337,10 @@ class MainWindow(QMainWindow):
         if done.errors:
             msg += f" — {done.errors} error(s): " + (kernel_errors[0].splitlines()[0] if kernel_errors else
                                                      "see Messages")
-        self.statusBar().showMessage(msg)
+        self.activity.status(msg)
         for (target, task), ct in self.session.compiled.items():
             if target == done.target and ct.error:
-                self.log(f"{task}: {ct.error}")
+                self.messages.log(f"{task}: {ct.error}")
 
     def _reloaded(self, broken: dict[str, str]):
         self.tree.set_file_errors(broken)   # files still left out (a project opened with one broken)
@@ -350,22 +349,15 @@ class MainWindow(QMainWindow):
     def _reload_failed(self, error: Exception):
         message = error_text(error)
         m = _FILE_LINE.match(message)
-        self.log(f"reload failed: {message}")
+        self.messages.log(f"reload failed: {message}")
         if m:
             path = str(Path(m["file"]).resolve())
             self.tree.set_file_errors({path: message})
-            self.statusBar().showMessage(f"{Path(path).name}:{m['line']}: {message.split(': ', 1)[-1]} — "
+            self.activity.status(f"{Path(path).name}:{m['line']}: {message.split(': ', 1)[-1]} — "
                                          f"kernels of {Path(path).name} marked as errors; the others keep their "
                                          "last good version")
         else:
-            self.statusBar().showMessage(f"reload failed: {message.splitlines()[0]}")
-
-    def show_page(self, widget) -> None:
-        """Bring a page (Compare, History) or a panel to the front."""
-        if self.pages.indexOf(widget) >= 0:
-            self.pages.setCurrentWidget(widget)
-        elif self.bottom.indexOf(widget) >= 0:
-            self.bottom.setCurrentWidget(widget)
+            self.activity.status(f"reload failed: {message.splitlines()[0]}")
 
     def bridge_busy(self) -> bool:
         """Whether any job is queued or running on the engine thread (quiet ones too)."""
@@ -379,33 +371,13 @@ class MainWindow(QMainWindow):
     def _selected_key(self) -> str:
         return f"selected/{self.project_path or ''}"
 
-    def show_selected(self):
-        task = self.tree.selected_task()
-        kernel = self.tree.selected_kernel()
-        if task and self.project_path:
-            self.settings.set(self._selected_key(), task)   # the task to show when this project reopens
-        self.plots.select(task, kernel)
-        if not task:
-            entry = self.session.kernels.get(kernel) if kernel else None
-            broken = self.tree.selected_file_error()
-            if entry is None and broken:   # a file that did not load when the project opened: its message
-                self.views.show_kernel_error(Path(broken[0]).name, broken[1])
-                return
-            if entry is None:
-                return
-            error = entry.error or self.tree.kernel_file_error(entry)
-            if error or not entry.tasks:
-                self.views.show_kernel_error(kernel, error or "no tasks")
-                return
-            task = entry.tasks[0].name
-        self.panes.follow(task)
-        t = self.session.task(task)
-        if t is not None:
-            self.views.show_task(t, self.session.compiled_task(task, "nvptx"))
-            self.views.show_resources(self.session.resources.get(task))
-
-    def log(self, text):
-        self.messages.appendPlainText(text)
+    def _selected(self, sel: Selection):
+        """What the views do not do themselves on a new selection (they follow the session's): the
+        task to select when this project reopens, and the Panes page's pane that follows the selection."""
+        if sel.task and self.project_path:
+            self.settings.set(self._selected_key(), sel.task)
+        if sel.shown and not sel.error:
+            self.panes.follow(sel.shown)
 
     def open_quadrants_program(self, path: str | None = None, arch: str | None = None):
         """A real Quadrants program in a window of its own (gui/quadrants_window/quadrants_view.py); its messages land here."""
@@ -415,7 +387,7 @@ class MainWindow(QMainWindow):
             if not path:
                 return None
         win = QuadrantsWindow(path, arch=arch or self.backend.currentText())
-        win.message.connect(self.log)
+        win.message.connect(self.messages.log)
         self.quadrants_windows = [w for w in getattr(self, "quadrants_windows", []) if w.isVisible()] + [win]
         win.show()
         win.show_saved(path) if path.endswith(".json") else win.run()
@@ -460,7 +432,7 @@ class MainWindow(QMainWindow):
         self.tree.rebuild()
 
     def _set_title(self):
-        self.setWindowTitle(f"qdexplorer — {self.project_name}" + (f"  ({self.project_path})" if self.project_path else ""))
+        self.setWindowTitle(f"qdexplorer — {self.projects.name}" + (f"  ({self.project_path})" if self.project_path else ""))
 
     # ---- closing
     def terminate(self):

@@ -7,16 +7,29 @@ from __future__ import annotations
 
 import platform
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QUrl, qVersion
+from PySide6.QtCore import QUrl, qVersion
 from PySide6.QtGui import QAction, QActionGroup, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QMenu, QMenuBar, QMessageBox
 
 from ..compiler import ptxas
 from ..runtime.cuda.detect import cuda_status
+
+from .run_toolbar import RunToolbar, command
+
+if TYPE_CHECKING:
+    from .code.code_views import CodeViews
+    from .code.panes import PaneArea
+    from .code_edits import CodeEdits
+    from .services import WindowServices
+    from .task_tree import TaskTree
+    from .timing.bench_actions import BenchActions
+    from .timing.timings import TimingsPanel
 
 DOCS = "https://github.com/qdexplorer/qdexplorer#readme"
 _ROOT = Path(__file__).resolve().parents[2]   # a checkout's (or the frozen app's) folder above the package
@@ -30,17 +43,14 @@ def docs_url() -> QUrl:
     return QUrl.fromLocalFile(str(page)) if page.is_file() else QUrl(DOCS)
 
 
-def _act(win, menu, text, slot, shortcut=None, tip=""):
-    a = QAction(text, win)
-    if shortcut is not None:
-        a.setShortcut(QKeySequence(shortcut))
-        a.setShortcutContext(Qt.WindowShortcut)
-    if tip:
-        a.setStatusTip(tip)
-        a.setToolTip(f"{tip} ({a.shortcut().toString(QKeySequence.NativeText)})" if shortcut is not None else tip)
+def _listed(menu: QMenu, a: QAction, slot: Callable[[], object]) -> QAction:
     a.triggered.connect(lambda *_: slot())
     menu.addAction(a)
     return a
+
+
+def _act(parent, menu, text, slot, shortcut=None, tip=""):
+    return _listed(menu, command(text, parent, shortcut, tip), slot)
 
 
 @dataclass
@@ -64,98 +74,113 @@ class MenuActions:
     about: QAction
 
 
-def build_menus(win) -> MenuActions:
-    """The menu bar of `win`, its commands connected to the window's public slots; the actions
-    are handed back, for the window to keep."""
-    mb = win.menuBar()
-    f = mb.addMenu("&File")
-    open_act = _act(win, f, "&Open Folder…", lambda: open_dialog(win, folder=True), QKeySequence.Open,
+@dataclass(frozen=True)
+class WindowCommands:
+    """The window's own slots the menus reach: they act on the frame itself (its engine's compile and
+    reload, its theme, closing it, a Quadrants window beside it)."""
+    compile: Callable[[], None]
+    reload: Callable[[], None]
+    quit: Callable[[], object]
+    set_dark: Callable[[bool], None]
+    open_quadrants: Callable[[], object]
+
+
+@dataclass(frozen=True)
+class MenuParts:
+    """The parts whose commands and views the menus wire, each given as itself (not reached through
+    the window): the Run toolbar's actions, the code views, the plots, the tree, the Panes page, the
+    code edits' commands and the bench's."""
+    toolbar: RunToolbar
+    views: CodeViews
+    plots: TimingsPanel
+    tree: TaskTree
+    panes: PaneArea
+    edits: CodeEdits
+    bench: BenchActions
+
+
+def build_menus(bar: QMenuBar, services: WindowServices, parts: MenuParts, window: WindowCommands) -> MenuActions:
+    """The menu bar `bar`, its commands connected to the parts that own them and to the window's own
+    slots; the actions are handed back, for the window to keep."""
+    project, runs, pages, tb, views = services.project, services.runs, services.pages, parts.toolbar, parts.views
+    f = bar.addMenu("&File")
+    open_act = _act(bar, f, "&Open Folder…", lambda: project.open_dialog(folder=True), QKeySequence.Open,
                     "Open a project folder")
-    open_file_act = _act(win, f, "Open &Kernel File…", lambda: open_dialog(win, folder=False), "Ctrl+Shift+O",
+    open_file_act = _act(bar, f, "Open &Kernel File…", lambda: project.open_dialog(folder=False), "Ctrl+Shift+O",
                          "Open one Python file of kernels as a project")
-    recent_menu = f.addMenu("Open &Recent")
-    open_quadrants_act = _act(win, f, "Open &Quadrants program…", win.open_quadrants_program, None,
+    f.addMenu(project.recent_menu)
+    open_quadrants_act = _act(bar, f, "Open &Quadrants program…", window.open_quadrants, None,
                               "Run a real Quadrants program and explore what it compiled")
     for a in (open_act, open_file_act):
-        a.setEnabled(win.engines.can_open())
+        a.setEnabled(project.engines.can_open())
     f.addSeparator()
-    save_act = _act(win, f, "&Save PTX Override", lambda: win.edits.save_ptx(), QKeySequence.Save,
+    save_act = _act(bar, f, "&Save PTX Override", parts.edits.save_ptx, QKeySequence.Save,
                     "Check the edited PTX with ptxas and save it as the task's override")
-    reload_act = _act(win, f, "Re&load", win.reload, "Ctrl+R", "Re-read the project's files and recompile")
-    _act(win, f, "&Export A/B Report…", lambda: win.bench.export_report(), None,
+    reload_act = _listed(f, tb.reload, window.reload)
+    _act(bar, f, "&Export A/B Report…", parts.bench.export_report, None,
          "The runs picked in Compare as one HTML file that opens anywhere (no scripts, no network): "
          "machine, changed tasks with PTX/SASS diffs, plots and verdicts")
     f.addSeparator()
-    quit_act = _act(win, f, "&Quit", win.close, QKeySequence.Quit)
+    quit_act = _act(bar, f, "&Quit", window.quit, QKeySequence.Quit)
     quit_act.setMenuRole(QAction.QuitRole)
 
-    e = mb.addMenu("&Edit")
-    _act(win, e, "&Find…", lambda: win.edits.find(), QKeySequence.Find, "Find in the code view on show")
-    check_act = _act(win, e, "&Check PTX with ptxas", lambda: win.views.ptx_panel.validate(), "Ctrl+Shift+C",
+    e = bar.addMenu("&Edit")
+    _act(bar, e, "&Find…", parts.edits.find, QKeySequence.Find, "Find in the code view on show")
+    ptx = views.ptx_panel
+    check_act = _act(bar, e, "&Check PTX with ptxas", ptx.validate, "Ctrl+Shift+C",
                      "Assemble the PTX in the editor: errors at their lines, registers, spills")
-    _act(win, e, "&Revert PTX to Generated", lambda: win.views.ptx_panel.revert(), None,
+    _act(bar, e, "&Revert PTX to Generated", ptx.revert, None,
          "Drop the edit (asks first) and the saved override")
-    _act(win, e, "Show PTX &Diff", lambda: (win.views.setCurrentWidget(win.views.ptx_panel),
-                                            win.views.ptx_panel.tabs.setCurrentIndex(1)), "Ctrl+D",
+    _act(bar, e, "Show PTX &Diff", lambda: (views.setCurrentWidget(ptx), ptx.tabs.setCurrentIndex(1)), "Ctrl+D",
          "Generated PTX beside the edited one")
 
-    v = mb.addMenu("&View")
-    dark_act = QAction("&Dark Theme", win, checkable=True)
+    v = bar.addMenu("&View")
+    dark_act = QAction("&Dark Theme", bar, checkable=True)
     dark_act.setShortcut(QKeySequence("Ctrl+Shift+T"))
-    dark_act.toggled.connect(win.set_dark)
+    dark_act.toggled.connect(window.set_dark)
     v.addAction(dark_act)
     v.addSeparator()
-    lp = win.plots.launches
-    dist_act = QAction("Launch &Distribution", win, checkable=True)
+    lp = parts.plots.launches
+    dist_act = QAction("Launch &Distribution", bar, checkable=True)
     dist_act.toggled.connect(lambda on: lp.view.setCurrentIndex(1 if on else 0))
     lp.view.currentIndexChanged.connect(lambda i: dist_act.setChecked(i == 1))
     v.addAction(dist_act)
-    log_act = QAction("&Log Scale", win, checkable=True)
+    log_act = QAction("&Log Scale", bar, checkable=True)
     log_act.toggled.connect(lp.log_scale.setChecked)
     lp.log_scale.toggled.connect(log_act.setChecked)
     v.addAction(log_act)
     scope = v.addMenu("Plot &Tasks")
-    group = QActionGroup(win)
+    group = QActionGroup(bar)
     for i, name in enumerate([lp.scope.itemText(i) for i in range(lp.scope.count())]):
-        a = QAction(name, win, checkable=True)
+        a = QAction(name, bar, checkable=True)
         a.setChecked(name == lp.scope.currentText())
         a.triggered.connect(lambda _=False, n=name: lp.scope.setCurrentText(n))
         lp.scope.currentTextChanged.connect(lambda t, a=a, n=name: a.setChecked(t == n))
         group.addAction(a)
         scope.addAction(a)
-    _act(win, v, "&Clear Plots", win.plots.clear, None, "Clear the plots (the tree keeps its medians)")
+    _act(bar, v, "&Clear Plots", parts.plots.clear, None, "Clear the plots (the tree keeps its medians)")
     v.addSeparator()
-    _act(win, v, "&Pin in a Pane", lambda: (win.panes.pin(win.tree.selected_task(), win.views.current_stage(),
-                                                         win.views.sass_panel.arch.currentText() or None),
-                                          win.pages.setCurrentWidget(win.panes)), "Ctrl+Shift+P",
+    panes = parts.panes
+    _act(bar, v, "&Pin in a Pane", lambda: (panes.pin(parts.tree.selected_task(), views.current_stage(),
+                                                     views.sass_panel.arch.currentText() or None),
+                                          pages.show(panes)), "Ctrl+Shift+P",
          "Keep the selected task's code on show (this stage) as a pane of the Panes page, beside others")
     panels_menu = v.addMenu("&Panels")
-    for i in range(win.bottom.count()):
-        w = win.bottom.widget(i)
-        panels_menu.addAction(win.bottom.tabText(i), lambda w=w: win.bottom.setCurrentWidget(w))
+    for title, w in pages.listed:
+        panels_menu.addAction(title, lambda w=w: pages.show(w))
 
-    r = mb.addMenu("&Run")
-    compile_act = _act(win, r, "&Compile", win.compile, "Ctrl+B", "Compile every task to PTX")
-    run_act = _act(win, r, "&Run", lambda: win.runs.run(), "F5", "Run the workload on the chosen backend")
-    stop_act = _act(win, r, "&Stop", lambda: win.runs.stop(), "Shift+F5", "Stop the run after the launch in flight")
-    stop_act.setEnabled(False)
+    r = bar.addMenu("&Run")
+    compile_act = _listed(r, tb.compile, window.compile)
+    run_act = _listed(r, tb.run, runs.run)
+    stop_act = _listed(r, tb.stop, runs.stop)
 
-    h = mb.addMenu("&Help")
-    _act(win, h, "&Documentation", lambda: QDesktopServices.openUrl(docs_url()), QKeySequence.HelpContents)
-    about_act = _act(win, h, "&About qdexplorer", lambda: about(win))
+    h = bar.addMenu("&Help")
+    _act(bar, h, "&Documentation", lambda: QDesktopServices.openUrl(docs_url()), QKeySequence.HelpContents)
+    about_act = _act(bar, h, "&About qdexplorer", lambda: about(bar.window()))
     about_act.setMenuRole(QAction.AboutRole)
-    return MenuActions(open_act, open_file_act, recent_menu, open_quadrants_act, save_act, reload_act, quit_act,
-                       check_act, dark_act, dist_act, log_act, panels_menu, compile_act, run_act, stop_act, about_act)
-
-
-def open_dialog(win, folder: bool):
-    start = str(Path(win.project_path).parent) if win.project_path else str(Path.home())
-    if folder:
-        path = QFileDialog.getExistingDirectory(win, "Open project folder", start)
-    else:
-        path, _ = QFileDialog.getOpenFileName(win, "Open kernel file", start, "Python kernels (*.py)")
-    if path:
-        win.projects.open(path)
+    return MenuActions(open_act, open_file_act, project.recent_menu, open_quadrants_act, save_act, reload_act,
+                       quit_act, check_act, dark_act, dist_act, log_act, panels_menu, compile_act, run_act, stop_act,
+                       about_act)
 
 
 def versions() -> dict[str, str]:
@@ -175,8 +200,8 @@ def versions() -> dict[str, str]:
             "ptxas": f"{ptxas.ptxas_version(found)} ({found})" if found else "not found", "CUDA": driver}
 
 
-def about(win):
+def about(parent):
     rows = "".join(f"<tr><td><b>{k}</b></td><td>&nbsp;{v}</td></tr>" for k, v in versions().items())
-    QMessageBox.about(win, "About qdexplorer",
+    QMessageBox.about(parent, "About qdexplorer",
                       "<h3>qdexplorer</h3><p>Explore, edit and time what Quadrants-style GPU kernels compile to, "
                       f"one offloaded task at a time.</p><table>{rows}</table>")

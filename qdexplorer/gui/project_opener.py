@@ -1,39 +1,67 @@
-"""Opening a project: ask whether its folder is trusted, keep unsaved PTX edits from being lost,
-open it on the engine thread, fall back to another (the bundled demo) when it cannot, say why,
-and keep File ▸ Open Recent current.
+"""The open project and opening another: its path and session; ask whether a folder is trusted,
+keep unsaved PTX edits from being lost, open it on the engine thread, fall back to another (the
+bundled demo) when it cannot, say why, and keep File ▸ Open Recent current.
 
 A part of its own because trust, drafts, fallback and the recent list are one decision ("may
-this project replace the open one, and what if it fails?"); the window only takes the project
-that stands (`opened`) and wires its fresh session.
+this project replace the open one, and what if it fails?"), and the answer is the project the
+helpers then ask about (`path`, `session`: `WindowServices.project`); the window only takes the
+project that stands (`opened`) and wires its fresh session.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from ..project.loader import Project, bundled_demo
 from ..project.trust import TrustStore
+from ..session import Session
 from .bridge import EngineBridge
 from .code.ptx_panel import PtxPanel
 from .engine_factory import EngineFactory
+from .parts import Activity, Messages
 from .plumbing.workers import error_text
 from .settings import Settings
 from .trust_dialog import confirm_trust
 
 
 class ProjectOpener:
-    """`open_error`: why the last project could not be opened (None: it could); `unattended`
-    (--screenshot): errors are kept there, never asked about in a dialog."""
+    """`path`, `name`, `session`: the open project's (`path` None until one stands; a fresh session
+    each time one opens); `recent_menu`: File ▸ Open Recent, for the menus to list. `open_error`: why
+    the last project could not be opened (None: it could); `unattended` (--screenshot): errors are
+    kept there, never asked about in a dialog."""
 
     def __init__(self, parent: QWidget, bridge: EngineBridge, engines: EngineFactory, trust: TrustStore,
-                 settings: Settings, recent_menu: QMenu, ptx_panel: PtxPanel, opened: Callable[[Project, str], None],
-                 log: Callable[[str], None], status: Callable[[str], None]):
+                 settings: Settings, ptx_panel: PtxPanel, opened: Callable[[Project, str], None],
+                 messages: Messages, activity: Activity, session: Session, name: str):
         self.parent, self.bridge, self.engines, self.trust, self.settings = parent, bridge, engines, trust, settings
-        self.recent_menu, self.ptx_panel, self.opened, self.log, self.status = recent_menu, ptx_panel, opened, log, status
+        self.ptx_panel, self.opened, self.log, self.status = ptx_panel, opened, messages.log, activity.status
+        self.recent_menu = QMenu("Open &Recent", parent)
+        self.path: str | None = None
+        self.name, self.session = name, session
         self.unattended = False
         self.open_error: str | None = None
+
+    def take(self, project: Project) -> Session:
+        """`project` stands: it is the open one, with a fresh session, which is returned."""
+        self.session = Session()
+        self.path, self.name = str(project.path), project.name
+        return self.session
+
+    def reopen(self, build, errored: Callable[[Exception], None]) -> None:
+        """The open project again, its engine from `build` (elsewhere: another cluster or device)."""
+        self.bridge.open(build, returned=lambda project: self.opened(project, ""), errored=errored)
+
+    def open_dialog(self, folder: bool) -> None:
+        """File ▸ Open Folder / Open Kernel File: ask for one, starting beside the open project."""
+        start = str(Path(self.path).parent) if self.path else str(Path.home())
+        if folder:
+            path = QFileDialog.getExistingDirectory(self.parent, "Open project folder", start)
+        else:
+            path, _ = QFileDialog.getOpenFileName(self.parent, "Open kernel file", start, "Python kernels (*.py)")
+        if path:
+            self.open(path)
 
     def open(self, path: str, ask: bool = True, fallback: str | Path | None = None) -> bool:
         """Switch to the project at `path` (a folder or a kernel file). Its import runs on the engine

@@ -1,10 +1,9 @@
-"""Run, Stop and what the status bar counts while something runs: the window's run state.
+"""Run, Stop and the Run toolbar's choices: the window's run state.
 
-A part of its own because the Run command, the Stop button, the busy toggling of the commands,
-the progress line ("workload 2/3 particles: task 4/5, launch 6/10") and the end-of-run summary
-all read and write the same few things: the workloads asked for, the activity being counted (a
-Run, a bench, a sweep) and the Stop button. The window lays out its progress bar and label; the
-Bench and Sweep helpers reach it through `WindowServices`.
+A part of its own because the Run command, the Stop button, the busy toggling of the commands and
+the end-of-run summary read and write the same few things: the workloads asked for, the toolbar's
+choices and the Stop button. What the status bar says and counts is the Activity part's
+(gui/parts.py); the Bench, Cluster and Sweep helpers hold this part as `WindowServices.runs`.
 """
 from __future__ import annotations
 
@@ -12,11 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Slot
-from PySide6.QtWidgets import QLabel, QProgressBar
 
 from ..session import RunRecord
 from .bridge import EngineBridge
-from .menus import MenuActions
+from .parts import Activity, Messages
 from .plumbing.workers import error_text
 from .run_toolbar import RunToolbar
 
@@ -49,50 +47,43 @@ class RunChoice:
 
 
 class RunControl(QObject):
-    """Owns the progress bar and its label (`progress`, `label`), the names of the workloads a Run
-    asked for and the activity counted; `overrides_in_use()` says whether any task runs an override."""
+    """Run and Stop; the Run toolbar's choices as a `RunChoice`; `running(on)` the Stop button while a
+    command runs, `failed(what, error)` its end in failure. `overrides_in_use()` says whether any task
+    runs an override. The progress it counts is the Activity part's."""
 
-    def __init__(self, bridge: EngineBridge, actions: MenuActions, toolbar: RunToolbar,
-                 status: Callable[[str], None], log: Callable[[str], None], overrides_in_use: Callable[[], bool],
-                 parent: QObject | None = None):
+    def __init__(self, bridge: EngineBridge, toolbar: RunToolbar, activity: Activity, messages: Messages,
+                 overrides_in_use: Callable[[], bool], parent: QObject | None = None):
         super().__init__(parent)
-        self.bridge, self.actions, self.toolbar = bridge, actions, toolbar
-        self.status, self.log, self.overrides_in_use = status, log, overrides_in_use
-        self.names: list[str] = []   # the workloads of the last Run, in the combo's order
-        self.activity = ""   # "bench", "sweep"…: what the status bar's progress counts, when not a Run
-        self.progress = QProgressBar()
-        self.progress.setMaximumWidth(160)
-        self.progress.setRange(0, 0)
-        self.progress.hide()
-        self.label = QLabel("")
-        self.label.setMinimumWidth(60)  # a long progress line is clipped, never widens the window
+        self.bridge, self.toolbar, self.activity, self.messages = bridge, toolbar, activity, messages
+        self.overrides_in_use = overrides_in_use
+        self.asked = 0   # workloads the last Run asked for
 
     def run(self):
         tb = self.toolbar
         name = tb.workload.currentText()
         backend, repeat = tb.backend.currentText(), tb.repeat.value()
         # every workload in the combo's order, named, so the progress line counts in the order shown
-        self.activity = ""
-        self.names = [name] if name not in ("", "all workloads") else \
+        workloads = [name] if name not in ("", "all workloads") else \
             [tb.workload.itemText(i) for i in range(1, tb.workload.count())]
-        workloads = list(self.names)
+        self.activity.run(workloads)
+        self.asked = len(workloads)
 
         def job(eng):
             eng.set_backend(backend)
             return eng.run(workloads, repeat=repeat)
-        self.status(f"running {name or 'all workloads'} on {backend} ×{repeat}…")
-        self.actions.stop.setEnabled(True)
+        self.activity.status(f"running {name or 'all workloads'} on {backend} ×{repeat}…")
+        self.running(True)
         self.bridge.submit(job, returned=self._ran, errored=lambda e: self.failed("run", e))
 
     def stop(self):
         self.bridge.stop()
-        self.status("stopping after the launch in flight…")
+        self.activity.status("stopping after the launch in flight…")
 
     def _ran(self, results):
-        self.actions.stop.setEnabled(False)
-        self.status(run_summary(results, len(self.names)))
+        self.running(False)
+        self.activity.status(run_summary(results, self.asked))
         if self.toolbar.backend.currentText() != "cuda" and self.overrides_in_use():
-            self.log("note: PTX overrides take effect on CUDA only; the CPU backend ran host code from the source")
+            self.messages.log("note: PTX overrides take effect on CUDA only; the CPU backend ran host code from the source")
 
     def finished(self, rec: RunRecord):
         """A workload's verdict, in Messages."""
@@ -100,29 +91,18 @@ class RunControl(QObject):
         if r is None:
             return
         detail = r.check_error or r.error or r.skipped
-        self.log(f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})" + (f": {detail}" if detail else ""))
+        self.messages.log(f"{r.status.upper():8} {r.workload} ({r.kernel}, {r.backend})" + (f": {detail}" if detail else ""))
 
-    def show_progress(self, rec, *_):
-        n = max(1, len(rec.tasks))
-        done = rec.launches
-        total = n * rec.repeat
-        wl = (f"workload {self.names.index(rec.workload) + 1}/{len(self.names)} "
-              if rec.workload in self.names and len(self.names) > 1 else "")
-        wl = f"{self.activity}: {wl}" if self.activity else wl
-        task_i = min(n, done % n + 1) if done < total else n
-        launch_i = min(rec.repeat, done // n + (1 if done < total else 0))
-        self.label.setText(f"{wl}{rec.workload}: task {task_i}/{n}, launch {launch_i}/{rec.repeat}"
-                           + ("" if rec.status == "running" else f" ({rec.status})"))
-        self.progress.setRange(0, total)
-        self.progress.setValue(min(done, total))
-        self.progress.setVisible(rec.status == "running")
+    def running(self, on: bool) -> None:
+        """A command (Run, a bench, a compare) runs: Stop may end it."""
+        self.toolbar.stop.setEnabled(on)
 
     def failed(self, what, error: Exception):
-        self.actions.stop.setEnabled(False)
-        self.activity = ""
+        self.running(False)
+        self.activity.end()
         message = error_text(error)
-        self.log(f"{what} failed: {message}")
-        self.status(f"{what} failed: {message.splitlines()[0] if message else ''}")
+        self.messages.log(f"{what} failed: {message}")
+        self.activity.status(f"{what} failed: {message.splitlines()[0] if message else ''}")
 
     def choice(self) -> RunChoice:
         tb = self.toolbar
@@ -133,19 +113,9 @@ class RunControl(QObject):
         if self.toolbar.backend.findText(backend) >= 0:
             self.toolbar.backend.setCurrentText(backend)
 
-    def begin(self, name: str) -> None:
-        """A bench, a sweep…: what the status bar's progress counts, instead of the last Run's workloads."""
-        self.names, self.activity = [], name
-
-    def end(self) -> None:
-        self.activity = ""
-
     @Slot(bool)
     def busy(self, busy):
-        if busy and self.progress.maximum() == 0:
-            self.progress.setVisible(True)
-        elif not busy:
-            self.progress.setVisible(False)
-            self.progress.setRange(0, 0)
-        for act in (self.actions.compile, self.actions.run, self.actions.reload):
+        self.activity.busy(busy)
+        tb = self.toolbar
+        for act in (tb.compile, tb.run, tb.reload):
             act.setEnabled(not busy)

@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem
 
+from ..session import Selection
 from .theme import STATUS, current_theme
 
 COLUMNS = ["Kernel / task", "Cache", "Compile", "Regs", "Spills", "Occ.", "Launch"]
@@ -92,6 +93,7 @@ class TaskTree(QTreeWidget):
         self._fit.timeout.connect(self.fit_columns)
         self.header().sortIndicatorChanged.connect(lambda *_: self._fit.start())   # room for the arrow where it is
         self.set_session(session)
+        self.currentItemChanged.connect(lambda *_: self.publish_selection())
 
     def colors(self) -> dict:
         return STATUS[current_theme()]
@@ -273,6 +275,26 @@ class TaskTree(QTreeWidget):
         if it is None:
             return None
         return it.data(0, KERNEL_ROLE) or (it.parent().data(0, KERNEL_ROLE) if it.parent() else None)
+
+    def selection(self) -> Selection:
+        """The selected row as what the views show: a task, a kernel's first task, or why there is none."""
+        task, kernel = self.selected_task(), self.selected_kernel()
+        if task:
+            return Selection(task, kernel, shown=task)
+        entry = self.session.kernels.get(kernel) if kernel else None
+        broken = self.selected_file_error()
+        if entry is None and broken:   # a file that did not load when the project opened: its message
+            return Selection(None, kernel, error=(Path(broken[0]).name, broken[1]))
+        if entry is None:
+            return Selection(None, kernel)
+        error = entry.error or self.kernel_file_error(entry)
+        if error or not entry.tasks:
+            return Selection(None, kernel, error=(kernel, error or "no tasks"))
+        return Selection(None, kernel, shown=entry.tasks[0].name)
+
+    def publish_selection(self) -> None:
+        """The selection, again, as the session's: the views that follow it redraw (after a compile too)."""
+        self.session.select(self.selection())
 
     def select(self, task: str):
         it = self.items.get(task)

@@ -11,11 +11,10 @@ one JSON result file whatever happens to the program.
 import importlib
 import json
 import os
-import runpy
 import sys
-import time
-import traceback
 import tempfile
+
+from qdx_run_main import run_as_main  # beside this file: sys.path[0] while it starts
 
 RESULT_VERSION = 1
 
@@ -113,24 +112,7 @@ def main(argv):
                         "internal": path.startswith(qd_root + os.sep)})
     kernel_mod.Kernel.__init__ = kernel_init
 
-    sys.argv = [script] + args
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
-    t0 = time.perf_counter()
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as e:
-        code = e.code
-        out["exit_code"] = code if isinstance(code, int) else (0 if code is None else 1)
-        if out["exit_code"] and not isinstance(code, int):
-            out["error"] = str(code)
-    except BaseException as e:  # noqa: BLE001 - the program's own failure is the result
-        tb = traceback.extract_tb(e.__traceback__)
-        # Drop the frames of this file and runpy: the user's traceback starts at their script.
-        keep = [f for f in tb if os.path.abspath(f.filename) not in (os.path.abspath(__file__),)
-                and "runpy" not in os.path.basename(f.filename)]
-        out["error"] = "".join(traceback.format_list(keep) + traceback.format_exception_only(type(e), e))
-        out["exit_code"] = 1
-    out["seconds"] = time.perf_counter() - t0
+    run_as_main(script, args, out, __file__)
     snapshot()
     out["kernels"] = kernels
     write()

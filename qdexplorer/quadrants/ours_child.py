@@ -9,11 +9,7 @@ compiled to PTX (LLVM's NVPTX backend needs no GPU) for its size. One JSON resul
 happens to the program.
 """
 import json
-import os
-import runpy
 import sys
-import time
-import traceback
 
 import qdexplorer.lang as lang
 from qdexplorer.compiler.cache import PtxCache
@@ -21,6 +17,7 @@ from qdexplorer.compiler.pipeline import Pipeline
 from qdexplorer.compiler.pool import InlineCompiler
 from qdexplorer.compiler.safe_files import write_file
 from qdexplorer.quadrants.ours import registers
+from qdexplorer.quadrants.qdx_run_main import run_as_main
 from qdexplorer.runtime import device
 
 
@@ -61,17 +58,10 @@ def main(argv):
         return real_init(*a, **kw)
     lang.init = init  # `qd.init` is looked up on the module at call time
 
-    sys.argv = [script] + args
-    sys.path[0] = os.path.dirname(os.path.abspath(script))
-    t0 = time.perf_counter()
-    try:
-        runpy.run_path(script, run_name="__main__")
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            out["error"] = f"the program exited with {e.code!r}"
-    except BaseException as e:  # noqa: BLE001
-        out["error"] = "".join(traceback.format_exception_only(type(e), e)).strip()
-    out["seconds"] = time.perf_counter() - t0
+    run_as_main(script, args, out, __file__)
+    status = out.pop("exit_code", 0)
+    if status and not out["error"]:
+        out["error"] = f"the program exited with {status!r}"
     try:
         pipeline = Pipeline(InlineCompiler(), PtxCache(enabled=False))
     except Exception:  # noqa: BLE001 - sizes are optional

@@ -13,7 +13,6 @@ import math
 import shutil
 import signal
 import sys
-import tempfile
 import time
 from pathlib import Path
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QPlainTextEdit, QPushButton,
                                QWidget)
 
 from ...compiler.ptx_lines import LineMap, line_map
-from ...session import Session
+from ...session import Selection, Session
 from ...counters.report import ptx_sha
 from ..counters_view import CountersView, line_heat as _heat
 from .editor import EditorPane
@@ -55,6 +55,7 @@ class CodeViews(QSplitter):
     def __init__(self, session: Session, parent=None):
         super().__init__(Qt.Horizontal, parent)
         self.tabs = QTabWidget()
+        self.session: Session | None = None   # the one followed (_follow)
         self.task: str | None = None
         self.task_obj = None
         self.lines = LineMap()
@@ -135,11 +136,36 @@ class CodeViews(QSplitter):
         self._opt_for = None
         self._compiled_key = None
         self._loading = False
+        self._follow(session)
 
     # ---- what the window shows
     def set_session(self, session: Session):
         self.task = self.task_obj = None
         self.ptx_panel.set_session(session)
+        self._follow(session)
+
+    def _follow(self, session: Session):
+        """The session's selected task is what these views show: they redraw when it changes, and
+        its resources when they arrive. The session of the project left no longer moves them."""
+        if self.session is not None:
+            self.session.selected.disconnect(self.show_selection)
+            self.session.task_changed.disconnect(self._task_changed)
+        self.session = session
+        session.selected.connect(self.show_selection)
+        session.task_changed.connect(self._task_changed)
+
+    def show_selection(self, sel: Selection):
+        if sel.error:
+            self.show_kernel_error(*sel.error)
+            return
+        t = self.session.task(sel.shown) if sel.shown else None
+        if t is not None:
+            self.show_task(t, self.session.compiled_task(sel.shown, "nvptx"))
+            self.show_resources(self.session.resources.get(sel.shown))
+
+    def _task_changed(self, task: str):
+        if task == self.session.selection.task:
+            self.show_resources(self.session.resources.get(task))
 
     def show_task(self, task, compiled):
         """`task` is the ir.Task; `compiled` its nvptx CompiledTask (None while it compiles)."""

@@ -12,18 +12,21 @@ from ...report import code_of
 from ...project.data_folder import history_path
 from ...project.panes import PaneView
 from ..plumbing.workers import error_text
+from ..services import WindowServices
 
 
 class WindowPaneSource:
-    def __init__(self, win):
-        self.win = win
+    """`services`: the window's (gui/services.py): the engine bridge and the open project's session and path."""
+
+    def __init__(self, services: WindowServices):
+        self.bridge, self.project = services.bridge, services.project
         self._runs: dict[str, object] = {}
 
     def tasks(self) -> list[str]:
-        return list(self.win.session.task_names())
+        return list(self.project.session.task_names())
 
     def _history(self) -> History | None:
-        path = history_path(self.win.project_path) if self.win.project_path else None
+        path = history_path(self.project.path) if self.project.path else None
         return History(path) if path is not None and path.exists() else None
 
     def runs(self) -> list[str]:
@@ -42,7 +45,7 @@ class WindowPaneSource:
         views.want_sass.connect(lambda task, arch, diff: self._sass(views, task, arch, diff))
 
     def _optimised(self, views, task: str) -> None:
-        self.win.bridge.submit(lambda eng: eng.code.optimised_ll(task), returned=lambda text: views.show_optimised(task, text),
+        self.bridge.submit(lambda eng: eng.code.optimised_ll(task), returned=lambda text: views.show_optimised(task, text),
                                errored=lambda e: views.show_optimised(task, f"; failed: {error_text(e)}"))
 
     def _sass(self, views, task: str, arch: str, diff: bool) -> None:
@@ -51,10 +54,10 @@ class WindowPaneSource:
             def both(eng):
                 got = [eng.code.sass(task, arch_, generated=side) for side in (True, False)]
                 return tuple(g if isinstance(g, str) else "\n".join(g.instructions()) for g in got)
-            self.win.bridge.submit(both, returned=lambda ab: views.sass_panel.show_diff(task, *ab),
+            self.bridge.submit(both, returned=lambda ab: views.sass_panel.show_diff(task, *ab),
                                    errored=lambda e: views.sass_panel.show_diff(task, "", f"// failed: {error_text(e)}"))
             return
-        self.win.bridge.submit(lambda eng: eng.code.sass(task, arch_), returned=lambda listing: views.show_sass(task, listing),
+        self.bridge.submit(lambda eng: eng.code.sass(task, arch_), returned=lambda listing: views.show_sass(task, listing),
                                errored=lambda e: views.show_sass(task, f"// failed: {error_text(e)}"))
 
     def forget_runs(self):
@@ -66,7 +69,7 @@ class WindowPaneSource:
                 self._from_run(view, task, done)
             elif view.stage == "sass":
                 generated = view.code == "generated"
-                self.win.bridge.submit(lambda eng: eng.code.sass(task, view.arch, generated=generated),
+                self.bridge.submit(lambda eng: eng.code.sass(task, view.arch, generated=generated),
                                        returned=lambda got: done(got if isinstance(got, str) else got.text),
                                        errored=lambda e: done(f"// failed: {error_text(e)}"), quiet=True)
             else:
@@ -76,14 +79,14 @@ class WindowPaneSource:
 
     def _now(self, view: PaneView, task: str) -> str:
         if view.stage == "source":
-            t = self.win.session.task(task)
+            t = self.project.session.task(task)
             if t is None:
                 return f"# {task}: not in this project"
             try:
                 return Path(str(t.file)).read_text()
             except OSError:
                 return t.source
-        ct = self.win.session.compiled_task(task, "nvptx")
+        ct = self.project.session.compiled_task(task, "nvptx")
         if ct is None:
             return f"// {task}: not compiled yet"
         if view.code == "generated":
@@ -118,5 +121,5 @@ class WindowPaneSource:
                     return disassemble(code.ptx, arch).text
                 except (SassNotAvailable, ValueError) as e:
                     return f"// {e}"
-            self.win.bridge.submit(job, returned=done, errored=lambda e: done(f"// failed: {error_text(e)}"),
+            self.bridge.submit(job, returned=done, errored=lambda e: done(f"// failed: {error_text(e)}"),
                                    quiet=True)

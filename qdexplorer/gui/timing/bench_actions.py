@@ -62,7 +62,7 @@ class BenchActions(QObject):
         self.compare.add_rounds_requested.connect(self.add_rounds)
         self.hist.run_selected.connect(self._history_point)
         services.bridge.busy.connect(lambda busy: self.bench_act.setEnabled(not busy))
-        self.set_session(services.session)
+        self.set_session(services.project.session)
 
     # -- history
     def set_session(self, session: Session):
@@ -90,7 +90,7 @@ class BenchActions(QObject):
             self.history = History(self.history_path)
         except Exception as e:  # noqa: BLE001 - a broken history file must not break the window
             self.history = None
-            self.services.log(f"run history unavailable: {e}")
+            self.services.messages.log(f"run history unavailable: {e}")
             return
         self.refresh()
 
@@ -103,35 +103,35 @@ class BenchActions(QObject):
     # -- commands
     def bench(self):
         if self.history_path is None:
-            self.services.log("no project is open yet")
+            self.services.messages.log("no project is open yet")
             return
-        choice = self.services.choice()
+        choice = self.services.runs.choice()
         workloads, backend, repeat = choice.workloads(), choice.backend, choice.repeat
         path, name = self.history_path, self.run_name.text().strip() or None
 
-        self._runs_before = len(self.services.session.runs)
+        self._runs_before = len(self.services.project.session.runs)
 
         def job(eng):
             eng.set_backend(backend)
             with History(path) as h:  # its own connection, in the engine thread; batches commit as they stream
                 return bench(eng, workloads, repeat=repeat, history=h, name=name)
-        self.services.begin("bench")   # never the last Run's workload count
-        self.services.status(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
+        self.services.activity.begin("bench")   # never the last Run's workload count
+        self.services.activity.status(f"benchmarking {workloads[0] if workloads else 'all workloads'} on "
                                          f"{backend}: 2 warm-ups + {repeat} timed passes…")
-        self.services.running(True)
-        self.services.bridge.submit(job, returned=self._benched, errored=lambda e: self.services.failed("bench", e))
+        self.services.runs.running(True)
+        self.services.bridge.submit(job, returned=self._benched, errored=lambda e: self.services.runs.failed("bench", e))
 
     def _benched(self, run):
-        session = self.services.session
+        session = self.services.project.session
         # its rounds (one engine run each) as one run, with the saved run's medians (warm-ups left out)
         session.group(session.runs[self._runs_before:], run.medians("ms"))
-        self.services.running(False)
-        self.services.end()
-        self.services.note(f"bench finished: {plural(len(run.launches), 'launch')} saved as {run.label}")
+        self.services.runs.running(False)
+        self.services.activity.end()
+        self.services.activity.note(f"bench finished: {plural(len(run.launches), 'launch')} saved as {run.label}")
         self.run_name.clear()
-        self.services.log(f"saved run {run.label}: {plural(len(run.launches), 'launch')} of {plural(len(run.tasks()), 'task')} "
+        self.services.messages.log(f"saved run {run.label}: {plural(len(run.launches), 'launch')} of {plural(len(run.tasks()), 'task')} "
                      f"({run.status}{': ' + run.message if run.message else ''})")
-        self.services.status(f"saved run {run.label} ({run.status})")
+        self.services.activity.status(f"saved run {run.label} ({run.status})")
         self._open()
         self.refresh()
         for side in "AB":                 # whichever devices were picked, the lists show every run again
@@ -156,7 +156,7 @@ class BenchActions(QObject):
         try:
             self.history.rename(ref, name)
         except QdError as e:   # a name another run has, say: said, not raised
-            self.services.failed("rename", e)
+            self.services.runs.failed("rename", e)
             return False
         self.refresh()
         self.compare.combo_b.setCurrentIndex(max(0, self.compare.combo_b.findData(name)))
@@ -168,7 +168,7 @@ class BenchActions(QObject):
         try:
             ra, rb = self.history.load(a), self.history.load(b)
         except Exception as e:  # noqa: BLE001 - shown, never a crash
-            self.services.log(f"compare failed: {e}")
+            self.services.messages.log(f"compare failed: {e}")
             return
         self.show(compare_runs(ra, rb), ra, rb)
 
@@ -176,14 +176,14 @@ class BenchActions(QObject):
         """File ▸ Export A/B Report: the runs picked in Compare as one HTML file (`qdexplorer report`'s page)."""
         a, b = self.compare.combo_a.currentData(), self.compare.combo_b.currentData()
         if self.history_path is None or not a or not b:
-            self.services.log("Export report: pick two saved runs (A and B) in the Compare tab first")
+            self.services.messages.log("Export report: pick two saved runs (A and B) in the Compare tab first")
             return
         if out is None:
             out, _ = QFileDialog.getSaveFileName(self.compare, "Export A/B report", f"{a}-vs-{b}.html",
                                                  "HTML page (*.html)")
             if not out:
                 return
-        path, project = self.history_path, self.services.project_path()
+        path, project = self.history_path, self.services.project.path
 
         def job(eng):
             with History(path) as h:
@@ -191,15 +191,15 @@ class BenchActions(QObject):
             page = build_report(ra, rb, compare_runs(ra, rb), project_arg=project_arg(project),
                                 counters_folder=_folder(eng.cache_info().get("counters_folder")))
             return write_report(out, page)
-        self.services.bridge.submit(job, returned=lambda p: self.services.log(f"A/B report written to {p}"),
-                                    errored=lambda e: self.services.log(f"Export report failed: {e}"))
+        self.services.bridge.submit(job, returned=lambda p: self.services.messages.log(f"A/B report written to {p}"),
+                                    errored=lambda e: self.services.messages.log(f"Export report failed: {e}"))
 
     def add_rounds(self, a: str, b: str, rounds: int):
         """Measure `rounds` more rounds of B's workloads now, add them to B (refused for other code), and
         compare A with B again."""
         if self.history_path is None:
             return
-        path, backend = self.history_path, self.services.choice().backend
+        path, backend = self.history_path, self.services.runs.choice().backend
 
         def job(eng):
             eng.set_backend(backend)
@@ -207,22 +207,22 @@ class BenchActions(QObject):
                 return add_rounds(eng, h, b, rounds)
 
         def done(run):
-            self.services.running(False)
-            self.services.end()
-            self.services.note(f"rounds added: {run.label} now has {plural(run.context.rounds or 0, 'round')}")
-            self.services.status(f"added {rounds} round{'s' if rounds != 1 else ''} to {run.label}: "
+            self.services.runs.running(False)
+            self.services.activity.end()
+            self.services.activity.note(f"rounds added: {run.label} now has {plural(run.context.rounds or 0, 'round')}")
+            self.services.activity.status(f"added {rounds} round{'s' if rounds != 1 else ''} to {run.label}: "
                                              f"now {run.context.rounds} rounds")
             self._open()
             self.refresh()
             self.compare_saved(a, b)
 
         def failed(e):
-            self.services.end()
+            self.services.activity.end()
             self.compare.add_btn.setEnabled(True)
-            self.services.failed("add rounds", e)
-        self.services.begin("adding rounds")
-        self.services.status(f"adding {rounds} round{'s' if rounds != 1 else ''} to {b}…")
-        self.services.running(True)
+            self.services.runs.failed("add rounds", e)
+        self.services.activity.begin("adding rounds")
+        self.services.activity.status(f"adding {rounds} round{'s' if rounds != 1 else ''} to {b}…")
+        self.services.runs.running(True)
         self.services.bridge.submit(job, returned=done, errored=failed)
 
     def _history_point(self, run_id: int):
@@ -241,14 +241,14 @@ class BenchActions(QObject):
         """Interleave the generated code and the task's override on CUDA. On the CPU backend it is
         refused, with the reason: both sides would run the same host code (the window's overrides
         are PTX or GPU LLVM IR), so any verdict would be noise. False when refused."""
-        kernel = self.services.session.kernel_of(task)
-        backend = self.services.choice().backend
+        kernel = self.services.project.session.kernel_of(task)
+        backend = self.services.runs.choice().backend
         if backend != "cuda":
             why = (f"not comparing {task}: its override is GPU code (PTX or LLVM IR for the GPU), and the "
                    f"{backend} backend runs host code built from the source on both sides, so there is "
                    "nothing to compare; choose the cuda backend")
-            self.services.log(why)
-            self.services.status(why)
+            self.services.messages.log(why)
+            self.services.activity.status(why)
             return False
 
         def job(eng):
@@ -259,23 +259,23 @@ class BenchActions(QObject):
             gen = Side("generated", eng, variant={"hide_overrides": task})
             ovr = Side("override", eng)
             return interleaved(gen, ovr, workloads[:1], rounds=ROUNDS, per_round=PER_ROUND)
-        self.services.status(f"comparing {task}: generated vs override, {ROUNDS} interleaved rounds…")
-        self.services.running(True)
+        self.services.activity.status(f"comparing {task}: generated vs override, {ROUNDS} interleaved rounds…")
+        self.services.runs.running(True)
         self.services.bridge.submit(job, returned=lambda runs: self._compared_fresh(task, runs),
-                               errored=lambda e: self.services.failed("compare", e))
+                               errored=lambda e: self.services.runs.failed("compare", e))
         return True
 
     def _compared_fresh(self, task, runs):
-        self.services.running(False)
+        self.services.runs.running(False)
         ra, rb = runs
         cmp = compare_runs(ra, rb)  # interleaved: a lower threshold than for separate runs
         self.show(cmp, ra, rb, saved=False)
         self.compare.select_task(task)
         row = next((t for t in cmp.tasks if t.task == task), None)
         if row is not None:
-            self.services.status(f"{task}: override is {row.verdict} "
+            self.services.activity.status(f"{task}: override is {row.verdict} "
                                              f"({row.ratio:.3f}× generated, 95% CI {row.ci[0]:.3f}–{row.ci[1]:.3f})")
 
     def show(self, cmp, ra, rb, saved: bool = True):
         self.compare.show_comparison(cmp, ra, rb, saved)
-        self.services.show(self.compare)
+        self.services.pages.show(self.compare)

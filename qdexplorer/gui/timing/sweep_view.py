@@ -224,18 +224,18 @@ class SweepView(QWidget):
 
     def start(self) -> None:
         """Run the sweep as one job on the engine lane; the heat map shows it when it returns."""
-        if self.running or not self.services.project_path():
+        if self.running or not self.services.project.path:
             return
         specs, n, rounds = self.over_specs(), self.devices.value(), self.rounds.value()
-        workloads = self.services.choice().workloads()   # the Run toolbar's workload, as Run and Bench take it
+        workloads = self.services.runs.choice().workloads()   # the Run toolbar's workload, as Run and Bench take it
         preset = self.counters_preset()
         self._stop.clear()
         self.running = True
         self.start_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.status.setText(f"sweep starting on {plural(n, 'device')}…")
-        self._first_run = len(self.services.session.runs)      # the sweep's runs are set aside when it ends
-        self.services.begin("sweep")   # the status bar counts this, not the last Run
+        self._first_run = len(self.services.project.session.runs)      # the sweep's runs are set aside when it ends
+        self.services.activity.begin("sweep")   # the status bar counts this, not the last Run
         self.services.bridge.submit(self._job, specs, n, rounds, self._stop, self.progressed.emit, preset, workloads,
                                     returned=self._done, errored=self._failed)
 
@@ -276,13 +276,13 @@ class SweepView(QWidget):
         self._finish()
         message = error_text(error)
         self.status.setText(f"sweep failed: {message.splitlines()[0]}")
-        self.services.log(f"sweep failed: {message}")
+        self.services.messages.log(f"sweep failed: {message}")
 
     def _finish(self) -> None:
-        session = self.services.session
+        session = self.services.project.session
         session.set_aside(session.runs[getattr(self, "_first_run", len(session.runs)):])
-        self.services.end()
-        self.services.note("sweep finished: its timings are in the heat map; the tree's Launch column "
+        self.services.activity.end()
+        self.services.activity.note("sweep finished: its timings are in the heat map; the tree's Launch column "
                                     "keeps the last Run's")
         self.running = False
         self.start_button.setEnabled(True)
@@ -303,7 +303,7 @@ class SweepView(QWidget):
                                          "kernel µs at ncu's locked clock, compare with other profiles only)")
 
     def _history(self, project: Any = None) -> History | None:
-        project = project or self.services.project_path()
+        project = project or self.services.project.path
         path = history_path(project) if project else None
         return History(path) if path is not None and path.exists() else None
 

@@ -26,15 +26,22 @@ class TimingsPanel(QSplitter):
         self.setStretchFactor(0, 4)
         self.setStretchFactor(1, 1)
         self.setChildrenCollapsible(False)
+        session.selected.connect(self._selected)
 
     @property
     def curves(self):
         return self.launches.curves
 
     def set_session(self, session):
+        self.session.selected.disconnect(self._selected)   # the project left no longer moves the plots
         self.session = session
         self.launches.set_session(session)
         self.tiers.set_session(session)
+        session.selected.connect(self._selected)
+
+    def _selected(self, sel):
+        """The session's selection: the plots single out its task or kernel."""
+        self.select(sel.task, sel.kernel)
 
     def clear(self):
         self.launches.clear()
