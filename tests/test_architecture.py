@@ -1,6 +1,7 @@
 """The shape of the house: Qt only in the window, layers that point down, no import cycles, and an
 Engine that everyone drives through its public API."""
 import ast
+import functools
 import os
 import subprocess
 import sys
@@ -177,6 +178,7 @@ def test_no_folder_of_the_package_holds_more_than_20_modules():
     assert big == {}
 
 
+@functools.lru_cache(maxsize=1)   # two tests read them: one walk of the package (4 s), not two
 def _house_figures():
     import importlib.util
     spec = importlib.util.spec_from_file_location("house_figures", ROOT / "benchmarks" / "house_figures.py")

@@ -1,4 +1,4 @@
-"""The compile pool: spawned worker processes that turn module text into PTX / objects.
+"""The compile pool: worker processes that turn module text into PTX / objects.
 
 LLVM can abort a process on bad input, so a crash must cost one task, not the app: when the
 pool breaks, the unfinished requests are retried one by one in throwaway subprocesses whose
@@ -6,7 +6,6 @@ stderr (LLVM's own message) becomes the task's error.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import pickle
 import subprocess
@@ -18,7 +17,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Protocol
 
 from ..machine.llvm_binding import llvm_binding
-from ..machine.orphan_guard import die_with_parent
+from ..machine.helper_start import helper_context, helper_started
 from .stages import CompileRequest, CompileResult, run_stage
 
 _ISOLATED = ("import pickle, sys; from qdexplorer.compiler.stages import run_stage; "
@@ -59,7 +58,7 @@ RECYCLE_AFTER = 500
 
 
 class CompilePool:
-    """Up to `workers` spawned processes (all cores by default), started on first use, each replaced
+    """Up to `workers` processes (all cores by default; forked from a server: machine/helper_start.py), started on first use, each replaced
     after about `recycle_after` requests (see RECYCLE_AFTER)."""
     name = "pool"
 
@@ -71,8 +70,8 @@ class CompilePool:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._ex is None:
-            self._ex = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"),
-                                           initializer=die_with_parent)  # no orphans if the app is killed
+            self._ex = ProcessPoolExecutor(self.workers, mp_context=helper_context(), initializer=helper_started,
+                                           initargs=(dict(os.environ),))
             self._given = 0
         return self._ex
 

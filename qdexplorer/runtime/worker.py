@@ -7,7 +7,6 @@ main thread with the one serving loop (`serve.serve_forever`).
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import threading
 from multiprocessing.connection import Connection
@@ -15,7 +14,7 @@ from multiprocessing.process import BaseProcess
 from typing import Any
 
 from ..ir.errors import QdRuntimeError
-from ..machine.orphan_guard import die_with_parent
+from ..machine.helper_start import helper_context, helper_started
 from .client import DeviceClient, TransportGone
 from .device import LocalDevice
 from .faults import describe_exit
@@ -25,9 +24,9 @@ from .serve import Inbox, serve_forever
 EXIT_FAULTED = 3
 
 
-def worker_main(conn: Connection, backend: str, opts: dict[str, Any]) -> None:
+def worker_main(conn: Connection, backend: str, opts: dict[str, Any], env: dict[str, str] | None = None) -> None:
     """The worker process: hold the device, serve requests in order until told to exit."""
-    die_with_parent()  # a killed app must not leave this process spinning on a launch
+    helper_started(env)  # the app's environment; a killed app must not leave this process spinning on a launch
     inbox = Inbox()
     threading.Thread(target=read_requests, args=(conn, inbox), name="qdexplorer-worker-inbox", daemon=True).start()
     if serve_forever(lambda: LocalDevice(backend, **opts), inbox, conn.send) is not None:
@@ -60,9 +59,9 @@ class WorkerPipe:
         self.conn: Connection | None = None
 
     def open(self) -> dict[str, Any]:
-        ctx = mp.get_context("spawn")
+        ctx = helper_context()
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=worker_main, args=(child, self.backend, self.opts), daemon=True,
+        proc = ctx.Process(target=worker_main, args=(child, self.backend, self.opts, dict(os.environ)), daemon=True,
                            name=f"qdexplorer-{self.backend}-worker")
         proc.start()
         child.close()

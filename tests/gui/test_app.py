@@ -774,8 +774,12 @@ def test_screenshot_ends_on_a_signal_as_the_window_does(tmp_path, sig, status):
                           "--workload", "particles_64k", "--repeat", "100000", "--size", "900x600"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=_shot_env(tmp_path),
                          start_new_session=True)
-    try:
-        time.sleep(8)
+    try:   # signalled once its first compile wrote the cache: the run of 100000 launches has begun
+        t0 = time.monotonic()
+        while not any(f.is_file() for f in (tmp_path / "cache").rglob("*")) and time.monotonic() - t0 < 120 \
+                and p.poll() is None:
+            time.sleep(0.2)
+        time.sleep(1.0)
         p.send_signal(getattr(signal, sig))
         out, err = p.communicate(timeout=30)
     finally:
