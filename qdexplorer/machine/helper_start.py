@@ -16,15 +16,18 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-from multiprocessing.context import BaseContext
+from typing import TYPE_CHECKING
 
 from .orphan_guard import die_with_parent
+
+if TYPE_CHECKING:   # ForkServerContext is not defined where there is no forkserver (Windows)
+    from multiprocessing.context import ForkServerContext, SpawnContext
 
 # what every helper imports, imported once by the server (names only: nothing of this is imported here)
 PRELOAD = ["qdexplorer.compiler.stages", "qdexplorer.machine.llvm_binding", "qdexplorer.runtime.worker"]
 
 
-def helper_context() -> BaseContext:
+def helper_context() -> ForkServerContext | SpawnContext:
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
