@@ -6,7 +6,9 @@ worker the pool replaces, and twice over by each short-lived process (the CLI, e
 platform has it (Linux, macOS), `multiprocessing`'s forkserver imports them once in a server of its
 own and forks each helper from it. The server is itself a fresh interpreter that never touched a GPU
 or a thread of the app, so a forked helper may still create its CUDA context; it ends when the
-process that started it does. Elsewhere (Windows), spawn, as before.
+process that started it does. Elsewhere (Windows), and in the frozen app (whose start-up answers
+spawn's `freeze_support` hand-off, packaging/qdexplorer_app.py, and was never tried with a forkserver),
+spawn, as before.
 
 A forked helper starts with the server's environment, which is that of when the server started, so
 each helper adopts its starter's environment as it is now (`helper_started`), as a spawned one would
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 from typing import TYPE_CHECKING
 
 from .orphan_guard import die_with_parent
@@ -28,7 +31,7 @@ PRELOAD = ["qdexplorer.compiler.stages", "qdexplorer.machine.llvm_binding", "qde
 
 
 def helper_context() -> ForkServerContext | SpawnContext:
-    if "forkserver" not in mp.get_all_start_methods():
+    if "forkserver" not in mp.get_all_start_methods() or getattr(sys, "frozen", False):
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
     ctx.set_forkserver_preload(PRELOAD)
