@@ -39,6 +39,7 @@ def per_launch_us(fn, sync, n):
 
 
 def loops():
+    # lazy: the CUDA bindings, and the modules that need them, only when this benchmark runs
     from cuda.bindings import driver as cu
     from qdexplorer.runtime.cuda.backend import CudaBackend
     from qdexplorer.runtime.cuda.launch_state import CudaPrepared

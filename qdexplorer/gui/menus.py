@@ -22,7 +22,7 @@ from ..runtime.cuda.detect import cuda_status
 
 from .run_toolbar import RunToolbar, command
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # types only: the window builds these parts and hands them in; menus.py needs none of their modules
     from .code.code_views import CodeViews
     from .code.panes import PaneArea
     from .code_edits import CodeEdits

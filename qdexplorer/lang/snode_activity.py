@@ -13,11 +13,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .calls.caller import caller
+from .field import Field
 from .lazy_storage import is_lazy
 from ..ir.errors import QdRuntimeError
-
-if TYPE_CHECKING:
-    from .field import Field
 
 SPARSE = ("pointer", "bitmasked")
 ACTIVITY = SPARSE + ("dynamic",)  # containers whose cells can be inactive

@@ -2,10 +2,13 @@
 import json
 import shutil
 
+import numpy as np
+import pytest
+
+import qdexplorer.lang as qd
 from qdexplorer.quadrants import run_program
 from qdexplorer.quadrants.ours import compare_with_ours, run_ours
-
-import pytest
+from qdexplorer.runtime import device
 
 from .conftest import cli, needs_quadrants, program
 
@@ -75,9 +78,6 @@ def test_script_calls_are_timed_under_ours():
     stay at the 0.0 placeholder. The child observes the launches (device.observe_launches), which times
     them whatever the call asked (on the CPU: `cpu_ms` read, None untimed), hands them over once they
     ended, and stops when told; the recorder keeps only launches that ran (grid > 0)."""
-    import numpy as np
-    import qdexplorer.lang as qd
-    from qdexplorer.runtime import device
     from qdexplorer.runtime.launch import LaunchTiming
 
     @qd.kernel

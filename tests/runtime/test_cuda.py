@@ -41,6 +41,7 @@ def _backend_with(tasks_src, tmp_path):
 
 
 def test_composite_lookup_by_name_memoised_and_invalidated(tmp_path):
+    # the CUDA modules load inside each test, as everywhere in this file: collection needs no CUDA bindings
     from qdexplorer.compiler.pipeline import Pipeline
     from qdexplorer.compiler.pool import InlineCompiler
     from qdexplorer.runtime.cuda.backend import CudaBackend
