@@ -203,7 +203,12 @@ def main(r: Path):
                                 "kernels": {k: {"v4": (v["v4"].get("of_copy") if isinstance(v.get("v4"), dict) else v.get("v4")),
                                                 "v1": (v["v1"].get("of_copy") if isinstance(v.get("v1"), dict) else v.get("v1")),
                                                 "TBps_v4": v["v4"]["TBps"] if isinstance(v.get("v4"), dict) else None,
-                                                "holds": (v.get("best_of_copy") or 0) >= 0.8,
+                                                # the default code (v4), not the best shape explored
+                                                "holds": isinstance(v.get("v4"), dict) and v["v4"]["of_copy"] >= 0.8,
+                                                # a stencil's rows in the guarded form only (the code before
+                                                # issue 40's last round), from the same run
+                                                "v4_guarded": (v["v4_guarded"].get("of_copy")
+                                                               if isinstance(v.get("v4_guarded"), dict) else None),
                                                 # a copy of the kernel's own bytes: the ceiling of a kernel of a few
                                                 # microseconds (12 MB at 2^20 sits in L2; a launch's fixed cost rules)
                                                 "copy_same_size_TBps": v.get("copy_same_size_TBps"),

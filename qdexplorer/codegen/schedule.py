@@ -45,6 +45,7 @@ def coarsening(task: ir.Task, nv: bool, vector: int, heavy_math: bool = False) -
 
 
 STACKED_ROWS = True   # benchmarks' A/B: a 2-D stencil's thread takes `vector` rows of one column
+STACKED_STRAIGHT = True   # benchmarks' A/B: a step whose rows are all inside runs them with no guard between
 
 
 def stacked_rows(task: ir.Task) -> bool:
@@ -80,6 +81,25 @@ def stacked_rows(task: ir.Task) -> bool:
             if isinstance(n, ir.Load) and len(idx) == 2:
                 rows.setdefault(n.array.name, set()).add(idx[0])
     return any(len(r) > 1 for r in rows.values())   # some row is read again by the next: a stencil
+
+
+def stacked_loads(task: ir.Task) -> list:
+    """The loads a stacked step may issue for all its rows before any body: those of arrays the task never
+    writes (nothing the bodies store can change them), in the body's leading statements (before any branch,
+    loop or jump: what every index runs). `stacked_rows` has checked that their indices are the loop
+    variables plus constants, or invariant, and that no statement assigns a loop variable."""
+    if task.may_alias or not STACKED_STRAIGHT:
+        return []
+    written = {n.array.name for n in ir.walk(task.body) if isinstance(n, (ir.Store, ir.AtomicRMW))}
+    loads: list = []
+    for st in task.body:
+        if not isinstance(st, (ir.Assign, ir.Store, ir.ExprStmt)) or \
+                any(isinstance(n, ir.Select) or (isinstance(n, ir.BinOp) and n.op in ("and", "or"))
+                    for n in ir.walk(st)):
+            break
+        loads += [n for n in ir.walk(st) if isinstance(n, ir.Load) and isinstance(n.array, ir.ArrayArg)
+                  and n.array.name not in written and n not in loads]
+    return loads
 
 
 HEAVY_MATH_COARSENING = True   # benchmarks/kernel_suite.py turns it off for its A/B
@@ -293,29 +313,60 @@ class ScheduleEmitter(EmitterBase):
 
     def stacked_loop(self, start, stride, end, begins, ext, v):
         """for (idx = start; idx < end; idx += stride): column idx % cols, rows (idx / cols) * v + k for
-        k < v while inside the range; copy k + 1 nested in copy k's guard, so it may reuse its loads."""
+        k < v while inside the range. A step whose `v` rows all lie inside runs them straight, with no
+        guard between copies, so ptxas issues every copy's loads at once (the guarded form waited for
+        each row's loads before the next row's guard: three round trips to memory a step for the
+        5-point stencil instead of one); the last rows of the range take the guarded form, copy k + 1
+        nested in copy k's guard, so it may reuse its loads."""
         b = self.b
         idx, head, latch, exit_ = self.open_strided_loop(start, end)
         cur = b.load(idx, typ=I32)
         col, row0 = b.urem(cur, ext[1]), b.mul(b.udiv(cur, ext[1]), I32(v))
+        if STACKED_STRAIGHT:   # row0 < rows < 2^31, so row0 + v does not wrap
+            whole, part = self.fn.append_basic_block("rows.whole"), self.fn.append_basic_block("rows.part")
+            b.cbranch(b.icmp_unsigned("<=", b.add(row0, I32(v)), ext[0]), whole, part)
+            b.position_at_end(whole)
+            self.stacked_rows(row0, col, begins, ext, v, latch, guarded=False)
+            b.position_at_end(part)
+        self.stacked_rows(row0, col, begins, ext, v, latch, guarded=True)
+        self.close_strided_loop(idx, stride, head, latch, exit_)
+
+    def stacked_rows(self, row0, col, begins, ext, v, latch, guarded):
+        """The body for rows row0 .. row0 + v - 1 of column `col`, then on to `latch`; `guarded`: each
+        later row only while inside the range."""
+        b = self.b
+        loaded: list[dict] = [{} for _ in range(v)]
+        lead = [] if self.sig.debug_ptr is not None else stacked_loads(self.t)
+        # every row's loads first: one round trip to memory a step. The last row's first, so that the two
+        # forms begin differently: LLVM would hoist a common beginning above the choice, and with it the first
+        # add, which waits for its loads before the branch (two round trips).
+        for k in (reversed(range(v)) if lead and not guarded else ()):
+            self.set_rows(row0, col, begins, k)
+            loaded[k] = {ld: self.e_Load(ld) for ld in lead}
         for k in range(v):
-            if k:   # row0 + k < rows of the range (row0 itself is, as idx < end)
+            if k and guarded:   # row0 + k < rows of the range (row0 itself is, as idx < end)
                 go = self.fn.append_basic_block(f"row{k}")
                 b.cbranch(b.icmp_unsigned("<", b.add(row0, I32(k)), ext[0]), go, latch)
                 b.position_at_end(go)
             nxt = self.fn.append_basic_block(f"next{k}")
-            for axis, off in ((0, b.add(row0, I32(k)) if k else row0), (1, col)):
-                if begins[axis].type != I32:
-                    off = b.zext(off, begins[axis].type)
-                b.store(b.add(begins[axis], off, flags=["nsw"]), self.slot(self.t.loop_vars[axis]))
+            self.set_rows(row0, col, begins, k)
             self.loops.append((None, nxt))
+            self.preloaded = loaded[k] or None
             self.stmts(self.t.body)
+            self.preloaded = None
             self.loops.pop()
             if not b.block.is_terminated:
                 b.branch(nxt)
             b.position_at_end(nxt)
         b.branch(latch)
-        self.close_strided_loop(idx, stride, head, latch, exit_)
+
+    def set_rows(self, row0, col, begins, k):
+        """The loop variables' values at row row0 + k, column `col` of a stacked step."""
+        b = self.b
+        for axis, off in ((0, b.add(row0, I32(k)) if k else row0), (1, col)):
+            if begins[axis].type != I32:
+                off = b.zext(off, begins[axis].type)
+            b.store(b.add(begins[axis], off, flags=["nsw"]), self.slot(self.t.loop_vars[axis]))
 
     def set_index(self, idx, j, begins, ext):
         """The loop variables' values for the step's `j`-th index."""
