@@ -1,9 +1,10 @@
 """Where the suite's CPU goes, by test, file, folder, fixture and kind of process, from what
 tests/_cpu_profile_plugin.py wrote during `QDX_TEST_CPU_LOG=FOLDER bash tests/suite.sh`.
 
-A test's CPU here = its process's own (setup + call + teardown) + the children it waited for (RUSAGE_CHILDREN)
-+ what the sampler saw its worker's unwaited descendants spend while it ran: forkserver helpers (reaped by the
-server, never by the test) and Ray's processes. A sampled interval goes to the test running at its midpoint.
+A test's CPU here = its process's own (setup + call + teardown) + of the children it started and ended, the
+larger of RUSAGE_CHILDREN and what the sampler saw them (and their descendants: forkserver helpers, Ray) spend
++ what the test process's long-lived children (module fixtures' children, the forkserver, `ray start`) spent
+while it ran, sampled. A sampled interval goes to the test running at its midpoint.
 
     python benchmarks/suite_cpu_by_test.py FOLDER [--top-files 40] [--top-tests 60]
 """
@@ -97,9 +98,9 @@ def attribute(folder, tests, head, samples):
             kind = "forkserver helper"
         else:
             kind = _kind(info[key][1])
-        procs[key] = {"kind": kind, "owner": owner, "cmd": info[key][1], "chain": chain,
-                      "unwaited": kind in ("Ray", "forkserver helper", "forkserver (server)")
-                      or any("ray start" in c or "forkserver" in c for c in cmds[1:])}
+        top = next((k for k in chain if info[k][0] == owner), None)   # the test process's own child above it
+        procs[key] = {"kind": kind, "owner": owner, "cmd": info[key][1], "chain": chain, "top": top,
+                      "long_lived": False}
     for tm, key, sec in deltas:
         p = procs[key]
         p["first"], p["last"] = min(p.get("first", tm), tm), max(p.get("last", tm), tm)
@@ -111,42 +112,39 @@ REAPED: list = []   # (CPU s, the long-lived child, the test whose RUSAGE_CHILDR
 
 
 def _long_lived_children(procs, spans):
-    """A child that outlives the test that started it (a module fixture's Quadrants child, `ray start`) is
-    reaped by a later test, whose RUSAGE_CHILDREN then holds all it ever spent: sampled instead, it is put on
-    the tests that ran while it worked, and taken out of the reaping test's waited children."""
-    tree = collections.defaultdict(float)   # a direct child -> its and its descendants' sampled CPU
+    """A child of a test process that outlives the test that started it (a module fixture's Quadrants child,
+    the session's `ray start`, the forkserver) works for the tests that come after: its subtree is sampled
+    and put on the tests that ran while it worked. When it is reaped, the reaping test's RUSAGE_CHILDREN gets
+    all it ever spent: that is taken out again where it shows (the sampler does not see an idle process go)."""
+    tree = collections.defaultdict(list)   # a direct child -> the processes of its subtree
     for key, p in procs.items():
-        if p["unwaited"]:   # Ray's and the forkserver's: never in anyone's RUSAGE_CHILDREN
-            continue
-        for anc in p["chain"]:
-            if procs.get(anc, {}).get("owner") is not None and procs[anc]["chain"][1:2] \
-                    and procs[anc]["chain"][1][0] == p["owner"]:
-                tree[anc] += p.get("cpu", 0.0)
-                break
-    for key, cpu in tree.items():
-        p = procs[key]
-        if not any(p.get("first", 0) <= a and b <= p.get("last", 0) for a, b, r in spans[p["owner"]]):
-            continue   # no test of its owner ran wholly inside its working life: an ordinary child
-        # reaped by the first test from its last activity on whose waited children hold it (the sampler does
-        # not see an idle process go); none such: it was never waited (the forkserver, an orphan), nothing to take
-        after = [r for a, b, r in spans[p["owner"]] if b >= p["last"]][:2]
+        if p["top"] is not None and "first" in p:
+            tree[p["top"]].append(p)
+    for top, members in tree.items():
+        first, last = min(m["first"] for m in members), max(m["last"] for m in members)
+        owner = members[0]["owner"]
+        if not any(first <= a and b <= last and b - a >= 0.5 for a, b, r in spans[owner]):
+            continue   # no test of its owner (of half a second or more) ran wholly inside its working life
+        for m in members:
+            m["long_lived"] = True
+        cpu = sum(m["cpu"] for m in members)
+        after = [r for a, b, r in spans[owner] if b >= last][:2]
         reaper = next((r for r in after if r["kids"] >= 0.8 * cpu), None)
-        if reaper is None:
-            continue
-        reaper["kids"] = max(0.0, reaper["kids"] - cpu)
-        REAPED.append((round(cpu, 1), p["cmd"][:90], reaper["test"]))
-        for k2, q in procs.items():
-            if key in q["chain"]:
-                q["unwaited"] = True
+        if reaper is not None:
+            reaper["kids"] = max(0.0, reaper["kids"] - cpu)
+            REAPED.append((round(cpu, 1), procs[top]["cmd"][:90], reaper["test"]))
 
 
 def per_test(tests, procs, deltas):
+    """A test's CPU: its own, its long-lived children's (sampled), and of the children it started and
+    ended, the larger of RUSAGE_CHILDREN (misses what no one waited for: a forkserver's helpers, Ray's
+    orphans) and what the sampler saw (misses processes shorter than its period)."""
     spans = collections.defaultdict(list)   # owner pid -> [(start, end, row)]
     for t in tests:
         t["self"] = sum(t.get(p, [0, 0, 0])[1] for p in ("setup", "call", "teardown"))
         t["kids"] = sum(t.get(p, [0, 0, 0])[2] for p in ("setup", "call", "teardown"))
         t["wall"] = sum(t.get(p, [0, 0, 0])[0] for p in ("setup", "call", "teardown"))
-        t["unwaited"], t["sampled_desc"] = 0.0, 0.0
+        t["long_lived"], t["short_sampled"] = 0.0, 0.0
         t["by_kind"] = collections.Counter()
         spans[t["pid"]].append((t["start"], t["end"], t))
     for v in spans.values():
@@ -161,12 +159,11 @@ def per_test(tests, procs, deltas):
         if row is None:
             between[p["kind"]] += sec
             continue
-        row["sampled_desc"] += sec
         row["by_kind"][p["kind"]] += sec
-        if p["unwaited"]:
-            row["unwaited"] += sec
+        row["long_lived" if p["long_lived"] else "short_sampled"] += sec
     for t in tests:
-        t["total"] = t["self"] + t["kids"] + t["unwaited"]
+        t["children"] = max(t["kids"], t["short_sampled"])
+        t["total"] = t["self"] + t["long_lived"] + t["children"]
     return between
 
 
@@ -189,8 +186,10 @@ def report(folder: str, top_files: int, top_tests: int) -> None:
         counts[p["kind"]] += 1
     print(f"# sampled span {wall:.0f} s wall, machine busy {busy:.0f} s CPU (/proc/stat); sampled processes "
           f"{sum(kinds.values()):.0f} s; tests {len(tests)}")
-    print(f"# sum over tests: self {sum(t['self'] for t in tests):.0f} s, waited children "
-          f"{sum(t['kids'] for t in tests):.0f} s, unwaited descendants (sampled) {sum(t['unwaited'] for t in tests):.0f} s;"
+    print(f"# sum over tests: {sum(t['total'] for t in tests):.0f} s = self {sum(t['self'] for t in tests):.0f} s"
+          f" + children {sum(t['children'] for t in tests):.0f} s (RUSAGE_CHILDREN {sum(t['kids'] for t in tests):.0f},"
+          f" sampled {sum(t['short_sampled'] for t in tests):.0f}) + long-lived children (sampled) "
+          f"{sum(t['long_lived'] for t in tests):.0f} s;"
           f" descendants' CPU between tests: {sum(between.values()):.0f} s {dict(between.most_common(5))}")
     print("\n## Long-lived children, sampled and taken out of the reaping test's waited children\n"
           "| CPU s | child | reaped in |\n|---:|---|---|")
@@ -201,12 +200,12 @@ def report(folder: str, top_files: int, top_tests: int) -> None:
         print(f"| {v:.1f} | {counts[k]} | {k} |")
 
     def table(title, groups, n):
-        print(f"\n## {title}\n| total CPU s | self | waited children | unwaited (helpers, Ray) | wall s | tests |"
+        print(f"\n## {title}\n| total CPU s | self | children | long-lived children | wall s | tests |"
               " | \n|---:|---:|---:|---:|---:|---:|---|")
         rows = sorted(groups.items(), key=lambda kv: -sum(t["total"] for t in kv[1]))[:n]
         for name, ts in rows:
             print(f"| {sum(t['total'] for t in ts):.1f} | {sum(t['self'] for t in ts):.1f} | "
-                  f"{sum(t['kids'] for t in ts):.1f} | {sum(t['unwaited'] for t in ts):.1f} | "
+                  f"{sum(t['children'] for t in ts):.1f} | {sum(t['long_lived'] for t in ts):.1f} | "
                   f"{sum(t['wall'] for t in ts):.1f} | {len(ts)} | {name} |")
 
     folders, files = collections.defaultdict(list), collections.defaultdict(list)
@@ -217,11 +216,11 @@ def report(folder: str, top_files: int, top_tests: int) -> None:
         folders["/".join(parts[:2]) if len(parts) > 2 else "tests/*.py"].append(t)
     table("By top-level tests/ folder", folders, 100)
     table(f"Top {top_files} test files", files, top_files)
-    print(f"\n## Top {top_tests} tests\n| total | self | kids | unwaited | setup s/cpu | call s/cpu | teardown s/cpu "
+    print(f"\n## Top {top_tests} tests\n| total | self | children | long-lived | setup s/cpu | call s/cpu | teardown s/cpu "
           "| test |\n|---:|---:|---:|---:|---|---|---|---|")
     for t in sorted(tests, key=lambda t: -t["total"])[:top_tests]:
         ph = [t.get(p, [0, 0, 0]) for p in ("setup", "call", "teardown")]
-        print(f"| {t['total']:.1f} | {t['self']:.1f} | {t['kids']:.1f} | {t['unwaited']:.1f} | "
+        print(f"| {t['total']:.1f} | {t['self']:.1f} | {t['children']:.1f} | {t['long_lived']:.1f} | "
               + " | ".join(f"{w:.1f}/{c + k:.1f}" for w, c, k in ph) + f" | {t['test']} |")
     fx = collections.defaultdict(list)
     for t in tests:
@@ -233,9 +232,9 @@ def report(folder: str, top_files: int, top_tests: int) -> None:
     for name, v in sorted(fx.items(), key=lambda kv: -sum(kv[1])):
         if len(v) >= 3 and sum(v) / len(v) > 0.05:
             print(f"| {sum(v):.1f} | {len(v)} | {sum(v) / len(v):.2f} | {name} |")
-    print("\n## The `long` set\n| total | self | kids | unwaited | wall | test |\n|---:|---:|---:|---:|---:|---|")
+    print("\n## The `long` set\n| total | self | children | long-lived | wall | test |\n|---:|---:|---:|---:|---:|---|")
     for t in sorted((t for t in tests if t["long"]), key=lambda t: -t["total"]):
-        print(f"| {t['total']:.1f} | {t['self']:.1f} | {t['kids']:.1f} | {t['unwaited']:.1f} | {t['wall']:.1f} "
+        print(f"| {t['total']:.1f} | {t['self']:.1f} | {t['children']:.1f} | {t['long_lived']:.1f} | {t['wall']:.1f} "
               f"| {t['test']} |")
 
 
