@@ -4,6 +4,8 @@ import tempfile
 
 import pytest
 
+from tests import _cpu_profile_plugin
+
 # Every test session gets its own cache folder: tests never read a developer's real cache. The workers of one
 # `-n auto` run share it (xdist gives them one PYTEST_XDIST_TESTRUNUID): a project compiled by one worker is a
 # disk hit for the other, as it already was for the next test of the same process. The cache is made for
@@ -22,6 +24,12 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
+
+
+def pytest_configure(config):
+    """QDX_TEST_CPU_LOG=FOLDER: each test's CPU into FOLDER (tests/_cpu_profile_plugin.py); unset, nothing."""
+    if os.environ.get("QDX_TEST_CPU_LOG"):
+        _cpu_profile_plugin.register(config)
 
 
 def _cuda():
