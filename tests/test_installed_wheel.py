@@ -1,6 +1,7 @@
 """A real, non-editable install: `override set` on the bundled demo writes into the user data folder
 and leaves every file under site-packages as it was (the rule lives in project/data_folder.py and
 every Engine and command applies it)."""
+import fcntl
 import hashlib
 import os
 import site
@@ -27,14 +28,38 @@ def installed(tmp_path_factory):
     # in the venv before the wheel, and make pip call the wheel installed already
     saved = os.environ.pop("PYTHONPATH", None)
     try:
-        yield _install(tmp_path_factory)
+        yield _shared_install(tmp_path_factory)
     finally:
         if saved is not None:
             os.environ["PYTHONPATH"] = saved
 
 
-def _install(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("wheel")
+def _shared_install(tmp_path_factory):
+    """One wheel and venv a run: xdist's workers of one run share their basetemp's parent, and the first to take
+    the lock builds there while the other waits (each built its own before: 9 s of CPU twice)."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return _install(tmp_path_factory.mktemp("wheel"))
+    tmp = tmp_path_factory.getbasetemp().parent / "installed-wheel"
+    with open(tmp.parent / "installed-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = tmp / "done"
+        if done.exists():
+            reason = done.read_text()
+            if reason:
+                pytest.skip(reason)
+            return tmp / "venv" / "bin" / "python", Path((tmp / "site_dir").read_text()), tmp
+        tmp.mkdir(exist_ok=True)
+        try:
+            py, site_dir, _ = _install(tmp)
+        except pytest.skip.Exception as s:
+            done.write_text(str(s.msg) or "skipped")
+            raise
+        (tmp / "site_dir").write_text(str(site_dir))
+        done.write_text("")
+        return py, site_dir, tmp
+
+
+def _install(tmp: Path):
     # built from a copy of the package's sources: setuptools builds in the source folder's build/, which
     # a checkout may hold stale (a wheel without qdexplorer/resources was built from one) and which two
     # test processes building at once would share
@@ -48,12 +73,14 @@ def _install(tmp_path_factory):
     assert built.returncode == 0, built.stderr[-3000:]
     wheel, = (tmp / "dist").glob("qdexplorer-*.whl")
     env_dir = tmp / "venv"
-    venv.create(env_dir, with_pip=True)
+    # no pip of its own (ensurepip's install of pip cost more than the rest of the venv): the test
+    # environment's pip installs the wheel into the venv's site-packages, run by the venv's interpreter
+    venv.create(env_dir, with_pip=False)
     py = env_dir / "bin" / "python"
     site_dir = Path(subprocess.check_output([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                             text=True).strip())
-    inst = subprocess.run([str(py), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], capture_output=True,
-                          text=True, timeout=300)
+    inst = subprocess.run([sys.executable, "-m", "pip", "--python", str(py), "install", "-q", "--no-deps",
+                           "--disable-pip-version-check", str(wheel)], capture_output=True, text=True, timeout=300)
     assert inst.returncode == 0, inst.stderr[-3000:]
     # the dependencies come from the environment the tests run in; qdexplorer itself only from the wheel. The
     # path file goes in after the install: written before, pip sees the test environment's own non-editable
