@@ -81,7 +81,8 @@ def private_reaches(tree: ast.AST, own: set[str]) -> list[tuple[int, str]]:
     return out
 
 
-def figures(root: Path, listing: bool = False) -> dict:
+def figures(root: Path, listing: bool = False, parse=None) -> dict:
+    """`parse(path)`: the file's syntax tree, where the caller has it already (tests/test_architecture.py)."""
     pkg = root / "qdexplorer"
     lines: Counter = Counter()
     mods: Counter = Counter()
@@ -94,7 +95,7 @@ def figures(root: Path, listing: bool = False) -> dict:
         text = p.read_text()
         lines[folder] += text.count("\n")
         mods[folder] += 1
-        tree = ast.parse(text)
+        tree = parse(p) if parse else ast.parse(text)
         own = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
         for c in ast.walk(tree):
             if isinstance(c, ast.ClassDef):

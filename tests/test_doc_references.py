@@ -30,6 +30,10 @@ import sys
 from functools import cache
 from pathlib import Path
 
+import pytest
+
+from tests import _source_cache
+
 ROOT = Path(__file__).resolve().parent.parent
 TICKS = re.compile(r"`([^`\n]+)`")
 # other projects' files and functions the docs compare us with
@@ -46,6 +50,12 @@ NOT_OURS = {"docs/compatibility.md"}
 FOLDERS = ("qdexplorer/", "docs/", "benchmarks/", "packaging/", "tests/", "examples/", "resources/")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _one_parse_a_file():
+    yield
+    _source_cache.clear()
+
+
 @cache
 def _tracked() -> list[str]:
     out = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.split()
@@ -58,9 +68,9 @@ def _sources():
         if f in NOT_OURS:
             continue
         if f.endswith(".md") and (f.startswith(("docs/", "benchmarks/", "packaging/")) or f == "README.md"):
-            yield f, (ROOT / f).read_text()
+            yield f, _source_cache.text(ROOT / f)
         elif f.startswith("qdexplorer/") and f.endswith(".py"):
-            for node in ast.walk(ast.parse((ROOT / f).read_text())):
+            for node in ast.walk(_source_cache.tree(ROOT / f)):
                 if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                     doc = ast.get_docstring(node, clean=False)
                     if doc:
@@ -82,7 +92,7 @@ def _modules() -> dict[str, Path]:
 def _defined(path: Path) -> frozenset[str]:
     """The names a module defines at its top level (imports included: it has them)."""
     names = set()
-    for node in ast.parse(path.read_text()).body:
+    for node in _source_cache.tree(path).body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
@@ -98,7 +108,7 @@ def _classes() -> dict[str, set[str]]:
     """Every class of the package by name: the methods and attributes any class of that name has."""
     out: dict[str, set[str]] = {}
     for path in _modules().values():
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_source_cache.tree(path)):
             if not isinstance(node, ast.ClassDef):
                 continue
             members = out.setdefault(node.name, set())
