@@ -1,4 +1,5 @@
 import os
+import re
 import sys
 import tempfile
 
@@ -38,6 +39,7 @@ def _cuda():
 
 
 def pytest_collection_modifyitems(config, items):
+    _long_tests_are_where_suite_sh_looks(items)
     st = _cuda()
     if st.available:
         return
@@ -45,6 +47,20 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)
+
+
+def _long_tests_are_where_suite_sh_looks(items):
+    """tests/suite.sh gives its `long` process only the files whose text says `mark.long`: a test made long any
+    other way (a conftest hook, a mark kept under another name) would run in neither process, so it stops here."""
+    texts: dict = {}
+    for item in items:
+        if item.get_closest_marker("long") is not None:
+            path = str(item.path)
+            if path not in texts:
+                texts[path] = re.search(r"mark\.long\b", item.path.read_text(errors="replace")) is not None
+            if not texts[path]:
+                raise pytest.UsageError(f"{item.nodeid} is marked long, but its file never says `mark.long`, where "
+                                        f"tests/suite.sh looks for the long tests: mark it with pytest.mark.long there")
 
 
 _CUDA_SKIP = "marked cuda, and CUDA is unavailable:"
