@@ -120,9 +120,12 @@ def run_group_through(server: Server, real):
     return run_group
 
 
-def subprocess_through(server: Server):
+def subprocess_through(server):
     """A stand-in for the `subprocess` module whose `run(cmd, env=, cwd=, capture_output=True, text=True,
-    timeout=)` forks from `server` and returns (or raises) as `subprocess.run` would."""
+    timeout=)` forks from `server` (a Server, or a function of the command that picks one) and returns
+    (or raises) as `subprocess.run` would."""
+    pick = server if callable(server) else (lambda cmd: server)
+
     class Stand:
         TimeoutExpired = subprocess.TimeoutExpired
         CompletedProcess = subprocess.CompletedProcess
@@ -131,7 +134,7 @@ def subprocess_through(server: Server):
         def run(cmd, env=None, cwd=None, timeout=None, capture_output=False, text=False, **kw):
             f = None
             if capture_output and text and set(kw) <= {"errors"}:
-                f = server.run(cmd, dict(os.environ if env is None else env), cwd, timeout)
+                f = pick(cmd).run(cmd, dict(os.environ if env is None else env), cwd, timeout)
             if f is None:
                 return subprocess.run(cmd, env=env, cwd=cwd, timeout=timeout, capture_output=capture_output,
                                       text=text, **kw)
