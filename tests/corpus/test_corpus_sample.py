@@ -1,7 +1,7 @@
 """The corpus' CI sample (benchmarks/corpus/ci_sample.txt): each program gives Quadrants' checksums
-under qdexplorer.lang. Both sides run for real: Quadrants 1.3.3 and ours, on the CPU; the last program (a short one)
-in fresh interpreters as `benchmarks/corpus.py` runs them, the others forked from servers that have
-imported Quadrants and the language (tests/corpus/conftest.py)."""
+under qdexplorer.lang. Both sides run for real: Quadrants 1.3.3 and ours, on the CPU; the last program
+(a short one) in fresh interpreters as `benchmarks/corpus.py` runs them, the others forked from servers
+that have imported Quadrants and the language (tests/corpus/conftest.py)."""
 import importlib.util
 
 import pytest
