@@ -11,7 +11,7 @@ from tests.corpus._load import corpus
 C = corpus()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")   # ended with its file: nothing idle for the rest of the run
 def corpus_servers():
     env = dict(os.environ, PYTHONHASHSEED="0")   # as run_side starts both sides
     ours_env = dict(env, PYTHONPATH=os.pathsep.join([str(C.ROOT)] + [p for p in env.get("PYTHONPATH", "").split(
