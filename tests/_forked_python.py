@@ -20,7 +20,7 @@ program ran before. The child is what the interpreter would run:
 
 What cannot be applied after the start is not: a request whose interpreter settings (the PYTHON*
 variables) differ from the server's runs as a real child, as does any command but `python SCRIPT` or
-`python -c CODE`, and every one where fork is missing or QDX_TEST_FORK_SUBPROCESS=1 is set (the
+`python -c CODE`, and every one off Linux or where QDX_TEST_FORK_SUBPROCESS=1 is set (the
 reference: a test passes both ways). What a preloaded module printed while being imported (Quadrants'
 version banner) was printed once by the server, not by each child. Tests of process start-up itself
 keep a real child; each file that uses this keeps one test that does.
@@ -37,7 +37,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
-SUBPROCESS = os.environ.get("QDX_TEST_FORK_SUBPROCESS", "") not in ("", "0") or not hasattr(os, "fork")
+# Linux only: elsewhere (macOS system libraries are not fork-safe once threads ran) a real child, as before
+SUBPROCESS = os.environ.get("QDX_TEST_FORK_SUBPROCESS", "") not in ("", "0") or not sys.platform.startswith("linux")
 
 
 @dataclass
@@ -180,13 +181,17 @@ def _serve(preload: list[str]) -> None:
             _child(req)   # never returns
         replies.write(f"{pid}\n".encode())
         replies.flush()
+        ended = False
         if watch_exit:
             pidfd = os.pidfd_open(pid)
             ready, _, _ = select.select([requests, pidfd], [], [])
             os.close(pidfd)
-            if requests in ready:   # the test process ended (or closed us) with a program running
+            ended = requests in ready   # the test process ended (or closed us) with a program running
+            if ended:
                 _kill_group(pid)
         _, status = os.waitpid(pid, 0)
+        if ended:
+            return
         replies.write(f"{os.waitstatus_to_exitcode(status)}\n".encode())
         replies.flush()
 
