@@ -1,5 +1,7 @@
 """The corpus runner's comparison and classification, on small real programs run under real Quadrants
-and under qdexplorer.lang (nothing of either is mocked)."""
+and under qdexplorer.lang (nothing of either is mocked). Each side runs forked from a server that has
+imported Quadrants or the language (`forked`, tests/corpus/conftest.py); the first test runs both
+sides in fresh interpreters, as `benchmarks/corpus.py` does, and checks forked runs agree with them."""
 import math
 import textwrap
 
@@ -74,27 +76,38 @@ def run(tmp_path, body, timeout=60):
 
 
 @needs_quadrants
-def test_the_same_checksums_are_same(tmp_path):
-    r = run(tmp_path, 'print("checksum sum", float(x.to_numpy().sum()))\nprint("checksum n", 16)\n')
+def test_the_same_checksums_are_same(tmp_path, request):
+    """In fresh interpreters (the runner's own children); then forked, after another program and before
+    it, with the same checksums."""
+    same = 'print("checksum sum", float(x.to_numpy().sum()))\nprint("checksum n", 16)\n'
+    r = run(tmp_path, same)
     assert r["verdict"] == "same", r
     assert r["quadrants_checksums"] == {"sum": 60.0, "n": 16} == r["ours_checksums"]
     assert r["quadrants_s"] > 0 and r["ours_s"] > 0 and r["ratio"] > 0
+    request.getfixturevalue("forked")
+    other = 'fill(2.0)\nprint("checksum max", float(x.to_numpy().max()))\n'
+    for order in ([other, same], [same, other]):
+        got = [run(tmp_path, body) for body in order]
+        assert got[order.index(same)]["quadrants_checksums"] == r["quadrants_checksums"]
+        assert got[order.index(same)]["ours_checksums"] == r["ours_checksums"]
+        assert got[order.index(other)]["verdict"] == "same"
+        assert got[order.index(other)]["ours_checksums"] == {"max": 30.0}
 
 
 @needs_quadrants
-def test_a_different_value_is_wrong(tmp_path):
+def test_a_different_value_is_wrong(tmp_path, forked):
     r = run(tmp_path, 'print("checksum sum", float(x.to_numpy().sum()) + (1.0 if OURS else 0.0))\n')
     assert r["verdict"] == "wrong" and r["error"] == "sum: quadrants 60.0 ours 61.0"
 
 
 @needs_quadrants
-def test_a_missing_label_is_wrong(tmp_path):
+def test_a_missing_label_is_wrong(tmp_path, forked):
     r = run(tmp_path, 'print("checksum sum", 60.0)\nif not OURS:\n    print("checksum extra", 1)\n')
     assert r["verdict"] == "wrong" and "extra: missing in ours" in r["error"]
 
 
 @needs_quadrants
-def test_one_of_our_errors_is_a_refusal(tmp_path):
+def test_one_of_our_errors_is_a_refusal(tmp_path, forked):
     r = run(tmp_path, 'if OURS:\n    raise qd.QuadrantsTypeError("qd.some_construct is not supported")\n'
                       'print("checksum n", 1)\n')
     assert (r["verdict"], r["error_class"]) == ("error", "refused")
@@ -102,27 +115,27 @@ def test_one_of_our_errors_is_a_refusal(tmp_path):
 
 
 @needs_quadrants
-def test_a_python_exception_from_inside_is_internal(tmp_path):
+def test_a_python_exception_from_inside_is_internal(tmp_path, forked):
     r = run(tmp_path, 'if OURS:\n    {}["codegen"]\nprint("checksum n", 1)\n')
     assert (r["verdict"], r["error_class"], r["error"]) == ("error", "internal", "KeyError: 'codegen'")
 
 
 @needs_quadrants
-def test_a_crash_is_internal(tmp_path):
+def test_a_crash_is_internal(tmp_path, forked):
     r = run(tmp_path, 'if OURS:\n    sys.stdout.flush(); os.abort()\nprint("checksum n", 1)\n')
     assert (r["verdict"], r["error_class"]) == ("error", "internal")
     assert r["error"].startswith("crashed: signal 6")
 
 
 @needs_quadrants
-def test_a_timeout_is_internal(tmp_path):
+def test_a_timeout_is_internal(tmp_path, forked):
     r = run(tmp_path, 'import time\nif OURS:\n    time.sleep(60)\nprint("checksum n", 1)\n', timeout=15)
     assert (r["verdict"], r["error_class"], r["error"]) == ("error", "internal", "timed out after 15 s")
 
 
 @needs_quadrants
 @pytest.mark.parametrize("body", ['raise RuntimeError("port broken")\n', 'print("no checksum")\n'])
-def test_a_port_that_fails_under_quadrants_is_not_counted_against_ours(tmp_path, body):
+def test_a_port_that_fails_under_quadrants_is_not_counted_against_ours(tmp_path, body, forked):
     r = run(tmp_path, body)
     assert r["verdict"] == "quadrants_failed" and r["ours_s"] is None
 
@@ -146,7 +159,7 @@ def _program(tmp_path, name: str, value: str):
     return C.read_header(prog)
 
 
-def test_a_difference_that_goes_away_with_fast_math_off_is_named_so(tmp_path):
+def test_a_difference_that_goes_away_with_fast_math_off_is_named_so(tmp_path, forked):
     """Both sides are run again with `qd.init(fast_math=False)` forced when their checksums differ: a
     difference that goes away then is `fast_math` (counted apart), one that stays is `wrong`. The
     programs print something of the side and its fast-math setting, so each case is certain."""

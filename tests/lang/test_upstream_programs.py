@@ -9,11 +9,19 @@ magnitude on their line. One program draws random numbers (benchmark_fill_random
 programs.json states for it (`atol`, with the reason); the others take inputs from seeded host
 NumPy. A program that uses a feature
 qdexplorer leaves out (`left_out` in programs.json) must fail with one line naming it, at the
-user's file:line."""
+user's file:line.
+
+The child is forked from a server that has already imported what it imports (tests/_forked_python.py:
+the same program, alone in its process, from the same freshly imported state, without paying ~0.3 s of
+imports per program); `test_forked_runs_agree_with_fresh_interpreters_in_either_order` runs programs
+through the real child as `qdexplorer quadrants PROG --ours` does and checks the two agree."""
 import os
 import sys
 
 import pytest
+
+from qdexplorer.quadrants import ours
+from tests import _forked_python
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EX = os.path.join(os.path.dirname(os.path.dirname(HERE)), "examples", "upstream")
@@ -21,11 +29,26 @@ sys.path.insert(0, EX)
 import run_upstream  # noqa: E402
 
 PROGRAMS = run_upstream.programs()
+REAL_RUN_GROUP = ours.run_group
+
+
+@pytest.fixture(scope="module")
+def server():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ours.PACKAGE_ROOT),
+                                                                   os.environ.get("PYTHONPATH")])))
+    s = _forked_python.Server(["qdexplorer.quadrants.ours_child"], env)   # what run_ours' child imports
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def forked(server, monkeypatch):
+    monkeypatch.setattr(ours, "run_group", _forked_python.run_group_through(server, REAL_RUN_GROUP))
 
 
 @pytest.mark.parametrize("arch", ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_upstream_program_gives_quadrants_result(name, arch):
+def test_upstream_program_gives_quadrants_result(name, arch, forked):
     """On CUDA too, against the same CPU reference (float noise allowed as on the CPU)."""
     want = run_upstream.reference(name)
     assert want["error"] is None and want["lines"], "Quadrants ran it and printed a checksum"
@@ -38,6 +61,18 @@ def test_upstream_program_gives_quadrants_result(name, arch):
         assert os.path.join(EX, PROGRAMS[name]["file"]) + ":" in err, "names the user's file:line"
         return
     assert run_upstream.differences(got, want, PROGRAMS[name].get("atol")) == []
+
+
+def test_forked_runs_agree_with_fresh_interpreters_in_either_order(server, monkeypatch):
+    """A program's result is the same from a fresh interpreter (the real child) and forked, whichever
+    program the server ran before it."""
+    names = ["lcg_kernel", "autodiff_reverse"]
+    fresh = {n: run_upstream.run(n, quadrants=False, timeout=120) for n in names}
+    monkeypatch.setattr(ours, "run_group", _forked_python.run_group_through(server, REAL_RUN_GROUP))
+    for order in (names, names[::-1]):
+        assert {n: run_upstream.run(n, quadrants=False, timeout=120) for n in order} == fresh
+    for n in names:
+        assert fresh[n]["lines"] and run_upstream.differences(fresh[n], run_upstream.reference(n)) == []
 
 
 def test_comparison_allows_float_noise_only():
