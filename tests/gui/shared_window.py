@@ -3,9 +3,10 @@
 A window over the demo costs about 1.4 s of CPU to build and compile (from the shared cache), most of
 a test that then only resizes it and reads a geometry. Those tests share one window per module (per
 test process under xdist); after each, what such a test may change is put back as it was (size,
-splitters, selection, tabs, pages, the toolbar's choices, the recent list), and what no such test may
-change (runs, overrides, the open project) is checked, so a test that starts doing either fails here
-instead of leaking into the next one. Tests that edit, run or bench keep a window of their own.
+splitters, selection, tabs, pages, the toolbar's and the Sweep tab's choices, the recent list), and
+what no such test may change (runs, overrides, the open project) is checked, so a test that starts
+doing either fails here instead of leaking into the next one. Tests that edit, run or bench keep a
+window of their own.
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class _State:
         self.page = win.pages.currentWidget()
         self.bottom = win.bottom.currentWidget()
         self.workload, self.repeat = win.workload.currentText(), win.repeat.value()
+        self.block_dims = win.sweep.block_dims.text()
         self.recent = win.settings.recent()
         self.runs = len(win.session.runs)
         self.project = str(win.project_path)
@@ -70,6 +72,7 @@ class _State:
         win.bottom.setCurrentWidget(self.bottom)
         win.workload.setCurrentText(self.workload)
         win.repeat.setValue(self.repeat)
+        win.sweep.block_dims.setText(self.block_dims)
         win.settings.set("project/recent", self.recent)
         win.projects.update_recent_menu()
         qtbot.wait(300)   # the tree refits its columns 150 ms after a resize: settled before the next test
@@ -84,7 +87,12 @@ def _files(win) -> list[str]:
 
 @contextlib.contextmanager
 def restored(win, qtbot) -> Iterator:
-    """The shared window for one test, put back as it was after it."""
+    """The shared window for one test, put back as it was after it. It is made the active window first:
+    another test's window, shown since, took that, and a widget of an inactive window gets no focus
+    (the PTX/source line marking follows the focus)."""
+    win.raise_()
+    win.activateWindow()
+    qtbot.waitUntil(win.isActiveWindow, timeout=10000)
     state = _State(win)
     yield win
     state.restore(win, qtbot)
