@@ -198,8 +198,10 @@ def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp
     edits = tmp_path / "edits"
     EditFolder(edits, "ll").write(t.stable_name, t.text("llvm"), t.text("llvm"))
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # four rounds, not the default five (each round is two Quadrants processes, about 1 s of CPU each): the fewest
+    # whose paired comparison has an interval for every task, as the GPU check's saved runs have
     p = subprocess.run([sys.executable, "-m", "qdexplorer", "quadrants", program, "--arch", "cpu", "--load-ll",
-                        str(edits), "--json", "--", "64", "2"], capture_output=True, text=True,
+                        str(edits), "--json", "--rounds", "4", "--", "64", "2"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))),
                        timeout=300)
     assert p.returncode == 0, p.stderr
