@@ -19,6 +19,8 @@ from qdexplorer.project.loader import ProjectError, bundled_demo, load_project
 from qdexplorer.project.trust import TrustStore
 from tests.conftest import SESSION_CACHE
 
+from .shared_window import module_window, restored
+
 pytestmark = pytest.mark.gui
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 needs_ptxas = pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
@@ -86,6 +88,21 @@ def window(qtbot, tmp_path, project):
     yield win
     win._closing = True
     win.close()
+
+
+@pytest.fixture(scope="module")
+def _module_window(request, qapp, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("app")
+    shutil.copytree(bundled_demo(), tmp / "demo")
+    with module_window(request, qapp, lambda qtbot: make_window(qtbot, tmp, tmp / "demo")) as win:
+        yield win
+
+
+@pytest.fixture
+def shared_window(_module_window, qtbot):
+    """One window for the tests that only select and read what it shows (tests/gui/shared_window.py)."""
+    with restored(_module_window, qtbot) as win:
+        yield win
 
 
 def run_and_wait(win, qtbot, workload, repeat, timeout=120000):
@@ -211,10 +228,10 @@ def test_a_bad_ptx_edit_gets_a_marker_at_its_line(window, qtbot):
     assert not (overrides_folder(win.project_path) / f"{task}.ptx").exists()
 
 
-def test_a_driver_load_error_is_put_on_its_ptx_line(window):
+def test_a_driver_load_error_is_put_on_its_ptx_line(shared_window):
     # what the CUDA backend's TaskLoaded carries when cuModuleLoadDataEx rejects an edited PTX
     from qdexplorer.events import TaskLoaded
-    win = window
+    win = shared_window
     win.tree.select("saxpy_kernel_0_range_for")
     log = ("cuModuleLoadDataEx failed: CUDA_ERROR_INVALID_PTX: ptxas application ptx input, line 34; error   : "
            "Not a name of any known instruction: 'madd'\nptxas fatal   : Ptx assembly aborted due to errors")
@@ -423,8 +440,8 @@ def test_a_project_is_imported_off_the_gui_thread(qtbot, tmp_path):
     win.close()
 
 
-def test_menus_have_the_standard_shortcuts(window):
-    win = window
+def test_menus_have_the_standard_shortcuts(shared_window):
+    win = shared_window
     assert win.actions.open.shortcut() == QKeySequence(QKeySequence.Open)
     assert win.actions.save.shortcut() == QKeySequence(QKeySequence.Save)
     assert win.actions.quit.shortcut() == QKeySequence(QKeySequence.Quit)
@@ -439,10 +456,10 @@ def test_menus_have_the_standard_shortcuts(window):
     assert win.actions.recent_menu.actions()[0].text() == "Bundled demo"   # not its path inside site-packages
 
 
-def test_the_compile_log_is_monospace_and_a_sass_note_wraps(window):
+def test_the_compile_log_is_monospace_and_a_sass_note_wraps(shared_window):
     from PySide6.QtGui import QFontInfo
     from PySide6.QtWidgets import QPlainTextEdit
-    win = window
+    win = shared_window
     assert QFontInfo(win.views.log.font()).fixedPitch()
     win.tree.select("saxpy_kernel_0_range_for")
     win.views.show_sass("saxpy_kernel_0_range_for", "// SASS is not available on this machine: no nvdisasm.\n"
@@ -610,9 +627,9 @@ def test_trust_is_asked_once_per_folder_and_remembered(tmp_path, qtbot):
     assert confirm_trust(bundled_demo(), store) and confirm_trust(None, store) and len(asked) == 2
 
 
-def test_a_ptx_line_marks_its_source_line_and_back(window, qtbot):
+def test_a_ptx_line_marks_its_source_line_and_back(shared_window, qtbot):
     from qdexplorer.compiler.ptx_lines import line_map
-    win = window
+    win = shared_window
     win.tree.select("saxpy_kernel_0_range_for")
     ptx = win.views.ptx.toPlainText()
     m = line_map(ptx)

@@ -7,11 +7,12 @@ import pytest
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import bundled_demo
 
+from .shared_window import module_window, restored
+
 pytestmark = pytest.mark.gui
 
 
-@pytest.fixture
-def window(qtbot, tmp_path):
+def _bench_window(qtbot, tmp_path):
     from qdexplorer.gui.main_window import MainWindow
     from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
@@ -23,8 +24,29 @@ def window(qtbot, tmp_path):
     win.show()
     qtbot.waitUntil(lambda: len(win.compiled) >= 15 and "compiled" in win.statusBar().currentMessage(),
                     timeout=90000)
+    return win
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    """A window of the test's own: for the tests that bench, save or open a project."""
+    win = _bench_window(qtbot, tmp_path)
     yield win
     win.close()
+
+
+@pytest.fixture(scope="module")
+def _module_window(request, qapp, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("bench")
+    with module_window(request, qapp, lambda qtbot: _bench_window(qtbot, tmp)) as win:
+        yield win
+
+
+@pytest.fixture
+def shared_window(_module_window, qtbot):
+    """One window for the tests that run nothing and save nothing (tests/gui/shared_window.py)."""
+    with restored(_module_window, qtbot) as win:
+        yield win
 
 
 def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):
@@ -87,10 +109,10 @@ def test_compare_with_generated_is_refused_on_the_cpu_with_the_reason(window, qt
     assert len(win.session.runs) == runs and bench.compare.comparison is None
 
 
-def test_the_verdict_of_a_known_effect_is_shown(window):
+def test_the_verdict_of_a_known_effect_is_shown(shared_window):
     """Statistics on synthetic runs with a known effect, fed to the window where the interleaved
     runs land: deterministic by construction, whatever else the machine is doing."""
-    win, bench = window, window.bench
+    win, bench = shared_window, shared_window.bench
     task = "saxpy_kernel_0_range_for"
     base = np.linspace(1.00, 1.02, 40)
     bench._compared_fresh(task, (_run("generated", base, task), _run("override", base * 1.5, task)))
@@ -161,7 +183,7 @@ def test_after_bench_the_trees_launch_column_is_the_whole_benchs_median(window, 
     assert win.tree.items[task].text(COLUMNS.index("Launch")) == fmt_time(whole)
 
 
-def test_the_sweep_tab_sweeps_the_chosen_workload(window, qtbot, monkeypatch):
+def test_the_sweep_tab_sweeps_the_chosen_workload(shared_window, qtbot, monkeypatch):
     """Issue 42: the Sweep tab timed every workload whichever one the Run toolbar had chosen."""
     from qdexplorer.gui.timing import sweep_view
     asked = []
@@ -170,16 +192,16 @@ def test_the_sweep_tab_sweeps_the_chosen_workload(window, qtbot, monkeypatch):
         asked.append(workloads)
         raise RuntimeError("stop here: only the workloads asked for matter")
     monkeypatch.setattr(sweep_view, "sweep", fake_sweep)
-    window.workload.setCurrentText("saxpy_1m")
-    window.sweep.block_dims.setText("64,128")
-    window.sweep.start_button.click()
-    qtbot.waitUntil(lambda: not window.sweep.running, timeout=60000)
+    shared_window.workload.setCurrentText("saxpy_1m")
+    shared_window.sweep.block_dims.setText("64,128")
+    shared_window.sweep.start_button.click()
+    qtbot.waitUntil(lambda: not shared_window.sweep.running, timeout=60000)
     assert asked == [["saxpy_1m"]]
 
 
-def test_the_workload_box_shows_the_longest_name_whole(window):
+def test_the_workload_box_shows_the_longest_name_whole(shared_window):
     """Issue 42: at 1400x900 the Workload box cut `atomic_sum_256k` under its arrow."""
-    box = window.workload
+    box = shared_window.workload
     fm = box.fontMetrics()
     widest = max(fm.horizontalAdvance(box.itemText(i)) for i in range(box.count()))
     assert box.width() >= widest + 40, (box.width(), widest)

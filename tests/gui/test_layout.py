@@ -7,6 +7,7 @@ import pytest
 from qdexplorer.compiler import ptxas
 from qdexplorer.project.loader import bundled_demo
 
+from .shared_window import module_window, restored
 from .test_app import make_window, wait_compiled
 
 pytestmark = pytest.mark.gui
@@ -30,12 +31,28 @@ def elided(label) -> bool:
 
 @pytest.fixture
 def window(qtbot, tmp_path):
+    """A window of the test's own: for the tests that save an override or fill a page."""
     shutil.copytree(bundled_demo(), tmp_path / "demo")
     win = make_window(qtbot, tmp_path, tmp_path / "demo")
     win.views.ptx_panel.ask = lambda title, text, yes: True
     yield win
     win._closing = True
     win.close()
+
+
+@pytest.fixture(scope="module")
+def _module_window(request, qapp, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("layout")
+    shutil.copytree(bundled_demo(), tmp / "demo")
+    with module_window(request, qapp, lambda qtbot: make_window(qtbot, tmp, tmp / "demo")) as win:
+        yield win
+
+
+@pytest.fixture
+def shared_window(_module_window, qtbot):
+    """One window for the tests that only select, resize and measure (tests/gui/shared_window.py)."""
+    with restored(_module_window, qtbot) as win:
+        yield win
 
 
 @pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
@@ -56,8 +73,8 @@ def test_every_tree_column_stays_in_view_with_an_override(window, qtbot):
         assert "lmem" in res.text() and "occ." in res.text() and not elided(res), (size, res.text())
 
 
-def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(window, qtbot):
-    win = window
+def test_the_tree_is_as_wide_as_its_columns_not_half_the_window(shared_window, qtbot):
+    win = shared_window
     win.resize(1920, 1080)
     qtbot.wait(300)
     tree, total = win.split.sizes()[0], sum(win.split.sizes())
@@ -142,9 +159,9 @@ def assert_names_clear_of_bars(view):
     assert first_label.mapRectToScene(first_label.boundingRect()).top() >= ratio_top - 1
 
 
-def test_source_and_ptx_are_side_by_side(window, qtbot):
+def test_source_and_ptx_are_side_by_side(shared_window, qtbot):
     """The line mapping works both ways without flipping tabs: both panes in view at once."""
-    win = window
+    win = shared_window
     win.tree.select("saxpy_kernel_0_range_for")
     for size in SIZES:
         win.resize(*size)
@@ -157,9 +174,9 @@ def test_source_and_ptx_are_side_by_side(window, qtbot):
         assert left + src.width() <= right, size   # beside it, not stacked or hidden
 
 
-def test_each_llvm_ir_pane_takes_the_full_width_of_the_code_tabs(window, qtbot):
+def test_each_llvm_ir_pane_takes_the_full_width_of_the_code_tabs(shared_window, qtbot):
     """The generated and the optimised LLVM IR were side by side, about 400 px each: now one above the other."""
-    win = window
+    win = shared_window
     win.tree.select("saxpy_kernel_0_range_for")
     win.views.tabs.setCurrentIndex(win.views.tabs.indexOf(win.views.ir_split))
     for size in SIZES:
@@ -170,9 +187,9 @@ def test_each_llvm_ir_pane_takes_the_full_width_of_the_code_tabs(window, qtbot):
             assert pane.isVisible() and pane.width() >= 0.9 * room, (size, pane.width(), room)
 
 
-def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
+def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(shared_window, qtbot):
     """Issue 22 #13: at 800 px Stop and Bench & save went into the toolbar's overflow menu."""
-    win = window
+    win = shared_window
     win.resize(796, 560)   # within the offscreen screen (800x600)
     qtbot.wait(300)
     tb = win.toolbar
@@ -183,9 +200,9 @@ def test_run_stop_and_bench_stay_in_the_toolbar_at_800_px(window, qtbot):
         not win.backend.isVisible()   # the settings overflow first, from the right
 
 
-def test_every_toolbar_control_is_in_view_at_1400_px(window, qtbot):
+def test_every_toolbar_control_is_in_view_at_1400_px(shared_window, qtbot):
     """Nothing of the toolbar (the Device selector last) goes into its overflow menu at 1400 px."""
-    win = window
+    win = shared_window
     win.resize(1400, 900)
     qtbot.wait(300)
     tb = win.toolbar
@@ -196,10 +213,10 @@ def test_every_toolbar_control_is_in_view_at_1400_px(window, qtbot):
     assert win.cluster.device.isVisible() and win.bench.run_name.isVisible()
 
 
-def test_the_sweep_tab_fits_its_pane_without_scrolling_sideways(window, qtbot):
+def test_the_sweep_tab_fits_its_pane_without_scrolling_sideways(shared_window, qtbot):
     """The Sweep tab's row of settings was wider than the bottom pane at 1400 px: the 'saved' list was
     cut and the heat map scrolled sideways with the page."""
-    win = window
+    win = shared_window
     win.bottom.setCurrentWidget(win.sweep)
     for size in SIZES:
         win.resize(*size)

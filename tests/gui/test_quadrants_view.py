@@ -29,8 +29,8 @@ def program(tmp_path):
     return str(tmp_path / "demo_kernels.py")
 
 
-@pytest.fixture
-def qwin(qtbot, program):
+def _ran(qtbot, program):
+    """The program's window once its run (Quadrants in a child, about 1.2 s of CPU) has finished."""
     from qdexplorer.gui.quadrants_window.quadrants_view import QuadrantsWindow
     win = QuadrantsWindow(program, arch="cpu", args=["256", "2"])
     qtbot.addWidget(win)
@@ -43,14 +43,54 @@ def qwin(qtbot, program):
     return win
 
 
+@pytest.fixture
+def qwin(qtbot, program):
+    """A run of the test's own: for the test that edits and reruns."""
+    return _ran(qtbot, program)
+
+
+@pytest.fixture(scope="module")
+def _module_qwin(request, qapp, tmp_path_factory):
+    from pytestqt.qtbot import QtBot
+
+    from qdexplorer.gui.plumbing import main_thread_gc
+    tmp = tmp_path_factory.mktemp("qwin")
+    shutil.copy(os.path.join(PROGRAMS, "demo_kernels.py"), tmp / "demo_kernels.py")
+    with pytest.MonkeyPatch.context() as mp:   # its dump folder in pytest's tmp, as each test's own
+        import tempfile
+        mp.setenv("TMPDIR", str(tmp))
+        mp.setattr(tempfile, "tempdir", str(tmp))
+        main_thread_gc.install(qapp)           # as during a test (tests/gui/conftest.py)
+        win = _ran(QtBot(request), str(tmp / "demo_kernels.py"))
+    yield win
+    main_thread_gc.install(qapp)
+    win.close()
+    main_thread_gc.uninstall()
+
+
+@pytest.fixture
+def shared_qwin(_module_qwin, qtbot):
+    """One run for the tests that only select and read what it shows (the tree, the passes, the comparison
+    with our language, which reruns nothing of Quadrants): its selection, tab and passes view put back after
+    each, and the run itself checked unchanged."""
+    win = _module_qwin
+    run, tab, item = win.run_result, win.tabs.currentIndex(), win.tree.currentItem()
+    yield win
+    assert win.run_result is run and win.edit_result is None, "a test of the shared run reran it: give it its own"
+    win.passes.full.setChecked(False)
+    win.tabs.setCurrentIndex(tab)
+    win.tree.setCurrentItem(item)
+    qtbot.waitUntil(lambda: not win.jobs.running, timeout=60000)
+
+
 def _select(win, stable):
     t = win.run_result.task(stable)
     win.tree.setCurrentItem(win.items[t.name])
     return t
 
 
-def test_tree_lists_kernels_and_tasks_with_their_ir(qwin):
-    win = qwin
+def test_tree_lists_kernels_and_tasks_with_their_ir(shared_qwin):
+    win = shared_qwin
     kernels = [win.tree.topLevelItem(i).text(0) for i in range(win.tree.topLevelItemCount())]
     assert [k.split("_c")[0] for k in kernels] == ["saxpy", "particle_step", "atomic_sum"]
     t = _select(win, "particle_step_kernel_2_bounce_range_for")
@@ -61,8 +101,8 @@ def test_tree_lists_kernels_and_tasks_with_their_ir(qwin):
     assert "y0=4 total=256" in win.output.toPlainText()
 
 
-def test_passes_view_steps_through_chi_stages_with_diffs(qwin):
-    win = qwin
+def test_passes_view_steps_through_chi_stages_with_diffs(shared_qwin):
+    win = shared_qwin
     _select(win, "saxpy_kernel_1_range_for")
     pv = win.passes
     assert pv.kernel_name.startswith("saxpy_c")
@@ -116,8 +156,8 @@ def test_edit_llvm_ir_rerun_and_compare(qwin, qtbot):
     assert not os.path.exists(saved) and win.llvm.toPlainText() == text
 
 
-def test_compare_with_our_language(qwin, qtbot):
-    win = qwin
+def test_compare_with_our_language(shared_qwin, qtbot):
+    win = shared_qwin
     win.compare_ours()
     qtbot.waitUntil(lambda: win.ours is not None and not win.jobs.running, timeout=90000)
     assert all(k["match"] for k in win.ours)
@@ -158,8 +198,10 @@ def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp
     edits = tmp_path / "edits"
     EditFolder(edits, "ll").write(t.stable_name, t.text("llvm"), t.text("llvm"))
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # four rounds, not the default five (each round is two Quadrants processes, about 1 s of CPU each): the fewest
+    # whose paired comparison has an interval for every task, as the GPU check's saved runs have
     p = subprocess.run([sys.executable, "-m", "qdexplorer", "quadrants", program, "--arch", "cpu", "--load-ll",
-                        str(edits), "--json", "--", "64", "2"], capture_output=True, text=True,
+                        str(edits), "--json", "--rounds", "4", "--", "64", "2"], capture_output=True, text=True,
                        env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))),
                        timeout=300)
     assert p.returncode == 0, p.stderr

@@ -27,6 +27,16 @@ def demo_json():
     return json.loads(p.stdout)
 
 
+@pytest.fixture(scope="module")
+def demo_64_1(tmp_path_factory):
+    """One run of the demo with `64 1` (a Quadrants child, about 1 s of CPU) for the tests that only read its
+    tasks' IR and launches: each reran it for itself."""
+    from qdexplorer.quadrants.program import run_program
+    run = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu", dump_dir=tmp_path_factory.mktemp("demo_64_1"))
+    assert run.ok, run.error
+    return run
+
+
 def test_json_matches_the_documented_schema(demo_json):
     doc = demo_json
     assert doc["schema"] == 1
@@ -109,11 +119,9 @@ def test_edit_llvm_ir_and_rerun_with_qd_load_ir(tmp_path):
     assert len(os.listdir(doc["edited_run"]["load"]["folder"])) == 9
 
 
-def test_stale_edit_is_flagged_and_still_loaded(tmp_path):
+def test_stale_edit_is_flagged_and_still_loaded(tmp_path, demo_64_1):
     from qdexplorer.quadrants.edits import EditFolder
-    from qdexplorer.quadrants.program import run_program
-    base = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu")
-    t = base.task("atomic_sum_kernel_1_range_for")
+    t = demo_64_1.task("atomic_sum_kernel_1_range_for")
     # derived from code that differs from what Quadrants generates now: stale
     EditFolder(tmp_path, "ll").write(t.stable_name, t.text("llvm"), generated="; an older kernel\n")
     p = cli("quadrants", program("demo_kernels.py"), "--load-ll", str(tmp_path), "--rounds", "1", "--", "64", "1")
@@ -180,11 +188,11 @@ def test_comparison_rows_carry_the_bench_statistics(tmp_path):
     assert st["ci"] == [None, None] and 0 <= st["p"] <= 1   # one round a side: no interval reaches 95%
 
 
-def test_one_launch_a_side_has_no_interval_rather_than_a_point(tmp_path):
+def test_one_launch_a_side_has_no_interval_rather_than_a_point(demo_64_1):
     """Quadrants printed "too few launches to tell" with the interval [x, x]: a point looks certain."""
     from qdexplorer.quadrants.compare import compare_runs
     from qdexplorer.quadrants.program import run_program
-    a = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu", dump_dir=tmp_path / "a")
+    a = demo_64_1
     b = run_program(program("demo_kernels.py"), ["64", "1"], arch="cpu", dump=False)
     assert b.dump_dir == "" and b.kernels == [] and b.launches.keys() == a.launches.keys()
     for row in compare_runs(a, b):
