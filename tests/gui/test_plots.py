@@ -307,3 +307,19 @@ def test_timeline_spike_labels_never_overlap(plots, qtbot):
     rects = [i.mapRectToScene(i.boundingRect()) for i in labels]
     assert not any(a.intersects(b) for k, a in enumerate(rects) for b in rects[k + 1:]), \
         [(i.toPlainText(), r) for i, r in zip(labels, rects)]
+
+
+def test_a_comparison_without_an_interval_is_listed_not_a_crash(qtbot):
+    """A Quadrants run of fewer than 4 rounds a side has no interval (JSON keeps its bounds as null): reopening
+    such a saved run failed in the table with a TypeError; its row says "none" and the verdict's reason."""
+    from qdexplorer.gui.quadrants_window.quadrants_compare import ComparisonPanel
+    panel = ComparisonPanel()
+    qtbot.addWidget(panel)
+    row = {"task": "saxpy_c80_0_range_for", "edited": True, "internal": False, "generated": {"median_ms": 0.02},
+           "edited_run": {"median_ms": 0.021}, "ratio": 1.05, "state": "edited", "used": True,
+           "stats": {"ci": [None, None], "verdict": "unsure", "reason": "2 rounds a side; 4 give an interval"}}
+    with_ci = dict(row, task="copy_c81_0_range_for", stats=dict(row["stats"], ci=[0.9, 1.2], verdict="same", reason=""))
+    panel.show_edit_rows([row, with_ci])
+    cells = [[panel.edits.item(r, c).text() for c in range(panel.edits.columnCount())] for r in range(2)]
+    assert cells[0][6] == "none" and cells[0][7].startswith("unsure (2 rounds")
+    assert cells[1][6] == "0.900 – 1.200" and cells[1][7] == "same"

@@ -48,6 +48,17 @@ def fit_headers(table: QTableWidget):
         header.resizeSection(c, max(header.sectionSize(c), header.sectionSizeFromContents(c).width() + 8))
 
 
+def interval_text(st: dict | None) -> str:
+    """A comparison's interval, or "none" where it has none: under 4 rounds a side, or a saved run's NaN
+    bounds, which JSON keeps as null (a 2-round saved run made the window fail to reopen it)."""
+    ci = (st or {}).get("ci") or (None, None)
+    if not st:
+        return ""
+    if any(c is None or c != c for c in ci):
+        return "none"
+    return f"{ci[0]:.3f} – {ci[1]:.3f}"
+
+
 class ComparisonPanel(QSplitter):
     def __init__(self, parent=None):
         super().__init__(Qt.Vertical, parent)
@@ -123,7 +134,7 @@ class ComparisonPanel(QSplitter):
             out.append([name, fmt_ms(row["generated"]["median_ms"]), fmt_ms(row["edited_run"]["median_ms"]),
                         f"{row['ratio']:.3f}" if row["ratio"] is not None else "", row["state"] or "",
                         "" if row["used"] is None else ("yes" if row["used"] else "NO"),
-                        f"{st['ci'][0]:.3f} – {st['ci'][1]:.3f}" if st else "",
+                        interval_text(st),
                         (st["verdict"] + (f" ({st['reason']})" if st["reason"] else "")) if st else ""])
         _fill(self.edits, out)
 
