@@ -95,3 +95,28 @@ def test_loops_without_a_shared_row_keep_one_index_a_step(monkeypatch):
     monkeypatch.setattr(schedule, "STACKED_ROWS", False)
     tm, ptx = build(stencil)
     assert tm.vector == 1 and ptx.count("ld.global") == 5
+
+
+def stencil_want(u):
+    want = np.zeros_like(u)
+    want[1:-1, 1:-1] = np.float32(0.2) * ((((u[1:-1, 1:-1] + u[:-2, 1:-1]) + u[2:, 1:-1]) + u[1:-1, :-2]) + u[1:-1, 2:])
+    return want
+
+
+@pytest.mark.parametrize("straight", [True, False])
+def test_the_cuda_schedule_run_on_the_host_is_exact_for_every_remainder(monkeypatch, straight):
+    """The NVPTX module's own code, one GPU thread per call on the host (grid_on_host.py), with grids small
+    enough that threads stride (2 x 32) and large enough that some have no step (8 x 64): inner row counts
+    of every remainder mod 4 give whole steps, guarded last rows, or both. Nothing outside the range is written."""
+    from .grid_on_host import HostGrid
+    monkeypatch.setattr(schedule, "STACKED_STRAIGHT", straight)
+    task = stencil.tasks()[-1]
+    tm = build_task_module(task, CodegenOptions("nvptx", vector=4))
+    assert tm.vector == 4
+    run = HostGrid(tm.text, tm.entry)
+    for rows in (3, 4, 5, 6, 7, 10, 13):
+        for grid, block in ((2, 32), (8, 64)):
+            u = np.random.default_rng(rows).random((rows, 37), dtype=np.float32)
+            out = np.zeros_like(u)
+            run.launch([u, rows, 37, out, rows, 37], grid, block)
+            np.testing.assert_array_equal(out, stencil_want(u), err_msg=f"{rows} rows, grid {grid} x {block}")
