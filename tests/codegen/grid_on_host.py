@@ -57,12 +57,16 @@ class HostGrid:
         self._fn = self._engine.get_function_address(entry)
 
     def launch(self, params: list, grid: int, block: int) -> None:
-        """`params`: the entry's parameters in order: NumPy arrays (passed as their data pointers) and ints."""
+        """`params`: the entry's parameters in order: NumPy arrays (passed as their data pointers), NumPy
+        float32 / float64 scalars (as floats: they travel in other registers than ints) and ints."""
         types, values = [], []
         for p in params:
             if isinstance(p, np.ndarray):
                 types.append(ctypes.c_void_p)
                 values.append(p.ctypes.data)
+            elif isinstance(p, (np.float32, np.float64)):
+                types.append(ctypes.c_float if isinstance(p, np.float32) else ctypes.c_double)
+                values.append(float(p))
             else:
                 types.append(ctypes.c_int32)
                 values.append(int(p))
