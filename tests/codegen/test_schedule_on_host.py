@@ -1,6 +1,7 @@
 """Every CUDA schedule of a range_for run on the host, thread by thread (grid_on_host.py): one index a
-thread, coarsened steps with their tail, and a streamed heavy-math body, at sizes that leave remainders and
-on grids that stride and that have idle threads. The GPU tests check the same on a GPU; these run anywhere."""
+thread, coarsened steps with their tail, a 2-D loop, at sizes that leave remainders and on grids that stride
+and that have idle threads. (Bodies that call libdevice, like the streamed heavy-math steps, cannot run on the
+host.) The GPU tests check the same on a GPU; these run anywhere."""
 import numpy as np
 import pytest
 
