@@ -10,8 +10,8 @@ variables while being imported, so a run whose environment differs from the serv
 (`IMPORT_TIME`) is a real child. The bridge's own QD_DUMP_IR, QD_LOAD_IR and QUADRANTS_LOAD_PTX are
 read later (by qd.init and codegen: quadrants/lang/misc.py, the LLVM codegen, the CUDA JIT), so they
 may differ; the dump and QD_LOAD_IR tests pass forked. Quadrants' version banner, printed at its import,
-is printed by each child as by a fresh one. Server and child have one thread (OpenBLAS's pool aside,
-which it rebuilds after a fork); nothing of Quadrants runs before qd.init, which only the child calls.
+is printed by each child as by a fresh one. The server has one thread when it forks (test_forked_bridge
+checks), and nothing of Quadrants' runtime starts before qd.init, which only the child calls.
 
 A test file turns it on with `forked_bridge` (module scope, so that its module-scoped runs fork too); a
 test that asks for `real_bridge_child` starts the real child, as a user's run does: each file keeps one.
