@@ -75,3 +75,26 @@ def test_what_only_a_fresh_interpreter_can_apply_is_not_forked(server):
     env = dict(os.environ, PYTHONHASHSEED="123" if os.environ.get("PYTHONHASHSEED") != "123" else "7")
     assert server.run([sys.executable, "-c", "pass"], env) is None
     assert server.run([sys.executable, "-m", "json.tool"], dict(os.environ)) is None
+
+
+def test_what_the_imports_printed_is_printed_again_and_import_time_variables_are_the_servers(tmp_path):
+    """`replay_import_output`: each child prints what the preloaded imports printed, as a fresh interpreter
+    importing them first would; tempfile's folder, looked up by the server's import, is the child's TMPDIR's;
+    a variable the server names in `same_vars` must be the server's for the request to fork."""
+    (tmp_path / "loud.py").write_text("import sys, tempfile\nprint('loaded')\nprint('warned', file=sys.stderr)\n"
+                                      "tempfile.gettempdir()\n")
+    (tmp_path / "tmp").mkdir()
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(tmp_path), os.environ.get("PYTHONPATH")])))
+    s = _forked_python.Server(["loud"], env, same_vars=lambda name: name == "QDX_LOUD", replay_import_output=True)
+    try:
+        if s.proc is None:
+            pytest.skip("forking is off here (QDX_TEST_FORK_SUBPROCESS=1 or no fork)")
+        cmd = [sys.executable, "-c", "import loud, tempfile; print(tempfile.gettempdir())"]
+        env = dict(env, TMPDIR=str(tmp_path / "tmp"))
+        fresh = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        forked = s.run(cmd, env)
+        assert (forked.stdout, forked.stderr) == (fresh.stdout, fresh.stderr) == (f"loaded\n{tmp_path / 'tmp'}\n",
+                                                                                 "warned\n")
+        assert s.run(cmd, dict(env, QDX_LOUD="1")) is None
+    finally:
+        s.close()

@@ -1,4 +1,6 @@
-"""File ▸ Open Quadrants program…: a real Quadrants 1.3.3 program in a real (offscreen) window."""
+"""File ▸ Open Quadrants program…: a real Quadrants 1.3.3 program in a real (offscreen) window. The program's
+processes are forked from a server that imported Quadrants once (tests/quadrants/_forked_bridge.py), but for the
+File menu's test, which starts the real child."""
 import importlib.util
 import os
 import re
@@ -8,11 +10,25 @@ import pytest
 
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import bundled_demo
+from tests._cli import run_cli
 from tests.conftest import SESSION_CACHE
+from tests.quadrants import _forked_bridge
 
 pytestmark = [pytest.mark.gui, pytest.mark.skipif(importlib.util.find_spec("quadrants") is None,
                                                   reason="Quadrants is not installed (pip install '.[test]')")]
 PROGRAMS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "quadrants", "programs")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _forked_bridge_runs():
+    with _forked_bridge.forked_bridge() as server:
+        yield server
+
+
+@pytest.fixture
+def real_bridge_child():
+    with _forked_bridge.real_bridge_child():
+        yield
 
 
 @pytest.fixture(autouse=True)
@@ -165,7 +181,7 @@ def test_compare_with_our_language(shared_qwin, qtbot):
     assert "saxpy_kernel_0_range_for" in ours and "particle_step_kernel_2_bounce_range_for" in ours
 
 
-def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_path):
+def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_path, real_bridge_child):
     from qdexplorer.gui.main_window import MainWindow
     from qdexplorer.gui.settings import Settings
     proj_dir = tmp_path / "demo"
@@ -187,8 +203,6 @@ def test_main_window_file_menu_opens_a_program_and_shows_its_errors(qtbot, tmp_p
 def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp_path, program):
     """What the GPU check brings back (run.json + dump/ + load/) opens in the window, edits and timings included."""
     import json
-    import subprocess
-    import sys
 
     from qdexplorer.gui.quadrants_window.quadrants_view import QuadrantsWindow
     from qdexplorer.quadrants.edits import EditFolder
@@ -197,13 +211,11 @@ def test_a_saved_run_from_another_machine_reopens_with_its_comparison(qtbot, tmp
     t = base.task("saxpy_kernel_1_range_for")
     edits = tmp_path / "edits"
     EditFolder(edits, "ll").write(t.stable_name, t.text("llvm"), t.text("llvm"))
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     # four rounds, not the default five (each round is two Quadrants processes, about 1 s of CPU each): the fewest
     # whose paired comparison has an interval for every task, as the GPU check's saved runs have
-    p = subprocess.run([sys.executable, "-m", "qdexplorer", "quadrants", program, "--arch", "cpu", "--load-ll",
-                        str(edits), "--json", "--rounds", "4", "--", "64", "2"], capture_output=True, text=True,
-                       env=dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))),
-                       timeout=300)
+    # (the command in this process, tests/_cli.py: its Quadrants runs fork as the window's)
+    p = run_cli("quadrants", program, "--arch", "cpu", "--load-ll", str(edits), "--json", "--rounds", "4", "--", "64",
+                "2")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     saved = tmp_path / "saved"

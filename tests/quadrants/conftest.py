@@ -4,6 +4,7 @@ import os
 import pytest
 
 from tests._cli import run_cli
+from tests.quadrants import _forked_bridge
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PROGRAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "programs")
@@ -36,3 +37,18 @@ def _temp_folders_in_pytest_tmp(tmp_path_factory):
         os.environ.pop("TMPDIR", None)
     else:
         os.environ["TMPDIR"] = old_env
+
+
+@pytest.fixture(scope="module")
+def forked_bridge():
+    """The bridge's runs in this test file fork from a server that imported Quadrants once
+    (tests/quadrants/_forked_bridge.py): `pytestmark = pytest.mark.usefixtures("forked_bridge")`."""
+    with _forked_bridge.forked_bridge() as server:
+        yield server
+
+
+@pytest.fixture
+def real_bridge_child():
+    """This test's bridge runs start the real child, as a user's run does (one test per forked file)."""
+    with _forked_bridge.real_bridge_child():
+        yield

@@ -1,4 +1,6 @@
-"""`qdexplorer quadrants` as a user runs it: a real subprocess running a real Quadrants program."""
+"""`qdexplorer quadrants` as a user runs it: a real Quadrants program in a process of its own, forked from a
+server that imported Quadrants once (tests/quadrants/_forked_bridge.py), but for the test that starts the
+real child."""
 import json
 import math
 import os
@@ -8,7 +10,7 @@ import pytest
 
 from .conftest import ROOT, cli, needs_quadrants, program
 
-pytestmark = needs_quadrants
+pytestmark = [needs_quadrants, pytest.mark.usefixtures("forked_bridge")]
 DOC = os.path.join(ROOT, "docs", "quadrants.md")
 
 
@@ -52,7 +54,7 @@ def test_json_matches_the_documented_schema(demo_json):
     assert [s["stage"] for s in kernel["stages"]][:1] == ["from_ast"] and doc["error"] is None
 
 
-def test_table_hides_quadrants_internal_kernels_unless_all():
+def test_table_hides_quadrants_internal_kernels_unless_all(real_bridge_child):
     p = cli("quadrants", program("ndarrays.py"))
     assert p.returncode == 0, p.stderr
     assert "double_c" in p.stdout and "ext_arr_to_ndarray" not in p.stdout

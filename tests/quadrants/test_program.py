@@ -1,4 +1,6 @@
-"""A real Quadrants 1.3.3 program run on the CPU: its kernels, tasks, IR, CHI stages, timings and failures."""
+"""A real Quadrants 1.3.3 program run on the CPU: its kernels, tasks, IR, CHI stages, timings and failures.
+Its process is forked from a server that imported Quadrants once (tests/quadrants/_forked_bridge.py), but for
+the timeout's test, which starts the real child."""
 import os
 import time
 
@@ -10,7 +12,7 @@ from qdexplorer.quadrants.dumps import STAGE_ORDER, offloaded_blocks
 
 from .conftest import needs_quadrants, program
 
-pytestmark = needs_quadrants
+pytestmark = [needs_quadrants, pytest.mark.usefixtures("forked_bridge")]
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +80,7 @@ def test_failing_program_shows_its_traceback():
     assert "child.py" not in r.error and "runpy" not in r.error
 
 
-def test_timeout_kills_the_program_and_its_children(tmp_path):
+def test_timeout_kills_the_program_and_its_children(tmp_path, real_bridge_child):
     pidfile = tmp_path / "helper.pid"
     r = run_program(program("sleepy.py"), [str(pidfile)], arch="cpu", timeout=8)
     assert r.timed_out and "timed out after 8 s" in r.error
