@@ -54,9 +54,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
+
+from .medians import Padded, median, nan_medians
 
 ALPHA = 0.05
 THRESHOLD = 0.05
@@ -109,7 +111,7 @@ class TaskStats:
         return self.median_b - self.median_a
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}   # every field is immutable: no deep copy
         for key in ("ci", "median_ci_a", "median_ci_b"):
             d[key] = [None if math.isnan(c) else c for c in getattr(self, key)]
         d["noise_floor"] = None if math.isnan(self.noise_floor) else self.noise_floor
@@ -133,7 +135,7 @@ def _round_units(rounds: list[np.ndarray]) -> np.ndarray:
     """The unit of evidence: each round's median launch time, on a log scale. Rounds, not launches,
     are what a comparison can treat as independent (launches of one round share its machine state),
     and a round's median does not care whether its first launch compiled or one launch met a cold cache."""
-    return np.array([float(np.median(_log(r))) for r in rounds])
+    return Padded([_log(r) for r in rounds]).medians()
 
 
 EXACT_PAIRS = 900     # up to this many (a, b) pairs of rounds the rank distribution is counted exactly
@@ -269,7 +271,7 @@ def _pooled_medians(rounds: list[np.ndarray], picks: np.ndarray, rng: np.random.
         pos = (rng.random((len(p), n_rounds, width)) * n[..., None]).astype(np.int64)
         vals = table[p[..., None], pos]
         vals[np.arange(width)[None, None, :] >= n[..., None]] = np.nan   # draw len(round) launches only
-        out[s:s + step] = np.nanmedian(vals.reshape(len(p), -1), axis=1)
+        out[s:s + step] = nan_medians(vals.reshape(len(p), -1))
     return out
 
 
@@ -286,7 +288,7 @@ def _logs(rounds: list[np.ndarray]) -> list[np.ndarray]:
     return [np.log(np.maximum(r, tiny)) for r in rounds]
 
 
-def _median_sampling_var(logs: list[np.ndarray]) -> np.ndarray:
+def _median_sampling_var(logs: Padded, medians: np.ndarray) -> np.ndarray:
     """Per round, the variance its median has from its own launches' spread alone.
 
     The within-round scale is robust (the MAD of each launch's distance from its round's median,
@@ -294,11 +296,13 @@ def _median_sampling_var(logs: list[np.ndarray]) -> np.ndarray:
     so a few preemption spikes do not pass for launch noise and hide drift. A median of n launches
     varies like a mean for n <= 2 and about pi/2 times as much for larger n.
     """
-    resid = [np.abs(v - np.median(v)) * math.sqrt(len(v) / (len(v) - 1)) for v in logs if len(v) >= 2]
-    if not resid:
-        return np.zeros(len(logs))
-    s_w = 1.4826 * float(np.median(np.concatenate(resid)))
-    n = np.array([len(v) for v in logs], dtype=np.float64)
+    several = logs.lens >= 2
+    if not several.any():
+        return np.zeros(len(logs.lens))
+    scale = np.sqrt(logs.lens[several] / (logs.lens[several] - 1))
+    resid = np.abs(logs.table[several] - medians[several, None]) * scale[:, None]
+    s_w = 1.4826 * median(resid[logs.valid[several]])
+    n = logs.lens.astype(np.float64)
     return np.where(n <= 2, 1.0, math.pi / 2) * s_w ** 2 / n
 
 
@@ -308,7 +312,7 @@ def _spread_var(x: np.ndarray) -> float:
     four launches, say) does not define the drift, while a machine that flips between two states
     (a bimodal spread, which a MAD would call zero) still counts in full. Scaled by n/(n-1) for
     being measured from the sample's own median."""
-    dev = np.sort(np.abs(x - np.median(x)))
+    dev = np.sort(np.abs(x - median(x)))
     dev = dev[:len(dev) - len(dev) // 10]
     return (1.2533 * float(np.mean(dev))) ** 2 * len(x) / (len(x) - 1)
 
@@ -319,8 +323,9 @@ def drift_sd(rounds: Rounds) -> float:
     logs = _logs(as_rounds(rounds))
     if len(logs) < 2:
         return float("nan")
-    med = np.array([np.median(v) for v in logs])
-    return math.sqrt(max(0.0, _spread_var(med) - float(np.mean(_median_sampling_var(logs)))))
+    table = Padded(logs)
+    med = table.medians()
+    return math.sqrt(max(0.0, _spread_var(med) - float(np.mean(_median_sampling_var(table, med)))))
 
 
 def paired_drift_sd(a: Rounds, b: Rounds) -> float:
@@ -329,8 +334,10 @@ def paired_drift_sd(a: Rounds, b: Rounds) -> float:
     la, lb = _logs(as_rounds(a)), _logs(as_rounds(b))
     if len(la) != len(lb) or len(la) < 2:
         return float("nan")
-    d = np.array([np.median(y) - np.median(x) for x, y in zip(la, lb)])
-    noise = _median_sampling_var(la) + _median_sampling_var(lb)
+    ta, tb = Padded(la), Padded(lb)
+    ma, mb = ta.medians(), tb.medians()
+    d = mb - ma
+    noise = _median_sampling_var(ta, ma) + _median_sampling_var(tb, mb)
     return math.sqrt(max(0.0, _spread_var(d) - float(np.mean(noise))))
 
 
@@ -456,7 +463,7 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
         raise ValueError(f"{task}: both sides need at least one launch (A has {len(fa)}, B has {len(fb)})")
     if paired and len(ra) != len(rb):
         raise ValueError(f"{task}: paired rounds must match one to one (A has {len(ra)}, B has {len(rb)})")
-    ma, mb = float(np.median(fa)), float(np.median(fb))
+    ma, mb = median(fa), median(fb)
     # the ratio of the medians printed beside it, paired or not: it never points the other way from them
     ratio = mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
     ci, p, no_interval = (float("nan"), float("nan")), 1.0, ""
@@ -497,7 +504,7 @@ def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95
         return (float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     meds = _pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
-    centre = float(np.median(np.concatenate(r)))
+    centre = median(np.concatenate(r))
     if centre > 0:
         meds = centre * (np.maximum(meds, np.finfo(np.float64).tiny) / centre) ** few_rounds_widening(len(r))
     return percentile_ci(meds, level)
