@@ -58,7 +58,8 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .medians import Padded, median, nan_medians
+from .numerics.bootstrap import percentile_ci, pooled_medians, seeded
+from .numerics.medians import Padded, median
 
 ALPHA = 0.05
 THRESHOLD = 0.05
@@ -68,7 +69,6 @@ MIN_ROUNDS = 4        # the fewest rounds a side whose rank interval reaches 95%
 PAIRED_MIN_ROUNDS = 6 # the fewest pairs whose signed-rank interval reaches 95%; fewer pairs: the rank-sum interval
 NOISE_Z = 2.0         # the floor: about 95% of round-against-round ratios of unchanged code fall inside
 MAX_MORE = 20         # beyond this many more rounds (and 4x those made) an estimate means little
-_CHUNK = 2_000_000    # bootstrap draws held in memory at once
 
 
 def default_threshold(backends, interleaved: bool) -> float:
@@ -220,7 +220,11 @@ def rank_interval(a: Rounds, b: Rounds, paired: bool = False, alpha: float = ALP
       (the smallest p of 5 pairs is 1/16), so the separate-runs interval stands in; shared drift only makes
       that one wider.
     """
-    ua, ub = _round_units(as_rounds(a)), _round_units(as_rounds(b))
+    return _rank_interval(_round_units(as_rounds(a)), _round_units(as_rounds(b)), paired, alpha)
+
+
+def _rank_interval(ua: np.ndarray, ub: np.ndarray, paired: bool, alpha: float) -> RankInterval:
+    """`rank_interval` from each side's rounds' log medians."""
     n, m = len(ua), len(ub)
     if paired and n != m:
         raise ValueError(f"paired rounds must match one to one (A has {n}, B has {m})")
@@ -252,35 +256,6 @@ def least_rounds(paired: bool = False, alpha: float = ALPHA) -> int:
     while 2.0 / math.comb(2 * n, n) > alpha:
         n += 1
     return n
-
-
-def _pooled_medians(rounds: list[np.ndarray], picks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Median of the launches of each bootstrap replicate: `picks` (B, R) names the rounds drawn;
-    within each drawn round as many launches as it has are drawn with replacement."""
-    lens = np.array([len(r) for r in rounds])
-    width = int(lens.max())
-    table = np.full((len(rounds), width), np.nan)
-    for i, r in enumerate(rounds):
-        table[i, :len(r)] = r
-    n_boot, n_rounds = picks.shape
-    step = max(1, _CHUNK // max(1, n_rounds * width))
-    out = np.empty(n_boot)
-    for s in range(0, n_boot, step):
-        p = picks[s:s + step]
-        n = lens[p]                                                   # (b, R) launches in each drawn round
-        pos = (rng.random((len(p), n_rounds, width)) * n[..., None]).astype(np.int64)
-        vals = table[p[..., None], pos]
-        vals[np.arange(width)[None, None, :] >= n[..., None]] = np.nan   # draw len(round) launches only
-        out[s:s + step] = nan_medians(vals.reshape(len(p), -1))
-    return out
-
-
-def percentile_ci(ratios: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    if len(ratios) == 0:
-        return (float("nan"), float("nan"))
-    tail = (1.0 - level) / 2 * 100
-    lo, hi = np.percentile(ratios, [tail, 100 - tail])
-    return (float(lo), float(hi))
 
 
 def _logs(rounds: list[np.ndarray]) -> list[np.ndarray]:
@@ -324,7 +299,13 @@ def drift_sd(rounds: Rounds) -> float:
     if len(logs) < 2:
         return float("nan")
     table = Padded(logs)
-    med = table.medians()
+    return _drift_sd(table, table.medians())
+
+
+def _drift_sd(table: Padded, med: np.ndarray) -> float:
+    """`drift_sd` from one side's log launch times, a round a row, and the rounds' medians."""
+    if len(med) < 2:
+        return float("nan")
     return math.sqrt(max(0.0, _spread_var(med) - float(np.mean(_median_sampling_var(table, med)))))
 
 
@@ -335,7 +316,13 @@ def paired_drift_sd(a: Rounds, b: Rounds) -> float:
     if len(la) != len(lb) or len(la) < 2:
         return float("nan")
     ta, tb = Padded(la), Padded(lb)
-    ma, mb = ta.medians(), tb.medians()
+    return _paired_drift_sd(ta, ta.medians(), tb, tb.medians())
+
+
+def _paired_drift_sd(ta: Padded, ma: np.ndarray, tb: Padded, mb: np.ndarray) -> float:
+    """`paired_drift_sd` from each side's log launch times, a round a row, and the rounds' medians."""
+    if len(ma) != len(mb) or len(ma) < 2:
+        return float("nan")
     d = mb - ma
     noise = _median_sampling_var(ta, ma) + _median_sampling_var(tb, mb)
     return math.sqrt(max(0.0, _spread_var(d) - float(np.mean(noise))))
@@ -344,10 +331,16 @@ def paired_drift_sd(a: Rounds, b: Rounds) -> float:
 def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) -> float:
     """The relative change drift between rounds alone makes (0.08: ±8%); nan where a side has
     fewer than 2 rounds. Unpaired, the two sides' drifts add up; paired, that of the ratio."""
+    ta, tb = (Padded(_logs(as_rounds(side))) for side in (a, b))
+    return _noise_floor(ta, ta.medians(), tb, tb.medians(), paired, z)
+
+
+def _noise_floor(ta: Padded, ma: np.ndarray, tb: Padded, mb: np.ndarray, paired: bool, z: float = NOISE_Z) -> float:
+    """`noise_floor` from each side's log launch times, a round a row, and the rounds' medians."""
     if paired:
-        s = paired_drift_sd(a, b)
+        s = _paired_drift_sd(ta, ma, tb, mb)
     else:
-        s = math.hypot(drift_sd(a), drift_sd(b))
+        s = math.hypot(_drift_sd(ta, ma), _drift_sd(tb, mb))
     return math.expm1(min(z * s, 50.0)) if math.isfinite(s) else float("nan")
 
 
@@ -467,15 +460,17 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
     # the ratio of the medians printed beside it, paired or not: it never points the other way from them
     ratio = mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
     ci, p, no_interval = (float("nan"), float("nan")), 1.0, ""
+    ta, tb = Padded(_logs(ra)), Padded(_logs(rb))     # each round's log launch times, shared by what follows
+    ua, ub = ta.medians(), tb.medians()
     if ma > 0:
-        ri = rank_interval(ra, rb, paired, alpha)
+        ri = _rank_interval(ua, ub, paired, alpha)
         p = ri.p
         if ri.reached:
             ci = (math.exp(ri.lo), math.exp(ri.hi))
         else:
             no_interval = (f"with {len(ra)} and {len(rb)} rounds no interval reaches {1 - alpha:.0%} whatever the "
                            f"launch times")
-    floor = noise_floor(ra, rb, paired)
+    floor = _noise_floor(ta, ua, tb, ub, paired)
     rounds = min(len(ra), len(rb))
     below_tick = resolution_ms > 0 and abs(mb - ma) <= resolution_ms
     note = f"the medians differ by less than the timer resolves, {resolution_ms * 1e3:.3g} µs" if below_tick else ""
@@ -490,8 +485,8 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
     if below_tick and v.verdict in ("slower", "faster"):   # a difference the timer cannot see is no evidence
         v = Verdict("unsure", f"{note}: more rounds will not tell; time more work per launch")
     return TaskStats(task, len(fa), len(fb), ma, mb, ratio, ci, p, v.verdict, v.reason, len(ra), len(rb), paired,
-                     floor, v.rounds_needed, median_interval(ra, n_boot, 1.0 - alpha, seed),
-                     median_interval(rb, n_boot, 1.0 - alpha, seed + 1))
+                     floor, v.rounds_needed, _median_interval(ra, ma, n_boot, 1.0 - alpha, seed),
+                     _median_interval(rb, mb, n_boot, 1.0 - alpha, seed + 1))
 
 
 def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95,
@@ -500,11 +495,15 @@ def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95
     them, widened for few rounds): the whiskers of a median bar. (nan, nan) with
     fewer than 2 launches."""
     r = as_rounds(rounds)
+    return _median_interval(r, median(np.concatenate(r)) if r else math.nan, n_boot, level, seed)
+
+
+def _median_interval(r: list[np.ndarray], centre: float, n_boot: int, level: float, seed) -> tuple[float, float]:
+    """`median_interval` of rounds as `as_rounds` gives them, whose launches' median is `centre`."""
     if sum(map(len, r)) < 2:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    meds = _pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
-    centre = median(np.concatenate(r))
+    rng = seeded(seed)
+    meds = pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
     if centre > 0:
         meds = centre * (np.maximum(meds, np.finfo(np.float64).tiny) / centre) ** few_rounds_widening(len(r))
     return percentile_ci(meds, level)

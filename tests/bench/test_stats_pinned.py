@@ -2,7 +2,7 @@
 bootstrap's whiskers of varied samples (small and large, ties, bimodal, heavy tails, zeros, NaN, uneven
 and empty rounds, paired and not, the exact rank tables and their normal approximation).
 
-Why: the statistics were made faster (vectorised medians, no masked arrays), and a faster one must give
+Why: the statistics were made faster (bench/numerics/: vectorised medians, no masked arrays), and a faster one must give
 the very numbers the slower one gave, or saved comparisons and docs/benchmarking.md's coverage table
 would silently change. The pins in stats_pins.json were written by the implementation before that
 (commit cee2292); `python tests/bench/test_stats_pinned.py --write` rewrites them, which only a deliberate

@@ -1,6 +1,6 @@
 """Medians as NumPy gives them, bit for bit, of many small samples at once.
 
-Why not np.median / np.nanmedian: the A/B statistics (stats.py) take the median of every round of both sides
+Why not np.median / np.nanmedian: the A/B statistics (bench/stats.py) take the median of every round of both sides
 several times a comparison, and of every bootstrap replicate; np.median costs some 20 µs of Python around a
 few nanoseconds of work, and np.nanmedian of a 2-D array goes through masked arrays (a millisecond for 20
 replicates). A comparison ran 1 to 12 ms, paid per task compared, and the A/A simulations that keep the
@@ -58,14 +58,11 @@ def nan_medians(vals: np.ndarray) -> np.ndarray:
     (NaN, with the same warning, for a row of NaN only)."""
     k = vals.shape[1]
     counts = k - np.count_nonzero(np.isnan(vals), axis=1)
-    rows = np.arange(len(vals))
-    if k and (counts == k).all():                # no NaN: the middle values need no full sort
-        mid = sorted({(k - 1) // 2, k // 2})
-        part = np.partition(vals, mid, axis=1)
-        lo, hi = part[:, (k - 1) // 2], part[:, k // 2]
+    s = np.sort(vals, axis=1)                    # NaN last; faster than np.partition for many short rows
+    if (counts == k).all():
+        lo, hi = s[:, (k - 1) // 2], s[:, k // 2]
     else:
-        s = np.sort(vals, axis=1)                # NaN last
-        h = counts // 2
+        rows, h = np.arange(len(vals)), counts // 2
         lo, hi = s[rows, np.maximum(np.where(counts % 2 == 1, h, h - 1), 0)], s[rows, h]
     out = (lo + hi) / 2                          # np.ma.median's sum of the two (one twice when odd), halved
     empty = counts == 0
