@@ -127,15 +127,18 @@ def as_rounds(rounds: Rounds) -> list[np.ndarray]:
     return [r for r in out if len(r)]
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 def _log(x: np.ndarray) -> np.ndarray:
-    return np.log(np.maximum(x, np.finfo(np.float64).tiny))
+    return np.log(np.maximum(x, _TINY))
 
 
 def _round_units(rounds: list[np.ndarray]) -> np.ndarray:
     """The unit of evidence: each round's median launch time, on a log scale. Rounds, not launches,
     are what a comparison can treat as independent (launches of one round share its machine state),
     and a round's median does not care whether its first launch compiled or one launch met a cold cache."""
-    return Padded([_log(r) for r in rounds]).medians()
+    return Padded(rounds, _log).medians()
 
 
 EXACT_PAIRS = 900     # up to this many (a, b) pairs of rounds the rank distribution is counted exactly
@@ -259,8 +262,7 @@ def least_rounds(paired: bool = False, alpha: float = ALPHA) -> int:
 
 
 def _logs(rounds: list[np.ndarray]) -> list[np.ndarray]:
-    tiny = np.finfo(np.float64).tiny
-    return [np.log(np.maximum(r, tiny)) for r in rounds]
+    return [_log(r) for r in rounds]
 
 
 def _median_sampling_var(logs: Padded, medians: np.ndarray) -> np.ndarray:
@@ -331,7 +333,7 @@ def _paired_drift_sd(ta: Padded, ma: np.ndarray, tb: Padded, mb: np.ndarray) -> 
 def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) -> float:
     """The relative change drift between rounds alone makes (0.08: ±8%); nan where a side has
     fewer than 2 rounds. Unpaired, the two sides' drifts add up; paired, that of the ratio."""
-    ta, tb = (Padded(_logs(as_rounds(side))) for side in (a, b))
+    ta, tb = (Padded(as_rounds(side), _log) for side in (a, b))
     return _noise_floor(ta, ta.medians(), tb, tb.medians(), paired, z)
 
 
@@ -460,7 +462,7 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
     # the ratio of the medians printed beside it, paired or not: it never points the other way from them
     ratio = mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
     ci, p, no_interval = (float("nan"), float("nan")), 1.0, ""
-    ta, tb = Padded(_logs(ra)), Padded(_logs(rb))     # each round's log launch times, shared by what follows
+    ta, tb = Padded(ra, _log), Padded(rb, _log)     # each round's log launch times, shared by what follows
     ua, ub = ta.medians(), tb.medians()
     if ma > 0:
         ri = _rank_interval(ua, ub, paired, alpha)
@@ -505,5 +507,5 @@ def _median_interval(r: list[np.ndarray], centre: float, n_boot: int, level: flo
     rng = seeded(seed)
     meds = pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
     if centre > 0:
-        meds = centre * (np.maximum(meds, np.finfo(np.float64).tiny) / centre) ** few_rounds_widening(len(r))
+        meds = centre * (np.maximum(meds, _TINY) / centre) ** few_rounds_widening(len(r))
     return percentile_ci(meds, level)
