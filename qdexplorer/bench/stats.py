@@ -54,9 +54,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
+
+from .numerics.bootstrap import percentile_ci, pooled_medians, seeded
+from .numerics.medians import Padded, median
 
 ALPHA = 0.05
 THRESHOLD = 0.05
@@ -66,7 +69,6 @@ MIN_ROUNDS = 4        # the fewest rounds a side whose rank interval reaches 95%
 PAIRED_MIN_ROUNDS = 6 # the fewest pairs whose signed-rank interval reaches 95%; fewer pairs: the rank-sum interval
 NOISE_Z = 2.0         # the floor: about 95% of round-against-round ratios of unchanged code fall inside
 MAX_MORE = 20         # beyond this many more rounds (and 4x those made) an estimate means little
-_CHUNK = 2_000_000    # bootstrap draws held in memory at once
 
 
 def default_threshold(backends, interleaved: bool) -> float:
@@ -109,7 +111,7 @@ class TaskStats:
         return self.median_b - self.median_a
 
     def to_dict(self) -> dict:
-        d = asdict(self)
+        d = {f.name: getattr(self, f.name) for f in fields(self)}   # every field is immutable: no deep copy
         for key in ("ci", "median_ci_a", "median_ci_b"):
             d[key] = [None if math.isnan(c) else c for c in getattr(self, key)]
         d["noise_floor"] = None if math.isnan(self.noise_floor) else self.noise_floor
@@ -125,15 +127,18 @@ def as_rounds(rounds: Rounds) -> list[np.ndarray]:
     return [r for r in out if len(r)]
 
 
+_TINY = float(np.finfo(np.float64).tiny)
+
+
 def _log(x: np.ndarray) -> np.ndarray:
-    return np.log(np.maximum(x, np.finfo(np.float64).tiny))
+    return np.log(np.maximum(x, _TINY))
 
 
 def _round_units(rounds: list[np.ndarray]) -> np.ndarray:
     """The unit of evidence: each round's median launch time, on a log scale. Rounds, not launches,
     are what a comparison can treat as independent (launches of one round share its machine state),
     and a round's median does not care whether its first launch compiled or one launch met a cold cache."""
-    return np.array([float(np.median(_log(r))) for r in rounds])
+    return Padded(rounds, _log).medians()
 
 
 EXACT_PAIRS = 900     # up to this many (a, b) pairs of rounds the rank distribution is counted exactly
@@ -218,7 +223,11 @@ def rank_interval(a: Rounds, b: Rounds, paired: bool = False, alpha: float = ALP
       (the smallest p of 5 pairs is 1/16), so the separate-runs interval stands in; shared drift only makes
       that one wider.
     """
-    ua, ub = _round_units(as_rounds(a)), _round_units(as_rounds(b))
+    return _rank_interval(_round_units(as_rounds(a)), _round_units(as_rounds(b)), paired, alpha)
+
+
+def _rank_interval(ua: np.ndarray, ub: np.ndarray, paired: bool, alpha: float) -> RankInterval:
+    """`rank_interval` from each side's rounds' log medians."""
     n, m = len(ua), len(ub)
     if paired and n != m:
         raise ValueError(f"paired rounds must match one to one (A has {n}, B has {m})")
@@ -252,41 +261,11 @@ def least_rounds(paired: bool = False, alpha: float = ALPHA) -> int:
     return n
 
 
-def _pooled_medians(rounds: list[np.ndarray], picks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Median of the launches of each bootstrap replicate: `picks` (B, R) names the rounds drawn;
-    within each drawn round as many launches as it has are drawn with replacement."""
-    lens = np.array([len(r) for r in rounds])
-    width = int(lens.max())
-    table = np.full((len(rounds), width), np.nan)
-    for i, r in enumerate(rounds):
-        table[i, :len(r)] = r
-    n_boot, n_rounds = picks.shape
-    step = max(1, _CHUNK // max(1, n_rounds * width))
-    out = np.empty(n_boot)
-    for s in range(0, n_boot, step):
-        p = picks[s:s + step]
-        n = lens[p]                                                   # (b, R) launches in each drawn round
-        pos = (rng.random((len(p), n_rounds, width)) * n[..., None]).astype(np.int64)
-        vals = table[p[..., None], pos]
-        vals[np.arange(width)[None, None, :] >= n[..., None]] = np.nan   # draw len(round) launches only
-        out[s:s + step] = np.nanmedian(vals.reshape(len(p), -1), axis=1)
-    return out
-
-
-def percentile_ci(ratios: np.ndarray, level: float = 0.95) -> tuple[float, float]:
-    if len(ratios) == 0:
-        return (float("nan"), float("nan"))
-    tail = (1.0 - level) / 2 * 100
-    lo, hi = np.percentile(ratios, [tail, 100 - tail])
-    return (float(lo), float(hi))
-
-
 def _logs(rounds: list[np.ndarray]) -> list[np.ndarray]:
-    tiny = np.finfo(np.float64).tiny
-    return [np.log(np.maximum(r, tiny)) for r in rounds]
+    return [_log(r) for r in rounds]
 
 
-def _median_sampling_var(logs: list[np.ndarray]) -> np.ndarray:
+def _median_sampling_var(logs: Padded, medians: np.ndarray) -> np.ndarray:
     """Per round, the variance its median has from its own launches' spread alone.
 
     The within-round scale is robust (the MAD of each launch's distance from its round's median,
@@ -294,11 +273,13 @@ def _median_sampling_var(logs: list[np.ndarray]) -> np.ndarray:
     so a few preemption spikes do not pass for launch noise and hide drift. A median of n launches
     varies like a mean for n <= 2 and about pi/2 times as much for larger n.
     """
-    resid = [np.abs(v - np.median(v)) * math.sqrt(len(v) / (len(v) - 1)) for v in logs if len(v) >= 2]
-    if not resid:
-        return np.zeros(len(logs))
-    s_w = 1.4826 * float(np.median(np.concatenate(resid)))
-    n = np.array([len(v) for v in logs], dtype=np.float64)
+    several = logs.lens >= 2
+    if not several.any():
+        return np.zeros(len(logs.lens))
+    scale = np.sqrt(logs.lens[several] / (logs.lens[several] - 1))
+    resid = np.abs(logs.table[several] - medians[several, None]) * scale[:, None]
+    s_w = 1.4826 * median(resid[logs.valid[several]])
+    n = logs.lens.astype(np.float64)
     return np.where(n <= 2, 1.0, math.pi / 2) * s_w ** 2 / n
 
 
@@ -308,7 +289,7 @@ def _spread_var(x: np.ndarray) -> float:
     four launches, say) does not define the drift, while a machine that flips between two states
     (a bimodal spread, which a MAD would call zero) still counts in full. Scaled by n/(n-1) for
     being measured from the sample's own median."""
-    dev = np.sort(np.abs(x - np.median(x)))
+    dev = np.sort(np.abs(x - median(x)))
     dev = dev[:len(dev) - len(dev) // 10]
     return (1.2533 * float(np.mean(dev))) ** 2 * len(x) / (len(x) - 1)
 
@@ -319,8 +300,15 @@ def drift_sd(rounds: Rounds) -> float:
     logs = _logs(as_rounds(rounds))
     if len(logs) < 2:
         return float("nan")
-    med = np.array([np.median(v) for v in logs])
-    return math.sqrt(max(0.0, _spread_var(med) - float(np.mean(_median_sampling_var(logs)))))
+    table = Padded(logs)
+    return _drift_sd(table, table.medians())
+
+
+def _drift_sd(table: Padded, med: np.ndarray) -> float:
+    """`drift_sd` from one side's log launch times, a round a row, and the rounds' medians."""
+    if len(med) < 2:
+        return float("nan")
+    return math.sqrt(max(0.0, _spread_var(med) - float(np.mean(_median_sampling_var(table, med)))))
 
 
 def paired_drift_sd(a: Rounds, b: Rounds) -> float:
@@ -329,18 +317,32 @@ def paired_drift_sd(a: Rounds, b: Rounds) -> float:
     la, lb = _logs(as_rounds(a)), _logs(as_rounds(b))
     if len(la) != len(lb) or len(la) < 2:
         return float("nan")
-    d = np.array([np.median(y) - np.median(x) for x, y in zip(la, lb)])
-    noise = _median_sampling_var(la) + _median_sampling_var(lb)
+    ta, tb = Padded(la), Padded(lb)
+    return _paired_drift_sd(ta, ta.medians(), tb, tb.medians())
+
+
+def _paired_drift_sd(ta: Padded, ma: np.ndarray, tb: Padded, mb: np.ndarray) -> float:
+    """`paired_drift_sd` from each side's log launch times, a round a row, and the rounds' medians."""
+    if len(ma) != len(mb) or len(ma) < 2:
+        return float("nan")
+    d = mb - ma
+    noise = _median_sampling_var(ta, ma) + _median_sampling_var(tb, mb)
     return math.sqrt(max(0.0, _spread_var(d) - float(np.mean(noise))))
 
 
 def noise_floor(a: Rounds, b: Rounds, paired: bool = False, z: float = NOISE_Z) -> float:
     """The relative change drift between rounds alone makes (0.08: ±8%); nan where a side has
     fewer than 2 rounds. Unpaired, the two sides' drifts add up; paired, that of the ratio."""
+    ta, tb = (Padded(as_rounds(side), _log) for side in (a, b))
+    return _noise_floor(ta, ta.medians(), tb, tb.medians(), paired, z)
+
+
+def _noise_floor(ta: Padded, ma: np.ndarray, tb: Padded, mb: np.ndarray, paired: bool, z: float = NOISE_Z) -> float:
+    """`noise_floor` from each side's log launch times, a round a row, and the rounds' medians."""
     if paired:
-        s = paired_drift_sd(a, b)
+        s = _paired_drift_sd(ta, ma, tb, mb)
     else:
-        s = math.hypot(drift_sd(a), drift_sd(b))
+        s = math.hypot(_drift_sd(ta, ma), _drift_sd(tb, mb))
     return math.expm1(min(z * s, 50.0)) if math.isfinite(s) else float("nan")
 
 
@@ -456,19 +458,21 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
         raise ValueError(f"{task}: both sides need at least one launch (A has {len(fa)}, B has {len(fb)})")
     if paired and len(ra) != len(rb):
         raise ValueError(f"{task}: paired rounds must match one to one (A has {len(ra)}, B has {len(rb)})")
-    ma, mb = float(np.median(fa)), float(np.median(fb))
+    ma, mb = median(fa), median(fb)
     # the ratio of the medians printed beside it, paired or not: it never points the other way from them
     ratio = mb / ma if ma > 0 else (1.0 if mb == ma else float("inf"))
     ci, p, no_interval = (float("nan"), float("nan")), 1.0, ""
+    ta, tb = Padded(ra, _log), Padded(rb, _log)     # each round's log launch times, shared by what follows
+    ua, ub = ta.medians(), tb.medians()
     if ma > 0:
-        ri = rank_interval(ra, rb, paired, alpha)
+        ri = _rank_interval(ua, ub, paired, alpha)
         p = ri.p
         if ri.reached:
             ci = (math.exp(ri.lo), math.exp(ri.hi))
         else:
             no_interval = (f"with {len(ra)} and {len(rb)} rounds no interval reaches {1 - alpha:.0%} whatever the "
                            f"launch times")
-    floor = noise_floor(ra, rb, paired)
+    floor = _noise_floor(ta, ua, tb, ub, paired)
     rounds = min(len(ra), len(rb))
     below_tick = resolution_ms > 0 and abs(mb - ma) <= resolution_ms
     note = f"the medians differ by less than the timer resolves, {resolution_ms * 1e3:.3g} µs" if below_tick else ""
@@ -483,8 +487,8 @@ def compare_rounds(task: str, a: Rounds, b: Rounds, resolution_ms: float = 0.0, 
     if below_tick and v.verdict in ("slower", "faster"):   # a difference the timer cannot see is no evidence
         v = Verdict("unsure", f"{note}: more rounds will not tell; time more work per launch")
     return TaskStats(task, len(fa), len(fb), ma, mb, ratio, ci, p, v.verdict, v.reason, len(ra), len(rb), paired,
-                     floor, v.rounds_needed, median_interval(ra, n_boot, 1.0 - alpha, seed),
-                     median_interval(rb, n_boot, 1.0 - alpha, seed + 1))
+                     floor, v.rounds_needed, _median_interval(ra, ma, n_boot, 1.0 - alpha, seed),
+                     _median_interval(rb, mb, n_boot, 1.0 - alpha, seed + 1))
 
 
 def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95,
@@ -493,11 +497,15 @@ def median_interval(rounds: Rounds, n_boot: int = BOOTSTRAP, level: float = 0.95
     them, widened for few rounds): the whiskers of a median bar. (nan, nan) with
     fewer than 2 launches."""
     r = as_rounds(rounds)
+    return _median_interval(r, median(np.concatenate(r)) if r else math.nan, n_boot, level, seed)
+
+
+def _median_interval(r: list[np.ndarray], centre: float, n_boot: int, level: float, seed) -> tuple[float, float]:
+    """`median_interval` of rounds as `as_rounds` gives them, whose launches' median is `centre`."""
     if sum(map(len, r)) < 2:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    meds = _pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
-    centre = float(np.median(np.concatenate(r)))
+    rng = seeded(seed)
+    meds = pooled_medians(r, rng.integers(0, len(r), (n_boot, len(r))), rng)
     if centre > 0:
-        meds = centre * (np.maximum(meds, np.finfo(np.float64).tiny) / centre) ** few_rounds_widening(len(r))
+        meds = centre * (np.maximum(meds, _TINY) / centre) ** few_rounds_widening(len(r))
     return percentile_ci(meds, level)
