@@ -22,7 +22,7 @@ _local = threading.local()
 
 @functools.lru_cache(maxsize=64)
 def _seeded_state(seed: int) -> dict:
-    return np.random.default_rng(seed).bit_generator.state
+    return dict(np.random.default_rng(seed).bit_generator.state)
 
 
 def seeded(seed) -> np.random.Generator:
