@@ -242,7 +242,8 @@ def kernel_table(be, copy_tbps, vectors=(4, 1), explore=False):
                 ms, res = ours(kernel, args, 4, be)
                 stencil_check(args["u"], res["out"])
                 bw = _bw(ms, nbytes)
-                row["v4_guarded"] = bw | {"of_copy": round(bw["TBps"] / copy_tbps, 3)}
+                row["v4_guarded"] = bw | {"of_copy": round(bw["TBps"] / copy_tbps, 3),
+                                          "of_copy_same_size": round(bw["TBps"] / same["TBps"], 3)}
             finally:
                 schedule.STACKED_STRAIGHT = True
         best = [row[k]["of_copy"] for k in row if isinstance(row[k], dict)]
