@@ -15,6 +15,7 @@ import gc
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from pytestqt.qtbot import QtBot
 
 
@@ -96,3 +97,21 @@ def restored(win, qtbot) -> Iterator:
     state = _State(win)
     yield win
     state.restore(win, qtbot)
+
+
+def shared_window_fixtures(make: Callable[[QtBot, Path], object]) -> tuple:
+    """The fixture pair a module declares as `_module_window, shared_window = shared_window_fixtures(make)`:
+    its one window, made by `make(qtbot, folder)` in a folder of its own, and each test's use of it,
+    put back as it was afterwards (`restored`)."""
+    @pytest.fixture(scope="module")
+    def _module_window(request, qapp, tmp_path_factory):
+        folder = tmp_path_factory.mktemp("shared")
+        with module_window(request, qapp, lambda qtbot: make(qtbot, folder)) as win:
+            yield win
+
+    @pytest.fixture
+    def shared_window(_module_window, qtbot):
+        with restored(_module_window, qtbot) as win:
+            yield win
+
+    return _module_window, shared_window

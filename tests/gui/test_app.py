@@ -19,7 +19,7 @@ from qdexplorer.project.loader import ProjectError, bundled_demo, load_project
 from qdexplorer.project.trust import TrustStore
 from tests.conftest import SESSION_CACHE
 
-from .shared_window import module_window, restored
+from .shared_window import shared_window_fixtures
 
 pytestmark = pytest.mark.gui
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -90,19 +90,13 @@ def window(qtbot, tmp_path, project):
     win.close()
 
 
-@pytest.fixture(scope="module")
-def _module_window(request, qapp, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("app")
-    shutil.copytree(bundled_demo(), tmp / "demo")
-    with module_window(request, qapp, lambda qtbot: make_window(qtbot, tmp, tmp / "demo")) as win:
-        yield win
+def _demo_window(qtbot, folder):
+    shutil.copytree(bundled_demo(), folder / "demo")
+    return make_window(qtbot, folder, folder / "demo")
 
 
-@pytest.fixture
-def shared_window(_module_window, qtbot):
-    """One window for the tests that only select and read what it shows (tests/gui/shared_window.py)."""
-    with restored(_module_window, qtbot) as win:
-        yield win
+# one window for the tests that only select and read what it shows (tests/gui/shared_window.py)
+_module_window, shared_window = shared_window_fixtures(_demo_window)
 
 
 def run_and_wait(win, qtbot, workload, repeat, timeout=120000):

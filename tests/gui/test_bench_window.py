@@ -7,7 +7,7 @@ import pytest
 from qdexplorer.engine import Engine
 from qdexplorer.project.loader import bundled_demo
 
-from .shared_window import module_window, restored
+from .shared_window import shared_window_fixtures
 
 pytestmark = pytest.mark.gui
 
@@ -35,18 +35,8 @@ def window(qtbot, tmp_path):
     win.close()
 
 
-@pytest.fixture(scope="module")
-def _module_window(request, qapp, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("bench")
-    with module_window(request, qapp, lambda qtbot: _bench_window(qtbot, tmp)) as win:
-        yield win
-
-
-@pytest.fixture
-def shared_window(_module_window, qtbot):
-    """One window for the tests that run nothing and save nothing (tests/gui/shared_window.py)."""
-    with restored(_module_window, qtbot) as win:
-        yield win
+# one window for the tests that run nothing and save nothing (tests/gui/shared_window.py)
+_module_window, shared_window = shared_window_fixtures(_bench_window)
 
 
 def test_bench_twice_then_compare_the_saved_runs(window, qtbot, tmp_path):

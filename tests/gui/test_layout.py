@@ -7,8 +7,8 @@ import pytest
 from qdexplorer.compiler import ptxas
 from qdexplorer.project.loader import bundled_demo
 
-from .shared_window import module_window, restored
-from .test_app import make_window, wait_compiled
+from .shared_window import shared_window_fixtures
+from .test_app import _demo_window, make_window, wait_compiled
 
 pytestmark = pytest.mark.gui
 SIZES = [(1400, 900), (1920, 1080)]
@@ -40,19 +40,8 @@ def window(qtbot, tmp_path):
     win.close()
 
 
-@pytest.fixture(scope="module")
-def _module_window(request, qapp, tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("layout")
-    shutil.copytree(bundled_demo(), tmp / "demo")
-    with module_window(request, qapp, lambda qtbot: make_window(qtbot, tmp, tmp / "demo")) as win:
-        yield win
-
-
-@pytest.fixture
-def shared_window(_module_window, qtbot):
-    """One window for the tests that only select, resize and measure (tests/gui/shared_window.py)."""
-    with restored(_module_window, qtbot) as win:
-        yield win
+# one window for the tests that only select, resize and measure (tests/gui/shared_window.py)
+_module_window, shared_window = shared_window_fixtures(_demo_window)
 
 
 @pytest.mark.skipif(ptxas.find_ptxas() is None, reason=ptxas.INSTALL_HINT)
