@@ -90,15 +90,21 @@ def stacked_loads(task: ir.Task) -> list:
     variables plus constants, or invariant, and that no statement assigns a loop variable."""
     if task.may_alias or not STACKED_STRAIGHT:
         return []
+    return lead_loads(task, lambda idx: True)
+
+
+def lead_loads(task: ir.Task, where) -> list:
+    """The loads of arrays the task never writes, with indices `where` accepts, in the body's leading
+    statements: those before any branch, select, short-circuit, atomic, loop or jump (what every index runs)."""
     written = {n.array.name for n in ir.walk(task.body) if isinstance(n, (ir.Store, ir.AtomicRMW))}
     loads: list = []
     for st in task.body:
         if not isinstance(st, (ir.Assign, ir.Store, ir.ExprStmt)) or \
-                any(isinstance(n, ir.Select) or (isinstance(n, ir.BinOp) and n.op in ("and", "or"))
+                any(isinstance(n, (ir.Select, ir.AtomicRMW)) or (isinstance(n, ir.BinOp) and n.op in ("and", "or"))
                     for n in ir.walk(st)):
             break
         loads += [n for n in ir.walk(st) if isinstance(n, ir.Load) and isinstance(n.array, ir.ArrayArg)
-                  and n.array.name not in written and n not in loads]
+                  and n.array.name not in written and where(n.indices) and n not in loads]
     return loads
 
 
@@ -117,20 +123,7 @@ def streamed(task: ir.Task) -> tuple[list, list] | None:
     if any(isinstance(n, ir.Assign) and n.local is var for n in ir.walk(task.body)):
         return None   # a preloaded `x[i]` stands for every `x[i]` of the body: i must keep its value
     at_i = lambda idx: len(idx) == 1 and isinstance(idx[0], ir.LocalRef) and idx[0].local is var  # noqa: E731
-    written = {n.array.name for n in ir.walk(task.body) if isinstance(n, (ir.Store, ir.AtomicRMW))}
-    lead = []
-    for st in task.body:
-        if not isinstance(st, (ir.Assign, ir.Store, ir.ExprStmt)):
-            break
-        lead.append(st)
-    branchy = (ir.Select, ir.AtomicRMW)
-    loads = []
-    for st in lead:
-        if any(isinstance(n, branchy) or (isinstance(n, ir.BinOp) and n.op in ("and", "or"))
-               for n in ir.walk(st)):
-            break
-        loads += [n for n in ir.walk(st) if isinstance(n, ir.Load) and isinstance(n.array, ir.ArrayArg)
-                  and n.array.name not in written and at_i(n.indices) and n not in loads]
+    loads = lead_loads(task, at_i)
     stores: list = []
     for st in reversed(task.body):
         if not (isinstance(st, ir.Store) and isinstance(st.array, ir.ArrayArg) and at_i(st.indices)):
